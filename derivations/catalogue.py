@@ -1,0 +1,93 @@
+"""Every derivation of every topic, and the whole-catalogue check.
+
+``check_all()`` runs three kinds of checks and returns one report:
+each step of each derivation; the declared unit of each formula
+(dimensional analysis); and that every formula is concluded by a derivation.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import cache
+
+from derivations.engine import Derivation, Outcome
+from formulas.catalogue import TOPICS, all_formulas
+from formulas.dimensions import DimensionError, check_declared_unit
+
+
+@cache
+def all_derivations() -> tuple[Derivation, ...]:
+    built: list[Derivation] = []
+    for topic in TOPICS:
+        module = importlib.import_module(f"derivations.{topic}")
+        built.extend(make() for make in module.DERIVATIONS)
+    ids = [d.id for d in built]
+    duplicates = {i for i in ids if ids.count(i) > 1}
+    if duplicates:
+        raise ValueError(f"derivation ids used twice: {sorted(duplicates)}")
+    return tuple(built)
+
+
+def derivation_of(formula_id: str) -> Derivation | None:
+    """The derivation that concludes a formula."""
+    for derivation in all_derivations():
+        if formula_id in derivation.established:
+            return derivation
+    return None
+
+
+@dataclass(frozen=True)
+class Report:
+    outcomes: tuple[Outcome, ...]
+
+    @property
+    def failed(self) -> list[Outcome]:
+        return [o for o in self.outcomes if not o.ok]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    @property
+    def derivations(self) -> int:
+        return len({o.derivation for o in self.outcomes} - {"units", "coverage"})
+
+    def as_json(self) -> dict:
+        return {
+            "derivations": self.derivations,
+            "steps": len(self.outcomes),
+            "failed": [
+                {"where": o.where, "claim": o.claim, "method": o.method, "left": o.lhs, "right": o.rhs, "detail": o.detail}
+                for o in self.failed
+            ],
+        }
+
+
+def unit_outcomes() -> list[Outcome]:
+    outcomes = []
+    for index, formula in enumerate(all_formulas(), start=1):
+        try:
+            how = check_declared_unit(formula.expr, formula.unit)
+            outcomes.append(Outcome("units", index, formula.id, "unit", f"declared {formula.unit}", True, how))
+        except DimensionError as error:
+            outcomes.append(Outcome("units", index, formula.id, "unit", f"declared {formula.unit}", False, "dimensions", str(error)))
+    return outcomes
+
+
+def coverage_outcomes() -> list[Outcome]:
+    established = {fid for d in all_derivations() for fid in d.established}
+    return [
+        Outcome("coverage", index, f.id, "established", "every formula is concluded by a derivation", f.id in established, "lookup",
+                "" if f.id in established else "no derivation concludes this formula")
+        for index, f in enumerate(all_formulas(), start=1)
+    ]
+
+
+def check_all() -> Report:
+    outcomes: list[Outcome] = []
+    for derivation in all_derivations():
+        outcomes.extend(derivation.check())
+    outcomes.extend(unit_outcomes())
+    outcomes.extend(coverage_outcomes())
+    return Report(tuple(outcomes))

@@ -1,0 +1,142 @@
+"""The Formula catalogue: every stated result, by a stable dotted id.
+
+A Formula is an expression with a declared unit, a meaning, validity
+conditions and sources. Topic modules (``formulas/params.py`` ...) register
+their formulas on import; ``all_formulas()`` imports every topic first.
+An id once published keeps its meaning.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import sympy as sp
+
+from formulas.symbols import constant_values, quantity, table_order
+from formulas.units import Unit, as_unit
+
+TOPICS: tuple[str, ...] = ("params", "flops")
+
+
+class UnknownFormula(KeyError):
+    """An id that the catalogue does not hold."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a formula comes from: a seed file and section, or a paper and equation."""
+
+    ref: str
+    where: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.ref}, {self.where}" if self.where else self.ref
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A validity condition: words, and when it can be tested, a SymPy predicate."""
+
+    text: str
+    predicate: sp.Basic | None = None
+
+    def holds(self, values: dict[sp.Symbol, sp.Basic]) -> bool | None:
+        """True/False when every symbol of the predicate has a value, else None."""
+        if self.predicate is None:
+            return None
+        if not self.predicate.free_symbols <= set(values):
+            return None
+        return bool(self.predicate.subs(values))
+
+
+def divides(divisor: sp.Basic, dividend: sp.Basic) -> Condition:
+    """The condition ``divisor | dividend`` (``t divides a``)."""
+    return Condition(f"{divisor} divides {dividend}", sp.Eq(sp.Mod(dividend, divisor), 0))
+
+
+@dataclass(frozen=True)
+class Formula:
+    id: str
+    expr: sp.Expr
+    unit: Unit
+    meaning: str
+    sources: tuple[Source, ...]
+    conditions: tuple[Condition, ...] = ()
+    related: tuple[str, ...] = ()
+    symbol_latex: str = ""
+    notes: str = ""
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def value_expr(self) -> sp.Expr:
+        """The expression with unit-carrying constants replaced by their values."""
+        return self.expr.subs(constant_values())
+
+    @property
+    def inputs(self) -> list[sp.Symbol]:
+        """The symbols a user must give, in the order of the symbol table."""
+        return sorted(self.value_expr.free_symbols, key=table_order)
+
+
+_CATALOGUE: dict[str, Formula] = {}
+
+
+def formula(
+    id: str,
+    expr: sp.Expr,
+    unit: Unit | str,
+    meaning: str,
+    *,
+    sources: Iterable[Source],
+    conditions: Iterable[Condition] = (),
+    related: Iterable[str] = (),
+    symbol_latex: str = "",
+    notes: str = "",
+) -> Formula:
+    """Create and register a formula; its id must be new."""
+    if id in _CATALOGUE:
+        raise ValueError(f"formula id {id!r} registered twice")
+    for symbol in expr.free_symbols:
+        quantity(symbol)  # every symbol must come from the table
+    entry = Formula(
+        id=id,
+        expr=sp.sympify(expr),
+        unit=as_unit(unit),
+        meaning=meaning,
+        sources=tuple(sources),
+        conditions=tuple(conditions),
+        related=tuple(related),
+        symbol_latex=symbol_latex,
+        notes=notes,
+    )
+    _CATALOGUE[id] = entry
+    return entry
+
+
+def load_topics() -> None:
+    for topic in TOPICS:
+        importlib.import_module(f"formulas.{topic}")
+
+
+def get(id: str) -> Formula:
+    load_topics()
+    try:
+        return _CATALOGUE[id]
+    except KeyError:
+        raise UnknownFormula(f"unknown formula id {id!r} (see 'llm-formulas list')") from None
+
+
+def all_formulas() -> list[Formula]:
+    load_topics()
+    return list(_CATALOGUE.values())
+
+
+def catalogue() -> dict[str, Formula]:
+    """The live mapping (tests may swap an entry to see ``check`` fail)."""
+    load_topics()
+    return _CATALOGUE

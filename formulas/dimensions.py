@@ -1,0 +1,111 @@
+"""Dimensional analysis over a SymPy expression tree.
+
+Rules: a symbol has its registered unit; a number is dimensionless; the terms
+of a sum (and the arguments of Max, Min and the branches of a Piecewise) must
+share one unit; products multiply units; a power needs a numeric exponent
+unless its base is dimensionless; floor, ceiling and Abs keep their argument's
+unit; every other function (log, exp, ...) needs dimensionless arguments.
+
+A formula whose expression is dimensionless may be declared as a count of one
+base unit (``12 l h^2`` counts parameters): that is the only implicit step.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy as sp
+
+from formulas.symbols import quantity
+from formulas.units import DIMENSIONLESS, Unit
+
+
+class DimensionError(ValueError):
+    """An expression that mixes units; the message names the offending terms."""
+
+
+_UNIT_PRESERVING = (sp.floor, sp.ceiling, sp.Abs)
+
+
+def dimension_of(expr: sp.Basic) -> Unit:
+    """The unit of ``expr``, or DimensionError naming the terms that disagree."""
+    if isinstance(expr, sp.Symbol):
+        try:
+            return quantity(expr).unit
+        except KeyError:
+            raise DimensionError(f"symbol {expr.name!r} is not in the symbol table") from None
+    if expr.is_Number or expr in (sp.oo, -sp.oo, sp.zoo, sp.nan):
+        return DIMENSIONLESS
+    if isinstance(expr, sp.Add):
+        return _same_unit(expr.args, "add")
+    if isinstance(expr, sp.Mul):
+        unit = DIMENSIONLESS
+        for factor in expr.args:
+            unit = unit * dimension_of(factor)
+        return unit
+    if isinstance(expr, sp.Pow):
+        base_unit = dimension_of(expr.base)
+        exponent_unit = dimension_of(expr.exp)
+        if not exponent_unit.is_dimensionless:
+            raise DimensionError(f"exponent {expr.exp} has unit {exponent_unit}")
+        if base_unit.is_dimensionless:
+            return DIMENSIONLESS
+        if not expr.exp.is_Rational:
+            raise DimensionError(f"{expr.base} [{base_unit}] raised to a symbolic power {expr.exp}")
+        return base_unit ** Fraction(int(expr.exp.p), int(expr.exp.q))
+    if isinstance(expr, (sp.Max, sp.Min)):
+        return _same_unit(expr.args, type(expr).__name__)
+    if isinstance(expr, sp.Piecewise):
+        for _, condition in expr.args:
+            _check_relational(condition)
+        return _same_unit([value for value, _ in expr.args], "Piecewise")
+    if isinstance(expr, sp.Relational):
+        _check_relational(expr)
+        return DIMENSIONLESS
+    if isinstance(expr, sp.Mod):
+        return _same_unit(expr.args, "Mod")
+    if isinstance(expr, _UNIT_PRESERVING):
+        return dimension_of(expr.args[0])
+    if isinstance(expr, sp.Function):
+        for arg in expr.args:
+            unit = dimension_of(arg)
+            if not unit.is_dimensionless:
+                raise DimensionError(f"{type(expr).__name__} of {arg} [{unit}]: the argument must be dimensionless")
+        return DIMENSIONLESS
+    if isinstance(expr, (sp.logic.boolalg.BooleanAtom, sp.logic.boolalg.BooleanFunction)):
+        for arg in expr.args:
+            dimension_of(arg)
+        return DIMENSIONLESS
+    raise DimensionError(f"cannot take the unit of {expr!r} ({type(expr).__name__})")
+
+
+def _check_relational(condition: sp.Basic) -> None:
+    if isinstance(condition, sp.Relational):
+        _same_unit(condition.args, "compare")
+    elif isinstance(condition, sp.logic.boolalg.BooleanFunction):
+        for arg in condition.args:
+            _check_relational(arg)
+
+
+def _same_unit(terms, what: str) -> Unit:
+    units = [(term, dimension_of(term)) for term in terms]
+    first_term, first_unit = units[0]
+    for term, unit in units[1:]:
+        if unit != first_unit:
+            verb = {"add": "add", "compare": "compare"}.get(what, f"combine in {what}")
+            raise DimensionError(f"cannot {verb} {first_term} [{first_unit}] and {term} [{unit}]")
+    return first_unit
+
+
+def check_declared_unit(expr: sp.Basic, declared: Unit) -> str:
+    """Check ``expr`` against its declared unit; returns how it matched.
+
+    ``"exact"`` when the units agree, ``"count"`` when a dimensionless expression
+    is declared as a count of one base unit. Raises DimensionError otherwise.
+    """
+    found = dimension_of(expr)
+    if found == declared:
+        return "exact"
+    if found.is_dimensionless and declared.is_single_base:
+        return "count"
+    raise DimensionError(f"expression has unit {found}, declared {declared}")

@@ -1,0 +1,116 @@
+"""The catalogue commands: ``list``, ``show``, ``eval`` and ``check``.
+
+Each returns a Result: the JSON document of the contract (DESIGN.md) and the
+human-readable text, so the two can never disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derivations.catalogue import check_all, derivation_of
+from derivations.proof import valued
+from formulas.catalogue import Formula, all_formulas, get
+from formulas.symbols import quantity
+from render.inputs import InputError, parse_assignments
+from render.latex import formula_latex, step_latex
+
+
+@dataclass(frozen=True)
+class Result:
+    doc: object
+    text: str
+    code: int = 0
+
+
+def number_json(value: sp.Basic) -> int | float:
+    """Integers stay exact; other values become floats at the edge."""
+    return int(value) if value.is_integer else float(value)
+
+
+def list_formulas() -> Result:
+    rows = []
+    for f in all_formulas():
+        rows.append(
+            {
+                "id": f.id,
+                "unit": str(f.unit),
+                "meaning": f.meaning,
+                "symbols": [s.name for s in f.inputs],
+                "sources": [str(src) for src in f.sources],
+            }
+        )
+    width = max(len(r["id"]) for r in rows)
+    text = "\n".join(f"{r['id']:<{width}}  [{r['unit']}]  {r['meaning']}" for r in rows)
+    return Result(rows, text)
+
+
+def show(formula_id: str, as_latex: bool) -> Result:
+    formula = get(formula_id)
+    derivation = derivation_of(formula_id)
+    steps = derivation.steps if derivation else []
+    doc = {
+        "id": formula.id,
+        "latex": formula_latex(formula),
+        "expression": sp.sstr(valued(formula.expr)),
+        "unit": str(formula.unit),
+        "meaning": formula.meaning,
+        "inputs": [{"name": s.name, "meaning": quantity(s).meaning, "unit": str(quantity(s).unit)} for s in formula.inputs],
+        "conditions": [c.text for c in formula.conditions],
+        "sources": [str(src) for src in formula.sources],
+        "notes": formula.notes,
+        "steps": [{"latex": step_latex(step, get), "claim": step.claim, "why": step.why} for step in steps],
+    }
+    return Result(doc, _show_text(formula, doc, as_latex))
+
+
+def _show_text(formula: Formula, doc: dict, as_latex: bool) -> str:
+    body = doc["latex"] if as_latex else sp.pretty(valued(formula.expr), use_unicode=True)
+    lines = [f"{formula.id} — {formula.meaning}", f"unit: {formula.unit}", "", body, ""]
+    lines.append("inputs: " + ", ".join(f"{i['name']} ({i['meaning']})" for i in doc["inputs"]))
+    if doc["conditions"]:
+        lines.append("valid when: " + "; ".join(doc["conditions"]))
+    lines.append("sources: " + "; ".join(doc["sources"]))
+    if formula.notes:
+        lines.append("notes: " + formula.notes)
+    if doc["steps"]:
+        lines.append("derivation:")
+        for number, step in enumerate(doc["steps"], start=1):
+            lines.append(f"  {number}. [{step['claim']}] {step['latex']}")
+            lines.append(f"     {step['why']}")
+    return "\n".join(lines)
+
+
+def evaluate(formula_id: str, assignments: list[str]) -> Result:
+    formula = get(formula_id)
+    values = parse_assignments(assignments)
+    needed = formula.inputs
+    missing = [s.name for s in needed if s not in values]
+    if missing:
+        raise InputError(f"{formula_id} needs {', '.join(missing)} (missing)")
+    unused = [s.name for s in values if s not in needed]
+    if unused:
+        raise InputError(f"{formula_id} does not use {', '.join(unused)}")
+    for condition in formula.conditions:
+        if condition.holds(values) is False:
+            raise InputError(f"{formula_id} requires {condition.text}")
+    value = sp.nsimplify(valued(formula.expr).subs(values))
+    doc = {
+        "id": formula.id,
+        "value": number_json(value),
+        "exact": str(value),
+        "unit": str(formula.unit),
+        "inputs": {s.name: number_json(v) for s, v in values.items()},
+    }
+    shown = str(value) if value.is_integer else f"{float(value):.12g} (exactly {value})"
+    return Result(doc, f"{formula.id} = {shown} {formula.unit}")
+
+
+def check(verbose: bool) -> Result:
+    report = check_all()
+    doc = report.as_json()
+    lines = [o.describe() for o in (report.outcomes if verbose else report.failed)]
+    summary = f"{doc['derivations']} derivations, {doc['steps']} checks, {len(report.failed)} failed"
+    return Result(doc, "\n".join(lines + [summary]), 0 if report.ok else 1)

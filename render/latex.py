@@ -1,0 +1,57 @@
+"""LaTeX of formulas and derivation steps, printed from the same expressions that compute."""
+
+from __future__ import annotations
+
+import re
+
+import sympy as sp
+
+from derivations.engine import Step
+from derivations.proof import valued
+from formulas.catalogue import Formula
+from formulas.symbols import latex_names
+
+_GREEK = {"Ψ": r"\Psi", "Σ": r"\Sigma", "ε": r"\varepsilon"}
+
+
+def latex(expr: sp.Basic) -> str:
+    """Constants become their values; symbols take their registered LaTeX names."""
+    return sp.latex(valued(expr), symbol_names=latex_names())
+
+
+def label_latex(label: str) -> str:
+    """A step label such as ``Ψ_attn`` or ``F_fwd/(bs)`` as LaTeX."""
+    text = label
+    for char, command in _GREEK.items():
+        text = text.replace(char, command + " ")
+    text = re.sub(r"_([A-Za-z]+(?:\^[A-Za-z]+)?)", lambda m: "_{" + m.group(1).replace("^", "}^{") + "}", text)
+    text = text.replace("²", "^2")
+    return text.strip()
+
+
+def formula_latex(formula: Formula) -> str:
+    """``lhs = expression`` for a catalogue formula."""
+    lhs = formula.symbol_latex or r"\mathrm{" + formula.id.replace("_", r"\_") + "}"
+    return f"{lhs} = {latex(formula.expr)}"
+
+
+_RELATION = {"defines": ":=", "equals": "=", "concludes": "=", "approximates": r"\approx"}
+
+
+def step_latex(step: Step, formula_lookup) -> str:
+    """One derivation step as a displayed line."""
+    if step.claim == "refutes":
+        return rf"\text{{claimed: }} {latex(step.expr)} \neq {latex(step.correct)}"
+    if step.claim == "concludes":
+        text = formula_latex(formula_lookup(step.formula_id)).replace(" = ", r" \equiv ", 1)
+        if step.where:
+            bindings = ", ".join(f"{latex(symbol)} = {latex(value)}" for symbol, value in step.where.items())
+            text += rf"\quad\text{{with }} {bindings}"
+        return text
+    if step.claim == "bounds":
+        relation = r"\le" if step.direction == "upper" else r"\ge"
+        return rf"{label_latex(step.reference)} {relation} {latex(step.expr)}"
+    text = f"{label_latex(step.label)} {_RELATION[step.claim]} {latex(step.expr)}"
+    if step.claim == "approximates":
+        text += rf"\quad\left(\text{{relative error }} {latex(step.error)}\right)"
+    return text
