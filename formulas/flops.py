@@ -9,6 +9,7 @@ times (four with full recompute). With Ψ ≈ 12lh² that is 6Ψ per token (8Ψ)
 from __future__ import annotations
 
 from formulas.catalogue import Condition, Source, formula
+from formulas.examples import worked_example
 from formulas.symbols import B, D, K_inner, M_rows, N_cols, P, V, b, c_flop, h, l, s
 
 BILIBILI = Source("000_c9822ae60dc20d6b.txt", "§3.2")
@@ -126,4 +127,39 @@ recompute_from_scratch = formula(
     sources=[LI],
     related=["flops.training.recompute"],
     symbol_latex=r"N_{fwd}",
+)
+
+# --- worked examples (SOURCES.md) ---------------------------------------------
+
+worked_example(
+    "S9",
+    "Recomputing every layer from the input, 80 layers",
+    Source("001_15f6accac8e5ad50.txt", "full recompute"),
+    "flops.recompute.from_scratch",
+    {"l": 80},
+    claimed=3240,
+    claimed_text="3240 layer-forwards, 40× the 80 of one pass",
+)
+worked_example(
+    "S10",
+    "One ~1B-parameter layer of LLaMA-2 70B, b=8, s=4096",
+    Source("001_15f6accac8e5ad50.txt", "pipeline parallel cost"),
+    "flops.training.approx",
+    {"P": 10**9, "D": 8 * 4096},
+    claimed=196 * 10**12,
+    claimed_text="196 Tflops per step",
+    scale=10**12,
+    scale_name="TFLOP",
+)
+worked_example(
+    "S19",
+    "BLOOM-176B, one iteration of B=16 sequences of 2048 tokens",
+    Source("004_5f54472a1c575ca4.txt", "computation analysis"),
+    "flops.training",
+    {"b": 16, "s": 2048, "l": 70, "h": 14336, "V": 250880},
+    claimed="34.8e15",
+    claimed_text="34.8 PFLOP per iteration",
+    scale=10**15,
+    scale_name="PFLOP",
+    slip="the slides' figure is 6ΨD (34.65 PFLOP); counting the attention scores and the logits gives 35.46",
 )

@@ -114,3 +114,21 @@ def check(verbose: bool) -> Result:
     lines = [o.describe() for o in (report.outcomes if verbose else report.failed)]
     summary = f"{doc['derivations']} derivations, {doc['steps']} checks, {len(report.failed)} failed"
     return Result(doc, "\n".join(lines + [summary]), 0 if report.ok else 1)
+
+
+def register(add_command) -> None:
+    add_command("list", "list every formula with its unit and inputs", lambda args: list_formulas())
+    shown = add_command("show", "show a formula, its inputs, sources and derivation steps", lambda args: show(args.id, args.latex))
+    shown.add_argument("id", help="formula id, e.g. params.total")
+    shown.add_argument("--latex", action="store_true", help="print the formula as LaTeX")
+    evaluated = add_command(
+        "eval",
+        "evaluate a formula exactly: llm-formulas eval params.total l=12 h=768 V=50257 s=1024",
+        lambda args: evaluate(args.id, args.assignments),
+    )
+    evaluated.add_argument("id", help="formula id")
+    evaluated.add_argument("assignments", nargs="*", metavar="name=value", help="a value for each input symbol")
+    checked = add_command(
+        "check", "prove every derivation step, unit and cross-check; exit 1 if any fails", lambda args: check(args.verbose)
+    )
+    checked.add_argument("--verbose", action="store_true", help="list every check, not only failures")

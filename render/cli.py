@@ -10,9 +10,14 @@ import argparse
 import json
 import sys
 
+import importlib
+
 from formulas.catalogue import UnknownFormula
-from render import catalogue_commands
 from render.inputs import InputError
+
+# Each module adds its subcommands with register(add_command); a handler
+# takes the parsed arguments and returns a render.catalogue_commands.Result.
+COMMAND_MODULES: tuple[str, ...] = ("render.catalogue_commands",)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,37 +32,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
 
-    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+    def add_command(name: str, help_text: str, handler) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_text, description=help_text)
         sub.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+        sub.set_defaults(handler=handler)
         return sub
 
-    command("list", "list every formula with its unit and inputs")
-    show = command("show", "show a formula, its inputs, sources and derivation steps")
-    show.add_argument("id", help="formula id, e.g. params.total")
-    show.add_argument("--latex", action="store_true", help="print the formula as LaTeX")
-    evaluate = command("eval", "evaluate a formula exactly: llm-formulas eval params.total l=12 h=768 V=50257 s=1024")
-    evaluate.add_argument("id", help="formula id")
-    evaluate.add_argument("assignments", nargs="*", metavar="name=value", help="a value for each input symbol")
-    check = command("check", "prove every derivation step, unit and cross-check; exit 1 if any fails")
-    check.add_argument("--verbose", action="store_true", help="list every check, not only failures")
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).register(add_command)
     return parser
-
-
-def run(args: argparse.Namespace) -> catalogue_commands.Result:
-    if args.command == "list":
-        return catalogue_commands.list_formulas()
-    if args.command == "show":
-        return catalogue_commands.show(args.id, args.latex)
-    if args.command == "eval":
-        return catalogue_commands.evaluate(args.id, args.assignments)
-    return catalogue_commands.check(args.verbose)
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        result = run(args)
+        result = args.handler(args)
     except (InputError, UnknownFormula) as error:
         print(f"llm-formulas: error: {error}", file=sys.stderr)
         return 2
