@@ -15,6 +15,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import sympy as sp
+from sympy.core.relational import Relational
 
 from formulas.symbols import quantity
 from formulas.units import DIMENSIONLESS, Unit
@@ -59,7 +60,7 @@ def dimension_of(expr: sp.Basic) -> Unit:
         for _, condition in expr.args:
             _check_relational(condition)
         return _same_unit([value for value, _ in expr.args], "Piecewise")
-    if isinstance(expr, sp.Relational):
+    if isinstance(expr, Relational):
         _check_relational(expr)
         return DIMENSIONLESS
     if isinstance(expr, sp.Mod):
@@ -80,7 +81,7 @@ def dimension_of(expr: sp.Basic) -> Unit:
 
 
 def _check_relational(condition: sp.Basic) -> None:
-    if isinstance(condition, sp.Relational):
+    if isinstance(condition, Relational):
         _same_unit(condition.args, "compare")
     elif isinstance(condition, sp.logic.boolalg.BooleanFunction):
         for arg in condition.args:

@@ -1,0 +1,100 @@
+"""The derivation engine: each claim proves what it should and fails loudly otherwise."""
+
+import pytest
+import sympy as sp
+
+from derivations.engine import Derivation
+from derivations.testing import assert_approximation, assert_identity
+from formulas.catalogue import Source
+from formulas.symbols import V, a, h, l, s
+
+
+def outcomes(derivation):
+    return {o.label: o for o in derivation.check()}
+
+
+def test_equals_is_proved_and_a_wrong_step_shows_both_sides():
+    d = Derivation("demo", "demo")
+    d.defines("x", (h + 1) ** 2, "a square")
+    d.equals("good", h**2 + 2 * h + 1, "expand")
+    d.equals("bad", h**2 + 1, "forgot the cross term", of="x")
+    result = outcomes(d)
+    assert result["good"].ok and result["good"].method == "expand"
+    bad = result["bad"]
+    assert not bad.ok and bad.method == "counterexample"
+    text = bad.describe()
+    assert "demo step 3 (bad)" in text
+    assert "(h + 1)**2" in text and "h**2 + 1" in text
+
+
+def test_equality_with_rational_functions_needs_cancel():
+    d = Derivation("demo", "demo")
+    d.defines("x", (h**2 - 1) / (h - 1), "a ratio")
+    d.equals("y", h + 1, "cancel")
+    assert outcomes(d)["y"].ok
+
+
+def test_approximation_needs_the_exact_error_and_its_limit():
+    d = Derivation("demo", "demo")
+    d.defines("x", 12 * l * h**2 + 13 * l * h, "exact")
+    d.approximates("ok", 12 * l * h**2, "leading term", condition="h ≫ 1", error=sp.Rational(13, 12) / h, limits=((h, sp.oo),), of="x")
+    d.approximates("wrong error", 12 * l * h**2, "", condition="", error=13 / h, limits=((h, sp.oo),), of="x")
+    d.approximates("no limit", 12 * l * h**2, "", condition="", error=sp.Rational(13, 12) / h, limits=((h, 0),), of="x")
+    result = outcomes(d)
+    assert result["ok"].ok
+    assert not result["wrong error"].ok
+    assert not result["no limit"].ok and "not 0" in result["no limit"].detail
+
+
+def test_bounds():
+    d = Derivation("demo", "demo")
+    d.defines("x", 12 * l * h**2, "a count")
+    d.bounds("upper", 12 * l * h**2 + V * h, "adding a positive term", direction="upper", of="x")
+    d.bounds("not lower", 12 * l * h**2 + V * h, "", direction="lower", of="x")
+    result = outcomes(d)
+    assert result["upper"].ok
+    assert not result["not lower"].ok
+
+
+def test_refutes_accepts_a_real_slip_only():
+    d = Derivation("demo", "demo")
+    d.defines("x", h, "anything")
+    d.refutes("slip", sp.Integer(10) ** 22, "a factor ten", correct=sp.Integer(10) ** 21, source=Source("x"))
+    d.refutes("not a slip", 6 * h, "", correct=2 * 3 * h, source=Source("x"))
+    result = outcomes(d)
+    assert result["slip"].ok and "10" in result["slip"].detail
+    assert not result["not a slip"].ok
+
+
+def test_a_step_that_cannot_be_evaluated_fails_instead_of_raising():
+    d = Derivation("demo", "demo")
+    d.defines("x", h, "anything")
+    d.concludes("no.such.formula")
+    result = outcomes(d)
+    assert not result["no.such.formula"].ok and result["no.such.formula"].method == "error"
+
+
+def test_references_must_exist():
+    d = Derivation("demo", "demo")
+    with pytest.raises(ValueError):
+        d.equals("y", h, "nothing before")
+    d.defines("x", h, "")
+    with pytest.raises(ValueError):
+        d.equals("y", h, "", of="missing")
+
+
+def test_assert_identity_message_shows_both_sides():
+    assert_identity(a * (h + s), a * h + a * s)
+    with pytest.raises(AssertionError) as failure:
+        assert_identity(a * (h + s), a * h + s)
+    message = str(failure.value)
+    assert "left:" in message and "right:" in message and "left − right" in message
+
+
+def test_assert_approximation_reports_the_true_error():
+    assert_approximation(h**2 + h, h**2, error=1 / h, limits=[(h, sp.oo)])
+    with pytest.raises(AssertionError) as failure:
+        assert_approximation(h**2 + 2 * h, h**2, error=1 / h, limits=[(h, sp.oo)])
+    assert "exact relative error" in str(failure.value) and "2" in str(failure.value)
+    with pytest.raises(AssertionError, match="does not vanish"):
+        assert_approximation(h**2 + h**2, h**2, error=sp.Integer(1), limits=[(h, sp.oo)])
