@@ -1,0 +1,40 @@
+"""The README's promises: two set-up commands, CI runs the test one verbatim, its examples run."""
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from render.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+
+
+def fenced(language):
+    return re.findall(rf"```{language}\n(.*?)```", README, flags=re.S)
+
+
+def test_two_setup_commands_and_ci_runs_the_test_one():
+    setup = README.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"```sh\n(.*?)\n```", setup, flags=re.S)
+    assert len(commands) == 2
+    build, test = commands
+    assert "pip install ." in build and build.rstrip().endswith("llm-formulas build")
+    assert "'.[test]'" in test and test.rstrip().endswith("pytest")
+    assert test.strip() in (ROOT / ".ci" / "run").read_text()
+
+
+def test_python_examples_run():
+    for block in fenced("python"):
+        exec(compile(block, "README.md", "exec"), {})
+
+
+@pytest.mark.parametrize(
+    "line",
+    [line.split("#")[0].strip() for block in fenced("sh")[2:] for line in block.splitlines() if line.startswith("llm-formulas ")],
+)
+def test_command_examples_succeed(line, capsys):
+    assert main(shlex.split(line)[1:]) == 0
+    assert capsys.readouterr().out
