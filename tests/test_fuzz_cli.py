@@ -1,0 +1,60 @@
+"""A bounded fuzz run of the command line: random argv never produces a traceback.
+
+The default run tries 600 cases; set LLM_FORMULAS_FUZZ_CASES=10000 for the
+full run (its figure is in the closing note of the hardening issue).
+"""
+
+import io
+import os
+import random
+from contextlib import redirect_stderr, redirect_stdout
+
+from formulas.catalogue import all_formulas
+from formulas.symbols import all_quantities
+from render.cli import main
+
+CASES = int(os.environ.get("LLM_FORMULAS_FUZZ_CASES", "600"))
+COMMANDS = ["list", "show", "eval", "eval", "eval", "frob", "", "--json", "-h"]
+ODD_VALUES = ["", "0", "-1", "1.5", "1e9", "1e400", "nan", "inf", "-inf", "1/0", "3/4", "0x10", "1_000", "١٢", "1e-9",
+              "9" * 120, "=", "2**10", "__import__('os')", " 7 ", "1e", ".", "+", "1/2/3", "\x00", "None", "True"]
+
+
+def random_argv(rng: random.Random, ids: list[str], names: list[str]) -> list[str]:
+    argv = [rng.choice(COMMANDS)]
+    if rng.random() < 0.9:
+        argv.append(rng.choice(ids) if rng.random() < 0.8 else rng.choice(ids) + rng.choice(["x", ".", "", " "]))
+    for _ in range(rng.randint(0, 6)):
+        roll = rng.random()
+        if roll < 0.6:
+            value = str(rng.randint(1, 10**rng.randint(1, 12))) if rng.random() < 0.5 else rng.choice(ODD_VALUES)
+            argv.append(f"{rng.choice(names)}={value}")
+        elif roll < 0.75:
+            argv.append(rng.choice(["--json", "--latex", "--verbose", "--", "-x", "--out"]))
+        else:
+            argv.append("".join(rng.choice("ab=1.-/_é\\$ ") for _ in range(rng.randint(0, 8))))
+    if argv[0] == "show" and rng.random() < 0.7:
+        argv = argv[:2]
+    return [a for a in argv if a != ""] if rng.random() < 0.5 else argv
+
+
+def test_random_argv_never_tracebacks():
+    rng = random.Random(20261129)
+    ids = [f.id for f in all_formulas()]
+    names = [q.name for q in all_quantities()] + ["zz", "", "H", "c_flop"]
+    outcomes = {0: 0, 1: 0, 2: 0}
+    for _ in range(CASES):
+        argv = random_argv(rng, ids, names)
+        if argv and argv[0] in ("check", "build"):
+            continue
+        out, err = io.StringIO(), io.StringIO()
+        try:
+            with redirect_stdout(out), redirect_stderr(err):
+                code = main(argv)
+        except SystemExit as stop:  # --help exits 0 through argparse
+            code = stop.code
+        assert code in outcomes, (argv, code)
+        assert "Traceback" not in err.getvalue() and "internal error" not in err.getvalue(), (argv, err.getvalue())
+        if code == 2:
+            assert err.getvalue().count("\n") == 1, (argv, err.getvalue())
+        outcomes[code] += 1
+    assert outcomes[0] > 0 and outcomes[2] > 0
