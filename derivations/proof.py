@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from formulas.symbols import constant_values
+from formulas.symbols import constant_values, is_declared, quantity
 
 _LADDER = (
     ("expand", sp.expand),
@@ -53,11 +53,19 @@ def random_point(symbols, rng: random.Random) -> dict[sp.Symbol, sp.Rational]:
     """An exact point that respects each symbol's assumptions (integers stay integers)."""
     point = {}
     for symbol in sorted(symbols, key=lambda x: x.name):
+        lowest = 1 if symbol.is_positive else 0
+        highest = _maximum(symbol) or 97
         if symbol.is_integer:
-            point[symbol] = sp.Integer(rng.randint(1, 97))
+            point[symbol] = sp.Integer(rng.randint(lowest, highest))
+        elif highest < 97:
+            point[symbol] = sp.Rational(rng.randint(1, 97 * highest), 97)
         else:
             point[symbol] = sp.Rational(rng.randint(1, 997), rng.randint(1, 97))
     return point
+
+
+def _maximum(symbol: sp.Symbol) -> int | None:
+    return int(quantity(symbol).maximum) if is_declared(symbol.name) and quantity(symbol).maximum is not None else None
 
 
 def find_counterexample(difference: sp.Basic, tries: int = 24, seed: int = 2024):

@@ -50,8 +50,10 @@ def parse_number(text: str, what: str = "value") -> sp.Rational:
 
 def check_value(entry: Quantity, value: sp.Rational) -> sp.Rational:
     """Refuse a value that breaks the symbol's assumptions."""
-    if value <= 0:
+    if entry.symbol.is_positive and value <= 0:
         raise InputError(f"{entry.name} ({entry.meaning}) must be positive, got {value}")
+    if value < 0:
+        raise InputError(f"{entry.name} ({entry.meaning}) must not be negative, got {value}")
     if entry.is_integer and not value.is_integer:
         raise InputError(f"{entry.name} ({entry.meaning}) must be a whole number, got {value}")
     if entry.maximum is not None and value > entry.maximum:
