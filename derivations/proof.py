@@ -32,8 +32,8 @@ class Verdict:
 
 
 def valued(expr: sp.Basic) -> sp.Basic:
-    """Replace unit-carrying constants by their exact values."""
-    return sp.sympify(expr).subs(constant_values())
+    """Replace unit-carrying constants by their exact values (structurally: they are plain symbols)."""
+    return sp.sympify(expr).xreplace(constant_values())
 
 
 def prove_equal(lhs: sp.Basic, rhs: sp.Basic) -> Verdict:

@@ -35,7 +35,8 @@ class WorkedExample:
 
     def exact(self) -> sp.Rational:
         """The formula evaluated exactly at the article's inputs."""
-        return sp.nsimplify(get(self.formula_id).expr.subs(constant_values()).subs(self.values))
+        value = get(self.formula_id).expr.subs(constant_values()).subs(self.values)
+        return value if value.is_Rational else sp.nsimplify(value)  # nsimplify mangles some Rationals (1328125/3796416)
 
     def scaled(self) -> float:
         """The exact value in the article's display unit (``scale_name``)."""
@@ -84,3 +85,11 @@ def all_examples() -> list[WorkedExample]:
 
 def examples_for(formula_id: str) -> list[WorkedExample]:
     return [e for e in all_examples() if e.formula_id == formula_id]
+
+
+def example(case: str) -> WorkedExample:
+    """The worked example with this case id (``S19``)."""
+    for candidate in all_examples():
+        if candidate.case == case:
+            return candidate
+    raise KeyError(f"no worked example {case!r}")

@@ -157,3 +157,56 @@ c_flop = constant(
     "FLOP/(parameter*token)",
     "001 (3 multiplies and 3 adds per weight per token in training)",
 )
+
+# --- communication, cluster, inference ---------------------------------------------
+q = declare("q", "q", "bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32)", "byte", integer=False, source="001 (bytes per param)")
+q_w = declare("q_w", r"q_{\Psi}", "bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32)", "byte/parameter", integer=False, source="001 (2 bytes per parameter)")
+x_msg = declare("x_msg", "x", "bytes of the buffer a collective works on (per participant)", "byte", integer=False, source="000 §3.3.2.2")
+tau = declare("tau", r"\tau", "a wall-clock time span (a deadline, a pipeline slot, a per-token budget)", "second", integer=False, source="000 §3.5.3")
+W_alg = declare("W_alg", r"W_{alg}", "algorithm bandwidth of a collective: buffer bytes over elapsed time", "byte/second", integer=False, source="000 §3.3.2.2 (nccl-tests)")
+rho = declare("rho", r"\rho", "redundancy of a collective: bytes each GPU sends per byte of buffer", "1", integer=False, source="000 Table 5")
+H_gpu = declare("H_gpu", r"H_{GPU}", "GPU-hours of a training run", "1", integer=False, source="002")
+c_mac = constant("c_mac", "c_{mac}", 2, "FLOPs of one multiply-accumulate", "FLOP", "000 §3.2 (a GEMM costs 2MKN)")
+c_hour = constant("c_hour", "c_{hour}", 3600, "seconds in one hour", "second", "002 (GPU-hours)")
+c_step = constant("c_step", "c_{step}", 1, "tokens each sequence emits per decoding step", "token", "001 (each prompt outputs one token per round)")
+
+# --- memory ---------------------------------------------------------------------
+q_bf16 = constant("q_bf16", "q_{16}", 2, "bytes per parameter of a 16-bit (bf16/fp16) copy", "byte/parameter", "000 §3.4.2.1 (2 bytes per element)")
+q_fp32 = constant("q_fp32", "q_{32}", 4, "bytes per parameter of an fp32 copy", "byte/parameter", "000 §3.4.2.1 (Adam states in fp32)")
+q_int8 = constant("q_int8", "q_{8}", 1, "bytes per parameter of an int8 weight", "byte/parameter", "000 §3.4.2.1 (INT8 inference)")
+q_int4 = constant("q_int4", "q_{4}", Fraction(1, 2), "bytes per parameter of an int4 weight", "byte/parameter", "000 §3.4.2.1 (INT4 inference)")
+c_byte = constant("c_byte", r"\mathrm{B}", 1, "one byte: activation counts are in bytes (16-bit values 2, bool dropout masks 1)", "byte", "Korthikanti et al. 2022 §4")
+M_gpu = declare("M_gpu", r"M_{GPU}", "memory capacity of one GPU", "byte", integer=False, source="001 (80 GB A100/H100, 24 GB RTX 4090)")
+
+# --- architecture switches ------------------------------------------------------
+# Structural choices of a decoder (DESIGN.md "Architectures"): 0/1 switches and
+# small non-negative counts that a Hugging Face config maps to (formulas/hf_config.py).
+ARCH = "DESIGN.md (Architectures); transformers 5.24 modelling code"
+
+
+def switch(name: str, latex: str, meaning: str, *, maximum: int | None = 1, source: str = ARCH) -> sp.Symbol:
+    """Register a non-negative integer symbol (a 0/1 switch unless ``maximum`` says otherwise)."""
+    symbol = sp.Symbol(name, integer=True, nonnegative=True)
+    bound = None if maximum is None else sp.Integer(maximum)
+    _register(Quantity(symbol, latex, meaning, as_unit("1"), source, maximum=bound))
+    return symbol
+
+
+n_pos = declare("n_pos", r"n_{pos}", "positions of the learned position table (max_position_embeddings)", "1", integer=True, source=ARCH)
+o_pos = switch("o_pos", r"o_{pos}", "extra rows of the position table (OPT: 2)", maximum=None)
+n_norm = switch("n_norm", r"n_{norm}", "norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B)", maximum=None)
+pos_table = switch("pos_table", r"\sigma_{pos}", "1 if the model has a learned position table (GPT-2, OPT), 0 for rotary/ALiBi")
+gated = switch("gated", r"\sigma_{gated}", "1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two")
+b_q = switch("b_q", r"\sigma_{b_Q}", "1 if the query projection has a bias")
+b_k = switch("b_k", r"\sigma_{b_K}", "1 if the key projection has a bias")
+b_v = switch("b_v", r"\sigma_{b_V}", "1 if the value projection has a bias")
+b_o = switch("b_o", r"\sigma_{b_O}", "1 if the attention output projection has a bias")
+b_mlp = switch("b_mlp", r"\sigma_{b_{mlp}}", "1 if the MLP matrices have biases")
+norm_bias = switch("norm_bias", r"\sigma_{\beta}", "1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only)")
+norm_final = switch("norm_final", r"\sigma_{final}", "1 if a norm follows the last layer (0: OPT with post-norm)")
+emb_norm = switch("emb_norm", r"\sigma_{emb}", "1 if a norm follows the token embedding (BLOOM)")
+tied = switch("tied", r"\sigma_{tied}", "1 if the output head reuses the token embedding")
+head_bias = switch("head_bias", r"\sigma_{b_{head}}", "1 if the output head has a bias (GPT-J)")
+moe = switch("moe", r"\sigma_{moe}", "1 for a mixture-of-experts MLP with a router (then E experts, k per token)")
+d_emb = declare("d_emb", r"d_{emb}", "token embedding width (h except OPT's word_embed_proj_dim)", "1", integer=True, source=ARCH)
+proj_emb = switch("proj_emb", r"\sigma_{proj}", "1 if project_in/project_out map the embedding width to h and back (OPT-350m)")

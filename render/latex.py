@@ -24,7 +24,11 @@ def label_latex(label: str) -> str:
     text = label
     for char, command in _GREEK.items():
         text = text.replace(char, command + " ")
-    text = re.sub(r"_([A-Za-z]+(?:\^[A-Za-z]+)?)", lambda m: "_{" + m.group(1).replace("^", "}^{") + "}", text)
+    text = re.sub(
+        r"_([A-Za-z][A-Za-z_]*(?:\^[A-Za-z]+)?)",
+        lambda m: "_{" + m.group(1).replace("_", r"\_").replace("^", "}^{") + "}",
+        text,
+    )
     text = text.replace("²", "^2")
     return text.strip()
 

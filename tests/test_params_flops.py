@@ -8,7 +8,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from derivations.catalogue import derivation_of
 from formulas.catalogue import get
-from formulas.examples import examples_for
+from formulas.examples import example
 from formulas.symbols import V, b, h, l, s
 
 
@@ -54,16 +54,16 @@ def test_forward_and_backward_flops_equal_the_flop_counter(batch, seq):
 
 def test_s9_recompute_from_scratch():
     # 001: "第 1 层算 1 层 ... 第 80 层算 80 层，一共算了 3240 层 ... 翻了 40 倍" (SOURCES.md S9: 3240, 40.5×).
-    (case,) = examples_for("flops.recompute.from_scratch")
-    assert case.case == "S9" and case.claimed == 3240
+    case = example("S9")
+    assert case.formula_id == "flops.recompute.from_scratch" and case.claimed == 3240
     assert case.exact() == 3240
     assert case.exact() / 80 == sp.Rational(81, 2)  # the article rounds 40.5× to "40×"
 
 
 def test_s10_one_layer_step():
     # 001: 8 × 4096 × 6 × 1B = "196 Tflops", "0.6 秒" on a 4090 at 330 TFLOPS (SOURCES.md S10: 196.6 TFLOP, 0.596 s).
-    (case,) = examples_for("flops.training.approx")
-    assert case.case == "S10"
+    case = example("S10")
+    assert case.formula_id == "flops.training.approx"
     assert case.exact() == 8 * 4096 * 6 * 10**9
     assert abs(case.scaled() - 196) < 1  # article: 196
     assert case.scaled() == pytest.approx(196.608)  # exact: 196.6
@@ -73,8 +73,8 @@ def test_s10_one_layer_step():
 
 def test_s19_bloom_iteration():
     # 004 slides: 34.8 PFLOP per iteration; SOURCES.md S19: 6PD gives 34.65, with attention and logits 35.46.
-    (case,) = examples_for("flops.training")
-    assert case.case == "S19"
+    case = example("S19")
+    assert case.formula_id == "flops.training"
     assert case.claimed_text.startswith("34.8")
     assert case.scaled() == pytest.approx(35.457188, rel=1e-6)  # exact, attention and logits included
     bloom_params = 176_247_271_424  # BLOOM-176B as Hugging Face counts it

@@ -1,0 +1,151 @@
+"""Proofs of the cluster-sizing formulas (000 §3.5, §4.1.1; 002; Narayanan 2021).
+
+The bubble is counted in pipeline slots; Amdahl's speed-up is the ratio of
+two run times and tends to 1/f; training time divides 6ΨD (``flops``) by the
+cluster's effective FLOP/s, and the GPU count for a deadline and the implied
+utilization are obtained by SymPy solving that same equation for n or U.
+002's slips on the 34B estimate (1.02e22 FLOPs, 27700 GPU-hours) are refuted.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derivations.engine import Derivation
+from formulas.catalogue import get
+from formulas.cluster import AMDAHL, KORTHIKANTI, LLAMA2_HOURS, NARAYANAN, SIZING, TRAINING_TIME
+from formulas.symbols import D, H_gpu, P, U, X, c_hour, f, m, n, p, tau, v
+
+
+def solved_for(expr: sp.Basic, target: sp.Basic, unknown: sp.Symbol) -> sp.Basic:
+    """The unique solution of expr = target for ``unknown`` (SymPy solve)."""
+    solutions = sp.solve(sp.Eq(expr, target), unknown)
+    if len(solutions) != 1:
+        raise ValueError(f"expected one solution for {unknown}, SymPy gave {solutions}")
+    return solutions[0]
+
+
+def bubble() -> Derivation:
+    d = Derivation("cluster.bubble", "Pipeline bubble (p−1)/m", (NARAYANAN,))
+    d.defines("T_pipe", (m + p - 1) * tau, "m micro-batches through p stages take m + p − 1 slots of τ (fill, steady state, drain)")
+    d.defines("T_ideal", m * tau, "a GPU does useful work in m of them")
+    d.defines("β", ((m + p - 1) * tau - m * tau) / (m * tau), "idle time over ideal time")
+    d.equals("(p−1)/m", (p - 1) / m, "p − 1 idle slots per m useful ones")
+    d.concludes("cluster.bubble")
+    return d
+
+
+def bubble_interleaved() -> Derivation:
+    d = Derivation("cluster.bubble.interleaved", "Interleaved bubble (p−1)/(v·m)", (NARAYANAN,))
+    d.defines(
+        "β_int",
+        (p - 1) * (tau / v) / (m * tau),
+        "with v chunks per GPU each slot lasts τ/v: the fill and drain still take p − 1 slots, the useful work m·τ",
+    )
+    d.equals("(p−1)/(vm)", (p - 1) / (v * m), "the bubble shrinks v-fold (at v times the PP messages)")
+    d.concludes("cluster.bubble.interleaved")
+    return d
+
+
+def amdahl() -> Derivation:
+    d = Derivation("cluster.amdahl", "Amdahl's law", (AMDAHL,))
+    d.defines("T_1", tau, "one worker takes τ")
+    d.defines("T_n", f * tau + (1 - f) * tau / n, "the serial share fτ is not sped up; the rest divides over n workers")
+    d.defines("S", tau / (f * tau + (1 - f) * tau / n), "speed-up T_1/T_n")
+    d.equals("1/(f + (1−f)/n)", 1 / (f + (1 - f) / n), "τ cancels")
+    d.concludes("cluster.amdahl")
+    d.approximates(
+        "1/f",
+        1 / f,
+        "no number of workers beats the serial part: the speed-up approaches 1/f",
+        condition="n → ∞",
+        error=-(1 - f) / (f * n + 1 - f),
+        limits=((n, sp.oo),),
+        of="S",
+    )
+    return d
+
+
+def _training_time(target: str, flops_id: str, what: str) -> Derivation:
+    d = Derivation(target, f"Training time, {what}", (TRAINING_TIME,))
+    total = d.defines("C", get(flops_id).expr, f"{what} for D tokens")
+    d.defines("T", total / (n * X * U), "n GPUs each deliver X·U FLOP/s")
+    d.concludes(target)
+    return d
+
+
+def training_time() -> Derivation:
+    return _training_time("cluster.training_time", "flops.training.approx", "6ΨD FLOPs")
+
+
+def training_time_recompute() -> Derivation:
+    return _training_time("cluster.training_time.recompute", "flops.training.recompute.approx", "8ΨD FLOPs (full recompute)")
+
+
+def gpus_for_deadline() -> Derivation:
+    d = Derivation("cluster.gpus_for_deadline", "GPUs for a deadline: solve T = τ for n", (SIZING,))
+    time = d.defines("T", get("cluster.training_time").expr, "the training time on n GPUs")
+    d.defines("n", solved_for(time, tau, n), "SymPy solves T(n) = τ for n")
+    d.concludes("cluster.gpus_for_deadline")
+    return d
+
+
+def mfu() -> Derivation:
+    d = Derivation("cluster.mfu", "Utilization a run implies: solve T = τ for U", (SIZING, KORTHIKANTI))
+    time = d.defines("T", get("cluster.training_time").expr, "a run of n GPUs that took τ")
+    d.defines("U", solved_for(time, tau, U), "SymPy solves T(U) = τ for U: the model FLOPs over what the GPUs could do")
+    d.concludes("cluster.mfu")
+    return d
+
+
+def hfu() -> Derivation:
+    d = Derivation("cluster.hfu", "Hardware FLOPs utilization counts the recompute", (KORTHIKANTI,))
+    time = d.defines("T", get("cluster.training_time.recompute").expr, "the GPUs also ran the recomputed forward: 8ΨD")
+    d.defines("HFU", solved_for(time, tau, U), "SymPy solves T(U) = τ for U")
+    d.concludes("cluster.hfu")
+    d.equals("4/3 MFU", sp.Rational(4, 3) * get("cluster.mfu").expr, "4/3 of the MFU of the same run", of="HFU")
+    return d
+
+
+def gpu_hours() -> Derivation:
+    d = Derivation("cluster.gpu_hours", "GPU-hours of a run", (LLAMA2_HOURS,))
+    time = d.defines("T", get("cluster.training_time").expr, "the run's wall-clock time on n GPUs")
+    d.defines("H_GPU", n * time / c_hour, "n GPUs for T seconds, in hours: n cancels")
+    d.concludes("cluster.gpu_hours")
+    d.refutes(
+        "002: C = 1.02e22",
+        sp.Rational("1.02e22"),
+        "002 prints 6 × 3.4e10 × 5e9 as 1.02e22 FLOPs; it is 1.02e21",
+        correct=get("flops.training.approx").expr.subs({P: 34 * 10**9, D: 5 * 10**9}),
+        source=LLAMA2_HOURS,
+    )
+    d.refutes(
+        "002: 27700 GPU-hours",
+        sp.Integer(27700),
+        "002 then divides 1.09e22 (sic) by 109.2 TFLOP/s; the correct 1.02e21 FLOPs take about 2595 GPU-hours",
+        correct=get("cluster.gpu_hours").expr.subs({P: 34 * 10**9, D: 5 * 10**9, X: 312 * 10**12, U: sp.Rational(35, 100)}),
+        source=LLAMA2_HOURS,
+    )
+    return d
+
+
+def mfu_from_gpu_hours() -> Derivation:
+    d = Derivation("cluster.mfu.gpu_hours", "Utilization implied by published GPU-hours", (LLAMA2_HOURS,))
+    hours = d.defines("H_GPU", get("cluster.gpu_hours").expr, "the GPU-hours a run at utilization U needs")
+    d.defines("U", solved_for(hours, H_gpu, U), "SymPy solves H(U) = the published GPU-hours for U")
+    d.concludes("cluster.mfu.gpu_hours")
+    return d
+
+
+DERIVATIONS = (
+    bubble,
+    bubble_interleaved,
+    amdahl,
+    training_time,
+    training_time_recompute,
+    gpus_for_deadline,
+    mfu,
+    hfu,
+    gpu_hours,
+    mfu_from_gpu_hours,
+)

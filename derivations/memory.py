@@ -1,0 +1,522 @@
+"""Proofs of the memory formulas (000 §3.4; 001; 002; Korthikanti et al. 2022; ZeRO).
+
+Model states are summed copy by copy; each ZeRO stage divides some of them by d.
+Activations are built tensor by tensor from what a Megatron-style layer saves for
+backward (``stored_tensors``: a label, a count of values and the bytes per value,
+16-bit 2, bool dropout mask 1, fp32 4); the exact sum, LayerNorm statistics
+included, is what tests/megatron_block.py measures with PyTorch, and Korthikanti's
+printed forms are proved to be its approximations (relative error → 0 as h → ∞).
+001's s·b·h·l·(10 + 24/t) is shown to be the selective, tensor-parallel case, 002's
+LLaMA-7B formula is reproduced and refuted, and 001's "5 GB per prompt" KV cache too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import sympy as sp
+
+from derivations.engine import Derivation
+from derivations.proof import valued
+from formulas.catalogue import get
+from formulas.memory import BILIBILI, ESTIMATE_002, FLASH, KORTHIKANTI, LI, NARAYANAN, ZERO, ZERO_OFFLOAD
+from formulas.symbols import M_gpu, P, a, b, c_byte, d, d_ff, d_head, g, h, l, p, q, q_bf16, q_fp32, s, t, v
+
+HALF, MASK, FP32 = 2 * c_byte, c_byte, 4 * c_byte
+Core = Literal["eager", "selective", "flash"]
+
+
+@dataclass(frozen=True)
+class Stored:
+    """One tensor a layer keeps for backward: how many values, how many bytes each."""
+
+    label: str
+    values: sp.Expr
+    width: sp.Expr
+    why: str
+
+    @property
+    def bytes(self) -> sp.Expr:
+        return self.values * self.width
+
+
+def stored_tensors(core: Core = "eager", tp: sp.Expr = t, sequence_parallel: bool = False) -> list[Stored]:
+    """The unique storages a Megatron-style layer saves, per tensor-parallel rank.
+
+    Split tensors (heads, MLP width) are divided by ``tp``; the norms' inputs and
+    statistics, the GEMM inputs after a norm and the two residual dropout masks
+    are whole on every rank unless sequence parallelism splits them along s.
+    """
+    x = s * b * h
+    whole = tp if sequence_parallel else 1
+    attention_core = {
+        "eager": [
+            Stored("Q, K", 2 * x / tp, HALF, "inputs of the QKᵀ batched GEMM (views of the QKV output)"),
+            Stored("softmax out", a * s**2 * b / tp, HALF, "softmax's backward needs its output"),
+            Stored("attn dropout mask", a * s**2 * b / tp, MASK, "dropout on the scores keeps a boolean mask"),
+            Stored("dropped scores", a * s**2 * b / tp, HALF, "left input of scores·V"),
+            Stored("V", x / tp, HALF, "right input of scores·V (a view of the same QKV output)"),
+        ],
+        "selective": [
+            Stored("Q, K, V", 3 * x / tp, HALF, "the checkpointed core attention keeps only its inputs and recomputes the rest"),
+        ],
+        "flash": [
+            Stored("Q, K, V", 3 * x / tp, HALF, "the flash kernel keeps its inputs"),
+            Stored("log-sum-exp", a * s * b / tp, FP32, "one fp32 softmax statistic per head and token replaces the s×s scores"),
+        ],
+    }[core]
+    projection_why = "input of the output projection" + (" (also the flash kernel's saved output)" if core == "flash" else "")
+    return [
+        Stored("LN₁ in", x / whole, HALF, "LayerNorm's backward needs its input"),
+        Stored("LN₁ mean, rstd", 2 * s * b / whole, HALF, "and one mean and one rstd per row (16-bit as PyTorch saves them on the CPU)"),
+        Stored("QKV in", x / whole, HALF, "input of the QKV GEMM (the norm's output)"),
+        *attention_core,
+        Stored("proj in", x / tp, HALF, projection_why),
+        Stored("attn out mask", x / whole, MASK, "dropout after the projection"),
+        Stored("LN₂ in", x / whole, HALF, "second LayerNorm's input"),
+        Stored("LN₂ mean, rstd", 2 * s * b / whole, HALF, "its statistics"),
+        Stored("fc1 in", x / whole, HALF, "input of the MLP up-projection"),
+        Stored("GELU in", 4 * x / tp, HALF, "GELU's backward needs its input"),
+        Stored("fc2 in", 4 * x / tp, HALF, "input of the down-projection (GELU's output)"),
+        Stored("MLP out mask", x / whole, MASK, "dropout after the MLP"),
+    ]
+
+
+def gated_tensors() -> list[Stored]:
+    """A layer with a heads of d_head, g KV heads and a gated (SwiGLU) MLP, no TP."""
+    x = s * b * h
+    return [
+        Stored("LN₁ in", x, HALF, "LayerNorm's input"),
+        Stored("LN₁ mean, rstd", 2 * s * b, HALF, "its statistics"),
+        Stored("QKV in", x, HALF, "input of the QKV GEMM"),
+        Stored("Q", s * b * a * d_head, HALF, "a heads of d_head"),
+        Stored("K", s * b * g * d_head, HALF, "g KV heads"),
+        Stored("softmax out", a * s**2 * b, HALF, "softmax output"),
+        Stored("attn dropout mask", a * s**2 * b, MASK, "boolean mask"),
+        Stored("dropped scores", a * s**2 * b, HALF, "left input of scores·V"),
+        Stored("V", s * b * g * d_head, HALF, "right input of scores·V"),
+        Stored("proj in", s * b * a * d_head, HALF, "input of the output projection"),
+        Stored("attn out mask", x, MASK, "dropout after the projection"),
+        Stored("LN₂ in", x, HALF, "second LayerNorm's input"),
+        Stored("LN₂ mean, rstd", 2 * s * b, HALF, "its statistics"),
+        Stored("fc1 in", x, HALF, "input of the gate and up projections"),
+        Stored("gate", s * b * d_ff, HALF, "input of the SiLU"),
+        Stored("SiLU out", s * b * d_ff, HALF, "left factor of the gating product"),
+        Stored("up", s * b * d_ff, HALF, "right factor of the gating product"),
+        Stored("fc2 in", s * b * d_ff, HALF, "the product, input of the down-projection"),
+        Stored("MLP out mask", x, MASK, "dropout after the MLP"),
+    ]
+
+
+def exact_bytes(tensors: list[Stored]) -> sp.Expr:
+    """The bytes of a tensor inventory (what the tests compare to PyTorch)."""
+    return sp.Add(*(tensor.bytes for tensor in tensors))
+
+
+def _inventory(derivation: Derivation, label: str, tensors: list[Stored], why: str) -> sp.Expr:
+    for tensor in tensors:
+        derivation.defines(tensor.label, tensor.bytes, tensor.why)
+    return derivation.defines(label, exact_bytes(tensors), why)
+
+
+def _named(tensors: list[Stored], *labels: str) -> list[Stored]:
+    return [tensor for tensor in tensors if tensor.label in labels]
+
+
+# --- model states ------------------------------------------------------------------
+
+
+def model_states() -> Derivation:
+    dv = Derivation("memory.model_states", "Mixed-precision Adam: 16 bytes per parameter", (BILIBILI, ZERO))
+    dv.defines(
+        "M_states",
+        q_bf16 * P + q_bf16 * P + q_fp32 * P + q_fp32 * P + q_fp32 * P,
+        "16-bit weights for the passes, 16-bit gradients, and fp32 master weights, momentum and variance for the update",
+    )
+    dv.concludes("memory.model_states")
+    return dv
+
+
+def _states_variant(target: str, title: str, parts: list[tuple[sp.Expr, str]], sources) -> Derivation:
+    dv = Derivation(target, title, sources)
+    dv.defines("M_states", sp.Add(*(expr for expr, _ in parts)) * P, "; ".join(why for _, why in parts))
+    dv.concludes(target)
+    return dv
+
+
+def model_states_fp32_grads() -> Derivation:
+    return _states_variant(
+        "memory.model_states.fp32_grads",
+        "fp32 gradients: 18 bytes per parameter",
+        [(q_bf16, "16-bit weights"), (q_fp32, "fp32 gradients"), (3 * q_fp32, "fp32 master, momentum, variance")],
+        (BILIBILI,),
+    )
+
+
+def model_states_grad_buffers() -> Derivation:
+    return _states_variant(
+        "memory.model_states.grad_buffers",
+        "16-bit gradients and an fp32 buffer: 20 bytes per parameter",
+        [(q_bf16, "16-bit weights"), (q_bf16, "16-bit gradients"), (q_fp32, "an fp32 gradient accumulation buffer"),
+         (3 * q_fp32, "fp32 master, momentum, variance")],
+        (BILIBILI,),
+    )
+
+
+def model_states_sgd() -> Derivation:
+    return _states_variant(
+        "memory.model_states.sgd_momentum",
+        "SGD with momentum: 12 bytes per parameter",
+        [(q_bf16, "16-bit weights"), (q_bf16, "16-bit gradients"), (2 * q_fp32, "fp32 master weights and momentum")],
+        (ZERO,),
+    )
+
+
+def optimizer_adam() -> Derivation:
+    return _states_variant(
+        "memory.optimizer.adam",
+        "Adam's fp32 states",
+        [(q_fp32, "fp32 master weights"), (q_fp32, "momentum exp_avg"), (q_fp32, "variance exp_avg_sq")],
+        (ZERO,),
+    )
+
+
+def inference_weights() -> Derivation:
+    return _states_variant("memory.model_states.inference", "Inference: 16-bit weights only", [(q_bf16, "one 16-bit copy")], (BILIBILI,))
+
+
+def inference_int8() -> Derivation:
+    return _states_variant("memory.model_states.inference.int8", "int8 weights", [(q_bf16 / 2, "8 of 16 bits")], (BILIBILI,))
+
+
+def inference_int4() -> Derivation:
+    return _states_variant("memory.model_states.inference.int4", "int4 weights", [(q_bf16 / 4, "4 of 16 bits")], (BILIBILI,))
+
+
+# --- ZeRO ----------------------------------------------------------------------------
+
+
+def _zero(stage: int) -> Derivation:
+    target = "memory.zero" if stage == 0 else f"memory.zero.stage{stage}"
+    dv = Derivation(target, f"ZeRO stage {stage} per GPU under 3D parallelism", (ZERO, BILIBILI))
+    rank = dv.defines("Ψ/(tp)", P / (t * p), "tensor and pipeline parallelism leave each model-parallel rank Ψ/(t·p) parameters")
+    shares = [(3 * q_fp32, 1, "optimizer states"), (q_bf16, 2, "gradients"), (q_bf16, 3, "weights")]
+    for width, partitioned_from, what in shares:
+        split = stage >= partitioned_from
+        dv.defines(f"M_{what.split()[0]}", width * rank / (d if split else 1),
+                   f"{what}: " + ("partitioned over the d replicas" if split else "replicated on every data-parallel rank"))
+    dv.defines("M_ZeRO", sp.Add(*(width * rank / (d if stage >= k else 1) for width, k, _ in shares)), "the three shares")
+    dv.concludes(target)
+    return dv
+
+
+def zero_offload_gpu() -> Derivation:
+    dv = Derivation("memory.zero.offload.gpu", "ZeRO-Offload keeps the 16-bit weights on the GPU", (ZERO_OFFLOAD,))
+    dv.defines("M_GPU", q_bf16 * P / (t * p), "forward and backward run on the GPU from the 16-bit weights; gradients are sent to the CPU as they are made")
+    dv.concludes("memory.zero.offload.gpu")
+    return dv
+
+
+def zero_offload_cpu() -> Derivation:
+    dv = Derivation("memory.zero.offload.cpu", "ZeRO-Offload moves gradients and Adam to the CPU", (ZERO_OFFLOAD,))
+    dv.defines("M_CPU", (q_bf16 + 3 * q_fp32) * P / (t * p * d), "each replica's CPU keeps its 1/d share of the 16-bit gradients and fp32 Adam states and runs the update")
+    dv.concludes("memory.zero.offload.cpu")
+    return dv
+
+
+# --- activations -----------------------------------------------------------------------
+
+
+def layer_exact() -> Derivation:
+    dv = Derivation("memory.activations.layer.exact", "One layer's stored tensors, one by one", (KORTHIKANTI,))
+    tensors = stored_tensors("eager", tp=sp.Integer(1))
+    attention = _named(tensors, "QKV in", "Q, K", "softmax out", "attn dropout mask", "dropped scores", "V", "proj in", "attn out mask")
+    mlp = _named(tensors, "fc1 in", "GELU in", "fc2 in", "MLP out mask")
+    norms = _named(tensors, "LN₁ in", "LN₁ mean, rstd", "LN₂ in", "LN₂ mean, rstd")
+    _inventory(dv, "A_layer", tensors, "the sum of the unique storages saved for backward")
+    dv.defines("A_attn", exact_bytes(attention), "the attention block's tensors")
+    dv.equals("A_attn", (11 * s * b * h + 5 * a * s**2 * b) * c_byte, "Korthikanti's 11sbh + 5as²b")
+    dv.defines("A_mlp", exact_bytes(mlp), "the MLP's tensors")
+    dv.equals("A_mlp", 19 * s * b * h * c_byte, "Korthikanti's 19sbh")
+    dv.defines("A_norm", exact_bytes(norms), "the norms' inputs and statistics")
+    dv.equals("A_norm", (4 * s * b * h + 8 * s * b) * c_byte, "4sbh, plus 8sb of statistics")
+    dv.equals(
+        "A_attn + A_mlp + A_norm",
+        (11 * s * b * h + 5 * a * s**2 * b + 19 * s * b * h + 4 * s * b * h + 8 * s * b) * c_byte,
+        "the same tensors, grouped: attention + MLP + norms",
+        of="A_layer",
+    )
+    dv.concludes("memory.activations.layer.exact")
+    return dv
+
+
+def _korthikanti(target: str, title: str, exact: sp.Expr, why: str, sources=(KORTHIKANTI,)) -> Derivation:
+    """exact → the printed form, as an approximation whose error is the LayerNorm statistics."""
+    dv = Derivation(target, title, sources)
+    dv.defines("A_exact", exact, "the stored tensors (memory.activations.layer.exact's inventory, for this layout)")
+    printed = get(target).expr
+    dv.approximates(
+        "A",
+        printed,
+        why + "; the LayerNorm statistics (O(sb)) are dropped",
+        condition="h ≫ 1 (statistics are one value per row, the tensors h per row)",
+        error=sp.cancel(((exact - printed) / printed).subs(c_byte, 1)),
+        limits=((h, sp.oo),),
+    )
+    dv.concludes(target)
+    return dv
+
+
+def layer() -> Derivation:
+    return _korthikanti(
+        "memory.activations.layer",
+        "Korthikanti's 34sbh + 5as²b",
+        get("memory.activations.layer.exact").expr,
+        "attention 11sbh + 5as²b, MLP 19sbh, norms 4sbh",
+        (KORTHIKANTI, BILIBILI),
+    )
+
+
+def layer_tp() -> Derivation:
+    dv = _korthikanti(
+        "memory.activations.layer.tp",
+        "Tensor parallel: sbh(10 + 24/t + 5as/(ht))",
+        exact_bytes(stored_tensors("eager")),
+        "heads and MLP width split over t (24sbh + 5as²b), norms, their outputs and two masks whole (10sbh)",
+        (KORTHIKANTI, BILIBILI),
+    )
+    norms = _named(stored_tensors("eager"), "LN₁ in", "LN₂ in")
+    dv.refutes(
+        "000: norms 4bsht",
+        4 * b * s * h * t * c_byte,
+        "000 §3.4.2.1 prints the norms' activations under TP as 4bsht bytes; every rank keeps the whole inputs "
+        "of both LayerNorms (tensor parallelism does not split them), 4bsh per GPU",
+        correct=exact_bytes(norms),
+        source=BILIBILI,
+    )
+    return dv
+
+
+def layer_tp_sp() -> Derivation:
+    return _korthikanti(
+        "memory.activations.layer.tp_sp",
+        "Tensor + sequence parallel: sbh(34 + 5as/h)/t",
+        exact_bytes(stored_tensors("eager", sequence_parallel=True)),
+        "sequence parallelism splits the 10sbh replicated part along s",
+    )
+
+
+def layer_selective() -> Derivation:
+    return _korthikanti(
+        "memory.activations.layer.selective",
+        "Selective recompute with TP: sbh(10 + 24/t)",
+        exact_bytes(stored_tensors("selective")),
+        "the core attention is recomputed: its 5as²b/t go, its inputs Q, K, V stay (the same 6sbh/t as before)",
+        (KORTHIKANTI, LI),
+    )
+
+
+def layer_selective_sp() -> Derivation:
+    return _korthikanti(
+        "memory.activations.layer.selective_sp",
+        "Selective recompute with TP + SP: 34sbh/t",
+        exact_bytes(stored_tensors("selective", sequence_parallel=True)),
+        "every remaining tensor is split t ways",
+    )
+
+
+def layer_flash() -> Derivation:
+    return _korthikanti(
+        "memory.activations.layer.flash",
+        "FlashAttention: no s² terms",
+        exact_bytes(stored_tensors("flash")),
+        "the kernel recomputes the scores tile by tile from Q, K, V and the log-sum-exp",
+        (FLASH, KORTHIKANTI),
+    )
+
+
+def layer_gated() -> Derivation:
+    return _korthikanti(
+        "memory.activations.layer.gated",
+        "GQA heads and a gated MLP",
+        exact_bytes(gated_tensors()),
+        "Q and the projection input are a·d_head wide, K and V g·d_head; the gated MLP keeps four d_ff-wide tensors",
+    )
+
+
+def layer_full() -> Derivation:
+    dv = Derivation("memory.activations.layer.full_recompute", "Full recompute keeps the layer's input", (KORTHIKANTI, BILIBILI))
+    dv.defines("A_full", s * b * h * HALF, "the checkpoint saves the layer's 16-bit input; backward reruns the forward from it")
+    dv.concludes("memory.activations.layer.full_recompute")
+    return dv
+
+
+def first_stage() -> Derivation:
+    dv = Derivation("memory.activations.1f1b", "1F1B: the first stage holds p micro-batches", (KORTHIKANTI, BILIBILI))
+    per_layer = get("memory.activations.layer.tp").expr
+    dv.defines("A_stage", p * (l / p) * per_layer, "1F1B starts p micro-batches before the first backward; each stage has l/p layers")
+    dv.equals("A_stage", l * per_layer, "p·(l/p) = l: the first stage holds l layers' worth, whatever p is")
+    dv.concludes("memory.activations.1f1b")
+    return dv
+
+
+def first_stage_interleaved() -> Derivation:
+    dv = Derivation("memory.activations.1f1b.interleaved", "Interleaved 1F1B holds 1 + (p−1)/(pv) times more", (KORTHIKANTI, NARAYANAN))
+    per_layer = get("memory.activations.layer.tp").expr
+    dv.defines("n_warm", 2 * (p - 1) + (v - 1) * p, "Megatron's warm-up on rank 0: (p − 1)·2 + (v − 1)·p chunk forwards")
+    chunks = dv.defines("n_flight", 2 * (p - 1) + (v - 1) * p + 1, "plus the forward of the first steady-state step: chunks in flight")
+    dv.defines("A_stage", chunks * (l / (p * v)) * per_layer, "each chunk holds l/(p·v) layers of one micro-batch")
+    dv.equals("A_stage", l * per_layer * (1 + (p - 1) / (p * v)), "(pv + p − 1)/(pv) = 1 + (p − 1)/(pv)")
+    dv.concludes("memory.activations.1f1b.interleaved")
+    return dv
+
+
+def selective_001() -> Derivation:
+    dv = Derivation("memory.activations.selective_001", "001's s·b·h·l·(10 + 24/t) is selective recompute with TP", (LI, KORTHIKANTI))
+    dv.defines("A_model", l * get("memory.activations.layer.selective").expr, "l layers, each under selective recompute and t-way tensor parallelism")
+    dv.concludes("memory.activations.selective_001")
+    return dv
+
+
+def llama_002() -> Derivation:
+    dv = Derivation("memory.activations.llama_002", "002's LLaMA-7B formula, as printed", (ESTIMATE_002,))
+    dv.defines(
+        "A_002",
+        l * (14 * b * s * h + 4 * b * s * d_ff + 8 * a * b * s * h + 5 * a * b * s**2) * c_byte,
+        "32 × (14·32·2048·4096 + 4·32·2048·11008 + 8·32·32·2048·4096 + 5·32·32·2048·2048), read term by term",
+    )
+    dv.concludes("memory.activations.llama_002")
+    counted = l * get("memory.activations.layer.gated").expr.subs({g: a, d_head: h / a})
+    dv.refutes(
+        "002: 8·a·b·s·h",
+        get("memory.activations.llama_002").expr,
+        "no tensor of the layer has a·b·s·h values (that would be a copies of the hidden state); the tensor count "
+        "of a gated layer without GQA is sb(18h + 8d_ff) + 5as²b",
+        correct=counted,
+        source=ESTIMATE_002,
+    )
+    return dv
+
+
+def training_selective() -> Derivation:
+    dv = Derivation("memory.training.selective", "001's training memory", (LI,))
+    dv.defines("M_train", get("memory.model_states").expr + get("memory.activations.selective_001").expr,
+               "weights 2Ψ, gradients 2Ψ, Adam 12Ψ, and the forward state under selective recompute")
+    dv.concludes("memory.training.selective")
+    return dv
+
+
+# --- KV cache ---------------------------------------------------------------------------
+
+LLAMA2_70B = {l: 80, d_head: 128, s: 4096, q: 2}
+
+
+def kv_per_token() -> Derivation:
+    dv = Derivation("memory.kv_cache.per_token", "K and V of one token", (LI,))
+    one = dv.defines("K_layer", g * d_head * q, "one layer's key for one token: g KV heads of d_head values")
+    dv.defines("KV_token", 2 * l * one, "a key and a value, in each of l layers")
+    dv.concludes("memory.kv_cache.per_token")
+    return dv
+
+
+def kv_per_sequence() -> Derivation:
+    dv = Derivation("memory.kv_cache.per_sequence", "One sequence's KV cache", (LI,))
+    per_sequence = dv.defines("KV_seq", s * get("memory.kv_cache.per_token").expr, "every token of the sequence is cached")
+    dv.concludes("memory.kv_cache.per_sequence")
+    without_gqa = per_sequence.subs({**LLAMA2_70B, g: 64})
+    dv.refutes(
+        "001: 5 GB per prompt",
+        5 * 2**30,
+        "001's own figures (80 GB for b = 8 at 4096 tokens) give 10 GiB per prompt without GQA",
+        correct=without_gqa,
+        source=LI,
+    )
+    dv.defines("KV_70B", per_sequence.subs({**LLAMA2_70B, g: 8}), "the real LLaMA-2 70B has g = 8 KV heads")
+    dv.equals("KV_70B", sp.Rational(5, 4) * 2**30, "1.25 GiB per 4096-token sequence")
+    return dv
+
+
+def kv_cache() -> Derivation:
+    dv = Derivation("memory.kv_cache", "The KV cache of a batch", (LI,))
+    dv.defines("KV", b * get("memory.kv_cache.per_sequence").expr, "b sequences, never merged")
+    dv.concludes("memory.kv_cache")
+    return dv
+
+
+def inference() -> Derivation:
+    dv = Derivation("memory.inference", "What inference holds", (LI,))
+    dv.defines(
+        "M_infer",
+        get("memory.model_states.inference").expr + get("memory.kv_cache").expr + b * s * h * q,
+        "the weights, the KV cache, and the current layer's [b, s, h] activations (0.5 GB at b = 8, s = 4096, h = 8192)",
+    )
+    dv.concludes("memory.inference")
+    return dv
+
+
+# --- per GPU ----------------------------------------------------------------------------
+
+
+def per_gpu() -> Derivation:
+    dv = Derivation("memory.per_gpu", "The first pipeline stage's GPU", (BILIBILI, KORTHIKANTI))
+    dv.defines("M", get("memory.zero").expr + get("memory.activations.1f1b").expr, "model states of its Ψ/(t·p) parameters, and l layers' worth of activations")
+    dv.concludes("memory.per_gpu")
+    return dv
+
+
+def headroom() -> Derivation:
+    dv = Derivation("memory.per_gpu.headroom", "Does it fit?", (BILIBILI,))
+    dv.defines("M_free", M_gpu - get("memory.per_gpu").expr, "capacity minus need; the layout fits when it is ≥ 0")
+    dv.concludes("memory.per_gpu.headroom")
+    return dv
+
+
+def max_micro_batch() -> Derivation:
+    dv = Derivation("memory.max_micro_batch", "The largest micro-batch that fits", (BILIBILI, KORTHIKANTI))
+    need = valued(get("memory.per_gpu").expr)
+    beta = sp.Dummy("beta", positive=True)  # b relaxed to a real number for solving
+    root = sp.solve(sp.Eq(need.subs(b, beta), M_gpu), beta)
+    (solution,) = root
+    dv.defines("b*", solution, "memory.per_gpu is linear in b: solve memory.per_gpu = M_GPU for b")
+    activations_per_sequence = get("memory.activations.1f1b").expr / b
+    dv.equals("b*", (M_gpu - get("memory.zero").expr) / activations_per_sequence, "the capacity left beside the model states, per sequence of activations")
+    dv.defines("b_max", sp.floor((M_gpu - get("memory.zero").expr) / activations_per_sequence), "micro-batches are whole: round down")
+    dv.concludes("memory.max_micro_batch")
+    return dv
+
+
+DERIVATIONS = (
+    model_states,
+    model_states_fp32_grads,
+    model_states_grad_buffers,
+    model_states_sgd,
+    optimizer_adam,
+    inference_weights,
+    inference_int8,
+    inference_int4,
+    *(lambda stage=stage: _zero(stage) for stage in range(4)),
+    zero_offload_gpu,
+    zero_offload_cpu,
+    layer_exact,
+    layer,
+    layer_tp,
+    layer_tp_sp,
+    layer_selective,
+    layer_selective_sp,
+    layer_flash,
+    layer_gated,
+    layer_full,
+    first_stage,
+    first_stage_interleaved,
+    selective_001,
+    llama_002,
+    training_selective,
+    kv_per_token,
+    kv_per_sequence,
+    kv_cache,
+    inference,
+    per_gpu,
+    headroom,
+    max_micro_batch,
+)

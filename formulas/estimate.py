@@ -1,0 +1,229 @@
+"""The training and inference report for one model, GPU and parallel layout.
+
+Every figure is a catalogue formula evaluated at the model's sizes, the GPU's
+figures and the layout; nothing here is a formula of its own but the glue
+(which variant applies, sums of the sections, the step time). The glue runs
+on any evaluator: exact SymPy Rationals for ``llm-formulas estimate``, NumPy
+arrays of layouts for sweeps and ``plan``.
+
+Conventions (each stated in the report):
+- weights and activations in 16-bit (q = 2 bytes); mixed-precision Adam;
+- activations are Korthikanti et al.'s classic-block terms (``memory.activations.layer.*``);
+  the first pipeline stage holds min(p, m) micro-batches of its l/p layers (1F1B),
+  ×(1 + (p−1)/(p·v)) when interleaved;
+- TP traffic is compared with the GPU's NVLink (PCIe without one), PP and DP traffic
+  with the inter-node bandwidth per GPU (``network``);
+- a step is compute × (1 + bubble) plus the communication time that exceeds
+  the overlappable share r of the compute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Callable, Literal
+
+import sympy as sp
+
+from formulas.catalogue import get
+from formulas.symbols import constant_values, quantity
+
+Recompute = Literal["none", "selective", "full"]
+RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
+Q_16BIT = 2  # bytes per 16-bit value
+
+
+class LayoutError(ValueError):
+    """A layout that cannot exist; the message names the rule it breaks."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    n: int
+    t: int
+    p: int
+    d: int
+    b: int
+    m: int
+    s: int
+    v: int = 1
+    zero: int = 0
+    recompute: Recompute = "selective"
+    sequence_parallel: bool = False
+
+    @property
+    def global_batch(self) -> int:
+        return self.b * self.m * self.d
+
+
+def check_layout(layout: Layout, model: dict[str, int]) -> None:
+    """Raise LayoutError naming the first rule the layout breaks."""
+    t, p, d, n = layout.t, layout.p, layout.d, layout.n
+    if t * p * d != n:
+        raise LayoutError(f"t·p·d must equal n: {t}·{p}·{d} = {t * p * d}, n = {n}")
+    if model["a"] % t:
+        raise LayoutError(f"t = {t} must divide the {model['a']} attention heads")
+    if model["g"] % t:
+        raise LayoutError(f"t = {t} must divide the {model['g']} key/value heads")
+    if model["l"] % (p * layout.v):
+        raise LayoutError(f"p·v = {p * layout.v} must divide the {model['l']} layers")
+    if layout.zero not in (0, 1, 2, 3):
+        raise LayoutError(f"ZeRO stage must be 0, 1, 2 or 3, got {layout.zero}")
+    if layout.recompute not in RECOMPUTE_MODES:
+        raise LayoutError(f"recompute must be one of {', '.join(RECOMPUTE_MODES)}, got {layout.recompute!r}")
+    if layout.v > 1 and (p == 1 or layout.m % p):
+        raise LayoutError(f"interleaving (v = {layout.v}) needs p > 1 and m a multiple of p (m = {layout.m}, p = {p})")
+
+
+Evaluator = Callable[..., object]
+
+
+@cache
+def _exact_function(formula_id: str) -> tuple[tuple[sp.Symbol, ...], sp.Expr]:
+    expr = get(formula_id).expr.subs(constant_values())
+    return tuple(sorted(expr.free_symbols, key=lambda s: s.name)), expr
+
+
+def exact(formula_id: str, **values: object) -> sp.Rational:
+    """Evaluate a formula exactly; extra values are ignored, a missing one is an error."""
+    symbols, expr = _exact_function(formula_id)
+    missing = [s.name for s in symbols if s.name not in values]
+    if missing:
+        raise KeyError(f"{formula_id} needs {', '.join(missing)}")
+    return expr.xreplace({s: sp.nsimplify(values[s.name]) for s in symbols})
+
+
+def exact_max(x: object, y: object) -> object:
+    return sp.Max(x, y)
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything the report reads besides the layout (values by symbol name)."""
+
+    model: dict[str, int]  # architecture sizes and switches
+    gpu: dict[str, object]  # X, W_mem, W_link, M_gpu
+    network: object  # inter-node bytes/s per GPU
+    tokens: object  # D
+    utilization: object  # U
+    overlap: object  # r
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, maximum: Callable = exact_max) -> dict:
+    """The report as nested sections of numbers (exact or arrays, by evaluator)."""
+    t, p, d, b, m, s, v = layout.t, layout.p, layout.d, layout.b, layout.m, layout.s, layout.v
+    model = inputs.model
+    base = dict(model) | dict(inputs.gpu) | {"t": t, "p": p, "d": d, "m": m, "s": s, "v": v, "n": layout.n, "q": Q_16BIT,
+                                              "q_w": Q_16BIT, "U": inputs.utilization, "r": inputs.overlap, "D": inputs.tokens}
+    B = b * m * d
+
+    total = ev("params.decoder.total", **base)
+    active = ev("params.decoder.active", **base)
+    base["P"] = total
+
+    forward = ev("flops.decoder.forward", **(base | {"b": B}))
+    backward = ev("flops.decoder.backward", **(base | {"b": B}))
+    training = forward + backward
+    recomputed = {"none": 0, "full": forward, "selective": model["l"] * ev("flops.decoder.attention.scores", **(base | {"b": B}))}[layout.recompute]
+
+    states_id = "memory.zero" if layout.zero == 0 else f"memory.zero.stage{layout.zero}"
+    states = ev(states_id, **base)
+    per_layer = ev(_activation_formula(layout), **(base | {"b": b}))
+    in_flight = min(p, m)
+    interleave = 1 + sp.Rational(p - 1, p * v) if v > 1 else 1
+    activations = per_layer * sp.Rational(model["l"], p) * in_flight * interleave
+    memory_total = states + activations
+
+    compute_time = (training + recomputed) / (layout.n * inputs.gpu["X"] * inputs.utilization)
+    bubble = ev("cluster.bubble.interleaved", **base) if v > 1 else ev("cluster.bubble", **base)
+    comms = _comms(layout, base, ev, total)
+    link = {"tp": inputs.gpu["W_link"], "pp": inputs.network, "dp": inputs.network}
+    comm_time = {dim: comms[dim] / link[dim] for dim in comms}
+    exposed = sum(maximum(comm_time[dim] - inputs.overlap * compute_time, 0) for dim in comm_time)
+    step_time = compute_time * (1 + bubble) + exposed
+    iterations = inputs.tokens / (B * s)
+
+    return {
+        "params": {"total": total, "active": active, "per_gpu": total / (t * p)},
+        "flops": {
+            "forward": forward,
+            "backward": backward,
+            "training": training,
+            "recomputed": recomputed,
+            "per_token": training / (B * s),
+        },
+        "memory": {
+            "model_states": states,
+            "activations": activations,
+            "total": memory_total,
+            "capacity": inputs.gpu["M_gpu"],
+            "fits": memory_total <= inputs.gpu["M_gpu"],
+            "activation_formula": _activation_formula(layout),
+        },
+        "comms": {
+            "bytes": comms,
+            "required_bandwidth": {
+                "tp": ev("comms.bandwidth.tp", **base) if t > 1 else 0,
+                "pp": ev("comms.bandwidth.pp", **base) if p > 1 else 0,
+                "dp": ev("comms.bandwidth.dp", **(base | {"B": B})) if d > 1 else 0,
+            },
+            "link_bandwidth": link,
+            "seconds": comm_time,
+        },
+        "time": {
+            "bubble": bubble,
+            "compute_seconds": compute_time,
+            "exposed_comm_seconds": exposed,
+            "step_seconds": step_time,
+            "iterations": iterations,
+            "training_days": iterations * step_time / 86400,
+            "ideal_days": ev("cluster.training_time", **base) / 86400,
+        },
+        "inference": _inference(layout, base, ev, maximum),
+    }
+
+
+def _activation_formula(layout: Layout) -> str:
+    sp_suffix = "_sp" if layout.sequence_parallel else ""
+    if layout.recompute == "full":
+        return "memory.activations.layer.full_recompute"
+    if layout.recompute == "selective":
+        return f"memory.activations.layer.selective{sp_suffix}"
+    return "memory.activations.layer.tp_sp" if layout.sequence_parallel else "memory.activations.layer.tp"
+
+
+def _comms(layout: Layout, base: dict, ev: Evaluator, total: object) -> dict:
+    """Bytes each GPU moves per iteration, by parallel dimension."""
+    tp_id = "comms.sp.per_microbatch" if layout.sequence_parallel else "comms.tp.sent_per_microbatch"
+    tp = ev(tp_id, **(base | {"b": layout.b})) * layout.m if layout.t > 1 else 0
+    pp = ev("comms.pp.per_iteration", **(base | {"b": layout.b})) if layout.p > 1 else 0
+    if layout.d == 1:
+        dp = 0
+    elif layout.zero == 3:  # a parameter all-gather on top of the reduce-scatter: 3Ψ of this rank's shard
+        dp = ev("comms.zero.stage3", **(base | {"P": total / (layout.t * layout.p)}))
+    else:
+        dp = ev("comms.dp.sent_per_iteration", **base)
+    return {"tp": tp, "pp": pp, "dp": dp}
+
+
+def _inference(layout: Layout, base: dict, ev: Evaluator, maximum: Callable) -> dict:
+    """One replica (t·p GPUs) decoding a batch of b sequences of s tokens."""
+    replica = base | {"n": layout.t * layout.p, "b": layout.b}
+    memory_bound = ev("inference.latency.memory_bound", **replica)
+    compute_bound = ev("inference.latency.compute_bound", **replica)
+    step = maximum(memory_bound, compute_bound)
+    return {
+        "kv_cache_per_sequence": ev("memory.kv_cache.per_sequence", **replica),
+        "kv_cache_batch": ev("memory.kv_cache", **replica),
+        "latency_memory_bound": memory_bound,
+        "latency_compute_bound": compute_bound,
+        "token_latency": step,
+        "tokens_per_second": layout.b / step,
+        "balance_batch": ev("inference.balance_batch", **replica),
+    }
+
+
+def model_values(values: dict[sp.Symbol, int]) -> dict[str, int]:
+    """An Architecture's symbol values keyed by name (what evaluators take)."""
+    return {quantity(symbol).name: int(value) for symbol, value in values.items()}

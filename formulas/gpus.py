@@ -1,0 +1,136 @@
+"""GPU presets: peak dense FLOP/s, memory and links, from NVIDIA's datasheets.
+
+Every figure is dense (NVIDIA's datasheets print the 2:4-sparsity figure,
+twice the dense one, and mark it with an asterisk: the dense figure here is that
+number halved). Bytes are decimal (80 GB = 80e9), bandwidths are the totals
+NVIDIA prints, both directions together (NVLink 900 GB/s = 450 each way; PCIe
+Gen4 x16 64 GB/s = 32 each way), which is what ``W_link`` means in
+``comms.tp.max_degree``. The sources' own figures (001: RTX 4090 330 TFLOPS and
+64 GB/s, H100 989 TFLOPS and 900 GB/s, H800 400 GB/s, H100 PCIe Gen5 128 GB/s;
+000/002: A100 312 TFLOPS) agree with these to the digits they print.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import sympy as sp
+
+from formulas.catalogue import Source
+from formulas.symbols import M_gpu, W_link, W_mem, X
+
+Precision = Literal["bf16", "fp16", "tf32", "fp32"]
+Link = Literal["nvlink", "pcie"]
+
+TERA = 10**12
+GIGA = 10**9
+
+A100_DATASHEET = Source(
+    "NVIDIA A100 Tensor Core GPU datasheet (nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf)",
+    "SXM4: FP32 19.5, TF32 156 (312*), BF16/FP16 312 (624*) TFLOPS; 40 GB HBM2 1,555 GB/s; 80 GB HBM2e 2,039 GB/s; "
+    "NVLink 600 GB/s; PCIe Gen4 64 GB/s",
+)
+A800_NEWS = Source(
+    "NVIDIA A800 (Reuters, Nov 2022; tweakers.net/nieuws/203182)",
+    "an A100 80 GB whose NVLink is cut from 600 to 400 GB/s; compute and memory unchanged",
+)
+H100_DATASHEET = Source(
+    "NVIDIA H100 Tensor Core GPU datasheet",
+    "SXM: FP32 67, TF32 989*, BF16/FP16 1,979* TFLOPS, 80 GB 3.35 TB/s, NVLink 900 GB/s, PCIe Gen5 128 GB/s; "
+    "PCIe: FP32 51, TF32 756*, BF16/FP16 1,513* TFLOPS, 80 GB 2 TB/s, NVLink bridge 600 GB/s, PCIe Gen5 128 GB/s "
+    "(* with sparsity)",
+)
+H800_NEWS = Source(
+    "NVIDIA H800 SXM (NVIDIA statement to Reuters, Mar 2023)",
+    "an H100 SXM with NVLink cut from 900 to 400 GB/s",
+)
+H200_DATASHEET = Source(
+    "NVIDIA H200 Tensor Core GPU datasheet",
+    "SXM: 141 GB HBM3e at 4.8 TB/s, NVLink 900 GB/s, PCIe Gen5 128 GB/s; Hopper compute as the H100 SXM",
+)
+ADA_WHITEPAPER = Source(
+    "NVIDIA Ada GPU Architecture whitepaper, Appendix A (GeForce RTX 4090)",
+    "FP32 82.6; TF32 82.6 (165.2*); FP16 with FP16 accumulate 330.3 (660.6*); BF16/FP16 with FP32 accumulate "
+    "165.2 (330.4*) TFLOPS; 24 GB GDDR6X 1,008 GB/s; no NVLink; PCIe Gen4 x16",
+)
+LI = Source("001_15f6accac8e5ad50.txt", "GPU figures: 4090 330 TFLOPS, 1 TB/s, PCIe Gen4 64 GB/s; H100 989 TFLOPS, 3.35 TB/s, NVLink 900 GB/s")
+
+
+@dataclass(frozen=True)
+class GPU:
+    """One GPU model. FLOP/s are dense; bandwidths count both directions."""
+
+    key: str
+    name: str
+    bf16: sp.Rational
+    fp16: sp.Rational
+    tf32: sp.Rational
+    fp32: sp.Rational
+    memory: sp.Rational
+    memory_bandwidth: sp.Rational
+    nvlink: sp.Rational | None
+    pcie: sp.Rational
+    sources: tuple[Source, ...]
+    notes: str = ""
+
+    def flops(self, precision: Precision = "bf16") -> sp.Rational:
+        """Peak dense FLOP/s of the tensor cores (CUDA cores for fp32) at ``precision``."""
+        return {"bf16": self.bf16, "fp16": self.fp16, "tf32": self.tf32, "fp32": self.fp32}[precision]
+
+    def link(self, kind: Link = "nvlink") -> sp.Rational:
+        """Bandwidth of the GPU-to-GPU link, both directions; PCIe when the GPU has no NVLink."""
+        if kind == "nvlink" and self.nvlink is not None:
+            return self.nvlink
+        return self.pcie
+
+    def values(self, precision: Precision = "bf16", link: Link = "nvlink") -> dict[sp.Symbol, sp.Rational]:
+        """The symbols a formula takes from a GPU: X, W_mem, W_link, M_GPU."""
+        return {X: self.flops(precision), W_mem: self.memory_bandwidth, W_link: self.link(link), M_gpu: self.memory}
+
+
+def _tflops(value: str) -> sp.Rational:
+    return sp.Rational(value) * TERA
+
+
+def _gb(value: str) -> sp.Rational:
+    return sp.Rational(value) * GIGA
+
+
+def _ampere(key: str, name: str, memory: str, bandwidth: str, nvlink: str, sources: tuple[Source, ...], notes: str = "") -> GPU:
+    return GPU(key, name, _tflops("312"), _tflops("312"), _tflops("156"), _tflops("19.5"), _gb(memory), _gb(bandwidth),
+               _gb(nvlink), _gb("64"), sources, notes)
+
+
+def _hopper_sxm(key: str, name: str, memory: str, bandwidth: str, nvlink: str, sources: tuple[Source, ...], notes: str = "") -> GPU:
+    return GPU(key, name, _tflops("1979") / 2, _tflops("1979") / 2, _tflops("989") / 2, _tflops("67"), _gb(memory),
+               _gb(bandwidth), _gb(nvlink), _gb("128"), sources, notes)
+
+
+PRESETS: dict[str, GPU] = {
+    gpu.key: gpu
+    for gpu in (
+        _ampere("a100-40gb", "NVIDIA A100 40 GB SXM4", "40", "1555", "600", (A100_DATASHEET,)),
+        _ampere("a100-80gb", "NVIDIA A100 80 GB SXM4", "80", "2039", "600", (A100_DATASHEET,)),
+        _ampere("a800", "NVIDIA A800 80 GB SXM4", "80", "2039", "400", (A100_DATASHEET, A800_NEWS)),
+        _hopper_sxm("h100-sxm", "NVIDIA H100 SXM5 80 GB", "80", "3350", "900", (H100_DATASHEET, LI),
+                    notes="001 rounds the dense 989.5 TFLOPS to 989"),
+        GPU("h100-pcie", "NVIDIA H100 PCIe 80 GB", _tflops("1513") / 2, _tflops("1513") / 2, _tflops("756") / 2,
+            _tflops("51"), _gb("80"), _gb("2000"), _gb("600"), _gb("128"), (H100_DATASHEET,),
+            notes="NVLink only through a 2-GPU bridge; 001's 'H100 on PCIe Gen5' case uses the SXM's 989 TFLOPS"),
+        _hopper_sxm("h800", "NVIDIA H800 SXM5 80 GB", "80", "3350", "400", (H100_DATASHEET, H800_NEWS, LI)),
+        _hopper_sxm("h200", "NVIDIA H200 SXM 141 GB", "141", "4800", "900", (H200_DATASHEET,)),
+        GPU("rtx4090", "NVIDIA GeForce RTX 4090 24 GB", _tflops("165.2"), _tflops("330.3"), _tflops("82.6"),
+            _tflops("82.6"), _gb("24"), _gb("1008"), None, _gb("64"), (ADA_WHITEPAPER, LI),
+            notes="GeForce tensor cores run FP16 with FP16 accumulation at 330.3 TFLOPS (001's 330) but BF16 and FP16 "
+                  "with FP32 accumulation at half that; 001 rounds 1,008 GB/s to 1 TB/s"),
+    )
+}
+
+
+def gpu(key: str) -> GPU:
+    """A preset by key (``h100-sxm``); the error lists the known keys."""
+    try:
+        return PRESETS[key]
+    except KeyError:
+        raise KeyError(f"unknown GPU {key!r}; known: {', '.join(PRESETS)}") from None

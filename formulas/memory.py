@@ -1,0 +1,497 @@
+"""Memory of training and inference: model states, ZeRO, activations, KV cache.
+
+Model states (000 §3.4; Rajbhandari et al. 2019): mixed-precision Adam keeps a
+16-bit weight and gradient and fp32 master weight, momentum and variance:
+2 + 2 + 12 = 16 bytes per parameter (18 with fp32 gradients, 20 with a 16-bit
+gradient and an fp32 gradient buffer); ZeRO stage 1/2/3 leave 4Ψ + 12Ψ/d,
+2Ψ + 14Ψ/d, 16Ψ/d per GPU, with Ψ → Ψ/(t·p) under 3D parallelism.
+Activations per layer (Korthikanti et al. 2022): 34sbh + 5as²b bytes, built
+tensor by tensor in ``derivations/memory.py`` and measured with PyTorch; then
+tensor/sequence parallel, selective and full recompute, FlashAttention, GQA and
+gated MLPs, 1F1B. KV cache (001): 2·l·g·d_head·s·b·q.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from formulas.catalogue import Condition, Source, divides, formula
+from formulas.examples import worked_example
+from formulas.symbols import (
+    M_gpu,
+    P,
+    a,
+    b,
+    c_byte,
+    d,
+    d_ff,
+    d_head,
+    g,
+    h,
+    l,
+    p,
+    q,
+    q_bf16,
+    q_fp32,
+    q_int4,
+    q_int8,
+    s,
+    t,
+    v,
+)
+
+BILIBILI = Source("000_c9822ae60dc20d6b.txt", "§3.4.2, Tables 6–9")
+LI = Source("001_15f6accac8e5ad50.txt", "training memory; KV cache")
+ESTIMATE_002 = Source("002_36b96f6b3108a9c4.txt", "§3, LLaMA-7B activations")
+SLIDES = Source("004_5f54472a1c575ca4.txt", "storage analysis (3525 GB)")
+KORTHIKANTI = Source("Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models", "§4, Table 2")
+ZERO = Source("Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models", "§5, Figure 1")
+ZERO_OFFLOAD = Source("Ren et al. 2021, ZeRO-Offload: Democratizing Billion-Scale Model Training", "§3")
+FLASH = Source("Dao et al. 2022, FlashAttention", "§3.1 (softmax statistics instead of the s×s matrix)")
+NARAYANAN = Source("Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters", "§2.2.2 (interleaved 1F1B)")
+
+MEGATRON = (
+    "Describes Megatron-LM's GPT layer in 16-bit precision: LayerNorm, fused QKV GEMM, QKᵀ, softmax, "
+    "attention dropout, scores·V, output projection, dropout, LayerNorm, 4h GELU MLP, dropout; dropout "
+    "masks stored as 1-byte booleans (Megatron's fused kernel, torch.native_dropout), the GELU saving "
+    "its input. Measured here with tests/megatron_block.py. An eager Hugging Face GPT-2 block saves "
+    "≈1.5× as much (60sbh + 6as²b, measured): its dropouts multiply by 16-bit masks (2 bytes per element, "
+    "+2sbh + as²b), and its tanh-GELU (gelu_new) runs as pow/tanh/mul ops that save four [s, b, 4h] "
+    "tensors instead of one (+24sbh); the ratio (60 + 6as/h)/(34 + 5as/h) runs from 1.76 (as/h → 0) "
+    "to 1.2 (as/h → ∞), is 1.5 at as/h = 6 and 1.37 at GPT-2 small's s = 1024, h = 768, a = 12."
+)
+LN_STATS = (
+    "The exact count adds LayerNorm's per-row mean and rstd (2 per norm, s·b values each, 16-bit as "
+    "PyTorch saves them on the CPU; CUDA kernels keep them in fp32, 16sb in all); Korthikanti's form "
+    "drops these O(sb) terms."
+)
+MEGATRON_TP = divides(t, a)  # Megatron-LM tensor parallelism splits whole heads
+
+# --- model states ------------------------------------------------------------------
+
+model_states = formula(
+    "memory.model_states",
+    (q_bf16 + q_bf16 + 3 * q_fp32) * P,
+    "byte",
+    "model states of mixed-precision Adam: 16-bit weights and gradients, fp32 master weights, momentum, variance (16Ψ)",
+    sources=[BILIBILI, ZERO, LI],
+    symbol_latex=r"M_{states}",
+)
+model_states_fp32_grads = formula(
+    "memory.model_states.fp32_grads",
+    (q_bf16 + q_fp32 + 3 * q_fp32) * P,
+    "byte",
+    "model states when gradients are kept in fp32 (18Ψ)",
+    sources=[BILIBILI],
+    related=["memory.model_states"],
+    symbol_latex=r"M_{states}^{fp32\,grad}",
+)
+model_states_grad_buffers = formula(
+    "memory.model_states.grad_buffers",
+    (q_bf16 + q_bf16 + q_fp32 + 3 * q_fp32) * P,
+    "byte",
+    "model states with 16-bit gradients plus an fp32 gradient buffer (20Ψ; 004's BLOOM-176B figure)",
+    sources=[BILIBILI, SLIDES],
+    related=["memory.model_states"],
+    symbol_latex=r"M_{states}^{buffers}",
+)
+model_states_sgd = formula(
+    "memory.model_states.sgd_momentum",
+    (q_bf16 + q_bf16 + 2 * q_fp32) * P,
+    "byte",
+    "model states of mixed-precision SGD with momentum: fp32 master weights and momentum (12Ψ)",
+    sources=[ZERO],
+    related=["memory.model_states"],
+    symbol_latex=r"M_{states}^{SGD}",
+)
+optimizer_adam = formula(
+    "memory.optimizer.adam",
+    3 * q_fp32 * P,
+    "byte",
+    "Adam's fp32 part: master weights, momentum (exp_avg) and variance (exp_avg_sq), 12Ψ",
+    sources=[ZERO, BILIBILI],
+    related=["memory.model_states"],
+    symbol_latex=r"M_{Adam}",
+    notes="torch.optim.AdamW also keeps one scalar 'step' tensor per parameter tensor (not per parameter).",
+)
+inference_weights = formula(
+    "memory.model_states.inference",
+    q_bf16 * P,
+    "byte",
+    "inference weights in 16 bits (2Ψ)",
+    sources=[BILIBILI, LI],
+    symbol_latex=r"M_{weights}",
+)
+inference_int8 = formula(
+    "memory.model_states.inference.int8",
+    q_int8 * P,
+    "byte",
+    "inference weights quantized to int8 (Ψ bytes; scales and zero points not counted)",
+    sources=[BILIBILI],
+    related=["memory.model_states.inference"],
+    symbol_latex=r"M_{weights}^{int8}",
+)
+inference_int4 = formula(
+    "memory.model_states.inference.int4",
+    q_int4 * P,
+    "byte",
+    "inference weights quantized to int4 (Ψ/2 bytes; scales and zero points not counted)",
+    sources=[BILIBILI],
+    related=["memory.model_states.inference"],
+    symbol_latex=r"M_{weights}^{int4}",
+)
+
+# --- ZeRO under 3D parallelism (per GPU) ------------------------------------------
+
+SHARDED = Condition("each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas")
+
+zero = formula(
+    "memory.zero",
+    (q_bf16 + q_bf16 + 3 * q_fp32) * P / (t * p),
+    "byte",
+    "model states per GPU under 3D parallelism without ZeRO (stage 0): 16Ψ/(t·p)",
+    sources=[BILIBILI, ZERO],
+    conditions=[SHARDED],
+    related=["memory.model_states", "memory.zero.stage1", "memory.zero.stage2", "memory.zero.stage3"],
+    symbol_latex=r"M_{ZeRO\text{-}0}",
+)
+zero_stage1 = formula(
+    "memory.zero.stage1",
+    ((q_bf16 + q_bf16) * P + 3 * q_fp32 * P / d) / (t * p),
+    "byte",
+    "ZeRO stage 1 per GPU (optimizer states partitioned): (4Ψ + 12Ψ/d)/(t·p)",
+    sources=[BILIBILI, ZERO],
+    conditions=[SHARDED],
+    related=["memory.zero"],
+    symbol_latex=r"M_{ZeRO\text{-}1}",
+)
+zero_stage2 = formula(
+    "memory.zero.stage2",
+    (q_bf16 * P + (q_bf16 + 3 * q_fp32) * P / d) / (t * p),
+    "byte",
+    "ZeRO stage 2 per GPU (optimizer states and gradients partitioned): (2Ψ + 14Ψ/d)/(t·p)",
+    sources=[BILIBILI, ZERO],
+    conditions=[SHARDED],
+    related=["memory.zero"],
+    symbol_latex=r"M_{ZeRO\text{-}2}",
+)
+zero_stage3 = formula(
+    "memory.zero.stage3",
+    (q_bf16 + q_bf16 + 3 * q_fp32) * P / (t * p * d),
+    "byte",
+    "ZeRO stage 3 per GPU (weights too): 16Ψ/(t·p·d)",
+    sources=[BILIBILI, ZERO],
+    conditions=[SHARDED],
+    related=["memory.zero"],
+    symbol_latex=r"M_{ZeRO\text{-}3}",
+)
+zero_offload_gpu = formula(
+    "memory.zero.offload.gpu",
+    q_bf16 * P / (t * p),
+    "byte",
+    "ZeRO-Offload, GPU side: only the 16-bit weights stay (2Ψ/(t·p)); gradients stream to the CPU",
+    sources=[ZERO_OFFLOAD],
+    conditions=[SHARDED],
+    related=["memory.zero.stage2", "memory.zero.offload.cpu"],
+    symbol_latex=r"M_{offload}^{GPU}",
+)
+zero_offload_cpu = formula(
+    "memory.zero.offload.cpu",
+    (q_bf16 + 3 * q_fp32) * P / (t * p * d),
+    "byte",
+    "ZeRO-Offload, CPU memory per GPU: its 1/d share of the 16-bit gradients and the fp32 Adam states (14Ψ/(t·p·d))",
+    sources=[ZERO_OFFLOAD],
+    conditions=[SHARDED],
+    related=["memory.zero.offload.gpu"],
+    symbol_latex=r"M_{offload}^{CPU}",
+)
+
+# --- activations of one layer (bytes, per GPU) ----------------------------------------
+
+layer = formula(
+    "memory.activations.layer",
+    (34 * s * b * h + 5 * a * s**2 * b) * c_byte,
+    "byte",
+    "activations one layer stores for backward: attention 11sbh + 5as²b, MLP 19sbh, norms 4sbh",
+    sources=[KORTHIKANTI, BILIBILI],
+    symbol_latex=r"A_{layer}",
+    notes=MEGATRON,
+)
+layer_exact = formula(
+    "memory.activations.layer.exact",
+    (34 * s * b * h + 5 * a * s**2 * b + 8 * s * b) * c_byte,
+    "byte",
+    "activations of one layer, every stored tensor counted (LayerNorm statistics included)",
+    sources=[KORTHIKANTI],
+    related=["memory.activations.layer"],
+    symbol_latex=r"A_{layer}^{exact}",
+    notes=MEGATRON + " " + LN_STATS,
+)
+layer_tp = formula(
+    "memory.activations.layer.tp",
+    s * b * h * (10 + 24 / t + 5 * a * s / (h * t)) * c_byte,
+    "byte",
+    "activations of one layer per GPU with tensor parallelism (norms, dropout masks and inputs replicated)",
+    sources=[KORTHIKANTI, BILIBILI],
+    conditions=[MEGATRON_TP],
+    related=["memory.activations.layer"],
+    symbol_latex=r"A_{layer}^{TP}",
+    notes=MEGATRON + " Tensor parallel ranks split heads and the MLP width; LayerNorms, their inputs and two dropout masks stay whole (10sbh).",
+)
+layer_tp_sp = formula(
+    "memory.activations.layer.tp_sp",
+    s * b * h * (34 + 5 * a * s / h) / t * c_byte,
+    "byte",
+    "activations of one layer per GPU with tensor and sequence parallelism",
+    sources=[KORTHIKANTI],
+    conditions=[MEGATRON_TP],
+    related=["memory.activations.layer.tp"],
+    symbol_latex=r"A_{layer}^{TP+SP}",
+    notes=MEGATRON + " Sequence parallelism splits the norm and dropout regions along s, so every term is divided by t.",
+)
+layer_selective = formula(
+    "memory.activations.layer.selective",
+    s * b * h * (10 + 24 / t) * c_byte,
+    "byte",
+    "activations of one layer per GPU, tensor parallel, selective recompute (QKᵀ, softmax, dropout, ·V recomputed)",
+    sources=[KORTHIKANTI, LI],
+    conditions=[MEGATRON_TP],
+    related=["memory.activations.layer.tp"],
+    symbol_latex=r"A_{layer}^{sel}",
+    notes=MEGATRON + " Selective recompute checkpoints the core attention: only its inputs Q, K, V are kept, the 5as²b of scores, softmax and mask go.",
+)
+layer_selective_sp = formula(
+    "memory.activations.layer.selective_sp",
+    34 * s * b * h / t * c_byte,
+    "byte",
+    "activations of one layer per GPU with tensor + sequence parallelism and selective recompute",
+    sources=[KORTHIKANTI],
+    conditions=[MEGATRON_TP],
+    related=["memory.activations.layer.tp_sp", "memory.activations.layer.selective"],
+    symbol_latex=r"A_{layer}^{SP,sel}",
+    notes=MEGATRON,
+)
+layer_full = formula(
+    "memory.activations.layer.full_recompute",
+    2 * s * b * h * c_byte,
+    "byte",
+    "activations of one layer with full recompute: only its 16-bit input",
+    sources=[KORTHIKANTI, BILIBILI],
+    related=["memory.activations.layer"],
+    symbol_latex=r"A_{layer}^{full}",
+    notes=MEGATRON + " Without sequence parallelism the input is replicated over the t ranks (2sbh); with it, 2sbh/t.",
+)
+layer_flash = formula(
+    "memory.activations.layer.flash",
+    (s * b * h * (10 + 24 / t) + 4 * a * s * b / t) * c_byte,
+    "byte",
+    "activations of one layer per GPU with FlashAttention: no s² terms, an fp32 log-sum-exp per head and token",
+    sources=[FLASH, KORTHIKANTI],
+    conditions=[MEGATRON_TP],
+    related=["memory.activations.layer.selective"],
+    symbol_latex=r"A_{layer}^{flash}",
+    notes=MEGATRON + " The attention core is PyTorch's scaled_dot_product_attention (flash kernel, no attention dropout): it "
+    "keeps Q, K, V, its output and the fp32 log-sum-exp (4as b/t bytes) and recomputes the scores in backward.",
+)
+layer_gated = formula(
+    "memory.activations.layer.gated",
+    (s * b * (10 * h + 4 * d_head * (a + g) + 8 * d_ff) + 5 * a * s**2 * b) * c_byte,
+    "byte",
+    "activations of one layer with a heads and g KV heads of d_head, and a gated (SwiGLU) MLP of width d_ff",
+    sources=[KORTHIKANTI],
+    related=["memory.activations.layer"],
+    symbol_latex=r"A_{layer}^{GQA,gated}",
+    notes=MEGATRON + " Generalised: Q is a·d_head wide, K and V g·d_head each; the gated MLP keeps the gate's input, "
+    "the activation's output, the up projection and their product (four [s, b, d_ff] tensors). "
+    "K and V at g heads assume a kernel that reads the shared KV heads in place (FlashAttention, grouped GEMMs); "
+    "Megatron's unfused path repeat-interleaves K and V to a heads first and stores those copies (g → a in the K, V terms).",
+)
+
+# --- whole model ---------------------------------------------------------------------
+
+first_stage = formula(
+    "memory.activations.1f1b",
+    l * layer_tp.expr,
+    "byte",
+    "activations on the first pipeline stage under 1F1B: p micro-batches of l/p layers, l layers' worth",
+    sources=[KORTHIKANTI, BILIBILI],
+    conditions=[MEGATRON_TP, divides(p, l)],
+    related=["memory.activations.layer.tp"],
+    symbol_latex=r"A_{1F1B}",
+    notes=MEGATRON,
+)
+first_stage_interleaved = formula(
+    "memory.activations.1f1b.interleaved",
+    l * layer_tp.expr * (1 + (p - 1) / (p * v)),
+    "byte",
+    "activations on the first pipeline stage under interleaved 1F1B with v model chunks per GPU",
+    sources=[KORTHIKANTI, NARAYANAN],
+    conditions=[MEGATRON_TP, divides(p * v, l)],
+    related=["memory.activations.1f1b"],
+    symbol_latex=r"A_{1F1B}^{interleaved}",
+    notes=MEGATRON,
+)
+selective_001 = formula(
+    "memory.activations.selective_001",
+    s * b * h * l * (10 + 24 / t) * c_byte,
+    "byte",
+    "001's forward state of the whole model: s·b·h·l·(10 + 24/t) bytes (selective recompute, tensor parallel)",
+    sources=[LI, KORTHIKANTI],
+    conditions=[MEGATRON_TP],
+    related=["memory.activations.layer.selective"],
+    symbol_latex=r"A_{001}",
+    notes=MEGATRON,
+)
+llama_002 = formula(
+    "memory.activations.llama_002",
+    l * (14 * b * s * h + 4 * b * s * d_ff + 8 * a * b * s * h + 5 * a * b * s**2) * c_byte,
+    "byte",
+    "002's activation formula for LLaMA-7B, as printed",
+    sources=[ESTIMATE_002],
+    related=["memory.activations.layer.gated"],
+    symbol_latex=r"A_{002}",
+    notes="Reproduced as printed. Its 8·a·b·s·h term matches no stored tensor: no layer keeps a copies of the "
+    "[b, s, h] hidden state; per-head tensors are [b, s, h/a] (Q, K, V) or [b, a, s, s] (scores). "
+    "memory.activations.layer.gated gives the tensor-by-tensor count.",
+)
+training_selective = formula(
+    "memory.training.selective",
+    model_states.expr + selective_001.expr,
+    "byte",
+    "001's training memory: model states (16Ψ) plus the whole model's activations under selective recompute",
+    sources=[LI],
+    related=["memory.model_states", "memory.activations.selective_001"],
+    symbol_latex=r"M_{train}",
+)
+
+# --- KV cache and inference ------------------------------------------------------------
+
+kv_per_token = formula(
+    "memory.kv_cache.per_token",
+    2 * l * g * d_head * q,
+    "byte",
+    "KV cache per token of one sequence: K and V in every layer, g KV heads of d_head values",
+    sources=[LI],
+    symbol_latex=r"M_{KV}^{token}",
+)
+kv_per_sequence = formula(
+    "memory.kv_cache.per_sequence",
+    2 * l * g * d_head * s * q,
+    "byte",
+    "KV cache of one sequence of s tokens",
+    sources=[LI],
+    related=["memory.kv_cache.per_token"],
+    symbol_latex=r"M_{KV}^{seq}",
+)
+kv_cache = formula(
+    "memory.kv_cache",
+    2 * l * g * d_head * s * b * q,
+    "byte",
+    "KV cache of b sequences of s tokens: 2·l·g·d_head·s·b·q (g = a without GQA)",
+    sources=[LI],
+    related=["memory.kv_cache.per_sequence"],
+    symbol_latex=r"M_{KV}",
+    notes="transformers' DynamicCache holds exactly these tensors: per layer a key and a value of shape [b, g, s, d_head].",
+)
+inference = formula(
+    "memory.inference",
+    q_bf16 * P + kv_cache.expr + b * s * h * q,
+    "byte",
+    "inference footprint: 16-bit weights, the KV cache and the current layer's [b, s, h] activations",
+    sources=[LI],
+    related=["memory.model_states.inference", "memory.kv_cache"],
+    symbol_latex=r"M_{infer}",
+)
+
+# --- per GPU ---------------------------------------------------------------------------
+
+per_gpu = formula(
+    "memory.per_gpu",
+    zero.expr + first_stage.expr,
+    "byte",
+    "memory of the first pipeline stage's GPU: 16Ψ/(t·p) model states and l layers' worth of TP activations (1F1B)",
+    sources=[BILIBILI, KORTHIKANTI],
+    conditions=[SHARDED, MEGATRON_TP],
+    related=["memory.zero", "memory.activations.1f1b"],
+    symbol_latex=r"M_{GPU}^{need}",
+    notes="No ZeRO, no recompute, no sequence parallelism; swap memory.zero.stage1..3 and the layer variants for other layouts.",
+)
+headroom = formula(
+    "memory.per_gpu.headroom",
+    M_gpu - per_gpu.expr,
+    "byte",
+    "memory left on a GPU of capacity M_GPU: the layout fits when this is ≥ 0",
+    sources=[BILIBILI],
+    related=["memory.per_gpu"],
+    symbol_latex=r"M_{free}",
+)
+max_micro_batch = formula(
+    "memory.max_micro_batch",
+    sp.floor((M_gpu - zero.expr) / (first_stage.expr / b)),
+    "1",
+    "the largest micro-batch whose activations fit beside the model states on the first pipeline stage",
+    sources=[BILIBILI, KORTHIKANTI],
+    conditions=[SHARDED, MEGATRON_TP, Condition("the model states fit: M_GPU > 16Ψ/(t·p)")],
+    related=["memory.per_gpu"],
+    symbol_latex=r"b_{max}",
+)
+
+# --- worked examples (SOURCES.md) ------------------------------------------------------
+
+worked_example(
+    "S7",
+    "LLaMA-2 70B forward state, selective recompute, b=8, s=4096, no TP",
+    Source("001_15f6accac8e5ad50.txt", "training memory"),
+    "memory.activations.selective_001",
+    {"s": 4096, "b": 8, "h": 8192, "l": 80, "t": 1},
+    claimed=730 * 10**9,
+    claimed_text="4096 × 8 × 8192 × 80 × (10 + 24) byte = 730 GB",
+    scale=10**9,
+    scale_name="GB",
+)
+worked_example(
+    "S8",
+    "LLaMA-2 70B training memory: weights, gradients, Adam states, activations",
+    Source("001_15f6accac8e5ad50.txt", "training memory"),
+    "memory.training.selective",
+    {"P": 70 * 10**9, "s": 4096, "b": 8, "h": 8192, "l": 80, "t": 1},
+    claimed=1850 * 10**9,
+    claimed_text="140 + 140 + 840 + 730 = 1850 GB (≥ 24 80-GB GPUs, ≥ 78 RTX 4090)",
+    scale=10**9,
+    scale_name="GB",
+)
+worked_example(
+    "S12",
+    "KV cache of LLaMA-2 70B without GQA, b=8, 4096 tokens",
+    Source("001_15f6accac8e5ad50.txt", "KV cache"),
+    "memory.kv_cache",
+    {"l": 80, "g": 64, "d_head": 128, "s": 4096, "b": 8, "q": 2},
+    claimed=80 * 2**30,
+    claimed_text="2 (K, V) × 80 × 8192 × 4096 × 8 × 2B = 80 GB",
+    scale=2**30,
+    scale_name="GiB",
+    slip="the article's 80 'GB' are GiB (2³⁰ bytes): 85.9 GB decimal",
+)
+worked_example(
+    "S18",
+    "LLaMA-7B activations by 002's formula, b=32, s=2048",
+    Source("002_36b96f6b3108a9c4.txt", "§3"),
+    "memory.activations.llama_002",
+    {"l": 32, "b": 32, "s": 2048, "h": 4096, "d_ff": 11008, "a": 32},
+    claimed="3.1e12",
+    claimed_text="3.1e12 = 3100 GB",
+    scale=10**12,
+    scale_name="TB",
+    slip="the arithmetic holds (3.0988e12), but the formula's 8·a·b·s·h term matches no stored tensor",
+)
+worked_example(
+    "S20",
+    "BLOOM-176B training state at 20 bytes per parameter",
+    Source("004_5f54472a1c575ca4.txt", "storage analysis"),
+    "memory.model_states.grad_buffers",
+    {"P": 176_247_271_424},
+    claimed=3525 * 10**9,
+    claimed_text="3525 GB, at least 45 80-GB GPUs",
+    scale=10**9,
+    scale_name="GB",
+)

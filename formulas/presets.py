@@ -1,0 +1,40 @@
+"""Named models for ``--model NAME``: each a config.json shape (formulas/models/NAME.json) with its source.
+
+The shapes are the ones the sources use (GPT-3 175B, LLaMA 7B/13B/65B, Llama-2
+7B/13B/70B, BLOOM-176B, Megatron's 1T model); they are read by the same
+formulas.hf_config readers as a user's config.json.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from formulas.hf_config import Architecture, ConfigError, read_config
+
+MODELS_DIR = Path(__file__).with_name("models")
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    title: str
+    source: str
+    config: dict
+
+    @property
+    def architecture(self) -> Architecture:
+        return read_config(self.config)
+
+
+def names() -> list[str]:
+    return sorted(path.stem for path in MODELS_DIR.glob("*.json"))
+
+
+def preset(name: str) -> Preset:
+    """The preset called ``name``; ConfigError lists the known names otherwise."""
+    if name not in names():
+        raise ConfigError(f"unknown model {name!r}; known: {', '.join(names())}")
+    entry = json.loads((MODELS_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    return Preset(entry["name"], entry["title"], entry["source"], entry["config"])

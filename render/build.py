@@ -1,0 +1,130 @@
+"""``llm-formulas build [--out DIR] [--notebooks-dir DIR]``: render every artifact.
+
+Writes into OUT (default ``build/``): reference.md, reference.html,
+reference.tex and reference.pdf (when pdflatex is on PATH), the generated
+NumPy module, calculator.html, the plots, the teaching notebooks (under
+OUT/notebooks unless ``--notebooks-dir`` names another directory: the
+repository's committed copies are refreshed with ``--notebooks-dir notebooks``)
+and manifest.json listing every file written with its sha256. Everything is
+a pure function of the catalogue: building twice writes identical bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from render.calculator import calculator_page
+from render.catalogue_commands import Result
+from render.codegen import MODULE_NAME, module_source
+from render.inputs import InputError
+from render.notebooks import write_notebooks
+from render.plots import write_plots
+from render.reference import build_reference
+from render.templating import render
+
+PDFLATEX_TIMEOUT = 120
+
+
+@dataclass
+class Manifest:
+    out: Path
+    files: dict[str, Path] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+
+    def write(self, relative: str, content: str | bytes) -> Path:
+        path = self.out / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        path.write_bytes(data)
+        self.add(path)
+        return path
+
+    def add(self, path: Path) -> None:
+        self.files[os.path.relpath(path, self.out).replace(os.sep, "/")] = path
+
+    def as_json(self) -> dict:
+        rows = []
+        for relative in sorted(self.files):
+            data = self.files[relative].read_bytes()
+            rows.append({"path": relative, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+        return {"files": rows, "skipped": sorted(self.skipped)}
+
+
+def compile_pdf(tex: str) -> bytes:
+    """Run pdflatex twice (for the table of contents) in a temporary directory."""
+    env = dict(os.environ, SOURCE_DATE_EPOCH="0", FORCE_SOURCE_DATE="1")
+    with tempfile.TemporaryDirectory(prefix="llm-formulas-tex-") as work:
+        Path(work, "reference.tex").write_text(tex, encoding="utf-8")
+        for _ in range(2):
+            run = subprocess.run(
+                ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "reference.tex"],
+                cwd=work,
+                env=env,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=PDFLATEX_TIMEOUT,
+            )
+            if run.returncode != 0:
+                errors = [line for line in run.stdout.splitlines() if line.startswith("!")]
+                raise RuntimeError(f"pdflatex failed: {errors[0] if errors else run.stdout[-300:]}")
+        return Path(work, "reference.pdf").read_bytes()
+
+
+def build(out: Path, notebooks_dir: Path | None = None) -> Manifest:
+    manifest = Manifest(out)
+    out.mkdir(parents=True, exist_ok=True)
+    reference = build_reference()
+    manifest.write("reference.md", render("reference.md", ref=reference))
+    manifest.write("reference.html", render("reference.html", ref=reference))
+    tex = render("reference.tex", ref=reference)
+    manifest.write("reference.tex", tex)
+    if shutil.which("pdflatex"):
+        manifest.write("reference.pdf", compile_pdf(tex))
+    else:
+        manifest.skipped.append("reference.pdf: pdflatex is not on PATH")
+    manifest.write(f"{MODULE_NAME}.py", module_source())
+    page, left_out = calculator_page()
+    manifest.write("calculator.html", page)
+    manifest.skipped += [f"calculator: {reason}" for reason in left_out]
+    for path in write_plots(out / "plots", manifest.skipped):
+        manifest.add(path)
+    for path in write_notebooks(notebooks_dir or out / "notebooks"):
+        manifest.add(path)
+    # the manifest lists every other file; it is written last and not listed in itself
+    (out / "manifest.json").write_text(json.dumps(manifest.as_json(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return manifest
+
+
+def run_build(args) -> Result:
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {args.out}: not a directory")
+    notebooks = Path(args.notebooks_dir) if args.notebooks_dir else None
+    started = time.perf_counter()
+    manifest = build(out, notebooks)
+    elapsed = time.perf_counter() - started
+    document = manifest.as_json()
+    lines = [f"  {row['path']}" for row in document["files"]]
+    lines += [f"  skipped {reason}" for reason in document["skipped"]]
+    lines.append(f"wrote {len(document['files'])} files to {out}/ in {elapsed:.1f} s; open {out / 'reference.html'} "
+                 f"and {out / 'calculator.html'} in a browser")
+    return Result(document, "\n".join(lines))
+
+
+def register(add_command) -> None:
+    built = add_command("build", "render the reference (md, html, tex, pdf), numeric code, calculator, plots and notebooks", run_build)
+    built.add_argument("--out", default="build", help="output directory (default: build)")
+    built.add_argument(
+        "--notebooks-dir",
+        default=None,
+        help="where to write the teaching notebooks (default: OUT/notebooks; the repository's are in notebooks/)",
+    )

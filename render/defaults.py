@@ -1,0 +1,123 @@
+"""Documented default values: the worked example of a formula without a published case,
+the calculator's presets and the plots' fixed inputs.
+
+The model presets are formulas.presets (the default is GPT-3 175B, whose
+architecture values every architecture symbol takes), the GPU presets are
+formulas.gpus (default A100 80 GB SXM4: X, W_mem, W_link both directions,
+M_GPU). The other inputs default to Megatron's layout for GPT-3 175B
+(Narayanan et al. 2021, Table 1: t = 8, p = 8, 1024 GPUs, so d = 16; B = 1536,
+b = 1) and GPT-3's 2048 tokens and 300B training tokens (Brown et al. 2020).
+A symbol another topic declares later and that no table lists gets a generic
+value (2 for a count, its maximum for a bounded count, half its maximum for a
+bounded ratio, 1 otherwise), and the reference says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from formulas import gpus, presets
+from formulas.symbols import Quantity, quantity
+from render.inputs import parse_number
+
+GPT3 = "Brown et al. 2020 (GPT-3 175B), Table 2.1"
+MEGATRON = "Narayanan et al. 2021, Table 1 (175B row)"
+
+# name -> (value, where it comes from)
+SYMBOL_DEFAULTS: dict[str, tuple[str, str]] = {
+    "b": ("1", MEGATRON),
+    "B": ("1536", MEGATRON),
+    "s": ("2048", GPT3),
+    "t": ("8", MEGATRON),
+    "p": ("8", MEGATRON),
+    "d": ("16", MEGATRON + " (1024 GPUs / 64)"),
+    "n": ("1024", MEGATRON),
+    "m": ("96", MEGATRON + " (B / (b·d))"),
+    "v": ("1", "no interleaving"),
+    "P": ("175e9", GPT3),
+    "D": ("300e9", GPT3),
+    "U": ("0.45", MEGATRON + " (138 TFLOP/s of 312)"),
+    "r": ("0.1", "communication may take a tenth of compute time"),
+    "f": ("0.0005", "000 §3.5 (0.05 % serial)"),
+    "q": ("2", "bf16 activations and gradients"),
+    "q_w": ("2", "bf16 weights"),
+    "x_msg": ("1e9", "a 1 GB buffer"),
+    "tau": ("2592000", "a 30-day deadline (seconds)"),
+    "W_alg": ("100e9", "an nccl-tests algorithm bandwidth of 100 GB/s"),
+    "rho": ("2", "allreduce on many GPUs: 2(n−1)/n → 2"),
+    "H_gpu": ("3.3e6", "GPU-hours of a 175B run at U = 0.45 (300B tokens)"),
+    "M_rows": ("2048", "a [2048, 12288] × [12288, 49152] GEMM"),
+    "K_inner": ("12288", "a [2048, 12288] × [12288, 49152] GEMM"),
+    "N_cols": ("49152", "a [2048, 12288] × [12288, 49152] GEMM"),
+}
+
+GENERIC = "generic value (no documented default yet)"
+
+
+@dataclass(frozen=True)
+class Default:
+    symbol: sp.Symbol
+    value: sp.Rational
+    source: str
+
+    @property
+    def generic(self) -> bool:
+        return self.source == GENERIC
+
+
+def _generic(entry: Quantity) -> sp.Rational:
+    if entry.maximum is not None:
+        return sp.Rational(entry.maximum) if entry.is_integer else sp.Rational(entry.maximum) / 2
+    return sp.Integer(2) if entry.is_integer else sp.Integer(1)
+
+
+def default(symbol: sp.Symbol) -> Default:
+    """The documented default of a symbol, or a generic value that respects its assumptions."""
+    entry = quantity(symbol)
+    for preset in (MODELS[0], GPUS[0]):
+        if entry.name in preset.values:
+            return Default(entry.symbol, parse_number(preset.values[entry.name], entry.name), preset.source)
+    if entry.name in SYMBOL_DEFAULTS:
+        text, source = SYMBOL_DEFAULTS[entry.name]
+        return Default(entry.symbol, parse_number(text, entry.name), source)
+    return Default(entry.symbol, _generic(entry), GENERIC)
+
+
+def literal(value: sp.Rational) -> str:
+    """A value as the shortest decimal that a JavaScript Number or Python float reads back."""
+    value = sp.Rational(value)
+    return str(int(value)) if value.is_integer else repr(float(value))
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Values of some inputs, by symbol name: a model, a GPU or a parallel layout."""
+
+    name: str
+    values: dict[str, str]
+    source: str
+
+
+def _model(name: str) -> Preset:
+    entry = presets.preset(name)
+    values = {symbol.name: literal(value) for symbol, value in entry.architecture.values.items()}
+    return Preset(entry.title, values, entry.source)
+
+
+def _gpu(key: str) -> Preset:
+    entry = gpus.gpu(key)
+    values = {symbol.name: literal(value) for symbol, value in entry.values().items()}
+    return Preset(entry.name, values, "; ".join(str(s) for s in entry.sources))
+
+
+DEFAULT_MODEL = "gpt3-175b"
+DEFAULT_GPU = "a100-80gb"
+MODELS: tuple[Preset, ...] = tuple(_model(name) for name in [DEFAULT_MODEL] + [n for n in presets.names() if n != DEFAULT_MODEL])
+GPUS: tuple[Preset, ...] = tuple(_gpu(key) for key in [DEFAULT_GPU] + [k for k in gpus.PRESETS if k != DEFAULT_GPU])
+LAYOUTS: tuple[Preset, ...] = (
+    Preset("t=8 p=8 d=16 (1024 GPUs)", {"t": "8", "p": "8", "d": "16", "n": "1024", "b": "1", "B": "1536", "m": "96", "s": "2048"}, MEGATRON),
+    Preset("t=4 p=12 d=8 (384 GPUs)", {"t": "4", "p": "12", "d": "8", "n": "384", "b": "2", "B": "2048", "m": "128", "s": "2048"}, "004 (BLOOM-176B)"),
+    Preset("t=2 p=1 d=212 (424 GPUs)", {"t": "2", "p": "1", "d": "212", "n": "424", "b": "1", "B": "1272", "m": "6", "s": "4096"}, "000 §4.1.2 (13B)"),
+)

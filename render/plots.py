@@ -1,0 +1,142 @@
+"""Plots of the catalogue's formulas (matplotlib, Agg), PNG and SVG, byte-identical per build.
+
+- memory per GPU by component against the micro-batch size (``memory.zero``,
+  ``memory.activations.1f1b``, total ``memory.per_gpu``, capacity ``M_gpu``);
+- the decode roofline against the batch, with each GPU's balance point
+  (``inference.roofline``, ``inference.balance_batch``);
+- the link bandwidth tensor parallelism needs against t (``comms.bandwidth.tp``),
+  beside each GPU's link;
+- training days against the GPU count (``cluster.training_time``, ``.recompute``).
+
+Every curve is the formula evaluated (lambdified from its SymPy expression) at
+the documented defaults of ``render.defaults`` with one input swept. A plot
+whose formulas are not in the catalogue is skipped and the reason recorded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import sympy as sp  # noqa: E402
+
+from render.values import valued  # noqa: E402
+from formulas.catalogue import catalogue, get  # noqa: E402
+from formulas.symbols import is_declared, quantity  # noqa: E402
+from render.defaults import GPUS, Preset, default  # noqa: E402
+from render.inputs import parse_number  # noqa: E402
+
+STYLE = {
+    "svg.hashsalt": "llm-formulas",
+    "svg.fonttype": "path",
+    "figure.figsize": (7.0, 4.2),
+    "figure.dpi": 100,
+    "font.size": 10,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+}
+METADATA = {"png": {"Software": "llm-formulas build"}, "svg": {"Date": None, "Creator": "llm-formulas build"}}
+DAY = 86400
+
+
+def curve(formula_id: str, sweep: str, xs: np.ndarray, **overrides: str) -> np.ndarray:
+    """The formula at the defaults (and ``overrides``), as a function of one swept input."""
+    formula = get(formula_id)
+    swept = quantity(sweep).symbol
+    fixed = {}
+    for symbol in formula.inputs:
+        if symbol == swept:
+            continue
+        fixed[symbol] = parse_number(overrides[symbol.name]) if symbol.name in overrides else default(symbol).value
+    function = sp.lambdify(swept, valued(formula.expr).subs(fixed), modules="numpy")
+    return np.broadcast_to(np.asarray(function(np.asarray(xs, dtype=np.float64)), dtype=np.float64), xs.shape)
+
+
+def plotted_gpus() -> list[Preset]:
+    """The GPUs the sources compare: A100 80 GB, H100 SXM, RTX 4090."""
+    wanted = ("A100 80", "H100 SXM", "4090")
+    return [gpu for gpu in GPUS if any(w in gpu.name for w in wanted)]
+
+
+def _value(name: str) -> float:
+    return float(default(quantity(name).symbol).value)
+
+
+def memory_by_micro_batch(ax) -> None:
+    b = np.arange(1, 17, dtype=np.float64)
+    states = curve("memory.zero", "b", b)
+    activations = curve("memory.activations.1f1b", "b", b)
+    ax.stackplot(b, states / 1e9, activations / 1e9, labels=["model states / (t·p)  [memory.zero]", "activations, 1F1B first stage  [memory.activations.1f1b]"], alpha=0.75)
+    ax.plot(b, curve("memory.per_gpu", "b", b) / 1e9, "k--", label="total  [memory.per_gpu]")
+    if is_declared("M_gpu"):
+        ax.axhline(_value("M_gpu") / 1e9, color="firebrick", label="GPU memory M_GPU")
+    ax.set(xlabel="micro-batch size b", ylabel="GB per GPU", title="Memory per GPU, GPT-3 175B, t = p = 8, selective recompute off")
+    ax.legend(loc="upper left", fontsize=8)
+
+
+def roofline(ax) -> None:
+    batch = np.unique(np.round(np.logspace(0, 12, 200, base=2)))
+    for gpu in plotted_gpus():
+        peak = float(parse_number(gpu.values["X"]))
+        (line,) = ax.plot(batch, curve("inference.roofline", "b", batch, **gpu.values) / 1e12, label=gpu.name)
+        balance = float(curve("inference.balance_batch", "X", np.array([peak]), **gpu.values)[0])
+        ax.axvline(balance, color=line.get_color(), linestyle=":", linewidth=1)
+        ax.annotate(f"b* = {balance:.0f}", (balance, peak / 1e12), textcoords="offset points", xytext=(4, -12), fontsize=8, color=line.get_color())
+    ax.set(xscale="log", yscale="log", xlabel="decode batch b (sequences)", ylabel="attainable TFLOP/s", title="Decode roofline [inference.roofline], balance batch [inference.balance_batch]")
+    ax.legend(loc="lower right", fontsize=8)
+
+
+def bandwidth_by_tp(ax) -> None:
+    t = np.array([1, 2, 4, 8, 16, 32, 64], dtype=np.float64)
+    for gpu in plotted_gpus():
+        (line,) = ax.plot(t, curve("comms.bandwidth.tp", "t", t, **gpu.values) / 1e9, marker="o", label=f"needed on {gpu.name}")
+        ax.axhline(float(parse_number(gpu.values["W_link"])) / 1e9, color=line.get_color(), linestyle=":", label=f"{gpu.name} link")
+    ax.set(xscale="log", yscale="log", xlabel="tensor parallel degree t", ylabel="GB/s per GPU", title="Link bandwidth TP needs, h = 12288 [comms.bandwidth.tp]")
+    ax.set_xticks(t, [str(int(x)) for x in t])
+    ax.legend(loc="upper left", fontsize=7, ncol=2)
+
+
+def training_days(ax) -> None:
+    n = np.array([64, 128, 256, 512, 1024, 2048, 4096, 8192], dtype=np.float64)
+    ax.plot(n, curve("cluster.training_time", "n", n) / DAY, marker="o", label="6ΨD  [cluster.training_time]")
+    if "cluster.training_time.recompute" in catalogue():
+        ax.plot(n, curve("cluster.training_time.recompute", "n", n) / DAY, marker="s", label="8ΨD, full recompute  [cluster.training_time.recompute]")
+    ax.set(xscale="log", yscale="log", xlabel="GPUs n", ylabel="days", title="Training time, GPT-3 175B on 300B tokens, A100 at U = 0.45")
+    ax.set_xticks(n, [str(int(x)) for x in n])
+    ax.legend(fontsize=8)
+
+
+PLOTS: dict[str, tuple[tuple[str, ...], Callable]] = {
+    "memory_by_micro_batch": (("memory.zero", "memory.activations.1f1b", "memory.per_gpu"), memory_by_micro_batch),
+    "roofline": (("inference.roofline", "inference.balance_batch"), roofline),
+    "bandwidth_by_tp": (("comms.bandwidth.tp",), bandwidth_by_tp),
+    "training_days": (("cluster.training_time",), training_days),
+}
+
+
+def write_plots(directory: Path, skipped: list[str]) -> list[Path]:
+    """Draw every plot whose formulas exist; note the others in ``skipped``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    present = catalogue()
+    written = []
+    with plt.rc_context(STYLE):
+        for name, (needed, draw) in PLOTS.items():
+            missing = [fid for fid in needed if fid not in present]
+            if missing:
+                skipped.append(f"plot {name}: the catalogue has no {', '.join(missing)}")
+                continue
+            figure, ax = plt.subplots()
+            draw(ax)
+            figure.tight_layout()
+            for extension in ("png", "svg"):
+                path = directory / f"{name}.{extension}"
+                figure.savefig(path, format=extension, metadata=METADATA[extension])
+                written.append(path)
+            plt.close(figure)
+    return written

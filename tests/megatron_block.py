@@ -1,0 +1,161 @@
+"""A reference Megatron-style GPT layer in plain PyTorch, and a meter of what it saves.
+
+Layout [s, b, h], bf16 on the CPU, as Megatron-LM's GPT layer: LayerNorm, one
+QKV GEMM whose output Q, K and V are views of, QKᵀ (baddbmm), softmax, dropout,
+scores·V, output projection, dropout + residual, LayerNorm, h→4h GELU→h MLP (or a
+gated SiLU MLP of width d_ff), dropout + residual. Dropout is torch.native_dropout,
+which saves a bool mask (1 byte) as Megatron's fused kernel does (F.dropout on the
+CPU saves a 16-bit mask). ``tp`` simulates one tensor-parallel rank: a/tp heads,
+4h/tp MLP width, norms and residual whole. ``mode``: "eager", "selective"
+(torch.utils.checkpoint around the core attention), "full" (checkpoint around the
+layer), "flash" (F.scaled_dot_product_attention; no attention dropout).
+``sequence_parallel`` (with tp > 1) keeps the norm and dropout regions as [s/t, b, h]
+shards, gathers them before the column-parallel GEMMs (saving only the shard) and
+reduce-scatters after the row-parallel ones.
+
+``saved_bytes`` counts the unique storages saved for backward
+(torch.autograd.graph.saved_tensors_hooks), parameters excluded.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import torch
+import torch.nn.functional as F
+from torch.utils.checkpoint import checkpoint
+
+DTYPE = torch.bfloat16
+
+
+def saved_bytes(run: Callable[[], torch.Tensor], parameters) -> int:
+    """Bytes of the distinct non-parameter storages saved for backward while ``run()`` executes."""
+    param_storages = {p.untyped_storage().data_ptr() for p in parameters}
+    storages: dict[int, int] = {}
+
+    def pack(tensor: torch.Tensor) -> torch.Tensor:
+        storage = tensor.untyped_storage()
+        if storage.data_ptr() not in param_storages:
+            storages[storage.data_ptr()] = storage.nbytes()
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        output = run()
+    output.float().sum().backward()  # the graph must be a valid one
+    return sum(storages.values())
+
+
+class GatheredLinear(torch.autograd.Function):
+    """Sequence parallelism's all-gather before a column-parallel GEMM, on one rank.
+
+    The other ranks' shards are stood in for by copies of this one; as in Megatron-LM,
+    only the local [s/t, b, h] shard is saved and the gather is redone in backward.
+    """
+
+    @staticmethod
+    def forward(ctx, shard: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, tp: int) -> torch.Tensor:
+        ctx.save_for_backward(shard, weight)
+        ctx.tp = tp
+        return F.linear(shard.repeat(tp, 1, 1), weight, bias)
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor):
+        shard, weight = ctx.saved_tensors
+        full = shard.repeat(ctx.tp, 1, 1)
+        grad_input = (grad @ weight).view(ctx.tp, *shard.shape).sum(0)  # the reduce-scatter, summed locally
+        grad_weight = grad.flatten(0, 1).T @ full.flatten(0, 1)
+        return grad_input, grad_weight, grad.sum((0, 1)), None
+
+
+def bool_dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
+    return torch.native_dropout(x, p, training)[0]
+
+
+class MegatronLayer(torch.nn.Module):
+    def __init__(self, h: int, a: int, *, tp: int = 1, mode: str = "eager", dropout: float = 0.1, d_ff: int | None = None,
+                 sequence_parallel: bool = False):
+        super().__init__()
+        assert h % a == 0 and a % tp == 0
+        self.h, self.a, self.tp, self.mode, self.p = h, a, tp, mode, dropout
+        self.sequence_parallel = sequence_parallel
+        self.heads = a // tp
+        self.d_head = h // a
+        width = self.heads * self.d_head
+        self.gated = d_ff is not None
+        inner = (d_ff if self.gated else 4 * h) // tp
+        self.ln1 = torch.nn.LayerNorm(h, dtype=DTYPE)
+        self.qkv = torch.nn.Linear(h, 3 * width, dtype=DTYPE)
+        self.proj = torch.nn.Linear(width, h, dtype=DTYPE)
+        self.ln2 = torch.nn.LayerNorm(h, dtype=DTYPE)
+        self.fc1 = torch.nn.Linear(h, (2 if self.gated else 1) * inner, dtype=DTYPE)
+        self.fc2 = torch.nn.Linear(inner, h, dtype=DTYPE)
+
+    def core(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        """QKᵀ → softmax → dropout → ·V on [s, b·heads, d_head] views; returns [b·heads, s, d_head]."""
+        s, rows, _ = q.shape
+        causal = torch.full((s, s), float("-inf"), dtype=DTYPE).triu(1).expand(rows, s, s)
+        qb, kb, vb = q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1)
+        scores = torch.baddbmm(causal, qb, kb.transpose(1, 2), alpha=1.0 / math.sqrt(self.d_head))
+        probs = bool_dropout(torch.softmax(scores, dim=-1), self.p, self.training)
+        return torch.bmm(probs, vb)
+
+    def core_flash(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        s, rows, d_head = q.shape
+        b = rows // self.heads
+
+        def heads_first(x: torch.Tensor) -> torch.Tensor:
+            return x.reshape(s, b, self.heads, d_head).permute(1, 2, 0, 3)
+
+        out = F.scaled_dot_product_attention(heads_first(q), heads_first(k), heads_first(v), is_causal=True)
+        return out.reshape(rows, s, d_head)
+
+    def column(self, linear: torch.nn.Linear, y: torch.Tensor) -> torch.Tensor:
+        """A column-parallel GEMM; under sequence parallelism its input is gathered along s first."""
+        if self.sequence_parallel:
+            return GatheredLinear.apply(y, linear.weight, linear.bias, self.tp)
+        return linear(y)
+
+    def row(self, linear: torch.nn.Linear, y: torch.Tensor) -> torch.Tensor:
+        """A row-parallel GEMM; under sequence parallelism its output is reduce-scattered along s."""
+        out = linear(y)
+        return out[: out.shape[0] // self.tp] if self.sequence_parallel else out
+
+    def mlp(self, y: torch.Tensor) -> torch.Tensor:
+        z = self.column(self.fc1, y)
+        if self.gated:
+            gate, up = z.chunk(2, dim=-1)
+            return self.row(self.fc2, F.silu(gate) * up)
+        return self.row(self.fc2, F.gelu(z))
+
+    def layer(self, x: torch.Tensor) -> torch.Tensor:
+        s, b, _ = x.shape
+        s = s * self.tp if self.sequence_parallel else s
+        qkv = self.column(self.qkv, self.ln1(x)).view(s, b, self.heads, 3 * self.d_head)
+        q, k, v = (t.reshape(s, b * self.heads, self.d_head) for t in qkv.split(self.d_head, dim=-1))
+        if self.mode == "selective":
+            ctx = checkpoint(self.core, q, k, v, use_reentrant=False)
+        elif self.mode == "flash":
+            ctx = self.core_flash(q, k, v)
+        else:
+            ctx = self.core(q, k, v)
+        ctx = ctx.view(b, self.heads, s, self.d_head).permute(2, 0, 1, 3).reshape(s, b, self.heads * self.d_head)
+        x = x + bool_dropout(self.row(self.proj, ctx), self.p, self.training)
+        return x + bool_dropout(self.mlp(self.ln2(x)), self.p, self.training)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.mode == "full":
+            return checkpoint(self.layer, x, use_reentrant=False)
+        return self.layer(x)
+
+
+def measure(s: int, b: int, h: int, a: int, **options) -> int:
+    """Saved-for-backward bytes of one layer (one rank) on an input that needs a gradient.
+
+    Under sequence parallelism the rank's input is its [s/t, b, h] shard.
+    """
+    torch.manual_seed(0)
+    layer = MegatronLayer(h, a, **options)
+    rows = s // layer.tp if layer.sequence_parallel else s
+    x = torch.randn(rows, b, h, dtype=DTYPE, requires_grad=True)
+    return saved_bytes(lambda: layer(x), layer.parameters())

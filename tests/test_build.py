@@ -1,0 +1,158 @@
+"""``llm-formulas build``: the manifest, determinism, speed, and what the Markdown and HTML hold."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+from build_session import built, run_build, scratch
+from derivations.catalogue import all_derivations
+from formulas.catalogue import all_formulas
+from formulas.examples import all_examples
+from render.cli import main
+from render.escape import md_text, tex_text
+from render.latex import formula_latex
+
+EXPECTED = {"reference.md", "reference.html", "reference.tex", "calculator.html", "llm_formulas_numeric.py"}
+
+
+def test_manifest_lists_every_file_with_its_sha256():
+    build = built()
+    listed = {row["path"]: row for row in build.printed["files"]}
+    on_disk = {p.relative_to(build.out).as_posix() for p in build.out.rglob("*") if p.is_file()} - {"manifest.json"}
+    assert set(listed) == on_disk
+    assert EXPECTED <= on_disk
+    for path, row in listed.items():
+        data = (build.out / path).read_bytes()
+        assert row["sha256"] == hashlib.sha256(data).hexdigest() and row["bytes"] == len(data), path
+    assert json.loads((build.out / "manifest.json").read_text()) == build.printed
+
+
+def test_notebooks_and_plots_are_in_the_manifest():
+    listed = {row["path"] for row in built().printed["files"]}
+    topics = {f.id.split(".")[0] for f in all_formulas()}
+    assert {f"notebooks/{t}.ipynb" for t in topics} <= listed
+    assert {f"notebooks/article_{a}.ipynb" for a in ("000", "001", "002", "004")} <= listed
+    plots = {p for p in listed if p.startswith("plots/")}
+    skipped_plots = [s for s in built().printed["skipped"] if s.startswith("plot ")]
+    assert len(plots) + 2 * len(skipped_plots) == 8  # four plots, PNG and SVG each, or a stated reason
+
+
+def test_building_twice_writes_identical_bytes():
+    first = built()
+    again = scratch("again")
+    printed, _ = run_build(again)
+    assert printed == first.printed
+    for row in first.printed["files"]:
+        assert (again / row["path"]).read_bytes() == (first.out / row["path"]).read_bytes(), row["path"]
+
+
+def test_build_takes_under_a_minute():
+    # issue 6: the whole build, notebook execution excluded, under 60 s on a 2-core machine
+    assert built().seconds < 60
+
+
+def test_a_file_in_place_of_the_output_directory_is_bad_input(tmp_path, capsys):
+    target = tmp_path / "file"
+    target.write_text("x")
+    assert main(["build", "--out", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a directory" in err
+
+
+# --- Markdown ------------------------------------------------------------------------
+
+
+def _without_math(markdown: str) -> str:
+    text = re.sub(r"\n *\$\$\n.*?\n *\$\$\n", "\n", markdown, flags=re.S)
+    return re.sub(r"\$`[^`]*`\$", "", text)
+
+
+def test_markdown_prints_each_formula_as_display_math():
+    markdown = (built().out / "reference.md").read_text()
+    blocks = set(re.findall(r"\n\$\$\n(.*?)\n\$\$\n", markdown, flags=re.S))
+    for formula in all_formulas():
+        assert formula_latex(formula).replace("|", r"\vert ") in blocks, formula.id
+
+
+def test_markdown_text_has_no_stray_emphasis():
+    # underscores and asterisks in ids, meanings and sources must not turn into emphasis
+    html = MarkdownIt("commonmark").enable("table").render(_without_math((built().out / "reference.md").read_text()))
+    emphasised = set(re.findall(r"<em>(.*?)</em>", html))
+    assert emphasised <= {"defines", "equals", "approximates", "bounds", "refutes", "concludes"}
+
+
+def test_markdown_escape_survives_a_hostile_string():
+    hostile = "a_b*c*_d_ [x](y) <b> | $5 # `z`"
+    html = MarkdownIt("commonmark").render(md_text(hostile))
+    assert html.strip() == "<p>a_b*c*_d_ [x](y) &lt;b&gt; | $5 # `z`</p>"
+
+
+# --- HTML ----------------------------------------------------------------------------
+
+
+class _Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+        self.external: list[str] = []
+        self.articles: list[str] = []
+        self.maths = 0
+        self.text: list[str] = []
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        if tag == "a" and attrs.get("href", "").startswith("#"):
+            self.links.append(attrs["href"][1:])
+        for key in ("src", "href"):
+            if re.match(r"(https?:)?//", attrs.get(key) or ""):
+                self.external.append(attrs[key])
+        if tag == "article":
+            self.articles.append(attrs["id"])
+        if tag == "math":
+            self.maths += 1
+
+
+def test_html_is_self_contained_with_a_working_table_of_contents():
+    page = _Collector()
+    page.feed((built().out / "reference.html").read_text())
+    assert page.external == []
+    assert set(page.links) <= page.ids
+    assert len(page.articles) == len(all_formulas())
+    steps = sum(len(d.steps) for d in all_derivations())
+    assert page.maths >= len(all_formulas()) + steps
+
+
+def test_html_shows_every_slip_of_the_sources():
+    page = _Collector()
+    page.feed((built().out / "reference.html").read_text())
+    text = " ".join("".join(page.text).split())
+    slipped = [e for e in all_examples() if e.slip]
+    refutations = [s for d in all_derivations() for s in d.steps if s.claim == "refutes"]
+    assert refutations, "the sources have known slips (000's 6Ψ per token for inference)"
+    for words in [e.slip for e in slipped] + [s.why for s in refutations]:
+        assert " ".join(words.split()) in text, words
+
+
+def test_reference_tex_names_every_formula():
+    tex = (built().out / "reference.tex").read_text()
+    assert not any(ord(c) > 127 for c in tex)
+    for formula in all_formulas():
+        assert r"\texttt{" + tex_text(formula.id) + "}" in tex
+
+
+def test_generated_files_are_text_without_timestamps():
+    for name in ("reference.md", "reference.html", "reference.tex", "calculator.html", "llm_formulas_numeric.py"):
+        text = Path(built().out, name).read_text()
+        assert not re.search(r"20\d\d-\d\d-\d\d[ T]\d\d:\d\d", text), name
