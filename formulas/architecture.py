@@ -21,7 +21,7 @@ embedding projections). Backward = 2× forward.
 
 from __future__ import annotations
 
-from formulas.catalogue import Source, formula
+from formulas.catalogue import Source, divides, formula
 from formulas.symbols import (
     E,
     V,
@@ -61,6 +61,8 @@ SHAZEER = Source("Shazeer 2020, GLU Variants Improve Transformer", "gated MLP, t
 AINSLIE = Source("Ainslie et al. 2023, GQA", "g key/value heads")
 FEDUS = Source("Fedus et al. 2021, Switch Transformers; Jiang et al. 2024, Mixtral of Experts", "router h·E, k of E experts")
 
+GROUPS = divides(g, a)  # each key/value head serves a/g query heads
+
 # --- parameters ------------------------------------------------------------------
 
 norm = (1 + norm_bias) * h  # one norm: a scale, and a shift for LayerNorm
@@ -80,6 +82,7 @@ attention = formula(
     "parameter",
     "one layer's attention: W_Q (h×a·d_head), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch",
     sources=[TRANSFORMERS, AINSLIE],
+    conditions=[GROUPS],
     symbol_latex=r"\Psi_{attn}",
 )
 mlp = formula(
@@ -175,6 +178,9 @@ scores = formula(
     "FLOP",
     "one layer's QKᵀ and scores·V, per sequence and head [s,d_head]×[d_head,s] and [s,s]×[s,d_head]; GQA repeats K, V to a heads",
     sources=[FLOP_COUNTER, BILIBILI],
+    conditions=[GROUPS],
+    notes="Eager attention computes the full s×s square: neither the causal mask nor a sliding window (Mistral, Qwen2) "
+    "reduces the count.",
     symbol_latex=r"F_{attn}",
 )
 mlp_forward = formula(
@@ -230,6 +236,10 @@ forward = formula(
     "forward FLOPs of a decoder model for b sequences of s tokens",
     sources=[FLOP_COUNTER, BILIBILI],
     related=["flops.decoder.layer.forward", "flops.decoder.embedding_projections", "flops.decoder.logits", "flops.forward"],
+    notes="Equal to FlopCounterMode (torch 2.13) on transformers 5.24 models built with attn_implementation='eager' and "
+    "run with use_cache=False. On the CPU the default sdpa attention counts 0 for QKᵀ and scores·V, and Mixtral's default "
+    "grouped_mm experts count 0 (aten._grouped_mm has no FLOP formula): build with experts_implementation='eager'. "
+    "logits_to_keep=n replaces s by n in the logits term.",
     symbol_latex=r"F_{fwd}",
 )
 backward = formula(

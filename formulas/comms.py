@@ -62,7 +62,7 @@ for _name, (_redundancy, _how) in PRIMITIVES.items():
         f"comms.collective.{_name}",
         _redundancy * x_msg,
         "byte",
-        f"bytes each GPU sends in a {_name} of an x-byte buffer over n GPUs ({_how})",
+        f"bytes a GPU's link carries in a {_name} of an x-byte buffer over n GPUs ({_how})",
         sources=[TABLE5],
         related=[f"comms.redundancy.{_name}"],
         symbol_latex=rf"V_{{{_name.replace('_', '')}}}",

@@ -31,6 +31,7 @@ from formulas.symbols import constant_values, quantity
 Recompute = Literal["none", "selective", "full"]
 RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
 Q_16BIT = 2  # bytes per 16-bit value
+TOKENS_PER_PARAMETER = 20  # the default D: Hoffmann et al. 2022 (Chinchilla), about 20 tokens per parameter
 
 
 class LayoutError(ValueError):
@@ -85,12 +86,13 @@ def _exact_function(formula_id: str) -> tuple[tuple[sp.Symbol, ...], sp.Expr]:
 
 
 def exact(formula_id: str, **values: object) -> sp.Rational:
-    """Evaluate a formula exactly; extra values are ignored, a missing one is an error."""
+    """Evaluate a formula exactly; extra values are ignored, a missing one is an error
+    (unless a switch set to 0 removes its term, as pos_table = 0 removes n_pos)."""
     symbols, expr = _exact_function(formula_id)
-    missing = [s.name for s in symbols if s.name not in values]
-    if missing:
-        raise KeyError(f"{formula_id} needs {', '.join(missing)}")
-    return expr.xreplace({s: sp.nsimplify(values[s.name]) for s in symbols})
+    result = expr.xreplace({s: sp.nsimplify(values[s.name]) for s in symbols if s.name in values})
+    if result.free_symbols:
+        raise KeyError(f"{formula_id} needs {', '.join(sorted(s.name for s in result.free_symbols))}")
+    return result
 
 
 def exact_max(x: object, y: object) -> object:
@@ -104,7 +106,7 @@ class Inputs:
     model: dict[str, int]  # architecture sizes and switches
     gpu: dict[str, object]  # X, W_mem, W_link, M_gpu
     network: object  # inter-node bytes/s per GPU
-    tokens: object  # D
+    tokens: object | None  # D; None: TOKENS_PER_PARAMETER per parameter
     utilization: object  # U
     overlap: object  # r
     extra: dict[str, object] = field(default_factory=dict)
@@ -115,12 +117,13 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, maximum: Cal
     t, p, d, b, m, s, v = layout.t, layout.p, layout.d, layout.b, layout.m, layout.s, layout.v
     model = inputs.model
     base = dict(model) | dict(inputs.gpu) | {"t": t, "p": p, "d": d, "m": m, "s": s, "v": v, "n": layout.n, "q": Q_16BIT,
-                                              "q_w": Q_16BIT, "U": inputs.utilization, "r": inputs.overlap, "D": inputs.tokens}
+                                              "q_w": Q_16BIT, "U": inputs.utilization, "r": inputs.overlap}
     B = b * m * d
 
     total = ev("params.decoder.total", **base)
     active = ev("params.decoder.active", **base)
-    base["P"] = total
+    tokens = TOKENS_PER_PARAMETER * total if inputs.tokens is None else inputs.tokens
+    base |= {"P": total, "D": tokens}
 
     forward = ev("flops.decoder.forward", **(base | {"b": B}))
     backward = ev("flops.decoder.backward", **(base | {"b": B}))
@@ -142,7 +145,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, maximum: Cal
     comm_time = {dim: comms[dim] / link[dim] for dim in comms}
     exposed = sum(maximum(comm_time[dim] - inputs.overlap * compute_time, 0) for dim in comm_time)
     step_time = compute_time * (1 + bubble) + exposed
-    iterations = inputs.tokens / (B * s)
+    iterations = tokens / (B * s)
 
     return {
         "params": {"total": total, "active": active, "per_gpu": total / (t * p)},
@@ -176,6 +179,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, maximum: Cal
             "compute_seconds": compute_time,
             "exposed_comm_seconds": exposed,
             "step_seconds": step_time,
+            "tokens": tokens,
             "iterations": iterations,
             "training_days": iterations * step_time / 86400,
             "ideal_days": ev("cluster.training_time", **base) / 86400,

@@ -249,6 +249,8 @@ def read_config(config: object) -> Architecture:
     if reader is None:
         raise ConfigError(f"unknown model_type {model_type!r}; known: {', '.join(sorted(READERS))}")
     values = reader(_Reader(config, model_type))
+    if values[S.a] % values[S.g]:
+        raise ConfigError(f"{model_type} config: {values[S.a]} attention heads are not a multiple of {values[S.g]} key/value heads")
     if values[S.k] > values[S.E]:
         raise ConfigError(f"{model_type} config: more experts per token ({values[S.k]}) than experts ({values[S.E]})")
     return Architecture(model_type, values)

@@ -17,7 +17,12 @@ from render.inputs import InputError
 
 # Each module adds its subcommands with register(add_command); a handler
 # takes the parsed arguments and returns a render.catalogue_commands.Result.
-COMMAND_MODULES: tuple[str, ...] = ("render.catalogue_commands", "render.build", "render.model_commands")
+COMMAND_MODULES: tuple[str, ...] = (
+    "render.catalogue_commands",
+    "render.model_commands",
+    "render.estimate_command",
+    "render.build",
+)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -96,6 +96,7 @@ def test_the_classic_reduction_would_catch_a_wrong_term():
         ({"model_type": "llama", "hidden_size": "32"}, "'hidden_size' must be a positive integer"),
         ({**config_json("gpt_neox", 0), "attention_bias": "yes"}, "'attention_bias' must be true or false"),
         ({**config_json("mixtral", 0), "num_experts_per_tok": 5}, "more experts per token"),
+        ({**config_json("llama", 1), "num_key_value_heads": 4}, "6 attention heads are not a multiple of 4"),
         ([1, 2], "must be a JSON object"),
     ],
 )

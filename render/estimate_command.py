@@ -1,0 +1,174 @@
+"""``llm-formulas estimate``: the training and inference report (formulas/estimate.py).
+
+    llm-formulas estimate --model llama2-70b --gpu a100-80gb --tp 8 --pp 4 --dp 2 \\
+        --micro-batch 1 --global-batch 32 --seq 4096 --tokens 2e12
+
+Readable tables by default, ``--json`` for one document (numbers as floats,
+integers where exact). An impossible layout is one line on stderr and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import sympy as sp
+
+from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, LayoutError, check_layout, estimate, model_values
+from formulas.gpus import PRESETS, gpu
+from render.catalogue_commands import Result, number_json
+from formulas.symbols import quantity
+from render.inputs import InputError, check_value, parse_number
+from render.model_commands import load_architecture
+
+DEFAULTS = {"mfu": "0.5", "overlap": "0.5", "network": "25"}  # 000 §3.5 (U = 0.5); r = 1/2; 200 Gb/s per GPU
+
+
+def add_arguments(command: argparse.ArgumentParser) -> None:
+    source = command.add_mutually_exclusive_group(required=True)
+    source.add_argument("--hf-config", metavar="PATH", help="a Hugging Face config.json")
+    source.add_argument("--model", metavar="NAME", help="a named model (see 'llm-formulas params --help')")
+    command.add_argument("--gpu", required=True, choices=sorted(PRESETS), metavar="GPU", help="GPU preset: " + ", ".join(sorted(PRESETS)))
+    command.add_argument("--gpus", metavar="N", help="GPUs in all (default t·p·d)")
+    command.add_argument("--tp", default="1", metavar="T", help="tensor parallel degree t (default 1)")
+    command.add_argument("--pp", default="1", metavar="P", help="pipeline parallel degree p (default 1)")
+    command.add_argument("--dp", default="1", metavar="D", help="data parallel degree d (default 1)")
+    command.add_argument("--interleave", default="1", metavar="V", help="virtual pipeline stages per GPU v (default 1)")
+    command.add_argument("--micro-batch", default="1", metavar="B", help="micro-batch size b in sequences (default 1)")
+    batch = command.add_mutually_exclusive_group()
+    batch.add_argument("--micro-batches", metavar="M", help="micro-batches per iteration m")
+    batch.add_argument("--global-batch", metavar="B", help="global batch in sequences (a multiple of b·d)")
+    command.add_argument("--seq", required=True, metavar="S", help="sequence length s in tokens")
+    command.add_argument("--tokens", metavar="D", help="training tokens (default 20 per parameter)")
+    command.add_argument("--zero", default="0", choices=["0", "1", "2", "3"], help="ZeRO stage (default 0)")
+    command.add_argument("--recompute", default="selective", choices=RECOMPUTE_MODES, help="activation recompute (default selective)")
+    command.add_argument("--sequence-parallel", action="store_true", help="Megatron sequence parallelism")
+    command.add_argument("--mfu", default=DEFAULTS["mfu"], metavar="U", help="model FLOPs utilization (default 0.5)")
+    command.add_argument("--overlap", default=DEFAULTS["overlap"], metavar="R",
+                         help="share of compute time that communication may hide under (default 0.5)")
+    command.add_argument("--network", default=DEFAULTS["network"], metavar="GB/s",
+                         help="inter-node bandwidth per GPU for PP and DP traffic, GB/s (default 25 = 200 Gb/s)")
+
+
+def _count(text: str, name: str) -> int:
+    return int(check_value(quantity(name), parse_number(text, name)))
+
+
+def read_layout(args: argparse.Namespace) -> Layout:
+    t, p, d = _count(args.tp, "t"), _count(args.pp, "p"), _count(args.dp, "d")
+    b = _count(args.micro_batch, "b")
+    if args.global_batch is not None:
+        global_batch = _count(args.global_batch, "B")
+        if global_batch % (b * d):
+            raise InputError(f"the global batch {global_batch} must be a multiple of b·d = {b * d}")
+        m = global_batch // (b * d)
+    else:
+        m = _count(args.micro_batches or "1", "m")
+    n = _count(args.gpus, "n") if args.gpus is not None else t * p * d
+    return Layout(
+        n=n, t=t, p=p, d=d, b=b, m=m, s=_count(args.seq, "s"), v=_count(args.interleave, "v"),
+        zero=int(args.zero), recompute=args.recompute, sequence_parallel=args.sequence_parallel,
+    )
+
+
+def run(args: argparse.Namespace) -> Result:
+    architecture, label = load_architecture(args.hf_config, args.model)
+    model = model_values(architecture.values)
+    layout = read_layout(args)
+    try:
+        check_layout(layout, model)
+    except LayoutError as error:
+        raise InputError(f"invalid layout: {error}") from None
+    chosen = gpu(args.gpu)
+    utilization = check_value(quantity("U"), parse_number(args.mfu, "--mfu"))
+    overlap = check_value(quantity("r"), parse_number(args.overlap, "--overlap"))
+    network = parse_number(args.network, "--network") * 10**9
+    if network <= 0:
+        raise InputError(f"--network must be positive, got {args.network}")
+    tokens = parse_number(args.tokens, "--tokens") if args.tokens is not None else None
+    if tokens is not None and tokens <= 0:
+        raise InputError(f"--tokens must be positive, got {args.tokens}")
+    inputs = Inputs(
+        model=model,
+        gpu={symbol.name: value for symbol, value in chosen.values().items()},
+        network=network,
+        tokens=tokens,
+        utilization=utilization,
+        overlap=overlap,
+    )
+    report = estimate(layout, inputs)
+    doc = {
+        "model": label,
+        "gpu": chosen.name,
+        "layout": {
+            "n": layout.n, "t": layout.t, "p": layout.p, "d": layout.d, "v": layout.v, "b": layout.b, "m": layout.m,
+            "B": layout.global_batch, "s": layout.s, "zero": layout.zero, "recompute": layout.recompute,
+            "sequence_parallel": layout.sequence_parallel,
+        },
+        "assumptions": {"U": float(utilization), "r": float(overlap), "network_bytes_per_second": float(network)},
+    } | _to_json(report)
+    return Result(doc, render_text(doc))
+
+
+def _to_json(value: object) -> object:
+    if isinstance(value, dict):
+        return {key: _to_json(item) for key, item in value.items()}
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, sp.logic.boolalg.BooleanAtom)):
+        return bool(value)
+    return number_json(sp.nsimplify(value))
+
+
+def _si(value: float, unit: str) -> str:
+    for factor, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= factor:
+            return f"{value / factor:,.3f} {prefix}{unit}"
+    return f"{value:,.3f} {unit}"
+
+
+def render_text(doc: dict) -> str:
+    lay = doc["layout"]
+    lines = [
+        f"{doc['model']} on {lay['n']} × {doc['gpu']}",
+        f"layout: t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']}  b={lay['b']} m={lay['m']} B={lay['B']} s={lay['s']}  "
+        f"ZeRO {lay['zero']}, recompute {lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}",
+        "",
+        "parameters",
+        f"  total {doc['params']['total']:,}   active {doc['params']['active']:,}   per GPU {doc['params']['per_gpu']:,.0f}",
+        "FLOPs per iteration",
+        f"  forward {_si(doc['flops']['forward'], 'FLOP')}   backward {_si(doc['flops']['backward'], 'FLOP')}   "
+        f"training {_si(doc['flops']['training'], 'FLOP')}   recomputed {_si(doc['flops']['recomputed'], 'FLOP')}",
+        "memory per GPU (first pipeline stage)",
+        f"  model states {_si(doc['memory']['model_states'], 'B')}   activations {_si(doc['memory']['activations'], 'B')} "
+        f"({doc['memory']['activation_formula']})",
+        f"  total {_si(doc['memory']['total'], 'B')} of {_si(doc['memory']['capacity'], 'B')}: "
+        + ("fits" if doc["memory"]["fits"] else "DOES NOT FIT"),
+        "communication per GPU per iteration",
+    ]
+    comms = doc["comms"]
+    for dim in ("tp", "pp", "dp"):
+        lines.append(
+            f"  {dim.upper()}  {_si(comms['bytes'][dim], 'B')} in {comms['seconds'][dim]:.3f} s over "
+            f"{_si(comms['link_bandwidth'][dim], 'B/s')}; needs {_si(comms['required_bandwidth'][dim], 'B/s')}"
+        )
+    time = doc["time"]
+    lines += [
+        "time",
+        f"  bubble {time['bubble']:.3f}   compute {time['compute_seconds']:.3f} s   exposed comms {time['exposed_comm_seconds']:.3f} s"
+        f"   step {time['step_seconds']:.3f} s",
+        f"  {time['iterations']:,.0f} iterations for {time['tokens']:,.0f} tokens: {time['training_days']:,.1f} days "
+        f"(6ΨD at U alone: {time['ideal_days']:,.1f} days)",
+        "inference (one replica of t·p GPUs, batch b)",
+    ]
+    inference = doc["inference"]
+    lines.append(
+        f"  KV cache {_si(inference['kv_cache_per_sequence'], 'B')} per sequence   token latency {inference['token_latency'] * 1e3:.2f} ms "
+        f"({'memory' if inference['latency_memory_bound'] >= inference['latency_compute_bound'] else 'compute'}-bound)   "
+        f"{inference['tokens_per_second']:,.1f} tokens/s   balance batch {inference['balance_batch']:.1f}"
+    )
+    return "\n".join(lines)
+
+
+def register(add_command) -> None:
+    command = add_command("estimate", "the training and inference report for a model, a GPU and a parallel layout", run)
+    add_arguments(command)

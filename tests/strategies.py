@@ -1,0 +1,82 @@
+"""Hypothesis strategies: exact, valid points for the catalogue's formulas.
+
+A value respects its symbol's declaration in ``formulas/symbols.py``: integer
+symbols draw integers (from 1 when positive, from 0 for a non-negative switch,
+up to the symbol's maximum: switches 0/1), other symbols positive Rationals
+(U and f in (0, 1]). ``valid_point`` then makes a formula's testable
+conditions hold ("t divides a": a becomes a multiple of t; "τ > q_Ψ·Ψ/W_mem":
+τ is raised above the bound) and filters out anything still invalid.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from hypothesis import assume
+from hypothesis import strategies as st
+
+from formulas.catalogue import Formula
+from formulas.symbols import constant_values, quantity
+from render.conditions import predicate
+
+COUNT_MAX = 4096  # structural sizes and degrees: big enough to matter, small enough to stay fast
+RATIONAL_DENOMINATOR = 1000
+
+
+def value_of(symbol: sp.Symbol) -> st.SearchStrategy[sp.Rational]:
+    """An exact value that respects the symbol's assumptions and bounds."""
+    entry = quantity(symbol)
+    if entry.is_integer:
+        low = 1 if symbol.is_positive else 0
+        high = int(entry.maximum) if entry.maximum is not None else (COUNT_MAX if symbol.is_positive else 4)
+        return st.integers(low, high).map(sp.Integer)
+    if entry.maximum is not None:  # U, f: (0, maximum]
+        top = entry.maximum * RATIONAL_DENOMINATOR
+        return st.integers(1, int(top)).map(lambda k: sp.Rational(k, RATIONAL_DENOMINATOR))
+    numerators = st.integers(1, 10**9)
+    denominators = st.sampled_from([1, 1, 1, 2, 3, 7, 1000])
+    return st.builds(sp.Rational, numerators, denominators)
+
+
+def point(symbols) -> st.SearchStrategy[dict[sp.Symbol, sp.Rational]]:
+    """Independent values for ``symbols``."""
+    ordered = sorted(symbols, key=lambda x: x.name)
+    return st.fixed_dictionaries({x: value_of(x) for x in ordered})
+
+
+def evaluate(expr: sp.Basic, values: dict[sp.Symbol, sp.Basic]) -> sp.Basic:
+    """``expr`` at ``values``, constants put in, exactly (structural replacement)."""
+    return sp.sympify(expr).xreplace({**constant_values(), **values})
+
+
+def _repair(test: sp.Basic, values: dict[sp.Symbol, sp.Rational]) -> None:
+    """Move ``values`` so that a divisibility or lower-bound predicate holds."""
+    if isinstance(test, sp.Eq) and isinstance(test.lhs, sp.Mod) and test.rhs == 0:
+        dividend, divisor = test.lhs.args
+        if isinstance(dividend, sp.Symbol) and dividend in values:
+            values[dividend] = values[dividend] * evaluate(divisor, values)
+    elif isinstance(test, sp.StrictGreaterThan) and isinstance(test.lhs, sp.Symbol) and test.lhs in values:
+        values[test.lhs] = values[test.lhs] + evaluate(test.rhs, values)
+
+
+def satisfies(formula: Formula, values: dict[sp.Symbol, sp.Rational]) -> bool:
+    """Every testable condition of ``formula`` holds at ``values`` (untestable ones count as holding)."""
+    for condition in formula.conditions:
+        test = predicate(condition)
+        if test is not None and test.free_symbols <= set(values) and not bool(evaluate(test, values)):
+            return False
+    return True
+
+
+@st.composite
+def valid_point(draw, formula: Formula, extra=()) -> dict[sp.Symbol, sp.Rational]:
+    """A point for ``formula``'s inputs (and ``extra`` symbols) where its testable conditions hold."""
+    tests = [predicate(c) for c in formula.conditions if predicate(c) is not None]
+    symbols = set(formula.inputs) | set(extra)
+    for test in tests:
+        symbols |= test.free_symbols
+    symbols -= set(constant_values())
+    values = dict(draw(point(symbols)))
+    for test in tests:
+        _repair(test, values)
+    assume(satisfies(formula, values))
+    return values
