@@ -33,7 +33,8 @@ class Step:
     label: str
     expr: sp.Basic | None
     why: str
-    reference: str | None = None
+    reference: str | None = None  # the label of the earlier step, for display
+    reference_index: int | None = None  # its position: labels may repeat (``F`` defined, then ``F`` rewritten)
     condition: str = ""
     error: sp.Basic | None = None
     limits: tuple[tuple[sp.Symbol, sp.Basic], ...] = ()
@@ -91,7 +92,7 @@ class Derivation:
         return expr
 
     def equals(self, label: str, expr: sp.Basic, why: str, *, of: str | None = None) -> sp.Basic:
-        self.steps.append(Step("equals", label, sp.sympify(expr), why, reference=self._reference(of)))
+        self.steps.append(Step("equals", label, sp.sympify(expr), why, **self._reference(of)))
         return expr
 
     def approximates(
@@ -112,7 +113,7 @@ class Derivation:
                 label,
                 sp.sympify(expr),
                 why,
-                reference=self._reference(of),
+                **self._reference(of),
                 condition=condition,
                 error=sp.sympify(error),
                 limits=tuple(limits),
@@ -123,7 +124,7 @@ class Derivation:
     def bounds(
         self, label: str, expr: sp.Basic, why: str, *, direction: Literal["upper", "lower"], of: str | None = None
     ) -> sp.Basic:
-        self.steps.append(Step("bounds", label, sp.sympify(expr), why, reference=self._reference(of), direction=direction))
+        self.steps.append(Step("bounds", label, sp.sympify(expr), why, **self._reference(of), direction=direction))
         return expr
 
     def refutes(self, label: str, claimed: sp.Basic, why: str, *, correct: sp.Basic, source: Source) -> None:
@@ -139,18 +140,22 @@ class Derivation:
     ) -> None:
         """The formula (with ``where`` substituted into it) equals the step ``of``."""
         self.steps.append(
-            Step("concludes", formula_id, None, why, reference=self._reference(of), formula_id=formula_id, where=dict(where or {}))
+            Step("concludes", formula_id, None, why, **self._reference(of), formula_id=formula_id, where=dict(where or {}))
         )
 
-    def _reference(self, label: str | None) -> str:
+    def _reference(self, label: str | None) -> dict:
+        """The earlier step a new claim is about: the last one (not a refutation), or the last named ``label``."""
+        for index in range(len(self.steps) - 1, -1, -1):
+            candidate = self.steps[index]
+            if (label is None and candidate.claim != "refutes") or candidate.label == label:
+                return {"reference": candidate.label, "reference_index": index}
         if label is None:
-            candidates = [s for s in self.steps if s.claim != "refutes"]
-            if not candidates:
-                raise ValueError(f"{self.id}: the first step must define something")
-            return candidates[-1].label
-        if not any(s.label == label for s in self.steps):
-            raise ValueError(f"{self.id}: no earlier step named {label!r}")
-        return label
+            raise ValueError(f"{self.id}: the first step must define something")
+        raise ValueError(f"{self.id}: no earlier step named {label!r}")
+
+    def earlier(self, step: Step) -> Step:
+        """The step that ``step`` makes its claim about."""
+        return self.steps[step.reference_index]
 
     def step(self, label: str) -> Step:
         for candidate in reversed(self.steps):
@@ -189,7 +194,7 @@ class Derivation:
             return Verdict(True, "definition"), step.label, sp.sstr(step.expr)
         if step.claim == "refutes":
             return _refutation(step)
-        earlier = self.step(step.reference).expression()
+        earlier = self.earlier(step).expression()
         new = step.expression()
         lhs, rhs = sp.sstr(earlier), sp.sstr(new)
         if step.claim in ("equals", "concludes"):

@@ -79,6 +79,20 @@ def check_layout(layout: Layout, model: dict[str, int]) -> None:
 Evaluator = Callable[..., object]
 
 
+@dataclass(frozen=True)
+class Ops:
+    """The glue's choices, branch-free: ``where(cond, x, y)``, elementwise ``minimum``/``maximum``,
+    and ``number`` (a count as the evaluator's number: an exact Integer, or a float64 array)."""
+
+    where: Callable
+    minimum: Callable
+    maximum: Callable
+    number: Callable
+
+
+EXACT_OPS = Ops(where=lambda cond, x, y: x if cond else y, minimum=sp.Min, maximum=sp.Max, number=sp.Integer)
+
+
 @cache
 def _exact_function(formula_id: str) -> tuple[tuple[sp.Symbol, ...], sp.Expr]:
     expr = get(formula_id).expr.subs(constant_values())
@@ -95,10 +109,6 @@ def exact(formula_id: str, **values: object) -> sp.Rational:
     return result
 
 
-def exact_max(x: object, y: object) -> object:
-    return sp.Max(x, y)
-
-
 @dataclass(frozen=True)
 class Inputs:
     """Everything the report reads besides the layout (values by symbol name)."""
@@ -112,13 +122,21 @@ class Inputs:
     extra: dict[str, object] = field(default_factory=dict)
 
 
-def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, maximum: Callable = exact_max) -> dict:
-    """The report as nested sections of numbers (exact or arrays, by evaluator)."""
-    t, p, d, b, m, s, v = layout.t, layout.p, layout.d, layout.b, layout.m, layout.s, layout.v
+def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = EXACT_OPS) -> dict:
+    """The report as nested sections of numbers (exact or arrays, by evaluator).
+
+    With ``ev = exact`` and ``EXACT_OPS`` every figure is an exact Rational. With a NumPy
+    evaluator and NumPy ops the counts n, t, p, d, b, m, s, v of ``layout`` may be arrays of
+    one shape: a group of layouts sharing ZeRO stage, recompute mode and sequence
+    parallelism (which pick formula ids), evaluated with no loop per layout.
+    """
+    n, t, p, d, b, m, s, v = (ops.number(x) for x in (layout.n, layout.t, layout.p, layout.d, layout.b, layout.m, layout.s, layout.v))
     model = inputs.model
-    base = dict(model) | dict(inputs.gpu) | {"t": t, "p": p, "d": d, "m": m, "s": s, "v": v, "n": layout.n, "q": Q_16BIT,
+    layers = ops.number(model["l"])
+    base = dict(model) | dict(inputs.gpu) | {"t": t, "p": p, "d": d, "m": m, "s": s, "v": v, "n": n, "q": Q_16BIT,
                                               "q_w": Q_16BIT, "U": inputs.utilization, "r": inputs.overlap}
     B = b * m * d
+    tensor, pipeline, data, interleaved = t > 1, p > 1, d > 1, v > 1
 
     total = ev("params.decoder.total", **base)
     active = ev("params.decoder.active", **base)
@@ -128,22 +146,27 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, maximum: Cal
     forward = ev("flops.decoder.forward", **(base | {"b": B}))
     backward = ev("flops.decoder.backward", **(base | {"b": B}))
     training = forward + backward
-    recomputed = {"none": 0, "full": forward, "selective": model["l"] * ev("flops.decoder.attention.scores", **(base | {"b": B}))}[layout.recompute]
+    if layout.recompute == "full":
+        recomputed = forward
+    elif layout.recompute == "selective":
+        recomputed = layers * ev("flops.decoder.attention.scores", **(base | {"b": B}))
+    else:
+        recomputed = 0 * forward
 
     states_id = "memory.zero" if layout.zero == 0 else f"memory.zero.stage{layout.zero}"
     states = ev(states_id, **base)
     per_layer = ev(_activation_formula(layout), **(base | {"b": b}))
-    in_flight = min(p, m)
-    interleave = 1 + sp.Rational(p - 1, p * v) if v > 1 else 1
-    activations = per_layer * sp.Rational(model["l"], p) * in_flight * interleave
+    in_flight = ops.minimum(p, m)
+    interleave = 1 + ops.where(interleaved, (p - 1) / (p * v), 0)
+    activations = per_layer * (layers / p) * in_flight * interleave
     memory_total = states + activations
 
-    compute_time = (training + recomputed) / (layout.n * inputs.gpu["X"] * inputs.utilization)
-    bubble = ev("cluster.bubble.interleaved", **base) if v > 1 else ev("cluster.bubble", **base)
-    comms = _comms(layout, base, ev, total)
+    compute_time = (training + recomputed) / (n * inputs.gpu["X"] * inputs.utilization)
+    bubble = ops.where(interleaved, ev("cluster.bubble.interleaved", **base), ev("cluster.bubble", **base))
+    comms = _comms(layout, base, ev, ops, total)
     link = {"tp": inputs.gpu["W_link"], "pp": inputs.network, "dp": inputs.network}
     comm_time = {dim: comms[dim] / link[dim] for dim in comms}
-    exposed = sum(maximum(comm_time[dim] - inputs.overlap * compute_time, 0) for dim in comm_time)
+    exposed = sum(ops.maximum(comm_time[dim] - inputs.overlap * compute_time, 0) for dim in comm_time)
     step_time = compute_time * (1 + bubble) + exposed
     iterations = tokens / (B * s)
 
@@ -167,9 +190,9 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, maximum: Cal
         "comms": {
             "bytes": comms,
             "required_bandwidth": {
-                "tp": ev("comms.bandwidth.tp", **base) if t > 1 else 0,
-                "pp": ev("comms.bandwidth.pp", **base) if p > 1 else 0,
-                "dp": ev("comms.bandwidth.dp", **(base | {"B": B})) if d > 1 else 0,
+                "tp": ops.where(tensor, ev("comms.bandwidth.tp", **base), 0),
+                "pp": ops.where(pipeline, ev("comms.bandwidth.pp", **base), 0),
+                "dp": ops.where(data, ev("comms.bandwidth.dp", **(base | {"B": B})), 0),
             },
             "link_bandwidth": link,
             "seconds": comm_time,
@@ -184,7 +207,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, maximum: Cal
             "training_days": iterations * step_time / 86400,
             "ideal_days": ev("cluster.training_time", **base) / 86400,
         },
-        "inference": _inference(layout, base, ev, maximum),
+        "inference": _inference(base, b, ev, ops),
     }
 
 
@@ -197,33 +220,32 @@ def _activation_formula(layout: Layout) -> str:
     return "memory.activations.layer.tp_sp" if layout.sequence_parallel else "memory.activations.layer.tp"
 
 
-def _comms(layout: Layout, base: dict, ev: Evaluator, total: object) -> dict:
+def _comms(layout: Layout, base: dict, ev: Evaluator, ops: Ops, total: object) -> dict:
     """Bytes each GPU moves per iteration, by parallel dimension."""
+    t, p, d, b, m = base["t"], base["p"], base["d"], ops.number(layout.b), base["m"]
     tp_id = "comms.sp.per_microbatch" if layout.sequence_parallel else "comms.tp.sent_per_microbatch"
-    tp = ev(tp_id, **(base | {"b": layout.b})) * layout.m if layout.t > 1 else 0
-    pp = ev("comms.pp.per_iteration", **(base | {"b": layout.b})) if layout.p > 1 else 0
-    if layout.d == 1:
-        dp = 0
-    elif layout.zero == 3:  # a parameter all-gather on top of the reduce-scatter: 3Ψ of this rank's shard
-        dp = ev("comms.zero.stage3", **(base | {"P": total / (layout.t * layout.p)}))
+    tp = ops.where(t > 1, ev(tp_id, **(base | {"b": b})) * m, 0)
+    pp = ops.where(p > 1, ev("comms.pp.per_iteration", **(base | {"b": b})), 0)
+    if layout.zero == 3:  # a parameter all-gather on top of the reduce-scatter: 3Ψ of this rank's shard
+        dp = ev("comms.zero.stage3", **(base | {"P": total / (t * p)}))
     else:
         dp = ev("comms.dp.sent_per_iteration", **base)
-    return {"tp": tp, "pp": pp, "dp": dp}
+    return {"tp": tp, "pp": pp, "dp": ops.where(d > 1, dp, 0)}
 
 
-def _inference(layout: Layout, base: dict, ev: Evaluator, maximum: Callable) -> dict:
+def _inference(base: dict, b: object, ev: Evaluator, ops: Ops) -> dict:
     """One replica (t·p GPUs) decoding a batch of b sequences of s tokens."""
-    replica = base | {"n": layout.t * layout.p, "b": layout.b}
+    replica = base | {"n": base["t"] * base["p"], "b": b}
     memory_bound = ev("inference.latency.memory_bound", **replica)
     compute_bound = ev("inference.latency.compute_bound", **replica)
-    step = maximum(memory_bound, compute_bound)
+    step = ops.maximum(memory_bound, compute_bound)
     return {
         "kv_cache_per_sequence": ev("memory.kv_cache.per_sequence", **replica),
         "kv_cache_batch": ev("memory.kv_cache", **replica),
         "latency_memory_bound": memory_bound,
         "latency_compute_bound": compute_bound,
         "token_latency": step,
-        "tokens_per_second": layout.b / step,
+        "tokens_per_second": b / step,
         "balance_batch": ev("inference.balance_batch", **replica),
     }
 

@@ -25,9 +25,11 @@ class Result:
     code: int = 0
 
 
-def number_json(value: sp.Basic) -> int | float:
+def number_json(value: object) -> int | float:
     """Integers stay exact; other values become floats at the edge."""
-    return int(value) if value.is_integer else float(value)
+    if isinstance(value, int) or (isinstance(value, sp.Basic) and value.is_Integer):
+        return int(value)
+    return float(value)
 
 
 def list_formulas() -> Result:
@@ -96,7 +98,7 @@ def evaluate(formula_id: str, assignments: list[str]) -> Result:
     for condition in formula.conditions:
         if condition.holds(values) is False:
             raise InputError(f"{formula_id} requires {condition.text}")
-    value = sp.nsimplify(valued(formula.expr).subs(values))
+    value = valued(formula.expr).subs(values)
     doc = {
         "id": formula.id,
         "value": number_json(value),

@@ -116,7 +116,7 @@ def _to_json(value: object) -> object:
         return value
     if isinstance(value, (bool, sp.logic.boolalg.BooleanAtom)):
         return bool(value)
-    return number_json(sp.nsimplify(value))
+    return number_json(value)
 
 
 def _si(value: float, unit: str) -> str:

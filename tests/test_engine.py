@@ -98,3 +98,14 @@ def test_assert_approximation_reports_the_true_error():
     assert "exact relative error" in str(failure.value) and "2" in str(failure.value)
     with pytest.raises(AssertionError, match="does not vanish"):
         assert_approximation(h**2 + h**2, h**2, error=sp.Integer(1), limits=[(h, sp.oo)])
+
+
+def test_a_repeated_label_is_checked_against_the_earlier_step_not_itself():
+    # found in review: `defines("F", x); equals("F", y)` once compared y with itself
+    d = Derivation("demo", "demo")
+    d.defines("F", (h + 1) ** 2, "a square")
+    d.equals("F", h**2 + 1, "wrong, and must be caught")
+    d.equals("F", h**2 + 1, "compares with the previous F, which is the same wrong value")
+    first, second = d.check()[1:]
+    assert not first.ok and first.lhs == "(h + 1)**2"
+    assert second.ok

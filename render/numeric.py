@@ -1,0 +1,71 @@
+"""The catalogue as NumPy functions at run time: the committed generated module and an evaluator over it.
+
+``render/llm_formulas_numeric.py`` is render.codegen's module for the whole
+catalogue, committed so that ``plan`` and sweeps never run SymPy's code printer;
+``regenerate()`` rewrites it and tests/test_numeric.py fails on a stale copy.
+``numeric(formula_id, **values)`` is an evaluator for formulas.estimate: it calls
+the generated function with the values it needs (scalars or arrays, broadcast).
+``NUMPY_OPS`` are the branch-free choices (where/minimum/maximum) of the same glue.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from formulas.estimate import Inputs, Ops, exact
+from render import llm_formulas_numeric as generated
+from render.codegen import module_source
+
+GENERATED_PATH = Path(generated.__file__)
+
+NUMPY_OPS = Ops(where=np.where, minimum=np.minimum, maximum=np.maximum, number=lambda value: np.asarray(value, dtype=np.float64))
+
+
+def regenerate() -> bool:
+    """Rewrite the committed module from the catalogue; True when it changed."""
+    source = module_source()
+    if GENERATED_PATH.read_text(encoding="utf-8") == source:
+        return False
+    GENERATED_PATH.write_text(source, encoding="utf-8")
+    return True
+
+
+def numeric(formula_id: str, **values: object) -> np.ndarray:
+    """Evaluate one formula on NumPy arrays (float64) through the generated module."""
+    try:
+        function, names = generated.FORMULAS[formula_id], generated.INPUTS[formula_id]
+    except KeyError:
+        raise KeyError(f"{formula_id} is not in the generated module: run render.numeric.regenerate()") from None
+    missing = [name for name in names if name not in values]
+    if missing:
+        raise KeyError(f"{formula_id} needs {', '.join(missing)}")
+    return function(*(values[name] for name in names))
+
+
+def _complete(model: dict[str, int]) -> dict[str, int]:
+    """The model with 0 for the sizes it leaves out because a switch set to 0 removes their terms
+    (pos_table = 0 removes n_pos): the exact count proves they vanish, the generated code still takes them."""
+    completed = dict(model)
+    for formula_id in ("params.decoder.total", "params.decoder.active"):
+        exact(formula_id, **model)  # raises KeyError when a missing size does not vanish
+        completed |= {name: 0 for name in generated.INPUTS[formula_id] if name not in completed}
+    return completed
+
+
+def numeric_inputs(inputs: Inputs) -> Inputs:
+    """The same inputs as floats (exact Rationals would make NumPy build object arrays)."""
+    return Inputs(
+        model={name: float(value) for name, value in _complete(inputs.model).items()},
+        gpu={name: float(value) for name, value in inputs.gpu.items()},
+        network=float(inputs.network),
+        tokens=None if inputs.tokens is None else float(inputs.tokens),
+        utilization=float(inputs.utilization),
+        overlap=float(inputs.overlap),
+        extra={name: float(value) for name, value in inputs.extra.items()},
+    )
+
+
+if __name__ == "__main__":
+    print(f"{GENERATED_PATH}: {'rewritten' if regenerate() else 'up to date'}")
