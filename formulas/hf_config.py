@@ -22,6 +22,15 @@ class ConfigError(ValueError):
     """A config the readers cannot map: the message names the model_type or key."""
 
 
+MAX_SIZE = 2**31  # no real dimension comes near; a larger one is a typo or an attack
+
+
+def _short(value: object) -> str:
+    """A value for an error line, cut to a readable length."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 @dataclass(frozen=True)
 class Architecture:
     """A model as values of the architecture symbols (every one the general formulas use)."""
@@ -55,7 +64,9 @@ class _Reader:
             value = self.config.get(key)
             if value is not None:
                 if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                    raise ConfigError(f"{self.model_type} config: {key!r} must be a positive integer, got {value!r}")
+                    raise ConfigError(f"{self.model_type} config: {key!r} must be a positive integer, got {_short(value)}")
+                if value > MAX_SIZE:
+                    raise ConfigError(f"{self.model_type} config: {key!r} = {_short(value)} is out of range (at most 2^31)")
                 return value
         if default is None:
             raise ConfigError(f"{self.model_type} config: missing key {keys[0]!r}")
@@ -66,7 +77,7 @@ class _Reader:
         if value is None:
             value = default
         if not isinstance(value, bool):
-            raise ConfigError(f"{self.model_type} config: {key!r} must be true or false, got {value!r}")
+            raise ConfigError(f"{self.model_type} config: {key!r} must be true or false, got {_short(value)}")
         return int(value)
 
 
@@ -247,7 +258,7 @@ def read_config(config: object) -> Architecture:
         raise ConfigError("config: missing key 'model_type'")
     reader = READERS.get(model_type) if isinstance(model_type, str) else None
     if reader is None:
-        raise ConfigError(f"unknown model_type {model_type!r}; known: {', '.join(sorted(READERS))}")
+        raise ConfigError(f"unknown model_type {_short(model_type)}; known: {', '.join(sorted(READERS))}")
     values = reader(_Reader(config, model_type))
     if values[S.a] % values[S.g]:
         raise ConfigError(f"{model_type} config: {values[S.a]} attention heads are not a multiple of {values[S.g]} key/value heads")

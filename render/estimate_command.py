@@ -23,11 +23,27 @@ from render.model_commands import load_architecture
 DEFAULTS = {"mfu": "0.5", "overlap": "0.5", "network": "25"}  # 000 §3.5 (U = 0.5); r = 1/2; 200 Gb/s per GPU
 
 
-def add_arguments(command: argparse.ArgumentParser) -> None:
+def add_source_arguments(command: argparse.ArgumentParser) -> None:
+    """--hf-config | --model, and --gpu (shared with ``plan``)."""
     source = command.add_mutually_exclusive_group(required=True)
     source.add_argument("--hf-config", metavar="PATH", help="a Hugging Face config.json")
     source.add_argument("--model", metavar="NAME", help="a named model (see 'llm-formulas params --help')")
     command.add_argument("--gpu", required=True, choices=sorted(PRESETS), metavar="GPU", help="GPU preset: " + ", ".join(sorted(PRESETS)))
+
+
+def add_assumption_arguments(command: argparse.ArgumentParser) -> None:
+    """--seq, --tokens, --mfu, --overlap, --network (shared with ``plan``)."""
+    command.add_argument("--seq", required=True, metavar="S", help="sequence length s in tokens")
+    command.add_argument("--tokens", metavar="D", help="training tokens (default 20 per parameter)")
+    command.add_argument("--mfu", default=DEFAULTS["mfu"], metavar="U", help="model FLOPs utilization (default 0.5)")
+    command.add_argument("--overlap", default=DEFAULTS["overlap"], metavar="R",
+                         help="share of compute time that communication may hide under (default 0.5)")
+    command.add_argument("--network", default=DEFAULTS["network"], metavar="GB/s",
+                         help="inter-node bandwidth per GPU for PP and DP traffic, GB/s (default 25 = 200 Gb/s)")
+
+
+def add_arguments(command: argparse.ArgumentParser) -> None:
+    add_source_arguments(command)
     command.add_argument("--gpus", metavar="N", help="GPUs in all (default t·p·d)")
     command.add_argument("--tp", default="1", metavar="T", help="tensor parallel degree t (default 1)")
     command.add_argument("--pp", default="1", metavar="P", help="pipeline parallel degree p (default 1)")
@@ -37,36 +53,51 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
     batch = command.add_mutually_exclusive_group()
     batch.add_argument("--micro-batches", metavar="M", help="micro-batches per iteration m")
     batch.add_argument("--global-batch", metavar="B", help="global batch in sequences (a multiple of b·d)")
-    command.add_argument("--seq", required=True, metavar="S", help="sequence length s in tokens")
-    command.add_argument("--tokens", metavar="D", help="training tokens (default 20 per parameter)")
     command.add_argument("--zero", default="0", choices=["0", "1", "2", "3"], help="ZeRO stage (default 0)")
     command.add_argument("--recompute", default="selective", choices=RECOMPUTE_MODES, help="activation recompute (default selective)")
     command.add_argument("--sequence-parallel", action="store_true", help="Megatron sequence parallelism")
-    command.add_argument("--mfu", default=DEFAULTS["mfu"], metavar="U", help="model FLOPs utilization (default 0.5)")
-    command.add_argument("--overlap", default=DEFAULTS["overlap"], metavar="R",
-                         help="share of compute time that communication may hide under (default 0.5)")
-    command.add_argument("--network", default=DEFAULTS["network"], metavar="GB/s",
-                         help="inter-node bandwidth per GPU for PP and DP traffic, GB/s (default 25 = 200 Gb/s)")
+    add_assumption_arguments(command)
 
 
-def _count(text: str, name: str) -> int:
+def count(text: str, name: str) -> int:
+    """A positive count given on the command line for the symbol ``name``."""
     return int(check_value(quantity(name), parse_number(text, name)))
 
 
 def read_layout(args: argparse.Namespace) -> Layout:
-    t, p, d = _count(args.tp, "t"), _count(args.pp, "p"), _count(args.dp, "d")
-    b = _count(args.micro_batch, "b")
+    t, p, d = count(args.tp, "t"), count(args.pp, "p"), count(args.dp, "d")
+    b = count(args.micro_batch, "b")
     if args.global_batch is not None:
-        global_batch = _count(args.global_batch, "B")
+        global_batch = count(args.global_batch, "B")
         if global_batch % (b * d):
             raise InputError(f"the global batch {global_batch} must be a multiple of b·d = {b * d}")
         m = global_batch // (b * d)
     else:
-        m = _count(args.micro_batches or "1", "m")
-    n = _count(args.gpus, "n") if args.gpus is not None else t * p * d
+        m = count(args.micro_batches or "1", "m")
+    n = count(args.gpus, "n") if args.gpus is not None else t * p * d
     return Layout(
-        n=n, t=t, p=p, d=d, b=b, m=m, s=_count(args.seq, "s"), v=_count(args.interleave, "v"),
+        n=n, t=t, p=p, d=d, b=b, m=m, s=count(args.seq, "s"), v=count(args.interleave, "v"),
         zero=int(args.zero), recompute=args.recompute, sequence_parallel=args.sequence_parallel,
+    )
+
+
+def read_inputs(args: argparse.Namespace, model: dict[str, int]) -> Inputs:
+    """The GPU and the assumptions (--mfu, --overlap, --network, --tokens) as exact values."""
+    utilization = check_value(quantity("U"), parse_number(args.mfu, "--mfu"))
+    overlap = check_value(quantity("r"), parse_number(args.overlap, "--overlap"))
+    network = parse_number(args.network, "--network") * 10**9
+    if network <= 0:
+        raise InputError(f"--network must be positive, got {args.network}")
+    tokens = parse_number(args.tokens, "--tokens") if args.tokens is not None else None
+    if tokens is not None and tokens <= 0:
+        raise InputError(f"--tokens must be positive, got {args.tokens}")
+    return Inputs(
+        model=model,
+        gpu={symbol.name: value for symbol, value in gpu(args.gpu).values().items()},
+        network=network,
+        tokens=tokens,
+        utilization=utilization,
+        overlap=overlap,
     )
 
 
@@ -78,35 +109,23 @@ def run(args: argparse.Namespace) -> Result:
         check_layout(layout, model)
     except LayoutError as error:
         raise InputError(f"invalid layout: {error}") from None
-    chosen = gpu(args.gpu)
-    utilization = check_value(quantity("U"), parse_number(args.mfu, "--mfu"))
-    overlap = check_value(quantity("r"), parse_number(args.overlap, "--overlap"))
-    network = parse_number(args.network, "--network") * 10**9
-    if network <= 0:
-        raise InputError(f"--network must be positive, got {args.network}")
-    tokens = parse_number(args.tokens, "--tokens") if args.tokens is not None else None
-    if tokens is not None and tokens <= 0:
-        raise InputError(f"--tokens must be positive, got {args.tokens}")
-    inputs = Inputs(
-        model=model,
-        gpu={symbol.name: value for symbol, value in chosen.values().items()},
-        network=network,
-        tokens=tokens,
-        utilization=utilization,
-        overlap=overlap,
-    )
+    inputs = read_inputs(args, model)
     report = estimate(layout, inputs)
     doc = {
         "model": label,
-        "gpu": chosen.name,
+        "gpu": gpu(args.gpu).name,
         "layout": {
             "n": layout.n, "t": layout.t, "p": layout.p, "d": layout.d, "v": layout.v, "b": layout.b, "m": layout.m,
             "B": layout.global_batch, "s": layout.s, "zero": layout.zero, "recompute": layout.recompute,
             "sequence_parallel": layout.sequence_parallel,
         },
-        "assumptions": {"U": float(utilization), "r": float(overlap), "network_bytes_per_second": float(network)},
+        "assumptions": assumptions_json(inputs),
     } | _to_json(report)
     return Result(doc, render_text(doc))
+
+
+def assumptions_json(inputs: Inputs) -> dict[str, float]:
+    return {"U": float(inputs.utilization), "r": float(inputs.overlap), "network_bytes_per_second": float(inputs.network)}
 
 
 def _to_json(value: object) -> object:

@@ -20,6 +20,9 @@ from render.catalogue_commands import Result
 from render.inputs import InputError, check_value, parse_number
 
 
+MAX_CONFIG_BYTES = 1_000_000  # a real config.json is a few kB
+
+
 def load_architecture(hf_config: str | None, model: str | None) -> tuple[Architecture, str]:
     """The architecture and a label for it, from a config.json path or a preset name."""
     try:
@@ -28,13 +31,16 @@ def load_architecture(hf_config: str | None, model: str | None) -> tuple[Archite
             return chosen.architecture, f"{chosen.title} ({chosen.source})"
         path = Path(hf_config)
         try:
+            if path.stat().st_size > MAX_CONFIG_BYTES:
+                raise InputError(f"{hf_config} is larger than {MAX_CONFIG_BYTES // 1000} kB: not a config.json")
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
             raise InputError(f"cannot read {hf_config}: {getattr(error, 'strerror', None) or error}") from None
         try:
             config = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{hf_config} is not valid JSON: {error}") from None
+        except (ValueError, RecursionError) as error:  # JSONDecodeError, over-long integers, deep nesting
+            first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise InputError(f"{hf_config} is not valid JSON: {first_line}") from None
         return read_config(config), str(path)
     except ConfigError as error:
         raise InputError(str(error)) from None

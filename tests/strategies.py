@@ -5,16 +5,19 @@ symbols draw integers (from 1 when positive, from 0 for a non-negative switch,
 up to the symbol's maximum: switches 0/1), other symbols positive Rationals
 (U and f in (0, 1]). ``valid_point`` then makes a formula's testable
 conditions hold ("t divides a": a becomes a multiple of t; "τ > q_Ψ·Ψ/W_mem":
-τ is raised above the bound) and filters out anything still invalid.
+τ is raised above the bound) and filters out anything still invalid. Strategies
+are built once per symbol and per formula (``Formula.inputs`` substitutes the
+constants, which is slow to repeat per example).
 """
 
 from __future__ import annotations
 
+from functools import cache
+
 import sympy as sp
-from hypothesis import assume
 from hypothesis import strategies as st
 
-from formulas.catalogue import Formula
+from formulas.catalogue import Formula, get
 from formulas.symbols import constant_values, quantity
 from render.conditions import predicate
 
@@ -22,6 +25,7 @@ COUNT_MAX = 4096  # structural sizes and degrees: big enough to matter, small en
 RATIONAL_DENOMINATOR = 1000
 
 
+@cache
 def value_of(symbol: sp.Symbol) -> st.SearchStrategy[sp.Rational]:
     """An exact value that respects the symbol's assumptions and bounds."""
     entry = quantity(symbol)
@@ -67,16 +71,24 @@ def satisfies(formula: Formula, values: dict[sp.Symbol, sp.Rational]) -> bool:
     return True
 
 
-@st.composite
-def valid_point(draw, formula: Formula, extra=()) -> dict[sp.Symbol, sp.Rational]:
-    """A point for ``formula``'s inputs (and ``extra`` symbols) where its testable conditions hold."""
+def valid_point(formula: Formula) -> st.SearchStrategy[dict[sp.Symbol, sp.Rational]]:
+    """A point for ``formula``'s inputs where its testable conditions hold."""
+    return _valid_point(formula.id)
+
+
+@cache
+def _valid_point(formula_id: str) -> st.SearchStrategy[dict[sp.Symbol, sp.Rational]]:
+    formula = get(formula_id)
     tests = [predicate(c) for c in formula.conditions if predicate(c) is not None]
-    symbols = set(formula.inputs) | set(extra)
+    symbols = set(formula.inputs)
     for test in tests:
         symbols |= test.free_symbols
     symbols -= set(constant_values())
-    values = dict(draw(point(symbols)))
-    for test in tests:
-        _repair(test, values)
-    assume(satisfies(formula, values))
-    return values
+
+    def repaired(values: dict[sp.Symbol, sp.Rational]) -> dict[sp.Symbol, sp.Rational]:
+        values = dict(values)
+        for test in tests:
+            _repair(test, values)
+        return values
+
+    return point(symbols).map(repaired).filter(lambda values: satisfies(formula, values))

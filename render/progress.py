@@ -1,0 +1,30 @@
+"""A progress bar on stderr that appears only once a job has run longer than a second."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+
+class Progress:
+    """``update(done)`` redraws ``[#####     ] done/total`` in place once ``delay`` seconds have passed."""
+
+    def __init__(self, total: int, label: str, stream: TextIO | None = None, delay: float = 1.0, width: int = 30) -> None:
+        self.total, self.label, self.delay, self.width = max(total, 1), label, delay, width
+        self.stream = sys.stderr if stream is None else stream
+        self.start = time.perf_counter()
+        self.shown = False
+
+    def update(self, done: int) -> None:
+        if not self.shown and time.perf_counter() - self.start < self.delay:
+            return
+        self.shown = True
+        filled = self.width * done // self.total
+        self.stream.write(f"\r{self.label} [{'#' * filled}{' ' * (self.width - filled)}] {done}/{self.total}")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\n")
+            self.stream.flush()

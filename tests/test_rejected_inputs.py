@@ -1,0 +1,47 @@
+"""Every row of the README's "Rejected inputs" table, run: one line on stderr, exit 2, no traceback."""
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from render.cli import main
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+TABLE = README.split("## Rejected inputs", 1)[1].split("\n## ", 1)[0]
+ROWS = re.findall(r"^\| ([^|]+?) \| `([^`]+)` \| `([^`]+)` \|$", TABLE, flags=re.M)
+
+LLAMA = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2,
+         "intermediate_size": 128, "vocab_size": 100}
+CONFIGS = {
+    "broken.json": '{"model_type": "llama", "hidden_size": 64,',
+    "nested.json": "[" * 100_000 + "]" * 100_000,
+    "huge.json": json.dumps(LLAMA | {"padding": "x" * 1_100_000}),
+    "list.json": json.dumps([LLAMA]),
+    "t5.json": json.dumps({"model_type": "t5", "d_model": 512}),
+    "no-hidden.json": json.dumps({k: v for k, v in LLAMA.items() if k != "hidden_size"}),
+    "negative.json": json.dumps(LLAMA | {"hidden_size": -64}),
+    "fraction.json": json.dumps(LLAMA | {"hidden_size": 64.5}),
+    "nan.json": json.dumps(LLAMA | {"hidden_size": float("nan")}),
+    "huge-size.json": json.dumps(LLAMA | {"hidden_size": 10**40}),
+}
+
+
+def test_the_table_is_read():
+    assert len(ROWS) >= 25
+
+
+@pytest.mark.parametrize("what, command, message", ROWS, ids=[row[0] for row in ROWS])
+def test_rejected(tmp_path, monkeypatch, capsys, what, command, message):
+    for name, text in CONFIGS.items():
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    code = main(shlex.split(command))
+    out, err = capsys.readouterr()
+    assert code == 2, (what, err)
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("llm-formulas: error: ")
+    assert message in err, err
+    assert "Traceback" not in err
