@@ -1,5 +1,6 @@
 """The README's promises: two set-up commands, CI runs the test one verbatim, its examples run."""
 
+import json
 import re
 import shlex
 from pathlib import Path
@@ -35,6 +36,9 @@ def test_python_examples_run():
     "line",
     [line.split("#")[0].strip() for block in fenced("sh")[2:] for line in block.splitlines() if line.startswith("llm-formulas ")],
 )
-def test_command_examples_succeed(line, capsys):
-    assert main(shlex.split(line)[1:]) == 0
+def test_command_examples_succeed(line, capsys, tmp_path):
+    preset = json.loads((ROOT / "formulas" / "models" / "llama2-7b.json").read_text())
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(preset["config"]))
+    assert main(shlex.split(line.replace("path/to/config.json", str(config)))[1:]) == 0
     assert capsys.readouterr().out

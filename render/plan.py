@@ -1,0 +1,163 @@
+"""Search parallel layouts: every valid layout of n GPUs evaluated at once, ranked by step time.
+
+The space follows formulas.estimate.check_layout: t·p·d = n; t divides a and g
+(and t ≤ ``max_tp``: the report prices TP traffic at the NVLink bandwidth, which
+holds inside one node); p·v divides l; b·m·d = B; v > 1 only with p > 1 and p | m;
+every ZeRO stage and recompute mode; sequence parallelism only with t > 1 (at
+t = 1 it is the same layout). The numeric part (t, p, d, b, m, v) is a set of
+arrays (``Shapes``); each group sharing ZeRO stage, recompute mode and sequence
+parallelism, which pick formula ids, is one call of formulas.estimate.estimate
+through the generated NumPy code: no Python loop per layout. Ranking: step time
+(bubble and exposed communication included), then memory, then the layout itself,
+so that the order never depends on how the space was split into chunks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate
+from render.numeric import NUMPY_OPS, numeric, numeric_inputs
+
+SHAPE_FIELDS = ("t", "p", "d", "b", "m", "v")
+SETTING_FIELDS = ("zero", "recompute", "sequence_parallel")
+SETTINGS: tuple[tuple[int, str, bool], ...] = tuple(
+    (zero, recompute, parallel) for zero in (0, 1, 2, 3) for recompute in RECOMPUTE_MODES for parallel in (False, True)
+)
+FIGURES = ("step_seconds", "compute_seconds", "bubble", "bubble_seconds", "exposed_comm_seconds", "memory_total",
+           "training_days", "fits")
+GPUS_PER_NODE = 8  # an HGX/DGX node: the NVLink domain the report's TP bandwidth assumes
+
+
+def divisors(n: int) -> list[int]:
+    return [k for k in range(1, n + 1) if n % k == 0]
+
+
+@dataclass(frozen=True)
+class Shapes:
+    """The numeric part of a set of layouts: int64 arrays t, p, d, b, m, v of one length."""
+
+    t: np.ndarray
+    p: np.ndarray
+    d: np.ndarray
+    b: np.ndarray
+    m: np.ndarray
+    v: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+    def take(self, index: np.ndarray | slice) -> Shapes:
+        return Shapes(*(getattr(self, name)[index] for name in SHAPE_FIELDS))
+
+    def chunks(self, size: int) -> list[Shapes]:
+        return [self.take(slice(start, start + size)) for start in range(0, len(self), size)]
+
+
+def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None = GPUS_PER_NODE) -> Shapes:
+    """Every (t, p, d, b, m, v) allowed for n GPUs and a global batch of B sequences."""
+    a, g, l = (int(model[name]) for name in ("a", "g", "l"))
+    rows = []
+    for t in divisors(n):
+        if a % t or g % t or (max_tp is not None and t > max_tp):
+            continue
+        for p in divisors(n // t):
+            d = n // (t * p)
+            if l % p or global_batch % d:
+                continue
+            for b in divisors(global_batch // d):
+                m = global_batch // (d * b)
+                rows += [(t, p, d, b, m, v) for v in divisors(l // p) if v == 1 or (p > 1 and m % p == 0)]
+    columns = np.array(rows, dtype=np.int64).reshape(-1, len(SHAPE_FIELDS)).T
+    return Shapes(*columns)
+
+
+def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
+    """The figures of every layout of ``space`` under every setting, as columns (one row per layout)."""
+    numeric_in = numeric_inputs(inputs)
+    parts = []
+    for done, (zero, recompute, parallel) in enumerate(SETTINGS, start=1):
+        group = space.take(space.t > 1) if parallel else space
+        if len(group):
+            layout = Layout(n=n, s=s, zero=zero, recompute=recompute, sequence_parallel=parallel,
+                            **{name: getattr(group, name) for name in SHAPE_FIELDS})
+            report = estimate(layout, numeric_in, numeric, NUMPY_OPS)
+            time = report["time"]
+            figures = {
+                "step_seconds": time["step_seconds"],
+                "compute_seconds": time["compute_seconds"],
+                "bubble": time["bubble"],
+                "bubble_seconds": time["compute_seconds"] * time["bubble"],
+                "exposed_comm_seconds": time["exposed_comm_seconds"],
+                "memory_total": report["memory"]["total"],
+                "training_days": time["training_days"],
+                "fits": report["memory"]["fits"],
+            }
+            size = len(group)
+            columns = {name: getattr(group, name) for name in SHAPE_FIELDS}
+            columns |= {"zero": np.full(size, zero), "recompute": np.full(size, RECOMPUTE_MODES.index(recompute)),
+                        "sequence_parallel": np.full(size, parallel)}
+            columns |= {name: np.broadcast_to(value, size) for name, value in figures.items()}
+            parts.append(columns)
+        if progress is not None:
+            progress(done)
+    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+
+
+def rank(table: dict[str, np.ndarray], top: int) -> np.ndarray:
+    """Indices of the ``top`` fastest layouts that fit, one per distinct (t, p, d, b, m, v) at its best setting."""
+    keys = [table[name] for name in reversed(SHAPE_FIELDS + SETTING_FIELDS)] + [table["memory_total"], table["step_seconds"]]
+    order = np.lexsort(keys)
+    order = order[table["fits"][order]]
+    shape_key = np.stack([table[name][order] for name in SHAPE_FIELDS], axis=1)
+    _, first = np.unique(shape_key, axis=0, return_index=True)
+    return order[np.sort(first)[:top]]
+
+
+def row(table: dict[str, np.ndarray], index: int) -> dict:
+    """One layout and its figures as plain Python values."""
+    layout = {name: int(table[name][index]) for name in SHAPE_FIELDS}
+    layout |= {"zero": int(table["zero"][index]), "recompute": RECOMPUTE_MODES[int(table["recompute"][index])],
+               "sequence_parallel": bool(table["sequence_parallel"][index])}
+    figures = {name: float(table[name][index]) for name in FIGURES if name != "fits"}
+    return {"layout": layout} | figures
+
+
+_PARTS = {"compute_seconds": "less recomputation", "bubble_seconds": "a smaller bubble", "exposed_comm_seconds": "less exposed communication"}
+
+
+def reason(entry: dict, runner_up: dict | None) -> str:
+    """Why ``entry`` ranks above ``runner_up``: the part of the step time where it saves most."""
+    strengths = []
+    if entry["bubble"] == 0:
+        strengths.append("no bubble")
+    if entry["exposed_comm_seconds"] == 0:
+        strengths.append("no exposed communication")
+    if entry["layout"]["recompute"] == "none":
+        strengths.append("no recomputation")
+    if runner_up is None:
+        return ", ".join(strengths) or "the only layout that fits"
+    savings = {part: runner_up[part] - entry[part] for part in _PARTS}
+    part = max(savings, key=savings.get)
+    if savings[part] > 0:
+        lead = f"{_PARTS[part]} than the next ({savings[part]:.3g} s)"
+    else:
+        lead = f"same step time as the next, less memory ({(runner_up['memory_total'] - entry['memory_total']) / 1e9:.3g} GB)"
+    return ", ".join([lead] + strengths)
+
+
+def plan(model: dict[str, int], inputs: Inputs, n: int, global_batch: int, s: int, top: int = 5,
+         max_tp: int | None = GPUS_PER_NODE, progress: Callable[[int], None] | None = None) -> dict:
+    """The ranked best layouts (each with its reason) and the size of the space explored."""
+    space = shapes(model, n, global_batch, max_tp)
+    if not len(space):
+        return {"explored": 0, "fitting": 0, "ranked": []}
+    table = evaluate(space, n, s, inputs, progress)
+    best = rank(table, top + 1)
+    entries = [row(table, int(index)) for index in best]
+    for place, entry in enumerate(entries[:top]):
+        entry["reason"] = reason(entry, entries[place + 1] if place + 1 < len(entries) else None)
+    return {"explored": int(len(table["fits"])), "fitting": int(np.count_nonzero(table["fits"])), "ranked": entries[:top]}
