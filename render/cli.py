@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "render.catalogue_commands",
     "render.model_commands",
     "render.estimate_command",
+    "render.plan_command",
     "render.build",
 )
 

@@ -126,27 +126,28 @@ def row(table: dict[str, np.ndarray], index: int) -> dict:
     return {"layout": layout} | figures
 
 
-_PARTS = {"compute_seconds": "less recomputation", "bubble_seconds": "a smaller bubble", "exposed_comm_seconds": "less exposed communication"}
-
-
 def reason(entry: dict, runner_up: dict | None) -> str:
-    """Why ``entry`` ranks above ``runner_up``: the part of the step time where it saves most."""
-    strengths = []
-    if entry["bubble"] == 0:
-        strengths.append("no bubble")
-    if entry["exposed_comm_seconds"] == 0:
-        strengths.append("no exposed communication")
-    if entry["layout"]["recompute"] == "none":
-        strengths.append("no recomputation")
+    """Why ``entry`` ranks above ``runner_up``: the part of the step time where it saves most, then its strengths."""
+    strengths = {
+        "bubble_seconds": "no bubble" if entry["bubble"] == 0 else "",
+        "exposed_comm_seconds": "no exposed communication" if entry["exposed_comm_seconds"] == 0 else "",
+        "compute_seconds": "no recomputation" if entry["layout"]["recompute"] == "none" else "",
+    }
+    smaller = {"bubble_seconds": "a smaller bubble", "exposed_comm_seconds": "less exposed communication",
+               "compute_seconds": "less recomputation"}
     if runner_up is None:
-        return ", ".join(strengths) or "the only layout that fits"
-    savings = {part: runner_up[part] - entry[part] for part in _PARTS}
+        return ", ".join(filter(None, strengths.values())) or "the last layout that fits"
+    savings = {part: runner_up[part] - entry[part] for part in strengths}
     part = max(savings, key=savings.get)
+    memory = (runner_up["memory_total"] - entry["memory_total"]) / 1e9
     if savings[part] > 0:
-        lead = f"{_PARTS[part]} than the next ({savings[part]:.3g} s)"
+        lead = f"{strengths[part] or smaller[part]}: {savings[part]:.3g} s less than the next"
+        strengths[part] = ""
+    elif memory > 0:
+        lead = f"as fast as the next with {memory:.3g} GB less memory"
     else:
-        lead = f"same step time as the next, less memory ({(runner_up['memory_total'] - entry['memory_total']) / 1e9:.3g} GB)"
-    return ", ".join([lead] + strengths)
+        lead = "ties with the next on time and memory"
+    return ", ".join(filter(None, [lead, *strengths.values()]))
 
 
 def plan(model: dict[str, int], inputs: Inputs, n: int, global_batch: int, s: int, top: int = 5,

@@ -5,9 +5,11 @@ full run (its figure is in the closing note of the hardening issue).
 """
 
 import io
+import json
 import os
 import random
 from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
 
 from formulas.catalogue import all_formulas
 from formulas.symbols import all_quantities
@@ -54,6 +56,65 @@ def test_random_argv_never_tracebacks():
             code = stop.code
         assert code in outcomes, (argv, code)
         assert "Traceback" not in err.getvalue() and "internal error" not in err.getvalue(), (argv, err.getvalue())
+        if code == 2:
+            assert err.getvalue().count("\n") == 1, (argv, err.getvalue())
+        outcomes[code] += 1
+    assert outcomes[0] > 0 and outcomes[2] > 0
+
+
+PRESET_CONFIGS = sorted((Path(__file__).resolve().parent.parent / "formulas" / "models").glob("*.json"))
+ODD_JSON_VALUES = [None, True, False, 0, -1, 1.5, float("nan"), 10**40, "64", [], {}, [64], "", 2**31 + 1, 1]
+
+
+def mutated_config(rng: random.Random) -> str:
+    """A real config.json shape, mutated: keys dropped or given odd values, model_type changed, text cut."""
+    config = json.loads(rng.choice(PRESET_CONFIGS).read_text())["config"]
+    for _ in range(rng.randint(0, 3)):
+        roll = rng.random()
+        key = rng.choice(sorted(config))
+        if roll < 0.3:
+            del config[key]
+        elif roll < 0.7:
+            config[key] = rng.choice(ODD_JSON_VALUES)
+        elif roll < 0.85:
+            config["model_type"] = rng.choice(["llama", "gpt2", "mixtral", "falcon", "opt", "t5", "", None, 7, "LLAMA"])
+        else:
+            config[key] = max(1, int(config[key]) // rng.choice([2, 3, 7])) if isinstance(config[key], int) else config[key]
+    text = json.dumps(config)
+    if rng.random() < 0.1:
+        text = text[: rng.randint(0, len(text))]
+    return text
+
+
+def random_model_argv(rng: random.Random, path: str) -> list[str]:
+    command = rng.choice(["params", "flops", "estimate"])
+    argv = [command, "--hf-config", path]
+    if command == "flops":
+        argv += ["--batch", rng.choice(["1", "8", "0", "-2", "x"]), "--seq", rng.choice(["128", "2048", "0", "1.5"])]
+    if command == "estimate":
+        argv += ["--gpu", rng.choice(["a100-80gb", "h100-sxm", "rtx4090", "tpu"]), "--seq", rng.choice(["2048", "4096", "0"])]
+        for flag in ("--tp", "--pp", "--dp", "--micro-batch", "--global-batch"):
+            if rng.random() < 0.4:
+                argv += [flag, rng.choice(["1", "2", "4", "8", "3", "0", "64"])]
+        if rng.random() < 0.3:
+            argv += ["--zero", rng.choice(["0", "1", "2", "3", "4"]), "--recompute", rng.choice(["none", "selective", "full"])]
+    if rng.random() < 0.5:
+        argv.append("--json")
+    return argv
+
+
+def test_mutated_configs_never_traceback(tmp_path):
+    rng = random.Random(11292026)
+    outcomes = {0: 0, 2: 0}
+    for case in range(max(1, CASES // 3)):
+        path = tmp_path / f"config{case % 7}.json"
+        path.write_text(mutated_config(rng))
+        argv = random_model_argv(rng, str(path))
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main(argv)
+        assert code in outcomes, (argv, path.read_text()[:300], err.getvalue())
+        assert "Traceback" not in err.getvalue(), (argv, err.getvalue())
         if code == 2:
             assert err.getvalue().count("\n") == 1, (argv, err.getvalue())
         outcomes[code] += 1
