@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterable
 
 import sympy as sp
@@ -72,12 +73,12 @@ class Formula:
     notes: str = ""
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
-    @property
+    @cached_property
     def value_expr(self) -> sp.Expr:
         """The expression with unit-carrying constants replaced by their values."""
-        return self.expr.subs(constant_values())
+        return self.expr.xreplace(constant_values())
 
-    @property
+    @cached_property
     def inputs(self) -> list[sp.Symbol]:
         """The symbols a user must give, in the order of the symbol table."""
         return sorted(self.value_expr.free_symbols, key=table_order)

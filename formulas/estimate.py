@@ -82,15 +82,19 @@ Evaluator = Callable[..., object]
 @dataclass(frozen=True)
 class Ops:
     """The glue's choices, branch-free: ``where(cond, x, y)``, elementwise ``minimum``/``maximum``,
-    and ``number`` (a count as the evaluator's number: an exact Integer, or a float64 array)."""
+    ``number`` (a count as the evaluator's number: an exact Integer, or a float64 array), and
+    ``choose(key, {value: thunk})``, the value of the thunk the key names (element by element
+    when the key is an array: a categorical setting that picks a formula id)."""
 
     where: Callable
     minimum: Callable
     maximum: Callable
     number: Callable
+    choose: Callable
 
 
-EXACT_OPS = Ops(where=lambda cond, x, y: x if cond else y, minimum=sp.Min, maximum=sp.Max, number=sp.Integer)
+EXACT_OPS = Ops(where=lambda cond, x, y: x if cond else y, minimum=sp.Min, maximum=sp.Max, number=sp.Integer,
+                choose=lambda key, options: options[key]())
 
 
 @cache
@@ -126,9 +130,9 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     """The report as nested sections of numbers (exact or arrays, by evaluator).
 
     With ``ev = exact`` and ``EXACT_OPS`` every figure is an exact Rational. With a NumPy
-    evaluator and NumPy ops the counts n, t, p, d, b, m, s, v of ``layout`` may be arrays of
-    one shape: a group of layouts sharing ZeRO stage, recompute mode and sequence
-    parallelism (which pick formula ids), evaluated with no loop per layout.
+    evaluator and NumPy ops every field of ``layout`` may be an array (one shape): the
+    counts enter the formulas, the settings (ZeRO stage, recompute mode, sequence
+    parallelism) pick formula ids element by element; no loop per layout.
     """
     n, t, p, d, b, m, s, v = (ops.number(x) for x in (layout.n, layout.t, layout.p, layout.d, layout.b, layout.m, layout.s, layout.v))
     model = inputs.model
@@ -146,16 +150,15 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     forward = ev("flops.decoder.forward", **(base | {"b": B}))
     backward = ev("flops.decoder.backward", **(base | {"b": B}))
     training = forward + backward
-    if layout.recompute == "full":
-        recomputed = forward
-    elif layout.recompute == "selective":
-        recomputed = layers * ev("flops.decoder.attention.scores", **(base | {"b": B}))
-    else:
-        recomputed = 0 * forward
+    recomputed = ops.choose(layout.recompute, {
+        "none": lambda: 0 * forward,
+        "selective": lambda: layers * ev("flops.decoder.attention.scores", **(base | {"b": B})),
+        "full": lambda: forward,
+    })
 
-    states_id = "memory.zero" if layout.zero == 0 else f"memory.zero.stage{layout.zero}"
-    states = ev(states_id, **base)
-    per_layer = ev(_activation_formula(layout), **(base | {"b": b}))
+    states = ops.choose(layout.zero, {stage: (lambda f=formula_id: ev(f, **base)) for stage, formula_id in ZERO_STATES.items()})
+    activation_formula = _activation_formula(layout.recompute, layout.sequence_parallel, ops)
+    per_layer = ops.choose(activation_formula, {f: (lambda f=f: ev(f, **(base | {"b": b}))) for f in sorted(set(ACTIVATION_FORMULAS.values()))})
     in_flight = ops.minimum(p, m)
     interleave = 1 + ops.where(interleaved, (p - 1) / (p * v), 0)
     activations = per_layer * (layers / p) * in_flight * interleave
@@ -185,7 +188,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
             "total": memory_total,
             "capacity": inputs.gpu["M_gpu"],
             "fits": memory_total <= inputs.gpu["M_gpu"],
-            "activation_formula": _activation_formula(layout),
+            "activation_formula": activation_formula,
         },
         "comms": {
             "bytes": comms,
@@ -211,25 +214,38 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     }
 
 
-def _activation_formula(layout: Layout) -> str:
-    sp_suffix = "_sp" if layout.sequence_parallel else ""
-    if layout.recompute == "full":
-        return "memory.activations.layer.full_recompute"
-    if layout.recompute == "selective":
-        return f"memory.activations.layer.selective{sp_suffix}"
-    return "memory.activations.layer.tp_sp" if layout.sequence_parallel else "memory.activations.layer.tp"
+ZERO_STATES = {0: "memory.zero", 1: "memory.zero.stage1", 2: "memory.zero.stage2", 3: "memory.zero.stage3"}
+ACTIVATION_FORMULAS = {  # (recompute, sequence parallel) -> the per-layer activation formula
+    ("none", False): "memory.activations.layer.tp",
+    ("none", True): "memory.activations.layer.tp_sp",
+    ("selective", False): "memory.activations.layer.selective",
+    ("selective", True): "memory.activations.layer.selective_sp",
+    ("full", False): "memory.activations.layer.full_recompute",
+    ("full", True): "memory.activations.layer.full_recompute",
+}
+
+
+def _activation_formula(recompute: object, sequence_parallel: object, ops: Ops) -> object:
+    """The id of the per-layer activation formula (an array of ids for arrays of settings)."""
+    return ops.choose(recompute, {
+        mode: (lambda mode=mode: ops.where(sequence_parallel, ACTIVATION_FORMULAS[mode, True], ACTIVATION_FORMULAS[mode, False]))
+        for mode in RECOMPUTE_MODES
+    })
 
 
 def _comms(layout: Layout, base: dict, ev: Evaluator, ops: Ops, total: object) -> dict:
     """Bytes each GPU moves per iteration, by parallel dimension."""
     t, p, d, b, m = base["t"], base["p"], base["d"], ops.number(layout.b), base["m"]
-    tp_id = "comms.sp.per_microbatch" if layout.sequence_parallel else "comms.tp.sent_per_microbatch"
-    tp = ops.where(t > 1, ev(tp_id, **(base | {"b": b})) * m, 0)
+    tp = ops.choose(layout.sequence_parallel, {
+        True: lambda: ev("comms.sp.per_microbatch", **(base | {"b": b})),
+        False: lambda: ev("comms.tp.sent_per_microbatch", **(base | {"b": b})),
+    })
+    tp = ops.where(t > 1, tp * m, 0)
     pp = ops.where(p > 1, ev("comms.pp.per_iteration", **(base | {"b": b})), 0)
-    if layout.zero == 3:  # a parameter all-gather on top of the reduce-scatter: 3Ψ of this rank's shard
-        dp = ev("comms.zero.stage3", **(base | {"P": total / (t * p)}))
-    else:
-        dp = ev("comms.dp.sent_per_iteration", **base)
+    dp = ops.choose(layout.zero == 3, {  # ZeRO-3 adds a parameter all-gather to the reduce-scatter: 3Ψ of this rank's shard
+        True: lambda: ev("comms.zero.stage3", **(base | {"P": total / (t * p)})),
+        False: lambda: ev("comms.dp.sent_per_iteration", **base),
+    })
     return {"tp": tp, "pp": pp, "dp": ops.where(d > 1, dp, 0)}
 
 

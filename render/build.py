@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,18 +88,20 @@ def build(out: Path, notebooks_dir: Path | None = None) -> Manifest:
     manifest.write("reference.html", render("reference.html", ref=reference))
     tex = render("reference.tex", ref=reference)
     manifest.write("reference.tex", tex)
-    if shutil.which("pdflatex"):
-        manifest.write("reference.pdf", compile_pdf(tex))
-    else:
-        manifest.skipped.append("reference.pdf: pdflatex is not on PATH")
-    manifest.write(f"{MODULE_NAME}.py", module_source())
-    page, left_out = calculator_page()
-    manifest.write("calculator.html", page)
-    manifest.skipped += [f"calculator: {reason}" for reason in left_out]
-    for path in write_plots(out / "plots", manifest.skipped):
-        manifest.add(path)
-    for path in write_notebooks(notebooks_dir or out / "notebooks"):
-        manifest.add(path)
+    with ThreadPoolExecutor(max_workers=1) as background:  # pdflatex runs while Python renders the rest
+        pdf = background.submit(compile_pdf, tex) if shutil.which("pdflatex") else None
+        manifest.write(f"{MODULE_NAME}.py", module_source())
+        page, left_out = calculator_page()
+        manifest.write("calculator.html", page)
+        manifest.skipped += [f"calculator: {reason}" for reason in left_out]
+        for path in write_plots(out / "plots", manifest.skipped):
+            manifest.add(path)
+        for path in write_notebooks(notebooks_dir or out / "notebooks"):
+            manifest.add(path)
+        if pdf is not None:
+            manifest.write("reference.pdf", pdf.result())
+        else:
+            manifest.skipped.append("reference.pdf: pdflatex is not on PATH")
     # the manifest lists every other file; it is written last and not listed in itself
     (out / "manifest.json").write_text(json.dumps(manifest.as_json(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return manifest

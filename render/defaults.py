@@ -78,7 +78,7 @@ def default(symbol: sp.Symbol) -> Default:
     entry = quantity(symbol)
     for preset in (MODELS[0], GPUS[0]):
         if entry.name in preset.values:
-            return Default(entry.symbol, parse_number(preset.values[entry.name], entry.name), preset.source)
+            return Default(entry.symbol, parse_number(preset.values[entry.name], entry.name), f"preset {preset.name}")
     if entry.name in SYMBOL_DEFAULTS:
         text, source = SYMBOL_DEFAULTS[entry.name]
         return Default(entry.symbol, parse_number(text, entry.name), source)

@@ -20,7 +20,20 @@ from render.codegen import module_source
 
 GENERATED_PATH = Path(generated.__file__)
 
-NUMPY_OPS = Ops(where=np.where, minimum=np.minimum, maximum=np.maximum, number=lambda value: np.asarray(value, dtype=np.float64))
+def choose(key: object, options: dict) -> object:
+    """Element by element, the value of the thunk that ``key`` names; only the thunks some element names run."""
+    keys = np.asarray(key)
+    if keys.ndim == 0:
+        return options[keys.item()]()
+    named = [value for value in options if np.any(keys == value)]
+    result = options[named[0]]()
+    for value in named[1:]:
+        result = np.where(keys == value, options[value](), result)
+    return result
+
+
+NUMPY_OPS = Ops(where=np.where, minimum=np.minimum, maximum=np.maximum,
+                number=lambda value: np.asarray(value, dtype=np.float64), choose=choose)
 
 
 def regenerate() -> bool:

@@ -75,35 +75,52 @@ def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None 
     return Shapes(*columns)
 
 
-def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
-    """The figures of every layout of ``space`` under every setting, as columns (one row per layout)."""
+def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[int], None] | None = None,
+             chunk: int = 1 << 16) -> dict[str, np.ndarray]:
+    """The figures of every layout of ``space`` under every setting, as columns (one row per layout).
+
+    One call of the report per ``chunk`` layouts, settings included (they pick formula ids element
+    by element); ``progress(done)`` after each chunk."""
     numeric_in = numeric_inputs(inputs)
+    columns = _with_settings(space)
+    size = len(columns["t"])
     parts = []
-    for done, (zero, recompute, parallel) in enumerate(SETTINGS, start=1):
-        group = space.take(space.t > 1) if parallel else space
-        if len(group):
-            layout = Layout(n=n, s=s, zero=zero, recompute=recompute, sequence_parallel=parallel,
-                            **{name: getattr(group, name) for name in SHAPE_FIELDS})
-            report = estimate(layout, numeric_in, numeric, NUMPY_OPS)
-            time = report["time"]
-            figures = {
-                "step_seconds": time["step_seconds"],
-                "compute_seconds": time["compute_seconds"],
-                "bubble": time["bubble"],
-                "bubble_seconds": time["compute_seconds"] * time["bubble"],
-                "exposed_comm_seconds": time["exposed_comm_seconds"],
-                "memory_total": report["memory"]["total"],
-                "training_days": time["training_days"],
-                "fits": report["memory"]["fits"],
-            }
-            size = len(group)
-            columns = {name: getattr(group, name) for name in SHAPE_FIELDS}
-            columns |= {"zero": np.full(size, zero), "recompute": np.full(size, RECOMPUTE_MODES.index(recompute)),
-                        "sequence_parallel": np.full(size, parallel)}
-            columns |= {name: np.broadcast_to(value, size) for name, value in figures.items()}
-            parts.append(columns)
+    for done, start in enumerate(range(0, size, chunk), start=1):
+        part = {name: column[start:start + chunk] for name, column in columns.items()}
+        layout = Layout(n=n, s=s, zero=part["zero"], recompute=np.asarray(RECOMPUTE_MODES)[part["recompute"]],
+                        sequence_parallel=part["sequence_parallel"], **{name: part[name] for name in SHAPE_FIELDS})
+        report = estimate(layout, numeric_in, numeric, NUMPY_OPS)
+        time = report["time"]
+        figures = {
+            "step_seconds": time["step_seconds"],
+            "compute_seconds": time["compute_seconds"],
+            "bubble": time["bubble"],
+            "bubble_seconds": time["compute_seconds"] * time["bubble"],
+            "exposed_comm_seconds": time["exposed_comm_seconds"],
+            "memory_total": report["memory"]["total"],
+            "training_days": time["training_days"],
+            "fits": report["memory"]["fits"],
+        }
+        parts.append(part | {name: np.broadcast_to(value, len(part["t"])) for name, value in figures.items()})
         if progress is not None:
             progress(done)
+    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+
+
+def chunks_of(space: Shapes, chunk: int = 1 << 16) -> int:
+    """How many progress steps ``evaluate`` reports for ``space``."""
+    return -(-len(_with_settings(space)["t"]) // chunk)
+
+
+def _with_settings(space: Shapes) -> dict[str, np.ndarray]:
+    """Every layout of ``space`` under every setting (sequence parallelism only where t > 1), as columns."""
+    parts = []
+    for zero, recompute, parallel in SETTINGS:
+        group = space.take(space.t > 1) if parallel else space
+        size = len(group)
+        parts.append({name: getattr(group, name) for name in SHAPE_FIELDS}
+                     | {"zero": np.full(size, zero), "recompute": np.full(size, RECOMPUTE_MODES.index(recompute)),
+                        "sequence_parallel": np.full(size, parallel)})
     return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
 
 

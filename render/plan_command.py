@@ -17,7 +17,7 @@ from formulas.estimate import model_values
 from formulas.gpus import gpu
 from render.catalogue_commands import Result
 from render.estimate_command import add_assumption_arguments, add_source_arguments, assumptions_json, count, read_inputs
-from render.inputs import InputError
+from render.inputs import InputError, parse_number
 from render.model_commands import load_architecture
 from render.plan import GPUS_PER_NODE, SETTINGS, plan
 from render.progress import Progress
@@ -34,15 +34,19 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
                               f"(default {GPUS_PER_NODE}; 0 for no limit)")
 
 
+def _whole(text: str, option: str, least: int) -> int:
+    value = parse_number(text, option)
+    if not value.is_integer or value < least:
+        raise InputError(f"{option} must be a whole number of at least {least}, got {text}")
+    return int(value)
+
+
 def run(args: argparse.Namespace) -> Result:
     architecture, label = load_architecture(args.hf_config, args.model)
     model = model_values(architecture.values)
     inputs = read_inputs(args, model)
     n, global_batch, s = count(args.gpus, "n"), count(args.global_batch, "B"), count(args.seq, "s")
-    top = count(args.top, "n")
-    max_tp = int(args.max_tp) if args.max_tp.isdigit() else None
-    if max_tp is None:
-        raise InputError(f"--max-tp must be a whole number (0 for no limit), got {args.max_tp}")
+    top, max_tp = _whole(args.top, "--top", least=1), _whole(args.max_tp, "--max-tp", least=0)
     bar = Progress(len(SETTINGS), "plan")
     result = plan(model, inputs, n, global_batch, s, top=top, max_tp=max_tp or None, progress=bar.update)
     bar.close()
@@ -56,6 +60,8 @@ def render_text(doc: dict) -> str:
         f"{doc['model']} on {doc['n']} × {doc['gpu']}, global batch {doc['global_batch']} × {doc['s']} tokens",
         f"{doc['explored']:,} layouts explored, {doc['fitting']:,} fit",
     ]
+    if not doc["explored"]:
+        return "\n".join(lines + ["no valid layout: t·p·d = n needs t | a, g (t ≤ --max-tp), p | l and d | B"])
     if not doc["ranked"]:
         return "\n".join(lines + ["no layout fits: more GPUs, a smaller batch or a GPU with more memory"])
     lines.append("")

@@ -76,7 +76,7 @@ def memory_by_micro_batch(ax) -> None:
     ax.plot(b, curve("memory.per_gpu", "b", b) / 1e9, "k--", label="total  [memory.per_gpu]")
     if is_declared("M_gpu"):
         ax.axhline(_value("M_gpu") / 1e9, color="firebrick", label="GPU memory M_GPU")
-    ax.set(xlabel="micro-batch size b", ylabel="GB per GPU", title="Memory per GPU, GPT-3 175B, t = p = 8, selective recompute off")
+    ax.set(xlabel="micro-batch size b", ylabel="GB per GPU", title="Memory per GPU: GPT-3 175B, t = p = 8, no recompute")
     ax.legend(loc="upper left", fontsize=8)
 
 
@@ -88,7 +88,7 @@ def roofline(ax) -> None:
         balance = float(curve("inference.balance_batch", "X", np.array([peak]), **gpu.values)[0])
         ax.axvline(balance, color=line.get_color(), linestyle=":", linewidth=1)
         ax.annotate(f"b* = {balance:.0f}", (balance, peak / 1e12), textcoords="offset points", xytext=(4, -12), fontsize=8, color=line.get_color())
-    ax.set(xscale="log", yscale="log", xlabel="decode batch b (sequences)", ylabel="attainable TFLOP/s", title="Decode roofline [inference.roofline], balance batch [inference.balance_batch]")
+    ax.set(xscale="log", yscale="log", xlabel="decode batch b (sequences)", ylabel="attainable TFLOP/s", title="Decode roofline and balance batch b* [inference.*]")
     ax.legend(loc="lower right", fontsize=8)
 
 

@@ -111,16 +111,18 @@ def test_generated_function_equals_sympy(formula, numeric):
     points = _valid_points(formula, rng)
     got = np.broadcast_to(getattr(numeric, function_name(formula.id))(*[points[s] for s in args]), (POINTS,))
     oracle = sp.lambdify(args, expr, "mpmath")
+    rows = list(zip(*[points[s].tolist() for s in args])) if args else [()] * POINTS
     with mpmath.workdps(40):
-        for i in range(POINTS):
-            row = [mpmath.mpf(float(points[s][i])) for s in args]
+        for i, row in enumerate(rows):
+            row = [mpmath.mpf(x) for x in row]
             want = oracle(*row)
             if not mpmath.isfinite(want):
                 assert not np.isfinite(got[i]), (formula.id, row, got[i])
                 continue
             if abs(got[i] - want) > RTOL * abs(want):
                 assert _near_integer_step(expr, args, row), f"{formula.id} at {dict(zip([s.name for s in args], row))}: {got[i]} != {want}"
-        for i in range(3):  # the oracle itself against exact rational substitution
-            exact = expr.subs({s: sp.Rational(float(points[s][i])) for s in args})
+        for row in rows[:2]:  # the oracle itself against exact rational substitution
+            exact = expr.xreplace({s: sp.Rational(x) for s, x in zip(args, row)})
             if exact.is_finite:
-                assert abs(oracle(*[mpmath.mpf(float(points[s][i])) for s in args]) - mpmath.mpf(sp.N(exact, 50))) <= 1e-30 * abs(mpmath.mpf(sp.N(exact, 50))) + 1e-300
+                reference = mpmath.mpf(sp.N(exact, 50))
+                assert abs(oracle(*[mpmath.mpf(x) for x in row]) - reference) <= 1e-30 * abs(reference)

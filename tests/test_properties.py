@@ -340,6 +340,18 @@ def test_max_micro_batch_does_not_grow_with_s(data, slack):
     assert 0 <= longer <= smaller, (values, longer, smaller)
 
 
+@SOME
+@given(data=st.data(), slack=st.integers(1, 10**12))
+def test_max_micro_batch_is_where_headroom_runs_out(data, slack):
+    largest, headroom = get("memory.max_micro_batch"), get("memory.per_gpu.headroom")
+    values = data.draw(valid_point(largest))
+    values[M_gpu] = evaluate(get("memory.zero").expr, values) + slack
+    fits = evaluate(largest.expr, values)
+    if fits >= 1:
+        assert evaluate(headroom.expr, {**values, b: fits}) >= 0, (values, fits)
+    assert evaluate(headroom.expr, {**values, b: fits + 1}) < 0, (values, fits)
+
+
 # --- 5. invariants: cluster -----------------------------------------------------------------
 
 

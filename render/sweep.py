@@ -1,0 +1,142 @@
+"""Sweeps of models × GPU types × cluster sizes × layouts, in chunks, in process or on Dask.
+
+Each case (model, GPU, n) has its layout space (render.plan.shapes) cut into
+chunks of ``chunk_size`` (t, p, d, b, m, v); a task evaluates one chunk under every
+setting (render.plan.evaluate, vectorised) and keeps its ``top`` + 1 best distinct
+layouts; the cases' chunks are then merged by the same total order as plan's
+ranking, so the table is the same however the space was chunked and wherever the
+chunks ran. ``run_in_process`` maps the tasks here; ``run_on_dask`` sends them to a
+Dask scheduler: a local cluster by default, or the one at ``scheduler``.
+Dask is imported only there (it is in the test extra, not a runtime dependency).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+import sympy as sp
+
+from formulas.estimate import RECOMPUTE_MODES, Inputs, model_values
+from formulas.gpus import gpu
+from formulas.presets import preset
+from render.plan import GPUS_PER_NODE, SHAPE_FIELDS, Shapes, evaluate, rank, reason, row, shapes
+from render.progress import Progress
+
+DEFAULT_CHUNK = 4096
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What to sweep: preset models, GPU presets, cluster sizes, and the fixed workload and assumptions."""
+
+    models: tuple[str, ...]
+    gpus: tuple[str, ...]
+    sizes: tuple[int, ...]
+    global_batch: int
+    seq: int
+    tokens: int | None = None
+    utilization: sp.Rational = sp.Rational(1, 2)
+    overlap: sp.Rational = sp.Rational(1, 2)
+    network: sp.Rational = sp.Integer(25 * 10**9)
+    top: int = 1
+    max_tp: int | None = GPUS_PER_NODE
+
+
+@dataclass(frozen=True)
+class Task:
+    model: str
+    gpu: str
+    n: int
+    inputs: Inputs
+    chunk: Shapes
+
+
+def _inputs(spec: Spec, model: dict[str, int], gpu_key: str) -> Inputs:
+    return Inputs(model=model, gpu={symbol.name: value for symbol, value in gpu(gpu_key).values().items()},
+                  network=spec.network, tokens=spec.tokens, utilization=spec.utilization, overlap=spec.overlap)
+
+
+def tasks(spec: Spec, chunk_size: int = DEFAULT_CHUNK) -> list[Task]:
+    """One task per chunk of each case's layout space."""
+    result = []
+    for name in spec.models:
+        model = model_values(preset(name).architecture.values)
+        for gpu_key in spec.gpus:
+            inputs = _inputs(spec, model, gpu_key)
+            for n in spec.sizes:
+                space = shapes(model, n, spec.global_batch, spec.max_tp)
+                result += [Task(name, gpu_key, n, inputs, chunk) for chunk in space.chunks(chunk_size)]
+    return result
+
+
+def run_task(task: Task, seq: int, top: int) -> tuple[tuple[str, str, int], int, int, list[dict]]:
+    """A chunk's best ``top`` + 1 distinct layouts, with how many it explored and how many fit."""
+    table = evaluate(task.chunk, task.n, seq, task.inputs)
+    best = [row(table, int(index)) for index in rank(table, top + 1)]
+    return (task.model, task.gpu, task.n), len(table["fits"]), int(table["fits"].sum()), best
+
+
+def _order(entry: dict) -> tuple:
+    """plan's ranking as a sort key: step time, memory, then the layout."""
+    layout = entry["layout"]
+    settings = (layout["zero"], RECOMPUTE_MODES.index(layout["recompute"]), layout["sequence_parallel"])
+    return (entry["step_seconds"], entry["memory_total"], *(layout[name] for name in SHAPE_FIELDS), *settings)
+
+
+def merge(spec: Spec, results: Iterable[tuple]) -> list[dict]:
+    """The table: for each case in spec order, its ``top`` best layouts (one row each, with the reason)."""
+    cases: dict[tuple, dict] = {}
+    for case, explored, fitting, best in results:
+        entry = cases.setdefault(case, {"explored": 0, "fitting": 0, "best": []})
+        entry["explored"] += explored
+        entry["fitting"] += fitting
+        entry["best"] += best
+    table = []
+    for name in spec.models:
+        for gpu_key in spec.gpus:
+            for n in spec.sizes:
+                entry = cases.get((name, gpu_key, n), {"explored": 0, "fitting": 0, "best": []})
+                best = sorted(entry["best"], key=_order)[: spec.top + 1]
+                for place, chosen in enumerate(best[: spec.top], start=1):
+                    runner_up = best[place] if place < len(best) else None
+                    table.append({"model": name, "gpu": gpu_key, "n": n, "rank": place, **chosen["layout"],
+                                  **{key: value for key, value in chosen.items() if key != "layout"},
+                                  "reason": reason(chosen, runner_up),
+                                  "explored": entry["explored"], "fitting": entry["fitting"]})
+    return table
+
+
+def run_in_process(spec: Spec, chunk_size: int = DEFAULT_CHUNK, progress: Callable[[int], None] | None = None) -> list[dict]:
+    results = []
+    for done, task in enumerate(tasks(spec, chunk_size), start=1):
+        results.append(run_task(task, spec.seq, spec.top))
+        if progress is not None:
+            progress(done)
+    return merge(spec, results)
+
+
+def run_on_dask(spec: Spec, scheduler: str | None = None, chunk_size: int = DEFAULT_CHUNK, workers: int = 2,
+                processes: bool = False, show_progress: bool = True) -> list[dict]:
+    """The same table, computed by Dask workers: a local cluster of ``workers`` unless ``scheduler`` is an address."""
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cluster = None if scheduler else LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
+                                                  dashboard_address=None)
+    client = Client(scheduler or cluster)
+    try:
+        work = tasks(spec, chunk_size)
+        futures = client.map(run_task, work, seq=spec.seq, top=spec.top, pure=False)
+        bar = Progress(len(futures), "sweep") if show_progress else None
+        results = []
+        for done, future in enumerate(as_completed(futures), start=1):
+            results.append(future.result())
+            if bar is not None:
+                bar.update(done)
+        if bar is not None:
+            bar.close()
+        return merge(spec, results)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

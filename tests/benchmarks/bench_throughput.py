@@ -1,0 +1,192 @@
+"""Throughput of the same quantities by five routes, measured in one process: ``python tests/benchmarks/bench_throughput.py``.
+
+1. memory.per_gpu (16Ψ/(t·p) + l·sbh(10 + 24/t + 5as/(ht)), Korthikanti et al. 2022 with 1F1B) over 10⁶ random
+   configurations: (a) the generated module, (b) hand-written NumPy, (c) SymPy subs/evalf (a few hundred points,
+   extrapolated), (d) sympy.lambdify with default settings. Ratios are against (b).
+2. The full training report (formulas.estimate: params, FLOPs, memory, comms, step time, inference) over every
+   layout of Megatron's 1T model on 3072 A100s (every ZeRO stage, recompute mode and sequence-parallel setting):
+   (a) the generated module, vectorised per setting group; (c) exact SymPy evaluation, (d) lambdify of each formula
+   in the same glue; (e) llm-analysis 0.2.2 on the same model and layouts (v = 1: it has no interleaving).
+   Ratios are against (e) when it is installed.
+
+Outside the default test run (pyproject's addopts ignores tests/benchmarks).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import sympy as sp
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from formulas.catalogue import get  # noqa: E402
+from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, exact, model_values  # noqa: E402
+from formulas.gpus import gpu  # noqa: E402
+from formulas.presets import preset  # noqa: E402
+from render import llm_formulas_numeric as generated  # noqa: E402
+from render.numeric import NUMPY_OPS, numeric_inputs  # noqa: E402
+from render.plan import SETTINGS, evaluate, shapes  # noqa: E402
+from render.values import valued  # noqa: E402
+
+N_POINTS = 10**6
+RNG = np.random.default_rng(7)
+
+
+def best_of(function, repeats: int = 5) -> float:
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def random_configs(size: int) -> dict[str, np.ndarray]:
+    return {
+        "b": RNG.integers(1, 17, size).astype(np.float64),
+        "s": 2.0 ** RNG.integers(9, 14, size),
+        "h": 128.0 * RNG.integers(8, 129, size),
+        "a": 8.0 * RNG.integers(1, 17, size),
+        "l": RNG.integers(12, 129, size).astype(np.float64),
+        "t": 2.0 ** RNG.integers(0, 4, size),
+        "p": 2.0 ** RNG.integers(0, 5, size),
+        "P": RNG.uniform(1e9, 1e12, size),
+    }
+
+
+def hand_written(b, s, h, a, l, t, p, P):
+    return 16 * P / (t * p) + s * b * h * l * (10 + 24 / t + 5 * a * s / (h * t))
+
+
+def memory_rows() -> list[tuple[str, float]]:
+    x = random_configs(N_POINTS)
+    names = generated.INPUTS["memory.per_gpu"]
+    args = [x[name] for name in names]
+    expr = valued(get("memory.per_gpu").expr)
+    symbols = sorted(expr.free_symbols, key=lambda s: names.index(s.name))
+    lambdified = sp.lambdify(symbols, expr)
+
+    reference = hand_written(**x)
+    np.testing.assert_allclose(generated.memory_per_gpu(*args), reference, rtol=1e-12)
+    np.testing.assert_allclose(lambdified(*args), reference, rtol=1e-12)
+
+    few = 200
+    def subs_evalf():
+        for i in range(few):
+            expr.subs({symbol: sp.Integer(int(x[symbol.name][i])) if symbol.name != "P" else sp.Float(x["P"][i])
+                       for symbol in symbols}).evalf()
+
+    return [
+        ("(a) generated module", N_POINTS / best_of(lambda: generated.memory_per_gpu(*args))),
+        ("(b) hand-written NumPy", N_POINTS / best_of(lambda: hand_written(**x))),
+        ("(c) SymPy subs/evalf", few / best_of(subs_evalf, repeats=1)),
+        ("(d) lambdify (default)", N_POINTS / best_of(lambda: lambdified(*args))),
+    ]
+
+
+def megatron_1t():
+    model = model_values(preset("megatron-1t").architecture.values)
+    inputs = Inputs(model=model, gpu={k.name: v for k, v in gpu("a100-80gb").values().items()}, network=25 * 10**9,
+                    tokens=450 * 10**9, utilization=sp.Rational(1, 2), overlap=sp.Rational(1, 2))
+    return model, inputs, shapes(model, 3072, 3072, max_tp=None)
+
+
+@cache
+def _lambdified(formula_id: str):
+    names = generated.INPUTS[formula_id]
+    expr = valued(get(formula_id).expr)
+    symbols = sorted(expr.free_symbols, key=lambda s: names.index(s.name))
+    return sp.lambdify(symbols, expr), tuple(s.name for s in symbols)
+
+
+def lambdify_evaluator(formula_id: str, **values):
+    function, names = _lambdified(formula_id)
+    return function(*(values[name] for name in names))
+
+
+def report_rows() -> list[tuple[str, float]]:
+    model, inputs, space = megatron_1t()
+    configs = sum(len(space.take(space.t > 1)) if parallel else len(space) for _, _, parallel in SETTINGS)
+    generated_rate = configs / best_of(lambda: evaluate(space, 3072, 2048, inputs), repeats=3)
+
+    fast = numeric_inputs(inputs)
+    def lambdify_route():
+        for zero, recompute, parallel in SETTINGS:
+            group = space.take(space.t > 1) if parallel else space
+            layout = Layout(n=3072, s=2048, zero=zero, recompute=recompute, sequence_parallel=parallel,
+                            t=group.t, p=group.p, d=group.d, b=group.b, m=group.m, v=group.v)
+            estimate(layout, fast, lambdify_evaluator, NUMPY_OPS)
+    lambdify_route()  # build the functions first: lambdify itself is not the evaluation
+    lambdify_rate = configs / best_of(lambdify_route, repeats=3)
+
+    few = 20
+    def exact_route():
+        for i in range(few):
+            estimate(Layout(n=3072, t=int(space.t[i]), p=int(space.p[i]), d=int(space.d[i]), b=int(space.b[i]),
+                            m=int(space.m[i]), s=2048, v=int(space.v[i])), inputs, exact)
+    exact_rate = few / best_of(exact_route, repeats=1)
+
+    rows = [("(a) generated module, vectorised", generated_rate), ("(c) exact SymPy", exact_rate),
+            ("(d) lambdify (default), vectorised", lambdify_rate)]
+    analysis = llm_analysis_rate(space)
+    if analysis is not None:
+        rows.append(("(e) llm-analysis 0.2.2", analysis))
+    return rows, configs, len(space)
+
+
+def llm_analysis_rate(space) -> float | None:
+    """Configurations per second of llm-analysis's training() on a sample of the same layouts (v = 1)."""
+    try:
+        from llm_analysis.analysis import ActivationRecomputation, DSZeRO, LLMAnalysis
+        from llm_analysis.config import ModelConfig, ParallelismConfig, get_dtype_config_by_name, get_gpu_config_by_name
+        from llm_analysis.logger import logger
+    except ImportError as error:
+        print(f"llm-analysis not installed ({error}): pip install llm-analysis --no-deps fire", file=sys.stderr)
+        return None
+    logger.setLevel(logging.ERROR)
+    model = ModelConfig(name="megatron-1t", num_layers=128, n_head=160, hidden_dim=25600, vocab_size=51200,
+                        max_seq_len=2048, model_type="gpt2")
+    a100, dtype = get_gpu_config_by_name("a100-sxm-80gb"), get_dtype_config_by_name("w16a16e16")
+    plain = space.take(space.v == 1)
+    sample = RNG.choice(len(plain), size=min(300, len(plain)), replace=False)
+    settings = [(zero, recompute, parallel) for zero, recompute, parallel in SETTINGS]
+    started = time.perf_counter()
+    for k, i in enumerate(sample):
+        zero, recompute, parallel = settings[k % len(settings)]
+        t, p, d, b, m = (int(getattr(plain, name)[i]) for name in "tpdbm")
+        analysis = LLMAnalysis(model, a100, dtype, ParallelismConfig(tp_size=t, pp_size=p, dp_size=d, sp_size=t if parallel else 1),
+                               flops_efficiency=0.5, hbm_memory_efficiency=1)
+        analysis.training(batch_size_per_gpu=b, gradient_accumulation_steps=m, global_batch_size=3072, seq_len=2048,
+                          total_num_tokens=450 * 10**9, ds_zero=DSZeRO(zero),
+                          activation_recomputation=ActivationRecomputation(RECOMPUTE_MODES.index(recompute)))
+    return len(sample) / (time.perf_counter() - started)
+
+
+def table(title: str, rows: list[tuple[str, float]], reference: str) -> str:
+    base = dict(rows)[reference]
+    lines = [title, f"  {'route':<38} {'configs/s':>14} {'× ' + reference[:3]:>12}"]
+    lines += [f"  {name:<38} {rate:>14,.0f} {rate / base:>12.4g}" for name, rate in rows]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    print(f"NumPy {np.__version__}, SymPy {sp.__version__}, Python {sys.version.split()[0]}")
+    memory = memory_rows()
+    print(table(f"memory.per_gpu over {N_POINTS:,} random configurations", memory, "(b) hand-written NumPy"))
+    rates = dict(memory)
+    print(f"  generated / hand-written = {rates['(a) generated module'] / rates['(b) hand-written NumPy']:.3f}; "
+          f"generated / subs-evalf = {rates['(a) generated module'] / rates['(c) SymPy subs/evalf']:.3g}")
+    rows, configs, layouts = report_rows()
+    reference = "(e) llm-analysis 0.2.2" if any(name.startswith("(e)") for name, _ in rows) else "(a) generated module, vectorised"
+    print(table(f"full training report, megatron-1t on 3072 A100s: {layouts:,} (t,p,d,b,m,v) × settings = {configs:,} "
+                f"configurations", rows, reference))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""The committed generated module is fresh, and the vectorised report equals the exact one layout by layout."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, model_values
+from formulas.gpus import gpu
+from formulas.presets import preset
+from render.codegen import module_source
+from render.numeric import GENERATED_PATH, NUMPY_OPS, numeric, numeric_inputs
+
+
+def test_committed_module_is_fresh():
+    assert GENERATED_PATH.read_text(encoding="utf-8") == module_source(), "stale: run python3 -m render.numeric"
+
+
+def test_generated_module_imports_numpy_only():
+    code = ("import sys; import render.llm_formulas_numeric; "
+            "print(sorted(m for m in ('sympy', 'formulas', 'derivations', 'jinja2') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_numeric_matches_the_papers_arithmetic_on_arrays():
+    # Korthikanti et al. 2022, eq. 2: sbh(10 + 24/t) bytes per layer with selective recompute
+    b, s, h, t = np.array([1, 2, 4]), np.array([2048, 4096, 8192]), 8192, np.array([1, 2, 8])
+    expected = s * b * h * (10 + 24 / t)
+    np.testing.assert_allclose(numeric("memory.activations.layer.selective", b=b, s=s, h=h, t=t), expected, rtol=1e-15)
+    with pytest.raises(KeyError, match="needs t"):
+        numeric("memory.activations.layer.selective", b=b, s=s, h=h)
+
+
+LLAMA2_70B = model_values(preset("llama2-70b").architecture.values)  # no position table: n_pos must vanish
+
+
+def _inputs(model):
+    return Inputs(model=model, gpu={k.name: v for k, v in gpu("h100-sxm").values().items()}, network=25 * 10**9,
+                  tokens=None, utilization=sp.Rational(2, 5), overlap=sp.Rational(1, 2))
+
+
+def _as_float(value):
+    return bool(value) if isinstance(value, sp.logic.boolalg.BooleanAtom) else float(value)
+
+
+def _assert_same(exact, vector, index, path=""):
+    if isinstance(exact, dict):
+        for key in exact:
+            _assert_same(exact[key], vector[key], index, f"{path}.{key}")
+    elif isinstance(exact, str):
+        assert exact == vector, path
+    else:
+        got = vector[index] if np.ndim(vector) else vector
+        assert got == pytest.approx(_as_float(exact), rel=1e-12, abs=0), path
+
+
+@pytest.mark.parametrize("zero", [0, 1, 2, 3])
+@pytest.mark.parametrize("recompute", RECOMPUTE_MODES)
+@pytest.mark.parametrize("parallel", [False, True])
+def test_vectorised_estimate_equals_exact_layout_by_layout(zero, recompute, parallel):
+    # (t, p, d, b, m, v) on 64 GPUs: no TP, no PP, no DP, interleaved, and everything at once
+    rows = [(1, 1, 64, 1, 2, 1), (8, 1, 8, 2, 4, 1), (2, 4, 8, 1, 8, 2), (8, 8, 1, 1, 16, 5), (4, 2, 8, 4, 2, 1)]
+    t, p, d, b, m, v = (np.array(column) for column in zip(*rows))
+    settings = dict(zero=zero, recompute=recompute, sequence_parallel=parallel)
+    inputs = _inputs(LLAMA2_70B)
+    vector = estimate(Layout(n=64, t=t, p=p, d=d, b=b, m=m, s=4096, v=v, **settings), numeric_inputs(inputs), numeric, NUMPY_OPS)
+    for index, (ti, pi, di, bi, mi, vi) in enumerate(rows):
+        exact = estimate(Layout(n=64, t=ti, p=pi, d=di, b=bi, m=mi, s=4096, v=vi, **settings), inputs)
+        _assert_same(exact, vector, index)
+
+
+def test_a_missing_size_that_does_not_vanish_is_an_error():
+    model = dict(LLAMA2_70B)
+    del model["h"]
+    with pytest.raises(KeyError, match="needs"):
+        numeric_inputs(_inputs(model))

@@ -1,0 +1,127 @@
+"""``llm-formulas plan``: the whole valid space, ranked; the best layout's figures are ``estimate``'s."""
+
+import io
+import itertools
+import json
+import time
+
+import pytest
+import sympy as sp
+
+from formulas.estimate import Inputs, Layout, LayoutError, check_layout, model_values
+from formulas.gpus import gpu
+from formulas.presets import preset
+from render.cli import main
+from render.plan import evaluate, plan, shapes
+from render.progress import Progress
+
+
+def cli_json(capsys, *argv):
+    code = main(list(argv) + ["--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+def estimate_of(capsys, model, gpu_key, n, s, entry, *extra):
+    lay = entry["layout"]
+    argv = ["estimate", "--model", model, "--gpu", gpu_key, "--gpus", str(n), "--seq", str(s),
+            "--tp", str(lay["t"]), "--pp", str(lay["p"]), "--dp", str(lay["d"]), "--interleave", str(lay["v"]),
+            "--micro-batch", str(lay["b"]), "--micro-batches", str(lay["m"]), "--zero", str(lay["zero"]),
+            "--recompute", lay["recompute"], *extra]
+    return cli_json(capsys, *argv, *(["--sequence-parallel"] if lay["sequence_parallel"] else []))
+
+
+def assert_figures_equal(entry, report):
+    time_ = report["time"]
+    assert entry["step_seconds"] == pytest.approx(time_["step_seconds"], rel=1e-12)
+    assert entry["compute_seconds"] == pytest.approx(time_["compute_seconds"], rel=1e-12)
+    assert entry["bubble"] == pytest.approx(time_["bubble"], rel=1e-12, abs=1e-300)
+    assert entry["exposed_comm_seconds"] == pytest.approx(time_["exposed_comm_seconds"], rel=1e-12, abs=1e-300)
+    assert entry["training_days"] == pytest.approx(time_["training_days"], rel=1e-12)
+    assert entry["memory_total"] == pytest.approx(report["memory"]["total"], rel=1e-12)
+    assert report["memory"]["fits"] is True
+
+
+def test_megatron_1t_on_3072_gpus(capsys):
+    # Narayanan et al. 2021, Table 1: the 1T model trained on 3072 A100s with a global batch of 3072, s = 2048
+    argv = ["plan", "--model", "megatron-1t", "--gpu", "a100-80gb", "--gpus", "3072", "--global-batch", "3072",
+            "--seq", "2048", "--tokens", "450e9", "--top", "3"]
+    started = time.perf_counter()
+    doc = cli_json(capsys, *argv)
+    elapsed = time.perf_counter() - started
+    assert elapsed < 10  # the issue asks < 2 s for the whole space; measured ~0.2 s (generous for a shared CI machine)
+    assert doc["explored"] > 1000 and 0 < doc["fitting"] <= doc["explored"]
+    ranked = doc["ranked"]
+    assert len(ranked) == 3 and [e["step_seconds"] for e in ranked] == sorted(e["step_seconds"] for e in ranked)
+    for entry in ranked:
+        lay = entry["layout"]
+        assert lay["t"] * lay["p"] * lay["d"] == 3072 and lay["b"] * lay["m"] * lay["d"] == 3072 and entry["reason"]
+    assert_figures_equal(ranked[0], estimate_of(capsys, "megatron-1t", "a100-80gb", 3072, 2048, ranked[0], "--tokens", "450e9"))
+
+
+def _inputs(model, gpu_key="a100-80gb"):
+    return Inputs(model=model, gpu={k.name: v for k, v in gpu(gpu_key).values().items()}, network=25 * 10**9,
+                  tokens=None, utilization=sp.Rational(1, 2), overlap=sp.Rational(1, 2))
+
+
+def test_the_space_is_every_valid_layout():
+    # an independent enumeration: every (t, p, d, b, m, v) with t·p·d = n and b·m·d = B, kept when check_layout accepts it
+    model, n, B = model_values(preset("llama2-7b").architecture.values), 32, 64
+    expected = set()
+    for t, p, b, v in itertools.product(range(1, n + 1), range(1, n + 1), range(1, B + 1), range(1, model["l"] + 1)):
+        if n % (t * p) or B % (b * (n // (t * p))):
+            continue
+        d = n // (t * p)
+        layout = Layout(n=n, t=t, p=p, d=d, b=b, m=B // (b * d), s=4096, v=v)
+        try:
+            check_layout(layout, model)
+        except LayoutError:
+            continue
+        if t <= 8:
+            expected.add((t, p, d, b, layout.m, v))
+    space = shapes(model, n, B)
+    assert set(zip(*(getattr(space, f).tolist() for f in "tpdbmv"))) == expected and len(space) == len(expected)
+    table = evaluate(space, n, 4096, _inputs(model))
+    with_tp = sum(1 for layout in expected if layout[0] > 1)
+    assert len(table["fits"]) == 4 * 3 * (len(expected) + with_tp)  # ZeRO 0-3 × recompute × (SP only with t > 1)
+
+
+def test_nothing_that_fits_is_faster_than_the_best():
+    model = model_values(preset("llama2-13b").architecture.values)
+    inputs = _inputs(model)
+    result = plan(model, inputs, 64, 256, 4096, top=4)
+    table = evaluate(shapes(model, 64, 256), 64, 4096, inputs)
+    fastest = table["step_seconds"][table["fits"]].min()
+    assert result["ranked"][0]["step_seconds"] == fastest
+    assert result["fitting"] == int(table["fits"].sum()) < result["explored"]  # some layouts do not fit 80 GB
+    shapes_shown = [tuple(e["layout"][f] for f in "tpdbmv") for e in result["ranked"]]
+    assert len(set(shapes_shown)) == 4
+
+
+def test_best_layout_equals_estimate_with_interleaving_and_pipeline(capsys):
+    # 40 GB GPUs and a slow network: the best layout pipelines and interleaves, so the bubble and comms branches run
+    argv = ["--gpus", "64", "--global-batch", "64", "--seq", "4096", "--network", "5"]
+    doc = cli_json(capsys, "plan", "--model", "llama2-70b", "--gpu", "a100-40gb", *argv, "--top", "1")
+    best = doc["ranked"][0]
+    assert best["layout"]["p"] > 1 and best["layout"]["v"] > 1 and best["layout"]["d"] > 1 and best["bubble"] > 0
+    assert_figures_equal(best, estimate_of(capsys, "llama2-70b", "a100-40gb", 64, 4096, best, "--network", "5"))
+
+
+@pytest.mark.parametrize("extra, message", [(["--top", "0"], "--top"), (["--max-tp", "x"], "--max-tp"), (["--gpus", "-4"], "positive")])
+def test_bad_input_is_one_line(capsys, extra, message):
+    argv = ["plan", "--model", "llama2-7b", "--gpu", "a100-80gb", "--gpus", "8", "--global-batch", "8", "--seq", "2048"]
+    code = main(argv + extra)
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1 and message in err
+
+
+def test_progress_bar_only_after_the_delay():
+    quiet, shown = io.StringIO(), io.StringIO()
+    for stream, delay in ((quiet, 60.0), (shown, 0.0)):
+        bar = Progress(4, "plan", stream=stream, delay=delay)
+        for done in range(1, 5):
+            bar.update(done)
+        bar.close()
+    assert quiet.getvalue() == ""
+    assert shown.getvalue().rstrip().endswith("] 4/4") and "#" * 30 in shown.getvalue()

@@ -1,0 +1,41 @@
+"""Sweeps: the same table in process, unchunked, and on a local two-worker Dask cluster; each case is ``plan``'s answer."""
+
+import pytest
+import sympy as sp
+
+from formulas.estimate import Inputs, model_values
+from formulas.gpus import gpu
+from formulas.presets import preset
+from render.plan import plan
+from render.sweep import Spec, run_in_process, run_on_dask, tasks
+
+SPEC = Spec(models=("llama-7b", "llama2-13b"), gpus=("a100-80gb", "h100-sxm"), sizes=(16, 64), global_batch=128, seq=2048, top=2)
+
+
+@pytest.fixture(scope="module")
+def in_process():
+    return run_in_process(SPEC, chunk_size=40)
+
+
+def test_chunking_does_not_change_the_table(in_process):
+    assert len(tasks(SPEC, chunk_size=40)) > 2 * len(tasks(SPEC, chunk_size=10**6))
+    assert run_in_process(SPEC, chunk_size=10**6) == in_process
+
+
+def test_each_case_is_plans_answer(in_process):
+    model = model_values(preset("llama2-13b").architecture.values)
+    inputs = Inputs(model=model, gpu={k.name: v for k, v in gpu("h100-sxm").values().items()}, network=25 * 10**9,
+                    tokens=None, utilization=sp.Rational(1, 2), overlap=sp.Rational(1, 2))
+    expected = plan(model, inputs, 64, 128, 2048, top=2)
+    rows = [r for r in in_process if (r["model"], r["gpu"], r["n"]) == ("llama2-13b", "h100-sxm", 64)]
+    assert [r["rank"] for r in rows] == [1, 2]
+    for entry, got in zip(expected["ranked"], rows):
+        assert {k: got[k] for k in entry["layout"]} == entry["layout"]
+        assert got["step_seconds"] == entry["step_seconds"] and got["reason"] == entry["reason"]
+        assert (got["explored"], got["fitting"]) == (expected["explored"], expected["fitting"])
+    assert len(in_process) == 2 * 2 * 2 * 2  # models × GPUs × sizes × top
+
+
+def test_local_two_worker_dask_cluster_gives_the_same_table(in_process):
+    # threads (processes=False): a process cluster costs seconds of start-up on a 2-core machine
+    assert run_on_dask(SPEC, chunk_size=40, workers=2, processes=False, show_progress=False) == in_process
