@@ -62,10 +62,6 @@ class Default:
     value: sp.Rational
     source: str
 
-    @property
-    def generic(self) -> bool:
-        return self.source == GENERIC
-
 
 def _generic(entry: Quantity) -> sp.Rational:
     if entry.maximum is not None:

@@ -5,9 +5,10 @@ The space follows formulas.estimate.check_layout: t·p·d = n; t divides a and g
 holds inside one node); p·v divides l; b·m·d = B; v > 1 only with p > 1 and p | m;
 every ZeRO stage and recompute mode; sequence parallelism only with t > 1 (at
 t = 1 it is the same layout). The numeric part (t, p, d, b, m, v) is a set of
-arrays (``Shapes``); each group sharing ZeRO stage, recompute mode and sequence
-parallelism, which pick formula ids, is one call of formulas.estimate.estimate
-through the generated NumPy code: no Python loop per layout. Ranking: step time
+arrays (``Shapes``); crossed with the settings (ZeRO stage, recompute mode, sequence
+parallelism: columns too, which pick formula ids element by element), every chunk of
+65,536 layouts is one call of formulas.estimate.estimate through the generated NumPy
+code: no Python loop per layout. Ranking: step time
 (bubble and exposed communication included), then memory, then the layout itself,
 so that the order never depends on how the space was split into chunks.
 """
@@ -19,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate
+from formulas.estimate import RECOMPUTE_MODES, Evaluator, Inputs, Layout, estimate
 from render.numeric import NUMPY_OPS, numeric, numeric_inputs
 
 SHAPE_FIELDS = ("t", "p", "d", "b", "m", "v")
@@ -75,21 +76,22 @@ def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None 
     return Shapes(*columns)
 
 
-def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[int], None] | None = None,
-             chunk: int = 1 << 16) -> dict[str, np.ndarray]:
+def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[int, int], None] | None = None,
+             chunk: int = 1 << 16, ev: Evaluator = numeric) -> dict[str, np.ndarray]:
     """The figures of every layout of ``space`` under every setting, as columns (one row per layout).
 
     One call of the report per ``chunk`` layouts, settings included (they pick formula ids element
-    by element); ``progress(done)`` after each chunk."""
+    by element); ``progress(done, total)`` after each chunk."""
     numeric_in = numeric_inputs(inputs)
     columns = _with_settings(space)
     size = len(columns["t"])
+    total = -(-size // chunk)
     parts = []
     for done, start in enumerate(range(0, size, chunk), start=1):
         part = {name: column[start:start + chunk] for name, column in columns.items()}
         layout = Layout(n=n, s=s, zero=part["zero"], recompute=np.asarray(RECOMPUTE_MODES)[part["recompute"]],
                         sequence_parallel=part["sequence_parallel"], **{name: part[name] for name in SHAPE_FIELDS})
-        report = estimate(layout, numeric_in, numeric, NUMPY_OPS)
+        report = estimate(layout, numeric_in, ev, NUMPY_OPS)
         time = report["time"]
         figures = {
             "step_seconds": time["step_seconds"],
@@ -103,13 +105,8 @@ def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[
         }
         parts.append(part | {name: np.broadcast_to(value, len(part["t"])) for name, value in figures.items()})
         if progress is not None:
-            progress(done)
+            progress(done, total)
     return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
-
-
-def chunks_of(space: Shapes, chunk: int = 1 << 16) -> int:
-    """How many progress steps ``evaluate`` reports for ``space``."""
-    return -(-len(_with_settings(space)["t"]) // chunk)
 
 
 def _with_settings(space: Shapes) -> dict[str, np.ndarray]:
@@ -168,7 +165,7 @@ def reason(entry: dict, runner_up: dict | None) -> str:
 
 
 def plan(model: dict[str, int], inputs: Inputs, n: int, global_batch: int, s: int, top: int = 5,
-         max_tp: int | None = GPUS_PER_NODE, progress: Callable[[int], None] | None = None) -> dict:
+         max_tp: int | None = GPUS_PER_NODE, progress: Callable[[int, int], None] | None = None) -> dict:
     """The ranked best layouts (each with its reason) and the size of the space explored."""
     space = shapes(model, n, global_batch, max_tp)
     if not len(space):

@@ -19,7 +19,7 @@ from render.catalogue_commands import Result
 from render.estimate_command import add_assumption_arguments, add_source_arguments, assumptions_json, count, read_inputs
 from render.inputs import InputError, parse_number
 from render.model_commands import load_architecture
-from render.plan import GPUS_PER_NODE, SETTINGS, plan
+from render.plan import GPUS_PER_NODE, plan
 from render.progress import Progress
 
 
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> Result:
     inputs = read_inputs(args, model)
     n, global_batch, s = count(args.gpus, "n"), count(args.global_batch, "B"), count(args.seq, "s")
     top, max_tp = _whole(args.top, "--top", least=1), _whole(args.max_tp, "--max-tp", least=0)
-    bar = Progress(len(SETTINGS), "plan")
+    bar = Progress("plan")
     result = plan(model, inputs, n, global_batch, s, top=top, max_tp=max_tp or None, progress=bar.update)
     bar.close()
     doc = {"model": label, "gpu": gpu(args.gpu).name, "n": n, "global_batch": global_batch, "s": s,

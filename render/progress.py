@@ -8,20 +8,20 @@ from typing import TextIO
 
 
 class Progress:
-    """``update(done)`` redraws ``[#####     ] done/total`` in place once ``delay`` seconds have passed."""
+    """``update(done, total)`` redraws ``label [#####     ] done/total`` in place once ``delay`` seconds have passed."""
 
-    def __init__(self, total: int, label: str, stream: TextIO | None = None, delay: float = 1.0, width: int = 30) -> None:
-        self.total, self.label, self.delay, self.width = max(total, 1), label, delay, width
+    def __init__(self, label: str, stream: TextIO | None = None, delay: float = 1.0, width: int = 30) -> None:
+        self.label, self.delay, self.width = label, delay, width
         self.stream = sys.stderr if stream is None else stream
         self.start = time.perf_counter()
         self.shown = False
 
-    def update(self, done: int) -> None:
+    def update(self, done: int, total: int) -> None:
         if not self.shown and time.perf_counter() - self.start < self.delay:
             return
         self.shown = True
-        filled = self.width * done // self.total
-        self.stream.write(f"\r{self.label} [{'#' * filled}{' ' * (self.width - filled)}] {done}/{self.total}")
+        filled = self.width * done // max(total, 1)
+        self.stream.write(f"\r{self.label} [{'#' * filled}{' ' * (self.width - filled)}] {done}/{total}")
         self.stream.flush()
 
     def close(self) -> None:

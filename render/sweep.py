@@ -107,12 +107,13 @@ def merge(spec: Spec, results: Iterable[tuple]) -> list[dict]:
     return table
 
 
-def run_in_process(spec: Spec, chunk_size: int = DEFAULT_CHUNK, progress: Callable[[int], None] | None = None) -> list[dict]:
+def run_in_process(spec: Spec, chunk_size: int = DEFAULT_CHUNK, progress: Callable[[int, int], None] | None = None) -> list[dict]:
     results = []
-    for done, task in enumerate(tasks(spec, chunk_size), start=1):
+    work = tasks(spec, chunk_size)
+    for done, task in enumerate(work, start=1):
         results.append(run_task(task, spec.seq, spec.top))
         if progress is not None:
-            progress(done)
+            progress(done, len(work))
     return merge(spec, results)
 
 
@@ -127,12 +128,12 @@ def run_on_dask(spec: Spec, scheduler: str | None = None, chunk_size: int = DEFA
     try:
         work = tasks(spec, chunk_size)
         futures = client.map(run_task, work, seq=spec.seq, top=spec.top, pure=False)
-        bar = Progress(len(futures), "sweep") if show_progress else None
+        bar = Progress("sweep") if show_progress else None
         results = []
         for done, future in enumerate(as_completed(futures), start=1):
             results.append(future.result())
             if bar is not None:
-                bar.update(done)
+                bar.update(done, len(futures))
         if bar is not None:
             bar.close()
         return merge(spec, results)

@@ -9,13 +9,7 @@ import pytest
 
 from formulas.catalogue import catalogue
 from formulas.symbols import h
-from render.cli import main
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from helpers import run
 
 
 def test_eval_gpt2_small_parameters_exactly(capsys):

@@ -11,27 +11,10 @@ import pytest
 import sympy as sp
 
 from derivations.catalogue import derivation_of
-from formulas.catalogue import get
-from formulas.examples import all_examples
-from formulas.symbols import quantity
-from render.cli import main
+from formulas.examples import example
+from helpers import run, value
 
 DAY = 86400
-
-
-def value(formula_id, **inputs):
-    expr = get(formula_id).value_expr
-    return expr.subs({quantity(name).symbol: sp.Rational(v) for name, v in inputs.items()})
-
-
-def example(case):
-    return next(e for e in all_examples() if e.case == case)
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # --- pipeline bubble ------------------------------------------------------------------

@@ -1,18 +1,11 @@
 """``llm-formulas estimate``: the report equals the catalogue's formulas evaluated one by one."""
 
-import json
 from fractions import Fraction
 
 import pytest
 
 from render.cli import main
-
-
-def cli_json(capsys, *argv):
-    code = main(list(argv) + ["--json"])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    return json.loads(out)
+from helpers import cli_json
 
 
 def formula(capsys, formula_id, **values):

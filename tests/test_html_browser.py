@@ -14,7 +14,6 @@ import re
 import shutil
 import subprocess
 from html.parser import HTMLParser
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest

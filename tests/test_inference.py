@@ -9,30 +9,12 @@ import json
 from fractions import Fraction
 
 import pytest
-import sympy as sp
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from derivations.catalogue import derivation_of
-from formulas.catalogue import get
-from formulas.examples import all_examples
-from formulas.symbols import quantity
-from render.cli import main
-
-
-def value(formula_id, **inputs):
-    expr = get(formula_id).value_expr
-    return expr.subs({quantity(name).symbol: sp.Rational(v) for name, v in inputs.items()})
-
-
-def example(case):
-    return next(e for e in all_examples() if e.case == case)
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from formulas.examples import example
+from helpers import run, value
 
 
 # --- latency bounds and the balance batch (S14) ------------------------------------

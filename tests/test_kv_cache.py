@@ -6,16 +6,10 @@ import torch
 import transformers
 
 from derivations.catalogue import derivation_of
-from formulas.catalogue import get
 from formulas.examples import examples_for
-from formulas.symbols import quantity
+from helpers import value
 
 GIB = 2**30
-
-
-def value(formula_id, **inputs):
-    expr = get(formula_id).value_expr
-    return expr.subs({quantity(name).symbol: sp.Rational(v) for name, v in inputs.items()})
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])

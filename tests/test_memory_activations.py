@@ -18,13 +18,9 @@ from formulas.catalogue import get
 from formulas.examples import examples_for
 from formulas.symbols import quantity
 from megatron_block import measure, saved_bytes
+from helpers import value
 
 SHAPES = [(16, 2, 64, 4), (32, 3, 96, 6), (24, 1, 128, 8)]  # (s, b, h, a)
-
-
-def value(formula_id, **inputs):
-    expr = get(formula_id).value_expr
-    return expr.subs({quantity(name).symbol: sp.Rational(v) for name, v in inputs.items()})
 
 
 def norm_statistics(s, b):

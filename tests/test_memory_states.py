@@ -7,14 +7,8 @@ import sympy as sp
 import torch
 
 from derivations.catalogue import derivation_of
-from formulas.catalogue import get
 from formulas.examples import examples_for
-from formulas.symbols import quantity
-
-
-def value(formula_id, **inputs):
-    expr = get(formula_id).value_expr
-    return expr.subs({quantity(name).symbol: sp.Rational(v) for name, v in inputs.items()})
+from helpers import value
 
 
 def tiny_model(dtype=torch.float32):

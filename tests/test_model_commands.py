@@ -8,7 +8,7 @@ import transformers
 from architecture_configs import build, config_json
 from torch.utils.flop_counter import FlopCounterMode
 
-from render.cli import main
+from helpers import run
 
 # Shaped like meta-llama/Llama-2-70b-hf/config.json (keys as published; no head_dim, no attention_bias)
 LLAMA2_70B = {
@@ -28,12 +28,6 @@ MIXTRAL_8X7B = {
     "tie_word_embeddings": False, "torch_dtype": "bfloat16", "transformers_version": "4.36.0.dev0",
     "use_cache": True, "vocab_size": 32000,
 }
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def write(tmp_path, config, name="config.json"):

@@ -10,13 +10,7 @@ from derivations.catalogue import derivation_of
 from formulas.catalogue import get
 from formulas.examples import example
 from formulas.symbols import V, b, h, l, s
-
-
-def value(formula_id, **inputs):
-    from formulas.symbols import quantity
-
-    expr = get(formula_id).value_expr
-    return expr.subs({quantity(name).symbol: sp.Rational(v) for name, v in inputs.items()})
+from helpers import value
 
 
 def gpt2(n_layer=2, n_embd=64, n_head=4, vocab=101, positions=32):

@@ -119,9 +119,9 @@ def test_bad_input_is_one_line(capsys, extra, message):
 def test_progress_bar_only_after_the_delay():
     quiet, shown = io.StringIO(), io.StringIO()
     for stream, delay in ((quiet, 60.0), (shown, 0.0)):
-        bar = Progress(4, "plan", stream=stream, delay=delay)
+        bar = Progress("plan", stream=stream, delay=delay)
         for done in range(1, 5):
-            bar.update(done)
+            bar.update(done, 4)
         bar.close()
     assert quiet.getvalue() == ""
     assert shown.getvalue().rstrip().endswith("] 4/4") and "#" * 30 in shown.getvalue()

@@ -30,7 +30,6 @@ from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, exact, 
 from formulas.gpus import gpu  # noqa: E402
 from formulas.presets import preset  # noqa: E402
 from render import llm_formulas_numeric as generated  # noqa: E402
-from render.numeric import NUMPY_OPS, numeric_inputs  # noqa: E402
 from render.plan import SETTINGS, evaluate, shapes  # noqa: E402
 from render.values import valued  # noqa: E402
 
@@ -112,18 +111,10 @@ def lambdify_evaluator(formula_id: str, **values):
 
 def report_rows() -> list[tuple[str, float]]:
     model, inputs, space = megatron_1t()
-    configs = sum(len(space.take(space.t > 1)) if parallel else len(space) for _, _, parallel in SETTINGS)
+    configs = len(evaluate(space, 3072, 2048, inputs)["fits"])
     generated_rate = configs / best_of(lambda: evaluate(space, 3072, 2048, inputs), repeats=3)
-
-    fast = numeric_inputs(inputs)
-    def lambdify_route():
-        for zero, recompute, parallel in SETTINGS:
-            group = space.take(space.t > 1) if parallel else space
-            layout = Layout(n=3072, s=2048, zero=zero, recompute=recompute, sequence_parallel=parallel,
-                            t=group.t, p=group.p, d=group.d, b=group.b, m=group.m, v=group.v)
-            estimate(layout, fast, lambdify_evaluator, NUMPY_OPS)
-    lambdify_route()  # build the functions first: lambdify itself is not the evaluation
-    lambdify_rate = configs / best_of(lambdify_route, repeats=3)
+    evaluate(space, 3072, 2048, inputs, ev=lambdify_evaluator)  # build the functions first: lambdify is not the evaluation
+    lambdify_rate = configs / best_of(lambda: evaluate(space, 3072, 2048, inputs, ev=lambdify_evaluator), repeats=3)
 
     few = 20
     def exact_route():
