@@ -131,8 +131,9 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
 
     With ``ev = exact`` and ``EXACT_OPS`` every figure is an exact Rational. With a NumPy
     evaluator and NumPy ops every field of ``layout`` may be an array (one shape): the
-    counts enter the formulas, the settings (ZeRO stage, recompute mode, sequence
-    parallelism) pick formula ids element by element; no loop per layout.
+    counts enter the formulas, the settings (ZeRO stage, recompute mode as an index into
+    RECOMPUTE_MODES, sequence parallelism) pick formula ids element by element; no loop
+    per layout.
     """
     n, t, p, d, b, m, s, v = (ops.number(x) for x in (layout.n, layout.t, layout.p, layout.d, layout.b, layout.m, layout.s, layout.v))
     model = inputs.model
@@ -150,15 +151,16 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     forward = ev("flops.decoder.forward", **(base | {"b": B}))
     backward = ev("flops.decoder.backward", **(base | {"b": B}))
     training = forward + backward
-    recomputed = ops.choose(layout.recompute, {
-        "none": lambda: 0 * forward,
-        "selective": lambda: layers * ev("flops.decoder.attention.scores", **(base | {"b": B})),
-        "full": lambda: forward,
+    mode = _recompute_code(layout.recompute)
+    recomputed = ops.choose(mode, {
+        0: lambda: 0 * forward,  # none
+        1: lambda: layers * ev("flops.decoder.attention.scores", **(base | {"b": B})),  # selective
+        2: lambda: forward,  # full
     })
 
     states = ops.choose(layout.zero, {stage: (lambda f=formula_id: ev(f, **base)) for stage, formula_id in ZERO_STATES.items()})
-    activation_formula = _activation_formula(layout.recompute, layout.sequence_parallel, ops)
-    per_layer = ops.choose(activation_formula, {f: (lambda f=f: ev(f, **(base | {"b": b}))) for f in sorted(set(ACTIVATION_FORMULAS.values()))})
+    activation = _activation_index(mode, layout.sequence_parallel, ops)
+    per_layer = ops.choose(activation, {i: (lambda f=f: ev(f, **(base | {"b": b}))) for i, f in enumerate(ACTIVATION_FORMULAS)})
     in_flight = ops.minimum(p, m)
     interleave = 1 + ops.where(interleaved, (p - 1) / (p * v), 0)
     activations = per_layer * (layers / p) * in_flight * interleave
@@ -188,7 +190,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
             "total": memory_total,
             "capacity": inputs.gpu["M_gpu"],
             "fits": memory_total <= inputs.gpu["M_gpu"],
-            "activation_formula": activation_formula,
+            "activation_formula": ops.choose(activation, {i: (lambda f=f: f) for i, f in enumerate(ACTIVATION_FORMULAS)}),
         },
         "comms": {
             "bytes": comms,
@@ -215,21 +217,26 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
 
 
 ZERO_STATES = {0: "memory.zero", 1: "memory.zero.stage1", 2: "memory.zero.stage2", 3: "memory.zero.stage3"}
-ACTIVATION_FORMULAS = {  # (recompute, sequence parallel) -> the per-layer activation formula
-    ("none", False): "memory.activations.layer.tp",
-    ("none", True): "memory.activations.layer.tp_sp",
-    ("selective", False): "memory.activations.layer.selective",
-    ("selective", True): "memory.activations.layer.selective_sp",
-    ("full", False): "memory.activations.layer.full_recompute",
-    ("full", True): "memory.activations.layer.full_recompute",
-}
+ACTIVATION_FORMULAS = (  # Korthikanti et al.'s per-layer bytes, by recompute mode and sequence parallelism
+    "memory.activations.layer.tp",
+    "memory.activations.layer.tp_sp",
+    "memory.activations.layer.selective",
+    "memory.activations.layer.selective_sp",
+    "memory.activations.layer.full_recompute",
+)
 
 
-def _activation_formula(recompute: object, sequence_parallel: object, ops: Ops) -> object:
-    """The id of the per-layer activation formula (an array of ids for arrays of settings)."""
-    return ops.choose(recompute, {
-        mode: (lambda mode=mode: ops.where(sequence_parallel, ACTIVATION_FORMULAS[mode, True], ACTIVATION_FORMULAS[mode, False]))
-        for mode in RECOMPUTE_MODES
+def _recompute_code(recompute: object) -> object:
+    """The recompute mode as its index in RECOMPUTE_MODES: given by name (one layout) or as indices (arrays)."""
+    return RECOMPUTE_MODES.index(recompute) if isinstance(recompute, str) else recompute
+
+
+def _activation_index(mode: object, sequence_parallel: object, ops: Ops) -> object:
+    """Which of ACTIVATION_FORMULAS applies (full recompute keeps only each layer's input, SP or not)."""
+    return ops.choose(mode, {
+        0: lambda: ops.where(sequence_parallel, 1, 0),
+        1: lambda: ops.where(sequence_parallel, 3, 2),
+        2: lambda: 4,
     })
 
 

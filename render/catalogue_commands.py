@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derivations.catalogue import check_all, derivation_of
+from derivations.engine import Step
 from derivations.proof import valued
 from formulas.catalogue import Formula, all_formulas, get
 from formulas.symbols import quantity
@@ -77,12 +78,35 @@ def _show_text(formula: Formula, doc: dict, as_latex: bool) -> str:
     lines.append("sources: " + "; ".join(doc["sources"]))
     if formula.notes:
         lines.append("notes: " + formula.notes)
-    if doc["steps"]:
+    derivation = derivation_of(formula.id)
+    if derivation:
         lines.append("derivation:")
-        for number, step in enumerate(doc["steps"], start=1):
-            lines.append(f"  {number}. [{step['claim']}] {step['latex']}")
-            lines.append(f"     {step['why']}")
+        for number, step in enumerate(derivation.steps, start=1):
+            shown = step_latex(step, get) if as_latex else step_text(step)
+            lines.append(f"  {number}. [{step.claim}] {shown}")
+            lines.append(f"     {step.why}")
     return "\n".join(lines)
+
+
+_PLAIN = {"defines": ":=", "equals": "=", "approximates": "≈"}
+
+
+def step_text(step: Step) -> str:
+    """One derivation step in plain text (``show`` without ``--latex``)."""
+    def plain(expr: sp.Basic) -> str:
+        return sp.sstr(valued(expr))
+
+    if step.claim == "refutes":
+        return f"claimed {plain(step.expr)} ≠ {plain(step.correct)}"
+    if step.claim == "concludes":
+        bindings = ", ".join(f"{symbol} = {plain(value)}" for symbol, value in step.where.items())
+        return f"{step.formula_id} ≡ {plain(get(step.formula_id).expr)}" + (f"   (with {bindings})" if bindings else "")
+    if step.claim == "bounds":
+        return f"{step.reference} {'≤' if step.direction == 'upper' else '≥'} {plain(step.expr)}"
+    text = f"{step.label} {_PLAIN[step.claim]} {plain(step.expr)}"
+    if step.claim == "approximates":
+        text += f"   (relative error {plain(step.error)}; {step.condition})"
+    return text
 
 
 def evaluate(formula_id: str, assignments: list[str]) -> Result:

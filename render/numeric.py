@@ -26,10 +26,16 @@ def choose(key: object, options: dict) -> object:
     if keys.ndim == 0:
         return options[keys.item()]()
     named = [value for value in options if np.any(keys == value)]
-    result = options[named[0]]()
-    for value in named[1:]:
-        result = np.where(keys == value, options[value](), result)
-    return result
+    results = [options[value]() for value in named]
+    if all(np.ndim(result) == 0 for result in results):  # labels or constants: one lookup
+        index = np.zeros(keys.shape, dtype=np.intp)
+        for position, value in enumerate(named[1:], start=1):
+            index[keys == value] = position
+        return np.asarray(results)[index]
+    chosen = results[0]
+    for value, result in zip(named[1:], results[1:]):
+        chosen = np.where(keys == value, result, chosen)
+    return chosen
 
 
 NUMPY_OPS = Ops(where=np.where, minimum=np.minimum, maximum=np.maximum,

@@ -89,7 +89,7 @@ def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[
     parts = []
     for done, start in enumerate(range(0, size, chunk), start=1):
         part = {name: column[start:start + chunk] for name, column in columns.items()}
-        layout = Layout(n=n, s=s, zero=part["zero"], recompute=np.asarray(RECOMPUTE_MODES)[part["recompute"]],
+        layout = Layout(n=n, s=s, zero=part["zero"], recompute=part["recompute"],
                         sequence_parallel=part["sequence_parallel"], **{name: part[name] for name in SHAPE_FIELDS})
         report = estimate(layout, numeric_in, ev, NUMPY_OPS)
         time = report["time"]

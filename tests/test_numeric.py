@@ -1,5 +1,6 @@
 """The committed generated module is fresh, and the vectorised report equals the exact one layout by layout."""
 
+import itertools
 import subprocess
 import sys
 
@@ -57,19 +58,32 @@ def _assert_same(exact, vector, index, path=""):
         assert got == pytest.approx(_as_float(exact), rel=1e-12, abs=0), path
 
 
-@pytest.mark.parametrize("zero", [0, 1, 2, 3])
-@pytest.mark.parametrize("recompute", RECOMPUTE_MODES)
-@pytest.mark.parametrize("parallel", [False, True])
-def test_vectorised_estimate_equals_exact_layout_by_layout(zero, recompute, parallel):
-    # (t, p, d, b, m, v) on 64 GPUs: no TP, no PP, no DP, interleaved, and everything at once
-    rows = [(1, 1, 64, 1, 2, 1), (8, 1, 8, 2, 4, 1), (2, 4, 8, 1, 8, 2), (8, 8, 1, 1, 16, 5), (4, 2, 8, 4, 2, 1)]
-    t, p, d, b, m, v = (np.array(column) for column in zip(*rows))
-    settings = dict(zero=zero, recompute=recompute, sequence_parallel=parallel)
-    inputs = _inputs(LLAMA2_70B)
-    vector = estimate(Layout(n=64, t=t, p=p, d=d, b=b, m=m, s=4096, v=v, **settings), numeric_inputs(inputs), numeric, NUMPY_OPS)
-    for index, (ti, pi, di, bi, mi, vi) in enumerate(rows):
-        exact = estimate(Layout(n=64, t=ti, p=pi, d=di, b=bi, m=mi, s=4096, v=vi, **settings), inputs)
-        _assert_same(exact, vector, index)
+SETTINGS = list(itertools.product([0, 1, 2, 3], RECOMPUTE_MODES, [False, True]))
+# (t, p, d, b, m, v) on 64 GPUs: no TP, no PP, no DP, interleaved, and everything at once
+SHAPES = [(1, 1, 64, 1, 2, 1), (8, 1, 8, 2, 4, 1), (2, 4, 8, 1, 8, 2), (8, 8, 1, 1, 16, 5), (4, 2, 8, 4, 2, 1)]
+
+
+@pytest.fixture(scope="module")
+def vector():
+    """One call over every shape × setting: the settings are arrays too (recompute as indices into RECOMPUTE_MODES)."""
+    rows = [(shape, setting) for shape in SHAPES for setting in SETTINGS]
+    t, p, d, b, m, v = (np.array(column) for column in zip(*(shape for shape, _ in rows)))
+    zero, recompute, parallel = zip(*(setting for _, setting in rows))
+    layout = Layout(n=64, t=t, p=p, d=d, b=b, m=m, s=4096, v=v, zero=np.array(zero),
+                    recompute=np.array([RECOMPUTE_MODES.index(mode) for mode in recompute]), sequence_parallel=np.array(parallel))
+    return rows, estimate(layout, numeric_inputs(_inputs(LLAMA2_70B)), numeric, NUMPY_OPS)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_vectorised_estimate_equals_exact_layout_by_layout(vector, shape):
+    rows, report = vector
+    for index, (row_shape, (zero, recompute, parallel)) in enumerate(rows):
+        if row_shape != shape:
+            continue
+        t, p, d, b, m, v = shape
+        exact = estimate(Layout(n=64, t=t, p=p, d=d, b=b, m=m, s=4096, v=v, zero=zero, recompute=recompute,
+                                sequence_parallel=parallel), _inputs(LLAMA2_70B))
+        _assert_same(exact, report, index)
 
 
 def test_a_missing_size_that_does_not_vanish_is_an_error():
