@@ -20,7 +20,33 @@ from derivations.engine import Derivation
 from formulas.catalogue import get
 from formulas.comms import LI_TP, NARAYANAN, NEEDS, PRIMITIVES, SP_NOTE, TABLE4, TABLE5, ZERO
 from formulas.symbols import (
-    B, D, K_inner, M_rows, N_cols, P, U, W_alg, W_link, X, b, c_mac, d, h, l, m, n, p, q, q_w, r, rho, s, t, tau, x_msg,
+    B,
+    b,
+    c_mac,
+    D,
+    d,
+    h,
+    K_inner,
+    l,
+    m,
+    M_rows,
+    n,
+    N_cols,
+    P,
+    p,
+    q,
+    q_w,
+    r,
+    rho,
+    s,
+    t,
+    tau,
+    U,
+    v,
+    W_alg,
+    W_link,
+    X,
+    x_msg,
 )
 
 _step = sp.Symbol("i", positive=True, integer=True)  # a summation index, not a quantity
@@ -181,6 +207,18 @@ def pp_per_microbatch() -> Derivation:
     backward = dv.defines("V_bwd", collective("sendrecv", b * s * h * q, 2), "backward: their gradient to the previous stage")
     dv.defines("V_PP", forward + backward, "one send each way per micro-batch")
     dv.concludes("comms.pp.per_microbatch")
+    return dv
+
+
+def pp_interleaved() -> Derivation:
+    dv = Derivation("comms.pp.per_iteration.interleaved", "Interleaving multiplies the PP traffic by v", (NARAYANAN,))
+    dv.defines(
+        "V_PP^v",
+        v * get("comms.pp.per_iteration").expr,
+        "each GPU holds v chunks of l/(p·v) layers, so a micro-batch leaves and re-enters every GPU v times: "
+        "v·p boundaries instead of p, each carrying the same 2bsh",
+    )
+    dv.concludes("comms.pp.per_iteration.interleaved")
     return dv
 
 
@@ -351,6 +389,7 @@ DERIVATIONS = (
     partial(per_iteration, "comms.tp.per_iteration", "comms.tp.per_microbatch"),
     pp_per_microbatch,
     partial(per_iteration, "comms.pp.per_iteration", "comms.pp.per_microbatch"),
+    pp_interleaved,
     dp_per_iteration,
     dp_sent,
     partial(zero, 1),

@@ -20,7 +20,7 @@ import sympy as sp
 
 from formulas.catalogue import Condition, Source, divides, formula
 from formulas.examples import worked_example
-from formulas.symbols import B, P, U, W_alg, W_link, X, b, c_mac, d, h, l, m, n, p, q, q_w, r, rho, s, t, x_msg
+from formulas.symbols import B, P, U, W_alg, W_link, X, b, c_mac, d, h, l, m, n, p, q, q_w, r, rho, s, t, v, x_msg
 
 TABLE5 = Source("000_c9822ae60dc20d6b.txt", "§3.3.2.2, Table 5 (NCCL ring/tree redundancy)")
 TABLE4 = Source("000_c9822ae60dc20d6b.txt", "§3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)")
@@ -155,6 +155,16 @@ pp_per_iteration = formula(
     sources=[TABLE4],
     related=["comms.pp.per_microbatch"],
     symbol_latex=r"V_{PP}^{iter}",
+)
+pp_interleaved = formula(
+    "comms.pp.per_iteration.interleaved",
+    v * pp_per_iteration.expr,
+    "byte",
+    "PP traffic per GPU per iteration with v interleaved model chunks per GPU: each micro-batch crosses v·p stage boundaries",
+    sources=[NARAYANAN],
+    related=["comms.pp.per_iteration", "cluster.bubble.interleaved"],
+    notes="the interleaved schedule divides the bubble by v and multiplies the point-to-point traffic by v",
+    symbol_latex=r"V_{PP}^{iter,v}",
 )
 dp_per_iteration = formula(
     "comms.dp.per_iteration",

@@ -11,8 +11,10 @@ Conventions (each stated in the report):
 - activations are Korthikanti et al.'s classic-block terms (``memory.activations.layer.*``);
   the first pipeline stage holds min(p, m) micro-batches of its l/p layers (1F1B),
   ×(1 + (p−1)/(p·v)) when interleaved;
-- TP traffic is compared with the GPU's NVLink (PCIe without one), PP and DP traffic
-  with the inter-node bandwidth per GPU (``network``);
+- TP traffic crosses the GPU's NVLink (PCIe without one) at half the preset's figure,
+  which counts both directions while a ring sends and receives at once; PP and DP
+  traffic crosses the inter-node network at ``network`` bytes/s per GPU each way;
+- interleaving (v > 1) divides the bubble by v and multiplies the PP traffic by v;
 - a step is compute × (1 + bubble) plus the communication time that exceeds
   the overlappable share r of the compute.
 """
@@ -169,7 +171,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     compute_time = (training + recomputed) / (n * inputs.gpu["X"] * inputs.utilization)
     bubble = ops.where(interleaved, ev("cluster.bubble.interleaved", **base), ev("cluster.bubble", **base))
     comms = _comms(layout, base, ev, ops, total)
-    link = {"tp": inputs.gpu["W_link"], "pp": inputs.network, "dp": inputs.network}
+    link = {"tp": inputs.gpu["W_link"] / 2, "pp": inputs.network, "dp": inputs.network}  # bytes/s one way
     comm_time = {dim: comms[dim] / link[dim] for dim in comms}
     exposed = sum(ops.maximum(comm_time[dim] - inputs.overlap * compute_time, 0) for dim in comm_time)
     step_time = compute_time * (1 + bubble) + exposed
@@ -248,7 +250,7 @@ def _comms(layout: Layout, base: dict, ev: Evaluator, ops: Ops, total: object) -
         False: lambda: ev("comms.tp.sent_per_microbatch", **(base | {"b": b})),
     })
     tp = ops.where(t > 1, tp * m, 0)
-    pp = ops.where(p > 1, ev("comms.pp.per_iteration", **(base | {"b": b})), 0)
+    pp = ops.where(p > 1, ev("comms.pp.per_iteration.interleaved", **(base | {"b": b})), 0)
     dp = ops.choose(layout.zero == 3, {  # ZeRO-3 adds a parameter all-gather to the reduce-scatter: 3Ψ of this rank's shard
         True: lambda: ev("comms.zero.stage3", **(base | {"P": total / (t * p)})),
         False: lambda: ev("comms.dp.sent_per_iteration", **base),

@@ -109,9 +109,16 @@ def build(out: Path, notebooks_dir: Path | None = None) -> Manifest:
 
 def run_build(args) -> Result:
     out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"--out {args.out}: not a directory")
     notebooks = Path(args.notebooks_dir) if args.notebooks_dir else None
+    directories = [(option, d) for option, d in (("--out", out), ("--notebooks-dir", notebooks)) if d is not None]
+    for option, directory in directories:
+        if directory.exists() and not directory.is_dir():
+            raise InputError(f"{option} {directory}: not a directory")
+    for option, directory in directories:
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise InputError(f"{option} {directory}: {error.strerror}") from None
     started = time.perf_counter()
     manifest = build(out, notebooks)
     elapsed = time.perf_counter() - started

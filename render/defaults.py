@@ -4,9 +4,10 @@ the calculator's presets and the plots' fixed inputs.
 The model presets are formulas.presets (the default is GPT-3 175B, whose
 architecture values every architecture symbol takes), the GPU presets are
 formulas.gpus (default A100 80 GB SXM4: X, W_mem, W_link both directions,
-M_GPU). The other inputs default to Megatron's layout for GPT-3 175B
-(Narayanan et al. 2021, Table 1: t = 8, p = 8, 1024 GPUs, so d = 16; B = 1536,
-b = 1) and GPT-3's 2048 tokens and 300B training tokens (Brown et al. 2020).
+M_GPU), the layout presets are listed here (default: Megatron's for GPT-3 175B,
+Narayanan et al. 2021, Table 1: t = 8, p = 8, 1024 GPUs, so d = 16; B = 1536,
+b = 1, s = 2048). The remaining inputs are in SYMBOL_DEFAULTS (300B training
+tokens as GPT-3's, U = 0.45 as Megatron's 138 of 312 TFLOP/s, ...).
 A symbol another topic declares later and that no table lists gets a generic
 value (2 for a count, its maximum for a bounded count, half its maximum for a
 bounded ratio, 1 otherwise), and the reference says so.
@@ -27,14 +28,6 @@ MEGATRON = "Narayanan et al. 2021, Table 1 (175B row)"
 
 # name -> (value, where it comes from)
 SYMBOL_DEFAULTS: dict[str, tuple[str, str]] = {
-    "b": ("1", MEGATRON),
-    "B": ("1536", MEGATRON),
-    "s": ("2048", GPT3),
-    "t": ("8", MEGATRON),
-    "p": ("8", MEGATRON),
-    "d": ("16", MEGATRON + " (1024 GPUs / 64)"),
-    "n": ("1024", MEGATRON),
-    "m": ("96", MEGATRON + " (B / (b·d))"),
     "v": ("1", "no interleaving"),
     "P": ("175e9", GPT3),
     "D": ("300e9", GPT3),
@@ -47,7 +40,7 @@ SYMBOL_DEFAULTS: dict[str, tuple[str, str]] = {
     "tau": ("2592000", "a 30-day deadline (seconds)"),
     "W_alg": ("100e9", "an nccl-tests algorithm bandwidth of 100 GB/s"),
     "rho": ("2", "allreduce on many GPUs: 2(n−1)/n → 2"),
-    "H_gpu": ("3.3e6", "GPU-hours of a 175B run at U = 0.45 (300B tokens)"),
+    "H_gpu": ("6.23e5", "GPU-hours of GPT-3 175B on 300B tokens at U = 0.45: 6ΨD/(3600·X·U)"),
     "M_rows": ("2048", "a [2048, 12288] × [12288, 49152] GEMM"),
     "K_inner": ("12288", "a [2048, 12288] × [12288, 49152] GEMM"),
     "N_cols": ("49152", "a [2048, 12288] × [12288, 49152] GEMM"),
@@ -72,7 +65,7 @@ def _generic(entry: Quantity) -> sp.Rational:
 def default(symbol: sp.Symbol) -> Default:
     """The documented default of a symbol, or a generic value that respects its assumptions."""
     entry = quantity(symbol)
-    for preset in (MODELS[0], GPUS[0]):
+    for preset in (MODELS[0], GPUS[0], LAYOUTS[0]):
         if entry.name in preset.values:
             return Default(entry.symbol, parse_number(preset.values[entry.name], entry.name), f"preset {preset.name}")
     if entry.name in SYMBOL_DEFAULTS:

@@ -19,7 +19,6 @@ from sympy.printing.jscode import jscode
 
 from formulas.catalogue import Formula, all_formulas
 from formulas.symbols import table_order
-from render.conditions import predicate
 from render.values import valued
 
 
@@ -40,7 +39,7 @@ def formula_entry(formula: Formula, inputs: tuple[sp.Symbol, ...]) -> str:
     names = [s.name for s in inputs]
     conditions = []
     for condition in formula.conditions:
-        test = predicate(condition)
+        test = condition.predicate
         if test is None:
             continue
         arguments = [s.name for s in sorted(test.free_symbols, key=table_order)]

@@ -1809,6 +1809,34 @@ def comms_pp_per_iteration(b, s, h, m, q):
     return 2*b*h*m*q*s
 
 
+def comms_pp_per_iteration_interleaved(b, s, h, m, v, q):
+    r"""PP traffic per GPU per iteration with v interleaved model chunks per GPU: each micro-batch crosses v·p stage boundaries.
+
+    comms.pp.per_iteration.interleaved [byte] = 2*b*h*m*q*s*v
+
+    LaTeX: V_{PP}^{iter,v} = 2 b h m q s v
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        m: micro-batches per iteration [1]
+        v: virtual pipeline stages per GPU [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+
+    Returns: PP traffic per GPU per iteration with v interleaved model chunks per GPU: each micro-batch crosses v·p stage boundaries [byte]
+
+    Sources: Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §3.2, §4.1
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    m = numpy.asarray(m, dtype=numpy.float64)
+    v = numpy.asarray(v, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    return 2*b*h*m*q*s*v
+
+
 def comms_dp_per_iteration(t, p, P, q_w):
     r"""DP all-reduce volume per GPU per iteration: the gradients of its Ψ/(t·p) parameters.
 
@@ -3533,6 +3561,7 @@ FORMULAS = {
     'comms.tp.per_iteration': comms_tp_per_iteration,
     'comms.pp.per_microbatch': comms_pp_per_microbatch,
     'comms.pp.per_iteration': comms_pp_per_iteration,
+    'comms.pp.per_iteration.interleaved': comms_pp_per_iteration_interleaved,
     'comms.dp.per_iteration': comms_dp_per_iteration,
     'comms.dp.sent_per_iteration': comms_dp_sent_per_iteration,
     'comms.zero.stage1': comms_zero_stage1,
@@ -3669,6 +3698,7 @@ INPUTS = {
     'comms.tp.per_iteration': ('b', 's', 'h', 'l', 'p', 'm', 'q'),
     'comms.pp.per_microbatch': ('b', 's', 'h', 'q'),
     'comms.pp.per_iteration': ('b', 's', 'h', 'm', 'q'),
+    'comms.pp.per_iteration.interleaved': ('b', 's', 'h', 'm', 'v', 'q'),
     'comms.dp.per_iteration': ('t', 'p', 'P', 'q_w'),
     'comms.dp.sent_per_iteration': ('t', 'p', 'd', 'P', 'q_w'),
     'comms.zero.stage1': ('P', 'q_w'),

@@ -196,10 +196,12 @@ def expr_mathml(expr: sp.Basic) -> str:
     return _Printer().doprint(valued(expr))
 
 
-def math_block(*parts: str, display: bool = True) -> str:
-    """Wrap MathML parts in one ``<math>`` element."""
-    mode = ' display="block"' if display else ""
-    return f'<math{mode}><mrow>{"".join(parts)}</mrow></math>'
+def math_block(*parts: str, tex: str = "") -> str:
+    """A display ``<math>`` of the parts; ``tex`` rides along as its (unrendered) LaTeX annotation."""
+    row = f'<mrow>{"".join(parts)}</mrow>'
+    if tex:
+        row = f'<semantics>{row}<annotation encoding="application/x-tex">{_escape(tex)}</annotation></semantics>'
+    return f'<math display="block">{row}</math>'
 
 
 def relation(symbol: str) -> str:

@@ -44,10 +44,10 @@ if root is not None and str(root) not in sys.path:
 
 import sympy as sp
 
-from derivations.catalogue import all_derivations, derivation_of
+from derivations.catalogue import derivation_of
 from derivations.testing import assert_approximation, assert_identity
 from formulas.catalogue import get
-from formulas.examples import all_examples, examples_for
+from formulas.examples import all_examples
 from formulas.symbols import quantity
 
 

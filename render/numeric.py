@@ -5,11 +5,14 @@ catalogue, committed so that ``plan`` and sweeps never run SymPy's code printer;
 ``regenerate()`` rewrites it and tests/test_numeric.py fails on a stale copy.
 ``numeric(formula_id, **values)`` is an evaluator for formulas.estimate: it calls
 the generated function with the values it needs (scalars or arrays, broadcast).
-``NUMPY_OPS`` are the branch-free choices (where/minimum/maximum) of the same glue.
+``NUMPY_OPS`` are the same glue's choices element by element (where/minimum/maximum, and
+``choose`` for settings that pick a formula id); ``numeric_inputs`` turns exact inputs
+into floats.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -20,21 +23,23 @@ from render.codegen import module_source
 
 GENERATED_PATH = Path(generated.__file__)
 
+
 def choose(key: object, options: dict) -> object:
     """Element by element, the value of the thunk that ``key`` names; only the thunks some element names run."""
     keys = np.asarray(key)
     if keys.ndim == 0:
         return options[keys.item()]()
-    named = [value for value in options if np.any(keys == value)]
-    results = [options[value]() for value in named]
-    if all(np.ndim(result) == 0 for result in results):  # labels or constants: one lookup
+    masks = {value: mask for value in options if (mask := keys == value).any()}
+    results = {value: options[value]() for value in masks}
+    first, *others = masks
+    if all(np.ndim(result) == 0 for result in results.values()):  # labels or constants: one lookup
         index = np.zeros(keys.shape, dtype=np.intp)
-        for position, value in enumerate(named[1:], start=1):
-            index[keys == value] = position
-        return np.asarray(results)[index]
-    chosen = results[0]
-    for value, result in zip(named[1:], results[1:]):
-        chosen = np.where(keys == value, result, chosen)
+        for position, value in enumerate(others, start=1):
+            index[masks[value]] = position
+        return np.asarray(list(results.values()))[index]
+    chosen = results[first]
+    for value in others:
+        chosen = np.where(masks[value], results[value], chosen)
     return chosen
 
 
@@ -63,14 +68,20 @@ def numeric(formula_id: str, **values: object) -> np.ndarray:
     return function(*(values[name] for name in names))
 
 
-def _complete(model: dict[str, int]) -> dict[str, int]:
-    """The model with 0 for the sizes it leaves out because a switch set to 0 removes their terms
-    (pos_table = 0 removes n_pos): the exact count proves they vanish, the generated code still takes them."""
-    completed = dict(model)
+@cache
+def _left_out(model: tuple[tuple[str, int], ...]) -> tuple[str, ...]:
+    """The sizes a model leaves out because a switch set to 0 removes their terms (pos_table = 0 removes
+    n_pos): the exact count proves they vanish (KeyError otherwise); the generated code still takes them."""
+    values = dict(model)
+    missing = []
     for formula_id in ("params.decoder.total", "params.decoder.active"):
-        exact(formula_id, **model)  # raises KeyError when a missing size does not vanish
-        completed |= {name: 0 for name in generated.INPUTS[formula_id] if name not in completed}
-    return completed
+        exact(formula_id, **values)
+        missing += [name for name in generated.INPUTS[formula_id] if name not in values and name not in missing]
+    return tuple(missing)
+
+
+def _complete(model: dict[str, int]) -> dict[str, int]:
+    return dict(model) | dict.fromkeys(_left_out(tuple(sorted(model.items()))), 0)
 
 
 def numeric_inputs(inputs: Inputs) -> Inputs:

@@ -175,4 +175,4 @@ def plan(model: dict[str, int], inputs: Inputs, n: int, global_batch: int, s: in
     entries = [row(table, int(index)) for index in best]
     for place, entry in enumerate(entries[:top]):
         entry["reason"] = reason(entry, entries[place + 1] if place + 1 < len(entries) else None)
-    return {"explored": int(len(table["fits"])), "fitting": int(np.count_nonzero(table["fits"])), "ranked": entries[:top]}
+    return {"explored": len(table["fits"]), "fitting": int(np.count_nonzero(table["fits"])), "ranked": entries[:top]}

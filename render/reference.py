@@ -21,8 +21,7 @@ from formulas.catalogue import Formula, all_formulas, get
 from formulas.examples import WorkedExample, all_examples, examples_for
 from formulas.symbols import Quantity, all_quantities, quantity
 from render import mathml as mm
-from render.conditions import holds
-from render.defaults import default
+from render.defaults import GPUS, LAYOUTS, MODELS, default
 from render.latex import formula_latex, label_latex, step_latex
 from render.values import valued
 
@@ -159,6 +158,7 @@ class Reference:
     derivations: int
     checks: int
     failed: int
+    presets: tuple[tuple[str, str, str], ...]
 
 
 def symbol_row(entry: Quantity) -> SymbolRow:
@@ -168,13 +168,13 @@ def symbol_row(entry: Quantity) -> SymbolRow:
 
 def formula_mathml(formula: Formula) -> str:
     lhs = formula.symbol_latex or r"\mathrm{" + formula.id + "}"
-    return mm.math_block(mm.fragment_mathml(lhs), mm.relation("="), mm.expr_mathml(formula.expr))
+    return mm.math_block(mm.fragment_mathml(lhs), mm.relation("="), mm.expr_mathml(formula.expr), tex=formula_latex(formula))
 
 
-def step_mathml(step: Step) -> str:
-    """One derivation step as MathML, laid out as ``render.latex.step_latex`` lays out its LaTeX."""
+def step_mathml(step: Step, tex: str = "") -> str:
+    """One derivation step as MathML, laid out as ``render.latex.step_latex`` lays out its LaTeX (``tex``)."""
     if step.claim == "refutes":
-        return mm.math_block(mm.text("claimed: "), mm.expr_mathml(step.expr), mm.relation("≠"), mm.expr_mathml(step.correct))
+        return mm.math_block(mm.text("claimed: "), mm.expr_mathml(step.expr), mm.relation("≠"), mm.expr_mathml(step.correct), tex=tex)
     if step.claim == "concludes":
         target = get(step.formula_id)
         parts = [mm.fragment_mathml(target.symbol_latex or r"\mathrm{" + target.id + "}"), mm.relation("≡"), mm.expr_mathml(target.expr)]
@@ -184,16 +184,17 @@ def step_mathml(step: Step) -> str:
                 if position:
                     parts.append(mm.relation(","))
                 parts += [mm.expr_mathml(symbol), mm.relation("="), mm.expr_mathml(value)]
-        return mm.math_block(*parts)
+        return mm.math_block(*parts, tex=tex)
     if step.claim == "bounds":
         return mm.math_block(
-            mm.fragment_mathml(label_latex(step.reference)), mm.relation("≤" if step.direction == "upper" else "≥"), mm.expr_mathml(step.expr)
+            mm.fragment_mathml(label_latex(step.reference)), mm.relation("≤" if step.direction == "upper" else "≥"), mm.expr_mathml(step.expr),
+            tex=tex,
         )
     relation = {"defines": ":=", "equals": "=", "approximates": "≈"}[step.claim]
     parts = [mm.fragment_mathml(label_latex(step.label)), mm.relation(relation), mm.expr_mathml(step.expr)]
     if step.claim == "approximates":
         parts += [mm.text("  (relative error "), mm.expr_mathml(step.error), mm.text(")")]
-    return mm.math_block(*parts)
+    return mm.math_block(*parts, tex=tex)
 
 
 def _input_values(values: dict[sp.Symbol, sp.Basic], sources: dict[sp.Symbol, str]) -> tuple[InputValue, ...]:
@@ -205,7 +206,7 @@ def _input_values(values: dict[sp.Symbol, sp.Basic], sources: dict[sp.Symbol, st
 
 
 def _conditions_hold(formula: Formula, values: dict[sp.Symbol, sp.Basic]) -> bool:
-    return all(holds(c, values) is not False for c in formula.conditions)
+    return all(c.holds(values) is not False for c in formula.conditions)
 
 
 def example_view(example: WorkedExample) -> ExampleView:
@@ -247,11 +248,11 @@ def default_example(formula: Formula, inputs: list[sp.Symbol]) -> ExampleView:
 
 
 def errata_of(formula: Formula, steps: list[Step]) -> tuple[Erratum, ...]:
-    found = [
-        Erratum(formula.id, anchor(formula.id), str(step.source), step.why, step_latex(step, get), step_mathml(step))
-        for step in steps
-        if step.claim == "refutes"
-    ]
+    found = []
+    for step in steps:
+        if step.claim == "refutes":
+            tex = step_latex(step, get)
+            found.append(Erratum(formula.id, anchor(formula.id), str(step.source), step.why, tex, step_mathml(step, tex)))
     for example in examples_for(formula.id):
         if example.slip:
             what = f"{example.case}: the article gives {example.claimed_text}; {example.slip}"
@@ -265,13 +266,14 @@ def formula_view(formula: Formula, outcomes: dict[tuple[str, int], Outcome]) -> 
     views = []
     for number, step in enumerate(steps, start=1):
         outcome = outcomes.get((derivation.id, number))
+        tex = step_latex(step, get)
         views.append(
             StepView(
                 number=number,
                 claim=step.claim,
                 why=step.why,
-                latex=step_latex(step, get),
-                mathml=step_mathml(step),
+                latex=tex,
+                mathml=step_mathml(step, tex),
                 ok=bool(outcome and outcome.ok),
                 method=outcome.method if outcome else "not checked",
                 detail=outcome.detail if outcome else "",
@@ -315,6 +317,7 @@ def build_reference() -> Reference:
         derivations=len(all_derivations()),
         checks=len(report.outcomes),
         failed=len(report.failed),
+        presets=tuple((kind, p.name, p.source) for kind, p in (("model", MODELS[0]), ("GPU", GPUS[0]), ("layout", LAYOUTS[0]))),
     )
 
 

@@ -8,6 +8,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
 from markdown_it import MarkdownIt
 
 from build_session import built, run_build, scratch
@@ -57,12 +58,14 @@ def test_build_takes_under_a_minute():
     assert built().seconds < 60
 
 
-def test_a_file_in_place_of_the_output_directory_is_bad_input(tmp_path, capsys):
+@pytest.mark.parametrize("option", ["--out", "--notebooks-dir"])
+def test_a_file_in_place_of_a_directory_is_bad_input(option, tmp_path, capsys):
     target = tmp_path / "file"
     target.write_text("x")
-    assert main(["build", "--out", str(target)]) == 2
+    arguments = ["build", option, str(target)] + (["--out", str(tmp_path / "out")] if option != "--out" else [])
+    assert main(arguments) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "not a directory" in err
+    assert err.count("\n") == 1 and "not a directory" in err and not (tmp_path / "out").exists()
 
 
 # --- Markdown ------------------------------------------------------------------------
@@ -156,3 +159,11 @@ def test_generated_files_are_text_without_timestamps():
     for name in ("reference.md", "reference.html", "reference.tex", "calculator.html", "llm_formulas_numeric.py"):
         text = Path(built().out, name).read_text()
         assert not re.search(r"20\d\d-\d\d-\d\d[ T]\d\d:\d\d", text), name
+
+
+def test_html_offers_each_formula_latex_to_copy():
+    page = _Collector()
+    page.feed((built().out / "reference.html").read_text())
+    text = "".join(page.text)
+    for formula in all_formulas():
+        assert formula_latex(formula) in text, formula.id

@@ -21,7 +21,6 @@ import sympy as sp
 from formulas.catalogue import all_formulas
 from formulas.symbols import constant_values, quantity
 from render.codegen import MODULE_NAME, function_name, module_source
-from render.conditions import predicate
 
 POINTS = 1000
 RTOL = 1e-12
@@ -83,7 +82,7 @@ def _sample(symbol: sp.Symbol, rng: np.random.Generator, size: int) -> np.ndarra
 
 def _valid_points(formula, rng: np.random.Generator) -> dict[sp.Symbol, np.ndarray]:
     inputs = formula.inputs
-    tests = [predicate(c) for c in formula.conditions if predicate(c) is not None and predicate(c).free_symbols <= set(inputs)]
+    tests = [c.predicate for c in formula.conditions if c.predicate is not None and c.predicate.free_symbols <= set(inputs)]
     size = POINTS * 200 if tests else POINTS
     points = {s: _sample(s, rng, size) for s in inputs}
     keep = np.ones(size, dtype=bool)
@@ -126,3 +125,20 @@ def test_generated_function_equals_sympy(formula, numeric):
             if exact.is_finite:
                 reference = mpmath.mpf(sp.N(exact, 50))
                 assert abs(oracle(*[mpmath.mpf(x) for x in row]) - reference) <= 1e-30 * abs(reference)
+
+
+def test_functions_broadcast_scalars_with_arrays(numeric):
+    # one input an array, the others plain Python scalars: the result is elementwise
+    rng = np.random.default_rng(6)
+    for formula in all_formulas():
+        args = list(formula.inputs)
+        if not args:
+            continue
+        points = _valid_points(formula, rng)
+        vector = points[args[0]][:5]
+        scalars = [float(points[s][0]) for s in args[1:]]
+        function = getattr(numeric, function_name(formula.id))
+        together = np.asarray(function(vector, *scalars))
+        one_by_one = np.array([float(function(x, *scalars)) for x in vector])
+        assert together.shape == (5,), formula.id
+        np.testing.assert_array_equal(together, one_by_one, err_msg=formula.id)

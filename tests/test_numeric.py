@@ -52,7 +52,7 @@ def _assert_same(exact, vector, index, path=""):
         for key in exact:
             _assert_same(exact[key], vector[key], index, f"{path}.{key}")
     elif isinstance(exact, str):
-        assert exact == vector, path
+        assert exact == (vector[index] if np.ndim(vector) else vector), path
     else:
         got = vector[index] if np.ndim(vector) else vector
         assert got == pytest.approx(_as_float(exact), rel=1e-12, abs=0), path

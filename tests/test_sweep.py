@@ -39,3 +39,10 @@ def test_each_case_is_plans_answer(in_process):
 def test_local_two_worker_dask_cluster_gives_the_same_table(in_process):
     # threads (processes=False): a process cluster costs seconds of start-up on a 2-core machine
     assert run_on_dask(SPEC, chunk_size=40, workers=2, processes=False, show_progress=False) == in_process
+
+
+def test_a_scheduler_address_when_given(in_process):
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        assert run_on_dask(SPEC, scheduler=cluster.scheduler_address, chunk_size=40, show_progress=False) == in_process

@@ -8,12 +8,15 @@
    (a) the generated module, vectorised per setting group; (c) exact SymPy evaluation, (d) lambdify of each formula
    in the same glue; (e) llm-analysis 0.2.2 on the same model and layouts (v = 1: it has no interleaving).
    Ratios are against (e) when it is installed.
+3. A sweep (render/sweep.py) of 3 models × 2 GPUs × 3 cluster sizes, every layout ranked per case: in process and on
+   local two-worker Dask clusters (threads, then processes; start-up included), checked to give the same table.
 
 Outside the default test run (pyproject's addopts ignores tests/benchmarks).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import sys
 import time
@@ -44,6 +47,17 @@ def best_of(function, repeats: int = 5) -> float:
         function()
         times.append(time.perf_counter() - started)
     return min(times)
+
+
+def race(functions: dict, repeats: int = 7) -> dict[str, float]:
+    """The best time of each function, their runs interleaved so that load on a shared machine hits all alike."""
+    for function in functions.values():
+        function()  # warm up
+    times = {name: float("inf") for name in functions}
+    for _ in range(repeats):
+        for name, function in functions.items():
+            times[name] = min(times[name], best_of(function, repeats=1))
+    return times
 
 
 def random_configs(size: int) -> dict[str, np.ndarray]:
@@ -81,11 +95,12 @@ def memory_rows() -> list[tuple[str, float]]:
             expr.subs({symbol: sp.Integer(int(x[symbol.name][i])) if symbol.name != "P" else sp.Float(x["P"][i])
                        for symbol in symbols}).evalf()
 
+    times = race({"a": lambda: generated.memory_per_gpu(*args), "b": lambda: hand_written(**x), "d": lambda: lambdified(*args)})
     return [
-        ("(a) generated module", N_POINTS / best_of(lambda: generated.memory_per_gpu(*args))),
-        ("(b) hand-written NumPy", N_POINTS / best_of(lambda: hand_written(**x))),
+        ("(a) generated module", N_POINTS / times["a"]),
+        ("(b) hand-written NumPy", N_POINTS / times["b"]),
         ("(c) SymPy subs/evalf", few / best_of(subs_evalf, repeats=1)),
-        ("(d) lambdify (default)", N_POINTS / best_of(lambda: lambdified(*args))),
+        ("(d) lambdify (default)", N_POINTS / times["d"]),
     ]
 
 
@@ -110,11 +125,11 @@ def lambdify_evaluator(formula_id: str, **values):
 
 
 def report_rows() -> list[tuple[str, float]]:
-    model, inputs, space = megatron_1t()
+    _, inputs, space = megatron_1t()
     configs = len(evaluate(space, 3072, 2048, inputs)["fits"])
-    generated_rate = configs / best_of(lambda: evaluate(space, 3072, 2048, inputs), repeats=3)
-    evaluate(space, 3072, 2048, inputs, ev=lambdify_evaluator)  # build the functions first: lambdify is not the evaluation
-    lambdify_rate = configs / best_of(lambda: evaluate(space, 3072, 2048, inputs, ev=lambdify_evaluator), repeats=3)
+    times = race({"a": lambda: evaluate(space, 3072, 2048, inputs),  # (d)'s warm-up builds its functions: not timed
+                  "d": lambda: evaluate(space, 3072, 2048, inputs, ev=lambdify_evaluator)}, repeats=9)
+    generated_rate, lambdify_rate = configs / times["a"], configs / times["d"]
 
     few = 20
     def exact_route():
@@ -159,10 +174,29 @@ def llm_analysis_rate(space) -> float | None:
     return len(sample) / (time.perf_counter() - started)
 
 
+def sweep_rows() -> tuple[list[tuple[str, float]], int]:
+    """A sweep of 3 models × 2 GPUs × 3 cluster sizes, ranked per case: in process and on local Dask clusters."""
+    from render.sweep import Spec, run_in_process, run_on_dask, tasks
+
+    spec = Spec(models=("llama2-7b", "llama2-70b", "gpt3-175b"), gpus=("a100-80gb", "h100-sxm"), sizes=(256, 1024, 4096),
+                global_batch=2048, seq=4096, top=3)
+    configs = sum(24 * len(task.chunk) - 12 * int((task.chunk.t == 1).sum()) for task in tasks(spec))
+    rows = [("in process", configs / best_of(lambda: run_in_process(spec), repeats=2))]
+    if importlib.util.find_spec("dask") is None:
+        print("dask not installed: pip install 'dask[distributed]'", file=sys.stderr)
+        return rows, configs
+    for processes in (False, True):
+        started = time.perf_counter()
+        assert run_on_dask(spec, chunk_size=2048, processes=processes, show_progress=False) == run_in_process(spec)
+        label = f"local Dask, 2 workers ({'processes' if processes else 'threads'}), incl. start-up"
+        rows.append((label, configs / (time.perf_counter() - started)))
+    return rows, configs
+
+
 def table(title: str, rows: list[tuple[str, float]], reference: str) -> str:
     base = dict(rows)[reference]
-    lines = [title, f"  {'route':<38} {'configs/s':>14} {'× ' + reference[:3]:>12}"]
-    lines += [f"  {name:<38} {rate:>14,.0f} {rate / base:>12.4g}" for name, rate in rows]
+    lines = [f"{title}; ratios against {reference}", f"  {'route':<52} {'configs/s':>14} {'ratio':>10}"]
+    lines += [f"  {name:<52} {rate:>14,.0f} {rate / base:>10.4g}" for name, rate in rows]
     return "\n".join(lines)
 
 
@@ -177,6 +211,8 @@ def main() -> None:
     reference = "(e) llm-analysis 0.2.2" if any(name.startswith("(e)") for name, _ in rows) else "(a) generated module, vectorised"
     print(table(f"full training report, megatron-1t on 3072 A100s: {layouts:,} (t,p,d,b,m,v) × settings = {configs:,} "
                 f"configurations", rows, reference))
+    rows, configs = sweep_rows()
+    print(table(f"sweep + ranking, 3 models × 2 GPUs × 3 cluster sizes: {configs:,} configurations", rows, "in process"))
 
 
 if __name__ == "__main__":
