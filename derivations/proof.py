@@ -31,9 +31,13 @@ class Verdict:
     detail: str = ""
 
 
-def valued(expr: sp.Basic) -> sp.Basic:
-    """Replace unit-carrying constants by their exact values (structurally: they are plain symbols)."""
-    return sp.sympify(expr).xreplace(constant_values())
+def valued(expr: sp.Basic, values: dict[sp.Symbol, sp.Basic] | None = None) -> sp.Basic:
+    """``expr`` with the unit-carrying constants (and ``values``, if given) put in.
+
+    Constants are plain symbols, so ``xreplace`` replaces them structurally: exact,
+    and an order of magnitude faster than ``subs`` (rendering calls this thousands of times).
+    """
+    return sp.sympify(expr).xreplace(constant_values() | dict(values or {}))
 
 
 def prove_equal(lhs: sp.Basic, rhs: sp.Basic) -> Verdict:

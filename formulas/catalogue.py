@@ -9,6 +9,7 @@ An id once published keeps its meaning.
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable
@@ -85,6 +86,7 @@ class Formula:
 
 
 _CATALOGUE: dict[str, Formula] = {}
+_ORIGIN: dict[str, str] = {}  # formula id → the module that registered it
 
 
 def formula(
@@ -116,7 +118,19 @@ def formula(
         notes=notes,
     )
     _CATALOGUE[id] = entry
+    _ORIGIN[id] = caller_module()
     return entry
+
+
+def caller_module(depth: int = 2) -> str:
+    """The module that called the registering function (its topic fixes the catalogue order)."""
+    return sys._getframe(depth).f_globals.get("__name__", "")
+
+
+def topic_rank(module: str) -> int:
+    """Position of ``formulas.<topic>`` in TOPICS: listings follow it, whatever was imported first."""
+    topic = module.rpartition(".")[2]
+    return TOPICS.index(topic) if topic in TOPICS else len(TOPICS)
 
 
 def load_topics() -> None:
@@ -133,8 +147,9 @@ def get(id: str) -> Formula:
 
 
 def all_formulas() -> list[Formula]:
+    """Every formula, topic by topic in TOPICS order, each topic in its module's order."""
     load_topics()
-    return list(_CATALOGUE.values())
+    return sorted(_CATALOGUE.values(), key=lambda f: topic_rank(_ORIGIN[f.id]))
 
 
 def catalogue() -> dict[str, Formula]:

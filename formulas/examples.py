@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from formulas.catalogue import Source, get
+from formulas.catalogue import Source, caller_module, get, topic_rank
 from formulas.symbols import constant_values, quantity
 
 
@@ -43,7 +43,7 @@ class WorkedExample:
         return float(self.exact() / self.scale)
 
 
-_EXAMPLES: list[WorkedExample] = []
+_EXAMPLES: list[tuple[str, WorkedExample]] = []  # (registering module, example)
 
 
 def worked_example(
@@ -72,7 +72,7 @@ def worked_example(
         scale_name=scale_name,
         slip=slip,
     )
-    _EXAMPLES.append(example)
+    _EXAMPLES.append((caller_module(), example))
     return example
 
 
@@ -80,7 +80,7 @@ def all_examples() -> list[WorkedExample]:
     from formulas.catalogue import load_topics
 
     load_topics()
-    return list(_EXAMPLES)
+    return [example for module, example in sorted(_EXAMPLES, key=lambda entry: topic_rank(entry[0]))]
 
 
 def examples_for(formula_id: str) -> list[WorkedExample]:

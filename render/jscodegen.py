@@ -19,7 +19,7 @@ from sympy.printing.jscode import jscode
 
 from formulas.catalogue import Formula, all_formulas
 from formulas.symbols import table_order
-from render.values import valued
+from derivations.proof import valued
 
 
 @dataclass(frozen=True)

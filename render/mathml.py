@@ -18,7 +18,7 @@ import sympy as sp
 from sympy.printing.mathml import MathMLPresentationPrinter
 
 from formulas.symbols import is_declared, quantity
-from render.values import valued
+from derivations.proof import valued
 
 _GREEK_NAMES = (
     "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau "

@@ -29,7 +29,7 @@ from render.defaults import default
 from render.escape import md_text
 from render.latex import formula_latex, step_latex
 from render.reference import ARTICLES, examples_by_article, topic_of, topic_title
-from render.values import valued
+from derivations.proof import valued
 
 SETUP = """\
 import math
@@ -154,8 +154,8 @@ def _proof_exercise(nb: _Builder, number: int, formula_id: str, step: Step) -> N
     )
     lines = [
         f'derivation = derivation_of("{formula_id}")',
-        f'step = derivation.step("{step.label}")',
-        "earlier = derivation.step(step.reference).expression()",
+        f"step = derivation.steps[{derivation_of(formula_id).steps.index(step)}]  # {step.label}",
+        "earlier = derivation.earlier(step).expression()",
     ]
     if step.claim == "equals":
         lines.append("assert_identity(earlier, step.expression())")

@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import sympy as sp  # noqa: E402
 
-from render.values import valued  # noqa: E402
+from derivations.proof import valued  # noqa: E402
 from formulas.catalogue import catalogue, get  # noqa: E402
 from formulas.symbols import is_declared, quantity  # noqa: E402
 from render.defaults import GPUS, Preset, default  # noqa: E402

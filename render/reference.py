@@ -23,7 +23,7 @@ from formulas.symbols import Quantity, all_quantities, quantity
 from render import mathml as mm
 from render.defaults import GPUS, LAYOUTS, MODELS, default
 from render.latex import formula_latex, label_latex, step_latex
-from render.values import valued
+from derivations.proof import valued
 
 TOPIC_TITLES = {
     "params": "Parameters",

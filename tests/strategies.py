@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 from formulas.catalogue import Formula, get
 from formulas.symbols import constant_values, quantity
-from render.conditions import predicate
 
 COUNT_MAX = 4096  # structural sizes and degrees: big enough to matter, small enough to stay fast
 RATIONAL_DENOMINATOR = 1000
@@ -65,7 +64,7 @@ def _repair(test: sp.Basic, values: dict[sp.Symbol, sp.Rational]) -> None:
 def satisfies(formula: Formula, values: dict[sp.Symbol, sp.Rational]) -> bool:
     """Every testable condition of ``formula`` holds at ``values`` (untestable ones count as holding)."""
     for condition in formula.conditions:
-        test = predicate(condition)
+        test = condition.predicate
         if test is not None and test.free_symbols <= set(values) and not bool(evaluate(test, values)):
             return False
     return True
@@ -79,7 +78,7 @@ def valid_point(formula: Formula) -> st.SearchStrategy[dict[sp.Symbol, sp.Ration
 @cache
 def _valid_point(formula_id: str) -> st.SearchStrategy[dict[sp.Symbol, sp.Rational]]:
     formula = get(formula_id)
-    tests = [predicate(c) for c in formula.conditions if predicate(c) is not None]
+    tests = [c.predicate for c in formula.conditions if c.predicate is not None]
     symbols = set(formula.inputs)
     for test in tests:
         symbols |= test.free_symbols

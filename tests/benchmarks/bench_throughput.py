@@ -34,7 +34,7 @@ from formulas.gpus import gpu  # noqa: E402
 from formulas.presets import preset  # noqa: E402
 from render import llm_formulas_numeric as generated  # noqa: E402
 from render.plan import SETTINGS, evaluate, shapes  # noqa: E402
-from render.values import valued  # noqa: E402
+from derivations.proof import valued  # noqa: E402
 
 N_POINTS = 10**6
 RNG = np.random.default_rng(7)
