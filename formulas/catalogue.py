@@ -149,7 +149,7 @@ def get(id: str) -> Formula:
 def all_formulas() -> list[Formula]:
     """Every formula, topic by topic in TOPICS order, each topic in its module's order."""
     load_topics()
-    return sorted(_CATALOGUE.values(), key=lambda f: topic_rank(_ORIGIN[f.id]))
+    return sorted(_CATALOGUE.values(), key=lambda f: topic_rank(_ORIGIN.get(f.id, "")))
 
 
 def catalogue() -> dict[str, Formula]:

@@ -167,3 +167,21 @@ def test_html_offers_each_formula_latex_to_copy():
     text = "".join(page.text)
     for formula in all_formulas():
         assert formula_latex(formula) in text, formula.id
+
+
+def test_html_escapes_every_string_a_formula_carries(monkeypatch):
+    # a formula whose words try to inject markup must come out as text (jinja2 autoescape)
+    import dataclasses
+
+    from formulas.catalogue import Source, catalogue
+    from render.reference import build_reference
+    from render.templating import render
+
+    hostile = '<script>alert("x")</script> & <b>bold</b>'
+    entries = catalogue()
+    original = entries["params.layer.norms"]
+    monkeypatch.setitem(entries, "params.layer.norms", dataclasses.replace(
+        original, meaning=hostile, notes=hostile, sources=(Source(hostile, hostile),)))
+    html = render("reference.html", ref=build_reference())
+    assert "<script>alert" not in html and "<b>bold</b>" not in html
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in html
