@@ -21,7 +21,7 @@ Conventions (each stated in the report):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import Callable, Literal
 
@@ -109,7 +109,7 @@ def exact(formula_id: str, **values: object) -> sp.Rational:
     """Evaluate a formula exactly; extra values are ignored, a missing one is an error
     (unless a switch set to 0 removes its term, as pos_table = 0 removes n_pos)."""
     symbols, expr = _exact_function(formula_id)
-    result = expr.xreplace({s: sp.nsimplify(values[s.name]) for s in symbols if s.name in values})
+    result = expr.xreplace({s: sp.sympify(values[s.name]) for s in symbols if s.name in values})
     if result.free_symbols:
         raise KeyError(f"{formula_id} needs {', '.join(sorted(s.name for s in result.free_symbols))}")
     return result
@@ -125,7 +125,6 @@ class Inputs:
     tokens: object | None  # D; None: TOKENS_PER_PARAMETER per parameter
     utilization: object  # U
     overlap: object  # r
-    extra: dict[str, object] = field(default_factory=dict)
 
 
 def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = EXACT_OPS) -> dict:

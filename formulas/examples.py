@@ -35,8 +35,7 @@ class WorkedExample:
 
     def exact(self) -> sp.Rational:
         """The formula evaluated exactly at the article's inputs."""
-        value = get(self.formula_id).expr.subs(constant_values()).subs(self.values)
-        return value if value.is_Rational else sp.nsimplify(value)  # nsimplify mangles some Rationals (1328125/3796416)
+        return get(self.formula_id).expr.subs(constant_values()).subs(self.values)
 
     def scaled(self) -> float:
         """The exact value in the article's display unit (``scale_name``)."""

@@ -93,7 +93,6 @@ def numeric_inputs(inputs: Inputs) -> Inputs:
         tokens=None if inputs.tokens is None else float(inputs.tokens),
         utilization=float(inputs.utilization),
         overlap=float(inputs.overlap),
-        extra={name: float(value) for name, value in inputs.extra.items()},
     )
 
 

@@ -57,8 +57,7 @@ def anchor(formula_id: str) -> str:
 
 def number_text(value: sp.Basic) -> str:
     """An exact value for people: grouped digits, and a short scientific form when large."""
-    value = value if isinstance(value, sp.Rational) else sp.nsimplify(value)
-    if value.is_integer:
+    if value.is_Integer:
         whole = int(value)
         text = f"{whole:,}"
         return text if abs(whole) < 10**6 else f"{text} ≈ {whole:.4g}"
