@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from derivations.catalogue import all_derivations
 from formulas.catalogue import catalogue
 from formulas.symbols import h
 from helpers import run
@@ -102,7 +103,15 @@ def test_check_proves_everything(capsys):
     assert doc["failed"] == [] and doc["derivations"] >= 19 and doc["steps"] > doc["derivations"]
 
 
-def test_breaking_one_formula_makes_check_fail_and_name_the_step(capsys, monkeypatch):
+@pytest.fixture
+def fresh_derivations():
+    """Derivations read the catalogue when built and are cached: rebuild them around a swapped formula."""
+    all_derivations.cache_clear()
+    yield
+    all_derivations.cache_clear()
+
+
+def test_breaking_one_formula_makes_check_fail_and_name_the_step(capsys, monkeypatch, fresh_derivations):
     entries = catalogue()
     broken = dataclasses.replace(entries["params.layer"], expr=entries["params.layer"].expr + h)
     monkeypatch.setitem(entries, "params.layer", broken)

@@ -43,11 +43,9 @@ def test_random_argv_never_tracebacks():
     rng = random.Random(20261129)
     ids = [f.id for f in all_formulas()]
     names = [q.name for q in all_quantities()] + ["zz", "", "H", "c_flop"]
-    outcomes = {0: 0, 1: 0, 2: 0}
+    outcomes = {0: 0, 2: 0}
     for _ in range(CASES):
-        argv = random_argv(rng, ids, names)
-        if argv and argv[0] in ("check", "build"):
-            continue
+        argv = random_argv(rng, ids, names)  # never check or build: those are slow, and tested on their own
         out, err = io.StringIO(), io.StringIO()
         try:
             with redirect_stdout(out), redirect_stderr(err):

@@ -28,17 +28,27 @@ def test_two_setup_commands_and_ci_runs_the_test_one():
 
 
 def test_python_examples_run():
-    for block in fenced("python"):
+    blocks = fenced("python")
+    assert blocks
+    for block in blocks:
         exec(compile(block, "README.md", "exec"), {})
 
 
-@pytest.mark.parametrize(
-    "line",
-    [line.split("#")[0].strip() for block in fenced("sh")[2:] for line in block.splitlines() if line.startswith("llm-formulas ")],
-)
-def test_command_examples_succeed(line, capsys, tmp_path):
+COMMAND_LINES = [line for block in fenced("sh")[2:] for line in block.splitlines() if line.startswith("llm-formulas ")]
+
+
+def test_the_examples_are_read():
+    assert len(COMMAND_LINES) >= 10
+
+
+@pytest.mark.parametrize("line", COMMAND_LINES)
+def test_command_examples_succeed_and_print_what_the_readme_says(line, capsys, tmp_path):
+    command, _, comment = line.partition("#")
     preset = json.loads((ROOT / "formulas" / "models" / "llama2-7b.json").read_text())
     config = tmp_path / "config.json"
     config.write_text(json.dumps(preset["config"]))
-    assert main(shlex.split(line.replace("path/to/config.json", str(config)))[1:]) == 0
-    assert capsys.readouterr().out
+    assert main(shlex.split(command.replace("path/to/config.json", str(config)))[1:]) == 0
+    out = capsys.readouterr().out
+    assert out
+    for figure in re.findall(r"\d[\d,]{5,}\d", comment):  # a result the README states must be printed
+        assert figure in out, (figure, out[:500])
