@@ -17,6 +17,7 @@ from functools import partial
 import sympy as sp
 
 from derivations.engine import Derivation
+from derivations.flops import gemm
 from formulas.catalogue import get
 from formulas.comms import LI_TP, NARAYANAN, NEEDS, PRIMITIVES, SP_NOTE, TABLE4, TABLE5, ZERO
 from formulas.symbols import (
@@ -26,12 +27,9 @@ from formulas.symbols import (
     D,
     d,
     h,
-    K_inner,
     l,
     m,
-    M_rows,
     n,
-    N_cols,
     P,
     p,
     q,
@@ -49,7 +47,7 @@ from formulas.symbols import (
     x_msg,
 )
 
-_step = sp.Symbol("i", positive=True, integer=True)  # a summation index, not a quantity
+_step = sp.Dummy("i", positive=True, integer=True)  # a summation index, not a quantity
 
 
 def _steps_of(chunk: sp.Basic, count: sp.Basic) -> sp.Sum:
@@ -300,6 +298,19 @@ def _proportional(dv: Derivation, need_label: str, shape: sp.Basic, shape_text: 
         dv.equals(f"∂/∂{variable} = 0", sp.Integer(0), f"exactly 0: the need is proportional to {shape_text} whatever {variable} is")
 
 
+def zero3_sent() -> Derivation:
+    dv = Derivation("comms.zero.stage3.sent", "ZeRO-3 under 3D parallelism: the bytes actually sent", (ZERO, TABLE5))
+    shard = q_w * P / (t * p)
+    dv.defines(
+        "V_ZeRO3^sent",
+        2 * collective("allgather", shard, d) + collective("reduce_scatter", shard, d),
+        "each GPU's Ψ/(t·p) parameters are all-gathered for the forward and again for the backward, and their "
+        "gradients reduce-scattered, each a ring over the d replicas",
+    )
+    dv.concludes("comms.zero.stage3.sent")
+    return dv
+
+
 def bandwidth_tp() -> Derivation:
     dv = Derivation("comms.bandwidth.tp", "TP bandwidth need ∝ t/h", (NEEDS,))
     time = dv.defines("T_mb", _compute_time(b * s, t * p), "a micro-batch of b·s tokens at 6Ψ each, Ψ ≈ 12lh², on the t·p GPUs of a replica")
@@ -340,13 +351,10 @@ def bandwidth_dp() -> Derivation:
 # --- 001: the largest useful TP degree ----------------------------------------------
 
 
-def _gemm(rows: sp.Basic, inner: sp.Basic, cols: sp.Basic) -> sp.Basic:
-    return get("flops.gemm").expr.subs({M_rows: rows, K_inner: inner, N_cols: cols}, simultaneous=True)
-
 
 def attention_intensity() -> Derivation:
     dv = Derivation("comms.tp.attention_intensity", "FLOPs per byte of a TP GPU's attention projections", (LI_TP,))
-    work = dv.defines("F_QKV", _gemm(b * s, h, 3 * h / t), "each GPU computes its h/t columns of Q, K and V: [bs, h] × [h, 3h/t]")
+    work = dv.defines("F_QKV", gemm(b * s, h, 3 * h / t), "each GPU computes its h/t columns of Q, K and V: [bs, h] × [h, 3h/t]")
     traffic = dv.defines("V_X", b * s * h * q, "and must receive the whole input X, b·s·h values")
     dv.defines("I_TP", work / traffic, "compute per byte moved")
     dv.equals("2·3·(h/t)/q", 3 * c_mac * h / (t * q), "b and s cancel: 2·3·(h/t)/q")
@@ -395,6 +403,7 @@ DERIVATIONS = (
     partial(zero, 1),
     partial(zero, 2),
     partial(zero, 3),
+    zero3_sent,
     bandwidth_tp,
     bandwidth_pp,
     bandwidth_dp,

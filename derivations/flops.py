@@ -166,7 +166,7 @@ def inference_per_token() -> Derivation:
 
 
 def recompute_from_scratch() -> Derivation:
-    i = sp.Symbol("i", positive=True, integer=True)
+    i = sp.Dummy("i", positive=True, integer=True)  # a summation index, not a quantity
     d = Derivation("flops.recompute.from_scratch", "Recomputing every layer from the input is quadratic in l", (LI,))
     d.defines("Σ", sp.Sum(i, (i, 1, l)), "layer i's backward re-runs the forward of layers 1..i")
     d.equals("Σ", l * (l + 1) / 2, "the arithmetic series")

@@ -15,13 +15,11 @@ import sympy as sp
 
 from derivations.cluster import solved_for
 from derivations.engine import Derivation
+from derivations.flops import gemm
 from formulas.catalogue import get
 from formulas.inference import LI_BOUND, LI_KV, LI_PIPELINE, WILLIAMS
-from formulas.symbols import K_inner, M_rows, N_cols, P, W_link, W_mem, X, b, c_step, h, l, n, p, q, q_w, s, tau
+from formulas.symbols import P, W_link, W_mem, X, b, c_step, h, l, n, p, q, q_w, s, tau
 
-
-def _gemm(rows: sp.Basic, inner: sp.Basic, cols: sp.Basic) -> sp.Basic:
-    return get("flops.gemm").expr.subs({M_rows: rows, K_inner: inner, N_cols: cols}, simultaneous=True)
 
 
 def _step_flops() -> sp.Basic:
@@ -151,7 +149,7 @@ def tp_traffic() -> Derivation:
 
 def kv_flops() -> Derivation:
     d = Derivation("inference.kv_recompute.flops", "What the KV cache saves", (LI_KV,))
-    layer = d.defines("F_KV,layer", 2 * _gemm(s, h, h), "K = X·W_K and V = X·W_V for the s earlier tokens of one sequence")
+    layer = d.defines("F_KV,layer", 2 * gemm(s, h, h), "K = X·W_K and V = X·W_V for the s earlier tokens of one sequence")
     d.defines("F_KV", layer * l * b, "in every layer, for every sequence of the batch")
     d.concludes("inference.kv_recompute.flops")
     at = {h: 8192, s: 4096, l: 80, b: 8, q: 2}

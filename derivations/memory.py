@@ -352,6 +352,18 @@ def layer_full() -> Derivation:
     return dv
 
 
+def layer_full_sp() -> Derivation:
+    dv = Derivation("memory.activations.layer.full_recompute_sp", "Full recompute with sequence parallelism", (KORTHIKANTI,))
+    dv.defines(
+        "A_full^SP",
+        (s / t) * b * h * HALF,
+        "outside the tensor-parallel regions sequence parallelism splits the sequence over the t ranks, so each keeps "
+        "only its s/t positions of the layer's 16-bit input",
+    )
+    dv.concludes("memory.activations.layer.full_recompute_sp")
+    return dv
+
+
 def first_stage() -> Derivation:
     dv = Derivation("memory.activations.1f1b", "1F1B: the first stage holds p micro-batches", (KORTHIKANTI, BILIBILI))
     per_layer = get("memory.activations.layer.tp").expr
@@ -507,6 +519,7 @@ DERIVATIONS = (
     layer_flash,
     layer_gated,
     layer_full,
+    layer_full_sp,
     first_stage,
     first_stage_interleaved,
     selective_001,

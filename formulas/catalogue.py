@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable
 
@@ -51,9 +51,10 @@ class Condition:
         """True/False when every symbol of the predicate has a value, else None."""
         if self.predicate is None:
             return None
-        if not self.predicate.free_symbols <= set(values):
+        test = self.predicate.xreplace(constant_values())
+        if not test.free_symbols <= set(values):
             return None
-        return bool(self.predicate.subs(values))
+        return bool(test.subs(values))
 
 
 def divides(divisor: sp.Basic, dividend: sp.Basic) -> Condition:
@@ -72,7 +73,6 @@ class Formula:
     related: tuple[str, ...] = ()
     symbol_latex: str = ""
     notes: str = ""
-    extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     @cached_property
     def value_expr(self) -> sp.Expr:

@@ -215,6 +215,16 @@ zero_stage3 = formula(
     related=["comms.zero.stage1"],
     symbol_latex=r"V_{ZeRO3}",
 )
+zero3_sent = formula(
+    "comms.zero.stage3.sent",
+    3 * (d - 1) / d * q_w * P / (t * p),
+    "byte",
+    "bytes each GPU sends for ZeRO-3 per iteration under 3D parallelism: two all-gathers of its Ψ/(t·p) parameters "
+    "and a reduce-scatter of their gradients, rings over d replicas",
+    sources=[ZERO, TABLE5],
+    related=["comms.zero.stage3", "comms.dp.sent_per_iteration"],
+    symbol_latex=r"V_{ZeRO3}^{sent}",
+)
 
 # --- bandwidth requirements (000 §4.1.3) ---------------------------------------------
 bandwidth_tp = formula(

@@ -15,8 +15,12 @@ Conventions (each stated in the report):
   which counts both directions while a ring sends and receives at once; PP and DP
   traffic crosses the inter-node network at ``network`` bytes/s per GPU each way;
 - interleaving (v > 1) divides the bubble by v and multiplies the PP traffic by v;
-- a step is compute × (1 + bubble) plus the communication time that exceeds
-  the overlappable share r of the compute.
+- a step is compute × (1 + bubble) plus the communication time (TP, PP and DP
+  together) that exceeds the share r of the compute it can hide under;
+- full recompute re-runs the layers' forward, not the logits (as ``flops.megatron``);
+- FLOP-based figures of a mixture-of-experts model (6ΨD, compute-bound decoding) use
+  the active Ψ, byte-based ones (weights, states, memory-bound decoding) the total Ψ;
+- the iterations are whole: ⌈D/(B·s)⌉.
 """
 
 from __future__ import annotations
@@ -28,11 +32,12 @@ from typing import Callable, Literal
 import sympy as sp
 
 from formulas.catalogue import get
-from formulas.symbols import constant_values, quantity
+from formulas.symbols import quantity
 
 Recompute = Literal["none", "selective", "full"]
 RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
 Q_16BIT = 2  # bytes per 16-bit value
+SECONDS_PER_DAY = 86400
 TOKENS_PER_PARAMETER = 20  # the default D: Hoffmann et al. 2022 (Chinchilla), about 20 tokens per parameter
 
 
@@ -93,15 +98,16 @@ class Ops:
     maximum: Callable
     number: Callable
     choose: Callable
+    ceiling: Callable
 
 
 EXACT_OPS = Ops(where=lambda cond, x, y: x if cond else y, minimum=sp.Min, maximum=sp.Max, number=sp.Integer,
-                choose=lambda key, options: options[key]())
+                choose=lambda key, options: options[key](), ceiling=sp.ceiling)
 
 
 @cache
 def _exact_function(formula_id: str) -> tuple[tuple[sp.Symbol, ...], sp.Expr]:
-    expr = get(formula_id).expr.subs(constant_values())
+    expr = get(formula_id).value_expr
     return tuple(sorted(expr.free_symbols, key=lambda s: s.name)), expr
 
 
@@ -156,7 +162,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     recomputed = ops.choose(mode, {
         0: lambda: 0 * forward,  # none
         1: lambda: layers * ev("flops.decoder.attention.scores", **(base | {"b": B})),  # selective
-        2: lambda: forward,  # full
+        2: lambda: layers * ev("flops.decoder.layer.forward", **(base | {"b": B})),  # full: the layers, not the logits
     })
 
     states = ops.choose(layout.zero, {stage: (lambda f=formula_id: ev(f, **base)) for stage, formula_id in ZERO_STATES.items()})
@@ -169,12 +175,12 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
 
     compute_time = (training + recomputed) / (n * inputs.gpu["X"] * inputs.utilization)
     bubble = ops.where(interleaved, ev("cluster.bubble.interleaved", **base), ev("cluster.bubble", **base))
-    comms = _comms(layout, base, ev, ops, total)
+    comms = _comms(layout, base, ev, ops)
     link = {"tp": inputs.gpu["W_link"] / 2, "pp": inputs.network, "dp": inputs.network}  # bytes/s one way
     comm_time = {dim: comms[dim] / link[dim] for dim in comms}
-    exposed = sum(ops.maximum(comm_time[dim] - inputs.overlap * compute_time, 0) for dim in comm_time)
+    exposed = ops.maximum(sum(comm_time.values()) - inputs.overlap * compute_time, 0)  # one overlap budget for all
     step_time = compute_time * (1 + bubble) + exposed
-    iterations = tokens / (B * s)
+    iterations = ops.ceiling(tokens / (B * s))
 
     return {
         "params": {"total": total, "active": active, "per_gpu": total / (t * p)},
@@ -210,10 +216,10 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
             "step_seconds": step_time,
             "tokens": tokens,
             "iterations": iterations,
-            "training_days": iterations * step_time / 86400,
-            "ideal_days": ev("cluster.training_time", **base) / 86400,
+            "training_days": iterations * step_time / SECONDS_PER_DAY,
+            "ideal_days": ev("cluster.training_time", **(base | {"P": active})) / SECONDS_PER_DAY,  # 6ΨD: Ψ a token uses
         },
-        "inference": _inference(base, b, ev, ops),
+        "inference": _inference(base, b, active, ev, ops),
     }
 
 
@@ -224,6 +230,7 @@ ACTIVATION_FORMULAS = (  # Korthikanti et al.'s per-layer bytes, by recompute mo
     "memory.activations.layer.selective",
     "memory.activations.layer.selective_sp",
     "memory.activations.layer.full_recompute",
+    "memory.activations.layer.full_recompute_sp",
 )
 
 
@@ -237,11 +244,11 @@ def _activation_index(mode: object, sequence_parallel: object, ops: Ops) -> obje
     return ops.choose(mode, {
         0: lambda: ops.where(sequence_parallel, 1, 0),
         1: lambda: ops.where(sequence_parallel, 3, 2),
-        2: lambda: 4,
+        2: lambda: ops.where(sequence_parallel, 5, 4),
     })
 
 
-def _comms(layout: Layout, base: dict, ev: Evaluator, ops: Ops, total: object) -> dict:
+def _comms(layout: Layout, base: dict, ev: Evaluator, ops: Ops) -> dict:
     """Bytes each GPU moves per iteration, by parallel dimension."""
     t, p, d, b, m = base["t"], base["p"], base["d"], ops.number(layout.b), base["m"]
     tp = ops.choose(layout.sequence_parallel, {
@@ -251,17 +258,18 @@ def _comms(layout: Layout, base: dict, ev: Evaluator, ops: Ops, total: object) -
     tp = ops.where(t > 1, tp * m, 0)
     pp = ops.where(p > 1, ev("comms.pp.per_iteration.interleaved", **(base | {"b": b})), 0)
     dp = ops.choose(layout.zero == 3, {  # ZeRO-3 adds a parameter all-gather to the reduce-scatter: 3Ψ of this rank's shard
-        True: lambda: ev("comms.zero.stage3", **(base | {"P": total / (t * p)})),
+        True: lambda: ev("comms.zero.stage3.sent", **base),
         False: lambda: ev("comms.dp.sent_per_iteration", **base),
     })
     return {"tp": tp, "pp": pp, "dp": ops.where(d > 1, dp, 0)}
 
 
-def _inference(base: dict, b: object, ev: Evaluator, ops: Ops) -> dict:
-    """One replica (t·p GPUs) decoding a batch of b sequences of s tokens."""
+def _inference(base: dict, b: object, active: object, ev: Evaluator, ops: Ops) -> dict:
+    """One replica (t·p GPUs) decoding a batch of b sequences of s tokens: every weight is read per step
+    (total Ψ), each token computes with the Ψ it uses (active Ψ; the same for a dense model)."""
     replica = base | {"n": base["t"] * base["p"], "b": b}
     memory_bound = ev("inference.latency.memory_bound", **replica)
-    compute_bound = ev("inference.latency.compute_bound", **replica)
+    compute_bound = ev("inference.latency.compute_bound", **(replica | {"P": active}))  # FLOPs: the Ψ a token uses
     step = ops.maximum(memory_bound, compute_bound)
     return {
         "kv_cache_per_sequence": ev("memory.kv_cache.per_sequence", **replica),

@@ -281,6 +281,17 @@ layer_full = formula(
     symbol_latex=r"A_{layer}^{full}",
     notes=MEGATRON + " Without sequence parallelism the input is replicated over the t ranks (2sbh); with it, 2sbh/t.",
 )
+layer_full_sp = formula(
+    "memory.activations.layer.full_recompute_sp",
+    2 * s * b * h * c_byte / t,
+    "byte",
+    "activations of one layer with full recompute and sequence parallelism: this rank's s/t slice of the 16-bit input",
+    sources=[KORTHIKANTI],
+    conditions=[divides(t, s)],
+    related=["memory.activations.layer.full_recompute", "memory.activations.layer.tp_sp"],
+    symbol_latex=r"A_{layer}^{full,SP}",
+    notes=MEGATRON,
+)
 layer_flash = formula(
     "memory.activations.layer.flash",
     (s * b * h * (10 + 24 / t) + 4 * a * s * b / t) * c_byte,
@@ -431,7 +442,7 @@ max_micro_batch = formula(
     "1",
     "the largest micro-batch whose activations fit beside the model states on the first pipeline stage",
     sources=[BILIBILI, KORTHIKANTI],
-    conditions=[SHARDED, MEGATRON_TP, Condition("the model states fit: M_GPU > 16Ψ/(t·p)")],
+    conditions=[SHARDED, MEGATRON_TP, Condition("the model states fit: M_GPU > 16Ψ/(t·p)", sp.StrictGreaterThan(M_gpu, zero.expr))],
     related=["memory.per_gpu"],
     symbol_latex=r"b_{max}",
 )

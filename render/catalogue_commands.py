@@ -6,6 +6,7 @@ human-readable text, so the two can never disagree.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import sympy as sp
@@ -27,10 +28,13 @@ class Result:
 
 
 def number_json(value: object) -> int | float:
-    """Integers stay exact; other values become floats at the edge."""
+    """Integers stay exact; other values become floats at the edge (never inf or nan)."""
     if isinstance(value, int) or (isinstance(value, sp.Basic) and value.is_Integer):
         return int(value)
-    return float(value)
+    number = float(value)
+    if not math.isfinite(number):
+        raise InputError(f"a result ({sp.sstr(value)[:40]}) is beyond floating-point range: check the inputs' magnitudes")
+    return number
 
 
 def list_formulas() -> Result:
@@ -123,6 +127,8 @@ def evaluate(formula_id: str, assignments: list[str]) -> Result:
         if condition.holds(values) is False:
             raise InputError(f"{formula_id} requires {condition.text}")
     value = valued(formula.expr).subs(values)
+    if not value.is_Rational:  # logarithms and the like: 2·log(4)/log(2) is 4
+        value = sp.simplify(value)
     doc = {
         "id": formula.id,
         "value": number_json(value),
@@ -130,7 +136,7 @@ def evaluate(formula_id: str, assignments: list[str]) -> Result:
         "unit": str(formula.unit),
         "inputs": {s.name: number_json(v) for s, v in values.items()},
     }
-    shown = str(value) if value.is_integer else f"{float(value):.12g} (exactly {value})"
+    shown = str(value) if value.is_Integer else f"{number_json(value):.12g} (exactly {value})"
     return Result(doc, f"{formula.id} = {shown} {formula.unit}")
 
 

@@ -26,6 +26,9 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+INTERNAL_ERROR = 3  # neither bad input (2) nor a failed check (1): a bug
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse would print usage over several lines
         raise InputError(message)
@@ -57,8 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"llm-formulas: error: {error}", file=sys.stderr)
         return 2
     except Exception as error:  # a bug must still not print a traceback at a user
-        print(f"llm-formulas: internal error: {type(error).__name__}: {error}", file=sys.stderr)
-        return 1
+        print(f"llm-formulas: internal error (please report): {type(error).__name__}: {error}", file=sys.stderr)
+        return INTERNAL_ERROR
     if args.json:
         print(json.dumps(result.doc, ensure_ascii=False))
     else:

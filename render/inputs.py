@@ -22,7 +22,7 @@ class InputError(ValueError):
 
 
 _NUMBER = re.compile(r"^[+-]?(\d[\d_]*)?(\.\d*)?([eE][+-]?\d+)?$")
-MAX_EXPONENT = 400
+MAX_EXPONENT = 100  # 1e100 is far beyond any size, rate or count of this field
 
 
 def parse_number(text: str, what: str = "value") -> sp.Rational:

@@ -905,6 +905,32 @@ def memory_activations_layer_full_recompute(b, s, h):
     return 2*b*h*s
 
 
+def memory_activations_layer_full_recompute_sp(b, s, h, t):
+    r"""activations of one layer with full recompute and sequence parallelism: this rank's s/t slice of the 16-bit input.
+
+    memory.activations.layer.full_recompute_sp [byte] = 2*b*h*s/t
+
+    LaTeX: A_{layer}^{full,SP} = \frac{2 b h s}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        t: tensor parallel degree [1]
+
+    Returns: activations of one layer with full recompute and sequence parallelism: this rank's s/t slice of the 16-bit input [byte]
+
+    Valid when: t divides s
+
+    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    return 2*b*h*s/t
+
+
 def memory_activations_layer_flash(b, s, h, a, t):
     r"""activations of one layer per GPU with FlashAttention: no s² terms, an fp32 log-sum-exp per head and token.
 
@@ -1951,6 +1977,32 @@ def comms_zero_stage3(P, q_w):
     P = numpy.asarray(P, dtype=numpy.float64)
     q_w = numpy.asarray(q_w, dtype=numpy.float64)
     return 3*P*q_w
+
+
+def comms_zero_stage3_sent(t, p, d, P, q_w):
+    r"""bytes each GPU sends for ZeRO-3 per iteration under 3D parallelism: two all-gathers of its Ψ/(t·p) parameters and a reduce-scatter of their gradients, rings over d replicas.
+
+    comms.zero.stage3.sent [byte] = P*q_w*(3*d - 3)/(d*p*t)
+
+    LaTeX: V_{ZeRO3}^{sent} = \frac{\Psi q_{\Psi} \left(3 d - 3\right)}{d p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+
+    Returns: bytes each GPU sends for ZeRO-3 per iteration under 3D parallelism: two all-gathers of its Ψ/(t·p) parameters and a reduce-scatter of their gradients, rings over d replicas [byte]
+
+    Sources: Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §7, communication analysis; 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    return P*q_w*(3*d - 3)/(d*p*t)
 
 
 def comms_bandwidth_tp(h, t, X, U, r, q):
@@ -3524,6 +3576,7 @@ FORMULAS = {
     'memory.activations.layer.selective': memory_activations_layer_selective,
     'memory.activations.layer.selective_sp': memory_activations_layer_selective_sp,
     'memory.activations.layer.full_recompute': memory_activations_layer_full_recompute,
+    'memory.activations.layer.full_recompute_sp': memory_activations_layer_full_recompute_sp,
     'memory.activations.layer.flash': memory_activations_layer_flash,
     'memory.activations.layer.gated': memory_activations_layer_gated,
     'memory.activations.1f1b': memory_activations_1f1b,
@@ -3567,6 +3620,7 @@ FORMULAS = {
     'comms.zero.stage1': comms_zero_stage1,
     'comms.zero.stage2': comms_zero_stage2,
     'comms.zero.stage3': comms_zero_stage3,
+    'comms.zero.stage3.sent': comms_zero_stage3_sent,
     'comms.bandwidth.tp': comms_bandwidth_tp,
     'comms.bandwidth.pp': comms_bandwidth_pp,
     'comms.bandwidth.dp': comms_bandwidth_dp,
@@ -3661,6 +3715,7 @@ INPUTS = {
     'memory.activations.layer.selective': ('b', 's', 'h', 't'),
     'memory.activations.layer.selective_sp': ('b', 's', 'h', 't'),
     'memory.activations.layer.full_recompute': ('b', 's', 'h'),
+    'memory.activations.layer.full_recompute_sp': ('b', 's', 'h', 't'),
     'memory.activations.layer.flash': ('b', 's', 'h', 'a', 't'),
     'memory.activations.layer.gated': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff'),
     'memory.activations.1f1b': ('b', 's', 'h', 'a', 'l', 't'),
@@ -3704,6 +3759,7 @@ INPUTS = {
     'comms.zero.stage1': ('P', 'q_w'),
     'comms.zero.stage2': ('P', 'q_w'),
     'comms.zero.stage3': ('P', 'q_w'),
+    'comms.zero.stage3.sent': ('t', 'p', 'd', 'P', 'q_w'),
     'comms.bandwidth.tp': ('h', 't', 'X', 'U', 'r', 'q'),
     'comms.bandwidth.pp': ('h', 'l', 't', 'p', 'X', 'U', 'r', 'q'),
     'comms.bandwidth.dp': ('B', 's', 'd', 'X', 'U', 'r', 'q'),

@@ -44,7 +44,7 @@ def choose(key: object, options: dict) -> object:
 
 
 NUMPY_OPS = Ops(where=np.where, minimum=np.minimum, maximum=np.maximum,
-                number=lambda value: np.asarray(value, dtype=np.float64), choose=choose)
+                number=lambda value: np.asarray(value, dtype=np.float64), choose=choose, ceiling=np.ceil)
 
 
 def regenerate() -> bool:

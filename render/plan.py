@@ -34,7 +34,9 @@ GPUS_PER_NODE = 8  # an HGX/DGX node: the NVLink domain the report's TP bandwidt
 
 
 def divisors(n: int) -> list[int]:
-    return [k for k in range(1, n + 1) if n % k == 0]
+    """The divisors of n in increasing order, found in O(√n)."""
+    small = [k for k in range(1, int(n**0.5) + 1) if n % k == 0]
+    return small + [n // k for k in reversed(small) if k * k != n]
 
 
 @dataclass(frozen=True)

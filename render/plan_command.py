@@ -34,6 +34,9 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
                               f"(default {GPUS_PER_NODE}; 0 for no limit)")
 
 
+PLAN_LIMIT = 10**7  # GPUs or sequences: far beyond any cluster, small enough to enumerate
+
+
 def _whole(text: str, option: str, least: int) -> int:
     value = parse_number(text, option)
     if not value.is_integer or value < least:
@@ -46,6 +49,9 @@ def run(args: argparse.Namespace) -> Result:
     model = model_values(architecture.values)
     inputs = read_inputs(args, model)
     n, global_batch, s = count(args.gpus, "n"), count(args.global_batch, "B"), count(args.seq, "s")
+    for value, option in ((n, "--gpus"), (global_batch, "--global-batch")):
+        if value > PLAN_LIMIT:
+            raise InputError(f"{option} = {value} is beyond what plan enumerates (at most {PLAN_LIMIT:,})")
     top, max_tp = _whole(args.top, "--top", least=1), _whole(args.max_tp, "--max-tp", least=0)
     bar = Progress("plan")
     result = plan(model, inputs, n, global_batch, s, top=top, max_tp=max_tp or None, progress=bar.update)

@@ -1,5 +1,6 @@
 """``llm-formulas estimate``: the report equals the catalogue's formulas evaluated one by one."""
 
+import json
 from fractions import Fraction
 
 import pytest
@@ -44,8 +45,8 @@ def test_llama2_70b_report_against_hand_arithmetic(capsys):
     assert report["time"]["bubble"] == pytest.approx(float(Fraction(p - 1, m)), rel=1e-12)  # GPipe/1F1B bubble
     compute = Fraction(flops["training"] + selective) / (n * A100_80GB["X"] * U)
     assert report["time"]["compute_seconds"] == pytest.approx(float(compute), rel=1e-12)
-    exposed = sum(max(Fraction(x) / bw - r * compute, 0) for x, bw in
-                  ((tp_bytes, A100_80GB["W_link"] / 2), (pp_bytes, 25 * 10**9), (dp_bytes, 25 * 10**9)))
+    comm_seconds = tp_bytes / (A100_80GB["W_link"] // 2) + Fraction(pp_bytes + dp_bytes, 25 * 10**9)
+    exposed = max(comm_seconds - r * compute, 0)  # communication hides under r of the compute, all of it together
     assert report["time"]["step_seconds"] == pytest.approx(float(compute * (1 + Fraction(p - 1, m)) + exposed), rel=1e-12)
     ideal_seconds = Fraction(6 * params * tokens) / (n * A100_80GB["X"] * U)  # 6ΨD / (nXU), 000 §3.5
     assert report["time"]["ideal_days"] == pytest.approx(float(ideal_seconds / 86400), rel=1e-12)
@@ -121,3 +122,37 @@ def test_invalid_layouts_name_the_rule(capsys, extra, rule):
     code = main(argv + extra)
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and err.count("\n") == 1 and rule in err
+
+
+def test_full_recompute_keeps_only_each_layers_input_and_reruns_the_layers(capsys):
+    t, p, d, m, s, h, l, V, B = 8, 4, 2, 16, 4096, 8192, 80, 32000, 32
+    report = cli_json(capsys, "estimate", "--model", "llama2-70b", "--gpu", "a100-80gb", "--tp", str(t), "--pp", str(p),
+                      "--dp", str(d), "--micro-batches", str(m), "--seq", str(s), "--recompute", "full", "--sequence-parallel")
+    # Korthikanti §5: full recompute keeps each layer's 16-bit input, 2sbh, split over t by sequence parallelism
+    assert report["memory"]["activations"] == pytest.approx(2 * s * h / t * (l / p) * min(p, m), rel=1e-12)
+    # the layers' forward runs again, the logits (2·B·s·h·V) do not (Narayanan et al. 2021: 4× layers, 3× logits)
+    assert report["flops"]["recomputed"] == report["flops"]["forward"] - 2 * B * s * h * V
+
+
+MIXTRAL_8X7B = {  # mistralai/Mixtral-8x7B-v0.1 config.json
+    "model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
+    "num_key_value_heads": 8, "num_hidden_layers": 32, "vocab_size": 32000, "num_local_experts": 8,
+    "num_experts_per_tok": 2, "tie_word_embeddings": False, "max_position_embeddings": 32768,
+}
+
+
+def test_a_mixture_of_experts_computes_with_its_active_parameters(capsys, tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(MIXTRAL_8X7B))
+    tokens, n, X, U = 10**12, 64, 312 * 10**12, Fraction(1, 2)
+    report = cli_json(capsys, "estimate", "--hf-config", str(config), "--gpu", "a100-80gb", "--tp", "8", "--pp", "4",
+                      "--dp", "2", "--seq", "4096", "--tokens", str(tokens))
+    total, active = 46_702_792_704, 12_879_925_248  # transformers' Mixtral-8x7B: all parameters, and a token's share
+    assert (report["params"]["total"], report["params"]["active"]) == (total, active)
+    assert report["time"]["ideal_days"] == pytest.approx(float(Fraction(6 * active * tokens) / (n * X * U) / 86400), rel=1e-12)
+    assert report["memory"]["model_states"] == pytest.approx(16 * total / 32, rel=1e-12)  # every expert's states are kept
+
+
+def test_iterations_are_whole(capsys):
+    report = cli_json(capsys, "estimate", "--model", "llama2-7b", "--gpu", "a100-80gb", "--seq", "4096", "--tokens", "1")
+    assert report["time"]["iterations"] == 1
