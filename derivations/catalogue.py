@@ -39,6 +39,8 @@ def derivation_of(formula_id: str) -> Derivation | None:
 
 @dataclass(frozen=True)
 class Report:
+    """Every outcome of ``check_all``: derivation steps, units, coverage."""
+
     outcomes: tuple[Outcome, ...]
 
     @property

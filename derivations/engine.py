@@ -29,6 +29,8 @@ Claim = Literal["defines", "equals", "approximates", "bounds", "refutes", "concl
 
 @dataclass
 class Step:
+    """One claimed step: its expression, the reason, and what the claim needs to be checked."""
+
     claim: Claim
     label: str
     expr: sp.Basic | None
@@ -53,6 +55,8 @@ class Step:
 
 @dataclass(frozen=True)
 class Outcome:
+    """The checked result of one step: where it is, proved or not, how, and both sides when it failed."""
+
     derivation: str
     index: int
     label: str

@@ -26,6 +26,8 @@ _LADDER = (
 
 @dataclass(frozen=True)
 class Verdict:
+    """A proof attempt's result: ok, the method that decided it, and details (a counterexample, a limit)."""
+
     ok: bool
     method: str
     detail: str = ""

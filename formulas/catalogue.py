@@ -64,6 +64,8 @@ def divides(divisor: sp.Basic, dividend: sp.Basic) -> Condition:
 
 @dataclass(frozen=True)
 class Formula:
+    """A stated result: expression (constants symbolic), declared unit, meaning, conditions, sources."""
+
     id: str
     expr: sp.Expr
     unit: Unit

@@ -47,6 +47,8 @@ class LayoutError(ValueError):
 
 @dataclass(frozen=True)
 class Layout:
+    """One parallel layout: n GPUs as t·p·d, micro-batch b, m micro-batches, s tokens, v chunks, and the settings."""
+
     n: int
     t: int
     p: int

@@ -13,11 +13,13 @@ from dataclasses import dataclass
 import sympy as sp
 
 from formulas.catalogue import Source, caller_module, get, topic_rank
-from formulas.symbols import constant_values, quantity
+from formulas.symbols import quantity
 
 
 @dataclass(frozen=True)
 class WorkedExample:
+    """One case of SOURCES.md: a formula, the article's inputs, and the figure the article printed."""
+
     case: str
     title: str
     source: Source
@@ -35,7 +37,7 @@ class WorkedExample:
 
     def exact(self) -> sp.Rational:
         """The formula evaluated exactly at the article's inputs."""
-        return get(self.formula_id).expr.subs(constant_values()).subs(self.values)
+        return get(self.formula_id).value_expr.subs(self.values)
 
     def scaled(self) -> float:
         """The exact value in the article's display unit (``scale_name``)."""

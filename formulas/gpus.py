@@ -88,6 +88,10 @@ class GPU:
         """The symbols a formula takes from a GPU: X, W_mem, W_link, M_GPU."""
         return {X: self.flops(precision), W_mem: self.memory_bandwidth, W_link: self.link(link), M_gpu: self.memory}
 
+    def inputs(self, precision: Precision = "bf16", link: Link = "nvlink") -> dict[str, sp.Rational]:
+        """The same values keyed by symbol name, as evaluators and the report take them."""
+        return {symbol.name: value for symbol, value in self.values(precision, link).items()}
+
 
 def _tflops(value: str) -> sp.Rational:
     return sp.Rational(value) * TERA

@@ -81,7 +81,7 @@ def literal(value: sp.Rational) -> str:
 
 
 @dataclass(frozen=True)
-class Preset:
+class InputPreset:
     """Values of some inputs, by symbol name: a model, a GPU or a parallel layout."""
 
     name: str
@@ -89,24 +89,24 @@ class Preset:
     source: str
 
 
-def _model(name: str) -> Preset:
+def _model(name: str) -> InputPreset:
     entry = presets.preset(name)
     values = {symbol.name: literal(value) for symbol, value in entry.architecture.values.items()}
-    return Preset(entry.title, values, entry.source)
+    return InputPreset(entry.title, values, entry.source)
 
 
-def _gpu(key: str) -> Preset:
+def _gpu(key: str) -> InputPreset:
     entry = gpus.gpu(key)
     values = {symbol.name: literal(value) for symbol, value in entry.values().items()}
-    return Preset(entry.name, values, "; ".join(str(s) for s in entry.sources))
+    return InputPreset(entry.name, values, "; ".join(str(s) for s in entry.sources))
 
 
 DEFAULT_MODEL = "gpt3-175b"
 DEFAULT_GPU = "a100-80gb"
-MODELS: tuple[Preset, ...] = tuple(_model(name) for name in [DEFAULT_MODEL] + [n for n in presets.names() if n != DEFAULT_MODEL])
-GPUS: tuple[Preset, ...] = tuple(_gpu(key) for key in [DEFAULT_GPU] + [k for k in gpus.PRESETS if k != DEFAULT_GPU])
-LAYOUTS: tuple[Preset, ...] = (
-    Preset("t=8 p=8 d=16 (1024 GPUs)", {"t": "8", "p": "8", "d": "16", "n": "1024", "b": "1", "B": "1536", "m": "96", "s": "2048"}, MEGATRON),
-    Preset("t=4 p=12 d=8 (384 GPUs)", {"t": "4", "p": "12", "d": "8", "n": "384", "b": "2", "B": "2048", "m": "128", "s": "2048"}, "004 (BLOOM-176B)"),
-    Preset("t=2 p=1 d=212 (424 GPUs)", {"t": "2", "p": "1", "d": "212", "n": "424", "b": "1", "B": "1272", "m": "6", "s": "4096"}, "000 §4.1.2 (13B)"),
+MODELS: tuple[InputPreset, ...] = tuple(_model(name) for name in [DEFAULT_MODEL] + [n for n in presets.names() if n != DEFAULT_MODEL])
+GPUS: tuple[InputPreset, ...] = tuple(_gpu(key) for key in [DEFAULT_GPU] + [k for k in gpus.PRESETS if k != DEFAULT_GPU])
+LAYOUTS: tuple[InputPreset, ...] = (
+    InputPreset("t=8 p=8 d=16 (1024 GPUs)", {"t": "8", "p": "8", "d": "16", "n": "1024", "b": "1", "B": "1536", "m": "96", "s": "2048"}, MEGATRON),
+    InputPreset("t=4 p=12 d=8 (384 GPUs)", {"t": "4", "p": "12", "d": "8", "n": "384", "b": "2", "B": "2048", "m": "128", "s": "2048"}, "004 (BLOOM-176B)"),
+    InputPreset("t=2 p=1 d=212 (424 GPUs)", {"t": "2", "p": "1", "d": "212", "n": "424", "b": "1", "B": "1272", "m": "6", "s": "4096"}, "000 §4.1.2 (13B)"),
 )

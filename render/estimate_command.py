@@ -17,17 +17,15 @@ from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, LayoutError, chec
 from formulas.gpus import PRESETS, gpu
 from render.catalogue_commands import Result, number_json
 from formulas.symbols import quantity
-from render.inputs import InputError, check_value, parse_number
-from render.model_commands import load_architecture
+from render.inputs import InputError, check_value, parse_count, parse_number
+from render.model_commands import add_model_source, load_architecture
 
 DEFAULTS = {"mfu": "0.5", "overlap": "0.5", "network": "25"}  # 000 §3.5 (U = 0.5); r = 1/2; 200 Gb/s per GPU
 
 
 def add_source_arguments(command: argparse.ArgumentParser) -> None:
     """--hf-config | --model, and --gpu (shared with ``plan``)."""
-    source = command.add_mutually_exclusive_group(required=True)
-    source.add_argument("--hf-config", metavar="PATH", help="a Hugging Face config.json")
-    source.add_argument("--model", metavar="NAME", help="a named model (see 'llm-formulas params --help')")
+    add_model_source(command)
     command.add_argument("--gpu", required=True, choices=sorted(PRESETS), metavar="GPU", help="GPU preset: " + ", ".join(sorted(PRESETS)))
 
 
@@ -59,24 +57,19 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
     add_assumption_arguments(command)
 
 
-def count(text: str, name: str) -> int:
-    """A positive count given on the command line for the symbol ``name``."""
-    return int(check_value(quantity(name), parse_number(text, name)))
-
-
 def read_layout(args: argparse.Namespace) -> Layout:
-    t, p, d = count(args.tp, "t"), count(args.pp, "p"), count(args.dp, "d")
-    b = count(args.micro_batch, "b")
+    t, p, d = parse_count(args.tp, "t"), parse_count(args.pp, "p"), parse_count(args.dp, "d")
+    b = parse_count(args.micro_batch, "b")
     if args.global_batch is not None:
-        global_batch = count(args.global_batch, "B")
+        global_batch = parse_count(args.global_batch, "B")
         if global_batch % (b * d):
             raise InputError(f"the global batch {global_batch} must be a multiple of b·d = {b * d}")
         m = global_batch // (b * d)
     else:
-        m = count(args.micro_batches or "1", "m")
-    n = count(args.gpus, "n") if args.gpus is not None else t * p * d
+        m = parse_count(args.micro_batches or "1", "m")
+    n = parse_count(args.gpus, "n") if args.gpus is not None else t * p * d
     return Layout(
-        n=n, t=t, p=p, d=d, b=b, m=m, s=count(args.seq, "s"), v=count(args.interleave, "v"),
+        n=n, t=t, p=p, d=d, b=b, m=m, s=parse_count(args.seq, "s"), v=parse_count(args.interleave, "v"),
         zero=int(args.zero), recompute=args.recompute, sequence_parallel=args.sequence_parallel,
     )
 
@@ -93,7 +86,7 @@ def read_inputs(args: argparse.Namespace, model: dict[str, int]) -> Inputs:
         raise InputError(f"--tokens must be positive, got {args.tokens}")
     return Inputs(
         model=model,
-        gpu={symbol.name: value for symbol, value in gpu(args.gpu).values().items()},
+        gpu=gpu(args.gpu).inputs(),
         network=network,
         tokens=tokens,
         utilization=utilization,

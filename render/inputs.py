@@ -61,6 +61,11 @@ def check_value(entry: Quantity, value: sp.Rational) -> sp.Rational:
     return value
 
 
+def parse_count(text: str, name: str, option: str | None = None) -> int:
+    """A count typed for the symbol ``name`` (an option's value, or name=value), checked like any input."""
+    return int(check_value(quantity(name), parse_number(text, option or name)))
+
+
 def parse_assignments(items: list[str]) -> dict[sp.Symbol, sp.Rational]:
     """``["l=12", "h=768"]`` → {l: 12, h: 768}, each checked against the symbol table."""
     values: dict[sp.Symbol, sp.Rational] = {}

@@ -17,7 +17,7 @@ from formulas.hf_config import Architecture, ConfigError, read_config
 from formulas.presets import names, preset
 from formulas.symbols import quantity
 from render.catalogue_commands import Result
-from render.inputs import InputError, check_value, parse_number
+from render.inputs import InputError, parse_count
 
 
 MAX_CONFIG_BYTES = 1_000_000  # a real config.json is a few kB
@@ -85,10 +85,6 @@ def params(hf_config: str | None, model: str | None) -> Result:
     return Result(doc, "\n".join(lines))
 
 
-def _positive_integer(text: str, name: str, what: str) -> int:
-    return int(check_value(quantity(name), parse_number(text, what)))
-
-
 FLOP_COMPONENTS = {
     "attention_projections": "flops.decoder.attention.projections",
     "attention_scores": "flops.decoder.attention.scores",
@@ -99,7 +95,7 @@ FLOP_COMPONENTS = {
 
 def flops(hf_config: str | None, model: str | None, batch: str, seq: str) -> Result:
     architecture, label = load_architecture(hf_config, model)
-    shape = {"b": _positive_integer(batch, "b", "--batch"), "s": _positive_integer(seq, "s", "--seq")}
+    shape = {"b": parse_count(batch, "b", "--batch"), "s": parse_count(seq, "s", "--seq")}
     l = architecture.values[quantity("l").symbol]
     components = {name: l * _value(architecture, fid, **shape) for name, fid in FLOP_COMPONENTS.items()}
     components["embedding_projections"] = _value(architecture, "flops.decoder.embedding_projections", **shape)
@@ -118,7 +114,8 @@ def flops(hf_config: str | None, model: str | None, batch: str, seq: str) -> Res
     return Result(doc, "\n".join(lines))
 
 
-def _add_source(parser) -> None:
+def add_model_source(parser) -> None:
+    """--hf-config PATH | --model NAME, one of them required (params, flops, estimate, plan)."""
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--hf-config", metavar="PATH", help="a Hugging Face config.json")
     source.add_argument("--model", metavar="NAME", help=f"a named model: {', '.join(names())}")
@@ -130,12 +127,12 @@ def register(add_command) -> None:
         "exact parameter count of a config.json or named model, total, active and by component",
         lambda args: params(args.hf_config, args.model),
     )
-    _add_source(counted)
+    add_model_source(counted)
     flopped = add_command(
         "flops",
         "forward, backward and training FLOPs of one step of b sequences of s tokens (eager attention, every GEMM)",
         lambda args: flops(args.hf_config, args.model, args.batch, args.seq),
     )
-    _add_source(flopped)
+    add_model_source(flopped)
     flopped.add_argument("--batch", required=True, metavar="B", help="sequences per step")
     flopped.add_argument("--seq", required=True, metavar="S", help="tokens per sequence")

@@ -16,8 +16,8 @@ import argparse
 from formulas.estimate import model_values
 from formulas.gpus import gpu
 from render.catalogue_commands import Result
-from render.estimate_command import add_assumption_arguments, add_source_arguments, assumptions_json, count, read_inputs
-from render.inputs import InputError, parse_number
+from render.estimate_command import add_assumption_arguments, add_source_arguments, assumptions_json, read_inputs
+from render.inputs import InputError, parse_count, parse_number
 from render.model_commands import load_architecture
 from render.plan import GPUS_PER_NODE, plan
 from render.progress import Progress
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> Result:
     architecture, label = load_architecture(args.hf_config, args.model)
     model = model_values(architecture.values)
     inputs = read_inputs(args, model)
-    n, global_batch, s = count(args.gpus, "n"), count(args.global_batch, "B"), count(args.seq, "s")
+    n, global_batch, s = parse_count(args.gpus, "n"), parse_count(args.global_batch, "B"), parse_count(args.seq, "s")
     for value, option in ((n, "--gpus"), (global_batch, "--global-batch")):
         if value > PLAN_LIMIT:
             raise InputError(f"{option} = {value} is beyond what plan enumerates (at most {PLAN_LIMIT:,})")

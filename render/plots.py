@@ -29,7 +29,7 @@ import sympy as sp  # noqa: E402
 from derivations.proof import valued  # noqa: E402
 from formulas.catalogue import catalogue, get  # noqa: E402
 from formulas.symbols import is_declared, quantity  # noqa: E402
-from render.defaults import GPUS, Preset, default  # noqa: E402
+from render.defaults import GPUS, InputPreset, default  # noqa: E402
 from render.inputs import parse_number  # noqa: E402
 
 STYLE = {
@@ -58,7 +58,7 @@ def curve(formula_id: str, sweep: str, xs: np.ndarray, **overrides: str) -> np.n
     return np.broadcast_to(np.asarray(function(np.asarray(xs, dtype=np.float64)), dtype=np.float64), xs.shape)
 
 
-def plotted_gpus() -> list[Preset]:
+def plotted_gpus() -> list[InputPreset]:
     """The GPUs the sources compare: A100 80 GB, H100 SXM, RTX 4090."""
     wanted = ("A100 80", "H100 SXM", "4090")
     return [gpu for gpu in GPUS if any(w in gpu.name for w in wanted)]

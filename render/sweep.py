@@ -53,7 +53,7 @@ class Task:
 
 
 def _inputs(spec: Spec, model: dict[str, int], gpu_key: str) -> Inputs:
-    return Inputs(model=model, gpu={symbol.name: value for symbol, value in gpu(gpu_key).values().items()},
+    return Inputs(model=model, gpu=gpu(gpu_key).inputs(),
                   network=spec.network, tokens=spec.tokens, utilization=spec.utilization, overlap=spec.overlap)
 
 

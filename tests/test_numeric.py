@@ -39,7 +39,7 @@ LLAMA2_70B = model_values(preset("llama2-70b").architecture.values)  # no positi
 
 
 def _inputs(model):
-    return Inputs(model=model, gpu={k.name: v for k, v in gpu("h100-sxm").values().items()}, network=25 * 10**9,
+    return Inputs(model=model, gpu=gpu("h100-sxm").inputs(), network=25 * 10**9,
                   tokens=None, utilization=sp.Rational(2, 5), overlap=sp.Rational(1, 2))
 
 

@@ -61,7 +61,7 @@ def test_megatron_1t_on_3072_gpus(capsys):
 
 
 def _inputs(model, gpu_key="a100-80gb"):
-    return Inputs(model=model, gpu={k.name: v for k, v in gpu(gpu_key).values().items()}, network=25 * 10**9,
+    return Inputs(model=model, gpu=gpu(gpu_key).inputs(), network=25 * 10**9,
                   tokens=None, utilization=sp.Rational(1, 2), overlap=sp.Rational(1, 2))
 
 

@@ -24,7 +24,7 @@ def test_chunking_does_not_change_the_table(in_process):
 
 def test_each_case_is_plans_answer(in_process):
     model = model_values(preset("llama2-13b").architecture.values)
-    inputs = Inputs(model=model, gpu={k.name: v for k, v in gpu("h100-sxm").values().items()}, network=25 * 10**9,
+    inputs = Inputs(model=model, gpu=gpu("h100-sxm").inputs(), network=25 * 10**9,
                     tokens=None, utilization=sp.Rational(1, 2), overlap=sp.Rational(1, 2))
     expected = plan(model, inputs, 64, 128, 2048, top=2)
     rows = [r for r in in_process if (r["model"], r["gpu"], r["n"]) == ("llama2-13b", "h100-sxm", 64)]
