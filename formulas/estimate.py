@@ -66,23 +66,32 @@ class Layout:
         return self.b * self.m * self.d
 
 
-def check_layout(layout: Layout, model: dict[str, int]) -> None:
-    """Raise LayoutError naming the first rule the layout breaks."""
+def layout_violation(layout: Layout, model: dict[str, int]) -> str | None:
+    """The first rule the layout breaks, in words, or None: the one statement of the rules
+    (``check_layout`` raises it, ``plan`` keeps the layouts that break none)."""
     t, p, d, n = layout.t, layout.p, layout.d, layout.n
     if t * p * d != n:
-        raise LayoutError(f"t·p·d must equal n: {t}·{p}·{d} = {t * p * d}, n = {n}")
+        return f"t·p·d must equal n: {t}·{p}·{d} = {t * p * d}, n = {n}"
     if model["a"] % t:
-        raise LayoutError(f"t = {t} must divide the {model['a']} attention heads")
+        return f"t = {t} must divide the {model['a']} attention heads"
     if model["g"] % t:
-        raise LayoutError(f"t = {t} must divide the {model['g']} key/value heads")
+        return f"t = {t} must divide the {model['g']} key/value heads"
     if model["l"] % (p * layout.v):
-        raise LayoutError(f"p·v = {p * layout.v} must divide the {model['l']} layers")
+        return f"p·v = {p * layout.v} must divide the {model['l']} layers"
     if layout.zero not in (0, 1, 2, 3):
-        raise LayoutError(f"ZeRO stage must be 0, 1, 2 or 3, got {layout.zero}")
+        return f"ZeRO stage must be 0, 1, 2 or 3, got {layout.zero}"
     if layout.recompute not in RECOMPUTE_MODES:
-        raise LayoutError(f"recompute must be one of {', '.join(RECOMPUTE_MODES)}, got {layout.recompute!r}")
+        return f"recompute must be one of {', '.join(RECOMPUTE_MODES)}, got {layout.recompute!r}"
     if layout.v > 1 and (p == 1 or layout.m % p):
-        raise LayoutError(f"interleaving (v = {layout.v}) needs p > 1 and m a multiple of p (m = {layout.m}, p = {p})")
+        return f"interleaving (v = {layout.v}) needs p > 1 and m a multiple of p (m = {layout.m}, p = {p})"
+    return None
+
+
+def check_layout(layout: Layout, model: dict[str, int]) -> None:
+    """Raise LayoutError naming the first rule the layout breaks."""
+    violation = layout_violation(layout, model)
+    if violation is not None:
+        raise LayoutError(violation)
 
 
 Evaluator = Callable[..., object]

@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from formulas.estimate import RECOMPUTE_MODES, Evaluator, Inputs, Layout, estimate
+from formulas.estimate import RECOMPUTE_MODES, Evaluator, Inputs, Layout, estimate, layout_violation
 from render.numeric import NUMPY_OPS, numeric, numeric_inputs
 
 SHAPE_FIELDS = ("t", "p", "d", "b", "m", "v")
@@ -61,19 +61,20 @@ class Shapes:
 
 
 def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None = GPUS_PER_NODE) -> Shapes:
-    """Every (t, p, d, b, m, v) allowed for n GPUs and a global batch of B sequences."""
-    a, g, l = (int(model[name]) for name in ("a", "g", "l"))
+    """Every (t, p, d, b, m, v) allowed for n GPUs and a global batch of B sequences: the candidates
+    t·p·d = n, b·m·d = B, v | l, kept when they break none of ``layout_violation``'s rules."""
     rows = []
     for t in divisors(n):
-        if a % t or g % t or (max_tp is not None and t > max_tp):
+        if max_tp is not None and t > max_tp:
             continue
         for p in divisors(n // t):
             d = n // (t * p)
-            if l % p or global_batch % d:
+            if global_batch % d:
                 continue
             for b in divisors(global_batch // d):
                 m = global_batch // (d * b)
-                rows += [(t, p, d, b, m, v) for v in divisors(l // p) if v == 1 or (p > 1 and m % p == 0)]
+                rows += [(t, p, d, b, m, v) for v in divisors(int(model["l"]))
+                         if layout_violation(Layout(n=n, t=t, p=p, d=d, b=b, m=m, s=1, v=v), model) is None]
     columns = np.array(rows, dtype=np.int64).reshape(-1, len(SHAPE_FIELDS)).T
     return Shapes(*columns)
 
