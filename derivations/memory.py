@@ -6,6 +6,8 @@ backward (``stored_tensors``: a label, a count of values and the bytes per value
 16-bit 2, bool dropout mask 1, fp32 4); the exact sum, LayerNorm statistics
 included, is what tests/megatron_block.py measures with PyTorch, and Korthikanti's
 printed forms are proved to be its approximations (relative error → 0 as h → ∞).
+``general_tensors`` does the same for any block (GQA heads of d_head, a gated or ungated
+MLP of width d_ff); its four TP forms are proved to reduce exactly to the classic ones.
 001's s·b·h·l·(10 + 24/t) is shown to be the selective, tensor-parallel case, 002's
 LLaMA-7B formula is reproduced and refuted, and 001's "5 GB per prompt" KV cache too.
 """
@@ -21,7 +23,7 @@ from derivations.engine import Derivation
 from derivations.proof import valued
 from formulas.catalogue import get
 from formulas.memory import BILIBILI, ESTIMATE_002, FLASH, KORTHIKANTI, LI, NARAYANAN, ZERO, ZERO_OFFLOAD
-from formulas.symbols import M_gpu, P, a, b, c_byte, d, d_ff, d_head, g, h, l, p, q, q_bf16, q_fp32, s, t, v
+from formulas.symbols import M_gpu, P, a, b, c_byte, d, d_ff, d_head, g, gated, h, l, p, q, q_bf16, q_fp32, s, t, v
 
 HALF, MASK, FP32 = 2 * c_byte, c_byte, 4 * c_byte
 Core = Literal["eager", "selective", "flash"]
@@ -107,6 +109,46 @@ def gated_tensors() -> list[Stored]:
         Stored("fc2 in", s * b * d_ff, HALF, "the product, input of the down-projection"),
         Stored("MLP out mask", x, MASK, "dropout after the MLP"),
     ]
+
+
+def general_tensors(core: Literal["eager", "selective"] = "eager", tp: sp.Expr = t, sequence_parallel: bool = False) -> list[Stored]:
+    """``stored_tensors`` for any block, per tensor-parallel rank: a heads and g KV heads of d_head, an MLP of
+    width d_ff, gated (gated = 1: SwiGLU's three matrices) or not. K and V are stored at g heads (read in place)."""
+    x = s * b * h
+    whole = tp if sequence_parallel else 1
+    q_values, kv_values, inner = s * b * a * d_head / tp, s * b * g * d_head / tp, s * b * d_ff / tp
+    attention_core = {
+        "eager": [
+            Stored("Q", q_values, HALF, "left input of QKᵀ: a/t heads of d_head"),
+            Stored("K", kv_values, HALF, "right input of QKᵀ: g/t KV heads, shared by a/g query heads each"),
+            Stored("softmax out", a * s**2 * b / tp, HALF, "softmax's backward needs its output"),
+            Stored("attn dropout mask", a * s**2 * b / tp, MASK, "dropout on the scores keeps a boolean mask"),
+            Stored("dropped scores", a * s**2 * b / tp, HALF, "left input of scores·V"),
+            Stored("V", kv_values, HALF, "right input of scores·V: g/t KV heads"),
+        ],
+        "selective": [
+            Stored("Q, K, V", q_values + 2 * kv_values, HALF, "the checkpointed core attention keeps only its inputs"),
+        ],
+    }[core]
+    return [
+        Stored("LN₁ in", x / whole, HALF, "the norm's backward needs its input"),
+        Stored("LN₁ mean, rstd", 2 * s * b / whole, HALF, "and its per-row statistics"),
+        Stored("QKV in", x / whole, HALF, "input of the Q, K, V GEMMs (the norm's output)"),
+        *attention_core,
+        Stored("proj in", q_values, HALF, "input of the output projection: a/t heads of d_head"),
+        Stored("attn out mask", x / whole, MASK, "dropout after the projection"),
+        Stored("LN₂ in", x / whole, HALF, "second norm's input"),
+        Stored("LN₂ mean, rstd", 2 * s * b / whole, HALF, "its statistics"),
+        Stored("fc1 in", x / whole, HALF, "input of the MLP's up (and gate) projection"),
+        Stored("act in", inner, HALF, "the activation's backward needs its input (GELU's, or the gate's for SiLU)"),
+        Stored("act out", gated * inner, HALF, "gated: the SiLU's output, left factor of the gating product"),
+        Stored("up", gated * inner, HALF, "gated: the up projection, right factor of the gating product"),
+        Stored("fc2 in", inner, HALF, "input of the down-projection (GELU's output, or the gating product)"),
+        Stored("MLP out mask", x / whole, MASK, "dropout after the MLP"),
+    ]
+
+
+CLASSIC = {g: a, d_head: h / a, d_ff: 4 * h, gated: 0}  # Korthikanti's block: MHA, h/a per head, a 4h GELU MLP
 
 
 def exact_bytes(tensors: list[Stored]) -> sp.Expr:
@@ -345,6 +387,46 @@ def layer_gated() -> Derivation:
     )
 
 
+def _general(target: str, classic: str, title: str, tensors: list[Stored], why: str) -> Derivation:
+    """The general inventory → its printed form, then the classic values → the classic formula, exactly."""
+    dv = _korthikanti(target, title, exact_bytes(tensors), why)
+    printed = get(target).expr
+    dv.defines("A_classic", printed.subs(CLASSIC), "the classic block: g = a, d_head = h/a, d_ff = 4h, gated = 0")
+    dv.equals("A_classic", get(classic).expr, f"exactly {classic}: 4(h/a)(a + a) + 4·4h = 24h per sb")
+    return dv
+
+
+def layer_general_tp() -> Derivation:
+    return _general(
+        "memory.activations.layer.general.tp", "memory.activations.layer.tp", "Tensor parallel, any block",
+        general_tensors("eager"),
+        "Q and proj in a·d_head/t, K and V g·d_head/t, the MLP (2 + 2·gated)·d_ff/t, the s² terms a/t heads; norms, "
+        "their outputs and two masks whole (10sbh)",
+    )
+
+
+def layer_general_tp_sp() -> Derivation:
+    return _general(
+        "memory.activations.layer.general.tp_sp", "memory.activations.layer.tp_sp", "Tensor + sequence parallel, any block",
+        general_tensors("eager", sequence_parallel=True), "sequence parallelism splits the 10sbh replicated part along s",
+    )
+
+
+def layer_general_selective() -> Derivation:
+    return _general(
+        "memory.activations.layer.general.selective", "memory.activations.layer.selective", "Selective recompute, any block",
+        general_tensors("selective"), "the core attention's s² tensors are recomputed; Q, K, V stay",
+    )
+
+
+def layer_general_selective_sp() -> Derivation:
+    return _general(
+        "memory.activations.layer.general.selective_sp", "memory.activations.layer.selective_sp",
+        "Selective recompute with TP + SP, any block",
+        general_tensors("selective", sequence_parallel=True), "every remaining tensor is split t ways",
+    )
+
+
 def layer_full() -> Derivation:
     dv = Derivation("memory.activations.layer.full_recompute", "Full recompute keeps the layer's input", (KORTHIKANTI, BILIBILI))
     dv.defines("A_full", s * b * h * HALF, "the checkpoint saves the layer's 16-bit input; backward reruns the forward from it")
@@ -518,6 +600,10 @@ DERIVATIONS = (
     layer_selective_sp,
     layer_flash,
     layer_gated,
+    layer_general_tp,
+    layer_general_tp_sp,
+    layer_general_selective,
+    layer_general_selective_sp,
     layer_full,
     layer_full_sp,
     first_stage,

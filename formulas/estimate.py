@@ -8,9 +8,10 @@ arrays of layouts for sweeps and ``plan``.
 
 Conventions (each stated in the report):
 - weights and activations in 16-bit (q = 2 bytes); mixed-precision Adam;
-- activations are Korthikanti et al.'s classic-block terms (``memory.activations.layer.*``);
-  the first pipeline stage holds min(p, m) micro-batches of its l/p layers (1F1B),
-  ×(1 + (p−1)/(p·v)) when interleaved;
+- activations are Korthikanti et al.'s stored tensors at the model's own block: GQA heads of
+  d_head, a gated or ungated MLP of width d_ff (``memory.activations.layer.general.*``; the
+  classic terms when g = a, d_head = h/a, d_ff = 4h, gated = 0); the first pipeline stage
+  holds min(p, m) micro-batches of its l/p layers (1F1B), ×(1 + (p−1)/(p·v)) when interleaved;
 - TP traffic crosses the GPU's NVLink (PCIe without one) at half the preset's figure,
   which counts both directions while a ring sends and receives at once; PP and DP
   traffic crosses the inter-node network at ``network`` bytes/s per GPU each way;
@@ -235,11 +236,11 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
 
 
 ZERO_STATES = {0: "memory.zero", 1: "memory.zero.stage1", 2: "memory.zero.stage2", 3: "memory.zero.stage3"}
-ACTIVATION_FORMULAS = (  # Korthikanti et al.'s per-layer bytes, by recompute mode and sequence parallelism
-    "memory.activations.layer.tp",
-    "memory.activations.layer.tp_sp",
-    "memory.activations.layer.selective",
-    "memory.activations.layer.selective_sp",
+ACTIVATION_FORMULAS = (  # per-layer bytes by recompute mode and sequence parallelism, at the model's g, d_head, d_ff, gated
+    "memory.activations.layer.general.tp",
+    "memory.activations.layer.general.tp_sp",
+    "memory.activations.layer.general.selective",
+    "memory.activations.layer.general.selective_sp",
     "memory.activations.layer.full_recompute",
     "memory.activations.layer.full_recompute_sp",
 )

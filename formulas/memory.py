@@ -27,6 +27,7 @@ from formulas.symbols import (
     d_ff,
     d_head,
     g,
+    gated,
     h,
     l,
     p,
@@ -316,6 +317,66 @@ layer_gated = formula(
     "the activation's output, the up projection and their product (four [s, b, d_ff] tensors). "
     "K and V at g heads assume a kernel that reads the shared KV heads in place (FlashAttention, grouped GEMMs); "
     "Megatron's unfused path repeat-interleaves K and V to a heads first and stores those copies (g → a in the K, V terms).",
+)
+
+GENERAL = (
+    " Generalised to any block: a heads and g KV heads of d_head (Q and the projection input a·d_head/t wide, "
+    "K and V g·d_head/t each), an MLP of width d_ff, gated or not (a gated MLP keeps the gate's input, the "
+    "activation's output, the up projection and their product, four d_ff/t-wide tensors; an ungated one the "
+    "activation's input and output, two). The s² terms are the a/t heads' scores, softmax and mask; masks are "
+    "1-byte, values 16-bit, as Megatron's classic block. K and V at g heads assume a kernel that reads the shared "
+    "KV heads in place (grouped GEMMs, as tests/megatron_block.py does); an unfused path that repeat-interleaves "
+    "K and V to a heads first stores those copies (g → a in the K, V terms). Llama-style models train without "
+    "dropout: the two 1-byte masks (2sbh) and the attention mask and its dropped copy (3as²b/t) are then an "
+    "upper bound; RMSNorm keeps no mean, a statistic this form drops anyway. With g = a, d_head = h/a, "
+    "d_ff = 4h, gated = 0 each reduces to Korthikanti's classic form."
+)
+GENERAL_TP = [MEGATRON_TP, divides(t, g)]
+GENERAL_SPLIT = 4 * d_head * (a + g) + 4 * (1 + gated) * d_ff  # per sb: Q, K, V, proj in; the MLP's d_ff-wide tensors
+
+layer_general_tp = formula(
+    "memory.activations.layer.general.tp",
+    (s * b * (10 * h + GENERAL_SPLIT / t) + 5 * a * s**2 * b / t) * c_byte,
+    "byte",
+    "activations of one layer per GPU with tensor parallelism, for GQA heads of d_head and a (gated) MLP of width d_ff",
+    sources=[KORTHIKANTI],
+    conditions=GENERAL_TP,
+    related=["memory.activations.layer.tp", "memory.activations.layer.gated"],
+    symbol_latex=r"A_{layer}^{TP,gen}",
+    notes=MEGATRON + GENERAL,
+)
+layer_general_tp_sp = formula(
+    "memory.activations.layer.general.tp_sp",
+    (s * b * (10 * h + GENERAL_SPLIT) + 5 * a * s**2 * b) / t * c_byte,
+    "byte",
+    "activations of one layer per GPU with tensor and sequence parallelism, for any block (GQA, d_head, gated MLP)",
+    sources=[KORTHIKANTI],
+    conditions=GENERAL_TP,
+    related=["memory.activations.layer.tp_sp", "memory.activations.layer.general.tp"],
+    symbol_latex=r"A_{layer}^{TP+SP,gen}",
+    notes=MEGATRON + GENERAL + " Sequence parallelism splits the norm and dropout regions along s.",
+)
+layer_general_selective = formula(
+    "memory.activations.layer.general.selective",
+    s * b * (10 * h + GENERAL_SPLIT / t) * c_byte,
+    "byte",
+    "activations of one layer per GPU, tensor parallel, selective recompute, for any block (GQA, d_head, gated MLP)",
+    sources=[KORTHIKANTI],
+    conditions=GENERAL_TP,
+    related=["memory.activations.layer.selective", "memory.activations.layer.general.tp"],
+    symbol_latex=r"A_{layer}^{sel,gen}",
+    notes=MEGATRON + GENERAL + " Selective recompute keeps the core attention's inputs Q, K, V and drops its s² tensors.",
+)
+layer_general_selective_sp = formula(
+    "memory.activations.layer.general.selective_sp",
+    s * b * (10 * h + GENERAL_SPLIT) / t * c_byte,
+    "byte",
+    "activations of one layer per GPU, tensor + sequence parallel, selective recompute, for any block",
+    sources=[KORTHIKANTI],
+    conditions=GENERAL_TP,
+    related=["memory.activations.layer.selective_sp", "memory.activations.layer.general.selective"],
+    symbol_latex=r"A_{layer}^{SP,sel,gen}",
+    notes=MEGATRON + GENERAL,
 )
 
 # --- whole model ---------------------------------------------------------------------

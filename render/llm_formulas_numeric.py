@@ -989,6 +989,150 @@ def memory_activations_layer_gated(b, s, h, a, g, d_head, d_ff):
     return 5*a*b*s**2 + b*s*(8*d_ff + 4*d_head*(a + g) + 10*h)
 
 
+def memory_activations_layer_general_tp(b, s, h, a, g, d_head, d_ff, t, gated):
+    r"""activations of one layer per GPU with tensor parallelism, for GQA heads of d_head and a (gated) MLP of width d_ff.
+
+    memory.activations.layer.general.tp [byte] = 5*a*b*s**2/t + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
+
+    LaTeX: A_{layer}^{TP,gen} = \frac{5 a b s^{2}}{t} + b s \left(10 h + \frac{d_{ff} \left(4 \sigma_{gated} + 4\right) + 4 d_{head} \left(a + g\right)}{t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+
+    Returns: activations of one layer per GPU with tensor parallelism, for GQA heads of d_head and a (gated) MLP of width d_ff [byte]
+
+    Valid when: t divides a; t divides g
+
+    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return 5*a*b*s**2/t + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
+
+
+def memory_activations_layer_general_tp_sp(b, s, h, a, g, d_head, d_ff, t, gated):
+    r"""activations of one layer per GPU with tensor and sequence parallelism, for any block (GQA, d_head, gated MLP).
+
+    memory.activations.layer.general.tp_sp [byte] = (5*a*b*s**2 + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t
+
+    LaTeX: A_{layer}^{TP+SP,gen} = \frac{5 a b s^{2} + b s \left(d_{ff} \left(4 \sigma_{gated} + 4\right) + 4 d_{head} \left(a + g\right) + 10 h\right)}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+
+    Returns: activations of one layer per GPU with tensor and sequence parallelism, for any block (GQA, d_head, gated MLP) [byte]
+
+    Valid when: t divides a; t divides g
+
+    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return (5*a*b*s**2 + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t
+
+
+def memory_activations_layer_general_selective(b, s, h, a, g, d_head, d_ff, t, gated):
+    r"""activations of one layer per GPU, tensor parallel, selective recompute, for any block (GQA, d_head, gated MLP).
+
+    memory.activations.layer.general.selective [byte] = b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
+
+    LaTeX: A_{layer}^{sel,gen} = b s \left(10 h + \frac{d_{ff} \left(4 \sigma_{gated} + 4\right) + 4 d_{head} \left(a + g\right)}{t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+
+    Returns: activations of one layer per GPU, tensor parallel, selective recompute, for any block (GQA, d_head, gated MLP) [byte]
+
+    Valid when: t divides a; t divides g
+
+    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
+
+
+def memory_activations_layer_general_selective_sp(b, s, h, a, g, d_head, d_ff, t, gated):
+    r"""activations of one layer per GPU, tensor + sequence parallel, selective recompute, for any block.
+
+    memory.activations.layer.general.selective_sp [byte] = b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/t
+
+    LaTeX: A_{layer}^{SP,sel,gen} = \frac{b s \left(d_{ff} \left(4 \sigma_{gated} + 4\right) + 4 d_{head} \left(a + g\right) + 10 h\right)}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+
+    Returns: activations of one layer per GPU, tensor + sequence parallel, selective recompute, for any block [byte]
+
+    Valid when: t divides a; t divides g
+
+    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/t
+
+
 def memory_activations_1f1b(b, s, h, a, l, t):
     r"""activations on the first pipeline stage under 1F1B: p micro-batches of l/p layers, l layers' worth.
 
@@ -3579,6 +3723,10 @@ FORMULAS = {
     'memory.activations.layer.full_recompute_sp': memory_activations_layer_full_recompute_sp,
     'memory.activations.layer.flash': memory_activations_layer_flash,
     'memory.activations.layer.gated': memory_activations_layer_gated,
+    'memory.activations.layer.general.tp': memory_activations_layer_general_tp,
+    'memory.activations.layer.general.tp_sp': memory_activations_layer_general_tp_sp,
+    'memory.activations.layer.general.selective': memory_activations_layer_general_selective,
+    'memory.activations.layer.general.selective_sp': memory_activations_layer_general_selective_sp,
     'memory.activations.1f1b': memory_activations_1f1b,
     'memory.activations.1f1b.interleaved': memory_activations_1f1b_interleaved,
     'memory.activations.selective_001': memory_activations_selective_001,
@@ -3718,6 +3866,10 @@ INPUTS = {
     'memory.activations.layer.full_recompute_sp': ('b', 's', 'h', 't'),
     'memory.activations.layer.flash': ('b', 's', 'h', 'a', 't'),
     'memory.activations.layer.gated': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff'),
+    'memory.activations.layer.general.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
+    'memory.activations.layer.general.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
+    'memory.activations.layer.general.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
+    'memory.activations.layer.general.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
     'memory.activations.1f1b': ('b', 's', 'h', 'a', 'l', 't'),
     'memory.activations.1f1b.interleaved': ('b', 's', 'h', 'a', 'l', 't', 'p', 'v'),
     'memory.activations.selective_001': ('b', 's', 'h', 'l', 't'),

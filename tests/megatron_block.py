@@ -6,7 +6,10 @@ scores·V, output projection, dropout + residual, LayerNorm, h→4h GELU→h MLP
 gated SiLU MLP of width d_ff), dropout + residual. Dropout is torch.native_dropout,
 which saves a bool mask (1 byte) as Megatron's fused kernel does (F.dropout on the
 CPU saves a 16-bit mask). ``tp`` simulates one tensor-parallel rank: a/tp heads,
-4h/tp MLP width, norms and residual whole. ``mode``: "eager", "selective"
+4h/tp MLP width, norms and residual whole. ``g`` KV heads (GQA, Megatron's
+grouped QKV layout [s, b, g, (a/g + 2)·d_head]) are read in place: the eager core
+runs QKᵀ, softmax, dropout and ·V once per query head of a group against the
+group's shared K and V, never repeating them; ``d_head`` may differ from h/a. ``mode``: "eager", "selective"
 (torch.utils.checkpoint around the core attention), "full" (checkpoint around the
 layer), "flash" (F.scaled_dot_product_attention; no attention dropout).
 ``sequence_parallel`` (with tp > 1) keeps the norm and dropout regions as [s/t, b, h]
@@ -74,33 +77,45 @@ def bool_dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
 
 class MegatronLayer(torch.nn.Module):
     def __init__(self, h: int, a: int, *, tp: int = 1, mode: str = "eager", dropout: float = 0.1, d_ff: int | None = None,
-                 sequence_parallel: bool = False):
+                 sequence_parallel: bool = False, g: int | None = None, d_head: int | None = None):
         super().__init__()
-        assert h % a == 0 and a % tp == 0
+        g = a if g is None else g
+        assert a % g == 0 and g % tp == 0 and (d_head is not None or h % a == 0)
+        assert mode != "flash" or g == a
         self.h, self.a, self.tp, self.mode, self.p = h, a, tp, mode, dropout
         self.sequence_parallel = sequence_parallel
-        self.heads = a // tp
-        self.d_head = h // a
+        self.heads, self.kv_heads = a // tp, g // tp
+        self.group = a // g  # query heads per KV head
+        self.d_head = h // a if d_head is None else d_head
         width = self.heads * self.d_head
         self.gated = d_ff is not None
         inner = (d_ff if self.gated else 4 * h) // tp
         self.ln1 = torch.nn.LayerNorm(h, dtype=DTYPE)
-        self.qkv = torch.nn.Linear(h, 3 * width, dtype=DTYPE)
+        self.qkv = torch.nn.Linear(h, (self.heads + 2 * self.kv_heads) * self.d_head, dtype=DTYPE)
         self.proj = torch.nn.Linear(width, h, dtype=DTYPE)
         self.ln2 = torch.nn.LayerNorm(h, dtype=DTYPE)
         self.fc1 = torch.nn.Linear(h, (2 if self.gated else 1) * inner, dtype=DTYPE)
         self.fc2 = torch.nn.Linear(inner, h, dtype=DTYPE)
 
     def core(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-        """QKᵀ → softmax → dropout → ·V on [s, b·heads, d_head] views; returns [b·heads, s, d_head]."""
-        s, rows, _ = q.shape
+        """QKᵀ → softmax → dropout → ·V, for each query head of a group against the group's K, V.
+
+        q: [s, b·kv_heads, group, d_head], k and v: [s, b·kv_heads, d_head] (views of the QKV output);
+        returns [b·heads, s, d_head], heads ordered group by group.
+        """
+        s, rows, _, _ = q.shape
         causal = torch.full((s, s), float("-inf"), dtype=DTYPE).triu(1).expand(rows, s, s)
-        qb, kb, vb = q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1)
-        scores = torch.baddbmm(causal, qb, kb.transpose(1, 2), alpha=1.0 / math.sqrt(self.d_head))
-        probs = bool_dropout(torch.softmax(scores, dim=-1), self.p, self.training)
-        return torch.bmm(probs, vb)
+        kb, vb = k.transpose(0, 1), v.transpose(0, 1)
+        outputs = []
+        for head in range(self.group):
+            qb = q[:, :, head].transpose(0, 1)
+            scores = torch.baddbmm(causal, qb, kb.transpose(1, 2), alpha=1.0 / math.sqrt(self.d_head))
+            probs = bool_dropout(torch.softmax(scores, dim=-1), self.p, self.training)
+            outputs.append(torch.bmm(probs, vb))
+        return torch.stack(outputs, dim=1).reshape(-1, s, self.d_head)
 
     def core_flash(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        q = q.squeeze(2)  # flash runs without GQA: one query head per group
         s, rows, d_head = q.shape
         b = rows // self.heads
 
@@ -131,8 +146,8 @@ class MegatronLayer(torch.nn.Module):
     def layer(self, x: torch.Tensor) -> torch.Tensor:
         s, b, _ = x.shape
         s = s * self.tp if self.sequence_parallel else s
-        qkv = self.column(self.qkv, self.ln1(x)).view(s, b, self.heads, 3 * self.d_head)
-        q, k, v = (t.reshape(s, b * self.heads, self.d_head) for t in qkv.split(self.d_head, dim=-1))
+        qkv = self.column(self.qkv, self.ln1(x)).view(s, b * self.kv_heads, self.group + 2, self.d_head)
+        q, k, v = qkv[:, :, : self.group], qkv[:, :, self.group], qkv[:, :, self.group + 1]
         if self.mode == "selective":
             ctx = checkpoint(self.core, q, k, v, use_reentrant=False)
         elif self.mode == "flash":

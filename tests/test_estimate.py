@@ -9,14 +9,14 @@ from render.cli import main
 from helpers import cli_json
 
 
-LLAMA2_70B = dict(h=8192, a=64, g=8, d_head=128, l=80)  # Touvron et al. 2023 Table 1 / config.json
+LLAMA2_70B = dict(h=8192, a=64, g=8, d_head=128, d_ff=28672, l=80)  # Touvron et al. 2023 Table 1 / config.json
 A100_80GB = dict(X=312 * 10**12, W_mem=2039 * 10**9, W_link=600 * 10**9, M_gpu=80 * 10**9)  # NVIDIA A100 datasheet
 
 
 def test_llama2_70b_report_against_hand_arithmetic(capsys):
     # Every expectation below is the sources' arithmetic written out, not the catalogue's formulas.
     t, p, d, b, m, s, tokens = 8, 4, 2, 1, 16, 4096, 2 * 10**12
-    h, a, g, d_head, l = (LLAMA2_70B[k] for k in ("h", "a", "g", "d_head", "l"))
+    h, a, g, d_head, d_ff, l = (LLAMA2_70B[k] for k in ("h", "a", "g", "d_head", "d_ff", "l"))
     n, B, U, r = t * p * d, b * m * d, Fraction(1, 2), Fraction(1, 2)
     report = cli_json(capsys, "estimate", "--model", "llama2-70b", "--gpu", "a100-80gb", "--tp", str(t), "--pp", str(p),
                       "--dp", str(d), "--micro-batches", str(m), "--seq", str(s), "--tokens", str(tokens))
@@ -29,7 +29,14 @@ def test_llama2_70b_report_against_hand_arithmetic(capsys):
     assert report["flops"]["recomputed"] == selective
 
     states = Fraction(16 * params, t * p)  # mixed-precision Adam, 16 bytes per parameter (ZeRO paper §3.1), Ψ/(t·p) per GPU
-    activations = s * b * h * (10 + Fraction(24, t)) * Fraction(l, p) * min(p, m)  # Korthikanti eq. 2 (selective), 1F1B
+    # Korthikanti et al. 2022 §4's count, tensor by tensor, for Llama-2's block on one of t ranks under selective
+    # recompute (16-bit values, 1-byte dropout masks): whole on every rank, the two norms' inputs, the QKV input,
+    # the MLP input (2 bytes · h each) and the two dropout masks (1 byte · h each), 10h per token; split t ways,
+    # Q (a·d_head) and K, V (g·d_head each, read in place by GQA), the output projection's input (a·d_head), and
+    # the SwiGLU's gate input, SiLU output, up projection and product (d_ff each), 2 bytes each
+    per_token = 10 * h + Fraction(2 * (a * d_head + 2 * g * d_head + a * d_head) + 2 * 4 * d_ff, t)
+    assert per_token == 81920 + 33280  # 10·8192 + (2·(8192 + 2·1024 + 8192) + 8·28672)/8
+    activations = s * b * per_token * Fraction(l, p) * min(p, m)  # 1F1B: min(p, m) micro-batches of l/p layers
     assert report["memory"]["model_states"] == pytest.approx(float(states), rel=1e-12)
     assert report["memory"]["activations"] == pytest.approx(float(activations), rel=1e-12)
     assert report["memory"]["fits"] == (states + activations <= A100_80GB["M_gpu"])
@@ -61,10 +68,10 @@ def test_llama2_70b_report_against_hand_arithmetic(capsys):
 # 000 §4.1.2 (SOURCES.md S6): the article's three layouts, each in its two "typical" settings: (1) ZeRO-1, selective
 # recompute, sequence parallel; (2) no ZeRO, no recompute. Its Table 10 was lost: each must produce a full report, and
 # setting (1), the one the article recommends, must fit an 80 GB A100.
-S6 = [  # h, a, l from LLaMA Table 2 and GPT-3 Table 2.1
-    ("llama-13b", dict(tp=2, pp=1, dp=212, gb=1272, seq=4096, h=5120, a=40, l=40)),
-    ("llama-65b", dict(tp=4, pp=4, dp=132, gb=2112, seq=2048, h=8192, a=64, l=80)),
-    ("gpt3-175b", dict(tp=8, pp=8, dp=18, gb=1152, seq=2048, h=12288, a=96, l=96)),
+S6 = [  # h, a, l from LLaMA Table 2 and GPT-3 Table 2.1; d_ff: LLaMA's SwiGLU width (config.json), GPT-3's 4h GELU
+    ("llama-13b", dict(tp=2, pp=1, dp=212, gb=1272, seq=4096, h=5120, a=40, l=40, d_ff=13824, gated=1)),
+    ("llama-65b", dict(tp=4, pp=4, dp=132, gb=2112, seq=2048, h=8192, a=64, l=80, d_ff=22016, gated=1)),
+    ("gpt3-175b", dict(tp=8, pp=8, dp=18, gb=1152, seq=2048, h=12288, a=96, l=96, d_ff=4 * 12288, gated=0)),
 ]
 
 
@@ -86,13 +93,18 @@ def test_s6_layouts_produce_full_reports(capsys, model, layout, setting):
     params, t, p, d, s, h, a, l = (report["params"]["total"], layout["tp"], layout["pp"], layout["dp"], layout["seq"],
                                    layout["h"], layout["a"], layout["l"])
     in_flight = min(p, layout["gb"] // d) * Fraction(l, p)  # 1F1B: min(p, m) micro-batches of l/p layers, b = 1
+    # Korthikanti et al. 2022 §4, per token, bytes: norms' inputs, QKV input, MLP input 2h each, two 1-byte masks:
+    # 10h; Q, K, V and the projection input, h each (no GQA, d_head = h/a): 2·4h; the MLP's d_ff-wide tensors, two
+    # for GELU (input, output), four for SwiGLU (gate, SiLU output, up, product): 2·(2 + 2·gated)·d_ff. GPT-3's
+    # d_ff = 4h gives Korthikanti Table 2's 10h + 24h = 34h.
+    whole, split = 10 * h, 2 * 4 * h + 2 * (2 + 2 * layout["gated"]) * layout["d_ff"]
     if setting == "zero1-selective-sp":
         states = (4 * params + Fraction(12 * params, d)) / (t * p)  # ZeRO-1: 000 Table 6 under 3D parallelism
-        per_layer = Fraction(34 * s * h, t)  # Korthikanti Table 2: selective recompute with sequence parallelism
+        per_layer = Fraction(s * (whole + split), t)  # selective recompute with sequence parallelism: all split t ways
         assert report["memory"]["fits"] is True
     else:
         states = Fraction(16 * params, t * p)
-        per_layer = s * h * (10 + Fraction(24, t) + Fraction(5 * a * s, h * t))  # Korthikanti Table 2: TP, no recompute
+        per_layer = s * (whole + Fraction(split, t)) + Fraction(5 * a * s * s, t)  # TP, no recompute: + 5as²b/t scores
     assert report["memory"]["model_states"] == pytest.approx(float(states), rel=1e-12)
     assert report["memory"]["activations"] == pytest.approx(float(per_layer * in_flight), rel=1e-12)
     for dim in ("tp", "dp"):

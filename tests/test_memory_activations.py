@@ -12,7 +12,7 @@ import torch
 import transformers
 
 from derivations.catalogue import derivation_of
-from derivations.memory import exact_bytes, stored_tensors
+from derivations.memory import exact_bytes, general_tensors, stored_tensors
 from derivations.proof import valued
 from formulas.catalogue import get
 from formulas.examples import examples_for
@@ -61,6 +61,51 @@ def test_gated_mlp_equals_saved_bytes(s, b, h, a):
     assert measured == expected + norm_statistics(s, b)
 
 
+# Llama-style shapes (s, b, h, a, g, d_head, d_ff): GQA (g < a), a gated MLP whose d_ff is not 4h, and in the last
+# a head dimension that is not h/a (a·d_head = 96 ≠ h = 64)
+GENERAL_SHAPES = [(16, 2, 64, 4, 2, 16, 192), (32, 3, 96, 6, 2, 16, 256), (24, 1, 64, 8, 4, 12, 160)]
+
+
+@pytest.mark.parametrize("s, b, h, a, g, d_head, d_ff", GENERAL_SHAPES)
+@pytest.mark.parametrize("mode, formula_id", [("eager", "memory.activations.layer.general.tp"),
+                                              ("selective", "memory.activations.layer.general.selective")])
+@pytest.mark.parametrize("tp", [1, 2])
+def test_general_block_equals_saved_bytes(s, b, h, a, g, d_head, d_ff, mode, formula_id, tp):
+    measured = measure(s, b, h, a, mode=mode, tp=tp, g=g, d_head=d_head, d_ff=d_ff)
+    sizes = dict(s=s, b=b, h=h, a=a, g=g, d_head=d_head, d_ff=d_ff, gated=1, t=tp)
+    assert measured == value(formula_id, **sizes) + norm_statistics(s, b)
+    assert measured == valued(exact_bytes(general_tensors(mode, tp=sp.Integer(tp)))).subs(
+        {quantity(name).symbol: number for name, number in sizes.items()})
+
+
+@pytest.mark.parametrize("s, b, h, a, g, d_head", [(16, 2, 64, 4, 2, 16), (24, 1, 64, 8, 4, 12)])
+def test_general_block_with_gqa_and_an_ungated_mlp(s, b, h, a, g, d_head):
+    tp = 2  # the block's ungated MLP is 4h wide: gated = 0, d_ff = 4h
+    measured = measure(s, b, h, a, tp=tp, g=g, d_head=d_head)
+    assert measured == value("memory.activations.layer.general.tp", s=s, b=b, h=h, a=a, g=g, d_head=d_head, d_ff=4 * h,
+                             gated=0, t=tp) + norm_statistics(s, b)
+
+
+@pytest.mark.parametrize("mode, formula_id", [("eager", "memory.activations.layer.general.tp_sp"),
+                                              ("selective", "memory.activations.layer.general.selective_sp")])
+def test_general_block_with_sequence_parallelism(mode, formula_id):
+    s, b, h, a, g, d_head, d_ff, tp = GENERAL_SHAPES[0] + (2,)
+    measured = measure(s, b, h, a, mode=mode, tp=tp, g=g, d_head=d_head, d_ff=d_ff, sequence_parallel=True)
+    assert measured == value(formula_id, s=s, b=b, h=h, a=a, g=g, d_head=d_head, d_ff=d_ff, gated=1, t=tp) + norm_statistics(s, b) // tp
+
+
+def test_general_block_with_gqa_by_hand():
+    # Korthikanti et al. 2022 §4's method, tensor by tensor, one rank of t = 2 (bytes): norms' inputs, the QKV input and
+    # the two 1-byte masks whole, 5sbh; Q 2·s·b·(a/t)·d_head, K and V 2·s·b·(g/t)·d_head each, the output projection's
+    # input 2·s·b·(a/t)·d_head; softmax 2, mask 1, dropped scores 2 bytes per (a/t)·s²·b; the gated MLP's gate input,
+    # SiLU output, up projection and product 2·s·b·d_ff/t each; plus the two norms' statistics
+    s, b, h, a, g, d_head, d_ff = GENERAL_SHAPES[2]
+    t_ = 2
+    by_hand = (2 + 2 + 1 + 2 + 2 + 1) * s * b * h + 2 * s * b * (a // t_) * d_head * 2 + 2 * s * b * (g // t_) * d_head * 2 \
+        + 5 * (a // t_) * s * s * b + 4 * 2 * s * b * d_ff // t_ + norm_statistics(s, b)
+    assert measure(s, b, h, a, tp=t_, g=g, d_head=d_head, d_ff=d_ff) == by_hand
+
+
 def test_selective_is_the_flash_count_without_the_log_sum_exp():
     # both drop every s² tensor; flash keeps one fp32 statistic per head and token (4 bytes · a·s·b/t)
     s, b, h, a, tp = 16, 2, 64, 4, 2
@@ -71,6 +116,8 @@ def test_korthikanti_forms_are_approximations_that_check():
     for formula_id in ["memory.activations.layer", "memory.activations.layer.tp", "memory.activations.layer.tp_sp",
                        "memory.activations.layer.selective", "memory.activations.layer.selective_sp",
                        "memory.activations.layer.flash", "memory.activations.layer.gated",
+                       "memory.activations.layer.general.tp", "memory.activations.layer.general.tp_sp",
+                       "memory.activations.layer.general.selective", "memory.activations.layer.general.selective_sp",
                        "memory.activations.1f1b.interleaved", "memory.activations.selective_001"]:
         outcomes = derivation_of(formula_id).check()
         assert outcomes and all(o.ok for o in outcomes), formula_id
