@@ -121,7 +121,7 @@ PUBLISHED = [
       "vocab_size": 65024, "multi_query": True, "parallel_attn": True, "bias": False}, 6_921_720_704),  # tiiuae/falcon-7b
     ({"model_type": "gpt_neox", "hidden_size": 6144, "num_attention_heads": 64, "num_hidden_layers": 44,
       "intermediate_size": 24576, "vocab_size": 50432}, 20_554_567_680),  # EleutherAI/gpt-neox-20b
-    ({"model_type": "bloom", "hidden_size": 1024, "n_head": 16, "n_layer": 24, "vocab_size": 250880}, 559_214_592),
+    ({"model_type": "bloom", "hidden_size": 1024, "n_head": 16, "n_layer": 24, "vocab_size": 250880}, 559_214_592),  # bigscience/bloom-560m
     ({"model_type": "opt", "hidden_size": 768, "num_attention_heads": 12, "num_hidden_layers": 12, "ffn_dim": 3072,
       "vocab_size": 50272, "max_position_embeddings": 2048, "word_embed_proj_dim": 768}, 125_239_296),  # facebook/opt-125m
     ({"model_type": "opt", "hidden_size": 1024, "num_attention_heads": 16, "num_hidden_layers": 24, "ffn_dim": 4096,

@@ -11,6 +11,8 @@ import pytest
 import sympy as sp
 
 from derivations.catalogue import derivation_of
+from formulas.catalogue import get
+from formulas.symbols import quantity
 from formulas.examples import example
 from helpers import run, value
 
@@ -140,7 +142,13 @@ def test_gpus_and_utilization_are_solved_not_restated():
     for formula_id in ("cluster.gpus_for_deadline", "cluster.mfu", "cluster.hfu", "cluster.mfu.gpu_hours"):
         derivation = derivation_of(formula_id)
         assert any("solves" in step.why for step in derivation.steps), formula_id
-        assert all(o.ok for o in derivation.check()), formula_id
+        outcomes = derivation.check()
+        assert outcomes and all(o.ok for o in outcomes), formula_id
+    # and the solutions satisfy the equation they solve: T(n) = τ and T(U) = τ, by substitution
+    training_time = get("cluster.training_time").value_expr
+    n_, U_, tau_ = (quantity(name).symbol for name in ("n", "U", "tau"))
+    assert sp.simplify(training_time.subs(n_, get("cluster.gpus_for_deadline").value_expr) - tau_) == 0
+    assert sp.simplify(training_time.subs(U_, get("cluster.mfu").value_expr) - tau_) == 0
 
 
 # --- the command line -------------------------------------------------------------------
