@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from render.cli import main
+from render.cli.main import main
 
 
 @dataclass(frozen=True)

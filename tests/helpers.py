@@ -6,7 +6,7 @@ import sympy as sp
 
 from formulas.catalogue import get
 from formulas.symbols import quantity
-from render.cli import main
+from render.cli.main import main
 
 
 def value(formula_id: str, **inputs) -> sp.Basic:

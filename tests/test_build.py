@@ -15,9 +15,9 @@ from build_session import built, run_build, scratch
 from derivations.catalogue import all_derivations
 from formulas.catalogue import all_formulas
 from formulas.examples import all_examples
-from render.cli import main
-from render.escape import md_text, tex_text
-from render.latex import formula_latex
+from render.cli.main import main
+from render.printers.escape import md_text, tex_text
+from render.printers.latex import formula_latex
 
 EXPECTED = {"reference.md", "reference.html", "reference.tex", "calculator.html", "llm_formulas_numeric.py"}
 
@@ -174,8 +174,8 @@ def test_html_escapes_every_string_a_formula_carries(monkeypatch):
     import dataclasses
 
     from formulas.catalogue import Source, catalogue
-    from render.reference import build_reference
-    from render.templating import render
+    from render.documents.reference import build_reference
+    from render.documents.templating import render
 
     hostile = '<script>alert("x")</script> & <b>bold</b>'
     entries = catalogue()

@@ -25,7 +25,7 @@ def test_eval_gpt2_small_parameters_exactly(capsys):
 
 def test_console_script_runs_in_a_fresh_process():
     result = subprocess.run(
-        [sys.executable, "-m", "render.cli", "eval", "params.total", "l=12", "h=768", "V=50257", "s=1024", "--json"],
+        [sys.executable, "-m", "render.cli.main", "eval", "params.total", "l=12", "h=768", "V=50257", "s=1024", "--json"],
         capture_output=True, text=True, check=False,
     )
     assert result.returncode == 0, result.stderr

@@ -20,7 +20,7 @@ import sympy as sp
 
 from formulas.catalogue import all_formulas
 from formulas.symbols import constant_values, quantity
-from render.codegen import MODULE_NAME, function_name, module_source
+from render.printers.codegen import MODULE_NAME, function_name, module_source
 
 POINTS = 1000
 RTOL = 1e-12

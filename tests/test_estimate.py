@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from render.cli import main
+from render.cli.main import main
 from helpers import cli_json
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from formulas.catalogue import all_formulas
 from formulas.symbols import all_quantities
-from render.cli import main
+from render.cli.main import main
 
 CASES = int(os.environ.get("LLM_FORMULAS_FUZZ_CASES", "600"))
 COMMANDS = ["list", "show", "eval", "eval", "eval", "frob", "", "--json", "-h"]

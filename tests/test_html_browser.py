@@ -23,7 +23,7 @@ import sympy as sp
 from build_session import built, scratch
 from formulas.catalogue import all_formulas
 from formulas.symbols import constant_values, quantity
-from render.defaults import GPUS, LAYOUTS, MODELS, default
+from render.documents.defaults import GPUS, LAYOUTS, MODELS, default
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 pytestmark = pytest.mark.skipif((CHROMIUM is None) and not os.environ.get("CI"), reason="needs a Chromium (CI installs Debian's chromium)")

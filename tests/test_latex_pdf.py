@@ -8,8 +8,8 @@ import shutil
 import pytest
 
 from build_session import built
-from render.build import compile_pdf
-from render.escape import tex_math, tex_text
+from render.documents.build import compile_pdf
+from render.printers.escape import tex_math, tex_text
 
 pytestmark = pytest.mark.skipif((shutil.which("pdflatex") is None) and not os.environ.get("CI"), reason="needs pdflatex (CI installs texlive)")
 

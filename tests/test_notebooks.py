@@ -11,7 +11,7 @@ import pytest
 from nbclient import NotebookClient
 
 from formulas.catalogue import all_formulas
-from render.notebooks import notebook_text, notebooks
+from render.documents.notebooks import notebook_text, notebooks
 
 COMMITTED = Path(__file__).resolve().parent.parent / "notebooks"
 ARTICLES = ("000", "001", "002", "004")

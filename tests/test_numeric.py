@@ -11,16 +11,16 @@ import sympy as sp
 from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, model_values
 from formulas.gpus import gpu
 from formulas.presets import preset
-from render.codegen import module_source
-from render.numeric import GENERATED_PATH, NUMPY_OPS, numeric, numeric_inputs
+from render.printers.codegen import module_source
+from render.numeric.evaluator import GENERATED_PATH, NUMPY_OPS, numeric, numeric_inputs
 
 
 def test_committed_module_is_fresh():
-    assert GENERATED_PATH.read_text(encoding="utf-8") == module_source(), "stale: run python3 -m render.numeric"
+    assert GENERATED_PATH.read_text(encoding="utf-8") == module_source(), "stale: run python3 -m render.numeric.evaluator"
 
 
 def test_generated_module_imports_numpy_only():
-    code = ("import sys; import render.llm_formulas_numeric; "
+    code = ("import sys; import render.numeric.llm_formulas_numeric; "
             "print(sorted(m for m in ('sympy', 'formulas', 'derivations', 'jinja2') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -11,9 +11,9 @@ import sympy as sp
 from formulas.estimate import Inputs, model_values
 from formulas.gpus import gpu
 from formulas.presets import preset
-from render.cli import main
-from render.plan import evaluate, plan, shapes
-from render.progress import Progress
+from render.cli.main import main
+from render.numeric.plan import evaluate, plan, shapes
+from render.cli.progress import Progress
 
 
 def cli_json(capsys, *argv):

@@ -6,8 +6,8 @@ import sympy as sp
 from formulas.estimate import Inputs, model_values
 from formulas.gpus import gpu
 from formulas.presets import preset
-from render.plan import plan
-from render.sweep import Spec, run_in_process, run_on_dask, tasks
+from render.numeric.plan import plan
+from render.numeric.sweep import Spec, run_in_process, run_on_dask, tasks
 
 SPEC = Spec(models=("llama-7b", "llama2-13b"), gpus=("a100-80gb", "h100-sxm"), sizes=(16, 64), global_batch=128, seq=2048, top=2)
 

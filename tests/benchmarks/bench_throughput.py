@@ -8,7 +8,7 @@
    (a) the generated module, vectorised per setting group; (c) exact SymPy evaluation, (d) lambdify of each formula
    in the same glue; (e) llm-analysis 0.2.2 on the same model and layouts (v = 1: it has no interleaving).
    Ratios are against (e) when it is installed.
-3. A sweep (render/sweep.py) of 3 models × 2 GPUs × 3 cluster sizes, every layout ranked per case: in process and on
+3. A sweep (render/numeric/sweep.py) of 3 models × 2 GPUs × 3 cluster sizes, every layout ranked per case: in process and on
    local two-worker Dask clusters (threads, then processes; start-up included), checked to give the same table.
 
 Outside the default test run (pyproject's addopts ignores tests/benchmarks).
@@ -32,8 +32,8 @@ from formulas.catalogue import get  # noqa: E402
 from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, exact, model_values  # noqa: E402
 from formulas.gpus import gpu  # noqa: E402
 from formulas.presets import preset  # noqa: E402
-from render import llm_formulas_numeric as generated  # noqa: E402
-from render.plan import SETTINGS, evaluate, shapes  # noqa: E402
+from render.numeric import llm_formulas_numeric as generated  # noqa: E402
+from render.numeric.plan import SETTINGS, evaluate, shapes  # noqa: E402
 from derivations.proof import valued  # noqa: E402
 
 N_POINTS = 10**6
@@ -176,7 +176,7 @@ def llm_analysis_rate(space) -> float | None:
 
 def sweep_rows() -> tuple[list[tuple[str, float]], int]:
     """A sweep of 3 models × 2 GPUs × 3 cluster sizes, ranked per case: in process and on local Dask clusters."""
-    from render.sweep import Spec, run_in_process, run_on_dask, tasks
+    from render.numeric.sweep import Spec, run_in_process, run_on_dask, tasks
 
     spec = Spec(models=("llama2-7b", "llama2-70b", "gpt3-175b"), gpus=("a100-80gb", "h100-sxm"), sizes=(256, 1024, 4096),
                 global_batch=2048, seq=4096, top=3)

@@ -1,9 +1,9 @@
 """The calculator page: pick a model, a GPU and a layout; every formula updates.
 
 The page holds one input per symbol that some formula needs (symbol-table
-order, documented defaults), the presets of ``render.defaults`` (or of an
+order, documented defaults), the presets of ``render.documents.defaults`` (or of an
 architecture module's presets when one exists), and the JavaScript of
-``render.jscodegen``. Ψ may be derived from the model's shape with
+``render.printers.jscodegen``. Ψ may be derived from the model's shape with
 ``params.decoder.total`` (or ``params.total``), evaluated by the same generated JavaScript. The page reads
 ``?model=...&gpu=...&layout=...&name=value`` from its URL, so a test (or a
 link) can set every input; each result carries its full-precision value in
@@ -16,10 +16,10 @@ import json
 from dataclasses import dataclass
 
 from formulas.symbols import quantity, table_order
-from render.defaults import GPUS, LAYOUTS, MODELS, default, literal
-from render.jscodegen import javascript
-from render.reference import anchor, topic_of, topic_title
-from render.templating import render
+from render.documents.defaults import GPUS, LAYOUTS, MODELS, default, literal
+from render.printers.jscodegen import javascript
+from render.documents.reference import anchor, topic_of, topic_title
+from render.documents.templating import render
 
 # Ψ from the model's shape: the general decoder count when it exists, else the classic GPT one
 DERIVED = {"P": ("params.decoder.total", "params.total")}

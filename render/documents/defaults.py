@@ -21,7 +21,7 @@ import sympy as sp
 
 from formulas import gpus, presets
 from formulas.symbols import Quantity, quantity
-from render.inputs import parse_number
+from render.cli.inputs import parse_number
 
 GPT3 = "Brown et al. 2020 (GPT-3 175B), Table 2.1"
 MEGATRON = "Narayanan et al. 2021, Table 1 (175B row)"

@@ -25,10 +25,10 @@ from derivations.catalogue import all_derivations, derivation_of
 from derivations.engine import Step
 from formulas.catalogue import Formula, all_formulas, get
 from formulas.examples import WorkedExample, examples_for
-from render.defaults import default
-from render.escape import md_text
-from render.latex import formula_latex, step_latex
-from render.reference import ARTICLES, examples_by_article, topic_of, topic_title
+from render.documents.defaults import default
+from render.printers.escape import md_text
+from render.printers.latex import formula_latex, step_latex
+from render.documents.reference import ARTICLES, examples_by_article, topic_of, topic_title
 from derivations.proof import valued
 
 SETUP = """\

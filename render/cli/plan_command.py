@@ -1,4 +1,4 @@
-"""``llm-formulas plan``: the fastest parallel layouts that fit (render/plan.py).
+"""``llm-formulas plan``: the fastest parallel layouts that fit (render/numeric/plan.py).
 
     llm-formulas plan --model megatron-1t --gpu a100-80gb --gpus 3072 --global-batch 3072 --seq 2048
 
@@ -15,12 +15,12 @@ import argparse
 
 from formulas.estimate import model_values
 from formulas.gpus import gpu
-from render.catalogue_commands import Result
-from render.estimate_command import add_assumption_arguments, add_source_arguments, assumptions_json, read_inputs
-from render.inputs import InputError, parse_count, parse_number
-from render.model_commands import load_architecture
-from render.plan import GPUS_PER_NODE, plan
-from render.progress import Progress
+from render.cli.catalogue_commands import Result
+from render.cli.estimate_command import add_assumption_arguments, add_source_arguments, assumptions_json, read_inputs
+from render.cli.inputs import InputError, parse_count, parse_number
+from render.cli.model_commands import load_architecture
+from render.numeric.plan import GPUS_PER_NODE, plan
+from render.cli.progress import Progress
 
 
 def add_arguments(command: argparse.ArgumentParser) -> None:

@@ -1,6 +1,6 @@
 """The catalogue as NumPy functions at run time: the committed generated module and an evaluator over it.
 
-``render/llm_formulas_numeric.py`` is render.codegen's module for the whole
+``render/numeric/llm_formulas_numeric.py`` is render.printers.codegen's module for the whole
 catalogue, committed so that ``plan`` and sweeps never run SymPy's code printer;
 ``regenerate()`` rewrites it and tests/test_numeric.py fails on a stale copy.
 ``numeric(formula_id, **values)`` is an evaluator for formulas.estimate: it calls
@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from formulas.estimate import Inputs, Ops, exact
-from render import llm_formulas_numeric as generated
-from render.codegen import module_source
+from render.numeric import llm_formulas_numeric as generated
+from render.printers.codegen import module_source
 
 GENERATED_PATH = Path(generated.__file__)
 
@@ -61,7 +61,7 @@ def numeric(formula_id: str, **values: object) -> np.ndarray:
     try:
         function, names = generated.FORMULAS[formula_id], generated.INPUTS[formula_id]
     except KeyError:
-        raise KeyError(f"{formula_id} is not in the generated module: run render.numeric.regenerate()") from None
+        raise KeyError(f"{formula_id} is not in the generated module: run render.numeric.evaluator.regenerate()") from None
     missing = [name for name in names if name not in values]
     if missing:
         raise KeyError(f"{formula_id} needs {', '.join(missing)}")

@@ -17,7 +17,7 @@ from sympy.printing.numpy import NumPyPrinter
 
 from formulas.catalogue import Formula, all_formulas
 from formulas.symbols import quantity
-from render.latex import formula_latex
+from render.printers.latex import formula_latex
 from derivations.proof import valued
 
 MODULE_NAME = "llm_formulas_numeric"

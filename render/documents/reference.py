@@ -5,7 +5,7 @@ outcomes), the symbol table and the worked examples, and returns plain
 dataclasses holding, for each formula, its LaTeX and MathML (printed from the
 same expression), its symbols, derivation steps, conditions, sources, a worked
 example (the articles' when there is one, else the documented defaults of
-``render.defaults``) and the errata where a source slipped. Topics are the
+``render.documents.defaults``) and the errata where a source slipped. Topics are the
 first component of the ids, in catalogue order; the templates only lay out.
 """
 
@@ -20,9 +20,9 @@ from derivations.engine import Outcome, Step
 from formulas.catalogue import Formula, all_formulas, get
 from formulas.examples import WorkedExample, all_examples, examples_for
 from formulas.symbols import Quantity, all_quantities, quantity
-from render import mathml as mm
-from render.defaults import GPUS, LAYOUTS, MODELS, default
-from render.latex import formula_latex, label_latex, step_latex
+from render.printers import mathml as mm
+from render.documents.defaults import GPUS, LAYOUTS, MODELS, default
+from render.printers.latex import formula_latex, label_latex, step_latex
 from derivations.proof import valued
 
 TOPIC_TITLES = {
@@ -171,7 +171,7 @@ def formula_mathml(formula: Formula) -> str:
 
 
 def step_mathml(step: Step, tex: str = "") -> str:
-    """One derivation step as MathML, laid out as ``render.latex.step_latex`` lays out its LaTeX (``tex``)."""
+    """One derivation step as MathML, laid out as ``render.printers.latex.step_latex`` lays out its LaTeX (``tex``)."""
     if step.claim == "refutes":
         return mm.math_block(mm.text("claimed: "), mm.expr_mathml(step.expr), mm.relation("≠"), mm.expr_mathml(step.correct), tex=tex)
     if step.claim == "concludes":

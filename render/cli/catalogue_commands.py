@@ -16,8 +16,8 @@ from derivations.engine import Step
 from derivations.proof import valued
 from formulas.catalogue import Formula, all_formulas, get
 from formulas.symbols import quantity
-from render.inputs import InputError, parse_assignments
-from render.latex import formula_latex, step_latex
+from render.cli.inputs import InputError, parse_assignments
+from render.printers.latex import formula_latex, step_latex
 
 
 @dataclass(frozen=True)

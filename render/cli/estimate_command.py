@@ -15,10 +15,10 @@ import sympy as sp
 
 from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, LayoutError, check_layout, estimate, model_values
 from formulas.gpus import PRESETS, gpu
-from render.catalogue_commands import Result, number_json
+from render.cli.catalogue_commands import Result, number_json
 from formulas.symbols import quantity
-from render.inputs import InputError, check_value, parse_count, parse_number
-from render.model_commands import add_model_source, load_architecture
+from render.cli.inputs import InputError, check_value, parse_count, parse_number
+from render.cli.model_commands import add_model_source, load_architecture
 
 DEFAULTS = {"mfu": "0.5", "overlap": "0.5", "network": "25"}  # 000 §3.5 (U = 0.5); r = 1/2; 200 Gb/s per GPU
 

@@ -16,8 +16,8 @@ from formulas.catalogue import get
 from formulas.hf_config import Architecture, ConfigError, read_config
 from formulas.presets import names, preset
 from formulas.symbols import quantity
-from render.catalogue_commands import Result
-from render.inputs import InputError, parse_count
+from render.cli.catalogue_commands import Result
+from render.cli.inputs import InputError, parse_count
 
 
 MAX_CONFIG_BYTES = 1_000_000  # a real config.json is a few kB

@@ -1,8 +1,8 @@
 """Sweeps of models × GPU types × cluster sizes × layouts, in chunks, in process or on Dask.
 
-Each case (model, GPU, n) has its layout space (render.plan.shapes) cut into
+Each case (model, GPU, n) has its layout space (render.numeric.plan.shapes) cut into
 chunks of ``chunk_size`` (t, p, d, b, m, v); a task evaluates one chunk under every
-setting (render.plan.evaluate, vectorised) and keeps its ``top`` + 1 best distinct
+setting (render.numeric.plan.evaluate, vectorised) and keeps its ``top`` + 1 best distinct
 layouts; the cases' chunks are then merged by the same total order as plan's
 ranking, so the table is the same however the space was chunked and wherever the
 chunks ran. ``run_in_process`` maps the tasks here; ``run_on_dask`` sends them to a
@@ -20,8 +20,8 @@ import sympy as sp
 from formulas.estimate import RECOMPUTE_MODES, Inputs, model_values
 from formulas.gpus import gpu
 from formulas.presets import preset
-from render.plan import GPUS_PER_NODE, SHAPE_FIELDS, Shapes, evaluate, rank, reason, row, shapes
-from render.progress import Progress
+from render.numeric.plan import GPUS_PER_NODE, SHAPE_FIELDS, Shapes, evaluate, rank, reason, row, shapes
+from render.cli.progress import Progress
 
 DEFAULT_CHUNK = 4096
 

@@ -9,7 +9,7 @@
 - training days against the GPU count (``cluster.training_time``, ``.recompute``).
 
 Every curve is the formula evaluated (lambdified from its SymPy expression) at
-the documented defaults of ``render.defaults`` with one input swept. A plot
+the documented defaults of ``render.documents.defaults`` with one input swept. A plot
 whose formulas are not in the catalogue is skipped and the reason recorded.
 """
 
@@ -29,8 +29,8 @@ import sympy as sp  # noqa: E402
 from derivations.proof import valued  # noqa: E402
 from formulas.catalogue import catalogue, get  # noqa: E402
 from formulas.symbols import is_declared, quantity  # noqa: E402
-from render.defaults import GPUS, InputPreset, default  # noqa: E402
-from render.inputs import parse_number  # noqa: E402
+from render.documents.defaults import GPUS, InputPreset, default  # noqa: E402
+from render.cli.inputs import parse_number  # noqa: E402
 
 STYLE = {
     "svg.hashsalt": "llm-formulas",

@@ -1,4 +1,4 @@
-"""The jinja2 environments of ``render/templates/``.
+"""The jinja2 environments of ``render/documents/templates/``.
 
 HTML autoescapes; LaTeX uses delimiters that LaTeX never contains
 (``\\VAR{...}``, ``\\BLOCK{...}``, ``\\#{...}``) and no autoescape; Markdown has
@@ -14,7 +14,7 @@ from typing import Literal
 
 import jinja2
 
-from render.escape import md_display, md_inline, md_text, tex_math, tex_text
+from render.printers.escape import md_display, md_inline, md_text, tex_math, tex_text
 
 TEMPLATES = Path(__file__).parent / "templates"
 

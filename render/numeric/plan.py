@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 
 from formulas.estimate import RECOMPUTE_MODES, Evaluator, Inputs, Layout, estimate, layout_violation
-from render.numeric import NUMPY_OPS, numeric, numeric_inputs
+from render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 
 SHAPE_FIELDS = ("t", "p", "d", "b", "m", "v")
 SETTING_FIELDS = ("zero", "recompute", "sequence_parallel")

@@ -22,14 +22,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from render.calculator import calculator_page
-from render.catalogue_commands import Result
-from render.codegen import MODULE_NAME, module_source
-from render.inputs import InputError
-from render.notebooks import write_notebooks
-from render.plots import write_plots
-from render.reference import build_reference
-from render.templating import render
+from render.documents.calculator import calculator_page
+from render.cli.catalogue_commands import Result
+from render.printers.codegen import MODULE_NAME, module_source
+from render.cli.inputs import InputError
+from render.documents.notebooks import write_notebooks
+from render.documents.plots import write_plots
+from render.documents.reference import build_reference
+from render.documents.templating import render
 
 PDFLATEX_TIMEOUT = 120
 

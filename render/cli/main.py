@@ -13,16 +13,16 @@ import sys
 import importlib
 
 from formulas.catalogue import UnknownFormula
-from render.inputs import InputError
+from render.cli.inputs import InputError
 
 # Each module adds its subcommands with register(add_command); a handler
-# takes the parsed arguments and returns a render.catalogue_commands.Result.
+# takes the parsed arguments and returns a render.cli.catalogue_commands.Result.
 COMMAND_MODULES: tuple[str, ...] = (
-    "render.catalogue_commands",
-    "render.model_commands",
-    "render.estimate_command",
-    "render.plan_command",
-    "render.build",
+    "render.cli.catalogue_commands",
+    "render.cli.model_commands",
+    "render.cli.estimate_command",
+    "render.cli.plan_command",
+    "render.documents.build",
 )
 
 
