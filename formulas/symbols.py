@@ -29,6 +29,7 @@ class Quantity:
     source: str
     value: sp.Rational | None = None
     maximum: sp.Rational | None = None
+    minimum: sp.Rational | None = None
 
     @property
     def name(self) -> str:
@@ -55,11 +56,13 @@ def declare(
     integer: bool,
     source: str = "000 Table 3",
     maximum: int | None = None,
+    minimum: int | None = None,
 ) -> sp.Symbol:
     """Create and register a positive symbol; a second, different declaration is refused."""
     symbol = sp.Symbol(name, positive=True, integer=integer) if integer else sp.Symbol(name, positive=True)
     bound = None if maximum is None else sp.Integer(maximum)
-    entry = Quantity(symbol, latex, meaning, as_unit(unit), source, maximum=bound)
+    floor_ = None if minimum is None else sp.Integer(minimum)
+    entry = Quantity(symbol, latex, meaning, as_unit(unit), source, maximum=bound, minimum=floor_)
     _register(entry)
     return symbol
 
@@ -210,3 +213,16 @@ head_bias = switch("head_bias", r"\sigma_{b_{head}}", "1 if the output head has 
 moe = switch("moe", r"\sigma_{moe}", "1 for a mixture-of-experts MLP with a router (then E experts, k per token)")
 d_emb = declare("d_emb", r"d_{emb}", "token embedding width (h except OPT's word_embed_proj_dim)", "1", integer=True, source=ARCH)
 proj_emb = switch("proj_emb", r"\sigma_{proj}", "1 if project_in/project_out map the embedding width to h and back (OPT-350m)")
+
+# --- measured rates, energy, emissions and cost (issue 14) ---------------------------
+X_run = declare("X_run", r"X_{run}", "achieved (measured) FLOP/s of one GPU, counted as the paper counts model FLOPs", "FLOP/second", integer=False, source="Narayanan et al. 2021, Table 1 (achieved teraFLOP/s per GPU)")
+R_tok = declare("R_tok", r"R_{tok}", "training throughput of the whole cluster", "token/second", integer=False, source="Chowdhery et al. 2022 (PaLM), Appendix B")
+C_flops = declare("C_flops", "C", "a FLOP count (a training budget)", "FLOP", integer=False, source="Hoffmann et al. 2022 (Chinchilla), Table 3")
+c_token = constant("c_token", r"\mathrm{tok}", 1, "one token: a sequence's FLOPs over its s tokens are FLOPs per token", "token", "Kaplan et al. 2020, Table 1 (FLOPs per token)")
+c_pfday = constant("c_pfday", r"\mathrm{PF\cdot day}", 10**15 * 86400, "one petaFLOP/s-day: 10^15 FLOP/s for 86400 s", "FLOP", "Kaplan et al. 2020, §1.3 (PF-days)")
+c_kwh = constant("c_kwh", r"\mathrm{kWh}", 3600000, "one kilowatt-hour in joules", "joule", "SI: 1 kWh = 3.6 MJ")
+W_gpu = declare("W_gpu", r"W_{GPU}", "board power of one GPU (its TDP or measured draw)", "joule/second", integer=False, source="Touvron et al. 2023 (Llama 2), Table 2 (power consumption, W)")
+PUE = declare("PUE", r"\mathrm{PUE}", "power usage effectiveness of the data centre (facility power over IT power, at least 1)", "1", integer=False, minimum=1, source="Touvron et al. 2023 (LLaMA), §6 (PUE 1.1)")
+I_co2 = declare("I_co2", r"I_{CO_2}", "carbon intensity of the grid: grams of CO2-equivalent per kWh", "gram", integer=False, source="Touvron et al. 2023 (LLaMA), §6 (0.385 kg CO2eq/kWh)")
+c_rent = declare("c_rent", r"c_{GPU\cdot h}", "rental price of one GPU for one hour", "dollar", integer=False, source="DeepSeek-AI 2024 (DeepSeek-V3), Table 1 ($2 per H800 GPU-hour)")
+causal = switch("causal", r"\sigma_{causal}", "1 if only the causal (lower) triangle of the attention scores is computed, 0 for the full square", source="Kaplan et al. 2020, Table 1 (causal attention FLOPs)")

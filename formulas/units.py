@@ -1,7 +1,8 @@
 """A small dimension algebra for the quantities of large-model systems.
 
 A unit is a vector of integer or rational exponents over the base units
-parameter, token, sequence, layer, byte, FLOP and second. Counts of structural
+parameter, token, sequence, layer, byte, FLOP, second, joule (energy), gram
+(of CO₂-equivalent) and dollar. Counts of structural
 things (hidden size, heads, layers of a formula, GPUs) are dimensionless.
 Bytes are decimal (GB = 1e9) unless a name says GiB.
 
@@ -23,6 +24,9 @@ BASE_UNITS: tuple[str, ...] = (
     "byte",
     "FLOP",
     "second",
+    "joule",
+    "gram",
+    "dollar",
 )
 
 

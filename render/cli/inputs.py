@@ -58,6 +58,8 @@ def check_value(entry: Quantity, value: sp.Rational) -> sp.Rational:
         raise InputError(f"{entry.name} ({entry.meaning}) must be a whole number, got {value}")
     if entry.maximum is not None and value > entry.maximum:
         raise InputError(f"{entry.name} ({entry.meaning}) must be at most {entry.maximum}, got {value}")
+    if entry.minimum is not None and value < entry.minimum:
+        raise InputError(f"{entry.name} ({entry.meaning}) must be at least {entry.minimum}, got {value}")
     return value
 
 

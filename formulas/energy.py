@@ -1,0 +1,50 @@
+"""Compute in PF-days, and the energy and emissions of a training run.
+
+One PF-day is 10¹⁵ FLOP/s for a day, 8.64·10¹⁹ FLOP (Kaplan et al. 2020 §1.3).
+Energy is GPU-hours × board power × PUE; emissions multiply the energy in kWh
+by the grid's carbon intensity (Touvron et al. 2023, LLaMA §6 and Llama 2
+Table 2)."""
+
+from __future__ import annotations
+
+from formulas.catalogue import Source, formula
+from formulas.symbols import C_flops, H_gpu, I_co2, PUE, W_gpu, c_hour, c_kwh, c_pfday
+
+KAPLAN = Source("Kaplan et al. 2020, Scaling Laws for Neural Language Models", "§1.3, PF-days")
+LLAMA = Source("Touvron et al. 2023, LLaMA: Open and Efficient Foundation Language Models", "§6, carbon footprint")
+LLAMA2 = Source("Touvron et al. 2023, Llama 2: Open Foundation and Fine-Tuned Chat Models", "Table 2, CO2 emissions during pretraining")
+
+pf_day = formula(
+    "energy.pf_day",
+    c_pfday,
+    "FLOP",
+    "one petaFLOP/s-day in FLOPs: 10^15 × 24 × 3600",
+    sources=[KAPLAN],
+    symbol_latex=r"\mathrm{PF\cdot day}",
+)
+pf_days = formula(
+    "energy.pf_days",
+    C_flops / c_pfday,
+    "1",
+    "a FLOP count in PF-days",
+    sources=[KAPLAN],
+    related=["energy.pf_day"],
+    symbol_latex=r"C_{PF\cdot days}",
+)
+energy = formula(
+    "energy.training",
+    H_gpu * c_hour * W_gpu * PUE,
+    "joule",
+    "energy of a run: GPU-hours × board power × PUE",
+    sources=[LLAMA, LLAMA2],
+    symbol_latex=r"E_{train}",
+)
+emissions = formula(
+    "energy.emissions",
+    H_gpu * c_hour * W_gpu * PUE * I_co2 / c_kwh,
+    "gram",
+    "CO2-equivalent emissions of a run: its energy in kWh × the grid's carbon intensity",
+    sources=[LLAMA, LLAMA2],
+    related=["energy.training"],
+    symbol_latex=r"m_{CO_2e}",
+)

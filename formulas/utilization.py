@@ -1,0 +1,106 @@
+"""Utilization from measured rates and iteration times, with the physical FLOP counts.
+
+Percent of peak X_run/X and aggregate n·X_run from a measured per-GPU rate
+(Narayanan et al. 2021, Table 1); MFU of one iteration, F_model/(n·X·τ) with
+F_model = 72·B·s·l·h²(1 + s/6h + V/12lh), and its hardware counterpart under
+selective recompute, which also runs QKᵀ and scores·V forward again
+(4·B·s²·h·l more; Korthikanti et al. 2022 §6); MFU from a token throughput with
+the full-square attention count 6Ψ + 12·l·a·d_head·s per token (Chowdhery et
+al. 2022, Appendix B); the attention FLOPs per token, full square or causal;
+and the training time of Narayanan's Eq. 3 at a measured rate.
+"""
+
+from __future__ import annotations
+
+from formulas.catalogue import Source, formula
+from formulas.symbols import (
+    B, D, P, R_tok, V, X, X_run, a, c_flop, c_mac, c_token, causal, d_head, h, l, n, s, tau,
+)
+
+NARAYANAN = Source("Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", "Table 1; §5.1, Eq. 3")
+KORTHIKANTI = Source("Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models", "§6, model and hardware FLOPs")
+PALM = Source("Chowdhery et al. 2022, PaLM: Scaling Language Modeling with Pathways", "Appendix B, model FLOPs utilization")
+KAPLAN = Source("Kaplan et al. 2020, Scaling Laws for Neural Language Models", "§2.1, Table 1")
+
+MODEL_FLOPS = 36 * c_mac * B * s * l * h**2 * (1 + s / (6 * h) + V / (12 * l * h))  # 72Bslh²(…) FLOP
+SELECTIVE_RECOMPUTE = 2 * c_mac * B * s**2 * h * l  # 4Bs²hl: QKᵀ and scores·V of every layer, forward once more
+
+of_peak = formula(
+    "utilization.of_peak",
+    X_run / X,
+    "1",
+    "share of the peak a measured per-GPU rate reaches (Megatron's 'percentage of theoretical peak')",
+    sources=[NARAYANAN],
+    symbol_latex=r"U_{peak}",
+)
+aggregate = formula(
+    "utilization.aggregate",
+    n * X_run,
+    "FLOP/second",
+    "aggregate FLOP/s of n GPUs at a measured per-GPU rate",
+    sources=[NARAYANAN],
+    symbol_latex=r"X_{agg}",
+)
+mfu_iteration = formula(
+    "utilization.mfu.iteration",
+    MODEL_FLOPS / (n * X * tau),
+    "1",
+    "model FLOPs utilization of one iteration of B sequences that took τ on n GPUs",
+    sources=[KORTHIKANTI],
+    related=["flops.training"],
+    symbol_latex=r"MFU_{iter}",
+)
+hfu_selective = formula(
+    "utilization.hfu.selective",
+    (MODEL_FLOPS + SELECTIVE_RECOMPUTE) / (n * X * tau),
+    "1",
+    "hardware FLOPs utilization with selective recompute: the model FLOPs plus QKᵀ and scores·V run again (4Bs²hl)",
+    sources=[KORTHIKANTI],
+    related=["utilization.mfu.iteration", "conventions.korthikanti.hfu"],
+    symbol_latex=r"HFU_{sel}",
+)
+selective_overhead = formula(
+    "utilization.selective_overhead",
+    SELECTIVE_RECOMPUTE / MODEL_FLOPS,
+    "1",
+    "FLOPs selective recompute adds, over the model FLOPs: 4Bs²hl / 72Bslh²(1 + s/6h + V/12lh)",
+    sources=[KORTHIKANTI],
+    related=["conventions.korthikanti.overhead"],
+    symbol_latex=r"\delta_{sel}",
+)
+attention_per_token = formula(
+    "utilization.attention_per_token",
+    c_mac * l * h * (2 * s - causal * (s - 1)) / c_token,
+    "FLOP/token",
+    "forward FLOPs of QKᵀ and scores·V per token: 4lhs over the full square, 2lh(s+1) over the causal triangle",
+    sources=[KAPLAN],
+    related=["conventions.kaplan.forward_per_token"],
+    symbol_latex=r"F_{attn}",
+)
+training_per_token = formula(
+    "utilization.training_per_token",
+    3 * c_flop * P + 6 * c_mac * l * a * d_head * s / c_token,
+    "FLOP/token",
+    "training FLOPs per token with full-square attention: 6Ψ + 12·l·a·d_head·s (PaLM's count)",
+    sources=[PALM],
+    related=["utilization.attention_per_token"],
+    symbol_latex=r"F_{tok}",
+)
+mfu_throughput = formula(
+    "utilization.mfu.throughput",
+    R_tok * training_per_token.expr / (n * X),
+    "1",
+    "model FLOPs utilization from a token throughput: R·(6Ψ + 12·l·a·d_head·s)/(n·X)",
+    sources=[PALM],
+    related=["utilization.training_per_token"],
+    symbol_latex=r"MFU_{tok}",
+)
+training_time_eq3 = formula(
+    "utilization.training_time.megatron",
+    48 * c_mac * D * l * h**2 * (1 + s / (6 * h) + V / (16 * l * h)) / (c_token * n * X_run),
+    "second",
+    "training time by Narayanan's Eq. 3: D/(B·s) iterations of 96·B·s·l·h²(1 + s/6h + V/16lh) FLOPs at n·X_run",
+    sources=[NARAYANAN],
+    related=["flops.megatron", "conventions.megatron.eq4"],
+    symbol_latex=r"T_{Eq.3}",
+)
