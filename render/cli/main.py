@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "render.cli.model_commands",
     "render.cli.estimate_command",
     "render.cli.plan_command",
+    "render.cli.validate_command",
     "render.documents.build",
 )
 
