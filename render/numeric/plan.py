@@ -21,6 +21,7 @@ from typing import Callable
 import numpy as np
 
 from formulas.estimate import RECOMPUTE_MODES, Evaluator, Inputs, Layout, estimate, layout_violation
+from render.numeric import GPUS_PER_NODE
 from render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 
 SHAPE_FIELDS = ("t", "p", "d", "b", "m", "v")
@@ -30,7 +31,6 @@ SETTINGS: tuple[tuple[int, str, bool], ...] = tuple(
 )
 FIGURES = ("step_seconds", "compute_seconds", "bubble", "bubble_seconds", "exposed_comm_seconds", "memory_total",
            "training_days", "fits")
-GPUS_PER_NODE = 8  # an HGX/DGX node: the NVLink domain the report's TP bandwidth assumes
 
 
 def divisors(n: int) -> list[int]:
