@@ -45,7 +45,7 @@ def _whole(text: str, option: str, least: int) -> int:
 def run(args: argparse.Namespace) -> Result:
     from formulas.estimate import model_values
     from render.cli.inputs import parse_count
-    from render.numeric.plan import plan
+    from render.numeric.plan import SpaceTooLarge, plan
 
     architecture, label = load_architecture(args.hf_config, args.model)
     model = model_values(architecture.values)
@@ -56,7 +56,10 @@ def run(args: argparse.Namespace) -> Result:
             raise InputError(f"{option} = {value} is beyond what plan enumerates (at most {PLAN_LIMIT:,})")
     top, max_tp = _whole(args.top, "--top", least=1), _whole(args.max_tp, "--max-tp", least=0)
     bar = Progress("plan")
-    result = plan(model, inputs, n, global_batch, s, top=top, max_tp=max_tp or None, progress=bar.update)
+    try:
+        result = plan(model, inputs, n, global_batch, s, top=top, max_tp=max_tp or None, progress=bar.update)
+    except SpaceTooLarge as error:
+        raise InputError(str(error)) from None
     bar.close()
     doc = {"model": label, "gpu": chosen_gpu(args.gpu).name, "n": n, "global_batch": global_batch, "s": s,
            "max_tp": max_tp or None, "assumptions": assumptions_json(inputs)} | result
