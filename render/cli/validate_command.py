@@ -21,8 +21,8 @@ def _digits(printed: str) -> int:
 
 def validate(paper_filter: str | None):
     from derivations.published import validate as judge_all
-    from render.cli.catalogue_commands import Result, number_json
-    from render.cli.inputs import InputError
+    from render.cli.numbers import InputError
+    from render.cli.result import Result, number_json
 
     verdicts = judge_all()
     if paper_filter:
