@@ -3679,6 +3679,488 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, 
     return 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 3*l*(2*E*b*h*moe*s + 4*a*b*d_head*s**2 + 2*b*d_ff*h*k*s*(gated + 2) + 2*b*d_head*h*s*(2*a + 2*g))
 
 
+def utilization_of_peak(X, X_run):
+    r"""share of the peak a measured per-GPU rate reaches (Megatron's 'percentage of theoretical peak').
+
+    utilization.of_peak [1] = X_run/X
+
+    LaTeX: U_{peak} = \frac{X_{run}}{X}
+
+    Args:
+        X: peak FLOP/s of one GPU [FLOP/second]
+        X_run: achieved (measured) FLOP/s of one GPU, counted as the paper counts model FLOPs [FLOP/second]
+
+    Returns: share of the peak a measured per-GPU rate reaches (Megatron's 'percentage of theoretical peak') [1]
+
+    Sources: Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM, Table 1; §5.1, Eq. 3
+    """
+    X = numpy.asarray(X, dtype=numpy.float64)
+    X_run = numpy.asarray(X_run, dtype=numpy.float64)
+    return X_run/X
+
+
+def utilization_aggregate(n, X_run):
+    r"""aggregate FLOP/s of n GPUs at a measured per-GPU rate.
+
+    utilization.aggregate [FLOP/second] = X_run*n
+
+    LaTeX: X_{agg} = X_{run} n
+
+    Args:
+        n: GPUs (workers) [1]
+        X_run: achieved (measured) FLOP/s of one GPU, counted as the paper counts model FLOPs [FLOP/second]
+
+    Returns: aggregate FLOP/s of n GPUs at a measured per-GPU rate [FLOP/second]
+
+    Sources: Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM, Table 1; §5.1, Eq. 3
+    """
+    n = numpy.asarray(n, dtype=numpy.float64)
+    X_run = numpy.asarray(X_run, dtype=numpy.float64)
+    return X_run*n
+
+
+def utilization_mfu_iteration(B, s, h, l, V, n, X, tau):
+    r"""model FLOPs utilization of one iteration of B sequences that took τ on n GPUs.
+
+    utilization.mfu.iteration [1] = 72*B*h**2*l*s*(V/(12*h*l) + 1 + s/(6*h))/(X*n*tau)
+
+    LaTeX: MFU_{iter} = \frac{72 B h^{2} l s \left(\frac{V}{12 h l} + 1 + \frac{s}{6 h}\right)}{X n \tau}
+
+    Args:
+        B: global batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        n: GPUs (workers) [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        tau: a wall-clock time span (a deadline, a pipeline slot, a per-token budget) [second]
+
+    Returns: model FLOPs utilization of one iteration of B sequences that took τ on n GPUs [1]
+
+    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §6, model and hardware FLOPs
+    """
+    B = numpy.asarray(B, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    n = numpy.asarray(n, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    tau = numpy.asarray(tau, dtype=numpy.float64)
+    return 72*B*h**2*l*s*((1/12)*V/(h*l) + 1 + (1/6)*s/h)/(X*n*tau)
+
+
+def utilization_hfu_selective(B, s, h, l, V, n, X, tau):
+    r"""hardware FLOPs utilization with selective recompute: the model FLOPs plus QKᵀ and scores·V run again (4Bs²hl).
+
+    utilization.hfu.selective [1] = (72*B*h**2*l*s*(V/(12*h*l) + 1 + s/(6*h)) + 4*B*h*l*s**2)/(X*n*tau)
+
+    LaTeX: HFU_{sel} = \frac{72 B h^{2} l s \left(\frac{V}{12 h l} + 1 + \frac{s}{6 h}\right) + 4 B h l s^{2}}{X n \tau}
+
+    Args:
+        B: global batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        n: GPUs (workers) [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        tau: a wall-clock time span (a deadline, a pipeline slot, a per-token budget) [second]
+
+    Returns: hardware FLOPs utilization with selective recompute: the model FLOPs plus QKᵀ and scores·V run again (4Bs²hl) [1]
+
+    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §6, model and hardware FLOPs
+    """
+    B = numpy.asarray(B, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    n = numpy.asarray(n, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    tau = numpy.asarray(tau, dtype=numpy.float64)
+    return (72*B*h**2*l*s*((1/12)*V/(h*l) + 1 + (1/6)*s/h) + 4*B*h*l*s**2)/(X*n*tau)
+
+
+def utilization_selective_overhead(s, h, l, V):
+    r"""FLOPs selective recompute adds, over the model FLOPs: 4Bs²hl / 72Bslh²(1 + s/6h + V/12lh).
+
+    utilization.selective_overhead [1] = s/(18*h*(V/(12*h*l) + 1 + s/(6*h)))
+
+    LaTeX: \delta_{sel} = \frac{s}{18 h \left(\frac{V}{12 h l} + 1 + \frac{s}{6 h}\right)}
+
+    Args:
+        s: sequence length [1]
+        h: hidden size [1]
+        l: layers [1]
+        V: vocabulary size [1]
+
+    Returns: FLOPs selective recompute adds, over the model FLOPs: 4Bs²hl / 72Bslh²(1 + s/6h + V/12lh) [1]
+
+    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §6, model and hardware FLOPs
+    """
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    return (1/18)*s/(h*((1/12)*V/(h*l) + 1 + (1/6)*s/h))
+
+
+def utilization_attention_per_token(s, h, l, causal):
+    r"""forward FLOPs of QKᵀ and scores·V per token: 4lhs over the full square, 2lh(s+1) over the causal triangle.
+
+    utilization.attention_per_token [FLOP/token] = 2*h*l*(-causal*(s - 1) + 2*s)
+
+    LaTeX: F_{attn} = 2 h l \left(- \sigma_{causal} \left(s - 1\right) + 2 s\right)
+
+    Args:
+        s: sequence length [1]
+        h: hidden size [1]
+        l: layers [1]
+        causal: 1 if only the causal (lower) triangle of the attention scores is computed, 0 for the full square [1]
+
+    Returns: forward FLOPs of QKᵀ and scores·V per token: 4lhs over the full square, 2lh(s+1) over the causal triangle [FLOP/token]
+
+    Sources: Kaplan et al. 2020, Scaling Laws for Neural Language Models, §2.1, Table 1
+    """
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    causal = numpy.asarray(causal, dtype=numpy.float64)
+    return 2*h*l*(-causal*(s - 1) + 2*s)
+
+
+def utilization_training_per_token(s, a, d_head, l, P):
+    r"""training FLOPs per token with full-square attention: 6Ψ + 12·l·a·d_head·s (PaLM's count).
+
+    utilization.training_per_token [FLOP/token] = 6*P + 12*a*d_head*l*s
+
+    LaTeX: F_{tok} = 6 \Psi + 12 a d_{head} l s
+
+    Args:
+        s: sequence length [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        P: parameters [parameter]
+
+    Returns: training FLOPs per token with full-square attention: 6Ψ + 12·l·a·d_head·s (PaLM's count) [FLOP/token]
+
+    Sources: Chowdhery et al. 2022, PaLM: Scaling Language Modeling with Pathways, Appendix B, model FLOPs utilization
+    """
+    s = numpy.asarray(s, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    return 6*P + 12*a*d_head*l*s
+
+
+def utilization_mfu_throughput(s, a, d_head, l, n, P, X, R_tok):
+    r"""model FLOPs utilization from a token throughput: R·(6Ψ + 12·l·a·d_head·s)/(n·X).
+
+    utilization.mfu.throughput [1] = R_tok*(6*P + 12*a*d_head*l*s)/(X*n)
+
+    LaTeX: MFU_{tok} = \frac{R_{tok} \left(6 \Psi + 12 a d_{head} l s\right)}{X n}
+
+    Args:
+        s: sequence length [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        n: GPUs (workers) [1]
+        P: parameters [parameter]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        R_tok: training throughput of the whole cluster [token/second]
+
+    Returns: model FLOPs utilization from a token throughput: R·(6Ψ + 12·l·a·d_head·s)/(n·X) [1]
+
+    Sources: Chowdhery et al. 2022, PaLM: Scaling Language Modeling with Pathways, Appendix B, model FLOPs utilization
+    """
+    s = numpy.asarray(s, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    n = numpy.asarray(n, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    R_tok = numpy.asarray(R_tok, dtype=numpy.float64)
+    return R_tok*(6*P + 12*a*d_head*l*s)/(X*n)
+
+
+def utilization_training_time_megatron(s, h, l, V, n, D, X_run):
+    r"""training time by Narayanan's Eq. 3: D/(B·s) iterations of 96·B·s·l·h²(1 + s/6h + V/16lh) FLOPs at n·X_run.
+
+    utilization.training_time.megatron [second] = 96*D*h**2*l*(V/(16*h*l) + 1 + s/(6*h))/(X_run*n)
+
+    LaTeX: T_{Eq.3} = \frac{96 D h^{2} l \left(\frac{V}{16 h l} + 1 + \frac{s}{6 h}\right)}{X_{run} n}
+
+    Args:
+        s: sequence length [1]
+        h: hidden size [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        n: GPUs (workers) [1]
+        D: training tokens [token]
+        X_run: achieved (measured) FLOP/s of one GPU, counted as the paper counts model FLOPs [FLOP/second]
+
+    Returns: training time by Narayanan's Eq. 3: D/(B·s) iterations of 96·B·s·l·h²(1 + s/6h + V/16lh) FLOPs at n·X_run [second]
+
+    Sources: Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM, Table 1; §5.1, Eq. 3
+    """
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    n = numpy.asarray(n, dtype=numpy.float64)
+    D = numpy.asarray(D, dtype=numpy.float64)
+    X_run = numpy.asarray(X_run, dtype=numpy.float64)
+    return 96*D*h**2*l*((1/16)*V/(h*l) + 1 + (1/6)*s/h)/(X_run*n)
+
+
+def conventions_korthikanti_hfu(B, s, h, l, V, n, X, tau):
+    r"""Korthikanti's hardware FLOPs utilization with selective recompute, as printed: 72Bslh²(1 + s/3h + V/12lh)/(nXτ).
+
+    conventions.korthikanti.hfu [1] = 72*B*h**2*l*s*(V/(12*h*l) + 1 + s/(3*h))/(X*n*tau)
+
+    LaTeX: HFU_{Eq.8} = \frac{72 B h^{2} l s \left(\frac{V}{12 h l} + 1 + \frac{s}{3 h}\right)}{X n \tau}
+
+    Args:
+        B: global batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        n: GPUs (workers) [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        tau: a wall-clock time span (a deadline, a pipeline slot, a per-token budget) [second]
+
+    Returns: Korthikanti's hardware FLOPs utilization with selective recompute, as printed: 72Bslh²(1 + s/3h + V/12lh)/(nXτ) [1]
+
+    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §6, Eq. 8
+    """
+    B = numpy.asarray(B, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    n = numpy.asarray(n, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    tau = numpy.asarray(tau, dtype=numpy.float64)
+    return 72*B*h**2*l*s*((1/12)*V/(h*l) + 1 + (1/3)*s/h)/(X*n*tau)
+
+
+def conventions_korthikanti_overhead(s, h, l, V):
+    r"""selective recompute's FLOPs overhead as Eq. 8 counts it: (s/6h)/(1 + s/6h + V/12lh).
+
+    conventions.korthikanti.overhead [1] = s/(6*h*(V/(12*h*l) + 1 + s/(6*h)))
+
+    LaTeX: \delta_{Eq.8} = \frac{s}{6 h \left(\frac{V}{12 h l} + 1 + \frac{s}{6 h}\right)}
+
+    Args:
+        s: sequence length [1]
+        h: hidden size [1]
+        l: layers [1]
+        V: vocabulary size [1]
+
+    Returns: selective recompute's FLOPs overhead as Eq. 8 counts it: (s/6h)/(1 + s/6h + V/12lh) [1]
+
+    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §6, Eq. 8
+    """
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    return (1/6)*s/(h*((1/12)*V/(h*l) + 1 + (1/6)*s/h))
+
+
+def conventions_kaplan_forward_per_token(s, h, l, P):
+    r"""Kaplan's forward FLOPs per token, as printed: C_forward = 2N + 2·n_layer·n_ctx·d_attn (N without embeddings, d_attn = h).
+
+    conventions.kaplan.forward_per_token [FLOP/token] = 2*P + 2*h*l*s
+
+    LaTeX: C_{forward} = 2 \Psi + 2 h l s
+
+    Args:
+        s: sequence length [1]
+        h: hidden size [1]
+        l: layers [1]
+        P: parameters [parameter]
+
+    Returns: Kaplan's forward FLOPs per token, as printed: C_forward = 2N + 2·n_layer·n_ctx·d_attn (N without embeddings, d_attn = h) [FLOP/token]
+
+    Sources: Kaplan et al. 2020, Scaling Laws for Neural Language Models, §2.1, Table 1
+    """
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    return 2*P + 2*h*l*s
+
+
+def conventions_megatron_eq4(n, P, D, X_run):
+    r"""Narayanan's Eq. 4 estimate of the training time, as printed: 8TP/(nX) at the achieved per-GPU rate X.
+
+    conventions.megatron.eq4 [second] = 8*D*P/(X_run*n)
+
+    LaTeX: T_{Eq.4} = \frac{8 D \Psi}{X_{run} n}
+
+    Args:
+        n: GPUs (workers) [1]
+        P: parameters [parameter]
+        D: training tokens [token]
+        X_run: achieved (measured) FLOP/s of one GPU, counted as the paper counts model FLOPs [FLOP/second]
+
+    Returns: Narayanan's Eq. 4 estimate of the training time, as printed: 8TP/(nX) at the achieved per-GPU rate X [second]
+
+    Sources: Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM, §5.1, Eq. 4
+    """
+    n = numpy.asarray(n, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    D = numpy.asarray(D, dtype=numpy.float64)
+    X_run = numpy.asarray(X_run, dtype=numpy.float64)
+    return 8*D*P/(X_run*n)
+
+
+def conventions_chinchilla_pinned(C_flops):
+    r"""Chinchilla Table 3's FLOPs of the 67B row: pinned to Gopher's budget, not 6ND of the row's N and D.
+
+    conventions.chinchilla.pinned [FLOP] = C_flops
+
+    LaTeX: C_{Gopher} = C
+
+    Args:
+        C_flops: a FLOP count (a training budget) [FLOP]
+
+    Returns: Chinchilla Table 3's FLOPs of the 67B row: pinned to Gopher's budget, not 6ND of the row's N and D [FLOP]
+
+    Sources: Hoffmann et al. 2022, Training Compute-Optimal Large Language Models, Table 3, the 67B row
+    """
+    C_flops = numpy.asarray(C_flops, dtype=numpy.float64)
+    return C_flops
+
+
+def energy_pf_day():
+    r"""one petaFLOP/s-day in FLOPs: 10^15 × 24 × 3600.
+
+    energy.pf_day [FLOP] = 86400000000000000000
+
+    LaTeX: \mathrm{PF\cdot day} = 86400000000000000000
+
+    Args:
+
+    Returns: one petaFLOP/s-day in FLOPs: 10^15 × 24 × 3600 [FLOP]
+
+    Sources: Kaplan et al. 2020, Scaling Laws for Neural Language Models, §1.3, PF-days
+    """
+    return numpy.float64(86400000000000000000)
+
+
+def energy_pf_days(C_flops):
+    r"""a FLOP count in PF-days.
+
+    energy.pf_days [1] = C_flops/86400000000000000000
+
+    LaTeX: C_{PF\cdot days} = \frac{C}{86400000000000000000}
+
+    Args:
+        C_flops: a FLOP count (a training budget) [FLOP]
+
+    Returns: a FLOP count in PF-days [1]
+
+    Sources: Kaplan et al. 2020, Scaling Laws for Neural Language Models, §1.3, PF-days
+    """
+    C_flops = numpy.asarray(C_flops, dtype=numpy.float64)
+    return (1/86400000000000000000)*C_flops
+
+
+def energy_training(H_gpu, W_gpu, PUE):
+    r"""energy of a run: GPU-hours × board power × PUE.
+
+    energy.training [joule] = 3600*H_gpu*PUE*W_gpu
+
+    LaTeX: E_{train} = 3600 H_{GPU} \mathrm{PUE} W_{GPU}
+
+    Args:
+        H_gpu: GPU-hours of a training run [1]
+        W_gpu: board power of one GPU (its TDP or measured draw) [joule/second]
+        PUE: power usage effectiveness of the data centre (facility power over IT power, at least 1) [1]
+
+    Returns: energy of a run: GPU-hours × board power × PUE [joule]
+
+    Sources: Touvron et al. 2023, LLaMA: Open and Efficient Foundation Language Models, §6, carbon footprint; Touvron et al. 2023, Llama 2: Open Foundation and Fine-Tuned Chat Models, Table 2, CO2 emissions during pretraining
+    """
+    H_gpu = numpy.asarray(H_gpu, dtype=numpy.float64)
+    W_gpu = numpy.asarray(W_gpu, dtype=numpy.float64)
+    PUE = numpy.asarray(PUE, dtype=numpy.float64)
+    return 3600*H_gpu*PUE*W_gpu
+
+
+def energy_emissions(H_gpu, W_gpu, PUE, I_co2):
+    r"""CO2-equivalent emissions of a run: its energy in kWh × the grid's carbon intensity.
+
+    energy.emissions [gram] = H_gpu*I_co2*PUE*W_gpu/1000
+
+    LaTeX: m_{CO_2e} = \frac{H_{GPU} I_{CO_2} \mathrm{PUE} W_{GPU}}{1000}
+
+    Args:
+        H_gpu: GPU-hours of a training run [1]
+        W_gpu: board power of one GPU (its TDP or measured draw) [joule/second]
+        PUE: power usage effectiveness of the data centre (facility power over IT power, at least 1) [1]
+        I_co2: carbon intensity of the grid: grams of CO2-equivalent per kWh [gram]
+
+    Returns: CO2-equivalent emissions of a run: its energy in kWh × the grid's carbon intensity [gram]
+
+    Sources: Touvron et al. 2023, LLaMA: Open and Efficient Foundation Language Models, §6, carbon footprint; Touvron et al. 2023, Llama 2: Open Foundation and Fine-Tuned Chat Models, Table 2, CO2 emissions during pretraining
+    """
+    H_gpu = numpy.asarray(H_gpu, dtype=numpy.float64)
+    W_gpu = numpy.asarray(W_gpu, dtype=numpy.float64)
+    PUE = numpy.asarray(PUE, dtype=numpy.float64)
+    I_co2 = numpy.asarray(I_co2, dtype=numpy.float64)
+    return (1/1000)*H_gpu*I_co2*PUE*W_gpu
+
+
+def cost_training(H_gpu, c_rent):
+    r"""rental cost of a run: GPU-hours × price per GPU-hour.
+
+    cost.training [dollar] = H_gpu*c_rent
+
+    LaTeX: \$_{train} = H_{GPU} c_{GPU\cdot h}
+
+    Args:
+        H_gpu: GPU-hours of a training run [1]
+        c_rent: rental price of one GPU for one hour [dollar]
+
+    Returns: rental cost of a run: GPU-hours × price per GPU-hour [dollar]
+
+    Sources: DeepSeek-AI 2024, DeepSeek-V3 Technical Report, Table 1, training costs
+    """
+    H_gpu = numpy.asarray(H_gpu, dtype=numpy.float64)
+    c_rent = numpy.asarray(c_rent, dtype=numpy.float64)
+    return H_gpu*c_rent
+
+
+def cost_wall_clock(n, H_gpu):
+    r"""wall-clock time of H GPU-hours spread over n GPUs.
+
+    cost.wall_clock [second] = 3600*H_gpu/n
+
+    LaTeX: T_{wall} = \frac{3600 H_{GPU}}{n}
+
+    Args:
+        n: GPUs (workers) [1]
+        H_gpu: GPU-hours of a training run [1]
+
+    Returns: wall-clock time of H GPU-hours spread over n GPUs [second]
+
+    Sources: DeepSeek-AI 2024, DeepSeek-V3 Technical Report, Table 1, training costs
+    """
+    n = numpy.asarray(n, dtype=numpy.float64)
+    H_gpu = numpy.asarray(H_gpu, dtype=numpy.float64)
+    return 3600*H_gpu/n
+
+
 FORMULAS = {
     'params.layer.attention': params_layer_attention,
     'params.layer.mlp': params_layer_mlp,
@@ -3820,6 +4302,26 @@ FORMULAS = {
     'flops.decoder.forward': flops_decoder_forward,
     'flops.decoder.backward': flops_decoder_backward,
     'flops.decoder.training': flops_decoder_training,
+    'utilization.of_peak': utilization_of_peak,
+    'utilization.aggregate': utilization_aggregate,
+    'utilization.mfu.iteration': utilization_mfu_iteration,
+    'utilization.hfu.selective': utilization_hfu_selective,
+    'utilization.selective_overhead': utilization_selective_overhead,
+    'utilization.attention_per_token': utilization_attention_per_token,
+    'utilization.training_per_token': utilization_training_per_token,
+    'utilization.mfu.throughput': utilization_mfu_throughput,
+    'utilization.training_time.megatron': utilization_training_time_megatron,
+    'conventions.korthikanti.hfu': conventions_korthikanti_hfu,
+    'conventions.korthikanti.overhead': conventions_korthikanti_overhead,
+    'conventions.kaplan.forward_per_token': conventions_kaplan_forward_per_token,
+    'conventions.megatron.eq4': conventions_megatron_eq4,
+    'conventions.chinchilla.pinned': conventions_chinchilla_pinned,
+    'energy.pf_day': energy_pf_day,
+    'energy.pf_days': energy_pf_days,
+    'energy.training': energy_training,
+    'energy.emissions': energy_emissions,
+    'cost.training': cost_training,
+    'cost.wall_clock': cost_wall_clock,
 }
 
 INPUTS = {
@@ -3963,4 +4465,24 @@ INPUTS = {
     'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'moe', 'd_emb', 'proj_emb'),
     'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'moe', 'd_emb', 'proj_emb'),
     'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'moe', 'd_emb', 'proj_emb'),
+    'utilization.of_peak': ('X', 'X_run'),
+    'utilization.aggregate': ('n', 'X_run'),
+    'utilization.mfu.iteration': ('B', 's', 'h', 'l', 'V', 'n', 'X', 'tau'),
+    'utilization.hfu.selective': ('B', 's', 'h', 'l', 'V', 'n', 'X', 'tau'),
+    'utilization.selective_overhead': ('s', 'h', 'l', 'V'),
+    'utilization.attention_per_token': ('s', 'h', 'l', 'causal'),
+    'utilization.training_per_token': ('s', 'a', 'd_head', 'l', 'P'),
+    'utilization.mfu.throughput': ('s', 'a', 'd_head', 'l', 'n', 'P', 'X', 'R_tok'),
+    'utilization.training_time.megatron': ('s', 'h', 'l', 'V', 'n', 'D', 'X_run'),
+    'conventions.korthikanti.hfu': ('B', 's', 'h', 'l', 'V', 'n', 'X', 'tau'),
+    'conventions.korthikanti.overhead': ('s', 'h', 'l', 'V'),
+    'conventions.kaplan.forward_per_token': ('s', 'h', 'l', 'P'),
+    'conventions.megatron.eq4': ('n', 'P', 'D', 'X_run'),
+    'conventions.chinchilla.pinned': ('C_flops',),
+    'energy.pf_day': (),
+    'energy.pf_days': ('C_flops',),
+    'energy.training': ('H_gpu', 'W_gpu', 'PUE'),
+    'energy.emissions': ('H_gpu', 'W_gpu', 'PUE', 'I_co2'),
+    'cost.training': ('H_gpu', 'c_rent'),
+    'cost.wall_clock': ('n', 'H_gpu'),
 }
