@@ -8,6 +8,9 @@ Gen4 x16 64 GB/s = 32 each way), which is what ``W_link`` means in
 ``comms.tp.max_degree``. The sources' own figures (001: RTX 4090 330 TFLOPS and
 64 GB/s, H100 989 TFLOPS and 900 GB/s, H800 400 GB/s, H100 PCIe Gen5 128 GB/s;
 000/002: A100 312 TFLOPS) agree with these to the digits they print.
+FP8 and INT8 are tensor-core peaks (dense), FP64 the FP64 tensor-core peak, and
+``tdp`` the board power the datasheet prints (the maximum where it gives a range);
+a GPU without FP8 tensor cores (Ampere) has none.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import sympy as sp
 from formulas.catalogue import Source
 from formulas.symbols import M_gpu, W_link, W_mem, X
 
-Precision = Literal["bf16", "fp16", "tf32", "fp32"]
+Precision = Literal["bf16", "fp16", "tf32", "fp32", "fp8", "int8", "fp64"]
 Link = Literal["nvlink", "pcie"]
 
 TERA = 10**12
@@ -28,8 +31,9 @@ GIGA = 10**9
 
 A100_DATASHEET = Source(
     "NVIDIA A100 Tensor Core GPU datasheet (nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf)",
-    "SXM4: FP32 19.5, TF32 156 (312*), BF16/FP16 312 (624*) TFLOPS; 40 GB HBM2 1,555 GB/s; 80 GB HBM2e 2,039 GB/s; "
-    "NVLink 600 GB/s; PCIe Gen4 64 GB/s",
+    "SXM4: FP64 Tensor Core 19.5, FP32 19.5, TF32 156 (312*), BF16/FP16 312 (624*) TFLOPS, INT8 624 (1,248*) TOPS; "
+    "40 GB HBM2 1,555 GB/s; 80 GB HBM2e 2,039 GB/s; NVLink 600 GB/s; PCIe Gen4 64 GB/s; max TDP 400 W. "
+    "PCIe 80 GB: the same compute, 1,935 GB/s, NVLink bridge for 2 GPUs 600 GB/s, 300 W",
 )
 A800_NEWS = Source(
     "NVIDIA A800 (Reuters, Nov 2022; tweakers.net/nieuws/203182)",
@@ -37,9 +41,10 @@ A800_NEWS = Source(
 )
 H100_DATASHEET = Source(
     "NVIDIA H100 Tensor Core GPU datasheet",
-    "SXM: FP32 67, TF32 989*, BF16/FP16 1,979* TFLOPS, 80 GB 3.35 TB/s, NVLink 900 GB/s, PCIe Gen5 128 GB/s; "
-    "PCIe: FP32 51, TF32 756*, BF16/FP16 1,513* TFLOPS, 80 GB 2 TB/s, NVLink bridge 600 GB/s, PCIe Gen5 128 GB/s "
-    "(* with sparsity)",
+    "SXM: FP64 Tensor Core 67, FP32 67, TF32 989*, BF16/FP16 1,979*, FP8 3,958* TFLOPS, INT8 3,958* TOPS, 80 GB 3.35 TB/s, "
+    "NVLink 900 GB/s, PCIe Gen5 128 GB/s, up to 700 W; "
+    "PCIe: FP64 Tensor Core 51, FP32 51, TF32 756*, BF16/FP16 1,513*, FP8 3,026* TFLOPS, INT8 3,026* TOPS, 80 GB 2 TB/s, "
+    "NVLink bridge 600 GB/s, PCIe Gen5 128 GB/s, 300-350 W (* with sparsity)",
 )
 H800_NEWS = Source(
     "NVIDIA H800 SXM (NVIDIA statement to Reuters, Mar 2023)",
@@ -47,12 +52,13 @@ H800_NEWS = Source(
 )
 H200_DATASHEET = Source(
     "NVIDIA H200 Tensor Core GPU datasheet",
-    "SXM: 141 GB HBM3e at 4.8 TB/s, NVLink 900 GB/s, PCIe Gen5 128 GB/s; Hopper compute as the H100 SXM",
+    "SXM: 141 GB HBM3e at 4.8 TB/s, NVLink 900 GB/s, PCIe Gen5 128 GB/s, up to 700 W; Hopper compute as the H100 SXM",
 )
 ADA_WHITEPAPER = Source(
     "NVIDIA Ada GPU Architecture whitepaper, Appendix A (GeForce RTX 4090)",
     "FP32 82.6; TF32 82.6 (165.2*); FP16 with FP16 accumulate 330.3 (660.6*); BF16/FP16 with FP32 accumulate "
-    "165.2 (330.4*) TFLOPS; 24 GB GDDR6X 1,008 GB/s; no NVLink; PCIe Gen4 x16",
+    "165.2 (330.4*) TFLOPS; FP8 with FP16 accumulate 660.6 (1,321.2*) TFLOPS; INT8 660.6 (1,321.2*) TOPS; "
+    "24 GB GDDR6X 1,008 GB/s; no NVLink; PCIe Gen4 x16; total graphics power 450 W",
 )
 LI = Source("001_15f6accac8e5ad50.txt", "GPU figures: 4090 330 TFLOPS, 1 TB/s, PCIe Gen4 64 GB/s; H100 989 TFLOPS, 3.35 TB/s, NVLink 900 GB/s")
 
@@ -73,10 +79,18 @@ class GPU:
     pcie: sp.Rational
     sources: tuple[Source, ...]
     notes: str = ""
+    fp8: sp.Rational | None = None
+    int8: sp.Rational | None = None
+    fp64: sp.Rational | None = None
+    tdp: sp.Rational | None = None  # watts
 
     def flops(self, precision: Precision = "bf16") -> sp.Rational:
-        """Peak dense FLOP/s of the tensor cores (CUDA cores for fp32) at ``precision``."""
-        return {"bf16": self.bf16, "fp16": self.fp16, "tf32": self.tf32, "fp32": self.fp32}[precision]
+        """Peak dense FLOP/s of the tensor cores (CUDA cores for fp32) at ``precision`` (INT8: operations/s)."""
+        peak = {"bf16": self.bf16, "fp16": self.fp16, "tf32": self.tf32, "fp32": self.fp32,
+                "fp8": self.fp8, "int8": self.int8, "fp64": self.fp64}[precision]
+        if peak is None:
+            raise ValueError(f"the {self.name} has no {precision} peak on its datasheet")
+        return peak
 
     def link(self, kind: Link = "nvlink") -> sp.Rational:
         """Bandwidth of the GPU-to-GPU link, both directions; PCIe when the GPU has no NVLink."""
@@ -101,14 +115,16 @@ def _gb(value: str) -> sp.Rational:
     return sp.Rational(value) * GIGA
 
 
-def _ampere(key: str, name: str, memory: str, bandwidth: str, nvlink: str, sources: tuple[Source, ...], notes: str = "") -> GPU:
+def _ampere(key: str, name: str, memory: str, bandwidth: str, nvlink: str, sources: tuple[Source, ...], notes: str = "",
+            tdp: str = "400") -> GPU:
     return GPU(key, name, _tflops("312"), _tflops("312"), _tflops("156"), _tflops("19.5"), _gb(memory), _gb(bandwidth),
-               _gb(nvlink), _gb("64"), sources, notes)
+               _gb(nvlink), _gb("64"), sources, notes, fp8=None, int8=_tflops("624"), fp64=_tflops("19.5"), tdp=sp.Integer(tdp))
 
 
 def _hopper_sxm(key: str, name: str, memory: str, bandwidth: str, nvlink: str, sources: tuple[Source, ...], notes: str = "") -> GPU:
     return GPU(key, name, _tflops("1979") / 2, _tflops("1979") / 2, _tflops("989") / 2, _tflops("67"), _gb(memory),
-               _gb(bandwidth), _gb(nvlink), _gb("128"), sources, notes)
+               _gb(bandwidth), _gb(nvlink), _gb("128"), sources, notes, fp8=_tflops("3958") / 2, int8=_tflops("3958") / 2,
+               fp64=_tflops("67"), tdp=sp.Integer(700))
 
 
 PRESETS: dict[str, GPU] = {
@@ -116,18 +132,22 @@ PRESETS: dict[str, GPU] = {
     for gpu in (
         _ampere("a100-40gb", "NVIDIA A100 40 GB SXM4", "40", "1555", "600", (A100_DATASHEET,)),
         _ampere("a100-80gb", "NVIDIA A100 80 GB SXM4", "80", "2039", "600", (A100_DATASHEET,)),
+        _ampere("a100-pcie", "NVIDIA A100 80 GB PCIe", "80", "1935", "600", (A100_DATASHEET,), tdp="300",
+                notes="NVLink only through a bridge joining 2 GPUs"),
         _ampere("a800", "NVIDIA A800 80 GB SXM4", "80", "2039", "400", (A100_DATASHEET, A800_NEWS)),
         _hopper_sxm("h100-sxm", "NVIDIA H100 SXM5 80 GB", "80", "3350", "900", (H100_DATASHEET, LI),
                     notes="001 rounds the dense 989.5 TFLOPS to 989"),
         GPU("h100-pcie", "NVIDIA H100 PCIe 80 GB", _tflops("1513") / 2, _tflops("1513") / 2, _tflops("756") / 2,
             _tflops("51"), _gb("80"), _gb("2000"), _gb("600"), _gb("128"), (H100_DATASHEET,),
-            notes="NVLink only through a 2-GPU bridge; 001's 'H100 on PCIe Gen5' case uses the SXM's 989 TFLOPS"),
+            notes="NVLink only through a 2-GPU bridge; 001's 'H100 on PCIe Gen5' case uses the SXM's 989 TFLOPS",
+            fp8=_tflops("3026") / 2, int8=_tflops("3026") / 2, fp64=_tflops("51"), tdp=sp.Integer(350)),
         _hopper_sxm("h800", "NVIDIA H800 SXM5 80 GB", "80", "3350", "400", (H100_DATASHEET, H800_NEWS, LI)),
         _hopper_sxm("h200", "NVIDIA H200 SXM 141 GB", "141", "4800", "900", (H200_DATASHEET,)),
         GPU("rtx4090", "NVIDIA GeForce RTX 4090 24 GB", _tflops("165.2"), _tflops("330.3"), _tflops("82.6"),
             _tflops("82.6"), _gb("24"), _gb("1008"), None, _gb("64"), (ADA_WHITEPAPER, LI),
             notes="GeForce tensor cores run FP16 with FP16 accumulation at 330.3 TFLOPS (001's 330) but BF16 and FP16 "
-                  "with FP32 accumulation at half that; 001 rounds 1,008 GB/s to 1 TB/s"),
+                  "with FP32 accumulation at half that; 001 rounds 1,008 GB/s to 1 TB/s",
+            fp8=_tflops("1321.2") / 2, int8=_tflops("1321.2") / 2, fp64=None, tdp=sp.Integer(450)),
     )
 }
 

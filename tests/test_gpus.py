@@ -17,7 +17,7 @@ T, G = 10**12, 10**9
 
 
 def test_every_requested_preset_exists_with_sources():
-    assert set(PRESETS) == {"a100-40gb", "a100-80gb", "a800", "h100-sxm", "h100-pcie", "h800", "h200", "rtx4090"}
+    assert set(PRESETS) == {"a100-40gb", "a100-80gb", "a100-pcie", "a800", "h100-sxm", "h100-pcie", "h800", "h200", "rtx4090"}
     for preset in PRESETS.values():
         assert preset.sources, preset.key
         for figure in (preset.bf16, preset.fp16, preset.tf32, preset.fp32, preset.memory, preset.memory_bandwidth, preset.pcie):
@@ -85,3 +85,19 @@ def test_values_feed_the_formulas_symbols():
 def test_unknown_gpu_names_the_known_ones():
     with pytest.raises(KeyError, match="h100-sxm"):
         gpu("h100")
+
+
+def test_fp8_int8_fp64_and_board_power_as_the_datasheets_print_them():
+    from formulas.gpus import gpu
+
+    # H100 SXM datasheet: FP8 3,958 TFLOPS and INT8 3,958 TOPS with sparsity (dense: half),
+    # FP64 Tensor Core 67 TFLOPS, up to 700 W
+    h100 = gpu("h100-sxm")
+    assert h100.flops("fp8") == 1979 * 10**12 and h100.flops("int8") == 1979 * 10**12
+    assert h100.flops("fp64") == 67 * 10**12 and h100.tdp == 700
+    # A100 80 GB PCIe datasheet: the SXM's compute, 1,935 GB/s, 300 W; INT8 624 TOPS dense
+    pcie = gpu("a100-pcie")
+    assert pcie.memory_bandwidth == 1935 * 10**9 and pcie.tdp == 300 and pcie.flops("int8") == 624 * 10**12
+    # Ampere has no FP8 tensor cores: asking for it is an error, not a silent number
+    with pytest.raises(ValueError, match="no fp8 peak"):
+        pcie.flops("fp8")
