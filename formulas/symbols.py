@@ -226,3 +226,9 @@ PUE = declare("PUE", r"\mathrm{PUE}", "power usage effectiveness of the data cen
 I_co2 = declare("I_co2", r"I_{CO_2}", "carbon intensity of the grid: grams of CO2-equivalent per kWh", "gram", integer=False, source="Touvron et al. 2023 (LLaMA), §6 (0.385 kg CO2eq/kWh)")
 c_rent = declare("c_rent", r"c_{GPU\cdot h}", "rental price of one GPU for one hour", "dollar", integer=False, source="DeepSeek-AI 2024 (DeepSeek-V3), Table 1 ($2 per H800 GPU-hour)")
 causal = switch("causal", r"\sigma_{causal}", "1 if only the causal (lower) triangle of the attention scores is computed, 0 for the full square", source="Kaplan et al. 2020, Table 1 (causal attention FLOPs)")
+# --- failures and checkpoints (issue 14; 001 on fault tolerance) ----------------------
+M_fail = declare("M_fail", r"M_{GPU}^{fail}", "mean time between failures of one GPU (with its share of the host)", "second", integer=False, source="001 (one failure per GPU per month)")
+tau_ckpt = declare("tau_ckpt", r"\tau_{ckpt}", "time between two checkpoints", "second", integer=False, source="Young 1974; Daly 2006")
+delta_ckpt = declare("delta_ckpt", r"\delta_{ckpt}", "time to write one checkpoint (the run stalls meanwhile)", "second", integer=False, source="Young 1974; Daly 2006")
+R_restore = declare("R_restore", r"R_{restore}", "time to restart after a failure: reschedule, load the last checkpoint", "second", integer=False, source="001 (about 10 minutes to restore)")
+W_store = declare("W_store", r"W_{store}", "bandwidth of the checkpoint storage, all writers together", "byte/second", integer=False, source="Dubey et al. 2024 (Llama 3), §3.3.4")

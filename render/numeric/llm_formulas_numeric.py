@@ -4161,6 +4161,158 @@ def cost_wall_clock(n, H_gpu):
     return 3600*H_gpu/n
 
 
+def reliability_cluster_mtbf(n, M_fail):
+    r"""mean time between failures of n GPUs that fail independently, each once per M.
+
+    reliability.cluster_mtbf [second] = M_fail/n
+
+    LaTeX: M_{cluster} = \frac{M_{GPU}^{fail}}{n}
+
+    Args:
+        n: GPUs (workers) [1]
+        M_fail: mean time between failures of one GPU (with its share of the host) [second]
+
+    Returns: mean time between failures of n GPUs that fail independently, each once per M [second]
+
+    Sources: 001_15f6accac8e5ad50.txt, fault tolerance: one failure per GPU per month, a 10-minute restore
+    """
+    n = numpy.asarray(n, dtype=numpy.float64)
+    M_fail = numpy.asarray(M_fail, dtype=numpy.float64)
+    return M_fail/n
+
+
+def reliability_checkpoint_size(P):
+    r"""bytes of a full checkpoint of mixed-precision Adam: 16-bit weights, fp32 master weights, momentum, variance (14Ψ).
+
+    reliability.checkpoint.size [byte] = 14*P
+
+    LaTeX: S_{ckpt} = 14 \Psi
+
+    Args:
+        P: parameters [parameter]
+
+    Returns: bytes of a full checkpoint of mixed-precision Adam: 16-bit weights, fp32 master weights, momentum, variance (14Ψ) [byte]
+
+    Sources: 001_15f6accac8e5ad50.txt, fault tolerance: one failure per GPU per month, a 10-minute restore
+    """
+    P = numpy.asarray(P, dtype=numpy.float64)
+    return 14*P
+
+
+def reliability_checkpoint_time(P, W_store):
+    r"""time to write (or read back) a full checkpoint at the storage bandwidth.
+
+    reliability.checkpoint.time [second] = 14*P/W_store
+
+    LaTeX: \delta_{ckpt} = \frac{14 \Psi}{W_{store}}
+
+    Args:
+        P: parameters [parameter]
+        W_store: bandwidth of the checkpoint storage, all writers together [byte/second]
+
+    Returns: time to write (or read back) a full checkpoint at the storage bandwidth [second]
+
+    Sources: 001_15f6accac8e5ad50.txt, fault tolerance: one failure per GPU per month, a 10-minute restore
+    """
+    P = numpy.asarray(P, dtype=numpy.float64)
+    W_store = numpy.asarray(W_store, dtype=numpy.float64)
+    return 14*P/W_store
+
+
+def reliability_wasted(n, M_fail, tau_ckpt, delta_ckpt, R_restore):
+    r"""share of the run's time lost to checkpoints, restarts and recomputed work (first order in 1/M).
+
+    reliability.wasted [1] = delta_ckpt/tau_ckpt + n*(R_restore + tau_ckpt/2)/M_fail
+
+    LaTeX: w = \frac{\delta_{ckpt}}{\tau_{ckpt}} + \frac{n \left(R_{restore} + \frac{\tau_{ckpt}}{2}\right)}{M_{GPU}^{fail}}
+
+    Args:
+        n: GPUs (workers) [1]
+        M_fail: mean time between failures of one GPU (with its share of the host) [second]
+        tau_ckpt: time between two checkpoints [second]
+        delta_ckpt: time to write one checkpoint (the run stalls meanwhile) [second]
+        R_restore: time to restart after a failure: reschedule, load the last checkpoint [second]
+
+    Returns: share of the run's time lost to checkpoints, restarts and recomputed work (first order in 1/M) [1]
+
+    Sources: Young 1974, A first order approximation to the optimum checkpoint interval, Eq. for T_opt = √(2δM); Daly 2006, A higher order estimate of the optimum checkpoint interval for restart dumps, §3; 001_15f6accac8e5ad50.txt, fault tolerance: one failure per GPU per month, a 10-minute restore
+    """
+    n = numpy.asarray(n, dtype=numpy.float64)
+    M_fail = numpy.asarray(M_fail, dtype=numpy.float64)
+    tau_ckpt = numpy.asarray(tau_ckpt, dtype=numpy.float64)
+    delta_ckpt = numpy.asarray(delta_ckpt, dtype=numpy.float64)
+    R_restore = numpy.asarray(R_restore, dtype=numpy.float64)
+    return delta_ckpt/tau_ckpt + n*(R_restore + (1/2)*tau_ckpt)/M_fail
+
+
+def reliability_young_daly(n, M_fail, delta_ckpt):
+    r"""checkpoint interval that minimises the wasted time: Young's √(2δ·M/n).
+
+    reliability.young_daly [second] = sqrt(2)*sqrt(M_fail)*sqrt(delta_ckpt)/sqrt(n)
+
+    LaTeX: \tau_{opt} = \frac{\sqrt{2} \sqrt{M_{GPU}^{fail}} \sqrt{\delta_{ckpt}}}{\sqrt{n}}
+
+    Args:
+        n: GPUs (workers) [1]
+        M_fail: mean time between failures of one GPU (with its share of the host) [second]
+        delta_ckpt: time to write one checkpoint (the run stalls meanwhile) [second]
+
+    Returns: checkpoint interval that minimises the wasted time: Young's √(2δ·M/n) [second]
+
+    Sources: Young 1974, A first order approximation to the optimum checkpoint interval, Eq. for T_opt = √(2δM); Daly 2006, A higher order estimate of the optimum checkpoint interval for restart dumps, §3
+    """
+    n = numpy.asarray(n, dtype=numpy.float64)
+    M_fail = numpy.asarray(M_fail, dtype=numpy.float64)
+    delta_ckpt = numpy.asarray(delta_ckpt, dtype=numpy.float64)
+    return numpy.sqrt(2)*numpy.sqrt(M_fail)*numpy.sqrt(delta_ckpt)/numpy.sqrt(n)
+
+
+def reliability_goodput(n, M_fail, delta_ckpt, R_restore):
+    r"""share of the time that trains at Young's interval: 1 − √(2δn/M) − R·n/M.
+
+    reliability.goodput [1] = 1 - R_restore*n/M_fail - sqrt(2)*sqrt(delta_ckpt)*sqrt(n)/sqrt(M_fail)
+
+    LaTeX: G = 1 - \frac{R_{restore} n}{M_{GPU}^{fail}} - \frac{\sqrt{2} \sqrt{\delta_{ckpt}} \sqrt{n}}{\sqrt{M_{GPU}^{fail}}}
+
+    Args:
+        n: GPUs (workers) [1]
+        M_fail: mean time between failures of one GPU (with its share of the host) [second]
+        delta_ckpt: time to write one checkpoint (the run stalls meanwhile) [second]
+        R_restore: time to restart after a failure: reschedule, load the last checkpoint [second]
+
+    Returns: share of the time that trains at Young's interval: 1 − √(2δn/M) − R·n/M [1]
+
+    Sources: Young 1974, A first order approximation to the optimum checkpoint interval, Eq. for T_opt = √(2δM); Daly 2006, A higher order estimate of the optimum checkpoint interval for restart dumps, §3
+    """
+    n = numpy.asarray(n, dtype=numpy.float64)
+    M_fail = numpy.asarray(M_fail, dtype=numpy.float64)
+    delta_ckpt = numpy.asarray(delta_ckpt, dtype=numpy.float64)
+    R_restore = numpy.asarray(R_restore, dtype=numpy.float64)
+    return 1 - R_restore*n/M_fail - numpy.sqrt(2)*numpy.sqrt(delta_ckpt)*numpy.sqrt(n)/numpy.sqrt(M_fail)
+
+
+def reliability_restart_share(n, M_fail, R_restore):
+    r"""share of the time spent restarting when checkpoints cost nothing: R over the cluster MTBF.
+
+    reliability.restart_share [1] = R_restore*n/M_fail
+
+    LaTeX: w_{restart} = \frac{R_{restore} n}{M_{GPU}^{fail}}
+
+    Args:
+        n: GPUs (workers) [1]
+        M_fail: mean time between failures of one GPU (with its share of the host) [second]
+        R_restore: time to restart after a failure: reschedule, load the last checkpoint [second]
+
+    Returns: share of the time spent restarting when checkpoints cost nothing: R over the cluster MTBF [1]
+
+    Sources: 001_15f6accac8e5ad50.txt, fault tolerance: one failure per GPU per month, a 10-minute restore
+    """
+    n = numpy.asarray(n, dtype=numpy.float64)
+    M_fail = numpy.asarray(M_fail, dtype=numpy.float64)
+    R_restore = numpy.asarray(R_restore, dtype=numpy.float64)
+    return R_restore*n/M_fail
+
+
 FORMULAS = {
     'params.layer.attention': params_layer_attention,
     'params.layer.mlp': params_layer_mlp,
@@ -4322,6 +4474,13 @@ FORMULAS = {
     'energy.emissions': energy_emissions,
     'cost.training': cost_training,
     'cost.wall_clock': cost_wall_clock,
+    'reliability.cluster_mtbf': reliability_cluster_mtbf,
+    'reliability.checkpoint.size': reliability_checkpoint_size,
+    'reliability.checkpoint.time': reliability_checkpoint_time,
+    'reliability.wasted': reliability_wasted,
+    'reliability.young_daly': reliability_young_daly,
+    'reliability.goodput': reliability_goodput,
+    'reliability.restart_share': reliability_restart_share,
 }
 
 INPUTS = {
@@ -4485,4 +4644,11 @@ INPUTS = {
     'energy.emissions': ('H_gpu', 'W_gpu', 'PUE', 'I_co2'),
     'cost.training': ('H_gpu', 'c_rent'),
     'cost.wall_clock': ('n', 'H_gpu'),
+    'reliability.cluster_mtbf': ('n', 'M_fail'),
+    'reliability.checkpoint.size': ('P',),
+    'reliability.checkpoint.time': ('P', 'W_store'),
+    'reliability.wasted': ('n', 'M_fail', 'tau_ckpt', 'delta_ckpt', 'R_restore'),
+    'reliability.young_daly': ('n', 'M_fail', 'delta_ckpt'),
+    'reliability.goodput': ('n', 'M_fail', 'delta_ckpt', 'R_restore'),
+    'reliability.restart_share': ('n', 'M_fail', 'R_restore'),
 }
