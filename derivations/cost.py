@@ -9,7 +9,7 @@ from formulas.symbols import H_gpu, c_hour, c_rent, n
 
 def training() -> Derivation:
     d = Derivation("cost.training", "Rental cost of a run", (DEEPSEEK,))
-    d.defines("$", H_gpu * c_rent, "each GPU-hour is billed at the rental price")
+    d.defines("cost", H_gpu * c_rent, "each GPU-hour is billed at the rental price")
     d.concludes("cost.training")
     return d
 

@@ -17,7 +17,7 @@ cost = formula(
     "dollar",
     "rental cost of a run: GPU-hours × price per GPU-hour",
     sources=[DEEPSEEK],
-    symbol_latex=r"\$_{train}",
+    symbol_latex=r"\mathrm{cost}_{train}",
 )
 wall_clock = formula(
     "cost.wall_clock",

@@ -4126,7 +4126,7 @@ def cost_training(H_gpu, c_rent):
 
     cost.training [dollar] = H_gpu*c_rent
 
-    LaTeX: \$_{train} = H_{GPU} c_{GPU\cdot h}
+    LaTeX: \mathrm{cost}_{train} = H_{GPU} c_{GPU\cdot h}
 
     Args:
         H_gpu: GPU-hours of a training run [1]
