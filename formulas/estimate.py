@@ -21,7 +21,11 @@ Conventions (each stated in the report):
 - full recompute re-runs the layers' forward, not the logits (as ``flops.megatron``);
 - FLOP-based figures of a mixture-of-experts model (6ΨD, compute-bound decoding) use
   the active Ψ, byte-based ones (weights, states, memory-bound decoding) the total Ψ;
-- the iterations are whole: ⌈D/(B·s)⌉.
+- the iterations are whole: ⌈D/(B·s)⌉;
+- uneven stages (``Layout.stages``, one layout at a time): the first stage holds its own
+  layers' (and, when it carries one, the embedding's) states and p micro-batches of its
+  layers' activations; the last stage also computes the logits; the compute time is the
+  slowest stage's (``pipeline.step_factor``) and the bubble ``pipeline.bubble.uneven``.
 """
 
 from __future__ import annotations
@@ -61,6 +65,8 @@ class Layout:
     zero: int = 0
     recompute: Recompute = "selective"
     sequence_parallel: bool = False
+    stages: tuple[int, ...] | None = None  # layers per pipeline stage, first to last (None: l/p each)
+    embedding_stages: tuple[int, ...] = ()  # indices of the stages that hold the (tied) embedding matrix
 
     @property
     def global_batch(self) -> int:
@@ -77,7 +83,11 @@ def layout_violation(layout: Layout, model: dict[str, int]) -> str | None:
         return f"t = {t} must divide the {model['a']} attention heads"
     if model["g"] % t:
         return f"t = {t} must divide the {model['g']} key/value heads"
-    if model["l"] % (p * layout.v):
+    if layout.stages is not None:
+        stage_rule = stage_violation(layout, model["l"])
+        if stage_rule is not None:
+            return stage_rule
+    elif model["l"] % (p * layout.v):
         return f"p·v = {p * layout.v} must divide the {model['l']} layers"
     if layout.zero not in (0, 1, 2, 3):
         return f"ZeRO stage must be 0, 1, 2 or 3, got {layout.zero}"
@@ -85,6 +95,23 @@ def layout_violation(layout: Layout, model: dict[str, int]) -> str | None:
         return f"recompute must be one of {', '.join(RECOMPUTE_MODES)}, got {layout.recompute!r}"
     if layout.v > 1 and (p == 1 or layout.m % p):
         return f"interleaving (v = {layout.v}) needs p > 1 and m a multiple of p (m = {layout.m}, p = {p})"
+    return None
+
+
+def stage_violation(layout: Layout, layers: int) -> str | None:
+    """The first rule an explicit stage partition breaks, or None."""
+    stages = layout.stages
+    if len(stages) != layout.p:
+        return f"{len(stages)} stages given for p = {layout.p}"
+    for index, count in enumerate(stages, start=1):
+        if count < 1:
+            return f"stage {index} of the partition is empty"
+    if sum(stages) != layers:
+        return f"the stages hold {sum(stages)} layers, the model has {layers}"
+    if layout.v != 1:
+        return "an explicit stage partition cannot be interleaved (v must be 1)"
+    if any(not 0 <= index < layout.p for index in layout.embedding_stages):
+        return f"embedding stages must be among the {layout.p} stages"
     return None
 
 
@@ -187,6 +214,15 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
 
     compute_time = (training + recomputed) / (n * inputs.gpu["X"] * inputs.utilization)
     bubble = ops.where(interleaved, ev("cluster.bubble.interleaved", **base), ev("cluster.bubble", **base))
+    stages = None
+    if layout.stages is not None:  # one exact layout: the first stage's memory, the slowest stage's time
+        stages = _uneven_stages(layout, base | {"b": b}, ev)
+        states = ops.choose(layout.zero, {k: (lambda f=f: ev(f, **(base | {"P": stages["first_stage_params"], "p": 1})))
+                                          for k, f in ZERO_STATES.items()})
+        activations = per_layer * layout.stages[0] * in_flight
+        memory_total = states + activations
+        compute_time = compute_time * stages["step_factor"]
+        bubble = stages["bubble"]
     comms = _comms(layout, base, ev, ops)
     link = {"tp": inputs.gpu["W_link"] / 2, "pp": inputs.network, "dp": inputs.network}  # bytes/s one way
     comm_time = {dim: comms[dim] / link[dim] for dim in comms}
@@ -194,7 +230,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     step_time = compute_time * (1 + bubble) + exposed
     iterations = ops.ceiling(tokens / (B * s))
 
-    return {
+    report = {
         "params": {"total": total, "active": active, "per_gpu": total / (t * p)},
         "flops": {
             "forward": forward,
@@ -232,6 +268,28 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
             "ideal_days": ev("cluster.training_time", **(base | {"P": active})) / SECONDS_PER_DAY,  # 6ΨD: Ψ a token uses
         },
         "inference": _inference(base, b, active, ev, ops),
+    }
+    if stages is not None:
+        report["pipeline"] = stages
+    return report
+
+
+def _uneven_stages(layout: Layout, base: dict, ev: Evaluator) -> dict:
+    """Per-stage work (layer-forwards, the logits on the last stage), the first stage's parameters, pace and bubble."""
+    logits = ev("flops.decoder.logits", **base) / ev("flops.decoder.layer.forward", **base)
+    work = [count + (logits if index == layout.p - 1 else 0) for index, count in enumerate(layout.stages)]
+    slowest, total = max(work), sum(work)
+    embedding = base["V"] * base["d_emb"]
+    first_params = layout.stages[0] * ev("params.decoder.layer", **base) + (embedding if 0 in layout.embedding_stages else 0)
+    pace = {"w_max": slowest, "w_tot": total}
+    return {
+        "stages": list(layout.stages),
+        "embedding_stages": [index + 1 for index in layout.embedding_stages],
+        "stage_work": work,
+        "slowest_stage": work.index(slowest) + 1,
+        "first_stage_params": first_params,
+        "step_factor": ev("pipeline.step_factor", **(base | pace)),
+        "bubble": ev("pipeline.bubble.uneven", **(base | pace)),
     }
 
 

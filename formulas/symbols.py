@@ -232,3 +232,7 @@ tau_ckpt = declare("tau_ckpt", r"\tau_{ckpt}", "time between two checkpoints", "
 delta_ckpt = declare("delta_ckpt", r"\delta_{ckpt}", "time to write one checkpoint (the run stalls meanwhile)", "second", integer=False, source="Young 1974; Daly 2006")
 R_restore = declare("R_restore", r"R_{restore}", "time to restart after a failure: reschedule, load the last checkpoint", "second", integer=False, source="001 (about 10 minutes to restore)")
 W_store = declare("W_store", r"W_{store}", "bandwidth of the checkpoint storage, all writers together", "byte/second", integer=False, source="Dubey et al. 2024 (Llama 3), §3.3.4")
+# --- uneven pipeline stages (issue 14; 004's BLOOM-176B layout) -------------------------
+l_first = declare("l_first", r"l_{1}", "layers of the first pipeline stage", "1", integer=True, source="004 (BLOOM-176B: 5 blocks and the embedding on the first stage)")
+w_max = declare("w_max", r"w_{max}", "work of the slowest pipeline stage, in layer-forwards", "1", integer=False, source="Narayanan et al. 2021 (the slowest stage sets the pace)")
+w_tot = declare("w_tot", r"w_{tot}", "work of all pipeline stages together, in layer-forwards", "1", integer=False, source="Narayanan et al. 2021")

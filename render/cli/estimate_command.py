@@ -56,6 +56,8 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--zero", default="0", choices=["0", "1", "2", "3"], help="ZeRO stage (default 0)")
     command.add_argument("--recompute", default="selective", choices=RECOMPUTE_CHOICES, help="activation recompute (default selective)")
     command.add_argument("--sequence-parallel", action="store_true", help="Megatron sequence parallelism")
+    command.add_argument("--stages", metavar="L1,L2,...", help="layers of each pipeline stage, first to last (p of them, summing to l)")
+    command.add_argument("--embedding-stages", metavar="first,last", help="stages that hold the embedding matrix: first, last or stage numbers")
     add_assumption_arguments(command)
 
 
@@ -82,10 +84,44 @@ def read_layout(args: argparse.Namespace) -> Layout:
     else:
         m = parse_count(args.micro_batches or "1", "m")
     n = parse_count(args.gpus, "n") if args.gpus is not None else t * p * d
+    stages = read_stages(args.stages) if args.stages is not None else None
+    embedding = read_embedding_stages(args.embedding_stages, p) if args.embedding_stages is not None else ()
+    if embedding and stages is None:
+        raise InputError("--embedding-stages needs --stages")
     return Layout(
         n=n, t=t, p=p, d=d, b=b, m=m, s=parse_count(args.seq, "s"), v=parse_count(args.interleave, "v"),
         zero=int(args.zero), recompute=args.recompute, sequence_parallel=args.sequence_parallel,
+        stages=stages, embedding_stages=embedding,
     )
+
+
+def read_stages(text: str) -> tuple[int, ...]:
+    """``5,6,...,5``: whole layer counts, each at least 1 (an empty stage is named)."""
+    from render.cli.inputs import parse_number
+
+    counts = []
+    for index, item in enumerate(text.split(","), start=1):
+        value = parse_number(item, f"--stages (stage {index})")
+        if value < 0 or not value.is_integer:
+            raise InputError(f"--stages: stage {index} must hold a whole number of layers, got {quote(item)}")
+        if value == 0:
+            raise InputError(f"--stages: stage {index} of the partition is empty")
+        counts.append(int(value))
+    return tuple(counts)
+
+
+def read_embedding_stages(text: str, p: int) -> tuple[int, ...]:
+    """``first,last`` or 1-based stage numbers, as 0-based indices."""
+    indices = []
+    for item in text.split(","):
+        word = item.strip().lower()
+        if word in ("first", "last"):
+            indices.append(0 if word == "first" else p - 1)
+        elif word.isdigit() and 1 <= int(word) <= p:
+            indices.append(int(word) - 1)
+        else:
+            raise InputError(f"--embedding-stages: {quote(item)} is not first, last or a stage number from 1 to {p}")
+    return tuple(sorted(set(indices)))
 
 
 def read_inputs(args: argparse.Namespace, model: dict[str, int]) -> Inputs:
@@ -131,7 +167,7 @@ def run(args: argparse.Namespace) -> Result:
             "n": layout.n, "t": layout.t, "p": layout.p, "d": layout.d, "v": layout.v, "b": layout.b, "m": layout.m,
             "B": layout.global_batch, "s": layout.s, "zero": layout.zero, "recompute": layout.recompute,
             "sequence_parallel": layout.sequence_parallel,
-        },
+        } | ({"stages": list(layout.stages), "embedding_stages": [i + 1 for i in layout.embedding_stages]} if layout.stages else {}),
         "assumptions": assumptions_json(inputs),
     } | _to_json(report)
     return Result(doc, render_text(doc))
@@ -144,6 +180,8 @@ def assumptions_json(inputs: Inputs) -> dict[str, float]:
 def _to_json(value: object) -> object:
     if isinstance(value, dict):
         return {key: _to_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_to_json(item) for item in value]
     if isinstance(value, str):
         return value
     if isinstance(value, bool) or type(value).__name__ in ("BooleanTrue", "BooleanFalse"):
@@ -183,6 +221,14 @@ def render_text(doc: dict) -> str:
             f"  {dim.upper()}  {_si(comms['bytes'][dim], 'B')} in {comms['seconds'][dim]:.3f} s over "
             f"{_si(comms['link_bandwidth'][dim], 'B/s')}; needs {_si(comms['required_bandwidth'][dim], 'B/s')}"
         )
+    if "pipeline" in doc:
+        stages = doc["pipeline"]
+        lines += [
+            "uneven pipeline stages",
+            f"  layers {stages['stages']}, embedding on stages {stages['embedding_stages'] or 'none'}; first stage "
+            f"{stages['first_stage_params']:,.0f} parameters; slowest stage {stages['slowest_stage']} "
+            f"({max(stages['stage_work']):.3f} layer-forwards with the logits): compute ×{stages['step_factor']:.4f}",
+        ]
     time = doc["time"]
     lines += [
         "time",

@@ -4313,6 +4313,104 @@ def reliability_restart_share(n, M_fail, R_restore):
     return R_restore*n/M_fail
 
 
+def pipeline_step_factor(p, w_max, w_tot):
+    r"""compute time of a pipeline with uneven stages over the balanced one: the slowest stage over the mean.
+
+    pipeline.step_factor [1] = p*w_max/w_tot
+
+    LaTeX: \kappa_{stage} = \frac{p w_{max}}{w_{tot}}
+
+    Args:
+        p: pipeline parallel degree [1]
+        w_max: work of the slowest pipeline stage, in layer-forwards [1]
+        w_tot: work of all pipeline stages together, in layer-forwards [1]
+
+    Returns: compute time of a pipeline with uneven stages over the balanced one: the slowest stage over the mean [1]
+
+    Sources: Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM, §2.2, 1F1B schedule; BigScience 2022, BLOOM: A 176B-Parameter Open-Access Multilingual Language Model, §3.4, TP 4 × PP 12 × DP 8
+    """
+    p = numpy.asarray(p, dtype=numpy.float64)
+    w_max = numpy.asarray(w_max, dtype=numpy.float64)
+    w_tot = numpy.asarray(w_tot, dtype=numpy.float64)
+    return p*w_max/w_tot
+
+
+def pipeline_bubble_uneven(p, m, w_max, w_tot):
+    r"""pipeline bubble of 1F1B with uneven stages: m + p − 1 slots of the slowest stage against m balanced ones.
+
+    pipeline.bubble.uneven [1] = -1 + p*w_max*(m + p - 1)/(m*w_tot)
+
+    LaTeX: \beta_{uneven} = -1 + \frac{p w_{max} \left(m + p - 1\right)}{m w_{tot}}
+
+    Args:
+        p: pipeline parallel degree [1]
+        m: micro-batches per iteration [1]
+        w_max: work of the slowest pipeline stage, in layer-forwards [1]
+        w_tot: work of all pipeline stages together, in layer-forwards [1]
+
+    Returns: pipeline bubble of 1F1B with uneven stages: m + p − 1 slots of the slowest stage against m balanced ones [1]
+
+    Sources: Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM, §2.2, 1F1B schedule; BigScience 2022, BLOOM: A 176B-Parameter Open-Access Multilingual Language Model, §3.4, TP 4 × PP 12 × DP 8
+    """
+    p = numpy.asarray(p, dtype=numpy.float64)
+    m = numpy.asarray(m, dtype=numpy.float64)
+    w_max = numpy.asarray(w_max, dtype=numpy.float64)
+    w_tot = numpy.asarray(w_tot, dtype=numpy.float64)
+    return -1 + p*w_max*(m + p - 1)/(m*w_tot)
+
+
+def pipeline_logits_layers(s, h, V):
+    r"""the output head's forward FLOPs in layer-forwards: 2bshV / (24bsh² + 4bs²h).
+
+    pipeline.logits_layers [1] = V/(12*h + 2*s)
+
+    LaTeX: w_{logits} = \frac{V}{12 h + 2 s}
+
+    Args:
+        s: sequence length [1]
+        h: hidden size [1]
+        V: vocabulary size [1]
+
+    Returns: the output head's forward FLOPs in layer-forwards: 2bshV / (24bsh² + 4bs²h) [1]
+
+    Sources: Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM, §2.2, 1F1B schedule; 004_5f54472a1c575ca4.txt, BLOOM-176B: 70 blocks over 12 pipeline stages
+    """
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    return V/(12*h + 2*s)
+
+
+def pipeline_activations_first_stage(b, s, h, a, t, p, l_first):
+    r"""activations of the first stage under 1F1B (m ≥ p): p micro-batches of its l_1 layers, tensor parallel.
+
+    pipeline.activations.first_stage [byte] = b*h*l_first*p*s*(5*a*s/(h*t) + 10 + 24/t)
+
+    LaTeX: A_{stage_1} = b h l_{1} p s \left(\frac{5 a s}{h t} + 10 + \frac{24}{t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        l_first: layers of the first pipeline stage [1]
+
+    Returns: activations of the first stage under 1F1B (m ≥ p): p micro-batches of its l_1 layers, tensor parallel [byte]
+
+    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4.2.3, pipeline parallelism; BigScience 2022, BLOOM: A 176B-Parameter Open-Access Multilingual Language Model, §3.4, TP 4 × PP 12 × DP 8
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    l_first = numpy.asarray(l_first, dtype=numpy.float64)
+    return b*h*l_first*p*s*(5*a*s/(h*t) + 10 + 24/t)
+
+
 FORMULAS = {
     'params.layer.attention': params_layer_attention,
     'params.layer.mlp': params_layer_mlp,
@@ -4481,6 +4579,10 @@ FORMULAS = {
     'reliability.young_daly': reliability_young_daly,
     'reliability.goodput': reliability_goodput,
     'reliability.restart_share': reliability_restart_share,
+    'pipeline.step_factor': pipeline_step_factor,
+    'pipeline.bubble.uneven': pipeline_bubble_uneven,
+    'pipeline.logits_layers': pipeline_logits_layers,
+    'pipeline.activations.first_stage': pipeline_activations_first_stage,
 }
 
 INPUTS = {
@@ -4651,4 +4753,8 @@ INPUTS = {
     'reliability.young_daly': ('n', 'M_fail', 'delta_ckpt'),
     'reliability.goodput': ('n', 'M_fail', 'delta_ckpt', 'R_restore'),
     'reliability.restart_share': ('n', 'M_fail', 'R_restore'),
+    'pipeline.step_factor': ('p', 'w_max', 'w_tot'),
+    'pipeline.bubble.uneven': ('p', 'm', 'w_max', 'w_tot'),
+    'pipeline.logits_layers': ('s', 'h', 'V'),
+    'pipeline.activations.first_stage': ('b', 's', 'h', 'a', 't', 'p', 'l_first'),
 }

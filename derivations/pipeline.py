@@ -1,0 +1,46 @@
+"""Proofs of the uneven-stage formulas, each reduced to the balanced case it generalises."""
+
+from __future__ import annotations
+
+from derivations.engine import Derivation
+from formulas.catalogue import get
+from formulas.pipeline import BLOOM, KORTHIKANTI, NARAYANAN
+from formulas.symbols import l, l_first, m, p, tau, w_max, w_tot
+
+
+def step_factor() -> Derivation:
+    d = Derivation("pipeline.step_factor", "The slowest stage sets the pace", (NARAYANAN, BLOOM))
+    d.defines("τ_max", w_max * tau, "a stage of w layer-forwards takes w·τ per micro-batch")
+    d.defines("κ", (w_max * tau) / ((w_tot / p) * tau), "against a balanced stage of w_tot/p")
+    d.concludes("pipeline.step_factor")
+    return d
+
+
+def bubble_uneven() -> Derivation:
+    d = Derivation("pipeline.bubble.uneven", "Bubble of uneven stages", (NARAYANAN, BLOOM))
+    d.defines("T_pipe", (m + p - 1) * w_max * tau, "1F1B: m + p − 1 slots, each as long as the slowest stage")
+    d.defines("T_ideal", m * (w_tot / p) * tau, "m micro-batches through balanced stages, no fill or drain")
+    d.defines("β", ((m + p - 1) * w_max * tau - m * (w_tot / p) * tau) / (m * (w_tot / p) * tau), "idle and imbalance over the ideal")
+    d.concludes("pipeline.bubble.uneven")
+    d.defines("β_balanced", get("pipeline.bubble.uneven").expr.subs(w_max, w_tot / p), "every stage holds w_tot/p")
+    d.concludes("cluster.bubble", "balanced stages give back (p − 1)/m")
+    return d
+
+
+def logits_layers() -> Derivation:
+    d = Derivation("pipeline.logits_layers", "The output head in layer-forwards", (NARAYANAN,))
+    d.defines("w", get("flops.logits").expr / get("flops.layer.forward").expr, "logits FLOPs over one layer's forward")
+    d.concludes("pipeline.logits_layers", "b, s and h cancel")
+    return d
+
+
+def first_stage_activations() -> Derivation:
+    d = Derivation("pipeline.activations.first_stage", "Activations of an uneven first stage", (KORTHIKANTI, BLOOM))
+    d.defines("A_1", get("memory.activations.layer.tp").expr * l_first * p, "p micro-batches in flight, each holding its l_1 layers")
+    d.concludes("pipeline.activations.first_stage")
+    d.defines("A_balanced", get("pipeline.activations.first_stage").expr.subs(l_first, l / p), "balanced stages: l/p layers each")
+    d.concludes("memory.activations.1f1b", "Korthikanti's 1F1B first stage (l layers' worth)")
+    return d
+
+
+DERIVATIONS = (step_factor, bubble_uneven, logits_layers, first_stage_activations)

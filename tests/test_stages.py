@@ -1,0 +1,60 @@
+"""Uneven pipeline stages: BLOOM-176B's published layout runs through estimate, checked by hand."""
+
+import sympy as sp
+
+from formulas.estimate import Inputs, Layout, estimate, model_values
+from formulas.gpus import gpu
+from formulas.presets import preset
+from tests.helpers import cli_json, value
+
+BLOOM_STAGES = (5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5)  # 004; BigScience 2022 §3.4
+
+
+def bloom_report(stages=BLOOM_STAGES, embedding=(0, 11)):
+    model = model_values(preset("bloom-176b").architecture.values)
+    layout = Layout(n=384, t=4, p=12, d=8, b=2, m=128, s=2048, zero=1, recompute="full",
+                    stages=stages, embedding_stages=embedding)
+    inputs = Inputs(model=model, gpu=gpu("a100-80gb").inputs(), network=25 * 10**9, tokens=366 * 10**9,
+                    utilization=sp.Rational(1, 2), overlap=sp.Rational(1, 2))
+    return estimate(layout, inputs)
+
+
+def test_bloom_first_stage_and_slowest_stage_by_hand():
+    report = bloom_report()
+    stages = report["pipeline"]
+    # a BLOOM block: 12h² + 13h = 12·14336² + 13·14336 = 2,466,437,120 parameters; the first stage
+    # holds 5 of them and the 250880 × 14336 = 3,596,615,680 embedding
+    assert stages["first_stage_params"] == 5 * 2_466_437_120 + 3_596_615_680
+    # the logits are 2bshV / (24bsh² + 4bs²h) = V/(12h + 2s) = 250880/176128 layer-forwards, on stage 12
+    logits = sp.Rational(250880, 12 * 14336 + 2 * 2048)
+    assert stages["stage_work"][-1] == 5 + logits and stages["slowest_stage"] == 12
+    assert stages["step_factor"] == 12 * (5 + logits) / (70 + logits)
+    # 1F1B: (m + p − 1) slots of the slowest stage against m balanced ones
+    assert report["time"]["bubble"] == sp.Rational(12 * (128 + 11), 128) * (5 + logits) / (70 + logits) - 1
+    # the first stage keeps p = 12 micro-batches of its 5 layers' inputs (full recompute: 2sbh bytes
+    # per layer, s = 2048, b = 2, h = 14336, replicated across the TP group)
+    assert report["memory"]["activations"] == 12 * 5 * (2 * 2048 * 2 * 14336)
+
+
+def test_balanced_stages_give_back_the_even_report():
+    model = model_values(preset("llama2-7b").architecture.values)
+    even = Layout(n=4, t=1, p=4, d=1, b=1, m=8, s=2048)
+    explicit = Layout(n=4, t=1, p=4, d=1, b=1, m=8, s=2048, stages=(8, 8, 8, 8))
+    inputs = Inputs(model=model, gpu=gpu("a100-80gb").inputs(), network=25 * 10**9, tokens=None,
+                    utilization=sp.Rational(1, 2), overlap=sp.Rational(1, 2))
+    a, b = estimate(even, inputs), estimate(explicit, inputs)
+    assert a["memory"]["activations"] == b["memory"]["activations"]
+    # without the embedding on stage 1, its states are those of 8 blocks alone: Ψ_layer·8·16 bytes
+    assert b["memory"]["model_states"] == 8 * value("params.decoder.layer", **model) * 16
+    # the logits make the last stage the slowest even when the blocks are balanced
+    assert b["pipeline"]["slowest_stage"] == 4 and b["time"]["bubble"] > a["time"]["bubble"]
+
+
+def test_bloom_layout_through_the_command_line(capsys):
+    doc = cli_json(capsys, "estimate", "--model", "bloom-176b", "--gpu", "a100-80gb", "--tp", "4", "--pp", "12", "--dp", "8",
+                   "--zero", "1", "--recompute", "full", "--stages", ",".join(map(str, BLOOM_STAGES)),
+                   "--embedding-stages", "first,last", "--micro-batch", "2", "--global-batch", "2048", "--seq", "2048",
+                   "--tokens", "366e9")
+    assert doc["layout"]["stages"] == list(BLOOM_STAGES) and doc["layout"]["embedding_stages"] == [1, 12]
+    assert doc["pipeline"]["first_stage_params"] == 15_928_801_280
+    assert doc["memory"]["fits"] is True
