@@ -100,3 +100,18 @@ def test_the_new_derivations_are_proved():
         if derivation.id.split(".")[0] in ("utilization", "conventions", "energy", "cost"):
             failed = [o.describe() for o in derivation.check() if not o.ok]
             assert not failed, failed
+
+
+def test_estimate_reports_the_footprint_with_cited_defaults(capsys):
+    from formulas.footprint import DEFAULT_INTENSITY, DEFAULT_PRICE, DEFAULT_PUE, footprint
+
+    # Llama 2 70B's 1,720,320 A100 GPU-hours at 400 W, PUE 1.1, 385 g/kWh:
+    # 1720320 × 0.4 kW × 1.1 × 385 g = 291,422,208 g (Llama 2 Table 2: 291.42 tCO2eq)
+    doc = footprint(sp.Rational(1720320, 24), 1, sp.Integer(400), DEFAULT_PUE, DEFAULT_INTENSITY, DEFAULT_PRICE)
+    assert doc["emissions_grams"] == 291_422_208
+    assert doc["energy_joules"] == 1720320 * 400 * 3600 * sp.Rational(11, 10)
+    assert doc["cost_dollars"] == 2 * 1720320
+    report = cli_json(capsys, "estimate", "--model", "llama2-7b", "--gpu", "h100-sxm", "--seq", "4096", "--achieved", "395.8")
+    # --achieved 395.8 TFLOP/s on an H100 SXM (989.5 dense): U = 0.4 exactly
+    assert report["assumptions"]["U"] == 0.4
+    assert report["footprint"]["board_watts"] == 700

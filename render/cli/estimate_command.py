@@ -56,6 +56,10 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--zero", default="0", choices=["0", "1", "2", "3"], help="ZeRO stage (default 0)")
     command.add_argument("--recompute", default="selective", choices=RECOMPUTE_CHOICES, help="activation recompute (default selective)")
     command.add_argument("--sequence-parallel", action="store_true", help="Megatron sequence parallelism")
+    command.add_argument("--achieved", metavar="TFLOPS", help="a measured per-GPU rate in TFLOP/s: U = achieved / peak (instead of --mfu)")
+    command.add_argument("--pue", default="1.1", metavar="PUE", help="power usage effectiveness (default 1.1, LLaMA §6)")
+    command.add_argument("--carbon-intensity", default="385", metavar="G_PER_KWH", help="grid carbon intensity, g CO2eq/kWh (default 385, LLaMA §6)")
+    command.add_argument("--price", default="2", metavar="USD", help="rental price per GPU-hour in $ (default 2, DeepSeek-V3 Table 1)")
     command.add_argument("--stages", metavar="L1,L2,...", help="layers of each pipeline stage, first to last (p of them, summing to l)")
     command.add_argument("--embedding-stages", metavar="first,last", help="stages that hold the embedding matrix: first, last or stage numbers")
     add_assumption_arguments(command)
@@ -131,6 +135,11 @@ def read_inputs(args: argparse.Namespace, model: dict[str, int]) -> Inputs:
     from render.cli.inputs import check_value, parse_number
 
     utilization = check_value(quantity("U"), parse_number(args.mfu, "--mfu"))
+    if getattr(args, "achieved", None) is not None:
+        if args.mfu != DEFAULTS["mfu"]:
+            raise InputError("give --mfu or --achieved, not both")
+        achieved = check_value(quantity("X_run"), parse_number(args.achieved, "--achieved") * 10**12)
+        utilization = check_value(quantity("U"), achieved / chosen_gpu(args.gpu).flops())
     overlap = check_value(quantity("r"), parse_number(args.overlap, "--overlap"))
     network = parse_number(args.network, "--network") * 10**9
     if network <= 0:
@@ -160,6 +169,7 @@ def run(args: argparse.Namespace) -> Result:
         raise InputError(f"invalid layout: {error}") from None
     inputs = read_inputs(args, model)
     report = estimate(layout, inputs)
+    report["footprint"] = read_footprint(args, report, layout)
     doc = {
         "model": label,
         "gpu": chosen_gpu(args.gpu).name,
@@ -171,6 +181,18 @@ def run(args: argparse.Namespace) -> Result:
         "assumptions": assumptions_json(inputs),
     } | _to_json(report)
     return Result(doc, render_text(doc))
+
+
+def read_footprint(args: argparse.Namespace, report: dict, layout: Layout) -> dict:
+    """GPU-hours, energy, emissions and cost of the run (formulas/footprint.py), the flags checked."""
+    from formulas.footprint import footprint
+    from formulas.symbols import quantity
+    from render.cli.inputs import check_value, parse_number
+
+    pue = check_value(quantity("PUE"), parse_number(args.pue, "--pue"))
+    intensity = check_value(quantity("I_co2"), parse_number(args.carbon_intensity, "--carbon-intensity"))
+    price = check_value(quantity("c_rent"), parse_number(args.price, "--price"))
+    return footprint(report["time"]["training_days"], layout.n, chosen_gpu(args.gpu).tdp, pue, intensity, price)
 
 
 def assumptions_json(inputs: Inputs) -> dict[str, float]:
@@ -238,6 +260,13 @@ def render_text(doc: dict) -> str:
         f"(6ΨD at U alone: {time['ideal_days']:,.1f} days)",
         "inference (one replica of t·p GPUs, batch b)",
     ]
+    foot = doc["footprint"]
+    lines.insert(
+        len(lines) - 1,  # before the inference heading
+        f"footprint: {foot['gpu_hours']:,.0f} GPU-hours, ${foot['cost_dollars']:,.0f} at ${foot['price_per_gpu_hour']:g}/GPU-hour"
+        + (f", {foot['energy_joules'] / 3.6e9:,.1f} MWh at {foot['board_watts']:g} W × PUE {foot['PUE']:g}, "
+           f"{foot['emissions_grams'] / 1e6:,.1f} tCO2eq at {foot['carbon_intensity_g_per_kwh']:g} g/kWh" if "energy_joules" in foot else "")
+    )
     inference = doc["inference"]
     lines.append(
         f"  KV cache {_si(inference['kv_cache_per_sequence'], 'B')} per sequence   token latency {inference['token_latency'] * 1e3:.2f} ms "
