@@ -236,3 +236,10 @@ W_store = declare("W_store", r"W_{store}", "bandwidth of the checkpoint storage,
 l_first = declare("l_first", r"l_{1}", "layers of the first pipeline stage", "1", integer=True, source="004 (BLOOM-176B: 5 blocks and the embedding on the first stage)")
 w_max = declare("w_max", r"w_{max}", "work of the slowest pipeline stage, in layer-forwards", "1", integer=False, source="Narayanan et al. 2021 (the slowest stage sets the pace)")
 w_tot = declare("w_tot", r"w_{tot}", "work of all pipeline stages together, in layer-forwards", "1", integer=False, source="Narayanan et al. 2021")
+# --- serving and communication optimizations (issue 14; 004, 001, 002) -----------------
+s_max = declare("s_max", r"s_{max}", "tokens reserved per sequence: the longest a request may grow to", "1", integer=True, source="004 (KV cache allocated for the longest sequence)")
+k_blk = declare("k_blk", r"k_{blk}", "tokens per block of a paged KV cache", "1", integer=True, source="Kwon et al. 2023 (vLLM, PagedAttention)")
+f_w = declare("f_w", r"f_{w}", "share of the steps in the uncompressed warm-up stage of 1-bit Adam", "1", integer=False, maximum=1, source="Tang et al. 2021, 1-bit Adam")
+k_cmp = declare("k_cmp", r"k_{cmp}", "compression ratio of the compressed stage (bits before over bits after)", "1", integer=False, source="004 (32-bit values to 1 bit)")
+R_cmp = declare("R_cmp", r"R_{cmp}", "overall reduction of the communication volume", "1", integer=False, source="004 (up to 5×)")
+pi_pen = declare("pi_pen", r"\pi", "extra training time of an export GPU (A800, H800) over the GPU it is cut from", "1", integer=False, source="002 (A800 about 5 %, H800 10–30 % longer)")

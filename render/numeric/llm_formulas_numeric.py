@@ -4411,6 +4411,228 @@ def pipeline_activations_first_stage(b, s, h, a, t, p, l_first):
     return b*h*l_first*p*s*(5*a*s/(h*t) + 10 + 24/t)
 
 
+def optimizations_zero_r_tp_checkpointing(b, s, h, q):
+    r"""tensor-parallel traffic of one block with activation checkpointing: 6 all-reduces of b·s·h, each moving about 2×.
+
+    optimizations.zero_r.tp_checkpointing [byte] = 12*b*h*q*s
+
+    LaTeX: V_{MP} = 12 b h q s
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+
+    Returns: tensor-parallel traffic of one block with activation checkpointing: 6 all-reduces of b·s·h, each moving about 2× [byte]
+
+    Sources: Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §6.1 and §8, P_a
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    return 12*b*h*q*s
+
+
+def optimizations_zero_r_partitioned_activations(b, s, h, q):
+    r"""extra traffic of ZeRO-R's partitioned activation checkpointing: one all-gather of a block's b·s·h input.
+
+    optimizations.zero_r.partitioned_activations [byte] = b*h*q*s
+
+    LaTeX: V_{P_a} = b h q s
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+
+    Returns: extra traffic of ZeRO-R's partitioned activation checkpointing: one all-gather of a block's b·s·h input [byte]
+
+    Sources: Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §6.1 and §8, P_a
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    return b*h*q*s
+
+
+def optimizations_scatter_gather(b, s, h, t, q):
+    r"""bytes each of a stage's t ranks sends to the next stage with Megatron's scatter/gather (b·s·h/t instead of b·s·h).
+
+    optimizations.scatter_gather [byte] = b*h*q*s/t
+
+    LaTeX: V_{pp}^{sg} = \frac{b h q s}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        t: tensor parallel degree [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+
+    Returns: bytes each of a stage's t ranks sends to the next stage with Megatron's scatter/gather (b·s·h/t instead of b·s·h) [byte]
+
+    Sources: Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM, §4.1, scatter/gather
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    return b*h*q*s/t
+
+
+def optimizations_onebit_adam_reduction(f_w, k_cmp):
+    r"""how many times less 1-bit Adam communicates: a warm-up share f_w uncompressed, the rest k_cmp times smaller.
+
+    optimizations.onebit_adam.reduction [1] = 1/(f_w + (1 - f_w)/k_cmp)
+
+    LaTeX: R_{1bit} = \frac{1}{f_{w} + \frac{1 - f_{w}}{k_{cmp}}}
+
+    Args:
+        f_w: share of the steps in the uncompressed warm-up stage of 1-bit Adam [1]
+        k_cmp: compression ratio of the compressed stage (bits before over bits after) [1]
+
+    Returns: how many times less 1-bit Adam communicates: a warm-up share f_w uncompressed, the rest k_cmp times smaller [1]
+
+    Sources: Tang et al. 2021, 1-bit Adam: Communication Efficient Large-Scale Training with Adam's Convergence Speed, §4; 004_5f54472a1c575ca4.txt, optimizations: 1-bit Adam, batching, KV cache paging
+    """
+    f_w = numpy.asarray(f_w, dtype=numpy.float64)
+    k_cmp = numpy.asarray(k_cmp, dtype=numpy.float64)
+    return (f_w + (1 - f_w)/k_cmp)**(-1.0)
+
+
+def optimizations_kv_contiguous_waste(s, s_max):
+    r"""share of a contiguous KV reservation left unused: s of s_max tokens held.
+
+    optimizations.kv.contiguous_waste [1] = -s/s_max + 1
+
+    LaTeX: w_{contig} = - \frac{s}{s_{max}} + 1
+
+    Args:
+        s: sequence length [1]
+        s_max: tokens reserved per sequence: the longest a request may grow to [1]
+
+    Returns: share of a contiguous KV reservation left unused: s of s_max tokens held [1]
+
+    Sources: 004_5f54472a1c575ca4.txt, optimizations: 1-bit Adam, batching, KV cache paging; Kwon et al. 2023, Efficient Memory Management for Large Language Model Serving with PagedAttention, §4.2
+    """
+    s = numpy.asarray(s, dtype=numpy.float64)
+    s_max = numpy.asarray(s_max, dtype=numpy.float64)
+    return -s/s_max + 1
+
+
+def optimizations_kv_paged_waste(s, k_blk):
+    r"""at most this share of a paged KV cache is unused: under one block of k tokens per sequence of s.
+
+    optimizations.kv.paged_waste [1] = (k_blk - 1)/s
+
+    LaTeX: w_{paged} = \frac{k_{blk} - 1}{s}
+
+    Args:
+        s: sequence length [1]
+        k_blk: tokens per block of a paged KV cache [1]
+
+    Returns: at most this share of a paged KV cache is unused: under one block of k tokens per sequence of s [1]
+
+    Sources: Kwon et al. 2023, Efficient Memory Management for Large Language Model Serving with PagedAttention, §4.2; 004_5f54472a1c575ca4.txt, optimizations: 1-bit Adam, batching, KV cache paging
+    """
+    s = numpy.asarray(s, dtype=numpy.float64)
+    k_blk = numpy.asarray(k_blk, dtype=numpy.float64)
+    return (k_blk - 1)/s
+
+
+def optimizations_static_batching_utilization(s, s_max):
+    r"""busy share of a slot under static batching: a sequence of s steps waits for the longest, s_max.
+
+    optimizations.static_batching.utilization [1] = s/s_max
+
+    LaTeX: u_{static} = \frac{s}{s_{max}}
+
+    Args:
+        s: sequence length [1]
+        s_max: tokens reserved per sequence: the longest a request may grow to [1]
+
+    Returns: busy share of a slot under static batching: a sequence of s steps waits for the longest, s_max [1]
+
+    Sources: 004_5f54472a1c575ca4.txt, optimizations: 1-bit Adam, batching, KV cache paging
+    """
+    s = numpy.asarray(s, dtype=numpy.float64)
+    s_max = numpy.asarray(s_max, dtype=numpy.float64)
+    return s/s_max
+
+
+def optimizations_pipeline_naive_in_flight(p):
+    r"""micro-batches whose activations a naive pipeline's first stage holds: each waits 2p − 2 rounds for its backward.
+
+    optimizations.pipeline.naive_in_flight [1] = 2*p - 1
+
+    LaTeX: N_{flight} = 2 p - 1
+
+    Args:
+        p: pipeline parallel degree [1]
+
+    Returns: micro-batches whose activations a naive pipeline's first stage holds: each waits 2p − 2 rounds for its backward [1]
+
+    Sources: 001_15f6accac8e5ad50.txt, pipeline parallelism: 2N − 1 activations; the batch must cover the pipeline
+    """
+    p = numpy.asarray(p, dtype=numpy.float64)
+    return 2*p - 1
+
+
+def optimizations_pipeline_min_global_batch(b, p, d):
+    r"""smallest global batch that keeps every stage of the d replicas busy: one micro-batch per stage, B ≥ b·p·d.
+
+    optimizations.pipeline.min_global_batch [1] = b*d*p
+
+    LaTeX: B_{min} = b d p
+
+    Args:
+        b: micro-batch size [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+
+    Returns: smallest global batch that keeps every stage of the d replicas busy: one micro-batch per stage, B ≥ b·p·d [1]
+
+    Sources: 001_15f6accac8e5ad50.txt, pipeline parallelism: 2N − 1 activations; the batch must cover the pipeline
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    return b*d*p
+
+
+def optimizations_export_penalty(n, P, D, X, U, pi_pen):
+    r"""training time on an export GPU (A800, H800): 6ΨD/(n·X·U) stretched by the cut link, (1 + π).
+
+    optimizations.export_penalty [second] = 6*D*P*(pi_pen + 1)/(U*X*n)
+
+    LaTeX: T_{export} = \frac{6 D \Psi \left(\pi + 1\right)}{U X n}
+
+    Args:
+        n: GPUs (workers) [1]
+        P: parameters [parameter]
+        D: training tokens [token]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        U: utilization (MFU) [1]
+        pi_pen: extra training time of an export GPU (A800, H800) over the GPU it is cut from [1]
+
+    Returns: training time on an export GPU (A800, H800): 6ΨD/(n·X·U) stretched by the cut link, (1 + π) [second]
+
+    Sources: 002_36b96f6b3108a9c4.txt, A100 against A800, H100 against H800
+    """
+    n = numpy.asarray(n, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    D = numpy.asarray(D, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    U = numpy.asarray(U, dtype=numpy.float64)
+    pi_pen = numpy.asarray(pi_pen, dtype=numpy.float64)
+    return 6*D*P*(pi_pen + 1)/(U*X*n)
+
+
 FORMULAS = {
     'params.layer.attention': params_layer_attention,
     'params.layer.mlp': params_layer_mlp,
@@ -4583,6 +4805,16 @@ FORMULAS = {
     'pipeline.bubble.uneven': pipeline_bubble_uneven,
     'pipeline.logits_layers': pipeline_logits_layers,
     'pipeline.activations.first_stage': pipeline_activations_first_stage,
+    'optimizations.zero_r.tp_checkpointing': optimizations_zero_r_tp_checkpointing,
+    'optimizations.zero_r.partitioned_activations': optimizations_zero_r_partitioned_activations,
+    'optimizations.scatter_gather': optimizations_scatter_gather,
+    'optimizations.onebit_adam.reduction': optimizations_onebit_adam_reduction,
+    'optimizations.kv.contiguous_waste': optimizations_kv_contiguous_waste,
+    'optimizations.kv.paged_waste': optimizations_kv_paged_waste,
+    'optimizations.static_batching.utilization': optimizations_static_batching_utilization,
+    'optimizations.pipeline.naive_in_flight': optimizations_pipeline_naive_in_flight,
+    'optimizations.pipeline.min_global_batch': optimizations_pipeline_min_global_batch,
+    'optimizations.export_penalty': optimizations_export_penalty,
 }
 
 INPUTS = {
@@ -4757,4 +4989,14 @@ INPUTS = {
     'pipeline.bubble.uneven': ('p', 'm', 'w_max', 'w_tot'),
     'pipeline.logits_layers': ('s', 'h', 'V'),
     'pipeline.activations.first_stage': ('b', 's', 'h', 'a', 't', 'p', 'l_first'),
+    'optimizations.zero_r.tp_checkpointing': ('b', 's', 'h', 'q'),
+    'optimizations.zero_r.partitioned_activations': ('b', 's', 'h', 'q'),
+    'optimizations.scatter_gather': ('b', 's', 'h', 't', 'q'),
+    'optimizations.onebit_adam.reduction': ('f_w', 'k_cmp'),
+    'optimizations.kv.contiguous_waste': ('s', 's_max'),
+    'optimizations.kv.paged_waste': ('s', 'k_blk'),
+    'optimizations.static_batching.utilization': ('s', 's_max'),
+    'optimizations.pipeline.naive_in_flight': ('p',),
+    'optimizations.pipeline.min_global_batch': ('b', 'p', 'd'),
+    'optimizations.export_penalty': ('n', 'P', 'D', 'X', 'U', 'pi_pen'),
 }
