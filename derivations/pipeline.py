@@ -1,11 +1,13 @@
-"""Proofs of the uneven-stage formulas, each reduced to the balanced case it generalises."""
+"""Proofs of the pipeline-stage formulas, each reduced to the balanced or whole-layer case it generalises."""
 
 from __future__ import annotations
+
+import sympy as sp
 
 from derivations.engine import Derivation
 from formulas.catalogue import get
 from formulas.pipeline import BLOOM, KORTHIKANTI, NARAYANAN
-from formulas.symbols import l, l_first, m, p, tau, w_max, w_tot
+from formulas.symbols import V, b, c_byte, h, l, l_first, m, p, s, t, tau, w_max, w_tot
 
 
 def step_factor() -> Derivation:
@@ -43,4 +45,39 @@ def first_stage_activations() -> Derivation:
     return d
 
 
-DERIVATIONS = (step_factor, bubble_uneven, logits_layers, first_stage_activations)
+def embedding_dropout() -> Derivation:
+    d = Derivation("pipeline.activations.embedding_dropout", "The embedding's dropout mask", (KORTHIKANTI,))
+    d.defines("A_mask", c_byte * s * b * h, "one byte per element of the s×b×h embedding output")
+    d.defines("A_emb", c_byte * s * b * h * p / t, "p micro-batches in flight on the first stage; sequence parallelism splits it t ways")
+    d.concludes("pipeline.activations.embedding_dropout")
+    return d
+
+
+def output_layer() -> Derivation:
+    d = Derivation("pipeline.activations.output_layer", "The output layer's activations", (KORTHIKANTI,))
+    d.defines("A_norm", 2 * c_byte * s * b * h, "the final norm keeps its 16-bit input")
+    d.defines("A_head", 2 * c_byte * s * b * h, "the head keeps its 16-bit input")
+    d.defines("A_xent", 4 * c_byte * s * b * V, "the cross-entropy keeps the logits in fp32")
+    d.defines("A_out", (4 * c_byte * s * b * h + 4 * c_byte * s * b * V) / t, "all three split t ways (sequence parallel, vocabulary-parallel head)")
+    d.concludes("pipeline.activations.output_layer")
+    return d
+
+
+def whole_model() -> Derivation:
+    d = Derivation("pipeline.activations.whole_model", "Activations of the whole model", (KORTHIKANTI,))
+    layers = l * get("memory.activations.layer.tp_sp").expr
+    extras = get("pipeline.activations.embedding_dropout").expr.subs(p, 1) + get("pipeline.activations.output_layer").expr
+    d.defines("A", layers + extras, "l layers (tensor + sequence parallel), the embedding dropout (p = 1) and the output layer")
+    d.concludes("pipeline.activations.whole_model")
+    d.approximates(
+        "A_layers", layers,
+        "the extras are a vanishing share as the model deepens: (1 + 4(1 + V/h))/(l(34 + 5as/h))",
+        condition="l(34 + 5as/h) ≫ 5 + 4V/h",
+        error=extras / layers,
+        limits=((l, sp.oo),),
+        of="A",
+    )
+    return d
+
+
+DERIVATIONS = (step_factor, bubble_uneven, logits_layers, first_stage_activations, embedding_dropout, output_layer, whole_model)

@@ -13,7 +13,7 @@ last of 12 stages and 6 blocks on the ten others.
 from __future__ import annotations
 
 from formulas.catalogue import Source, formula
-from formulas.symbols import V, a, b, c_byte, h, l_first, m, p, s, t, w_max, w_tot
+from formulas.symbols import V, a, b, c_byte, h, l, l_first, m, p, s, t, w_max, w_tot
 
 NARAYANAN = Source("Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", "§2.2, 1F1B schedule")
 KORTHIKANTI = Source("Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models", "§4.2.3, pipeline parallelism")
@@ -54,4 +54,30 @@ first_stage_activations = formula(
     sources=[KORTHIKANTI, BLOOM],
     related=["memory.activations.1f1b"],
     symbol_latex=r"A_{stage_1}",
+)
+embedding_dropout = formula(
+    "pipeline.activations.embedding_dropout",
+    c_byte * s * b * h * p / t,
+    "byte",
+    "activations outside the layers on the first stage: the embedding dropout's 1-byte mask, p micro-batches, split by sequence parallelism",
+    sources=[KORTHIKANTI],
+    related=["pipeline.activations.first_stage"],
+    symbol_latex=r"A_{emb}",
+)
+output_layer = formula(
+    "pipeline.activations.output_layer",
+    4 * c_byte * s * b * h * (1 + V / h) / t,
+    "byte",
+    "activations of the output layer on the last stage: the final norm's and the head's 16-bit inputs (4sbh) and fp32 logits for the cross-entropy (4sbV)",
+    sources=[KORTHIKANTI],
+    symbol_latex=r"A_{out}",
+)
+whole_model = formula(
+    "pipeline.activations.whole_model",
+    c_byte * s * b * h * l * (34 + 5 * a * s / h) / t + c_byte * s * b * h / t + 4 * c_byte * s * b * h * (1 + V / h) / t,
+    "byte",
+    "activations of the whole model on one stage (p = 1) with tensor and sequence parallelism: the layers, the embedding dropout and the output layer",
+    sources=[KORTHIKANTI],
+    related=["memory.activations.layer.tp_sp", "pipeline.activations.embedding_dropout", "pipeline.activations.output_layer"],
+    symbol_latex=r"A_{model}",
 )

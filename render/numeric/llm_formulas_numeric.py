@@ -4411,6 +4411,88 @@ def pipeline_activations_first_stage(b, s, h, a, t, p, l_first):
     return b*h*l_first*p*s*(5*a*s/(h*t) + 10 + 24/t)
 
 
+def pipeline_activations_embedding_dropout(b, s, h, t, p):
+    r"""activations outside the layers on the first stage: the embedding dropout's 1-byte mask, p micro-batches, split by sequence parallelism.
+
+    pipeline.activations.embedding_dropout [byte] = b*h*p*s/t
+
+    LaTeX: A_{emb} = \frac{b h p s}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+
+    Returns: activations outside the layers on the first stage: the embedding dropout's 1-byte mask, p micro-batches, split by sequence parallelism [byte]
+
+    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4.2.3, pipeline parallelism
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    return b*h*p*s/t
+
+
+def pipeline_activations_output_layer(b, s, h, V, t):
+    r"""activations of the output layer on the last stage: the final norm's and the head's 16-bit inputs (4sbh) and fp32 logits for the cross-entropy (4sbV).
+
+    pipeline.activations.output_layer [byte] = 4*b*h*s*(V/h + 1)/t
+
+    LaTeX: A_{out} = \frac{4 b h s \left(\frac{V}{h} + 1\right)}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+
+    Returns: activations of the output layer on the last stage: the final norm's and the head's 16-bit inputs (4sbh) and fp32 logits for the cross-entropy (4sbV) [byte]
+
+    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4.2.3, pipeline parallelism
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    return 4*b*h*s*(V/h + 1)/t
+
+
+def pipeline_activations_whole_model(b, s, h, a, l, V, t):
+    r"""activations of the whole model on one stage (p = 1) with tensor and sequence parallelism: the layers, the embedding dropout and the output layer.
+
+    pipeline.activations.whole_model [byte] = b*h*l*s*(5*a*s/h + 34)/t + 4*b*h*s*(V/h + 1)/t + b*h*s/t
+
+    LaTeX: A_{model} = \frac{b h l s \left(\frac{5 a s}{h} + 34\right)}{t} + \frac{4 b h s \left(\frac{V}{h} + 1\right)}{t} + \frac{b h s}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+
+    Returns: activations of the whole model on one stage (p = 1) with tensor and sequence parallelism: the layers, the embedding dropout and the output layer [byte]
+
+    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4.2.3, pipeline parallelism
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    return b*h*l*s*(5*a*s/h + 34)/t + 4*b*h*s*(V/h + 1)/t + b*h*s/t
+
+
 def optimizations_zero_r_tp_checkpointing(b, s, h, q):
     r"""tensor-parallel traffic of one block with activation checkpointing: 6 all-reduces of b·s·h, each moving about 2×.
 
@@ -4805,6 +4887,9 @@ FORMULAS = {
     'pipeline.bubble.uneven': pipeline_bubble_uneven,
     'pipeline.logits_layers': pipeline_logits_layers,
     'pipeline.activations.first_stage': pipeline_activations_first_stage,
+    'pipeline.activations.embedding_dropout': pipeline_activations_embedding_dropout,
+    'pipeline.activations.output_layer': pipeline_activations_output_layer,
+    'pipeline.activations.whole_model': pipeline_activations_whole_model,
     'optimizations.zero_r.tp_checkpointing': optimizations_zero_r_tp_checkpointing,
     'optimizations.zero_r.partitioned_activations': optimizations_zero_r_partitioned_activations,
     'optimizations.scatter_gather': optimizations_scatter_gather,
@@ -4989,6 +5074,9 @@ INPUTS = {
     'pipeline.bubble.uneven': ('p', 'm', 'w_max', 'w_tot'),
     'pipeline.logits_layers': ('s', 'h', 'V'),
     'pipeline.activations.first_stage': ('b', 's', 'h', 'a', 't', 'p', 'l_first'),
+    'pipeline.activations.embedding_dropout': ('b', 's', 'h', 't', 'p'),
+    'pipeline.activations.output_layer': ('b', 's', 'h', 'V', 't'),
+    'pipeline.activations.whole_model': ('b', 's', 'h', 'a', 'l', 'V', 't'),
     'optimizations.zero_r.tp_checkpointing': ('b', 's', 'h', 'q'),
     'optimizations.zero_r.partitioned_activations': ('b', 's', 'h', 'q'),
     'optimizations.scatter_gather': ('b', 's', 'h', 't', 'q'),
