@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from derivations.engine import Derivation
-from formulas.cost import DEEPSEEK
-from formulas.symbols import H_gpu, c_hour, c_rent, n
+from formulas.catalogue import get
+from formulas.cost import DEEPSEEK, LI
+from formulas.symbols import D, H_gpu, P, U, X, c_gpu, c_hour, c_month, c_rent, n
 
 
 def training() -> Derivation:
@@ -21,4 +22,21 @@ def wall_clock() -> Derivation:
     return d
 
 
-DERIVATIONS = (training, wall_clock)
+def payback() -> Derivation:
+    d = Derivation("cost.payback_months", "Months to pay back a GPU", (LI,))
+    d.defines("earned", c_rent * c_month / c_hour, "a month of rent: 720 hours at c_rent")
+    d.defines("N", c_gpu / (c_rent * c_month / c_hour), "the price over a month's rent")
+    d.concludes("cost.payback_months")
+    return d
+
+
+def tokens_per_dollar() -> Derivation:
+    d = Derivation("cost.tokens_per_dollar", "Training tokens per dollar", (LI, DEEPSEEK))
+    flops = get("flops.training.approx").expr
+    d.defines("H", flops / (X * U * c_hour), "GPU-hours D tokens take at X·U: 6ΨD/(X·U·3600 s)")
+    d.defines("D/$", D / (flops / (X * U * c_hour) * c_rent), "tokens over what those GPU-hours cost: D cancels")
+    d.concludes("cost.tokens_per_dollar")
+    return d
+
+
+DERIVATIONS = (training, wall_clock, payback, tokens_per_dollar)

@@ -243,3 +243,5 @@ f_w = declare("f_w", r"f_{w}", "share of the steps in the uncompressed warm-up s
 k_cmp = declare("k_cmp", r"k_{cmp}", "compression ratio of the compressed stage (bits before over bits after)", "1", integer=False, source="004 (32-bit values to 1 bit)")
 R_cmp = declare("R_cmp", r"R_{cmp}", "overall reduction of the communication volume", "1", integer=False, source="004 (up to 5×)")
 pi_pen = declare("pi_pen", r"\pi", "extra training time of an export GPU (A800, H800) over the GPU it is cut from", "1", integer=False, source="002 (A800 about 5 %, H800 10–30 % longer)")
+c_gpu = declare("c_gpu", r"c_{GPU}", "purchase price of one GPU", "dollar", integer=False, source="001 (H100 about $40,000, RTX 4090 $1,600)")
+c_month = constant("c_month", r"\mathrm{month}", 30 * 86400, "one month of 30 days, in seconds", "second", "001 (months to pay back)")

@@ -47,3 +47,13 @@ def test_002_export_penalty():
     # 002: an A800 trains about 5 % longer than an A100: 6ΨD/(nXU) × 1.05
     base = value("cluster.training_time", P=7 * 10**9, D=2 * 10**12, n=64, X=312 * 10**12, U="0.4")
     assert value("optimizations.export_penalty", P=7 * 10**9, D=2 * 10**12, n=64, X=312 * 10**12, U="0.4", pi_pen="0.05") == base * sp.Rational(105, 100)
+
+
+def test_payback_and_tokens_per_dollar():
+    # 001: an H100 bought at $40,000 "pays back in about 7 months" at list rental: that is
+    # 40000 / (7 × 720 h) = $7.94 per GPU-hour; at DeepSeek-V3's $2 it takes 40000/1440 = 27.8 months
+    assert value("cost.payback_months", c_gpu=40000, c_rent=2) == sp.Rational(40000, 1440)
+    assert abs(float(value("cost.payback_months", c_gpu=40000, c_rent=sp.Rational(40000, 7 * 720))) - 7) < 1e-12
+    # an A100 at U = 0.5 trains a 7B model on 312e12 × 0.5 × 3600 / (6 × 7e9) = 13,371,428.6 tokens
+    # per GPU-hour; at $2 an hour that is 6,685,714.3 tokens per dollar
+    assert value("cost.tokens_per_dollar", X=312 * 10**12, U="0.5", P=7 * 10**9, c_rent=2) == sp.Rational(312 * 10**12 * 3600, 2 * 6 * 7 * 10**9 * 2)

@@ -4161,6 +4161,50 @@ def cost_wall_clock(n, H_gpu):
     return 3600*H_gpu/n
 
 
+def cost_payback_months(c_rent, c_gpu):
+    r"""months a GPU rented out around the clock takes to earn its purchase price.
+
+    cost.payback_months [1] = c_gpu/(720*c_rent)
+
+    LaTeX: N_{payback} = \frac{c_{GPU}}{720 c_{GPU\cdot h}}
+
+    Args:
+        c_rent: rental price of one GPU for one hour [dollar]
+        c_gpu: purchase price of one GPU [dollar]
+
+    Returns: months a GPU rented out around the clock takes to earn its purchase price [1]
+
+    Sources: 001_15f6accac8e5ad50.txt, GPU prices, rental and payback
+    """
+    c_rent = numpy.asarray(c_rent, dtype=numpy.float64)
+    c_gpu = numpy.asarray(c_gpu, dtype=numpy.float64)
+    return (1/720)*c_gpu/c_rent
+
+
+def cost_tokens_per_dollar(P, X, U, c_rent):
+    r"""training tokens one dollar of rent buys: an hour of X·U FLOP/s over 6Ψ FLOPs per token.
+
+    cost.tokens_per_dollar [token/dollar] = 600*U*X/(P*c_rent)
+
+    LaTeX: D_{USD} = \frac{600 U X}{\Psi c_{GPU\cdot h}}
+
+    Args:
+        P: parameters [parameter]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        U: utilization (MFU) [1]
+        c_rent: rental price of one GPU for one hour [dollar]
+
+    Returns: training tokens one dollar of rent buys: an hour of X·U FLOP/s over 6Ψ FLOPs per token [token/dollar]
+
+    Sources: 001_15f6accac8e5ad50.txt, GPU prices, rental and payback; DeepSeek-AI 2024, DeepSeek-V3 Technical Report, Table 1, training costs
+    """
+    P = numpy.asarray(P, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    U = numpy.asarray(U, dtype=numpy.float64)
+    c_rent = numpy.asarray(c_rent, dtype=numpy.float64)
+    return 600*U*X/(P*c_rent)
+
+
 def reliability_cluster_mtbf(n, M_fail):
     r"""mean time between failures of n GPUs that fail independently, each once per M.
 
@@ -4876,6 +4920,8 @@ FORMULAS = {
     'energy.emissions': energy_emissions,
     'cost.training': cost_training,
     'cost.wall_clock': cost_wall_clock,
+    'cost.payback_months': cost_payback_months,
+    'cost.tokens_per_dollar': cost_tokens_per_dollar,
     'reliability.cluster_mtbf': reliability_cluster_mtbf,
     'reliability.checkpoint.size': reliability_checkpoint_size,
     'reliability.checkpoint.time': reliability_checkpoint_time,
@@ -5063,6 +5109,8 @@ INPUTS = {
     'energy.emissions': ('H_gpu', 'W_gpu', 'PUE', 'I_co2'),
     'cost.training': ('H_gpu', 'c_rent'),
     'cost.wall_clock': ('n', 'H_gpu'),
+    'cost.payback_months': ('c_rent', 'c_gpu'),
+    'cost.tokens_per_dollar': ('P', 'X', 'U', 'c_rent'),
     'reliability.cluster_mtbf': ('n', 'M_fail'),
     'reliability.checkpoint.size': ('P',),
     'reliability.checkpoint.time': ('P', 'W_store'),
