@@ -34,7 +34,7 @@ def tokens_per_dollar() -> Derivation:
     d = Derivation("cost.tokens_per_dollar", "Training tokens per dollar", (LI, DEEPSEEK))
     flops = get("flops.training.approx").expr
     d.defines("H", flops / (X * U * c_hour), "GPU-hours D tokens take at X·U: 6ΨD/(X·U·3600 s)")
-    d.defines("D/$", D / (flops / (X * U * c_hour) * c_rent), "tokens over what those GPU-hours cost: D cancels")
+    d.defines("D_USD", D / (flops / (X * U * c_hour) * c_rent), "tokens over what those GPU-hours cost: D cancels")
     d.concludes("cost.tokens_per_dollar")
     return d
 
