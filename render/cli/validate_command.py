@@ -63,7 +63,8 @@ def validate(paper_filter: str | None):
         digits = _digits(row.printed_text)
         verdict = v.verdict
         if v.verdict == "explained":
-            verdict += f" by {row.explanation.derivation}: {row.explanation.cause}"
+            verdict += (f" by {row.explanation.derivation} (the paper's {row.explanation.formula} gives "
+                        f"{_shown(v.paper.value / row.scale, digits)}): {row.explanation.cause}")
         lines.append(
             f"{row.id}  paper {row.printed_text} {row.unit}  ours {_shown(v.ours_scaled, digits)}"
             f"  diff {_shown(v.difference, 3)} ({float(v.difference / row.printed):+.1%})  {verdict}"
