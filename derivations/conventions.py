@@ -14,7 +14,7 @@ import sympy as sp
 
 from derivations.engine import Derivation
 from formulas.catalogue import get
-from formulas.conventions import HOFFMANN, KAPLAN, KORTHIKANTI, NARAYANAN
+from formulas.conventions import HOFFMANN, HOFFMANN_F, KAPLAN, KORTHIKANTI, NARAYANAN
 from formulas.symbols import B, C_flops, D, P, V, X, X_run, a, b, causal, d_head, h, l, n, s, tau
 
 
@@ -112,4 +112,23 @@ def chinchilla_pinned() -> Derivation:
     return d
 
 
-DERIVATIONS = (korthikanti_hfu, korthikanti_overhead, kaplan_forward, megatron_eq4, chinchilla_pinned)
+def chinchilla_forward() -> Derivation:
+    d = Derivation("conventions.chinchilla.forward", "Chinchilla's FLOP count: embedding and softmax as refinements", (HOFFMANN_F,))
+    gemms = d.defines("F_fwd", get("flops.forward").expr.subs(b, 1), "the GEMM count of one sequence: 24slh²(1 + s/6h + V/12lh)")
+    d.defines("F_emb", 2 * s * V * h, "Appendix F counts the embedding lookup as a one-hot matmul: 2·s·V·h")
+    d.defines("F_softmax", 3 * a * s**2 * l, "and 3 FLOPs per score entry of the softmax, a·s² entries per layer")
+    d.defines("F_Chinchilla", gemms + 2 * s * V * h + 3 * a * s**2 * l, "the GEMMs with both refinements")
+    d.concludes("conventions.chinchilla.forward", of="F_Chinchilla")
+    d.approximates(
+        "F_fwd",
+        gemms,
+        "the refinements vanish beside the GEMMs for wide, deep models: exact error (2sVh + 3las²)/F_fwd",
+        condition="V ≪ 12lh and a·s ≪ 8h²",
+        error=(2 * s * V * h + 3 * a * s**2 * l) / gemms,
+        limits=((h, sp.oo),),
+        of="F_Chinchilla",
+    )
+    return d
+
+
+DERIVATIONS = (korthikanti_hfu, korthikanti_overhead, kaplan_forward, megatron_eq4, chinchilla_pinned, chinchilla_forward)

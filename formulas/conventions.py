@@ -6,13 +6,15 @@ Korthikanti et al. 2022 Eq. 8 charges selective recompute 72Bslh²·s/6h = 12Bs�
 three times the 4Bs²hl it redoes; Kaplan et al. 2020 count causal attention as
 2·n_layer·n_ctx·d_attn per token (the causal triangle is 2lh(s+1)); Narayanan et
 al. 2021 Eq. 4 estimates the training time as 8TP/(nX) where Eq. 3 is exact;
-Hoffmann et al. 2022 pin Table 3's 67B row to Gopher's budget, not to 6ND.
+Hoffmann et al. 2022 pin Table 3's 67B row to Gopher's budget, not to 6ND, and
+count (Appendix F) the embedding lookup as a matmul and 3 FLOPs per softmax entry,
+two refinements the GEMM count leaves out.
 """
 
 from __future__ import annotations
 
 from formulas.catalogue import Source, formula
-from formulas.symbols import B, C_flops, D, P, V, X, X_run, c_flop, c_mac, c_token, h, l, n, s, tau
+from formulas.symbols import B, C_flops, D, P, V, X, X_run, a, c_flop, c_mac, c_token, h, l, n, s, tau
 
 KORTHIKANTI = Source("Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models", "§6, Eq. 8")
 KAPLAN = Source("Kaplan et al. 2020, Scaling Laws for Neural Language Models", "§2.1, Table 1")
@@ -63,4 +65,15 @@ chinchilla_pinned = formula(
     sources=[HOFFMANN],
     related=["flops.training.approx"],
     symbol_latex=r"C_{Gopher}",
+)
+HOFFMANN_F = Source("Hoffmann et al. 2022, Training Compute-Optimal Large Language Models", "Appendix F, FLOPs computation")
+chinchilla_forward = formula(
+    "conventions.chinchilla.forward",
+    2 * s * V * h + l * (2 * 3 * s * h * h + 2 * s * s * h + 3 * a * s * s + 2 * s * s * h + 2 * s * h * h + 2 * s * h * 4 * h * 2) + 2 * s * h * V,
+    "FLOP",
+    "Chinchilla's forward FLOPs of one sequence, as Appendix F counts them: the embedding as a matmul (2sVh), "
+    "3 FLOPs per softmax entry (3as² per layer), the GEMMs and the logits (key_size × heads = h, d_ff = 4h)",
+    sources=[HOFFMANN_F],
+    related=["flops.forward"],
+    symbol_latex=r"F_{Chinchilla}",
 )

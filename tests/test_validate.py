@@ -115,3 +115,17 @@ def test_estimate_reports_the_footprint_with_cited_defaults(capsys):
     # --achieved 395.8 TFLOP/s on an H100 SXM (989.5 dense): U = 0.4 exactly
     assert report["assumptions"]["U"] == 0.4
     assert report["footprint"]["board_watts"] == 700
+
+
+def test_chinchilla_counts_the_embedding_and_the_softmax():
+    # Chinchilla Appendix F, Chinchilla 70B's shape (h = 8192, l = 80, a = 64, V = 32000, s = 2048),
+    # its terms written out: embeddings 2·s·V·h; per layer KQV 2·3·s·h·h, KQ logits 2·s·s·h,
+    # softmax 3·a·s·s, softmax@V 2·s·s·h, projection 2·s·h·h, MLP 2·s·(h·4h·2); logits 2·s·h·V
+    s_, V_, h_, a_, l_ = 2048, 32000, 8192, 64, 80
+    layer = 2 * 3 * s_ * h_ * h_ + 2 * s_ * s_ * h_ + 3 * a_ * s_ * s_ + 2 * s_ * s_ * h_ + 2 * s_ * h_ * h_ + 2 * s_ * h_ * 4 * h_ * 2
+    by_hand = 2 * s_ * V_ * h_ + l_ * layer + 2 * s_ * h_ * V_
+    assert value("conventions.chinchilla.forward", s=s_, V=V_, h=h_, a=a_, l=l_) == by_hand
+    gemms = value("flops.forward", b=1, s=s_, V=V_, h=h_, l=l_)
+    # the two refinements: the embedding matmul and 3 FLOPs per softmax entry, 0.41 % of the GEMMs here
+    assert by_hand - gemms == 2 * s_ * V_ * h_ + 3 * a_ * s_ * s_ * l_
+    assert 0.0041 < (by_hand - gemms) / gemms < 0.0042

@@ -4041,6 +4041,32 @@ def conventions_chinchilla_pinned(C_flops):
     return C_flops
 
 
+def conventions_chinchilla_forward(s, h, a, l, V):
+    r"""Chinchilla's forward FLOPs of one sequence, as Appendix F counts them: the embedding as a matmul (2sVh), 3 FLOPs per softmax entry (3as² per layer), the GEMMs and the logits (key_size × heads = h, d_ff = 4h).
+
+    conventions.chinchilla.forward [FLOP] = 4*V*h*s + l*(3*a*s**2 + 24*h**2*s + 4*h*s**2)
+
+    LaTeX: F_{Chinchilla} = 4 V h s + l \left(3 a s^{2} + 24 h^{2} s + 4 h s^{2}\right)
+
+    Args:
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        l: layers [1]
+        V: vocabulary size [1]
+
+    Returns: Chinchilla's forward FLOPs of one sequence, as Appendix F counts them: the embedding as a matmul (2sVh), 3 FLOPs per softmax entry (3as² per layer), the GEMMs and the logits (key_size × heads = h, d_ff = 4h) [FLOP]
+
+    Sources: Hoffmann et al. 2022, Training Compute-Optimal Large Language Models, Appendix F, FLOPs computation
+    """
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    return 4*V*h*s + l*(3*a*s**2 + 24*h**2*s + 4*h*s**2)
+
+
 def energy_pf_day():
     r"""one petaFLOP/s-day in FLOPs: 10^15 × 24 × 3600.
 
@@ -4914,6 +4940,7 @@ FORMULAS = {
     'conventions.kaplan.forward_per_token': conventions_kaplan_forward_per_token,
     'conventions.megatron.eq4': conventions_megatron_eq4,
     'conventions.chinchilla.pinned': conventions_chinchilla_pinned,
+    'conventions.chinchilla.forward': conventions_chinchilla_forward,
     'energy.pf_day': energy_pf_day,
     'energy.pf_days': energy_pf_days,
     'energy.training': energy_training,
@@ -5103,6 +5130,7 @@ INPUTS = {
     'conventions.kaplan.forward_per_token': ('s', 'h', 'l', 'P'),
     'conventions.megatron.eq4': ('n', 'P', 'D', 'X_run'),
     'conventions.chinchilla.pinned': ('C_flops',),
+    'conventions.chinchilla.forward': ('s', 'h', 'a', 'l', 'V'),
     'energy.pf_day': (),
     'energy.pf_days': ('C_flops',),
     'energy.training': ('H_gpu', 'W_gpu', 'PUE'),
