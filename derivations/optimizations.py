@@ -6,8 +6,17 @@ import sympy as sp
 
 from derivations.engine import Derivation
 from formulas.catalogue import get
-from formulas.optimizations import EXPORT, LI, NARAYANAN, SLIDES, TANG, VLLM, ZERO
+from formulas.optimizations import EXPORT, KORTHIKANTI, LI, NARAYANAN, SLIDES, TANG, VLLM, ZERO
 from formulas.symbols import R_cmp, b, d, f_w, h, k_blk, k_cmp, m, n, p, pi_pen, q, s, s_max, t, x_msg
+
+
+def selective_saving() -> Derivation:
+    d_ = Derivation("optimizations.selective_recompute.saving", "What selective recompute saves", (KORTHIKANTI,))
+    full = get("memory.activations.layer.tp_sp").expr
+    kept = get("memory.activations.layer.selective_sp").expr
+    d_.defines("σ", (full - kept) / full, "the share of the tensor + sequence parallel layer's bytes that selective recompute does not keep")
+    d_.concludes("optimizations.selective_recompute.saving", "sbh/t cancels")
+    return d_
 
 
 def tp_checkpointing() -> Derivation:
@@ -95,5 +104,5 @@ def export_penalty() -> Derivation:
     return d_
 
 
-DERIVATIONS = (tp_checkpointing, partitioned_activations, scatter_gather, onebit, contiguous_waste, paged_waste,
+DERIVATIONS = (selective_saving, tp_checkpointing, partitioned_activations, scatter_gather, onebit, contiguous_waste, paged_waste,
                static_batching, naive_in_flight, min_global_batch, export_penalty)

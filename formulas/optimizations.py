@@ -21,9 +21,10 @@ from __future__ import annotations
 from formulas.catalogue import Source, formula
 from formulas.examples import worked_example
 from formulas.symbols import (
-    D, P, U, X, b, c_flop, d, f_w, h, k_blk, k_cmp, n, p, pi_pen, q, s, s_max, t,
+    D, P, U, X, a, b, c_flop, d, f_w, h, k_blk, k_cmp, n, p, pi_pen, q, s, s_max, t,
 )
 
+KORTHIKANTI = Source("Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models", "§4.2.2, selective activation recomputation")
 ZERO = Source("Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models", "§6.1 and §8, P_a")
 NARAYANAN = Source("Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", "§4.1, scatter/gather")
 SLIDES = Source("004_5f54472a1c575ca4.txt", "optimizations: 1-bit Adam, batching, KV cache paging")
@@ -32,6 +33,15 @@ VLLM = Source("Kwon et al. 2023, Efficient Memory Management for Large Language 
 LI = Source("001_15f6accac8e5ad50.txt", "pipeline parallelism: 2N − 1 activations; the batch must cover the pipeline")
 EXPORT = Source("002_36b96f6b3108a9c4.txt", "A100 against A800, H100 against H800")
 
+selective_saving = formula(
+    "optimizations.selective_recompute.saving",
+    5 * a * s / (34 * h + 5 * a * s),
+    "1",
+    "share of a layer's activations selective recompute drops (tensor + sequence parallel): 5as/h of 34 + 5as/h",
+    sources=[KORTHIKANTI],
+    related=["memory.activations.layer.tp_sp", "memory.activations.layer.selective_sp"],
+    symbol_latex=r"\sigma_{sel}",
+)
 tp_checkpointing = formula(
     "optimizations.zero_r.tp_checkpointing",
     12 * b * s * h * q,

@@ -4563,6 +4563,28 @@ def pipeline_activations_whole_model(b, s, h, a, l, V, t):
     return b*h*l*s*(5*a*s/h + 34)/t + 4*b*h*s*(V/h + 1)/t + b*h*s/t
 
 
+def optimizations_selective_recompute_saving(s, h, a):
+    r"""share of a layer's activations selective recompute drops (tensor + sequence parallel): 5as/h of 34 + 5as/h.
+
+    optimizations.selective_recompute.saving [1] = 5*a*s/(5*a*s + 34*h)
+
+    LaTeX: \sigma_{sel} = \frac{5 a s}{5 a s + 34 h}
+
+    Args:
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+
+    Returns: share of a layer's activations selective recompute drops (tensor + sequence parallel): 5as/h of 34 + 5as/h [1]
+
+    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4.2.2, selective activation recomputation
+    """
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    return 5*a*s/(5*a*s + 34*h)
+
+
 def optimizations_zero_r_tp_checkpointing(b, s, h, q):
     r"""tensor-parallel traffic of one block with activation checkpointing: 6 all-reduces of b·s·h, each moving about 2×.
 
@@ -4963,6 +4985,7 @@ FORMULAS = {
     'pipeline.activations.embedding_dropout': pipeline_activations_embedding_dropout,
     'pipeline.activations.output_layer': pipeline_activations_output_layer,
     'pipeline.activations.whole_model': pipeline_activations_whole_model,
+    'optimizations.selective_recompute.saving': optimizations_selective_recompute_saving,
     'optimizations.zero_r.tp_checkpointing': optimizations_zero_r_tp_checkpointing,
     'optimizations.zero_r.partitioned_activations': optimizations_zero_r_partitioned_activations,
     'optimizations.scatter_gather': optimizations_scatter_gather,
@@ -5153,6 +5176,7 @@ INPUTS = {
     'pipeline.activations.embedding_dropout': ('b', 's', 'h', 't', 'p'),
     'pipeline.activations.output_layer': ('b', 's', 'h', 'V', 't'),
     'pipeline.activations.whole_model': ('b', 's', 'h', 'a', 'l', 'V', 't'),
+    'optimizations.selective_recompute.saving': ('s', 'h', 'a'),
     'optimizations.zero_r.tp_checkpointing': ('b', 's', 'h', 'q'),
     'optimizations.zero_r.partitioned_activations': ('b', 's', 'h', 'q'),
     'optimizations.scatter_gather': ('b', 's', 'h', 't', 'q'),
