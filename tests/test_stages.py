@@ -58,3 +58,14 @@ def test_bloom_layout_through_the_command_line(capsys):
     assert doc["layout"]["stages"] == list(BLOOM_STAGES) and doc["layout"]["embedding_stages"] == [1, 12]
     assert doc["pipeline"]["first_stage_params"] == 15_928_801_280
     assert doc["memory"]["fits"] is True
+
+
+def test_the_bloom_layout_preset_is_the_published_layout(capsys):
+    # BigScience 2022 §3.4: TP 4 × PP 12 × DP 8 = 384 GPUs, ZeRO 1, micro-batch 2, global batch 2048
+    explicit = cli_json(capsys, "estimate", "--model", "bloom-176b", "--gpu", "a100-80gb", "--tp", "4", "--pp", "12", "--dp", "8",
+                        "--zero", "1", "--recompute", "full", "--stages", ",".join(map(str, BLOOM_STAGES)),
+                        "--embedding-stages", "first,last", "--micro-batch", "2", "--global-batch", "2048", "--seq", "2048",
+                        "--tokens", "366e9")
+    preset = cli_json(capsys, "estimate", "--model", "bloom-176b", "--gpu", "a100-80gb", "--seq", "2048", "--layout", "bloom-176b")
+    assert preset == explicit
+    assert preset["layout"]["n"] == 384 and preset["layout"]["B"] == 2048

@@ -60,6 +60,7 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--pue", default="1.1", metavar="PUE", help="power usage effectiveness (default 1.1, LLaMA §6)")
     command.add_argument("--carbon-intensity", default="385", metavar="G_PER_KWH", help="grid carbon intensity, g CO2eq/kWh (default 385, LLaMA §6)")
     command.add_argument("--price", default="2", metavar="USD", help="rental price per GPU-hour in $ (default 2, DeepSeek-V3 Table 1)")
+    command.add_argument("--layout", metavar="NAME", help="a published layout: bloom-176b (TP 4 × PP 12 × DP 8, uneven stages); other layout options must stay unset")
     command.add_argument("--stages", metavar="L1,L2,...", help="layers of each pipeline stage, first to last (p of them, summing to l)")
     command.add_argument("--embedding-stages", metavar="first,last", help="stages that hold the embedding matrix: first, last or stage numbers")
     add_assumption_arguments(command)
@@ -74,10 +75,34 @@ def chosen_gpu(name: str) -> GPU:
     return PRESETS[name]
 
 
+LAYOUT_OPTIONS = {"tp": "1", "pp": "1", "dp": "1", "stages": None, "embedding_stages": None, "micro_batch": "1",
+                  "global_batch": None, "micro_batches": None, "zero": "0", "recompute": "selective"}
+
+
+def apply_layout_preset(args: argparse.Namespace) -> None:
+    """--layout NAME: the published layout's options, refused beside explicit ones."""
+    from formulas.layouts import LAYOUTS
+
+    if args.layout not in LAYOUTS:
+        raise InputError(f"unknown layout {quote(args.layout)}; known: {', '.join(sorted(LAYOUTS))}")
+    given = [name for name, default in LAYOUT_OPTIONS.items() if getattr(args, name) != default]
+    if given:
+        raise InputError(f"--layout {args.layout} sets the layout; drop --{given[0].replace('_', '-')}")
+    preset = LAYOUTS[args.layout]
+    for name in ("tp", "pp", "dp", "micro_batch", "global_batch", "zero"):
+        setattr(args, name, str(getattr(preset, name)))
+    args.stages = ",".join(map(str, preset.stages))
+    args.embedding_stages, args.recompute = preset.embedding_stages, preset.recompute
+    if args.tokens is None:
+        args.tokens = preset.tokens
+
+
 def read_layout(args: argparse.Namespace) -> Layout:
     from formulas.estimate import Layout
     from render.cli.inputs import parse_count
 
+    if getattr(args, "layout", None) is not None:
+        apply_layout_preset(args)
     t, p, d = parse_count(args.tp, "t"), parse_count(args.pp, "p"), parse_count(args.dp, "d")
     b = parse_count(args.micro_batch, "b")
     if args.global_batch is not None:
