@@ -15,6 +15,7 @@ from formulas.symbols import B, D, K_inner, M_rows, N_cols, P, V, b, c_flop, h, 
 BILIBILI = Source("000_c9822ae60dc20d6b.txt", "§3.2")
 LI = Source("001_15f6accac8e5ad50.txt", "training FLOPs: 6PD")
 NARAYANAN = Source("Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters", "§5.1, FLOPs per iteration")
+SLIDES = Source("004_5f54472a1c575ca4.txt", "computation analysis")
 KAPLAN = Source("Kaplan et al. 2020, Scaling Laws for Neural Language Models", "§2.1, C ≈ 6N per token")
 
 LARGE_MODEL = Condition("s ≪ 6h and V ≪ 12lh (attention scores and logits are small beside the GEMMs)")
@@ -154,12 +155,13 @@ worked_example(
 worked_example(
     "S19",
     "BLOOM-176B, one iteration of B=16 sequences of 2048 tokens",
-    Source("004_5f54472a1c575ca4.txt", "computation analysis"),
+    SLIDES,
     "flops.training",
     {"b": 16, "s": 2048, "l": 70, "h": 14336, "V": 250880},
     claimed="34.8e15",
     claimed_text="34.8 PFLOP per iteration",
     scale=10**15,
     scale_name="PFLOP",
-    slip="the slides' figure is 6ΨD (34.65 PFLOP); counting the attention scores and the logits gives 35.46",
+    slip="the slides' 34.8 is three forward passes of the 70 blocks without the logits, 72·B·s·l·h²(1 + s/6h) "
+    "= 34.750 PFLOP (not 6ΨD, 34.65); with the logits an iteration is 35.46 PFLOP",
 )

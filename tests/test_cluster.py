@@ -135,7 +135,7 @@ def test_s17_flops_and_gpu_hours_slips():
     assert example("S17").exact() == hours
     assert round(float(hours)) == 2595  # SOURCES.md exact column
     assert example("S17").claimed == 27700 and example("S17").slip
-    assert refutations["002: 27700 GPU-hours"].rhs == str(sp.Rational(hours.numerator, hours.denominator))
+    assert refutations["S17: 27700 GPU-hours"].rhs == str(sp.Rational(hours.numerator, hours.denominator))
 
 
 def test_gpus_and_utilization_are_solved_not_restated():
