@@ -170,7 +170,7 @@ def inference_per_token() -> Derivation:
         "000 §3.2 prints the inference cost as 6 FLOPs per parameter per token, the training figure: "
         "inference runs the forward only",
         correct=get("flops.inference.per_token").expr,
-        source=Source("000_c9822ae60dc20d6b.txt", "§3.2"),
+        source=Source("000", "§3.2"),
     )
     return d
 

@@ -118,8 +118,8 @@ class _Collector(HTMLParser):
             self.ids.add(attrs["id"])
         if tag == "a" and attrs.get("href", "").startswith("#"):
             self.links.append(attrs["href"][1:])
-        for key in ("src", "href"):
-            if re.match(r"(https?:)?//", attrs.get(key) or ""):
+        for key in ("src", "href"):  # a resource the page would load; a link out (<a href>, a cited paper) loads nothing
+            if re.match(r"(https?:)?//", attrs.get(key) or "") and not (tag == "a" and key == "href"):
                 self.external.append(attrs[key])
         if tag == "article":
             self.articles.append(attrs["id"])
