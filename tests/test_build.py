@@ -41,7 +41,7 @@ def test_notebooks_and_plots_are_in_the_manifest():
     assert {f"notebooks/article_{a}.ipynb" for a in ("000", "001", "002", "004")} <= listed
     plots = {p for p in listed if p.startswith("plots/")}
     skipped_plots = [s for s in built().printed["skipped"] if s.startswith("plot ")]
-    assert len(plots) == 8 and skipped_plots == []  # four plots, PNG and SVG each
+    assert len(plots) == 12 and skipped_plots == []  # four plots, PNG, SVG and PDF each
 
 
 def test_building_twice_writes_identical_bytes():

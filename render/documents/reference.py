@@ -28,6 +28,7 @@ from derivations.proof import valued
 from formulas.bibliography import Source, Work, cited, work
 from render.printers.human import exact as exact_text
 from render.printers.human import human
+from render.documents.plots import Plot
 
 TOPIC_TITLES = {
     "params": "Parameters",
@@ -167,6 +168,21 @@ class Erratum:
 
 
 @dataclass(frozen=True)
+class PlotView:
+    """A plot shown beside the formula it illustrates."""
+
+    name: str
+    caption: str
+    svg: str  # inline, for HTML
+    pdf: str  # the file LaTeX includes, relative to the document
+    image: str  # the file Markdown links, relative to the document
+
+
+def plot_view(plot: Plot) -> PlotView:
+    return PlotView(plot.name, plot.caption, plot.inline_svg(), f"plots/{plot.name}.pdf", f"plots/{plot.name}.svg")
+
+
+@dataclass(frozen=True)
 class FormulaView:
     id: str
     anchor: str
@@ -184,6 +200,7 @@ class FormulaView:
     notes: str
     examples: tuple[ExampleView, ...]
     errata: tuple[Erratum, ...]
+    plots: tuple[PlotView, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -333,7 +350,7 @@ def errata_of(formula: Formula, derivation_id: str, steps: list[Step], outcomes:
     return tuple(found)
 
 
-def formula_view(formula: Formula, outcomes: dict[tuple[str, int], Outcome]) -> FormulaView:
+def formula_view(formula: Formula, outcomes: dict[tuple[str, int], Outcome], plots: tuple[PlotView, ...] = ()) -> FormulaView:
     derivation = derivation_of(formula.id)
     steps = derivation.steps if derivation else []
     views = []
@@ -372,15 +389,21 @@ def formula_view(formula: Formula, outcomes: dict[tuple[str, int], Outcome]) -> 
         notes=formula.notes,
         examples=examples,
         errata=errata_of(formula, derivation.id, steps, outcomes) if derivation else (),
+        plots=plots,
     )
 
 
-def build_reference() -> Reference:
+def build_reference(plots: list[Plot] = ()) -> Reference:
+    """The page model; each of ``plots`` is shown beside the formula it illustrates."""
     report = check_all()
     outcomes = {(o.derivation, o.index): o for o in report.outcomes}
+    illustrating: dict[str, list[PlotView]] = {}
+    for plot in plots:
+        illustrating.setdefault(plot.formula_id, []).append(plot_view(plot))
     grouped: dict[str, list[FormulaView]] = {}
     for formula in all_formulas():
-        grouped.setdefault(topic_of(formula.id), []).append(formula_view(formula, outcomes))
+        view = formula_view(formula, outcomes, tuple(illustrating.get(formula.id, ())))
+        grouped.setdefault(topic_of(formula.id), []).append(view)
     topics = tuple(TopicView(name, topic_title(name), tuple(views)) for name, views in grouped.items())
     errata = tuple(e for topic in topics for f in topic.formulas for e in f.errata)
     return Reference(
