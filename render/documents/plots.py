@@ -203,13 +203,6 @@ def render_plots(skipped: list[str]) -> list[Plot]:
     return drawn
 
 
-def save_plots(directory: Path, plots: list[Plot]) -> list[Path]:
-    """Write each plot as PNG, SVG and PDF into ``directory``."""
-    directory.mkdir(parents=True, exist_ok=True)
-    written = []
-    for plot in plots:
-        for extension, data in plot.files.items():
-            path = directory / f"{plot.name}.{extension}"
-            path.write_bytes(data)
-            written.append(path)
-    return written
+def save_plots(directory: Path, plots: list[Plot], write: Callable[[Path, bytes], Path]) -> list[Path]:
+    """Write each plot as PNG, SVG and PDF into ``directory``, each file through ``write(path, data)``."""
+    return [write(directory / f"{plot.name}.{extension}", data) for plot in plots for extension, data in plot.files.items()]
