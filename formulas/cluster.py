@@ -46,7 +46,7 @@ amdahl = formula(
     "1",
     "Amdahl speed-up on n workers when a fraction f of the work is serial",
     sources=[AMDAHL, Source("amdahl1967")],
-    notes="SOURCES.md writes it 1/((1−f)+f/N) with f the parallel share; here f is the serial share (000's 0.05 %)",
+    notes="Amdahl's law is often written 1/((1−f)+f/N) with f the parallel share; here f is the serial share (Yu 2024 (000): 0.05 %)",
     symbol_latex=r"S_{Amdahl}",
 )
 training_time = formula(
