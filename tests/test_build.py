@@ -181,7 +181,7 @@ def test_html_escapes_every_string_a_formula_carries(monkeypatch):
     entries = catalogue()
     original = entries["params.layer.norms"]
     monkeypatch.setitem(entries, "params.layer.norms", dataclasses.replace(
-        original, meaning=hostile, notes=hostile, sources=(Source(hostile, hostile),)))
+        original, meaning=hostile, notes=hostile, sources=(Source("000", hostile),)))  # a source cites a known work; its place is free text
     html = render("reference.html", ref=build_reference())
     assert "<script>alert" not in html and "<b>bold</b>" not in html
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in html

@@ -56,22 +56,9 @@ def test_contents_point_at_the_pages_their_headings_sit_on():
         assert found[0] == int(printed), f"contents say {number} {title} is on page {printed}; it is on page {found[0]}"
 
 
-def test_pdf_links_the_contents_and_the_citations():
-    pdf = (built().out / "reference.pdf").read_bytes()
-    assert pdf.count(b"/Subtype/Link") > 200 or pdf.count(b"/Subtype /Link") > 200  # hyperref: contents and citations
-
-
-HOSTILE = "50% & $x_1$ {y} # ~ ^ \\ < > | Ψ² ≪ 6h — §3.1 → ×2 · ε ≈ 1 — ᵀ ∝ ≠ 中"
-
-
-def test_escaped_text_and_math_compile():
-    document = (
-        "\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage[utf8]{inputenc}\\usepackage{amsmath,amssymb}"
-        "\\begin{document}" + tex_text(HOSTILE) + "\n\n$" + tex_math("Ψ_{attn} ≈ 12lh² · ε") + "$\\end{document}\n"
-    )
-    assert compile_pdf(document).startswith(b"%PDF-")
-
-
-def test_compile_failure_names_the_error():
-    with pytest.raises(RuntimeError, match="pdflatex failed: ! Undefined control sequence"):
-        compile_pdf("\\documentclass{article}\\begin{document}\\nosuchcommand\\end{document}\n")
+def test_pdf_links_out_to_the_cited_papers():
+    # hyperref makes the References' arXiv ids links (poppler lists them); contents and citations link inside
+    run = subprocess.run(["pdfinfo", "-url", str(built().out / "reference.pdf")], capture_output=True, text=True, check=True)
+    assert "https://arxiv.org/abs/2104.04473" in run.stdout  # Narayanan et al. 2021
+    tex = (built().out / "reference.tex").read_text()
+    assert r"\usepackage[hidelinks" in tex and r"\hyperlink{ref-narayanan2021}" in tex
