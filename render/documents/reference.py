@@ -235,6 +235,12 @@ def human_value(value: sp.Basic, unit: str) -> str:
     return sp.sstr(value)
 
 
+def _short(value: sp.Basic, unit: str = "1") -> str:
+    """A figure for a table cell: human units, or a short expression; a long one is left to the derivation's display."""
+    text = human_value(value, unit)
+    return text if len(text) <= 24 else "(an expression: see the derivation)"
+
+
 def exact_value(value: sp.Basic, unit: str) -> str:
     """The exact value with its unit (``4,510,752,044,998,459,392 FLOP``)."""
     if value.is_Rational:
@@ -337,12 +343,12 @@ def errata_of(formula: Formula, derivation_id: str, steps: list[Step], outcomes:
         claimed, correct = valued(step.expr), valued(step.correct)
         unit = step.unit or "1"
         ratio = sp.simplify(claimed / correct)
-        ratio_text = f"{float(ratio):.4g}" if ratio.is_number else sp.sstr(ratio)
+        ratio_text = f"{float(ratio):.4g}" if ratio.is_number else _short(ratio)
         outcome = outcomes.get((derivation_id, number))
         found.append(
             Erratum(
                 formula.id, anchor(formula.id), step.label, citation(step.source), step.why, tex, step_mathml(step, tex),
-                claimed=human_value(claimed, unit), correct=human_value(correct, unit), ratio=ratio_text,
+                claimed=_short(claimed, unit), correct=_short(correct, unit), ratio=ratio_text,
                 claimed_exact=exact_value(claimed, unit), correct_exact=exact_value(correct, unit),
                 derivation=derivation_id, ok=bool(outcome and outcome.ok),
             )
