@@ -526,6 +526,7 @@ def kv_per_sequence() -> Derivation:
         correct=without_gqa,
         source=LI,
         unit="byte",
+        binary=True,
     )
     dv.defines("KV_70B", per_sequence.subs({**LLAMA2_70B, g: 8}), "the real LLaMA-2 70B has g = 8 KV heads")
     dv.equals("KV_70B", sp.Rational(5, 4) * 2**30, "1.25 GiB per 4096-token sequence")

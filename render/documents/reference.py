@@ -227,17 +227,17 @@ def symbol_row(entry: Quantity) -> SymbolRow:
     return SymbolRow(entry.name, entry.latex, mm.fragment_mathml(entry.latex), entry.meaning, str(entry.unit), citation(entry.source), value)
 
 
-def human_value(value: sp.Basic, unit: str) -> str:
-    """A number in the unit a person reads (``4.51 EFLOP``); anything else as SymPy prints it."""
+def human_value(value: sp.Basic, unit: str, binary: bool = False) -> str:
+    """A number in the unit a person reads (``4.51 EFLOP``, ``10 GiB`` when ``binary``); anything else as SymPy prints it."""
     value = sp.nsimplify(value) if value.is_Float else value
     if value.is_number and value.is_real:
-        return human(value if value.is_Rational else float(value), unit)
+        return human(value if value.is_Rational else float(value), unit, binary=binary)
     return sp.sstr(value)
 
 
-def _short(value: sp.Basic, unit: str = "1") -> str:
+def _short(value: sp.Basic, unit: str = "1", binary: bool = False) -> str:
     """A figure for a table cell: human units, or a short expression; a long one is left to the derivation's display."""
-    text = human_value(value, unit)
+    text = human_value(value, unit, binary)
     return text if len(text) <= 24 else "(an expression: see the derivation)"
 
 
@@ -348,7 +348,7 @@ def errata_of(formula: Formula, derivation_id: str, steps: list[Step], outcomes:
         found.append(
             Erratum(
                 formula.id, anchor(formula.id), step.label, citation(step.source), step.why, tex, step_mathml(step, tex),
-                claimed=_short(claimed, unit), correct=_short(correct, unit), ratio=ratio_text,
+                claimed=_short(claimed, unit, step.binary), correct=_short(correct, unit, step.binary), ratio=ratio_text,
                 claimed_exact=exact_value(claimed, unit), correct_exact=exact_value(correct, unit),
                 derivation=derivation_id, ok=bool(outcome and outcome.ok),
             )
