@@ -231,7 +231,11 @@ def human_value(value: sp.Basic, unit: str, binary: bool = False) -> str:
     """A number in the unit a person reads (``4.51 EFLOP``, ``10 GiB`` when ``binary``); anything else as SymPy prints it."""
     value = sp.nsimplify(value) if value.is_Float else value
     if value.is_number and value.is_real:
-        return human(value if value.is_Rational else float(value), unit, binary=binary)
+        number = value if value.is_Rational else float(value)
+        head, per, rest = unit.partition("/")
+        if per and head in ("FLOP", "byte") and rest != "second":  # FLOP/token, byte/parameter: the prefix on the numerator
+            return human(number, head, binary=binary) + "/" + rest
+        return human(number, unit, binary=binary)
     return sp.sstr(value)
 
 
