@@ -388,7 +388,6 @@ def max_degree() -> Derivation:
         "so by the article's own rule the GPU needs 989T / 450G ≈ 2198 FLOPs per byte",
         correct=needed.subs(h100),
         source=LI_TP,
-        unit="FLOP/byte",
     )
     dv.refutes(
         "001: 1100 gives t ≤ 11",

@@ -207,7 +207,6 @@ def kv_flops() -> Derivation:
         "001 says each cached byte saves 16K FLOPs; its own 640 Ti FLOPs over its 80 GiB cache are 8K (c·h/q)",
         correct=(get("inference.kv_recompute.flops").expr / cache_bytes).subs(at),
         source=LI_KV,
-        unit="FLOP/byte",
     )
     return d
 
