@@ -300,7 +300,7 @@ def _conditions_hold(formula: Formula, values: dict[sp.Symbol, sp.Basic]) -> boo
 def example_view(example: WorkedExample) -> ExampleView:
     formula = get(example.formula_id)
     exact = example.exact()
-    scaled = f"{float(exact / example.scale):.6g} {example.scale_name}" if example.scale_name else ""
+    scaled = f"{float(exact / example.scale):.6g} {example.scale_name} in the article's unit" if example.scale_name else ""
     return ExampleView(
         case=example.case,
         title=example.title,
