@@ -137,7 +137,13 @@ def load_topics() -> None:
 
 
 def get(id: str) -> Formula:
-    load_topics()
+    """The formula ``id``, loading its own topic first (``eval params.total`` builds one topic, not seven)."""
+    if id not in _CATALOGUE:
+        topic = id.partition(".")[0]
+        if topic in TOPICS:
+            importlib.import_module(f"formulas.{topic}")
+        if id not in _CATALOGUE:
+            load_topics()
     try:
         return _CATALOGUE[id]
     except KeyError:
