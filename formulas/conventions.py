@@ -16,10 +16,10 @@ from __future__ import annotations
 from formulas.catalogue import Source, formula
 from formulas.symbols import B, C_flops, D, P, V, X, X_run, a, c_flop, c_mac, c_token, h, l, n, s, tau
 
-KORTHIKANTI = Source("Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models", "§6, Eq. 8")
-KAPLAN = Source("Kaplan et al. 2020, Scaling Laws for Neural Language Models", "§2.1, Table 1")
-NARAYANAN = Source("Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", "§5.1, Eq. 4")
-HOFFMANN = Source("Hoffmann et al. 2022, Training Compute-Optimal Large Language Models", "Table 3, the 67B row")
+KORTHIKANTI = Source("korthikanti2022", "§6, Eq. 8")
+KAPLAN = Source("kaplan2020", "§2.1, Table 1")
+NARAYANAN = Source("narayanan2021", "§5.1, Eq. 4")
+HOFFMANN = Source("hoffmann2022", "Table 3, the 67B row")
 
 korthikanti_hfu = formula(
     "conventions.korthikanti.hfu",
@@ -66,7 +66,7 @@ chinchilla_pinned = formula(
     related=["flops.training.approx"],
     symbol_latex=r"C_{Gopher}",
 )
-HOFFMANN_F = Source("Hoffmann et al. 2022, Training Compute-Optimal Large Language Models", "Appendix F, FLOPs computation")
+HOFFMANN_F = Source("hoffmann2022", "Appendix F, FLOPs computation")
 chinchilla_forward = formula(
     "conventions.chinchilla.forward",
     2 * s * V * h + l * (2 * 3 * s * h * h + 2 * s * s * h + 3 * a * s * s + 2 * s * s * h + 2 * s * h * h + 2 * s * h * 4 * h * 2) + 2 * s * h * V,

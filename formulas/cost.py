@@ -12,8 +12,8 @@ from __future__ import annotations
 from formulas.catalogue import Source, formula
 from formulas.symbols import H_gpu, P, U, X, c_flop, c_gpu, c_hour, c_month, c_rent, n
 
-DEEPSEEK = Source("DeepSeek-AI 2024, DeepSeek-V3 Technical Report", "Table 1, training costs")
-LI = Source("001_15f6accac8e5ad50.txt", "GPU prices, rental and payback")
+DEEPSEEK = Source("deepseek2024", "Table 1, training costs")
+LI = Source("001", "GPU prices, rental and payback")
 
 cost = formula(
     "cost.training",

@@ -10,9 +10,9 @@ from __future__ import annotations
 from formulas.catalogue import Source, formula
 from formulas.symbols import C_flops, H_gpu, I_co2, PUE, W_gpu, c_hour, c_kwh, c_pfday
 
-KAPLAN = Source("Kaplan et al. 2020, Scaling Laws for Neural Language Models", "§1.3, PF-days")
-LLAMA = Source("Touvron et al. 2023, LLaMA: Open and Efficient Foundation Language Models", "§6, carbon footprint")
-LLAMA2 = Source("Touvron et al. 2023, Llama 2: Open Foundation and Fine-Tuned Chat Models", "Table 2, CO2 emissions during pretraining")
+KAPLAN = Source("kaplan2020", "§1.3, PF-days")
+LLAMA = Source("touvron2023a", "§6, carbon footprint")
+LLAMA2 = Source("touvron2023b", "Table 2, CO2 emissions during pretraining")
 
 pf_day = formula(
     "energy.pf_day",

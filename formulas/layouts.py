@@ -32,7 +32,7 @@ class LayoutPreset:
 LAYOUTS: dict[str, LayoutPreset] = {
     "bloom-176b": LayoutPreset(
         name="bloom-176b",
-        source="BigScience 2022, BLOOM: A 176B-Parameter Open-Access Multilingual Language Model, §3.4; 004 (TP 4 × PP 12 × DP 8)",
+        source="BigScience 2022, §3.4; Li Wei (004), TP 4 × PP 12 × DP 8",
         tp=4, pp=12, dp=8, stages=(5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5), embedding_stages="first,last",
         micro_batch=2, global_batch=2048, zero=1, recompute="full", tokens="366e9",
     ),

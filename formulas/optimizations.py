@@ -24,14 +24,14 @@ from formulas.symbols import (
     D, P, U, X, a, b, c_flop, d, f_w, h, k_blk, k_cmp, n, p, pi_pen, q, s, s_max, t,
 )
 
-KORTHIKANTI = Source("Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models", "§4.2.2, selective activation recomputation")
-ZERO = Source("Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models", "§6.1 and §8, P_a")
-NARAYANAN = Source("Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", "§4.1, scatter/gather")
-SLIDES = Source("004_5f54472a1c575ca4.txt", "optimizations: 1-bit Adam, batching, KV cache paging")
-TANG = Source("Tang et al. 2021, 1-bit Adam: Communication Efficient Large-Scale Training with Adam's Convergence Speed", "§4")
-VLLM = Source("Kwon et al. 2023, Efficient Memory Management for Large Language Model Serving with PagedAttention", "§4.2")
-LI = Source("001_15f6accac8e5ad50.txt", "pipeline parallelism: 2N − 1 activations; the batch must cover the pipeline")
-EXPORT = Source("002_36b96f6b3108a9c4.txt", "A100 against A800, H100 against H800")
+KORTHIKANTI = Source("korthikanti2022", "§4.2.2, selective activation recomputation")
+ZERO = Source("rajbhandari2020", "§6.1 and §8, P_a")
+NARAYANAN = Source("narayanan2021", "§4.1, scatter/gather")
+SLIDES = Source("004", "optimizations: 1-bit Adam, batching, KV cache paging")
+TANG = Source("tang2021", "§4")
+VLLM = Source("kwon2023", "§4.2")
+LI = Source("001", "pipeline parallelism: 2N − 1 activations; the batch must cover the pipeline")
+EXPORT = Source("002", "A100 against A800, H100 against H800")
 
 selective_saving = formula(
     "optimizations.selective_recompute.saving",

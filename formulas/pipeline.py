@@ -15,10 +15,10 @@ from __future__ import annotations
 from formulas.catalogue import Source, formula
 from formulas.symbols import V, a, b, c_byte, h, l, l_first, m, p, s, t, w_max, w_tot
 
-NARAYANAN = Source("Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", "§2.2, 1F1B schedule")
-KORTHIKANTI = Source("Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models", "§4.2.3, pipeline parallelism")
-BLOOM = Source("BigScience 2022, BLOOM: A 176B-Parameter Open-Access Multilingual Language Model", "§3.4, TP 4 × PP 12 × DP 8")
-SLIDES = Source("004_5f54472a1c575ca4.txt", "BLOOM-176B: 70 blocks over 12 pipeline stages")
+NARAYANAN = Source("narayanan2021", "§2.2, 1F1B schedule")
+KORTHIKANTI = Source("korthikanti2022", "§4.2.3, pipeline parallelism")
+BLOOM = Source("bigscience2022", "§3.4, TP 4 × PP 12 × DP 8")
+SLIDES = Source("004", "BLOOM-176B: 70 blocks over 12 pipeline stages")
 
 step_factor = formula(
     "pipeline.step_factor",

@@ -18,9 +18,9 @@ from formulas.catalogue import Source, formula
 from formulas.examples import worked_example
 from formulas.symbols import M_fail, P, R_restore, W_store, delta_ckpt, n, q_bf16, q_fp32, tau_ckpt
 
-LI = Source("001_15f6accac8e5ad50.txt", "fault tolerance: one failure per GPU per month, a 10-minute restore")
-YOUNG = Source("Young 1974, A first order approximation to the optimum checkpoint interval", "Eq. for T_opt = √(2δM)")
-DALY = Source("Daly 2006, A higher order estimate of the optimum checkpoint interval for restart dumps", "§3")
+LI = Source("001", "fault tolerance: one failure per GPU per month, a 10-minute restore")
+YOUNG = Source("young1974", "Eq. for T_opt = √(2δM)")
+DALY = Source("daly2006", "§3")
 
 cluster_mtbf = formula(
     "reliability.cluster_mtbf",

@@ -2,7 +2,7 @@
 
 Each entry carries the SymPy assumptions (counts are ``positive, integer``),
 its LaTeX, a one-line meaning, a unit and where the notation comes from
-(``000`` Table 3 of the Bilibili article, extended as DESIGN.md says).
+(Table 3 of the Bilibili article, Yu 2024 (000), extended).
 Constants that carry a unit (``c_flop`` = 2 FLOP per parameter per token) are
 symbols too, with a value: formulas keep them symbolic so that dimensional
 analysis sees their unit, and every proof or evaluation substitutes the value.
@@ -15,6 +15,7 @@ from fractions import Fraction
 
 import sympy as sp
 
+from formulas.bibliography import Source
 from formulas.units import Unit, as_unit
 
 
@@ -26,7 +27,7 @@ class Quantity:
     latex: str
     meaning: str
     unit: Unit
-    source: str
+    source: Source
     value: sp.Rational | None = None
     maximum: sp.Rational | None = None
     minimum: sp.Rational | None = None
@@ -54,7 +55,7 @@ def declare(
     unit: Unit | str,
     *,
     integer: bool,
-    source: str = "000 Table 3",
+    source: Source = Source("000", "Table 3"),
     maximum: int | None = None,
     minimum: int | None = None,
 ) -> sp.Symbol:
@@ -67,7 +68,7 @@ def declare(
     return symbol
 
 
-def constant(name: str, latex: str, value: int | Fraction, meaning: str, unit: Unit | str, source: str) -> sp.Symbol:
+def constant(name: str, latex: str, value: int | Fraction, meaning: str, unit: Unit | str, source: Source) -> sp.Symbol:
     """Register a unit-carrying constant; it prints as its value."""
     symbol = sp.Symbol(name, positive=True)
     entry = Quantity(symbol, latex, meaning, as_unit(unit), source, sp.Rational(value))
@@ -121,35 +122,35 @@ s = declare("s", "s", "sequence length", "1", integer=True)
 # --- model shape ----------------------------------------------------------------
 h = declare("h", "h", "hidden size", "1", integer=True)
 a = declare("a", "a", "attention heads", "1", integer=True)
-g = declare("g", "g", "key/value heads", "1", integer=True, source="DESIGN.md (GQA/MQA)")
-d_head = declare("d_head", "d_{head}", "head dimension", "1", integer=True, source="DESIGN.md")
-d_ff = declare("d_ff", "d_{ff}", "MLP inner width", "1", integer=True, source="DESIGN.md")
+g = declare("g", "g", "key/value heads", "1", integer=True, source=Source("ainslie2023", "g key/value heads"))
+d_head = declare("d_head", "d_{head}", "head dimension", "1", integer=True, source=Source("vaswani2017", "§3.2.2, d_k"))
+d_ff = declare("d_ff", "d_{ff}", "MLP inner width", "1", integer=True, source=Source("vaswani2017", "§3.3, d_ff"))
 l = declare("l", "l", "layers", "1", integer=True)  # noqa: E741 - the sources' name
 V = declare("V", "V", "vocabulary size", "1", integer=True)
-E = declare("E", "E", "experts", "1", integer=True, source="DESIGN.md (MoE)")
-k = declare("k", "k", "experts per token", "1", integer=True, source="DESIGN.md (MoE)")
+E = declare("E", "E", "experts", "1", integer=True, source=Source("fedus2021", "§2, experts"))
+k = declare("k", "k", "experts per token", "1", integer=True, source=Source("jiang2024", "top-2 of 8 experts per token"))
 # --- parallel layout ------------------------------------------------------------
 t = declare("t", "t", "tensor parallel degree", "1", integer=True)
 p = declare("p", "p", "pipeline parallel degree", "1", integer=True)
 d = declare("d", "d", "data parallel degree", "1", integer=True)
 n = declare("n", "n", "GPUs (workers)", "1", integer=True)
 m = declare("m", "m", "micro-batches per iteration", "1", integer=True)
-v = declare("v", "v", "virtual pipeline stages per GPU", "1", integer=True, source="Narayanan et al. 2021")
+v = declare("v", "v", "virtual pipeline stages per GPU", "1", integer=True, source=Source("narayanan2021", "§2.2.2, interleaved schedule"))
 # --- model and data size --------------------------------------------------------
 P = declare("P", r"\Psi", "parameters", "parameter", integer=False)
 D = declare("D", "D", "training tokens", "token", integer=False)
 # --- hardware and efficiency ------------------------------------------------------
 X = declare("X", "X", "peak FLOP/s of one GPU", "FLOP/second", integer=False)
 U = declare("U", "U", "utilization (MFU)", "1", integer=False, maximum=1)
-W_mem = declare("W_mem", r"W_{mem}", "memory bandwidth", "byte/second", integer=False, source="DESIGN.md")
-W_link = declare("W_link", r"W_{link}", "link bandwidth", "byte/second", integer=False, source="DESIGN.md")
+W_mem = declare("W_mem", r"W_{mem}", "memory bandwidth", "byte/second", integer=False, source=Source("williams2009", "memory bandwidth"))
+W_link = declare("W_link", r"W_{link}", "link bandwidth", "byte/second", integer=False, source=Source("001", "NVLink and PCIe bandwidth"))
 r = declare("r", "r", "allowed communication-to-compute time ratio", "1", integer=False)
 f = declare("f", "f", "serial fraction (Amdahl)", "1", integer=False, maximum=1)
 
 # --- one matrix multiplication [M, K] x [K, N] ------------------------------------
-M_rows = declare("M_rows", "M", "rows of a GEMM's left operand", "1", integer=True, source="000 §3.2")
-K_inner = declare("K_inner", "K", "inner (contracted) dimension of a GEMM", "1", integer=True, source="000 §3.2")
-N_cols = declare("N_cols", "N", "columns of a GEMM's right operand", "1", integer=True, source="000 §3.2")
+M_rows = declare("M_rows", "M", "rows of a GEMM's left operand", "1", integer=True, source=Source("000", "§3.2"))
+K_inner = declare("K_inner", "K", "inner (contracted) dimension of a GEMM", "1", integer=True, source=Source("000", "§3.2"))
+N_cols = declare("N_cols", "N", "columns of a GEMM's right operand", "1", integer=True, source=Source("000", "§3.2"))
 
 # --- constants that carry a unit -----------------------------------------------
 c_flop = constant(
@@ -158,36 +159,36 @@ c_flop = constant(
     2,
     "FLOPs per parameter per token in one pass: a multiply and an add",
     "FLOP/(parameter*token)",
-    "001 (3 multiplies and 3 adds per weight per token in training)",
+    Source("001", "3 multiplies and 3 adds per weight per token in training"),
 )
 
 # --- communication, cluster, inference ---------------------------------------------
-q = declare("q", "q", "bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32)", "byte", integer=False, source="001 (bytes per param)")
-q_w = declare("q_w", r"q_{\Psi}", "bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32)", "byte/parameter", integer=False, source="001 (2 bytes per parameter)")
-x_msg = declare("x_msg", "x", "bytes of the buffer a collective works on (per participant)", "byte", integer=False, source="000 §3.3.2.2")
-tau = declare("tau", r"\tau", "a wall-clock time span (a deadline, a pipeline slot, a per-token budget)", "second", integer=False, source="000 §3.5.3")
-W_alg = declare("W_alg", r"W_{alg}", "algorithm bandwidth of a collective: buffer bytes over elapsed time", "byte/second", integer=False, source="000 §3.3.2.2 (nccl-tests)")
-rho = declare("rho", r"\rho", "redundancy of a collective: bytes each GPU sends per byte of buffer", "1", integer=False, source="000 Table 5")
-H_gpu = declare("H_gpu", r"H_{GPU}", "GPU-hours of a training run", "1", integer=False, source="002")
-c_mac = constant("c_mac", "c_{mac}", 2, "FLOPs of one multiply-accumulate", "FLOP", "000 §3.2 (a GEMM costs 2MKN)")
-c_hour = constant("c_hour", "c_{hour}", 3600, "seconds in one hour", "second", "002 (GPU-hours)")
-c_step = constant("c_step", "c_{step}", 1, "tokens each sequence emits per decoding step", "token", "001 (each prompt outputs one token per round)")
+q = declare("q", "q", "bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32)", "byte", integer=False, source=Source("001", "bytes per param"))
+q_w = declare("q_w", r"q_{\Psi}", "bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32)", "byte/parameter", integer=False, source=Source("001", "2 bytes per parameter"))
+x_msg = declare("x_msg", "x", "bytes of the buffer a collective works on (per participant)", "byte", integer=False, source=Source("000", "§3.3.2.2"))
+tau = declare("tau", r"\tau", "a wall-clock time span (a deadline, a pipeline slot, a per-token budget)", "second", integer=False, source=Source("000", "§3.5.3"))
+W_alg = declare("W_alg", r"W_{alg}", "algorithm bandwidth of a collective: buffer bytes over elapsed time", "byte/second", integer=False, source=Source("000", "§3.3.2.2 (nccl-tests)"))
+rho = declare("rho", r"\rho", "redundancy of a collective: bytes each GPU sends per byte of buffer", "1", integer=False, source=Source("000", "Table 5"))
+H_gpu = declare("H_gpu", r"H_{GPU}", "GPU-hours of a training run", "1", integer=False, source=Source("002"))
+c_mac = constant("c_mac", "c_{mac}", 2, "FLOPs of one multiply-accumulate", "FLOP", Source("000", "§3.2 (a GEMM costs 2MKN)"))
+c_hour = constant("c_hour", "c_{hour}", 3600, "seconds in one hour", "second", Source("002", "GPU-hours"))
+c_step = constant("c_step", "c_{step}", 1, "tokens each sequence emits per decoding step", "token", Source("001", "each prompt outputs one token per round"))
 
 # --- memory ---------------------------------------------------------------------
-q_bf16 = constant("q_bf16", "q_{16}", 2, "bytes per parameter of a 16-bit (bf16/fp16) copy", "byte/parameter", "000 §3.4.2.1 (2 bytes per element)")
-q_fp32 = constant("q_fp32", "q_{32}", 4, "bytes per parameter of an fp32 copy", "byte/parameter", "000 §3.4.2.1 (Adam states in fp32)")
-q_int8 = constant("q_int8", "q_{8}", 1, "bytes per parameter of an int8 weight", "byte/parameter", "000 §3.4.2.1 (INT8 inference)")
-q_int4 = constant("q_int4", "q_{4}", Fraction(1, 2), "bytes per parameter of an int4 weight", "byte/parameter", "000 §3.4.2.1 (INT4 inference)")
-c_byte = constant("c_byte", r"\mathrm{B}", 1, "one byte: activation counts are in bytes (16-bit values 2, bool dropout masks 1)", "byte", "Korthikanti et al. 2022 §4")
-M_gpu = declare("M_gpu", r"M_{GPU}", "memory capacity of one GPU", "byte", integer=False, source="001 (80 GB A100/H100, 24 GB RTX 4090)")
+q_bf16 = constant("q_bf16", "q_{16}", 2, "bytes per parameter of a 16-bit (bf16/fp16) copy", "byte/parameter", Source("000", "§3.4.2.1 (2 bytes per element)"))
+q_fp32 = constant("q_fp32", "q_{32}", 4, "bytes per parameter of an fp32 copy", "byte/parameter", Source("000", "§3.4.2.1 (Adam states in fp32)"))
+q_int8 = constant("q_int8", "q_{8}", 1, "bytes per parameter of an int8 weight", "byte/parameter", Source("000", "§3.4.2.1 (INT8 inference)"))
+q_int4 = constant("q_int4", "q_{4}", Fraction(1, 2), "bytes per parameter of an int4 weight", "byte/parameter", Source("000", "§3.4.2.1 (INT4 inference)"))
+c_byte = constant("c_byte", r"\mathrm{B}", 1, "one byte: activation counts are in bytes (16-bit values 2, bool dropout masks 1)", "byte", Source("korthikanti2022", "§4"))
+M_gpu = declare("M_gpu", r"M_{GPU}", "memory capacity of one GPU", "byte", integer=False, source=Source("001", "80 GB A100/H100, 24 GB RTX 4090"))
 
 # --- architecture switches ------------------------------------------------------
-# Structural choices of a decoder (DESIGN.md "Architectures"): 0/1 switches and
+# Structural choices of a decoder: 0/1 switches and
 # small non-negative counts that a Hugging Face config maps to (formulas/hf_config.py).
-ARCH = "DESIGN.md (Architectures); transformers 5.24 modelling code"
+ARCH = Source("transformers", "configuration switches of the modelling code")
 
 
-def switch(name: str, latex: str, meaning: str, *, maximum: int | None = 1, source: str = ARCH) -> sp.Symbol:
+def switch(name: str, latex: str, meaning: str, *, maximum: int | None = 1, source: Source = ARCH) -> sp.Symbol:
     """Register a non-negative integer symbol (a 0/1 switch unless ``maximum`` says otherwise)."""
     symbol = sp.Symbol(name, integer=True, nonnegative=True)
     bound = None if maximum is None else sp.Integer(maximum)
@@ -215,33 +216,33 @@ d_emb = declare("d_emb", r"d_{emb}", "token embedding width (h except OPT's word
 proj_emb = switch("proj_emb", r"\sigma_{proj}", "1 if project_in/project_out map the embedding width to h and back (OPT-350m)")
 
 # --- measured rates, energy, emissions and cost (issue 14) ---------------------------
-X_run = declare("X_run", r"X_{run}", "achieved (measured) FLOP/s of one GPU, counted as the paper counts model FLOPs", "FLOP/second", integer=False, source="Narayanan et al. 2021, Table 1 (achieved teraFLOP/s per GPU)")
-R_tok = declare("R_tok", r"R_{tok}", "training throughput of the whole cluster", "token/second", integer=False, source="Chowdhery et al. 2022 (PaLM), Appendix B")
-C_flops = declare("C_flops", "C", "a FLOP count (a training budget)", "FLOP", integer=False, source="Hoffmann et al. 2022 (Chinchilla), Table 3")
-c_token = constant("c_token", r"\mathrm{tok}", 1, "one token: a sequence's FLOPs over its s tokens are FLOPs per token", "token", "Kaplan et al. 2020, Table 1 (FLOPs per token)")
-c_pfday = constant("c_pfday", r"\mathrm{PF\cdot day}", 10**15 * 86400, "one petaFLOP/s-day: 10^15 FLOP/s for 86400 s", "FLOP", "Kaplan et al. 2020, §1.3 (PF-days)")
-c_kwh = constant("c_kwh", r"\mathrm{kWh}", 3600000, "one kilowatt-hour in joules", "joule", "SI: 1 kWh = 3.6 MJ")
-W_gpu = declare("W_gpu", r"W_{GPU}", "board power of one GPU (its TDP or measured draw)", "joule/second", integer=False, source="Touvron et al. 2023 (Llama 2), Table 2 (power consumption, W)")
-PUE = declare("PUE", r"\mathrm{PUE}", "power usage effectiveness of the data centre (facility power over IT power, at least 1)", "1", integer=False, minimum=1, source="Touvron et al. 2023 (LLaMA), §6 (PUE 1.1)")
-I_co2 = declare("I_co2", r"I_{CO_2}", "carbon intensity of the grid: grams of CO2-equivalent per kWh", "gram", integer=False, source="Touvron et al. 2023 (LLaMA), §6 (0.385 kg CO2eq/kWh)")
-c_rent = declare("c_rent", r"c_{GPU\cdot h}", "rental price of one GPU for one hour", "dollar", integer=False, source="DeepSeek-AI 2024 (DeepSeek-V3), Table 1 ($2 per H800 GPU-hour)")
-causal = switch("causal", r"\sigma_{causal}", "1 if only the causal (lower) triangle of the attention scores is computed, 0 for the full square", source="Kaplan et al. 2020, Table 1 (causal attention FLOPs)")
+X_run = declare("X_run", r"X_{run}", "achieved (measured) FLOP/s of one GPU, counted as the paper counts model FLOPs", "FLOP/second", integer=False, source=Source("narayanan2021", "Table 1, achieved teraFLOP/s per GPU"))
+R_tok = declare("R_tok", r"R_{tok}", "training throughput of the whole cluster", "token/second", integer=False, source=Source("chowdhery2022", "Appendix B, tokens per second"))
+C_flops = declare("C_flops", "C", "a FLOP count (a training budget)", "FLOP", integer=False, source=Source("hoffmann2022", "Table 3, FLOPs"))
+c_token = constant("c_token", r"\mathrm{tok}", 1, "one token: a sequence's FLOPs over its s tokens are FLOPs per token", "token", Source("kaplan2020", "Table 1, FLOPs per token"))
+c_pfday = constant("c_pfday", r"\mathrm{PF\cdot day}", 10**15 * 86400, "one petaFLOP/s-day: 10^15 FLOP/s for 86400 s", "FLOP", Source("kaplan2020", "§1.3, PF-days"))
+c_kwh = constant("c_kwh", r"\mathrm{kWh}", 3600000, "one kilowatt-hour in joules", "joule", Source("touvron2023a", "§6, energy in kWh"))
+W_gpu = declare("W_gpu", r"W_{GPU}", "board power of one GPU (its TDP or measured draw)", "joule/second", integer=False, source=Source("touvron2023b", "Table 2, power consumption (W)"))
+PUE = declare("PUE", r"\mathrm{PUE}", "power usage effectiveness of the data centre (facility power over IT power, at least 1)", "1", integer=False, minimum=1, source=Source("touvron2023a", "§6, PUE 1.1"))
+I_co2 = declare("I_co2", r"I_{CO_2}", "carbon intensity of the grid: grams of CO2-equivalent per kWh", "gram", integer=False, source=Source("touvron2023a", "§6, 0.385 kg CO2eq/kWh"))
+c_rent = declare("c_rent", r"c_{GPU\cdot h}", "rental price of one GPU for one hour", "dollar", integer=False, source=Source("deepseek2024", "Table 1, $2 per H800 GPU-hour"))
+causal = switch("causal", r"\sigma_{causal}", "1 if only the causal (lower) triangle of the attention scores is computed, 0 for the full square", source=Source("kaplan2020", "Table 1, causal attention FLOPs"))
 # --- failures and checkpoints (issue 14; 001 on fault tolerance) ----------------------
-M_fail = declare("M_fail", r"M_{GPU}^{fail}", "mean time between failures of one GPU (with its share of the host)", "second", integer=False, source="001 (one failure per GPU per month)")
-tau_ckpt = declare("tau_ckpt", r"\tau_{ckpt}", "time between two checkpoints", "second", integer=False, source="Young 1974; Daly 2006")
-delta_ckpt = declare("delta_ckpt", r"\delta_{ckpt}", "time to write one checkpoint (the run stalls meanwhile)", "second", integer=False, source="Young 1974; Daly 2006")
-R_restore = declare("R_restore", r"R_{restore}", "time to restart after a failure: reschedule, load the last checkpoint", "second", integer=False, source="001 (about 10 minutes to restore)")
-W_store = declare("W_store", r"W_{store}", "bandwidth of the checkpoint storage, all writers together", "byte/second", integer=False, source="Dubey et al. 2024 (Llama 3), §3.3.4")
+M_fail = declare("M_fail", r"M_{GPU}^{fail}", "mean time between failures of one GPU (with its share of the host)", "second", integer=False, source=Source("001", "one failure per GPU per month"))
+tau_ckpt = declare("tau_ckpt", r"\tau_{ckpt}", "time between two checkpoints", "second", integer=False, source=Source("young1974", "the checkpoint interval"))
+delta_ckpt = declare("delta_ckpt", r"\delta_{ckpt}", "time to write one checkpoint (the run stalls meanwhile)", "second", integer=False, source=Source("young1974", "the checkpoint interval"))
+R_restore = declare("R_restore", r"R_{restore}", "time to restart after a failure: reschedule, load the last checkpoint", "second", integer=False, source=Source("001", "about 10 minutes to restore"))
+W_store = declare("W_store", r"W_{store}", "bandwidth of the checkpoint storage, all writers together", "byte/second", integer=False, source=Source("dubey2024", "§3.3.4, storage"))
 # --- uneven pipeline stages (issue 14; 004's BLOOM-176B layout) -------------------------
-l_first = declare("l_first", r"l_{1}", "layers of the first pipeline stage", "1", integer=True, source="004 (BLOOM-176B: 5 blocks and the embedding on the first stage)")
-w_max = declare("w_max", r"w_{max}", "work of the slowest pipeline stage, in layer-forwards", "1", integer=False, source="Narayanan et al. 2021 (the slowest stage sets the pace)")
-w_tot = declare("w_tot", r"w_{tot}", "work of all pipeline stages together, in layer-forwards", "1", integer=False, source="Narayanan et al. 2021")
+l_first = declare("l_first", r"l_{1}", "layers of the first pipeline stage", "1", integer=True, source=Source("004", "BLOOM-176B: 5 blocks and the embedding on the first stage"))
+w_max = declare("w_max", r"w_{max}", "work of the slowest pipeline stage, in layer-forwards", "1", integer=False, source=Source("narayanan2021", "§2.2, the slowest stage sets the pace"))
+w_tot = declare("w_tot", r"w_{tot}", "work of all pipeline stages together, in layer-forwards", "1", integer=False, source=Source("narayanan2021", "§2.2"))
 # --- serving and communication optimizations (issue 14; 004, 001, 002) -----------------
-s_max = declare("s_max", r"s_{max}", "tokens reserved per sequence: the longest a request may grow to", "1", integer=True, source="004 (KV cache allocated for the longest sequence)")
-k_blk = declare("k_blk", r"k_{blk}", "tokens per block of a paged KV cache", "1", integer=True, source="Kwon et al. 2023 (vLLM, PagedAttention)")
-f_w = declare("f_w", r"f_{w}", "share of the steps in the uncompressed warm-up stage of 1-bit Adam", "1", integer=False, maximum=1, source="Tang et al. 2021, 1-bit Adam")
-k_cmp = declare("k_cmp", r"k_{cmp}", "compression ratio of the compressed stage (bits before over bits after)", "1", integer=False, source="004 (32-bit values to 1 bit)")
-R_cmp = declare("R_cmp", r"R_{cmp}", "overall reduction of the communication volume", "1", integer=False, source="004 (up to 5×)")
-pi_pen = declare("pi_pen", r"\pi", "extra training time of an export GPU (A800, H800) over the GPU it is cut from", "1", integer=False, source="002 (A800 about 5 %, H800 10–30 % longer)")
-c_gpu = declare("c_gpu", r"c_{GPU}", "purchase price of one GPU", "dollar", integer=False, source="001 (H100 about $40,000, RTX 4090 $1,600)")
-c_month = constant("c_month", r"\mathrm{month}", 30 * 86400, "one month of 30 days, in seconds", "second", "001 (months to pay back)")
+s_max = declare("s_max", r"s_{max}", "tokens reserved per sequence: the longest a request may grow to", "1", integer=True, source=Source("004", "KV cache allocated for the longest sequence"))
+k_blk = declare("k_blk", r"k_{blk}", "tokens per block of a paged KV cache", "1", integer=True, source=Source("kwon2023", "§4.2, KV blocks"))
+f_w = declare("f_w", r"f_{w}", "share of the steps in the uncompressed warm-up stage of 1-bit Adam", "1", integer=False, maximum=1, source=Source("tang2021", "§4, warm-up stage"))
+k_cmp = declare("k_cmp", r"k_{cmp}", "compression ratio of the compressed stage (bits before over bits after)", "1", integer=False, source=Source("004", "32-bit values to 1 bit"))
+R_cmp = declare("R_cmp", r"R_{cmp}", "overall reduction of the communication volume", "1", integer=False, source=Source("004", "up to 5× less communication"))
+pi_pen = declare("pi_pen", r"\pi", "extra training time of an export GPU (A800, H800) over the GPU it is cut from", "1", integer=False, source=Source("002", "A800 about 5 %, H800 10–30 % longer"))
+c_gpu = declare("c_gpu", r"c_{GPU}", "purchase price of one GPU", "dollar", integer=False, source=Source("001", "H100 about $40,000, RTX 4090 $1,600"))
+c_month = constant("c_month", r"\mathrm{month}", 30 * 86400, "one month of 30 days, in seconds", "second", Source("001", "months to pay back"))

@@ -17,10 +17,10 @@ from formulas.symbols import (
     B, D, P, R_tok, V, X, X_run, a, c_flop, c_mac, c_token, causal, d_head, h, l, n, s, tau,
 )
 
-NARAYANAN = Source("Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", "Table 1; §5.1, Eq. 3")
-KORTHIKANTI = Source("Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models", "§6, model and hardware FLOPs")
-PALM = Source("Chowdhery et al. 2022, PaLM: Scaling Language Modeling with Pathways", "Appendix B, model FLOPs utilization")
-KAPLAN = Source("Kaplan et al. 2020, Scaling Laws for Neural Language Models", "§2.1, Table 1")
+NARAYANAN = Source("narayanan2021", "Table 1; §5.1, Eq. 3")
+KORTHIKANTI = Source("korthikanti2022", "§6, model and hardware FLOPs")
+PALM = Source("chowdhery2022", "Appendix B, model FLOPs utilization")
+KAPLAN = Source("kaplan2020", "§2.1, Table 1")
 
 MODEL_FLOPS = 36 * c_mac * B * s * l * h**2 * (1 + s / (6 * h) + V / (12 * l * h))  # 72Bslh²(…) FLOP
 SELECTIVE_RECOMPUTE = 2 * c_mac * B * s**2 * h * l  # 4Bs²hl: QKᵀ and scores·V of every layer, forward once more
