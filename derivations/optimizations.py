@@ -86,6 +86,8 @@ def naive_in_flight() -> Derivation:
     d_.concludes("optimizations.pipeline.naive_in_flight")
     d_.approximates("2p", 2 * p, "001: 80 stages hold about 160 times one micro-batch's activations",
                     condition="p ≫ 1", error=-1 / (2 * p), limits=((p, sp.oo),))
+    d_.refutes("S23: 160", sp.Integer(160), "001 counts 80 × 2 = 160 rounds; 2N − 1 at N = 80 is 159",
+               correct=get("optimizations.pipeline.naive_in_flight").expr.subs(p, 80), source=LI)
     return d_
 
 

@@ -3,7 +3,8 @@
 ``human(value, unit)`` picks the unit a person would say: SI prefixes for FLOP,
 FLOP/s and bytes (decimal, GB = 10⁹ B, unless ``binary=True``: GiB = 2³⁰ B),
 count suffixes k/M/B/T for parameters and tokens, and for durations the largest
-of µs, ms, s, minutes, hours, days, years that keeps the number at least 1.
+of µs, ms, s, minutes, hours, days, years that keeps the number at least 1;
+energy in kWh/MWh/GWh, CO2-equivalent in g/kg/t, money as $ with k/M/B.
 Three significant digits: ``84 ZFLOP``, ``1.25 GiB``, ``60.9 days``.
 
 ``DISPLAY_UNITS`` names every unit a user may ask for (``eval --unit GiB``)
@@ -37,6 +38,9 @@ _MINUTE, _HOUR, _DAY, _YEAR = 60, 3600, 86400, Fraction(36525 * 86400, 100)
 _DURATIONS = [("ns", Fraction(1, 10**9)), ("µs", Fraction(1, 10**6)), ("ms", Fraction(1, 1000)), ("s", 1), ("minutes", _MINUTE), ("hours", _HOUR), ("days", _DAY), ("years", _YEAR)]
 
 BYTE, FLOP, SECOND = _unit("byte"), _unit("FLOP"), _unit("second")
+JOULE, GRAM, DOLLAR = _unit("joule"), _unit("gram"), _unit("dollar")
+_ENERGY = [("J", 1), ("kWh", 3_600_000), ("MWh", 3_600_000_000), ("GWh", 3_600_000_000_000)]
+_MASS = [("g", 1), ("kg", 10**3), ("t", 10**6), ("kt", 10**9), ("Mt", 10**12)]  # of CO2-equivalent
 
 
 def _display_units() -> dict[str, tuple[Unit, Fraction]]:
@@ -110,6 +114,15 @@ def human(value: object, unit: Unit | str, *, binary: bool = False) -> str:
         return f"{significant(scaled)} {prefix}FLOP" + ("/s" if unit != FLOP else "")
     if unit == SECOND:
         return duration(x)
+    if unit == JOULE:
+        scaled, name = _scaled(x, _ENERGY)
+        return f"{significant(scaled)} {name}"
+    if unit == GRAM:
+        scaled, name = _scaled(x, _MASS)
+        return f"{significant(scaled)} {name} CO2e"
+    if unit == DOLLAR:
+        scaled, suffix = _scaled(x, _COUNT)
+        return f"${significant(scaled)}{suffix}"
     if unit.is_dimensionless:
         if abs(x) >= 10**6:
             scaled, suffix = _scaled(x, _COUNT)
