@@ -210,3 +210,19 @@ head_bias = switch("head_bias", r"\sigma_{b_{head}}", "1 if the output head has 
 moe = switch("moe", r"\sigma_{moe}", "1 for a mixture-of-experts MLP with a router (then E experts, k per token)")
 d_emb = declare("d_emb", r"d_{emb}", "token embedding width (h except OPT's word_embed_proj_dim)", "1", integer=True, source=ARCH)
 proj_emb = switch("proj_emb", r"\sigma_{proj}", "1 if project_in/project_out map the embedding width to h and back (OPT-350m)")
+
+# --- the performance model (formulas/performance.py) ------------------------------
+PERF = "formulas/performance.py (roofline: Williams, Waterman & Patterson 2009)"
+eta_gemm = declare("eta_gemm", r"\eta_{gemm}", "fraction of peak FLOP/s a large GEMM sustains (calibrated)", "1", integer=False, source=PERF, maximum=1)
+eta_mem = declare("eta_mem", r"\eta_{mem}", "fraction of the HBM bandwidth memory-bound kernels sustain (calibrated)", "1", integer=False, source=PERF, maximum=1)
+tau_k = declare("tau_k", r"\tau_{k}", "fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated)", "second", integer=False, source=PERF)
+W_tp = declare("W_tp", r"W_{TP}", "one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across)", "byte/second", integer=False, source=PERF)
+W_pp = declare("W_pp", r"W_{PP}", "one-way bandwidth between neighbouring pipeline stages", "byte/second", integer=False, source=PERF)
+W_intra = declare("W_intra", r"W_{intra}", "one-way bandwidth a collective sustains inside a node (NVLink)", "byte/second", integer=False, source=PERF)
+W_net = declare("W_net", r"W_{net}", "one-way network bandwidth a collective sustains per GPU across nodes", "byte/second", integer=False, source=PERF)
+d_node = declare("d_node", r"d_{node}", "data-parallel ranks inside one node (the intra-node level of a hierarchical all-reduce)", "1", integer=True, source=PERF)
+flash = switch("flash", r"\sigma_{flash}", "1 when attention is one fused kernel (FlashAttention): no s² scores in HBM", source=PERF)
+seq_par = switch("seq_par", r"\sigma_{SP}", "1 with Megatron sequence parallelism: norms and dropouts on s/t tokens", source=PERF)
+rc_full = switch("rc_full", r"\sigma_{full}", "1 with full activation recompute: each layer's forward runs again in the backward", source=PERF)
+rc_sel = switch("rc_sel", r"\sigma_{sel}", "1 with selective recompute: the attention core runs again in the backward", source=PERF)
+piped = switch("piped", r"\sigma_{PP}", "1 when there is a pipeline (p > 1): activations cross stage boundaries", source=PERF)
