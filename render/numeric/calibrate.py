@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+import sympy as sp
 
 from formulas.calibration import NODE_SIZE, PUBLISHED, Efficiency, a100, table1, validation_runs
 from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, model_values
@@ -118,9 +119,9 @@ def fit(points: int = 12, rounds: int = 3) -> Efficiency:
     return Efficiency(*(_rational(best[name]) for name in GRID), provenance="calibrated on Megatron-LM 2021 Table 1")
 
 
-def _rational(value: float) -> Fraction:
-    """Three significant digits, exactly."""
-    return Fraction(f"{value:.3g}")
+def _rational(value: float) -> sp.Rational:
+    """Three significant digits, exactly (stored as that decimal)."""
+    return sp.Rational(f"{value:.3g}")
 
 
 def summary(runs: list[Run], efficiency: Efficiency) -> list[dict]:
@@ -146,14 +147,14 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="use the stored constants, do not refit")
     args = parser.parse_args()
     efficiency = a100() if args.check else fit()
-    print("constants:", {name: str(getattr(efficiency, name)) for name in GRID})
+    print("constants:", {name: float(getattr(efficiency, name)) for name in GRID})
     table = summary(calibration_runs(), efficiency)
     others = summary(other_runs(), efficiency)
     _print("calibration: Megatron-LM 2021 Table 1", table)
     _print("validation (not fitted)", others)
     if not args.check:
         document = {"source": "fitted by render/numeric/calibrate.py on formulas/published/megatron2021_table1.json only",
-                    "constants": {name: str(getattr(efficiency, name)) for name in GRID},
+                    "constants": {name: f"{float(getattr(efficiency, name)):.3g}" for name in GRID},
                     "calibration_errors": table}
         (PUBLISHED / "a100_constants.json").write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
