@@ -295,9 +295,11 @@ def _comms(layout: Layout, base: dict, ev: Evaluator, ops: Ops) -> dict:
     })
     tp = ops.where(t > 1, tp * m, 0)
     pp = ops.where(p > 1, ev("comms.pp.per_iteration.interleaved", **(base | {"b": b})), 0)
-    dp = ops.choose(layout.zero == 3, {  # ZeRO-3 adds a parameter all-gather to the reduce-scatter: 3Ψ of this rank's shard
-        True: lambda: ev("comms.zero.stage3.sent", **base),
-        False: lambda: ev("comms.dp.sent_per_iteration", **base),
+    dp = ops.choose(layout.zero, {  # ZeRO-2 reduce-scatters every micro-batch, ZeRO-3 also gathers twice per micro-batch
+        0: lambda: ev("comms.dp.sent_per_iteration", **base),
+        1: lambda: ev("perf.zero.stage1.sent", **base),
+        2: lambda: ev("perf.zero.stage2.sent", **base),
+        3: lambda: ev("perf.zero.stage3.sent", **base),
     })
     return {"tp": tp, "pp": pp, "dp": ops.where(d > 1, dp, 0)}
 
