@@ -153,6 +153,13 @@ def dp_allreduce() -> Derivation:
     return d_
 
 
+def window(kind: str) -> Derivation:
+    layer = get(f"perf.layer.{kind}").expr
+    return _composed(f"perf.window.{kind}", f"One micro-batch's {kind} on a stage", (DDP,), [
+        ("T_window", l / p * layer, f"the stage's l/p layers, {kind}"),
+    ], "the compute that overlapped collectives hide under")
+
+
 def zero_exposed(stage: int) -> Derivation:
     expr = get(f"perf.zero.stage{stage}.exposed").expr
     return _composed(f"perf.zero.stage{stage}.exposed", f"Exposed DP time, ZeRO stage {stage}", (ZERO, ZEROPP, DDP), [
@@ -187,6 +194,7 @@ def optimizer(sharded: bool) -> Derivation:
 
 DERIVATIONS = (
     gemm_time, gemm_efficiency, tp_layer, layer_forward, layer_backward, logits, p2p, stage, pipeline, dp_allreduce,
+    lambda: window("forward"), lambda: window("backward"),
     *(lambda stage=stage: zero_exposed(stage) for stage in (0, 1, 2, 3)),
     *(lambda stage=stage: zero_sent(stage) for stage in (1, 2, 3)),
     lambda: optimizer(False), lambda: optimizer(True),

@@ -54,7 +54,7 @@ import sympy as sp
 from formulas.catalogue import Condition, Source, formula
 from formulas.symbols import (
     K_inner, M_rows, N_cols, P, W_intra, W_mem, W_net, W_pp, W_tp, X, a, b, c_byte, c_mac, d, d_ff, d_head, d_node,
-    eta_gemm, eta_mem, flash, g, gated, h, l, m, p, piped, q, q_bf16, q_w, rc_full, rc_sel, s, seq_par, t, tau_k, v, V,
+    eta_gemm, eta_mem, flash, g, gated, h, l, m, p, piped, q, q_bf16, q_w, rc_full, rc_sel, s, seq_par, t, tau_bwd, tau_fwd, tau_k, v, V,
 )
 
 ROOFLINE = Source("Williams, Waterman & Patterson 2009, Roofline: an insightful visual performance model for multicore architectures",
@@ -216,8 +216,25 @@ allreduce_dp = formula(
     conditions=[LAYOUT, Condition("d_node divides d")],
     symbol_latex=r"T_{DP}",
 )
-forward_window = l / p * layer_forward.expr  # one micro-batch's forward on this stage
-backward_window = l / p * layer_backward.expr  # and its backward: what bucketed collectives hide under
+window_forward = formula(
+    "perf.window.forward",
+    l / p * layer_forward.expr,
+    "second",
+    "one micro-batch's forward on one stage: the compute a prefetched all-gather hides under",
+    sources=[DEEPSPEED],
+    related=["perf.layer.forward"],
+    symbol_latex=r"\tau_{fwd}",
+)
+window_backward = formula(
+    "perf.window.backward",
+    l / p * layer_backward.expr,
+    "second",
+    "one micro-batch's backward on one stage: the compute bucketed gradient collectives hide under",
+    sources=[DDP, DEEPSPEED],
+    related=["perf.layer.backward"],
+    symbol_latex=r"\tau_{bwd}",
+)
+forward_window, backward_window = tau_fwd, tau_bwd  # the ZeRO formulas take the windows as inputs
 half = allreduce_dp.expr / 2  # a reduce-scatter or an all-gather: half an all-reduce's bytes
 
 

@@ -56,12 +56,14 @@ def predict(base: dict, layout_numbers: dict, settings: dict, efficiency: Effici
         "piped": ops.where(p > 1, 1, 0),
     }
     slot = ev("perf.stage.microbatch", **values)
+    values |= {"tau_fwd": ev("perf.window.forward", **values), "tau_bwd": ev("perf.window.backward", **values)}
     tp = (base["l"] / p) * (2 + values["rc_full"]) * ev("perf.tp.layer", **values)
     p2p = ev("perf.pp.p2p", **values)
     pipeline = ev("perf.pipeline", **values)
     zero = settings["zero"]
     exposed_dp = ops.where(d > 1, ops.choose(zero, {stage: (lambda s=stage: ev(f"perf.zero.stage{s}.exposed", **values))
                                                      for stage in (0, 1, 2, 3)}), 0)
+    exposed_dp = ops.maximum(exposed_dp, 0)  # max(T, W) − W in floats: a hidden collective may round to −1e-17
     optimizer = ops.choose(zero, {0: lambda: ev("perf.optimizer", **values), 1: lambda: ev("perf.optimizer.sharded", **values),
                                   2: lambda: ev("perf.optimizer.sharded", **values), 3: lambda: ev("perf.optimizer.sharded", **values)})
     step = pipeline + exposed_dp + optimizer

@@ -226,3 +226,5 @@ seq_par = switch("seq_par", r"\sigma_{SP}", "1 with Megatron sequence parallelis
 rc_full = switch("rc_full", r"\sigma_{full}", "1 with full activation recompute: each layer's forward runs again in the backward", source=PERF)
 rc_sel = switch("rc_sel", r"\sigma_{sel}", "1 with selective recompute: the attention core runs again in the backward", source=PERF)
 piped = switch("piped", r"\sigma_{PP}", "1 when there is a pipeline (p > 1): activations cross stage boundaries", source=PERF)
+tau_fwd = declare("tau_fwd", r"\tau_{fwd}", "one micro-batch's forward on one pipeline stage: what a prefetched gather hides under", "second", integer=False, source=PERF)
+tau_bwd = declare("tau_bwd", r"\tau_{bwd}", "one micro-batch's backward on one pipeline stage: what bucketed collectives hide under", "second", integer=False, source=PERF)
