@@ -239,8 +239,8 @@ half = allreduce_dp.expr / 2  # a reduce-scatter or an all-gather: half an all-r
 
 
 def _exposed(comm: sp.Expr, window: sp.Expr) -> sp.Expr:
-    """What of ``comm`` does not hide under ``window``: max(comm − window, 0), written so both arguments carry seconds."""
-    return sp.Max(comm, window) - window
+    """What of ``comm`` does not hide under ``window``: max(comm − window, 0) (a zero has every unit)."""
+    return sp.Max(comm - window, 0)
 
 
 zero_exposed = {

@@ -63,7 +63,6 @@ def predict(base: dict, layout_numbers: dict, settings: dict, efficiency: Effici
     zero = settings["zero"]
     exposed_dp = ops.where(d > 1, ops.choose(zero, {stage: (lambda s=stage: ev(f"perf.zero.stage{s}.exposed", **values))
                                                      for stage in (0, 1, 2, 3)}), 0)
-    exposed_dp = ops.maximum(exposed_dp, 0)  # max(T, W) − W in floats: a hidden collective may round to −1e-17
     optimizer = ops.choose(zero, {0: lambda: ev("perf.optimizer", **values), 1: lambda: ev("perf.optimizer.sharded", **values),
                                   2: lambda: ev("perf.optimizer.sharded", **values), 3: lambda: ev("perf.optimizer.sharded", **values)})
     step = pipeline + exposed_dp + optimizer

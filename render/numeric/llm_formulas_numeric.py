@@ -4260,9 +4260,9 @@ def perf_window_backward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, gate
 def perf_zero_stage0_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, tau_bwd):
     r"""exposed DP time without ZeRO: the bucketed all-reduce beyond the last micro-batch's backward.
 
-    perf.zero.stage0.exposed [second] = -tau_bwd + Max(tau_bwd, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t))
+    perf.zero.stage0.exposed [second] = Max(0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd)
 
-    LaTeX: T_{DP}^{exp} = - \tau_{bwd} + \max\left(\tau_{bwd}, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{W_{intra} d_{node} p t}\right)
+    LaTeX: T_{DP}^{exp} = \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{W_{intra} d_{node} p t} - \tau_{bwd}\right)
 
     Args:
         t: tensor parallel degree [1]
@@ -4288,15 +4288,15 @@ def perf_zero_stage0_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, tau_bwd):
     W_net = numpy.asarray(W_net, dtype=numpy.float64)
     d_node = numpy.asarray(d_node, dtype=numpy.float64)
     tau_bwd = numpy.asarray(tau_bwd, dtype=numpy.float64)
-    return -tau_bwd + functools.reduce(numpy.maximum, [tau_bwd, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t)])
+    return functools.reduce(numpy.maximum, [0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd])
 
 
 def perf_zero_stage1_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, tau_bwd):
     r"""exposed ZeRO-1 time: the gradient reduce-scatter beyond the last backward, then the weights' all-gather, once per iteration.
 
-    perf.zero.stage1.exposed [second] = P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) - tau_bwd + Max(tau_bwd, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t))
+    perf.zero.stage1.exposed [second] = P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) + Max(0, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) - tau_bwd)
 
-    LaTeX: T_{Z1}^{exp} = \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} - \tau_{bwd} + \max\left(\tau_{bwd}, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t}\right)
+    LaTeX: T_{Z1}^{exp} = \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} + \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} - \tau_{bwd}\right)
 
     Args:
         t: tensor parallel degree [1]
@@ -4322,15 +4322,15 @@ def perf_zero_stage1_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, tau_bwd):
     W_net = numpy.asarray(W_net, dtype=numpy.float64)
     d_node = numpy.asarray(d_node, dtype=numpy.float64)
     tau_bwd = numpy.asarray(tau_bwd, dtype=numpy.float64)
-    return (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd + functools.reduce(numpy.maximum, [tau_bwd, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t)])
+    return (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) + functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd])
 
 
 def perf_zero_stage2_exposed(t, p, d, m, P, q_w, W_intra, W_net, d_node, tau_bwd):
     r"""exposed ZeRO-2 time: a gradient reduce-scatter per micro-batch beyond its backward, the weights' all-gather once.
 
-    perf.zero.stage2.exposed [second] = P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) + m*(-tau_bwd + Max(tau_bwd, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t)))
+    perf.zero.stage2.exposed [second] = P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) + m*Max(0, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) - tau_bwd)
 
-    LaTeX: T_{Z2}^{exp} = \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} + m \left(- \tau_{bwd} + \max\left(\tau_{bwd}, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t}\right)\right)
+    LaTeX: T_{Z2}^{exp} = \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} + m \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} - \tau_{bwd}\right)
 
     Args:
         t: tensor parallel degree [1]
@@ -4358,15 +4358,15 @@ def perf_zero_stage2_exposed(t, p, d, m, P, q_w, W_intra, W_net, d_node, tau_bwd
     W_net = numpy.asarray(W_net, dtype=numpy.float64)
     d_node = numpy.asarray(d_node, dtype=numpy.float64)
     tau_bwd = numpy.asarray(tau_bwd, dtype=numpy.float64)
-    return (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) + m*(-tau_bwd + functools.reduce(numpy.maximum, [tau_bwd, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t)]))
+    return (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) + m*functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd])
 
 
 def perf_zero_stage3_exposed(t, p, d, m, P, q_w, W_intra, W_net, d_node, tau_fwd, tau_bwd):
     r"""exposed ZeRO-3 time: per micro-batch, the weights' all-gather beyond its forward and the second all-gather and the gradient reduce-scatter beyond its backward (prefetched).
 
-    perf.zero.stage3.exposed [second] = m*(-tau_bwd - tau_fwd + Max(tau_bwd, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t)) + Max(tau_fwd, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t)))
+    perf.zero.stage3.exposed [second] = m*(Max(0, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) - tau_fwd) + Max(0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd))
 
-    LaTeX: T_{Z3}^{exp} = m \left(- \tau_{bwd} - \tau_{fwd} + \max\left(\tau_{bwd}, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{W_{intra} d_{node} p t}\right) + \max\left(\tau_{fwd}, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t}\right)\right)
+    LaTeX: T_{Z3}^{exp} = m \left(\max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} - \tau_{fwd}\right) + \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{W_{intra} d_{node} p t} - \tau_{bwd}\right)\right)
 
     Args:
         t: tensor parallel degree [1]
@@ -4396,7 +4396,7 @@ def perf_zero_stage3_exposed(t, p, d, m, P, q_w, W_intra, W_net, d_node, tau_fwd
     d_node = numpy.asarray(d_node, dtype=numpy.float64)
     tau_fwd = numpy.asarray(tau_fwd, dtype=numpy.float64)
     tau_bwd = numpy.asarray(tau_bwd, dtype=numpy.float64)
-    return m*(-tau_bwd - tau_fwd + functools.reduce(numpy.maximum, [tau_bwd, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t)]) + functools.reduce(numpy.maximum, [tau_fwd, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t)]))
+    return m*(functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_fwd]) + functools.reduce(numpy.maximum, [0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd]))
 
 
 def perf_zero_stage1_sent(t, p, d, P, q_w):
