@@ -42,6 +42,7 @@ class Run:
     network: float
     figure: str  # "megatron_tflops" or "mfu"
     published: float
+    flash: bool = False
 
 
 def gpt(a: int, h: int, l: int, s: int = 2048, V: int = 51200) -> dict[str, int]:  # noqa: E741 - the paper's name
@@ -71,18 +72,24 @@ def calibration_runs() -> list[Run]:
 def other_runs() -> list[Run]:
     runs = []
     for run in validation_runs():
-        model = model_values(preset(run["model"]).architecture.values) if "model" in run else gpt(run["a"], run["h"], run["l"])
+        if "model" in run:
+            model = model_values(preset(run["model"]).architecture.values)
+        elif "config" in run:
+            model = model_values(read_config(run["config"]).values)
+        else:
+            model = gpt(run["a"], run["h"], run["l"])
         runs.append(Run(run["name"], run["source"], model,
-                        _layout(run["n"], run["t"], run["p"], run["B"], run["b"], run["v"], 2048, run["zero"],
+                        _layout(run["n"], run["t"], run["p"], run["B"], run["b"], run["v"], run.get("s", 2048), run["zero"],
                                 run["recompute"], run["sequence_parallel"]),
-                        "a100-80gb", run["network_gb_per_second"] * 1e9, run["figure"], run["published"]))
+                        run.get("gpu", "a100-80gb"), run["network_gb_per_second"] * 1e9, run["figure"], run["published"],
+                        run.get("flash", False)))
     return runs
 
 
 def predicted(run: Run, efficiency: Efficiency) -> np.ndarray:
     """The run's published figure as the model predicts it (arrays when the constants are arrays)."""
     inputs = Inputs(model=run.model, gpu=gpu(run.gpu_key).inputs(), network=run.network, tokens=None, utilization=None,
-                    overlap=Fraction(1, 2), efficiency=efficiency, node_size=NODE_SIZE[run.gpu_key])
+                    overlap=Fraction(1, 2), efficiency=efficiency, node_size=NODE_SIZE[run.gpu_key], flash=run.flash)
     report = estimate(run.layout, numeric_inputs(inputs), numeric, NUMPY_OPS)
     time = report["time"]
     if run.figure == "mfu":
