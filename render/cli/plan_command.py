@@ -147,10 +147,16 @@ def render_explanation(doc: dict) -> str:
     return "\n".join(lines)
 
 
+def _mode(assumptions: dict) -> str:
+    if assumptions["mode"] == "given":
+        return f"ranked at the given MFU U = {assumptions['U']:g} (--mfu)"
+    return f"ranked by predicted step time (constants {assumptions['constants']['provenance']})"
+
+
 def render_text(doc: dict) -> str:
     lines = [
         f"{doc['model']} on {doc['n']} × {doc['gpu']}, global batch {doc['global_batch']} × {doc['s']} tokens",
-        f"{doc['explored']:,} layouts explored, {doc['fitting']:,} fit",
+        f"{doc['explored']:,} layouts explored, {doc['fitting']:,} fit; " + _mode(doc["assumptions"]),
     ]
     if not doc["explored"]:
         return "\n".join(lines + ["no valid layout: t·p·d = n needs t | a, g (t ≤ --max-tp), p | l and d | B"])
@@ -164,7 +170,7 @@ def render_text(doc: dict) -> str:
             f"recompute {lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}",
             f"   step {entry['step_seconds']:.3f} s (compute {entry['compute_seconds']:.3f} s, bubble "
             f"{entry['bubble_seconds']:.3f} s, exposed comms {entry['exposed_comm_seconds']:.3f} s)   memory "
-            f"{entry['memory_total'] / 1e9:.1f} GB   {entry['training_days']:,.1f} days",
+            f"{entry['memory_total'] / 1e9:.1f} GB   {entry['training_days']:,.1f} days   MFU {entry['mfu']:.1%}",
             f"   why: {entry['reason']}",
         ]
     return "\n".join(lines)
