@@ -33,6 +33,7 @@ TOPIC_TITLES = {
     "cluster": "Cluster sizing",
     "inference": "Inference",
     "architecture": "Architectures",
+    "perf": "Performance model: the predicted step time",
 }
 
 ARTICLES = {
