@@ -26,9 +26,6 @@ from pathlib import Path
 import sympy as sp
 
 PUBLISHED = Path(__file__).with_name("published")
-NODE_SIZE = {"a100-40gb": 8, "a100-80gb": 8, "a800": 8, "h100-sxm": 8, "h800": 8, "h200": 8, "h100-pcie": 2, "rtx4090": 1}
-# GPUs a node's NVLink joins: HGX/DGX baseboards hold 8 SXM GPUs on NVSwitch; H100 PCIe pairs through a bridge; the
-# RTX 4090 has no NVLink (NVIDIA datasheets; the DGX A100 and DGX H100 user guides).
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ import pytest
 import sympy as sp
 
 from derivations.catalogue import derivation_of
-from formulas.calibration import NODE_SIZE, a100, efficiency
+from formulas.calibration import a100, efficiency
 from formulas.estimate import Inputs
-from formulas.gpus import gpu
+from formulas.gpus import NODE_SIZE, gpu
 from render.numeric.calibrate import calibration_runs, errors, fit, other_runs
-from render.numeric.plan import evaluate, plan, shapes
+from render.numeric.plan import evaluate, shapes
 from tests.helpers import cli_json, run, value
 
 TABLE1_MEDIAN, TABLE1_MAX = 0.05, 0.10  # issue 16's "done when"

@@ -94,7 +94,8 @@ def read_layout(args: argparse.Namespace) -> Layout:
 def read_inputs(args: argparse.Namespace, model: dict[str, int]) -> Inputs:
     """The GPU and the assumptions (--mfu, --overlap, --network, --tokens) as exact values; without --mfu the
     GPU's performance constants (one line and exit 2 for a GPU that has none)."""
-    from formulas.calibration import NODE_SIZE, NoCalibration, efficiency
+    from formulas.calibration import NoCalibration, efficiency
+    from formulas.gpus import NODE_SIZE
     from formulas.estimate import Inputs
     from formulas.symbols import quantity
     from render.cli.inputs import check_value, parse_number

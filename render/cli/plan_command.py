@@ -6,7 +6,10 @@ Every valid (t, p, d, b, m, v, ZeRO stage, recompute mode, sequence parallelism)
 of n GPUs is evaluated by the same glue as ``estimate`` (formulas/estimate.py)
 through the generated NumPy code; those that don't fit are dropped; the best
 ``--top`` distinct (t, p, d, b, m, v), each at its best setting, are shown with
-why each ranks where it does. ``--json``: one document with the ranked list.
+why each ranks where it does. ``--explain "t=8 p=64 d=6 ..."`` instead says where one
+layout ranks and which terms (compute, bubble, TP, PP, DP/ZeRO, optimizer, memory)
+separate it from the first; a layout that is invalid or does not fit is one line, exit 2.
+``--json``: one document with the ranked list (or the explanation).
 """
 
 from __future__ import annotations

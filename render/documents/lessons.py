@@ -17,9 +17,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from formulas.calibration import NODE_SIZE, a100
+from formulas.calibration import a100
 from formulas.estimate import Inputs, Layout, estimate, model_values
-from formulas.gpus import gpu
+from formulas.gpus import NODE_SIZE, gpu
 from formulas.presets import preset
 from render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 

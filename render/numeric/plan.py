@@ -1,16 +1,16 @@
 """Search parallel layouts: every valid layout of n GPUs evaluated at once, ranked by step time.
 
 The space follows formulas.estimate.check_layout: t·p·d = n; t divides a and g
-(and t ≤ ``max_tp``: the report prices TP traffic at the NVLink bandwidth, which
-holds inside one node); p·v divides l; b·m·d = B; v > 1 only with p > 1 and p | m;
-every ZeRO stage and recompute mode; sequence parallelism only with t > 1 (at
+(and t ≤ ``max_tp`` when given: a predicted step time prices a TP group beyond a node
+at the network, a given MFU at NVLink); p·v divides l; b·m·d = B; v > 1 only with
+p > 1 and p | m; every ZeRO stage and recompute mode; sequence parallelism only with t > 1 (at
 t = 1 it is the same layout). The numeric part (t, p, d, b, m, v) is a set of
 arrays (``Shapes``); crossed with the settings (ZeRO stage, recompute mode, sequence
 parallelism: columns too, which pick formula ids element by element), every chunk of
 65,536 layouts is one call of formulas.estimate.estimate through the generated NumPy
-code: no Python loop per layout. Ranking: step time
-(bubble and exposed communication included), then memory, then the layout itself,
-so that the order never depends on how the space was split into chunks.
+code: no Python loop per layout. Ranking: step time (predicted by
+formulas/prediction.py unless the MFU is given; bubble and exposed communication
+included), then memory, then the layout itself, so that the order never depends on how the space was split into chunks.
 """
 
 from __future__ import annotations
