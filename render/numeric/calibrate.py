@@ -21,7 +21,7 @@ import numpy as np
 import sympy as sp
 
 from formulas.calibration import PUBLISHED, Efficiency, a100, table1, validation_runs
-from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, model_values
+from formulas.estimate import Inputs, Layout, estimate, model_values
 from formulas.gpus import NODE_SIZE, gpu
 from formulas.hf_config import read_config
 from formulas.presets import preset
