@@ -57,32 +57,25 @@ from formulas.symbols import (
     eta_gemm, eta_mem, flash, g, gated, h, l, m, p, piped, q, q_bf16, q_w, rc_full, rc_sel, s, seq_par, t, tau_bwd, tau_fwd, tau_k, v, V,
 )
 
-ROOFLINE = Source("Williams, Waterman & Patterson 2009, Roofline: an insightful visual performance model for multicore architectures",
-                  "attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; ridge point X/W_mem")
-NVIDIA_GEMM = Source("NVIDIA Deep Learning Performance Documentation, Matrix Multiplication Background User's Guide",
-                     "arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's ops:byte ratio; "
-                     "small and skinny GEMMs are memory- or latency-bound")
-SHOEYBI = Source("Shoeybi et al. 2019, Megatron-LM: Training Multi-Billion Parameter Language Models Using Model Parallelism",
-                 "§3: operators f and g, two all-reduces in the forward and two in the backward of each layer")
-NARAYANAN = Source("Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM",
-                   "§2.2 1F1B and interleaved schedules, §4.1 scatter/gather of p2p messages, Table 1")
-KORTHIKANTI = Source("Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models",
-                     "§4.2.2 sequence parallelism: reduce-scatter + all-gather in place of each all-reduce; §5 selective recompute")
-FLASH = Source("Dao 2023, FlashAttention-2: Faster Attention with Better Parallelism and Work Partitioning",
-               "the scores never reach HBM; the backward runs 5 matmuls to the forward's 2")
-NCCL = Source("NVIDIA nccl-tests, doc/PERFORMANCE.md", "bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, "
-              "reduce-scatter and all-gather (n−1)/n")
-HIERARCHICAL = Source("Jia et al. 2018, Highly Scalable Deep Learning Training System with Mixed-Precision: Training ImageNet in Four Minutes",
-                      "hierarchical all-reduce: reduce inside the node, all-reduce across nodes, broadcast inside")
-DDP = Source("Li et al. 2020, PyTorch Distributed: Experiences on Accelerating Data Parallel Training",
-             "gradient buckets all-reduced while the backward still runs")
-ZERO = Source("Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models",
-              "§7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward)")
-ZEROPP = Source("Wang et al. 2023, ZeRO++: Extremely Efficient Collective Communication for Giant Model Training",
-                "§3: ZeRO-3 gathers the weights for the forward and the backward of every micro-step and reduce-scatters "
-                "the gradients of every micro-step")
-DEEPSPEED = Source("DeepSpeed documentation, ZeRO configuration",
-                   "overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped with compute")
+ROOFLINE = Source("williams2009", "attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; "
+                  "ridge point X/W_mem")
+NVIDIA_GEMM = Source("nvidia-gemm", "arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's "
+                     "ops:byte ratio; small and skinny GEMMs are memory- or latency-bound")
+SHOEYBI = Source("shoeybi2019", "§3: operators f and g, two all-reduces in the forward and two in the backward of each layer")
+NARAYANAN = Source("narayanan2021", "§2.2 1F1B and interleaved schedules, §4.1 scatter/gather of p2p messages, Table 1")
+KORTHIKANTI = Source("korthikanti2022", "§4.2.2 sequence parallelism: reduce-scatter + all-gather in place of each "
+                     "all-reduce; §5 selective recompute")
+FLASH = Source("dao2023", "the scores never reach HBM; the backward runs 5 matmuls to the forward's 2")
+NCCL = Source("nccl-tests", "bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and "
+              "all-gather (n−1)/n")
+HIERARCHICAL = Source("jia2018", "hierarchical all-reduce: reduce inside the node, all-reduce across nodes, broadcast inside")
+DDP = Source("li2020", "gradient buckets all-reduced while the backward still runs")
+ZERO = Source("rajbhandari2020", "§7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ "
+              "(an all-gather in forward and backward)")
+ZEROPP = Source("wang2023", "§3: ZeRO-3 gathers the weights for the forward and the backward of every micro-step and "
+                "reduce-scatters the gradients of every micro-step")
+DEEPSPEED = Source("deepspeed", "overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped "
+                   "with compute")
 
 KERNEL = Condition("one kernel per GEMM; compute and memory time add (no overlap inside a kernel)")
 LAYOUT = Condition("Megatron's rank order: TP innermost, then DP, then PP")
