@@ -201,10 +201,6 @@ _work(
     "Matrix Multiplication Background User's Guide (Deep Learning Performance Documentation)", "NVIDIA", "undated",
 )
 _work(
-    "nvidia-dgx", "datasheet", "NVIDIA DGX user guides", "NVIDIA", "DGX A100 and DGX H100 User Guides (system topology)",
-    "NVIDIA", "undated",
-)
-_work(
     "nccl-tests", "software", "nccl-tests", "NVIDIA", "nccl-tests, doc/PERFORMANCE.md (algorithm and bus bandwidth)",
     "github.com/NVIDIA/nccl-tests", "undated",
 )
