@@ -20,7 +20,8 @@ from formulas.bibliography import Source  # noqa: F401 - formulas cite through t
 from formulas.symbols import constant_values, quantity, table_order
 from formulas.units import Unit, as_unit
 
-TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture", "utilization", "conventions", "energy", "cost", "reliability", "pipeline", "optimizations")
+TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture", "performance",
+                         "utilization", "conventions", "energy", "cost", "reliability", "pipeline", "optimizations")
 
 
 class UnknownFormula(KeyError):

@@ -12,6 +12,7 @@ from formulas.symbols import C_flops, H_gpu, I_co2, PUE, W_gpu, c_hour, c_kwh, c
 
 KAPLAN = Source("kaplan2020", "§1.3, PF-days")
 LLAMA = Source("touvron2023a", "§6, carbon footprint")
+LUCCIONI = Source("luccioni2022", "§4, BLOOM's dynamic power consumption and emissions")
 LLAMA2 = Source("touvron2023b", "Table 2, CO2 emissions during pretraining")
 
 pf_day = formula(
@@ -36,7 +37,7 @@ energy = formula(
     H_gpu * c_hour * W_gpu * PUE,
     "joule",
     "energy of a run: GPU-hours × board power × PUE",
-    sources=[LLAMA, LLAMA2],
+    sources=[LLAMA, LLAMA2, LUCCIONI],
     symbol_latex=r"E_{train}",
 )
 emissions = formula(
@@ -44,7 +45,7 @@ emissions = formula(
     H_gpu * c_hour * W_gpu * PUE * I_co2 / c_kwh,
     "gram",
     "CO2-equivalent emissions of a run: its energy in kWh × the grid's carbon intensity",
-    sources=[LLAMA, LLAMA2],
+    sources=[LLAMA, LLAMA2, LUCCIONI],
     related=["energy.training"],
     symbol_latex=r"m_{CO_2e}",
 )

@@ -1,6 +1,6 @@
 """The published figures ``llm-formulas validate`` reproduces: one JSON file per paper.
 
-Each row of ``formulas/published/*.json`` names where a figure is printed
+Each row of ``formulas/published/figures/*.json`` names where a figure is printed
 (paper, table, figure or equation), the configuration, the catalogue formula
 and its inputs, and the printed value. Its precision is the one printed: the
 last digit of the printed string (``1.88`` → 0.01, ``3.14e23`` → 1e21).
@@ -123,7 +123,7 @@ def _row(paper: str, url: str, raw: dict) -> PublishedRow:
 @cache
 def published_rows() -> tuple[PublishedRow, ...]:
     """Every row of every paper's file, papers in file-name order."""
-    folder = resources.files("formulas") / "published"
+    folder = resources.files("formulas") / "published" / "figures"
     rows: list[PublishedRow] = []
     for entry in sorted(folder.iterdir(), key=lambda item: item.name):
         if not entry.name.endswith(".json"):

@@ -215,6 +215,25 @@ moe = switch("moe", r"\sigma_{moe}", "1 for a mixture-of-experts MLP with a rout
 d_emb = declare("d_emb", r"d_{emb}", "token embedding width (h except OPT's word_embed_proj_dim)", "1", integer=True, source=ARCH)
 proj_emb = switch("proj_emb", r"\sigma_{proj}", "1 if project_in/project_out map the embedding width to h and back (OPT-350m)")
 
+# --- the performance model (formulas/performance.py) ------------------------------
+ROOFLINE = Source("williams2009", "the roofline's sustained compute and memory rates")
+COLLECTIVE = Source("nccl-tests", "bus bandwidth of a collective")
+eta_gemm = declare("eta_gemm", r"\eta_{gemm}", "fraction of peak FLOP/s a large GEMM sustains (calibrated)", "1", integer=False, source=ROOFLINE, maximum=1)
+eta_mem = declare("eta_mem", r"\eta_{mem}", "fraction of the HBM bandwidth memory-bound kernels sustain (calibrated)", "1", integer=False, source=ROOFLINE, maximum=1)
+tau_k = declare("tau_k", r"\tau_{k}", "fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated)", "second", integer=False, source=Source("nvidia-gemm", "small GEMMs are latency-bound"))
+W_tp = declare("W_tp", r"W_{TP}", "one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across)", "byte/second", integer=False, source=COLLECTIVE)
+W_pp = declare("W_pp", r"W_{PP}", "one-way bandwidth between neighbouring pipeline stages", "byte/second", integer=False, source=Source("narayanan2021", "§4.1, point-to-point between stages"))
+W_intra = declare("W_intra", r"W_{intra}", "one-way bandwidth a collective sustains inside a node (NVLink)", "byte/second", integer=False, source=COLLECTIVE)
+W_net = declare("W_net", r"W_{net}", "one-way network bandwidth a collective sustains per GPU across nodes", "byte/second", integer=False, source=COLLECTIVE)
+d_node = declare("d_node", r"d_{node}", "data-parallel ranks inside one node (the intra-node level of a hierarchical all-reduce)", "1", integer=True, source=Source("jia2018", "hierarchical all-reduce"))
+flash = switch("flash", r"\sigma_{flash}", "1 when attention is one fused kernel (FlashAttention): no s² scores in HBM", source=Source("dao2023", "fused attention"))
+seq_par = switch("seq_par", r"\sigma_{SP}", "1 with Megatron sequence parallelism: norms and dropouts on s/t tokens", source=Source("korthikanti2022", "§4.2.2, sequence parallelism"))
+rc_full = switch("rc_full", r"\sigma_{full}", "1 with full activation recompute: each layer's forward runs again in the backward", source=Source("korthikanti2022", "§5, full recompute"))
+rc_sel = switch("rc_sel", r"\sigma_{sel}", "1 with selective recompute: the attention core runs again in the backward", source=Source("korthikanti2022", "§5, selective recompute"))
+piped = switch("piped", r"\sigma_{PP}", "1 when there is a pipeline (p > 1): activations cross stage boundaries", source=Source("narayanan2021", "§2.2, pipeline parallelism"))
+tau_fwd = declare("tau_fwd", r"\tau_{fwd}", "one micro-batch's forward on one pipeline stage: what a prefetched gather hides under", "second", integer=False, source=Source("deepspeed", "stage3_prefetch_bucket_size"))
+tau_bwd = declare("tau_bwd", r"\tau_{bwd}", "one micro-batch's backward on one pipeline stage: what bucketed collectives hide under", "second", integer=False, source=Source("li2020", "gradient bucketing"))
+
 # --- measured rates, energy, emissions and cost (issue 14) ---------------------------
 X_run = declare("X_run", r"X_{run}", "achieved (measured) FLOP/s of one GPU, counted as the paper counts model FLOPs", "FLOP/second", integer=False, source=Source("narayanan2021", "Table 1, achieved teraFLOP/s per GPU"))
 R_tok = declare("R_tok", r"R_{tok}", "training throughput of the whole cluster", "token/second", integer=False, source=Source("chowdhery2022", "Appendix B, tokens per second"))

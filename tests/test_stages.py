@@ -30,7 +30,10 @@ def test_bloom_first_stage_and_slowest_stage_by_hand():
     assert stages["stage_work"][-1] == 5 + logits and stages["slowest_stage"] == 12
     assert stages["step_factor"] == 12 * (5 + logits) / (70 + logits)
     # 1F1B: (m + p − 1) slots of the slowest stage against m balanced ones
-    assert report["time"]["bubble"] == sp.Rational(12 * (128 + 11), 128) * (5 + logits) / (70 + logits) - 1
+    bubble = sp.Rational(12 * (128 + 11), 128) * (5 + logits) / (70 + logits) - 1
+    time = report["time"]
+    assert time["bubble"] == bubble
+    assert time["step_seconds"] == time["compute_seconds"] * (1 + bubble) + time["exposed_comm_seconds"]
     # the first stage keeps p = 12 micro-batches of its 5 layers' inputs (full recompute: 2sbh bytes
     # per layer, s = 2048, b = 2, h = 14336, replicated across the TP group)
     assert report["memory"]["activations"] == 12 * 5 * (2 * 2048 * 2 * 14336)
