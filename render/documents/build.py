@@ -2,9 +2,10 @@
 
 Writes into OUT (default ``build/``): reference.md, reference.html,
 reference.tex and reference.pdf (when pdflatex is on PATH), the generated
-NumPy module, calculator.html, the plots, the teaching notebooks (under
-OUT/notebooks unless ``--notebooks-dir`` names another directory: the
-repository's committed copies are refreshed with ``--notebooks-dir notebooks``)
+NumPy module, calculator.html, the plots, the teaching notebooks, executed
+with their outputs (under OUT/notebooks unless ``--notebooks-dir`` names another
+directory: the repository's committed copies are refreshed with
+``--notebooks-dir notebooks``; ``--no-execute`` writes them without outputs)
 and manifest.json listing every file written with its sha256. Everything is
 a pure function of the catalogue: building twice writes identical bytes.
 """
@@ -80,7 +81,7 @@ def compile_pdf(tex: str) -> bytes:
         return Path(work, "reference.pdf").read_bytes()
 
 
-def build(out: Path, notebooks_dir: Path | None = None) -> Manifest:
+def build(out: Path, notebooks_dir: Path | None = None, *, execute: bool = True) -> Manifest:
     manifest = Manifest(out)
     out.mkdir(parents=True, exist_ok=True)
     reference = build_reference()
@@ -96,7 +97,7 @@ def build(out: Path, notebooks_dir: Path | None = None) -> Manifest:
         manifest.skipped += [f"calculator: {reason}" for reason in left_out]
         for path in write_plots(out / "plots", manifest.skipped):
             manifest.add(path)
-        for path in write_notebooks(notebooks_dir or out / "notebooks"):
+        for path in write_notebooks(notebooks_dir or out / "notebooks", run=execute, skipped=manifest.skipped):
             manifest.add(path)
         if pdf is not None:
             manifest.write("reference.pdf", pdf.result())
@@ -120,7 +121,7 @@ def run_build(args) -> Result:
         except OSError as error:
             raise InputError(f"{option} {directory}: {error.strerror}") from None
     started = time.perf_counter()
-    manifest = build(out, notebooks)
+    manifest = build(out, notebooks, execute=not args.no_execute)
     elapsed = time.perf_counter() - started
     document = manifest.as_json()
     lines = [f"  {row['path']}" for row in document["files"]]
@@ -138,3 +139,5 @@ def register(add_command) -> None:
         default=None,
         help="where to write the teaching notebooks (default: OUT/notebooks; the repository's are in notebooks/)",
     )
+    built.add_argument("--no-execute", action="store_true",
+                       help="write the notebooks without running them (no outputs; faster)")
