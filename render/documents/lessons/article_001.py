@@ -85,6 +85,10 @@ refutation("inference.kv_recompute.flops", "001: 16K FLOPs per byte")"""),
     markdown("""
 ## Inference on 4090s
 
+The essay's last part turns the question around: if the 4090 is poor at training, is it any
+good at serving? Its argument is the inference lesson's: decoding reads every weight per step,
+so memory bandwidth, not compute, sets the pace at small batches.
+
 Decoding reads every weight once per step. LLaMA-2 70B over 8 cards: 17.5 ms per stage per
 token, and since pipeline stages run in series, 0.14 s per token. At batch 1024 the step is
 compute-bound, 54.3 ms. The balance batch (memory and compute equally slow) is 330 on a 4090

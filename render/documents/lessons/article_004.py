@@ -43,6 +43,10 @@ note(f"3 × 70 blocks: **{Value(210 * layer.value, layer.unit)}** ({Value(210 * 
     markdown("""
 ## The training state: 3525 GB
 
+The second number on the slides is the memory the training state needs, the figure that sets
+the minimum number of GPUs before any question of speed. It depends only on the parameter
+count and on how many bytes the optimizer keeps per parameter.
+
 The slides count 20 bytes per parameter (16-bit weights and gradients, fp32 master weights,
 momentum, variance and an fp32 gradient buffer):
 """),
