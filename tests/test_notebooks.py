@@ -27,7 +27,7 @@ def executed() -> tuple[dict[str, str], float]:
 
     directory = Path(tempfile.mkdtemp(prefix="llm-formulas-lessons-"))
     started = time.perf_counter()
-    paths = write_notebooks(directory, run=True)
+    paths = write_notebooks(directory, lambda path, data: path.write_bytes(data) and path, run=True)
     seconds = time.perf_counter() - started
     return {path.name: path.read_text(encoding="utf-8") for path in paths}, seconds
 

@@ -90,7 +90,7 @@ def _verdict(outcome: Outcome, step: Step) -> str:
 
 def _derivation(derivation_id: str) -> Derivation:
     """A derivation by its id (most share their formula's id; a few, such as a reduction proof, have their own)."""
-    found = derivation_of(derivation_id) or next((d for d in all_derivations() if d.id == derivation_id), None)
+    found = next((d for d in all_derivations() if d.id == derivation_id), None)
     if found is None:
         raise KeyError(f"no derivation {derivation_id!r}")
     return found

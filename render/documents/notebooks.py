@@ -13,11 +13,14 @@ committed copies with a fresh build). ``nbformat.validate`` runs before every wr
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import importlib
 import os
-from concurrent.futures import ThreadPoolExecutor
+import signal
+import tempfile
 from pathlib import Path
+from typing import Callable
 
 import nbformat
 from nbformat.notebooknode import NotebookNode
@@ -28,6 +31,7 @@ LESSONS = ("article_000", "article_001", "article_002", "article_004",
            "params", "flops", "memory", "comms", "cluster", "inference")
 KERNEL = "python3"
 EXECUTION_TIMEOUT = 600
+KERNELS = 2  # kernels at a time: each start-up is mostly imports, and the machines have two cores
 METADATA = {
     "kernelspec": {"display_name": "Python 3", "language": "python", "name": KERNEL},
     "language_info": {"name": "python"},
@@ -90,17 +94,46 @@ def can_execute() -> str | None:
     return None
 
 
-def execute(nb: NotebookNode, directory: Path) -> NotebookNode:
-    """Run every cell in a fresh kernel whose working directory is ``directory``; normalise the result."""
+async def _execute(nb: NotebookNode, directory: Path, slots: asyncio.Semaphore) -> NotebookNode:
+    """Run every cell in a fresh kernel (the checkout first on its PYTHONPATH, cwd ``directory``); normalise."""
     from nbclient import NotebookClient
 
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
     env["MPLBACKEND"] = "Agg"
-    client = NotebookClient(nb, kernel_name=KERNEL, timeout=EXECUTION_TIMEOUT, record_timing=False,
-                            resources={"metadata": {"path": str(directory)}})
-    client.execute(env=env)
+    async with slots:
+        client = NotebookClient(nb, kernel_name=KERNEL, timeout=EXECUTION_TIMEOUT, record_timing=False,
+                                resources={"metadata": {"path": str(directory)}})
+        await client.async_execute(env=env)
     return normalised(nb)
+
+
+def execute_all(lessons: dict[str, NotebookNode], directory: Path, kernels: int = KERNELS) -> dict[str, NotebookNode]:
+    """Every lesson executed, ``kernels`` at a time, in this thread (Ctrl-C stops the kernels and returns at once)."""
+
+    async def run() -> list[NotebookNode]:
+        slots = asyncio.Semaphore(kernels)
+        loop, main = asyncio.get_running_loop(), asyncio.current_task()
+        interrupted = []
+
+        def stop() -> None:  # nbclient turns a cancelled cell into DeadKernelError: remember it was Ctrl-C
+            interrupted.append(True)
+            main.cancel()
+
+        try:
+            loop.add_signal_handler(signal.SIGINT, stop)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+            pass
+        try:
+            return await asyncio.gather(*(_execute(nb, directory, slots) for nb in lessons.values()))
+        except BaseException:
+            if interrupted:
+                raise KeyboardInterrupt from None
+            raise
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+
+    return dict(zip(lessons, asyncio.run(run())))
 
 
 def normalised(nb: NotebookNode) -> NotebookNode:
@@ -118,19 +151,15 @@ def notebook_text(nb: NotebookNode) -> str:
     return nbformat.writes(nb, version=4) + "\n"
 
 
-def write_notebooks(directory: Path, *, run: bool = True, skipped: list[str] | None = None) -> list[Path]:
-    """Write every lesson into ``directory``, executed when ``run`` and a kernel is at hand (two kernels at a time)."""
-    directory.mkdir(parents=True, exist_ok=True)
+def write_notebooks(directory: Path, write: Callable[[Path, bytes], Path], *, run: bool = True,
+                    skipped: list[str] | None = None) -> list[Path]:
+    """Every lesson, each file through ``write(path, data)``: executed (two kernels at a time) when ``run``
+    and a kernel is at hand, else without outputs and the reason noted in ``skipped``."""
     lessons = notebooks()
     reason = can_execute() if run else "not executed (--no-execute)"
     if reason is None:
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            lessons = dict(zip(lessons, pool.map(lambda nb: execute(nb, directory.resolve()), lessons.values())))
+        with tempfile.TemporaryDirectory(prefix="llm-formulas-lessons-") as work:
+            lessons = execute_all(lessons, Path(work))
     elif skipped is not None:
         skipped.append(f"notebooks written without outputs: {reason}")
-    written = []
-    for name, nb in lessons.items():
-        path = directory / name
-        path.write_text(notebook_text(nb), encoding="utf-8")
-        written.append(path)
-    return written
+    return [write(directory / name, notebook_text(nb).encode("utf-8")) for name, nb in lessons.items()]
