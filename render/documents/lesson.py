@@ -101,7 +101,10 @@ def slips(article: str) -> None:
     found = [(d, i) for d in all_derivations() for i, step in enumerate(d.steps)
              if step.claim == "refutes" and (step.label.startswith(f"{article}:")
                                              or (step.source is not None and str(step.source).startswith(article)))]
-    display(Markdown(f"The engine refutes **{len(found)}** figures of this article:"))
+    if not found:
+        display(Markdown("The engine refutes no figure of this source."))
+    else:
+        display(Markdown(f"The engine refutes **{len(found)}** figure{'s' if len(found) > 1 else ''} of this source:"))
     for derivation, index in found:
         refutation(derivation.id, derivation.steps[index].label)
 

@@ -60,16 +60,18 @@ A100 = gpu("a100-80gb")
 need_tp = put("comms.bandwidth.tp", **M, t=8, U="1/2", r=1, q=2, X=A100["X"], label="TP, t = 8, on A100s at U = 0.5")
 need_dp = put("comms.bandwidth.dp", B=1024, s=4096, d=8, U="1/2", r=1, q=2, X=A100["X"], label="DP, d = 8, B = 1024 sequences")"""),
     markdown("""
-Tens of GB/s for TP at t = 8, a fraction of a GB/s for DP. The picture shows the TP need
-against t for three GPUs beside each one's link (one way): NVLink on the A100 (300 GB/s one
-way) and H100 (450 GB/s) has room up to t = 8 or beyond; the 4090's PCIe (32 GB/s one way)
-does not, and across nodes (25 GB/s for 200 Gbit/s) nobody does.
+About 17 GB/s for TP at t = 8, a tenth of a GB/s for DP. The picture shows the TP need
+against t for three GPUs beside each one's link (one way). The need doubles with t: NVLink on
+the A100 (300 GB/s one way) and the H100 (450 GB/s) has room far beyond t = 8; the 4090's PCIe
+(32 GB/s one way) runs out between t = 16 and 32 by this whole-layer criterion; across nodes
+(25 GB/s for 200 Gbit/s) an A100 runs out at t = 16. This criterion is generous: it lets the
+all-reduces overlap with the whole layer's compute.
 """),
     code("""picture("bandwidth_vs_tp", h=8192, gpus=("rtx4090", "a100-80gb", "h100-sxm"), U="1/2", r="1")"""),
     markdown("""
 ## 4. Li Bojie's bound: the largest useful TP degree
 
-Li's sharper argument looks at the attention projections: a TP rank computes 2·3·(h/t) FLOPs
+Li's sharper argument does not grant that overlap: it looks at the attention projections: a TP rank computes 2·3·(h/t) FLOPs
 per byte of input it receives. Its compute stays busy only if that intensity exceeds what the
 link can feed, X/(W_link/2). Solving for t gives t_max = 3·W_link·h/(X·q); the engine solves
 the inequality and checks that the intensity at t_max equals the need:
@@ -82,8 +84,9 @@ source_figure("S11e")"""),
     markdown("""
 The H800 case carries one of the essay's slips (4.8 printed, 4.97 by its own figures); the
 article lesson shows it with its proof. The answer to the opening question: **TP = 8 on NVLink
-keeps up; TP = 16 would cross the inter-node network, which is an order of magnitude slower
-than TP needs, while DP's need is small and falls as the global batch grows.** Put TP inside
+keeps up with room to spare; TP = 16 would cross the inter-node network, slower than TP then
+needs (about 34 GB/s against 25 GB/s) even by the generous criterion and far slower by Li's,
+while DP's need is small and falls as the global batch grows.** Put TP inside
 the node, PP between a few nodes, DP across the rest.
 
 ## Exercises

@@ -86,7 +86,7 @@ Bilibili article prints 6 here, a slip the article lesson shows with its refutat
 Why bother with the exact count when the shortcut is within a few percent? Because the error
 is not random: it always has the same sign (6ΨD undercounts) and it grows with the context
 length, which is exactly the knob that long-context training turns. A run planned with 6ΨD at
-s = 32768 on a 7B model is short of compute by a third before the first step.
+s = 32768 on a 7B model is short of compute by more than half before the first step.
 
 So: **6ΨD is the training FLOPs when the sequence is short next to 6h and the vocabulary small
 next to 12lh, without recompute.** For long contexts use the exact count (`flops.training`, or

@@ -77,16 +77,17 @@ another 262M. So the honest Ψ of Llama-2-70B is 68.98 billion, 7 % above the ru
 
 ## 3. Where the parameters sit
 
-Across model sizes the MLP holds about two thirds of a Llama's parameters, attention a sixth
-to a quarter, and embeddings and head matter only for small models (in Llama-2-7B the untied
+Across these models the MLP holds two thirds (GPT-3, Llama-2-7B) to four fifths (Llama-2-70B,
+thanks to GQA and its wide MLP) of the parameters, attention a third down to a sixth, and
+embeddings and head matter only for small models (in Llama-2-7B the untied
 head and embeddings are 4 % of the count).
 """),
     code("""picture("params_breakdown", models=("llama2-7b", "llama2-13b", "llama2-70b", "gpt3-175b"))"""),
     markdown("""
 The same bookkeeping decides what tensor parallelism splits. Attention and MLP weights are cut
 t ways; the norms are replicated on every rank, and the embedding and head are split over the
-vocabulary. For a dense model the replicated part is a few hundred thousand parameters per
-layer, negligible next to the billions that split, which is why 16Ψ/(t·p) is a good estimate
+vocabulary. For a dense model the replicated part is 2h parameters per layer (sixteen
+thousand for Llama-2-70B), negligible next to the hundreds of millions that split, which is why 16Ψ/(t·p) is a good estimate
 of a rank's model states.
 
 Which number goes into a memory estimate? **The exact count.** A 7 % error in Ψ is a 7 %
