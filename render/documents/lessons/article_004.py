@@ -62,14 +62,15 @@ little room for activations: the first pipeline stage holds l layers' worth (spl
 by TP), and with selective recompute that alone is more than the GPU has left. With full
 recompute each layer keeps only its input, and it fits; ZeRO stage 1 over the 8 replicas would
 shrink the Adam states further. The cell computes the first stage's activations both ways, and
-the picture compares layouts with the same 48-way split under full recompute:
+the picture draws the first stage's memory against the micro-batch for the three recompute
+modes, beside the 80 GB line:
 """),
     code("""
 B = model("bloom-176b")
 selective = put("memory.activations.layer.selective", **B, b=2, s=2048, t=4, label="one layer, selective recompute, t = 4")
 full = put("memory.activations.layer.full_recompute", **B, b=2, s=2048, label="one layer, full recompute")
 note(f"70 layers' worth: **{Value(70 * selective.value, selective.unit)}** selective, **{Value(70 * full.value, full.unit)}** full.")"""),
-    code("""picture("memory_breakdown", model="bloom-176b", layouts=((4, 12), (8, 6), (2, 24)), b=2, s=2048, recompute="full")"""),
+    code("""picture("memory_vs_micro_batch", model="bloom-176b", gpu_key="a100-80gb", t=4, p=12, s=2048)"""),
     markdown("""
 TP 4 stays inside a node's NVLink (the communication lesson shows why TP must), and PP 12
 spreads the 70 blocks (padded into stages) across nodes. The price of 12 stages is the bubble:
