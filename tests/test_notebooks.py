@@ -85,6 +85,16 @@ def test_every_lesson_has_600_words_of_prose_a_question_and_exercises(name):
     assert any(r"\checkmark" in o["data"]["text/latex"] for o in latex)
 
 
+def test_no_internal_file_name_and_the_exact_value_on_request():
+    texts = {name: (COMMITTED / f"{name}.ipynb").read_text(encoding="utf-8") for name in LESSONS}
+    for name, text in texts.items():
+        assert not re.search(r"\d{3}_[0-9a-f]{16}\.txt|DESIGN\.md", text), name  # sources are cited by author and title
+    memory = committed("memory.ipynb")
+    shown = [cell.outputs[0]["data"]["text/plain"] for cell in memory.cells if cell.cell_type == "code" and cell.source == "shard.exact"]
+    # 16 × 68,976,648,192 / 64 bytes, written out: Llama-2-70B's states on one of 64 GPUs
+    assert shown == [f"'{16 * 68_976_648_192 // 64:,} byte'"]
+
+
 def test_at_least_half_the_lessons_show_a_picture():
     pictured = [name for name in (f"{lesson}.ipynb" for lesson in LESSONS)
                 if any("image/png" in o.get("data", {}) for cell in committed(name).cells if cell.cell_type == "code" for o in cell.outputs)]

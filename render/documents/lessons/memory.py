@@ -59,6 +59,11 @@ derive("memory.zero")
 layout = dict(t=8, p=8, d=1, s=4096)
 shard = put("memory.zero", **M, **layout)"""),
     markdown("""
+The printed value is rounded to three digits, in the unit a person reads. Every value keeps
+its exact form, one attribute away:
+"""),
+    code("""shard.exact"""),
+    markdown("""
 About 17 GB of the 80 are gone to the states. What remains must hold the activations.
 
 ## 3. Activations of one layer
