@@ -139,7 +139,7 @@ def bandwidth_vs_tp(ax, h: int = 8192, gpus: tuple[str, ...] = ("rtx4090", "a100
     for key in gpus:
         values = _gpu_values(key) | {"h": h, "U": U, "r": r}
         (line,) = ax.plot(t, _at("comms.bandwidth.tp", "t", t, values) / GB, marker="o", label=f"needed, {gpu(key).name}")
-        ax.axhline(float(gpu(key).link()) / 2 / GB, color=line.get_color(), linestyle=":", label=f"its link, one way")
+        ax.axhline(float(gpu(key).link()) / 2 / GB, color=line.get_color(), linestyle=":", label="its link, one way")
     ax.set(xscale="log", yscale="log", xlabel="tensor parallel degree t", ylabel="GB/s per GPU, one way",
            title=f"Bandwidth TP needs, h = {h}, U = {U}, r = {r}")
     ax.set_xticks(t, [str(x) for x in t])

@@ -18,6 +18,7 @@ import hashlib
 import importlib
 import os
 import signal
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import Callable
@@ -104,7 +105,7 @@ async def _execute(nb: NotebookNode, directory: Path, slots: asyncio.Semaphore) 
     async with slots:
         client = NotebookClient(nb, kernel_name=KERNEL, timeout=EXECUTION_TIMEOUT, record_timing=False,
                                 resources={"metadata": {"path": str(directory)}})
-        await client.async_execute(env=env)
+        await client.async_execute(env=env, stderr=subprocess.DEVNULL)  # the kernel's own log; cell errors still reach us
     return normalised(nb)
 
 
