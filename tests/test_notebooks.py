@@ -51,8 +51,8 @@ def test_a_fresh_run_writes_the_committed_bytes():
 
 
 def test_executing_every_lesson_stays_quick():
-    # measured on the 2-core machine: about 50 s for the ten lessons, two kernels at a time
-    assert executed()[1] < 150
+    # measured on the shared 2-core machine, two kernels at a time: 70 s alone, about 90 s under load
+    assert executed()[1] < 200
 
 
 def test_unexecuted_notebooks_are_deterministic():
