@@ -143,6 +143,7 @@ INDEPENDENT = {
     "article_002.gpu_hours": 6 * 34e9 * 5e9 / (312e12 * 0.35) / 3600,  # 6ΨD / (X·U) in hours: 2594.6
     "article_004.states": 3525,  # Li Wei (004) slides: 3525 GB
     "article_004.iteration_flops": 34.8,  # Li Wei (004) slides: 34.8 PFLOP per iteration
+    "perf.bubble": 63 / 512,  # (p − 1)/m with p = 64, m = 3072/6
 }
 
 

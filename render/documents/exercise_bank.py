@@ -182,3 +182,11 @@ register(
     Step("layer", "forward FLOPs of one block", "flops.layer.forward", BLOOM, "TFLOP"),
     Step("iteration", "3 × 70 blocks", "flops.layer.forward", BLOOM, "PFLOP", times=3 * 70),
 )
+
+# --- perf -----------------------------------------------------------------------------------
+register(
+    "perf.bubble",
+    "Megatron's 1T run: p = 64 pipeline stages, and m = 3072/6 = 512 micro-batches per iteration on each of the "
+    "d = 6 replicas. What fraction of the compute time does the 1F1B bubble add?",
+    Step("bubble", "(p − 1)/m", "cluster.bubble", {"p": 64, "m": 512}),
+)

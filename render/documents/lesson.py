@@ -33,7 +33,7 @@ from render.printers.human import human
 from render.printers.latex import formula_latex, latex, step_latex
 
 __all__ = ["model", "gpu", "derive", "formula", "evaluate", "put", "source_figure", "refutation", "picture",
-           "exercise", "check", "note", "slips", "Value"]
+           "exercise", "check", "note", "slips", "show", "Value"]
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,8 @@ def _verdict(outcome: Outcome, step: Step) -> str:
         return r"\color{red}{\text{NOT PROVED}}"
     if step.claim == "refutes":
         ratio = sp.simplify(valued(step.expr) / valued(step.correct))
-        return r"\color{red}{\text{slip refuted: claimed/correct} = " + latex(ratio) + "}"
+        shown = f"{float(ratio):.4g}" if ratio.is_number else latex(ratio)
+        return r"\color{red}{\text{slip refuted: claimed/correct} = " + shown + "}"
     if step.claim == "approximates":
         limits = r",\ ".join(f"{latex(symbol)} \\to {sp.latex(limit)}" for symbol, limit in step.limits)
         return r"\color{green}{\checkmark\ \text{exact error, vanishes as }" + limits + "}"
@@ -100,7 +101,7 @@ def slips(article: str) -> None:
     """Every step of the engine that refutes a figure of this article (000, 001, 002, 004), with its verdict."""
     found = [(d, i) for d in all_derivations() for i, step in enumerate(d.steps)
              if step.claim == "refutes" and (step.label.startswith(f"{article}:")
-                                             or (step.source is not None and str(step.source).startswith(article)))]
+                                             or (step.source is not None and f"({article})" in str(step.source)))]
     if not found:
         display(Markdown("The engine refutes no figure of this source."))
     else:
@@ -194,12 +195,27 @@ def refutation(derivation_id: str, label: str) -> None:
     index = next(i for i, step in enumerate(derivation.steps) if step.label == label and step.claim == "refutes")
     step, outcome = derivation.steps[index], outcomes[index]
     display(Markdown(f"*refutes* ({step.label}): {step.why}"))
-    display(Math(step_latex(step, get) + r"\qquad " + _verdict(outcome, step)))
+    claimed, correct = valued(step.expr), valued(step.correct)
+    if step.unit and claimed.is_Rational and correct.is_Rational:  # two figures: in human units, exact on request
+        figures = [human(value, step.unit, binary=step.binary) for value in (claimed, correct)]
+        verdict = "slip refuted" if outcome.ok else "NOT REFUTED"
+        display(Markdown(f"the source: **{figures[0]}**; correct: **{figures[1]}**; source / correct = "
+                         f"{float(claimed / correct):.4g} ({verdict}, exactly {_exact_text(claimed)} against {_exact_text(correct)} {step.unit})"))
+    else:
+        display(Math(step_latex(step, get) + r"\qquad " + _verdict(outcome, step)))
 
 
 def picture(name: str, **options: object) -> None:
     """Draw one of the lesson pictures (``render.documents.lesson_plots``) and show it."""
     display(Image(data=lesson_plots.png(name, **options)))
+
+
+def show(figure) -> None:
+    """Show a matplotlib figure drawn in a cell, as a PNG with fixed metadata (the same figure, the same bytes)."""
+    import matplotlib.pyplot as plt
+
+    display(Image(data=lesson_plots.figure_png(figure)))
+    plt.close(figure)
 
 
 def note(text: str) -> None:

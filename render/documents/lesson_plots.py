@@ -226,13 +226,19 @@ PICTURES: dict[str, Callable] = {
 }
 
 
+def figure_png(figure) -> bytes:
+    """A drawn figure as PNG bytes with fixed metadata."""
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata=METADATA)
+    return buffer.getvalue()
+
+
 def png(name: str, **options: object) -> bytes:
     """One picture as PNG bytes; the same name and options give the same bytes."""
     with plt.rc_context(STYLE):
         figure, ax = plt.subplots()
         PICTURES[name](ax, **options)
-        figure.tight_layout()
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", metadata=METADATA)
+        data = figure_png(figure)
         plt.close(figure)
-    return buffer.getvalue()
+    return data

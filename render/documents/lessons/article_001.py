@@ -59,8 +59,18 @@ for case in ("S11a", "S11b", "S11c", "S11d", "S11e", "S11f"):
     source_figure(case)"""),
     markdown("""
 The H800 line carries a slip: 4.8 printed, 4.97 by the essay's own figures (the same formula
-gives 11.18 for the H100 at 900 GB/s, so the H800 at 400 GB/s gets 4/9 of it). The picture of
-the need against t shows why only NVLink keeps up:
+gives 11.18 for the H100 at 900 GB/s, so the H800 at 400 GB/s gets 4/9 of it). Two more slips sit
+in the H100 case: the essay divides 989 TFLOPS by the whole 900 GB/s of NVLink (both directions)
+to say the GPU needs 1100 FLOPs per byte, where one way carries 450 GB/s and the need is about
+2198; and from 1100 its own inequality would allow t ≤ 22, not the 11 it prints (11 is right
+only for 2198). The engine refutes all three:
+"""),
+    code("""
+refutation("comms.tp.max_degree", "S11e: H800 t ≤ 4.8")
+refutation("comms.tp.max_degree", "001: H100 needs 1100")
+refutation("comms.tp.max_degree", "001: 1100 gives t ≤ 11")"""),
+    markdown("""
+The picture of the need against t shows why only NVLink keeps up:
 """),
     code("""picture("bandwidth_vs_tp", h=8192, gpus=("rtx4090", "a100-80gb", "h100-sxm"), U="1/2", r="1")"""),
     markdown("""
@@ -73,6 +83,7 @@ with its 8 KV heads needs 1.25 GiB. The engine refutes the printed figure:
 """),
     code("""
 source_figure("S12")
+refutation("memory.kv_cache", "S12: 80 GB")
 refutation("memory.kv_cache.per_sequence", "001: 5 GB per prompt")"""),
     markdown("""
 The cache saves recomputing K and V for earlier tokens: 640 T FLOPs (binary T) per step at 4096
@@ -107,6 +118,18 @@ per second: 16 KB is 16384 bytes, not 16000, and 1 Gbit/s is 125 MB/s, so the fi
     code("""
 for case in ("S15a", "S15b", "S15c", "S15d", "S15e"):
     source_figure(case)"""),
+    markdown("""
+The engine's refutations of these figures, and of two more in the same passage: 16 KB over
+1 Gbit/s takes 0.131 ms, not 0.25 ms; and "0.33 s, so 3 tokens per second" counts only the 8
+network hops and leaves out the 0.14 s the stages compute, which makes 0.486 s, 2.06 tokens per
+second:
+"""),
+    code("""
+refutation("inference.pipeline.stage_traffic", "S15b: 5.28 MB at b = 330")
+refutation("inference.pipeline.transfer_time", "001: 16 KB over 1 Gbps in 0.25 ms")
+refutation("inference.pipeline.transfer_time", "S15d: 41 ms at b = 330")
+refutation("inference.latency.pipeline.network", "001: 0.33 s, 3 tokens/s")
+refutation("inference.pipeline.max_batch", "S15e: batch ≤ 60")"""),
     markdown("""
 Every slip the engine refutes in this essay (the list grows as more errata are proved):
 """),

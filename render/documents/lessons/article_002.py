@@ -27,9 +27,10 @@ utilization each run reached. The article prints 40.5 %, 35.0 % and 43.5 %; the 
 truncated (40.57 %):
 """),
     code("""
-derive("cluster.mfu.gpu_hours")
+derive("cluster.mfu.gpu_hours", only=("U", "cluster.mfu.gpu_hours"))
 for case in ("S16a", "S16b", "S16c"):
-    source_figure(case)"""),
+    source_figure(case)
+refutation("cluster.mfu.gpu_hours", "S16a: LLaMA-2 7B at 40.5 %")"""),
     markdown("""
 ## Step 2: the compute of the new run, and a factor of ten
 
@@ -40,7 +41,7 @@ that by what an A100 does at U = 0.35 to get 27,700 GPU-hours, where the right f
     code("""
 derive("cluster.gpu_hours", only=("H_GPU", "cluster.gpu_hours"))
 refutation("cluster.gpu_hours", "002: C = 1.02e22")
-refutation("cluster.gpu_hours", "002: 27700 GPU-hours")"""),
+refutation("cluster.gpu_hours", "S17: 27700 GPU-hours")"""),
     code("""source_figure("S17")"""),
     markdown("""
 The slip propagates: the article then plans "14.5 days on 80 A100s", which inherits the same
@@ -48,13 +49,17 @@ factor of ten. Check it with the catalogue: the corrected budget on 80 GPUs is a
 half.
 """),
     code("""
-days = put("cluster.training_time", P=34 * 10**9, D=5 * 10**9, n=80, X=312 * 10**12, U="7/20", label="the run on 80 A100s at U = 0.35")"""),
+days = put("cluster.training_time", P=34 * 10**9, D=5 * 10**9, n=80, X=312 * 10**12, U="7/20", label="the run on 80 A100s at U = 0.35")
+refutation("cluster.gpu_hours", "002: 14.5 days on 80 A100")"""),
     code("""picture("training_days", model="llama2-70b", tokens=2e12, gpu_key="a100-80gb", U="87/200")"""),
     markdown("""
 The picture puts the same arithmetic in perspective for the Llama-2-70B run the article
 calibrated from (U = 43.5 %): about a month needs two thousand A100s, which is what Meta's
 GPU-hours imply. The article's margin computation, "4466 × 1.2 = 5280", is also off
 (4466 × 1.2 = 5359.2): a small one, but the kind a checked calculation never makes.
+"""),
+    code("""refutation("cluster.gpus_for_deadline", "002: 4466 × 1.2 = 5280")"""),
+    markdown("""
 
 ## Step 3: memory of the 34B model
 
@@ -79,7 +84,7 @@ tensor count:
 """),
     code("""
 source_figure("S18")
-refutation("memory.activations.llama_002", "002: 8·a·b·s·h")"""),
+refutation("memory.activations.llama_002", "S18: 8·a·b·s·h")"""),
     markdown("""
 Every slip the engine refutes in this article (the list grows as more errata are proved):
 """),

@@ -29,8 +29,9 @@ print 34.8 PFLOP for it. The catalogue's exact training FLOPs (forward and backw
 every GEMM, logits included) give more:
 """),
     code("""
-derive("flops.training")
-source_figure("S19")"""),
+derive("flops.training", only=("F_train", "flops.training"))
+source_figure("S19")
+refutation("flops.training", "S19: BLOOM-176B 34.8 PFLOP")"""),
     markdown("""
 What do the slides count, then? Three forward passes of the 70 blocks **without the logits**:
 72·B·s·l·h²·(1 + s/(6h)) = 34.750 PFLOP, which rounds to the printed 34.8. (6ΨD gives 34.65,
