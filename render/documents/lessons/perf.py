@@ -60,7 +60,10 @@ def row(name, t, p, **settings):
     print(f"{name:<34} step {float(r['time']['step_seconds']):7.2f} s  MFU {float(r['time']['mfu']):5.1%}  "
           f"memory {memory:6.1f} GB {'fits' if memory <= 80 else 'DOES NOT FIT'}  "
           + "  ".join(f"{part.split('_')[0]} {value:.2f}" for part, value in parts.items()))
-    return parts, memory'''),
+    return parts, memory
+
+
+note(f"The model: {preset('megatron-1t').title}; {N} GPUs of {A100.name}, a global batch of {B} sequences of {S} tokens.")'''),
     markdown("""
 ## The published layout, predicted
 
@@ -124,6 +127,12 @@ axes.set_title("1T on 3072 A100s: where the predicted step time goes")
 axes.legend(fontsize=8)
 show(figure)'''),
     markdown("""
+Read the rows as a budget. Compute dominates every layout, and it barely moves: the same FLOPs are done
+whatever the split, only at slightly different GEMM efficiencies. What separates the layouts are the smaller
+terms around it, and each of them is one of the earlier lessons: the blocking TP all-reduces (the communication
+lesson's bandwidth against t), the bubble (the cluster lesson's (p − 1)/m), the DP all-reduce that does not hide
+(Amdahl), and the memory that decides whether a layout is allowed at all (the memory lesson's first stage).
+
 ## What plan says today
 
 With the features Megatron gained since (sequence parallelism and selective recompute, Korthikanti et al. 2022;
