@@ -79,14 +79,16 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
 
 
 def _emit(text: str) -> None:
-    """Print ``text``; an encoding that cannot hold Ψ or ≈ gets ASCII escapes instead of a crash."""
-    encoding = getattr(sys.stdout, "encoding", None) or "ascii"
-    try:
-        text.encode(encoding)
-    except (UnicodeEncodeError, LookupError):
-        text = text.encode("ascii", "backslashreplace").decode("ascii")
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
+
+
+def _ascii_safe_output() -> None:
+    """An encoding that cannot hold Ψ or ≈ (PYTHONIOENCODING=ascii) gets escapes instead of a crash,
+    for our output and argparse's help alike."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
 
 
 def _json(doc: object) -> str:
@@ -119,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if sys.stdout is None:  # started with stdout closed (>&-): nowhere to print a result
         return _fail("error: standard output is closed", BAD_INPUT)
+    _ascii_safe_output()
     try:
         args = build_parser(argv).parse_args(argv)
         result = args.handler(args)
