@@ -174,7 +174,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     recomputed = ops.choose(mode, {
         0: lambda: 0 * forward,  # none
         1: lambda: layers * ev("flops.decoder.attention.scores", **(base | {"b": B})),  # selective
-        2: lambda: layers * ev("flops.decoder.layer.forward", **(base | {"b": B})),  # full: the layers, not the logits
+        2: lambda: ev("flops.decoder.layers.forward", **(base | {"b": B})),  # full: the layers, not the logits
     })
 
     states = ops.choose(layout.zero, {stage: (lambda f=formula_id: ev(f, **base)) for stage, formula_id in ZERO_STATES.items()})
