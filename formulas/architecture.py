@@ -96,6 +96,8 @@ STREAMING = Source("Xiao et al. 2023, Efficient Streaming Language Models with A
 PAGED = Source("Kwon et al. 2023, Efficient Memory Management for Large Language Model Serving with PagedAttention", "§4.2 KV blocks")
 
 GROUPS = divides(g, a)  # each key/value head serves a/g query heads
+MOE_LAYERS = at_most(l_moe, l)  # the MoE layers are some of the l layers
+WINDOW_LAYERS = at_most(l_win, l)  # so are the windowed ones
 
 # --- parameters ------------------------------------------------------------------
 
@@ -229,6 +231,7 @@ total = formula(
     "parameters of a decoder model: embeddings, l − l_moe dense and l_moe MoE layers, final norm, head "
     "(what transformers' model.parameters() holds)",
     sources=[TRANSFORMERS, BILIBILI],
+    conditions=[MOE_LAYERS],
     related=["params.decoder.layer", "params.decoder.layer.moe", "params.total"],
     notes="DeepSeek-V3's multi-token-prediction module is not built by transformers: params.decoder.mtp adds it.",
     symbol_latex=r"\Psi",
@@ -239,6 +242,7 @@ active = formula(
     "parameter",
     "parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E",
     sources=[TRANSFORMERS, FEDUS],
+    conditions=[MOE_LAYERS],
     related=["params.decoder.total", "params.decoder.layer.active"],
     symbol_latex=r"\Psi_{active}",
 )
@@ -390,6 +394,7 @@ layers_forward = formula(
     "FLOP",
     "forward FLOPs of all l layers (what full recomputation repeats)",
     sources=[FLOP_COUNTER],
+    conditions=[MOE_LAYERS],
     related=["flops.decoder.layer.forward", "flops.decoder.layer.forward.moe"],
     symbol_latex=r"F_{layers}",
 )
@@ -415,6 +420,7 @@ forward = formula(
     "FLOP",
     "forward FLOPs of a decoder model for b sequences of s tokens",
     sources=[FLOP_COUNTER, BILIBILI],
+    conditions=[MOE_LAYERS],
     related=["flops.decoder.layers.forward", "flops.decoder.embedding_projections", "flops.decoder.logits", "flops.forward"],
     notes="Equal to FlopCounterMode (torch 2.13) on transformers 5.24 models built with attn_implementation='eager' and "
     "experts_implementation='eager', run with use_cache=False. On the CPU the default sdpa attention counts 0 for QKᵀ and "
@@ -428,6 +434,7 @@ backward = formula(
     "FLOP",
     "backward FLOPs: for each GEMM Y = XW, dX = dY·Wᵀ and dW = Xᵀ·dY",
     sources=[FLOP_COUNTER, BILIBILI],
+    conditions=[MOE_LAYERS],
     related=["flops.decoder.forward", "flops.backward"],
     notes="Measured exactly 2× for every family when every weight and the first layer's input need gradients; "
     "freezing the embedding and the first norm drops layer 0's input-gradient GEMMs.",
@@ -439,6 +446,7 @@ training = formula(
     "FLOP",
     "training FLOPs of one step: forward + backward",
     sources=[FLOP_COUNTER, BILIBILI],
+    conditions=[MOE_LAYERS],
     related=["flops.decoder.forward", "flops.decoder.backward", "flops.training"],
     symbol_latex=r"F_{train}",
 )
@@ -487,6 +495,7 @@ kv_decoder = formula(
     "byte",
     "the bytes transformers' DynamicCache holds after b sequences of s tokens: l − l_win full layers, l_win windowed ones",
     sources=[CACHE, MISTRAL, GEMMA, DEEPSEEK_V2],
+    conditions=[WINDOW_LAYERS],
     related=["memory.kv_cache.layer.full", "memory.kv_cache.layer.window", "memory.kv_cache"],
     symbol_latex=r"M_{KV}",
 )
@@ -496,6 +505,7 @@ kv_paged = formula(
     "byte",
     "the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache)",
     sources=[PAGED],
+    conditions=[WINDOW_LAYERS],
     related=["memory.kv_cache.decoder"],
     symbol_latex=r"M_{KV}^{paged}",
 )
