@@ -98,6 +98,7 @@ PAGED = Source("Kwon et al. 2023, Efficient Memory Management for Large Language
 GROUPS = divides(g, a)  # each key/value head serves a/g query heads
 MOE_LAYERS = at_most(l_moe, l)  # the MoE layers are some of the l layers
 WINDOW_LAYERS = at_most(l_win, l)  # so are the windowed ones
+TOP_K = at_most(k, E)  # a token picks k of the E experts
 
 # --- parameters ------------------------------------------------------------------
 
@@ -334,6 +335,7 @@ experts_forward = formula(
     "one MoE layer's routed experts: each token through its k experts (an expert sees only its tokens, so the rows add up to "
     "k·bs), or through all E where the implementation runs every expert (Llama-4)",
     sources=[FLOP_COUNTER, FEDUS],
+    conditions=[TOP_K],
     symbol_latex=r"F_{experts}",
 )
 experts_skipped = formula(
@@ -342,6 +344,7 @@ experts_skipped = formula(
     "FLOP",
     "the expert FLOPs of one MoE layer that a top-k kernel would skip where the implementation runs every expert",
     sources=[FLOP_COUNTER, TRANSFORMERS],
+    conditions=[TOP_K],
     symbol_latex=r"F_{experts}^{skip}",
 )
 experts_capacity = formula(

@@ -26,6 +26,11 @@ CONFIGS = {
     "fraction.json": json.dumps(LLAMA | {"hidden_size": 64.5}),
     "nan.json": json.dumps(LLAMA | {"hidden_size": float("nan")}),
     "huge-size.json": json.dumps(LLAMA | {"hidden_size": 10**40}),
+    "vision.json": json.dumps(LLAMA | {"model_type": "gemma3_text", "vision_config": {"hidden_size": 1152}}),
+    "mxfp4.json": json.dumps(LLAMA | {"model_type": "gpt_oss", "quantization_config": {"quant_method": "mxfp4"}}),
+    "linear.json": json.dumps(LLAMA | {"model_type": "gemma2", "layer_types": ["full_attention", "linear_attention"]}),
+    "banded.json": json.dumps(LLAMA | {"model_type": "gemma2", "layer_types": ["banded", "full_attention"]}),
+    "qwen-window.json": json.dumps(LLAMA | {"model_type": "qwen3", "use_sliding_window": True}),
 }
 
 

@@ -3948,6 +3948,8 @@ def flops_decoder_experts(b, s, h, E, k, gated, d_moe, all_experts):
 
     Returns: one MoE layer's routed experts: each token through its k experts (an expert sees only its tokens, so the rows add up to k·bs), or through all E where the implementation runs every expert (Llama-4) [FLOP]
 
+    Valid when: k ≤ E
+
     Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm; Fedus et al. 2021, Switch Transformers; Jiang et al. 2024, Mixtral of Experts, router h·E, k of E experts
     """
     b = numpy.asarray(b, dtype=numpy.float64)
@@ -3979,6 +3981,8 @@ def flops_decoder_experts_skipped(b, s, h, E, k, gated, d_moe, all_experts):
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
 
     Returns: the expert FLOPs of one MoE layer that a top-k kernel would skip where the implementation runs every expert [FLOP]
+
+    Valid when: k ≤ E
 
     Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes
     """
