@@ -124,3 +124,49 @@ def test_unmodelled_features_are_refused_naming_the_field(extra, message):
 def test_family_options_the_counts_do_not_model_are_refused(config, message):
     with pytest.raises(ConfigError, match=message):
         read_config(config)
+
+
+# One real model of each remaining family, from its published config.json (the keys that matter), counted exactly
+# against transformers on the meta device and compared with the figure its authors publish.
+FAMILY_MODELS = [
+    ("DeepSeek-V2", {"model_type": "deepseek_v2", "vocab_size": 102400, "hidden_size": 5120, "intermediate_size": 12288,
+                     "moe_intermediate_size": 1536, "num_hidden_layers": 60, "num_attention_heads": 128, "num_key_value_heads": 128,
+                     "n_shared_experts": 2, "n_routed_experts": 160, "num_experts_per_tok": 6, "first_k_dense_replace": 1,
+                     "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128},
+     236e9, 21e9, 1e9),  # DeepSeek-V2 paper, abstract: 236B total, 21B activated
+    ("Qwen1.5-MoE-A2.7B", {"model_type": "qwen2_moe", "vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 5632,
+                           "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632, "num_hidden_layers": 24,
+                           "num_attention_heads": 16, "num_key_value_heads": 16, "num_experts": 60, "num_experts_per_tok": 4},
+     14.3e9, 2.7e9, 0.1e9),  # Qwen blog, Qwen1.5-MoE: 14.3B parameters, 2.7B activated
+    ("gemma-2-27b", {"model_type": "gemma2", "vocab_size": 256000, "hidden_size": 4608, "intermediate_size": 36864,
+                     "num_hidden_layers": 46, "num_attention_heads": 32, "num_key_value_heads": 16, "head_dim": 128,
+                     "sliding_window": 4096},
+     27.2e9, 27.2e9, 0.1e9),  # Gemma 2 report, Table 1 (27B), the Hub's google/gemma-2-27b: 27.2B
+    ("OLMo-2-1124-7B", {"model_type": "olmo2", "vocab_size": 100352, "hidden_size": 4096, "intermediate_size": 11008,
+                        "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32},
+     7.3e9, 7.3e9, 0.1e9),  # allenai/OLMo-2-1124-7B: 7.3B parameters
+    ("Phi-3.5-MoE", {"model_type": "phimoe", "vocab_size": 32064, "hidden_size": 4096, "intermediate_size": 6400,
+                     "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "num_local_experts": 16,
+                     "num_experts_per_tok": 2, "lm_head_bias": True, "attention_bias": True},
+     41.9e9, 6.6e9, 0.1e9),  # microsoft/Phi-3.5-MoE-instruct model card: 41.9B total, 6.6B active
+    ("Llama-4-Scout (text)", {"model_type": "llama4_text", "vocab_size": 202048, "hidden_size": 5120, "intermediate_size": 8192,
+                              "intermediate_size_mlp": 16384, "num_hidden_layers": 48, "num_attention_heads": 40,
+                              "num_key_value_heads": 8, "head_dim": 128, "num_local_experts": 16, "num_experts_per_tok": 1,
+                              "interleave_moe_layer_step": 1, "attention_chunk_size": 8192},
+     None, 17e9, 0.2e9),  # Meta, Llama 4 model card: 17B active (its 109B total includes the vision encoder, not built here)
+    ("GLM-4.5", {"model_type": "glm4_moe", "vocab_size": 151552, "hidden_size": 5120, "intermediate_size": 12288,
+                 "moe_intermediate_size": 1536, "num_hidden_layers": 92, "num_attention_heads": 96, "num_key_value_heads": 8,
+                 "head_dim": 128, "n_routed_experts": 160, "n_shared_experts": 1, "num_experts_per_tok": 8,
+                 "first_k_dense_replace": 3, "use_qk_norm": True, "attention_bias": True},
+     None, None, None),  # exact against transformers only: the published 355B / 32B are not reproduced to the billion
+]
+
+
+@pytest.mark.parametrize("name, config, total, active, unit", FAMILY_MODELS, ids=[row[0] for row in FAMILY_MODELS])
+def test_one_real_model_per_family(name, config, total, active, unit):
+    model = meta_model(config)
+    assert evaluate(config, "params.decoder.total") == sum(p.numel() for p in model.parameters())
+    if total is not None:
+        assert abs(evaluate(config, "params.decoder.total") - total) <= unit
+    if active is not None:
+        assert abs(evaluate(config, "params.decoder.active") - active) <= unit
