@@ -78,22 +78,22 @@ from formulas.symbols import (
     tied,
 )
 
-TRANSFORMERS = Source("transformers 5.24 modelling code (models/<family>/modeling_<family>.py)", "parameter shapes")
-FLOP_COUNTER = Source("torch 2.13 torch.utils.flop_counter.FlopCounterMode", "2MKN per mm/bmm/addmm/baddbmm")
-CACHE = Source("transformers 5.24 cache_utils.py, DynamicCache", "DynamicLayer, DynamicSlidingWindowLayer")
-BILIBILI = Source("000_c9822ae60dc20d6b.txt", "§3.1–3.2 (the classic case)")
-SHAZEER = Source("Shazeer 2020, GLU Variants Improve Transformer", "gated MLP, three matrices")
-AINSLIE = Source("Ainslie et al. 2023, GQA", "g key/value heads")
-FEDUS = Source("Fedus et al. 2021, Switch Transformers; Jiang et al. 2024, Mixtral of Experts", "router h·E, k of E experts")
-CAPACITY = Source("Lepikhin et al. 2020, GShard; Fedus et al. 2021, Switch Transformers", "§2.2 expert capacity")
-DEEPSEEK_V2 = Source("DeepSeek-AI 2024, DeepSeek-V2: A Strong, Economical, and Efficient Mixture-of-Experts Language Model",
-                     "§2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE")
-DEEPSEEK_V3 = Source("DeepSeek-AI 2024, DeepSeek-V3 Technical Report", "§2.1 (first 3 layers dense, 1 shared + 256 routed experts, 8 active), §2.2 Multi-Token Prediction")
-MISTRAL = Source("Jiang et al. 2023, Mistral 7B", "§2 sliding window attention, rolling buffer cache")
-GEMMA = Source("Gemma Team 2024, Gemma 2; Gemma Team 2025, Gemma 3 Technical Report", "local:global layers 1:1 (window 4096), 5:1 (window 1024)")
-GPT_OSS = Source("OpenAI 2025, gpt-oss-120b & gpt-oss-20b Model Card", "§2.1 alternating banded window of 128 tokens, learned attention sinks")
-STREAMING = Source("Xiao et al. 2023, Efficient Streaming Language Models with Attention Sinks", "§3 sink tokens")
-PAGED = Source("Kwon et al. 2023, Efficient Memory Management for Large Language Model Serving with PagedAttention", "§4.2 KV blocks")
+TRANSFORMERS = Source("transformers", "parameter shapes")
+FLOP_COUNTER = Source("pytorch", "FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm")
+CACHE = Source("transformers", "cache_utils.py: DynamicLayer, DynamicSlidingWindowLayer")
+BILIBILI = Source("000", "§3.1–3.2 (the classic case)")
+SHAZEER = Source("shazeer2020", "gated MLP, three matrices")
+AINSLIE = Source("ainslie2023", "g key/value heads")
+FEDUS = Source("fedus2021", "router h·E, k of E experts")
+MIXTRAL = Source("jiang2024", "top-k routing over E experts")
+CAPACITY = Source("lepikhin2020", "§2.2 expert capacity")
+DEEPSEEK_V2 = Source("deepseek2024v2", "§2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE")
+DEEPSEEK_V3 = Source("deepseek2024v3", "§2.1 (first 3 layers dense, 1 shared + 256 routed experts, 8 active), §2.2 Multi-Token Prediction")
+MISTRAL = Source("jiang2023", "§2 sliding window attention, rolling buffer cache")
+GEMMA = Source("gemma2025", "§2 local:global layers 5:1, window 1024 (Gemma 2: 1:1, window 4096)")
+GPT_OSS = Source("openai2025", "§2.1 alternating banded window of 128 tokens, learned attention sinks")
+STREAMING = Source("xiao2023", "§3 sink tokens")
+PAGED = Source("kwon2023", "§4.2 KV blocks")
 
 GROUPS = divides(g, a)  # each key/value head serves a/g query heads
 MOE_LAYERS = at_most(l_moe, l)  # the MoE layers are some of the l layers
@@ -170,7 +170,7 @@ router = formula(
     h * E + router_bias * E,
     "parameter",
     "one MoE layer's router: an h×E matrix, with a bias in gpt-oss",
-    sources=[TRANSFORMERS, FEDUS],
+    sources=[TRANSFORMERS, FEDUS, MIXTRAL],
     notes="DeepSeek-V3's and GLM-4.5's e_score_correction_bias is a buffer, not a parameter: model.parameters() leaves it out.",
     symbol_latex=r"\Psi_{router}",
 )
@@ -205,7 +205,7 @@ layer_active = formula(
     attention.expr + k * expert.expr + router.expr + shared_experts.expr + norms.expr,
     "parameter",
     "the parameters of one MoE layer that a token uses: k of the E routed experts, the shared ones and the router",
-    sources=[TRANSFORMERS, FEDUS],
+    sources=[TRANSFORMERS, FEDUS, MIXTRAL],
     related=["params.decoder.layer.moe"],
     symbol_latex=r"\Psi_{layer}^{active}",
 )
@@ -242,7 +242,7 @@ active = formula(
     embeddings.expr + (l - l_moe) * layer.expr + l_moe * layer_active.expr + final_norm.expr + head.expr,
     "parameter",
     "parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E",
-    sources=[TRANSFORMERS, FEDUS],
+    sources=[TRANSFORMERS, FEDUS, MIXTRAL],
     conditions=[MOE_LAYERS],
     related=["params.decoder.total", "params.decoder.layer.active"],
     symbol_latex=r"\Psi_{active}",
@@ -370,7 +370,7 @@ router_forward = formula(
     2 * b * s * h * E,
     "FLOP",
     "one MoE layer's router: [bs,h]×[h,E]",
-    sources=[FLOP_COUNTER, FEDUS],
+    sources=[FLOP_COUNTER, FEDUS, MIXTRAL],
     symbol_latex=r"F_{router}",
 )
 layer_forward = formula(
