@@ -284,8 +284,9 @@ def _inference(base: dict, b: object, active: object, ev: Evaluator, ops: Ops) -
     compute_bound = ev("inference.latency.compute_bound", **(replica | {"P": active}))  # FLOPs: the Ψ a token uses
     step = ops.maximum(memory_bound, compute_bound)
     return {
-        "kv_cache_per_sequence": ev("memory.kv_cache.per_sequence", **replica),
-        "kv_cache_batch": ev("memory.kv_cache", **replica),
+        # what transformers' cache holds: windowed layers W − 1 tokens, MLA the latent (memory.kv_cache when neither)
+        "kv_cache_per_sequence": ev("memory.kv_cache.decoder", **(replica | {"b": 1})),
+        "kv_cache_batch": ev("memory.kv_cache.decoder", **replica),
         "latency_memory_bound": memory_bound,
         "latency_compute_bound": compute_bound,
         "token_latency": step,

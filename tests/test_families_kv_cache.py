@@ -108,3 +108,14 @@ def test_bad_kv_cache_options_are_one_line_exit_2(tmp_path, capsys, argv, messag
     base = ["kv-cache", "--hf-config", str(path), "--batch", "1", "--seq", "4"]
     code, out, err = run(capsys, *(base + argv))
     assert code == 2 and out == "" and message in err and err.count("\n") == 1
+
+
+def test_estimate_reports_the_same_cache_as_kv_cache(capsys):
+    # hand arithmetic (Gemma 3 27B, s = 32768, bf16): 10 full layers of 32768 tokens and 52 sliding layers of
+    # 1023 tokens, 2·16·128 values per token and layer, 2 bytes each
+    expected = 2 * 16 * 128 * 2 * (10 * 32768 + 52 * 1023)
+    code, out, _ = run(capsys, "kv-cache", "--model", "gemma3-27b", "--batch", "1", "--seq", "32768", "--json")
+    assert code == 0 and json.loads(out)["bytes"] == expected
+    code, out, _ = run(capsys, "estimate", "--model", "gemma3-27b", "--gpu", "h100-sxm", "--tp", "8", "--seq", "32768",
+                       "--global-batch", "8", "--json")
+    assert code == 0 and json.loads(out)["inference"]["kv_cache_per_sequence"] == expected
