@@ -170,3 +170,19 @@ def test_one_real_model_per_family(name, config, total, active, unit):
         assert abs(evaluate(config, "params.decoder.total") - total) <= unit
     if active is not None:
         assert abs(evaluate(config, "params.decoder.active") - active) <= unit
+
+
+def test_params_mtp_option_adds_deepseek_v3s_prediction_module(capsys):
+    # oracle: the MTP module is 3 RMSNorms (h each), the 2h→h projection and one MoE block (DeepSeek-V3 report §2.2);
+    # that block's size is taken from transformers' own layer 3 (the first MoE layer) on the meta device
+    import json
+
+    from render.cli.main import main
+
+    model = meta_model(preset("deepseek-v3").config)
+    block = sum(p.numel() for p in model.model.layers[3].parameters())
+    h = 7168
+    assert main(["params", "--model", "deepseek-v3", "--mtp", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["mtp"] == 3 * h + 2 * h * h + block
+    assert doc["total_with_mtp"] == doc["total"] + doc["mtp"]

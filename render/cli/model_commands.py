@@ -60,7 +60,7 @@ def parameter_components(architecture: Architecture) -> dict[str, int]:
     return {name: count for name, count in components.items() if count or name in ("embeddings", "attention", "norms", "head")}
 
 
-def params(hf_config: str | None, model: str | None) -> Result:
+def params(hf_config: str | None, model: str | None, mtp: bool = False) -> Result:
     architecture, label = load_architecture(hf_config, model)
     total = _value(architecture, "params.decoder.total")
     active = _value(architecture, "params.decoder.active")
@@ -69,7 +69,18 @@ def params(hf_config: str | None, model: str | None) -> Result:
     width = max(len(name) for name in components)
     lines = [f"{label} [{architecture.model_type}]", f"total   {total:,}", f"active  {active:,}"]
     lines += [f"  {name:<{width}}  {count:,}" for name, count in components.items()]
+    if mtp:  # the multi-token-prediction modules the config declares, which transformers does not build
+        extra = _value(architecture, "params.decoder.mtp")
+        doc |= {"mtp": extra, "total_with_mtp": total + extra}
+        lines.append(f"with {architecture.values[_symbol('n_mtp')]} MTP module(s): +{extra:,} = {total + extra:,} "
+                     "(embedding and head shared; a checkpoint storing copies adds 2·V·h per module)")
     return Result(doc, "\n".join(lines))
+
+
+def _symbol(name: str):
+    from formulas.symbols import quantity
+
+    return quantity(name).symbol
 
 
 FLOP_COMPONENTS = {  # name: (formula, layers it runs in)
@@ -118,9 +129,11 @@ def register(add_command) -> None:
     counted = add_command(
         "params",
         "exact parameter count of a config.json or named model, total, active and by component",
-        lambda args: params(args.hf_config, args.model),
+        lambda args: params(args.hf_config, args.model, args.mtp),
     )
     add_model_source(counted)
+    counted.add_argument("--mtp", action="store_true",
+                         help="add the multi-token-prediction modules the config declares (DeepSeek-V3, GLM-4.5), which transformers does not build")
     flopped = add_command(
         "flops",
         "forward, backward and training FLOPs of one step of b sequences of s tokens (eager attention, every GEMM)",
