@@ -478,7 +478,7 @@ kv_width = (1 - mla) * 2 * g * d_head + mla * (r_kv + d_rope)  # values cached p
 
 kv_full_layer = formula(
     "memory.kv_cache.layer.full",
-    b * s * ((1 - mla) * 2 * g * d_head + mla * (r_kv + d_rope)) * q,
+    b * s * kv_width * q,
     "byte",
     "one full-attention layer's cache: a key and a value of g heads (MLA: the latent and the shared rope key) for each of s tokens",
     sources=[CACHE, DEEPSEEK_V2],
