@@ -211,7 +211,6 @@ head_bias = switch("head_bias", r"\sigma_{b_{head}}", "1 if the output head has 
 d_emb = declare("d_emb", r"d_{emb}", "token embedding width (h except OPT's word_embed_proj_dim)", "1", integer=True, source=ARCH)
 proj_emb = switch("proj_emb", r"\sigma_{proj}", "1 if project_in/project_out map the embedding width to h and back (OPT-350m)")
 
-<<<<<<< HEAD
 # --- today's families: MLA, mixture-of-experts layers, windows, multi-token prediction ---
 mla = switch("mla", r"\sigma_{MLA}", "1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent")
 q_lora = switch("q_lora", r"\sigma_{r_Q}", "1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0)")
@@ -235,7 +234,7 @@ n_mtp = switch("n_mtp", r"n_{MTP}", "multi-token-prediction modules (DeepSeek-V3
 c_f = declare("c_f", r"c_f", "MoE capacity factor: an expert takes at most c_f·k·T/E tokens of T", "1", integer=False, source=Source("lepikhin2020", "§2.2, expert capacity"))
 n_blk = declare("n_blk", r"n_{blk}", "tokens per block of a paged KV cache (vLLM: 16)", "1", integer=True, source=Source("kwon2023", "§4.2, KV blocks"))
 n_sink = switch("n_sink", r"n_{sink}", "first tokens a windowed cache keeps as attention sinks (StreamingLLM: 4)", maximum=None, source=Source("xiao2023", "§3, sink tokens"))
-=======
+
 # --- the performance model (formulas/performance.py) ------------------------------
 ROOFLINE = Source("williams2009", "the roofline's sustained compute and memory rates")
 COLLECTIVE = Source("nccl-tests", "bus bandwidth of a collective")
@@ -254,4 +253,3 @@ rc_sel = switch("rc_sel", r"\sigma_{sel}", "1 with selective recompute: the atte
 piped = switch("piped", r"\sigma_{PP}", "1 when there is a pipeline (p > 1): activations cross stage boundaries", source=Source("narayanan2021", "§2.2, pipeline parallelism"))
 tau_fwd = declare("tau_fwd", r"\tau_{fwd}", "one micro-batch's forward on one pipeline stage: what a prefetched gather hides under", "second", integer=False, source=Source("deepspeed", "stage3_prefetch_bucket_size"))
 tau_bwd = declare("tau_bwd", r"\tau_{bwd}", "one micro-batch's backward on one pipeline stage: what bucketed collectives hide under", "second", integer=False, source=Source("li2020", "gradient bucketing"))
->>>>>>> main

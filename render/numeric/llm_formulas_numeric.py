@@ -5789,7 +5789,6 @@ FORMULAS = {
     'flops.decoder.forward': flops_decoder_forward,
     'flops.decoder.backward': flops_decoder_backward,
     'flops.decoder.training': flops_decoder_training,
-<<<<<<< HEAD
     'flops.decoder.mla.decode.naive': flops_decoder_mla_decode_naive,
     'flops.decoder.mla.decode.absorbed': flops_decoder_mla_decode_absorbed,
     'memory.kv_cache.layer.full': memory_kv_cache_layer_full,
@@ -5798,7 +5797,6 @@ FORMULAS = {
     'memory.kv_cache.decoder.paged': memory_kv_cache_decoder_paged,
     'memory.kv_cache.decoder.mla_expanded': memory_kv_cache_decoder_mla_expanded,
     'memory.kv_cache.layer.window_sinks': memory_kv_cache_layer_window_sinks,
-=======
     'perf.gemm.time': perf_gemm_time,
     'perf.gemm.efficiency': perf_gemm_efficiency,
     'perf.tp.layer': perf_tp_layer,
@@ -5820,7 +5818,6 @@ FORMULAS = {
     'perf.zero.stage3.sent': perf_zero_stage3_sent,
     'perf.optimizer': perf_optimizer,
     'perf.optimizer.sharded': perf_optimizer_sharded,
->>>>>>> main
 }
 
 INPUTS = {
@@ -5976,7 +5973,6 @@ INPUTS = {
     'flops.decoder.layers.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'E', 'k', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'all_experts'),
     'flops.decoder.embedding_projections': ('b', 's', 'h', 'd_emb', 'proj_emb'),
     'flops.decoder.logits': ('b', 's', 'V', 'd_emb'),
-<<<<<<< HEAD
     'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'all_experts'),
     'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'all_experts'),
     'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'all_experts'),
@@ -5988,10 +5984,6 @@ INPUTS = {
     'memory.kv_cache.decoder.paged': ('b', 's', 'g', 'd_head', 'l', 'q', 'mla', 'r_kv', 'd_rope', 'l_win', 'W', 'n_blk'),
     'memory.kv_cache.decoder.mla_expanded': ('b', 's', 'a', 'l', 'q', 'd_rope', 'd_nope', 'd_v'),
     'memory.kv_cache.layer.window_sinks': ('b', 's', 'g', 'd_head', 'q', 'mla', 'r_kv', 'd_rope', 'W', 'n_sink'),
-=======
-    'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'moe', 'd_emb', 'proj_emb'),
-    'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'moe', 'd_emb', 'proj_emb'),
-    'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'moe', 'd_emb', 'proj_emb'),
     'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.tp.layer': ('b', 's', 'h', 't', 'q', 'tau_k', 'W_tp', 'seq_par'),
@@ -6013,5 +6005,4 @@ INPUTS = {
     'perf.zero.stage3.sent': ('t', 'p', 'd', 'm', 'P', 'q_w'),
     'perf.optimizer': ('t', 'p', 'P', 'W_mem', 'eta_mem'),
     'perf.optimizer.sharded': ('t', 'p', 'd', 'P', 'W_mem', 'eta_mem'),
->>>>>>> main
 }
