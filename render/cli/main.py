@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("render.cli.catalogue_commands", "prove every derivation step, unit and cross-check; exit 1 if any fails"),
     "params": ("render.cli.model_commands", "exact parameter count of a config.json or named model, total, active and by component"),
     "flops": ("render.cli.model_commands", "forward, backward and training FLOPs of one step of b sequences of s tokens (eager attention, every GEMM)"),
+    "kv-cache": ("render.cli.kv_cache_command", "bytes a decoding KV cache holds for b sequences of s tokens, per layer kind (default: what transformers' cache holds)"),
     "estimate": ("render.cli.estimate_command", "the training and inference report for a model, a GPU and a parallel layout"),
     "plan": ("render.cli.plan_command", "search parallel layouts of a model on n GPUs, fastest first"),
     "sweep": ("render.cli.sweep_command", "rank the layouts of many models × GPUs × cluster sizes, in process or on Dask"),
