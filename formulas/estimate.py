@@ -208,7 +208,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     recomputed = ops.choose(mode, {
         0: lambda: 0 * forward,  # none
         1: lambda: layers * ev("flops.decoder.attention.scores", **(base | {"b": B})),  # selective
-        2: lambda: layers * ev("flops.decoder.layer.forward", **(base | {"b": B})),  # full: the layers, not the logits
+        2: lambda: ev("flops.decoder.layers.forward", **(base | {"b": B})),  # full: the layers, not the logits
     })
 
     states = ops.choose(layout.zero, {stage: (lambda f=formula_id: ev(f, **base)) for stage, formula_id in ZERO_STATES.items()})
@@ -373,8 +373,9 @@ def _inference(base: dict, b: object, active: object, ev: Evaluator, ops: Ops) -
     compute_bound = ev("inference.latency.compute_bound", **(replica | {"P": active}))  # FLOPs: the Ψ a token uses
     step = ops.maximum(memory_bound, compute_bound)
     return {
-        "kv_cache_per_sequence": ev("memory.kv_cache.per_sequence", **replica),
-        "kv_cache_batch": ev("memory.kv_cache", **replica),
+        # what transformers' cache holds: windowed layers W − 1 tokens, MLA the latent (memory.kv_cache when neither)
+        "kv_cache_per_sequence": ev("memory.kv_cache.decoder", **(replica | {"b": 1})),
+        "kv_cache_batch": ev("memory.kv_cache.decoder", **replica),
         "latency_memory_bound": memory_bound,
         "latency_compute_bound": compute_bound,
         "token_latency": step,

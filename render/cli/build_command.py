@@ -1,4 +1,4 @@
-"""``llm-formulas build [--out DIR] [--notebooks-dir DIR] [--force]``: render every artifact (render.documents.build).
+"""``llm-formulas build [--out DIR] [--notebooks-dir DIR] [--no-execute] [--force]``: render every artifact (render.documents.build).
 
 Problems with the output folder (read-only, full, a file where a folder must be,
 a file the previous build did not write) are one line and exit code 2.
@@ -23,7 +23,7 @@ def run_build(args: argparse.Namespace) -> Result:
     notebooks = Path(args.notebooks_dir) if args.notebooks_dir else None
     started = time.perf_counter()
     try:
-        manifest = build(out, notebooks, force=args.force)
+        manifest = build(out, notebooks, force=args.force, execute=not args.no_execute)
     except OutputError as error:
         raise InputError(str(error)) from None
     elapsed = time.perf_counter() - started
@@ -43,5 +43,7 @@ def register(add_command) -> None:
         default=None,
         help="where to write the teaching notebooks (default: OUT/notebooks; the repository's are in notebooks/)",
     )
+    built.add_argument("--no-execute", action="store_true",
+                       help="write the teaching notebooks without running them (no outputs; faster)")
     built.add_argument("--force", action="store_true",
                        help="replace files in OUT that the previous build's manifest does not list (never follows symlinks)")

@@ -45,28 +45,22 @@ def parameter_components(architecture: Architecture) -> dict[str, int]:
     """Per-component counts; they add up to params.decoder.total."""
     from formulas.symbols import quantity
 
-    per_layer = {
-        "attention": _value(architecture, "params.decoder.attention"),
-        "mlp": _value(architecture, "params.decoder.mlp"),
-        "router": _value(architecture, "params.decoder.router"),
-        "norms": _value(architecture, "params.decoder.norms"),
-    }
-    l, experts = architecture.values[quantity("l").symbol], architecture.values[quantity("E").symbol]
+    v = {name: architecture.values[quantity(name).symbol] for name in ("l", "l_moe", "E")}
+    dense, moe_layers = v["l"] - v["l_moe"], v["l_moe"]
     components = {
         "embeddings": _value(architecture, "params.decoder.embeddings"),
-        "attention": l * per_layer["attention"],
+        "attention": v["l"] * _value(architecture, "params.decoder.attention"),
+        "mlp": dense * _value(architecture, "params.decoder.mlp"),
+        "experts": moe_layers * v["E"] * _value(architecture, "params.decoder.expert"),
+        "shared_experts": moe_layers * _value(architecture, "params.decoder.shared_experts"),
+        "router": moe_layers * _value(architecture, "params.decoder.router"),
+        "norms": v["l"] * _value(architecture, "params.decoder.norms") + _value(architecture, "params.decoder.final_norm"),
+        "head": _value(architecture, "params.decoder.head"),
     }
-    if architecture.values[quantity("moe").symbol]:
-        components["experts"] = l * experts * per_layer["mlp"]
-        components["router"] = l * per_layer["router"]
-    else:
-        components["mlp"] = l * experts * per_layer["mlp"]
-    components["norms"] = l * per_layer["norms"] + _value(architecture, "params.decoder.final_norm")
-    components["head"] = _value(architecture, "params.decoder.head")
-    return components
+    return {name: count for name, count in components.items() if count or name in ("embeddings", "attention", "norms", "head")}
 
 
-def params(hf_config: str | None, model: str | None) -> Result:
+def params(hf_config: str | None, model: str | None, mtp: bool = False) -> Result:
     architecture, label = load_architecture(hf_config, model)
     total = _value(architecture, "params.decoder.total")
     active = _value(architecture, "params.decoder.active")
@@ -75,14 +69,27 @@ def params(hf_config: str | None, model: str | None) -> Result:
     width = max(len(name) for name in components)
     lines = [f"{label} [{architecture.model_type}]", f"total   {total:,}", f"active  {active:,}"]
     lines += [f"  {name:<{width}}  {count:,}" for name, count in components.items()]
+    if mtp:  # the multi-token-prediction modules the config declares, which transformers does not build
+        extra = _value(architecture, "params.decoder.mtp")
+        doc |= {"mtp": extra, "total_with_mtp": total + extra}
+        lines.append(f"with {architecture.values[_symbol('n_mtp')]} MTP module(s): +{extra:,} = {total + extra:,} "
+                     "(embedding and head shared; a checkpoint storing copies adds 2·V·h per module)")
     return Result(doc, "\n".join(lines))
 
 
-FLOP_COMPONENTS = {
-    "attention_projections": "flops.decoder.attention.projections",
-    "attention_scores": "flops.decoder.attention.scores",
-    "mlp": "flops.decoder.mlp",
-    "router": "flops.decoder.router",
+def _symbol(name: str):
+    from formulas.symbols import quantity
+
+    return quantity(name).symbol
+
+
+FLOP_COMPONENTS = {  # name: (formula, layers it runs in)
+    "attention_projections": ("flops.decoder.attention.projections", "l"),
+    "attention_scores": ("flops.decoder.attention.scores", "l"),
+    "mlp": ("flops.decoder.mlp", "dense"),
+    "experts": ("flops.decoder.experts", "l_moe"),
+    "shared_experts": ("flops.decoder.shared_experts", "l_moe"),
+    "router": ("flops.decoder.router", "l_moe"),
 }
 
 
@@ -92,8 +99,9 @@ def flops(hf_config: str | None, model: str | None, batch: str, seq: str) -> Res
     from render.cli.inputs import parse_count
 
     shape = {"b": parse_count(batch, "b", "--batch"), "s": parse_count(seq, "s", "--seq")}
-    l = architecture.values[quantity("l").symbol]
-    components = {name: l * _value(architecture, fid, **shape) for name, fid in FLOP_COMPONENTS.items()}
+    layers = {name: architecture.values[quantity(name).symbol] for name in ("l", "l_moe")}
+    layers["dense"] = layers["l"] - layers["l_moe"]
+    components = {name: layers[which] * _value(architecture, fid, **shape) for name, (fid, which) in FLOP_COMPONENTS.items()}
     components["embedding_projections"] = _value(architecture, "flops.decoder.embedding_projections", **shape)
     components["logits"] = _value(architecture, "flops.decoder.logits", **shape)
     doc = {
@@ -121,9 +129,11 @@ def register(add_command) -> None:
     counted = add_command(
         "params",
         "exact parameter count of a config.json or named model, total, active and by component",
-        lambda args: params(args.hf_config, args.model),
+        lambda args: params(args.hf_config, args.model, args.mtp),
     )
     add_model_source(counted)
+    counted.add_argument("--mtp", action="store_true",
+                         help="add the multi-token-prediction modules the config declares (DeepSeek-V3, GLM-4.5), which transformers does not build")
     flopped = add_command(
         "flops",
         "forward, backward and training FLOPs of one step of b sequences of s tokens (eager attention, every GEMM)",

@@ -99,7 +99,7 @@ def compile_pdf(tex: str, assets: dict[str, bytes] | None = None) -> bytes:
 MANIFEST = "manifest.json"
 
 
-def build(out: Path, notebooks_dir: Path | None = None, force: bool = False) -> Manifest:
+def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, execute: bool = True) -> Manifest:
     """Render everything into ``out``; OutputError when the folder can't take it.
 
     The previous manifest says which files this build may replace. It is moved aside
@@ -135,7 +135,7 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False) -> 
         notebooks = notebooks_dir or out / "notebooks"
         if notebooks_dir is not None:  # a folder the user named for the notebooks: its .ipynb files are ours
             manifest.ownership.owned |= {os.path.relpath(p, out).replace(os.sep, "/") for p in notebooks.glob("*.ipynb")}
-        write_notebooks(notebooks, manifest.write_path)
+        write_notebooks(notebooks, manifest.write_path, run=execute, skipped=manifest.skipped)
         if pdf is not None:
             manifest.write("reference.pdf", pdf.result())
         else:
