@@ -15,13 +15,13 @@ import sympy as sp
 from derivations.engine import Derivation
 from formulas.catalogue import get
 from formulas.conventions import HOFFMANN, HOFFMANN_F, KAPLAN, KORTHIKANTI, NARAYANAN
-from formulas.symbols import B, C_flops, D, P, V, X, X_run, a, b, causal, d_head, h, l, n, s, tau
+from formulas.symbols import B, C_flops, D, P, V, X, X_run, a, b, causal, d_head, h, l, mla, n, s, tau
 
 
 def korthikanti_hfu() -> Derivation:
     d = Derivation("conventions.korthikanti.hfu", "Korthikanti's Eq. 8 counts selective recompute three times", (KORTHIKANTI,))
     model = d.defines("F_model", get("flops.training").expr.subs(b, B), "model FLOPs of one iteration, 72Bslh²(1 + s/6h + V/12lh)")
-    scores = get("flops.decoder.attention.scores").expr.subs({b: B, d_head: h / a})
+    scores = get("flops.decoder.attention.scores").expr.subs({b: B, d_head: h / a, mla: 0})
     physical = d.defines("F_hw", model + l * scores, "what the hardware runs: the model FLOPs and QKᵀ, scores·V once more (4Bs²hl)")
     printed = d.defines("F_Eq8", 72 * B * s * l * h**2 * (1 + s / (3 * h) + V / (12 * l * h)), "Eq. 8 as printed: s/6h becomes s/3h")
     d.defines("ΔEq8", printed - model, "what Eq. 8 adds for the recompute")

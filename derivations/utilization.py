@@ -15,7 +15,7 @@ import sympy as sp
 
 from derivations.engine import Derivation
 from formulas.catalogue import get
-from formulas.symbols import B, D, P, R_tok, V, X, X_run, a, b, causal, d_head, h, l, n, s, tau
+from formulas.symbols import B, D, P, R_tok, V, X, X_run, a, b, causal, d_head, h, l, mla, n, s, tau
 from formulas.utilization import KAPLAN, KORTHIKANTI, NARAYANAN, PALM
 
 
@@ -24,7 +24,7 @@ def _model_flops(d: Derivation) -> sp.Basic:
 
 
 def _recompute_flops(d: Derivation) -> sp.Basic:
-    scores = get("flops.decoder.attention.scores").expr.subs({b: B, d_head: h / a})
+    scores = get("flops.decoder.attention.scores").expr.subs({b: B, d_head: h / a, mla: 0})
     return d.defines("F_sel", l * scores, "selective recompute runs QKᵀ and scores·V of each of the l layers forward again (a·d_head = h)")
 
 

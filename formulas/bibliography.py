@@ -142,11 +142,6 @@ _work(
     arxiv="2102.02888",
 )
 _work(
-    "kwon2023", "paper", "Kwon et al. 2023", "Woosuk Kwon, Zhuohan Li, Siyuan Zhuang, et al.",
-    "Efficient Memory Management for Large Language Model Serving with PagedAttention", "SOSP 2023", "2023",
-    arxiv="2309.06180",
-)
-_work(
     "young1974", "paper", "Young 1974", "John W. Young",
     "A first order approximation to the optimum checkpoint interval", "Communications of the ACM 17(9)", "1974",
 )
