@@ -144,6 +144,14 @@ INDEPENDENT = {
     "article_004.states": 3525,  # Li Wei (004) slides: 3525 GB
     "article_004.iteration_flops": 34.8,  # Li Wei (004) slides: 34.8 PFLOP per iteration
     "perf.bubble": 63 / 512,  # (p − 1)/m with p = 64, m = 3072/6
+    # issue 14, each by hand or from the paper:
+    "utilization.megatron_peak": 138 / 312,  # Narayanan et al. 2021 Table 1 prints 44 %
+    "conventions.megatron_eq4": 8 * 300e9 * 175e9 / (1024 * 140e12) / 86400,  # 33.9 days; §5.1 prints 34
+    "energy.llama2_70b": 291.42,  # Touvron et al. 2023b, Table 2
+    "cost.deepseek_pretraining": 5.328e6,  # DeepSeek-AI 2024, Table 1: $5.328M
+    "reliability.mtbf_2048": 30 * 24 * 60 / 2048,  # 21.1 minutes; Li Bojie (001) says "about 20 minutes"
+    "pipeline.bloom_last_stage": 250880 / (12 * 14336 + 2 * 2048),  # 1.424
+    "optimizations.onebit_warmup": 1 / (0.15 + 0.85 / 32),  # 5.66
 }
 
 

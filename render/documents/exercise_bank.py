@@ -6,6 +6,8 @@ each against a published or hand-computed figure (tests/test_notebooks.py).
 
 from __future__ import annotations
 
+import sympy as sp
+
 from render.documents.exercises import Step, gpu, model, register
 
 LLAMA2_70B = model("llama2-70b")
@@ -189,4 +191,49 @@ register(
     "Megatron's 1T run: p = 64 pipeline stages, and m = 3072/6 = 512 micro-batches per iteration on each of the "
     "d = 6 replicas. What fraction of the compute time does the 1F1B bubble add?",
     Step("bubble", "(p − 1)/m", "cluster.bubble", {"p": 64, "m": 512}),
+)
+
+# --- issue 14: utilization, conventions, energy, cost, reliability, pipeline, optimizations -----
+register(
+    "utilization.megatron_peak",
+    "Megatron-LM's 39.1B model ran at 138 teraFLOP/s per A100 (peak 312 dense bf16). What share of the peak is "
+    "that? Type a fraction such as 0.5.",
+    Step("share", "the measured rate over the peak", "utilization.of_peak", {"X_run": 138 * 10**12, "X": 312 * 10**12}),
+)
+register(
+    "conventions.megatron_eq4",
+    "With Megatron's Eq. 4, 8TP/(nX), how many days does GPT-3 (P = 175 × 10⁹) take on T = 300 × 10⁹ tokens with "
+    "n = 1024 GPUs at X = 140 teraFLOP/s each? Type days.",
+    Step("days", "8TP/(nX) in days", "conventions.megatron.eq4",
+         {"D": 300 * 10**9, "P": 175 * 10**9, "n": 1024, "X_run": 140 * 10**12}, "days"),
+)
+register(
+    "energy.llama2_70b",
+    "Llama-2-70B took 1,720,320 A100 GPU-hours at 400 W. With a PUE of 1.1 and 385 g CO2eq per kWh, how many "
+    "tonnes of CO2eq? Type tonnes (1 t = 10⁶ g).",
+    Step("grams", "GPU-hours × power × PUE × intensity", "energy.emissions",
+         {"H_gpu": 1720320, "W_gpu": 400, "PUE": sp.Rational(11, 10), "I_co2": 385}, "", sp.Rational(1, 10**6)),
+)
+register(
+    "cost.deepseek_pretraining",
+    "DeepSeek-V3's pre-training took 2,664K H800 GPU-hours. At $2 per GPU-hour, what did it cost? Type dollars.",
+    Step("dollars", "GPU-hours × price", "cost.training", {"H_gpu": 2664000, "c_rent": 2}),
+)
+register(
+    "reliability.mtbf_2048",
+    "2048 GPUs each fail once per 30 days, independently. How many minutes pass between two failures of the "
+    "cluster, on average? Type minutes.",
+    Step("minutes", "M/n", "reliability.cluster_mtbf", {"M_fail": 30 * 86400, "n": 2048}, "minutes"),
+)
+register(
+    "pipeline.bloom_last_stage",
+    "BLOOM-176B's last pipeline stage holds 5 blocks and the output head (V = 250880, h = 14336, s = 2048). How "
+    "many layer-forwards of work is the head? Type a number.",
+    Step("logits", "V/(12h + 2s)", "pipeline.logits_layers", {"V": 250880, "h": 14336, "s": 2048}),
+)
+register(
+    "optimizations.onebit_warmup",
+    "1-bit Adam sends 32-bit values as 1 bit after a warm-up of 15 % of the steps at full size. How many times "
+    "less does it communicate overall? Type a number.",
+    Step("reduction", "1/(f + (1 − f)/32)", "optimizations.onebit_adam.reduction", {"f_w": sp.Rational(15, 100), "k_cmp": 32}),
 )

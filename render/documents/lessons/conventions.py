@@ -41,4 +41,48 @@ put("utilization.training_time.megatron", D=300 * 10**9, l=96, h=12288, V=51200,
 derive("conventions.kaplan.forward_per_token")
 derive("conventions.chinchilla.forward")
 derive("conventions.chinchilla.pinned")"""),
+    markdown("""
+## 4. Why keep both numbers
+
+It is tempting to call a convention an error and move on. It is more useful to state it, for
+three reasons. First, a published figure can only be reproduced with the formula its authors
+used: Korthikanti's 52.8 % comes out of Eq. 8 to the digit, and out of the physical count it
+does not, so a calculator that knew only the physical count would report a disagreement that
+is not one. Second, conventions travel: Eq. 8's hardware FLOPs are quoted in later papers and
+in the README of Megatron-LM itself, and a reader comparing them with another library's HFU
+needs to know that the recompute is counted three times over (12Bs²hl instead of 4Bs²hl),
+which makes the reported HFU half a point to a point and a half higher than the physical one
+for these models. Third, each proof gives the exact size of the difference and the limit in which it
+vanishes, which tells you when the convention is harmless: Kaplan's causal count 2·l·s·h
+differs from the exact causal triangle 2·l·h·(s + 1) by one part in s, and from the full
+square by a factor of two that matters only when 12h is not much larger than s.
+
+The Megatron case is a different kind of convention: not a different count, but a shortcut.
+Eq. 4, 8TP/(nX), is what you can do in your head; Eq. 3 is what the paper's own Table 2
+uses. The shortcut drops the attention and logits terms (s/6h + V/16lh) but keeps the
+parameter count's small terms, and the two errors partly cancel: for GPT-3 it is 2.4 % low.
+The validate command shows both numbers beside the printed one for every such row, and names
+the derivation that explains it; an unexplained difference fails the test suite.
+
+The Chinchilla case is different again: the 67B row of Table 3 is not computed from its own
+N and D at all. Its FLOPs are pinned to Gopher's budget, and N and D are the rounded optimum
+for that budget, so 6ND at the printed 67B and 1.5T overshoots the printed FLOPs by 4.7 %.
+The refutation step shows the two numbers and their ratio. Chinchilla's Appendix F, finally,
+counts the embedding lookup as a matmul and three FLOPs per softmax entry: two refinements of
+the GEMM count, both proved to vanish for wide and deep models, both about 0.4 % for Chinchilla
+70B. Read every FLOP count in a paper with the question: which of these terms did they keep?
+"""),
+
+    markdown("""
+## Exercise
+
+Type your answer in place of `None` and run the cell. A wrong answer gets the step that
+differs, or the usual slip it looks like (a factor of 1000, of 2, GB for GiB). The worked
+solution is not in this notebook: `from render.documents.exercises import solution` if you are
+stuck.
+"""),
+    code("""exercise("conventions.megatron_eq4")"""),
+    code("""
+answer = None  # days
+check("conventions.megatron_eq4", answer)"""),
 ]

@@ -46,4 +46,49 @@ divides the throughput's FLOP/s by the chips' peak: 238.3K tokens/s on 6144 TPU 
     code("""
 derive("utilization.mfu.throughput")
 put("utilization.mfu.throughput", R_tok="238.3e3", P="540.35e9", l=118, a=48, d_head=256, s=2048, n=6144, X=275 * 10**12)"""),
+    markdown("""
+## 4. What the three forms have in common, and where they part
+
+All three divide the same thing, FLOPs the model needs, by the same thing, FLOPs the chips
+could have done in the time. They differ in what the paper measured. A rate per GPU
+(Megatron's Table 1) already is FLOPs per second: the only question left is which FLOPs the
+authors counted. Narayanan et al. count 96·B·s·l·h²(1 + s/6h + V/16lh) per iteration, the
+full-recompute count, so their "percentage of theoretical peak" is a hardware utilization in
+Korthikanti's later vocabulary, not a model FLOPs utilization: a run that recomputes the
+forward pass gets credit for doing it twice. An iteration time (Korthikanti's Table 5) needs
+the FLOPs of one iteration, and here the two counts split: model FLOPs, the work the model
+requires whatever the implementation, and hardware FLOPs, the work the GPUs actually executed,
+recompute included. A token throughput (PaLM's Appendix B) needs FLOPs per token, and PaLM adds
+the attention matmuls over the full square, 12·L·H·Q·T per token, to 6N.
+
+Each choice is a convention, and a paper's figure can only be checked with the paper's own
+convention. That is why the catalogue keeps the physical count (what the hardware runs) and,
+separately, each paper's formula exactly as printed; the conventions lesson proves the
+difference between them term by term. When you read a utilization in a paper, ask three
+questions before you compare it with anything: which FLOPs does the numerator count (model or
+hardware, with or without attention, causal or full square), what peak does the denominator
+use (dense or the datasheet's sparse figure, which is twice as large), and over what time
+(one iteration, a whole run with its restarts, or GPU-hours including failures). A run that
+reports 52 % of peak with the sparse datasheet figure in the denominator would be reporting
+104 % of what its tensor cores can do on dense matrices: the numbers only mean something when
+all three choices are written down, as every formula here writes them.
+
+The same arithmetic reads in the other direction: given a target utilization and a model, it
+says what rate per GPU a run must sustain, and `llm-formulas estimate --achieved TFLOPS` takes
+a measured rate instead of a guessed utilization and reports the run's days, GPU-hours and
+footprint from it.
+"""),
+
+    markdown("""
+## Exercise
+
+Type your answer in place of `None` and run the cell. A wrong answer gets the step that
+differs, or the usual slip it looks like (a factor of 1000, of 2, GB for GiB). The worked
+solution is not in this notebook: `from render.documents.exercises import solution` if you are
+stuck.
+"""),
+    code("""exercise("utilization.megatron_peak")"""),
+    code("""
+answer = None  # a fraction of the peak
+check("utilization.megatron_peak", answer)"""),
 ]
