@@ -37,6 +37,7 @@ from formulas.symbols import quantity
 
 Recompute = Literal["none", "selective", "full"]
 RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
+ATTENTION_KERNELS: tuple[str, ...] = ("eager", "flash")  # flash: FlashAttention keeps no s² tensor (Dao et al. 2022)
 Q_16BIT = 2  # bytes per 16-bit value
 SECONDS_PER_DAY = 86400
 TOKENS_PER_PARAMETER = 20  # the default D: Hoffmann et al. 2022 (Chinchilla), about 20 tokens per parameter
@@ -61,6 +62,7 @@ class Layout:
     zero: int = 0
     recompute: Recompute = "selective"
     sequence_parallel: bool = False
+    attention: str = "eager"
 
     @property
     def global_batch(self) -> int:
@@ -81,6 +83,8 @@ def layout_violation(layout: Layout, model: dict[str, int]) -> str | None:
         return f"p·v = {p * layout.v} must divide the {model['l']} layers"
     if layout.zero not in (0, 1, 2, 3):
         return f"ZeRO stage must be 0, 1, 2 or 3, got {layout.zero}"
+    if layout.attention not in ATTENTION_KERNELS:
+        return f"attention must be one of {', '.join(ATTENTION_KERNELS)}, got {layout.attention!r}"
     if layout.recompute not in RECOMPUTE_MODES:
         return f"recompute must be one of {', '.join(RECOMPUTE_MODES)}, got {layout.recompute!r}"
     if layout.v > 1 and (p == 1 or layout.m % p):
@@ -178,12 +182,15 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     })
 
     states = ops.choose(layout.zero, {stage: (lambda f=formula_id: ev(f, **base)) for stage, formula_id in ZERO_STATES.items()})
-    activation = _activation_index(mode, layout.sequence_parallel, ops)
+    activation = _activation_index(mode, layout.sequence_parallel, _flash(layout.attention), ops)
     per_layer = ops.choose(activation, {i: (lambda f=f: ev(f, **(base | {"b": b}))) for i, f in enumerate(ACTIVATION_FORMULAS)})
     in_flight = ops.minimum(p, m)
     interleave = 1 + ops.where(interleaved, (p - 1) / (p * v), 0)
     activations = per_layer * (layers / p) * in_flight * interleave
     memory_total = states + activations
+    capacity = inputs.gpu["M_gpu"]
+    # activations are linear in b: the largest b whose activations fit beside the model states (0: none fits)
+    max_micro_batch = ops.maximum(-ops.ceiling(-(capacity - states) * b / activations), 0)
 
     compute_time = (training + recomputed) / (n * inputs.gpu["X"] * inputs.utilization)
     bubble = ops.where(interleaved, ev("cluster.bubble.interleaved", **base), ev("cluster.bubble", **base))
@@ -193,9 +200,13 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     exposed = ops.maximum(sum(comm_time.values()) - inputs.overlap * compute_time, 0)  # one overlap budget for all
     step_time = compute_time * (1 + bubble) + exposed
     iterations = ops.ceiling(tokens / (B * s))
+    peak = n * inputs.gpu["X"] * step_time  # FLOPs n GPUs could do in one step
 
     return {
-        "params": {"total": total, "active": active, "per_gpu": total / (t * p)},
+        "params": {"total": total, "active": active, "per_gpu": total / (t * p),
+                   # the parameters a GPU holds between uses: ZeRO-3 shards them over the d replicas too
+                   "per_gpu_stored": ops.choose(layout.zero, {0: lambda: total / (t * p), 1: lambda: total / (t * p),
+                                                              2: lambda: total / (t * p), 3: lambda: total / (t * p * d)})},
         "flops": {
             "forward": forward,
             "backward": backward,
@@ -207,8 +218,10 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
             "model_states": states,
             "activations": activations,
             "total": memory_total,
-            "capacity": inputs.gpu["M_gpu"],
-            "fits": memory_total <= inputs.gpu["M_gpu"],
+            "capacity": capacity,
+            "left": capacity - memory_total,
+            "fits": memory_total <= capacity,
+            "max_micro_batch": max_micro_batch,
             "activation_formula": ops.choose(activation, {i: (lambda f=f: f) for i, f in enumerate(ACTIVATION_FORMULAS)}),
         },
         "comms": {
@@ -230,6 +243,10 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
             "iterations": iterations,
             "training_days": iterations * step_time / SECONDS_PER_DAY,
             "ideal_days": ev("cluster.training_time", **(base | {"P": active})) / SECONDS_PER_DAY,  # 6ΨD: Ψ a token uses
+            "gpu_hours": n * iterations * step_time / 3600,
+            "tokens_per_gpu_second": B * s / (n * step_time),
+            "mfu": training / peak,  # model FLOPs (Chowdhery et al. 2022, PaLM, App. B): no recomputation
+            "hfu": (training + recomputed) / peak,  # hardware FLOPs: the recomputed forward counted too
         },
         "inference": _inference(base, b, active, ev, ops),
     }
@@ -243,6 +260,8 @@ ACTIVATION_FORMULAS = (  # per-layer bytes by recompute mode and sequence parall
     "memory.activations.layer.general.selective_sp",
     "memory.activations.layer.full_recompute",
     "memory.activations.layer.full_recompute_sp",
+    "memory.activations.layer.general.flash",
+    "memory.activations.layer.general.flash_sp",
 )
 
 
@@ -251,11 +270,17 @@ def _recompute_code(recompute: object) -> object:
     return RECOMPUTE_MODES.index(recompute) if isinstance(recompute, str) else recompute
 
 
-def _activation_index(mode: object, sequence_parallel: object, ops: Ops) -> object:
-    """Which of ACTIVATION_FORMULAS applies (full recompute keeps only each layer's input, SP or not)."""
+def _flash(attention: object) -> object:
+    """FlashAttention or not: given by name (one layout) or as a 0/1 flag (arrays, symbols)."""
+    return attention == "flash" if isinstance(attention, str) else attention
+
+
+def _activation_index(mode: object, sequence_parallel: object, flash: object, ops: Ops) -> object:
+    """Which of ACTIVATION_FORMULAS applies (full recompute keeps only each layer's input, SP or not;
+    FlashAttention keeps no s² tensor, so with it no recompute and selective recompute store the same)."""
     return ops.choose(mode, {
-        0: lambda: ops.where(sequence_parallel, 1, 0),
-        1: lambda: ops.where(sequence_parallel, 3, 2),
+        0: lambda: ops.where(flash, ops.where(sequence_parallel, 7, 6), ops.where(sequence_parallel, 1, 0)),
+        1: lambda: ops.where(flash, ops.where(sequence_parallel, 7, 6), ops.where(sequence_parallel, 3, 2)),
         2: lambda: ops.where(sequence_parallel, 5, 4),
     })
 
@@ -277,11 +302,17 @@ def _comms(layout: Layout, base: dict, ev: Evaluator, ops: Ops) -> dict:
 
 
 def _inference(base: dict, b: object, active: object, ev: Evaluator, ops: Ops) -> dict:
-    """One replica (t·p GPUs) decoding a batch of b sequences of s tokens: every weight is read per step
-    (total Ψ), each token computes with the Ψ it uses (active Ψ; the same for a dense model)."""
+    """One replica (t·p GPUs) decoding batches of b sequences of s tokens: every weight is read per step
+    (total Ψ), each token computes with the Ψ it uses (active Ψ; the same for a dense model).
+
+    The p pipeline stages run in series (``inference.latency.pipeline``: p does not shorten a token): a token's
+    latency is that of the whole model over the t GPUs of one stage, ``inference.latency.*`` at n = t (at t = 1
+    the memory-bound term is ``inference.latency.pipeline`` itself). With p batches in flight, one per stage,
+    the replica emits p·b tokens per token latency."""
     replica = base | {"n": base["t"] * base["p"], "b": b}
-    memory_bound = ev("inference.latency.memory_bound", **replica)
-    compute_bound = ev("inference.latency.compute_bound", **(replica | {"P": active}))  # FLOPs: the Ψ a token uses
+    stage = replica | {"n": base["t"]}
+    memory_bound = ev("inference.latency.memory_bound", **stage)
+    compute_bound = ev("inference.latency.compute_bound", **(stage | {"P": active}))  # FLOPs: the Ψ a token uses
     step = ops.maximum(memory_bound, compute_bound)
     return {
         "kv_cache_per_sequence": ev("memory.kv_cache.per_sequence", **replica),
@@ -289,7 +320,8 @@ def _inference(base: dict, b: object, active: object, ev: Evaluator, ops: Ops) -
         "latency_memory_bound": memory_bound,
         "latency_compute_bound": compute_bound,
         "token_latency": step,
-        "tokens_per_second": b / step,
+        "sequences_in_flight": base["p"] * b,
+        "tokens_per_second": base["p"] * b / step,
         "balance_batch": ev("inference.balance_batch", **replica),
     }
 

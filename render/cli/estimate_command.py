@@ -13,12 +13,14 @@ import argparse
 
 import sympy as sp
 
-from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, LayoutError, check_layout, estimate, model_values
+from formulas.estimate import ATTENTION_KERNELS, RECOMPUTE_MODES, TOKENS_PER_PARAMETER, Inputs, Layout, LayoutError, check_layout, estimate, model_values
 from formulas.gpus import PRESETS, gpu
+from formulas.presets import preset
 from render.cli.catalogue_commands import Result, number_json
 from formulas.symbols import quantity
 from render.cli.inputs import InputError, check_value, parse_count, parse_number
 from render.cli.model_commands import add_model_source, load_architecture
+from render.printers.human import human, significant
 
 DEFAULTS = {"mfu": "0.5", "overlap": "0.5", "network": "25"}  # 000 §3.5 (U = 0.5); r = 1/2; 200 Gb/s per GPU
 
@@ -54,7 +56,14 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--zero", default="0", choices=["0", "1", "2", "3"], help="ZeRO stage (default 0)")
     command.add_argument("--recompute", default="selective", choices=RECOMPUTE_MODES, help="activation recompute (default selective)")
     command.add_argument("--sequence-parallel", action="store_true", help="Megatron sequence parallelism")
+    add_attention_argument(command)
     add_assumption_arguments(command)
+
+
+def add_attention_argument(command: argparse.ArgumentParser) -> None:
+    """--attention eager|flash (shared with ``plan``)."""
+    command.add_argument("--attention", default="eager", choices=ATTENTION_KERNELS,
+                         help="attention kernel: eager stores the s×s scores, flash (FlashAttention) stores none (default eager)")
 
 
 def read_layout(args: argparse.Namespace) -> Layout:
@@ -70,7 +79,7 @@ def read_layout(args: argparse.Namespace) -> Layout:
     n = parse_count(args.gpus, "n") if args.gpus is not None else t * p * d
     return Layout(
         n=n, t=t, p=p, d=d, b=b, m=m, s=parse_count(args.seq, "s"), v=parse_count(args.interleave, "v"),
-        zero=int(args.zero), recompute=args.recompute, sequence_parallel=args.sequence_parallel,
+        zero=int(args.zero), recompute=args.recompute, sequence_parallel=args.sequence_parallel, attention=args.attention,
     )
 
 
@@ -96,6 +105,7 @@ def read_inputs(args: argparse.Namespace, model: dict[str, int]) -> Inputs:
 
 def run(args: argparse.Namespace) -> Result:
     architecture, label = load_architecture(args.hf_config, args.model)
+    source = preset(args.model).source if args.model is not None else None
     model = model_values(architecture.values)
     layout = read_layout(args)
     try:
@@ -106,19 +116,21 @@ def run(args: argparse.Namespace) -> Result:
     report = estimate(layout, inputs)
     doc = {
         "model": label,
+        "source": source,
         "gpu": gpu(args.gpu).name,
         "layout": {
             "n": layout.n, "t": layout.t, "p": layout.p, "d": layout.d, "v": layout.v, "b": layout.b, "m": layout.m,
             "B": layout.global_batch, "s": layout.s, "zero": layout.zero, "recompute": layout.recompute,
-            "sequence_parallel": layout.sequence_parallel,
+            "sequence_parallel": layout.sequence_parallel, "attention": layout.attention,
         },
-        "assumptions": assumptions_json(inputs),
+        "assumptions": assumptions_json(inputs) | {"tokens_default": args.tokens is None},
     } | _to_json(report)
     return Result(doc, render_text(doc))
 
 
 def assumptions_json(inputs: Inputs) -> dict[str, float]:
-    return {"U": float(inputs.utilization), "r": float(inputs.overlap), "network_bytes_per_second": float(inputs.network)}
+    return {"U": float(inputs.utilization), "r": float(inputs.overlap), "network_bytes_per_second": float(inputs.network),
+            "bytes_per_value": 2}
 
 
 def _to_json(value: object) -> object:
@@ -131,54 +143,72 @@ def _to_json(value: object) -> object:
     return number_json(value)
 
 
-def _si(value: float, unit: str) -> str:
-    for factor, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(value) >= factor:
-            return f"{value / factor:,.3f} {prefix}{unit}"
-    return f"{value:,.3f} {unit}"
-
-
 def render_text(doc: dict) -> str:
-    lay = doc["layout"]
-    lines = [
-        f"{doc['model']} on {lay['n']} × {doc['gpu']}",
+    """The report a person reads: human units, the assumptions first, a parallel dimension of degree 1 left out."""
+    lay, assumed, params, flops = doc["layout"], doc["assumptions"], doc["params"], doc["flops"]
+    memory, comms, time, inference = doc["memory"], doc["comms"], doc["time"], doc["inference"]
+    settings = [f"ZeRO {lay['zero']}", f"recompute {lay['recompute']}", f"{lay['attention']} attention"]
+    if lay["sequence_parallel"]:
+        settings.append("sequence parallel")
+    tokens = f"{human(time['tokens'], '1')} tokens" + (f" ({TOKENS_PER_PARAMETER} per parameter)" if assumed["tokens_default"] else "")
+    lines = [f"{doc['model']} on {lay['n']} × {doc['gpu']}"]
+    if doc.get("source"):
+        lines.append(f"  source: {doc['source']}")
+    lines += [
         f"layout: t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']}  b={lay['b']} m={lay['m']} B={lay['B']} s={lay['s']}  "
-        f"ZeRO {lay['zero']}, recompute {lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}",
+        + ", ".join(settings),
+        f"assumes: MFU U = {_percent(assumed['U'])}, {tokens}, communication hidden under {_percent(assumed['r'])} of "
+        f"compute, network {human(assumed['network_bytes_per_second'], 'byte/second')} per GPU (PP, DP), "
+        f"bf16 weights and activations (2 bytes), mixed-precision Adam",
         "",
         "parameters",
-        f"  total {doc['params']['total']:,}   active {doc['params']['active']:,}   per GPU {doc['params']['per_gpu']:,.0f}",
+        f"  total {human(params['total'], '1')}   active {human(params['active'], '1')}   "
+        f"per GPU {human(params['per_gpu_stored'], '1')}" + (" (ZeRO-3 shard)" if lay["zero"] == 3 and lay["d"] > 1 else ""),
         "FLOPs per iteration",
-        f"  forward {_si(doc['flops']['forward'], 'FLOP')}   backward {_si(doc['flops']['backward'], 'FLOP')}   "
-        f"training {_si(doc['flops']['training'], 'FLOP')}   recomputed {_si(doc['flops']['recomputed'], 'FLOP')}",
+        f"  forward {human(flops['forward'], 'FLOP')}   backward {human(flops['backward'], 'FLOP')}   "
+        f"training {human(flops['training'], 'FLOP')}   recomputed {human(flops['recomputed'], 'FLOP')}",
         "memory per GPU (first pipeline stage)",
-        f"  model states {_si(doc['memory']['model_states'], 'B')}   activations {_si(doc['memory']['activations'], 'B')} "
-        f"({doc['memory']['activation_formula']})",
-        f"  total {_si(doc['memory']['total'], 'B')} of {_si(doc['memory']['capacity'], 'B')}: "
-        + ("fits" if doc["memory"]["fits"] else "DOES NOT FIT"),
-        "communication per GPU per iteration",
+        f"  model states {human(memory['model_states'], 'byte')}   activations {human(memory['activations'], 'byte')} "
+        f"({memory['activation_formula']})",
+        f"  total {human(memory['total'], 'byte')} of {human(memory['capacity'], 'byte')}: "
+        + (f"fits, {human(memory['left'], 'byte')} left" if memory["fits"]
+           else f"DOES NOT FIT, {human(-memory['left'], 'byte')} over"),
+        f"  largest micro-batch that fits: {memory['max_micro_batch']:,}",
     ]
-    comms = doc["comms"]
-    for dim in ("tp", "pp", "dp"):
+    degrees = {"tp": lay["t"], "pp": lay["p"], "dp": lay["d"]}
+    used = [dim for dim in ("tp", "pp", "dp") if degrees[dim] > 1]
+    if used:
+        lines.append("communication per GPU per iteration")
+    for dim in used:
         lines.append(
-            f"  {dim.upper()}  {_si(comms['bytes'][dim], 'B')} in {comms['seconds'][dim]:.3f} s over "
-            f"{_si(comms['link_bandwidth'][dim], 'B/s')}; needs {_si(comms['required_bandwidth'][dim], 'B/s')}"
+            f"  {dim.upper()}  {human(comms['bytes'][dim], 'byte')} in {human(comms['seconds'][dim], 'second')} over "
+            f"{human(comms['link_bandwidth'][dim], 'byte/second')}; needs {human(comms['required_bandwidth'][dim], 'byte/second')}"
         )
-    time = doc["time"]
+    bubble = f"bubble {_percent(time['bubble'])} ({human(time['bubble'] * time['compute_seconds'], 'second')})   " if lay["p"] > 1 else ""
     lines += [
         "time",
-        f"  bubble {time['bubble']:.3f}   compute {time['compute_seconds']:.3f} s   exposed comms {time['exposed_comm_seconds']:.3f} s"
-        f"   step {time['step_seconds']:.3f} s",
-        f"  {time['iterations']:,.0f} iterations for {time['tokens']:,.0f} tokens: {time['training_days']:,.1f} days "
-        f"(6ΨD at U alone: {time['ideal_days']:,.1f} days)",
-        "inference (one replica of t·p GPUs, batch b)",
+        f"  step {human(time['step_seconds'], 'second')}: compute {human(time['compute_seconds'], 'second')}   {bubble}"
+        f"exposed comms {human(time['exposed_comm_seconds'], 'second')}",
+        f"  {time['iterations']:,} iterations for {human(time['tokens'], '1')} tokens: "
+        f"{human(time['training_days'] * 86400, 'second')}, {human(time['gpu_hours'], '1')} GPU-hours "
+        f"(6ΨD at U alone: {human(time['ideal_days'] * 86400, 'second')})",
+        f"  {significant(time['tokens_per_gpu_second'])} tokens/s per GPU   MFU {_percent(time['mfu'])}   "
+        f"HFU {_percent(time['hfu'])} (recompute counted)",
+        f"inference (one replica of t·p = {lay['t'] * lay['p']} GPUs, batches of b = {lay['b']})",
     ]
-    inference = doc["inference"]
+    bound = "memory" if inference["latency_memory_bound"] >= inference["latency_compute_bound"] else "compute"
+    in_flight = f", {inference['sequences_in_flight']:,} sequences in flight" if lay["p"] > 1 else ""
     lines.append(
-        f"  KV cache {_si(inference['kv_cache_per_sequence'], 'B')} per sequence   token latency {inference['token_latency'] * 1e3:.2f} ms "
-        f"({'memory' if inference['latency_memory_bound'] >= inference['latency_compute_bound'] else 'compute'}-bound)   "
-        f"{inference['tokens_per_second']:,.1f} tokens/s   balance batch {inference['balance_batch']:.1f}"
+        f"  KV cache {human(inference['kv_cache_per_sequence'], 'byte')} per sequence   token latency "
+        f"{human(inference['token_latency'], 'second')} ({bound}-bound"
+        + (f", {lay['p']} stages in series" if lay["p"] > 1 else "") + f")   "
+        f"{significant(inference['tokens_per_second'])} tokens/s{in_flight}   balance batch {significant(inference['balance_batch'])}"
     )
     return "\n".join(lines)
+
+
+def _percent(fraction: float) -> str:
+    return f"{significant(100 * fraction)} %"
 
 
 def register(add_command) -> None:

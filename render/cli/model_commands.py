@@ -18,17 +18,18 @@ from formulas.presets import names, preset
 from formulas.symbols import quantity
 from render.cli.catalogue_commands import Result
 from render.cli.inputs import InputError, parse_count
+from render.printers.human import human
 
 
 MAX_CONFIG_BYTES = 1_000_000  # a real config.json is a few kB
 
 
 def load_architecture(hf_config: str | None, model: str | None) -> tuple[Architecture, str]:
-    """The architecture and a label for it, from a config.json path or a preset name."""
+    """The architecture and a label for it (a preset's title, or the path), from a config.json path or a preset name."""
     try:
         if model is not None:
             chosen = preset(model)
-            return chosen.architecture, f"{chosen.title} ({chosen.source})"
+            return chosen.architecture, chosen.title
         path = Path(hf_config)
         try:
             if path.stat().st_size > MAX_CONFIG_BYTES:
@@ -79,9 +80,12 @@ def params(hf_config: str | None, model: str | None) -> Result:
     active = _value(architecture, "params.decoder.active")
     components = parameter_components(architecture)
     doc = {"total": total, "active": active, "components": components, "model_type": architecture.model_type}
-    width = max(len(name) for name in components)
-    lines = [f"{label} [{architecture.model_type}]", f"total   {total:,}", f"active  {active:,}"]
-    lines += [f"  {name:<{width}}  {count:,}" for name, count in components.items()]
+    rows = [("total", total), ("active", active)] + [(f"  {name}", count) for name, count in components.items()]
+    width = max(len(name) for name, _ in rows)
+    shown = [human(count, "1") if count >= 10**6 else f"{count:,}" for _, count in rows]
+    number_width = max(len(text) for text in shown)
+    lines = [f"{label} [{architecture.model_type}]: parameters"]
+    lines += [f"{name:<{width}}  {text:>{number_width}}  ({count:,})" for (name, count), text in zip(rows, shown)]
     return Result(doc, "\n".join(lines))
 
 
@@ -108,10 +112,24 @@ def flops(hf_config: str | None, model: str | None, batch: str, seq: str) -> Res
         "batch": shape["b"],
         "seq": shape["s"],
     }
-    lines = [f"{label} [{architecture.model_type}], b={shape['b']}, s={shape['s']}"]
-    lines += [f"{key:<9} {doc[key]:,} FLOP" for key in ("forward", "backward", "training")]
-    lines += [f"  {name}  {value:,}" for name, value in doc["components"].items()]
-    return Result(doc, "\n".join(lines))
+    return Result(doc, flops_table(doc, f"{label} [{architecture.model_type}]"))
+
+
+def flops_table(doc: dict, label: str) -> str:
+    """Components down, forward / backward / training across, human units, then the exact totals.
+    Backward is twice forward for each matmul (dX and dW, each as costly as Y = XW): the columns add up."""
+    rows = [(name.replace("_", " "), value, 2 * value, 3 * value) for name, value in doc["components"].items()]
+    totals = ("total", doc["forward"], doc["backward"], doc["training"])
+    header = ("component", "forward", "backward", "training")
+    cells = [header] + [(row[0], *(human(x, "FLOP") for x in row[1:])) for row in rows + [totals]]
+    widths = [max(len(cell[i]) for cell in cells) for i in range(4)]
+    lines = [f"{label}: one step of b={doc['batch']} sequences of s={doc['seq']} tokens (matmul FLOPs, eager attention)"]
+    for number, cell in enumerate(cells):
+        if number == len(cells) - 1:
+            lines.append("  ".join("-" * w for w in widths))
+        lines.append("  ".join([cell[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(cell[1:], widths[1:])]))
+    lines.append(f"exact: forward {doc['forward']:,}  backward {doc['backward']:,}  training {doc['training']:,} FLOP")
+    return "\n".join(lines)
 
 
 def add_model_source(parser) -> None:
