@@ -194,7 +194,8 @@ def render_text(doc: dict) -> str:
         f"(6ΨD at U alone: {human(time['ideal_days'] * 86400, 'second')})",
         f"  {significant(time['tokens_per_gpu_second'])} tokens/s per GPU   MFU {_percent(time['mfu'])}   "
         f"HFU {_percent(time['hfu'])} (recompute counted)",
-        f"inference (one replica of t·p = {lay['t'] * lay['p']} GPUs, batches of b = {lay['b']})",
+        f"inference (one replica of t·p = {lay['t'] * lay['p']} GPU{'s' if lay['t'] * lay['p'] > 1 else ''}, "
+        f"batches of b = {lay['b']})",
     ]
     bound = "memory" if inference["latency_memory_bound"] >= inference["latency_compute_bound"] else "compute"
     in_flight = f", {inference['sequences_in_flight']:,} sequences in flight" if lay["p"] > 1 else ""

@@ -16,7 +16,7 @@ import argparse
 from formulas.estimate import model_values
 from formulas.gpus import gpu
 from render.cli.catalogue_commands import Result
-from render.cli.estimate_command import add_assumption_arguments, add_source_arguments, assumptions_json, read_inputs
+from render.cli.estimate_command import add_assumption_arguments, add_attention_argument, add_source_arguments, assumptions_json, read_inputs
 from render.cli.inputs import InputError, parse_count, parse_number
 from render.cli.model_commands import load_architecture
 from render.numeric.plan import GPUS_PER_NODE, plan
@@ -27,6 +27,7 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
     add_source_arguments(command)
     command.add_argument("--gpus", required=True, metavar="N", help="GPUs in all")
     command.add_argument("--global-batch", required=True, metavar="B", help="global batch in sequences")
+    add_attention_argument(command)
     add_assumption_arguments(command)
     command.add_argument("--top", default="5", metavar="K", help="how many layouts to show (default 5)")
     command.add_argument("--max-tp", default=str(GPUS_PER_NODE), metavar="T",
@@ -54,10 +55,11 @@ def run(args: argparse.Namespace) -> Result:
             raise InputError(f"{option} = {value} is beyond what plan enumerates (at most {PLAN_LIMIT:,})")
     top, max_tp = _whole(args.top, "--top", least=1), _whole(args.max_tp, "--max-tp", least=0)
     bar = Progress("plan")
-    result = plan(model, inputs, n, global_batch, s, top=top, max_tp=max_tp or None, progress=bar.update)
+    result = plan(model, inputs, n, global_batch, s, top=top, max_tp=max_tp or None, progress=bar.update,
+                  attention=args.attention)
     bar.close()
     doc = {"model": label, "gpu": gpu(args.gpu).name, "n": n, "global_batch": global_batch, "s": s,
-           "max_tp": max_tp or None, "assumptions": assumptions_json(inputs)} | result
+           "max_tp": max_tp or None, "attention": args.attention, "assumptions": assumptions_json(inputs)} | result
     return Result(doc, render_text(doc))
 
 

@@ -80,7 +80,7 @@ def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None 
 
 
 def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[int, int], None] | None = None,
-             chunk: int = 1 << 16, ev: Evaluator = numeric) -> dict[str, np.ndarray]:
+             chunk: int = 1 << 16, ev: Evaluator = numeric, attention: str = "eager") -> dict[str, np.ndarray]:
     """The figures of every layout of ``space`` under every setting, as columns (one row per layout).
 
     One call of the report per ``chunk`` layouts, settings included (they pick formula ids element
@@ -93,7 +93,8 @@ def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[
     for done, start in enumerate(range(0, size, chunk), start=1):
         part = {name: column[start:start + chunk] for name, column in columns.items()}
         layout = Layout(n=n, s=s, zero=part["zero"], recompute=part["recompute"],
-                        sequence_parallel=part["sequence_parallel"], **{name: part[name] for name in SHAPE_FIELDS})
+                        sequence_parallel=part["sequence_parallel"], attention=attention,
+                        **{name: part[name] for name in SHAPE_FIELDS})
         report = estimate(layout, numeric_in, ev, NUMPY_OPS)
         time = report["time"]
         figures = {
@@ -168,12 +169,13 @@ def reason(entry: dict, runner_up: dict | None) -> str:
 
 
 def plan(model: dict[str, int], inputs: Inputs, n: int, global_batch: int, s: int, top: int = 5,
-         max_tp: int | None = GPUS_PER_NODE, progress: Callable[[int, int], None] | None = None) -> dict:
-    """The ranked best layouts (each with its reason) and the size of the space explored."""
+         max_tp: int | None = GPUS_PER_NODE, progress: Callable[[int, int], None] | None = None,
+         attention: str = "eager") -> dict:
+    """The ranked best layouts (each with its reason) and the size of the space explored, under one attention kernel."""
     space = shapes(model, n, global_batch, max_tp)
     if not len(space):
         return {"explored": 0, "fitting": 0, "ranked": []}
-    table = evaluate(space, n, s, inputs, progress)
+    table = evaluate(space, n, s, inputs, progress, attention=attention)
     best = rank(table, top + 1)
     entries = [row(table, int(index)) for index in best]
     for place, entry in enumerate(entries[:top]):

@@ -93,7 +93,9 @@ def _scaled(x: float, table: list[tuple[str, object]]) -> tuple[float, str]:
 
 
 def duration(seconds: float) -> str:
-    """``seconds`` as the size calls for: ``17.5 ms``, ``4.2 hours``, ``60.9 days``."""
+    """``seconds`` as the size calls for: ``17.5 ms``, ``4.2 hours``, ``60.9 days`` (nothing at all: ``0 s``)."""
+    if seconds == 0:
+        return "0 s"
     x, name = _scaled(seconds, _DURATIONS)
     return f"{significant(x)} {name}"
 
