@@ -216,6 +216,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
         },
         "memory": {
             "model_states": states,
+            **_state_parts(layout.zero, base, ev, ops),
             "activations": activations,
             "total": memory_total,
             "capacity": capacity,
@@ -265,6 +266,20 @@ ACTIVATION_FORMULAS = (  # per-layer bytes by recompute mode and sequence parall
 )
 
 
+def _state_parts(zero: object, base: dict, ev: Evaluator, ops: Ops) -> dict:
+    """The model states split as ZeRO partitions them (Rajbhandari et al. 2020): 16-bit weights (2Ψ), 16-bit
+    gradients (16Ψ − 2Ψ − 12Ψ) and Adam's fp32 part (12Ψ), over t·p GPUs, and over d too from stages 3, 2 and 1."""
+    weights = ev("memory.model_states.inference", **base)
+    optimizer = ev("memory.optimizer.adam", **base)
+    gradients = ev("memory.model_states", **base) - weights - optimizer
+    t, p, d = base["t"], base["p"], base["d"]
+
+    def sharded(value: object, from_stage: int) -> object:
+        return ops.choose(zero, {stage: (lambda stage=stage: value / (t * p) / (d if stage >= from_stage else 1)) for stage in range(4)})
+
+    return {"weights": sharded(weights, 3), "gradients": sharded(gradients, 2), "optimizer": sharded(optimizer, 1)}
+
+
 def _recompute_code(recompute: object) -> object:
     """The recompute mode as its index in RECOMPUTE_MODES: given by name (one layout) or as indices (arrays)."""
     return RECOMPUTE_MODES.index(recompute) if isinstance(recompute, str) else recompute
@@ -294,9 +309,9 @@ def _comms(layout: Layout, base: dict, ev: Evaluator, ops: Ops) -> dict:
     })
     tp = ops.where(t > 1, tp * m, 0)
     pp = ops.where(p > 1, ev("comms.pp.per_iteration.interleaved", **(base | {"b": b})), 0)
-    dp = ops.choose(layout.zero == 3, {  # ZeRO-3 adds a parameter all-gather to the reduce-scatter: 3Ψ of this rank's shard
-        True: lambda: ev("comms.zero.stage3.sent", **base),
-        False: lambda: ev("comms.dp.sent_per_iteration", **base),
+    plain = lambda: ev("comms.dp.sent_per_iteration", **base)  # noqa: E731
+    dp = ops.choose(layout.zero, {  # ZeRO-3 adds a parameter all-gather to the reduce-scatter: 3Ψ of this rank's shard
+        0: plain, 1: plain, 2: plain, 3: lambda: ev("comms.zero.stage3.sent", **base),
     })
     return {"tp": tp, "pp": pp, "dp": ops.where(d > 1, dp, 0)}
 
@@ -317,6 +332,8 @@ def _inference(base: dict, b: object, active: object, ev: Evaluator, ops: Ops) -
     return {
         "kv_cache_per_sequence": ev("memory.kv_cache.per_sequence", **replica),
         "kv_cache_batch": ev("memory.kv_cache", **replica),
+        "weights_per_gpu": ev("memory.model_states.inference", **replica) / replica["n"],
+        "kv_cache_per_gpu": ev("memory.kv_cache", **replica) / replica["n"],
         "latency_memory_bound": memory_bound,
         "latency_compute_bound": compute_bound,
         "token_latency": step,
