@@ -1,12 +1,15 @@
 """``llm-formulas build [--out DIR] [--notebooks-dir DIR]``: render every artifact.
 
-Writes into OUT (default ``build/``): reference.md, reference.html,
+Writes into OUT (default ``site/``, not setuptools' ``build/``): reference.md, reference.html,
 reference.tex and reference.pdf (when pdflatex is on PATH), the generated
 NumPy module, calculator.html, the plots, the teaching notebooks (under
 OUT/notebooks unless ``--notebooks-dir`` names another directory: the
 repository's committed copies are refreshed with ``--notebooks-dir notebooks``)
 and manifest.json listing every file written with its sha256. Everything is
 a pure function of the catalogue: building twice writes identical bytes.
+
+On a terminal, each stage (reference, PDF, numeric code, calculator, plots, notebooks) is announced on
+stderr with the time it took; piped or with ``--json``, only the summary is printed.
 """
 
 from __future__ import annotations
@@ -16,11 +19,14 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Iterator, TextIO
 
 from render.documents.calculator import calculator_page
 from render.cli.catalogue_commands import Result
@@ -32,6 +38,28 @@ from render.documents.reference import build_reference
 from render.documents.templating import render
 
 PDFLATEX_TIMEOUT = 120
+DEFAULT_OUT = "site"  # setuptools fills build/ (build/lib, build/bdist.*) on pip install .
+STAGES = ("reference", "numeric code", "calculator", "plots", "notebooks", "PDF")
+
+
+class Stages:
+    """``with stages("plots"):`` announces a stage and, when it ends, the seconds it took (on a terminal only)."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self.stream = stream
+        self.done = 0
+
+    @contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        if self.stream is not None:
+            self.stream.write(f"[{self.done + 1}/{len(STAGES)}] {name}…")
+            self.stream.flush()
+        yield
+        self.done += 1
+        if self.stream is not None:
+            self.stream.write(f" {time.perf_counter() - started:.1f} s\n")
+            self.stream.flush()
 
 
 @dataclass
@@ -80,28 +108,36 @@ def compile_pdf(tex: str) -> bytes:
         return Path(work, "reference.pdf").read_bytes()
 
 
-def build(out: Path, notebooks_dir: Path | None = None) -> Manifest:
+def build(out: Path, notebooks_dir: Path | None = None, stages: Callable | None = None) -> Manifest:
+    """Every artifact into ``out``; ``stages`` (a Stages) announces each step."""
+    stage = stages or Stages(None)
     manifest = Manifest(out)
     out.mkdir(parents=True, exist_ok=True)
-    reference = build_reference()
-    manifest.write("reference.md", render("reference.md", ref=reference))
-    manifest.write("reference.html", render("reference.html", ref=reference))
-    tex = render("reference.tex", ref=reference)
-    manifest.write("reference.tex", tex)
+    with stage("reference"):
+        reference = build_reference()
+        manifest.write("reference.md", render("reference.md", ref=reference))
+        manifest.write("reference.html", render("reference.html", ref=reference))
+        tex = render("reference.tex", ref=reference)
+        manifest.write("reference.tex", tex)
     with ThreadPoolExecutor(max_workers=1) as background:  # pdflatex runs while Python renders the rest
         pdf = background.submit(compile_pdf, tex) if shutil.which("pdflatex") else None
-        manifest.write(f"{MODULE_NAME}.py", module_source())
-        page, left_out = calculator_page()
-        manifest.write("calculator.html", page)
-        manifest.skipped += [f"calculator: {reason}" for reason in left_out]
-        for path in write_plots(out / "plots", manifest.skipped):
-            manifest.add(path)
-        for path in write_notebooks(notebooks_dir or out / "notebooks"):
-            manifest.add(path)
-        if pdf is not None:
-            manifest.write("reference.pdf", pdf.result())
-        else:
-            manifest.skipped.append("reference.pdf: pdflatex is not on PATH")
+        with stage("numeric code"):
+            manifest.write(f"{MODULE_NAME}.py", module_source())
+        with stage("calculator"):
+            page, left_out = calculator_page()
+            manifest.write("calculator.html", page)
+            manifest.skipped += [f"calculator: {reason}" for reason in left_out]
+        with stage("plots"):
+            for path in write_plots(out / "plots", manifest.skipped):
+                manifest.add(path)
+        with stage("notebooks"):
+            for path in write_notebooks(notebooks_dir or out / "notebooks"):
+                manifest.add(path)
+        with stage("PDF"):
+            if pdf is not None:
+                manifest.write("reference.pdf", pdf.result())
+            else:
+                manifest.skipped.append("reference.pdf: pdflatex is not on PATH")
     # the manifest lists every other file; it is written last and not listed in itself
     (out / "manifest.json").write_text(json.dumps(manifest.as_json(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return manifest
@@ -120,19 +156,18 @@ def run_build(args) -> Result:
         except OSError as error:
             raise InputError(f"{option} {directory}: {error.strerror}") from None
     started = time.perf_counter()
-    manifest = build(out, notebooks)
+    manifest = build(out, notebooks, Stages(sys.stderr if sys.stderr.isatty() and not args.json else None))
     elapsed = time.perf_counter() - started
     document = manifest.as_json()
-    lines = [f"  {row['path']}" for row in document["files"]]
-    lines += [f"  skipped {reason}" for reason in document["skipped"]]
-    lines.append(f"wrote {len(document['files'])} files to {out}/ in {elapsed:.1f} s; open {out / 'reference.html'} "
-                 f"and {out / 'calculator.html'} in a browser")
+    lines = [f"  skipped {reason}" for reason in document["skipped"]]
+    lines.append(f"wrote {len(document['files'])} files to {out}/ in {elapsed:.1f} s (listed in {out / 'manifest.json'}); "
+                 f"open {out / 'reference.html'} and {out / 'calculator.html'} in a browser")
     return Result(document, "\n".join(lines))
 
 
 def register(add_command) -> None:
     built = add_command("build", "render the reference (md, html, tex, pdf), numeric code, calculator, plots and notebooks", run_build)
-    built.add_argument("--out", default="build", help="output directory (default: build)")
+    built.add_argument("--out", default=DEFAULT_OUT, help=f"output directory (default: {DEFAULT_OUT})")
     built.add_argument(
         "--notebooks-dir",
         default=None,
