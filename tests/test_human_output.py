@@ -56,7 +56,7 @@ def test_eval_unit_converts(capsys, argv, unit, expected):
         (["cluster.training_time", "P=7e9", "D=2e12", "X=312e12", "U=0.4", "n=1024"], "GB", "cannot show a value in second as GB"),
         (["memory.zero", "P=7e9", "t=1", "p=1"], "days", "cannot show a value in byte as days"),
         (["flops.training.approx", "P=7e9", "D=2e12"], "GiB", "cannot show a value in FLOP as GiB"),
-        (["flops.training.approx", "P=7e9", "D=2e12"], "parsecs", "unknown unit 'parsecs'"),
+        (["flops.training.approx", "P=7e9", "D=2e12"], "parsecs", "--unit 'parsecs': unknown unit"),
     ],
 )
 def test_eval_refuses_a_unit_of_another_dimension(capsys, argv, unit, message):

@@ -6,39 +6,29 @@ human-readable text, so the two can never disagree.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import sympy as sp
+from render.cli.numbers import InputError, quote
+from render.cli.result import Result, number_json
 
-from derivations.catalogue import check_all, derivation_of
-from derivations.engine import Step
-from derivations.proof import valued
-from formulas.catalogue import Formula, all_formulas, get
-from formulas.symbols import quantity
-from render.cli.inputs import InputError, parse_assignments
-from render.printers.human import UnitMismatch, convert, exact, human, significant
-from render.printers.latex import formula_latex, step_latex
+if TYPE_CHECKING:
+    from derivations.engine import Step
+    from formulas.catalogue import Formula
 
 
-@dataclass(frozen=True)
-class Result:
-    doc: object
-    text: str
-    code: int = 0
+def _known_formula(formula_id: str) -> None:
+    """Refuse an unknown id as bad input (exit 2), naming the closest ids."""
+    from formulas.catalogue import UnknownFormula, get
 
-
-def number_json(value: object) -> int | float:
-    """Integers stay exact; other values become floats at the edge (never inf or nan)."""
-    if isinstance(value, int) or (isinstance(value, sp.Basic) and value.is_Integer):
-        return int(value)
-    number = float(value)
-    if not math.isfinite(number):
-        raise InputError(f"a result ({sp.sstr(value)[:40]}) is beyond floating-point range: check the inputs' magnitudes")
-    return number
+    try:
+        get(formula_id)
+    except UnknownFormula:
+        raise InputError(f"unknown formula id {quote(formula_id)} (see 'llm-formulas list')") from None
 
 
 def list_formulas() -> Result:
+    from formulas.catalogue import all_formulas
+
     rows = []
     for f in all_formulas():
         rows.append(
@@ -56,6 +46,15 @@ def list_formulas() -> Result:
 
 
 def show(formula_id: str, as_latex: bool) -> Result:
+    import sympy as sp
+
+    from derivations.catalogue import derivation_of
+    from derivations.proof import valued
+    from formulas.catalogue import get
+    from formulas.symbols import quantity
+    from render.printers.latex import formula_latex, step_latex
+
+    _known_formula(formula_id)
     formula = get(formula_id)
     derivation = derivation_of(formula_id)
     steps = derivation.steps if derivation else []
@@ -75,6 +74,13 @@ def show(formula_id: str, as_latex: bool) -> Result:
 
 
 def _show_text(formula: Formula, doc: dict, as_latex: bool) -> str:
+    import sympy as sp
+
+    from derivations.catalogue import derivation_of
+    from derivations.proof import valued
+    from formulas.catalogue import get
+    from render.printers.latex import step_latex
+
     body = doc["latex"] if as_latex else sp.pretty(valued(formula.expr), use_unicode=True)
     lines = [f"{formula.id} — {formula.meaning}", f"unit: {formula.unit}", "", body, ""]
     lines.append("inputs: " + ", ".join(f"{i['name']} ({i['meaning']})" for i in doc["inputs"]))
@@ -98,6 +104,11 @@ _PLAIN = {"defines": ":=", "equals": "=", "approximates": "≈"}
 
 def step_text(step: Step) -> str:
     """One derivation step in plain text (``show`` without ``--latex``)."""
+    import sympy as sp
+
+    from derivations.proof import valued
+    from formulas.catalogue import get
+
     def plain(expr: sp.Basic) -> str:
         return sp.sstr(valued(expr))
 
@@ -119,6 +130,16 @@ COUNTED_AS = {"cluster.gpu_hours": "GPU-hours"}
 
 
 def evaluate(formula_id: str, assignments: list[str], unit: str | None = None) -> Result:
+    """The value in the unit a person reads first (84 ZFLOP, 7.61 days), then exactly; ``unit`` converts."""
+    import sympy as sp
+
+    from render.printers.human import exact
+
+    from derivations.proof import valued
+    from formulas.catalogue import get
+    from render.cli.inputs import parse_assignments
+
+    _known_formula(formula_id)
     formula = get(formula_id)
     values = parse_assignments(assignments)
     needed = formula.inputs
@@ -145,6 +166,8 @@ def evaluate(formula_id: str, assignments: list[str], unit: str | None = None) -
         doc["counts"] = COUNTED_AS[formula.id]
     shown = shown_value(formula, value)
     if unit is not None:
+        from render.printers.human import significant
+
         converted = _converted(value, formula, unit)
         doc["converted"] = {"value": number_json(converted), "unit": unit}
         shown = f"{significant(float(converted), 6)} {unit}"
@@ -152,22 +175,30 @@ def evaluate(formula_id: str, assignments: list[str], unit: str | None = None) -
     return Result(doc, f"{formula.id} = {shown}   (exactly {exact(value)}{' ' + exact_unit if exact_unit else ''})")
 
 
-def shown_value(formula: Formula, value: sp.Expr) -> str:
+def shown_value(formula: Formula, value) -> str:
     """The value in the unit a person reads: 84 ZFLOP, 60.9 days, 187k GPU-hours."""
+    from render.printers.human import human
+
     if formula.id in COUNTED_AS:
         return f"{human(value, '1')} {COUNTED_AS[formula.id]}"
     return human(value if value.is_Rational else float(value), formula.unit)
 
 
-def _converted(value: sp.Expr, formula: Formula, unit: str) -> object:
+def _converted(value, formula: Formula, unit: str) -> object:
     """``value`` in the display unit ``unit`` (``eval --unit GiB``); a unit of another dimension is bad input."""
+    import sympy as sp
+
+    from render.printers.human import UnitMismatch, convert
+
     try:
         return sp.Rational(convert(value if value.is_Rational else float(value), formula.unit, unit))
     except UnitMismatch as error:
-        raise InputError(f"--unit {unit}: {error}") from None
+        raise InputError(f"--unit {quote(unit)}: {error}") from None
 
 
 def check(verbose: bool) -> Result:
+    from derivations.catalogue import check_all
+
     report = check_all()
     doc = report.as_json()
     lines = [o.describe() for o in (report.outcomes if verbose else report.failed)]

@@ -142,7 +142,7 @@ def exact(value: object) -> str:
 def convert(value: object, unit: Unit | str, target: str) -> Fraction | float:
     """``value`` (in ``unit``) expressed in the display unit ``target``; exact for exact input."""
     if target not in DISPLAY_UNITS:
-        raise UnitMismatch(f"unknown unit {target!r}; known: {', '.join(sorted(DISPLAY_UNITS))}")
+        raise UnitMismatch(f"unknown unit; known: {', '.join(sorted(DISPLAY_UNITS))}")
     base, size = DISPLAY_UNITS[target]
     unit = as_unit(unit)
     if unit != base:
