@@ -207,6 +207,6 @@ def test_build_writes_to_site_not_setuptools_build():
     from render.cli.main import build_parser
 
     # pip install . fills build/lib and build/bdist.*: the default output folder must be another one
-    assert build_parser().parse_args(["build"]).out == "site"
+    assert build_parser(["build"]).parse_args(["build"]).out == "site"
     ignored = (Path(__file__).parent.parent / ".gitignore").read_text().split()
     assert "site/" in ignored and "build/" in ignored
