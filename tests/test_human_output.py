@@ -97,3 +97,31 @@ def test_a_layout_that_does_not_fit_is_a_verdict_exit_0(capsys):
     # GPT-3 175B on 8 A100-40GB without ZeRO: 16 bytes × 175e9 / 8 = 350 GB of model states per GPU
     code, out, _ = run(capsys, "estimate", "--model", "gpt3-175b", "--gpu", "a100-40gb", "--tp", "8", "--seq", "2048")
     assert code == 0 and "DOES NOT FIT" in out and "largest micro-batch that fits: 0" in out
+
+
+def test_json_keeps_exact_values_and_names_their_units(capsys):
+    # Done-when of issue 12: 6 · 7e9 · 2e12 = 8.4e22, exactly, with its unit
+    doc = cli_json(capsys, "eval", "flops.training.approx", "P=7B", "D=2T")
+    assert doc["value"] == 84 * 10**21 and doc["unit"] == "FLOP"
+    report = cli_json(capsys, "estimate", "--model", "llama2-7b", "--gpu", "a100-80gb", "--seq", "4096")
+    units = report["units"]
+    assert (units["memory.total"], units["time.step_seconds"], units["time.gpu_hours"], units["flops.training"]) == (
+        "byte", "second", "GPU-hour", "FLOP")
+    assert report["params"]["total"] == 6_738_415_616  # an exact integer, not a rounded float
+    assert cli_json(capsys, "flops", "--model", "llama2-7b", "--batch", "1", "--seq", "8")["unit"] == "FLOP"
+    assert cli_json(capsys, "params", "--model", "llama2-7b")["unit"] == "parameter"
+
+
+def test_estimate_and_plan_offer_flash_attention(capsys):
+    for command in ("estimate", "plan"):
+        with pytest.raises(SystemExit) as exited:  # argparse's --help exits 0 after printing
+            run(capsys, command, "--help")
+        out = capsys.readouterr().out
+        assert exited.value.code == 0 and "--attention {eager,flash}" in out and "FlashAttention" in out
+    eager = cli_json(capsys, "plan", "--model", "llama2-7b", "--gpu", "a100-40gb", "--gpus", "8", "--global-batch", "64",
+                     "--seq", "4096", "--top", "1")
+    flash = cli_json(capsys, "plan", "--model", "llama2-7b", "--gpu", "a100-40gb", "--gpus", "8", "--global-batch", "64",
+                     "--seq", "4096", "--top", "1", "--attention", "flash")
+    # without the s² scores nothing needs recomputing: the best layout keeps every activation and runs faster
+    assert flash["attention"] == "flash" and flash["ranked"][0]["layout"]["recompute"] == "none"
+    assert flash["ranked"][0]["step_seconds"] < eager["ranked"][0]["step_seconds"]

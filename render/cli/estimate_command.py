@@ -147,7 +147,30 @@ def run(args: argparse.Namespace) -> Result:
         },
         "assumptions": assumptions_json(inputs) | {"tokens_default": args.tokens is None},
     } | _to_json(report)
+    doc["units"] = report_units(doc)
     return Result(doc, render_text(doc))
+
+
+# The unit of each figure of the report, by path (first matching pattern wins); --json carries them
+UNITS = (
+    ("params.*", "parameter"), ("flops.per_token", "FLOP/token"), ("flops.*", "FLOP"),
+    ("memory.fits", "bool"), ("memory.max_micro_batch", "sequence"), ("memory.activation_formula", "formula id"),
+    ("memory.*", "byte"), ("comms.bytes.*", "byte"), ("comms.seconds.*", "second"), ("comms.*", "byte/second"),
+    ("time.*_seconds", "second"), ("time.*_days", "day"), ("time.tokens", "token"), ("time.gpu_hours", "GPU-hour"),
+    ("time.tokens_per_gpu_second", "token/second"), ("time.*", "1"),
+    ("inference.latency_*", "second"), ("inference.token_latency", "second"), ("inference.tokens_per_second", "token/second"),
+    ("inference.sequences_in_flight", "sequence"), ("inference.balance_batch", "sequence"), ("inference.*", "byte"),
+)
+
+
+def report_units(doc: dict) -> dict[str, str]:
+    """{"memory.total": "byte", ...} for every number of the report's sections."""
+    from fnmatch import fnmatchcase
+
+    paths = [f"{section}.{key}" if not isinstance(value, dict) else f"{section}.{key}.{inner}"
+             for section in ("params", "flops", "memory", "comms", "time", "inference")
+             for key, value in doc[section].items() for inner in (value if isinstance(value, dict) else [None])]
+    return {path: next(unit for pattern, unit in UNITS if fnmatchcase(path, pattern)) for path in paths}
 
 
 def assumptions_json(inputs: Inputs) -> dict[str, float]:

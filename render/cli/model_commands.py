@@ -72,7 +72,8 @@ def params(hf_config: str | None, model: str | None) -> Result:
     total = _value(architecture, "params.decoder.total")
     active = _value(architecture, "params.decoder.active")
     components = parameter_components(architecture)
-    doc = {"total": total, "active": active, "components": components, "model_type": architecture.model_type}
+    doc = {"total": total, "active": active, "components": components, "model_type": architecture.model_type,
+           "unit": "parameter"}
     from render.printers.human import human
 
     rows = [("total", total), ("active", active)] + [(f"  {name}", count) for name, count in components.items()]
@@ -109,6 +110,7 @@ def flops(hf_config: str | None, model: str | None, batch: str, seq: str) -> Res
         "components": {name: value for name, value in components.items() if value},
         "batch": shape["b"],
         "seq": shape["s"],
+        "unit": "FLOP",
     }
     return Result(doc, flops_table(doc, f"{label} [{architecture.model_type}]"))
 

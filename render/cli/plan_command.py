@@ -70,6 +70,8 @@ def run(args: argparse.Namespace) -> Result:
 
 
 def render_text(doc: dict) -> str:
+    from render.printers.human import human
+
     lines = [
         f"{doc['model']} on {doc['n']} × {doc['gpu']}, global batch {doc['global_batch']} × {doc['s']} tokens",
         f"{doc['explored']:,} layouts explored, {doc['fitting']:,} fit",
@@ -83,10 +85,11 @@ def render_text(doc: dict) -> str:
         lay = entry["layout"]
         lines += [
             f"{place}. t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']} b={lay['b']} m={lay['m']}  ZeRO {lay['zero']}, "
-            f"recompute {lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}",
-            f"   step {entry['step_seconds']:.3f} s (compute {entry['compute_seconds']:.3f} s, bubble "
-            f"{entry['bubble_seconds']:.3f} s, exposed comms {entry['exposed_comm_seconds']:.3f} s)   memory "
-            f"{entry['memory_total'] / 1e9:.1f} GB   {entry['training_days']:,.1f} days",
+            f"recompute {lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}"
+            f"{', FlashAttention' if doc.get('attention') == 'flash' else ''}",
+            f"   step {human(entry['step_seconds'], 'second')} (compute {human(entry['compute_seconds'], 'second')}, bubble "
+            f"{human(entry['bubble_seconds'], 'second')}, exposed comms {human(entry['exposed_comm_seconds'], 'second')})   "
+            f"memory {human(entry['memory_total'], 'byte')}   {human(entry['training_days'] * 86400, 'second')}",
             f"   why: {entry['reason']}",
         ]
     return "\n".join(lines)
