@@ -119,9 +119,9 @@ def test_estimate_and_plan_offer_flash_attention(capsys):
         out = capsys.readouterr().out
         assert exited.value.code == 0 and "--attention {eager,flash}" in out and "FlashAttention" in out
     eager = cli_json(capsys, "plan", "--model", "llama2-7b", "--gpu", "a100-40gb", "--gpus", "8", "--global-batch", "64",
-                     "--seq", "4096", "--top", "1")
+                     "--seq", "16384", "--top", "1")
     flash = cli_json(capsys, "plan", "--model", "llama2-7b", "--gpu", "a100-40gb", "--gpus", "8", "--global-batch", "64",
-                     "--seq", "4096", "--top", "1", "--attention", "flash")
-    # without the s² scores nothing needs recomputing: the best layout keeps every activation and runs faster
+                     "--seq", "16384", "--top", "1", "--attention", "flash")
+    # at s = 16k eager attention must recompute its s² scores to fit; flash stores none: no recompute, a faster step
     assert flash["attention"] == "flash" and flash["ranked"][0]["layout"]["recompute"] == "none"
     assert flash["ranked"][0]["step_seconds"] < eager["ranked"][0]["step_seconds"]
