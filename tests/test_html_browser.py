@@ -161,12 +161,15 @@ class _Sizing(HTMLParser):
         self.figures: dict[str, str] = {}
         self.verdict: dict[str, str] = {}
         self.text: list[str] = []
+        self.state = ""
         self._in = None
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         if tag in ("output", "span") and "data-report" in attrs:
             self.figures[attrs["data-report"]] = attrs.get("data-value", "")
+        if tag == "body":
+            self.state = attrs.get("data-state", "")
         if attrs.get("id") in ("verdict", "reason"):
             self.verdict |= {f"{attrs['id']}.{key}": value for key, value in attrs.items()}
             self._in = attrs["id"]
@@ -268,3 +271,20 @@ def test_screenshot_of_the_sizing_page():
     chromium(sizing_url(*SIZING[1]), f"--screenshot={shot}", "--window-size=1400,1100")
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 50_000
+
+
+def test_sizing_state_round_trips_through_the_url_and_units_switch():
+    from urllib.parse import parse_qs
+
+    lay = SIZING[2][2]
+    url = sizing_url(*SIZING[2][:2], lay) + "&units=GiB"
+    page = _Sizing()
+    page.feed(chromium(url, "--dump-dom"))
+    state = parse_qs(page.state)
+    # the page writes back what it was given: presets, the inputs that differ from them, every setting
+    for key, want in (("zero", "3"), ("recompute", "full"), ("sp", "1"), ("flash", "1"), ("units", "GiB"), ("t", "2"),
+                      ("p", "4"), ("d", "8"), ("B", "128"), ("network", "50"), ("U", "0.4")):
+        assert state[key] == [want], key
+    total = estimate_json(*SIZING[2][:2], lay)["memory"]["total"]
+    # binary units: GiB = 2³⁰ bytes, three significant digits
+    assert f"{total / 2**30:.3g} GiB" in page.verdict["verdict.text"]
