@@ -162,12 +162,17 @@ class _Sizing(HTMLParser):
         self.verdict: dict[str, str] = {}
         self.text: list[str] = []
         self.state = ""
+        self.shown: dict[tuple[str, str], str] = {}
         self._in = None
+        self._output = None
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         if tag in ("output", "span") and "data-report" in attrs:
             self.figures[attrs["data-report"]] = attrs.get("data-value", "")
+        if tag == "output" and "data-report" in attrs:
+            self._output = (attrs["data-report"], attrs["data-unit"])
+            self.shown[self._output] = ""
         if tag == "body":
             self.state = attrs.get("data-state", "")
         if attrs.get("id") in ("verdict", "reason"):
@@ -175,12 +180,16 @@ class _Sizing(HTMLParser):
             self._in = attrs["id"]
 
     def handle_data(self, data):
+        if self._output:
+            self.shown[self._output] += data
         if self._in:
             self.verdict[f"{self._in}.text"] = self.verdict.get(f"{self._in}.text", "") + data
 
     def handle_endtag(self, tag):
         if tag == "div":
             self._in = None
+        if tag == "output":
+            self._output = None
 
 
 SIZING = [  # model, GPU, estimate's options; the page gets the same through its URL
@@ -288,3 +297,17 @@ def test_sizing_state_round_trips_through_the_url_and_units_switch():
     total = estimate_json(*SIZING[2][:2], lay)["memory"]["total"]
     # binary units: GiB = 2³⁰ bytes, three significant digits
     assert f"{total / 2**30:.3g} GiB" in page.verdict["verdict.text"]
+
+
+def test_sizing_prints_numbers_as_the_command_line_does():
+    from render.printers.human import human, significant
+
+    page = _Sizing()
+    page.feed(chromium(sizing_url(*SIZING[0]), "--dump-dom"))
+    assert len(page.shown) >= 10
+    for (path, unit), text in page.shown.items():
+        value = float(page.figures[path])
+        want = {"byte": lambda: human(value, "byte"), "second": lambda: human(value, "second"),
+                "day": lambda: human(value * 86400, "second"), "count": lambda: human(value, "1"),
+                "percent": lambda: f"{significant(100 * value)} %"}[unit]()
+        assert text == want, (path, text, want)
