@@ -116,7 +116,12 @@ def _traced_choose(key, options):
 def _traced(formula_id: str, **values: object) -> sp.Expr:
     """A formula with the report's values put in (symbols, or expressions of them)."""
     expr = get(formula_id).value_expr
-    return expr.xreplace({s: sp.sympify(values[s.name]) for s in expr.free_symbols if s.name in values})
+    return expr.xreplace({s: _basic(values[s.name]) for s in expr.free_symbols if s.name in values})
+
+
+def _basic(value: object) -> sp.Basic:
+    """A value of the traced report as a SymPy object (the glue's own constants are Python ints)."""
+    return sp.Integer(value) if isinstance(value, int) else value
 
 
 def _flatten(section: dict, prefix: str = "") -> dict[str, sp.Basic]:
@@ -127,8 +132,8 @@ def _flatten(section: dict, prefix: str = "") -> dict[str, sp.Basic]:
             flat |= _flatten(value, path + ".")
         elif isinstance(value, sp.Basic):
             flat[path] = value
-        elif isinstance(value, (int, float)):
-            flat[path] = sp.sympify(value)
+        elif isinstance(value, int) and not isinstance(value, bool):
+            flat[path] = sp.Integer(value)
     return flat
 
 
@@ -152,7 +157,7 @@ def report_javascript(model_names: tuple[str, ...], gpu_names: tuple[str, ...]) 
                     sequence_parallel=SETTINGS["sequence_parallel"], attention=SETTINGS["flash_attention"])
     inputs = Inputs(model={name: symbol(name) for name in model_names}, gpu={name: symbol(name) for name in gpu_names},
                     network=SETTINGS["network"], tokens=symbol("D"), utilization=symbol("U"), overlap=symbol("r"))
-    ops = Ops(where=_traced_where, minimum=sp.Min, maximum=sp.Max, number=sp.sympify, choose=_traced_choose,
+    ops = Ops(where=_traced_where, minimum=sp.Min, maximum=sp.Max, number=_basic, choose=_traced_choose,
               ceiling=sp.ceiling)
     flat = _flatten(estimate(layout, inputs, _traced, ops))
     names = tuple(sorted({s.name for expr in flat.values() for s in expr.free_symbols}))
