@@ -21,7 +21,13 @@ Conventions (each stated in the report):
 - full recompute re-runs the layers' forward, not the logits (as ``flops.megatron``);
 - FLOP-based figures of a mixture-of-experts model (6ΨD, compute-bound decoding) use
   the active Ψ, byte-based ones (weights, states, memory-bound decoding) the total Ψ;
-- the iterations are whole: ⌈D/(B·s)⌉.
+- the iterations are whole: ⌈D/(B·s)⌉;
+- MFU is the model's training FLOPs over what the n GPUs could do in the step (bubble and exposed
+  communication included); HFU adds the recomputed FLOPs; GPU-hours are n × the run's time;
+- FlashAttention (``attention="flash"``) keeps no s² tensor (``memory.activations.layer.general.flash``):
+  with it, no recompute and selective recompute store the same;
+- decoding runs the p pipeline stages in series (``inference.latency.pipeline``): a token takes the
+  whole model's time over the t GPUs of one stage; p batches in flight, one per stage.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
 ATTENTION_KERNELS: tuple[str, ...] = ("eager", "flash")  # flash: FlashAttention keeps no s² tensor (Dao et al. 2022)
 Q_16BIT = 2  # bytes per 16-bit value
 SECONDS_PER_DAY = 86400
+SECONDS_PER_HOUR = 3600
 TOKENS_PER_PARAMETER = 20  # the default D: Hoffmann et al. 2022 (Chinchilla), about 20 tokens per parameter
 
 
@@ -205,8 +212,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     return {
         "params": {"total": total, "active": active, "per_gpu": total / (t * p),
                    # the parameters a GPU holds between uses: ZeRO-3 shards them over the d replicas too
-                   "per_gpu_stored": ops.choose(layout.zero, {0: lambda: total / (t * p), 1: lambda: total / (t * p),
-                                                              2: lambda: total / (t * p), 3: lambda: total / (t * p * d)})},
+                   "per_gpu_stored": total / (t * p * _zero_share(layout.zero, 3, d, ops))},
         "flops": {
             "forward": forward,
             "backward": backward,
@@ -244,7 +250,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
             "iterations": iterations,
             "training_days": iterations * step_time / SECONDS_PER_DAY,
             "ideal_days": ev("cluster.training_time", **(base | {"P": active})) / SECONDS_PER_DAY,  # 6ΨD: Ψ a token uses
-            "gpu_hours": n * iterations * step_time / 3600,
+            "gpu_hours": n * iterations * step_time / SECONDS_PER_HOUR,
             "tokens_per_gpu_second": B * s / (n * step_time),
             "mfu": training / peak,  # model FLOPs (Chowdhery et al. 2022, PaLM, App. B): no recomputation
             "hfu": (training + recomputed) / peak,  # hardware FLOPs: the recomputed forward counted too
@@ -274,10 +280,14 @@ def _state_parts(zero: object, base: dict, ev: Evaluator, ops: Ops) -> dict:
     gradients = ev("memory.model_states", **base) - weights - optimizer
     t, p, d = base["t"], base["p"], base["d"]
 
-    def sharded(value: object, from_stage: int) -> object:
-        return ops.choose(zero, {stage: (lambda stage=stage: value / (t * p) / (d if stage >= from_stage else 1)) for stage in range(4)})
+    return {"weights": weights / (t * p * _zero_share(zero, 3, d, ops)),
+            "gradients": gradients / (t * p * _zero_share(zero, 2, d, ops)),
+            "optimizer": optimizer / (t * p * _zero_share(zero, 1, d, ops))}
 
-    return {"weights": sharded(weights, 3), "gradients": sharded(gradients, 2), "optimizer": sharded(optimizer, 1)}
+
+def _zero_share(zero: object, from_stage: int, d: object, ops: Ops) -> object:
+    """How many ways ZeRO splits a part of the states: d from ``from_stage`` on, else 1."""
+    return ops.choose(zero, {stage: (lambda stage=stage: d if stage >= from_stage else 1) for stage in range(4)})
 
 
 def _recompute_code(recompute: object) -> object:
@@ -309,7 +319,9 @@ def _comms(layout: Layout, base: dict, ev: Evaluator, ops: Ops) -> dict:
     })
     tp = ops.where(t > 1, tp * m, 0)
     pp = ops.where(p > 1, ev("comms.pp.per_iteration.interleaved", **(base | {"b": b})), 0)
-    plain = lambda: ev("comms.dp.sent_per_iteration", **base)  # noqa: E731
+    def plain() -> object:
+        return ev("comms.dp.sent_per_iteration", **base)
+
     dp = ops.choose(layout.zero, {  # ZeRO-3 adds a parameter all-gather to the reduce-scatter: 3Ψ of this rank's shard
         0: plain, 1: plain, 2: plain, 3: lambda: ev("comms.zero.stage3.sent", **base),
     })
