@@ -204,7 +204,7 @@ SIZING = [  # model, GPU, estimate's options; the page gets the same through its
 ]
 ASSUMED = dict(tokens="2e12", mfu="0.4", overlap="0.25", network="50")
 HEADLINE = ("memory.total", "memory.left", "memory.max_micro_batch", "memory.weights", "memory.gradients", "memory.optimizer",
-            "memory.activations", "time.training_days", "time.gpu_hours", "time.tokens_per_gpu_second", "time.mfu", "time.hfu",
+            "memory.activations", "time.training_days", "time.gpu_hours", "time.tokens_per_gpu_second", "time.step_mfu", "time.hfu",
             "time.step_seconds", "time.compute_seconds", "time.exposed_comm_seconds", "params.per_gpu_stored",
             "inference.token_latency", "inference.tokens_per_second", "inference.weights_per_gpu", "inference.kv_cache_per_gpu")
 

@@ -81,16 +81,19 @@ def test_flops_is_an_aligned_labelled_table_whose_columns_add_up(capsys):
 
 
 def test_estimate_states_its_assumptions_and_leaves_out_unused_dimensions(capsys):
-    code, out, _ = run(capsys, "estimate", "--model", "llama2-7b", "--gpu", "a100-80gb", "--dp", "64", "--zero", "3",
-                       "--global-batch", "512", "--seq", "4096")
+    argv = ["estimate", "--model", "llama2-7b", "--gpu", "a100-80gb", "--dp", "64", "--zero", "3", "--global-batch", "512",
+            "--seq", "4096"]
+    code, out, _ = run(capsys, *argv, "--mfu", "0.5")
     assert code == 0
-    assert "assumes: MFU U = 50 %, 135B tokens (20 per parameter)" in out  # 20 × 6.74B (Hoffmann et al. 2022)
-    assert "network 25 GB/s per GPU" in out and "2 bytes" in out
+    assert "assumes: MFU U = 50 % (given), communication hidden under 50 % of compute, 135B tokens (20 per parameter)" in out
+    assert "network 25 GB/s per GPU" in out and "2 bytes" in out  # 135B = 20 × 6.74B (Hoffmann et al. 2022)
+    code, predicted, _ = run(capsys, *argv)
+    assert code == 0 and "assumes: step time predicted from the GPU's performance constants" in predicted
     assert "  DP  " in out and "  TP  " not in out and "  PP  " not in out and "bubble" not in out
     assert "GQA" not in out.splitlines()[1]  # Llama-2-7B has no GQA (Touvron et al. 2023 §2.2: 34B and 70B only)
     assert "per GPU 105M (ZeRO-3 shard)" in out  # 6,738,415,616 / 64 = 105.3M
     for figure in ("tokens/s per GPU", "MFU", "HFU", "GPU-hours", "left", "largest micro-batch that fits"):
-        assert figure in out
+        assert figure in out and figure in predicted
 
 
 def test_a_layout_that_does_not_fit_is_a_verdict_exit_0(capsys):

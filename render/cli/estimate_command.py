@@ -24,7 +24,7 @@ RECOMPUTE_CHOICES = ("none", "selective", "full")  # formulas.estimate.RECOMPUTE
 ATTENTION_CHOICES = ("eager", "flash")  # formulas.estimate.ATTENTION_KERNELS
 TOKENS_PER_PARAMETER = 20  # formulas.estimate.TOKENS_PER_PARAMETER (Hoffmann et al. 2022), the default D
 
-DEFAULTS = {"mfu": "0.5", "overlap": "0.5", "network": "25"}  # 000 §3.5 (U = 0.5); r = 1/2; 200 Gb/s per GPU
+DEFAULTS = {"overlap": "0.5", "network": "25"}  # r = 1/2 (with --mfu); 200 Gb/s per GPU
 
 
 def add_source_arguments(command: argparse.ArgumentParser) -> None:
@@ -37,9 +37,15 @@ def add_assumption_arguments(command: argparse.ArgumentParser) -> None:
     """--seq, --tokens, --mfu, --overlap, --network (shared with ``plan``)."""
     command.add_argument("--seq", required=True, metavar="S", help="sequence length s in tokens")
     command.add_argument("--tokens", metavar="D", help="training tokens (default 20 per parameter)")
-    command.add_argument("--mfu", default=DEFAULTS["mfu"], metavar="U", help="model FLOPs utilization (default 0.5)")
+    command.add_argument("--mfu", metavar="U", help="assume this model FLOPs utilization instead of predicting the step time "
+                                                      "(000 §3.5 uses 0.5); without it MFU and HFU are predicted")
     command.add_argument("--overlap", default=DEFAULTS["overlap"], metavar="R",
-                         help="share of compute time that communication may hide under (default 0.5)")
+                         help="with --mfu: share of compute time that communication may hide under (default 0.5)")
+    command.add_argument("--attention", default="eager", choices=ATTENTION_CHOICES,
+                         help="attention kernel: eager stores and moves the s×s scores, flash (FlashAttention) neither "
+                              "(memory and predicted time; default eager)")
+    command.add_argument("--flash-attention", dest="attention", action="store_const", const="flash",
+                         help="the same as --attention flash")
     command.add_argument("--network", default=DEFAULTS["network"], metavar="GB/s",
                          help="inter-node bandwidth per GPU for PP and DP traffic, GB/s (default 25 = 200 Gb/s)")
 
@@ -58,14 +64,7 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--zero", default="0", choices=["0", "1", "2", "3"], help="ZeRO stage (default 0)")
     command.add_argument("--recompute", default="selective", choices=RECOMPUTE_CHOICES, help="activation recompute (default selective)")
     command.add_argument("--sequence-parallel", action="store_true", help="Megatron sequence parallelism")
-    add_attention_argument(command)
     add_assumption_arguments(command)
-
-
-def add_attention_argument(command: argparse.ArgumentParser) -> None:
-    """--attention eager|flash (shared with ``plan``)."""
-    command.add_argument("--attention", default="eager", choices=ATTENTION_CHOICES,
-                         help="attention kernel: eager stores the s×s scores, flash (FlashAttention) stores none (default eager)")
 
 
 def chosen_gpu(name: str) -> GPU:
@@ -98,12 +97,22 @@ def read_layout(args: argparse.Namespace) -> Layout:
 
 
 def read_inputs(args: argparse.Namespace, model: dict[str, int]) -> Inputs:
-    """The GPU and the assumptions (--mfu, --overlap, --network, --tokens) as exact values."""
+    """The GPU and the assumptions (--mfu, --overlap, --network, --tokens) as exact values; without --mfu the
+    GPU's performance constants (one line and exit 2 for a GPU that has none)."""
+    from formulas.calibration import NoCalibration, efficiency
+    from formulas.gpus import NODE_SIZE
     from formulas.estimate import Inputs
     from formulas.symbols import quantity
     from render.cli.inputs import check_value, parse_number
 
-    utilization = check_value(quantity("U"), parse_number(args.mfu, "--mfu"))
+    preset = chosen_gpu(args.gpu)
+    utilization = None if args.mfu is None else check_value(quantity("U"), parse_number(args.mfu, "--mfu"))
+    performance = None
+    if utilization is None:
+        try:
+            performance = efficiency(args.gpu)
+        except NoCalibration as error:
+            raise InputError(str(error)) from None
     overlap = check_value(quantity("r"), parse_number(args.overlap, "--overlap"))
     network = parse_number(args.network, "--network") * 10**9
     if network <= 0:
@@ -113,11 +122,14 @@ def read_inputs(args: argparse.Namespace, model: dict[str, int]) -> Inputs:
         raise InputError(f"--tokens must be positive, got {args.tokens}")
     return Inputs(
         model=model,
-        gpu=chosen_gpu(args.gpu).inputs(),
+        gpu=preset.inputs(),
         network=network,
         tokens=tokens,
         utilization=utilization,
         overlap=overlap,
+        efficiency=performance,
+        node_size=NODE_SIZE[args.gpu],
+        flash=args.attention == "flash",
     )
 
 
@@ -173,9 +185,14 @@ def report_units(doc: dict) -> dict[str, str]:
     return {path: next(unit for pattern, unit in UNITS if fnmatchcase(path, pattern)) for path in paths}
 
 
-def assumptions_json(inputs: Inputs) -> dict[str, float]:
-    return {"U": float(inputs.utilization), "r": float(inputs.overlap), "network_bytes_per_second": float(inputs.network),
-            "bytes_per_value": 2}
+def assumptions_json(inputs: Inputs) -> dict[str, object]:
+    common = {"network_bytes_per_second": float(inputs.network), "gpus_per_node": inputs.node_size, "bytes_per_value": 2}
+    if inputs.utilization is not None:
+        return {"mode": "given", "U": float(inputs.utilization), "r": float(inputs.overlap)} | common
+    constants = inputs.efficiency
+    return {"mode": "predicted", "flash_attention": inputs.flash, "constants": {
+        "eta_gemm": float(constants.eta_gemm), "eta_mem": float(constants.eta_mem), "tau_k": float(constants.tau_k),
+        "eta_link": float(constants.eta_link), "provenance": constants.provenance}} | common
 
 
 def _to_json(value: object) -> object:
@@ -198,15 +215,18 @@ def render_text(doc: dict) -> str:
     if lay["sequence_parallel"]:
         settings.append("sequence parallel")
     tokens = f"{human(time['tokens'], '1')} tokens" + (f" ({TOKENS_PER_PARAMETER} per parameter)" if assumed["tokens_default"] else "")
+    if assumed["mode"] == "given":
+        speed = f"MFU U = {_percent(assumed['U'])} (given), communication hidden under {_percent(assumed['r'])} of compute"
+    else:
+        speed = f"step time predicted from the GPU's performance constants ({assumed['constants']['provenance']})"
     lines = [f"{doc['model']} on {lay['n']} × {doc['gpu']}"]
     if doc.get("source"):
         lines.append(f"  source: {doc['source']}")
     lines += [
         f"layout: t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']}  b={lay['b']} m={lay['m']} B={lay['B']} s={lay['s']}  "
         + ", ".join(settings),
-        f"assumes: MFU U = {_percent(assumed['U'])}, {tokens}, communication hidden under {_percent(assumed['r'])} of "
-        f"compute, network {human(assumed['network_bytes_per_second'], 'byte/second')} per GPU (PP, DP), "
-        f"bf16 weights and activations (2 bytes), mixed-precision Adam",
+        f"assumes: {speed}, {tokens}, network {human(assumed['network_bytes_per_second'], 'byte/second')} per GPU "
+        f"(PP, DP), {assumed['gpus_per_node']} GPUs per node, bf16 weights and activations (2 bytes), mixed-precision Adam",
         "",
         "parameters",
         f"  total {human(params['total'], '1')}   active {human(params['active'], '1')}   "
@@ -231,16 +251,10 @@ def render_text(doc: dict) -> str:
             f"  {dim.upper()}  {human(comms['bytes'][dim], 'byte')} in {human(comms['seconds'][dim], 'second')} over "
             f"{human(comms['link_bandwidth'][dim], 'byte/second')}; needs {human(comms['required_bandwidth'][dim], 'byte/second')}"
         )
-    bubble = f"bubble {_percent(time['bubble'])} ({human(time['bubble'] * time['compute_seconds'], 'second')})   " if lay["p"] > 1 else ""
-    lines += [
-        "time",
-        f"  step {human(time['step_seconds'], 'second')}: compute {human(time['compute_seconds'], 'second')}   {bubble}"
-        f"exposed comms {human(time['exposed_comm_seconds'], 'second')}",
+    lines += ["time", "  " + _mode_line(doc), _step_line(time, lay["p"] > 1),
         f"  {time['iterations']:,} iterations for {human(time['tokens'], '1')} tokens: "
-        f"{human(time['training_days'] * 86400, 'second')}, {human(time['gpu_hours'], '1')} GPU-hours "
-        f"(6ΨD at U alone: {human(time['ideal_days'] * 86400, 'second')})",
-        f"  {significant(time['tokens_per_gpu_second'])} tokens/s per GPU   MFU {_percent(time['mfu'])}   "
-        f"HFU {_percent(time['hfu'])} (recompute counted)",
+        f"{human(time['training_days'] * 86400, 'second')}, {human(time['gpu_hours'], '1')} GPU-hours, "
+        f"{significant(time['tokens_per_gpu_second'])} tokens/s per GPU (6ΨD at that MFU alone: {human(time['ideal_days'] * 86400, 'second')})",
         f"inference (one replica of t·p = {lay['t'] * lay['p']} GPU{'s' if lay['t'] * lay['p'] > 1 else ''}, "
         f"batches of b = {lay['b']})",
     ]
@@ -259,6 +273,32 @@ def _percent(fraction: float) -> str:
     from render.printers.human import significant
 
     return f"{significant(100 * fraction)} %"
+
+
+def _step_line(time: dict, piped: bool) -> str:
+    """The step split by where the time goes: the performance model's parts, or compute, bubble and what
+    communication the overlap leaves exposed."""
+    from render.printers.human import human
+
+    step = f"  step {human(time['step_seconds'], 'second')}: "
+    if time["mode"] == "predicted":
+        parts = time["predicted"]
+        return step + (f"compute {human(parts['compute_seconds'], 'second')} (at {_percent(parts['compute_efficiency'])} "
+                       f"of peak)   TP {human(parts['tp_seconds'], 'second')}   PP p2p {human(parts['pp_seconds'], 'second')}   "
+                       f"bubble {human(parts['bubble_seconds'], 'second')}   DP/ZeRO exposed "
+                       f"{human(parts['dp_exposed_seconds'], 'second')}   optimizer {human(parts['optimizer_seconds'], 'second')}")
+    bubble = f"bubble {_percent(time['bubble'])} ({human(time['bubble_seconds'], 'second')})   " if piped else ""
+    return step + (f"compute {human(time['compute_seconds'], 'second')}   {bubble}"
+                   f"exposed comms {human(time['exposed_comm_seconds'], 'second')}")
+
+
+def _mode_line(doc: dict) -> str:
+    time, assumptions = doc["time"], doc["assumptions"]
+    if time["mode"] == "given":
+        return (f"MFU given: U = {time['mfu']:.3f} (--mfu); HFU {time['hfu']:.3f} (recompute counted); "
+                f"achieved over the whole step: MFU {time['step_mfu']:.1%}")
+    return (f"MFU predicted: {time['mfu']:.1%} (HFU {time['hfu']:.1%}, recompute counted); performance constants "
+            f"{assumptions['constants']['provenance']}")
 
 
 def register(add_command) -> None:
