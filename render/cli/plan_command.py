@@ -130,13 +130,17 @@ def _explain(args, model, inputs, label, n, global_batch, s, max_tp) -> Result:
 
 
 def _describe(entry: dict) -> str:
+    from render.printers.human import human
+
     lay = entry["layout"]
     return (f"t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']} b={lay['b']} m={lay['m']}  ZeRO {lay['zero']}, recompute "
-            f"{lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}: step {entry['step_seconds']:.3f} s, "
-            f"MFU {entry['mfu']:.1%}, memory {entry['memory_total'] / 1e9:.1f} GB")
+            f"{lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}: step "
+            f"{human(entry['step_seconds'], 'second')}, MFU {entry['mfu']:.1%}, memory {human(entry['memory_total'], 'byte')}")
 
 
 def render_explanation(doc: dict) -> str:
+    from render.printers.human import human
+
     result = doc["explain"]
     mine, first = result["layout"], result["first"]
     gap = mine["step_seconds"] / first["step_seconds"] - 1
@@ -147,7 +151,7 @@ def render_explanation(doc: dict) -> str:
         lines.append(f"  {term['meaning']:<40} {term['layout']:9.3f} s vs {term['first']:9.3f} s   {term['difference']:+.3f} s")
     if "compute_efficiency" in mine:
         lines.append(f"  compute runs at {mine['compute_efficiency']:.1%} of peak vs {first['compute_efficiency']:.1%}")
-    lines.append(f"  memory {mine['memory_total'] / 1e9:.1f} GB vs {first['memory_total'] / 1e9:.1f} GB per GPU")
+    lines.append(f"  memory {human(mine['memory_total'], 'byte')} vs {human(first['memory_total'], 'byte')} per GPU")
     return "\n".join(lines)
 
 
