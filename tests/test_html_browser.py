@@ -202,7 +202,7 @@ SIZING = [  # model, GPU, estimate's options; the page gets the same through its
     ("llama2-13b", "a100-80gb", dict(tp=4, pp=2, dp=4, micro_batch=1, global_batch=64, seq=4096, interleave=1, zero=1,
                                      recompute="selective", sp=True, flash=True)),
 ]
-ASSUMED = dict(tokens="2e12", mfu="0.4", overlap="0.25", network="50")
+ASSUMED = dict(tokens="2T", mfu="0.4", overlap="0.25", network="50")  # 2T: the count suffix, read on both sides
 HEADLINE = ("memory.total", "memory.left", "memory.max_micro_batch", "memory.weights", "memory.gradients", "memory.optimizer",
             "memory.activations", "time.training_days", "time.gpu_hours", "time.tokens_per_gpu_second", "time.step_mfu", "time.hfu",
             "time.step_seconds", "time.compute_seconds", "time.exposed_comm_seconds", "params.per_gpu_stored",
@@ -273,6 +273,9 @@ def test_sizing_says_why_a_layout_is_invalid():
     page = _Sizing()
     page.feed(chromium(sizing_url("llama2-70b", "a100-80gb", lay), "--dump-dom"))
     assert page.verdict["reason.text"] == "the global batch 33 must be a multiple of b·d = 2"
+    page = _Sizing()  # a suffix is for counts only, as on the command line: U = 1k is no number
+    page.feed(chromium(sizing_url("llama2-70b", "a100-80gb", SIZING[0][2]).replace("U=0.4", "U=1k"), "--dump-dom"))
+    assert page.verdict["verdict.text"] == "invalid input" and page.verdict["reason.text"].startswith("not a valid number: U")
 
 
 def test_screenshot_of_the_sizing_page():
