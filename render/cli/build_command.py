@@ -1,4 +1,4 @@
-"""``llm-formulas build [--out DIR] [--notebooks-dir DIR] [--force]``: render every artifact (render.documents.build).
+"""``llm-formulas build [--out DIR] [--notebooks-dir DIR] [--no-execute] [--force]``: render every artifact (render.documents.build).
 
 The default folder is ``site/``: ``build/`` is setuptools' (``pip install .`` fills build/lib and
 build/bdist.*). On a terminal each stage is announced on stderr as it runs; piped, or with ``--json``,
@@ -31,7 +31,7 @@ def run_build(args: argparse.Namespace) -> Result:
     started = time.perf_counter()
     try:
         stages = Stages(sys.stderr if sys.stderr.isatty() and not args.json else None)
-        manifest = build(out, notebooks, force=args.force, stages=stages)
+        manifest = build(out, notebooks, force=args.force, execute=not args.no_execute, stages=stages)
     except OutputError as error:
         raise InputError(str(error)) from None
     elapsed = time.perf_counter() - started
@@ -50,5 +50,7 @@ def register(add_command) -> None:
         default=None,
         help="where to write the teaching notebooks (default: OUT/notebooks; the repository's are in notebooks/)",
     )
+    built.add_argument("--no-execute", action="store_true",
+                       help="write the teaching notebooks without running them (no outputs; faster)")
     built.add_argument("--force", action="store_true",
                        help="replace files in OUT that the previous build's manifest does not list (never follows symlinks)")

@@ -127,7 +127,8 @@ class Stages:
             self.stream.flush()
 
 
-def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, stages: Stages | None = None) -> Manifest:
+def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, execute: bool = True,
+          stages: Stages | None = None) -> Manifest:
     """Render everything into ``out``; OutputError when the folder can't take it. ``stages`` announces each step.
 
     The previous manifest says which files this build may replace. It is moved aside
@@ -169,7 +170,7 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, sta
             notebooks = notebooks_dir or out / "notebooks"
             if notebooks_dir is not None:  # a folder the user named for the notebooks: its .ipynb files are ours
                 manifest.ownership.owned |= {os.path.relpath(p, out).replace(os.sep, "/") for p in notebooks.glob("*.ipynb")}
-            write_notebooks(notebooks, manifest.write_path)
+            write_notebooks(notebooks, manifest.write_path, run=execute, skipped=manifest.skipped)
         with stage("PDF"):
             if pdf is not None:
                 manifest.write("reference.pdf", pdf.result())
