@@ -1133,6 +1133,78 @@ def memory_activations_layer_general_selective_sp(b, s, h, a, g, d_head, d_ff, t
     return b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/t
 
 
+def memory_activations_layer_general_flash(b, s, h, a, g, d_head, d_ff, t, gated):
+    r"""activations of one layer per GPU, tensor parallel, FlashAttention, for any block (GQA, d_head, gated MLP).
+
+    memory.activations.layer.general.flash [byte] = 4*a*b*s/t + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
+
+    LaTeX: A_{layer}^{flash,gen} = \frac{4 a b s}{t} + b s \left(10 h + \frac{d_{ff} \left(4 \sigma_{gated} + 4\right) + 4 d_{head} \left(a + g\right)}{t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+
+    Returns: activations of one layer per GPU, tensor parallel, FlashAttention, for any block (GQA, d_head, gated MLP) [byte]
+
+    Valid when: t divides a; t divides g
+
+    Sources: Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix); Korthikanti et al. 2022, §4, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return 4*a*b*s/t + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
+
+
+def memory_activations_layer_general_flash_sp(b, s, h, a, g, d_head, d_ff, t, gated):
+    r"""activations of one layer per GPU, tensor + sequence parallel, FlashAttention, for any block.
+
+    memory.activations.layer.general.flash_sp [byte] = (4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t
+
+    LaTeX: A_{layer}^{flash,SP,gen} = \frac{4 a b s + b s \left(d_{ff} \left(4 \sigma_{gated} + 4\right) + 4 d_{head} \left(a + g\right) + 10 h\right)}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+
+    Returns: activations of one layer per GPU, tensor + sequence parallel, FlashAttention, for any block [byte]
+
+    Valid when: t divides a; t divides g
+
+    Sources: Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix); Korthikanti et al. 2022, §4, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return (4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t
+
+
 def memory_activations_1f1b(b, s, h, a, l, t):
     r"""activations on the first pipeline stage under 1F1B: p micro-batches of l/p layers, l layers' worth.
 
@@ -6809,6 +6881,8 @@ FORMULAS = {
     'memory.activations.layer.general.tp_sp': memory_activations_layer_general_tp_sp,
     'memory.activations.layer.general.selective': memory_activations_layer_general_selective,
     'memory.activations.layer.general.selective_sp': memory_activations_layer_general_selective_sp,
+    'memory.activations.layer.general.flash': memory_activations_layer_general_flash,
+    'memory.activations.layer.general.flash_sp': memory_activations_layer_general_flash_sp,
     'memory.activations.1f1b': memory_activations_1f1b,
     'memory.activations.1f1b.interleaved': memory_activations_1f1b_interleaved,
     'memory.activations.selective_001': memory_activations_selective_001,
@@ -7044,6 +7118,8 @@ INPUTS = {
     'memory.activations.layer.general.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
     'memory.activations.layer.general.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
     'memory.activations.layer.general.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
+    'memory.activations.layer.general.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
+    'memory.activations.layer.general.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
     'memory.activations.1f1b': ('b', 's', 'h', 'a', 'l', 't'),
     'memory.activations.1f1b.interleaved': ('b', 's', 'h', 'a', 'l', 't', 'p', 'v'),
     'memory.activations.selective_001': ('b', 's', 'h', 'l', 't'),
