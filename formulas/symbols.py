@@ -178,6 +178,30 @@ q_int4 = constant("q_int4", "q_{4}", Fraction(1, 2), "bytes per parameter of an 
 c_byte = constant("c_byte", r"\mathrm{B}", 1, "one byte: activation counts are in bytes (16-bit values 2, bool dropout masks 1)", "byte", "Korthikanti et al. 2022 §4")
 M_gpu = declare("M_gpu", r"M_{GPU}", "memory capacity of one GPU", "byte", integer=False, source="001 (80 GB A100/H100, 24 GB RTX 4090)")
 
+# --- expert and context parallelism (formulas/parallelism.py) -------------------------
+e = declare("e", "e", "expert parallel degree: the GPUs one MoE layer's experts are spread over", "1", integer=True,
+            source="Lepikhin et al. 2020 (GShard); Megatron-LM --expert-model-parallel-size")
+c = declare("c", "c", "context parallel degree: the GPUs one sequence is split over", "1", integer=True,
+            source="Megatron-LM --context-parallel-size")
+P_exp = declare("P_exp", r"\Psi_{E}", "parameters of the routed experts (what expert parallelism shards)", "parameter",
+                integer=False, source="Rajbhandari et al. 2022 (DeepSpeed-MoE)")
+
+# --- precision and fine-tuning (formulas/precision.py) -----------------------------------
+q_fp8 = constant("q_fp8", "q_{8}^{fp}", 1, "bytes per value of an fp8 (E4M3 or E5M2) copy", "byte/parameter",
+                 "Micikevicius et al. 2022, FP8 Formats for Deep Learning")
+q_base = declare("q_base", r"q_{base}", "bytes per frozen base weight (2 bf16, 1 int8, 1/2 NF4), constants excluded",
+                 "byte/parameter", integer=False, source="Dettmers et al. 2023 (QLoRA)")
+P_keep = declare("P_keep", r"\Psi_{16}", "parameters kept in 16 bits when the base is quantized (embeddings, norms, head)",
+                 "parameter", integer=False, source="transformers' bitsandbytes integration")
+P_lora = declare("P_lora", r"\Psi_{LoRA}", "trainable LoRA adapter parameters", "parameter", integer=False,
+                 source="Hu et al. 2021 (LoRA)")
+r_lora = declare("r_lora", r"r_{LoRA}", "LoRA rank", "1", integer=True, source="Hu et al. 2021 (LoRA)")
+d_in = declare("d_in", r"d_{in}", "input width of a weight matrix", "1", integer=True, source="Hu et al. 2021 (LoRA)")
+d_out = declare("d_out", r"d_{out}", "output width of a weight matrix", "1", integer=True, source="Hu et al. 2021 (LoRA)")
+B_q = declare("B_q", r"B_{q}", "weights per quantization block (QLoRA: 64)", "1", integer=True, source="Dettmers et al. 2023 (QLoRA) §3")
+B_q2 = declare("B_q2", r"B_{q2}", "first-level constants per second-level block (QLoRA double quantization: 256)", "1",
+               integer=True, source="Dettmers et al. 2023 (QLoRA) §3")
+
 # --- architecture switches ------------------------------------------------------
 # Structural choices of a decoder (DESIGN.md "Architectures"): 0/1 switches and
 # small non-negative counts that a Hugging Face config maps to (formulas/hf_config.py).
@@ -210,3 +234,13 @@ head_bias = switch("head_bias", r"\sigma_{b_{head}}", "1 if the output head has 
 moe = switch("moe", r"\sigma_{moe}", "1 for a mixture-of-experts MLP with a router (then E experts, k per token)")
 d_emb = declare("d_emb", r"d_{emb}", "token embedding width (h except OPT's word_embed_proj_dim)", "1", integer=True, source=ARCH)
 proj_emb = switch("proj_emb", r"\sigma_{proj}", "1 if project_in/project_out map the embedding width to h and back (OPT-350m)")
+
+# --- LoRA targets (formulas/precision.py): 1 if the named projection carries an adapter ------------------
+LORA_SOURCE = "Hu et al. 2021 (LoRA); PEFT target_modules"
+lora_q = switch("lora_q", r"\lambda_{Q}", "1 if q_proj carries a LoRA adapter", source=LORA_SOURCE)
+lora_k = switch("lora_k", r"\lambda_{K}", "1 if k_proj carries a LoRA adapter", source=LORA_SOURCE)
+lora_v = switch("lora_v", r"\lambda_{V}", "1 if v_proj carries a LoRA adapter", source=LORA_SOURCE)
+lora_o = switch("lora_o", r"\lambda_{O}", "1 if o_proj carries a LoRA adapter", source=LORA_SOURCE)
+lora_gate = switch("lora_gate", r"\lambda_{gate}", "1 if gate_proj carries a LoRA adapter", source=LORA_SOURCE)
+lora_up = switch("lora_up", r"\lambda_{up}", "1 if up_proj carries a LoRA adapter", source=LORA_SOURCE)
+lora_down = switch("lora_down", r"\lambda_{down}", "1 if down_proj carries a LoRA adapter", source=LORA_SOURCE)
