@@ -21,7 +21,11 @@ Conventions (each stated in the report):
 - full recompute re-runs the layers' forward, not the logits (as ``flops.megatron``);
 - FLOP-based figures of a mixture-of-experts model (6ΨD, compute-bound decoding) use
   the active Ψ, byte-based ones (weights, states, memory-bound decoding) the total Ψ;
-- the iterations are whole: ⌈D/(B·s)⌉.
+- the iterations are whole: ⌈D/(B·s)⌉;
+- n = t·p·c·d: context parallelism (c) splits each sequence, its ranks hold the same weights and reduce
+  gradients with the data-parallel ones; expert parallelism (e) spreads the experts over e of the d
+  data-parallel ranks (``formulas/parallelism.py``). Ranks are ordered t, c, e, d, p as in Megatron-LM:
+  CP traffic crosses NVLink while t·c ≤ 8 GPUs, EP traffic while t·c·e ≤ 8, the network otherwise.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
 Q_16BIT = 2  # bytes per 16-bit value
 SECONDS_PER_DAY = 86400
 TOKENS_PER_PARAMETER = 20  # the default D: Hoffmann et al. 2022 (Chinchilla), about 20 tokens per parameter
+GPUS_PER_NODE = 8  # an HGX/DGX node: the NVLink domain TP (and CP, EP within it) traffic is priced at
 
 
 class LayoutError(ValueError):
@@ -61,6 +66,8 @@ class Layout:
     zero: int = 0
     recompute: Recompute = "selective"
     sequence_parallel: bool = False
+    e: int = 1  # expert parallel degree, taken from the d data-parallel ranks
+    c: int = 1  # context parallel degree: n = t·p·c·d
 
     @property
     def global_batch(self) -> int:
@@ -70,9 +77,19 @@ class Layout:
 def layout_violation(layout: Layout, model: dict[str, int]) -> str | None:
     """The first rule the layout breaks, in words, or None: the one statement of the rules
     (``check_layout`` raises it, ``plan`` keeps the layouts that break none)."""
-    t, p, d, n = layout.t, layout.p, layout.d, layout.n
-    if t * p * d != n:
+    t, p, d, n, e, c = layout.t, layout.p, layout.d, layout.n, layout.e, layout.c
+    if c == 1 and t * p * d != n:
         return f"t·p·d must equal n: {t}·{p}·{d} = {t * p * d}, n = {n}"
+    if t * p * c * d != n:
+        return f"t·p·c·d must equal n: {t}·{p}·{c}·{d} = {t * p * c * d}, n = {n}"
+    if e > 1 and not model.get("moe"):
+        return f"expert parallelism (e = {e}) needs a mixture-of-experts model"
+    if model["E"] % e:
+        return f"e = {e} must divide the {model['E']} experts"
+    if d % e:
+        return f"e = {e} must divide the data-parallel degree d = {d} (expert-parallel ranks are data-parallel ranks)"
+    if layout.s % c:
+        return f"c = {c} must divide the sequence length s = {layout.s}"
     if model["a"] % t:
         return f"t = {t} must divide the {model['a']} attention heads"
     if model["g"] % t:
@@ -155,10 +172,11 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     per layout.
     """
     n, t, p, d, b, m, s, v = (ops.number(x) for x in (layout.n, layout.t, layout.p, layout.d, layout.b, layout.m, layout.s, layout.v))
+    e, c = ops.number(layout.e), ops.number(layout.c)
     model = inputs.model
     layers = ops.number(model["l"])
     base = dict(model) | dict(inputs.gpu) | {"t": t, "p": p, "d": d, "m": m, "s": s, "v": v, "n": n, "q": Q_16BIT,
-                                              "q_w": Q_16BIT, "U": inputs.utilization, "r": inputs.overlap}
+                                              "q_w": Q_16BIT, "U": inputs.utilization, "r": inputs.overlap, "e": e, "c": c}
     B = b * m * d
     tensor, pipeline, data, interleaved = t > 1, p > 1, d > 1, v > 1
 
@@ -166,6 +184,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     active = ev("params.decoder.active", **base)
     tokens = TOKENS_PER_PARAMETER * total if inputs.tokens is None else inputs.tokens
     base |= {"P": total, "D": tokens}
+    base |= {"P_exp": ev("params.ep.experts", **base)}  # what expert parallelism shards (0 when dense)
 
     forward = ev("flops.decoder.forward", **(base | {"b": B}))
     backward = ev("flops.decoder.backward", **(base | {"b": B}))
@@ -179,7 +198,11 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
 
     states = ops.choose(layout.zero, {stage: (lambda f=formula_id: ev(f, **base)) for stage, formula_id in ZERO_STATES.items()})
     activation = _activation_index(mode, layout.sequence_parallel, ops)
-    per_layer = ops.choose(activation, {i: (lambda f=f: ev(f, **(base | {"b": b}))) for i, f in enumerate(ACTIVATION_FORMULAS)})
+    per_layer = ops.where(  # context parallelism: the flash-core layer of s/c tokens
+        c > 1,
+        ops.choose(activation, {i: (lambda f=f: ev(f, **(base | {"b": b}))) for i, f in enumerate(CP_ACTIVATION_FORMULAS)}),
+        ops.choose(activation, {i: (lambda f=f: ev(f, **(base | {"b": b}))) for i, f in enumerate(ACTIVATION_FORMULAS)}),
+    )
     in_flight = ops.minimum(p, m)
     interleave = 1 + ops.where(interleaved, (p - 1) / (p * v), 0)
     activations = per_layer * (layers / p) * in_flight * interleave
@@ -188,14 +211,17 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     compute_time = (training + recomputed) / (n * inputs.gpu["X"] * inputs.utilization)
     bubble = ops.where(interleaved, ev("cluster.bubble.interleaved", **base), ev("cluster.bubble", **base))
     comms = _comms(layout, base, ev, ops)
-    link = {"tp": inputs.gpu["W_link"] / 2, "pp": inputs.network, "dp": inputs.network}  # bytes/s one way
+    nvlink = inputs.gpu["W_link"] / 2
+    link = {"tp": nvlink, "pp": inputs.network, "dp": inputs.network,  # bytes/s one way
+            "cp": ops.where(t * c <= GPUS_PER_NODE, nvlink, inputs.network),  # ranks ordered t, c, e, d (Megatron)
+            "ep": ops.where(t * c * e <= GPUS_PER_NODE, nvlink, inputs.network)}
     comm_time = {dim: comms[dim] / link[dim] for dim in comms}
     exposed = ops.maximum(sum(comm_time.values()) - inputs.overlap * compute_time, 0)  # one overlap budget for all
     step_time = compute_time * (1 + bubble) + exposed
     iterations = ops.ceiling(tokens / (B * s))
 
     return {
-        "params": {"total": total, "active": active, "per_gpu": total / (t * p)},
+        "params": {"total": total, "active": active, "per_gpu": ev("params.per_gpu.ep", **base), "experts": base["P_exp"]},
         "flops": {
             "forward": forward,
             "backward": backward,
@@ -209,7 +235,11 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
             "total": memory_total,
             "capacity": inputs.gpu["M_gpu"],
             "fits": memory_total <= inputs.gpu["M_gpu"],
-            "activation_formula": ops.choose(activation, {i: (lambda f=f: f) for i, f in enumerate(ACTIVATION_FORMULAS)}),
+            "activation_formula": ops.where(
+                c > 1,
+                ops.choose(activation, {i: (lambda f=f: f) for i, f in enumerate(CP_ACTIVATION_FORMULAS)}),
+                ops.choose(activation, {i: (lambda f=f: f) for i, f in enumerate(ACTIVATION_FORMULAS)}),
+            ),
         },
         "comms": {
             "bytes": comms,
@@ -235,7 +265,9 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     }
 
 
-ZERO_STATES = {0: "memory.zero", 1: "memory.zero.stage1", 2: "memory.zero.stage2", 3: "memory.zero.stage3"}
+ZERO_STATES = {  # memory.zero.* with the experts over e ranks and c·d/e replicas (exactly memory.zero.* at e = c = 1)
+    0: "memory.zero.ep_cp", 1: "memory.zero.ep_cp.stage1", 2: "memory.zero.ep_cp.stage2", 3: "memory.zero.ep_cp.stage3",
+}
 ACTIVATION_FORMULAS = (  # per-layer bytes by recompute mode and sequence parallelism, at the model's g, d_head, d_ff, gated
     "memory.activations.layer.general.tp",
     "memory.activations.layer.general.tp_sp",
@@ -243,6 +275,16 @@ ACTIVATION_FORMULAS = (  # per-layer bytes by recompute mode and sequence parall
     "memory.activations.layer.general.selective_sp",
     "memory.activations.layer.full_recompute",
     "memory.activations.layer.full_recompute_sp",
+)
+
+
+CP_ACTIVATION_FORMULAS = (  # the same choices under context parallelism (c > 1): a flash core, s/c tokens
+    "memory.activations.layer.cp",
+    "memory.activations.layer.cp_sp",
+    "memory.activations.layer.cp",
+    "memory.activations.layer.cp_sp",
+    "memory.activations.layer.cp.full_recompute",
+    "memory.activations.layer.cp.full_recompute_sp",
 )
 
 
@@ -261,19 +303,26 @@ def _activation_index(mode: object, sequence_parallel: object, ops: Ops) -> obje
 
 
 def _comms(layout: Layout, base: dict, ev: Evaluator, ops: Ops) -> dict:
-    """Bytes each GPU moves per iteration, by parallel dimension."""
+    """Bytes each GPU moves per iteration, by parallel dimension (TP and PP carry the rank's s/c tokens)."""
     t, p, d, b, m = base["t"], base["p"], base["d"], ops.number(layout.b), base["m"]
+    chunk = base | {"b": b, "s": base["s"] / base["c"]}
     tp = ops.choose(layout.sequence_parallel, {
-        True: lambda: ev("comms.sp.per_microbatch", **(base | {"b": b})),
-        False: lambda: ev("comms.tp.sent_per_microbatch", **(base | {"b": b})),
+        True: lambda: ev("comms.sp.per_microbatch", **chunk),
+        False: lambda: ev("comms.tp.sent_per_microbatch", **chunk),
     })
     tp = ops.where(t > 1, tp * m, 0)
-    pp = ops.where(p > 1, ev("comms.pp.per_iteration.interleaved", **(base | {"b": b})), 0)
+    pp = ops.where(p > 1, ev("comms.pp.per_iteration.interleaved", **chunk), 0)
     dp = ops.choose(layout.zero == 3, {  # ZeRO-3 adds a parameter all-gather to the reduce-scatter: 3Ψ of this rank's shard
-        True: lambda: ev("comms.zero.stage3.sent", **base),
-        False: lambda: ev("comms.dp.sent_per_iteration", **base),
+        True: lambda: ev("comms.zero.stage3.ep_cp.sent", **base),  # dense over c·d replicas, experts over c·d/e
+        False: lambda: ev("comms.dp.ep_cp.sent_per_iteration", **base),
     })
-    return {"tp": tp, "pp": pp, "dp": ops.where(d > 1, dp, 0)}
+    ep = ops.choose(layout.sequence_parallel, {
+        True: lambda: ev("comms.ep.per_microbatch.sp", **(base | {"b": b})),
+        False: lambda: ev("comms.ep.per_microbatch", **(base | {"b": b})),
+    })
+    cp = ev("comms.cp.per_microbatch", **(base | {"b": b}))
+    return {"tp": tp, "pp": pp, "dp": ops.where(d * base["c"] > 1, dp, 0),
+            "ep": ops.where(base["e"] > 1, ep * m, 0), "cp": ops.where(base["c"] > 1, cp * m, 0)}
 
 
 def _inference(base: dict, b: object, active: object, ev: Evaluator, ops: Ops) -> dict:

@@ -47,6 +47,8 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--pp", default="1", metavar="P", help="pipeline parallel degree p (default 1)")
     command.add_argument("--dp", default="1", metavar="D", help="data parallel degree d (default 1)")
     command.add_argument("--interleave", default="1", metavar="V", help="virtual pipeline stages per GPU v (default 1)")
+    command.add_argument("--ep", default="1", metavar="E", help="expert parallel degree e: divides the experts and d (default 1)")
+    command.add_argument("--cp", default="1", metavar="C", help="context parallel degree c: divides the sequence; n = t·p·c·d (default 1)")
     command.add_argument("--micro-batch", default="1", metavar="B", help="micro-batch size b in sequences (default 1)")
     batch = command.add_mutually_exclusive_group()
     batch.add_argument("--micro-batches", metavar="M", help="micro-batches per iteration m")
@@ -67,10 +69,11 @@ def read_layout(args: argparse.Namespace) -> Layout:
         m = global_batch // (b * d)
     else:
         m = parse_count(args.micro_batches or "1", "m")
-    n = parse_count(args.gpus, "n") if args.gpus is not None else t * p * d
+    e, c = parse_count(args.ep, "e"), parse_count(args.cp, "c")
+    n = parse_count(args.gpus, "n") if args.gpus is not None else t * p * c * d
     return Layout(
         n=n, t=t, p=p, d=d, b=b, m=m, s=parse_count(args.seq, "s"), v=parse_count(args.interleave, "v"),
-        zero=int(args.zero), recompute=args.recompute, sequence_parallel=args.sequence_parallel,
+        zero=int(args.zero), recompute=args.recompute, sequence_parallel=args.sequence_parallel, e=e, c=c,
     )
 
 
@@ -110,7 +113,7 @@ def run(args: argparse.Namespace) -> Result:
         "layout": {
             "n": layout.n, "t": layout.t, "p": layout.p, "d": layout.d, "v": layout.v, "b": layout.b, "m": layout.m,
             "B": layout.global_batch, "s": layout.s, "zero": layout.zero, "recompute": layout.recompute,
-            "sequence_parallel": layout.sequence_parallel,
+            "sequence_parallel": layout.sequence_parallel, "e": layout.e, "c": layout.c,
         },
         "assumptions": assumptions_json(inputs),
     } | _to_json(report)
@@ -142,7 +145,7 @@ def render_text(doc: dict) -> str:
     lay = doc["layout"]
     lines = [
         f"{doc['model']} on {lay['n']} × {doc['gpu']}",
-        f"layout: t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']}  b={lay['b']} m={lay['m']} B={lay['B']} s={lay['s']}  "
+        f"layout: t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']} e={lay['e']} c={lay['c']}  b={lay['b']} m={lay['m']} B={lay['B']} s={lay['s']}  "
         f"ZeRO {lay['zero']}, recompute {lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}",
         "",
         "parameters",
@@ -163,6 +166,10 @@ def render_text(doc: dict) -> str:
             f"  {dim.upper()}  {_si(comms['bytes'][dim], 'B')} in {comms['seconds'][dim]:.3f} s over "
             f"{_si(comms['link_bandwidth'][dim], 'B/s')}; needs {_si(comms['required_bandwidth'][dim], 'B/s')}"
         )
+    for dim, what in (("ep", "all-to-all"), ("cp", "ring K/V")):
+        if lay[dim[0]] > 1:
+            lines.append(f"  {dim.upper()}  {_si(comms['bytes'][dim], 'B')} in {comms['seconds'][dim]:.3f} s over "
+                         f"{_si(comms['link_bandwidth'][dim], 'B/s')} ({what})")
     time = doc["time"]
     lines += [
         "time",

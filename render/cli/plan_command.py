@@ -2,10 +2,10 @@
 
     llm-formulas plan --model megatron-1t --gpu a100-80gb --gpus 3072 --global-batch 3072 --seq 2048
 
-Every valid (t, p, d, b, m, v, ZeRO stage, recompute mode, sequence parallelism)
+Every valid (t, p, d, b, m, v, c, e, ZeRO stage, recompute mode, sequence parallelism)
 of n GPUs is evaluated by the same glue as ``estimate`` (formulas/estimate.py)
 through the generated NumPy code; those that don't fit are dropped; the best
-``--top`` distinct (t, p, d, b, m, v), each at its best setting, are shown with
+``--top`` distinct (t, p, d, b, m, v, c, e), each at its best setting, are shown with
 why each ranks where it does. ``--json``: one document with the ranked list.
 """
 
@@ -67,14 +67,14 @@ def render_text(doc: dict) -> str:
         f"{doc['explored']:,} layouts explored, {doc['fitting']:,} fit",
     ]
     if not doc["explored"]:
-        return "\n".join(lines + ["no valid layout: t·p·d = n needs t | a, g (t ≤ --max-tp), p | l and d | B"])
+        return "\n".join(lines + ["no valid layout: t·p·c·d = n needs t | a, g (t ≤ --max-tp), p | l, c | s, e | d, E and d | B"])
     if not doc["ranked"]:
         return "\n".join(lines + ["no layout fits: more GPUs, a smaller batch or a GPU with more memory"])
     lines.append("")
     for place, entry in enumerate(doc["ranked"], start=1):
         lay = entry["layout"]
         lines += [
-            f"{place}. t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']} b={lay['b']} m={lay['m']}  ZeRO {lay['zero']}, "
+            f"{place}. t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']} e={lay['e']} c={lay['c']} b={lay['b']} m={lay['m']}  ZeRO {lay['zero']}, "
             f"recompute {lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}",
             f"   step {entry['step_seconds']:.3f} s (compute {entry['compute_seconds']:.3f} s, bubble "
             f"{entry['bubble_seconds']:.3f} s, exposed comms {entry['exposed_comm_seconds']:.3f} s)   memory "

@@ -3679,6 +3679,622 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, 
     return 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 3*l*(2*E*b*h*moe*s + 4*a*b*d_head*s**2 + 2*b*d_ff*h*k*s*(gated + 2) + 2*b*d_head*h*s*(2*a + 2*g))
 
 
+def params_ep_experts(h, d_ff, l, E, gated, b_mlp, moe):
+    r"""parameters of the routed experts: E MLPs in each of the l layers of a mixture-of-experts model (0 when dense).
+
+    params.ep.experts [parameter] = E*l*moe*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))
+
+    LaTeX: \Psi_E = E l \sigma_{moe} \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right)
+
+    Args:
+        h: hidden size [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        E: experts [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        b_mlp: 1 if the MLP matrices have biases [1]
+        moe: 1 for a mixture-of-experts MLP with a router (then E experts, k per token) [1]
+
+    Returns: parameters of the routed experts: E MLPs in each of the l layers of a mixture-of-experts model (0 when dense) [parameter]
+
+    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer)
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
+    moe = numpy.asarray(moe, dtype=numpy.float64)
+    return E*l*moe*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))
+
+
+def params_per_gpu_ep(t, p, P, e, P_exp):
+    r"""parameters one GPU holds: the dense ones split t·p ways, the experts t·p·e ways.
+
+    params.per_gpu.ep [parameter] = P_exp/(e*p*t) + (P - P_exp)/(p*t)
+
+    LaTeX: \Psi_{GPU} = \frac{\Psi_{E}}{e p t} + \frac{\Psi - \Psi_{E}}{p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        P: parameters [parameter]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        P_exp: parameters of the routed experts (what expert parallelism shards) [parameter]
+
+    Returns: parameters one GPU holds: the dense ones split t·p ways, the experts t·p·e ways [parameter]
+
+    Valid when: e divides E; e divides d
+
+    Sources: Lepikhin et al. 2020, GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding, §2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine); Megatron-LM, megatron/core/transformer/moe/README.md (Megatron Core MoE), --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
+    return P_exp/(e*p*t) + (P - P_exp)/(p*t)
+
+
+def memory_zero_ep_cp(t, p, P, e, P_exp):
+    r"""model states per GPU, ZeRO stage 0, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e.
+
+    memory.zero.ep_cp [byte] = 16*P_exp/(e*p*t) + 16*(P - P_exp)/(p*t)
+
+    LaTeX: M_{ZeRO\text{-}0}^{EP,CP} = \frac{16 \Psi_{E}}{e p t} + \frac{16 \left(\Psi - \Psi_{E}\right)}{p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        P: parameters [parameter]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        P_exp: parameters of the routed experts (what expert parallelism shards) [parameter]
+
+    Returns: model states per GPU, ZeRO stage 0, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e [byte]
+
+    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d
+
+    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
+    return 16*P_exp/(e*p*t) + 16*(P - P_exp)/(p*t)
+
+
+def memory_zero_ep_cp_stage1(t, p, d, P, e, c, P_exp):
+    r"""model states per GPU, ZeRO stage 1, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e.
+
+    memory.zero.ep_cp.stage1 [byte] = (4*P_exp/e + 12*P_exp/(c*d))/(p*t) + (4*P - 4*P_exp + 12*(P - P_exp)/(c*d))/(p*t)
+
+    LaTeX: M_{ZeRO\text{-}1}^{EP,CP} = \frac{\frac{4 \Psi_{E}}{e} + \frac{12 \Psi_{E}}{c d}}{p t} + \frac{4 \Psi - 4 \Psi_{E} + \frac{12 \left(\Psi - \Psi_{E}\right)}{c d}}{p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+        P_exp: parameters of the routed experts (what expert parallelism shards) [parameter]
+
+    Returns: model states per GPU, ZeRO stage 1, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e [byte]
+
+    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d
+
+    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
+    return (4*P_exp/e + 12*P_exp/(c*d))/(p*t) + (4*P - 4*P_exp + 12*(P - P_exp)/(c*d))/(p*t)
+
+
+def memory_zero_ep_cp_stage2(t, p, d, P, e, c, P_exp):
+    r"""model states per GPU, ZeRO stage 2, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e.
+
+    memory.zero.ep_cp.stage2 [byte] = (2*P_exp/e + 14*P_exp/(c*d))/(p*t) + (2*P - 2*P_exp + 14*(P - P_exp)/(c*d))/(p*t)
+
+    LaTeX: M_{ZeRO\text{-}2}^{EP,CP} = \frac{\frac{2 \Psi_{E}}{e} + \frac{14 \Psi_{E}}{c d}}{p t} + \frac{2 \Psi - 2 \Psi_{E} + \frac{14 \left(\Psi - \Psi_{E}\right)}{c d}}{p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+        P_exp: parameters of the routed experts (what expert parallelism shards) [parameter]
+
+    Returns: model states per GPU, ZeRO stage 2, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e [byte]
+
+    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d
+
+    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
+    return (2*P_exp/e + 14*P_exp/(c*d))/(p*t) + (2*P - 2*P_exp + 14*(P - P_exp)/(c*d))/(p*t)
+
+
+def memory_zero_ep_cp_stage3(t, p, d, P, c, P_exp):
+    r"""model states per GPU, ZeRO stage 3, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e.
+
+    memory.zero.ep_cp.stage3 [byte] = 16*P_exp/(c*d*p*t) + 16*(P - P_exp)/(c*d*p*t)
+
+    LaTeX: M_{ZeRO\text{-}3}^{EP,CP} = \frac{16 \Psi_{E}}{c d p t} + \frac{16 \left(\Psi - \Psi_{E}\right)}{c d p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+        P_exp: parameters of the routed experts (what expert parallelism shards) [parameter]
+
+    Returns: model states per GPU, ZeRO stage 3, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e [byte]
+
+    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d
+
+    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
+    return 16*P_exp/(c*d*p*t) + 16*(P - P_exp)/(c*d*p*t)
+
+
+def comms_ep_per_layer(b, s, h, k, q, e, c):
+    r"""bytes each GPU sends in one MoE layer per micro-batch: all-to-all dispatch and combine forward, and their gradients backward, of the b·(s/c)·k routed token copies.
+
+    comms.ep.per_layer [byte] = b*h*k*q*s*(4*e - 4)/(c*e)
+
+    LaTeX: V_{EP}^{layer} = \frac{b h k q s \left(4 e - 4\right)}{c e}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        k: experts per token [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+
+    Returns: bytes each GPU sends in one MoE layer per micro-batch: all-to-all dispatch and combine forward, and their gradients backward, of the b·(s/c)·k routed token copies [byte]
+
+    Valid when: e divides E; e divides d; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1)
+
+    Sources: Lepikhin et al. 2020, GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding, §2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine); Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron-LM, megatron/core/transformer/moe/README.md (Megatron Core MoE), --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism; 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    return b*h*k*q*s*(4*e - 4)/(c*e)
+
+
+def comms_ep_per_layer_sp(b, s, h, k, t, q, e, c):
+    r"""as comms.ep.per_layer with sequence parallelism: each tensor-parallel rank dispatches its s/(c·t) tokens.
+
+    comms.ep.per_layer.sp [byte] = b*h*k*q*s*(4*e - 4)/(c*e*t)
+
+    LaTeX: V_{EP,SP}^{layer} = \frac{b h k q s \left(4 e - 4\right)}{c e t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        k: experts per token [1]
+        t: tensor parallel degree [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+
+    Returns: as comms.ep.per_layer with sequence parallelism: each tensor-parallel rank dispatches its s/(c·t) tokens [byte]
+
+    Valid when: e divides E; e divides d; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1); t divides s
+
+    Sources: Megatron-LM, megatron/core/transformer/moe/README.md (Megatron Core MoE), --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism; Lepikhin et al. 2020, GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding, §2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    return b*h*k*q*s*(4*e - 4)/(c*e*t)
+
+
+def comms_ep_per_microbatch(b, s, h, l, k, p, q, e, c, moe):
+    r"""EP bytes each GPU sends per micro-batch: its pipeline stage's l/p MoE layers.
+
+    comms.ep.per_microbatch [byte] = b*h*k*l*moe*q*s*(4*e - 4)/(c*e*p)
+
+    LaTeX: V_{EP} = \frac{b h k l \sigma_{moe} q s \left(4 e - 4\right)}{c e p}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        l: layers [1]
+        k: experts per token [1]
+        p: pipeline parallel degree [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+        moe: 1 for a mixture-of-experts MLP with a router (then E experts, k per token) [1]
+
+    Returns: EP bytes each GPU sends per micro-batch: its pipeline stage's l/p MoE layers [byte]
+
+    Valid when: e divides E; e divides d; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1); p divides l
+
+    Sources: Megatron-LM, megatron/core/transformer/moe/README.md (Megatron Core MoE), --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    moe = numpy.asarray(moe, dtype=numpy.float64)
+    return b*h*k*l*moe*q*s*(4*e - 4)/(c*e*p)
+
+
+def comms_ep_per_microbatch_sp(b, s, h, l, k, t, p, q, e, c, moe):
+    r"""EP bytes each GPU sends per micro-batch with sequence parallelism.
+
+    comms.ep.per_microbatch.sp [byte] = b*h*k*l*moe*q*s*(4*e - 4)/(c*e*p*t)
+
+    LaTeX: V_{EP,SP} = \frac{b h k l \sigma_{moe} q s \left(4 e - 4\right)}{c e p t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        l: layers [1]
+        k: experts per token [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+        moe: 1 for a mixture-of-experts MLP with a router (then E experts, k per token) [1]
+
+    Returns: EP bytes each GPU sends per micro-batch with sequence parallelism [byte]
+
+    Valid when: e divides E; e divides d; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1); p divides l
+
+    Sources: Megatron-LM, megatron/core/transformer/moe/README.md (Megatron Core MoE), --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    moe = numpy.asarray(moe, dtype=numpy.float64)
+    return b*h*k*l*moe*q*s*(4*e - 4)/(c*e*p*t)
+
+
+def comms_dp_ep_cp_sent_per_iteration(t, p, d, P, q_w, e, c, P_exp):
+    r"""bytes each GPU sends for the gradient all-reduce per iteration: dense gradients over the c·d replicas, expert gradients over the c·d/e ranks that hold the same experts.
+
+    comms.dp.ep_cp.sent_per_iteration [byte] = P_exp*q_w*(2*c*d/e - 2)/(c*d*p*t) + q_w*(P - P_exp)*(2*c*d - 2)/(c*d*p*t)
+
+    LaTeX: V_{DP}^{EP,CP} = \frac{\Psi_{E} q_{\Psi} \left(\frac{2 c d}{e} - 2\right)}{c d p t} + \frac{q_{\Psi} \left(\Psi - \Psi_{E}\right) \left(2 c d - 2\right)}{c d p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+        P_exp: parameters of the routed experts (what expert parallelism shards) [parameter]
+
+    Returns: bytes each GPU sends for the gradient all-reduce per iteration: dense gradients over the c·d replicas, expert gradients over the c·d/e ranks that hold the same experts [byte]
+
+    Valid when: e divides E; e divides d
+
+    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
+    return P_exp*q_w*(2*c*d/e - 2)/(c*d*p*t) + q_w*(P - P_exp)*(2*c*d - 2)/(c*d*p*t)
+
+
+def comms_zero_stage3_ep_cp_sent(t, p, d, P, q_w, e, c, P_exp):
+    r"""bytes each GPU sends for ZeRO-3 per iteration with expert and context parallelism: two all-gathers and a reduce-scatter, dense over c·d ranks, experts over c·d/e.
+
+    comms.zero.stage3.ep_cp.sent [byte] = P_exp*q_w*(3*c*d/e - 3)/(c*d*p*t) + q_w*(P - P_exp)*(3*c*d - 3)/(c*d*p*t)
+
+    LaTeX: V_{ZeRO3}^{EP,CP} = \frac{\Psi_{E} q_{\Psi} \left(\frac{3 c d}{e} - 3\right)}{c d p t} + \frac{q_{\Psi} \left(\Psi - \Psi_{E}\right) \left(3 c d - 3\right)}{c d p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+        P_exp: parameters of the routed experts (what expert parallelism shards) [parameter]
+
+    Returns: bytes each GPU sends for ZeRO-3 per iteration with expert and context parallelism: two all-gathers and a reduce-scatter, dense over c·d ranks, experts over c·d/e [byte]
+
+    Valid when: e divides E; e divides d
+
+    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer)
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
+    return P_exp*q_w*(3*c*d/e - 3)/(c*d*p*t) + q_w*(P - P_exp)*(3*c*d - 3)/(c*d*p*t)
+
+
+def memory_activations_layer_cp(b, s, h, a, g, d_head, d_ff, t, c, gated):
+    r"""activations of one layer per GPU with context and tensor parallelism: s/c tokens, a flash attention core (Q, K, V, output, fp32 log-sum-exp), no s² tensor.
+
+    memory.activations.layer.cp [byte] = 4*a*b*s/(c*t) + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)/c
+
+    LaTeX: A_{layer}^{CP} = \frac{4 a b s}{c t} + \frac{b s \left(10 h + \frac{d_{ff} \left(4 \sigma_{gated} + 4\right) + 4 d_{head} \left(a + g\right)}{t}\right)}{c}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+
+    Returns: activations of one layer per GPU with context and tensor parallelism: s/c tokens, a flash attention core (Q, K, V, output, fp32 log-sum-exp), no s² tensor [byte]
+
+    Valid when: c divides s; the attention core is a fused (flash) kernel, as Megatron's context parallelism requires; t divides a
+
+    Sources: Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks; Liu, Zaharia, Abbeel 2023, Ring Attention with Blockwise Transformers for Near-Infinite Context, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2; Dao et al. 2022, FlashAttention, §3.1 (softmax statistics instead of the s×s matrix)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return 4*a*b*s/(c*t) + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)/c
+
+
+def memory_activations_layer_cp_sp(b, s, h, a, g, d_head, d_ff, t, c, gated):
+    r"""activations of one layer per GPU with context, tensor and sequence parallelism (flash attention core).
+
+    memory.activations.layer.cp_sp [byte] = 4*a*b*s/(c*t) + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/(c*t)
+
+    LaTeX: A_{layer}^{CP,SP} = \frac{4 a b s}{c t} + \frac{b s \left(d_{ff} \left(4 \sigma_{gated} + 4\right) + 4 d_{head} \left(a + g\right) + 10 h\right)}{c t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+
+    Returns: activations of one layer per GPU with context, tensor and sequence parallelism (flash attention core) [byte]
+
+    Valid when: c divides s; the attention core is a fused (flash) kernel, as Megatron's context parallelism requires; t divides a
+
+    Sources: Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks; Liu, Zaharia, Abbeel 2023, Ring Attention with Blockwise Transformers for Near-Infinite Context, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return 4*a*b*s/(c*t) + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/(c*t)
+
+
+def memory_activations_layer_cp_full_recompute(b, s, h, c):
+    r"""activations of one layer with context parallelism and full recompute: the 16-bit input of s/c tokens.
+
+    memory.activations.layer.cp.full_recompute [byte] = 2*b*h*s/c
+
+    LaTeX: A_{layer}^{CP,full} = \frac{2 b h s}{c}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+
+    Returns: activations of one layer with context parallelism and full recompute: the 16-bit input of s/c tokens [byte]
+
+    Valid when: c divides s
+
+    Sources: Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks; Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    return 2*b*h*s/c
+
+
+def memory_activations_layer_cp_full_recompute_sp(b, s, h, t, c):
+    r"""activations of one layer with context and sequence parallelism and full recompute.
+
+    memory.activations.layer.cp.full_recompute_sp [byte] = 2*b*h*s/(c*t)
+
+    LaTeX: A_{layer}^{CP,full,SP} = \frac{2 b h s}{c t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        t: tensor parallel degree [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+
+    Returns: activations of one layer with context and sequence parallelism and full recompute [byte]
+
+    Valid when: c divides s
+
+    Sources: Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks; Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    return 2*b*h*s/(c*t)
+
+
+def comms_cp_per_layer(b, s, g, d_head, t, q, c):
+    r"""ring-attention bytes each GPU sends per layer and micro-batch: c−1 K/V chunks forward; K/V and dK/dV backward.
+
+    comms.cp.per_layer [byte] = 2*b*d_head*g*q*s*(3*c - 3)/(c*t)
+
+    LaTeX: V_{CP}^{layer} = \frac{2 b d_{head} g q s \left(3 c - 3\right)}{c t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        t: tensor parallel degree [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+
+    Returns: ring-attention bytes each GPU sends per layer and micro-batch: c−1 K/V chunks forward; K/V and dK/dV backward [byte]
+
+    Valid when: c divides s; t divides g
+
+    Sources: Liu, Zaharia, Abbeel 2023, Ring Attention with Blockwise Transformers for Near-Infinite Context, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    return 2*b*d_head*g*q*s*(3*c - 3)/(c*t)
+
+
+def comms_cp_per_microbatch(b, s, g, d_head, l, t, p, q, c):
+    r"""ring-attention bytes each GPU sends per micro-batch for its pipeline stage's l/p layers.
+
+    comms.cp.per_microbatch [byte] = 2*b*d_head*g*l*q*s*(3*c - 3)/(c*p*t)
+
+    LaTeX: V_{CP} = \frac{2 b d_{head} g l q s \left(3 c - 3\right)}{c p t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+
+    Returns: ring-attention bytes each GPU sends per micro-batch for its pipeline stage's l/p layers [byte]
+
+    Valid when: c divides s; p divides l
+
+    Sources: Liu, Zaharia, Abbeel 2023, Ring Attention with Blockwise Transformers for Near-Infinite Context, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    return 2*b*d_head*g*l*q*s*(3*c - 3)/(c*p*t)
+
+
+def memory_distributed_optimizer(t, p, d, P):
+    r"""Megatron's distributed optimizer per GPU: bf16 weights and fp32 main gradients whole, fp32 master weights and Adam moments sharded over d: (6 + 12/d)·Ψ/(t·p), ZeRO stage 1 of the fp32-gradient recipe.
+
+    memory.distributed_optimizer [byte] = (6*P + 12*P/d)/(p*t)
+
+    LaTeX: M_{dist\,opt} = \frac{6 \Psi + \frac{12 \Psi}{d}}{p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+
+    Returns: Megatron's distributed optimizer per GPU: bf16 weights and fp32 main gradients whole, fp32 master weights and Adam moments sharded over d: (6 + 12/d)·Ψ/(t·p), ZeRO stage 1 of the fp32-gradient recipe [byte]
+
+    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas
+
+    Sources: Megatron Core developer guide, Distributed Optimizer (distrib_optimizer.html), bytes per parameter: bf16 param, fp32 grads 18 → 6 + 12/d; fp16/fp16 20 → 4 + 16/d; Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    return (6*P + 12*P/d)/(p*t)
+
+
 FORMULAS = {
     'params.layer.attention': params_layer_attention,
     'params.layer.mlp': params_layer_mlp,
@@ -3820,6 +4436,25 @@ FORMULAS = {
     'flops.decoder.forward': flops_decoder_forward,
     'flops.decoder.backward': flops_decoder_backward,
     'flops.decoder.training': flops_decoder_training,
+    'params.ep.experts': params_ep_experts,
+    'params.per_gpu.ep': params_per_gpu_ep,
+    'memory.zero.ep_cp': memory_zero_ep_cp,
+    'memory.zero.ep_cp.stage1': memory_zero_ep_cp_stage1,
+    'memory.zero.ep_cp.stage2': memory_zero_ep_cp_stage2,
+    'memory.zero.ep_cp.stage3': memory_zero_ep_cp_stage3,
+    'comms.ep.per_layer': comms_ep_per_layer,
+    'comms.ep.per_layer.sp': comms_ep_per_layer_sp,
+    'comms.ep.per_microbatch': comms_ep_per_microbatch,
+    'comms.ep.per_microbatch.sp': comms_ep_per_microbatch_sp,
+    'comms.dp.ep_cp.sent_per_iteration': comms_dp_ep_cp_sent_per_iteration,
+    'comms.zero.stage3.ep_cp.sent': comms_zero_stage3_ep_cp_sent,
+    'memory.activations.layer.cp': memory_activations_layer_cp,
+    'memory.activations.layer.cp_sp': memory_activations_layer_cp_sp,
+    'memory.activations.layer.cp.full_recompute': memory_activations_layer_cp_full_recompute,
+    'memory.activations.layer.cp.full_recompute_sp': memory_activations_layer_cp_full_recompute_sp,
+    'comms.cp.per_layer': comms_cp_per_layer,
+    'comms.cp.per_microbatch': comms_cp_per_microbatch,
+    'memory.distributed_optimizer': memory_distributed_optimizer,
 }
 
 INPUTS = {
@@ -3963,4 +4598,23 @@ INPUTS = {
     'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'moe', 'd_emb', 'proj_emb'),
     'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'moe', 'd_emb', 'proj_emb'),
     'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'moe', 'd_emb', 'proj_emb'),
+    'params.ep.experts': ('h', 'd_ff', 'l', 'E', 'gated', 'b_mlp', 'moe'),
+    'params.per_gpu.ep': ('t', 'p', 'P', 'e', 'P_exp'),
+    'memory.zero.ep_cp': ('t', 'p', 'P', 'e', 'P_exp'),
+    'memory.zero.ep_cp.stage1': ('t', 'p', 'd', 'P', 'e', 'c', 'P_exp'),
+    'memory.zero.ep_cp.stage2': ('t', 'p', 'd', 'P', 'e', 'c', 'P_exp'),
+    'memory.zero.ep_cp.stage3': ('t', 'p', 'd', 'P', 'c', 'P_exp'),
+    'comms.ep.per_layer': ('b', 's', 'h', 'k', 'q', 'e', 'c'),
+    'comms.ep.per_layer.sp': ('b', 's', 'h', 'k', 't', 'q', 'e', 'c'),
+    'comms.ep.per_microbatch': ('b', 's', 'h', 'l', 'k', 'p', 'q', 'e', 'c', 'moe'),
+    'comms.ep.per_microbatch.sp': ('b', 's', 'h', 'l', 'k', 't', 'p', 'q', 'e', 'c', 'moe'),
+    'comms.dp.ep_cp.sent_per_iteration': ('t', 'p', 'd', 'P', 'q_w', 'e', 'c', 'P_exp'),
+    'comms.zero.stage3.ep_cp.sent': ('t', 'p', 'd', 'P', 'q_w', 'e', 'c', 'P_exp'),
+    'memory.activations.layer.cp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'c', 'gated'),
+    'memory.activations.layer.cp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'c', 'gated'),
+    'memory.activations.layer.cp.full_recompute': ('b', 's', 'h', 'c'),
+    'memory.activations.layer.cp.full_recompute_sp': ('b', 's', 'h', 't', 'c'),
+    'comms.cp.per_layer': ('b', 's', 'g', 'd_head', 't', 'q', 'c'),
+    'comms.cp.per_microbatch': ('b', 's', 'g', 'd_head', 'l', 't', 'p', 'q', 'c'),
+    'memory.distributed_optimizer': ('t', 'p', 'd', 'P'),
 }

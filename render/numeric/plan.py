@@ -1,10 +1,10 @@
 """Search parallel layouts: every valid layout of n GPUs evaluated at once, ranked by step time.
 
-The space follows formulas.estimate.check_layout: t·p·d = n; t divides a and g
+The space follows formulas.estimate.check_layout: t·p·c·d = n; t divides a and g; c divides s; e divides d and E
 (and t ≤ ``max_tp``: the report prices TP traffic at the NVLink bandwidth, which
 holds inside one node); p·v divides l; b·m·d = B; v > 1 only with p > 1 and p | m;
 every ZeRO stage and recompute mode; sequence parallelism only with t > 1 (at
-t = 1 it is the same layout). The numeric part (t, p, d, b, m, v) is a set of
+t = 1 it is the same layout). The numeric part (t, p, d, b, m, v, c, e) is a set of
 arrays (``Shapes``); crossed with the settings (ZeRO stage, recompute mode, sequence
 parallelism: columns too, which pick formula ids element by element), every chunk of
 65,536 layouts is one call of formulas.estimate.estimate through the generated NumPy
@@ -20,17 +20,16 @@ from typing import Callable
 
 import numpy as np
 
-from formulas.estimate import RECOMPUTE_MODES, Evaluator, Inputs, Layout, estimate, layout_violation
+from formulas.estimate import GPUS_PER_NODE, RECOMPUTE_MODES, Evaluator, Inputs, Layout, estimate, layout_violation
 from render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 
-SHAPE_FIELDS = ("t", "p", "d", "b", "m", "v")
+SHAPE_FIELDS = ("t", "p", "d", "b", "m", "v", "c", "e")
 SETTING_FIELDS = ("zero", "recompute", "sequence_parallel")
 SETTINGS: tuple[tuple[int, str, bool], ...] = tuple(
     (zero, recompute, parallel) for zero in (0, 1, 2, 3) for recompute in RECOMPUTE_MODES for parallel in (False, True)
 )
 FIGURES = ("step_seconds", "compute_seconds", "bubble", "bubble_seconds", "exposed_comm_seconds", "memory_total",
            "training_days", "fits")
-GPUS_PER_NODE = 8  # an HGX/DGX node: the NVLink domain the report's TP bandwidth assumes
 
 
 def divisors(n: int) -> list[int]:
@@ -41,7 +40,7 @@ def divisors(n: int) -> list[int]:
 
 @dataclass(frozen=True)
 class Shapes:
-    """The numeric part of a set of layouts: int64 arrays t, p, d, b, m, v of one length."""
+    """The numeric part of a set of layouts: int64 arrays t, p, d, b, m, v, c, e of one length."""
 
     t: np.ndarray
     p: np.ndarray
@@ -49,6 +48,8 @@ class Shapes:
     b: np.ndarray
     m: np.ndarray
     v: np.ndarray
+    c: np.ndarray
+    e: np.ndarray
 
     def __len__(self) -> int:
         return len(self.t)
@@ -60,21 +61,24 @@ class Shapes:
         return [self.take(slice(start, start + size)) for start in range(0, len(self), size)]
 
 
-def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None = GPUS_PER_NODE) -> Shapes:
-    """Every (t, p, d, b, m, v) allowed for n GPUs and a global batch of B sequences: the candidates
-    t·p·d = n, b·m·d = B, v | l, kept when they break none of ``layout_violation``'s rules."""
+def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None = GPUS_PER_NODE, s: int = 1) -> Shapes:
+    """Every (t, p, d, b, m, v, c, e) allowed for n GPUs, a global batch of B sequences and s tokens: the
+    candidates t·p·c·d = n, b·m·d = B, v | l, c | s, e | d, kept when they break none of
+    ``layout_violation``'s rules (e | E, and e = 1 for a dense model, among them)."""
     rows = []
     for t in divisors(n):
         if max_tp is not None and t > max_tp:
             continue
-        for p in divisors(n // t):
-            d = n // (t * p)
-            if global_batch % d:
-                continue
-            for b in divisors(global_batch // d):
-                m = global_batch // (d * b)
-                rows += [(t, p, d, b, m, v) for v in divisors(int(model["l"]))
-                         if layout_violation(Layout(n=n, t=t, p=p, d=d, b=b, m=m, s=1, v=v), model) is None]
+        for c in (c for c in divisors(n // t) if s % c == 0):
+            for p in divisors(n // (t * c)):
+                d = n // (t * c * p)
+                if global_batch % d:
+                    continue
+                for e in divisors(d):
+                    for b in divisors(global_batch // d):
+                        m = global_batch // (d * b)
+                        rows += [(t, p, d, b, m, v, c, e) for v in divisors(int(model["l"]))
+                                 if layout_violation(Layout(n=n, t=t, p=p, d=d, b=b, m=m, s=s, v=v, c=c, e=e), model) is None]
     columns = np.array(rows, dtype=np.int64).reshape(-1, len(SHAPE_FIELDS)).T
     return Shapes(*columns)
 
@@ -170,7 +174,7 @@ def reason(entry: dict, runner_up: dict | None) -> str:
 def plan(model: dict[str, int], inputs: Inputs, n: int, global_batch: int, s: int, top: int = 5,
          max_tp: int | None = GPUS_PER_NODE, progress: Callable[[int, int], None] | None = None) -> dict:
     """The ranked best layouts (each with its reason) and the size of the space explored."""
-    space = shapes(model, n, global_batch, max_tp)
+    space = shapes(model, n, global_batch, max_tp, s)
     if not len(space):
         return {"explored": 0, "fitting": 0, "ranked": []}
     table = evaluate(space, n, s, inputs, progress)
