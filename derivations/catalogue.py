@@ -12,16 +12,20 @@ from dataclasses import dataclass
 from functools import cache
 
 from derivations.engine import Derivation, Outcome
-from formulas.catalogue import TOPICS, all_formulas
+from formulas.catalogue import TOPICS, all_formulas, origin_topic
 from formulas.dimensions import DimensionError, check_declared_unit
 
 
 @cache
+def topic_derivations(topic: str) -> tuple[Derivation, ...]:
+    """The derivations of one topic module (``derivations.<topic>``), built once."""
+    module = importlib.import_module(f"derivations.{topic}")
+    return tuple(make() for make in module.DERIVATIONS)
+
+
+@cache
 def all_derivations() -> tuple[Derivation, ...]:
-    built: list[Derivation] = []
-    for topic in TOPICS:
-        module = importlib.import_module(f"derivations.{topic}")
-        built.extend(make() for make in module.DERIVATIONS)
+    built: list[Derivation] = [derivation for topic in TOPICS for derivation in topic_derivations(topic)]
     ids = [d.id for d in built]
     duplicates = {i for i in ids if ids.count(i) > 1}
     if duplicates:
@@ -30,10 +34,11 @@ def all_derivations() -> tuple[Derivation, ...]:
 
 
 def derivation_of(formula_id: str) -> Derivation | None:
-    """The derivation that concludes a formula."""
-    for derivation in all_derivations():
-        if formula_id in derivation.established:
-            return derivation
+    """The derivation that concludes a formula: looked for in its own topic first (``show`` builds one topic)."""
+    for derivations in (lambda: topic_derivations(origin_topic(formula_id)), all_derivations):
+        for derivation in derivations():
+            if formula_id in derivation.established:
+                return derivation
     return None
 
 

@@ -161,3 +161,10 @@ def report_of(capsys, config, lay, n, s):
             "--micro-batch", str(lay["b"]), "--micro-batches", str(lay["m"]), "--zero", str(lay["zero"]),
             "--recompute", lay["recompute"], "--cp", str(lay["c"]), "--ep", str(lay["e"])]
     return cli_json(capsys, *argv, *(["--sequence-parallel"] if lay["sequence_parallel"] else []))
+
+
+def test_one_node_size():
+    # the report prices CP/EP inside a node by formulas.estimate's node; plan's --max-tp default by render.numeric's
+    from formulas.estimate import GPUS_PER_NODE as report_node
+    from render.numeric import GPUS_PER_NODE as plan_node
+    assert report_node == plan_node == 8  # an HGX H100 / DGX A100 node: 8 GPUs on NVLink
