@@ -19,7 +19,7 @@ import sympy as sp
 from formulas.symbols import constant_values, quantity, table_order
 from formulas.units import Unit, as_unit
 
-TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture", "parallelism")
+TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture", "parallelism", "precision")
 
 
 class UnknownFormula(KeyError):

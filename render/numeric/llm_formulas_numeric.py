@@ -4295,6 +4295,408 @@ def memory_distributed_optimizer(t, p, d, P):
     return (6*P + 12*P/d)/(p*t)
 
 
+def memory_fp8_model_states(P):
+    r"""model states of FP8 training: bf16 weights, an FP8 copy and an FP8 transposed copy, bf16 gradients, fp32 master weights and Adam moments (18Ψ).
+
+    memory.fp8.model_states [byte] = 18*P
+
+    LaTeX: M_{states}^{FP8} = 18 \Psi
+
+    Args:
+        P: parameters [parameter]
+
+    Returns: model states of FP8 training: bf16 weights, an FP8 copy and an FP8 transposed copy, bf16 gradients, fp32 master weights and Adam moments (18Ψ) [byte]
+
+    Sources: NVIDIA Transformer Engine documentation, Using FP8 with Transformer Engine, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; Micikevicius et al. 2022, FP8 Formats for Deep Learning, §3 (E4M3 for weights and activations, E5M2 for gradients; 1 byte each); Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1
+    """
+    P = numpy.asarray(P, dtype=numpy.float64)
+    return 18*P
+
+
+def memory_fp8_weight_copies(t, p, P, e, P_exp):
+    r"""per GPU, the FP8 weight and its transpose for the weights the GPU holds (ZeRO stage 0–2: weights whole).
+
+    memory.fp8.weight_copies [byte] = 2*P_exp/(e*p*t) + 2*(P - P_exp)/(p*t)
+
+    LaTeX: M_{FP8\,copies} = \frac{2 \Psi_{E}}{e p t} + \frac{2 \left(\Psi - \Psi_{E}\right)}{p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        P: parameters [parameter]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        P_exp: parameters of the routed experts (what expert parallelism shards) [parameter]
+
+    Returns: per GPU, the FP8 weight and its transpose for the weights the GPU holds (ZeRO stage 0–2: weights whole) [byte]
+
+    Valid when: e divides E; e divides d
+
+    Sources: NVIDIA Transformer Engine documentation, Using FP8 with Transformer Engine, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; Micikevicius et al. 2022, FP8 Formats for Deep Learning, §3 (E4M3 for weights and activations, E5M2 for gradients; 1 byte each)
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
+    return 2*P_exp/(e*p*t) + 2*(P - P_exp)/(p*t)
+
+
+def memory_fp8_weight_copies_zero3(t, p, d, P, c):
+    r"""per GPU under ZeRO-3: the FP8 copies of the GPU's 1/(t·p·c·d) shard of the weights (gathered copies are transient).
+
+    memory.fp8.weight_copies.zero3 [byte] = 2*P/(c*d*p*t)
+
+    LaTeX: M_{FP8\,copies}^{ZeRO3} = \frac{2 \Psi}{c d p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+
+    Returns: per GPU under ZeRO-3: the FP8 copies of the GPU's 1/(t·p·c·d) shard of the weights (gathered copies are transient) [byte]
+
+    Sources: NVIDIA Transformer Engine documentation, Using FP8 with Transformer Engine, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    return 2*P/(c*d*p*t)
+
+
+def memory_fp8_activations_saving(b, s, h, a, d_head, d_ff, t):
+    r"""activation bytes of one layer per GPU that FP8 saves under tensor parallelism: one byte per value of the four GEMM inputs (the QKV and MLP inputs h each, whole; the projection input a·d_head/t and the down projection's input d_ff/t).
+
+    memory.fp8.activations.saving [byte] = b*s*(2*h + (a*d_head + d_ff)/t)
+
+    LaTeX: \Delta A_{FP8} = b s \left(2 h + \frac{a d_{head} + d_{ff}}{t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+
+    Returns: activation bytes of one layer per GPU that FP8 saves under tensor parallelism: one byte per value of the four GEMM inputs (the QKV and MLP inputs h each, whole; the projection input a·d_head/t and the down projection's input d_ff/t) [byte]
+
+    Valid when: the inputs of the QKV, output, MLP-up (and gate) and MLP-down GEMMs are saved in FP8; all else 16-bit; t divides a
+
+    Sources: NVIDIA Transformer Engine documentation, Using FP8 with Transformer Engine, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; DeepSeek-AI 2024, DeepSeek-V3 Technical Report, §3.3 FP8 training: FP8 GEMM inputs cached for backward; fp32 master weights and gradients; bf16 Adam moments
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    return b*s*(2*h + (a*d_head + d_ff)/t)
+
+
+def memory_fp8_activations_saving_sp(b, s, h, a, d_head, d_ff, t):
+    r"""activation bytes of one layer per GPU that FP8 saves under tensor and sequence parallelism.
+
+    memory.fp8.activations.saving_sp [byte] = b*s*(a*d_head + d_ff + 2*h)/t
+
+    LaTeX: \Delta A_{FP8}^{SP} = \frac{b s \left(a d_{head} + d_{ff} + 2 h\right)}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+
+    Returns: activation bytes of one layer per GPU that FP8 saves under tensor and sequence parallelism [byte]
+
+    Valid when: the inputs of the QKV, output, MLP-up (and gate) and MLP-down GEMMs are saved in FP8; all else 16-bit; t divides a
+
+    Sources: NVIDIA Transformer Engine documentation, Using FP8 with Transformer Engine, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; DeepSeek-AI 2024, DeepSeek-V3 Technical Report, §3.3 FP8 training: FP8 GEMM inputs cached for backward; fp32 master weights and gradients; bf16 Adam moments
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    return b*s*(a*d_head + d_ff + 2*h)/t
+
+
+def params_lora_matrix(r_lora, d_in, d_out):
+    r"""LoRA adapter of one d_out×d_in weight: A (r×d_in) and B (d_out×r).
+
+    params.lora.matrix [parameter] = r_lora*(d_in + d_out)
+
+    LaTeX: \Psi_{LoRA}^{matrix} = r_{LoRA} \left(d_{in} + d_{out}\right)
+
+    Args:
+        r_lora: LoRA rank [1]
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+
+    Returns: LoRA adapter of one d_out×d_in weight: A (r×d_in) and B (d_out×r) [parameter]
+
+    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Hugging Face PEFT, LoraConfig (target_modules, r) and LoraModel, adapters kept in fp32 (autocast_adapter_dtype=True)
+    """
+    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = numpy.asarray(d_out, dtype=numpy.float64)
+    return r_lora*(d_in + d_out)
+
+
+def params_lora_layer(h, a, g, d_head, d_ff, r_lora, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down):
+    r"""LoRA parameters of one layer: r·(d_in + d_out) for each targeted projection (q, k, v, o, gate, up, down).
+
+    params.lora.layer [parameter] = lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)
+
+    LaTeX: \Psi_{LoRA}^{layer} = \lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        r_lora: LoRA rank [1]
+        lora_q: 1 if q_proj carries a LoRA adapter [1]
+        lora_k: 1 if k_proj carries a LoRA adapter [1]
+        lora_v: 1 if v_proj carries a LoRA adapter [1]
+        lora_o: 1 if o_proj carries a LoRA adapter [1]
+        lora_gate: 1 if gate_proj carries a LoRA adapter [1]
+        lora_up: 1 if up_proj carries a LoRA adapter [1]
+        lora_down: 1 if down_proj carries a LoRA adapter [1]
+
+    Returns: LoRA parameters of one layer: r·(d_in + d_out) for each targeted projection (q, k, v, o, gate, up, down) [parameter]
+
+    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Hugging Face PEFT, LoraConfig (target_modules, r) and LoraModel, adapters kept in fp32 (autocast_adapter_dtype=True)
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
+    lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
+    lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
+    lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
+    lora_o = numpy.asarray(lora_o, dtype=numpy.float64)
+    lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
+    lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
+    lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
+    return lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)
+
+
+def params_lora_total(h, a, g, d_head, d_ff, l, r_lora, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down):
+    r"""trainable LoRA parameters of the model: the targeted projections of every layer.
+
+    params.lora.total [parameter] = l*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h))
+
+    LaTeX: \Psi_{LoRA} = l \left(\lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        r_lora: LoRA rank [1]
+        lora_q: 1 if q_proj carries a LoRA adapter [1]
+        lora_k: 1 if k_proj carries a LoRA adapter [1]
+        lora_v: 1 if v_proj carries a LoRA adapter [1]
+        lora_o: 1 if o_proj carries a LoRA adapter [1]
+        lora_gate: 1 if gate_proj carries a LoRA adapter [1]
+        lora_up: 1 if up_proj carries a LoRA adapter [1]
+        lora_down: 1 if down_proj carries a LoRA adapter [1]
+
+    Returns: trainable LoRA parameters of the model: the targeted projections of every layer [parameter]
+
+    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Hugging Face PEFT, LoraConfig (target_modules, r) and LoraModel, adapters kept in fp32 (autocast_adapter_dtype=True)
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
+    lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
+    lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
+    lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
+    lora_o = numpy.asarray(lora_o, dtype=numpy.float64)
+    lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
+    lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
+    lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
+    return l*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h))
+
+
+def memory_lora_adapter_states(P_lora):
+    r"""the adapters' states: fp32 weights (their own master copy), fp32 gradients, Adam momentum and variance (16Ψ_LoRA).
+
+    memory.lora.adapter_states [byte] = 16*P_lora
+
+    LaTeX: M_{LoRA} = 16 \Psi_{LoRA}
+
+    Args:
+        P_lora: trainable LoRA adapter parameters [parameter]
+
+    Returns: the adapters' states: fp32 weights (their own master copy), fp32 gradients, Adam momentum and variance (16Ψ_LoRA) [byte]
+
+    Sources: Hugging Face PEFT, LoraConfig (target_modules, r) and LoraModel, adapters kept in fp32 (autocast_adapter_dtype=True); Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1
+    """
+    P_lora = numpy.asarray(P_lora, dtype=numpy.float64)
+    return 16*P_lora
+
+
+def memory_lora_frozen_base(P, q_base, P_keep):
+    r"""the frozen base: its linear weights at q_base bytes (constants included), embeddings, norms and head in 16 bits; no gradient, no optimizer state.
+
+    memory.lora.frozen_base [byte] = 2*P_keep + q_base*(P - P_keep)
+
+    LaTeX: M_{base} = 2 \Psi_{16} + q_{base} \left(\Psi - \Psi_{16}\right)
+
+    Args:
+        P: parameters [parameter]
+        q_base: bytes per frozen base weight (2 bf16, 1 int8, 1/2 NF4), constants excluded [byte/parameter]
+        P_keep: parameters kept in 16 bits when the base is quantized (embeddings, norms, head) [parameter]
+
+    Returns: the frozen base: its linear weights at q_base bytes (constants included), embeddings, norms and head in 16 bits; no gradient, no optimizer state [byte]
+
+    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
+    """
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_base = numpy.asarray(q_base, dtype=numpy.float64)
+    P_keep = numpy.asarray(P_keep, dtype=numpy.float64)
+    return 2*P_keep + q_base*(P - P_keep)
+
+
+def memory_lora_states(P, q_base, P_keep, P_lora):
+    r"""model states of LoRA/QLoRA fine-tuning: the frozen base and the adapters with their gradients and Adam states.
+
+    memory.lora.states [byte] = 2*P_keep + 16*P_lora + q_base*(P - P_keep)
+
+    LaTeX: M_{states}^{LoRA} = 2 \Psi_{16} + 16 \Psi_{LoRA} + q_{base} \left(\Psi - \Psi_{16}\right)
+
+    Args:
+        P: parameters [parameter]
+        q_base: bytes per frozen base weight (2 bf16, 1 int8, 1/2 NF4), constants excluded [byte/parameter]
+        P_keep: parameters kept in 16 bits when the base is quantized (embeddings, norms, head) [parameter]
+        P_lora: trainable LoRA adapter parameters [parameter]
+
+    Returns: model states of LoRA/QLoRA fine-tuning: the frozen base and the adapters with their gradients and Adam states [byte]
+
+    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter; Hugging Face PEFT, LoraConfig (target_modules, r) and LoraModel, adapters kept in fp32 (autocast_adapter_dtype=True)
+    """
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_base = numpy.asarray(q_base, dtype=numpy.float64)
+    P_keep = numpy.asarray(P_keep, dtype=numpy.float64)
+    P_lora = numpy.asarray(P_lora, dtype=numpy.float64)
+    return 2*P_keep + 16*P_lora + q_base*(P - P_keep)
+
+
+def memory_lora_activations_layer(b, s, r_lora, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down):
+    r"""the adapters' own activations of one layer: each adapter saves its r-wide fp32 product x·A for B's gradient (its input x is the frozen projection's, already stored).
+
+    memory.lora.activations.layer [byte] = 4*b*r_lora*s*(lora_down + lora_gate + lora_k + lora_o + lora_q + lora_up + lora_v)
+
+    LaTeX: A_{LoRA}^{layer} = 4 b r_{LoRA} s \left(\lambda_{down} + \lambda_{gate} + \lambda_{K} + \lambda_{O} + \lambda_{Q} + \lambda_{up} + \lambda_{V}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        r_lora: LoRA rank [1]
+        lora_q: 1 if q_proj carries a LoRA adapter [1]
+        lora_k: 1 if k_proj carries a LoRA adapter [1]
+        lora_v: 1 if v_proj carries a LoRA adapter [1]
+        lora_o: 1 if o_proj carries a LoRA adapter [1]
+        lora_gate: 1 if gate_proj carries a LoRA adapter [1]
+        lora_up: 1 if up_proj carries a LoRA adapter [1]
+        lora_down: 1 if down_proj carries a LoRA adapter [1]
+
+    Returns: the adapters' own activations of one layer: each adapter saves its r-wide fp32 product x·A for B's gradient (its input x is the frozen projection's, already stored) [byte]
+
+    Valid when: lora_dropout = 0 (PEFT's nn.Identity: no dropped copy of x)
+
+    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Hugging Face PEFT, LoraConfig (target_modules, r) and LoraModel, adapters kept in fp32 (autocast_adapter_dtype=True)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
+    lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
+    lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
+    lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
+    lora_o = numpy.asarray(lora_o, dtype=numpy.float64)
+    lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
+    lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
+    lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
+    return 4*b*r_lora*s*(lora_down + lora_gate + lora_k + lora_o + lora_q + lora_up + lora_v)
+
+
+def memory_qlora_bytes_per_weight(B_q, B_q2):
+    r"""bytes per 4-bit NormalFloat weight with double quantization: half a byte, an 8-bit constant per B_q weights, an fp32 constant per B_q·B_q2 weights.
+
+    memory.qlora.bytes_per_weight [byte/parameter] = 1/2 + 1/B_q + 4/(B_q*B_q2)
+
+    LaTeX: q_{NF4}^{DQ} = \frac{1}{2} + \frac{1}{B_{q}} + \frac{4}{B_{q} B_{q2}}
+
+    Args:
+        B_q: weights per quantization block (QLoRA: 64) [1]
+        B_q2: first-level constants per second-level block (QLoRA double quantization: 256) [1]
+
+    Returns: bytes per 4-bit NormalFloat weight with double quantization: half a byte, an 8-bit constant per B_q weights, an fp32 constant per B_q·B_q2 weights [byte/parameter]
+
+    Sources: Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
+    """
+    B_q = numpy.asarray(B_q, dtype=numpy.float64)
+    B_q2 = numpy.asarray(B_q2, dtype=numpy.float64)
+    return 1/2 + B_q**(-1.0) + 4/(B_q*B_q2)
+
+
+def memory_qlora_bytes_per_weight_single(B_q):
+    r"""bytes per 4-bit NormalFloat weight without double quantization: an fp32 absmax per B_q weights.
+
+    memory.qlora.bytes_per_weight.single [byte/parameter] = 1/2 + 4/B_q
+
+    LaTeX: q_{NF4} = \frac{1}{2} + \frac{4}{B_{q}}
+
+    Args:
+        B_q: weights per quantization block (QLoRA: 64) [1]
+
+    Returns: bytes per 4-bit NormalFloat weight without double quantization: an fp32 absmax per B_q weights [byte/parameter]
+
+    Sources: Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
+    """
+    B_q = numpy.asarray(B_q, dtype=numpy.float64)
+    return 1/2 + 4/B_q
+
+
+def memory_int8_bytes_per_weight(d_in):
+    r"""bytes per LLM.int8() weight: one byte, and an fp32 scale per row of d_in weights.
+
+    memory.int8.bytes_per_weight [byte/parameter] = 1 + 4/d_in
+
+    LaTeX: q_{int8} = 1 + \frac{4}{d_{in}}
+
+    Args:
+        d_in: input width of a weight matrix [1]
+
+    Returns: bytes per LLM.int8() weight: one byte, and an fp32 scale per row of d_in weights [byte/parameter]
+
+    Sources: Dettmers et al. 2022, LLM.int8(): 8-bit Matrix Multiplication for Transformers at Scale, §3.1 vector-wise quantization: one scale per row
+    """
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    return 1 + 4/d_in
+
+
 FORMULAS = {
     'params.layer.attention': params_layer_attention,
     'params.layer.mlp': params_layer_mlp,
@@ -4455,6 +4857,21 @@ FORMULAS = {
     'comms.cp.per_layer': comms_cp_per_layer,
     'comms.cp.per_microbatch': comms_cp_per_microbatch,
     'memory.distributed_optimizer': memory_distributed_optimizer,
+    'memory.fp8.model_states': memory_fp8_model_states,
+    'memory.fp8.weight_copies': memory_fp8_weight_copies,
+    'memory.fp8.weight_copies.zero3': memory_fp8_weight_copies_zero3,
+    'memory.fp8.activations.saving': memory_fp8_activations_saving,
+    'memory.fp8.activations.saving_sp': memory_fp8_activations_saving_sp,
+    'params.lora.matrix': params_lora_matrix,
+    'params.lora.layer': params_lora_layer,
+    'params.lora.total': params_lora_total,
+    'memory.lora.adapter_states': memory_lora_adapter_states,
+    'memory.lora.frozen_base': memory_lora_frozen_base,
+    'memory.lora.states': memory_lora_states,
+    'memory.lora.activations.layer': memory_lora_activations_layer,
+    'memory.qlora.bytes_per_weight': memory_qlora_bytes_per_weight,
+    'memory.qlora.bytes_per_weight.single': memory_qlora_bytes_per_weight_single,
+    'memory.int8.bytes_per_weight': memory_int8_bytes_per_weight,
 }
 
 INPUTS = {
@@ -4617,4 +5034,19 @@ INPUTS = {
     'comms.cp.per_layer': ('b', 's', 'g', 'd_head', 't', 'q', 'c'),
     'comms.cp.per_microbatch': ('b', 's', 'g', 'd_head', 'l', 't', 'p', 'q', 'c'),
     'memory.distributed_optimizer': ('t', 'p', 'd', 'P'),
+    'memory.fp8.model_states': ('P',),
+    'memory.fp8.weight_copies': ('t', 'p', 'P', 'e', 'P_exp'),
+    'memory.fp8.weight_copies.zero3': ('t', 'p', 'd', 'P', 'c'),
+    'memory.fp8.activations.saving': ('b', 's', 'h', 'a', 'd_head', 'd_ff', 't'),
+    'memory.fp8.activations.saving_sp': ('b', 's', 'h', 'a', 'd_head', 'd_ff', 't'),
+    'params.lora.matrix': ('r_lora', 'd_in', 'd_out'),
+    'params.lora.layer': ('h', 'a', 'g', 'd_head', 'd_ff', 'r_lora', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
+    'params.lora.total': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'r_lora', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
+    'memory.lora.adapter_states': ('P_lora',),
+    'memory.lora.frozen_base': ('P', 'q_base', 'P_keep'),
+    'memory.lora.states': ('P', 'q_base', 'P_keep', 'P_lora'),
+    'memory.lora.activations.layer': ('b', 's', 'r_lora', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
+    'memory.qlora.bytes_per_weight': ('B_q', 'B_q2'),
+    'memory.qlora.bytes_per_weight.single': ('B_q',),
+    'memory.int8.bytes_per_weight': ('d_in',),
 }
