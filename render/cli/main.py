@@ -146,10 +146,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def entry_point() -> None:
-    """The console script: SIGPIPE as Python's default, stdout flushed inside main, exit with its code."""
+    """The console script: run main, flush what is left (quietly if the reader is gone), exit with its code."""
     code = main()
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
     except BrokenPipeError:
         code = _quiet_broken_pipe()
     except (OSError, ValueError):

@@ -3,7 +3,7 @@
     number   := sign? mantissa exponent? suffix? ( "/" mantissa exponent? suffix? )?
     mantissa := digits ( "." digits? )? | "." digits
     digits   := one or more of the ASCII digits 0-9 (no underscores, no other scripts)
-    exponent := ( "e" | "E" ) sign? digits          (|exponent| ≤ 100)
+    exponent := ( "e" | "E" ) sign? digits          (the value lies within 10⁻¹⁰⁰ … 10¹⁰⁰, or is 0)
     suffix   := "k" | "M" | "B" | "T"               (×10³, 10⁶, 10⁹, 10¹², exact; counts only)
 
 At most one slash; nothing longer than 100 characters is parsed at all. The
@@ -57,7 +57,7 @@ def _part(text: str, whole: str, what: str, suffix_allowed: bool) -> Fraction:
         raise InputError(f"{what}: a k/M/B/T suffix is for counts, not for {what} ({quote(whole)})")
     mantissa = Fraction(match["mantissa"])
     value = mantissa * Fraction(10) ** exponent * SUFFIXES.get(match["suffix"], 1)
-    if value != 0 and not 10 ** -(2 * MAX_EXPONENT) <= abs(value) <= 10 ** (2 * MAX_EXPONENT):
+    if value != 0 and not 10 ** -MAX_EXPONENT <= abs(value) <= 10 ** MAX_EXPONENT:
         raise InputError(f"{what}: {quote(whole)} is out of range")
     return -value if match["sign"] == "-" else value
 
@@ -77,6 +77,6 @@ def parse_fraction(text: str, what: str = "value", *, suffix_allowed: bool = Fal
     if denominator == 0:
         raise InputError(f"{what}: division by zero in {quote(text)}")
     value = numerator / denominator
-    if value != 0 and not 10 ** -(2 * MAX_EXPONENT) <= abs(value) <= 10 ** (2 * MAX_EXPONENT):
+    if value != 0 and not 10 ** -MAX_EXPONENT <= abs(value) <= 10 ** MAX_EXPONENT:
         raise InputError(f"{what}: {quote(text)} is out of range")
     return value
