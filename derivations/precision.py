@@ -23,6 +23,11 @@ from formulas.symbols import (
     P_keep,
     P_lora,
     b,
+    b_k,
+    b_mlp,
+    b_o,
+    b_q,
+    b_v,
     c,
     c_byte,
     d,
@@ -42,6 +47,7 @@ from formulas.symbols import (
     t,
 )
 
+NO_BIASES = {b_q: 0, b_k: 0, b_v: 0, b_o: 0, b_mlp: 0}
 GEMM_INPUTS = ("QKV in", "proj in", "fc1 in", "fc2 in")  # what a Linear saves for its weight gradient
 BITS_PER_BYTE = 8
 
@@ -179,6 +185,61 @@ def int8() -> Derivation:
     return dv
 
 
+def quantized() -> Derivation:
+    dv = Derivation("params.quantized.linear", "The projection matrices a quantizer converts", (QLORA,))
+    attention = dv.defines("Ψ_attn^W", get("params.decoder.attention").expr.subs(NO_BIASES), "W_Q, W_K, W_V, W_O without their biases")
+    mlp = dv.defines("Ψ_mlp^W", get("params.decoder.mlp").expr.subs(NO_BIASES), "the MLP's two or three matrices without biases")
+    dv.defines("Ψ_q", l * (attention + mlp), "in each of the l layers")
+    dv.concludes("params.quantized.linear")
+    return dv
+
+
+def kept() -> Derivation:
+    dv = Derivation("params.quantized.kept", "What stays 16-bit", (QLORA,))
+    dv.defines("Ψ_16", get("params.decoder.total").expr - get("params.quantized.linear").expr,
+               "embeddings, norms, biases and the output head: the rest of the model")
+    dv.concludes("params.quantized.kept")
+    return dv
+
+
+def lora_per_gpu() -> Derivation:
+    dv = Derivation("memory.lora.states.per_gpu", "LoRA states per GPU", (HU, QLORA))
+    dv.defines("M_GPU", get("memory.lora.states").expr / (t * p), "tensor and pipeline parallelism split the frozen base and its adapters")
+    dv.concludes("memory.lora.states.per_gpu")
+    return dv
+
+
+def adapters_forward() -> Derivation:
+    dv = Derivation("flops.lora.adapters.forward", "Adapter GEMMs", (HU,))
+    terms = [dv.defines(f"F ({switch.name})", switch * (2 * b * s * width_in * r_lora + 2 * b * s * r_lora * width_out),
+                        "[bs, d_in]×[d_in, r], then [bs, r]×[r, d_out]: 2MKN each") for switch, width_in, width_out in TARGETS]
+    dv.defines("F_LoRA", l * sp.Add(*terms), "every layer's targeted projections")
+    dv.concludes("flops.lora.adapters.forward")
+    return dv
+
+
+def lora_forward() -> Derivation:
+    dv = Derivation("flops.lora.forward", "LoRA forward", (HU,))
+    dv.defines("F_fwd^LoRA", get("flops.decoder.forward").expr + get("flops.lora.adapters.forward").expr,
+               "the frozen model's GEMMs as before, and the adapters beside them")
+    dv.concludes("flops.lora.forward")
+    return dv
+
+
+def lora_backward() -> Derivation:
+    dv = Derivation("flops.lora.backward", "LoRA backward: input gradients only for frozen weights", (HU,))
+    full = dv.defines("F_bwd", get("flops.decoder.backward").expr, "full training: each GEMM Y = XW needs dX = dY·Wᵀ and dW = Xᵀ·dY, each as costly as Y")
+    weight_gradients = dv.defines(
+        "F_dW",
+        get("flops.decoder.forward").expr - l * get("flops.decoder.attention.scores").expr,
+        "the weight gradients of the frozen GEMMs: one forward's worth of every GEMM with a weight (QKᵀ and scores·V have none)",
+    )
+    dv.defines("F_bwd^frozen", full - weight_gradients, "a frozen weight needs no dW")
+    dv.defines("F_bwd^LoRA", full - weight_gradients + 2 * get("flops.lora.adapters.forward").expr, "the adapters need both dX and dW")
+    dv.concludes("flops.lora.backward")
+    return dv
+
+
 DERIVATIONS = (
     fp8_states,
     fp8_copies,
@@ -195,4 +256,10 @@ DERIVATIONS = (
     nf4,
     nf4_single,
     int8,
+    quantized,
+    kept,
+    lora_per_gpu,
+    adapters_forward,
+    lora_forward,
+    lora_backward,
 )

@@ -25,7 +25,12 @@ Conventions (each stated in the report):
 - n = t·p·c·d: context parallelism (c) splits each sequence, its ranks hold the same weights and reduce
   gradients with the data-parallel ones; expert parallelism (e) spreads the experts over e of the d
   data-parallel ranks (``formulas/parallelism.py``). Ranks are ordered t, c, e, d, p as in Megatron-LM:
-  CP traffic crosses NVLink while t·c ≤ 8 GPUs, EP traffic while t·c·e ≤ 8, the network otherwise.
+  CP traffic crosses NVLink while t·c ≤ 8 GPUs, EP traffic while t·c·e ≤ 8, the network otherwise;
+- ``precision = "fp8"`` adds the FP8 weight copies to the states and stores the GEMM inputs in FP8
+  (``formulas/precision.py``); the compute time still uses the GPU's 16-bit peak;
+- LoRA/QLoRA (``lora``): the frozen base at q_base bytes per projection weight, fp32 adapters with their
+  gradients and Adam states (ZeRO not applied), the adapters' saved products on top of the layer's
+  activations, input gradients only for frozen weights, the adapters' gradients all-reduced.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from formulas.catalogue import get
 from formulas.symbols import quantity
 
 Recompute = Literal["none", "selective", "full"]
+Precision = Literal["bf16", "fp8"]
 RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
 Q_16BIT = 2  # bytes per 16-bit value
 SECONDS_PER_DAY = 86400
@@ -160,6 +166,8 @@ class Inputs:
     tokens: object | None  # D; None: TOKENS_PER_PARAMETER per parameter
     utilization: object  # U
     overlap: object  # r
+    precision: Precision = "bf16"  # "fp8": formulas/precision.py's FP8 recipe
+    lora: dict[str, object] | None = None  # LoRA/QLoRA: r_lora, the lora_* switches and q_base (formulas/precision.py)
 
 
 def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = EXACT_OPS) -> dict:
@@ -185,9 +193,15 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     tokens = TOKENS_PER_PARAMETER * total if inputs.tokens is None else inputs.tokens
     base |= {"P": total, "D": tokens}
     base |= {"P_exp": ev("params.ep.experts", **base)}  # what expert parallelism shards (0 when dense)
+    lora = inputs.lora is not None
+    if lora:  # the frozen base at q_base bytes (16-bit Ψ_16 aside), the adapters trained
+        base |= dict(inputs.lora)
+        base |= {"P_lora": ev("params.lora.total", **base), "P_keep": ev("params.quantized.kept", **base)}
 
-    forward = ev("flops.decoder.forward", **(base | {"b": B}))
-    backward = ev("flops.decoder.backward", **(base | {"b": B}))
+    flops_of = {"forward": "flops.lora.forward", "backward": "flops.lora.backward"} if lora else \
+        {"forward": "flops.decoder.forward", "backward": "flops.decoder.backward"}
+    forward = ev(flops_of["forward"], **(base | {"b": B}))
+    backward = ev(flops_of["backward"], **(base | {"b": B}))
     training = forward + backward
     mode = _recompute_code(layout.recompute)
     recomputed = ops.choose(mode, {
@@ -197,12 +211,25 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     })
 
     states = ops.choose(layout.zero, {stage: (lambda f=formula_id: ev(f, **base)) for stage, formula_id in ZERO_STATES.items()})
+    if lora:  # frozen base and fp32 adapters; ZeRO does not apply to a frozen base here
+        states = ev("memory.lora.states.per_gpu", **base)
+    fp8 = inputs.precision == "fp8"
+    if fp8:  # the FP8 weight and its transpose, of the weights this GPU holds (its shard under ZeRO-3)
+        states = states + ops.where(layout.zero == 3, ev("memory.fp8.weight_copies.zero3", **base),
+                                    ev("memory.fp8.weight_copies", **base))
     activation = _activation_index(mode, layout.sequence_parallel, ops)
     per_layer = ops.where(  # context parallelism: the flash-core layer of s/c tokens
         c > 1,
         ops.choose(activation, {i: (lambda f=f: ev(f, **(base | {"b": b}))) for i, f in enumerate(CP_ACTIVATION_FORMULAS)}),
         ops.choose(activation, {i: (lambda f=f: ev(f, **(base | {"b": b}))) for i, f in enumerate(ACTIVATION_FORMULAS)}),
     )
+    chunk = base | {"b": b, "s": s / c}  # the rank's tokens
+    if fp8:  # the four GEMM inputs saved in FP8, unless the layer is recomputed in full
+        saving = ops.where(layout.sequence_parallel, ev("memory.fp8.activations.saving_sp", **chunk),
+                           ev("memory.fp8.activations.saving", **chunk))
+        per_layer = per_layer - ops.where(mode == 2, 0, saving)
+    if lora:
+        per_layer = per_layer + ev("memory.lora.activations.layer", **chunk)
     in_flight = ops.minimum(p, m)
     interleave = 1 + ops.where(interleaved, (p - 1) / (p * v), 0)
     activations = per_layer * (layers / p) * in_flight * interleave
@@ -221,7 +248,8 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     iterations = ops.ceiling(tokens / (B * s))
 
     return {
-        "params": {"total": total, "active": active, "per_gpu": ev("params.per_gpu.ep", **base), "experts": base["P_exp"]},
+        "params": {"total": total, "active": active, "per_gpu": ev("params.per_gpu.ep", **base), "experts": base["P_exp"],
+                   "trainable": base["P_lora"] if lora else total},
         "flops": {
             "forward": forward,
             "backward": backward,
@@ -316,6 +344,8 @@ def _comms(layout: Layout, base: dict, ev: Evaluator, ops: Ops) -> dict:
         True: lambda: ev("comms.zero.stage3.ep_cp.sent", **base),  # dense over c·d replicas, experts over c·d/e
         False: lambda: ev("comms.dp.ep_cp.sent_per_iteration", **base),
     })
+    if "P_lora" in base:  # only the adapters' fp32 gradients are all-reduced
+        dp = ev("comms.dp.ep_cp.sent_per_iteration", **(base | {"P": base["P_lora"], "P_exp": 0, "q_w": 4}))
     ep = ops.choose(layout.sequence_parallel, {
         True: lambda: ev("comms.ep.per_microbatch.sp", **(base | {"b": b})),
         False: lambda: ev("comms.ep.per_microbatch", **(base | {"b": b})),

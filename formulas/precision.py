@@ -24,6 +24,7 @@ fp32 scale per row of d_in weights. Embeddings, norms and the output head stay 1
 
 from __future__ import annotations
 
+from formulas import architecture as arch
 from formulas import memory as mem
 from formulas.catalogue import Condition, Source, formula
 from formulas.parallelism import EXPERTS_SPLIT
@@ -36,6 +37,11 @@ from formulas.symbols import (
     P_lora,
     a,
     b,
+    b_k,
+    b_mlp,
+    b_o,
+    b_q,
+    b_v,
     c,
     c_byte,
     d,
@@ -241,3 +247,107 @@ int8 = formula(
     related=["memory.model_states.inference.int8"],
     symbol_latex=r"q_{int8}",
 )
+
+# --- what a quantizer converts, per GPU states, and the FLOPs of LoRA training ----------------------
+
+quantized = formula(
+    "params.quantized.linear",
+    l * (arch.attention.expr + arch.mlp.expr).subs({b_q: 0, b_k: 0, b_v: 0, b_o: 0, b_mlp: 0}),
+    "parameter",
+    "the weights a quantizer converts in a dense model: every projection matrix of the l layers (bitsandbytes "
+    "replaces their nn.Linear; biases, norms, embeddings and the output head stay 16-bit)",
+    sources=[QLORA, Source("transformers' bitsandbytes integration (replace_with_bnb_linear, lm_head skipped)")],
+    related=["params.decoder.attention", "params.decoder.mlp"],
+    symbol_latex=r"\Psi_{q}",
+)
+kept = formula(
+    "params.quantized.kept",
+    arch.total.expr - quantized.expr,
+    "parameter",
+    "the parameters that stay 16-bit when the base is quantized (Ψ_16): everything but the layers' projection matrices",
+    sources=[QLORA],
+    related=["params.quantized.linear", "params.decoder.total"],
+    symbol_latex=r"\Psi_{16}",
+)
+lora_per_gpu = formula(
+    "memory.lora.states.per_gpu",
+    lora_training.expr / (t * p),
+    "byte",
+    "LoRA/QLoRA model states per GPU: the frozen base and the adapters split over t·p model-parallel ranks, "
+    "replicated over the data-parallel ones",
+    sources=[HU, QLORA],
+    conditions=[mem.SHARDED],
+    related=["memory.lora.states"],
+    symbol_latex=r"M_{GPU}^{LoRA}",
+)
+adapters_forward = formula(
+    "flops.lora.adapters.forward",
+    2 * b * s * l * lora_layer.expr,
+    "FLOP",
+    "forward FLOPs of the adapters: x·A and (x·A)·B, 2 per adapter parameter per token",
+    sources=[HU],
+    related=["params.lora.total"],
+    symbol_latex=r"F_{LoRA}",
+)
+lora_forward = formula(
+    "flops.lora.forward",
+    arch.forward.expr + adapters_forward.expr,
+    "FLOP",
+    "forward FLOPs of LoRA fine-tuning: the base model's and the adapters'",
+    sources=[HU, arch.FLOP_COUNTER],
+    related=["flops.decoder.forward", "flops.lora.adapters.forward"],
+    symbol_latex=r"F_{fwd}^{LoRA}",
+)
+lora_backward = formula(
+    "flops.lora.backward",
+    arch.forward.expr + l * arch.scores.expr + 2 * adapters_forward.expr,
+    "FLOP",
+    "backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients "
+    "of QKᵀ and scores·V, and both gradients of each adapter matrix",
+    sources=[HU, arch.FLOP_COUNTER],
+    related=["flops.decoder.backward", "flops.lora.forward"],
+    symbol_latex=r"F_{bwd}^{LoRA}",
+    notes="An upper bound by layer 0's input-side GEMMs: with a frozen embedding, autograd skips the input gradient of "
+    "the projections that read layer 0's input.",
+)
+
+# --- LoRA targets of the families the count models ------------------------------------------
+
+MODULES = {"q_proj": lora_q, "k_proj": lora_k, "v_proj": lora_v, "o_proj": lora_o,
+           "gate_proj": lora_gate, "up_proj": lora_up, "down_proj": lora_down}
+ATTENTION = ("q_proj", "k_proj", "v_proj", "o_proj")
+LORA_FAMILIES = {  # model_type → the PEFT target_modules names its layers hold as nn.Linear (transformers 5.24)
+    **{family: tuple(MODULES) for family in ("llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text", "olmo2")},
+    "mixtral": ATTENTION,  # the experts are one fused module of 3-D weights, not nn.Linear
+}
+QLORA_BLOCKS = {B_q: 64, B_q2: 256}  # Dettmers et al. 2023 §3
+BASE_BITS = (16, 8, 4)
+
+
+class LoraError(ValueError):
+    """A LoRA setting the architecture cannot take; the message names it."""
+
+
+def lora_inputs(model_type: str, model: dict[str, int], rank: int, targets: tuple[str, ...], base_bits: int) -> dict[str, object]:
+    """The values of r_lora, the lora_* switches and q_base for ``estimate``, or LoraError."""
+    known = LORA_FAMILIES.get(model_type)
+    if known is None:
+        raise LoraError(f"LoRA targets of {model_type} are not modelled (families: {', '.join(sorted(LORA_FAMILIES))})")
+    for target in targets:
+        if target not in known:
+            raise LoraError(f"LoRA target {target!r} is not a projection of {model_type} (its targets: {', '.join(known)})")
+    if not targets:
+        raise LoraError("--lora-targets names no module")
+    if base_bits not in BASE_BITS:
+        raise LoraError(f"the frozen base is 16, 8 or 4 bits, got {base_bits}")
+    if base_bits < 16 and model.get("moe"):
+        raise LoraError(f"a quantized base of a mixture-of-experts model ({model_type}) is not modelled")
+    bytes_per_weight = {
+        16: q_bf16,
+        8: int8.expr.subs(d_in, h),  # one fp32 scale per row of h weights: an upper bound (down_proj's rows hold d_ff)
+        4: nf4.expr.subs(QLORA_BLOCKS),
+    }[base_bits]
+    values = {switch.name: int(name in targets) for name, switch in MODULES.items()}
+    from formulas.symbols import constant_values  # noqa: PLC0415 - the table's constants, at the edge
+    q = bytes_per_weight.xreplace(constant_values()).subs(h, model["h"])
+    return values | {"r_lora": rank, "q_base": q}

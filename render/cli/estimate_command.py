@@ -40,6 +40,15 @@ def add_assumption_arguments(command: argparse.ArgumentParser) -> None:
                          help="share of compute time that communication may hide under (default 0.5)")
     command.add_argument("--network", default=DEFAULTS["network"], metavar="GB/s",
                          help="inter-node bandwidth per GPU for PP and DP traffic, GB/s (default 25 = 200 Gb/s)")
+    command.add_argument("--precision", default="bf16", choices=("bf16", "fp8"),
+                         help="training precision: bf16, or fp8 (Transformer Engine's recipe: FP8 weight copies, FP8 GEMM inputs)")
+    command.add_argument("--finetune", default="none", choices=("none", "lora", "qlora"),
+                         help="full training (default), LoRA on a frozen base, or QLoRA on a 4-bit NF4 base")
+    command.add_argument("--lora-rank", default="16", metavar="R", help="LoRA rank r (default 16)")
+    command.add_argument("--lora-targets", default="q_proj,v_proj", metavar="NAMES",
+                         help="comma-separated projections that carry adapters (default q_proj,v_proj, PEFT's for Llama)")
+    command.add_argument("--base-bits", choices=("16", "8", "4"),
+                         help="bits of the frozen base's projection weights (default 16 for lora, 4 for qlora)")
 
 
 def add_arguments(command: argparse.ArgumentParser) -> None:
@@ -91,8 +100,29 @@ def read_layout(args: argparse.Namespace) -> Layout:
     )
 
 
-def read_inputs(args: argparse.Namespace, model: dict[str, int]) -> Inputs:
-    """The GPU and the assumptions (--mfu, --overlap, --network, --tokens) as exact values."""
+def read_lora(args: argparse.Namespace, model: dict[str, int], model_type: str) -> dict[str, object] | None:
+    """--finetune, --lora-rank, --lora-targets, --base-bits as formulas/precision.py's values (None: full training)."""
+    from formulas.precision import LoraError, lora_inputs
+    from render.cli.inputs import parse_count
+
+    if args.finetune == "none":
+        for option, given in (("--lora-targets", args.lora_targets != "q_proj,v_proj"), ("--lora-rank", args.lora_rank != "16"),
+                              ("--base-bits", args.base_bits is not None)):
+            if given:
+                raise InputError(f"{option} needs --finetune lora or qlora")
+        return None
+    bits = int(args.base_bits) if args.base_bits is not None else (16 if args.finetune == "lora" else 4)
+    if args.finetune == "qlora" and bits != 4:
+        raise InputError(f"QLoRA's base is 4-bit NF4, not {bits}-bit: use --finetune lora --base-bits {bits}")
+    targets = tuple(name.strip() for name in args.lora_targets.split(",") if name.strip())
+    try:
+        return lora_inputs(model_type, model, parse_count(args.lora_rank, "r_lora"), targets, bits)
+    except LoraError as error:
+        raise InputError(str(error)) from None
+
+
+def read_inputs(args: argparse.Namespace, model: dict[str, int], model_type: str = "") -> Inputs:
+    """The GPU and the assumptions (--mfu, --overlap, --network, --tokens, precision, fine-tuning) as exact values."""
     from formulas.estimate import Inputs
     from formulas.symbols import quantity
     from render.cli.inputs import check_value, parse_number
@@ -112,6 +142,8 @@ def read_inputs(args: argparse.Namespace, model: dict[str, int]) -> Inputs:
         tokens=tokens,
         utilization=utilization,
         overlap=overlap,
+        precision=args.precision,
+        lora=read_lora(args, model, model_type),
     )
 
 
@@ -125,7 +157,7 @@ def run(args: argparse.Namespace) -> Result:
         check_layout(layout, model)
     except LayoutError as error:
         raise InputError(f"invalid layout: {error}") from None
-    inputs = read_inputs(args, model)
+    inputs = read_inputs(args, model, architecture.model_type)
     report = estimate(layout, inputs)
     doc = {
         "model": label,
@@ -140,8 +172,10 @@ def run(args: argparse.Namespace) -> Result:
     return Result(doc, render_text(doc))
 
 
-def assumptions_json(inputs: Inputs) -> dict[str, float]:
-    return {"U": float(inputs.utilization), "r": float(inputs.overlap), "network_bytes_per_second": float(inputs.network)}
+def assumptions_json(inputs: Inputs) -> dict[str, object]:
+    lora = None if inputs.lora is None else {name: float(value) for name, value in inputs.lora.items()}
+    return {"U": float(inputs.utilization), "r": float(inputs.overlap), "network_bytes_per_second": float(inputs.network),
+            "precision": inputs.precision, "lora": lora}
 
 
 def _to_json(value: object) -> object:
@@ -161,15 +195,26 @@ def _si(value: float, unit: str) -> str:
     return f"{value:,.3f} {unit}"
 
 
+def _training(assumptions: dict) -> str:
+    lora = assumptions["lora"]
+    if lora is None:
+        return f"{assumptions['precision']} training"
+    targets = [name.removeprefix("lora_") for name, on in lora.items() if name.startswith("lora_") and on]
+    return (f"{assumptions['precision']} LoRA r={lora['r_lora']:g} on {', '.join(targets)}, "
+            f"frozen base {lora['q_base'] * 8:.4g} bits per projection weight")
+
+
 def render_text(doc: dict) -> str:
     lay = doc["layout"]
     lines = [
         f"{doc['model']} on {lay['n']} × {doc['gpu']}",
         f"layout: t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']} e={lay['e']} c={lay['c']}  b={lay['b']} m={lay['m']} B={lay['B']} s={lay['s']}  "
-        f"ZeRO {lay['zero']}, recompute {lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}",
+        f"ZeRO {lay['zero']}{' (the sharding of Megatron’s distributed optimizer)' if lay['zero'] == 1 else ''}, recompute {lay['recompute']}"
+        f"{', sequence parallel' if lay['sequence_parallel'] else ''}, {_training(doc['assumptions'])}",
         "",
         "parameters",
-        f"  total {doc['params']['total']:,}   active {doc['params']['active']:,}   per GPU {doc['params']['per_gpu']:,.0f}",
+        f"  total {doc['params']['total']:,}   active {doc['params']['active']:,}   per GPU {doc['params']['per_gpu']:,.0f}"
+        + (f"   trainable {doc['params']['trainable']:,}" if doc["assumptions"]["lora"] else ""),
         "FLOPs per iteration",
         f"  forward {_si(doc['flops']['forward'], 'FLOP')}   backward {_si(doc['flops']['backward'], 'FLOP')}   "
         f"training {_si(doc['flops']['training'], 'FLOP')}   recomputed {_si(doc['flops']['recomputed'], 'FLOP')}",

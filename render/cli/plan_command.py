@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> Result:
 
     architecture, label = load_architecture(args.hf_config, args.model)
     model = model_values(architecture.values)
-    inputs = read_inputs(args, model)
+    inputs = read_inputs(args, model, architecture.model_type)
     n, global_batch, s = parse_count(args.gpus, "n"), parse_count(args.global_batch, "B"), parse_count(args.seq, "s")
     for value, option in ((n, "--gpus"), (global_batch, "--global-batch")):
         if value > PLAN_LIMIT:

@@ -93,6 +93,8 @@ def numeric_inputs(inputs: Inputs) -> Inputs:
         tokens=None if inputs.tokens is None else float(inputs.tokens),
         utilization=float(inputs.utilization),
         overlap=float(inputs.overlap),
+        precision=inputs.precision,
+        lora=None if inputs.lora is None else {name: float(value) for name, value in inputs.lora.items()},
     )
 
 

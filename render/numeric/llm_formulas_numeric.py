@@ -4697,6 +4697,306 @@ def memory_int8_bytes_per_weight(d_in):
     return 1 + 4/d_in
 
 
+def params_quantized_linear(h, a, g, d_head, d_ff, l, gated):
+    r"""the weights a quantizer converts in a dense model: every projection matrix of the l layers (bitsandbytes replaces their nn.Linear; biases, norms, embeddings and the output head stay 16-bit).
+
+    params.quantized.linear [parameter] = l*(2*a*d_head*h + d_ff*h*(gated + 2) + 2*d_head*g*h)
+
+    LaTeX: \Psi_{q} = l \left(2 a d_{head} h + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} g h\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+
+    Returns: the weights a quantizer converts in a dense model: every projection matrix of the l layers (bitsandbytes replaces their nn.Linear; biases, norms, embeddings and the output head stay 16-bit) [parameter]
+
+    Sources: Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter; transformers' bitsandbytes integration (replace_with_bnb_linear, lm_head skipped)
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return l*(2*a*d_head*h + d_ff*h*(gated + 2) + 2*d_head*g*h)
+
+
+def params_quantized_kept(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, pos_table, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, norm_final, emb_norm, tied, head_bias, moe, d_emb, proj_emb):
+    r"""the parameters that stay 16-bit when the base is quantized (Ψ_16): everything but the layers' projection matrices.
+
+    params.quantized.kept [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) - l*(2*a*d_head*h + d_ff*h*(gated + 2) + 2*d_head*g*h) + l*(E*h*moe + E*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2)) + a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + h*n_norm*(norm_bias + 1))
+
+    LaTeX: \Psi_{16} = V d_{emb} \left(1 - \sigma_{tied}\right) + V d_{emb} + V \sigma_{b_{head}} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) - l \left(2 a d_{head} h + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} g h\right) + l \left(E h \sigma_{moe} + E \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + h n_{norm} \left(\sigma_{\beta} + 1\right)\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        E: experts [1]
+        n_pos: positions of the learned position table (max_position_embeddings) [1]
+        o_pos: extra rows of the position table (OPT: 2) [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1]
+        pos_table: 1 if the model has a learned position table (GPT-2, OPT), 0 for rotary/ALiBi [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        b_q: 1 if the query projection has a bias [1]
+        b_k: 1 if the key projection has a bias [1]
+        b_v: 1 if the value projection has a bias [1]
+        b_o: 1 if the attention output projection has a bias [1]
+        b_mlp: 1 if the MLP matrices have biases [1]
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1]
+        norm_final: 1 if a norm follows the last layer (0: OPT with post-norm) [1]
+        emb_norm: 1 if a norm follows the token embedding (BLOOM) [1]
+        tied: 1 if the output head reuses the token embedding [1]
+        head_bias: 1 if the output head has a bias (GPT-J) [1]
+        moe: 1 for a mixture-of-experts MLP with a router (then E experts, k per token) [1]
+        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
+
+    Returns: the parameters that stay 16-bit when the base is quantized (Ψ_16): everything but the layers' projection matrices [parameter]
+
+    Sources: Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    n_pos = numpy.asarray(n_pos, dtype=numpy.float64)
+    o_pos = numpy.asarray(o_pos, dtype=numpy.float64)
+    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
+    pos_table = numpy.asarray(pos_table, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    b_q = numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    norm_final = numpy.asarray(norm_final, dtype=numpy.float64)
+    emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
+    tied = numpy.asarray(tied, dtype=numpy.float64)
+    head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
+    moe = numpy.asarray(moe, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
+    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) - l*(2*a*d_head*h + d_ff*h*(gated + 2) + 2*d_head*g*h) + l*(E*h*moe + E*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2)) + a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + h*n_norm*(norm_bias + 1))
+
+
+def memory_lora_states_per_gpu(t, p, P, q_base, P_keep, P_lora):
+    r"""LoRA/QLoRA model states per GPU: the frozen base and the adapters split over t·p model-parallel ranks, replicated over the data-parallel ones.
+
+    memory.lora.states.per_gpu [byte] = (2*P_keep + 16*P_lora + q_base*(P - P_keep))/(p*t)
+
+    LaTeX: M_{GPU}^{LoRA} = \frac{2 \Psi_{16} + 16 \Psi_{LoRA} + q_{base} \left(\Psi - \Psi_{16}\right)}{p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        P: parameters [parameter]
+        q_base: bytes per frozen base weight (2 bf16, 1 int8, 1/2 NF4), constants excluded [byte/parameter]
+        P_keep: parameters kept in 16 bits when the base is quantized (embeddings, norms, head) [parameter]
+        P_lora: trainable LoRA adapter parameters [parameter]
+
+    Returns: LoRA/QLoRA model states per GPU: the frozen base and the adapters split over t·p model-parallel ranks, replicated over the data-parallel ones [byte]
+
+    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas
+
+    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_base = numpy.asarray(q_base, dtype=numpy.float64)
+    P_keep = numpy.asarray(P_keep, dtype=numpy.float64)
+    P_lora = numpy.asarray(P_lora, dtype=numpy.float64)
+    return (2*P_keep + 16*P_lora + q_base*(P - P_keep))/(p*t)
+
+
+def flops_lora_adapters_forward(b, s, h, a, g, d_head, d_ff, l, r_lora, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down):
+    r"""forward FLOPs of the adapters: x·A and (x·A)·B, 2 per adapter parameter per token.
+
+    flops.lora.adapters.forward [FLOP] = 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h))
+
+    LaTeX: F_{LoRA} = 2 b l s \left(\lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        r_lora: LoRA rank [1]
+        lora_q: 1 if q_proj carries a LoRA adapter [1]
+        lora_k: 1 if k_proj carries a LoRA adapter [1]
+        lora_v: 1 if v_proj carries a LoRA adapter [1]
+        lora_o: 1 if o_proj carries a LoRA adapter [1]
+        lora_gate: 1 if gate_proj carries a LoRA adapter [1]
+        lora_up: 1 if up_proj carries a LoRA adapter [1]
+        lora_down: 1 if down_proj carries a LoRA adapter [1]
+
+    Returns: forward FLOPs of the adapters: x·A and (x·A)·B, 2 per adapter parameter per token [FLOP]
+
+    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
+    lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
+    lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
+    lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
+    lora_o = numpy.asarray(lora_o, dtype=numpy.float64)
+    lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
+    lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
+    lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
+    return 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h))
+
+
+def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, moe, d_emb, proj_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down):
+    r"""forward FLOPs of LoRA fine-tuning: the base model's and the adapters'.
+
+    flops.lora.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l*(2*E*b*h*moe*s + 4*a*b*d_head*s**2 + 2*b*d_ff*h*k*s*(gated + 2) + 2*b*d_head*h*s*(2*a + 2*g))
+
+    LaTeX: F_{fwd}^{LoRA} = 2 V b d_{emb} s + 4 b d_{emb} h \sigma_{proj} s + 2 b l s \left(\lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)\right) + l \left(2 E b h \sigma_{moe} s + 4 a b d_{head} s^{2} + 2 b d_{ff} h k s \left(\sigma_{gated} + 2\right) + 2 b d_{head} h s \left(2 a + 2 g\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        E: experts [1]
+        k: experts per token [1]
+        r_lora: LoRA rank [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        moe: 1 for a mixture-of-experts MLP with a router (then E experts, k per token) [1]
+        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
+        lora_q: 1 if q_proj carries a LoRA adapter [1]
+        lora_k: 1 if k_proj carries a LoRA adapter [1]
+        lora_v: 1 if v_proj carries a LoRA adapter [1]
+        lora_o: 1 if o_proj carries a LoRA adapter [1]
+        lora_gate: 1 if gate_proj carries a LoRA adapter [1]
+        lora_up: 1 if up_proj carries a LoRA adapter [1]
+        lora_down: 1 if down_proj carries a LoRA adapter [1]
+
+    Returns: forward FLOPs of LoRA fine-tuning: the base model's and the adapters' [FLOP]
+
+    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    moe = numpy.asarray(moe, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
+    lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
+    lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
+    lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
+    lora_o = numpy.asarray(lora_o, dtype=numpy.float64)
+    lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
+    lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
+    lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
+    return 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l*(2*E*b*h*moe*s + 4*a*b*d_head*s**2 + 2*b*d_ff*h*k*s*(gated + 2) + 2*b*d_head*h*s*(2*a + 2*g))
+
+
+def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, moe, d_emb, proj_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down):
+    r"""backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients of QKᵀ and scores·V, and both gradients of each adapter matrix.
+
+    flops.lora.backward [FLOP] = 2*V*b*d_emb*s + 4*a*b*d_head*l*s**2 + 4*b*d_emb*h*proj_emb*s + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l*(2*E*b*h*moe*s + 4*a*b*d_head*s**2 + 2*b*d_ff*h*k*s*(gated + 2) + 2*b*d_head*h*s*(2*a + 2*g))
+
+    LaTeX: F_{bwd}^{LoRA} = 2 V b d_{emb} s + 4 a b d_{head} l s^{2} + 4 b d_{emb} h \sigma_{proj} s + 4 b l s \left(\lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)\right) + l \left(2 E b h \sigma_{moe} s + 4 a b d_{head} s^{2} + 2 b d_{ff} h k s \left(\sigma_{gated} + 2\right) + 2 b d_{head} h s \left(2 a + 2 g\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        E: experts [1]
+        k: experts per token [1]
+        r_lora: LoRA rank [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        moe: 1 for a mixture-of-experts MLP with a router (then E experts, k per token) [1]
+        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
+        lora_q: 1 if q_proj carries a LoRA adapter [1]
+        lora_k: 1 if k_proj carries a LoRA adapter [1]
+        lora_v: 1 if v_proj carries a LoRA adapter [1]
+        lora_o: 1 if o_proj carries a LoRA adapter [1]
+        lora_gate: 1 if gate_proj carries a LoRA adapter [1]
+        lora_up: 1 if up_proj carries a LoRA adapter [1]
+        lora_down: 1 if down_proj carries a LoRA adapter [1]
+
+    Returns: backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients of QKᵀ and scores·V, and both gradients of each adapter matrix [FLOP]
+
+    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    moe = numpy.asarray(moe, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
+    lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
+    lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
+    lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
+    lora_o = numpy.asarray(lora_o, dtype=numpy.float64)
+    lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
+    lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
+    lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
+    return 2*V*b*d_emb*s + 4*a*b*d_head*l*s**2 + 4*b*d_emb*h*proj_emb*s + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l*(2*E*b*h*moe*s + 4*a*b*d_head*s**2 + 2*b*d_ff*h*k*s*(gated + 2) + 2*b*d_head*h*s*(2*a + 2*g))
+
+
 FORMULAS = {
     'params.layer.attention': params_layer_attention,
     'params.layer.mlp': params_layer_mlp,
@@ -4872,6 +5172,12 @@ FORMULAS = {
     'memory.qlora.bytes_per_weight': memory_qlora_bytes_per_weight,
     'memory.qlora.bytes_per_weight.single': memory_qlora_bytes_per_weight_single,
     'memory.int8.bytes_per_weight': memory_int8_bytes_per_weight,
+    'params.quantized.linear': params_quantized_linear,
+    'params.quantized.kept': params_quantized_kept,
+    'memory.lora.states.per_gpu': memory_lora_states_per_gpu,
+    'flops.lora.adapters.forward': flops_lora_adapters_forward,
+    'flops.lora.forward': flops_lora_forward,
+    'flops.lora.backward': flops_lora_backward,
 }
 
 INPUTS = {
@@ -5049,4 +5355,10 @@ INPUTS = {
     'memory.qlora.bytes_per_weight': ('B_q', 'B_q2'),
     'memory.qlora.bytes_per_weight.single': ('B_q',),
     'memory.int8.bytes_per_weight': ('d_in',),
+    'params.quantized.linear': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'gated'),
+    'params.quantized.kept': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'n_pos', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'moe', 'd_emb', 'proj_emb'),
+    'memory.lora.states.per_gpu': ('t', 'p', 'P', 'q_base', 'P_keep', 'P_lora'),
+    'flops.lora.adapters.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'r_lora', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
+    'flops.lora.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'r_lora', 'gated', 'moe', 'd_emb', 'proj_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
+    'flops.lora.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'r_lora', 'gated', 'moe', 'd_emb', 'proj_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
 }
