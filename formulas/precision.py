@@ -307,8 +307,9 @@ lora_backward = formula(
     sources=[HU, arch.FLOP_COUNTER],
     related=["flops.decoder.backward", "flops.lora.forward"],
     symbol_latex=r"F_{bwd}^{LoRA}",
-    notes="An upper bound by layer 0's input-side GEMMs: with a frozen embedding, autograd skips the input gradient of "
-    "the projections that read layer 0's input.",
+    notes="Exact (FlopCounterMode on PEFT models) when the embedding's output requires grad, as PEFT's "
+    "prepare_model_for_kbit_training and gradient checkpointing arrange (enable_input_require_grads); otherwise "
+    "autograd skips the input gradients of layer 0's GEMMs that read the frozen input, and this is an upper bound.",
 )
 
 # --- LoRA targets of the families the count models ------------------------------------------
