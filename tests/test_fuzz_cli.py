@@ -16,9 +16,14 @@ from formulas.symbols import all_quantities
 from render.cli.main import main
 
 CASES = int(os.environ.get("LLM_FORMULAS_FUZZ_CASES", "600"))
-COMMANDS = ["list", "show", "eval", "eval", "eval", "frob", "", "--json", "-h"]
+COMMANDS = ["list", "show", "eval", "eval", "eval", "params", "params", "frob", "", "--json", "-h"]
 ODD_VALUES = ["", "0", "-1", "1.5", "1e9", "1e400", "nan", "inf", "-inf", "1/0", "3/4", "0x10", "1_000", "١٢", "1e-9",
-              "9" * 120, "=", "2**10", "__import__('os')", " 7 ", "1e", ".", "+", "1/2/3", "\x00", "None", "True"]
+              "9" * 120, "=", "2**10", "__import__('os')", " 7 ", "1e", ".", "+", "1/2/3", "\x00", "None", "True",
+              "7B", "2T", "1k", "4kB", "１２", "1__0_", "/".join(["1"] * 5000), "/".join(["1e100", "1e-100"] * 20),
+              "1e100/1e-100", "9" * 100_000, "\x1b[31m", "1/2e3k"]
+# special files and hostile paths for --hf-config: devices, a folder, stdin by name, escapes and newlines
+CONFIG_PATHS = ["/dev/zero", "/dev/urandom", "/dev/null", "/dev/stdin", "/", ".", "nowhere.json", "a\nb\x1b[2J.json",
+                "\x00", "-" * 3]
 
 
 def random_argv(rng: random.Random, ids: list[str], names: list[str]) -> list[str]:
@@ -36,6 +41,8 @@ def random_argv(rng: random.Random, ids: list[str], names: list[str]) -> list[st
             argv.append("".join(rng.choice("ab=1.-/_é\\$ ") for _ in range(rng.randint(0, 8))))
     if argv[0] == "show" and rng.random() < 0.7:
         argv = argv[:2]
+    if argv[0] == "params":
+        argv = ["params", "--hf-config", rng.choice(CONFIG_PATHS)] + (["--json"] if rng.random() < 0.5 else [])
     return [a for a in argv if a != ""] if rng.random() < 0.5 else argv
 
 

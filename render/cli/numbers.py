@@ -30,6 +30,7 @@ class InputError(ValueError):
 MAX_LENGTH = 100  # characters; a longer "number" is refused before any parsing
 MAX_EXPONENT = 100  # 1e100 is far beyond any size, rate or count of this field
 QUOTE_LENGTH = 80
+_SMALLEST, _LARGEST = Fraction(1, 10**MAX_EXPONENT), Fraction(10**MAX_EXPONENT)
 SUFFIXES = {"k": 10**3, "M": 10**6, "B": 10**9, "T": 10**12}
 
 _PART = re.compile(r"(?P<sign>[+-]?)(?P<mantissa>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE](?P<exponent>[+-]?[0-9]+))?(?P<suffix>[kMBT]?)", re.ASCII)
@@ -57,7 +58,7 @@ def _part(text: str, whole: str, what: str, suffix_allowed: bool) -> Fraction:
         raise InputError(f"{what}: a k/M/B/T suffix is for counts, not for {what} ({quote(whole)})")
     mantissa = Fraction(match["mantissa"])
     value = mantissa * Fraction(10) ** exponent * SUFFIXES.get(match["suffix"], 1)
-    if value != 0 and not 10 ** -MAX_EXPONENT <= abs(value) <= 10 ** MAX_EXPONENT:
+    if value != 0 and not _SMALLEST <= abs(value) <= _LARGEST:
         raise InputError(f"{what}: {quote(whole)} is out of range")
     return -value if match["sign"] == "-" else value
 
@@ -77,6 +78,6 @@ def parse_fraction(text: str, what: str = "value", *, suffix_allowed: bool = Fal
     if denominator == 0:
         raise InputError(f"{what}: division by zero in {quote(text)}")
     value = numerator / denominator
-    if value != 0 and not 10 ** -MAX_EXPONENT <= abs(value) <= 10 ** MAX_EXPONENT:
+    if value != 0 and not _SMALLEST <= abs(value) <= _LARGEST:
         raise InputError(f"{what}: {quote(text)} is out of range")
     return value

@@ -132,10 +132,10 @@ def run(args: argparse.Namespace) -> Result:
     from render.documents.safe_write import OutputError, write_atomically
     from render.numeric.sweep import run_in_process, run_on_dask
 
-    spec = read_spec(args.spec)
     out = Path(args.out)
     if out.suffix not in (".csv", ".parquet"):
         raise InputError(f"--out {quote(args.out)}: the table is written as .csv or .parquet")
+    spec = read_spec(args.spec)
     if args.workers is not None and args.scheduler is not None:
         raise InputError("give --workers (a local Dask cluster) or --scheduler (a running one), not both")
     workers = int(parse_fraction(args.workers, "--workers")) if args.workers is not None else None
