@@ -44,6 +44,7 @@ from formulas.symbols import (
     b_v,
     c,
     c_byte,
+    constant_values,
     d,
     d_ff,
     d_head,
@@ -349,6 +350,5 @@ def lora_inputs(model_type: str, model: dict[str, int], rank: int, targets: tupl
         4: nf4.expr.subs(QLORA_BLOCKS),
     }[base_bits]
     values = {switch.name: int(name in targets) for name, switch in MODULES.items()}
-    from formulas.symbols import constant_values  # noqa: PLC0415 - the table's constants, at the edge
     q = bytes_per_weight.xreplace(constant_values()).subs(h, model["h"])
     return values | {"r_lora": rank, "q_base": q}

@@ -44,8 +44,8 @@ def add_assumption_arguments(command: argparse.ArgumentParser) -> None:
                          help="training precision: bf16, or fp8 (Transformer Engine's recipe: FP8 weight copies, FP8 GEMM inputs)")
     command.add_argument("--finetune", default="none", choices=("none", "lora", "qlora"),
                          help="full training (default), LoRA on a frozen base, or QLoRA on a 4-bit NF4 base")
-    command.add_argument("--lora-rank", default="16", metavar="R", help="LoRA rank r (default 16)")
-    command.add_argument("--lora-targets", default="q_proj,v_proj", metavar="NAMES",
+    command.add_argument("--lora-rank", metavar="R", help="LoRA rank r (default 16)")
+    command.add_argument("--lora-targets", metavar="NAMES",
                          help="comma-separated projections that carry adapters (default q_proj,v_proj, PEFT's for Llama)")
     command.add_argument("--base-bits", choices=("16", "8", "4"),
                          help="bits of the frozen base's projection weights (default 16 for lora, 4 for qlora)")
@@ -53,7 +53,7 @@ def add_assumption_arguments(command: argparse.ArgumentParser) -> None:
 
 def add_arguments(command: argparse.ArgumentParser) -> None:
     add_source_arguments(command)
-    command.add_argument("--gpus", metavar="N", help="GPUs in all (default t·p·d)")
+    command.add_argument("--gpus", metavar="N", help="GPUs in all (default t·p·c·d)")
     command.add_argument("--tp", default="1", metavar="T", help="tensor parallel degree t (default 1)")
     command.add_argument("--pp", default="1", metavar="P", help="pipeline parallel degree p (default 1)")
     command.add_argument("--dp", default="1", metavar="D", help="data parallel degree d (default 1)")
@@ -106,17 +106,16 @@ def read_lora(args: argparse.Namespace, model: dict[str, int], model_type: str) 
     from render.cli.inputs import parse_count
 
     if args.finetune == "none":
-        for option, given in (("--lora-targets", args.lora_targets != "q_proj,v_proj"), ("--lora-rank", args.lora_rank != "16"),
-                              ("--base-bits", args.base_bits is not None)):
-            if given:
+        for option, given in (("--lora-targets", args.lora_targets), ("--lora-rank", args.lora_rank), ("--base-bits", args.base_bits)):
+            if given is not None:
                 raise InputError(f"{option} needs --finetune lora or qlora")
         return None
     bits = int(args.base_bits) if args.base_bits is not None else (16 if args.finetune == "lora" else 4)
     if args.finetune == "qlora" and bits != 4:
         raise InputError(f"QLoRA's base is 4-bit NF4, not {bits}-bit: use --finetune lora --base-bits {bits}")
-    targets = tuple(name.strip() for name in args.lora_targets.split(",") if name.strip())
+    targets = tuple(name.strip() for name in (args.lora_targets or "q_proj,v_proj").split(",") if name.strip())
     try:
-        return lora_inputs(model_type, model, parse_count(args.lora_rank, "r_lora"), targets, bits)
+        return lora_inputs(model_type, model, parse_count(args.lora_rank or "16", "r_lora"), targets, bits)
     except LoraError as error:
         raise InputError(str(error)) from None
 
