@@ -64,8 +64,9 @@ MEGATRON_MOE = Source("Megatron-LM, megatron/core/transformer/moe/README.md (Meg
 RING = Source("Liu, Zaharia, Abbeel 2023, Ring Attention with Blockwise Transformers for Near-Infinite Context",
               "§3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps)")
 MEGATRON_CP = Source("Megatron Core developer guide, Context parallelism (context_parallel.html)",
-                     "sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, "
-                     "activations CP times smaller; gradients reduced over the DP×CP ranks")
+                     "the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients "
+                     "reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; "
+                     "gradients reduced over the DP×CP ranks")
 DISTRIBUTED_OPTIMIZER = Source("Megatron Core developer guide, Distributed Optimizer (distrib_optimizer.html)",
                                "bytes per parameter: bf16 param, fp32 grads 18 → 6 + 12/d; fp16/fp16 20 → 4 + 16/d")
 ZERO = mem.ZERO

@@ -3755,7 +3755,7 @@ def memory_zero_ep_cp(t, p, P, e, P_exp):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d
 
-    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks
+    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -3785,7 +3785,7 @@ def memory_zero_ep_cp_stage1(t, p, d, P, e, c, P_exp):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d
 
-    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks
+    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -3817,7 +3817,7 @@ def memory_zero_ep_cp_stage2(t, p, d, P, e, c, P_exp):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d
 
-    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks
+    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -3848,7 +3848,7 @@ def memory_zero_ep_cp_stage3(t, p, d, P, c, P_exp):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d
 
-    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks
+    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -4024,7 +4024,7 @@ def comms_dp_ep_cp_sent_per_iteration(t, p, d, P, q_w, e, c, P_exp):
 
     Valid when: e divides E; e divides d
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks
+    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -4094,7 +4094,7 @@ def memory_activations_layer_cp(b, s, h, a, g, d_head, d_ff, t, c, gated):
 
     Valid when: c divides s; the attention core is a fused (flash) kernel, as Megatron's context parallelism requires; t divides a
 
-    Sources: Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks; Liu, Zaharia, Abbeel 2023, Ring Attention with Blockwise Transformers for Near-Infinite Context, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2; Dao et al. 2022, FlashAttention, §3.1 (softmax statistics instead of the s×s matrix)
+    Sources: Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Liu, Zaharia, Abbeel 2023, Ring Attention with Blockwise Transformers for Near-Infinite Context, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2; Dao et al. 2022, FlashAttention, §3.1 (softmax statistics instead of the s×s matrix)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -4132,7 +4132,7 @@ def memory_activations_layer_cp_sp(b, s, h, a, g, d_head, d_ff, t, c, gated):
 
     Valid when: c divides s; the attention core is a fused (flash) kernel, as Megatron's context parallelism requires; t divides a
 
-    Sources: Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks; Liu, Zaharia, Abbeel 2023, Ring Attention with Blockwise Transformers for Near-Infinite Context, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Liu, Zaharia, Abbeel 2023, Ring Attention with Blockwise Transformers for Near-Infinite Context, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -4164,7 +4164,7 @@ def memory_activations_layer_cp_full_recompute(b, s, h, c):
 
     Valid when: c divides s
 
-    Sources: Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks; Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -4191,7 +4191,7 @@ def memory_activations_layer_cp_full_recompute_sp(b, s, h, t, c):
 
     Valid when: c divides s
 
-    Sources: Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks; Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -4221,7 +4221,7 @@ def comms_cp_per_layer(b, s, g, d_head, t, q, c):
 
     Valid when: c divides s; t divides g
 
-    Sources: Liu, Zaharia, Abbeel 2023, Ring Attention with Blockwise Transformers for Near-Infinite Context, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks
+    Sources: Liu, Zaharia, Abbeel 2023, Ring Attention with Blockwise Transformers for Near-Infinite Context, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -4255,7 +4255,7 @@ def comms_cp_per_microbatch(b, s, g, d_head, l, t, p, q, c):
 
     Valid when: c divides s; p divides l
 
-    Sources: Liu, Zaharia, Abbeel 2023, Ring Attention with Blockwise Transformers for Near-Infinite Context, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Megatron Core developer guide, Context parallelism (context_parallel.html), sequence split over CP ranks, ring (p2p) exchange of K/V in forward and of K/V and dK/dV in backward, activations CP times smaller; gradients reduced over the DP×CP ranks
+    Sources: Liu, Zaharia, Abbeel 2023, Ring Attention with Blockwise Transformers for Near-Infinite Context, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
