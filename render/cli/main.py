@@ -18,7 +18,6 @@ import argparse
 import importlib
 import json
 import os
-import signal
 import sys
 from typing import Callable
 
