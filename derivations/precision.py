@@ -16,6 +16,7 @@ from derivations.memory import HALF, general_tensors
 from formulas.catalogue import get
 from formulas.precision import DEEPSEEK_V3, HU, INT8, MICIKEVICIUS, PEFT, QLORA, TARGETS, TRANSFORMER_ENGINE
 from formulas.symbols import (
+    E,
     B_q,
     B_q2,
     P,
@@ -188,8 +189,9 @@ def int8() -> Derivation:
 def quantized() -> Derivation:
     dv = Derivation("params.quantized.linear", "The projection matrices a quantizer converts", (QLORA,))
     attention = dv.defines("Ψ_attn^W", get("params.decoder.attention").expr.subs(NO_BIASES), "W_Q, W_K, W_V, W_O without their biases")
-    mlp = dv.defines("Ψ_mlp^W", get("params.decoder.mlp").expr.subs(NO_BIASES), "the MLP's two or three matrices without biases")
-    dv.defines("Ψ_q", l * (attention + mlp), "in each of the l layers")
+    mlp = dv.defines("Ψ_mlp^W", E * get("params.decoder.mlp").expr.subs(NO_BIASES), "the E MLPs' two or three matrices each, without biases")
+    router = dv.defines("Ψ_router", get("params.decoder.router").expr, "the router's h×E matrix (none when dense)")
+    dv.defines("Ψ_q", l * (attention + mlp + router), "in each of the l layers")
     dv.concludes("params.quantized.linear")
     return dv
 

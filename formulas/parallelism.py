@@ -25,6 +25,8 @@ parameter, which is ZeRO stage 1 of the 18-byte (fp32-gradient) mixed-precision 
 
 from __future__ import annotations
 
+import sympy as sp
+
 from formulas.catalogue import Condition, Source, divides, formula
 from formulas.memory import SHARDED
 from formulas.symbols import (
@@ -71,7 +73,8 @@ DISTRIBUTED_OPTIMIZER = Source("Megatron Core developer guide, Distributed Optim
                                "bytes per parameter: bf16 param, fp32 grads 18 → 6 + 12/d; fp16/fp16 20 → 4 + 16/d")
 ZERO = mem.ZERO
 
-EXPERTS_SPLIT = [divides(e, E), divides(e, d)]
+EXPERTS_IN_MODEL = Condition("the experts are part of the model: Ψ_E ≤ Ψ", sp.LessThan(P_exp, P))
+EXPERTS_SPLIT = [divides(e, E), divides(e, d), EXPERTS_IN_MODEL]
 CONTEXT_SPLIT = [divides(c, s)]
 BALANCED = Condition("balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1)")
 FLASH_CORE = Condition("the attention core is a fused (flash) kernel, as Megatron's context parallelism requires")

@@ -24,6 +24,8 @@ fp32 scale per row of d_in weights. Embeddings, norms and the output head stay 1
 
 from __future__ import annotations
 
+import sympy as sp
+
 from formulas import architecture as arch
 from formulas import memory as mem
 from formulas.catalogue import Condition, Source, formula
@@ -33,6 +35,7 @@ from formulas.symbols import (
     B_q2,
     P,
     P_exp,
+    E,
     P_keep,
     P_lora,
     a,
@@ -190,6 +193,8 @@ lora_states = formula(
     related=["params.lora.total", "memory.model_states"],
     symbol_latex=r"M_{LoRA}",
 )
+KEPT_IN_MODEL = Condition("the 16-bit part is part of the model: Ψ_16 ≤ Ψ", sp.LessThan(P_keep, P))
+
 frozen = formula(
     "memory.lora.frozen_base",
     q_base * (P - P_keep) + q_bf16 * P_keep,
@@ -197,6 +202,7 @@ frozen = formula(
     "the frozen base: its linear weights at q_base bytes (constants included), embeddings, norms and head in 16 bits; "
     "no gradient, no optimizer state",
     sources=[HU, QLORA],
+    conditions=[KEPT_IN_MODEL],
     related=["memory.model_states.inference"],
     symbol_latex=r"M_{base}",
 )
@@ -206,6 +212,7 @@ lora_training = formula(
     "byte",
     "model states of LoRA/QLoRA fine-tuning: the frozen base and the adapters with their gradients and Adam states",
     sources=[HU, QLORA, PEFT],
+    conditions=[KEPT_IN_MODEL],
     related=["memory.lora.frozen_base", "memory.lora.adapter_states"],
     symbol_latex=r"M_{states}^{LoRA}",
 )
@@ -253,17 +260,17 @@ int8 = formula(
 
 quantized = formula(
     "params.quantized.linear",
-    l * (arch.attention.expr + arch.mlp.expr).subs({b_q: 0, b_k: 0, b_v: 0, b_o: 0, b_mlp: 0}),
+    l * (arch.attention.expr + E * arch.mlp.expr + arch.router.expr).subs({b_q: 0, b_k: 0, b_v: 0, b_o: 0, b_mlp: 0}),
     "parameter",
-    "the weights a quantizer converts in a dense model: every projection matrix of the l layers (bitsandbytes "
-    "replaces their nn.Linear; biases, norms, embeddings and the output head stay 16-bit)",
+    "the weights a quantizer converts: every projection matrix of the l layers, experts and router included "
+    "(bitsandbytes replaces their nn.Linear; biases, norms, embeddings and the output head stay 16-bit)",
     sources=[QLORA, Source("transformers' bitsandbytes integration (replace_with_bnb_linear, lm_head skipped)")],
     related=["params.decoder.attention", "params.decoder.mlp"],
     symbol_latex=r"\Psi_{q}",
 )
 kept = formula(
     "params.quantized.kept",
-    arch.total.expr - quantized.expr,
+    sp.expand(arch.total.expr - quantized.expr),  # expanded: the projection matrices cancel symbolically, not in floats
     "parameter",
     "the parameters that stay 16-bit when the base is quantized (Ψ_16): everything but the layers' projection matrices",
     sources=[QLORA],
@@ -277,7 +284,7 @@ lora_per_gpu = formula(
     "LoRA/QLoRA model states per GPU: the frozen base and the adapters split over t·p model-parallel ranks, "
     "replicated over the data-parallel ones",
     sources=[HU, QLORA],
-    conditions=[mem.SHARDED],
+    conditions=[mem.SHARDED, KEPT_IN_MODEL],
     related=["memory.lora.states"],
     symbol_latex=r"M_{GPU}^{LoRA}",
 )

@@ -3725,7 +3725,7 @@ def params_per_gpu_ep(t, p, P, e, P_exp):
 
     Returns: parameters one GPU holds: the dense ones split t·p ways, the experts t·p·e ways [parameter]
 
-    Valid when: e divides E; e divides d
+    Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
 
     Sources: Lepikhin et al. 2020, GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding, §2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine); Megatron-LM, megatron/core/transformer/moe/README.md (Megatron Core MoE), --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism
     """
@@ -3753,7 +3753,7 @@ def memory_zero_ep_cp(t, p, P, e, P_exp):
 
     Returns: model states per GPU, ZeRO stage 0, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e [byte]
 
-    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d
+    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
 
     Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
@@ -3783,7 +3783,7 @@ def memory_zero_ep_cp_stage1(t, p, d, P, e, c, P_exp):
 
     Returns: model states per GPU, ZeRO stage 1, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e [byte]
 
-    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d
+    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
 
     Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
@@ -3815,7 +3815,7 @@ def memory_zero_ep_cp_stage2(t, p, d, P, e, c, P_exp):
 
     Returns: model states per GPU, ZeRO stage 2, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e [byte]
 
-    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d
+    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
 
     Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
@@ -3846,7 +3846,7 @@ def memory_zero_ep_cp_stage3(t, p, d, P, c, P_exp):
 
     Returns: model states per GPU, ZeRO stage 3, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e [byte]
 
-    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d
+    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
 
     Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
@@ -3877,7 +3877,7 @@ def comms_ep_per_layer(b, s, h, k, q, e, c):
 
     Returns: bytes each GPU sends in one MoE layer per micro-batch: all-to-all dispatch and combine forward, and their gradients backward, of the b·(s/c)·k routed token copies [byte]
 
-    Valid when: e divides E; e divides d; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1)
+    Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1)
 
     Sources: Lepikhin et al. 2020, GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding, §2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine); Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron-LM, megatron/core/transformer/moe/README.md (Megatron Core MoE), --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism; 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
@@ -3910,7 +3910,7 @@ def comms_ep_per_layer_sp(b, s, h, k, t, q, e, c):
 
     Returns: as comms.ep.per_layer with sequence parallelism: each tensor-parallel rank dispatches its s/(c·t) tokens [byte]
 
-    Valid when: e divides E; e divides d; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1); t divides s
+    Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1); t divides s
 
     Sources: Megatron-LM, megatron/core/transformer/moe/README.md (Megatron Core MoE), --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism; Lepikhin et al. 2020, GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding, §2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine)
     """
@@ -3946,7 +3946,7 @@ def comms_ep_per_microbatch(b, s, h, l, k, p, q, e, c, moe):
 
     Returns: EP bytes each GPU sends per micro-batch: its pipeline stage's l/p MoE layers [byte]
 
-    Valid when: e divides E; e divides d; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1); p divides l
+    Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1); p divides l
 
     Sources: Megatron-LM, megatron/core/transformer/moe/README.md (Megatron Core MoE), --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism
     """
@@ -3985,7 +3985,7 @@ def comms_ep_per_microbatch_sp(b, s, h, l, k, t, p, q, e, c, moe):
 
     Returns: EP bytes each GPU sends per micro-batch with sequence parallelism [byte]
 
-    Valid when: e divides E; e divides d; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1); p divides l
+    Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1); p divides l
 
     Sources: Megatron-LM, megatron/core/transformer/moe/README.md (Megatron Core MoE), --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism
     """
@@ -4022,7 +4022,7 @@ def comms_dp_ep_cp_sent_per_iteration(t, p, d, P, q_w, e, c, P_exp):
 
     Returns: bytes each GPU sends for the gradient all-reduce per iteration: dense gradients over the c·d replicas, expert gradients over the c·d/e ranks that hold the same experts [byte]
 
-    Valid when: e divides E; e divides d
+    Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
 
     Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
@@ -4056,7 +4056,7 @@ def comms_zero_stage3_ep_cp_sent(t, p, d, P, q_w, e, c, P_exp):
 
     Returns: bytes each GPU sends for ZeRO-3 per iteration with expert and context parallelism: two all-gathers and a reduce-scatter, dense over c·d ranks, experts over c·d/e [byte]
 
-    Valid when: e divides E; e divides d
+    Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
 
     Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer)
     """
@@ -4329,7 +4329,7 @@ def memory_fp8_weight_copies(t, p, P, e, P_exp):
 
     Returns: per GPU, the FP8 weight and its transpose for the weights the GPU holds (ZeRO stage 0–2: weights whole) [byte]
 
-    Valid when: e divides E; e divides d
+    Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
 
     Sources: NVIDIA Transformer Engine documentation, Using FP8 with Transformer Engine, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; Micikevicius et al. 2022, FP8 Formats for Deep Learning, §3 (E4M3 for weights and activations, E5M2 for gradients; 1 byte each)
     """
@@ -4571,6 +4571,8 @@ def memory_lora_frozen_base(P, q_base, P_keep):
 
     Returns: the frozen base: its linear weights at q_base bytes (constants included), embeddings, norms and head in 16 bits; no gradient, no optimizer state [byte]
 
+    Valid when: the 16-bit part is part of the model: Ψ_16 ≤ Ψ
+
     Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
     """
     P = numpy.asarray(P, dtype=numpy.float64)
@@ -4593,6 +4595,8 @@ def memory_lora_states(P, q_base, P_keep, P_lora):
         P_lora: trainable LoRA adapter parameters [parameter]
 
     Returns: model states of LoRA/QLoRA fine-tuning: the frozen base and the adapters with their gradients and Adam states [byte]
+
+    Valid when: the 16-bit part is part of the model: Ψ_16 ≤ Ψ
 
     Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter; Hugging Face PEFT, LoraConfig (target_modules, r) and LoraModel, adapters kept in fp32 (autocast_adapter_dtype=True)
     """
@@ -4697,12 +4701,12 @@ def memory_int8_bytes_per_weight(d_in):
     return 1 + 4/d_in
 
 
-def params_quantized_linear(h, a, g, d_head, d_ff, l, gated):
-    r"""the weights a quantizer converts in a dense model: every projection matrix of the l layers (bitsandbytes replaces their nn.Linear; biases, norms, embeddings and the output head stay 16-bit).
+def params_quantized_linear(h, a, g, d_head, d_ff, l, E, gated, moe):
+    r"""the weights a quantizer converts: every projection matrix of the l layers, experts and router included (bitsandbytes replaces their nn.Linear; biases, norms, embeddings and the output head stay 16-bit).
 
-    params.quantized.linear [parameter] = l*(2*a*d_head*h + d_ff*h*(gated + 2) + 2*d_head*g*h)
+    params.quantized.linear [parameter] = l*(E*d_ff*h*(gated + 2) + E*h*moe + 2*a*d_head*h + 2*d_head*g*h)
 
-    LaTeX: \Psi_{q} = l \left(2 a d_{head} h + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} g h\right)
+    LaTeX: \Psi_{q} = l \left(E d_{ff} h \left(\sigma_{gated} + 2\right) + E h \sigma_{moe} + 2 a d_{head} h + 2 d_{head} g h\right)
 
     Args:
         h: hidden size [1]
@@ -4711,9 +4715,11 @@ def params_quantized_linear(h, a, g, d_head, d_ff, l, gated):
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
         l: layers [1]
+        E: experts [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        moe: 1 for a mixture-of-experts MLP with a router (then E experts, k per token) [1]
 
-    Returns: the weights a quantizer converts in a dense model: every projection matrix of the l layers (bitsandbytes replaces their nn.Linear; biases, norms, embeddings and the output head stay 16-bit) [parameter]
+    Returns: the weights a quantizer converts: every projection matrix of the l layers, experts and router included (bitsandbytes replaces their nn.Linear; biases, norms, embeddings and the output head stay 16-bit) [parameter]
 
     Sources: Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter; transformers' bitsandbytes integration (replace_with_bnb_linear, lm_head skipped)
     """
@@ -4723,16 +4729,18 @@ def params_quantized_linear(h, a, g, d_head, d_ff, l, gated):
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
     l = numpy.asarray(l, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
-    return l*(2*a*d_head*h + d_ff*h*(gated + 2) + 2*d_head*g*h)
+    moe = numpy.asarray(moe, dtype=numpy.float64)
+    return l*(E*d_ff*h*(gated + 2) + E*h*moe + 2*a*d_head*h + 2*d_head*g*h)
 
 
-def params_quantized_kept(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, pos_table, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, norm_final, emb_norm, tied, head_bias, moe, d_emb, proj_emb):
+def params_quantized_kept(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, pos_table, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, norm_final, emb_norm, tied, head_bias, d_emb, proj_emb):
     r"""the parameters that stay 16-bit when the base is quantized (Ψ_16): everything but the layers' projection matrices.
 
-    params.quantized.kept [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) - l*(2*a*d_head*h + d_ff*h*(gated + 2) + 2*d_head*g*h) + l*(E*h*moe + E*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2)) + a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + h*n_norm*(norm_bias + 1))
+    params.quantized.kept [parameter] = E*b_mlp*d_ff*gated*l + E*b_mlp*d_ff*l + E*b_mlp*h*l - V*d_emb*tied + 2*V*d_emb + V*head_bias + a*b_q*d_head*l + b_k*d_head*g*l + b_o*h*l + b_v*d_head*g*l + 2*d_emb*h*proj_emb + emb_norm*h*norm_bias + emb_norm*h + h*l*n_norm*norm_bias + h*l*n_norm + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table
 
-    LaTeX: \Psi_{16} = V d_{emb} \left(1 - \sigma_{tied}\right) + V d_{emb} + V \sigma_{b_{head}} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) - l \left(2 a d_{head} h + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} g h\right) + l \left(E h \sigma_{moe} + E \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + h n_{norm} \left(\sigma_{\beta} + 1\right)\right)
+    LaTeX: \Psi_{16} = E \sigma_{b_{mlp}} d_{ff} \sigma_{gated} l + E \sigma_{b_{mlp}} d_{ff} l + E \sigma_{b_{mlp}} h l - V d_{emb} \sigma_{tied} + 2 V d_{emb} + V \sigma_{b_{head}} + a \sigma_{b_Q} d_{head} l + \sigma_{b_K} d_{head} g l + \sigma_{b_O} h l + \sigma_{b_V} d_{head} g l + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \sigma_{\beta} + \sigma_{emb} h + h l n_{norm} \sigma_{\beta} + h l n_{norm} + h n_{pos} \sigma_{pos} + h \sigma_{\beta} \sigma_{final} + h \sigma_{final} + h o_{pos} \sigma_{pos}
 
     Args:
         h: hidden size [1]
@@ -4758,7 +4766,6 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, 
         emb_norm: 1 if a norm follows the token embedding (BLOOM) [1]
         tied: 1 if the output head reuses the token embedding [1]
         head_bias: 1 if the output head has a bias (GPT-J) [1]
-        moe: 1 for a mixture-of-experts MLP with a router (then E experts, k per token) [1]
         d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
         proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
 
@@ -4789,10 +4796,9 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, 
     emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
     tied = numpy.asarray(tied, dtype=numpy.float64)
     head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
-    moe = numpy.asarray(moe, dtype=numpy.float64)
     d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
     proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) - l*(2*a*d_head*h + d_ff*h*(gated + 2) + 2*d_head*g*h) + l*(E*h*moe + E*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2)) + a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + h*n_norm*(norm_bias + 1))
+    return E*b_mlp*d_ff*gated*l + E*b_mlp*d_ff*l + E*b_mlp*h*l - V*d_emb*tied + 2*V*d_emb + V*head_bias + a*b_q*d_head*l + b_k*d_head*g*l + b_o*h*l + b_v*d_head*g*l + 2*d_emb*h*proj_emb + emb_norm*h*norm_bias + emb_norm*h + h*l*n_norm*norm_bias + h*l*n_norm + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table
 
 
 def memory_lora_states_per_gpu(t, p, P, q_base, P_keep, P_lora):
@@ -4812,7 +4818,7 @@ def memory_lora_states_per_gpu(t, p, P, q_base, P_keep, P_lora):
 
     Returns: LoRA/QLoRA model states per GPU: the frozen base and the adapters split over t·p model-parallel ranks, replicated over the data-parallel ones [byte]
 
-    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas
+    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; the 16-bit part is part of the model: Ψ_16 ≤ Ψ
 
     Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
     """
@@ -5355,8 +5361,8 @@ INPUTS = {
     'memory.qlora.bytes_per_weight': ('B_q', 'B_q2'),
     'memory.qlora.bytes_per_weight.single': ('B_q',),
     'memory.int8.bytes_per_weight': ('d_in',),
-    'params.quantized.linear': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'gated'),
-    'params.quantized.kept': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'n_pos', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'moe', 'd_emb', 'proj_emb'),
+    'params.quantized.linear': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'E', 'gated', 'moe'),
+    'params.quantized.kept': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'n_pos', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'd_emb', 'proj_emb'),
     'memory.lora.states.per_gpu': ('t', 'p', 'P', 'q_base', 'P_keep', 'P_lora'),
     'flops.lora.adapters.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'r_lora', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
     'flops.lora.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'r_lora', 'gated', 'moe', 'd_emb', 'proj_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
