@@ -16,10 +16,12 @@ from typing import Iterable
 
 import sympy as sp
 
+from formulas.bibliography import Source  # noqa: F401 - formulas cite through the catalogue
 from formulas.symbols import constant_values, quantity, table_order
 from formulas.units import Unit, as_unit
 
-TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture", "parallelism", "precision")
+TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture", "performance",
+                          "parallelism", "precision")
 
 
 class UnknownFormula(KeyError):
@@ -27,17 +29,6 @@ class UnknownFormula(KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0])
-
-
-@dataclass(frozen=True)
-class Source:
-    """Where a formula comes from: a seed file and section, or a paper and equation."""
-
-    ref: str
-    where: str = ""
-
-    def __str__(self) -> str:
-        return f"{self.ref}, {self.where}" if self.where else self.ref
 
 
 @dataclass(frozen=True)
@@ -147,7 +138,13 @@ def load_topics() -> None:
 
 
 def get(id: str) -> Formula:
-    load_topics()
+    """The formula ``id``, loading its own topic first (``eval params.total`` builds one topic, not seven)."""
+    if id not in _CATALOGUE:
+        topic = id.partition(".")[0]
+        if topic in TOPICS:
+            importlib.import_module(f"formulas.{topic}")
+        if id not in _CATALOGUE:
+            load_topics()
     try:
         return _CATALOGUE[id]
     except KeyError:

@@ -57,20 +57,14 @@ from formulas import architecture as arch
 from formulas import memory as mem
 from formulas import comms as com
 
-GSHARD = Source("Lepikhin et al. 2020, GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding",
-                "§2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine)")
-DEEPSPEED_MOE = Source("Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training",
-                       "§4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer)")
-MEGATRON_MOE = Source("Megatron-LM, megatron/core/transformer/moe/README.md (Megatron Core MoE)",
-                      "--expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism")
-RING = Source("Liu, Zaharia, Abbeel 2023, Ring Attention with Blockwise Transformers for Near-Infinite Context",
-              "§3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps)")
-MEGATRON_CP = Source("Megatron Core developer guide, Context parallelism (context_parallel.html)",
-                     "the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients "
-                     "reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; "
-                     "gradients reduced over the DP×CP ranks")
-DISTRIBUTED_OPTIMIZER = Source("Megatron Core developer guide, Distributed Optimizer (distrib_optimizer.html)",
-                               "bytes per parameter: bf16 param, fp32 grads 18 → 6 + 12/d; fp16/fp16 20 → 4 + 16/d")
+GSHARD = Source("lepikhin2020", "§2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine)")
+DEEPSPEED_MOE = Source("rajbhandari2022", "§4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer)")
+MEGATRON_MOE = Source("megatron-moe", "--expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism")
+RING = Source("liu2023", "§3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps)")
+MEGATRON_CP = Source("megatron-cp", "the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their "
+                     "gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's "
+                     "activations; gradients reduced over the DP×CP ranks")
+DISTRIBUTED_OPTIMIZER = Source("megatron-distopt", "bytes per parameter: bf16 param, fp32 grads 18 → 6 + 12/d; fp16/fp16 20 → 4 + 16/d")
 ZERO = mem.ZERO
 
 EXPERTS_IN_MODEL = Condition("the experts are part of the model: Ψ_E ≤ Ψ", sp.LessThan(P_exp, P))

@@ -76,16 +76,16 @@ from formulas.symbols import (
     t,
 )
 
-MICIKEVICIUS = Source("Micikevicius et al. 2022, FP8 Formats for Deep Learning", "§3 (E4M3 for weights and activations, E5M2 for gradients; 1 byte each)")
-TRANSFORMER_ENGINE = Source("NVIDIA Transformer Engine documentation, Using FP8 with Transformer Engine",
-                            "FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their "
-                            "transposes; the FP8 input of each Linear saved for backward")
-DEEPSEEK_V3 = Source("DeepSeek-AI 2024, DeepSeek-V3 Technical Report", "§3.3 FP8 training: FP8 GEMM inputs cached for "
-                     "backward; fp32 master weights and gradients; bf16 Adam moments")
-HU = Source("Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models", "§4.1 (ΔW = BA, B d×r, A r×k)")
-PEFT = Source("Hugging Face PEFT, LoraConfig (target_modules, r) and LoraModel", "adapters kept in fp32 (autocast_adapter_dtype=True)")
-QLORA = Source("Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs", "§3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter")
-INT8 = Source("Dettmers et al. 2022, LLM.int8(): 8-bit Matrix Multiplication for Transformers at Scale", "§3.1 vector-wise quantization: one scale per row")
+MICIKEVICIUS = Source("micikevicius2022", "§3 (E4M3 for weights and activations, E5M2 for gradients; 1 byte each)")
+TRANSFORMER_ENGINE = Source("transformer-engine", "FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached "
+                            "with their transposes; the FP8 input of each Linear saved for backward")
+DEEPSEEK_V3 = Source("deepseek2024", "§3.3 FP8 training: FP8 GEMM inputs cached for backward; fp32 master weights and "
+                     "gradients; bf16 Adam moments")
+HU = Source("hu2021", "§4.1 (ΔW = BA, B d×r, A r×k)")
+PEFT = Source("peft", "LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True)")
+QLORA = Source("dettmers2023", "§3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter")
+INT8 = Source("dettmers2022", "§3.1 vector-wise quantization: one scale per row")
+BNB = Source("transformers", "integrations/bitsandbytes.py: replace_with_bnb_linear, lm_head skipped")
 
 # --- FP8 ------------------------------------------------------------------------------
 
@@ -264,7 +264,7 @@ quantized = formula(
     "parameter",
     "the weights a quantizer converts: every projection matrix of the l layers, experts and router included "
     "(bitsandbytes replaces their nn.Linear; biases, norms, embeddings and the output head stay 16-bit)",
-    sources=[QLORA, Source("transformers' bitsandbytes integration (replace_with_bnb_linear, lm_head skipped)")],
+    sources=[QLORA, BNB],
     related=["params.decoder.attention", "params.decoder.mlp"],
     symbol_latex=r"\Psi_{q}",
 )

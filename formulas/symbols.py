@@ -2,7 +2,7 @@
 
 Each entry carries the SymPy assumptions (counts are ``positive, integer``),
 its LaTeX, a one-line meaning, a unit and where the notation comes from
-(``000`` Table 3 of the Bilibili article, extended as DESIGN.md says).
+(Table 3 of the Bilibili article, Yu 2024 (000), extended).
 Constants that carry a unit (``c_flop`` = 2 FLOP per parameter per token) are
 symbols too, with a value: formulas keep them symbolic so that dimensional
 analysis sees their unit, and every proof or evaluation substitutes the value.
@@ -15,6 +15,7 @@ from fractions import Fraction
 
 import sympy as sp
 
+from formulas.bibliography import Source
 from formulas.units import Unit, as_unit
 
 
@@ -26,7 +27,7 @@ class Quantity:
     latex: str
     meaning: str
     unit: Unit
-    source: str
+    source: Source
     value: sp.Rational | None = None
     maximum: sp.Rational | None = None
 
@@ -53,7 +54,7 @@ def declare(
     unit: Unit | str,
     *,
     integer: bool,
-    source: str = "000 Table 3",
+    source: Source = Source("000", "Table 3"),
     maximum: int | None = None,
 ) -> sp.Symbol:
     """Create and register a positive symbol; a second, different declaration is refused."""
@@ -64,7 +65,7 @@ def declare(
     return symbol
 
 
-def constant(name: str, latex: str, value: int | Fraction, meaning: str, unit: Unit | str, source: str) -> sp.Symbol:
+def constant(name: str, latex: str, value: int | Fraction, meaning: str, unit: Unit | str, source: Source) -> sp.Symbol:
     """Register a unit-carrying constant; it prints as its value."""
     symbol = sp.Symbol(name, positive=True)
     entry = Quantity(symbol, latex, meaning, as_unit(unit), source, sp.Rational(value))
@@ -118,35 +119,35 @@ s = declare("s", "s", "sequence length", "1", integer=True)
 # --- model shape ----------------------------------------------------------------
 h = declare("h", "h", "hidden size", "1", integer=True)
 a = declare("a", "a", "attention heads", "1", integer=True)
-g = declare("g", "g", "key/value heads", "1", integer=True, source="DESIGN.md (GQA/MQA)")
-d_head = declare("d_head", "d_{head}", "head dimension", "1", integer=True, source="DESIGN.md")
-d_ff = declare("d_ff", "d_{ff}", "MLP inner width", "1", integer=True, source="DESIGN.md")
+g = declare("g", "g", "key/value heads", "1", integer=True, source=Source("ainslie2023", "g key/value heads"))
+d_head = declare("d_head", "d_{head}", "head dimension", "1", integer=True, source=Source("vaswani2017", "§3.2.2, d_k"))
+d_ff = declare("d_ff", "d_{ff}", "MLP inner width", "1", integer=True, source=Source("vaswani2017", "§3.3, d_ff"))
 l = declare("l", "l", "layers", "1", integer=True)  # noqa: E741 - the sources' name
 V = declare("V", "V", "vocabulary size", "1", integer=True)
-E = declare("E", "E", "experts", "1", integer=True, source="DESIGN.md (MoE)")
-k = declare("k", "k", "experts per token", "1", integer=True, source="DESIGN.md (MoE)")
+E = declare("E", "E", "experts", "1", integer=True, source=Source("fedus2021", "§2, experts"))
+k = declare("k", "k", "experts per token", "1", integer=True, source=Source("jiang2024", "top-2 of 8 experts per token"))
 # --- parallel layout ------------------------------------------------------------
 t = declare("t", "t", "tensor parallel degree", "1", integer=True)
 p = declare("p", "p", "pipeline parallel degree", "1", integer=True)
 d = declare("d", "d", "data parallel degree", "1", integer=True)
 n = declare("n", "n", "GPUs (workers)", "1", integer=True)
 m = declare("m", "m", "micro-batches per iteration", "1", integer=True)
-v = declare("v", "v", "virtual pipeline stages per GPU", "1", integer=True, source="Narayanan et al. 2021")
+v = declare("v", "v", "virtual pipeline stages per GPU", "1", integer=True, source=Source("narayanan2021", "§2.2.2, interleaved schedule"))
 # --- model and data size --------------------------------------------------------
 P = declare("P", r"\Psi", "parameters", "parameter", integer=False)
 D = declare("D", "D", "training tokens", "token", integer=False)
 # --- hardware and efficiency ------------------------------------------------------
 X = declare("X", "X", "peak FLOP/s of one GPU", "FLOP/second", integer=False)
 U = declare("U", "U", "utilization (MFU)", "1", integer=False, maximum=1)
-W_mem = declare("W_mem", r"W_{mem}", "memory bandwidth", "byte/second", integer=False, source="DESIGN.md")
-W_link = declare("W_link", r"W_{link}", "link bandwidth", "byte/second", integer=False, source="DESIGN.md")
+W_mem = declare("W_mem", r"W_{mem}", "memory bandwidth", "byte/second", integer=False, source=Source("williams2009", "memory bandwidth"))
+W_link = declare("W_link", r"W_{link}", "link bandwidth", "byte/second", integer=False, source=Source("001", "NVLink and PCIe bandwidth"))
 r = declare("r", "r", "allowed communication-to-compute time ratio", "1", integer=False)
 f = declare("f", "f", "serial fraction (Amdahl)", "1", integer=False, maximum=1)
 
 # --- one matrix multiplication [M, K] x [K, N] ------------------------------------
-M_rows = declare("M_rows", "M", "rows of a GEMM's left operand", "1", integer=True, source="000 §3.2")
-K_inner = declare("K_inner", "K", "inner (contracted) dimension of a GEMM", "1", integer=True, source="000 §3.2")
-N_cols = declare("N_cols", "N", "columns of a GEMM's right operand", "1", integer=True, source="000 §3.2")
+M_rows = declare("M_rows", "M", "rows of a GEMM's left operand", "1", integer=True, source=Source("000", "§3.2"))
+K_inner = declare("K_inner", "K", "inner (contracted) dimension of a GEMM", "1", integer=True, source=Source("000", "§3.2"))
+N_cols = declare("N_cols", "N", "columns of a GEMM's right operand", "1", integer=True, source=Source("000", "§3.2"))
 
 # --- constants that carry a unit -----------------------------------------------
 c_flop = constant(
@@ -155,60 +156,60 @@ c_flop = constant(
     2,
     "FLOPs per parameter per token in one pass: a multiply and an add",
     "FLOP/(parameter*token)",
-    "001 (3 multiplies and 3 adds per weight per token in training)",
+    Source("001", "3 multiplies and 3 adds per weight per token in training"),
 )
 
 # --- communication, cluster, inference ---------------------------------------------
-q = declare("q", "q", "bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32)", "byte", integer=False, source="001 (bytes per param)")
-q_w = declare("q_w", r"q_{\Psi}", "bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32)", "byte/parameter", integer=False, source="001 (2 bytes per parameter)")
-x_msg = declare("x_msg", "x", "bytes of the buffer a collective works on (per participant)", "byte", integer=False, source="000 §3.3.2.2")
-tau = declare("tau", r"\tau", "a wall-clock time span (a deadline, a pipeline slot, a per-token budget)", "second", integer=False, source="000 §3.5.3")
-W_alg = declare("W_alg", r"W_{alg}", "algorithm bandwidth of a collective: buffer bytes over elapsed time", "byte/second", integer=False, source="000 §3.3.2.2 (nccl-tests)")
-rho = declare("rho", r"\rho", "redundancy of a collective: bytes each GPU sends per byte of buffer", "1", integer=False, source="000 Table 5")
-H_gpu = declare("H_gpu", r"H_{GPU}", "GPU-hours of a training run", "1", integer=False, source="002")
-c_mac = constant("c_mac", "c_{mac}", 2, "FLOPs of one multiply-accumulate", "FLOP", "000 §3.2 (a GEMM costs 2MKN)")
-c_hour = constant("c_hour", "c_{hour}", 3600, "seconds in one hour", "second", "002 (GPU-hours)")
-c_step = constant("c_step", "c_{step}", 1, "tokens each sequence emits per decoding step", "token", "001 (each prompt outputs one token per round)")
+q = declare("q", "q", "bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32)", "byte", integer=False, source=Source("001", "bytes per param"))
+q_w = declare("q_w", r"q_{\Psi}", "bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32)", "byte/parameter", integer=False, source=Source("001", "2 bytes per parameter"))
+x_msg = declare("x_msg", "x", "bytes of the buffer a collective works on (per participant)", "byte", integer=False, source=Source("000", "§3.3.2.2"))
+tau = declare("tau", r"\tau", "a wall-clock time span (a deadline, a pipeline slot, a per-token budget)", "second", integer=False, source=Source("000", "§3.5.3"))
+W_alg = declare("W_alg", r"W_{alg}", "algorithm bandwidth of a collective: buffer bytes over elapsed time", "byte/second", integer=False, source=Source("000", "§3.3.2.2 (nccl-tests)"))
+rho = declare("rho", r"\rho", "redundancy of a collective: bytes each GPU sends per byte of buffer", "1", integer=False, source=Source("000", "Table 5"))
+H_gpu = declare("H_gpu", r"H_{GPU}", "GPU-hours of a training run", "1", integer=False, source=Source("002"))
+c_mac = constant("c_mac", "c_{mac}", 2, "FLOPs of one multiply-accumulate", "FLOP", Source("000", "§3.2 (a GEMM costs 2MKN)"))
+c_hour = constant("c_hour", "c_{hour}", 3600, "seconds in one hour", "second", Source("002", "GPU-hours"))
+c_step = constant("c_step", "c_{step}", 1, "tokens each sequence emits per decoding step", "token", Source("001", "each prompt outputs one token per round"))
 
 # --- memory ---------------------------------------------------------------------
-q_bf16 = constant("q_bf16", "q_{16}", 2, "bytes per parameter of a 16-bit (bf16/fp16) copy", "byte/parameter", "000 §3.4.2.1 (2 bytes per element)")
-q_fp32 = constant("q_fp32", "q_{32}", 4, "bytes per parameter of an fp32 copy", "byte/parameter", "000 §3.4.2.1 (Adam states in fp32)")
-q_int8 = constant("q_int8", "q_{8}", 1, "bytes per parameter of an int8 weight", "byte/parameter", "000 §3.4.2.1 (INT8 inference)")
-q_int4 = constant("q_int4", "q_{4}", Fraction(1, 2), "bytes per parameter of an int4 weight", "byte/parameter", "000 §3.4.2.1 (INT4 inference)")
-c_byte = constant("c_byte", r"\mathrm{B}", 1, "one byte: activation counts are in bytes (16-bit values 2, bool dropout masks 1)", "byte", "Korthikanti et al. 2022 §4")
-M_gpu = declare("M_gpu", r"M_{GPU}", "memory capacity of one GPU", "byte", integer=False, source="001 (80 GB A100/H100, 24 GB RTX 4090)")
+q_bf16 = constant("q_bf16", "q_{16}", 2, "bytes per parameter of a 16-bit (bf16/fp16) copy", "byte/parameter", Source("000", "§3.4.2.1 (2 bytes per element)"))
+q_fp32 = constant("q_fp32", "q_{32}", 4, "bytes per parameter of an fp32 copy", "byte/parameter", Source("000", "§3.4.2.1 (Adam states in fp32)"))
+q_int8 = constant("q_int8", "q_{8}", 1, "bytes per parameter of an int8 weight", "byte/parameter", Source("000", "§3.4.2.1 (INT8 inference)"))
+q_int4 = constant("q_int4", "q_{4}", Fraction(1, 2), "bytes per parameter of an int4 weight", "byte/parameter", Source("000", "§3.4.2.1 (INT4 inference)"))
+c_byte = constant("c_byte", r"\mathrm{B}", 1, "one byte: activation counts are in bytes (16-bit values 2, bool dropout masks 1)", "byte", Source("korthikanti2022", "§4"))
+M_gpu = declare("M_gpu", r"M_{GPU}", "memory capacity of one GPU", "byte", integer=False, source=Source("001", "80 GB A100/H100, 24 GB RTX 4090"))
 
 # --- expert and context parallelism (formulas/parallelism.py) -------------------------
 e = declare("e", "e", "expert parallel degree: the GPUs one MoE layer's experts are spread over", "1", integer=True,
-            source="Lepikhin et al. 2020 (GShard); Megatron-LM --expert-model-parallel-size")
+            source=Source("lepikhin2020", "§3.2, experts sharded over devices"))
 c = declare("c", "c", "context parallel degree: the GPUs one sequence is split over", "1", integer=True,
-            source="Megatron-LM --context-parallel-size")
+            source=Source("megatron-cp", "context_parallel_size"))
 P_exp = declare("P_exp", r"\Psi_{E}", "parameters of the routed experts (what expert parallelism shards)", "parameter",
-                integer=False, source="Rajbhandari et al. 2022 (DeepSpeed-MoE)")
+                integer=False, source=Source("rajbhandari2022", "§4.1"))
 
 # --- precision and fine-tuning (formulas/precision.py) -----------------------------------
 q_fp8 = constant("q_fp8", "q_{8}^{fp}", 1, "bytes per value of an fp8 (E4M3 or E5M2) copy", "byte/parameter",
-                 "Micikevicius et al. 2022, FP8 Formats for Deep Learning")
+                 Source("micikevicius2022", "§3"))
 q_base = declare("q_base", r"q_{base}", "bytes per frozen base weight (2 bf16, 1 int8, 1/2 NF4), constants excluded",
-                 "byte/parameter", integer=False, source="Dettmers et al. 2023 (QLoRA)")
+                 "byte/parameter", integer=False, source=Source("dettmers2023", "§3"))
 P_keep = declare("P_keep", r"\Psi_{16}", "parameters kept in 16 bits when the base is quantized (embeddings, norms, head)",
-                 "parameter", integer=False, source="transformers' bitsandbytes integration")
+                 "parameter", integer=False, source=Source("transformers", "integrations/bitsandbytes.py"))
 P_lora = declare("P_lora", r"\Psi_{LoRA}", "trainable LoRA adapter parameters", "parameter", integer=False,
-                 source="Hu et al. 2021 (LoRA)")
-r_lora = declare("r_lora", r"r_{LoRA}", "LoRA rank", "1", integer=True, source="Hu et al. 2021 (LoRA)")
-d_in = declare("d_in", r"d_{in}", "input width of a weight matrix", "1", integer=True, source="Hu et al. 2021 (LoRA)")
-d_out = declare("d_out", r"d_{out}", "output width of a weight matrix", "1", integer=True, source="Hu et al. 2021 (LoRA)")
-B_q = declare("B_q", r"B_{q}", "weights per quantization block (QLoRA: 64)", "1", integer=True, source="Dettmers et al. 2023 (QLoRA) §3")
+                 source=Source("hu2021", "§4.1"))
+r_lora = declare("r_lora", r"r_{LoRA}", "LoRA rank", "1", integer=True, source=Source("hu2021", "§4.1"))
+d_in = declare("d_in", r"d_{in}", "input width of a weight matrix", "1", integer=True, source=Source("hu2021", "§4.1"))
+d_out = declare("d_out", r"d_{out}", "output width of a weight matrix", "1", integer=True, source=Source("hu2021", "§4.1"))
+B_q = declare("B_q", r"B_{q}", "weights per quantization block (QLoRA: 64)", "1", integer=True, source=Source("dettmers2023", "§3"))
 B_q2 = declare("B_q2", r"B_{q2}", "first-level constants per second-level block (QLoRA double quantization: 256)", "1",
-               integer=True, source="Dettmers et al. 2023 (QLoRA) §3")
+               integer=True, source=Source("dettmers2023", "§3"))
 
 # --- architecture switches ------------------------------------------------------
-# Structural choices of a decoder (DESIGN.md "Architectures"): 0/1 switches and
+# Structural choices of a decoder: 0/1 switches and
 # small non-negative counts that a Hugging Face config maps to (formulas/hf_config.py).
-ARCH = "DESIGN.md (Architectures); transformers 5.24 modelling code"
+ARCH = Source("transformers", "configuration switches of the modelling code")
 
 
-def switch(name: str, latex: str, meaning: str, *, maximum: int | None = 1, source: str = ARCH) -> sp.Symbol:
+def switch(name: str, latex: str, meaning: str, *, maximum: int | None = 1, source: Source = ARCH) -> sp.Symbol:
     """Register a non-negative integer symbol (a 0/1 switch unless ``maximum`` says otherwise)."""
     symbol = sp.Symbol(name, integer=True, nonnegative=True)
     bound = None if maximum is None else sp.Integer(maximum)
@@ -235,8 +236,27 @@ moe = switch("moe", r"\sigma_{moe}", "1 for a mixture-of-experts MLP with a rout
 d_emb = declare("d_emb", r"d_{emb}", "token embedding width (h except OPT's word_embed_proj_dim)", "1", integer=True, source=ARCH)
 proj_emb = switch("proj_emb", r"\sigma_{proj}", "1 if project_in/project_out map the embedding width to h and back (OPT-350m)")
 
+# --- the performance model (formulas/performance.py) ------------------------------
+ROOFLINE = Source("williams2009", "the roofline's sustained compute and memory rates")
+COLLECTIVE = Source("nccl-tests", "bus bandwidth of a collective")
+eta_gemm = declare("eta_gemm", r"\eta_{gemm}", "fraction of peak FLOP/s a large GEMM sustains (calibrated)", "1", integer=False, source=ROOFLINE, maximum=1)
+eta_mem = declare("eta_mem", r"\eta_{mem}", "fraction of the HBM bandwidth memory-bound kernels sustain (calibrated)", "1", integer=False, source=ROOFLINE, maximum=1)
+tau_k = declare("tau_k", r"\tau_{k}", "fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated)", "second", integer=False, source=Source("nvidia-gemm", "small GEMMs are latency-bound"))
+W_tp = declare("W_tp", r"W_{TP}", "one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across)", "byte/second", integer=False, source=COLLECTIVE)
+W_pp = declare("W_pp", r"W_{PP}", "one-way bandwidth between neighbouring pipeline stages", "byte/second", integer=False, source=Source("narayanan2021", "§4.1, point-to-point between stages"))
+W_intra = declare("W_intra", r"W_{intra}", "one-way bandwidth a collective sustains inside a node (NVLink)", "byte/second", integer=False, source=COLLECTIVE)
+W_net = declare("W_net", r"W_{net}", "one-way network bandwidth a collective sustains per GPU across nodes", "byte/second", integer=False, source=COLLECTIVE)
+d_node = declare("d_node", r"d_{node}", "data-parallel ranks inside one node (the intra-node level of a hierarchical all-reduce)", "1", integer=True, source=Source("jia2018", "hierarchical all-reduce"))
+flash = switch("flash", r"\sigma_{flash}", "1 when attention is one fused kernel (FlashAttention): no s² scores in HBM", source=Source("dao2023", "fused attention"))
+seq_par = switch("seq_par", r"\sigma_{SP}", "1 with Megatron sequence parallelism: norms and dropouts on s/t tokens", source=Source("korthikanti2022", "§4.2.2, sequence parallelism"))
+rc_full = switch("rc_full", r"\sigma_{full}", "1 with full activation recompute: each layer's forward runs again in the backward", source=Source("korthikanti2022", "§5, full recompute"))
+rc_sel = switch("rc_sel", r"\sigma_{sel}", "1 with selective recompute: the attention core runs again in the backward", source=Source("korthikanti2022", "§5, selective recompute"))
+piped = switch("piped", r"\sigma_{PP}", "1 when there is a pipeline (p > 1): activations cross stage boundaries", source=Source("narayanan2021", "§2.2, pipeline parallelism"))
+tau_fwd = declare("tau_fwd", r"\tau_{fwd}", "one micro-batch's forward on one pipeline stage: what a prefetched gather hides under", "second", integer=False, source=Source("deepspeed", "stage3_prefetch_bucket_size"))
+tau_bwd = declare("tau_bwd", r"\tau_{bwd}", "one micro-batch's backward on one pipeline stage: what bucketed collectives hide under", "second", integer=False, source=Source("li2020", "gradient bucketing"))
+
 # --- LoRA targets (formulas/precision.py): 1 if the named projection carries an adapter ------------------
-LORA_SOURCE = "Hu et al. 2021 (LoRA); PEFT target_modules"
+LORA_SOURCE = Source("peft", "LoraConfig.target_modules")
 lora_q = switch("lora_q", r"\lambda_{Q}", "1 if q_proj carries a LoRA adapter", source=LORA_SOURCE)
 lora_k = switch("lora_k", r"\lambda_{K}", "1 if k_proj carries a LoRA adapter", source=LORA_SOURCE)
 lora_v = switch("lora_v", r"\lambda_{V}", "1 if v_proj carries a LoRA adapter", source=LORA_SOURCE)

@@ -19,7 +19,7 @@ def test_llama2_70b_report_against_hand_arithmetic(capsys):
     h, a, g, d_head, d_ff, l = (LLAMA2_70B[k] for k in ("h", "a", "g", "d_head", "d_ff", "l"))
     n, B, U, r = t * p * d, b * m * d, Fraction(1, 2), Fraction(1, 2)
     report = cli_json(capsys, "estimate", "--model", "llama2-70b", "--gpu", "a100-80gb", "--tp", str(t), "--pp", str(p),
-                      "--dp", str(d), "--micro-batches", str(m), "--seq", str(s), "--tokens", str(tokens))
+                      "--dp", str(d), "--micro-batches", str(m), "--seq", str(s), "--tokens", str(tokens), "--mfu", "0.5")
     params = 68_976_648_192  # Llama-2-70B as transformers builds it (tests/test_architecture_params.py measures it)
     assert report["params"]["total"] == params
 
@@ -159,7 +159,7 @@ def test_a_mixture_of_experts_computes_with_its_active_parameters(capsys, tmp_pa
     config.write_text(json.dumps(MIXTRAL_8X7B))
     tokens, n, X, U = 10**12, 64, 312 * 10**12, Fraction(1, 2)
     report = cli_json(capsys, "estimate", "--hf-config", str(config), "--gpu", "a100-80gb", "--tp", "8", "--pp", "4",
-                      "--dp", "2", "--seq", "4096", "--tokens", str(tokens))
+                      "--dp", "2", "--seq", "4096", "--tokens", str(tokens), "--mfu", "0.5")
     total, active = 46_702_792_704, 12_879_925_248  # transformers' Mixtral-8x7B: all parameters, and a token's share
     assert (report["params"]["total"], report["params"]["active"]) == (total, active)
     assert report["time"]["ideal_days"] == pytest.approx(float(Fraction(6 * active * tokens) / (n * X * U) / 86400), rel=1e-12)

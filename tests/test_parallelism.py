@@ -35,7 +35,7 @@ def mixtral(tmp_path):
 
 
 def report(capsys, config, *layout):
-    return cli_json(capsys, "estimate", "--hf-config", config, "--gpu", "h100-sxm", "--seq", "4096", *layout)
+    return cli_json(capsys, "estimate", "--mfu", "0.5", "--hf-config", config, "--gpu", "h100-sxm", "--seq", "4096", *layout)
 
 
 def test_expert_count_is_mixtrals(capsys, mixtral):
@@ -94,7 +94,7 @@ def test_dense_and_expert_gradients_reduce_over_their_own_replicas(capsys, mixtr
 def test_ring_attention_bytes_and_activations(capsys):
     # Llama-2-70B (h 8192, 64 heads of 128, 8 KV heads, d_ff 28672, 80 layers), t = 8, c = 4, s = 32768
     t, c, s, m, l, h, a, g, d_head, d_ff = 8, 4, 32768, 2, 80, 8192, 64, 8, 128, 28672
-    doc = cli_json(capsys, "estimate", "--model", "llama2-70b", "--gpu", "h100-sxm", "--tp", str(t), "--cp", str(c),
+    doc = cli_json(capsys, "estimate", "--mfu", "0.5", "--model", "llama2-70b", "--gpu", "h100-sxm", "--tp", str(t), "--cp", str(c),
                    "--seq", str(s), "--micro-batches", str(m), "--recompute", "selective")
     chunk = 2 * (s // c) * (g // t) * d_head * 2  # K and V of 8192 tokens, one KV head per TP rank, bf16
     per_layer = (c - 1) * chunk + 2 * (c - 1) * chunk  # forward hops; backward hops of K/V and of dK/dV
@@ -111,7 +111,7 @@ def test_ring_attention_bytes_and_activations(capsys):
 
 
 def test_context_parallel_ranks_reduce_gradients_with_the_data_parallel_ones(capsys):
-    doc = cli_json(capsys, "estimate", "--model", "llama2-7b", "--gpu", "h100-sxm", "--cp", "4", "--dp", "2", "--seq", "8192")
+    doc = cli_json(capsys, "estimate", "--mfu", "0.5", "--model", "llama2-7b", "--gpu", "h100-sxm", "--cp", "4", "--dp", "2", "--seq", "8192")
     params = doc["params"]["total"]
     assert doc["layout"]["n"] == 8
     assert doc["comms"]["bytes"]["dp"] == pytest.approx(2 * 7 / 8 * 2 * params, rel=1e-12)  # one ring of c·d = 8 GPUs
@@ -131,17 +131,17 @@ def test_distributed_optimizer_is_megatrons_row(d, bytes_per_parameter):
     (["--cp", "3"], "must divide the sequence length s = 4096"),
 ])
 def test_bad_layouts_are_one_line(capsys, mixtral, argv, message):
-    code, out, err = run(capsys, "estimate", "--hf-config", mixtral, "--gpu", "h100-sxm", "--seq", "4096", *argv)
+    code, out, err = run(capsys, "estimate", "--mfu", "0.5", "--hf-config", mixtral, "--gpu", "h100-sxm", "--seq", "4096", *argv)
     assert code == 2 and out == "" and err.count("\n") == 1 and message in err
 
 
 def test_dense_model_has_no_experts_to_spread(capsys):
-    code, out, err = run(capsys, "estimate", "--model", "llama2-7b", "--gpu", "h100-sxm", "--seq", "4096", "--dp", "2", "--ep", "2")
+    code, out, err = run(capsys, "estimate", "--mfu", "0.5", "--model", "llama2-7b", "--gpu", "h100-sxm", "--seq", "4096", "--dp", "2", "--ep", "2")
     assert code == 2 and "needs a mixture-of-experts model" in err
 
 
 def test_plan_uses_expert_and_context_parallelism(capsys, mixtral):
-    doc = cli_json(capsys, "plan", "--hf-config", mixtral, "--gpu", "h100-sxm", "--gpus", "64", "--global-batch", "64",
+    doc = cli_json(capsys, "plan", "--mfu", "0.5", "--hf-config", mixtral, "--gpu", "h100-sxm", "--gpus", "64", "--global-batch", "64",
                    "--seq", "32768", "--top", "3")
     layouts = [entry["layout"] for entry in doc["ranked"]]
     assert layouts, "a layout fits"
@@ -156,15 +156,9 @@ def test_plan_uses_expert_and_context_parallelism(capsys, mixtral):
 
 
 def report_of(capsys, config, lay, n, s):
-    argv = ["estimate", "--hf-config", config, "--gpu", "h100-sxm", "--gpus", str(n), "--seq", str(s),
+    argv = ["estimate", "--mfu", "0.5", "--hf-config", config, "--gpu", "h100-sxm", "--gpus", str(n), "--seq", str(s),
             "--tp", str(lay["t"]), "--pp", str(lay["p"]), "--dp", str(lay["d"]), "--interleave", str(lay["v"]),
             "--micro-batch", str(lay["b"]), "--micro-batches", str(lay["m"]), "--zero", str(lay["zero"]),
             "--recompute", lay["recompute"], "--cp", str(lay["c"]), "--ep", str(lay["e"])]
     return cli_json(capsys, *argv, *(["--sequence-parallel"] if lay["sequence_parallel"] else []))
 
-
-def test_one_node_size():
-    # the report prices CP/EP inside a node by formulas.estimate's node; plan's --max-tp default by render.numeric's
-    from formulas.estimate import GPUS_PER_NODE as report_node
-    from render.numeric import GPUS_PER_NODE as plan_node
-    assert report_node == plan_node == 8  # an HGX H100 / DGX A100 node: 8 GPUs on NVLink

@@ -69,7 +69,7 @@ def test_lora_flops_equal_flop_counter(family, index, targets, rank):
 def test_llama_7b_r8_is_peft_printed_figure(capsys):
     # 32 layers × 2 projections × r·(d_in + d_out) = 32 · 2 · 8 · (4096 + 4096)
     assert 32 * 2 * 8 * (4096 + 4096) == 4_194_304
-    doc = cli_json(capsys, "estimate", "--model", "llama-7b", "--gpu", "a100-80gb", "--seq", "2048",
+    doc = cli_json(capsys, "estimate", "--mfu", "0.5", "--model", "llama-7b", "--gpu", "a100-80gb", "--seq", "2048",
                    "--finetune", "lora", "--lora-rank", "8", "--lora-targets", "q_proj,v_proj")
     assert doc["params"]["trainable"] == 4_194_304
     assert doc["params"]["total"] + doc["params"]["trainable"] == 6_742_609_920  # PEFT's "all params"
@@ -84,7 +84,7 @@ def test_qlora_constants_are_the_papers_bits():
 
 
 def test_qlora_states_of_llama2_7b(capsys):
-    doc = cli_json(capsys, "estimate", "--model", "llama2-7b", "--gpu", "a100-80gb", "--seq", "4096",
+    doc = cli_json(capsys, "estimate", "--mfu", "0.5", "--model", "llama2-7b", "--gpu", "a100-80gb", "--seq", "4096",
                    "--finetune", "qlora", "--lora-rank", "64",
                    "--lora-targets", "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj")
     h, d_ff, l, total = 4096, 11008, 32, 6_738_415_616
@@ -99,14 +99,14 @@ def test_qlora_states_of_llama2_7b(capsys):
 
 
 def test_lora_on_a_bf16_base_keeps_no_gradients_of_it(capsys):
-    doc = cli_json(capsys, "estimate", "--model", "llama2-7b", "--gpu", "a100-80gb", "--seq", "4096", "--finetune", "lora")
+    doc = cli_json(capsys, "estimate", "--mfu", "0.5", "--model", "llama2-7b", "--gpu", "a100-80gb", "--seq", "4096", "--finetune", "lora")
     adapters = 32 * 16 * 2 * (4096 + 4096)  # default r = 16 on q_proj and v_proj
     assert doc["memory"]["model_states"] == 2 * 6_738_415_616 + 16 * adapters
 
 
 def test_fp8_states_and_activations(capsys):
     t, s, l, h, a, d_head, d_ff = 8, 4096, 80, 8192, 64, 128, 28672
-    argv = ["estimate", "--model", "llama2-70b", "--gpu", "h100-sxm", "--tp", str(t), "--seq", str(s)]
+    argv = ["estimate", "--mfu", "0.5", "--model", "llama2-70b", "--gpu", "h100-sxm", "--tp", str(t), "--seq", str(s)]
     bf16, fp8 = cli_json(capsys, *argv), cli_json(capsys, *argv, "--precision", "fp8")
     params = bf16["params"]["total"]
     assert fp8["memory"]["model_states"] == pytest.approx(18 * params / t, rel=1e-12)  # 16 bytes + FP8 copy + transpose
@@ -119,7 +119,7 @@ def test_fp8_states_and_activations(capsys):
 
 
 def test_fp8_saves_nothing_when_layers_are_recomputed(capsys):
-    argv = ["estimate", "--model", "llama2-7b", "--gpu", "h100-sxm", "--seq", "4096", "--recompute", "full"]
+    argv = ["estimate", "--mfu", "0.5", "--model", "llama2-7b", "--gpu", "h100-sxm", "--seq", "4096", "--recompute", "full"]
     assert cli_json(capsys, *argv)["memory"]["activations"] == cli_json(capsys, *argv, "--precision", "fp8")["memory"]["activations"]
 
 
@@ -130,22 +130,22 @@ def test_fp8_saves_nothing_when_layers_are_recomputed(capsys):
     (["--finetune", "lora", "--lora-rank", "0"], "must be positive"),
 ])
 def test_bad_lora_input_is_one_line(capsys, argv, message):
-    code, out, err = run(capsys, "estimate", "--model", "llama2-7b", "--gpu", "a100-80gb", "--seq", "4096", *argv)
+    code, out, err = run(capsys, "estimate", "--mfu", "0.5", "--model", "llama2-7b", "--gpu", "a100-80gb", "--seq", "4096", *argv)
     assert code == 2 and out == "" and err.count("\n") == 1 and message in err
 
 
 def test_experts_are_not_lora_targets(capsys, tmp_path):
     path = tmp_path / "mixtral.json"
     path.write_text(json.dumps(config_json("mixtral", 0)))
-    code, out, err = run(capsys, "estimate", "--hf-config", path, "--gpu", "a100-80gb", "--seq", "64",
+    code, out, err = run(capsys, "estimate", "--mfu", "0.5", "--hf-config", path, "--gpu", "a100-80gb", "--seq", "64",
                          "--finetune", "lora", "--lora-targets", "q_proj,gate_proj")
     assert code == 2 and "'gate_proj' is not a projection of mixtral" in err
-    code, out, err = run(capsys, "estimate", "--hf-config", path, "--gpu", "a100-80gb", "--seq", "64", "--finetune", "qlora")
+    code, out, err = run(capsys, "estimate", "--mfu", "0.5", "--hf-config", path, "--gpu", "a100-80gb", "--seq", "64", "--finetune", "qlora")
     assert code == 2 and "quantized base of a mixture-of-experts model" in err
 
 
 def test_plan_with_lora_fits_where_full_training_does_not(capsys):
-    argv = ["plan", "--model", "llama2-13b", "--gpu", "rtx4090", "--gpus", "1", "--global-batch", "1", "--seq", "512"]
+    argv = ["plan", "--mfu", "0.5", "--model", "llama2-13b", "--gpu", "rtx4090", "--gpus", "1", "--global-batch", "1", "--seq", "512"]
     assert cli_json(capsys, *argv)["ranked"] == []  # 16 bytes × 13B parameters ≫ 24 GB
     best = cli_json(capsys, *argv, "--finetune", "qlora")["ranked"]
     assert best and best[0]["memory_total"] < 24e9  # 13B at ≈ 4.13 bits ≈ 6.7 GB

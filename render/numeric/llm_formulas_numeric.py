@@ -23,7 +23,7 @@ def params_layer_attention(h):
 
     Returns: parameters of one attention block: Q, K, V, O weights (h×h) and biases [parameter]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.1
+    Sources: Yu 2024 (000), §3.1
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     return 4*h**2 + 4*h
@@ -41,7 +41,7 @@ def params_layer_mlp(h):
 
     Returns: parameters of one MLP: h→4h and 4h→h weights with biases [parameter]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.1
+    Sources: Yu 2024 (000), §3.1
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     return 8*h**2 + 5*h
@@ -59,7 +59,7 @@ def params_layer_norms(h):
 
     Returns: parameters of a layer's two LayerNorms (scale and shift) [parameter]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.1
+    Sources: Yu 2024 (000), §3.1
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     return 4*h
@@ -77,7 +77,7 @@ def params_layer(h):
 
     Returns: parameters of one transformer layer [parameter]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.1; Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §5.1, parameter count
+    Sources: Yu 2024 (000), §3.1; Narayanan et al. 2021, §5.1, parameter count
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     return 12*h**2 + 13*h
@@ -98,7 +98,7 @@ def params_total(s, h, l, V):
 
     Returns: parameters of a GPT model: layers, token embeddings, learned positions (s = table length), final LayerNorm; head tied [parameter]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.1; Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §5.1, parameter count
+    Sources: Yu 2024 (000), §3.1; Narayanan et al. 2021, §5.1, parameter count
     """
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -122,7 +122,7 @@ def params_narayanan(s, h, l, V):
 
     Returns: Narayanan et al.'s parameter count: params.total without the final LayerNorm [parameter]
 
-    Sources: Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §5.1, parameter count
+    Sources: Narayanan et al. 2021, §5.1, parameter count
     """
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -144,7 +144,7 @@ def params_approx(h, l):
 
     Returns: the leading term: 12 l h² parameters [parameter]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.1; Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §5.1, parameter count
+    Sources: Yu 2024 (000), §3.1; Narayanan et al. 2021, §5.1, parameter count
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     l = numpy.asarray(l, dtype=numpy.float64)
@@ -165,7 +165,7 @@ def flops_gemm(M_rows, K_inner, N_cols):
 
     Returns: FLOPs of an [M,K]×[K,N] matrix multiplication [FLOP]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.2
+    Sources: Yu 2024 (000), §3.2
     """
     M_rows = numpy.asarray(M_rows, dtype=numpy.float64)
     K_inner = numpy.asarray(K_inner, dtype=numpy.float64)
@@ -187,7 +187,7 @@ def flops_layer_forward(b, s, h):
 
     Returns: forward FLOPs of one layer: QKV, QKᵀ, scores·V, output projection, MLP [FLOP]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.2; Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §5.1, FLOPs per iteration
+    Sources: Yu 2024 (000), §3.2; Narayanan et al. 2021, §5.1, FLOPs per iteration
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -210,7 +210,7 @@ def flops_logits(b, s, h, V):
 
     Returns: forward FLOPs of the output head (logits over the vocabulary) [FLOP]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.2
+    Sources: Yu 2024 (000), §3.2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -235,7 +235,7 @@ def flops_forward(b, s, h, l, V):
 
     Returns: forward FLOPs of the whole model for b sequences of s tokens [FLOP]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.2; Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §5.1, FLOPs per iteration
+    Sources: Yu 2024 (000), §3.2; Narayanan et al. 2021, §5.1, FLOPs per iteration
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -261,7 +261,7 @@ def flops_backward(b, s, h, l, V):
 
     Returns: backward FLOPs: a gradient for each GEMM's input and one for its weight [FLOP]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.2; 001_15f6accac8e5ad50.txt, training FLOPs: 6PD
+    Sources: Yu 2024 (000), §3.2; Li Bojie (001), training FLOPs: 6PD
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -287,7 +287,7 @@ def flops_training(b, s, h, l, V):
 
     Returns: training FLOPs of one step: forward + backward [FLOP]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.2; 001_15f6accac8e5ad50.txt, training FLOPs: 6PD
+    Sources: Yu 2024 (000), §3.2; Li Bojie (001), training FLOPs: 6PD
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -313,7 +313,7 @@ def flops_training_recompute(b, s, h, l, V):
 
     Returns: training FLOPs of one step with full activation recomputation (the forward runs twice) [FLOP]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.2
+    Sources: Yu 2024 (000), §3.2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -338,7 +338,7 @@ def flops_training_approx(P, D):
 
     Valid when: s ≪ 6h and V ≪ 12lh (attention scores and logits are small beside the GEMMs)
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.2; 001_15f6accac8e5ad50.txt, training FLOPs: 6PD; Kaplan et al. 2020, Scaling Laws for Neural Language Models, §2.1, C ≈ 6N per token
+    Sources: Yu 2024 (000), §3.2; Li Bojie (001), training FLOPs: 6PD; Kaplan et al. 2020, §2.1, C ≈ 6N per token
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     D = numpy.asarray(D, dtype=numpy.float64)
@@ -360,7 +360,7 @@ def flops_training_recompute_approx(P, D):
 
     Valid when: s ≪ 6h and V ≪ 12lh (attention scores and logits are small beside the GEMMs)
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.2
+    Sources: Yu 2024 (000), §3.2
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     D = numpy.asarray(D, dtype=numpy.float64)
@@ -383,7 +383,7 @@ def flops_megatron(B, s, h, l, V):
 
     Returns: Megatron's FLOPs per iteration of B sequences: full recompute, logits not recomputed [FLOP]
 
-    Sources: Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §5.1, FLOPs per iteration
+    Sources: Narayanan et al. 2021, §5.1, FLOPs per iteration
     """
     B = numpy.asarray(B, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -407,7 +407,7 @@ def flops_inference_per_token(P):
 
     Valid when: s ≪ 6h and V ≪ 12lh (attention scores and logits are small beside the GEMMs)
 
-    Sources: 001_15f6accac8e5ad50.txt, training FLOPs: 6PD; 000_c9822ae60dc20d6b.txt, §3.2
+    Sources: Li Bojie (001), training FLOPs: 6PD; Yu 2024 (000), §3.2
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return 2*P
@@ -425,7 +425,7 @@ def flops_recompute_from_scratch(l):
 
     Returns: layer forward passes when each layer's backward recomputes the forward from the input (001's 3240 for l = 80) [layer]
 
-    Sources: 001_15f6accac8e5ad50.txt, training FLOPs: 6PD
+    Sources: Li Bojie (001), training FLOPs: 6PD
     """
     l = numpy.asarray(l, dtype=numpy.float64)
     return (1/2)*l*(l + 1)
@@ -443,7 +443,7 @@ def memory_model_states(P):
 
     Returns: model states of mixed-precision Adam: 16-bit weights and gradients, fp32 master weights, momentum, variance (16Ψ) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9; Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; 001_15f6accac8e5ad50.txt, training memory; KV cache
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Rajbhandari et al. 2020, §5, Figure 1; Li Bojie (001), training memory; KV cache
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return 16*P
@@ -461,7 +461,7 @@ def memory_model_states_fp32_grads(P):
 
     Returns: model states when gradients are kept in fp32 (18Ψ) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return 18*P
@@ -479,7 +479,7 @@ def memory_model_states_grad_buffers(P):
 
     Returns: model states with 16-bit gradients plus an fp32 gradient buffer (20Ψ; 004's BLOOM-176B figure) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9; 004_5f54472a1c575ca4.txt, storage analysis (3525 GB)
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Li Wei (004), storage analysis (3525 GB)
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return 20*P
@@ -497,7 +497,7 @@ def memory_model_states_sgd_momentum(P):
 
     Returns: model states of mixed-precision SGD with momentum: fp32 master weights and momentum (12Ψ) [byte]
 
-    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1
+    Sources: Rajbhandari et al. 2020, §5, Figure 1
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return 12*P
@@ -515,7 +515,7 @@ def memory_optimizer_adam(P):
 
     Returns: Adam's fp32 part: master weights, momentum (exp_avg) and variance (exp_avg_sq), 12Ψ [byte]
 
-    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9
+    Sources: Rajbhandari et al. 2020, §5, Figure 1; Yu 2024 (000), §3.4.2, Tables 6–9
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return 12*P
@@ -533,7 +533,7 @@ def memory_model_states_inference(P):
 
     Returns: inference weights in 16 bits (2Ψ) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9; 001_15f6accac8e5ad50.txt, training memory; KV cache
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Li Bojie (001), training memory; KV cache
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return 2*P
@@ -551,7 +551,7 @@ def memory_model_states_inference_int8(P):
 
     Returns: inference weights quantized to int8 (Ψ bytes; scales and zero points not counted) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return P
@@ -569,7 +569,7 @@ def memory_model_states_inference_int4(P):
 
     Returns: inference weights quantized to int4 (Ψ/2 bytes; scales and zero points not counted) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return (1/2)*P
@@ -591,7 +591,7 @@ def memory_zero(t, p, P):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9; Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Rajbhandari et al. 2020, §5, Figure 1
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -616,7 +616,7 @@ def memory_zero_stage1(t, p, d, P):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9; Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Rajbhandari et al. 2020, §5, Figure 1
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -642,7 +642,7 @@ def memory_zero_stage2(t, p, d, P):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9; Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Rajbhandari et al. 2020, §5, Figure 1
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -668,7 +668,7 @@ def memory_zero_stage3(t, p, d, P):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9; Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Rajbhandari et al. 2020, §5, Figure 1
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -693,7 +693,7 @@ def memory_zero_offload_gpu(t, p, P):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas
 
-    Sources: Ren et al. 2021, ZeRO-Offload: Democratizing Billion-Scale Model Training, §3
+    Sources: Ren et al. 2021, §3
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -718,7 +718,7 @@ def memory_zero_offload_cpu(t, p, d, P):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas
 
-    Sources: Ren et al. 2021, ZeRO-Offload: Democratizing Billion-Scale Model Training, §3
+    Sources: Ren et al. 2021, §3
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -742,7 +742,7 @@ def memory_activations_layer(b, s, h, a):
 
     Returns: activations one layer stores for backward: attention 11sbh + 5as²b, MLP 19sbh, norms 4sbh [byte]
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2; 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9
+    Sources: Korthikanti et al. 2022, §4, Table 2; Yu 2024 (000), §3.4.2, Tables 6–9
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -766,7 +766,7 @@ def memory_activations_layer_exact(b, s, h, a):
 
     Returns: activations of one layer, every stored tensor counted (LayerNorm statistics included) [byte]
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -793,7 +793,7 @@ def memory_activations_layer_tp(b, s, h, a, t):
 
     Valid when: t divides a
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2; 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9
+    Sources: Korthikanti et al. 2022, §4, Table 2; Yu 2024 (000), §3.4.2, Tables 6–9
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -821,7 +821,7 @@ def memory_activations_layer_tp_sp(b, s, h, a, t):
 
     Valid when: t divides a
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -848,7 +848,7 @@ def memory_activations_layer_selective(b, s, h, t):
 
     Valid when: t divides a
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2; 001_15f6accac8e5ad50.txt, training memory; KV cache
+    Sources: Korthikanti et al. 2022, §4, Table 2; Li Bojie (001), training memory; KV cache
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -874,7 +874,7 @@ def memory_activations_layer_selective_sp(b, s, h, t):
 
     Valid when: t divides a
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -897,7 +897,7 @@ def memory_activations_layer_full_recompute(b, s, h):
 
     Returns: activations of one layer with full recompute: only its 16-bit input [byte]
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2; 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9
+    Sources: Korthikanti et al. 2022, §4, Table 2; Yu 2024 (000), §3.4.2, Tables 6–9
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -922,7 +922,7 @@ def memory_activations_layer_full_recompute_sp(b, s, h, t):
 
     Valid when: t divides s
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -949,7 +949,7 @@ def memory_activations_layer_flash(b, s, h, a, t):
 
     Valid when: t divides a
 
-    Sources: Dao et al. 2022, FlashAttention, §3.1 (softmax statistics instead of the s×s matrix); Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix); Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -977,7 +977,7 @@ def memory_activations_layer_gated(b, s, h, a, g, d_head, d_ff):
 
     Returns: activations of one layer with a heads and g KV heads of d_head, and a gated (SwiGLU) MLP of width d_ff [byte]
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1011,7 +1011,7 @@ def memory_activations_layer_general_tp(b, s, h, a, g, d_head, d_ff, t, gated):
 
     Valid when: t divides a; t divides g
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1047,7 +1047,7 @@ def memory_activations_layer_general_tp_sp(b, s, h, a, g, d_head, d_ff, t, gated
 
     Valid when: t divides a; t divides g
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1083,7 +1083,7 @@ def memory_activations_layer_general_selective(b, s, h, a, g, d_head, d_ff, t, g
 
     Valid when: t divides a; t divides g
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1119,7 +1119,7 @@ def memory_activations_layer_general_selective_sp(b, s, h, a, g, d_head, d_ff, t
 
     Valid when: t divides a; t divides g
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1152,7 +1152,7 @@ def memory_activations_1f1b(b, s, h, a, l, t):
 
     Valid when: t divides a; p divides l
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2; 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9
+    Sources: Korthikanti et al. 2022, §4, Table 2; Yu 2024 (000), §3.4.2, Tables 6–9
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1184,7 +1184,7 @@ def memory_activations_1f1b_interleaved(b, s, h, a, l, t, p, v):
 
     Valid when: t divides a; p*v divides l
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2; Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §2.2.2 (interleaved 1F1B)
+    Sources: Korthikanti et al. 2022, §4, Table 2; Narayanan et al. 2021, §2.2.2 (interleaved 1F1B)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1215,7 +1215,7 @@ def memory_activations_selective_001(b, s, h, l, t):
 
     Valid when: t divides a
 
-    Sources: 001_15f6accac8e5ad50.txt, training memory; KV cache; Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Li Bojie (001), training memory; KV cache; Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1242,7 +1242,7 @@ def memory_activations_llama_002(b, s, h, a, d_ff, l):
 
     Returns: 002's activation formula for LLaMA-7B, as printed [byte]
 
-    Sources: 002_36b96f6b3108a9c4.txt, §3, LLaMA-7B activations
+    Sources: Anon. (002), §3, LLaMA-7B activations
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1270,7 +1270,7 @@ def memory_training_selective(b, s, h, l, t, P):
 
     Returns: 001's training memory: model states (16Ψ) plus the whole model's activations under selective recompute [byte]
 
-    Sources: 001_15f6accac8e5ad50.txt, training memory; KV cache
+    Sources: Li Bojie (001), training memory; KV cache
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1296,7 +1296,7 @@ def memory_kv_cache_per_token(g, d_head, l, q):
 
     Returns: KV cache per token of one sequence: K and V in every layer, g KV heads of d_head values [byte]
 
-    Sources: 001_15f6accac8e5ad50.txt, training memory; KV cache
+    Sources: Li Bojie (001), training memory; KV cache
     """
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
@@ -1321,7 +1321,7 @@ def memory_kv_cache_per_sequence(s, g, d_head, l, q):
 
     Returns: KV cache of one sequence of s tokens [byte]
 
-    Sources: 001_15f6accac8e5ad50.txt, training memory; KV cache
+    Sources: Li Bojie (001), training memory; KV cache
     """
     s = numpy.asarray(s, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
@@ -1348,7 +1348,7 @@ def memory_kv_cache(b, s, g, d_head, l, q):
 
     Returns: KV cache of b sequences of s tokens: 2·l·g·d_head·s·b·q (g = a without GQA) [byte]
 
-    Sources: 001_15f6accac8e5ad50.txt, training memory; KV cache
+    Sources: Li Bojie (001), training memory; KV cache
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1378,7 +1378,7 @@ def memory_inference(b, s, h, g, d_head, l, P, q):
 
     Returns: inference footprint: 16-bit weights, the KV cache and the current layer's [b, s, h] activations [byte]
 
-    Sources: 001_15f6accac8e5ad50.txt, training memory; KV cache
+    Sources: Li Bojie (001), training memory; KV cache
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1412,7 +1412,7 @@ def memory_per_gpu(b, s, h, a, l, t, p, P):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; t divides a
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9; Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1445,7 +1445,7 @@ def memory_per_gpu_headroom(b, s, h, a, l, t, p, P, M_gpu):
 
     Returns: memory left on a GPU of capacity M_GPU: the layout fits when this is ≥ 0 [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1480,7 +1480,7 @@ def memory_max_micro_batch(s, h, a, l, t, p, P, M_gpu):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; t divides a; the model states fit: M_GPU > 16Ψ/(t·p)
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9; Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Korthikanti et al. 2022, §4, Table 2
     """
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -1505,7 +1505,7 @@ def comms_redundancy_allreduce(n):
 
     Returns: redundancy of allreduce over n GPUs: bytes sent per GPU per byte of buffer (reduce-scatter then all-gather: 2(n−1) steps of x/n) [1]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     return (2*n - 2)/n
@@ -1524,7 +1524,7 @@ def comms_collective_allreduce(n, x_msg):
 
     Returns: bytes a GPU's link carries in a allreduce of an x-byte buffer over n GPUs (reduce-scatter then all-gather: 2(n−1) steps of x/n) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
@@ -1543,7 +1543,7 @@ def comms_redundancy_reduce_scatter(n):
 
     Returns: redundancy of reduce_scatter over n GPUs: bytes sent per GPU per byte of buffer (n−1 steps of x/n around the ring) [1]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     return (n - 1)/n
@@ -1562,7 +1562,7 @@ def comms_collective_reduce_scatter(n, x_msg):
 
     Returns: bytes a GPU's link carries in a reduce_scatter of an x-byte buffer over n GPUs (n−1 steps of x/n around the ring) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
@@ -1581,7 +1581,7 @@ def comms_redundancy_allgather(n):
 
     Returns: redundancy of allgather over n GPUs: bytes sent per GPU per byte of buffer (n−1 steps of x/n around the ring) [1]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     return (n - 1)/n
@@ -1600,7 +1600,7 @@ def comms_collective_allgather(n, x_msg):
 
     Returns: bytes a GPU's link carries in a allgather of an x-byte buffer over n GPUs (n−1 steps of x/n around the ring) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
@@ -1619,7 +1619,7 @@ def comms_redundancy_alltoall(n):
 
     Returns: redundancy of alltoall over n GPUs: bytes sent per GPU per byte of buffer (x/n to each of the n−1 others) [1]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     return (n - 1)/n
@@ -1638,7 +1638,7 @@ def comms_collective_alltoall(n, x_msg):
 
     Returns: bytes a GPU's link carries in a alltoall of an x-byte buffer over n GPUs (x/n to each of the n−1 others) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
@@ -1657,7 +1657,7 @@ def comms_redundancy_gather(n):
 
     Returns: redundancy of gather over n GPUs: bytes sent per GPU per byte of buffer (the root receives x/n from each of the n−1 others) [1]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     return (n - 1)/n
@@ -1676,7 +1676,7 @@ def comms_collective_gather(n, x_msg):
 
     Returns: bytes a GPU's link carries in a gather of an x-byte buffer over n GPUs (the root receives x/n from each of the n−1 others) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
@@ -1694,7 +1694,7 @@ def comms_redundancy_broadcast():
 
     Returns: redundancy of broadcast over n GPUs: bytes sent per GPU per byte of buffer (the pipelined ring forwards all x once) [1]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     return numpy.float64(1)
 
@@ -1711,7 +1711,7 @@ def comms_collective_broadcast(x_msg):
 
     Returns: bytes a GPU's link carries in a broadcast of an x-byte buffer over n GPUs (the pipelined ring forwards all x once) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
     return x_msg
@@ -1728,7 +1728,7 @@ def comms_redundancy_sendrecv():
 
     Returns: redundancy of sendrecv over n GPUs: bytes sent per GPU per byte of buffer (x to one peer) [1]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     return numpy.float64(1)
 
@@ -1745,7 +1745,7 @@ def comms_collective_sendrecv(x_msg):
 
     Returns: bytes a GPU's link carries in a sendrecv of an x-byte buffer over n GPUs (x to one peer) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
     return x_msg
@@ -1763,7 +1763,7 @@ def comms_collective_allreduce_ring_steps(n):
 
     Returns: sequential steps of a ring all-reduce over n GPUs (latency grows linearly in n) [1]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     return 2*n - 2
@@ -1783,7 +1783,7 @@ def comms_collective_allreduce_tree_steps(n):
 
     Valid when: n a power of 2 (otherwise round the depth up)
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy); NCCL 2.4 release notes (Sanders et al. double binary trees), tree all-reduce
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy); Jeaugey 2019, double binary trees; Sanders et al. 2009, two-tree reduction
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     return 2*numpy.log(n)/numpy.log(2)
@@ -1802,7 +1802,7 @@ def comms_bus_bandwidth(W_alg, rho):
 
     Returns: bus bandwidth (the links' real rate) = algorithm bandwidth × redundancy, as nccl-tests reports [byte/second]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     W_alg = numpy.asarray(W_alg, dtype=numpy.float64)
     rho = numpy.asarray(rho, dtype=numpy.float64)
@@ -1828,7 +1828,7 @@ def comms_tp_per_microbatch(b, s, h, l, p, q):
 
     Valid when: p divides l
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §3.2, §4.1
+    Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Narayanan et al. 2021, §3.2, §4.1
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1857,7 +1857,7 @@ def comms_tp_sent_per_microbatch(b, s, h, l, t, p, q):
 
     Returns: bytes each GPU sends for TP per micro-batch: the all-reduce volume × 2(t−1)/t (ring) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1887,7 +1887,7 @@ def comms_sp_per_microbatch(b, s, h, l, t, p, q):
 
     Returns: bytes each GPU sends for TP with sequence parallelism per micro-batch: 4 reduce-scatters and 4 all-gathers of b·s·h values per layer; the same as without SP [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §4.1.3.1, sequence parallelism keeps the traffic; 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §4.1.3.1, sequence parallelism keeps the traffic; Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1917,7 +1917,7 @@ def comms_tp_per_iteration(b, s, h, l, p, m, q):
 
     Returns: TP all-reduce volume per GPU per iteration of m micro-batches [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
+    Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1944,7 +1944,7 @@ def comms_pp_per_microbatch(b, s, h, q):
 
     Returns: PP traffic between two neighbouring stages per micro-batch: b·s·h activations forward, b·s·h gradients back [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
+    Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1969,7 +1969,7 @@ def comms_pp_per_iteration(b, s, h, m, q):
 
     Returns: PP traffic between two neighbouring stages per iteration of m micro-batches [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
+    Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1996,7 +1996,7 @@ def comms_pp_per_iteration_interleaved(b, s, h, m, v, q):
 
     Returns: PP traffic per GPU per iteration with v interleaved model chunks per GPU: each micro-batch crosses v·p stage boundaries [byte]
 
-    Sources: Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §3.2, §4.1
+    Sources: Narayanan et al. 2021, §3.2, §4.1
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -2022,7 +2022,7 @@ def comms_dp_per_iteration(t, p, P, q_w):
 
     Returns: DP all-reduce volume per GPU per iteration: the gradients of its Ψ/(t·p) parameters [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
+    Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -2047,7 +2047,7 @@ def comms_dp_sent_per_iteration(t, p, d, P, q_w):
 
     Returns: bytes each GPU sends for the DP gradient all-reduce per iteration (ring over d replicas) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -2072,7 +2072,7 @@ def comms_zero_stage1(P, q_w):
 
     Valid when: d ≫ 1 (the ring's (d−1)/d taken as 1)
 
-    Sources: Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §7, communication analysis; 000_c9822ae60dc20d6b.txt, §3.4, Tables 6–8
+    Sources: Rajbhandari et al. 2020, §7, communication analysis; Yu 2024 (000), §3.4, Tables 6–8
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     q_w = numpy.asarray(q_w, dtype=numpy.float64)
@@ -2094,7 +2094,7 @@ def comms_zero_stage2(P, q_w):
 
     Valid when: d ≫ 1 (the ring's (d−1)/d taken as 1)
 
-    Sources: Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §7, communication analysis; 000_c9822ae60dc20d6b.txt, §3.4, Tables 6–8
+    Sources: Rajbhandari et al. 2020, §7, communication analysis; Yu 2024 (000), §3.4, Tables 6–8
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     q_w = numpy.asarray(q_w, dtype=numpy.float64)
@@ -2116,7 +2116,7 @@ def comms_zero_stage3(P, q_w):
 
     Valid when: d ≫ 1 (the ring's (d−1)/d taken as 1)
 
-    Sources: Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §7, communication analysis; 000_c9822ae60dc20d6b.txt, §3.4, Tables 6–8
+    Sources: Rajbhandari et al. 2020, §7, communication analysis; Yu 2024 (000), §3.4, Tables 6–8
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     q_w = numpy.asarray(q_w, dtype=numpy.float64)
@@ -2139,7 +2139,7 @@ def comms_zero_stage3_sent(t, p, d, P, q_w):
 
     Returns: bytes each GPU sends for ZeRO-3 per iteration under 3D parallelism: two all-gathers of its Ψ/(t·p) parameters and a reduce-scatter of their gradients, rings over d replicas [byte]
 
-    Sources: Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §7, communication analysis; 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Rajbhandari et al. 2020, §7, communication analysis; Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -2168,7 +2168,7 @@ def comms_bandwidth_tp(h, t, X, U, r, q):
 
     Valid when: Ψ ≈ 12lh² and 6Ψ FLOPs per token (s ≪ 6h, V ≪ 12lh), no recompute
 
-    Sources: 000_c9822ae60dc20d6b.txt, §4.1.3.1, bandwidth needs of TP, PP and DP
+    Sources: Yu 2024 (000), §4.1.3.1, bandwidth needs of TP, PP and DP
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     t = numpy.asarray(t, dtype=numpy.float64)
@@ -2200,7 +2200,7 @@ def comms_bandwidth_pp(h, l, t, p, X, U, r, q):
 
     Valid when: Ψ ≈ 12lh² and 6Ψ FLOPs per token (s ≪ 6h, V ≪ 12lh), no recompute
 
-    Sources: 000_c9822ae60dc20d6b.txt, §4.1.3.1, bandwidth needs of TP, PP and DP
+    Sources: Yu 2024 (000), §4.1.3.1, bandwidth needs of TP, PP and DP
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     l = numpy.asarray(l, dtype=numpy.float64)
@@ -2233,7 +2233,7 @@ def comms_bandwidth_dp(B, s, d, X, U, r, q):
 
     Valid when: Ψ ≈ 12lh² and 6Ψ FLOPs per token (s ≪ 6h, V ≪ 12lh), no recompute
 
-    Sources: 000_c9822ae60dc20d6b.txt, §4.1.3.1, bandwidth needs of TP, PP and DP
+    Sources: Yu 2024 (000), §4.1.3.1, bandwidth needs of TP, PP and DP
     """
     B = numpy.asarray(B, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -2259,7 +2259,7 @@ def comms_tp_attention_intensity(h, t, q):
 
     Returns: FLOPs of Q, K, V projections per byte of input each TP GPU receives: 2·3·(h/t)/q [FLOP/byte]
 
-    Sources: 001_15f6accac8e5ad50.txt, tensor parallelism: compute-to-communication ratio
+    Sources: Li Bojie (001), tensor parallelism: compute-to-communication ratio
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     t = numpy.asarray(t, dtype=numpy.float64)
@@ -2282,7 +2282,7 @@ def comms_tp_required_link(h, t, X, q):
 
     Returns: one-way link bandwidth at which TP communication keeps up with the attention projections: X / I_TP [byte/second]
 
-    Sources: 001_15f6accac8e5ad50.txt, tensor parallelism: compute-to-communication ratio
+    Sources: Li Bojie (001), tensor parallelism: compute-to-communication ratio
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     t = numpy.asarray(t, dtype=numpy.float64)
@@ -2306,7 +2306,7 @@ def comms_tp_max_degree(h, X, W_link, q):
 
     Returns: largest TP degree before communication becomes the bottleneck, W_link counting both directions [1]
 
-    Sources: 001_15f6accac8e5ad50.txt, tensor parallelism: compute-to-communication ratio
+    Sources: Li Bojie (001), tensor parallelism: compute-to-communication ratio
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     X = numpy.asarray(X, dtype=numpy.float64)
@@ -2328,7 +2328,7 @@ def cluster_bubble(p, m):
 
     Returns: pipeline bubble of GPipe/1F1B: idle time over ideal compute time, p stages, m micro-batches [1]
 
-    Sources: Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §2.2, pipeline bubble; 000_c9822ae60dc20d6b.txt, §3.3.2.1, pipeline parallelism
+    Sources: Narayanan et al. 2021, §2.2, pipeline bubble; Yu 2024 (000), §3.3.2.1, pipeline parallelism
     """
     p = numpy.asarray(p, dtype=numpy.float64)
     m = numpy.asarray(m, dtype=numpy.float64)
@@ -2349,7 +2349,7 @@ def cluster_bubble_interleaved(p, m, v):
 
     Returns: pipeline bubble of the interleaved 1F1B schedule with v model chunks per GPU [1]
 
-    Sources: Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §2.2, pipeline bubble
+    Sources: Narayanan et al. 2021, §2.2, pipeline bubble
     """
     p = numpy.asarray(p, dtype=numpy.float64)
     m = numpy.asarray(m, dtype=numpy.float64)
@@ -2370,7 +2370,7 @@ def cluster_amdahl(n, f):
 
     Returns: Amdahl speed-up on n workers when a fraction f of the work is serial [1]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.5.1, Amdahl's law
+    Sources: Yu 2024 (000), §3.5.1, Amdahl's law; Amdahl 1967
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     f = numpy.asarray(f, dtype=numpy.float64)
@@ -2395,7 +2395,7 @@ def cluster_training_time(n, P, D, X, U):
 
     Valid when: 6ΨD training FLOPs (s ≪ 6h, V ≪ 12lh)
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.5.3, training time
+    Sources: Yu 2024 (000), §3.5.3, training time
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     P = numpy.asarray(P, dtype=numpy.float64)
@@ -2423,7 +2423,7 @@ def cluster_training_time_recompute(n, P, D, X, U):
 
     Valid when: 6ΨD training FLOPs (s ≪ 6h, V ≪ 12lh)
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.5.3, training time
+    Sources: Yu 2024 (000), §3.5.3, training time
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     P = numpy.asarray(P, dtype=numpy.float64)
@@ -2451,7 +2451,7 @@ def cluster_gpus_for_deadline(P, D, X, U, tau):
 
     Valid when: 6ΨD training FLOPs (s ≪ 6h, V ≪ 12lh)
 
-    Sources: 000_c9822ae60dc20d6b.txt, §4.1.1, cluster size
+    Sources: Yu 2024 (000), §4.1.1, cluster size
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     D = numpy.asarray(D, dtype=numpy.float64)
@@ -2479,7 +2479,7 @@ def cluster_mfu(n, P, D, X, tau):
 
     Valid when: 6ΨD training FLOPs (s ≪ 6h, V ≪ 12lh)
 
-    Sources: 000_c9822ae60dc20d6b.txt, §4.1.1, cluster size; Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §6, MFU and HFU
+    Sources: Yu 2024 (000), §4.1.1, cluster size; Korthikanti et al. 2022, §6, MFU and HFU
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     P = numpy.asarray(P, dtype=numpy.float64)
@@ -2507,7 +2507,7 @@ def cluster_hfu(n, P, D, X, tau):
 
     Valid when: 6ΨD training FLOPs (s ≪ 6h, V ≪ 12lh)
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §6, MFU and HFU
+    Sources: Korthikanti et al. 2022, §6, MFU and HFU
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     P = numpy.asarray(P, dtype=numpy.float64)
@@ -2534,7 +2534,7 @@ def cluster_gpu_hours(P, D, X, U):
 
     Valid when: 6ΨD training FLOPs (s ≪ 6h, V ≪ 12lh)
 
-    Sources: 002_36b96f6b3108a9c4.txt, §1.2, GPU-hours and utilization
+    Sources: Anon. (002), §1.2, GPU-hours and utilization
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     D = numpy.asarray(D, dtype=numpy.float64)
@@ -2560,7 +2560,7 @@ def cluster_mfu_gpu_hours(P, D, X, H_gpu):
 
     Valid when: 6ΨD training FLOPs (s ≪ 6h, V ≪ 12lh)
 
-    Sources: 002_36b96f6b3108a9c4.txt, §1.2, GPU-hours and utilization
+    Sources: Anon. (002), §1.2, GPU-hours and utilization
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     D = numpy.asarray(D, dtype=numpy.float64)
@@ -2584,7 +2584,7 @@ def inference_arithmetic_intensity(b, q_w):
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001)
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: compute- or memory-bound
+    Sources: Li Bojie (001), inference: compute- or memory-bound
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     q_w = numpy.asarray(q_w, dtype=numpy.float64)
@@ -2608,7 +2608,7 @@ def inference_roofline(b, X, W_mem, q_w):
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001)
 
-    Sources: Williams, Waterman, Patterson 2009, Roofline: an insightful visual performance model, the roofline; 001_15f6accac8e5ad50.txt, inference: compute- or memory-bound
+    Sources: Williams et al. 2009, the roofline; Li Bojie (001), inference: compute- or memory-bound
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     X = numpy.asarray(X, dtype=numpy.float64)
@@ -2634,7 +2634,7 @@ def inference_latency_memory_bound(n, P, W_mem, q_w):
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001)
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: compute- or memory-bound
+    Sources: Li Bojie (001), inference: compute- or memory-bound
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     P = numpy.asarray(P, dtype=numpy.float64)
@@ -2660,7 +2660,7 @@ def inference_latency_compute_bound(b, n, P, X):
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001)
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: compute- or memory-bound
+    Sources: Li Bojie (001), inference: compute- or memory-bound
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     n = numpy.asarray(n, dtype=numpy.float64)
@@ -2688,7 +2688,7 @@ def inference_latency_step(b, n, P, X, W_mem, q_w):
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001)
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: compute- or memory-bound; Williams, Waterman, Patterson 2009, Roofline: an insightful visual performance model, the roofline
+    Sources: Li Bojie (001), inference: compute- or memory-bound; Williams et al. 2009, the roofline
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     n = numpy.asarray(n, dtype=numpy.float64)
@@ -2715,7 +2715,7 @@ def inference_balance_batch(X, W_mem, q_w):
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001)
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: compute- or memory-bound
+    Sources: Li Bojie (001), inference: compute- or memory-bound
     """
     X = numpy.asarray(X, dtype=numpy.float64)
     W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
@@ -2739,7 +2739,7 @@ def inference_latency_pipeline(P, W_mem, q_w):
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001)
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: compute- or memory-bound
+    Sources: Li Bojie (001), inference: compute- or memory-bound
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
@@ -2761,7 +2761,7 @@ def inference_pipeline_stage_traffic(b, h, q):
 
     Returns: bytes one pipeline boundary carries per decoding step: b·h activations [byte]
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: pipeline parallelism and network latency
+    Sources: Li Bojie (001), inference: pipeline parallelism and network latency
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -2784,7 +2784,7 @@ def inference_pipeline_transfer_time(b, h, W_link, q):
 
     Returns: time to send one boundary's activations over a link of W_link [second]
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: pipeline parallelism and network latency
+    Sources: Li Bojie (001), inference: pipeline parallelism and network latency
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -2814,7 +2814,7 @@ def inference_latency_pipeline_network(b, h, p, P, W_mem, W_link, q, q_w):
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001)
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: pipeline parallelism and network latency
+    Sources: Li Bojie (001), inference: pipeline parallelism and network latency
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -2848,7 +2848,7 @@ def inference_pipeline_max_batch(h, p, P, W_mem, W_link, q, q_w, tau):
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001); τ exceeds the compute latency q_Ψ·Ψ/W_mem
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: pipeline parallelism and network latency
+    Sources: Li Bojie (001), inference: pipeline parallelism and network latency
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -2876,7 +2876,7 @@ def inference_tp_traffic_per_token(b, h, l, q):
 
     Returns: TP all-reduce volume per GPU per decoding step: 2 all-reduces of b·h values per layer (forward only) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, tensor parallelism; 001_15f6accac8e5ad50.txt, inference: pipeline parallelism and network latency
+    Sources: Yu 2024 (000), §3.3.2.1, tensor parallelism; Li Bojie (001), inference: pipeline parallelism and network latency
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -2900,7 +2900,7 @@ def inference_kv_recompute_flops(b, s, h, l):
 
     Returns: FLOPs a KV cache saves in one decoding step with s earlier tokens: K and V projections of every earlier token [FLOP]
 
-    Sources: 001_15f6accac8e5ad50.txt, KV cache: computation saved
+    Sources: Li Bojie (001), KV cache: computation saved
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -2923,7 +2923,7 @@ def inference_kv_recompute_reads(s, h, l):
 
     Returns: weight values read to recompute K and V of s earlier tokens in l layers, reloading the K and V matrices per token (001) [1]
 
-    Sources: 001_15f6accac8e5ad50.txt, KV cache: computation saved
+    Sources: Li Bojie (001), KV cache: computation saved
     """
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -2951,7 +2951,7 @@ def params_decoder_embeddings(h, V, n_pos, o_pos, pos_table, norm_bias, emb_norm
 
     Returns: token embedding (width d_emb, projected to h and back in OPT-350m), learned position table (with OPT's 2 extra rows) and embedding norm (BLOOM) [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes; 000_c9822ae60dc20d6b.txt, §3.1–3.2 (the classic case)
+    Sources: transformers 5.24, parameter shapes; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     V = numpy.asarray(V, dtype=numpy.float64)
@@ -2986,7 +2986,7 @@ def params_decoder_attention(h, a, g, d_head, b_q, b_k, b_v, b_o):
 
     Valid when: g divides a
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes; Ainslie et al. 2023, GQA, g key/value heads
+    Sources: transformers 5.24, parameter shapes; Ainslie et al. 2023, g key/value heads
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -3014,7 +3014,7 @@ def params_decoder_mlp(h, d_ff, gated, b_mlp):
 
     Returns: one MLP (or one expert): up (and gate) h×d_ff, down d_ff×h, biases by switch [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes; Shazeer 2020, GLU Variants Improve Transformer, gated MLP, three matrices
+    Sources: transformers 5.24, parameter shapes; Shazeer 2020, gated MLP, three matrices
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
@@ -3037,7 +3037,7 @@ def params_decoder_router(h, E, moe):
 
     Returns: one layer's MoE router: an h×E matrix without bias [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes; Fedus et al. 2021, Switch Transformers; Jiang et al. 2024, Mixtral of Experts, router h·E, k of E experts
+    Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
@@ -3059,7 +3059,7 @@ def params_decoder_norms(h, n_norm, norm_bias):
 
     Returns: one layer's norms: n_norm of them, h (RMSNorm) or 2h (LayerNorm) each [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes
+    Sources: transformers 5.24, parameter shapes
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
@@ -3093,7 +3093,7 @@ def params_decoder_layer(h, a, g, d_head, d_ff, E, n_norm, gated, b_q, b_k, b_v,
 
     Returns: one decoder layer: attention, E MLPs (E = 1 when dense), router, norms [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes
+    Sources: transformers 5.24, parameter shapes
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -3140,7 +3140,7 @@ def params_decoder_layer_active(h, a, g, d_head, d_ff, E, k, n_norm, gated, b_q,
 
     Returns: the parameters of one layer that a token uses: only k of the E experts [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes; Fedus et al. 2021, Switch Transformers; Jiang et al. 2024, Mixtral of Experts, router h·E, k of E experts
+    Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -3175,7 +3175,7 @@ def params_decoder_final_norm(h, norm_bias, norm_final):
 
     Returns: the norm after the last layer [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes
+    Sources: transformers 5.24, parameter shapes
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
@@ -3198,7 +3198,7 @@ def params_decoder_head(V, tied, head_bias, d_emb):
 
     Returns: the output head's own parameters: a V×d_emb matrix unless tied to the embedding, and a bias (GPT-J) [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes
+    Sources: transformers 5.24, parameter shapes
     """
     V = numpy.asarray(V, dtype=numpy.float64)
     tied = numpy.asarray(tied, dtype=numpy.float64)
@@ -3244,7 +3244,7 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, p
 
     Returns: parameters of a decoder model: embeddings, l layers, final norm, head (what transformers' model.parameters() holds) [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes; 000_c9822ae60dc20d6b.txt, §3.1–3.2 (the classic case)
+    Sources: transformers 5.24, parameter shapes; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -3313,7 +3313,7 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, E, k, n_pos, o_pos, n_nor
 
     Returns: parameters a token passes through: as params.decoder.total with k experts per layer instead of E [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes; Fedus et al. 2021, Switch Transformers; Jiang et al. 2024, Mixtral of Experts, router h·E, k of E experts
+    Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -3362,7 +3362,7 @@ def flops_decoder_attention_projections(b, s, h, a, g, d_head):
 
     Returns: one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head], two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h] [FLOP]
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm; Ainslie et al. 2023, GQA, g key/value heads
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Ainslie et al. 2023, g key/value heads
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3390,7 +3390,7 @@ def flops_decoder_attention_scores(b, s, a, d_head):
 
     Valid when: g divides a
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm; 000_c9822ae60dc20d6b.txt, §3.1–3.2 (the classic case)
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3416,7 +3416,7 @@ def flops_decoder_mlp(b, s, h, d_ff, k, gated):
 
     Returns: one layer's MLP GEMMs: each token through k MLPs (k = 1 when dense) of 2 or 3 matrices h×d_ff [FLOP]
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm; Shazeer 2020, GLU Variants Improve Transformer, gated MLP, three matrices; Fedus et al. 2021, Switch Transformers; Jiang et al. 2024, Mixtral of Experts, router h·E, k of E experts
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Shazeer 2020, gated MLP, three matrices; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3443,7 +3443,7 @@ def flops_decoder_router(b, s, h, E, moe):
 
     Returns: one layer's router: [bs,h]×[h,E] [FLOP]
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm; Fedus et al. 2021, Switch Transformers; Jiang et al. 2024, Mixtral of Experts, router h·E, k of E experts
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3475,7 +3475,7 @@ def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, E, k, gated, moe):
 
     Returns: forward FLOPs of one decoder layer (norms, softmax, activations, rotary: no GEMM, not counted) [FLOP]
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3507,7 +3507,7 @@ def flops_decoder_embedding_projections(b, s, h, d_emb, proj_emb):
 
     Returns: OPT-350m's project_in [bs,d_emb]×[d_emb,h] and project_out [bs,h]×[h,d_emb] [FLOP]
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, parameter shapes
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3532,7 +3532,7 @@ def flops_decoder_logits(b, s, V, d_emb):
 
     Returns: the output head [bs,d_emb]×[d_emb,V] (tied or not; a head bias is an add, not counted) [FLOP]
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3567,7 +3567,7 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, d
 
     Returns: forward FLOPs of a decoder model for b sequences of s tokens [FLOP]
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm; 000_c9822ae60dc20d6b.txt, §3.1–3.2 (the classic case)
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3613,7 +3613,7 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, 
 
     Returns: backward FLOPs: for each GEMM Y = XW, dX = dY·Wᵀ and dW = Xᵀ·dY [FLOP]
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm; 000_c9822ae60dc20d6b.txt, §3.1–3.2 (the classic case)
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3659,7 +3659,7 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, 
 
     Returns: training FLOPs of one step: forward + backward [FLOP]
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm; 000_c9822ae60dc20d6b.txt, §3.1–3.2 (the classic case)
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3677,6 +3677,862 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, 
     d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
     proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
     return 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 3*l*(2*E*b*h*moe*s + 4*a*b*d_head*s**2 + 2*b*d_ff*h*k*s*(gated + 2) + 2*b*d_head*h*s*(2*a + 2*g))
+
+
+def perf_gemm_time(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem, tau_k):
+    r"""time of one [M,K]·[K,N] GEMM: its FLOPs at η_gemm of peak, its operands' bytes at η_mem of HBM, one kernel's fixed cost.
+
+    perf.gemm.time [second] = 2*K_inner*M_rows*N_cols/(X*eta_gemm) + tau_k + q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(W_mem*eta_mem)
+
+    LaTeX: T_{GEMM} = \frac{2 K M N}{X \eta_{gemm}} + \tau_{k} + \frac{q \left(K M + K N + M N\right)}{W_{mem} \eta_{mem}}
+
+    Args:
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        M_rows: rows of a GEMM's left operand [1]
+        K_inner: inner (contracted) dimension of a GEMM [1]
+        N_cols: columns of a GEMM's right operand [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+
+    Returns: time of one [M,K]·[K,N] GEMM: its FLOPs at η_gemm of peak, its operands' bytes at η_mem of HBM, one kernel's fixed cost [second]
+
+    Valid when: one kernel per GEMM; compute and memory time add (no overlap inside a kernel)
+
+    Sources: Williams et al. 2009, attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; ridge point X/W_mem; NVIDIA GEMM guide, arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's ops:byte ratio; small and skinny GEMMs are memory- or latency-bound
+    """
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    M_rows = numpy.asarray(M_rows, dtype=numpy.float64)
+    K_inner = numpy.asarray(K_inner, dtype=numpy.float64)
+    N_cols = numpy.asarray(N_cols, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    return 2*K_inner*M_rows*N_cols/(X*eta_gemm) + tau_k + q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(W_mem*eta_mem)
+
+
+def perf_gemm_efficiency(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem, tau_k):
+    r"""fraction of peak one GEMM achieves: η_gemm, lowered by the ridge point over its arithmetic intensity and by the kernel's fixed cost.
+
+    perf.gemm.efficiency [1] = eta_gemm/(1 + X*eta_gemm*tau_k/(2*K_inner*M_rows*N_cols) + X*eta_gemm*q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(2*K_inner*M_rows*N_cols*W_mem*eta_mem))
+
+    LaTeX: \eta_{GEMM} = \frac{\eta_{gemm}}{1 + \frac{X \eta_{gemm} \tau_{k}}{2 K M N} + \frac{X \eta_{gemm} q \left(K M + K N + M N\right)}{2 K M N W_{mem} \eta_{mem}}}
+
+    Args:
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        M_rows: rows of a GEMM's left operand [1]
+        K_inner: inner (contracted) dimension of a GEMM [1]
+        N_cols: columns of a GEMM's right operand [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+
+    Returns: fraction of peak one GEMM achieves: η_gemm, lowered by the ridge point over its arithmetic intensity and by the kernel's fixed cost [1]
+
+    Valid when: one kernel per GEMM; compute and memory time add (no overlap inside a kernel)
+
+    Sources: Williams et al. 2009, attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; ridge point X/W_mem; NVIDIA GEMM guide, arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's ops:byte ratio; small and skinny GEMMs are memory- or latency-bound
+    """
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    M_rows = numpy.asarray(M_rows, dtype=numpy.float64)
+    K_inner = numpy.asarray(K_inner, dtype=numpy.float64)
+    N_cols = numpy.asarray(N_cols, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    return eta_gemm/(1 + (1/2)*X*eta_gemm*tau_k/(K_inner*M_rows*N_cols) + (1/2)*X*eta_gemm*q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(K_inner*M_rows*N_cols*W_mem*eta_mem))
+
+
+def perf_tp_layer(b, s, h, t, q, tau_k, W_tp, seq_par):
+    r"""TP communication of one layer's forward per micro-batch: two all-reduces of b·s·h·q (with SP a reduce-scatter and an all-gather each), blocking; the backward has as many.
+
+    perf.tp.layer [second] = 2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)
+
+    LaTeX: T_{TP} = 2 \tau_{k} \left(\sigma_{SP} + 1\right) + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        t: tensor parallel degree [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
+
+    Returns: TP communication of one layer's forward per micro-batch: two all-reduces of b·s·h·q (with SP a reduce-scatter and an all-gather each), blocking; the backward has as many [second]
+
+    Sources: Shoeybi et al. 2019, §3: operators f and g, two all-reduces in the forward and two in the backward of each layer; Korthikanti et al. 2022, §4.2.2 sequence parallelism: reduce-scatter + all-gather in place of each all-reduce; §5 selective recompute; nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
+    return 2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)
+
+
+def perf_layer_forward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, flash, seq_par):
+    r"""one layer's forward per micro-batch on one GPU under t: GEMMs, attention core, element-wise work, TP all-reduces.
+
+    perf.layer.forward [second] = flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
+
+    LaTeX: T_{layer}^{fwd} = \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1]
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
+
+    Returns: one layer's forward per micro-batch on one GPU under t: GEMMs, attention core, element-wise work, TP all-reduces [second]
+
+    Valid when: one kernel per GEMM; compute and memory time add (no overlap inside a kernel)
+
+    Sources: NVIDIA GEMM guide, arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's ops:byte ratio; small and skinny GEMMs are memory- or latency-bound; Dao 2023, the scores never reach HBM; the backward runs 5 matmuls to the forward's 2; Shoeybi et al. 2019, §3: operators f and g, two all-reduces in the forward and two in the backward of each layer; Korthikanti et al. 2022, §4.2.2 sequence parallelism: reduce-scatter + all-gather in place of each all-reduce; §5 selective recompute
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    flash = numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
+    return flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
+
+
+def perf_layer_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, flash, seq_par, rc_full, rc_sel):
+    r"""one layer's backward per micro-batch: two GEMMs per forward GEMM, the attention backward, twice the element-wise bytes, two all-reduces, and the forward that recompute repeats (all of it, or the attention core).
+
+    perf.layer.backward [second] = 5*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 18*tau_k + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
+
+    LaTeX: T_{layer}^{bwd} = \frac{5 \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right)}{2} + \sigma_{full} \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right) + \sigma_{sel} \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 18 \tau_{k} + \left(2 - 2 \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{4 a b d_{head} h s}{X \eta_{gemm} t} + \frac{4 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{4 b d_{ff} h s}{X \eta_{gemm} t} + \frac{4 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{2 q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 \left(\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)\right)}{W_{mem} \eta_{mem}}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1]
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
+        rc_full: 1 with full activation recompute: each layer's forward runs again in the backward [1]
+        rc_sel: 1 with selective recompute: the attention core runs again in the backward [1]
+
+    Returns: one layer's backward per micro-batch: two GEMMs per forward GEMM, the attention backward, twice the element-wise bytes, two all-reduces, and the forward that recompute repeats (all of it, or the attention core) [second]
+
+    Valid when: one kernel per GEMM; compute and memory time add (no overlap inside a kernel)
+
+    Sources: NVIDIA GEMM guide, arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's ops:byte ratio; small and skinny GEMMs are memory- or latency-bound; Dao 2023, the scores never reach HBM; the backward runs 5 matmuls to the forward's 2; Korthikanti et al. 2022, §4.2.2 sequence parallelism: reduce-scatter + all-gather in place of each all-reduce; §5 selective recompute
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    flash = numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
+    rc_full = numpy.asarray(rc_full, dtype=numpy.float64)
+    rc_sel = numpy.asarray(rc_sel, dtype=numpy.float64)
+    return (5/2)*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 18*tau_k + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
+
+
+def perf_logits(b, s, h, V, t, X, W_mem, q, eta_gemm, eta_mem, tau_k):
+    r"""logits and loss per micro-batch on the last stage: the vocabulary-parallel GEMM forward and its two backward GEMMs, five passes of the cross-entropy over fp32 logits.
+
+    perf.logits [second] = 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem)
+
+    LaTeX: T_{logits} = \frac{6 V b h s}{X \eta_{gemm} t} + \frac{10 V b q s}{W_{mem} \eta_{mem} t} + 3 \tau_{k} + \frac{3 q \left(\frac{V b s}{t} + \frac{V h}{t} + b h s\right)}{W_{mem} \eta_{mem}}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+
+    Returns: logits and loss per micro-batch on the last stage: the vocabulary-parallel GEMM forward and its two backward GEMMs, five passes of the cross-entropy over fp32 logits [second]
+
+    Sources: Shoeybi et al. 2019, §3: operators f and g, two all-reduces in the forward and two in the backward of each layer; NVIDIA GEMM guide, arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's ops:byte ratio; small and skinny GEMMs are memory- or latency-bound
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    return 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem)
+
+
+def perf_pp_p2p(b, s, h, t, v, q, tau_k, W_pp, piped):
+    r"""PP point-to-point per micro-batch per stage: the activation b·s·h·q/t forward and its gradient backward at each of v chunk boundaries.
+
+    perf.pp.p2p [second] = 2*piped*v*(tau_k + b*h*q*s/(W_pp*t))
+
+    LaTeX: T_{P2P} = 2 \sigma_{PP} v \left(\tau_{k} + \frac{b h q s}{W_{PP} t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        t: tensor parallel degree [1]
+        v: virtual pipeline stages per GPU [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        W_pp: one-way bandwidth between neighbouring pipeline stages [byte/second]
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1]
+
+    Returns: PP point-to-point per micro-batch per stage: the activation b·s·h·q/t forward and its gradient backward at each of v chunk boundaries [second]
+
+    Sources: Narayanan et al. 2021, §2.2 1F1B and interleaved schedules, §4.1 scatter/gather of p2p messages, Table 1
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    v = numpy.asarray(v, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    W_pp = numpy.asarray(W_pp, dtype=numpy.float64)
+    piped = numpy.asarray(piped, dtype=numpy.float64)
+    return 2*piped*v*(tau_k + b*h*q*s/(W_pp*t))
+
+
+def perf_stage_microbatch(b, s, h, a, g, d_head, d_ff, l, V, t, p, v, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, W_pp, flash, seq_par, rc_full, rc_sel, piped):
+    r"""one micro-batch's forward and backward on the slowest (last) stage: its l/p layers, the logits and the p2p messages.
+
+    perf.stage.microbatch [second] = 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*(7*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 4*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + 2*piped*v*(tau_k + b*h*q*s/(W_pp*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem)
+
+    LaTeX: T_{mb} = \frac{6 V b h s}{X \eta_{gemm} t} + \frac{10 V b q s}{W_{mem} \eta_{mem} t} + \frac{l \left(\frac{7 \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right)}{2} + \sigma_{full} \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right) + \sigma_{sel} \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + 4 \tau_{k} \left(\sigma_{SP} + 1\right) + 27 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \left(2 - 2 \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{6 a b d_{head} h s}{X \eta_{gemm} t} + \frac{6 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{6 b d_{ff} h s}{X \eta_{gemm} t} + \frac{6 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{4 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{3 q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 \left(\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)\right)}{W_{mem} \eta_{mem}}\right)}{p} + 2 \sigma_{PP} v \left(\tau_{k} + \frac{b h q s}{W_{PP} t}\right) + 3 \tau_{k} + \frac{3 q \left(\frac{V b s}{t} + \frac{V h}{t} + b h s\right)}{W_{mem} \eta_{mem}}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        v: virtual pipeline stages per GPU [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        W_pp: one-way bandwidth between neighbouring pipeline stages [byte/second]
+        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1]
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
+        rc_full: 1 with full activation recompute: each layer's forward runs again in the backward [1]
+        rc_sel: 1 with selective recompute: the attention core runs again in the backward [1]
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1]
+
+    Returns: one micro-batch's forward and backward on the slowest (last) stage: its l/p layers, the logits and the p2p messages [second]
+
+    Valid when: p·v divides l; the last stage, which also holds the logits, is the slowest
+
+    Sources: Narayanan et al. 2021, §2.2 1F1B and interleaved schedules, §4.1 scatter/gather of p2p messages, Table 1
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    v = numpy.asarray(v, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    W_pp = numpy.asarray(W_pp, dtype=numpy.float64)
+    flash = numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
+    rc_full = numpy.asarray(rc_full, dtype=numpy.float64)
+    rc_sel = numpy.asarray(rc_sel, dtype=numpy.float64)
+    piped = numpy.asarray(piped, dtype=numpy.float64)
+    return 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*((7/2)*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 4*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + 2*piped*v*(tau_k + b*h*q*s/(W_pp*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem)
+
+
+def perf_pipeline(b, s, h, a, g, d_head, d_ff, l, V, t, p, m, v, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, W_pp, flash, seq_par, rc_full, rc_sel, piped):
+    r"""m micro-batches through p stages (1F1B, interleaved with v chunks): m + (p−1)/v slots of one micro-batch's stage time.
+
+    perf.pipeline [second] = (m + (p - 1)/v)*(6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*(7*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 4*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + 2*piped*v*(tau_k + b*h*q*s/(W_pp*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem))
+
+    LaTeX: T_{pipe} = \left(m + \frac{p - 1}{v}\right) \left(\frac{6 V b h s}{X \eta_{gemm} t} + \frac{10 V b q s}{W_{mem} \eta_{mem} t} + \frac{l \left(\frac{7 \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right)}{2} + \sigma_{full} \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right) + \sigma_{sel} \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + 4 \tau_{k} \left(\sigma_{SP} + 1\right) + 27 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \left(2 - 2 \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{6 a b d_{head} h s}{X \eta_{gemm} t} + \frac{6 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{6 b d_{ff} h s}{X \eta_{gemm} t} + \frac{6 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{4 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{3 q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 \left(\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)\right)}{W_{mem} \eta_{mem}}\right)}{p} + 2 \sigma_{PP} v \left(\tau_{k} + \frac{b h q s}{W_{PP} t}\right) + 3 \tau_{k} + \frac{3 q \left(\frac{V b s}{t} + \frac{V h}{t} + b h s\right)}{W_{mem} \eta_{mem}}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        m: micro-batches per iteration [1]
+        v: virtual pipeline stages per GPU [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        W_pp: one-way bandwidth between neighbouring pipeline stages [byte/second]
+        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1]
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
+        rc_full: 1 with full activation recompute: each layer's forward runs again in the backward [1]
+        rc_sel: 1 with selective recompute: the attention core runs again in the backward [1]
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1]
+
+    Returns: m micro-batches through p stages (1F1B, interleaved with v chunks): m + (p−1)/v slots of one micro-batch's stage time [second]
+
+    Sources: Narayanan et al. 2021, §2.2 1F1B and interleaved schedules, §4.1 scatter/gather of p2p messages, Table 1
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    m = numpy.asarray(m, dtype=numpy.float64)
+    v = numpy.asarray(v, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    W_pp = numpy.asarray(W_pp, dtype=numpy.float64)
+    flash = numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
+    rc_full = numpy.asarray(rc_full, dtype=numpy.float64)
+    rc_sel = numpy.asarray(rc_sel, dtype=numpy.float64)
+    piped = numpy.asarray(piped, dtype=numpy.float64)
+    return (m + (p - 1)/v)*(6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*((7/2)*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 4*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + 2*piped*v*(tau_k + b*h*q*s/(W_pp*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem))
+
+
+def perf_dp_allreduce(t, p, d, P, q_w, W_intra, W_net, d_node):
+    r"""hierarchical all-reduce of a rank's gradients: reduce-scatter and all-gather inside the node over NVLink, all-reduce of 1/d_node of the buffer across the d/d_node nodes.
+
+    perf.dp.allreduce [second] = P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t)
+
+    LaTeX: T_{DP} = \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{W_{intra} d_{node} p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+        W_intra: one-way bandwidth a collective sustains inside a node (NVLink) [byte/second]
+        W_net: one-way network bandwidth a collective sustains per GPU across nodes [byte/second]
+        d_node: data-parallel ranks inside one node (the intra-node level of a hierarchical all-reduce) [1]
+
+    Returns: hierarchical all-reduce of a rank's gradients: reduce-scatter and all-gather inside the node over NVLink, all-reduce of 1/d_node of the buffer across the d/d_node nodes [second]
+
+    Valid when: Megatron's rank order: TP innermost, then DP, then PP; d_node divides d
+
+    Sources: Jia et al. 2018, hierarchical all-reduce: reduce inside the node, all-reduce across nodes, broadcast inside; nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
+    W_net = numpy.asarray(W_net, dtype=numpy.float64)
+    d_node = numpy.asarray(d_node, dtype=numpy.float64)
+    return P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t)
+
+
+def perf_window_forward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, flash, seq_par):
+    r"""one micro-batch's forward on one stage: the compute a prefetched all-gather hides under.
+
+    perf.window.forward [second] = l*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p
+
+    LaTeX: \tau_{fwd} = \frac{l \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right)}{p}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1]
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
+
+    Returns: one micro-batch's forward on one stage: the compute a prefetched all-gather hides under [second]
+
+    Sources: DeepSpeed docs, overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped with compute
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    flash = numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
+    return l*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p
+
+
+def perf_window_backward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, flash, seq_par, rc_full, rc_sel):
+    r"""one micro-batch's backward on one stage: the compute bucketed gradient collectives hide under.
+
+    perf.window.backward [second] = l*(5*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 18*tau_k + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p
+
+    LaTeX: \tau_{bwd} = \frac{l \left(\frac{5 \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right)}{2} + \sigma_{full} \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right) + \sigma_{sel} \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 18 \tau_{k} + \left(2 - 2 \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{4 a b d_{head} h s}{X \eta_{gemm} t} + \frac{4 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{4 b d_{ff} h s}{X \eta_{gemm} t} + \frac{4 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{2 q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 \left(\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)\right)}{W_{mem} \eta_{mem}}\right)}{p}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1]
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
+        rc_full: 1 with full activation recompute: each layer's forward runs again in the backward [1]
+        rc_sel: 1 with selective recompute: the attention core runs again in the backward [1]
+
+    Returns: one micro-batch's backward on one stage: the compute bucketed gradient collectives hide under [second]
+
+    Sources: Li et al. 2020, gradient buckets all-reduced while the backward still runs; DeepSpeed docs, overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped with compute
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    flash = numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
+    rc_full = numpy.asarray(rc_full, dtype=numpy.float64)
+    rc_sel = numpy.asarray(rc_sel, dtype=numpy.float64)
+    return l*((5/2)*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 18*tau_k + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p
+
+
+def perf_zero_stage0_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, tau_bwd):
+    r"""exposed DP time without ZeRO: the bucketed all-reduce beyond the last micro-batch's backward.
+
+    perf.zero.stage0.exposed [second] = Max(0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd)
+
+    LaTeX: T_{DP}^{exp} = \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{W_{intra} d_{node} p t} - \tau_{bwd}\right)
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+        W_intra: one-way bandwidth a collective sustains inside a node (NVLink) [byte/second]
+        W_net: one-way network bandwidth a collective sustains per GPU across nodes [byte/second]
+        d_node: data-parallel ranks inside one node (the intra-node level of a hierarchical all-reduce) [1]
+        tau_bwd: one micro-batch's backward on one pipeline stage: what bucketed collectives hide under [second]
+
+    Returns: exposed DP time without ZeRO: the bucketed all-reduce beyond the last micro-batch's backward [second]
+
+    Sources: Li et al. 2020, gradient buckets all-reduced while the backward still runs; Jia et al. 2018, hierarchical all-reduce: reduce inside the node, all-reduce across nodes, broadcast inside
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
+    W_net = numpy.asarray(W_net, dtype=numpy.float64)
+    d_node = numpy.asarray(d_node, dtype=numpy.float64)
+    tau_bwd = numpy.asarray(tau_bwd, dtype=numpy.float64)
+    return functools.reduce(numpy.maximum, [0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd])
+
+
+def perf_zero_stage1_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, tau_bwd):
+    r"""exposed ZeRO-1 time: the gradient reduce-scatter beyond the last backward, then the weights' all-gather, once per iteration.
+
+    perf.zero.stage1.exposed [second] = P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) + Max(0, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) - tau_bwd)
+
+    LaTeX: T_{Z1}^{exp} = \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} + \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} - \tau_{bwd}\right)
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+        W_intra: one-way bandwidth a collective sustains inside a node (NVLink) [byte/second]
+        W_net: one-way network bandwidth a collective sustains per GPU across nodes [byte/second]
+        d_node: data-parallel ranks inside one node (the intra-node level of a hierarchical all-reduce) [1]
+        tau_bwd: one micro-batch's backward on one pipeline stage: what bucketed collectives hide under [second]
+
+    Returns: exposed ZeRO-1 time: the gradient reduce-scatter beyond the last backward, then the weights' all-gather, once per iteration [second]
+
+    Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward); Li et al. 2020, gradient buckets all-reduced while the backward still runs
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
+    W_net = numpy.asarray(W_net, dtype=numpy.float64)
+    d_node = numpy.asarray(d_node, dtype=numpy.float64)
+    tau_bwd = numpy.asarray(tau_bwd, dtype=numpy.float64)
+    return (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) + functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd])
+
+
+def perf_zero_stage2_exposed(t, p, d, m, P, q_w, W_intra, W_net, d_node, tau_bwd):
+    r"""exposed ZeRO-2 time: a gradient reduce-scatter per micro-batch beyond its backward, the weights' all-gather once.
+
+    perf.zero.stage2.exposed [second] = P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) + m*Max(0, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) - tau_bwd)
+
+    LaTeX: T_{Z2}^{exp} = \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} + m \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} - \tau_{bwd}\right)
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        m: micro-batches per iteration [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+        W_intra: one-way bandwidth a collective sustains inside a node (NVLink) [byte/second]
+        W_net: one-way network bandwidth a collective sustains per GPU across nodes [byte/second]
+        d_node: data-parallel ranks inside one node (the intra-node level of a hierarchical all-reduce) [1]
+        tau_bwd: one micro-batch's backward on one pipeline stage: what bucketed collectives hide under [second]
+
+    Returns: exposed ZeRO-2 time: a gradient reduce-scatter per micro-batch beyond its backward, the weights' all-gather once [second]
+
+    Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward); Wang et al. 2023, §3: ZeRO-3 gathers the weights for the forward and the backward of every micro-step and reduce-scatters the gradients of every micro-step; DeepSpeed docs, overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped with compute
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    m = numpy.asarray(m, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
+    W_net = numpy.asarray(W_net, dtype=numpy.float64)
+    d_node = numpy.asarray(d_node, dtype=numpy.float64)
+    tau_bwd = numpy.asarray(tau_bwd, dtype=numpy.float64)
+    return (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) + m*functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd])
+
+
+def perf_zero_stage3_exposed(t, p, d, m, P, q_w, W_intra, W_net, d_node, tau_fwd, tau_bwd):
+    r"""exposed ZeRO-3 time: per micro-batch, the weights' all-gather beyond its forward and the second all-gather and the gradient reduce-scatter beyond its backward (prefetched).
+
+    perf.zero.stage3.exposed [second] = m*(Max(0, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) - tau_fwd) + Max(0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd))
+
+    LaTeX: T_{Z3}^{exp} = m \left(\max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} - \tau_{fwd}\right) + \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{W_{intra} d_{node} p t} - \tau_{bwd}\right)\right)
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        m: micro-batches per iteration [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+        W_intra: one-way bandwidth a collective sustains inside a node (NVLink) [byte/second]
+        W_net: one-way network bandwidth a collective sustains per GPU across nodes [byte/second]
+        d_node: data-parallel ranks inside one node (the intra-node level of a hierarchical all-reduce) [1]
+        tau_fwd: one micro-batch's forward on one pipeline stage: what a prefetched gather hides under [second]
+        tau_bwd: one micro-batch's backward on one pipeline stage: what bucketed collectives hide under [second]
+
+    Returns: exposed ZeRO-3 time: per micro-batch, the weights' all-gather beyond its forward and the second all-gather and the gradient reduce-scatter beyond its backward (prefetched) [second]
+
+    Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward); Wang et al. 2023, §3: ZeRO-3 gathers the weights for the forward and the backward of every micro-step and reduce-scatters the gradients of every micro-step; DeepSpeed docs, overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped with compute
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    m = numpy.asarray(m, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
+    W_net = numpy.asarray(W_net, dtype=numpy.float64)
+    d_node = numpy.asarray(d_node, dtype=numpy.float64)
+    tau_fwd = numpy.asarray(tau_fwd, dtype=numpy.float64)
+    tau_bwd = numpy.asarray(tau_bwd, dtype=numpy.float64)
+    return m*(functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_fwd]) + functools.reduce(numpy.maximum, [0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd]))
+
+
+def perf_zero_stage1_sent(t, p, d, P, q_w):
+    r"""ZeRO-1 bytes each GPU sends per iteration: one reduce-scatter and one all-gather of its stage's Ψ/(t·p), whatever m is.
+
+    perf.zero.stage1.sent [byte] = P*q_w*(2*d - 2)/(d*p*t)
+
+    LaTeX: S_{Z1} = \frac{\Psi q_{\Psi} \left(2 d - 2\right)}{d p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+
+    Returns: ZeRO-1 bytes each GPU sends per iteration: one reduce-scatter and one all-gather of its stage's Ψ/(t·p), whatever m is [byte]
+
+    Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward); nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    return P*q_w*(2*d - 2)/(d*p*t)
+
+
+def perf_zero_stage2_sent(t, p, d, m, P, q_w):
+    r"""ZeRO-2 bytes each GPU sends per iteration: a gradient reduce-scatter per micro-batch and one all-gather of the updated weights.
+
+    perf.zero.stage2.sent [byte] = P*q_w*(d - 1)*(m + 1)/(d*p*t)
+
+    LaTeX: S_{Z2} = \frac{\Psi q_{\Psi} \left(d - 1\right) \left(m + 1\right)}{d p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        m: micro-batches per iteration [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+
+    Returns: ZeRO-2 bytes each GPU sends per iteration: a gradient reduce-scatter per micro-batch and one all-gather of the updated weights [byte]
+
+    Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward); Wang et al. 2023, §3: ZeRO-3 gathers the weights for the forward and the backward of every micro-step and reduce-scatters the gradients of every micro-step; nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    m = numpy.asarray(m, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    return P*q_w*(d - 1)*(m + 1)/(d*p*t)
+
+
+def perf_zero_stage3_sent(t, p, d, m, P, q_w):
+    r"""ZeRO-3 bytes each GPU sends per iteration: per micro-batch two weight all-gathers (forward, backward) and a gradient reduce-scatter.
+
+    perf.zero.stage3.sent [byte] = 3*P*m*q_w*(d - 1)/(d*p*t)
+
+    LaTeX: S_{Z3} = \frac{3 \Psi m q_{\Psi} \left(d - 1\right)}{d p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        m: micro-batches per iteration [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+
+    Returns: ZeRO-3 bytes each GPU sends per iteration: per micro-batch two weight all-gathers (forward, backward) and a gradient reduce-scatter [byte]
+
+    Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward); Wang et al. 2023, §3: ZeRO-3 gathers the weights for the forward and the backward of every micro-step and reduce-scatters the gradients of every micro-step; nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    m = numpy.asarray(m, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    return 3*P*m*q_w*(d - 1)/(d*p*t)
+
+
+def perf_optimizer(t, p, P, W_mem, eta_mem):
+    r"""Adam's step over this rank's Ψ/(t·p) parameters: 30 bytes per parameter through HBM.
+
+    perf.optimizer [second] = 30*P/(W_mem*eta_mem*p*t)
+
+    LaTeX: T_{opt} = \frac{30 \Psi}{W_{mem} \eta_{mem} p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        P: parameters [parameter]
+        W_mem: memory bandwidth [byte/second]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+
+    Returns: Adam's step over this rank's Ψ/(t·p) parameters: 30 bytes per parameter through HBM [second]
+
+    Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward)
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    return 30*P/(W_mem*eta_mem*p*t)
+
+
+def perf_optimizer_sharded(t, p, d, P, W_mem, eta_mem):
+    r"""Adam's step over a ZeRO shard, Ψ/(t·p·d) parameters: 30 bytes per parameter through HBM.
+
+    perf.optimizer.sharded [second] = 30*P/(W_mem*d*eta_mem*p*t)
+
+    LaTeX: T_{opt}^{ZeRO} = \frac{30 \Psi}{W_{mem} d \eta_{mem} p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        W_mem: memory bandwidth [byte/second]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+
+    Returns: Adam's step over a ZeRO shard, Ψ/(t·p·d) parameters: 30 bytes per parameter through HBM [second]
+
+    Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward)
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    return 30*P/(W_mem*d*eta_mem*p*t)
 
 
 def params_ep_experts(h, d_ff, l, E, gated, b_mlp, moe):
@@ -3697,7 +4553,7 @@ def params_ep_experts(h, d_ff, l, E, gated, b_mlp, moe):
 
     Returns: parameters of the routed experts: E MLPs in each of the l layers of a mixture-of-experts model (0 when dense) [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer)
+    Sources: transformers 5.24, parameter shapes; Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer)
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
@@ -3727,7 +4583,7 @@ def params_per_gpu_ep(t, p, P, e, P_exp):
 
     Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
 
-    Sources: Lepikhin et al. 2020, GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding, §2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine); Megatron-LM, megatron/core/transformer/moe/README.md (Megatron Core MoE), --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism
+    Sources: Lepikhin et al. 2020, §2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine); Megatron Core MoE, --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -3755,7 +4611,7 @@ def memory_zero_ep_cp(t, p, P, e, P_exp):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
 
-    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
+    Sources: Rajbhandari et al. 2020, §5, Figure 1; Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -3785,7 +4641,7 @@ def memory_zero_ep_cp_stage1(t, p, d, P, e, c, P_exp):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
 
-    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
+    Sources: Rajbhandari et al. 2020, §5, Figure 1; Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -3817,7 +4673,7 @@ def memory_zero_ep_cp_stage2(t, p, d, P, e, c, P_exp):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
 
-    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
+    Sources: Rajbhandari et al. 2020, §5, Figure 1; Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -3848,7 +4704,7 @@ def memory_zero_ep_cp_stage3(t, p, d, P, c, P_exp):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
 
-    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
+    Sources: Rajbhandari et al. 2020, §5, Figure 1; Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -3879,7 +4735,7 @@ def comms_ep_per_layer(b, s, h, k, q, e, c):
 
     Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1)
 
-    Sources: Lepikhin et al. 2020, GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding, §2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine); Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron-LM, megatron/core/transformer/moe/README.md (Megatron Core MoE), --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism; 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Lepikhin et al. 2020, §2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine); Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core MoE, --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism; Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3912,7 +4768,7 @@ def comms_ep_per_layer_sp(b, s, h, k, t, q, e, c):
 
     Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1); t divides s
 
-    Sources: Megatron-LM, megatron/core/transformer/moe/README.md (Megatron Core MoE), --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism; Lepikhin et al. 2020, GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding, §2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine)
+    Sources: Megatron Core MoE, --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism; Lepikhin et al. 2020, §2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3948,7 +4804,7 @@ def comms_ep_per_microbatch(b, s, h, l, k, p, q, e, c, moe):
 
     Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1); p divides l
 
-    Sources: Megatron-LM, megatron/core/transformer/moe/README.md (Megatron Core MoE), --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism
+    Sources: Megatron Core MoE, --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3987,7 +4843,7 @@ def comms_ep_per_microbatch_sp(b, s, h, l, k, t, p, q, e, c, moe):
 
     Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1); p divides l
 
-    Sources: Megatron-LM, megatron/core/transformer/moe/README.md (Megatron Core MoE), --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism
+    Sources: Megatron Core MoE, --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -4024,7 +4880,7 @@ def comms_dp_ep_cp_sent_per_iteration(t, p, d, P, q_w, e, c, P_exp):
 
     Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
+    Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -4058,7 +4914,7 @@ def comms_zero_stage3_ep_cp_sent(t, p, d, P, q_w, e, c, P_exp):
 
     Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
 
-    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; Rajbhandari et al. 2022, DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer)
+    Sources: Rajbhandari et al. 2020, §5, Figure 1; Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer)
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -4094,7 +4950,7 @@ def memory_activations_layer_cp(b, s, h, a, g, d_head, d_ff, t, c, gated):
 
     Valid when: c divides s; the attention core is a fused (flash) kernel, as Megatron's context parallelism requires; t divides a
 
-    Sources: Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Liu, Zaharia, Abbeel 2023, Ring Attention with Blockwise Transformers for Near-Infinite Context, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2; Dao et al. 2022, FlashAttention, §3.1 (softmax statistics instead of the s×s matrix)
+    Sources: Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Liu et al. 2023, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Korthikanti et al. 2022, §4, Table 2; Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -4132,7 +4988,7 @@ def memory_activations_layer_cp_sp(b, s, h, a, g, d_head, d_ff, t, c, gated):
 
     Valid when: c divides s; the attention core is a fused (flash) kernel, as Megatron's context parallelism requires; t divides a
 
-    Sources: Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Liu, Zaharia, Abbeel 2023, Ring Attention with Blockwise Transformers for Near-Infinite Context, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Liu et al. 2023, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -4164,7 +5020,7 @@ def memory_activations_layer_cp_full_recompute(b, s, h, c):
 
     Valid when: c divides s
 
-    Sources: Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -4191,7 +5047,7 @@ def memory_activations_layer_cp_full_recompute_sp(b, s, h, t, c):
 
     Valid when: c divides s
 
-    Sources: Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -4221,7 +5077,7 @@ def comms_cp_per_layer(b, s, g, d_head, t, q, c):
 
     Valid when: c divides s; t divides g
 
-    Sources: Liu, Zaharia, Abbeel 2023, Ring Attention with Blockwise Transformers for Near-Infinite Context, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
+    Sources: Liu et al. 2023, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -4255,7 +5111,7 @@ def comms_cp_per_microbatch(b, s, g, d_head, l, t, p, q, c):
 
     Valid when: c divides s; p divides l
 
-    Sources: Liu, Zaharia, Abbeel 2023, Ring Attention with Blockwise Transformers for Near-Infinite Context, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Megatron Core developer guide, Context parallelism (context_parallel.html), the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
+    Sources: Liu et al. 2023, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -4286,7 +5142,7 @@ def memory_distributed_optimizer(t, p, d, P):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas
 
-    Sources: Megatron Core developer guide, Distributed Optimizer (distrib_optimizer.html), bytes per parameter: bf16 param, fp32 grads 18 → 6 + 12/d; fp16/fp16 20 → 4 + 16/d; Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1
+    Sources: Megatron Core distributed optimizer, bytes per parameter: bf16 param, fp32 grads 18 → 6 + 12/d; fp16/fp16 20 → 4 + 16/d; Rajbhandari et al. 2020, §5, Figure 1
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -4307,7 +5163,7 @@ def memory_fp8_model_states(P):
 
     Returns: model states of FP8 training: bf16 weights, an FP8 copy and an FP8 transposed copy, bf16 gradients, fp32 master weights and Adam moments (18Ψ) [byte]
 
-    Sources: NVIDIA Transformer Engine documentation, Using FP8 with Transformer Engine, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; Micikevicius et al. 2022, FP8 Formats for Deep Learning, §3 (E4M3 for weights and activations, E5M2 for gradients; 1 byte each); Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1
+    Sources: Transformer Engine docs, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; Micikevicius et al. 2022, §3 (E4M3 for weights and activations, E5M2 for gradients; 1 byte each); Rajbhandari et al. 2020, §5, Figure 1
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return 18*P
@@ -4331,7 +5187,7 @@ def memory_fp8_weight_copies(t, p, P, e, P_exp):
 
     Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
 
-    Sources: NVIDIA Transformer Engine documentation, Using FP8 with Transformer Engine, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; Micikevicius et al. 2022, FP8 Formats for Deep Learning, §3 (E4M3 for weights and activations, E5M2 for gradients; 1 byte each)
+    Sources: Transformer Engine docs, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; Micikevicius et al. 2022, §3 (E4M3 for weights and activations, E5M2 for gradients; 1 byte each)
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -4357,7 +5213,7 @@ def memory_fp8_weight_copies_zero3(t, p, d, P, c):
 
     Returns: per GPU under ZeRO-3: the FP8 copies of the GPU's 1/(t·p·c·d) shard of the weights (gathered copies are transient) [byte]
 
-    Sources: NVIDIA Transformer Engine documentation, Using FP8 with Transformer Engine, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1
+    Sources: Transformer Engine docs, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; Rajbhandari et al. 2020, §5, Figure 1
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -4387,7 +5243,7 @@ def memory_fp8_activations_saving(b, s, h, a, d_head, d_ff, t):
 
     Valid when: the inputs of the QKV, output, MLP-up (and gate) and MLP-down GEMMs are saved in FP8; all else 16-bit; t divides a
 
-    Sources: NVIDIA Transformer Engine documentation, Using FP8 with Transformer Engine, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; DeepSeek-AI 2024, DeepSeek-V3 Technical Report, §3.3 FP8 training: FP8 GEMM inputs cached for backward; fp32 master weights and gradients; bf16 Adam moments
+    Sources: Transformer Engine docs, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; DeepSeek-AI 2024, §3.3 FP8 training: FP8 GEMM inputs cached for backward; fp32 master weights and gradients; bf16 Adam moments
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -4419,7 +5275,7 @@ def memory_fp8_activations_saving_sp(b, s, h, a, d_head, d_ff, t):
 
     Valid when: the inputs of the QKV, output, MLP-up (and gate) and MLP-down GEMMs are saved in FP8; all else 16-bit; t divides a
 
-    Sources: NVIDIA Transformer Engine documentation, Using FP8 with Transformer Engine, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; DeepSeek-AI 2024, DeepSeek-V3 Technical Report, §3.3 FP8 training: FP8 GEMM inputs cached for backward; fp32 master weights and gradients; bf16 Adam moments
+    Sources: Transformer Engine docs, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; DeepSeek-AI 2024, §3.3 FP8 training: FP8 GEMM inputs cached for backward; fp32 master weights and gradients; bf16 Adam moments
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -4445,7 +5301,7 @@ def params_lora_matrix(r_lora, d_in, d_out):
 
     Returns: LoRA adapter of one d_out×d_in weight: A (r×d_in) and B (d_out×r) [parameter]
 
-    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Hugging Face PEFT, LoraConfig (target_modules, r) and LoraModel, adapters kept in fp32 (autocast_adapter_dtype=True)
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PEFT 0.21, LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True)
     """
     r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
     d_in = numpy.asarray(d_in, dtype=numpy.float64)
@@ -4477,7 +5333,7 @@ def params_lora_layer(h, a, g, d_head, d_ff, r_lora, lora_q, lora_k, lora_v, lor
 
     Returns: LoRA parameters of one layer: r·(d_in + d_out) for each targeted projection (q, k, v, o, gate, up, down) [parameter]
 
-    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Hugging Face PEFT, LoraConfig (target_modules, r) and LoraModel, adapters kept in fp32 (autocast_adapter_dtype=True)
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PEFT 0.21, LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True)
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -4520,7 +5376,7 @@ def params_lora_total(h, a, g, d_head, d_ff, l, r_lora, lora_q, lora_k, lora_v, 
 
     Returns: trainable LoRA parameters of the model: the targeted projections of every layer [parameter]
 
-    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Hugging Face PEFT, LoraConfig (target_modules, r) and LoraModel, adapters kept in fp32 (autocast_adapter_dtype=True)
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PEFT 0.21, LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True)
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -4551,7 +5407,7 @@ def memory_lora_adapter_states(P_lora):
 
     Returns: the adapters' states: fp32 weights (their own master copy), fp32 gradients, Adam momentum and variance (16Ψ_LoRA) [byte]
 
-    Sources: Hugging Face PEFT, LoraConfig (target_modules, r) and LoraModel, adapters kept in fp32 (autocast_adapter_dtype=True); Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1
+    Sources: PEFT 0.21, LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True); Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); Rajbhandari et al. 2020, §5, Figure 1
     """
     P_lora = numpy.asarray(P_lora, dtype=numpy.float64)
     return 16*P_lora
@@ -4573,7 +5429,7 @@ def memory_lora_frozen_base(P, q_base, P_keep):
 
     Valid when: the 16-bit part is part of the model: Ψ_16 ≤ Ψ
 
-    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     q_base = numpy.asarray(q_base, dtype=numpy.float64)
@@ -4598,7 +5454,7 @@ def memory_lora_states(P, q_base, P_keep, P_lora):
 
     Valid when: the 16-bit part is part of the model: Ψ_16 ≤ Ψ
 
-    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter; Hugging Face PEFT, LoraConfig (target_modules, r) and LoraModel, adapters kept in fp32 (autocast_adapter_dtype=True)
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter; PEFT 0.21, LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True)
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     q_base = numpy.asarray(q_base, dtype=numpy.float64)
@@ -4630,7 +5486,7 @@ def memory_lora_activations_layer(b, s, r_lora, lora_q, lora_k, lora_v, lora_o, 
 
     Valid when: lora_dropout = 0 (PEFT's nn.Identity: no dropped copy of x)
 
-    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Hugging Face PEFT, LoraConfig (target_modules, r) and LoraModel, adapters kept in fp32 (autocast_adapter_dtype=True)
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PEFT 0.21, LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -4658,7 +5514,7 @@ def memory_qlora_bytes_per_weight(B_q, B_q2):
 
     Returns: bytes per 4-bit NormalFloat weight with double quantization: half a byte, an 8-bit constant per B_q weights, an fp32 constant per B_q·B_q2 weights [byte/parameter]
 
-    Sources: Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
+    Sources: Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
     """
     B_q = numpy.asarray(B_q, dtype=numpy.float64)
     B_q2 = numpy.asarray(B_q2, dtype=numpy.float64)
@@ -4677,7 +5533,7 @@ def memory_qlora_bytes_per_weight_single(B_q):
 
     Returns: bytes per 4-bit NormalFloat weight without double quantization: an fp32 absmax per B_q weights [byte/parameter]
 
-    Sources: Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
+    Sources: Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
     """
     B_q = numpy.asarray(B_q, dtype=numpy.float64)
     return 1/2 + 4/B_q
@@ -4695,7 +5551,7 @@ def memory_int8_bytes_per_weight(d_in):
 
     Returns: bytes per LLM.int8() weight: one byte, and an fp32 scale per row of d_in weights [byte/parameter]
 
-    Sources: Dettmers et al. 2022, LLM.int8(): 8-bit Matrix Multiplication for Transformers at Scale, §3.1 vector-wise quantization: one scale per row
+    Sources: Dettmers et al. 2022, §3.1 vector-wise quantization: one scale per row
     """
     d_in = numpy.asarray(d_in, dtype=numpy.float64)
     return 1 + 4/d_in
@@ -4721,7 +5577,7 @@ def params_quantized_linear(h, a, g, d_head, d_ff, l, E, gated, moe):
 
     Returns: the weights a quantizer converts: every projection matrix of the l layers, experts and router included (bitsandbytes replaces their nn.Linear; biases, norms, embeddings and the output head stay 16-bit) [parameter]
 
-    Sources: Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter; transformers' bitsandbytes integration (replace_with_bnb_linear, lm_head skipped)
+    Sources: Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter; transformers 5.24, integrations/bitsandbytes.py: replace_with_bnb_linear, lm_head skipped
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -4771,7 +5627,7 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, 
 
     Returns: the parameters that stay 16-bit when the base is quantized (Ψ_16): everything but the layers' projection matrices [parameter]
 
-    Sources: Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
+    Sources: Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -4820,7 +5676,7 @@ def memory_lora_states_per_gpu(t, p, P, q_base, P_keep, P_lora):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; the 16-bit part is part of the model: Ψ_16 ≤ Ψ
 
-    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); Dettmers et al. 2023, QLoRA: Efficient Finetuning of Quantized LLMs, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -4858,7 +5714,7 @@ def flops_lora_adapters_forward(b, s, h, a, g, d_head, d_ff, l, r_lora, lora_q, 
 
     Returns: forward FLOPs of the adapters: x·A and (x·A)·B, 2 per adapter parameter per token [FLOP]
 
-    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k)
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -4913,7 +5769,7 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, m
 
     Returns: forward FLOPs of LoRA fine-tuning: the base model's and the adapters' [FLOP]
 
-    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -4975,7 +5831,7 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, 
 
     Returns: backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients of QKᵀ and scores·V, and both gradients of each adapter matrix [FLOP]
 
-    Sources: Hu et al. 2021, LoRA: Low-Rank Adaptation of Large Language Models, §4.1 (ΔW = BA, B d×r, A r×k); torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -5144,6 +6000,27 @@ FORMULAS = {
     'flops.decoder.forward': flops_decoder_forward,
     'flops.decoder.backward': flops_decoder_backward,
     'flops.decoder.training': flops_decoder_training,
+    'perf.gemm.time': perf_gemm_time,
+    'perf.gemm.efficiency': perf_gemm_efficiency,
+    'perf.tp.layer': perf_tp_layer,
+    'perf.layer.forward': perf_layer_forward,
+    'perf.layer.backward': perf_layer_backward,
+    'perf.logits': perf_logits,
+    'perf.pp.p2p': perf_pp_p2p,
+    'perf.stage.microbatch': perf_stage_microbatch,
+    'perf.pipeline': perf_pipeline,
+    'perf.dp.allreduce': perf_dp_allreduce,
+    'perf.window.forward': perf_window_forward,
+    'perf.window.backward': perf_window_backward,
+    'perf.zero.stage0.exposed': perf_zero_stage0_exposed,
+    'perf.zero.stage1.exposed': perf_zero_stage1_exposed,
+    'perf.zero.stage2.exposed': perf_zero_stage2_exposed,
+    'perf.zero.stage3.exposed': perf_zero_stage3_exposed,
+    'perf.zero.stage1.sent': perf_zero_stage1_sent,
+    'perf.zero.stage2.sent': perf_zero_stage2_sent,
+    'perf.zero.stage3.sent': perf_zero_stage3_sent,
+    'perf.optimizer': perf_optimizer,
+    'perf.optimizer.sharded': perf_optimizer_sharded,
     'params.ep.experts': params_ep_experts,
     'params.per_gpu.ep': params_per_gpu_ep,
     'memory.zero.ep_cp': memory_zero_ep_cp,
@@ -5327,6 +6204,27 @@ INPUTS = {
     'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'moe', 'd_emb', 'proj_emb'),
     'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'moe', 'd_emb', 'proj_emb'),
     'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'moe', 'd_emb', 'proj_emb'),
+    'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.tp.layer': ('b', 's', 'h', 't', 'q', 'tau_k', 'W_tp', 'seq_par'),
+    'perf.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'flash', 'seq_par'),
+    'perf.layer.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'flash', 'seq_par', 'rc_full', 'rc_sel'),
+    'perf.logits': ('b', 's', 'h', 'V', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.pp.p2p': ('b', 's', 'h', 't', 'v', 'q', 'tau_k', 'W_pp', 'piped'),
+    'perf.stage.microbatch': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'v', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'W_pp', 'flash', 'seq_par', 'rc_full', 'rc_sel', 'piped'),
+    'perf.pipeline': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'm', 'v', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'W_pp', 'flash', 'seq_par', 'rc_full', 'rc_sel', 'piped'),
+    'perf.dp.allreduce': ('t', 'p', 'd', 'P', 'q_w', 'W_intra', 'W_net', 'd_node'),
+    'perf.window.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'flash', 'seq_par'),
+    'perf.window.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'flash', 'seq_par', 'rc_full', 'rc_sel'),
+    'perf.zero.stage0.exposed': ('t', 'p', 'd', 'P', 'q_w', 'W_intra', 'W_net', 'd_node', 'tau_bwd'),
+    'perf.zero.stage1.exposed': ('t', 'p', 'd', 'P', 'q_w', 'W_intra', 'W_net', 'd_node', 'tau_bwd'),
+    'perf.zero.stage2.exposed': ('t', 'p', 'd', 'm', 'P', 'q_w', 'W_intra', 'W_net', 'd_node', 'tau_bwd'),
+    'perf.zero.stage3.exposed': ('t', 'p', 'd', 'm', 'P', 'q_w', 'W_intra', 'W_net', 'd_node', 'tau_fwd', 'tau_bwd'),
+    'perf.zero.stage1.sent': ('t', 'p', 'd', 'P', 'q_w'),
+    'perf.zero.stage2.sent': ('t', 'p', 'd', 'm', 'P', 'q_w'),
+    'perf.zero.stage3.sent': ('t', 'p', 'd', 'm', 'P', 'q_w'),
+    'perf.optimizer': ('t', 'p', 'P', 'W_mem', 'eta_mem'),
+    'perf.optimizer.sharded': ('t', 'p', 'd', 'P', 'W_mem', 'eta_mem'),
     'params.ep.experts': ('h', 'd_ff', 'l', 'E', 'gated', 'b_mlp', 'moe'),
     'params.per_gpu.ep': ('t', 'p', 'P', 'e', 'P_exp'),
     'memory.zero.ep_cp': ('t', 'p', 'P', 'e', 'P_exp'),
