@@ -113,7 +113,8 @@ def parse_layout(text: str, n: int, global_batch: int, s: int):
     if parallel not in ("0", "1"):
         raise InputError(f"--explain: sp must be 0 or 1, got {quote(parallel)}")
     if t * p * c * d != n:
-        raise InputError(f"--explain: invalid layout: t·p·c·d = {t * p * c * d}, but --gpus is {n}")
+        product = "t·p·d" if c == 1 else "t·p·c·d"
+        raise InputError(f"--explain: invalid layout: {product} = {t * p * c * d}, but --gpus is {n}")
     if global_batch % (b * d):
         raise InputError(f"--explain: invalid layout: the global batch {global_batch} is not a multiple of b·d = {b * d}")
     return Layout(n=n, t=t, p=p, d=d, b=b, m=global_batch // (b * d), s=s, v=v, zero=int(zero), recompute=recompute,
