@@ -27,7 +27,7 @@ from formulas.parallelism import (
     RING,
     ZERO,
 )
-from formulas.symbols import E, P, P_exp, b, c, d, d_head, e, g, h, k, l, moe, p, q, q_bf16, q_fp32, q_w, s, t
+from formulas.symbols import E, P, P_exp, b, c, d, d_head, e, g, h, k, l, l_moe, p, q, q_bf16, q_fp32, q_w, s, t
 
 ZERO_IDS = {0: "memory.zero", 1: "memory.zero.stage1", 2: "memory.zero.stage2", 3: "memory.zero.stage3"}
 SHARES = [(3 * q_fp32, 1, "optimizer states"), (q_bf16, 2, "gradients"), (q_bf16, 3, "weights")]  # width, first stage that partitions it
@@ -38,8 +38,8 @@ SHARES = [(3 * q_fp32, 1, "optimizer states"), (q_bf16, 2, "gradients"), (q_bf16
 
 def experts() -> Derivation:
     dv = Derivation("params.ep.experts", "The routed experts' parameters", (DEEPSPEED_MOE,))
-    layer = dv.defines("Ψ_E^layer", moe * E * get("params.decoder.mlp").expr, "E MLPs in each MoE layer (none when moe = 0)")
-    dv.defines("Ψ_E", l * layer, "every one of the l layers")
+    layer = dv.defines("Ψ_E^layer", E * get("params.decoder.expert").expr, "E routed experts of width d_moe in a MoE layer")
+    dv.defines("Ψ_E", l_moe * layer, "every one of the l_moe MoE layers (none in a dense model); shared experts and router stay dense")
     dv.concludes("params.ep.experts")
     return dv
 
@@ -99,7 +99,7 @@ def ep_per_layer_sp() -> Derivation:
 def ep_per_microbatch(suffix: str) -> Derivation:
     target = "comms.ep.per_microbatch" + suffix
     dv = Derivation(target, "The stage's MoE layers", (MEGATRON_MOE,))
-    dv.defines("V_EP", moe * l / p * get("comms.ep.per_layer" + suffix).expr, "l/p layers per stage, each an MoE layer when moe = 1")
+    dv.defines("V_EP", l_moe / p * get("comms.ep.per_layer" + suffix).expr, "the stage's l_moe/p MoE layers")
     dv.concludes(target)
     return dv
 

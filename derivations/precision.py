@@ -16,35 +16,42 @@ from derivations.memory import HALF, general_tensors
 from formulas.catalogue import get
 from formulas.precision import DEEPSEEK_V3, HU, INT8, MICIKEVICIUS, PEFT, QLORA, TARGETS, TRANSFORMER_ENGINE
 from formulas.symbols import (
-    E,
-    B_q,
-    B_q2,
-    P,
-    P_exp,
-    P_keep,
-    P_lora,
     b,
     b_k,
     b_mlp,
     b_o,
+    B_q,
     b_q,
+    B_q2,
     b_v,
     c,
     c_byte,
     d,
     d_in,
     d_out,
+    E,
     e,
+    h,
     l,
+    l_moe,
+    mla,
+    P,
     p,
+    P_exp,
+    P_keep,
+    P_lora,
     q_base,
     q_bf16,
     q_fp32,
     q_fp8,
     q_int4,
     q_int8,
+    qk_norm,
+    qk_norm_full,
     r_lora,
     s,
+    sh_gate,
+    sink,
     t,
 )
 
@@ -188,10 +195,14 @@ def int8() -> Derivation:
 
 def quantized() -> Derivation:
     dv = Derivation("params.quantized.linear", "The projection matrices a quantizer converts", (QLORA,))
-    attention = dv.defines("Ψ_attn^W", get("params.decoder.attention").expr.subs(NO_BIASES), "W_Q, W_K, W_V, W_O without their biases")
-    mlp = dv.defines("Ψ_mlp^W", E * get("params.decoder.mlp").expr.subs(NO_BIASES), "the E MLPs' two or three matrices each, without biases")
-    router = dv.defines("Ψ_router", get("params.decoder.router").expr, "the router's h×E matrix (none when dense)")
-    dv.defines("Ψ_q", l * (attention + mlp + router), "in each of the l layers")
+    plain = {**NO_BIASES, mla: 0, qk_norm: 0, qk_norm_full: 0, sink: 0}
+    attention = dv.defines("Ψ_attn^W", get("params.decoder.attention").expr.subs(plain),
+                           "W_Q, W_K, W_V, W_O: the attention's parameters without biases, q/k norms or sinks (no MLA)")
+    dense = dv.defines("Ψ_mlp^W", get("params.decoder.mlp").expr.subs(NO_BIASES), "a dense MLP's two or three matrices")
+    moe = dv.defines("Ψ_moe^W", E * get("params.decoder.expert").expr.subs(NO_BIASES) + h * E
+                     + get("params.decoder.shared_experts").expr.subs(sh_gate, 0),
+                     "a MoE layer's E routed experts, its h×E router and its shared experts")
+    dv.defines("Ψ_q", l * attention + (l - l_moe) * dense + l_moe * moe, "l attention blocks, l − l_moe dense MLPs, l_moe MoE MLPs")
     dv.concludes("params.quantized.linear")
     return dv
 

@@ -33,7 +33,11 @@ Conventions (each stated in the report):
   (``formulas/precision.py``); the compute time still uses the GPU's 16-bit peak;
 - LoRA/QLoRA (``lora``): the frozen base at q_base bytes per projection weight, fp32 adapters with their
   gradients and Adam states (ZeRO not applied), the adapters' saved products on top of the layer's
-  activations, input gradients only for frozen weights, the adapters' gradients all-reduced.
+  activations, input gradients only for frozen weights, the adapters' gradients all-reduced;
+- FlashAttention (``attention="flash"``) keeps no s² tensor (``memory.activations.layer.general.flash``):
+  with it, no recompute and selective recompute store the same;
+- decoding runs the p pipeline stages in series (``inference.latency.pipeline``): a token takes the
+  whole model's time over the t GPUs of one stage; p batches in flight, one per stage.
 """
 
 from __future__ import annotations
@@ -50,8 +54,10 @@ from formulas.symbols import quantity
 Recompute = Literal["none", "selective", "full"]
 Precision = Literal["bf16", "fp8"]
 RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
+ATTENTION_KERNELS: tuple[str, ...] = ("eager", "flash")  # flash: FlashAttention keeps no s² tensor (Dao et al. 2022)
 Q_16BIT = 2  # bytes per 16-bit value
 SECONDS_PER_DAY = 86400
+SECONDS_PER_HOUR = 3600
 TOKENS_PER_PARAMETER = 20  # the default D: Hoffmann et al. 2022 (Chinchilla), about 20 tokens per parameter
 
 
@@ -74,6 +80,7 @@ class Layout:
     zero: int = 0
     recompute: Recompute = "selective"
     sequence_parallel: bool = False
+    attention: str = "eager"
     e: int = 1  # expert parallel degree, taken from the d data-parallel ranks
     c: int = 1  # context parallel degree: n = t·p·c·d
 
@@ -90,7 +97,7 @@ def layout_violation(layout: Layout, model: dict[str, int]) -> str | None:
         return f"t·p·d must equal n: {t}·{p}·{d} = {t * p * d}, n = {n}"
     if t * p * c * d != n:
         return f"t·p·c·d must equal n: {t}·{p}·{c}·{d} = {t * p * c * d}, n = {n}"
-    if e > 1 and not model.get("moe"):
+    if e > 1 and not model.get("l_moe"):
         return f"expert parallelism (e = {e}) needs a mixture-of-experts model"
     if model["E"] % e:
         return f"e = {e} must divide the {model['E']} experts"
@@ -106,6 +113,8 @@ def layout_violation(layout: Layout, model: dict[str, int]) -> str | None:
         return f"p·v = {p * layout.v} must divide the {model['l']} layers"
     if layout.zero not in (0, 1, 2, 3):
         return f"ZeRO stage must be 0, 1, 2 or 3, got {layout.zero}"
+    if layout.attention not in ATTENTION_KERNELS:
+        return f"attention must be one of {', '.join(ATTENTION_KERNELS)}, got {layout.attention!r}"
     if layout.recompute not in RECOMPUTE_MODES:
         return f"recompute must be one of {', '.join(RECOMPUTE_MODES)}, got {layout.recompute!r}"
     if layout.v > 1 and (p == 1 or layout.m % p):
@@ -224,7 +233,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     recomputed = ops.choose(mode, {
         0: lambda: 0 * forward,  # none
         1: lambda: layers * ev("flops.decoder.attention.scores", **(base | {"b": B})),  # selective
-        2: lambda: layers * ev("flops.decoder.layer.forward", **(base | {"b": B})),  # full: the layers, not the logits
+        2: lambda: ev("flops.decoder.layers.forward", **(base | {"b": B})),  # full: the layers, not the logits
     })
 
     states = ops.choose(layout.zero, {stage: (lambda f=formula_id: ev(f, **base)) for stage, formula_id in ZERO_STATES.items()})
@@ -234,7 +243,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     if fp8:  # the FP8 weight and its transpose, of the weights this GPU holds (its shard under ZeRO-3)
         states = states + ops.where(layout.zero == 3, ev("memory.fp8.weight_copies.zero3", **base),
                                     ev("memory.fp8.weight_copies", **base))
-    activation = _activation_index(mode, layout.sequence_parallel, ops)
+    activation = _activation_index(mode, layout.sequence_parallel, _flash(layout.attention), ops)
     per_layer = ops.where(  # context parallelism: the flash-core layer of s/c tokens
         c > 1,
         ops.choose(activation, {i: (lambda f=f: ev(f, **(base | {"b": b}))) for i, f in enumerate(CP_ACTIVATION_FORMULAS)}),
@@ -251,6 +260,9 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     interleave = 1 + ops.where(interleaved, (p - 1) / (p * v), 0)
     activations = per_layer * (layers / p) * in_flight * interleave
     memory_total = states + activations
+    capacity = inputs.gpu["M_gpu"]
+    # activations are linear in b: the largest b whose activations fit beside the model states (0: none fits)
+    max_micro_batch = ops.maximum(-ops.ceiling(-(capacity - states) * b / activations), 0)
 
     bubble = ops.where(interleaved, ev("cluster.bubble.interleaved", **base), ev("cluster.bubble", **base))
     comms = _comms(layout, base, ev, ops)
@@ -282,7 +294,10 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
 
     return {
         "params": {"total": total, "active": active, "per_gpu": ev("params.per_gpu.ep", **base), "experts": base["P_exp"],
-                   "trainable": base["P_lora"] if lora else total},
+                   "trainable": base["P_lora"] if lora else total,
+                   # the parameters a GPU holds between uses: ZeRO-3 shards them over the c·d replicas too (experts
+                   # over c·d/e of their e-fold smaller share: the same Ψ/(t·p·c·d))
+                   "per_gpu_stored": ops.where(layout.zero == 3, total / (t * p * c * d), ev("params.per_gpu.ep", **base))},
         "flops": {
             "forward": forward,
             "backward": backward,
@@ -292,10 +307,13 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
         },
         "memory": {
             "model_states": states,
+            **_state_parts(layout.zero, base, inputs, ev, ops),
             "activations": activations,
             "total": memory_total,
-            "capacity": inputs.gpu["M_gpu"],
-            "fits": memory_total <= inputs.gpu["M_gpu"],
+            "capacity": capacity,
+            "left": capacity - memory_total,
+            "fits": memory_total <= capacity,
+            "max_micro_batch": max_micro_batch,
             "activation_formula": ops.where(
                 c > 1,
                 ops.choose(activation, {i: (lambda f=f: f) for i, f in enumerate(CP_ACTIVATION_FORMULAS)}),
@@ -325,6 +343,10 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
             "iterations": iterations,
             "training_days": iterations * step_time / SECONDS_PER_DAY,
             "ideal_days": ev("cluster.training_time", **(base | {"P": active})) / SECONDS_PER_DAY,  # 6ΨD: Ψ a token uses
+            "gpu_hours": n * iterations * step_time / SECONDS_PER_HOUR,
+            "tokens_per_gpu_second": B * s / (n * step_time),
+            # what the whole step achieves, bubble and exposed communication included (= mfu when predicted)
+            "step_mfu": training / (n * inputs.gpu["X"] * step_time),
         } | ({} if predicted is None else {"predicted": predicted}),
         "inference": _inference(base, b, active, ev, ops),
     }
@@ -340,6 +362,8 @@ ACTIVATION_FORMULAS = (  # per-layer bytes by recompute mode and sequence parall
     "memory.activations.layer.general.selective_sp",
     "memory.activations.layer.full_recompute",
     "memory.activations.layer.full_recompute_sp",
+    "memory.activations.layer.general.flash",
+    "memory.activations.layer.general.flash_sp",
 )
 
 
@@ -350,7 +374,40 @@ CP_ACTIVATION_FORMULAS = (  # the same choices under context parallelism (c > 1)
     "memory.activations.layer.cp_sp",
     "memory.activations.layer.cp.full_recompute",
     "memory.activations.layer.cp.full_recompute_sp",
+    "memory.activations.layer.cp",  # flash: the context-parallel core is a flash kernel already
+    "memory.activations.layer.cp_sp",
 )
+
+
+def _state_parts(zero: object, base: dict, inputs: Inputs, ev: Evaluator, ops: Ops) -> dict:
+    """The model states split as ZeRO partitions them (Rajbhandari et al. 2020): 16-bit weights (2Ψ), 16-bit
+    gradients (16Ψ − 2Ψ − 12Ψ) and Adam's fp32 part (12Ψ). Whole, a part covers the parameters the GPU holds
+    (params.per_gpu.ep); partitioned (from stages 3, 2 and 1), Ψ/(t·p·c·d) of them, experts included. FP8 adds
+    its weight copies to the weights; LoRA's parts are the frozen base with the adapters, and the adapters'
+    gradients and Adam moments."""
+    t, p, c, d = base["t"], base["p"], base["c"], base["d"]
+    if inputs.lora is not None:
+        adapters = base["P_lora"] / (t * p)
+        return {"weights": ev("memory.lora.frozen_base", **base) / (t * p) + 4 * adapters,
+                "gradients": 4 * adapters, "optimizer": 8 * adapters}
+    held, spread = ev("params.per_gpu.ep", **base), base["P"] / (t * p * c * d)
+    per_parameter = {name: ev(formula, **(base | {"P": 1}))
+                     for name, formula in (("weights", "memory.model_states.inference"), ("optimizer", "memory.optimizer.adam"),
+                                           ("all", "memory.model_states"))}
+    widths = {"weights": per_parameter["weights"], "optimizer": per_parameter["optimizer"],
+              "gradients": per_parameter["all"] - per_parameter["weights"] - per_parameter["optimizer"]}
+    parts = {name: widths[name] * ops.choose(zero, {stage: (lambda stage=stage, first=first: spread if stage >= first else held)
+                                                     for stage in range(4)})
+             for name, first in (("weights", 3), ("gradients", 2), ("optimizer", 1))}
+    if inputs.precision == "fp8":
+        parts["weights"] = parts["weights"] + ops.where(zero == 3, ev("memory.fp8.weight_copies.zero3", **base),
+                                                        ev("memory.fp8.weight_copies", **base))
+    return parts
+
+
+def _flash(attention: object) -> object:
+    """FlashAttention or not: given by name (one layout) or as a 0/1 flag (arrays, symbols)."""
+    return attention == "flash" if isinstance(attention, str) else attention
 
 
 def _recompute_code(recompute: object) -> object:
@@ -358,11 +415,12 @@ def _recompute_code(recompute: object) -> object:
     return RECOMPUTE_MODES.index(recompute) if isinstance(recompute, str) else recompute
 
 
-def _activation_index(mode: object, sequence_parallel: object, ops: Ops) -> object:
-    """Which of ACTIVATION_FORMULAS applies (full recompute keeps only each layer's input, SP or not)."""
+def _activation_index(mode: object, sequence_parallel: object, flash: object, ops: Ops) -> object:
+    """Which of ACTIVATION_FORMULAS applies (full recompute keeps only each layer's input, SP or not;
+    FlashAttention keeps no s² tensor, so with it no recompute and selective recompute store the same)."""
     return ops.choose(mode, {
-        0: lambda: ops.where(sequence_parallel, 1, 0),
-        1: lambda: ops.where(sequence_parallel, 3, 2),
+        0: lambda: ops.where(flash, ops.where(sequence_parallel, 7, 6), ops.where(sequence_parallel, 1, 0)),
+        1: lambda: ops.where(flash, ops.where(sequence_parallel, 7, 6), ops.where(sequence_parallel, 3, 2)),
         2: lambda: ops.where(sequence_parallel, 5, 4),
     })
 
@@ -396,19 +454,29 @@ def _comms(layout: Layout, base: dict, ev: Evaluator, ops: Ops) -> dict:
 
 
 def _inference(base: dict, b: object, active: object, ev: Evaluator, ops: Ops) -> dict:
-    """One replica (t·p GPUs) decoding a batch of b sequences of s tokens: every weight is read per step
-    (total Ψ), each token computes with the Ψ it uses (active Ψ; the same for a dense model)."""
+    """One replica (t·p GPUs) decoding batches of b sequences of s tokens: every weight is read per step
+    (total Ψ), each token computes with the Ψ it uses (active Ψ; the same for a dense model).
+
+    The p pipeline stages run in series (``inference.latency.pipeline``: p does not shorten a token): a token's
+    latency is that of the whole model over the t GPUs of one stage, ``inference.latency.*`` at n = t (at t = 1
+    the memory-bound term is ``inference.latency.pipeline`` itself). With p batches in flight, one per stage,
+    the replica emits p·b tokens per token latency."""
     replica = base | {"n": base["t"] * base["p"], "b": b}
-    memory_bound = ev("inference.latency.memory_bound", **replica)
-    compute_bound = ev("inference.latency.compute_bound", **(replica | {"P": active}))  # FLOPs: the Ψ a token uses
+    stage = replica | {"n": base["t"]}
+    memory_bound = ev("inference.latency.memory_bound", **stage)
+    compute_bound = ev("inference.latency.compute_bound", **(stage | {"P": active}))  # FLOPs: the Ψ a token uses
     step = ops.maximum(memory_bound, compute_bound)
     return {
-        "kv_cache_per_sequence": ev("memory.kv_cache.per_sequence", **replica),
-        "kv_cache_batch": ev("memory.kv_cache", **replica),
+        # what transformers' cache holds: windowed layers W − 1 tokens, MLA the latent (memory.kv_cache when neither)
+        "kv_cache_per_sequence": ev("memory.kv_cache.decoder", **(replica | {"b": 1})),
+        "kv_cache_batch": ev("memory.kv_cache.decoder", **replica),
+        "weights_per_gpu": ev("memory.model_states.inference", **replica) / replica["n"],
+        "kv_cache_per_gpu": ev("memory.kv_cache.decoder", **replica) / replica["n"],
         "latency_memory_bound": memory_bound,
         "latency_compute_bound": compute_bound,
         "token_latency": step,
-        "tokens_per_second": b / step,
+        "sequences_in_flight": base["p"] * b,
+        "tokens_per_second": base["p"] * b / step,
         "balance_batch": ev("inference.balance_batch", **replica),
     }
 

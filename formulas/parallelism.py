@@ -44,7 +44,7 @@ from formulas.symbols import (
     h,
     k,
     l,
-    moe,
+    l_moe,
     p,
     q,
     q_bf16,
@@ -77,11 +77,11 @@ FLASH_CORE = Condition("the attention core is a fused (flash) kernel, as Megatro
 
 experts = formula(
     "params.ep.experts",
-    moe * l * E * arch.mlp.expr,
+    l_moe * E * arch.expert.expr,
     "parameter",
-    "parameters of the routed experts: E MLPs in each of the l layers of a mixture-of-experts model (0 when dense)",
+    "parameters of the routed experts: E experts of width d_moe in each of the l_moe MoE layers (0 when dense)",
     sources=[arch.TRANSFORMERS, DEEPSPEED_MOE],
-    related=["params.decoder.mlp", "params.decoder.total"],
+    related=["params.decoder.expert", "params.decoder.total"],
     symbol_latex=r"\Psi_E",
 )
 params_per_gpu = formula(
@@ -149,21 +149,21 @@ ep_per_layer_sp = formula(
 )
 ep_per_microbatch = formula(
     "comms.ep.per_microbatch",
-    moe * l / p * ep_per_layer.expr,
+    l_moe / p * ep_per_layer.expr,
     "byte",
-    "EP bytes each GPU sends per micro-batch: its pipeline stage's l/p MoE layers",
+    "EP bytes each GPU sends per micro-batch: its pipeline stage's share l_moe/p of the MoE layers",
     sources=[MEGATRON_MOE],
-    conditions=[*EXPERTS_SPLIT, BALANCED, divides(p, l)],
+    conditions=[*EXPERTS_SPLIT, BALANCED, divides(p, l_moe)],
     related=["comms.ep.per_layer"],
     symbol_latex=r"V_{EP}",
 )
 ep_per_microbatch_sp = formula(
     "comms.ep.per_microbatch.sp",
-    moe * l / p * ep_per_layer_sp.expr,
+    l_moe / p * ep_per_layer_sp.expr,
     "byte",
     "EP bytes each GPU sends per micro-batch with sequence parallelism",
     sources=[MEGATRON_MOE],
-    conditions=[*EXPERTS_SPLIT, BALANCED, divides(p, l)],
+    conditions=[*EXPERTS_SPLIT, BALANCED, divides(p, l_moe)],
     related=["comms.ep.per_layer.sp"],
     symbol_latex=r"V_{EP,SP}",
 )

@@ -31,19 +31,14 @@ from formulas import memory as mem
 from formulas.catalogue import Condition, Source, formula
 from formulas.parallelism import EXPERTS_SPLIT
 from formulas.symbols import (
-    B_q,
-    B_q2,
-    P,
-    P_exp,
-    E,
-    P_keep,
-    P_lora,
     a,
     b,
     b_k,
     b_mlp,
     b_o,
+    B_q,
     b_q,
+    B_q2,
     b_v,
     c,
     c_byte,
@@ -52,11 +47,16 @@ from formulas.symbols import (
     d_ff,
     d_head,
     d_in,
+    d_moe,
     d_out,
+    d_sh,
+    E,
     e,
     g,
+    gated,
     h,
     l,
+    l_moe,
     lora_down,
     lora_gate,
     lora_k,
@@ -64,7 +64,11 @@ from formulas.symbols import (
     lora_q,
     lora_up,
     lora_v,
+    P,
     p,
+    P_exp,
+    P_keep,
+    P_lora,
     q_base,
     q_bf16,
     q_fp32,
@@ -258,12 +262,18 @@ int8 = formula(
 
 # --- what a quantizer converts, per GPU states, and the FLOPs of LoRA training ----------------------
 
+ATTENTION_WEIGHTS = 2 * h * a * d_head + 2 * h * g * d_head  # W_Q, W_O (h×a·d_head) and W_K, W_V (h×g·d_head)
+d_ff_any = d_in  # a stand-in width, replaced by d_ff, d_moe or d_sh
+MLP_WEIGHTS = (2 + gated) * h * d_ff_any  # up (and gate) and down matrices
+
 quantized = formula(
     "params.quantized.linear",
-    l * (arch.attention.expr + E * arch.mlp.expr + arch.router.expr).subs({b_q: 0, b_k: 0, b_v: 0, b_o: 0, b_mlp: 0}),
+    l * ATTENTION_WEIGHTS + (l - l_moe) * MLP_WEIGHTS.subs(d_ff_any, d_ff)
+    + l_moe * (E * MLP_WEIGHTS.subs(d_ff_any, d_moe) + h * E + MLP_WEIGHTS.subs(d_ff_any, d_sh)),
     "parameter",
-    "the weights a quantizer converts: every projection matrix of the l layers, experts and router included "
-    "(bitsandbytes replaces their nn.Linear; biases, norms, embeddings and the output head stay 16-bit)",
+    "the weights a quantizer converts: every projection matrix of the l layers (Q, K, V, O; dense MLPs; routed and "
+    "shared experts and routers of the l_moe MoE layers); bitsandbytes replaces their nn.Linear, while biases, norms, "
+    "embeddings and the output head stay 16-bit",
     sources=[QLORA, BNB],
     related=["params.decoder.attention", "params.decoder.mlp"],
     symbol_latex=r"\Psi_{q}",
@@ -349,7 +359,7 @@ def lora_inputs(model_type: str, model: dict[str, int], rank: int, targets: tupl
         raise LoraError("--lora-targets names no module")
     if base_bits not in BASE_BITS:
         raise LoraError(f"the frozen base is 16, 8 or 4 bits, got {base_bits}")
-    if base_bits < 16 and model.get("moe"):
+    if base_bits < 16 and model.get("l_moe"):
         raise LoraError(f"a quantized base of a mixture-of-experts model ({model_type}) is not modelled")
     bytes_per_weight = {
         16: q_bf16,

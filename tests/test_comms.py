@@ -252,7 +252,7 @@ OWN_IDS = [f.id for f in all_formulas() if f.id.split(".")[0] in ("comms", "clus
 
 def test_the_plumbing_test_covers_the_three_topics():
     assert len(OWN_IDS) > 50
-SAMPLE = {"U": "1/2", "f": "1/2", "tau": "1e6", "l": "8", "p": "4", "moe": "1"}  # within each symbol's bounds and conditions
+SAMPLE = {"U": "1/2", "f": "1/2", "tau": "1e6", "l": "8", "p": "4"}  # within each symbol's bounds and conditions
 
 
 @pytest.mark.parametrize("formula_id", OWN_IDS)
