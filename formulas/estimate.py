@@ -241,8 +241,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
         states = ev("memory.lora.states.per_gpu", **base)
     fp8 = inputs.precision == "fp8"
     if fp8:  # the FP8 weight and its transpose, of the weights this GPU holds (its shard under ZeRO-3)
-        states = states + ops.where(layout.zero == 3, ev("memory.fp8.weight_copies.zero3", **base),
-                                    ev("memory.fp8.weight_copies", **base))
+        states = states + _fp8_copies(layout.zero, base, ev, ops)
     activation = _activation_index(mode, layout.sequence_parallel, _flash(layout.attention), ops)
     per_layer = ops.where(  # context parallelism: the flash-core layer of s/c tokens
         c > 1,
@@ -253,7 +252,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     if fp8:  # the four GEMM inputs saved in FP8, unless the layer is recomputed in full
         saving = ops.where(layout.sequence_parallel, ev("memory.fp8.activations.saving_sp", **chunk),
                            ev("memory.fp8.activations.saving", **chunk))
-        per_layer = per_layer - ops.where(mode == 2, 0, saving)
+        per_layer = per_layer - ops.choose(mode, {0: lambda: saving, 1: lambda: saving, 2: lambda: 0 * saving})
     if lora:
         per_layer = per_layer + ev("memory.lora.activations.layer", **chunk)
     in_flight = ops.minimum(p, m)
@@ -297,7 +296,8 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
                    "trainable": base["P_lora"] if lora else total,
                    # the parameters a GPU holds between uses: ZeRO-3 shards them over the c·d replicas too (experts
                    # over c·d/e of their e-fold smaller share: the same Ψ/(t·p·c·d))
-                   "per_gpu_stored": ops.where(layout.zero == 3, total / (t * p * c * d), ev("params.per_gpu.ep", **base))},
+                   "per_gpu_stored": ops.choose(layout.zero, {stage: (lambda stage=stage: total / (t * p * c * d) if stage == 3
+                                                                      else ev("params.per_gpu.ep", **base)) for stage in range(4)})},
         "flops": {
             "forward": forward,
             "backward": backward,
@@ -400,9 +400,14 @@ def _state_parts(zero: object, base: dict, inputs: Inputs, ev: Evaluator, ops: O
                                                      for stage in range(4)})
              for name, first in (("weights", 3), ("gradients", 2), ("optimizer", 1))}
     if inputs.precision == "fp8":
-        parts["weights"] = parts["weights"] + ops.where(zero == 3, ev("memory.fp8.weight_copies.zero3", **base),
-                                                        ev("memory.fp8.weight_copies", **base))
+        parts["weights"] = parts["weights"] + _fp8_copies(zero, base, ev, ops)
     return parts
+
+
+def _fp8_copies(zero: object, base: dict, ev: Evaluator, ops: Ops) -> object:
+    """The FP8 weight and its transpose of the weights a GPU holds: its ZeRO-3 shard, or all it holds."""
+    return ops.choose(zero, {stage: (lambda stage=stage: ev("memory.fp8.weight_copies.zero3" if stage == 3 else
+                                                            "memory.fp8.weight_copies", **base)) for stage in range(4)})
 
 
 def _flash(attention: object) -> object:

@@ -64,6 +64,7 @@ from formulas.symbols import (
     lora_q,
     lora_up,
     lora_v,
+    mla,
     P,
     p,
     P_exp,
@@ -298,6 +299,8 @@ lora_per_gpu = formula(
     related=["memory.lora.states"],
     symbol_latex=r"M_{GPU}^{LoRA}",
 )
+NO_MLA = Condition("no latent attention (mla = 0): the adapters sit on q_proj, k_proj, v_proj, o_proj", sp.Eq(mla, 0))
+
 adapters_forward = formula(
     "flops.lora.adapters.forward",
     2 * b * s * l * lora_layer.expr,
@@ -313,6 +316,7 @@ lora_forward = formula(
     "FLOP",
     "forward FLOPs of LoRA fine-tuning: the base model's and the adapters'",
     sources=[HU, arch.FLOP_COUNTER],
+    conditions=[*arch.forward.conditions, NO_MLA],
     related=["flops.decoder.forward", "flops.lora.adapters.forward"],
     symbol_latex=r"F_{fwd}^{LoRA}",
 )
@@ -323,6 +327,7 @@ lora_backward = formula(
     "backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients "
     "of QKᵀ and scores·V, and both gradients of each adapter matrix",
     sources=[HU, arch.FLOP_COUNTER],
+    conditions=[*arch.forward.conditions, NO_MLA],
     related=["flops.decoder.backward", "flops.lora.forward"],
     symbol_latex=r"F_{bwd}^{LoRA}",
     notes="Exact (FlopCounterMode on PEFT models) when the embedding's output requires grad, as PEFT's "

@@ -6976,6 +6976,8 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, d
 
     Returns: forward FLOPs of LoRA fine-tuning: the base model's and the adapters' [FLOP]
 
+    Valid when: l_moe ≤ l; no latent attention (mla = 0): the adapters sit on q_proj, k_proj, v_proj, o_proj
+
     Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
     b = numpy.asarray(b, dtype=numpy.float64)
@@ -7059,6 +7061,8 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, 
         lora_down: 1 if down_proj carries a LoRA adapter [1]
 
     Returns: backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients of QKᵀ and scores·V, and both gradients of each adapter matrix [FLOP]
+
+    Valid when: l_moe ≤ l; no latent attention (mla = 0): the adapters sit on q_proj, k_proj, v_proj, o_proj
 
     Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
