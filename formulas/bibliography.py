@@ -252,6 +252,60 @@ _work(
     "deepspeed.ai", "undated",
 )
 
+_work(
+    "rajbhandari2022", "paper", "Rajbhandari et al. 2022",
+    "Samyam Rajbhandari, Conglong Li, Zhewei Yao, Minjia Zhang, Reza Yazdani Aminabadi, Ammar Ahmad Awan, Jeff Rasley, "
+    "Yuxiong He",
+    "DeepSpeed-MoE: Advancing Mixture-of-Experts Inference and Training to Power Next-Generation AI Scale", "ICML 2022",
+    "2022", arxiv="2201.05596",
+)
+_work(
+    "liu2023", "paper", "Liu et al. 2023", "Hao Liu, Matei Zaharia, Pieter Abbeel",
+    "Ring Attention with Blockwise Transformers for Near-Infinite Context", "ICLR 2024", "2023", arxiv="2310.01889",
+)
+_work(
+    "micikevicius2022", "paper", "Micikevicius et al. 2022",
+    "Paulius Micikevicius, Dusan Stosic, Neil Burgess, Marius Cornea, Pradeep Dubey, Richard Grisenthwaite, Sangwon Ha, "
+    "Alexander Heinecke, Patrick Judd, John Kamalu, Naveen Mellempudi, Stuart Oberman, Mohammad Shoeybi, Michael Siu, "
+    "Hao Wu",
+    "FP8 Formats for Deep Learning", "arXiv preprint", "2022", arxiv="2209.05433",
+)
+_work(
+    "hu2021", "paper", "Hu et al. 2021",
+    "Edward J. Hu, Yelong Shen, Phillip Wallis, Zeyuan Allen-Zhu, Yuanzhi Li, Shean Wang, Lu Wang, Weizhu Chen",
+    "LoRA: Low-Rank Adaptation of Large Language Models", "ICLR 2022", "2021", arxiv="2106.09685",
+)
+_work(
+    "dettmers2023", "paper", "Dettmers et al. 2023", "Tim Dettmers, Artidoro Pagnoni, Ari Holtzman, Luke Zettlemoyer",
+    "QLoRA: Efficient Finetuning of Quantized LLMs", "NeurIPS 2023", "2023", arxiv="2305.14314",
+)
+_work(
+    "dettmers2022", "paper", "Dettmers et al. 2022", "Tim Dettmers, Mike Lewis, Younes Belkada, Luke Zettlemoyer",
+    "LLM.int8(): 8-bit Matrix Multiplication for Transformers at Scale", "NeurIPS 2022", "2022", arxiv="2208.07339",
+)
+_work(
+    "megatron-moe", "software", "Megatron Core MoE", "NVIDIA", "Megatron-LM, megatron/core/transformer/moe/README.md "
+    "(Megatron Core MoE: expert parallelism, token dispatchers)", "github.com/NVIDIA/Megatron-LM", "undated",
+)
+_work(
+    "megatron-cp", "software", "Megatron Core context parallelism", "NVIDIA",
+    "Megatron Core developer guide: Context parallelism (context_parallel.html)", "docs.nvidia.com/megatron-core", "undated",
+)
+_work(
+    "megatron-distopt", "software", "Megatron Core distributed optimizer", "NVIDIA",
+    "Megatron Core developer guide: Distributed Optimizer (distrib_optimizer.html)", "docs.nvidia.com/megatron-core", "undated",
+)
+_work(
+    "transformer-engine", "software", "Transformer Engine docs", "NVIDIA",
+    "Transformer Engine documentation: Using FP8 with Transformer Engine", "docs.nvidia.com/deeplearning/transformer-engine",
+    "undated",
+)
+_work(
+    "peft", "software", "PEFT 0.21", "Sourab Mangrulkar, Sylvain Gugger, Lysandre Debut, Younes Belkada, Sayak Paul, "
+    "Benjamin Bossan", "PEFT: State-of-the-art Parameter-Efficient Fine-Tuning methods (version 0.21, tuners/lora)",
+    "github.com/huggingface/peft", "2022",
+)
+
 # --- vendor datasheets and reports ------------------------------------------------------------
 _work(
     "nvidia-a100", "datasheet", "NVIDIA A100 datasheet", "NVIDIA", "NVIDIA A100 Tensor Core GPU datasheet",

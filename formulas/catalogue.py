@@ -21,7 +21,8 @@ from formulas.symbols import constant_values, quantity, table_order
 from formulas.units import Unit, as_unit
 
 TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture", "performance",
-                         "utilization", "conventions", "energy", "cost", "reliability", "pipeline", "optimizations")
+                          "parallelism", "precision",
+                          "utilization", "conventions", "energy", "cost", "reliability", "pipeline", "optimizations")
 
 
 class UnknownFormula(KeyError):

@@ -30,6 +30,15 @@ Conventions (each stated in the report):
   layers' activations; the last stage also computes the logits; the bubble, against the
   balanced compute, is ``pipeline.bubble.uneven`` (fill, drain and the slowest stage's
   excess, ``pipeline.step_factor``).
+- n = t·p·c·d: context parallelism (c) splits each sequence, its ranks hold the same weights and reduce
+  gradients with the data-parallel ones; expert parallelism (e) spreads the experts over e of the d
+  data-parallel ranks (``formulas/parallelism.py``). Ranks are ordered t, c, e, d, p as in Megatron-LM:
+  CP traffic crosses NVLink while t·c ≤ 8 GPUs, EP traffic while t·c·e ≤ 8, the network otherwise;
+- ``precision = "fp8"`` adds the FP8 weight copies to the states and stores the GEMM inputs in FP8
+  (``formulas/precision.py``); the compute time still uses the GPU's 16-bit peak;
+- LoRA/QLoRA (``lora``): the frozen base at q_base bytes per projection weight, fp32 adapters with their
+  gradients and Adam states (ZeRO not applied), the adapters' saved products on top of the layer's
+  activations, input gradients only for frozen weights, the adapters' gradients all-reduced;
 - FlashAttention (``attention="flash"``) keeps no s² tensor (``memory.activations.layer.general.flash``):
   with it, no recompute and selective recompute store the same;
 - decoding runs the p pipeline stages in series (``inference.latency.pipeline``): a token takes the
@@ -48,6 +57,7 @@ from formulas.catalogue import get
 from formulas.symbols import quantity
 
 Recompute = Literal["none", "selective", "full"]
+Precision = Literal["bf16", "fp8"]
 RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
 ATTENTION_KERNELS: tuple[str, ...] = ("eager", "flash")  # flash: FlashAttention keeps no s² tensor (Dao et al. 2022)
 Q_16BIT = 2  # bytes per 16-bit value
@@ -78,6 +88,8 @@ class Layout:
     stages: tuple[int, ...] | None = None  # layers per pipeline stage, first to last (None: l/p each)
     embedding_stages: tuple[int, ...] = ()  # indices of the stages that hold the (tied) embedding matrix
     attention: str = "eager"
+    e: int = 1  # expert parallel degree, taken from the d data-parallel ranks
+    c: int = 1  # context parallel degree: n = t·p·c·d
 
     @property
     def global_batch(self) -> int:
@@ -87,9 +99,19 @@ class Layout:
 def layout_violation(layout: Layout, model: dict[str, int]) -> str | None:
     """The first rule the layout breaks, in words, or None: the one statement of the rules
     (``check_layout`` raises it, ``plan`` keeps the layouts that break none)."""
-    t, p, d, n = layout.t, layout.p, layout.d, layout.n
-    if t * p * d != n:
+    t, p, d, n, e, c = layout.t, layout.p, layout.d, layout.n, layout.e, layout.c
+    if c == 1 and t * p * d != n:
         return f"t·p·d must equal n: {t}·{p}·{d} = {t * p * d}, n = {n}"
+    if t * p * c * d != n:
+        return f"t·p·c·d must equal n: {t}·{p}·{c}·{d} = {t * p * c * d}, n = {n}"
+    if e > 1 and not model.get("l_moe"):
+        return f"expert parallelism (e = {e}) needs a mixture-of-experts model"
+    if model["E"] % e:
+        return f"e = {e} must divide the {model['E']} experts"
+    if d % e:
+        return f"e = {e} must divide the data-parallel degree d = {d} (expert-parallel ranks are data-parallel ranks)"
+    if layout.s % c:
+        return f"c = {c} must divide the sequence length s = {layout.s}"
     if model["a"] % t:
         return f"t = {t} must divide the {model['a']} attention heads"
     if model["g"] % t:
@@ -126,6 +148,18 @@ def stage_violation(layout: Layout, layers: int) -> str | None:
     if any(not 0 <= index < layout.p for index in layout.embedding_stages):
         return f"embedding stages must be among the {layout.p} stages"
     return None
+
+
+def unpredicted(layout: Layout, inputs: Inputs) -> str | None:
+    """Why the performance model cannot time this case (it models bf16 full training on t·p·d GPUs), or None:
+    such a case needs an assumed utilization (``--mfu``)."""
+    if inputs.utilization is not None:
+        return None
+    features = [name for name, used in (("expert parallelism", layout.e > 1), ("context parallelism", layout.c > 1),
+                                        ("FP8", inputs.precision == "fp8"), ("LoRA", inputs.lora is not None)) if used]
+    if not features:
+        return None
+    return f"the performance model does not time {' or '.join(features)} yet: give --mfu U"
 
 
 def check_layout(layout: Layout, model: dict[str, int]) -> None:
@@ -183,6 +217,8 @@ class Inputs:
     tokens: object | None  # D; None: TOKENS_PER_PARAMETER per parameter
     utilization: object | None  # U; None: predicted by the performance model (formulas/prediction.py)
     overlap: object  # r
+    precision: Precision = "bf16"  # "fp8": formulas/precision.py's FP8 recipe
+    lora: dict[str, object] | None = None  # LoRA/QLoRA: r_lora, the lora_* switches and q_base (formulas/precision.py)
     efficiency: object | None = None  # formulas.calibration.Efficiency, needed when utilization is None
     node_size: int = 8  # GPUs one node's NVLink joins
     flash: bool = False  # fused (Flash) attention in the performance model
@@ -198,10 +234,11 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     per layout.
     """
     n, t, p, d, b, m, s, v = (ops.number(x) for x in (layout.n, layout.t, layout.p, layout.d, layout.b, layout.m, layout.s, layout.v))
+    e, c = ops.number(layout.e), ops.number(layout.c)
     model = inputs.model
     layers = ops.number(model["l"])
     base = dict(model) | dict(inputs.gpu) | {"t": t, "p": p, "d": d, "m": m, "s": s, "v": v, "n": n, "q": Q_16BIT,
-                                              "q_w": Q_16BIT, "r": inputs.overlap}
+                                              "q_w": Q_16BIT, "r": inputs.overlap, "e": e, "c": c}
     B = b * m * d
     tensor, pipeline, data, interleaved = t > 1, p > 1, d > 1, v > 1
 
@@ -209,9 +246,16 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     active = ev("params.decoder.active", **base)
     tokens = TOKENS_PER_PARAMETER * total if inputs.tokens is None else inputs.tokens
     base |= {"P": total, "D": tokens}
+    base |= {"P_exp": ev("params.ep.experts", **base)}  # what expert parallelism shards (0 when dense)
+    lora = inputs.lora is not None
+    if lora:  # the frozen base at q_base bytes (16-bit Ψ_16 aside), the adapters trained
+        base |= dict(inputs.lora)
+        base |= {"P_lora": ev("params.lora.total", **base), "P_keep": ev("params.quantized.kept", **base)}
 
-    forward = ev("flops.decoder.forward", **(base | {"b": B}))
-    backward = ev("flops.decoder.backward", **(base | {"b": B}))
+    flops_of = {"forward": "flops.lora.forward", "backward": "flops.lora.backward"} if lora else \
+        {"forward": "flops.decoder.forward", "backward": "flops.decoder.backward"}
+    forward = ev(flops_of["forward"], **(base | {"b": B}))
+    backward = ev(flops_of["backward"], **(base | {"b": B}))
     training = forward + backward
     mode = _recompute_code(layout.recompute)
     recomputed = ops.choose(mode, {
@@ -221,8 +265,24 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     })
 
     states = ops.choose(layout.zero, {stage: (lambda f=formula_id: ev(f, **base)) for stage, formula_id in ZERO_STATES.items()})
+    if lora:  # frozen base and fp32 adapters; ZeRO does not apply to a frozen base here
+        states = ev("memory.lora.states.per_gpu", **base)
+    fp8 = inputs.precision == "fp8"
+    if fp8:  # the FP8 weight and its transpose, of the weights this GPU holds (its shard under ZeRO-3)
+        states = states + _fp8_copies(layout.zero, base, ev, ops)
     activation = _activation_index(mode, layout.sequence_parallel, _flash(layout.attention), ops)
-    per_layer = ops.choose(activation, {i: (lambda f=f: ev(f, **(base | {"b": b}))) for i, f in enumerate(ACTIVATION_FORMULAS)})
+    per_layer = ops.where(  # context parallelism: the flash-core layer of s/c tokens
+        c > 1,
+        ops.choose(activation, {i: (lambda f=f: ev(f, **(base | {"b": b}))) for i, f in enumerate(CP_ACTIVATION_FORMULAS)}),
+        ops.choose(activation, {i: (lambda f=f: ev(f, **(base | {"b": b}))) for i, f in enumerate(ACTIVATION_FORMULAS)}),
+    )
+    chunk = base | {"b": b, "s": s / c}  # the rank's tokens
+    if fp8:  # the four GEMM inputs saved in FP8, unless the layer is recomputed in full
+        saving = ops.where(layout.sequence_parallel, ev("memory.fp8.activations.saving_sp", **chunk),
+                           ev("memory.fp8.activations.saving", **chunk))
+        per_layer = per_layer - ops.choose(mode, {0: lambda: saving, 1: lambda: saving, 2: lambda: 0 * saving})
+    if lora:
+        per_layer = per_layer + ev("memory.lora.activations.layer", **chunk)
     in_flight = ops.minimum(p, m)
     interleave = 1 + ops.where(interleaved, (p - 1) / (p * v), 0)
     activations = per_layer * (layers / p) * in_flight * interleave
@@ -242,7 +302,10 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
         max_micro_batch = ops.maximum(-ops.ceiling(-(capacity - states) * b / activations), 0)
         bubble = stages["bubble"]  # against the balanced compute: fill, drain and the slowest stage's excess
     comms = _comms(layout, base, ev, ops)
-    link = {"tp": inputs.gpu["W_link"] / 2, "pp": inputs.network, "dp": inputs.network}  # bytes/s one way
+    nvlink = inputs.gpu["W_link"] / 2
+    link = {"tp": nvlink, "pp": inputs.network, "dp": inputs.network,  # bytes/s one way
+            "cp": ops.where(t * c <= inputs.node_size, nvlink, inputs.network),  # ranks ordered t, c, e, d (Megatron)
+            "ep": ops.where(t * c * e <= inputs.node_size, nvlink, inputs.network)}
     comm_time = {dim: comms[dim] / link[dim] for dim in comms}
     if inputs.utilization is None:  # predicted: the performance model, where each group sits
         from formulas.prediction import predict
@@ -269,9 +332,12 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     iterations = ops.ceiling(tokens / (B * s))
 
     report = {
-        "params": {"total": total, "active": active, "per_gpu": total / (t * p),
-                   # the parameters a GPU holds between uses: ZeRO-3 shards them over the d replicas too
-                   "per_gpu_stored": total / (t * p * _zero_share(layout.zero, 3, d, ops))},
+        "params": {"total": total, "active": active, "per_gpu": ev("params.per_gpu.ep", **base), "experts": base["P_exp"],
+                   "trainable": base["P_lora"] if lora else total,
+                   # the parameters a GPU holds between uses: ZeRO-3 shards them over the c·d replicas too (experts
+                   # over c·d/e of their e-fold smaller share: the same Ψ/(t·p·c·d))
+                   "per_gpu_stored": ops.choose(layout.zero, {stage: (lambda stage=stage: total / (t * p * c * d) if stage == 3
+                                                                      else ev("params.per_gpu.ep", **base)) for stage in range(4)})},
         "flops": {
             "forward": forward,
             "backward": backward,
@@ -281,14 +347,18 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
         },
         "memory": {
             "model_states": states,
-            **_state_parts(layout.zero, base, ev, ops),
+            **_state_parts(layout.zero, base, inputs, ev, ops),
             "activations": activations,
             "total": memory_total,
             "capacity": capacity,
             "left": capacity - memory_total,
             "fits": memory_total <= capacity,
             "max_micro_batch": max_micro_batch,
-            "activation_formula": ops.choose(activation, {i: (lambda f=f: f) for i, f in enumerate(ACTIVATION_FORMULAS)}),
+            "activation_formula": ops.where(
+                c > 1,
+                ops.choose(activation, {i: (lambda f=f: f) for i, f in enumerate(CP_ACTIVATION_FORMULAS)}),
+                ops.choose(activation, {i: (lambda f=f: f) for i, f in enumerate(ACTIVATION_FORMULAS)}),
+            ),
         },
         "comms": {
             "bytes": comms,
@@ -344,7 +414,9 @@ def _uneven_stages(layout: Layout, base: dict, ev: Evaluator) -> dict:
     }
 
 
-ZERO_STATES = {0: "memory.zero", 1: "memory.zero.stage1", 2: "memory.zero.stage2", 3: "memory.zero.stage3"}
+ZERO_STATES = {  # memory.zero.* with the experts over e ranks and c·d/e replicas (exactly memory.zero.* at e = c = 1)
+    0: "memory.zero.ep_cp", 1: "memory.zero.ep_cp.stage1", 2: "memory.zero.ep_cp.stage2", 3: "memory.zero.ep_cp.stage3",
+}
 ACTIVATION_FORMULAS = (  # per-layer bytes by recompute mode and sequence parallelism, at the model's g, d_head, d_ff, gated
     "memory.activations.layer.general.tp",
     "memory.activations.layer.general.tp_sp",
@@ -357,32 +429,57 @@ ACTIVATION_FORMULAS = (  # per-layer bytes by recompute mode and sequence parall
 )
 
 
-def _state_parts(zero: object, base: dict, ev: Evaluator, ops: Ops) -> dict:
+CP_ACTIVATION_FORMULAS = (  # the same choices under context parallelism (c > 1): a flash core, s/c tokens
+    "memory.activations.layer.cp",
+    "memory.activations.layer.cp_sp",
+    "memory.activations.layer.cp",
+    "memory.activations.layer.cp_sp",
+    "memory.activations.layer.cp.full_recompute",
+    "memory.activations.layer.cp.full_recompute_sp",
+    "memory.activations.layer.cp",  # flash: the context-parallel core is a flash kernel already
+    "memory.activations.layer.cp_sp",
+)
+
+
+def _state_parts(zero: object, base: dict, inputs: Inputs, ev: Evaluator, ops: Ops) -> dict:
     """The model states split as ZeRO partitions them (Rajbhandari et al. 2020): 16-bit weights (2Ψ), 16-bit
-    gradients (16Ψ − 2Ψ − 12Ψ) and Adam's fp32 part (12Ψ), over t·p GPUs, and over d too from stages 3, 2 and 1."""
-    weights = ev("memory.model_states.inference", **base)
-    optimizer = ev("memory.optimizer.adam", **base)
-    gradients = ev("memory.model_states", **base) - weights - optimizer
-    t, p, d = base["t"], base["p"], base["d"]
+    gradients (16Ψ − 2Ψ − 12Ψ) and Adam's fp32 part (12Ψ). Whole, a part covers the parameters the GPU holds
+    (params.per_gpu.ep); partitioned (from stages 3, 2 and 1), Ψ/(t·p·c·d) of them, experts included. FP8 adds
+    its weight copies to the weights; LoRA's parts are the frozen base with the adapters, and the adapters'
+    gradients and Adam moments."""
+    t, p, c, d = base["t"], base["p"], base["c"], base["d"]
+    if inputs.lora is not None:
+        adapters = base["P_lora"] / (t * p)
+        return {"weights": ev("memory.lora.frozen_base", **base) / (t * p) + 4 * adapters,
+                "gradients": 4 * adapters, "optimizer": 8 * adapters}
+    held, spread = ev("params.per_gpu.ep", **base), base["P"] / (t * p * c * d)
+    per_parameter = {name: ev(formula, **(base | {"P": 1}))
+                     for name, formula in (("weights", "memory.model_states.inference"), ("optimizer", "memory.optimizer.adam"),
+                                           ("all", "memory.model_states"))}
+    widths = {"weights": per_parameter["weights"], "optimizer": per_parameter["optimizer"],
+              "gradients": per_parameter["all"] - per_parameter["weights"] - per_parameter["optimizer"]}
+    parts = {name: widths[name] * ops.choose(zero, {stage: (lambda stage=stage, first=first: spread if stage >= first else held)
+                                                     for stage in range(4)})
+             for name, first in (("weights", 3), ("gradients", 2), ("optimizer", 1))}
+    if inputs.precision == "fp8":
+        parts["weights"] = parts["weights"] + _fp8_copies(zero, base, ev, ops)
+    return parts
 
-    return {"weights": weights / (t * p * _zero_share(zero, 3, d, ops)),
-            "gradients": gradients / (t * p * _zero_share(zero, 2, d, ops)),
-            "optimizer": optimizer / (t * p * _zero_share(zero, 1, d, ops))}
 
-
-def _zero_share(zero: object, from_stage: int, d: object, ops: Ops) -> object:
-    """How many ways ZeRO splits a part of the states: d from ``from_stage`` on, else 1."""
-    return ops.choose(zero, {stage: (lambda stage=stage: d if stage >= from_stage else 1) for stage in range(4)})
-
-
-def _recompute_code(recompute: object) -> object:
-    """The recompute mode as its index in RECOMPUTE_MODES: given by name (one layout) or as indices (arrays)."""
-    return RECOMPUTE_MODES.index(recompute) if isinstance(recompute, str) else recompute
+def _fp8_copies(zero: object, base: dict, ev: Evaluator, ops: Ops) -> object:
+    """The FP8 weight and its transpose of the weights a GPU holds: its ZeRO-3 shard, or all it holds."""
+    return ops.choose(zero, {stage: (lambda stage=stage: ev("memory.fp8.weight_copies.zero3" if stage == 3 else
+                                                            "memory.fp8.weight_copies", **base)) for stage in range(4)})
 
 
 def _flash(attention: object) -> object:
     """FlashAttention or not: given by name (one layout) or as a 0/1 flag (arrays, symbols)."""
     return attention == "flash" if isinstance(attention, str) else attention
+
+
+def _recompute_code(recompute: object) -> object:
+    """The recompute mode as its index in RECOMPUTE_MODES: given by name (one layout) or as indices (arrays)."""
+    return RECOMPUTE_MODES.index(recompute) if isinstance(recompute, str) else recompute
 
 
 def _activation_index(mode: object, sequence_parallel: object, flash: object, ops: Ops) -> object:
@@ -396,21 +493,31 @@ def _activation_index(mode: object, sequence_parallel: object, flash: object, op
 
 
 def _comms(layout: Layout, base: dict, ev: Evaluator, ops: Ops) -> dict:
-    """Bytes each GPU moves per iteration, by parallel dimension."""
+    """Bytes each GPU moves per iteration, by parallel dimension (TP and PP carry the rank's s/c tokens)."""
     t, p, d, b, m = base["t"], base["p"], base["d"], ops.number(layout.b), base["m"]
+    chunk = base | {"b": b, "s": base["s"] / base["c"]}
     tp = ops.choose(layout.sequence_parallel, {
-        True: lambda: ev("comms.sp.per_microbatch", **(base | {"b": b})),
-        False: lambda: ev("comms.tp.sent_per_microbatch", **(base | {"b": b})),
+        True: lambda: ev("comms.sp.per_microbatch", **chunk),
+        False: lambda: ev("comms.tp.sent_per_microbatch", **chunk),
     })
     tp = ops.where(t > 1, tp * m, 0)
-    pp = ops.where(p > 1, ev("comms.pp.per_iteration.interleaved", **(base | {"b": b})), 0)
+    pp = ops.where(p > 1, ev("comms.pp.per_iteration.interleaved", **chunk), 0)
+    held = base | {"P": ev("params.per_gpu.ep", **base) * t * p, "d": d * base["c"]}  # the rank's weights, over c·d replicas
     dp = ops.choose(layout.zero, {  # ZeRO-2 reduce-scatters every micro-batch, ZeRO-3 also gathers twice per micro-batch
-        0: lambda: ev("comms.dp.sent_per_iteration", **base),
-        1: lambda: ev("perf.zero.stage1.sent", **base),
-        2: lambda: ev("perf.zero.stage2.sent", **base),
-        3: lambda: ev("perf.zero.stage3.sent", **base),
+        0: lambda: ev("comms.dp.ep_cp.sent_per_iteration", **base),  # dense over c·d replicas, experts over c·d/e
+        1: lambda: ev("perf.zero.stage1.sent", **held),
+        2: lambda: ev("perf.zero.stage2.sent", **held),
+        3: lambda: ev("perf.zero.stage3.sent", **held),
     })
-    return {"tp": tp, "pp": pp, "dp": ops.where(d > 1, dp, 0)}
+    if "P_lora" in base:  # only the adapters' fp32 gradients are all-reduced
+        dp = ev("comms.dp.ep_cp.sent_per_iteration", **(base | {"P": base["P_lora"], "P_exp": 0, "q_w": 4}))
+    ep = ops.choose(layout.sequence_parallel, {
+        True: lambda: ev("comms.ep.per_microbatch.sp", **(base | {"b": b})),
+        False: lambda: ev("comms.ep.per_microbatch", **(base | {"b": b})),
+    })
+    cp = ev("comms.cp.per_microbatch", **(base | {"b": b}))
+    return {"tp": tp, "pp": pp, "dp": ops.where(d * base["c"] > 1, dp, 0),
+            "ep": ops.where(base["e"] > 1, ep * m, 0), "cp": ops.where(base["c"] > 1, cp * m, 0)}
 
 
 def _inference(base: dict, b: object, active: object, ev: Evaluator, ops: Ops) -> dict:

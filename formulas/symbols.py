@@ -182,6 +182,30 @@ q_int4 = constant("q_int4", "q_{4}", Fraction(1, 2), "bytes per parameter of an 
 c_byte = constant("c_byte", r"\mathrm{B}", 1, "one byte: activation counts are in bytes (16-bit values 2, bool dropout masks 1)", "byte", Source("korthikanti2022", "§4"))
 M_gpu = declare("M_gpu", r"M_{GPU}", "memory capacity of one GPU", "byte", integer=False, source=Source("001", "80 GB A100/H100, 24 GB RTX 4090"))
 
+# --- expert and context parallelism (formulas/parallelism.py) -------------------------
+e = declare("e", "e", "expert parallel degree: the GPUs one MoE layer's experts are spread over", "1", integer=True,
+            source=Source("lepikhin2020", "§3.2, experts sharded over devices"))
+c = declare("c", "c", "context parallel degree: the GPUs one sequence is split over", "1", integer=True,
+            source=Source("megatron-cp", "context_parallel_size"))
+P_exp = declare("P_exp", r"\Psi_{E}", "parameters of the routed experts (what expert parallelism shards)", "parameter",
+                integer=False, source=Source("rajbhandari2022", "§4.1"))
+
+# --- precision and fine-tuning (formulas/precision.py) -----------------------------------
+q_fp8 = constant("q_fp8", "q_{8}^{fp}", 1, "bytes per value of an fp8 (E4M3 or E5M2) copy", "byte/parameter",
+                 Source("micikevicius2022", "§3"))
+q_base = declare("q_base", r"q_{base}", "bytes per frozen base weight (2 bf16, 1 int8, 1/2 NF4), constants excluded",
+                 "byte/parameter", integer=False, source=Source("dettmers2023", "§3"))
+P_keep = declare("P_keep", r"\Psi_{16}", "parameters kept in 16 bits when the base is quantized (embeddings, norms, head)",
+                 "parameter", integer=False, source=Source("transformers", "integrations/bitsandbytes.py"))
+P_lora = declare("P_lora", r"\Psi_{LoRA}", "trainable LoRA adapter parameters", "parameter", integer=False,
+                 source=Source("hu2021", "§4.1"))
+r_lora = declare("r_lora", r"r_{LoRA}", "LoRA rank", "1", integer=True, source=Source("hu2021", "§4.1"))
+d_in = declare("d_in", r"d_{in}", "input width of a weight matrix", "1", integer=True, source=Source("hu2021", "§4.1"))
+d_out = declare("d_out", r"d_{out}", "output width of a weight matrix", "1", integer=True, source=Source("hu2021", "§4.1"))
+B_q = declare("B_q", r"B_{q}", "weights per quantization block (QLoRA: 64)", "1", integer=True, source=Source("dettmers2023", "§3"))
+B_q2 = declare("B_q2", r"B_{q2}", "first-level constants per second-level block (QLoRA double quantization: 256)", "1",
+               integer=True, source=Source("dettmers2023", "§3"))
+
 # --- architecture switches ------------------------------------------------------
 # Structural choices of a decoder: 0/1 switches and
 # small non-negative counts that a Hugging Face config maps to (formulas/hf_config.py).
@@ -256,6 +280,16 @@ rc_sel = switch("rc_sel", r"\sigma_{sel}", "1 with selective recompute: the atte
 piped = switch("piped", r"\sigma_{PP}", "1 when there is a pipeline (p > 1): activations cross stage boundaries", source=Source("narayanan2021", "§2.2, pipeline parallelism"))
 tau_fwd = declare("tau_fwd", r"\tau_{fwd}", "one micro-batch's forward on one pipeline stage: what a prefetched gather hides under", "second", integer=False, source=Source("deepspeed", "stage3_prefetch_bucket_size"))
 tau_bwd = declare("tau_bwd", r"\tau_{bwd}", "one micro-batch's backward on one pipeline stage: what bucketed collectives hide under", "second", integer=False, source=Source("li2020", "gradient bucketing"))
+
+# --- LoRA targets (formulas/precision.py): 1 if the named projection carries an adapter ------------------
+LORA_SOURCE = Source("peft", "LoraConfig.target_modules")
+lora_q = switch("lora_q", r"\lambda_{Q}", "1 if q_proj carries a LoRA adapter", source=LORA_SOURCE)
+lora_k = switch("lora_k", r"\lambda_{K}", "1 if k_proj carries a LoRA adapter", source=LORA_SOURCE)
+lora_v = switch("lora_v", r"\lambda_{V}", "1 if v_proj carries a LoRA adapter", source=LORA_SOURCE)
+lora_o = switch("lora_o", r"\lambda_{O}", "1 if o_proj carries a LoRA adapter", source=LORA_SOURCE)
+lora_gate = switch("lora_gate", r"\lambda_{gate}", "1 if gate_proj carries a LoRA adapter", source=LORA_SOURCE)
+lora_up = switch("lora_up", r"\lambda_{up}", "1 if up_proj carries a LoRA adapter", source=LORA_SOURCE)
+lora_down = switch("lora_down", r"\lambda_{down}", "1 if down_proj carries a LoRA adapter", source=LORA_SOURCE)
 
 # --- measured rates, energy, emissions and cost (issue 14) ---------------------------
 X_run = declare("X_run", r"X_{run}", "achieved (measured) FLOP/s of one GPU, counted as the paper counts model FLOPs", "FLOP/second", integer=False, source=Source("narayanan2021", "Table 1, achieved teraFLOP/s per GPU"))

@@ -30,7 +30,7 @@ def estimate_of(capsys, model, gpu_key, n, s, entry, *extra):
     argv = ["estimate", "--model", model, "--gpu", gpu_key, "--gpus", str(n), "--seq", str(s),
             "--tp", str(lay["t"]), "--pp", str(lay["p"]), "--dp", str(lay["d"]), "--interleave", str(lay["v"]),
             "--micro-batch", str(lay["b"]), "--micro-batches", str(lay["m"]), "--zero", str(lay["zero"]),
-            "--recompute", lay["recompute"], *extra]
+            "--recompute", lay["recompute"], "--cp", str(lay["c"]), "--ep", str(lay["e"]), *extra]
     return cli_json(capsys, *argv, *(["--sequence-parallel"] if lay["sequence_parallel"] else []))
 
 
@@ -58,7 +58,7 @@ def test_megatron_1t_on_3072_gpus(capsys):
     assert len(ranked) == 3 and [e["step_seconds"] for e in ranked] == sorted(e["step_seconds"] for e in ranked)
     for entry in ranked:
         lay = entry["layout"]
-        assert lay["t"] * lay["p"] * lay["d"] == 3072 and lay["b"] * lay["m"] * lay["d"] == 3072 and entry["reason"]
+        assert lay["t"] * lay["p"] * lay["c"] * lay["d"] == 3072 and lay["b"] * lay["m"] * lay["d"] == 3072 and entry["reason"]
     assert_figures_equal(ranked[0], estimate_of(capsys, "megatron-1t", "a100-80gb", 3072, 2048, ranked[0], "--tokens", "450e9"))
 
 
@@ -68,22 +68,25 @@ def _inputs(model, gpu_key="a100-80gb"):
 
 
 def test_the_space_is_every_valid_layout():
-    # an independent enumeration with the rules written out: t·p·d = n, b·m·d = B, t | a, t | g, p·v | l,
-    # interleaving only with p > 1 and m a multiple of p (Narayanan et al. 2021 §2.2), TP within one 8-GPU node
-    model, n, B = model_values(preset("llama2-7b").architecture.values), 32, 64
+    # an independent enumeration with the rules written out: t·p·c·d = n, b·m·d = B, t | a, t | g, p·v | l, c | s,
+    # interleaving only with p > 1 and m a multiple of p (Narayanan et al. 2021 §2.2), TP within one 8-GPU node;
+    # a dense model has no experts to spread (e = 1)
+    model, n, B, s = model_values(preset("llama2-7b").architecture.values), 32, 64, 96
     expected = set()
-    for t, p, b, v in itertools.product(range(1, n + 1), range(1, n + 1), range(1, B + 1), range(1, model["l"] + 1)):
-        if n % (t * p) or B % (b * (n // (t * p))):
+    for t, p, c, b, v in itertools.product(range(1, n + 1), range(1, n + 1), range(1, n + 1), range(1, B + 1),
+                                           range(1, model["l"] + 1)):
+        if n % (t * p * c) or B % (b * (n // (t * p * c))):
             continue
-        d = n // (t * p)
+        d = n // (t * p * c)
         m = B // (b * d)
         valid = (model["a"] % t == 0 and model["g"] % t == 0 and model["l"] % (p * v) == 0
-                 and (v == 1 or (p > 1 and m % p == 0)) and t <= 8)
+                 and (v == 1 or (p > 1 and m % p == 0)) and t <= 8 and s % c == 0)
         if valid:
-            expected.add((t, p, d, b, m, v))
-    space = shapes(model, n, B)
-    assert set(zip(*(getattr(space, f).tolist() for f in "tpdbmv"))) == expected and len(space) == len(expected)
-    table = evaluate(space, n, 4096, _inputs(model))
+            expected.add((t, p, d, b, m, v, c, 1))
+    space = shapes(model, n, B, s=s)
+    assert {layout[6] for layout in expected} == {1, 2, 4, 8, 16, 32}  # the divisors of 32 that divide s = 96 = 2⁵·3
+    assert set(zip(*(getattr(space, f).tolist() for f in "tpdbmvce"))) == expected and len(space) == len(expected)
+    table = evaluate(space, n, s, _inputs(model))
     with_tp = sum(1 for layout in expected if layout[0] > 1)
     assert len(table["fits"]) == 4 * 3 * (len(expected) + with_tp)  # ZeRO 0-3 × recompute × (SP only with t > 1)
 
@@ -92,11 +95,11 @@ def test_nothing_that_fits_is_faster_than_the_best():
     model = model_values(preset("llama2-13b").architecture.values)
     inputs = _inputs(model)
     result = plan(model, inputs, 64, 256, 4096, top=4)
-    table = evaluate(shapes(model, 64, 256), 64, 4096, inputs)
+    table = evaluate(shapes(model, 64, 256, s=4096), 64, 4096, inputs)
     fastest = table["step_seconds"][table["fits"]].min()
     assert result["ranked"][0]["step_seconds"] == fastest
     assert result["fitting"] == int(table["fits"].sum()) < result["explored"]  # some layouts do not fit 80 GB
-    shapes_shown = [tuple(e["layout"][f] for f in "tpdbmv") for e in result["ranked"]]
+    shapes_shown = [tuple(e["layout"][f] for f in "tpdbmvce") for e in result["ranked"]]
     assert len(set(shapes_shown)) == 4
 
 

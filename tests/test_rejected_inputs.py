@@ -26,6 +26,8 @@ CONFIGS = {
     "fraction.json": json.dumps(LLAMA | {"hidden_size": 64.5}),
     "nan.json": json.dumps(LLAMA | {"hidden_size": float("nan")}),
     "huge-size.json": json.dumps(LLAMA | {"hidden_size": 10**40}),
+    "mixtral.json": json.dumps(LLAMA | {"model_type": "mixtral", "num_key_value_heads": 4, "num_local_experts": 8,
+                                        "num_experts_per_tok": 2}),
     "vision.json": json.dumps(LLAMA | {"model_type": "gemma3_text", "vision_config": {"hidden_size": 1152}}),
     "mxfp4.json": json.dumps(LLAMA | {"model_type": "gpt_oss", "quantization_config": {"quant_method": "mxfp4"}}),
     "linear.json": json.dumps(LLAMA | {"model_type": "gemma2", "layer_types": ["full_attention", "linear_attention"]}),

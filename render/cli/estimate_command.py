@@ -48,15 +48,26 @@ def add_assumption_arguments(command: argparse.ArgumentParser) -> None:
                          help="the same as --attention flash")
     command.add_argument("--network", default=DEFAULTS["network"], metavar="GB/s",
                          help="inter-node bandwidth per GPU for PP and DP traffic, GB/s (default 25 = 200 Gb/s)")
+    command.add_argument("--precision", default="bf16", choices=("bf16", "fp8"),
+                         help="training precision: bf16, or fp8 (Transformer Engine's recipe: FP8 weight copies, FP8 GEMM inputs)")
+    command.add_argument("--finetune", default="none", choices=("none", "lora", "qlora"),
+                         help="full training (default), LoRA on a frozen base, or QLoRA on a 4-bit NF4 base")
+    command.add_argument("--lora-rank", metavar="R", help="LoRA rank r (default 16)")
+    command.add_argument("--lora-targets", metavar="NAMES",
+                         help="comma-separated projections that carry adapters (default q_proj,v_proj, PEFT's for Llama)")
+    command.add_argument("--base-bits", choices=("16", "8", "4"),
+                         help="bits of the frozen base's projection weights (default 16 for lora, 4 for qlora)")
 
 
 def add_arguments(command: argparse.ArgumentParser) -> None:
     add_source_arguments(command)
-    command.add_argument("--gpus", metavar="N", help="GPUs in all (default t·p·d)")
+    command.add_argument("--gpus", metavar="N", help="GPUs in all (default t·p·c·d)")
     command.add_argument("--tp", default="1", metavar="T", help="tensor parallel degree t (default 1)")
     command.add_argument("--pp", default="1", metavar="P", help="pipeline parallel degree p (default 1)")
     command.add_argument("--dp", default="1", metavar="D", help="data parallel degree d (default 1)")
     command.add_argument("--interleave", default="1", metavar="V", help="virtual pipeline stages per GPU v (default 1)")
+    command.add_argument("--ep", default="1", metavar="E", help="expert parallel degree e: divides the experts and d (default 1)")
+    command.add_argument("--cp", default="1", metavar="C", help="context parallel degree c: divides the sequence; n = t·p·c·d (default 1)")
     command.add_argument("--micro-batch", default="1", metavar="B", help="micro-batch size b in sequences (default 1)")
     batch = command.add_mutually_exclusive_group()
     batch.add_argument("--micro-batches", metavar="M", help="micro-batches per iteration m")
@@ -120,7 +131,8 @@ def read_layout(args: argparse.Namespace) -> Layout:
         m = global_batch // (b * d)
     else:
         m = parse_count(args.micro_batches or "1", "m")
-    n = parse_count(args.gpus, "n") if args.gpus is not None else t * p * d
+    e, c = parse_count(args.ep, "e"), parse_count(args.cp, "c")
+    n = parse_count(args.gpus, "n") if args.gpus is not None else t * p * c * d
     stages = read_stages(args.stages) if args.stages is not None else None
     embedding = read_embedding_stages(args.embedding_stages, p) if args.embedding_stages is not None else ()
     if embedding and stages is None:
@@ -128,7 +140,7 @@ def read_layout(args: argparse.Namespace) -> Layout:
     return Layout(
         n=n, t=t, p=p, d=d, b=b, m=m, s=parse_count(args.seq, "s"), v=parse_count(args.interleave, "v"),
         zero=int(args.zero), recompute=args.recompute, sequence_parallel=args.sequence_parallel, attention=args.attention,
-        stages=stages, embedding_stages=embedding,
+        e=e, c=c, stages=stages, embedding_stages=embedding,
     )
 
 
@@ -161,8 +173,28 @@ def read_embedding_stages(text: str, p: int) -> tuple[int, ...]:
     return tuple(sorted(set(indices)))
 
 
-def read_inputs(args: argparse.Namespace, model: dict[str, int]) -> Inputs:
-    """The GPU and the assumptions (--mfu, --overlap, --network, --tokens) as exact values; without --mfu the
+def read_lora(args: argparse.Namespace, model: dict[str, int], model_type: str) -> dict[str, object] | None:
+    """--finetune, --lora-rank, --lora-targets, --base-bits as formulas/precision.py's values (None: full training)."""
+    from formulas.precision import LoraError, lora_inputs
+    from render.cli.inputs import parse_count
+
+    if args.finetune == "none":
+        for option, given in (("--lora-targets", args.lora_targets), ("--lora-rank", args.lora_rank), ("--base-bits", args.base_bits)):
+            if given is not None:
+                raise InputError(f"{option} needs --finetune lora or qlora")
+        return None
+    bits = int(args.base_bits) if args.base_bits is not None else (16 if args.finetune == "lora" else 4)
+    if args.finetune == "qlora" and bits != 4:
+        raise InputError(f"QLoRA's base is 4-bit NF4, not {bits}-bit: use --finetune lora --base-bits {bits}")
+    targets = tuple(name.strip() for name in (args.lora_targets or "q_proj,v_proj").split(",") if name.strip())
+    try:
+        return lora_inputs(model_type, model, parse_count(args.lora_rank or "16", "r_lora"), targets, bits)
+    except LoraError as error:
+        raise InputError(str(error)) from None
+
+
+def read_inputs(args: argparse.Namespace, model: dict[str, int], model_type: str = "") -> Inputs:
+    """The GPU and the assumptions (--mfu, --overlap, --network, --tokens, precision, fine-tuning) as exact values; without --mfu the
     GPU's performance constants (one line and exit 2 for a GPU that has none)."""
     from formulas.calibration import NoCalibration, efficiency
     from formulas.gpus import NODE_SIZE
@@ -197,6 +229,8 @@ def read_inputs(args: argparse.Namespace, model: dict[str, int]) -> Inputs:
         tokens=tokens,
         utilization=utilization,
         overlap=overlap,
+        precision=args.precision,
+        lora=read_lora(args, model, model_type),
         efficiency=performance,
         node_size=NODE_SIZE[args.gpu],
         flash=args.attention == "flash",
@@ -204,7 +238,7 @@ def read_inputs(args: argparse.Namespace, model: dict[str, int]) -> Inputs:
 
 
 def run(args: argparse.Namespace) -> Result:
-    from formulas.estimate import LayoutError, check_layout, estimate, model_values
+    from formulas.estimate import LayoutError, check_layout, estimate, model_values, unpredicted
 
     from formulas.presets import preset
 
@@ -216,7 +250,10 @@ def run(args: argparse.Namespace) -> Result:
         check_layout(layout, model)
     except LayoutError as error:
         raise InputError(f"invalid layout: {error}") from None
-    inputs = read_inputs(args, model)
+    inputs = read_inputs(args, model, architecture.model_type)
+    reason = unpredicted(layout, inputs)
+    if reason is not None:
+        raise InputError(reason)
     report = estimate(layout, inputs)
     report["footprint"] = read_footprint(args, report, layout)
     doc = {
@@ -226,7 +263,7 @@ def run(args: argparse.Namespace) -> Result:
         "layout": {
             "n": layout.n, "t": layout.t, "p": layout.p, "d": layout.d, "v": layout.v, "b": layout.b, "m": layout.m,
             "B": layout.global_batch, "s": layout.s, "zero": layout.zero, "recompute": layout.recompute,
-            "sequence_parallel": layout.sequence_parallel, "attention": layout.attention,
+            "sequence_parallel": layout.sequence_parallel, "attention": layout.attention, "e": layout.e, "c": layout.c,
         } | ({"stages": list(layout.stages), "embedding_stages": [i + 1 for i in layout.embedding_stages]} if layout.stages else {}),
         "assumptions": assumptions_json(inputs) | {"tokens_default": args.tokens is None},
     } | _to_json(report)
@@ -268,7 +305,9 @@ def report_units(doc: dict) -> dict[str, str]:
 
 
 def assumptions_json(inputs: Inputs) -> dict[str, object]:
-    common = {"network_bytes_per_second": float(inputs.network), "gpus_per_node": inputs.node_size, "bytes_per_value": 2}
+    lora = None if inputs.lora is None else {name: float(value) for name, value in inputs.lora.items()}
+    common = {"network_bytes_per_second": float(inputs.network), "gpus_per_node": inputs.node_size, "bytes_per_value": 2,
+              "precision": inputs.precision, "lora": lora}
     if inputs.utilization is not None:
         return {"mode": "given", "U": float(inputs.utilization), "r": float(inputs.overlap)} | common
     constants = inputs.efficiency
@@ -295,9 +334,11 @@ def render_text(doc: dict) -> str:
 
     lay, assumed, params, flops = doc["layout"], doc["assumptions"], doc["params"], doc["flops"]
     memory, comms, time, inference = doc["memory"], doc["comms"], doc["time"], doc["inference"]
-    settings = [f"ZeRO {lay['zero']}", f"recompute {lay['recompute']}", f"{lay['attention']} attention"]
+    zero = f"ZeRO {lay['zero']}" + (" (the sharding of Megatron’s distributed optimizer)" if lay["zero"] == 1 else "")
+    settings = [zero, f"recompute {lay['recompute']}", f"{lay['attention']} attention"]
     if lay["sequence_parallel"]:
         settings.append("sequence parallel")
+    settings.append(_training(assumed))
     tokens = f"{human(time['tokens'], '1')} tokens" + (f" ({TOKENS_PER_PARAMETER} per parameter)" if assumed["tokens_default"] else "")
     if assumed["mode"] == "given":
         speed = f"MFU U = {_percent(assumed['U'])} (given), communication hidden under {_percent(assumed['r'])} of compute"
@@ -307,14 +348,16 @@ def render_text(doc: dict) -> str:
     if doc.get("source"):
         lines.append(f"  source: {doc['source']}")
     lines += [
-        f"layout: t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']}  b={lay['b']} m={lay['m']} B={lay['B']} s={lay['s']}  "
+        f"layout: t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']}"
+        + "".join(f" {name}={lay[name]}" for name in ("e", "c") if lay[name] > 1) + f"  b={lay['b']} m={lay['m']} B={lay['B']} s={lay['s']}  "
         + ", ".join(settings),
         f"assumes: {speed}, {tokens}, network {human(assumed['network_bytes_per_second'], 'byte/second')} per GPU "
         f"(PP, DP), {assumed['gpus_per_node']} GPUs per node, bf16 weights and activations (2 bytes), mixed-precision Adam",
         "",
         "parameters",
         f"  total {human(params['total'], '1')}   active {human(params['active'], '1')}   "
-        f"per GPU {human(params['per_gpu_stored'], '1')}" + (" (ZeRO-3 shard)" if lay["zero"] == 3 and lay["d"] > 1 else ""),
+        f"per GPU {human(params['per_gpu_stored'], '1')}" + (" (ZeRO-3 shard)" if lay["zero"] == 3 and lay["d"] > 1 else "")
+        + (f"   trainable {human(params['trainable'], '1')}" if assumed["lora"] else ""),
         "FLOPs per iteration",
         f"  forward {human(flops['forward'], 'FLOP')}   backward {human(flops['backward'], 'FLOP')}   "
         f"training {human(flops['training'], 'FLOP')}   recomputed {human(flops['recomputed'], 'FLOP')}",
@@ -326,14 +369,16 @@ def render_text(doc: dict) -> str:
            else f"DOES NOT FIT, {human(-memory['left'], 'byte')} over"),
         f"  largest micro-batch that fits: {memory['max_micro_batch']:,}",
     ]
-    degrees = {"tp": lay["t"], "pp": lay["p"], "dp": lay["d"]}
-    used = [dim for dim in ("tp", "pp", "dp") if degrees[dim] > 1]
+    degrees = {"tp": lay["t"], "pp": lay["p"], "dp": lay["d"] * lay["c"], "ep": lay["e"], "cp": lay["c"]}
+    used = [dim for dim in ("tp", "pp", "dp", "ep", "cp") if degrees[dim] > 1]
     if used:
         lines.append("communication per GPU per iteration")
     for dim in used:
+        need = (f"; needs {human(comms['required_bandwidth'][dim], 'byte/second')}" if dim in comms["required_bandwidth"]
+                else {"ep": " (all-to-all dispatch and combine)", "cp": " (ring K/V)"}[dim])
         lines.append(
             f"  {dim.upper()}  {human(comms['bytes'][dim], 'byte')} in {human(comms['seconds'][dim], 'second')} over "
-            f"{human(comms['link_bandwidth'][dim], 'byte/second')}; needs {human(comms['required_bandwidth'][dim], 'byte/second')}"
+            f"{human(comms['link_bandwidth'][dim], 'byte/second')}{need}"
         )
     if "pipeline" in doc:
         stages = doc["pipeline"]
@@ -366,6 +411,15 @@ def render_text(doc: dict) -> str:
         f"{significant(inference['tokens_per_second'])} tokens/s{in_flight}   balance batch {significant(inference['balance_batch'])}"
     )
     return "\n".join(lines)
+
+
+def _training(assumptions: dict) -> str:
+    lora = assumptions["lora"]
+    if lora is None:
+        return f"{assumptions['precision']} training"
+    targets = [name.removeprefix("lora_") for name, on in lora.items() if name.startswith("lora_") and on]
+    return (f"{assumptions['precision']} LoRA r={lora['r_lora']:g} on {', '.join(targets)}, "
+            f"frozen base {lora['q_base'] * 8:.4g} bits per projection weight")
 
 
 def _percent(fraction: float) -> str:

@@ -2,10 +2,10 @@
 
     llm-formulas plan --model megatron-1t --gpu a100-80gb --gpus 3072 --global-batch 3072 --seq 2048
 
-Every valid (t, p, d, b, m, v, ZeRO stage, recompute mode, sequence parallelism)
+Every valid (t, p, d, b, m, v, c, e, ZeRO stage, recompute mode, sequence parallelism)
 of n GPUs is evaluated by the same glue as ``estimate`` (formulas/estimate.py)
 through the generated NumPy code; those that don't fit are dropped; the best
-``--top`` distinct (t, p, d, b, m, v), each at its best setting, are shown with
+``--top`` distinct (t, p, d, b, m, v, c, e), each at its best setting, are shown with
 why each ranks where it does. ``--explain "t=8 p=64 d=6 ..."`` instead says where one
 layout ranks and which terms (compute, bubble, TP, PP, DP/ZeRO, optimizer, memory)
 separate it from the first; a layout that is invalid or does not fit is one line, exit 2.
@@ -51,13 +51,16 @@ def _whole(text: str, option: str, least: int) -> int:
 
 
 def run(args: argparse.Namespace) -> Result:
-    from formulas.estimate import model_values
+    from formulas.estimate import Layout, model_values, unpredicted
     from render.cli.inputs import parse_count
     from render.numeric.plan import SpaceTooLarge, plan
 
     architecture, label = load_architecture(args.hf_config, args.model)
     model = model_values(architecture.values)
-    inputs = read_inputs(args, model)
+    inputs = read_inputs(args, model, architecture.model_type)
+    reason = unpredicted(Layout(n=1, t=1, p=1, d=1, b=1, m=1, s=1), inputs)  # FP8 or LoRA without --mfu
+    if reason is not None:
+        raise InputError(reason)
     n, global_batch, s = parse_count(args.gpus, "n"), parse_count(args.global_batch, "B"), parse_count(args.seq, "s")
     for value, option in ((n, "--gpus"), (global_batch, "--global-batch")):
         if value > PLAN_LIMIT:
@@ -79,7 +82,7 @@ def run(args: argparse.Namespace) -> Result:
     return Result(doc, render_text(doc))
 
 
-EXPLAIN_KEYS = ("t", "p", "d", "v", "b", "zero", "recompute", "sp")
+EXPLAIN_KEYS = ("t", "p", "d", "v", "b", "zero", "recompute", "sp", "c", "e")
 
 
 def parse_layout(text: str, n: int, global_batch: int, s: int, attention: str = "eager"):
@@ -98,7 +101,9 @@ def parse_layout(text: str, n: int, global_batch: int, s: int, attention: str = 
     if "t" not in values or "p" not in values:
         raise InputError("--explain: the layout needs at least t and p")
     t, p = parse_count(values["t"], "t", "--explain t"), parse_count(values["p"], "p", "--explain p")
-    d = parse_count(values["d"], "d", "--explain d") if "d" in values else n // (t * p)
+    c = parse_count(values.get("c", "1"), "c", "--explain c")
+    e = parse_count(values.get("e", "1"), "e", "--explain e")
+    d = parse_count(values["d"], "d", "--explain d") if "d" in values else n // (t * p * c)
     b = parse_count(values.get("b", "1"), "b", "--explain b")
     v = parse_count(values.get("v", "1"), "v", "--explain v")
     zero, recompute, parallel = values.get("zero", "0"), values.get("recompute", "selective"), values.get("sp", "0")
@@ -108,18 +113,24 @@ def parse_layout(text: str, n: int, global_batch: int, s: int, attention: str = 
         raise InputError(f"--explain: recompute must be one of {', '.join(RECOMPUTE_MODES)}, got {quote(recompute)}")
     if parallel not in ("0", "1"):
         raise InputError(f"--explain: sp must be 0 or 1, got {quote(parallel)}")
-    if t * p * d != n:
-        raise InputError(f"--explain: invalid layout: t·p·d = {t * p * d}, but --gpus is {n}")
+    if t * p * c * d != n:
+        product = "t·p·d" if c == 1 else "t·p·c·d"
+        raise InputError(f"--explain: invalid layout: {product} = {t * p * c * d}, but --gpus is {n}")
     if global_batch % (b * d):
         raise InputError(f"--explain: invalid layout: the global batch {global_batch} is not a multiple of b·d = {b * d}")
     return Layout(n=n, t=t, p=p, d=d, b=b, m=global_batch // (b * d), s=s, v=v, zero=int(zero), recompute=recompute,
-                  sequence_parallel=parallel == "1", attention=attention)
+                  sequence_parallel=parallel == "1", attention=attention, c=c, e=e)
 
 
 def _explain(args, model, inputs, label, n, global_batch, s, max_tp) -> Result:
     from render.numeric.plan import NotRanked, SpaceTooLarge, explain
 
+    from formulas.estimate import unpredicted
+
     layout = parse_layout(args.explain, n, global_batch, s, args.attention)
+    reason = unpredicted(layout, inputs)
+    if reason is not None:
+        raise InputError(reason)
     try:
         result = explain(model, inputs, layout, max_tp)
     except (NotRanked, SpaceTooLarge) as error:
@@ -169,14 +180,14 @@ def render_text(doc: dict) -> str:
         f"{doc['explored']:,} layouts explored, {doc['fitting']:,} fit; " + _mode(doc["assumptions"]),
     ]
     if not doc["explored"]:
-        return "\n".join(lines + ["no valid layout: t·p·d = n needs t | a, g (t ≤ --max-tp), p | l and d | B"])
+        return "\n".join(lines + ["no valid layout: t·p·c·d = n needs t | a, g (t ≤ --max-tp), p | l, c | s, e | d, E and d | B"])
     if not doc["ranked"]:
         return "\n".join(lines + ["no layout fits: more GPUs, a smaller batch or a GPU with more memory"])
     lines.append("")
     for place, entry in enumerate(doc["ranked"], start=1):
         lay = entry["layout"]
         lines += [
-            f"{place}. t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']} b={lay['b']} m={lay['m']}  ZeRO {lay['zero']}, "
+            f"{place}. t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']} e={lay['e']} c={lay['c']} b={lay['b']} m={lay['m']}  ZeRO {lay['zero']}, "
             f"recompute {lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}"
             f"{', FlashAttention' if doc.get('attention') == 'flash' else ''}",
             f"   step {human(entry['step_seconds'], 'second')} (compute {human(entry['compute_seconds'], 'second')}, bubble "

@@ -99,6 +99,8 @@ def numeric_inputs(inputs: Inputs) -> Inputs:
         tokens=None if inputs.tokens is None else float(inputs.tokens),
         utilization=None if inputs.utilization is None else float(inputs.utilization),
         overlap=float(inputs.overlap),
+        precision=inputs.precision,
+        lora=None if inputs.lora is None else {name: float(value) for name, value in inputs.lora.items()},
         efficiency=None if inputs.efficiency is None else _floats(inputs.efficiency),
         node_size=inputs.node_size,
         flash=inputs.flash,

@@ -5705,6 +5705,1404 @@ def perf_optimizer_sharded(t, p, d, P, W_mem, eta_mem):
     return 30*P/(W_mem*d*eta_mem*p*t)
 
 
+def params_ep_experts(h, E, gated, b_mlp, l_moe, d_moe):
+    r"""parameters of the routed experts: E experts of width d_moe in each of the l_moe MoE layers (0 when dense).
+
+    params.ep.experts [parameter] = E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))
+
+    LaTeX: \Psi_E = E l_{moe} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right)
+
+    Args:
+        h: hidden size [1]
+        E: experts [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        b_mlp: 1 if the MLP matrices have biases [1]
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+
+    Returns: parameters of the routed experts: E experts of width d_moe in each of the l_moe MoE layers (0 when dense) [parameter]
+
+    Sources: transformers 5.24, parameter shapes; Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer)
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    return E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))
+
+
+def params_per_gpu_ep(t, p, P, e, P_exp):
+    r"""parameters one GPU holds: the dense ones split t·p ways, the experts t·p·e ways.
+
+    params.per_gpu.ep [parameter] = P_exp/(e*p*t) + (P - P_exp)/(p*t)
+
+    LaTeX: \Psi_{GPU} = \frac{\Psi_{E}}{e p t} + \frac{\Psi - \Psi_{E}}{p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        P: parameters [parameter]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        P_exp: parameters of the routed experts (what expert parallelism shards) [parameter]
+
+    Returns: parameters one GPU holds: the dense ones split t·p ways, the experts t·p·e ways [parameter]
+
+    Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
+
+    Sources: Lepikhin et al. 2020, §2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine); Megatron Core MoE, --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
+    return P_exp/(e*p*t) + (P - P_exp)/(p*t)
+
+
+def memory_zero_ep_cp(t, p, P, e, P_exp):
+    r"""model states per GPU, ZeRO stage 0, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e.
+
+    memory.zero.ep_cp [byte] = 16*P_exp/(e*p*t) + 16*(P - P_exp)/(p*t)
+
+    LaTeX: M_{ZeRO\text{-}0}^{EP,CP} = \frac{16 \Psi_{E}}{e p t} + \frac{16 \left(\Psi - \Psi_{E}\right)}{p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        P: parameters [parameter]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        P_exp: parameters of the routed experts (what expert parallelism shards) [parameter]
+
+    Returns: model states per GPU, ZeRO stage 0, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e [byte]
+
+    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
+
+    Sources: Rajbhandari et al. 2020, §5, Figure 1; Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
+    return 16*P_exp/(e*p*t) + 16*(P - P_exp)/(p*t)
+
+
+def memory_zero_ep_cp_stage1(t, p, d, P, e, c, P_exp):
+    r"""model states per GPU, ZeRO stage 1, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e.
+
+    memory.zero.ep_cp.stage1 [byte] = (4*P_exp/e + 12*P_exp/(c*d))/(p*t) + (4*P - 4*P_exp + 12*(P - P_exp)/(c*d))/(p*t)
+
+    LaTeX: M_{ZeRO\text{-}1}^{EP,CP} = \frac{\frac{4 \Psi_{E}}{e} + \frac{12 \Psi_{E}}{c d}}{p t} + \frac{4 \Psi - 4 \Psi_{E} + \frac{12 \left(\Psi - \Psi_{E}\right)}{c d}}{p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+        P_exp: parameters of the routed experts (what expert parallelism shards) [parameter]
+
+    Returns: model states per GPU, ZeRO stage 1, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e [byte]
+
+    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
+
+    Sources: Rajbhandari et al. 2020, §5, Figure 1; Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
+    return (4*P_exp/e + 12*P_exp/(c*d))/(p*t) + (4*P - 4*P_exp + 12*(P - P_exp)/(c*d))/(p*t)
+
+
+def memory_zero_ep_cp_stage2(t, p, d, P, e, c, P_exp):
+    r"""model states per GPU, ZeRO stage 2, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e.
+
+    memory.zero.ep_cp.stage2 [byte] = (2*P_exp/e + 14*P_exp/(c*d))/(p*t) + (2*P - 2*P_exp + 14*(P - P_exp)/(c*d))/(p*t)
+
+    LaTeX: M_{ZeRO\text{-}2}^{EP,CP} = \frac{\frac{2 \Psi_{E}}{e} + \frac{14 \Psi_{E}}{c d}}{p t} + \frac{2 \Psi - 2 \Psi_{E} + \frac{14 \left(\Psi - \Psi_{E}\right)}{c d}}{p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+        P_exp: parameters of the routed experts (what expert parallelism shards) [parameter]
+
+    Returns: model states per GPU, ZeRO stage 2, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e [byte]
+
+    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
+
+    Sources: Rajbhandari et al. 2020, §5, Figure 1; Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
+    return (2*P_exp/e + 14*P_exp/(c*d))/(p*t) + (2*P - 2*P_exp + 14*(P - P_exp)/(c*d))/(p*t)
+
+
+def memory_zero_ep_cp_stage3(t, p, d, P, c, P_exp):
+    r"""model states per GPU, ZeRO stage 3, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e.
+
+    memory.zero.ep_cp.stage3 [byte] = 16*P_exp/(c*d*p*t) + 16*(P - P_exp)/(c*d*p*t)
+
+    LaTeX: M_{ZeRO\text{-}3}^{EP,CP} = \frac{16 \Psi_{E}}{c d p t} + \frac{16 \left(\Psi - \Psi_{E}\right)}{c d p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+        P_exp: parameters of the routed experts (what expert parallelism shards) [parameter]
+
+    Returns: model states per GPU, ZeRO stage 3, with expert and context parallelism: the dense Ψ − Ψ_E over t·p ranks partitioned across c·d replicas, the experts' Ψ_E over t·p·e ranks across c·d/e [byte]
+
+    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
+
+    Sources: Rajbhandari et al. 2020, §5, Figure 1; Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
+    return 16*P_exp/(c*d*p*t) + 16*(P - P_exp)/(c*d*p*t)
+
+
+def comms_ep_per_layer(b, s, h, k, q, e, c):
+    r"""bytes each GPU sends in one MoE layer per micro-batch: all-to-all dispatch and combine forward, and their gradients backward, of the b·(s/c)·k routed token copies.
+
+    comms.ep.per_layer [byte] = b*h*k*q*s*(4*e - 4)/(c*e)
+
+    LaTeX: V_{EP}^{layer} = \frac{b h k q s \left(4 e - 4\right)}{c e}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        k: experts per token [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+
+    Returns: bytes each GPU sends in one MoE layer per micro-batch: all-to-all dispatch and combine forward, and their gradients backward, of the b·(s/c)·k routed token copies [byte]
+
+    Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1)
+
+    Sources: Lepikhin et al. 2020, §2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine); Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core MoE, --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism; Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    return b*h*k*q*s*(4*e - 4)/(c*e)
+
+
+def comms_ep_per_layer_sp(b, s, h, k, t, q, e, c):
+    r"""as comms.ep.per_layer with sequence parallelism: each tensor-parallel rank dispatches its s/(c·t) tokens.
+
+    comms.ep.per_layer.sp [byte] = b*h*k*q*s*(4*e - 4)/(c*e*t)
+
+    LaTeX: V_{EP,SP}^{layer} = \frac{b h k q s \left(4 e - 4\right)}{c e t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        k: experts per token [1]
+        t: tensor parallel degree [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+
+    Returns: as comms.ep.per_layer with sequence parallelism: each tensor-parallel rank dispatches its s/(c·t) tokens [byte]
+
+    Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1); t divides s
+
+    Sources: Megatron Core MoE, --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism; Lepikhin et al. 2020, §2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    return b*h*k*q*s*(4*e - 4)/(c*e*t)
+
+
+def comms_ep_per_microbatch(b, s, h, k, p, q, e, c, l_moe):
+    r"""EP bytes each GPU sends per micro-batch: its pipeline stage's share l_moe/p of the MoE layers.
+
+    comms.ep.per_microbatch [byte] = b*h*k*l_moe*q*s*(4*e - 4)/(c*e*p)
+
+    LaTeX: V_{EP} = \frac{b h k l_{moe} q s \left(4 e - 4\right)}{c e p}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        k: experts per token [1]
+        p: pipeline parallel degree [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
+
+    Returns: EP bytes each GPU sends per micro-batch: its pipeline stage's share l_moe/p of the MoE layers [byte]
+
+    Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1); p divides l_moe
+
+    Sources: Megatron Core MoE, --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    return b*h*k*l_moe*q*s*(4*e - 4)/(c*e*p)
+
+
+def comms_ep_per_microbatch_sp(b, s, h, k, t, p, q, e, c, l_moe):
+    r"""EP bytes each GPU sends per micro-batch with sequence parallelism.
+
+    comms.ep.per_microbatch.sp [byte] = b*h*k*l_moe*q*s*(4*e - 4)/(c*e*p*t)
+
+    LaTeX: V_{EP,SP} = \frac{b h k l_{moe} q s \left(4 e - 4\right)}{c e p t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        k: experts per token [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
+
+    Returns: EP bytes each GPU sends per micro-batch with sequence parallelism [byte]
+
+    Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ; balanced routing: each of the e ranks receives 1/e of a rank's routed tokens (dropless, capacity factor 1); p divides l_moe
+
+    Sources: Megatron Core MoE, --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    return b*h*k*l_moe*q*s*(4*e - 4)/(c*e*p*t)
+
+
+def comms_dp_ep_cp_sent_per_iteration(t, p, d, P, q_w, e, c, P_exp):
+    r"""bytes each GPU sends for the gradient all-reduce per iteration: dense gradients over the c·d replicas, expert gradients over the c·d/e ranks that hold the same experts.
+
+    comms.dp.ep_cp.sent_per_iteration [byte] = P_exp*q_w*(2*c*d/e - 2)/(c*d*p*t) + q_w*(P - P_exp)*(2*c*d - 2)/(c*d*p*t)
+
+    LaTeX: V_{DP}^{EP,CP} = \frac{\Psi_{E} q_{\Psi} \left(\frac{2 c d}{e} - 2\right)}{c d p t} + \frac{q_{\Psi} \left(\Psi - \Psi_{E}\right) \left(2 c d - 2\right)}{c d p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+        P_exp: parameters of the routed experts (what expert parallelism shards) [parameter]
+
+    Returns: bytes each GPU sends for the gradient all-reduce per iteration: dense gradients over the c·d replicas, expert gradients over the c·d/e ranks that hold the same experts [byte]
+
+    Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
+
+    Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
+    return P_exp*q_w*(2*c*d/e - 2)/(c*d*p*t) + q_w*(P - P_exp)*(2*c*d - 2)/(c*d*p*t)
+
+
+def comms_zero_stage3_ep_cp_sent(t, p, d, P, q_w, e, c, P_exp):
+    r"""bytes each GPU sends for ZeRO-3 per iteration with expert and context parallelism: two all-gathers and a reduce-scatter, dense over c·d ranks, experts over c·d/e.
+
+    comms.zero.stage3.ep_cp.sent [byte] = P_exp*q_w*(3*c*d/e - 3)/(c*d*p*t) + q_w*(P - P_exp)*(3*c*d - 3)/(c*d*p*t)
+
+    LaTeX: V_{ZeRO3}^{EP,CP} = \frac{\Psi_{E} q_{\Psi} \left(\frac{3 c d}{e} - 3\right)}{c d p t} + \frac{q_{\Psi} \left(\Psi - \Psi_{E}\right) \left(3 c d - 3\right)}{c d p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+        P_exp: parameters of the routed experts (what expert parallelism shards) [parameter]
+
+    Returns: bytes each GPU sends for ZeRO-3 per iteration with expert and context parallelism: two all-gathers and a reduce-scatter, dense over c·d ranks, experts over c·d/e [byte]
+
+    Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
+
+    Sources: Rajbhandari et al. 2020, §5, Figure 1; Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer)
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
+    return P_exp*q_w*(3*c*d/e - 3)/(c*d*p*t) + q_w*(P - P_exp)*(3*c*d - 3)/(c*d*p*t)
+
+
+def memory_activations_layer_cp(b, s, h, a, g, d_head, d_ff, t, c, gated):
+    r"""activations of one layer per GPU with context and tensor parallelism: s/c tokens, a flash attention core (Q, K, V, output, fp32 log-sum-exp), no s² tensor.
+
+    memory.activations.layer.cp [byte] = 4*a*b*s/(c*t) + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)/c
+
+    LaTeX: A_{layer}^{CP} = \frac{4 a b s}{c t} + \frac{b s \left(10 h + \frac{d_{ff} \left(4 \sigma_{gated} + 4\right) + 4 d_{head} \left(a + g\right)}{t}\right)}{c}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+
+    Returns: activations of one layer per GPU with context and tensor parallelism: s/c tokens, a flash attention core (Q, K, V, output, fp32 log-sum-exp), no s² tensor [byte]
+
+    Valid when: c divides s; the attention core is a fused (flash) kernel, as Megatron's context parallelism requires; t divides a
+
+    Sources: Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Liu et al. 2023, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Korthikanti et al. 2022, §4, Table 2; Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return 4*a*b*s/(c*t) + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)/c
+
+
+def memory_activations_layer_cp_sp(b, s, h, a, g, d_head, d_ff, t, c, gated):
+    r"""activations of one layer per GPU with context, tensor and sequence parallelism (flash attention core).
+
+    memory.activations.layer.cp_sp [byte] = 4*a*b*s/(c*t) + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/(c*t)
+
+    LaTeX: A_{layer}^{CP,SP} = \frac{4 a b s}{c t} + \frac{b s \left(d_{ff} \left(4 \sigma_{gated} + 4\right) + 4 d_{head} \left(a + g\right) + 10 h\right)}{c t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+
+    Returns: activations of one layer per GPU with context, tensor and sequence parallelism (flash attention core) [byte]
+
+    Valid when: c divides s; the attention core is a fused (flash) kernel, as Megatron's context parallelism requires; t divides a
+
+    Sources: Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Liu et al. 2023, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Korthikanti et al. 2022, §4, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return 4*a*b*s/(c*t) + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/(c*t)
+
+
+def memory_activations_layer_cp_full_recompute(b, s, h, c):
+    r"""activations of one layer with context parallelism and full recompute: the 16-bit input of s/c tokens.
+
+    memory.activations.layer.cp.full_recompute [byte] = 2*b*h*s/c
+
+    LaTeX: A_{layer}^{CP,full} = \frac{2 b h s}{c}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+
+    Returns: activations of one layer with context parallelism and full recompute: the 16-bit input of s/c tokens [byte]
+
+    Valid when: c divides s
+
+    Sources: Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Korthikanti et al. 2022, §4, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    return 2*b*h*s/c
+
+
+def memory_activations_layer_cp_full_recompute_sp(b, s, h, t, c):
+    r"""activations of one layer with context and sequence parallelism and full recompute.
+
+    memory.activations.layer.cp.full_recompute_sp [byte] = 2*b*h*s/(c*t)
+
+    LaTeX: A_{layer}^{CP,full,SP} = \frac{2 b h s}{c t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        t: tensor parallel degree [1]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+
+    Returns: activations of one layer with context and sequence parallelism and full recompute [byte]
+
+    Valid when: c divides s
+
+    Sources: Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Korthikanti et al. 2022, §4, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    return 2*b*h*s/(c*t)
+
+
+def comms_cp_per_layer(b, s, g, d_head, t, q, c):
+    r"""ring-attention bytes each GPU sends per layer and micro-batch: c−1 K/V chunks forward; K/V and dK/dV backward.
+
+    comms.cp.per_layer [byte] = 2*b*d_head*g*q*s*(3*c - 3)/(c*t)
+
+    LaTeX: V_{CP}^{layer} = \frac{2 b d_{head} g q s \left(3 c - 3\right)}{c t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        t: tensor parallel degree [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+
+    Returns: ring-attention bytes each GPU sends per layer and micro-batch: c−1 K/V chunks forward; K/V and dK/dV backward [byte]
+
+    Valid when: c divides s; t divides g
+
+    Sources: Liu et al. 2023, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    return 2*b*d_head*g*q*s*(3*c - 3)/(c*t)
+
+
+def comms_cp_per_microbatch(b, s, g, d_head, l, t, p, q, c):
+    r"""ring-attention bytes each GPU sends per micro-batch for its pipeline stage's l/p layers.
+
+    comms.cp.per_microbatch [byte] = 2*b*d_head*g*l*q*s*(3*c - 3)/(c*p*t)
+
+    LaTeX: V_{CP} = \frac{2 b d_{head} g l q s \left(3 c - 3\right)}{c p t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+
+    Returns: ring-attention bytes each GPU sends per micro-batch for its pipeline stage's l/p layers [byte]
+
+    Valid when: c divides s; p divides l
+
+    Sources: Liu et al. 2023, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    return 2*b*d_head*g*l*q*s*(3*c - 3)/(c*p*t)
+
+
+def memory_distributed_optimizer(t, p, d, P):
+    r"""Megatron's distributed optimizer per GPU: bf16 weights and fp32 main gradients whole, fp32 master weights and Adam moments sharded over d: (6 + 12/d)·Ψ/(t·p), ZeRO stage 1 of the fp32-gradient recipe.
+
+    memory.distributed_optimizer [byte] = (6*P + 12*P/d)/(p*t)
+
+    LaTeX: M_{dist\,opt} = \frac{6 \Psi + \frac{12 \Psi}{d}}{p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+
+    Returns: Megatron's distributed optimizer per GPU: bf16 weights and fp32 main gradients whole, fp32 master weights and Adam moments sharded over d: (6 + 12/d)·Ψ/(t·p), ZeRO stage 1 of the fp32-gradient recipe [byte]
+
+    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas
+
+    Sources: Megatron Core distributed optimizer, bytes per parameter: bf16 param, fp32 grads 18 → 6 + 12/d; fp16/fp16 20 → 4 + 16/d; Rajbhandari et al. 2020, §5, Figure 1
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    return (6*P + 12*P/d)/(p*t)
+
+
+def memory_fp8_model_states(P):
+    r"""model states of FP8 training: bf16 weights, an FP8 copy and an FP8 transposed copy, bf16 gradients, fp32 master weights and Adam moments (18Ψ).
+
+    memory.fp8.model_states [byte] = 18*P
+
+    LaTeX: M_{states}^{FP8} = 18 \Psi
+
+    Args:
+        P: parameters [parameter]
+
+    Returns: model states of FP8 training: bf16 weights, an FP8 copy and an FP8 transposed copy, bf16 gradients, fp32 master weights and Adam moments (18Ψ) [byte]
+
+    Sources: Transformer Engine docs, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; Micikevicius et al. 2022, §3 (E4M3 for weights and activations, E5M2 for gradients; 1 byte each); Rajbhandari et al. 2020, §5, Figure 1
+    """
+    P = numpy.asarray(P, dtype=numpy.float64)
+    return 18*P
+
+
+def memory_fp8_weight_copies(t, p, P, e, P_exp):
+    r"""per GPU, the FP8 weight and its transpose for the weights the GPU holds (ZeRO stage 0–2: weights whole).
+
+    memory.fp8.weight_copies [byte] = 2*P_exp/(e*p*t) + 2*(P - P_exp)/(p*t)
+
+    LaTeX: M_{FP8\,copies} = \frac{2 \Psi_{E}}{e p t} + \frac{2 \left(\Psi - \Psi_{E}\right)}{p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        P: parameters [parameter]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        P_exp: parameters of the routed experts (what expert parallelism shards) [parameter]
+
+    Returns: per GPU, the FP8 weight and its transpose for the weights the GPU holds (ZeRO stage 0–2: weights whole) [byte]
+
+    Valid when: e divides E; e divides d; the experts are part of the model: Ψ_E ≤ Ψ
+
+    Sources: Transformer Engine docs, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; Micikevicius et al. 2022, §3 (E4M3 for weights and activations, E5M2 for gradients; 1 byte each)
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
+    return 2*P_exp/(e*p*t) + 2*(P - P_exp)/(p*t)
+
+
+def memory_fp8_weight_copies_zero3(t, p, d, P, c):
+    r"""per GPU under ZeRO-3: the FP8 copies of the GPU's 1/(t·p·c·d) shard of the weights (gathered copies are transient).
+
+    memory.fp8.weight_copies.zero3 [byte] = 2*P/(c*d*p*t)
+
+    LaTeX: M_{FP8\,copies}^{ZeRO3} = \frac{2 \Psi}{c d p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        c: context parallel degree: the GPUs one sequence is split over [1]
+
+    Returns: per GPU under ZeRO-3: the FP8 copies of the GPU's 1/(t·p·c·d) shard of the weights (gathered copies are transient) [byte]
+
+    Sources: Transformer Engine docs, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; Rajbhandari et al. 2020, §5, Figure 1
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    return 2*P/(c*d*p*t)
+
+
+def memory_fp8_activations_saving(b, s, h, a, d_head, d_ff, t):
+    r"""activation bytes of one layer per GPU that FP8 saves under tensor parallelism: one byte per value of the four GEMM inputs (the QKV and MLP inputs h each, whole; the projection input a·d_head/t and the down projection's input d_ff/t).
+
+    memory.fp8.activations.saving [byte] = b*s*(2*h + (a*d_head + d_ff)/t)
+
+    LaTeX: \Delta A_{FP8} = b s \left(2 h + \frac{a d_{head} + d_{ff}}{t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+
+    Returns: activation bytes of one layer per GPU that FP8 saves under tensor parallelism: one byte per value of the four GEMM inputs (the QKV and MLP inputs h each, whole; the projection input a·d_head/t and the down projection's input d_ff/t) [byte]
+
+    Valid when: the inputs of the QKV, output, MLP-up (and gate) and MLP-down GEMMs are saved in FP8; all else 16-bit; t divides a
+
+    Sources: Transformer Engine docs, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; DeepSeek-AI 2024, §3.3 FP8 training: FP8 GEMM inputs cached for backward; fp32 master weights and gradients; bf16 Adam moments
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    return b*s*(2*h + (a*d_head + d_ff)/t)
+
+
+def memory_fp8_activations_saving_sp(b, s, h, a, d_head, d_ff, t):
+    r"""activation bytes of one layer per GPU that FP8 saves under tensor and sequence parallelism.
+
+    memory.fp8.activations.saving_sp [byte] = b*s*(a*d_head + d_ff + 2*h)/t
+
+    LaTeX: \Delta A_{FP8}^{SP} = \frac{b s \left(a d_{head} + d_{ff} + 2 h\right)}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+
+    Returns: activation bytes of one layer per GPU that FP8 saves under tensor and sequence parallelism [byte]
+
+    Valid when: the inputs of the QKV, output, MLP-up (and gate) and MLP-down GEMMs are saved in FP8; all else 16-bit; t divides a
+
+    Sources: Transformer Engine docs, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; DeepSeek-AI 2024, §3.3 FP8 training: FP8 GEMM inputs cached for backward; fp32 master weights and gradients; bf16 Adam moments
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    return b*s*(a*d_head + d_ff + 2*h)/t
+
+
+def params_lora_matrix(r_lora, d_in, d_out):
+    r"""LoRA adapter of one d_out×d_in weight: A (r×d_in) and B (d_out×r).
+
+    params.lora.matrix [parameter] = r_lora*(d_in + d_out)
+
+    LaTeX: \Psi_{LoRA}^{matrix} = r_{LoRA} \left(d_{in} + d_{out}\right)
+
+    Args:
+        r_lora: LoRA rank [1]
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+
+    Returns: LoRA adapter of one d_out×d_in weight: A (r×d_in) and B (d_out×r) [parameter]
+
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PEFT 0.21, LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True)
+    """
+    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = numpy.asarray(d_out, dtype=numpy.float64)
+    return r_lora*(d_in + d_out)
+
+
+def params_lora_layer(h, a, g, d_head, d_ff, r_lora, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down):
+    r"""LoRA parameters of one layer: r·(d_in + d_out) for each targeted projection (q, k, v, o, gate, up, down).
+
+    params.lora.layer [parameter] = lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)
+
+    LaTeX: \Psi_{LoRA}^{layer} = \lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        r_lora: LoRA rank [1]
+        lora_q: 1 if q_proj carries a LoRA adapter [1]
+        lora_k: 1 if k_proj carries a LoRA adapter [1]
+        lora_v: 1 if v_proj carries a LoRA adapter [1]
+        lora_o: 1 if o_proj carries a LoRA adapter [1]
+        lora_gate: 1 if gate_proj carries a LoRA adapter [1]
+        lora_up: 1 if up_proj carries a LoRA adapter [1]
+        lora_down: 1 if down_proj carries a LoRA adapter [1]
+
+    Returns: LoRA parameters of one layer: r·(d_in + d_out) for each targeted projection (q, k, v, o, gate, up, down) [parameter]
+
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PEFT 0.21, LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True)
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
+    lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
+    lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
+    lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
+    lora_o = numpy.asarray(lora_o, dtype=numpy.float64)
+    lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
+    lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
+    lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
+    return lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)
+
+
+def params_lora_total(h, a, g, d_head, d_ff, l, r_lora, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down):
+    r"""trainable LoRA parameters of the model: the targeted projections of every layer.
+
+    params.lora.total [parameter] = l*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h))
+
+    LaTeX: \Psi_{LoRA} = l \left(\lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        r_lora: LoRA rank [1]
+        lora_q: 1 if q_proj carries a LoRA adapter [1]
+        lora_k: 1 if k_proj carries a LoRA adapter [1]
+        lora_v: 1 if v_proj carries a LoRA adapter [1]
+        lora_o: 1 if o_proj carries a LoRA adapter [1]
+        lora_gate: 1 if gate_proj carries a LoRA adapter [1]
+        lora_up: 1 if up_proj carries a LoRA adapter [1]
+        lora_down: 1 if down_proj carries a LoRA adapter [1]
+
+    Returns: trainable LoRA parameters of the model: the targeted projections of every layer [parameter]
+
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PEFT 0.21, LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True)
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
+    lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
+    lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
+    lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
+    lora_o = numpy.asarray(lora_o, dtype=numpy.float64)
+    lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
+    lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
+    lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
+    return l*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h))
+
+
+def memory_lora_adapter_states(P_lora):
+    r"""the adapters' states: fp32 weights (their own master copy), fp32 gradients, Adam momentum and variance (16Ψ_LoRA).
+
+    memory.lora.adapter_states [byte] = 16*P_lora
+
+    LaTeX: M_{LoRA} = 16 \Psi_{LoRA}
+
+    Args:
+        P_lora: trainable LoRA adapter parameters [parameter]
+
+    Returns: the adapters' states: fp32 weights (their own master copy), fp32 gradients, Adam momentum and variance (16Ψ_LoRA) [byte]
+
+    Sources: PEFT 0.21, LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True); Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); Rajbhandari et al. 2020, §5, Figure 1
+    """
+    P_lora = numpy.asarray(P_lora, dtype=numpy.float64)
+    return 16*P_lora
+
+
+def memory_lora_frozen_base(P, q_base, P_keep):
+    r"""the frozen base: its linear weights at q_base bytes (constants included), embeddings, norms and head in 16 bits; no gradient, no optimizer state.
+
+    memory.lora.frozen_base [byte] = 2*P_keep + q_base*(P - P_keep)
+
+    LaTeX: M_{base} = 2 \Psi_{16} + q_{base} \left(\Psi - \Psi_{16}\right)
+
+    Args:
+        P: parameters [parameter]
+        q_base: bytes per frozen base weight (2 bf16, 1 int8, 1/2 NF4), constants excluded [byte/parameter]
+        P_keep: parameters kept in 16 bits when the base is quantized (embeddings, norms, head) [parameter]
+
+    Returns: the frozen base: its linear weights at q_base bytes (constants included), embeddings, norms and head in 16 bits; no gradient, no optimizer state [byte]
+
+    Valid when: the 16-bit part is part of the model: Ψ_16 ≤ Ψ
+
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
+    """
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_base = numpy.asarray(q_base, dtype=numpy.float64)
+    P_keep = numpy.asarray(P_keep, dtype=numpy.float64)
+    return 2*P_keep + q_base*(P - P_keep)
+
+
+def memory_lora_states(P, q_base, P_keep, P_lora):
+    r"""model states of LoRA/QLoRA fine-tuning: the frozen base and the adapters with their gradients and Adam states.
+
+    memory.lora.states [byte] = 2*P_keep + 16*P_lora + q_base*(P - P_keep)
+
+    LaTeX: M_{states}^{LoRA} = 2 \Psi_{16} + 16 \Psi_{LoRA} + q_{base} \left(\Psi - \Psi_{16}\right)
+
+    Args:
+        P: parameters [parameter]
+        q_base: bytes per frozen base weight (2 bf16, 1 int8, 1/2 NF4), constants excluded [byte/parameter]
+        P_keep: parameters kept in 16 bits when the base is quantized (embeddings, norms, head) [parameter]
+        P_lora: trainable LoRA adapter parameters [parameter]
+
+    Returns: model states of LoRA/QLoRA fine-tuning: the frozen base and the adapters with their gradients and Adam states [byte]
+
+    Valid when: the 16-bit part is part of the model: Ψ_16 ≤ Ψ
+
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter; PEFT 0.21, LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True)
+    """
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_base = numpy.asarray(q_base, dtype=numpy.float64)
+    P_keep = numpy.asarray(P_keep, dtype=numpy.float64)
+    P_lora = numpy.asarray(P_lora, dtype=numpy.float64)
+    return 2*P_keep + 16*P_lora + q_base*(P - P_keep)
+
+
+def memory_lora_activations_layer(b, s, r_lora, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down):
+    r"""the adapters' own activations of one layer: each adapter saves its r-wide fp32 product x·A for B's gradient (its input x is the frozen projection's, already stored).
+
+    memory.lora.activations.layer [byte] = 4*b*r_lora*s*(lora_down + lora_gate + lora_k + lora_o + lora_q + lora_up + lora_v)
+
+    LaTeX: A_{LoRA}^{layer} = 4 b r_{LoRA} s \left(\lambda_{down} + \lambda_{gate} + \lambda_{K} + \lambda_{O} + \lambda_{Q} + \lambda_{up} + \lambda_{V}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        r_lora: LoRA rank [1]
+        lora_q: 1 if q_proj carries a LoRA adapter [1]
+        lora_k: 1 if k_proj carries a LoRA adapter [1]
+        lora_v: 1 if v_proj carries a LoRA adapter [1]
+        lora_o: 1 if o_proj carries a LoRA adapter [1]
+        lora_gate: 1 if gate_proj carries a LoRA adapter [1]
+        lora_up: 1 if up_proj carries a LoRA adapter [1]
+        lora_down: 1 if down_proj carries a LoRA adapter [1]
+
+    Returns: the adapters' own activations of one layer: each adapter saves its r-wide fp32 product x·A for B's gradient (its input x is the frozen projection's, already stored) [byte]
+
+    Valid when: lora_dropout = 0 (PEFT's nn.Identity: no dropped copy of x)
+
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PEFT 0.21, LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
+    lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
+    lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
+    lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
+    lora_o = numpy.asarray(lora_o, dtype=numpy.float64)
+    lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
+    lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
+    lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
+    return 4*b*r_lora*s*(lora_down + lora_gate + lora_k + lora_o + lora_q + lora_up + lora_v)
+
+
+def memory_qlora_bytes_per_weight(B_q, B_q2):
+    r"""bytes per 4-bit NormalFloat weight with double quantization: half a byte, an 8-bit constant per B_q weights, an fp32 constant per B_q·B_q2 weights.
+
+    memory.qlora.bytes_per_weight [byte/parameter] = 1/2 + 1/B_q + 4/(B_q*B_q2)
+
+    LaTeX: q_{NF4}^{DQ} = \frac{1}{2} + \frac{1}{B_{q}} + \frac{4}{B_{q} B_{q2}}
+
+    Args:
+        B_q: weights per quantization block (QLoRA: 64) [1]
+        B_q2: first-level constants per second-level block (QLoRA double quantization: 256) [1]
+
+    Returns: bytes per 4-bit NormalFloat weight with double quantization: half a byte, an 8-bit constant per B_q weights, an fp32 constant per B_q·B_q2 weights [byte/parameter]
+
+    Sources: Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
+    """
+    B_q = numpy.asarray(B_q, dtype=numpy.float64)
+    B_q2 = numpy.asarray(B_q2, dtype=numpy.float64)
+    return 1/2 + B_q**(-1.0) + 4/(B_q*B_q2)
+
+
+def memory_qlora_bytes_per_weight_single(B_q):
+    r"""bytes per 4-bit NormalFloat weight without double quantization: an fp32 absmax per B_q weights.
+
+    memory.qlora.bytes_per_weight.single [byte/parameter] = 1/2 + 4/B_q
+
+    LaTeX: q_{NF4} = \frac{1}{2} + \frac{4}{B_{q}}
+
+    Args:
+        B_q: weights per quantization block (QLoRA: 64) [1]
+
+    Returns: bytes per 4-bit NormalFloat weight without double quantization: an fp32 absmax per B_q weights [byte/parameter]
+
+    Sources: Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
+    """
+    B_q = numpy.asarray(B_q, dtype=numpy.float64)
+    return 1/2 + 4/B_q
+
+
+def memory_int8_bytes_per_weight(d_in):
+    r"""bytes per LLM.int8() weight: one byte, and an fp32 scale per row of d_in weights.
+
+    memory.int8.bytes_per_weight [byte/parameter] = 1 + 4/d_in
+
+    LaTeX: q_{int8} = 1 + \frac{4}{d_{in}}
+
+    Args:
+        d_in: input width of a weight matrix [1]
+
+    Returns: bytes per LLM.int8() weight: one byte, and an fp32 scale per row of d_in weights [byte/parameter]
+
+    Sources: Dettmers et al. 2022, §3.1 vector-wise quantization: one scale per row
+    """
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    return 1 + 4/d_in
+
+
+def params_quantized_linear(h, a, g, d_head, d_ff, l, E, gated, l_moe, d_moe, d_sh):
+    r"""the weights a quantizer converts: every projection matrix of the l layers (Q, K, V, O; dense MLPs; routed and shared experts and routers of the l_moe MoE layers); bitsandbytes replaces their nn.Linear, while biases, norms, embeddings and the output head stay 16-bit.
+
+    params.quantized.linear [parameter] = d_ff*h*(gated + 2)*(l - l_moe) + l*(2*a*d_head*h + 2*d_head*g*h) + l_moe*(E*d_moe*h*(gated + 2) + E*h + d_sh*h*(gated + 2))
+
+    LaTeX: \Psi_{q} = d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe}\right) + l \left(2 a d_{head} h + 2 d_{head} g h\right) + l_{moe} \left(E d_{moe} h \left(\sigma_{gated} + 2\right) + E h + d_{sh} h \left(\sigma_{gated} + 2\right)\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        E: experts [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+
+    Returns: the weights a quantizer converts: every projection matrix of the l layers (Q, K, V, O; dense MLPs; routed and shared experts and routers of the l_moe MoE layers); bitsandbytes replaces their nn.Linear, while biases, norms, embeddings and the output head stay 16-bit [parameter]
+
+    Sources: Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter; transformers 5.24, integrations/bitsandbytes.py: replace_with_bnb_linear, lm_head skipped
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    return d_ff*h*(gated + 2)*(l - l_moe) + l*(2*a*d_head*h + 2*d_head*g*h) + l_moe*(E*d_moe*h*(gated + 2) + E*h + d_sh*h*(gated + 2))
+
+
+def params_quantized_kept(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, pos_table, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, norm_final, emb_norm, tied, head_bias, d_emb, proj_emb, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, qk_norm, qk_norm_full, sink, l_moe, d_moe, sh_gate, router_bias):
+    r"""the parameters that stay 16-bit when the base is quantized (Ψ_16): everything but the layers' projection matrices.
+
+    params.quantized.kept [parameter] = E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*b_q*d_head*l*mla + a*b_q*d_head*l - 2*a*d_head*h*l*mla + a*d_head*l*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*l*mla*q_lora*r_q + a*d_v*h*l*mla + a*d_v*l*mla*r_kv + a*l*sink - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe + b_mlp*d_ff*l - b_mlp*d_ff*l_moe + b_mlp*h*l - b_mlp*h*l_moe - b_o*h*l*mla + b_o*h*l - b_v*d_head*g*l*mla + b_v*d_head*g*l + 2*d_emb*h*proj_emb - 2*d_head*g*h*l*mla + d_head*g*l*qk_norm_full + 2*d_head*l*qk_norm + d_rope*h*l*mla + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l_moe*sh_gate + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv
+
+    LaTeX: \Psi_{16} = E \sigma_{b_{mlp}} d_{moe} \sigma_{gated} l_{moe} + E \sigma_{b_{mlp}} d_{moe} l_{moe} + E \sigma_{b_{mlp}} h l_{moe} + E l_{moe} \sigma_{b_{router}} - V d_{emb} \sigma_{tied} + 2 V d_{emb} + V \sigma_{b_{head}} - a \sigma_{b_Q} d_{head} l \sigma_{MLA} + a \sigma_{b_Q} d_{head} l - 2 a d_{head} h l \sigma_{MLA} + a d_{head} l \sigma_{qk,full} - a d_{nope} h l \sigma_{MLA} \sigma_{r_Q} + a d_{nope} h l \sigma_{MLA} + a d_{nope} l \sigma_{MLA} \sigma_{r_Q} r_Q + a d_{nope} l \sigma_{MLA} r_{KV} - a d_{rope} h l \sigma_{MLA} \sigma_{r_Q} + a d_{rope} h l \sigma_{MLA} + a d_{rope} l \sigma_{MLA} \sigma_{r_Q} r_Q + a d_{v} h l \sigma_{MLA} + a d_{v} l \sigma_{MLA} r_{KV} + a l \sigma_{sink} - \sigma_{b_K} d_{head} g l \sigma_{MLA} + \sigma_{b_K} d_{head} g l + \sigma_{b_{mlp}} d_{ff} \sigma_{gated} l - \sigma_{b_{mlp}} d_{ff} \sigma_{gated} l_{moe} + \sigma_{b_{mlp}} d_{ff} l - \sigma_{b_{mlp}} d_{ff} l_{moe} + \sigma_{b_{mlp}} h l - \sigma_{b_{mlp}} h l_{moe} - \sigma_{b_O} h l \sigma_{MLA} + \sigma_{b_O} h l - \sigma_{b_V} d_{head} g l \sigma_{MLA} + \sigma_{b_V} d_{head} g l + 2 d_{emb} h \sigma_{proj} - 2 d_{head} g h l \sigma_{MLA} + d_{head} g l \sigma_{qk,full} + 2 d_{head} l \sigma_{qk} + d_{rope} h l \sigma_{MLA} + \sigma_{emb} h \sigma_{\beta} + \sigma_{emb} h + h l \sigma_{MLA} \sigma_{r_Q} r_Q + h l \sigma_{MLA} r_{KV} + h l n_{norm} \sigma_{\beta} + h l n_{norm} + h l_{moe} \sigma_{sh} + h n_{pos} \sigma_{pos} + h \sigma_{\beta} \sigma_{final} + h \sigma_{final} + h o_{pos} \sigma_{pos} + l \sigma_{MLA} \sigma_{r_Q} r_Q + l \sigma_{MLA} r_{KV}
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        E: experts [1]
+        n_pos: positions of the learned position table (max_position_embeddings) [1]
+        o_pos: extra rows of the position table (OPT: 2) [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1]
+        pos_table: 1 if the model has a learned position table (GPT-2, OPT), 0 for rotary/ALiBi [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        b_q: 1 if the query projection has a bias [1]
+        b_k: 1 if the key projection has a bias [1]
+        b_v: 1 if the value projection has a bias [1]
+        b_o: 1 if the attention output projection has a bias [1]
+        b_mlp: 1 if the MLP matrices have biases [1]
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1]
+        norm_final: 1 if a norm follows the last layer (0: OPT with post-norm) [1]
+        emb_norm: 1 if a norm follows the token embedding (BLOOM) [1]
+        tied: 1 if the output head reuses the token embedding [1]
+        head_bias: 1 if the output head has a bias (GPT-J) [1]
+        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1]
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1]
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1]
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        router_bias: 1 if the router has a bias (gpt-oss) [1]
+
+    Returns: the parameters that stay 16-bit when the base is quantized (Ψ_16): everything but the layers' projection matrices [parameter]
+
+    Sources: Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    n_pos = numpy.asarray(n_pos, dtype=numpy.float64)
+    o_pos = numpy.asarray(o_pos, dtype=numpy.float64)
+    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
+    pos_table = numpy.asarray(pos_table, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    b_q = numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    norm_final = numpy.asarray(norm_final, dtype=numpy.float64)
+    emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
+    tied = numpy.asarray(tied, dtype=numpy.float64)
+    head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    return E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*b_q*d_head*l*mla + a*b_q*d_head*l - 2*a*d_head*h*l*mla + a*d_head*l*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*l*mla*q_lora*r_q + a*d_v*h*l*mla + a*d_v*l*mla*r_kv + a*l*sink - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe + b_mlp*d_ff*l - b_mlp*d_ff*l_moe + b_mlp*h*l - b_mlp*h*l_moe - b_o*h*l*mla + b_o*h*l - b_v*d_head*g*l*mla + b_v*d_head*g*l + 2*d_emb*h*proj_emb - 2*d_head*g*h*l*mla + d_head*g*l*qk_norm_full + 2*d_head*l*qk_norm + d_rope*h*l*mla + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l_moe*sh_gate + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv
+
+
+def memory_lora_states_per_gpu(t, p, P, q_base, P_keep, P_lora):
+    r"""LoRA/QLoRA model states per GPU: the frozen base and the adapters split over t·p model-parallel ranks, replicated over the data-parallel ones.
+
+    memory.lora.states.per_gpu [byte] = (2*P_keep + 16*P_lora + q_base*(P - P_keep))/(p*t)
+
+    LaTeX: M_{GPU}^{LoRA} = \frac{2 \Psi_{16} + 16 \Psi_{LoRA} + q_{base} \left(\Psi - \Psi_{16}\right)}{p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        P: parameters [parameter]
+        q_base: bytes per frozen base weight (2 bf16, 1 int8, 1/2 NF4), constants excluded [byte/parameter]
+        P_keep: parameters kept in 16 bits when the base is quantized (embeddings, norms, head) [parameter]
+        P_lora: trainable LoRA adapter parameters [parameter]
+
+    Returns: LoRA/QLoRA model states per GPU: the frozen base and the adapters split over t·p model-parallel ranks, replicated over the data-parallel ones [byte]
+
+    Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; the 16-bit part is part of the model: Ψ_16 ≤ Ψ
+
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_base = numpy.asarray(q_base, dtype=numpy.float64)
+    P_keep = numpy.asarray(P_keep, dtype=numpy.float64)
+    P_lora = numpy.asarray(P_lora, dtype=numpy.float64)
+    return (2*P_keep + 16*P_lora + q_base*(P - P_keep))/(p*t)
+
+
+def flops_lora_adapters_forward(b, s, h, a, g, d_head, d_ff, l, r_lora, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down):
+    r"""forward FLOPs of the adapters: x·A and (x·A)·B, 2 per adapter parameter per token.
+
+    flops.lora.adapters.forward [FLOP] = 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h))
+
+    LaTeX: F_{LoRA} = 2 b l s \left(\lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        r_lora: LoRA rank [1]
+        lora_q: 1 if q_proj carries a LoRA adapter [1]
+        lora_k: 1 if k_proj carries a LoRA adapter [1]
+        lora_v: 1 if v_proj carries a LoRA adapter [1]
+        lora_o: 1 if o_proj carries a LoRA adapter [1]
+        lora_gate: 1 if gate_proj carries a LoRA adapter [1]
+        lora_up: 1 if up_proj carries a LoRA adapter [1]
+        lora_down: 1 if down_proj carries a LoRA adapter [1]
+
+    Returns: forward FLOPs of the adapters: x·A and (x·A)·B, 2 per adapter parameter per token [FLOP]
+
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
+    lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
+    lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
+    lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
+    lora_o = numpy.asarray(lora_o, dtype=numpy.float64)
+    lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
+    lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
+    lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
+    return 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h))
+
+
+def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, d_emb, proj_emb, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, l_moe, d_moe, d_sh, sh_gate, all_experts, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down):
+    r"""forward FLOPs of LoRA fine-tuning: the base model's and the adapters'.
+
+    flops.lora.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+
+    LaTeX: F_{fwd}^{LoRA} = 2 V b d_{emb} s + 4 b d_{emb} h \sigma_{proj} s + 2 b l s \left(\lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)\right) + l_{moe} \left(2 E b h s + 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + \left(l - l_{moe}\right) \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        E: experts [1]
+        k: experts per token [1]
+        r_lora: LoRA rank [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
+        lora_q: 1 if q_proj carries a LoRA adapter [1]
+        lora_k: 1 if k_proj carries a LoRA adapter [1]
+        lora_v: 1 if v_proj carries a LoRA adapter [1]
+        lora_o: 1 if o_proj carries a LoRA adapter [1]
+        lora_gate: 1 if gate_proj carries a LoRA adapter [1]
+        lora_up: 1 if up_proj carries a LoRA adapter [1]
+        lora_down: 1 if down_proj carries a LoRA adapter [1]
+
+    Returns: forward FLOPs of LoRA fine-tuning: the base model's and the adapters' [FLOP]
+
+    Valid when: l_moe ≤ l; no latent attention (mla = 0): the adapters sit on q_proj, k_proj, v_proj, o_proj
+
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
+    lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
+    lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
+    lora_o = numpy.asarray(lora_o, dtype=numpy.float64)
+    lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
+    lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
+    lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
+    return 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+
+
+def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, d_emb, proj_emb, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, l_moe, d_moe, d_sh, sh_gate, all_experts, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down):
+    r"""backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients of QKᵀ and scores·V, and both gradients of each adapter matrix.
+
+    flops.lora.backward [FLOP] = 2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 4*b*d_emb*h*proj_emb*s + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+
+    LaTeX: F_{bwd}^{LoRA} = 2 V b d_{emb} s + 2 a b l s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 4 b d_{emb} h \sigma_{proj} s + 4 b l s \left(\lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)\right) + l_{moe} \left(2 E b h s + 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + \left(l - l_{moe}\right) \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        E: experts [1]
+        k: experts per token [1]
+        r_lora: LoRA rank [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
+        lora_q: 1 if q_proj carries a LoRA adapter [1]
+        lora_k: 1 if k_proj carries a LoRA adapter [1]
+        lora_v: 1 if v_proj carries a LoRA adapter [1]
+        lora_o: 1 if o_proj carries a LoRA adapter [1]
+        lora_gate: 1 if gate_proj carries a LoRA adapter [1]
+        lora_up: 1 if up_proj carries a LoRA adapter [1]
+        lora_down: 1 if down_proj carries a LoRA adapter [1]
+
+    Returns: backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients of QKᵀ and scores·V, and both gradients of each adapter matrix [FLOP]
+
+    Valid when: l_moe ≤ l; no latent attention (mla = 0): the adapters sit on q_proj, k_proj, v_proj, o_proj
+
+    Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
+    lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
+    lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
+    lora_o = numpy.asarray(lora_o, dtype=numpy.float64)
+    lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
+    lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
+    lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
+    return 2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 4*b*d_emb*h*proj_emb*s + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+
+
 def utilization_of_peak(X, X_run):
     r"""share of the peak a measured per-GPU rate reaches (Megatron's 'percentage of theoretical peak').
 
@@ -7020,6 +8418,46 @@ FORMULAS = {
     'perf.zero.stage3.sent': perf_zero_stage3_sent,
     'perf.optimizer': perf_optimizer,
     'perf.optimizer.sharded': perf_optimizer_sharded,
+    'params.ep.experts': params_ep_experts,
+    'params.per_gpu.ep': params_per_gpu_ep,
+    'memory.zero.ep_cp': memory_zero_ep_cp,
+    'memory.zero.ep_cp.stage1': memory_zero_ep_cp_stage1,
+    'memory.zero.ep_cp.stage2': memory_zero_ep_cp_stage2,
+    'memory.zero.ep_cp.stage3': memory_zero_ep_cp_stage3,
+    'comms.ep.per_layer': comms_ep_per_layer,
+    'comms.ep.per_layer.sp': comms_ep_per_layer_sp,
+    'comms.ep.per_microbatch': comms_ep_per_microbatch,
+    'comms.ep.per_microbatch.sp': comms_ep_per_microbatch_sp,
+    'comms.dp.ep_cp.sent_per_iteration': comms_dp_ep_cp_sent_per_iteration,
+    'comms.zero.stage3.ep_cp.sent': comms_zero_stage3_ep_cp_sent,
+    'memory.activations.layer.cp': memory_activations_layer_cp,
+    'memory.activations.layer.cp_sp': memory_activations_layer_cp_sp,
+    'memory.activations.layer.cp.full_recompute': memory_activations_layer_cp_full_recompute,
+    'memory.activations.layer.cp.full_recompute_sp': memory_activations_layer_cp_full_recompute_sp,
+    'comms.cp.per_layer': comms_cp_per_layer,
+    'comms.cp.per_microbatch': comms_cp_per_microbatch,
+    'memory.distributed_optimizer': memory_distributed_optimizer,
+    'memory.fp8.model_states': memory_fp8_model_states,
+    'memory.fp8.weight_copies': memory_fp8_weight_copies,
+    'memory.fp8.weight_copies.zero3': memory_fp8_weight_copies_zero3,
+    'memory.fp8.activations.saving': memory_fp8_activations_saving,
+    'memory.fp8.activations.saving_sp': memory_fp8_activations_saving_sp,
+    'params.lora.matrix': params_lora_matrix,
+    'params.lora.layer': params_lora_layer,
+    'params.lora.total': params_lora_total,
+    'memory.lora.adapter_states': memory_lora_adapter_states,
+    'memory.lora.frozen_base': memory_lora_frozen_base,
+    'memory.lora.states': memory_lora_states,
+    'memory.lora.activations.layer': memory_lora_activations_layer,
+    'memory.qlora.bytes_per_weight': memory_qlora_bytes_per_weight,
+    'memory.qlora.bytes_per_weight.single': memory_qlora_bytes_per_weight_single,
+    'memory.int8.bytes_per_weight': memory_int8_bytes_per_weight,
+    'params.quantized.linear': params_quantized_linear,
+    'params.quantized.kept': params_quantized_kept,
+    'memory.lora.states.per_gpu': memory_lora_states_per_gpu,
+    'flops.lora.adapters.forward': flops_lora_adapters_forward,
+    'flops.lora.forward': flops_lora_forward,
+    'flops.lora.backward': flops_lora_backward,
     'utilization.of_peak': utilization_of_peak,
     'utilization.aggregate': utilization_aggregate,
     'utilization.mfu.iteration': utilization_mfu_iteration,
@@ -7257,6 +8695,46 @@ INPUTS = {
     'perf.zero.stage3.sent': ('t', 'p', 'd', 'm', 'P', 'q_w'),
     'perf.optimizer': ('t', 'p', 'P', 'W_mem', 'eta_mem'),
     'perf.optimizer.sharded': ('t', 'p', 'd', 'P', 'W_mem', 'eta_mem'),
+    'params.ep.experts': ('h', 'E', 'gated', 'b_mlp', 'l_moe', 'd_moe'),
+    'params.per_gpu.ep': ('t', 'p', 'P', 'e', 'P_exp'),
+    'memory.zero.ep_cp': ('t', 'p', 'P', 'e', 'P_exp'),
+    'memory.zero.ep_cp.stage1': ('t', 'p', 'd', 'P', 'e', 'c', 'P_exp'),
+    'memory.zero.ep_cp.stage2': ('t', 'p', 'd', 'P', 'e', 'c', 'P_exp'),
+    'memory.zero.ep_cp.stage3': ('t', 'p', 'd', 'P', 'c', 'P_exp'),
+    'comms.ep.per_layer': ('b', 's', 'h', 'k', 'q', 'e', 'c'),
+    'comms.ep.per_layer.sp': ('b', 's', 'h', 'k', 't', 'q', 'e', 'c'),
+    'comms.ep.per_microbatch': ('b', 's', 'h', 'k', 'p', 'q', 'e', 'c', 'l_moe'),
+    'comms.ep.per_microbatch.sp': ('b', 's', 'h', 'k', 't', 'p', 'q', 'e', 'c', 'l_moe'),
+    'comms.dp.ep_cp.sent_per_iteration': ('t', 'p', 'd', 'P', 'q_w', 'e', 'c', 'P_exp'),
+    'comms.zero.stage3.ep_cp.sent': ('t', 'p', 'd', 'P', 'q_w', 'e', 'c', 'P_exp'),
+    'memory.activations.layer.cp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'c', 'gated'),
+    'memory.activations.layer.cp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'c', 'gated'),
+    'memory.activations.layer.cp.full_recompute': ('b', 's', 'h', 'c'),
+    'memory.activations.layer.cp.full_recompute_sp': ('b', 's', 'h', 't', 'c'),
+    'comms.cp.per_layer': ('b', 's', 'g', 'd_head', 't', 'q', 'c'),
+    'comms.cp.per_microbatch': ('b', 's', 'g', 'd_head', 'l', 't', 'p', 'q', 'c'),
+    'memory.distributed_optimizer': ('t', 'p', 'd', 'P'),
+    'memory.fp8.model_states': ('P',),
+    'memory.fp8.weight_copies': ('t', 'p', 'P', 'e', 'P_exp'),
+    'memory.fp8.weight_copies.zero3': ('t', 'p', 'd', 'P', 'c'),
+    'memory.fp8.activations.saving': ('b', 's', 'h', 'a', 'd_head', 'd_ff', 't'),
+    'memory.fp8.activations.saving_sp': ('b', 's', 'h', 'a', 'd_head', 'd_ff', 't'),
+    'params.lora.matrix': ('r_lora', 'd_in', 'd_out'),
+    'params.lora.layer': ('h', 'a', 'g', 'd_head', 'd_ff', 'r_lora', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
+    'params.lora.total': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'r_lora', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
+    'memory.lora.adapter_states': ('P_lora',),
+    'memory.lora.frozen_base': ('P', 'q_base', 'P_keep'),
+    'memory.lora.states': ('P', 'q_base', 'P_keep', 'P_lora'),
+    'memory.lora.activations.layer': ('b', 's', 'r_lora', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
+    'memory.qlora.bytes_per_weight': ('B_q', 'B_q2'),
+    'memory.qlora.bytes_per_weight.single': ('B_q',),
+    'memory.int8.bytes_per_weight': ('d_in',),
+    'params.quantized.linear': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'E', 'gated', 'l_moe', 'd_moe', 'd_sh'),
+    'params.quantized.kept': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'n_pos', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_moe', 'sh_gate', 'router_bias'),
+    'memory.lora.states.per_gpu': ('t', 'p', 'P', 'q_base', 'P_keep', 'P_lora'),
+    'flops.lora.adapters.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'r_lora', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
+    'flops.lora.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'r_lora', 'gated', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'all_experts', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
+    'flops.lora.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'r_lora', 'gated', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'all_experts', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
     'utilization.of_peak': ('X', 'X_run'),
     'utilization.aggregate': ('n', 'X_run'),
     'utilization.mfu.iteration': ('B', 's', 'h', 'l', 'V', 'n', 'X', 'tau'),

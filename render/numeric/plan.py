@@ -1,10 +1,11 @@
 """Search parallel layouts: every valid layout of n GPUs evaluated at once, ranked by step time.
 
-The space follows formulas.estimate.check_layout: t·p·d = n; t divides a and g
+The space follows formulas.estimate.check_layout: t·p·c·d = n; t divides a and g; c divides s;
+e divides d and E (c = e = 1 when the step time is predicted: the performance model does not time them)
 (and t ≤ ``max_tp`` when given: a predicted step time prices a TP group beyond a node
 at the network, a given MFU at NVLink); p·v divides l; b·m·d = B; v > 1 only with
 p > 1 and p | m; every ZeRO stage and recompute mode; sequence parallelism only with t > 1 (at
-t = 1 it is the same layout). The numeric part (t, p, d, b, m, v) is a set of
+t = 1 it is the same layout). The numeric part (t, p, d, b, m, v, c, e) is a set of
 arrays (``Shapes``); crossed with the settings (ZeRO stage, recompute mode, sequence
 parallelism: columns too, which pick formula ids element by element), every chunk of
 65,536 layouts is one call of formulas.estimate.estimate through the generated NumPy
@@ -24,7 +25,7 @@ from formulas.estimate import RECOMPUTE_MODES, Evaluator, Inputs, Layout, estima
 from render.numeric import GPUS_PER_NODE
 from render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 
-SHAPE_FIELDS = ("t", "p", "d", "b", "m", "v")
+SHAPE_FIELDS = ("t", "p", "d", "b", "m", "v", "c", "e")
 SETTING_FIELDS = ("zero", "recompute", "sequence_parallel")
 SETTINGS: tuple[tuple[int, str, bool], ...] = tuple(
     (zero, recompute, parallel) for zero in (0, 1, 2, 3) for recompute in RECOMPUTE_MODES for parallel in (False, True)
@@ -42,7 +43,7 @@ def divisors(n: int) -> list[int]:
 
 @dataclass(frozen=True)
 class Shapes:
-    """The numeric part of a set of layouts: int64 arrays t, p, d, b, m, v of one length."""
+    """The numeric part of a set of layouts: int64 arrays t, p, d, b, m, v, c, e of one length."""
 
     t: np.ndarray
     p: np.ndarray
@@ -50,6 +51,8 @@ class Shapes:
     b: np.ndarray
     m: np.ndarray
     v: np.ndarray
+    c: np.ndarray
+    e: np.ndarray
 
     def __len__(self) -> int:
         return len(self.t)
@@ -89,25 +92,33 @@ def _expand(keys: np.ndarray, owners: np.ndarray, divs: np.ndarray) -> tuple[np.
     return rows, divs[np.repeat(starts, counts) + offsets]
 
 
-def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None = GPUS_PER_NODE) -> Shapes:
-    """Every (t, p, d, b, m, v) allowed for n GPUs and a global batch of B sequences, enumerated as arrays.
+def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None = GPUS_PER_NODE, s: int = 1,
+           split: bool = True) -> Shapes:
+    """Every (t, p, d, b, m, v, c, e) allowed for n GPUs, a global batch of B sequences of s tokens, as arrays.
 
-    The rules are layout_violation's (t·p·d = n; t | a, g; p·v | l; v > 1 only with p > 1 and p | m),
-    applied column-wise; the space is counted before it is built, and SpaceTooLarge says so when its
-    layouts × settings would exceed MAX_LAYOUTS."""
+    The rules are layout_violation's (t·p·c·d = n; t | a, g; p·v | l; c | s; e | d, e | E, e = 1 for a dense
+    model; v > 1 only with p > 1 and p | m), applied column-wise; the space is counted before it is built,
+    and SpaceTooLarge says so when its layouts × settings would exceed MAX_LAYOUTS."""
     a, g, l = int(model["a"]), int(model["g"]), int(model["l"])
+    experts = int(model["E"]) if model.get("l_moe") and split else 1  # split = False: no expert or context parallelism
+    s = s if split else 1
     all_divisors = np.array(divisors(n), dtype=np.int64)
     t = all_divisors[(a % all_divisors == 0) & (g % all_divisors == 0)]
     if max_tp is not None:
         t = t[t <= max_tp]
-    t, p = (column.ravel() for column in np.meshgrid(t, all_divisors, indexing="ij"))
-    keep = (n % (t * p) == 0) & (l % p == 0)
-    t, p = t[keep], p[keep]
-    d = n // (t * p)
+    c = all_divisors[s % all_divisors == 0]
+    t, c, p = (column.ravel() for column in np.meshgrid(t, c, all_divisors, indexing="ij"))
+    keep = (n % (t * c * p) == 0) & (l % p == 0)
+    t, c, p = t[keep], c[keep], p[keep]
+    d = n // (t * c * p)
     keep = global_batch % d == 0
-    t, p, d = t[keep], p[keep], d[keep]
+    t, c, p, d = t[keep], c[keep], p[keep], d[keep]
+    row, e = _expand(d, *_divisor_table(d))
+    keep = experts % e == 0
+    row, e = row[keep], e[keep]
+    t, c, p, d = t[row], c[row], p[row], d[row]
     row, b = _expand(global_batch // d, *_divisor_table(global_batch // d))
-    t, p, d = t[row], p[row], d[row]
+    t, c, p, d, e = t[row], c[row], p[row], d[row], e[row]
     m = global_batch // (d * b)
     interleaved = (p > 1) & (m % p == 0)
     degrees = np.unique(p)
@@ -119,7 +130,7 @@ def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None 
         raise SpaceTooLarge(f"the layout space holds {size:,} layouts with their settings, more than plan evaluates "
                             f"({MAX_LAYOUTS:,}): lower --max-tp, or plan fewer GPUs or a smaller global batch")
     row, v = _expand(np.where(interleaved, l // p, 1), *_divisor_table(np.where(interleaved, l // p, 1)))
-    return Shapes(t[row], p[row], d[row], b[row], m[row], v)
+    return Shapes(t[row], p[row], d[row], b[row], m[row], v, c[row], e[row])
 
 
 def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[int, int], None] | None = None,
@@ -216,7 +227,7 @@ def plan(model: dict[str, int], inputs: Inputs, n: int, global_batch: int, s: in
          max_tp: int | None = GPUS_PER_NODE, progress: Callable[[int, int], None] | None = None,
          attention: str = "eager") -> dict:
     """The ranked best layouts (each with its reason) and the size of the space explored, under one attention kernel."""
-    space = shapes(model, n, global_batch, max_tp)
+    space = shapes(model, n, global_batch, max_tp, s, split=inputs.utilization is not None)
     if not len(space):
         return {"explored": 0, "fitting": 0, "ranked": []}
     table = evaluate(space, n, s, inputs, progress, attention=attention)
@@ -249,9 +260,10 @@ def explain(model: dict[str, int], inputs: Inputs, layout: Layout, max_tp: int |
     violation = layout_violation(layout, model)
     if violation is not None:
         raise NotRanked(f"invalid layout: {violation}")
-    space = shapes(model, layout.n, layout.global_batch, max_tp)
+    space = shapes(model, layout.n, layout.global_batch, max_tp, layout.s, split=inputs.utilization is not None)
     table = evaluate(space, layout.n, layout.s, inputs, attention=layout.attention)
-    wanted = {"t": layout.t, "p": layout.p, "d": layout.d, "b": layout.b, "m": layout.m, "v": layout.v, "zero": layout.zero,
+    wanted = {"t": layout.t, "p": layout.p, "d": layout.d, "b": layout.b, "m": layout.m, "v": layout.v, "c": layout.c, "e": layout.e,
+              "zero": layout.zero,
               "recompute": RECOMPUTE_MODES.index(layout.recompute), "sequence_parallel": layout.sequence_parallel and layout.t > 1}
     match = np.flatnonzero(np.logical_and.reduce([table[name] == value for name, value in wanted.items()]))
     if not len(match):

@@ -65,7 +65,7 @@ def tasks(spec: Spec, chunk_size: int = DEFAULT_CHUNK) -> list[Task]:
         for gpu_key in spec.gpus:
             inputs = _inputs(spec, model, gpu_key)
             for n in spec.sizes:
-                space = shapes(model, n, spec.global_batch, spec.max_tp)
+                space = shapes(model, n, spec.global_batch, spec.max_tp, spec.seq)
                 result += [Task(name, gpu_key, n, inputs, chunk) for chunk in space.chunks(chunk_size)]
     return result
 
