@@ -96,7 +96,7 @@ def attention() -> Derivation:
     q = d.defines("Ψ_Q", h * (a * d_head) + b_q * a * d_head, "a query heads of width d_head: an h×a·d_head matrix and its bias")
     kv = d.defines("Ψ_KV", 2 * (h * (g * d_head)) + (b_k + b_v) * g * d_head, "keys and values have g heads only (GQA; MQA g = 1)")
     o = d.defines("Ψ_O", (a * d_head) * h + b_o * h, "the output projection maps the a·d_head concatenated heads back to h")
-    d.defines("Ψ_attn", q + kv + o, "fused (Falcon, Phi-3, GPT-2's c_attn) or separate, the shapes add up the same")
+    d.defines("Ψ_attn", q + kv + o, parts=("Ψ_Q", "Ψ_KV", "Ψ_O"), why="fused (Falcon, Phi-3, GPT-2's c_attn) or separate, the shapes add up the same")
     d.concludes("params.decoder.attention")
     return d
 
@@ -209,7 +209,7 @@ def projections() -> Derivation:
     q = d.defines("F_Q", gemm(b * s, h, a * d_head), "[bs, h] × [h, a·d_head]")
     kv = d.defines("F_KV", 2 * gemm(b * s, h, g * d_head), "keys and values: [bs, h] × [h, g·d_head] each")
     o = d.defines("F_O", gemm(b * s, a * d_head, h), "[bs, a·d_head] × [a·d_head, h]")
-    d.defines("F_proj", q + kv + o, "a bias is an add (addmm counts the product only)")
+    d.defines("F_proj", q + kv + o, parts=("F_Q", "F_KV", "F_O"), why="a bias is an add (addmm counts the product only)")
     d.concludes("flops.decoder.attention.projections")
     return d
 
@@ -223,6 +223,7 @@ def scores() -> Derivation:
         qk + sv,
         "with GQA, eager attention repeats the g key/value heads to a before the matmuls (repeat_kv), so a heads are paid for; "
         "the full s×s square is computed, the causal mask only hides half of it",
+        parts=("F_QK", "F_SV"),
     )
     d.concludes("flops.decoder.attention.scores")
     return d

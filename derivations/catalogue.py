@@ -10,18 +10,29 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from functools import cache
+from typing import Callable
 
 from derivations.engine import Derivation, Outcome
-from formulas.catalogue import TOPICS, all_formulas
+from formulas.catalogue import TOPICS, all_formulas, observe_reads
 from formulas.dimensions import DimensionError, check_declared_unit
+
+
+def factories() -> list[Callable[[], Derivation]]:
+    """The function that builds each derivation, topic by topic."""
+    return [make for topic in TOPICS for make in importlib.import_module(f"derivations.{topic}").DERIVATIONS]
+
+
+def build(make: Callable[[], Derivation]) -> Derivation:
+    """Build one derivation, its catalogue reads traced, and stop tracing after it."""
+    try:
+        return make()
+    finally:
+        observe_reads(None)
 
 
 @cache
 def all_derivations() -> tuple[Derivation, ...]:
-    built: list[Derivation] = []
-    for topic in TOPICS:
-        module = importlib.import_module(f"derivations.{topic}")
-        built.extend(make() for make in module.DERIVATIONS)
+    built = [build(make) for make in factories()]
     ids = [d.id for d in built]
     duplicates = {i for i in ids if ids.count(i) > 1}
     if duplicates:
