@@ -39,6 +39,7 @@ from derivations.proof import (
     Regime,
     Verdict,
     built_from,
+    changed_kept_terms,
     condition_limits,
     limits_match,
     prove_equal,
@@ -313,6 +314,15 @@ class Derivation:
                     f"the dropped part is built from {name} ({sp.sstr(side)[:60]}): exact = approximate + dropped then holds "
                     "whatever the approximation is; write the dropped terms out",
                 )
+        changed = changed_kept_terms(earlier.expression(), step.expr) if earlier.claim != "concludes" else []
+        if changed:
+            monomial, was, now = changed[0]
+            return Verdict(
+                False,
+                "changed kept term",
+                f"the approximation keeps {sp.sstr(monomial)} from the exact side but changes its coefficient "
+                f"({was} → {now}): an approximation drops whole terms, it does not alter the ones it keeps",
+            )
         if step.stated_limits:
             verdict = limits_match(step.regimes, step.stated_limits)
             if not verdict.ok:
@@ -389,7 +399,7 @@ class Derivation:
         if step.claim == "refutes":
             return _refutation(step)
         lhs, rhs = self.identities(step) or (self.earlier(step).expression(), step.expression())
-        shown = sp.sstr(lhs), sp.sstr(rhs)
+        shown = sp.sstr(valued(lhs)), sp.sstr(valued(rhs))
         if step.claim in ("equals", "concludes", "solves"):
             return prove_equal(lhs, rhs), *shown
         if step.claim == "approximates":

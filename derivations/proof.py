@@ -106,12 +106,15 @@ class Regime:
 
     small: sp.Basic
     large: sp.Basic
+    greater: bool = False  # written large ≫ small
 
     @property
     def ratio(self) -> sp.Basic:
         return valued(self.small / self.large)
 
     def __str__(self) -> str:
+        if self.greater:
+            return f"{sp.sstr(self.large)} ≫ {sp.sstr(self.small)}"
         return f"{sp.sstr(self.small)} ≪ {sp.sstr(self.large)}"
 
     def symbol_limit(self, taken: set[sp.Symbol]) -> tuple[sp.Symbol, sp.Basic]:
@@ -134,7 +137,7 @@ def much_less(small: sp.Basic, large: sp.Basic) -> Regime:
 
 def much_greater(large: sp.Basic, small: sp.Basic) -> Regime:
     """The condition large ≫ small (``much_greater(h, 1)`` for h ≫ 1)."""
-    return Regime(sp.sympify(small), sp.sympify(large))
+    return Regime(sp.sympify(small), sp.sympify(large), greater=True)
 
 
 def condition_limits(regimes: tuple[Regime, ...]) -> tuple[tuple[sp.Symbol, sp.Basic], ...]:
@@ -195,6 +198,30 @@ def prove_negligible(dropped: sp.Basic, kept: sp.Basic, regimes: tuple[Regime, .
     if value == 0:
         return Verdict(True, "limit", f"dropped/kept → 0 as {condition}")
     return Verdict(False, "limit", f"dropped/kept tends to {value}, not 0, as {condition}")
+
+
+def changed_kept_terms(exact: sp.Basic, approx: sp.Basic) -> list[tuple[sp.Basic, sp.Basic, sp.Basic]]:
+    """Terms an approximation keeps from the exact form but with another coefficient.
+
+    Both sides are expanded into terms coefficient·monomial; a monomial present on
+    both sides must carry the same coefficient: an approximation drops (or adds)
+    whole terms, it does not change the ones it keeps. Returns (monomial, exact
+    coefficient, approximate coefficient) for each that differs.
+    """
+
+    def terms(expr: sp.Basic) -> dict[sp.Basic, sp.Basic]:
+        collected: dict[sp.Basic, sp.Basic] = {}
+        for term in sp.Add.make_args(sp.expand(valued(expr))):
+            coefficient, monomial = term.as_coeff_Mul()
+            collected[monomial] = collected.get(monomial, 0) + coefficient
+        return collected
+
+    exact_terms, approx_terms = terms(exact), terms(approx)
+    return [
+        (monomial, exact_terms[monomial], approx_terms[monomial])
+        for monomial in exact_terms.keys() & approx_terms.keys()
+        if monomial != 1 and exact_terms[monomial] != approx_terms[monomial]
+    ]
 
 
 def built_from(part: sp.Basic, whole: sp.Basic) -> bool:

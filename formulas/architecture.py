@@ -52,6 +52,8 @@ from formulas.symbols import (
     proj_emb,
     s,
     tied,
+    u_flop,
+    u_param,
 )
 
 TRANSFORMERS = Source("transformers 5.24 modelling code (models/<family>/modeling_<family>.py)", "parameter shapes")
@@ -69,7 +71,7 @@ norm = (1 + norm_bias) * h  # one norm: a scale, and a shift for LayerNorm
 
 embeddings = formula(
     "params.decoder.embeddings",
-    V * d_emb + proj_emb * 2 * d_emb * h + pos_table * (n_pos + o_pos) * h + emb_norm * norm,
+    (V * d_emb + proj_emb * 2 * d_emb * h + pos_table * (n_pos + o_pos) * h + emb_norm * norm) * u_param,
     "parameter",
     "token embedding (width d_emb, projected to h and back in OPT-350m), learned position table "
     "(with OPT's 2 extra rows) and embedding norm (BLOOM)",
@@ -78,7 +80,7 @@ embeddings = formula(
 )
 attention = formula(
     "params.decoder.attention",
-    h * a * d_head + 2 * h * g * d_head + a * d_head * h + b_q * a * d_head + (b_k + b_v) * g * d_head + b_o * h,
+    (h * a * d_head + 2 * h * g * d_head + a * d_head * h + b_q * a * d_head + (b_k + b_v) * g * d_head + b_o * h) * u_param,
     "parameter",
     "one layer's attention: W_Q (h×a·d_head), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch",
     sources=[TRANSFORMERS, AINSLIE],
@@ -87,7 +89,7 @@ attention = formula(
 )
 mlp = formula(
     "params.decoder.mlp",
-    (2 + gated) * h * d_ff + b_mlp * ((1 + gated) * d_ff + h),
+    ((2 + gated) * h * d_ff + b_mlp * ((1 + gated) * d_ff + h)) * u_param,
     "parameter",
     "one MLP (or one expert): up (and gate) h×d_ff, down d_ff×h, biases by switch",
     sources=[TRANSFORMERS, SHAZEER],
@@ -95,7 +97,7 @@ mlp = formula(
 )
 router = formula(
     "params.decoder.router",
-    moe * h * E,
+    moe * h * E * u_param,
     "parameter",
     "one layer's MoE router: an h×E matrix without bias",
     sources=[TRANSFORMERS, FEDUS],
@@ -103,7 +105,7 @@ router = formula(
 )
 norms = formula(
     "params.decoder.norms",
-    n_norm * norm,
+    n_norm * norm * u_param,
     "parameter",
     "one layer's norms: n_norm of them, h (RMSNorm) or 2h (LayerNorm) each",
     sources=[TRANSFORMERS],
@@ -129,7 +131,7 @@ layer_active = formula(
 )
 final_norm = formula(
     "params.decoder.final_norm",
-    norm_final * norm,
+    norm_final * norm * u_param,
     "parameter",
     "the norm after the last layer",
     sources=[TRANSFORMERS],
@@ -137,7 +139,7 @@ final_norm = formula(
 )
 head = formula(
     "params.decoder.head",
-    (1 - tied) * V * d_emb + head_bias * V,
+    ((1 - tied) * V * d_emb + head_bias * V) * u_param,
     "parameter",
     "the output head's own parameters: a V×d_emb matrix unless tied to the embedding, and a bias (GPT-J)",
     sources=[TRANSFORMERS],
@@ -166,7 +168,7 @@ active = formula(
 
 projections = formula(
     "flops.decoder.attention.projections",
-    2 * b * s * h * d_head * (2 * a + 2 * g),
+    2 * b * s * h * d_head * (2 * a + 2 * g) * u_flop,
     "FLOP",
     "one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head], two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h]",
     sources=[FLOP_COUNTER, AINSLIE],
@@ -174,7 +176,7 @@ projections = formula(
 )
 scores = formula(
     "flops.decoder.attention.scores",
-    4 * b * a * s**2 * d_head,
+    4 * b * a * s**2 * d_head * u_flop,
     "FLOP",
     "one layer's QKᵀ and scores·V, per sequence and head [s,d_head]×[d_head,s] and [s,s]×[s,d_head]; GQA repeats K, V to a heads",
     sources=[FLOP_COUNTER, BILIBILI],
@@ -185,7 +187,7 @@ scores = formula(
 )
 mlp_forward = formula(
     "flops.decoder.mlp",
-    2 * b * s * k * (2 + gated) * h * d_ff,
+    2 * b * s * k * (2 + gated) * h * d_ff * u_flop,
     "FLOP",
     "one layer's MLP GEMMs: each token through k MLPs (k = 1 when dense) of 2 or 3 matrices h×d_ff",
     sources=[FLOP_COUNTER, SHAZEER, FEDUS],
@@ -193,7 +195,7 @@ mlp_forward = formula(
 )
 router_forward = formula(
     "flops.decoder.router",
-    2 * b * s * moe * h * E,
+    2 * b * s * moe * h * E * u_flop,
     "FLOP",
     "one layer's router: [bs,h]×[h,E]",
     sources=[FLOP_COUNTER, FEDUS],
@@ -215,7 +217,7 @@ layer_forward = formula(
 )
 embedding_projections = formula(
     "flops.decoder.embedding_projections",
-    2 * proj_emb * (2 * b * s * d_emb * h),
+    2 * proj_emb * (2 * b * s * d_emb * h) * u_flop,
     "FLOP",
     "OPT-350m's project_in [bs,d_emb]×[d_emb,h] and project_out [bs,h]×[h,d_emb]",
     sources=[FLOP_COUNTER, TRANSFORMERS],
@@ -223,7 +225,7 @@ embedding_projections = formula(
 )
 logits = formula(
     "flops.decoder.logits",
-    2 * b * s * d_emb * V,
+    2 * b * s * d_emb * V * u_flop,
     "FLOP",
     "the output head [bs,d_emb]×[d_emb,V] (tied or not; a head bias is an add, not counted)",
     sources=[FLOP_COUNTER],
