@@ -27,7 +27,7 @@ import sympy as sp
 
 from derivations.catalogue import all_derivations, build, factories
 from derivations.engine import Derivation
-from derivations.proof import find_counterexample, valued
+from derivations.proof import random_point, valued
 from formulas.catalogue import Formula, all_formulas, catalogue
 from formulas.dimensions import DimensionError, check_declared_unit
 from formulas.symbols import quantity
@@ -110,8 +110,9 @@ def mutants_of(formula: Formula) -> list[Mutant]:
     expr = formula.expr
     found: dict[str, Mutant] = {}
 
-    def add(change: str, new: sp.Basic) -> None:
-        if new != expr and sp.expand(valued(new) - valued(expr)) != 0 and change not in found:
+    def add(change: str, new: sp.Basic | None) -> None:
+        # a change SymPy's canonical form undoes is no mutant; a subtler equivalence is found only if it survives
+        if new is not None and new != expr and change not in found:
             found[change] = Mutant(formula.id, change, new)
 
     for path, node in _nodes(expr):
@@ -130,7 +131,19 @@ def mutants_of(formula: Formula) -> list[Mutant]:
     for first, second in combinations(symbols, 2):
         if quantity(first).unit == quantity(second).unit:
             add(f"swap {first} and {second}", expr.xreplace({first: second, second: first}))
-    return [m for m in found.values() if m.expr is not None]
+    return list(found.values())
+
+
+def _differs_at_a_point(difference: sp.Basic, rng: random.Random, tries: int = 2) -> bool:
+    """True when ``difference`` is exactly nonzero at a random exact point (it never proves a zero)."""
+    for _ in range(tries):
+        try:
+            value = difference.xreplace(random_point(difference.free_symbols, rng))
+        except (TypeError, ValueError, ZeroDivisionError):
+            continue
+        if value.is_number and value.is_finite and value != 0:
+            return True
+    return False
 
 
 def _parent(expr: sp.Basic, path: tuple[int, ...]) -> sp.Basic | None:
@@ -149,6 +162,9 @@ def _safe(expr: sp.Basic, path: tuple[int, ...], new: sp.Basic) -> sp.Basic | No
         return None
 
 
+EQUIVALENT = "equivalent"  # the change does not change the formula: not a mutant at all
+
+
 # --- killing them --------------------------------------------------------------------
 
 
@@ -161,15 +177,19 @@ def dependents() -> dict[str, list[tuple[Callable[[], Derivation], Derivation]]]
     return found
 
 
-def _refuted(derivation: Derivation, rng: random.Random) -> str | None:
-    """A step some random exact point shows false (only identities; never a proof)."""
-    for index, step in enumerate(derivation.steps, start=1):
+def _refuted(derivation: Derivation, formula_id: str, rng: random.Random) -> str | None:
+    """A step some random exact point shows false (only identities; never a proof).
+
+    The steps that conclude or read the mutated formula are tried first.
+    """
+    steps = list(enumerate(derivation.steps, start=1))
+    steps.sort(key=lambda pair: not (pair[1].formula_id == formula_id or formula_id in pair[1].reads))
+    for index, step in steps:
         try:
             sides = derivation.identities(step)
             if sides is None:
                 continue
-            difference = valued(sides[0]) - valued(sides[1])
-            if find_counterexample(difference, tries=3, seed=rng.randrange(10**6)) is not None:
+            if _differs_at_a_point(valued(sides[0]) - valued(sides[1]), rng, tries=3):
                 return f"{derivation.id} step {index} ({step.label})"
         except Exception:  # a side that cannot be evaluated is left to the full check
             continue
@@ -194,13 +214,15 @@ def kill(mutant: Mutant, readers: list[tuple[Callable[[], Derivation], Derivatio
                     return f"{built.id} cannot be built ({type(error).__name__})"
             rebuilt.append(built)
         for derivation in rebuilt:
-            where = _refuted(derivation, rng)
+            where = _refuted(derivation, mutant.formula_id, rng)
             if where:
                 return where
         for derivation in rebuilt:
             failed = [o for o in derivation.check() if not o.ok]
             if failed:
                 return failed[0].where
+        if sp.expand(valued(mutant.expr) - valued(original.expr)) == 0:
+            return EQUIVALENT
         return None
     finally:
         catalogue()[mutant.formula_id] = original
@@ -218,4 +240,4 @@ def run(sample: int | None = None, seed: int = 17, progress: Callable[[int, int]
         verdicts.append(Verdict(mutant, kill(mutant, readers.get(mutant.formula_id, []), rng)))
         if progress:
             progress(index, len(mutants))
-    return MutationReport(tuple(verdicts))
+    return MutationReport(tuple(v for v in verdicts if v.killed_by != EQUIVALENT))

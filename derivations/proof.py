@@ -114,8 +114,8 @@ class Regime:
 
     def __str__(self) -> str:
         if self.greater:
-            return f"{sp.sstr(self.large)} ≫ {sp.sstr(self.small)}"
-        return f"{sp.sstr(self.small)} ≪ {sp.sstr(self.large)}"
+            return f"{_plain(self.large)} ≫ {_plain(self.small)}"
+        return f"{_plain(self.small)} ≪ {_plain(self.large)}"
 
     def symbol_limit(self, taken: set[sp.Symbol]) -> tuple[sp.Symbol, sp.Basic]:
         """One symbol limit that makes the ratio vanish: a symbol of the large side → ∞
@@ -128,6 +128,11 @@ class Regime:
             if symbol not in taken and sp.limit(self.ratio, symbol, 0, "+") == 0:
                 return symbol, sp.Integer(0)
         raise ValueError(f"no single symbol's limit makes {self} hold")
+
+
+def _plain(expr: sp.Basic) -> str:
+    """A short human form: 12*h**2*l → 12h²l."""
+    return sp.sstr(expr).replace("**2", "²").replace("**3", "³").replace("*", "")
 
 
 def much_less(small: sp.Basic, large: sp.Basic) -> Regime:
