@@ -55,12 +55,12 @@ def assert_approximation(
     """
     prefix = message + "\n" if message else ""
     regimes = (condition,) if isinstance(condition, Regime) else tuple(condition)
-    if dropped is None:
-        if error is None:
-            raise AssertionError(prefix + "an approximation must state what it drops: dropped=<the terms left out>")
-        dropped = approx * error
+    if dropped is None and error is None:
+        raise AssertionError(prefix + "an approximation must state what it drops: dropped=<the terms left out>")
+    stated = sp.sympify(dropped if dropped is not None else error)
+    dropped = stated if dropped is not None else approx * error
     for name, side in (("exact", exact), ("approximate", approx)):
-        if (isinstance(side, sp.Add) or len(valued(side).free_symbols) >= 2) and built_from(side, dropped):
+        if (isinstance(side, sp.Add) or len(valued(side).free_symbols) >= 2) and built_from(side, stated):
             raise AssertionError(
                 prefix + f"the dropped part is built from the {name} side: exact = approximate + dropped then holds "
                 "whatever the approximation is; write the dropped terms out"

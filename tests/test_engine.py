@@ -99,6 +99,8 @@ def test_assert_approximation_reports_the_true_error():
         assert_approximation(h**2 + 2 * h, h**2, error=1 / h, limits=[(h, sp.oo)])
     assert "what is really dropped" in str(failure.value) and "2" in str(failure.value)
     with pytest.raises(AssertionError, match="not negligible"):
+        assert_approximation(h**2 + h**3, h**2, error=h, limits=[(h, sp.oo)])
+    with pytest.raises(AssertionError, match=r"keeps h\*\*2 but changes its coefficient \(2 → 1\)"):
         assert_approximation(h**2 + h**2, h**2, error=sp.Integer(1), limits=[(h, sp.oo)])
 
 

@@ -147,7 +147,7 @@ def _arithmetic_exercise(nb: _Builder, number: int, formula: Formula, values: di
 
 
 def _proof_exercise(nb: _Builder, number: int, formula_id: str, step: Step) -> None:
-    verb = "equals" if step.claim == "equals" else "approximates, with the stated relative error,"
+    verb = "equals" if step.claim == "equals" else "approximates, dropping the stated terms under its condition,"
     nb.markdown(
         f"### Exercise {number}\n\nIn the derivation of `{formula_id}`, show that step `{md_text(step.reference)}` {verb} "
         f"step `{md_text(step.label)}`: $ {step_latex(step, get)} $. Prove it with the toolkit's assertion helpers."
@@ -160,7 +160,7 @@ def _proof_exercise(nb: _Builder, number: int, formula_id: str, step: Step) -> N
     if step.claim == "equals":
         lines.append("assert_identity(earlier, step.expression())")
     else:
-        lines.append("assert_approximation(earlier, step.expression(), error=step.error, limits=step.limits)")
+        lines.append("assert_approximation(earlier, step.expression(), dropped=step.dropped, condition=step.regimes)")
     lines.append('print("proved")')
     nb.code("\n".join(lines))
 
