@@ -13,7 +13,7 @@ from functools import cache
 from typing import Callable
 
 from derivations.engine import Derivation, Outcome
-from formulas.catalogue import TOPICS, all_formulas, observe_reads
+from formulas.catalogue import TOPICS, all_formulas, observe_reads, origin_topic
 from formulas.dimensions import DimensionError, check_declared_unit
 
 
@@ -31,8 +31,15 @@ def build(make: Callable[[], Derivation]) -> Derivation:
 
 
 @cache
+def topic_derivations(topic: str) -> tuple[Derivation, ...]:
+    """The derivations of one topic module (``derivations.<topic>``), built once."""
+    module = importlib.import_module(f"derivations.{topic}")
+    return tuple(build(make) for make in module.DERIVATIONS)
+
+
+@cache
 def all_derivations() -> tuple[Derivation, ...]:
-    built = [build(make) for make in factories()]
+    built: list[Derivation] = [derivation for topic in TOPICS for derivation in topic_derivations(topic)]
     ids = [d.id for d in built]
     duplicates = {i for i in ids if ids.count(i) > 1}
     if duplicates:
@@ -41,10 +48,11 @@ def all_derivations() -> tuple[Derivation, ...]:
 
 
 def derivation_of(formula_id: str) -> Derivation | None:
-    """The derivation that concludes a formula."""
-    for derivation in all_derivations():
-        if formula_id in derivation.established:
-            return derivation
+    """The derivation that concludes a formula: looked for in its own topic first (``show`` builds one topic)."""
+    for derivations in (lambda: topic_derivations(origin_topic(formula_id)), all_derivations):
+        for derivation in derivations():
+            if formula_id in derivation.established:
+                return derivation
     return None
 
 

@@ -129,6 +129,12 @@ def caller_module(depth: int = 2) -> str:
     return sys._getframe(depth).f_globals.get("__name__", "")
 
 
+def origin_topic(formula_id: str) -> str:
+    """The topic whose module registered ``formula_id`` (``architecture`` for params.decoder.total)."""
+    get(formula_id)
+    return _ORIGIN[formula_id].rpartition(".")[2]
+
+
 def topic_rank(module: str) -> int:
     """Position of ``formulas.<topic>`` in TOPICS: listings follow it, whatever was imported first."""
     topic = module.rpartition(".")[2]

@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from formulas.hf_config import Architecture, ConfigError, read_config
+if TYPE_CHECKING:  # the readers load SymPy: names() must not (the command line's --help lists them)
+    from formulas.hf_config import Architecture
 
 MODELS_DIR = Path(__file__).with_name("models")
 
@@ -25,6 +27,8 @@ class Preset:
 
     @property
     def architecture(self) -> Architecture:
+        from formulas.hf_config import read_config
+
         return read_config(self.config)
 
 
@@ -34,6 +38,8 @@ def names() -> list[str]:
 
 def preset(name: str) -> Preset:
     """The preset called ``name``; ConfigError lists the known names otherwise."""
+    from formulas.hf_config import ConfigError
+
     if name not in names():
         raise ConfigError(f"unknown model {name!r}; known: {', '.join(names())}")
     entry = json.loads((MODELS_DIR / f"{name}.json").read_text(encoding="utf-8"))

@@ -65,7 +65,7 @@ def test_a_file_in_place_of_a_directory_is_bad_input(option, tmp_path, capsys):
     arguments = ["build", option, str(target)] + (["--out", str(tmp_path / "out")] if option != "--out" else [])
     assert main(arguments) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "not a directory" in err and not (tmp_path / "out").exists()
+    assert err.count("\n") == 1 and "where a folder must be" in err and not (tmp_path / "out").exists()
 
 
 # --- Markdown ------------------------------------------------------------------------

@@ -146,7 +146,7 @@ def test_s6_layouts_produce_full_reports(capsys, model, layout, setting):
         (["--tp", "0"], "positive"),
         (["--tp", "two"], "not a number"),
         (["--mfu", "1.5"], "at most 1"),
-        (["--gpu", "b200"], "invalid choice"),
+        (["--gpu", "tpu-v5"], "unknown GPU"),
     ],
 )
 def test_invalid_layouts_name_the_rule(capsys, extra, rule):

@@ -1,6 +1,7 @@
 """A bounded fuzz run of the command line: random argv never produces a traceback.
 
-The default run tries 600 cases; set LLM_FORMULAS_FUZZ_CASES=10000 for the
+The default run tries 600 in-process cases and 16 real processes in hostile surroundings;
+set LLM_FORMULAS_FUZZ_CASES=10000 (and LLM_FORMULAS_FUZZ_PROCESSES) for the
 full run (its figure is in the closing note of the hardening issue).
 """
 
@@ -8,6 +9,7 @@ import io
 import json
 import os
 import random
+import time
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -16,9 +18,14 @@ from formulas.symbols import all_quantities
 from render.cli.main import main
 
 CASES = int(os.environ.get("LLM_FORMULAS_FUZZ_CASES", "600"))
-COMMANDS = ["list", "show", "eval", "eval", "eval", "frob", "", "--json", "-h"]
+COMMANDS = ["list", "show", "eval", "eval", "eval", "params", "params", "frob", "", "--json", "-h"]
 ODD_VALUES = ["", "0", "-1", "1.5", "1e9", "1e400", "nan", "inf", "-inf", "1/0", "3/4", "0x10", "1_000", "١٢", "1e-9",
-              "9" * 120, "=", "2**10", "__import__('os')", " 7 ", "1e", ".", "+", "1/2/3", "\x00", "None", "True"]
+              "9" * 120, "=", "2**10", "__import__('os')", " 7 ", "1e", ".", "+", "1/2/3", "\x00", "None", "True",
+              "7B", "2T", "1k", "4kB", "１２", "1__0_", "/".join(["1"] * 5000), "/".join(["1e100", "1e-100"] * 20),
+              "1e100/1e-100", "9" * 100_000, "\x1b[31m", "1/2e3k"]
+# special files and hostile paths for --hf-config: devices, a folder, stdin by name, escapes and newlines
+CONFIG_PATHS = ["/dev/zero", "/dev/urandom", "/dev/null", "/dev/stdin", "/", ".", "nowhere.json", "a\nb\x1b[2J.json",
+                "\x00", "-" * 3]
 
 
 def random_argv(rng: random.Random, ids: list[str], names: list[str]) -> list[str]:
@@ -36,6 +43,8 @@ def random_argv(rng: random.Random, ids: list[str], names: list[str]) -> list[st
             argv.append("".join(rng.choice("ab=1.-/_é\\$ ") for _ in range(rng.randint(0, 8))))
     if argv[0] == "show" and rng.random() < 0.7:
         argv = argv[:2]
+    if argv[0] == "params":
+        argv = ["params", "--hf-config", rng.choice(CONFIG_PATHS)] + (["--json"] if rng.random() < 0.5 else [])
     return [a for a in argv if a != ""] if rng.random() < 0.5 else argv
 
 
@@ -117,3 +126,46 @@ def test_mutated_configs_never_traceback(tmp_path):
             assert err.getvalue().count("\n") == 1, (argv, err.getvalue())
         outcomes[code] += 1
     assert outcomes[0] > 0 and outcomes[2] > 0
+
+
+PROCESS_CASES = int(os.environ.get("LLM_FORMULAS_FUZZ_PROCESSES", "16"))
+
+
+def test_random_processes_in_hostile_surroundings(tmp_path):
+    # real processes: random argv (as above) with a random hostile surrounding: a pipe the reader
+    # closes after one line, a full stdout, an ASCII-only encoding, Ctrl-C soon after start, or a
+    # hostile --out folder; each ends with a documented exit code and no traceback, within 60 s
+    import signal
+    import subprocess
+    import sys
+
+    rng = random.Random(20261201)
+    ids = [f.id for f in all_formulas()]
+    names = [q.name for q in all_quantities()]
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "reference.md").symlink_to(tmp_path / "precious.txt")
+    (tmp_path / "precious.txt").write_text("keep")
+    for case in range(PROCESS_CASES):
+        argv = random_argv(rng, ids, names)
+        surrounding = rng.choice(["pipe closed", "full", "ascii", "interrupt", "hostile out"])
+        if surrounding == "hostile out":
+            argv = ["build", "--out", str(tmp_path / "out")]
+        env = dict(os.environ, PYTHONIOENCODING="ascii") if surrounding == "ascii" else None
+        stdout = open("/dev/full", "wb") if surrounding == "full" else subprocess.PIPE
+        process = subprocess.Popen([sys.executable, "-m", "render.cli.main", *argv], stdout=stdout,
+                                   stderr=subprocess.PIPE, env=env,
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        if surrounding == "pipe closed":
+            process.stdout.readline()
+            process.stdout.close()
+        elif surrounding == "interrupt":
+            time.sleep(rng.uniform(0.5, 1.5))  # past the interpreter's own start-up, which no Python code can guard
+            process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60) if surrounding != "pipe closed" else (None, process.stderr.read())
+        process.wait(timeout=60)
+        if stdout is not subprocess.PIPE:
+            stdout.close()
+        text = err.decode("utf-8", "replace")
+        assert process.returncode in (0, 2, 130), (argv, surrounding, process.returncode, text)
+        assert "Traceback" not in text and "internal error" not in text and text.count("\n") <= 1, (argv, surrounding, text)
+    assert (tmp_path / "precious.txt").read_text() == "keep"

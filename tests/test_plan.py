@@ -1,6 +1,8 @@
 """``llm-formulas plan``: the whole valid space, ranked; the best layout's figures are ``estimate``'s."""
 
 import io
+import sys
+import subprocess
 import itertools
 import json
 import time
@@ -115,12 +117,47 @@ def test_bad_input_is_one_line(capsys, extra, message):
     assert code == 2 and out == "" and err.count("\n") == 1 and message in err
 
 
-def test_progress_bar_only_after_the_delay():
-    quiet, shown = io.StringIO(), io.StringIO()
-    for stream, delay in ((quiet, 60.0), (shown, 0.0)):
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_only_on_a_terminal_after_the_delay():
+    quiet, shown, piped = _Terminal(), _Terminal(), io.StringIO()
+    for stream, delay in ((quiet, 60.0), (shown, 0.0), (piped, 0.0)):
         bar = Progress("plan", stream=stream, delay=delay)
         for done in range(1, 5):
             bar.update(done, 4)
         bar.close()
-    assert quiet.getvalue() == ""
+    assert quiet.getvalue() == "" and piped.getvalue() == ""
     assert shown.getvalue().rstrip().endswith("] 4/4") and "#" * 30 in shown.getvalue()
+
+
+HIGHLY_DIVISIBLE = 720720  # 2⁴·3²·5·7·11·13: 240 divisors
+
+
+@pytest.mark.parametrize("case", ["llama2-7b on 8,648,640 GPUs", "720,720 heads and layers on 720,720 GPUs"])
+def test_plan_is_bounded_on_highly_divisible_inputs(tmp_path, case):
+    # issue 15: these ran 114 s and past 15 minutes at 2.9 GB; every accepted input must finish in
+    # under 5 s and 1 GB on a 2-core machine, with a result or one line saying how to narrow the search
+    if case.startswith("llama2"):
+        source = ["--model", "llama2-7b"]
+        n = batch = 8648640
+    else:
+        config = {"model_type": "llama", "hidden_size": HIGHLY_DIVISIBLE * 2, "num_attention_heads": HIGHLY_DIVISIBLE,
+                  "num_key_value_heads": HIGHLY_DIVISIBLE, "num_hidden_layers": HIGHLY_DIVISIBLE,
+                  "intermediate_size": 64, "vocab_size": 64}
+        (tmp_path / "config.json").write_text(json.dumps(config))
+        source = ["--hf-config", str(tmp_path / "config.json")]
+        n = batch = HIGHLY_DIVISIBLE
+    command = [sys.executable, "-m", "render.cli.main", "plan", *source, "--gpu", "a100-80gb", "--gpus", str(n),
+               "--global-batch", str(batch), "--seq", "2048", "--max-tp", "0"]
+    started = time.perf_counter()
+    run = subprocess.run(["/usr/bin/time", "-f", "%M", *command], capture_output=True, text=True, timeout=60)
+    seconds = time.perf_counter() - started
+    peak_kb = int(run.stderr.strip().splitlines()[-1])
+    message = [line for line in run.stderr.splitlines() if line.startswith("llm-formulas")]
+    assert seconds < 5 and peak_kb < 1_000_000, (seconds, peak_kb)
+    assert run.returncode in (0, 2), run.stderr
+    if run.returncode == 2:
+        assert len(message) == 1 and "more than plan evaluates" in message[0] and "Traceback" not in run.stderr

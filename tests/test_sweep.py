@@ -46,3 +46,42 @@ def test_a_scheduler_address_when_given(in_process):
 
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
         assert run_on_dask(SPEC, scheduler=cluster.scheduler_address, chunk_size=40, show_progress=False) == in_process
+
+
+SPEC_TOML = """
+models = ["llama-7b", "llama2-13b"]
+gpus = ["a100-80gb"]
+sizes = [16, 64]
+global_batch = 128
+seq = 2048
+top = 2
+"""
+
+
+def test_the_sweep_command_gives_one_table_in_process_and_on_dask(tmp_path):
+    # issue 15: `sweep SPEC --out FILE`, in process, on a local cluster of worker processes (--workers 2),
+    # and on a running scheduler (--scheduler ADDR): the same CSV bytes each way
+    import subprocess
+    import sys
+
+    from dask.distributed import LocalCluster
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC_TOML)
+    command = [sys.executable, "-m", "render.cli.main", "sweep", str(spec)]
+    tables = {}
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        for name, extra in (("in process", []), ("local workers", ["--workers", "2"]),
+                            ("scheduler", ["--scheduler", cluster.scheduler_address])):
+            out = tmp_path / f"{name.replace(' ', '-')}.csv"
+            run = subprocess.run(command + ["--out", str(out)] + extra, capture_output=True, text=True, timeout=300)
+            assert run.returncode == 0, run.stderr
+            tables[name] = out.read_text()
+    first = tables["in process"]
+    assert all(table == first for table in tables.values())
+    rows = first.splitlines()
+    assert rows[0].startswith("model,gpu,n,rank,t,p,d,b,m,v") and len(rows) == 1 + 2 * 1 * 2 * 2  # header + cases × top
+    expected = run_in_process(Spec(models=("llama-7b", "llama2-13b"), gpus=("a100-80gb",), sizes=(16, 64),
+                                   global_batch=128, seq=2048, top=2))
+    assert [row.split(",")[:10] for row in rows[1:]] == [
+        [str(r[k]) for k in ("model", "gpu", "n", "rank", "t", "p", "d", "b", "m", "v")] for r in expected]

@@ -6,38 +6,29 @@ human-readable text, so the two can never disagree.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import sympy as sp
+from render.cli.numbers import InputError, quote
+from render.cli.result import Result, number_json
 
-from derivations.catalogue import check_all, derivation_of
-from derivations.engine import Step
-from derivations.proof import valued
-from formulas.catalogue import Formula, all_formulas, get
-from formulas.symbols import quantity
-from render.cli.inputs import InputError, parse_assignments
-from render.printers.latex import formula_latex, step_latex
+if TYPE_CHECKING:
+    from derivations.engine import Step
+    from formulas.catalogue import Formula
 
 
-@dataclass(frozen=True)
-class Result:
-    doc: object
-    text: str
-    code: int = 0
+def _known_formula(formula_id: str) -> None:
+    """Refuse an unknown id as bad input (exit 2), naming the closest ids."""
+    from formulas.catalogue import UnknownFormula, get
 
-
-def number_json(value: object) -> int | float:
-    """Integers stay exact; other values become floats at the edge (never inf or nan)."""
-    if isinstance(value, int) or (isinstance(value, sp.Basic) and value.is_Integer):
-        return int(value)
-    number = float(value)
-    if not math.isfinite(number):
-        raise InputError(f"a result ({sp.sstr(value)[:40]}) is beyond floating-point range: check the inputs' magnitudes")
-    return number
+    try:
+        get(formula_id)
+    except UnknownFormula:
+        raise InputError(f"unknown formula id {quote(formula_id)} (see 'llm-formulas list')") from None
 
 
 def list_formulas() -> Result:
+    from formulas.catalogue import all_formulas
+
     rows = []
     for f in all_formulas():
         rows.append(
@@ -55,6 +46,15 @@ def list_formulas() -> Result:
 
 
 def show(formula_id: str, as_latex: bool) -> Result:
+    import sympy as sp
+
+    from derivations.catalogue import derivation_of
+    from derivations.proof import valued
+    from formulas.catalogue import get
+    from formulas.symbols import quantity
+    from render.printers.latex import formula_latex, step_latex
+
+    _known_formula(formula_id)
     formula = get(formula_id)
     derivation = derivation_of(formula_id)
     steps = derivation.steps if derivation else []
@@ -74,6 +74,13 @@ def show(formula_id: str, as_latex: bool) -> Result:
 
 
 def _show_text(formula: Formula, doc: dict, as_latex: bool) -> str:
+    import sympy as sp
+
+    from derivations.catalogue import derivation_of
+    from derivations.proof import valued
+    from formulas.catalogue import get
+    from render.printers.latex import step_latex
+
     body = doc["latex"] if as_latex else sp.pretty(valued(formula.expr), use_unicode=True)
     lines = [f"{formula.id} — {formula.meaning}", f"unit: {formula.unit}", "", body, ""]
     lines.append("inputs: " + ", ".join(f"{i['name']} ({i['meaning']})" for i in doc["inputs"]))
@@ -97,6 +104,11 @@ _PLAIN = {"defines": ":=", "equals": "=", "solves": "=", "approximates": "≈"}
 
 def step_text(step: Step) -> str:
     """One derivation step in plain text (``show`` without ``--latex``)."""
+    import sympy as sp
+
+    from derivations.proof import valued
+    from formulas.catalogue import get
+
     def plain(expr: sp.Basic) -> str:
         return sp.sstr(valued(expr))
 
@@ -114,6 +126,13 @@ def step_text(step: Step) -> str:
 
 
 def evaluate(formula_id: str, assignments: list[str]) -> Result:
+    import sympy as sp
+
+    from derivations.proof import valued
+    from formulas.catalogue import get
+    from render.cli.inputs import parse_assignments
+
+    _known_formula(formula_id)
     formula = get(formula_id)
     values = parse_assignments(assignments)
     needed = formula.inputs
@@ -141,6 +160,8 @@ def evaluate(formula_id: str, assignments: list[str]) -> Result:
 
 
 def check(verbose: bool) -> Result:
+    from derivations.catalogue import check_all
+
     report = check_all()
     doc = report.as_json()
     lines = [o.describe() for o in (report.outcomes if verbose else report.failed)]

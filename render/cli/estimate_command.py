@@ -10,15 +10,17 @@ integers where exact). An impossible layout is one line on stderr and exit 2.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-import sympy as sp
-
-from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, LayoutError, check_layout, estimate, model_values
-from formulas.gpus import PRESETS, gpu
-from render.cli.catalogue_commands import Result, number_json
-from formulas.symbols import quantity
-from render.cli.inputs import InputError, check_value, parse_count, parse_number
 from render.cli.model_commands import add_model_source, load_architecture
+from render.cli.numbers import InputError, quote
+from render.cli.result import Result, number_json
+
+if TYPE_CHECKING:
+    from formulas.estimate import Inputs, Layout
+    from formulas.gpus import GPU
+
+RECOMPUTE_CHOICES = ("none", "selective", "full")  # formulas.estimate.RECOMPUTE_MODES, named here so --help loads no SymPy
 
 DEFAULTS = {"mfu": "0.5", "overlap": "0.5", "network": "25"}  # 000 §3.5 (U = 0.5); r = 1/2; 200 Gb/s per GPU
 
@@ -26,7 +28,7 @@ DEFAULTS = {"mfu": "0.5", "overlap": "0.5", "network": "25"}  # 000 §3.5 (U = 0
 def add_source_arguments(command: argparse.ArgumentParser) -> None:
     """--hf-config | --model, and --gpu (shared with ``plan``)."""
     add_model_source(command)
-    command.add_argument("--gpu", required=True, choices=sorted(PRESETS), metavar="GPU", help="GPU preset: " + ", ".join(sorted(PRESETS)))
+    command.add_argument("--gpu", required=True, metavar="GPU", help="GPU preset, e.g. a100-80gb or h100-sxm (an unknown name lists them all)")
 
 
 def add_assumption_arguments(command: argparse.ArgumentParser) -> None:
@@ -52,12 +54,24 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
     batch.add_argument("--micro-batches", metavar="M", help="micro-batches per iteration m")
     batch.add_argument("--global-batch", metavar="B", help="global batch in sequences (a multiple of b·d)")
     command.add_argument("--zero", default="0", choices=["0", "1", "2", "3"], help="ZeRO stage (default 0)")
-    command.add_argument("--recompute", default="selective", choices=RECOMPUTE_MODES, help="activation recompute (default selective)")
+    command.add_argument("--recompute", default="selective", choices=RECOMPUTE_CHOICES, help="activation recompute (default selective)")
     command.add_argument("--sequence-parallel", action="store_true", help="Megatron sequence parallelism")
     add_assumption_arguments(command)
 
 
+def chosen_gpu(name: str) -> GPU:
+    """The GPU preset called ``name``; bad input lists the known presets."""
+    from formulas.gpus import PRESETS
+
+    if name not in PRESETS:
+        raise InputError(f"unknown GPU {quote(name)}; known: {', '.join(sorted(PRESETS))}")
+    return PRESETS[name]
+
+
 def read_layout(args: argparse.Namespace) -> Layout:
+    from formulas.estimate import Layout
+    from render.cli.inputs import parse_count
+
     t, p, d = parse_count(args.tp, "t"), parse_count(args.pp, "p"), parse_count(args.dp, "d")
     b = parse_count(args.micro_batch, "b")
     if args.global_batch is not None:
@@ -76,17 +90,21 @@ def read_layout(args: argparse.Namespace) -> Layout:
 
 def read_inputs(args: argparse.Namespace, model: dict[str, int]) -> Inputs:
     """The GPU and the assumptions (--mfu, --overlap, --network, --tokens) as exact values."""
+    from formulas.estimate import Inputs
+    from formulas.symbols import quantity
+    from render.cli.inputs import check_value, parse_number
+
     utilization = check_value(quantity("U"), parse_number(args.mfu, "--mfu"))
     overlap = check_value(quantity("r"), parse_number(args.overlap, "--overlap"))
     network = parse_number(args.network, "--network") * 10**9
     if network <= 0:
         raise InputError(f"--network must be positive, got {args.network}")
-    tokens = parse_number(args.tokens, "--tokens") if args.tokens is not None else None
+    tokens = parse_number(args.tokens, "--tokens", suffix_allowed=True) if args.tokens is not None else None
     if tokens is not None and tokens <= 0:
         raise InputError(f"--tokens must be positive, got {args.tokens}")
     return Inputs(
         model=model,
-        gpu=gpu(args.gpu).inputs(),
+        gpu=chosen_gpu(args.gpu).inputs(),
         network=network,
         tokens=tokens,
         utilization=utilization,
@@ -95,6 +113,8 @@ def read_inputs(args: argparse.Namespace, model: dict[str, int]) -> Inputs:
 
 
 def run(args: argparse.Namespace) -> Result:
+    from formulas.estimate import LayoutError, check_layout, estimate, model_values
+
     architecture, label = load_architecture(args.hf_config, args.model)
     model = model_values(architecture.values)
     layout = read_layout(args)
@@ -106,7 +126,7 @@ def run(args: argparse.Namespace) -> Result:
     report = estimate(layout, inputs)
     doc = {
         "model": label,
-        "gpu": gpu(args.gpu).name,
+        "gpu": chosen_gpu(args.gpu).name,
         "layout": {
             "n": layout.n, "t": layout.t, "p": layout.p, "d": layout.d, "v": layout.v, "b": layout.b, "m": layout.m,
             "B": layout.global_batch, "s": layout.s, "zero": layout.zero, "recompute": layout.recompute,
@@ -126,7 +146,7 @@ def _to_json(value: object) -> object:
         return {key: _to_json(item) for key, item in value.items()}
     if isinstance(value, str):
         return value
-    if isinstance(value, (bool, sp.logic.boolalg.BooleanAtom)):
+    if isinstance(value, bool) or type(value).__name__ in ("BooleanTrue", "BooleanFalse"):
         return bool(value)
     return number_json(value)
 

@@ -1,51 +1,31 @@
 """Reading what a user types: numbers and ``name=value`` assignments.
 
-Numbers are parsed exactly (``1e9``, ``0.35``, ``3/4``, ``124439808``) with the
-decimal module and fractions, never with eval or sympify. NaN, infinities,
-absurd exponents, unknown names and values that break a symbol's assumptions
-(integer, positive, at most 1) are refused with a one-line message.
+Numbers follow the one grammar of render.cli.numbers (``1e9``, ``0.35``, ``3/4``,
+``7B``), exact, never through eval or sympify. Unknown names and values that break
+a symbol's assumptions (integer, positive, at most 1) are refused with a one-line
+message; a k/M/B/T suffix is accepted only for a quantity that counts things.
 """
 
 from __future__ import annotations
 
-import re
-from decimal import Decimal, InvalidOperation
-from fractions import Fraction
-
 import sympy as sp
 
 from formulas.symbols import Quantity, is_declared, quantity
+from render.cli.numbers import InputError, parse_fraction, quote
 
 
-class InputError(ValueError):
-    """Bad input: the CLI prints the message on one line and exits 2."""
+COUNT_UNITS = ("parameter", "token", "sequence", "layer", "byte", "FLOP", "GPU")
 
 
-_NUMBER = re.compile(r"^[+-]?(\d[\d_]*)?(\.\d*)?([eE][+-]?\d+)?$")
-MAX_EXPONENT = 100  # 1e100 is far beyond any size, rate or count of this field
+def counts(entry: Quantity) -> bool:
+    """True for a quantity that counts things (``h``, ``P``, ``D``): it may carry a k/M/B/T suffix."""
+    return entry.is_integer or (entry.unit.is_single_base and entry.unit.exponents[0][0] in COUNT_UNITS)
 
 
-def parse_number(text: str, what: str = "value") -> sp.Rational:
-    """An exact Rational from a decimal, scientific or fraction literal."""
-    raw = text.strip()
-    if "/" in raw:
-        top, _, bottom = raw.partition("/")
-        numerator, denominator = parse_number(top, what), parse_number(bottom, what)
-        if denominator == 0:
-            raise InputError(f"{what}: division by zero in {text!r}")
-        return numerator / denominator
-    if not raw or len(raw) > 100 or not _NUMBER.match(raw) or raw in "+-.":
-        raise InputError(f"{what}: {text!r} is not a number")
-    try:
-        decimal = Decimal(raw.replace("_", ""))
-    except InvalidOperation:
-        raise InputError(f"{what}: {text!r} is not a number") from None
-    if not decimal.is_finite():
-        raise InputError(f"{what}: {text!r} is not a finite number")
-    if abs(decimal.adjusted()) > MAX_EXPONENT:
-        raise InputError(f"{what}: {text!r} is out of range")
-    fraction = Fraction(decimal)
-    return sp.Rational(fraction.numerator, fraction.denominator)
+def parse_number(text: str, what: str = "value", *, suffix_allowed: bool = False) -> sp.Rational:
+    """An exact Rational from a literal of the grammar in render.cli.numbers."""
+    value = parse_fraction(text, what, suffix_allowed=suffix_allowed)
+    return sp.Rational(value.numerator, value.denominator)
 
 
 def check_value(entry: Quantity, value: sp.Rational) -> sp.Rational:
@@ -63,7 +43,8 @@ def check_value(entry: Quantity, value: sp.Rational) -> sp.Rational:
 
 def parse_count(text: str, name: str, option: str | None = None) -> int:
     """A count typed for the symbol ``name`` (an option's value, or name=value), checked like any input."""
-    return int(check_value(quantity(name), parse_number(text, option or name)))
+    entry = quantity(name)
+    return int(check_value(entry, parse_number(text, option or name, suffix_allowed=counts(entry))))
 
 
 def parse_assignments(items: list[str]) -> dict[sp.Symbol, sp.Rational]:
@@ -73,11 +54,11 @@ def parse_assignments(items: list[str]) -> dict[sp.Symbol, sp.Rational]:
         name, sep, text = item.partition("=")
         name = name.strip()
         if not sep or not name:
-            raise InputError(f"expected name=value, got {item!r}")
+            raise InputError(f"expected name=value, got {quote(item)}")
         if not is_declared(name) or quantity(name).is_constant:
-            raise InputError(f"unknown symbol {name!r} (see 'llm-formulas show ID' for a formula's inputs)")
+            raise InputError(f"unknown symbol {quote(name)} (see 'llm-formulas show ID' for a formula's inputs)")
         entry = quantity(name)
         if entry.symbol in values:
-            raise InputError(f"symbol {name!r} given twice")
-        values[entry.symbol] = check_value(entry, parse_number(text, name))
+            raise InputError(f"symbol {quote(name)} given twice")
+        values[entry.symbol] = check_value(entry, parse_number(text, name, suffix_allowed=counts(entry)))
     return values

@@ -1,32 +1,43 @@
 """``llm-formulas``: the command line (contract in DESIGN.md).
 
-Every subcommand accepts ``--json``; errors are one line on stderr with exit
-code 2 for bad input and 1 for a failed check; no traceback reaches a user.
+Every subcommand accepts ``--json``. Exit codes: 0 success (a layout that does
+not fit is a result), 1 a failed proof or an unexplained ``validate`` row, 2 bad
+input (one line on stderr), 3 an internal error, 130 interrupted. No traceback
+reaches a user: a closed pipe ends quietly, a full or closed stdout is one
+error line, Ctrl-C is one line.
+
+Start-up is lazy: the table below names each command's module and help, so
+``--help`` and argument errors import nothing but argparse; only the chosen
+command's module is imported, and each module loads SymPy, NumPy or the
+planner inside its handler, when it needs them.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-
 import importlib
+import json
+import os
+import sys
+from typing import Callable
 
-from formulas.catalogue import UnknownFormula
-from render.cli.inputs import InputError
+from render.cli.numbers import InputError
 
-# Each module adds its subcommands with register(add_command); a handler
-# takes the parsed arguments and returns a render.cli.catalogue_commands.Result.
-COMMAND_MODULES: tuple[str, ...] = (
-    "render.cli.catalogue_commands",
-    "render.cli.model_commands",
-    "render.cli.estimate_command",
-    "render.cli.plan_command",
-    "render.documents.build",
-)
+# command → (module with register(add_command), one-line help shown by --help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "list": ("render.cli.catalogue_commands", "list every formula with its unit and inputs"),
+    "show": ("render.cli.catalogue_commands", "show a formula, its inputs, sources and derivation steps"),
+    "eval": ("render.cli.catalogue_commands", "evaluate a formula exactly: llm-formulas eval params.total l=12 h=768 V=50257 s=1024"),
+    "check": ("render.cli.catalogue_commands", "prove every derivation step, unit and cross-check; exit 1 if any fails"),
+    "params": ("render.cli.model_commands", "exact parameter count of a config.json or named model, total, active and by component"),
+    "flops": ("render.cli.model_commands", "forward, backward and training FLOPs of one step of b sequences of s tokens (eager attention, every GEMM)"),
+    "estimate": ("render.cli.estimate_command", "the training and inference report for a model, a GPU and a parallel layout"),
+    "plan": ("render.cli.plan_command", "search parallel layouts of a model on n GPUs, fastest first"),
+    "sweep": ("render.cli.sweep_command", "rank the layouts of many models × GPUs × cluster sizes, in process or on Dask"),
+    "build": ("render.cli.build_command", "render the reference (md, html, tex, pdf), numeric code, calculator, plots and notebooks"),
+}
 
-
-INTERNAL_ERROR = 3  # neither bad input (2) nor a failed check (1): a bug
+OK, FAILED, BAD_INPUT, INTERNAL_ERROR, INTERRUPTED = 0, 1, 2, 3, 130
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,40 +45,117 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _chosen_command(argv: list[str]) -> str | None:
+    """The subcommand named in ``argv`` (the first word that is not an option), if any."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def build_parser(argv: list[str]) -> argparse.ArgumentParser:
+    """The parser, with arguments only for the command ``argv`` names (the others get their help line)."""
     parser = _Parser(
         prog="llm-formulas",
         description="Checked SymPy derivations of parameters, FLOPs, memory, communication and cluster sizing of large models.",
+        epilog="exit codes: 0 success (a layout that does not fit is a result), 1 a failed proof, 2 bad input, "
+        "3 an internal error, 130 interrupted. Numbers: digits, one optional a/b, an exponent (1e9), "
+        "and for counts a k/M/B/T suffix (7B = 7·10⁹).",
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
+    chosen = _chosen_command(argv)
 
-    def add_command(name: str, help_text: str, handler) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help_text, description=help_text)
-        sub.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    def add_command(name: str, help_text: str, handler: Callable) -> argparse.ArgumentParser:
+        sub = registered[name]
         sub.set_defaults(handler=handler)
         return sub
 
-    for module in COMMAND_MODULES:
-        importlib.import_module(module).register(add_command)
+    registered: dict[str, argparse.ArgumentParser] = {}
+    for name, (_, help_text) in COMMANDS.items():
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument("--json", action="store_true", help="print one JSON document on stdout (non-ASCII escaped)")
+        registered[name] = sub
+    if chosen in COMMANDS:
+        module = importlib.import_module(COMMANDS[chosen][0])
+        module.register(lambda name, help_text, handler: add_command(name, help_text, handler) if name == chosen else _Parser())
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def _emit(text: str) -> None:
+    """Print ``text``; an encoding that cannot hold Ψ or ≈ gets ASCII escapes instead of a crash."""
+    encoding = getattr(sys.stdout, "encoding", None) or "ascii"
     try:
-        args = build_parser().parse_args(argv)
+        text.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        text = text.encode("ascii", "backslashreplace").decode("ascii")
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def _json(doc: object) -> str:
+    """One JSON document, ASCII only; NaN and infinities are refused, never printed."""
+    try:
+        return json.dumps(doc, ensure_ascii=True, allow_nan=False)
+    except ValueError:
+        raise InputError("a result is not a finite number (NaN or infinity): check the inputs' magnitudes") from None
+
+
+def _fail(message: str, code: int) -> int:
+    try:
+        print(f"llm-formulas: {message}", file=sys.stderr)
+    except (OSError, ValueError):  # stderr closed too: the exit code still tells
+        pass
+    return code
+
+
+def _quiet_broken_pipe() -> int:
+    """The reader went away (``| head``): end quietly, and keep Python from complaining at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if sys.stdout is None:  # started with stdout closed (>&-): nowhere to print a result
+        return _fail("error: standard output is closed", BAD_INPUT)
+    try:
+        args = build_parser(argv).parse_args(argv)
         result = args.handler(args)
-    except (InputError, UnknownFormula) as error:
-        print(f"llm-formulas: error: {error}", file=sys.stderr)
-        return 2
+        if args.json:
+            _emit(_json(result.doc))
+        else:
+            _emit(result.text)
+        return result.code
+    except InputError as error:
+        return _fail(f"error: {error}", BAD_INPUT)
+    except KeyboardInterrupt:
+        return _fail("interrupted", INTERRUPTED)
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
+    except OSError as error:  # stdout on a full disk, or closed: the result did not reach anyone
+        _quiet_broken_pipe()
+        return _fail(f"error: cannot write the output: {error.strerror or error}", BAD_INPUT)
+    except ValueError as error:
+        if "closed file" in str(error):
+            return _fail("error: standard output is closed", BAD_INPUT)
+        return _fail(f"internal error (please report): ValueError: {str(error)[:200]}", INTERNAL_ERROR)
     except Exception as error:  # a bug must still not print a traceback at a user
-        print(f"llm-formulas: internal error (please report): {type(error).__name__}: {error}", file=sys.stderr)
-        return INTERNAL_ERROR
-    if args.json:
-        print(json.dumps(result.doc, ensure_ascii=False))
-    else:
-        print(result.text)
-    return result.code
+        return _fail(f"internal error (please report): {type(error).__name__}: {str(error)[:200]}", INTERNAL_ERROR)
+
+
+def entry_point() -> None:
+    """The console script: run main, flush what is left (quietly if the reader is gone), exit with its code."""
+    code = main()
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        code = _quiet_broken_pipe()
+    except (OSError, ValueError):
+        pass
+    sys.exit(code)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry_point()

@@ -9,49 +9,42 @@ an unknown model_type or a missing key is one line on stderr and exit 2.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from formulas.catalogue import get
-from formulas.hf_config import Architecture, ConfigError, read_config
-from formulas.presets import names, preset
-from formulas.symbols import quantity
-from render.cli.catalogue_commands import Result
-from render.cli.inputs import InputError, parse_count
+from formulas.presets import names
+from render.cli.config_file import read_json_config
+from render.cli.numbers import InputError
+from render.cli.result import Result
 
-
-MAX_CONFIG_BYTES = 1_000_000  # a real config.json is a few kB
+if TYPE_CHECKING:
+    from formulas.hf_config import Architecture
 
 
 def load_architecture(hf_config: str | None, model: str | None) -> tuple[Architecture, str]:
-    """The architecture and a label for it, from a config.json path or a preset name."""
+    """The architecture and a label for it, from a config.json path (``-`` for stdin) or a preset name."""
+    from formulas.hf_config import ConfigError, read_config
+    from formulas.presets import preset
+
     try:
         if model is not None:
             chosen = preset(model)
             return chosen.architecture, f"{chosen.title} ({chosen.source})"
-        path = Path(hf_config)
-        try:
-            if path.stat().st_size > MAX_CONFIG_BYTES:
-                raise InputError(f"{hf_config} is larger than {MAX_CONFIG_BYTES // 1000} kB: not a config.json")
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise InputError(f"cannot read {hf_config}: {getattr(error, 'strerror', None) or error}") from None
-        try:
-            config = json.loads(text)
-        except (ValueError, RecursionError) as error:  # JSONDecodeError, over-long integers, deep nesting
-            first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
-            raise InputError(f"{hf_config} is not valid JSON: {first_line}") from None
-        return read_config(config), str(path)
+        config, label = read_json_config(hf_config)
+        return read_config(config), label
     except ConfigError as error:
         raise InputError(str(error)) from None
 
 
 def _value(architecture: Architecture, formula_id: str, **extra: int) -> int:
+    from formulas.catalogue import get
+
     return architecture.evaluate(get(formula_id).expr, **extra)
 
 
 def parameter_components(architecture: Architecture) -> dict[str, int]:
     """Per-component counts; they add up to params.decoder.total."""
+    from formulas.symbols import quantity
+
     per_layer = {
         "attention": _value(architecture, "params.decoder.attention"),
         "mlp": _value(architecture, "params.decoder.mlp"),
@@ -95,6 +88,9 @@ FLOP_COMPONENTS = {
 
 def flops(hf_config: str | None, model: str | None, batch: str, seq: str) -> Result:
     architecture, label = load_architecture(hf_config, model)
+    from formulas.symbols import quantity
+    from render.cli.inputs import parse_count
+
     shape = {"b": parse_count(batch, "b", "--batch"), "s": parse_count(seq, "s", "--seq")}
     l = architecture.values[quantity("l").symbol]
     components = {name: l * _value(architecture, fid, **shape) for name, fid in FLOP_COMPONENTS.items()}
@@ -117,7 +113,7 @@ def flops(hf_config: str | None, model: str | None, batch: str, seq: str) -> Res
 def add_model_source(parser) -> None:
     """--hf-config PATH | --model NAME, one of them required (params, flops, estimate, plan)."""
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--hf-config", metavar="PATH", help="a Hugging Face config.json")
+    source.add_argument("--hf-config", metavar="PATH", help="a Hugging Face config.json (a regular file of at most 1 MB, or - for stdin)")
     source.add_argument("--model", metavar="NAME", help=f"a named model: {', '.join(names())}")
 
 

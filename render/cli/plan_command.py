@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import argparse
 
-from formulas.estimate import model_values
-from formulas.gpus import gpu
-from render.cli.catalogue_commands import Result
-from render.cli.estimate_command import add_assumption_arguments, add_source_arguments, assumptions_json, read_inputs
-from render.cli.inputs import InputError, parse_count, parse_number
+from render.cli.estimate_command import add_assumption_arguments, add_source_arguments, assumptions_json, chosen_gpu, read_inputs
 from render.cli.model_commands import load_architecture
-from render.numeric.plan import GPUS_PER_NODE, plan
+from render.cli.numbers import InputError, parse_fraction
 from render.cli.progress import Progress
+from render.cli.result import Result
+from render.numeric import GPUS_PER_NODE
 
 
 def add_arguments(command: argparse.ArgumentParser) -> None:
@@ -38,13 +36,17 @@ PLAN_LIMIT = 10**7  # GPUs or sequences: far beyond any cluster, small enough to
 
 
 def _whole(text: str, option: str, least: int) -> int:
-    value = parse_number(text, option)
-    if not value.is_integer or value < least:
+    value = parse_fraction(text, option)
+    if value.denominator != 1 or value < least:
         raise InputError(f"{option} must be a whole number of at least {least}, got {text}")
     return int(value)
 
 
 def run(args: argparse.Namespace) -> Result:
+    from formulas.estimate import model_values
+    from render.cli.inputs import parse_count
+    from render.numeric.plan import SpaceTooLarge, plan
+
     architecture, label = load_architecture(args.hf_config, args.model)
     model = model_values(architecture.values)
     inputs = read_inputs(args, model)
@@ -54,9 +56,12 @@ def run(args: argparse.Namespace) -> Result:
             raise InputError(f"{option} = {value} is beyond what plan enumerates (at most {PLAN_LIMIT:,})")
     top, max_tp = _whole(args.top, "--top", least=1), _whole(args.max_tp, "--max-tp", least=0)
     bar = Progress("plan")
-    result = plan(model, inputs, n, global_batch, s, top=top, max_tp=max_tp or None, progress=bar.update)
+    try:
+        result = plan(model, inputs, n, global_batch, s, top=top, max_tp=max_tp or None, progress=bar.update)
+    except SpaceTooLarge as error:
+        raise InputError(str(error)) from None
     bar.close()
-    doc = {"model": label, "gpu": gpu(args.gpu).name, "n": n, "global_batch": global_batch, "s": s,
+    doc = {"model": label, "gpu": chosen_gpu(args.gpu).name, "n": n, "global_batch": global_batch, "s": s,
            "max_tp": max_tp or None, "assumptions": assumptions_json(inputs)} | result
     return Result(doc, render_text(doc))
 

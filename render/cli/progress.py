@@ -1,4 +1,4 @@
-"""A progress bar on stderr that appears only once a job has run longer than a second."""
+"""A progress bar on stderr that appears only on a terminal, once a job has run longer than a second."""
 
 from __future__ import annotations
 
@@ -15,8 +15,11 @@ class Progress:
         self.stream = sys.stderr if stream is None else stream
         self.start = time.perf_counter()
         self.shown = False
+        self.on_terminal = bool(getattr(self.stream, "isatty", lambda: False)())
 
     def update(self, done: int, total: int) -> None:
+        if not self.on_terminal:
+            return
         if not self.shown and time.perf_counter() - self.start < self.delay:
             return
         self.shown = True

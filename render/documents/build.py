@@ -17,18 +17,16 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from render.documents.calculator import calculator_page
-from render.cli.catalogue_commands import Result
 from render.printers.codegen import MODULE_NAME, module_source
-from render.cli.inputs import InputError
 from render.documents.notebooks import write_notebooks
 from render.documents.plots import write_plots
 from render.documents.reference import build_reference
+from render.documents.safe_write import Ownership, OutputError, ensure_folder, write_atomically
 from render.documents.templating import render
 
 PDFLATEX_TIMEOUT = 120
@@ -36,20 +34,24 @@ PDFLATEX_TIMEOUT = 120
 
 @dataclass
 class Manifest:
+    """The files a build wrote, relative to OUT; each written atomically, replacing only files it owns."""
+
     out: Path
+    ownership: Ownership = field(default_factory=Ownership)
     files: dict[str, Path] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
 
     def write(self, relative: str, content: str | bytes) -> Path:
-        path = self.out / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        data = content.encode("utf-8") if isinstance(content, str) else content
-        path.write_bytes(data)
-        self.add(path)
-        return path
+        return self.write_path(self.out / relative, content)
 
-    def add(self, path: Path) -> None:
-        self.files[os.path.relpath(path, self.out).replace(os.sep, "/")] = path
+    def write_path(self, path: Path, content: str | bytes) -> Path:
+        """Write ``content`` at ``path`` (inside OUT, or in the notebooks folder) unless it already holds it."""
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        relative = os.path.relpath(path, self.out).replace(os.sep, "/")
+        if self.ownership.check(relative, path, data):
+            write_atomically(path, data)
+        self.files[relative] = path
+        return path
 
     def as_json(self) -> dict:
         rows = []
@@ -80,9 +82,28 @@ def compile_pdf(tex: str) -> bytes:
         return Path(work, "reference.pdf").read_bytes()
 
 
-def build(out: Path, notebooks_dir: Path | None = None) -> Manifest:
-    manifest = Manifest(out)
-    out.mkdir(parents=True, exist_ok=True)
+MANIFEST = "manifest.json"
+
+
+def build(out: Path, notebooks_dir: Path | None = None, force: bool = False) -> Manifest:
+    """Render everything into ``out``; OutputError when the folder can't take it.
+
+    The previous manifest says which files this build may replace. It is moved aside
+    first and the new one written last, so an interrupted build leaves no manifest
+    (never one that lists files of two builds)."""
+    for folder in (notebooks_dir, out):  # both checked before anything is written
+        if folder is not None:
+            ensure_folder(folder)
+    previous = out / MANIFEST
+    ownership = Ownership.previous(previous, force)
+    if os.path.lexists(previous):
+        if previous.name not in ownership.owned and not force:
+            raise OutputError(f"{previous} is not a manifest this tool wrote; move it away or pass --force")
+        try:
+            os.unlink(previous)
+        except OSError as error:
+            raise OutputError(f"cannot replace {previous}: {error.strerror}") from None
+    manifest = Manifest(out, ownership)
     reference = build_reference()
     manifest.write("reference.md", render("reference.md", ref=reference))
     manifest.write("reference.html", render("reference.html", ref=reference))
@@ -94,47 +115,15 @@ def build(out: Path, notebooks_dir: Path | None = None) -> Manifest:
         page, left_out = calculator_page()
         manifest.write("calculator.html", page)
         manifest.skipped += [f"calculator: {reason}" for reason in left_out]
-        for path in write_plots(out / "plots", manifest.skipped):
-            manifest.add(path)
-        for path in write_notebooks(notebooks_dir or out / "notebooks"):
-            manifest.add(path)
+        write_plots(out / "plots", manifest.skipped, manifest.write_path)
+        notebooks = notebooks_dir or out / "notebooks"
+        if notebooks_dir is not None:  # a folder the user named for the notebooks: its .ipynb files are ours
+            manifest.ownership.owned |= {os.path.relpath(p, out).replace(os.sep, "/") for p in notebooks.glob("*.ipynb")}
+        write_notebooks(notebooks, manifest.write_path)
         if pdf is not None:
             manifest.write("reference.pdf", pdf.result())
         else:
             manifest.skipped.append("reference.pdf: pdflatex is not on PATH")
     # the manifest lists every other file; it is written last and not listed in itself
-    (out / "manifest.json").write_text(json.dumps(manifest.as_json(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    write_atomically(previous, (json.dumps(manifest.as_json(), indent=1, sort_keys=True) + "\n").encode("utf-8"))
     return manifest
-
-
-def run_build(args) -> Result:
-    out = Path(args.out)
-    notebooks = Path(args.notebooks_dir) if args.notebooks_dir else None
-    directories = [(option, d) for option, d in (("--out", out), ("--notebooks-dir", notebooks)) if d is not None]
-    for option, directory in directories:
-        if directory.exists() and not directory.is_dir():
-            raise InputError(f"{option} {directory}: not a directory")
-    for option, directory in directories:
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise InputError(f"{option} {directory}: {error.strerror}") from None
-    started = time.perf_counter()
-    manifest = build(out, notebooks)
-    elapsed = time.perf_counter() - started
-    document = manifest.as_json()
-    lines = [f"  {row['path']}" for row in document["files"]]
-    lines += [f"  skipped {reason}" for reason in document["skipped"]]
-    lines.append(f"wrote {len(document['files'])} files to {out}/ in {elapsed:.1f} s; open {out / 'reference.html'} "
-                 f"and {out / 'calculator.html'} in a browser")
-    return Result(document, "\n".join(lines))
-
-
-def register(add_command) -> None:
-    built = add_command("build", "render the reference (md, html, tex, pdf), numeric code, calculator, plots and notebooks", run_build)
-    built.add_argument("--out", default="build", help="output directory (default: build)")
-    built.add_argument(
-        "--notebooks-dir",
-        default=None,
-        help="where to write the teaching notebooks (default: OUT/notebooks; the repository's are in notebooks/)",
-    )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Callable
 
 import nbformat
 import sympy as sp
@@ -278,11 +279,6 @@ def notebook_text(nb: NotebookNode) -> str:
     return nbformat.writes(nb, version=4) + "\n"
 
 
-def write_notebooks(directory: Path) -> list[Path]:
-    directory.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, nb in notebooks().items():
-        path = directory / name
-        path.write_text(notebook_text(nb), encoding="utf-8")
-        written.append(path)
-    return written
+def write_notebooks(directory: Path, write: Callable[[Path, bytes], Path]) -> list[Path]:
+    """Every notebook, each file through ``write(path, data)``."""
+    return [write(directory / name, notebook_text(nb).encode("utf-8")) for name, nb in notebooks().items()]

@@ -15,6 +15,7 @@ whose formulas are not in the catalogue is skipped and the reason recorded.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Callable
 
@@ -120,9 +121,8 @@ PLOTS: dict[str, tuple[tuple[str, ...], Callable]] = {
 }
 
 
-def write_plots(directory: Path, skipped: list[str]) -> list[Path]:
-    """Draw every plot whose formulas exist; note the others in ``skipped``."""
-    directory.mkdir(parents=True, exist_ok=True)
+def write_plots(directory: Path, skipped: list[str], write: Callable[[Path, bytes], Path]) -> list[Path]:
+    """Draw every plot whose formulas exist, each file through ``write(path, data)``; note the others in ``skipped``."""
     present = catalogue()
     written = []
     with plt.rc_context(STYLE):
@@ -135,8 +135,8 @@ def write_plots(directory: Path, skipped: list[str]) -> list[Path]:
             draw(ax)
             figure.tight_layout()
             for extension in ("png", "svg"):
-                path = directory / f"{name}.{extension}"
-                figure.savefig(path, format=extension, metadata=METADATA[extension])
-                written.append(path)
+                image = io.BytesIO()
+                figure.savefig(image, format=extension, metadata=METADATA[extension])
+                written.append(write(directory / f"{name}.{extension}", image.getvalue()))
             plt.close(figure)
     return written

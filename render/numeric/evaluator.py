@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from formulas.estimate import Inputs, Ops, exact
+from formulas.estimate import Inputs, Ops
 from render.numeric import llm_formulas_numeric as generated
 from render.printers.codegen import module_source
 
@@ -71,12 +71,16 @@ def numeric(formula_id: str, **values: object) -> np.ndarray:
 @cache
 def _left_out(model: tuple[tuple[str, int], ...]) -> tuple[str, ...]:
     """The sizes a model leaves out because a switch set to 0 removes their terms (pos_table = 0 removes
-    n_pos): the exact count proves they vanish (KeyError otherwise); the generated code still takes them."""
-    values = dict(model)
-    missing = []
+    n_pos); the generated code still takes them. A left-out size that changes the count is a KeyError:
+    the count at two far-apart values of the left-out sizes must agree (this needs no SymPy, so plan
+    and sweeps never build the catalogue; ``estimate``'s exact path checks the same symbolically)."""
+    values = {name: float(value) for name, value in model}
+    missing: list[str] = []
     for formula_id in ("params.decoder.total", "params.decoder.active"):
-        exact(formula_id, **values)
-        missing += [name for name in generated.INPUTS[formula_id] if name not in values and name not in missing]
+        left_out = [name for name in generated.INPUTS[formula_id] if name not in values]
+        if numeric(formula_id, **values, **dict.fromkeys(left_out, 0.0)) != numeric(formula_id, **values, **dict.fromkeys(left_out, 7919.0)):
+            raise KeyError(f"{formula_id} needs {', '.join(left_out)}")
+        missing += [name for name in left_out if name not in missing]
     return tuple(missing)
 
 

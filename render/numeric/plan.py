@@ -20,7 +20,8 @@ from typing import Callable
 
 import numpy as np
 
-from formulas.estimate import RECOMPUTE_MODES, Evaluator, Inputs, Layout, estimate, layout_violation
+from formulas.estimate import RECOMPUTE_MODES, Evaluator, Inputs, Layout, estimate
+from render.numeric import GPUS_PER_NODE
 from render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 
 SHAPE_FIELDS = ("t", "p", "d", "b", "m", "v")
@@ -30,7 +31,6 @@ SETTINGS: tuple[tuple[int, str, bool], ...] = tuple(
 )
 FIGURES = ("step_seconds", "compute_seconds", "bubble", "bubble_seconds", "exposed_comm_seconds", "memory_total",
            "training_days", "fits")
-GPUS_PER_NODE = 8  # an HGX/DGX node: the NVLink domain the report's TP bandwidth assumes
 
 
 def divisors(n: int) -> list[int]:
@@ -60,23 +60,65 @@ class Shapes:
         return [self.take(slice(start, start + size)) for start in range(0, len(self), size)]
 
 
+MAX_LAYOUTS = 2_000_000  # layouts × settings: about 2 s and 300 MB here; beyond it plan asks for a narrower search
+
+
+class SpaceTooLarge(ValueError):
+    """A layout space too large to evaluate within plan's bounds; the message says how to narrow it."""
+
+
+def _divisor_table(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each distinct value, its divisors: (value repeated per divisor, divisor), as int64 columns."""
+    owners, divs = [], []
+    for value in np.unique(values):
+        found = divisors(int(value))
+        owners += [int(value)] * len(found)
+        divs += found
+    return np.array(owners, dtype=np.int64), np.array(divs, dtype=np.int64)
+
+
+def _expand(keys: np.ndarray, owners: np.ndarray, divs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows × their key's divisors: (index of the row, divisor), without a Python loop per row."""
+    order = np.argsort(owners, kind="stable")
+    owners, divs = owners[order], divs[order]
+    starts = np.searchsorted(owners, keys, side="left")
+    counts = np.searchsorted(owners, keys, side="right") - starts
+    rows = np.repeat(np.arange(len(keys)), counts)
+    offsets = np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
+    return rows, divs[np.repeat(starts, counts) + offsets]
+
+
 def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None = GPUS_PER_NODE) -> Shapes:
-    """Every (t, p, d, b, m, v) allowed for n GPUs and a global batch of B sequences: the candidates
-    t·p·d = n, b·m·d = B, v | l, kept when they break none of ``layout_violation``'s rules."""
-    rows = []
-    for t in divisors(n):
-        if max_tp is not None and t > max_tp:
-            continue
-        for p in divisors(n // t):
-            d = n // (t * p)
-            if global_batch % d:
-                continue
-            for b in divisors(global_batch // d):
-                m = global_batch // (d * b)
-                rows += [(t, p, d, b, m, v) for v in divisors(int(model["l"]))
-                         if layout_violation(Layout(n=n, t=t, p=p, d=d, b=b, m=m, s=1, v=v), model) is None]
-    columns = np.array(rows, dtype=np.int64).reshape(-1, len(SHAPE_FIELDS)).T
-    return Shapes(*columns)
+    """Every (t, p, d, b, m, v) allowed for n GPUs and a global batch of B sequences, enumerated as arrays.
+
+    The rules are layout_violation's (t·p·d = n; t | a, g; p·v | l; v > 1 only with p > 1 and p | m),
+    applied column-wise; the space is counted before it is built, and SpaceTooLarge says so when its
+    layouts × settings would exceed MAX_LAYOUTS."""
+    a, g, l = int(model["a"]), int(model["g"]), int(model["l"])
+    all_divisors = np.array(divisors(n), dtype=np.int64)
+    t = all_divisors[(a % all_divisors == 0) & (g % all_divisors == 0)]
+    if max_tp is not None:
+        t = t[t <= max_tp]
+    t, p = (column.ravel() for column in np.meshgrid(t, all_divisors, indexing="ij"))
+    keep = (n % (t * p) == 0) & (l % p == 0)
+    t, p = t[keep], p[keep]
+    d = n // (t * p)
+    keep = global_batch % d == 0
+    t, p, d = t[keep], p[keep], d[keep]
+    row, b = _expand(global_batch // d, *_divisor_table(global_batch // d))
+    t, p, d = t[row], p[row], d[row]
+    m = global_batch // (d * b)
+    interleaved = (p > 1) & (m % p == 0)
+    degrees = np.unique(p)
+    chunk_counts = np.array([len(divisors(l // int(q))) for q in degrees])  # v ranges over the divisors of l/p
+    per_row = np.where(interleaved, chunk_counts[np.searchsorted(degrees, p)], 1)
+    settings = len(SETTINGS) // 2 * np.where(t > 1, 2, 1)
+    size = int(np.sum(per_row * settings))
+    if size > MAX_LAYOUTS:
+        raise SpaceTooLarge(f"the layout space holds {size:,} layouts with their settings, more than plan evaluates "
+                            f"({MAX_LAYOUTS:,}): lower --max-tp, or plan fewer GPUs or a smaller global batch")
+    row, v = _expand(np.where(interleaved, l // p, 1), *_divisor_table(np.where(interleaved, l // p, 1)))
+    return Shapes(t[row], p[row], d[row], b[row], m[row], v)
 
 
 def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[int, int], None] | None = None,
