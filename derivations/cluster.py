@@ -18,6 +18,10 @@ from formulas.cluster import AMDAHL, KORTHIKANTI, LLAMA2_HOURS, NARAYANAN, SIZIN
 from formulas.symbols import D, H_gpu, P, U, X, c_hour, f, m, n, p, tau, v
 
 
+DAY = 86400  # seconds
+LLAMA2_34B_RUN = {P: 34 * 10**9, D: 5 * 10**9, X: 312 * 10**12, U: sp.Rational(35, 100)}  # 002's 34B estimate
+
+
 def solved_for(expr: sp.Basic, target: sp.Basic, unknown: sp.Symbol) -> sp.Basic:
     """The unique solution of expr = target for ``unknown`` (SymPy solve)."""
     solutions = sp.solve(sp.Eq(expr, target), unknown)
@@ -87,6 +91,13 @@ def gpus_for_deadline() -> Derivation:
     time = d.defines("T", get("cluster.training_time").expr, "the training time on n GPUs")
     d.solves("n", solved_for(time, tau, n), "SymPy solves T(n) = τ for n", unknown=n, target=tau, of="T")
     d.concludes("cluster.gpus_for_deadline")
+    d.refutes(
+        "002: 4466 × 1.2 = 5280",
+        sp.Integer(5280),
+        "002 adds 20 % to 4466 A100s for the communication of the gradient update and prints 5280; 4466 × 1.2 is 5359.2",
+        correct=sp.Integer(4466) * sp.Rational(6, 5),
+        source=LLAMA2_HOURS,
+    )
     return d
 
 
@@ -110,7 +121,7 @@ def hfu() -> Derivation:
 def gpu_hours() -> Derivation:
     d = Derivation("cluster.gpu_hours", "GPU-hours of a run", (LLAMA2_HOURS,))
     time = d.defines("T", get("cluster.training_time").expr, "the run's wall-clock time on n GPUs")
-    d.defines("H_GPU", sp.Mul(n, time, 1 / c_hour, evaluate=False), "n GPUs for T seconds, in hours: n cancels")
+    hours = d.defines("H_GPU", sp.Mul(n, time, 1 / c_hour, evaluate=False), "n GPUs for T seconds, in hours: n cancels")
     d.concludes("cluster.gpu_hours")
     d.refutes(
         "002: C = 1.02e22",
@@ -118,13 +129,23 @@ def gpu_hours() -> Derivation:
         "002 prints 6 × 3.4e10 × 5e9 as 1.02e22 FLOPs; it is 1.02e21",
         correct=get("flops.training.approx").expr.subs({P: 34 * 10**9, D: 5 * 10**9}),
         source=LLAMA2_HOURS,
+        unit="FLOP",
     )
     d.refutes(
-        "002: 27700 GPU-hours",
+        "S17: 27700 GPU-hours",
         sp.Integer(27700),
         "002 then divides 1.09e22 (sic) by 109.2 TFLOP/s; the correct 1.02e21 FLOPs take about 2595 GPU-hours",
-        correct=get("cluster.gpu_hours").expr.subs({P: 34 * 10**9, D: 5 * 10**9, X: 312 * 10**12, U: sp.Rational(35, 100)}),
+        correct=hours.subs(LLAMA2_34B_RUN),
         source=LLAMA2_HOURS,
+    )
+    d.refutes(
+        "002: 14.5 days on 80 A100",
+        sp.Rational("14.5") * DAY,
+        "002 spreads its 27700 GPU-hours over 80 A100s; the correct 2595 GPU-hours take 1.35 days: "
+        "the 14.5 days inherit the 10× error of C",
+        correct=time.subs({**LLAMA2_34B_RUN, n: 80}),
+        source=LLAMA2_HOURS,
+        unit="second",
     )
     return d
 
@@ -132,8 +153,15 @@ def gpu_hours() -> Derivation:
 def mfu_from_gpu_hours() -> Derivation:
     d = Derivation("cluster.mfu.gpu_hours", "Utilization implied by published GPU-hours", (LLAMA2_HOURS,))
     hours = d.defines("H_GPU", get("cluster.gpu_hours").expr, "the GPU-hours a run at utilization U needs")
-    d.solves("U", solved_for(hours, H_gpu, U), "SymPy solves H(U) = the published GPU-hours for U", unknown=U, target=H_gpu, of="H_GPU")
+    implied = d.solves("U", solved_for(hours, H_gpu, U), "SymPy solves H(U) = the published GPU-hours for U", unknown=U, target=H_gpu, of="H_GPU")
     d.concludes("cluster.mfu.gpu_hours")
+    d.refutes(
+        "S16a: LLaMA-2 7B at 40.5 %",
+        sp.Rational("0.405"),
+        "002 truncates 74 786 / 184 320 = 40.57 % to 40.5 %; rounded it is 40.6 %",
+        correct=implied.subs({P: 7 * 10**9, D: 2 * 10**12, X: 312 * 10**12, H_gpu: 184320}),
+        source=LLAMA2_HOURS,
+    )
     return d
 
 

@@ -379,6 +379,31 @@ def max_degree() -> Derivation:
               "at the bound the GPU computes exactly as fast as the link feeds it", unknown=t, target=needed, of="I_TP")
     dv.equals("t_max closed", 3 * c_mac * h * W_link / (2 * q * X), "3·c·h·W_link/(2qX)")
     dv.concludes("comms.tp.max_degree", of="t_max closed")
+    llama = {h: 8192, q: 2}
+    h100 = {**llama, X: 989 * 10**12, W_link: 900 * 10**9}
+    dv.refutes(
+        "001: H100 needs 1100",
+        sp.Integer(1100),
+        "001 divides the H100's 989 TFLOPS by the whole 900 GB/s of NVLink; the link carries half of that each way, "
+        "so by the article's own rule the GPU needs 989T / 450G ≈ 2198 FLOPs per byte",
+        correct=needed.subs(h100),
+        source=LI_TP,
+    )
+    dv.refutes(
+        "001: 1100 gives t ≤ 11",
+        sp.Integer(11),
+        "from 1100 FLOPs per byte the inequality 2·3·8192/t/2 ≥ 1100 allows t ≤ 22.3, not 11; "
+        "001's t ≤ 11 is right only for the 2198 its figures give",
+        correct=solution.rhs.subs(X, 1100 * W_link / 2).subs(llama),
+        source=LI_TP,
+    )
+    dv.refutes(
+        "S11e: H800 t ≤ 4.8",
+        sp.Rational("4.8"),
+        "001 prints t ≤ 4.8 for the H800 (989 TFLOPS, 400 GB/s NVLink); its own formula gives 4.97",
+        correct=solution.rhs.subs({**llama, X: 989 * 10**12, W_link: 400 * 10**9}),
+        source=LI_TP,
+    )
     return dv
 
 

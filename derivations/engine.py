@@ -77,6 +77,8 @@ class Step:
     source: Source | None = None
     formula_id: str | None = None
     where: dict = field(default_factory=dict)
+    unit: str = ""  # a refutation's unit, for printing its two figures
+    binary: bool = False  # print them in binary prefixes (GiB), as the source speaks
 
     def expression(self) -> sp.Basic:
         """The step's expression; a conclusion reads the catalogue when checked."""
@@ -213,8 +215,11 @@ class Derivation:
         self._add(Step("bounds", label, sp.sympify(expr), why, **self._reference(of), direction=direction))
         return expr
 
-    def refutes(self, label: str, claimed: sp.Basic, why: str, *, correct: sp.Basic, source: Source) -> None:
-        self._add(Step("refutes", label, sp.sympify(claimed), why, correct=sp.sympify(correct), source=source))
+    def refutes(
+        self, label: str, claimed: sp.Basic, why: str, *, correct: sp.Basic, source: Source, unit: str = "", binary: bool = False
+    ) -> None:
+        """The source's figure ``claimed`` differs from ``correct`` (both in ``unit``, when they are numbers)."""
+        self._add(Step("refutes", label, sp.sympify(claimed), why, correct=sp.sympify(correct), source=source, unit=unit, binary=binary))
 
     def concludes(
         self,

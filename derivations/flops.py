@@ -13,7 +13,7 @@ import sympy as sp
 from derivations.engine import Derivation
 from derivations.proof import much_greater, much_less
 from formulas.catalogue import Source, get
-from formulas.flops import BILIBILI, KAPLAN, LI, NARAYANAN
+from formulas.flops import BILIBILI, KAPLAN, LI, NARAYANAN, SLIDES
 from formulas.symbols import B, D, K_inner, M_rows, N_cols, P, V, a, b, h, l, s
 
 LARGE_MODEL = (much_less(s, 6 * h), much_greater(h, 1))  # the attention scores and the 13 small vectors per layer
@@ -85,8 +85,18 @@ def backward() -> Derivation:
 
 def training() -> Derivation:
     d = Derivation("flops.training", "A training step: forward and backward", (BILIBILI, LI))
-    d.defines("F_train", get("flops.forward").expr + get("flops.backward").expr, "one forward and one backward pass")
+    total = d.defines("F_train", get("flops.forward").expr + get("flops.backward").expr, "one forward and one backward pass")
     d.concludes("flops.training")
+    d.refutes(
+        "S19: BLOOM-176B 34.8 PFLOP",
+        sp.Rational("34.8e15"),
+        "the slides' 34.8 PFLOP per iteration is three forward passes of the 70 blocks without the logits, "
+        "72·B·s·l·h²(1 + s/6h) = 34.750 PFLOP (not 6ΨD, which gives 34.65); the logits add 3·2·B·s·h·V, "
+        "so an iteration of B = 16 sequences of 2048 tokens is 35.46 PFLOP",
+        correct=total.subs({b: 16, s: 2048, l: 70, h: 14336, V: 250880}),
+        source=SLIDES,
+        unit="FLOP",
+    )
     return d
 
 
@@ -158,7 +168,7 @@ def inference_per_token() -> Derivation:
         "000 §3.2 prints the inference cost as 6 FLOPs per parameter per token, the training figure: "
         "inference runs the forward only",
         correct=get("flops.inference.per_token").expr,
-        source=Source("000_c9822ae60dc20d6b.txt", "§3.2"),
+        source=Source("000", "§3.2"),
     )
     return d
 

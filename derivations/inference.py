@@ -22,6 +22,10 @@ from formulas.symbols import P, W_link, W_mem, X, b, c_step, h, l, n, p, q, q_w,
 
 
 
+LLAMA2_70B_HOP = {h: 8192, q: 2}  # 001's pipeline over Ethernet: LLaMA-2 70B's hidden state in 16-bit values
+GIGABIT = 125 * 10**6  # 1 Gbps Ethernet in bytes per second
+
+
 def _step_flops() -> sp.Basic:
     """FLOPs of one decoding step: b sequences emit one token each, 2Ψ FLOPs a token."""
     return b * c_step * get("flops.inference.per_token").expr
@@ -100,8 +104,16 @@ def pipeline_latency() -> Derivation:
 
 def stage_traffic() -> Derivation:
     d = Derivation("inference.pipeline.stage_traffic", "Traffic at a pipeline boundary", (LI_PIPELINE,))
-    d.defines("V_stage", b * h * q, "each of the b sequences hands the hidden state of its new token (h values) on")
+    traffic = d.defines("V_stage", b * h * q, "each of the b sequences hands the hidden state of its new token (h values) on")
     d.concludes("inference.pipeline.stage_traffic")
+    d.refutes(
+        "S15b: 5.28 MB at b = 330",
+        sp.Rational("5.28e6"),
+        "001 multiplies 16 KB (16 384 bytes) by 330 and reads the 5280 KB as 5.28 MB; it is 5 406 720 bytes, 5.41 MB",
+        correct=traffic.subs(LLAMA2_70B_HOP | {b: 330}),
+        source=LI_PIPELINE,
+        unit="byte",
+    )
     d.equals(
         "V_PP/2 at s = 1",
         get("comms.pp.per_microbatch").expr.subs(s, 1) / 2,
@@ -113,8 +125,24 @@ def stage_traffic() -> Derivation:
 
 def stage_transfer() -> Derivation:
     d = Derivation("inference.pipeline.transfer_time", "Time of one hop", (LI_PIPELINE,))
-    d.defines("T_hop", get("inference.pipeline.stage_traffic").expr / W_link, "the boundary's bytes over the link")
+    hop = d.defines("T_hop", get("inference.pipeline.stage_traffic").expr / W_link, "the boundary's bytes over the link")
     d.concludes("inference.pipeline.transfer_time")
+    d.refutes(
+        "001: 16 KB over 1 Gbps in 0.25 ms",
+        sp.Rational("0.25e-3"),
+        "at batch 1, 16 384 bytes over 1 Gbps (125 MB/s) take 0.131 ms, about half the 0.25 ms 001 gives",
+        correct=hop.subs(LLAMA2_70B_HOP | {b: 1, W_link: GIGABIT}),
+        source=LI_PIPELINE,
+        unit="second",
+    )
+    d.refutes(
+        "S15d: 41 ms at b = 330",
+        sp.Rational("0.041"),
+        "5 406 720 bytes at 10⁹ bit/s (125 MB/s) take 43.25 ms; 001's 41 ms mixes binary and decimal units",
+        correct=hop.subs(LLAMA2_70B_HOP | {b: 330, W_link: GIGABIT}),
+        source=LI_PIPELINE,
+        unit="second",
+    )
     return d
 
 
@@ -122,16 +150,35 @@ def network_latency() -> Derivation:
     d = Derivation("inference.latency.pipeline.network", "Pipeline latency with its network hops", (LI_PIPELINE,))
     compute = d.defines("T_pipe", get("inference.latency.pipeline").expr, "the stages' memory-bound compute, in series")
     hops = d.defines("T_net", p * get("inference.pipeline.transfer_time").expr, "p hops per token, as 001 counts them (8 cards, 8 transfers)")
-    d.defines("T", compute + hops, "the hops do not overlap the token's own compute")
+    total = d.defines("T", compute + hops, "the hops do not overlap the token's own compute")
     d.concludes("inference.latency.pipeline.network")
+    d.refutes(
+        "001: 0.33 s, 3 tokens/s",
+        sp.Rational(1, 3),
+        "001 turns 8 hops of 41 ms (0.33 s) into 3 tokens/s, leaving out the 0.14 s the 8 stages compute; "
+        "with it (and 43.25 ms hops) a token takes 0.486 s: 2.06 tokens/s",
+        correct=total.subs(LLAMA2_70B_HOP | {b: 330, p: 8, P: 70 * 10**9, q_w: 2, W_mem: 10**12, W_link: GIGABIT}),
+        source=LI_PIPELINE,
+        unit="second",
+    )
     return d
 
 
 def max_batch() -> Derivation:
     d = Derivation("inference.pipeline.max_batch", "Largest batch within a latency budget: solve T(b) = τ", (LI_PIPELINE,))
     latency = d.defines("T", get("inference.latency.pipeline.network").expr, "the per-token latency grows linearly with b")
-    d.solves("b_max", solved_for(latency, tau, b), "SymPy solves T(b) = τ for b; every smaller batch meets the budget", unknown=b, target=tau, of="T")
+    largest = d.solves("b_max", solved_for(latency, tau, b), "SymPy solves T(b) = τ for b; every smaller batch meets the budget", unknown=b, target=tau, of="T")
     d.concludes("inference.pipeline.max_batch")
+    d.refutes(
+        "S15e: batch ≤ 60",
+        sp.Integer(60),
+        "001 takes 1 Gbps as 128 MB/s and 16 KB as 16 000 bytes; at 125 MB/s and 16 384 bytes, 5 tokens/s "
+        "(τ = 0.2 s) allow batch 57.2",
+        correct=largest.subs(
+            LLAMA2_70B_HOP | {tau: sp.Rational(1, 5), p: 8, P: 70 * 10**9, q_w: 2, W_mem: 10**12, W_link: GIGABIT}
+        ),
+        source=LI_PIPELINE,
+    )
     return d
 
 

@@ -491,7 +491,7 @@ def llama_002() -> Derivation:
     dv.concludes("memory.activations.llama_002")
     counted = l * get("memory.activations.layer.gated").expr.subs({g: a, d_head: h / a})
     dv.refutes(
-        "002: 8·a·b·s·h",
+        "S18: 8·a·b·s·h",
         get("memory.activations.llama_002").expr,
         "no tensor of the layer has a·b·s·h values (that would be a copies of the hidden state); the tensor count "
         "of a gated layer without GQA is sb(18h + 8d_ff) + 5as²b",
@@ -533,6 +533,8 @@ def kv_per_sequence() -> Derivation:
         "001's own figures (80 GB for b = 8 at 4096 tokens) give 10 GiB per prompt without GQA",
         correct=without_gqa,
         source=LI,
+        unit="byte",
+        binary=True,
     )
     dv.defines("KV_70B", per_sequence.subs({**LLAMA2_70B, g: 8}), "the real LLaMA-2 70B has g = 8 KV heads")
     dv.equals("KV_70B", sp.Rational(5, 4) * 2**30, "1.25 GiB per 4096-token sequence", aside=True)
@@ -541,8 +543,16 @@ def kv_per_sequence() -> Derivation:
 
 def kv_cache() -> Derivation:
     dv = Derivation("memory.kv_cache", "The KV cache of a batch", (LI,))
-    dv.defines("KV", b * get("memory.kv_cache.per_sequence").expr, "b sequences, never merged")
+    cache = dv.defines("KV", b * get("memory.kv_cache.per_sequence").expr, "b sequences, never merged")
     dv.concludes("memory.kv_cache")
+    dv.refutes(
+        "S12: 80 GB",
+        sp.Integer(80 * 10**9),
+        "001's 2 × 80 × 8192 × 4096 × 8 × 2 bytes are 80 GiB (2³⁰ bytes each), 85.9 GB: its 'GB' are GiB",
+        correct=cache.subs({**LLAMA2_70B, g: 64, b: 8}),
+        source=LI,
+        unit="byte",
+    )
     return dv
 
 

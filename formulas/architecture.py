@@ -56,12 +56,13 @@ from formulas.symbols import (
     u_param,
 )
 
-TRANSFORMERS = Source("transformers 5.24 modelling code (models/<family>/modeling_<family>.py)", "parameter shapes")
-FLOP_COUNTER = Source("torch 2.13 torch.utils.flop_counter.FlopCounterMode", "2MKN per mm/bmm/addmm/baddbmm")
-BILIBILI = Source("000_c9822ae60dc20d6b.txt", "§3.1–3.2 (the classic case)")
-SHAZEER = Source("Shazeer 2020, GLU Variants Improve Transformer", "gated MLP, three matrices")
-AINSLIE = Source("Ainslie et al. 2023, GQA", "g key/value heads")
-FEDUS = Source("Fedus et al. 2021, Switch Transformers; Jiang et al. 2024, Mixtral of Experts", "router h·E, k of E experts")
+TRANSFORMERS = Source("transformers", "parameter shapes")
+FLOP_COUNTER = Source("pytorch", "FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm")
+BILIBILI = Source("000", "§3.1–3.2 (the classic case)")
+SHAZEER = Source("shazeer2020", "gated MLP, three matrices")
+AINSLIE = Source("ainslie2023", "g key/value heads")
+FEDUS = Source("fedus2021", "router h·E, k of E experts")
+MIXTRAL = Source("jiang2024", "top-k routing over E experts")
 
 GROUPS = divides(g, a)  # each key/value head serves a/g query heads
 
@@ -100,7 +101,7 @@ router = formula(
     moe * h * E * u_param,
     "parameter",
     "one layer's MoE router: an h×E matrix without bias",
-    sources=[TRANSFORMERS, FEDUS],
+    sources=[TRANSFORMERS, FEDUS, MIXTRAL],
     symbol_latex=r"\Psi_{router}",
 )
 norms = formula(
@@ -125,7 +126,7 @@ layer_active = formula(
     attention.expr + k * mlp.expr + router.expr + norms.expr,
     "parameter",
     "the parameters of one layer that a token uses: only k of the E experts",
-    sources=[TRANSFORMERS, FEDUS],
+    sources=[TRANSFORMERS, FEDUS, MIXTRAL],
     related=["params.decoder.layer"],
     symbol_latex=r"\Psi_{layer}^{active}",
 )
@@ -159,7 +160,7 @@ active = formula(
     embeddings.expr + l * layer_active.expr + final_norm.expr + head.expr,
     "parameter",
     "parameters a token passes through: as params.decoder.total with k experts per layer instead of E",
-    sources=[TRANSFORMERS, FEDUS],
+    sources=[TRANSFORMERS, FEDUS, MIXTRAL],
     related=["params.decoder.total", "params.decoder.layer.active"],
     symbol_latex=r"\Psi_{active}",
 )
@@ -190,7 +191,7 @@ mlp_forward = formula(
     2 * b * s * k * (2 + gated) * h * d_ff * u_flop,
     "FLOP",
     "one layer's MLP GEMMs: each token through k MLPs (k = 1 when dense) of 2 or 3 matrices h×d_ff",
-    sources=[FLOP_COUNTER, SHAZEER, FEDUS],
+    sources=[FLOP_COUNTER, SHAZEER, FEDUS, MIXTRAL],
     symbol_latex=r"F_{mlp}",
 )
 router_forward = formula(
@@ -198,7 +199,7 @@ router_forward = formula(
     2 * b * s * moe * h * E * u_flop,
     "FLOP",
     "one layer's router: [bs,h]×[h,E]",
-    sources=[FLOP_COUNTER, FEDUS],
+    sources=[FLOP_COUNTER, FEDUS, MIXTRAL],
     symbol_latex=r"F_{router}",
 )
 layer_forward = formula(

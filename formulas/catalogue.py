@@ -16,6 +16,7 @@ from typing import Callable, Iterable
 
 import sympy as sp
 
+from formulas.bibliography import Source  # noqa: F401 - formulas cite through the catalogue
 from formulas.symbols import constant_values, quantity, table_order
 from formulas.units import Unit, as_unit
 
@@ -27,17 +28,6 @@ class UnknownFormula(KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0])
-
-
-@dataclass(frozen=True)
-class Source:
-    """Where a formula comes from: a seed file and section, or a paper and equation."""
-
-    ref: str
-    where: str = ""
-
-    def __str__(self) -> str:
-        return f"{self.ref}, {self.where}" if self.where else self.ref
 
 
 @dataclass(frozen=True)
@@ -160,7 +150,13 @@ def observe_reads(observer: Callable[[str], None] | None) -> Callable[[str], Non
 
 
 def get(id: str) -> Formula:
-    load_topics()
+    """The formula ``id``, loading its own topic first (``eval params.total`` builds one topic, not seven)."""
+    if id not in _CATALOGUE:
+        topic = id.partition(".")[0]
+        if topic in TOPICS:
+            importlib.import_module(f"formulas.{topic}")
+        if id not in _CATALOGUE:
+            load_topics()
     try:
         entry = _CATALOGUE[id]
     except KeyError:

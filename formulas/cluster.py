@@ -14,12 +14,12 @@ from formulas.catalogue import Condition, Source, formula
 from formulas.examples import worked_example
 from formulas.symbols import D, H_gpu, P, U, X, c_flop, c_hour, f, m, n, p, tau, u_gpu, v
 
-AMDAHL = Source("000_c9822ae60dc20d6b.txt", "§3.5.1, Amdahl's law")
-TRAINING_TIME = Source("000_c9822ae60dc20d6b.txt", "§3.5.3, training time")
-SIZING = Source("000_c9822ae60dc20d6b.txt", "§4.1.1, cluster size")
-LLAMA2_HOURS = Source("002_36b96f6b3108a9c4.txt", "§1.2, GPU-hours and utilization")
-NARAYANAN = Source("Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters", "§2.2, pipeline bubble")
-KORTHIKANTI = Source("Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models", "§6, MFU and HFU")
+AMDAHL = Source("000", "§3.5.1, Amdahl's law")
+TRAINING_TIME = Source("000", "§3.5.3, training time")
+SIZING = Source("000", "§4.1.1, cluster size")
+LLAMA2_HOURS = Source("002", "§1.2, GPU-hours and utilization")
+NARAYANAN = Source("narayanan2021", "§2.2, pipeline bubble")
+KORTHIKANTI = Source("korthikanti2022", "§6, MFU and HFU")
 
 SIX_PSI_D = Condition("6ΨD training FLOPs (s ≪ 6h, V ≪ 12lh)")
 
@@ -28,7 +28,7 @@ bubble = formula(
     (p - 1) / m,
     "1",
     "pipeline bubble of GPipe/1F1B: idle time over ideal compute time, p stages, m micro-batches",
-    sources=[NARAYANAN, Source("000_c9822ae60dc20d6b.txt", "§3.3.2.1, pipeline parallelism")],
+    sources=[NARAYANAN, Source("000", "§3.3.2.1, pipeline parallelism")],
     symbol_latex=r"\beta",
 )
 bubble_interleaved = formula(
@@ -45,8 +45,8 @@ amdahl = formula(
     1 / (f + (1 - f) / n),
     "1",
     "Amdahl speed-up on n workers when a fraction f of the work is serial",
-    sources=[AMDAHL],
-    notes="SOURCES.md writes it 1/((1−f)+f/N) with f the parallel share; here f is the serial share (000's 0.05 %)",
+    sources=[AMDAHL, Source("amdahl1967")],
+    notes="Amdahl's law is often written 1/((1−f)+f/N) with f the parallel share; here f is the serial share (Yu 2024 (000): 0.05 %)",
     symbol_latex=r"S_{Amdahl}",
 )
 training_time = formula(

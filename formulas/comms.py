@@ -22,13 +22,13 @@ from formulas.catalogue import Condition, Source, divides, formula
 from formulas.examples import worked_example
 from formulas.symbols import B, P, U, W_alg, W_link, X, b, c_mac, d, h, l, m, n, p, q, q_w, r, rho, s, t, v, x_msg
 
-TABLE5 = Source("000_c9822ae60dc20d6b.txt", "§3.3.2.2, Table 5 (NCCL ring/tree redundancy)")
-TABLE4 = Source("000_c9822ae60dc20d6b.txt", "§3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)")
-SP_NOTE = Source("000_c9822ae60dc20d6b.txt", "§4.1.3.1, sequence parallelism keeps the traffic")
-NEEDS = Source("000_c9822ae60dc20d6b.txt", "§4.1.3.1, bandwidth needs of TP, PP and DP")
-LI_TP = Source("001_15f6accac8e5ad50.txt", "tensor parallelism: compute-to-communication ratio")
-ZERO = Source("Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models", "§7, communication analysis")
-NARAYANAN = Source("Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters", "§3.2, §4.1")
+TABLE5 = Source("000", "§3.3.2.2, Table 5 (NCCL ring/tree redundancy)")
+TABLE4 = Source("000", "§3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)")
+SP_NOTE = Source("000", "§4.1.3.1, sequence parallelism keeps the traffic")
+NEEDS = Source("000", "§4.1.3.1, bandwidth needs of TP, PP and DP")
+LI_TP = Source("001", "tensor parallelism: compute-to-communication ratio")
+ZERO = Source("rajbhandari2020", "§7, communication analysis")
+NARAYANAN = Source("narayanan2021", "§3.2, §4.1")
 
 ALGO_NOTE = (
     "algorithm bandwidth (000 counts the collective's data volume): multiply by the redundancy (comms.redundancy.*) "
@@ -82,7 +82,7 @@ tree_steps = formula(
     2 * sp.log(n, 2),
     "1",
     "sequential steps of a (double) binary tree all-reduce: reduce up, broadcast down, log₂n levels each",
-    sources=[TABLE5, Source("NCCL 2.4 release notes (Sanders et al. double binary trees)", "tree all-reduce")],
+    sources=[TABLE5, Source("jeaugey2019", "double binary trees"), Source("sanders2009", "two-tree reduction")],
     conditions=[Condition("n a power of 2 (otherwise round the depth up)")],
     related=["comms.collective.allreduce.ring_steps"],
     notes="the tree sends at most 2x per GPU, like the ring's 2(n−1)x/n in the limit: the two differ in latency, not bytes",
@@ -190,7 +190,7 @@ zero_stage1 = formula(
     2 * q_w * P,
     "byte",
     "ZeRO-1 traffic per GPU per iteration: reduce-scatter the gradients, all-gather the updated parameters (2Ψ)",
-    sources=[ZERO, Source("000_c9822ae60dc20d6b.txt", "§3.4, Tables 6–8")],
+    sources=[ZERO, Source("000", "§3.4, Tables 6–8")],
     conditions=[ZERO_LARGE_D],
     related=["comms.dp.sent_per_iteration"],
     symbol_latex=r"V_{ZeRO1}",
@@ -200,7 +200,7 @@ zero_stage2 = formula(
     2 * q_w * P,
     "byte",
     "ZeRO-2 traffic per GPU per iteration: as ZeRO-1, gradients reduce-scattered as they are produced (2Ψ)",
-    sources=[ZERO, Source("000_c9822ae60dc20d6b.txt", "§3.4, Tables 6–8")],
+    sources=[ZERO, Source("000", "§3.4, Tables 6–8")],
     conditions=[ZERO_LARGE_D],
     related=["comms.zero.stage1"],
     symbol_latex=r"V_{ZeRO2}",
@@ -210,7 +210,7 @@ zero_stage3 = formula(
     3 * q_w * P,
     "byte",
     "ZeRO-3 traffic per GPU per iteration: all-gather parameters for forward and for backward, reduce-scatter gradients (3Ψ)",
-    sources=[ZERO, Source("000_c9822ae60dc20d6b.txt", "§3.4, Tables 6–8")],
+    sources=[ZERO, Source("000", "§3.4, Tables 6–8")],
     conditions=[ZERO_LARGE_D],
     related=["comms.zero.stage1"],
     symbol_latex=r"V_{ZeRO3}",
@@ -291,7 +291,7 @@ max_degree = formula(
 )
 
 # --- worked examples (SOURCES.md) ---------------------------------------------------
-_LI_TP_CASE = Source("001_15f6accac8e5ad50.txt", "tensor parallelism: 384, 859 GB/s, t ≤ 2.4 / 11 / 4.8 / 1.6")
+_LI_TP_CASE = Source("001", "tensor parallelism: 384, 859 GB/s, t ≤ 2.4 / 11 / 4.8 / 1.6")
 worked_example(
     "S11a",
     "One attention head per GPU, LLaMA-2 70B (h=8192, 64 heads)",

@@ -27,34 +27,34 @@ TERA = 10**12
 GIGA = 10**9
 
 A100_DATASHEET = Source(
-    "NVIDIA A100 Tensor Core GPU datasheet (nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf)",
+    "nvidia-a100",
     "SXM4: FP32 19.5, TF32 156 (312*), BF16/FP16 312 (624*) TFLOPS; 40 GB HBM2 1,555 GB/s; 80 GB HBM2e 2,039 GB/s; "
     "NVLink 600 GB/s; PCIe Gen4 64 GB/s",
 )
 A800_NEWS = Source(
-    "NVIDIA A800 (Reuters, Nov 2022; tweakers.net/nieuws/203182)",
+    "reuters-a800",
     "an A100 80 GB whose NVLink is cut from 600 to 400 GB/s; compute and memory unchanged",
 )
 H100_DATASHEET = Source(
-    "NVIDIA H100 Tensor Core GPU datasheet",
+    "nvidia-h100",
     "SXM: FP32 67, TF32 989*, BF16/FP16 1,979* TFLOPS, 80 GB 3.35 TB/s, NVLink 900 GB/s, PCIe Gen5 128 GB/s; "
     "PCIe: FP32 51, TF32 756*, BF16/FP16 1,513* TFLOPS, 80 GB 2 TB/s, NVLink bridge 600 GB/s, PCIe Gen5 128 GB/s "
     "(* with sparsity)",
 )
 H800_NEWS = Source(
-    "NVIDIA H800 SXM (NVIDIA statement to Reuters, Mar 2023)",
+    "reuters-h800",
     "an H100 SXM with NVLink cut from 900 to 400 GB/s",
 )
 H200_DATASHEET = Source(
-    "NVIDIA H200 Tensor Core GPU datasheet",
+    "nvidia-h200",
     "SXM: 141 GB HBM3e at 4.8 TB/s, NVLink 900 GB/s, PCIe Gen5 128 GB/s; Hopper compute as the H100 SXM",
 )
 ADA_WHITEPAPER = Source(
-    "NVIDIA Ada GPU Architecture whitepaper, Appendix A (GeForce RTX 4090)",
+    "nvidia-ada",
     "FP32 82.6; TF32 82.6 (165.2*); FP16 with FP16 accumulate 330.3 (660.6*); BF16/FP16 with FP32 accumulate "
     "165.2 (330.4*) TFLOPS; 24 GB GDDR6X 1,008 GB/s; no NVLink; PCIe Gen4 x16",
 )
-LI = Source("001_15f6accac8e5ad50.txt", "GPU figures: 4090 330 TFLOPS, 1 TB/s, PCIe Gen4 64 GB/s; H100 989 TFLOPS, 3.35 TB/s, NVLink 900 GB/s")
+LI = Source("001", "GPU figures: 4090 330 TFLOPS, 1 TB/s, PCIe Gen4 64 GB/s; H100 989 TFLOPS, 3.35 TB/s, NVLink 900 GB/s")
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,10 @@ from formulas.catalogue import Condition, Source, formula
 from formulas.examples import worked_example
 from formulas.symbols import P, W_link, W_mem, X, b, c_flop, c_mac, c_step, h, l, n, p, q, q_w, s, tau, u_param, u_seq
 
-LI_BOUND = Source("001_15f6accac8e5ad50.txt", "inference: compute- or memory-bound")
-LI_PIPELINE = Source("001_15f6accac8e5ad50.txt", "inference: pipeline parallelism and network latency")
-LI_KV = Source("001_15f6accac8e5ad50.txt", "KV cache: computation saved")
-WILLIAMS = Source("Williams, Waterman, Patterson 2009, Roofline: an insightful visual performance model", "the roofline")
+LI_BOUND = Source("001", "inference: compute- or memory-bound")
+LI_PIPELINE = Source("001", "inference: pipeline parallelism and network latency")
+LI_KV = Source("001", "KV cache: computation saved")
+WILLIAMS = Source("williams2009", "the roofline")
 
 DECODE = Condition("decode step: weights read once per step, KV-cache and activation traffic left out (001)")
 
@@ -139,7 +139,7 @@ tp_traffic = formula(
     2 * l * b * h * q,
     "byte",
     "TP all-reduce volume per GPU per decoding step: 2 all-reduces of b·h values per layer (forward only)",
-    sources=[Source("000_c9822ae60dc20d6b.txt", "§3.3.2.1, tensor parallelism"), LI_PIPELINE],
+    sources=[Source("000", "§3.3.2.1, tensor parallelism"), LI_PIPELINE],
     related=["comms.tp.per_microbatch"],
     symbol_latex=r"V_{TP}^{token}",
 )
@@ -163,8 +163,8 @@ kv_reads = formula(
 )
 
 # --- worked examples (SOURCES.md) ---------------------------------------------------
-_S14 = Source("001_15f6accac8e5ad50.txt", "inference: LLaMA-2 70B on 8 × RTX 4090")
-_S15 = Source("001_15f6accac8e5ad50.txt", "inference: pipeline over PCIe and 1 Gbps Ethernet")
+_S14 = Source("001", "inference: LLaMA-2 70B on 8 × RTX 4090")
+_S15 = Source("001", "inference: pipeline over PCIe and 1 Gbps Ethernet")
 _LLAMA70 = {"q_w": 2, "P": 70 * 10**9}
 worked_example(
     "S14a",
@@ -251,7 +251,7 @@ worked_example(
     claimed_text="batch ≤ 60",
     slip="001 takes 1 Gbps as 128 MB/s and 16 KB as 16 000 bytes; at 125 MB/s and 16 384 bytes the bound is 57.2",
 )
-_S13 = Source("001_15f6accac8e5ad50.txt", "KV cache: 640 T FLOPs, 40 T reads")
+_S13 = Source("001", "KV cache: 640 T FLOPs, 40 T reads")
 worked_example(
     "S13a",
     "K, V recompute a KV cache avoids: LLaMA-2 70B, 4096 tokens, batch 8",

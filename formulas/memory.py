@@ -42,15 +42,15 @@ from formulas.symbols import (
     u_seq,
 )
 
-BILIBILI = Source("000_c9822ae60dc20d6b.txt", "§3.4.2, Tables 6–9")
-LI = Source("001_15f6accac8e5ad50.txt", "training memory; KV cache")
-ESTIMATE_002 = Source("002_36b96f6b3108a9c4.txt", "§3, LLaMA-7B activations")
-SLIDES = Source("004_5f54472a1c575ca4.txt", "storage analysis (3525 GB)")
-KORTHIKANTI = Source("Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models", "§4, Table 2")
-ZERO = Source("Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models", "§5, Figure 1")
-ZERO_OFFLOAD = Source("Ren et al. 2021, ZeRO-Offload: Democratizing Billion-Scale Model Training", "§3")
-FLASH = Source("Dao et al. 2022, FlashAttention", "§3.1 (softmax statistics instead of the s×s matrix)")
-NARAYANAN = Source("Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters", "§2.2.2 (interleaved 1F1B)")
+BILIBILI = Source("000", "§3.4.2, Tables 6–9")
+LI = Source("001", "training memory; KV cache")
+ESTIMATE_002 = Source("002", "§3, LLaMA-7B activations")
+SLIDES = Source("004", "storage analysis (3525 GB)")
+KORTHIKANTI = Source("korthikanti2022", "§4, Table 2")
+ZERO = Source("rajbhandari2020", "§5, Figure 1")
+ZERO_OFFLOAD = Source("ren2021", "§3")
+FLASH = Source("dao2022", "§3.1 (softmax statistics instead of the s×s matrix)")
+NARAYANAN = Source("narayanan2021", "§2.2.2 (interleaved 1F1B)")
 
 MEGATRON = (
     "Describes Megatron-LM's GPT layer in 16-bit precision: LayerNorm, fused QKV GEMM, QKᵀ, softmax, "
@@ -514,7 +514,7 @@ max_micro_batch = formula(
 worked_example(
     "S7",
     "LLaMA-2 70B forward state, selective recompute, b=8, s=4096, no TP",
-    Source("001_15f6accac8e5ad50.txt", "training memory"),
+    Source("001", "training memory"),
     "memory.activations.selective_001",
     {"s": 4096, "b": 8, "h": 8192, "l": 80, "t": 1},
     claimed=730 * 10**9,
@@ -525,7 +525,7 @@ worked_example(
 worked_example(
     "S8",
     "LLaMA-2 70B training memory: weights, gradients, Adam states, activations",
-    Source("001_15f6accac8e5ad50.txt", "training memory"),
+    Source("001", "training memory"),
     "memory.training.selective",
     {"P": 70 * 10**9, "s": 4096, "b": 8, "h": 8192, "l": 80, "t": 1},
     claimed=1850 * 10**9,
@@ -536,7 +536,7 @@ worked_example(
 worked_example(
     "S12",
     "KV cache of LLaMA-2 70B without GQA, b=8, 4096 tokens",
-    Source("001_15f6accac8e5ad50.txt", "KV cache"),
+    Source("001", "KV cache"),
     "memory.kv_cache",
     {"l": 80, "g": 64, "d_head": 128, "s": 4096, "b": 8, "q": 2},
     claimed=80 * 2**30,
@@ -548,7 +548,7 @@ worked_example(
 worked_example(
     "S18",
     "LLaMA-7B activations by 002's formula, b=32, s=2048",
-    Source("002_36b96f6b3108a9c4.txt", "§3"),
+    Source("002", "§3"),
     "memory.activations.llama_002",
     {"l": 32, "b": 32, "s": 2048, "h": 4096, "d_ff": 11008, "a": 32},
     claimed="3.1e12",
@@ -560,7 +560,7 @@ worked_example(
 worked_example(
     "S20",
     "BLOOM-176B training state at 20 bytes per parameter",
-    Source("004_5f54472a1c575ca4.txt", "storage analysis"),
+    Source("004", "storage analysis"),
     "memory.model_states.grad_buffers",
     {"P": 176_247_271_424},
     claimed=3525 * 10**9,

@@ -11,8 +11,8 @@ from __future__ import annotations
 from formulas.catalogue import Source, formula
 from formulas.symbols import V, h, l, s, u_param
 
-BILIBILI = Source("000_c9822ae60dc20d6b.txt", "§3.1")
-NARAYANAN = Source("Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters", "§5.1, parameter count")
+BILIBILI = Source("000", "§3.1")
+NARAYANAN = Source("narayanan2021", "§5.1, parameter count")
 
 attention = formula(
     "params.layer.attention",

@@ -2,7 +2,7 @@
 
 Each entry carries the SymPy assumptions (counts are ``positive, integer``),
 its LaTeX, a one-line meaning, a unit and where the notation comes from
-(``000`` Table 3 of the Bilibili article, extended as DESIGN.md says).
+(Table 3 of the Bilibili article, Yu 2024 (000), extended).
 Constants that carry a unit (``c_flop`` = 2 FLOP per parameter per token) are
 symbols too, with a value: formulas keep them symbolic so that dimensional
 analysis sees their unit, and every proof or evaluation substitutes the value.
@@ -15,6 +15,7 @@ from fractions import Fraction
 
 import sympy as sp
 
+from formulas.bibliography import Source
 from formulas.units import Unit, as_unit
 
 
@@ -26,7 +27,7 @@ class Quantity:
     latex: str
     meaning: str
     unit: Unit
-    source: str
+    source: Source
     value: sp.Rational | None = None
     maximum: sp.Rational | None = None
 
@@ -53,7 +54,7 @@ def declare(
     unit: Unit | str,
     *,
     integer: bool,
-    source: str = "000 Table 3",
+    source: Source = Source("000", "Table 3"),
     maximum: int | None = None,
 ) -> sp.Symbol:
     """Create and register a positive symbol; a second, different declaration is refused."""
@@ -64,7 +65,7 @@ def declare(
     return symbol
 
 
-def constant(name: str, latex: str, value: int | Fraction, meaning: str, unit: Unit | str, source: str) -> sp.Symbol:
+def constant(name: str, latex: str, value: int | Fraction, meaning: str, unit: Unit | str, source: Source) -> sp.Symbol:
     """Register a unit-carrying constant; it prints as its value."""
     symbol = sp.Symbol(name, positive=True)
     entry = Quantity(symbol, latex, meaning, as_unit(unit), source, sp.Rational(value))
@@ -118,35 +119,35 @@ s = declare("s", "s", "sequence length", "1", integer=True)
 # --- model shape ----------------------------------------------------------------
 h = declare("h", "h", "hidden size", "1", integer=True)
 a = declare("a", "a", "attention heads", "1", integer=True)
-g = declare("g", "g", "key/value heads", "1", integer=True, source="DESIGN.md (GQA/MQA)")
-d_head = declare("d_head", "d_{head}", "head dimension", "1", integer=True, source="DESIGN.md")
-d_ff = declare("d_ff", "d_{ff}", "MLP inner width", "1", integer=True, source="DESIGN.md")
+g = declare("g", "g", "key/value heads", "1", integer=True, source=Source("ainslie2023", "g key/value heads"))
+d_head = declare("d_head", "d_{head}", "head dimension", "1", integer=True, source=Source("vaswani2017", "§3.2.2, d_k"))
+d_ff = declare("d_ff", "d_{ff}", "MLP inner width", "1", integer=True, source=Source("vaswani2017", "§3.3, d_ff"))
 l = declare("l", "l", "layers", "1", integer=True)  # noqa: E741 - the sources' name
 V = declare("V", "V", "vocabulary size", "1", integer=True)
-E = declare("E", "E", "experts", "1", integer=True, source="DESIGN.md (MoE)")
-k = declare("k", "k", "experts per token", "1", integer=True, source="DESIGN.md (MoE)")
+E = declare("E", "E", "experts", "1", integer=True, source=Source("fedus2021", "§2, experts"))
+k = declare("k", "k", "experts per token", "1", integer=True, source=Source("jiang2024", "top-2 of 8 experts per token"))
 # --- parallel layout ------------------------------------------------------------
 t = declare("t", "t", "tensor parallel degree", "1", integer=True)
 p = declare("p", "p", "pipeline parallel degree", "1", integer=True)
 d = declare("d", "d", "data parallel degree", "1", integer=True)
 n = declare("n", "n", "GPUs (workers)", "1", integer=True)
 m = declare("m", "m", "micro-batches per iteration", "1", integer=True)
-v = declare("v", "v", "virtual pipeline stages per GPU", "1", integer=True, source="Narayanan et al. 2021")
+v = declare("v", "v", "virtual pipeline stages per GPU", "1", integer=True, source=Source("narayanan2021", "§2.2.2, interleaved schedule"))
 # --- model and data size --------------------------------------------------------
 P = declare("P", r"\Psi", "parameters", "parameter", integer=False)
 D = declare("D", "D", "training tokens", "token", integer=False)
 # --- hardware and efficiency ------------------------------------------------------
 X = declare("X", "X", "peak FLOP/s of one GPU", "FLOP/second", integer=False)
 U = declare("U", "U", "utilization (MFU)", "1", integer=False, maximum=1)
-W_mem = declare("W_mem", r"W_{mem}", "memory bandwidth", "byte/second", integer=False, source="DESIGN.md")
-W_link = declare("W_link", r"W_{link}", "link bandwidth", "byte/second", integer=False, source="DESIGN.md")
+W_mem = declare("W_mem", r"W_{mem}", "memory bandwidth", "byte/second", integer=False, source=Source("williams2009", "memory bandwidth"))
+W_link = declare("W_link", r"W_{link}", "link bandwidth", "byte/second", integer=False, source=Source("001", "NVLink and PCIe bandwidth"))
 r = declare("r", "r", "allowed communication-to-compute time ratio", "1", integer=False)
 f = declare("f", "f", "serial fraction (Amdahl)", "1", integer=False, maximum=1)
 
 # --- one matrix multiplication [M, K] x [K, N] ------------------------------------
-M_rows = declare("M_rows", "M", "rows of a GEMM's left operand", "1", integer=True, source="000 §3.2")
-K_inner = declare("K_inner", "K", "inner (contracted) dimension of a GEMM", "1", integer=True, source="000 §3.2")
-N_cols = declare("N_cols", "N", "columns of a GEMM's right operand", "1", integer=True, source="000 §3.2")
+M_rows = declare("M_rows", "M", "rows of a GEMM's left operand", "1", integer=True, source=Source("000", "§3.2"))
+K_inner = declare("K_inner", "K", "inner (contracted) dimension of a GEMM", "1", integer=True, source=Source("000", "§3.2"))
+N_cols = declare("N_cols", "N", "columns of a GEMM's right operand", "1", integer=True, source=Source("000", "§3.2"))
 
 # --- constants that carry a unit -----------------------------------------------
 c_flop = constant(
@@ -155,46 +156,45 @@ c_flop = constant(
     2,
     "FLOPs per parameter per token in one pass: a multiply and an add",
     "FLOP/(parameter*token)",
-    "001 (3 multiplies and 3 adds per weight per token in training)",
+    Source("001", "3 multiplies and 3 adds per weight per token in training"),
 )
 
 # --- communication, cluster, inference ---------------------------------------------
-q = declare("q", "q", "bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32)", "byte", integer=False, source="001 (bytes per param)")
-q_w = declare("q_w", r"q_{\Psi}", "bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32)", "byte/parameter", integer=False, source="001 (2 bytes per parameter)")
-x_msg = declare("x_msg", "x", "bytes of the buffer a collective works on (per participant)", "byte", integer=False, source="000 §3.3.2.2")
-tau = declare("tau", r"\tau", "a wall-clock time span (a deadline, a pipeline slot, a per-token budget)", "second", integer=False, source="000 §3.5.3")
-W_alg = declare("W_alg", r"W_{alg}", "algorithm bandwidth of a collective: buffer bytes over elapsed time", "byte/second", integer=False, source="000 §3.3.2.2 (nccl-tests)")
-rho = declare("rho", r"\rho", "redundancy of a collective: bytes each GPU sends per byte of buffer", "1", integer=False, source="000 Table 5")
-H_gpu = declare("H_gpu", r"H_{GPU}", "GPU-hours of a training run (GPUs × hours)", "GPU", integer=False, source="002")
-c_mac = constant("c_mac", "c_{mac}", 2, "FLOPs of one multiply-accumulate", "FLOP", "000 §3.2 (a GEMM costs 2MKN)")
-c_hour = constant("c_hour", "c_{hour}", 3600, "seconds in one hour", "second", "002 (GPU-hours)")
-c_step = constant("c_step", "c_{step}", 1, "tokens each sequence emits per decoding step", "token", "001 (each prompt outputs one token per round)")
+q = declare("q", "q", "bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32)", "byte", integer=False, source=Source("001", "bytes per param"))
+q_w = declare("q_w", r"q_{\Psi}", "bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32)", "byte/parameter", integer=False, source=Source("001", "2 bytes per parameter"))
+x_msg = declare("x_msg", "x", "bytes of the buffer a collective works on (per participant)", "byte", integer=False, source=Source("000", "§3.3.2.2"))
+tau = declare("tau", r"\tau", "a wall-clock time span (a deadline, a pipeline slot, a per-token budget)", "second", integer=False, source=Source("000", "§3.5.3"))
+W_alg = declare("W_alg", r"W_{alg}", "algorithm bandwidth of a collective: buffer bytes over elapsed time", "byte/second", integer=False, source=Source("000", "§3.3.2.2 (nccl-tests)"))
+rho = declare("rho", r"\rho", "redundancy of a collective: bytes each GPU sends per byte of buffer", "1", integer=False, source=Source("000", "Table 5"))
+H_gpu = declare("H_gpu", r"H_{GPU}", "GPU-hours of a training run (GPUs × hours)", "GPU", integer=False, source=Source("002"))
+c_mac = constant("c_mac", "c_{mac}", 2, "FLOPs of one multiply-accumulate", "FLOP", Source("000", "§3.2 (a GEMM costs 2MKN)"))
+c_hour = constant("c_hour", "c_{hour}", 3600, "seconds in one hour", "second", Source("002", "GPU-hours"))
+c_step = constant("c_step", "c_{step}", 1, "tokens each sequence emits per decoding step", "token", Source("001", "each prompt outputs one token per round"))
 
 # --- memory ---------------------------------------------------------------------
-q_bf16 = constant("q_bf16", "q_{16}", 2, "bytes per parameter of a 16-bit (bf16/fp16) copy", "byte/parameter", "000 §3.4.2.1 (2 bytes per element)")
-q_fp32 = constant("q_fp32", "q_{32}", 4, "bytes per parameter of an fp32 copy", "byte/parameter", "000 §3.4.2.1 (Adam states in fp32)")
-q_int8 = constant("q_int8", "q_{8}", 1, "bytes per parameter of an int8 weight", "byte/parameter", "000 §3.4.2.1 (INT8 inference)")
-q_int4 = constant("q_int4", "q_{4}", Fraction(1, 2), "bytes per parameter of an int4 weight", "byte/parameter", "000 §3.4.2.1 (INT4 inference)")
-c_byte = constant("c_byte", r"\mathrm{B}", 1, "one byte: activation counts are in bytes (16-bit values 2, bool dropout masks 1)", "byte", "Korthikanti et al. 2022 §4")
-
+q_bf16 = constant("q_bf16", "q_{16}", 2, "bytes per parameter of a 16-bit (bf16/fp16) copy", "byte/parameter", Source("000", "§3.4.2.1 (2 bytes per element)"))
+q_fp32 = constant("q_fp32", "q_{32}", 4, "bytes per parameter of an fp32 copy", "byte/parameter", Source("000", "§3.4.2.1 (Adam states in fp32)"))
+q_int8 = constant("q_int8", "q_{8}", 1, "bytes per parameter of an int8 weight", "byte/parameter", Source("000", "§3.4.2.1 (INT8 inference)"))
+q_int4 = constant("q_int4", "q_{4}", Fraction(1, 2), "bytes per parameter of an int4 weight", "byte/parameter", Source("000", "§3.4.2.1 (INT4 inference)"))
+c_byte = constant("c_byte", r"\mathrm{B}", 1, "one byte: activation counts are in bytes (16-bit values 2, bool dropout masks 1)", "byte", Source("korthikanti2022", "§4"))
 # --- unit marks: a count states what it counts ------------------------------------
 # A pure number is allowed only for a true ratio; a count of parameters, FLOPs,
 # layers, sequences or GPUs carries its unit through one of these (value 1).
-UNIT_MARK = "DESIGN.md (Unit): every count has a unit"
+UNIT_MARK = Source("000", "Table 3 (the quantities counted: parameters, FLOPs, layers, sequences, GPUs)")
 u_param = constant("u_param", r"\mathrm{param}", 1, "one parameter: the unit a parameter count is stated in", "parameter", UNIT_MARK)
 u_flop = constant("u_flop", r"\mathrm{FLOP}", 1, "one floating-point operation: the unit a FLOP count is stated in", "FLOP", UNIT_MARK)
 u_layer = constant("u_layer", r"\mathrm{layer}", 1, "one layer: the unit a count of layers is stated in", "layer", UNIT_MARK)
 u_seq = constant("u_seq", r"\mathrm{seq}", 1, "one sequence: the unit a batch size is stated in", "sequence", UNIT_MARK)
 u_gpu = constant("u_gpu", r"\mathrm{GPU}", 1, "one GPU: the unit a count of GPUs is stated in", "GPU", UNIT_MARK)
-M_gpu = declare("M_gpu", r"M_{GPU}", "memory capacity of one GPU", "byte", integer=False, source="001 (80 GB A100/H100, 24 GB RTX 4090)")
+M_gpu = declare("M_gpu", r"M_{GPU}", "memory capacity of one GPU", "byte", integer=False, source=Source("001", "80 GB A100/H100, 24 GB RTX 4090"))
 
 # --- architecture switches ------------------------------------------------------
-# Structural choices of a decoder (DESIGN.md "Architectures"): 0/1 switches and
+# Structural choices of a decoder: 0/1 switches and
 # small non-negative counts that a Hugging Face config maps to (formulas/hf_config.py).
-ARCH = "DESIGN.md (Architectures); transformers 5.24 modelling code"
+ARCH = Source("transformers", "configuration switches of the modelling code")
 
 
-def switch(name: str, latex: str, meaning: str, *, maximum: int | None = 1, source: str = ARCH) -> sp.Symbol:
+def switch(name: str, latex: str, meaning: str, *, maximum: int | None = 1, source: Source = ARCH) -> sp.Symbol:
     """Register a non-negative integer symbol (a 0/1 switch unless ``maximum`` says otherwise)."""
     symbol = sp.Symbol(name, integer=True, nonnegative=True)
     bound = None if maximum is None else sp.Integer(maximum)

@@ -41,7 +41,7 @@ def test_notebooks_and_plots_are_in_the_manifest():
     assert {f"notebooks/article_{a}.ipynb" for a in ("000", "001", "002", "004")} <= listed
     plots = {p for p in listed if p.startswith("plots/")}
     skipped_plots = [s for s in built().printed["skipped"] if s.startswith("plot ")]
-    assert len(plots) == 8 and skipped_plots == []  # four plots, PNG and SVG each
+    assert len(plots) == 12 and skipped_plots == []  # four plots, PNG, SVG and PDF each
 
 
 def test_building_twice_writes_identical_bytes():
@@ -118,8 +118,8 @@ class _Collector(HTMLParser):
             self.ids.add(attrs["id"])
         if tag == "a" and attrs.get("href", "").startswith("#"):
             self.links.append(attrs["href"][1:])
-        for key in ("src", "href"):
-            if re.match(r"(https?:)?//", attrs.get(key) or ""):
+        for key in ("src", "href"):  # a resource the page would load; a link out (<a href>, a cited paper) loads nothing
+            if re.match(r"(https?:)?//", attrs.get(key) or "") and not (tag == "a" and key == "href"):
                 self.external.append(attrs[key])
         if tag == "article":
             self.articles.append(attrs["id"])
@@ -181,7 +181,7 @@ def test_html_escapes_every_string_a_formula_carries(monkeypatch):
     entries = catalogue()
     original = entries["params.layer.norms"]
     monkeypatch.setitem(entries, "params.layer.norms", dataclasses.replace(
-        original, meaning=hostile, notes=hostile, sources=(Source(hostile, hostile),)))
+        original, meaning=hostile, notes=hostile, sources=(Source("000", hostile),)))  # a source cites a known work; its place is free text
     html = render("reference.html", ref=build_reference())
     assert "<script>alert" not in html and "<b>bold</b>" not in html
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in html

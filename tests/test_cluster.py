@@ -125,7 +125,7 @@ def test_s16_llama2_utilization(case, params, hours, article, sources_pct):
 
 def test_s17_flops_and_gpu_hours_slips():
     refutations = {o.label: o for o in derivation_of("cluster.gpu_hours").check() if o.claim == "refutes"}
-    assert len(refutations) == 2 and all(o.ok for o in refutations.values())
+    assert len(refutations) == 3 and all(o.ok for o in refutations.values())  # C, GPU-hours, days
     # 002 §1.1: C = 6 × 3.4e10 × 5e9 printed as 1.02e22; it is 1.02e21 (ten times less).
     flops = 6 * 34 * 10**9 * 5 * 10**9
     assert flops == 102 * 10**19
@@ -135,7 +135,7 @@ def test_s17_flops_and_gpu_hours_slips():
     assert example("S17").exact() == hours
     assert round(float(hours)) == 2595  # SOURCES.md exact column
     assert example("S17").claimed == 27700 and example("S17").slip
-    assert refutations["002: 27700 GPU-hours"].rhs == str(sp.Rational(hours.numerator, hours.denominator))
+    assert refutations["S17: 27700 GPU-hours"].rhs == str(sp.Rational(hours.numerator, hours.denominator))
 
 
 def test_gpus_and_utilization_are_solved_not_restated():

@@ -61,8 +61,8 @@ def test_bounds():
 def test_refutes_accepts_a_real_slip_only():
     d = Derivation("demo", "demo")
     d.defines("x", h, "anything")
-    d.refutes("slip", sp.Integer(10) ** 22, "a factor ten", correct=sp.Integer(10) ** 21, source=Source("x"))
-    d.refutes("not a slip", 6 * h, "", correct=2 * 3 * h, source=Source("x"))
+    d.refutes("slip", sp.Integer(10) ** 22, "a factor ten", correct=sp.Integer(10) ** 21, source=Source("002"))
+    d.refutes("not a slip", 6 * h, "", correct=2 * 3 * h, source=Source("002"))
     result = outcomes(d)
     assert result["slip"].ok and "10" in result["slip"].detail
     assert not result["not a slip"].ok

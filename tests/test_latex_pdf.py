@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import subprocess
 
 import pytest
 
@@ -23,20 +25,40 @@ def test_reference_pdf_is_built():
 
 def test_pdflatex_compiles_reference_tex_to_the_same_bytes():
     tex = (built().out / "reference.tex").read_text()
-    assert compile_pdf(tex) == (built().out / "reference.pdf").read_bytes()
+    figures = {f"plots/{path.name}": path.read_bytes() for path in (built().out / "plots").glob("*.pdf")}
+    assert figures and all(name in tex for name in figures)  # the plots are figures of the handout
+    assert compile_pdf(tex, figures) == (built().out / "reference.pdf").read_bytes()
 
 
-HOSTILE = "50% & $x_1$ {y} # ~ ^ \\ < > | Ψ² ≪ 6h — §3.1 → ×2 · ε ≈ 1 — ᵀ ∝ ≠ 中"
+def _pages() -> list[str]:
+    """The text of each page of reference.pdf (poppler's pdftotext; pages end with a form feed)."""
+    run = subprocess.run(["pdftotext", "-layout", "-enc", "UTF-8", str(built().out / "reference.pdf"), "-"], capture_output=True, text=True, check=True)
+    return run.stdout.split("\f")[:-1]
 
 
-def test_escaped_text_and_math_compile():
-    document = (
-        "\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage[utf8]{inputenc}\\usepackage{amsmath,amssymb}"
-        "\\begin{document}" + tex_text(HOSTILE) + "\n\n$" + tex_math("Ψ_{attn} ≈ 12lh² · ε") + "$\\end{document}\n"
-    )
-    assert compile_pdf(document).startswith(b"%PDF-")
+CONTENTS_LINE = re.compile(r"^(\d+(?:\.\d+)?)\s+(\S.*?)[\s.]*\s(\d+)$")
 
 
-def test_compile_failure_names_the_error():
-    with pytest.raises(RuntimeError, match="pdflatex failed: ! Undefined control sequence"):
-        compile_pdf("\\documentclass{article}\\begin{document}\\nosuchcommand\\end{document}\n")
+def test_contents_point_at_the_pages_their_headings_sit_on():
+    pages = _pages()
+    start = next(i for i, page in enumerate(pages) if "Contents" in [line.strip() for line in page.splitlines()])
+    entries, index = [], start
+    while not entries or any(CONTENTS_LINE.match(line.strip()) for line in pages[index].splitlines()):
+        entries += [m.groups() for line in pages[index].splitlines() if (m := CONTENTS_LINE.match(line.strip()))]
+        index += 1
+    assert len(entries) > 100  # every formula has a subsection
+    for number, title, printed in entries:
+        heading = re.compile(rf"{re.escape(number)}\s+{re.escape(title)}")
+        # a heading line holds the number and title alone (a contents line ends with its page number)
+        found = [i + 1 for i, page in enumerate(pages) if any(heading.fullmatch(line.strip()) for line in page.splitlines())]
+        assert found, f"no page holds the heading {number} {title}"
+        # page numbers start at 1 on the title page, so the printed number is the physical page
+        assert found[0] == int(printed), f"contents say {number} {title} is on page {printed}; it is on page {found[0]}"
+
+
+def test_pdf_links_out_to_the_cited_papers():
+    # hyperref makes the References' arXiv ids links (poppler lists them); contents and citations link inside
+    run = subprocess.run(["pdfinfo", "-url", str(built().out / "reference.pdf")], capture_output=True, text=True, check=True)
+    assert "https://arxiv.org/abs/2104.04473" in run.stdout  # Narayanan et al. 2021
+    tex = (built().out / "reference.tex").read_text()
+    assert r"\usepackage[hidelinks" in tex and r"\hyperlink{ref-narayanan2021}" in tex

@@ -42,8 +42,10 @@ def test_the_examples_are_read():
 
 
 @pytest.mark.parametrize("line", COMMAND_LINES)
-def test_command_examples_succeed_and_print_what_the_readme_says(line, capsys, tmp_path):
+def test_command_examples_succeed_and_print_what_the_readme_says(line, capsys, tmp_path, monkeypatch):
     command, _, comment = line.partition("#")
+    (tmp_path / "spec.toml").write_text(fenced("toml")[0])  # the sweep spec the README shows
+    monkeypatch.chdir(tmp_path)
     preset = json.loads((ROOT / "formulas" / "models" / "llama2-7b.json").read_text())
     config = tmp_path / "config.json"
     config.write_text(json.dumps(preset["config"]))

@@ -113,6 +113,12 @@ def step_text(step: Step) -> str:
         return sp.sstr(valued(expr))
 
     if step.claim == "refutes":
+        claimed, correct = valued(step.expr), valued(step.correct)
+        if step.unit and claimed.is_Rational and correct.is_Rational:  # figures: in human units, exact beside
+            from render.printers.human import exact, human
+
+            shown = (f"{human(v, step.unit, binary=step.binary)} ({exact(v)})" for v in (claimed, correct))
+            return "{} claimed ≠ {} correct".format(*shown)
         return f"claimed {plain(step.expr)} ≠ {plain(step.correct)}"
     if step.claim == "concludes":
         bindings = ", ".join(f"{symbol} = {plain(value)}" for symbol, value in step.where.items())

@@ -24,12 +24,13 @@ from pathlib import Path
 from render.documents.calculator import calculator_page
 from render.printers.codegen import MODULE_NAME, module_source
 from render.documents.notebooks import write_notebooks
-from render.documents.plots import write_plots
+from render.documents.plots import render_plots, save_plots
 from render.documents.reference import build_reference
 from render.documents.safe_write import Ownership, OutputError, ensure_folder, write_atomically
 from render.documents.templating import render
 
 PDFLATEX_TIMEOUT = 120
+MAX_LATEX_PASSES = 6  # the contents and cross-references settle in 2 or 3; more means they never will
 
 
 @dataclass
@@ -61,12 +62,21 @@ class Manifest:
         return {"files": rows, "skipped": sorted(self.skipped)}
 
 
-def compile_pdf(tex: str) -> bytes:
-    """Run pdflatex twice (for the table of contents) in a temporary directory."""
+def _auxiliary(work: str) -> dict[str, bytes]:
+    """The files one LaTeX pass writes for the next: contents, cross-references, PDF bookmarks."""
+    return {name: Path(work, name).read_bytes() for name in ("reference.aux", "reference.toc", "reference.out") if Path(work, name).exists()}
+
+
+def compile_pdf(tex: str, assets: dict[str, bytes] | None = None) -> bytes:
+    """Run pdflatex in a temporary directory (with ``assets``, e.g. the plots) until its auxiliary files are stable."""
     env = dict(os.environ, SOURCE_DATE_EPOCH="0", FORCE_SOURCE_DATE="1")
     with tempfile.TemporaryDirectory(prefix="llm-formulas-tex-") as work:
         Path(work, "reference.tex").write_text(tex, encoding="utf-8")
-        for _ in range(2):
+        for relative, data in (assets or {}).items():
+            Path(work, relative).parent.mkdir(parents=True, exist_ok=True)
+            Path(work, relative).write_bytes(data)
+        previous: dict[str, bytes] | None = None
+        for _ in range(MAX_LATEX_PASSES):
             run = subprocess.run(
                 ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "reference.tex"],
                 cwd=work,
@@ -79,7 +89,11 @@ def compile_pdf(tex: str) -> bytes:
             if run.returncode != 0:
                 errors = [line for line in run.stdout.splitlines() if line.startswith("!")]
                 raise RuntimeError(f"pdflatex failed: {errors[0] if errors else run.stdout[-300:]}")
-        return Path(work, "reference.pdf").read_bytes()
+            current = _auxiliary(work)
+            if current == previous:
+                return Path(work, "reference.pdf").read_bytes()
+            previous = current
+        raise RuntimeError(f"pdflatex: the contents did not settle in {MAX_LATEX_PASSES} passes")
 
 
 MANIFEST = "manifest.json"
@@ -104,18 +118,20 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False) -> 
         except OSError as error:
             raise OutputError(f"cannot replace {previous}: {error.strerror}") from None
     manifest = Manifest(out, ownership)
-    reference = build_reference()
+    plots = render_plots(manifest.skipped)
+    save_plots(out / "plots", plots, manifest.write_path)
+    reference = build_reference(plots)
     manifest.write("reference.md", render("reference.md", ref=reference))
     manifest.write("reference.html", render("reference.html", ref=reference))
     tex = render("reference.tex", ref=reference)
     manifest.write("reference.tex", tex)
+    figures = {f"plots/{plot.name}.pdf": plot.files["pdf"] for plot in plots}
     with ThreadPoolExecutor(max_workers=1) as background:  # pdflatex runs while Python renders the rest
-        pdf = background.submit(compile_pdf, tex) if shutil.which("pdflatex") else None
+        pdf = background.submit(compile_pdf, tex, figures) if shutil.which("pdflatex") else None
         manifest.write(f"{MODULE_NAME}.py", module_source())
         page, left_out = calculator_page()
         manifest.write("calculator.html", page)
         manifest.skipped += [f"calculator: {reason}" for reason in left_out]
-        write_plots(out / "plots", manifest.skipped, manifest.write_path)
         notebooks = notebooks_dir or out / "notebooks"
         if notebooks_dir is not None:  # a folder the user named for the notebooks: its .ipynb files are ours
             manifest.ownership.owned |= {os.path.relpath(p, out).replace(os.sep, "/") for p in notebooks.glob("*.ipynb")}

@@ -1,7 +1,9 @@
-"""Plots of the catalogue's formulas (matplotlib, Agg), PNG and SVG, byte-identical per build.
+"""Plots of the catalogue's formulas (matplotlib, Agg), PNG, SVG and PDF, byte-identical per build.
 
 - memory per GPU by component against the micro-batch size (``memory.zero``,
-  ``memory.activations.1f1b``, total ``memory.per_gpu``, capacity ``M_gpu``);
+  ``memory.activations.1f1b``, total ``memory.per_gpu``), for a 13B model
+  (LLaMA-13B's shape) on t = 8: the total crosses the 80 GB of an A100 at b ≈ 5.6,
+  the largest micro-batch that fits is marked;
 - the decode roofline against the batch, with each GPU's balance point
   (``inference.roofline``, ``inference.balance_batch``);
 - the link bandwidth tensor parallelism needs against t (``comms.bandwidth.tp``),
@@ -11,11 +13,15 @@
 Every curve is the formula evaluated (lambdified from its SymPy expression) at
 the documented defaults of ``render.documents.defaults`` with one input swept. A plot
 whose formulas are not in the catalogue is skipped and the reason recorded.
+``render_plots()`` draws each once; the reference shows each beside the formula it
+illustrates (inline SVG in HTML, the PDF file in LaTeX), ``save_plots`` writes the files.
 """
 
 from __future__ import annotations
 
 import io
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -42,7 +48,12 @@ STYLE = {
     "axes.grid": True,
     "grid.alpha": 0.3,
 }
-METADATA = {"png": {"Software": "llm-formulas build"}, "svg": {"Date": None, "Creator": "llm-formulas build"}}
+METADATA = {
+    "png": {"Software": "llm-formulas build"},
+    "svg": {"Date": None, "Creator": "llm-formulas build"},
+    "pdf": {"CreationDate": None, "ModDate": None, "Creator": "llm-formulas build", "Producer": "matplotlib"},
+}
+FORMATS = ("png", "svg", "pdf")
 DAY = 86400
 
 
@@ -69,15 +80,27 @@ def _value(name: str) -> float:
     return float(default(quantity(name).symbol).value)
 
 
+# LLaMA-13B's shape (Touvron et al. 2023, Table 2: h = 5120, 40 heads, 40 layers, 13B parameters),
+# s = 2048, t = 8 on one node, no pipeline: the states take 26 GB, each sequence of the micro-batch 9.6 GB.
+MEMORY_SCENARIO = {"P": "13e9", "h": "5120", "a": "40", "l": "40", "s": "2048", "t": "8", "p": "1"}
+
+
 def memory_by_micro_batch(ax) -> None:
-    b = np.arange(1, 17, dtype=np.float64)
-    states = curve("memory.zero", "b", b)
-    activations = curve("memory.activations.1f1b", "b", b)
+    b = np.arange(1, 13, dtype=np.float64)
+    states = curve("memory.zero", "b", b, **MEMORY_SCENARIO)
+    activations = curve("memory.activations.1f1b", "b", b, **MEMORY_SCENARIO)
     ax.stackplot(b, states / 1e9, activations / 1e9, labels=["model states / (t·p)  [memory.zero]", "activations, 1F1B first stage  [memory.activations.1f1b]"], alpha=0.75)
-    ax.plot(b, curve("memory.per_gpu", "b", b) / 1e9, "k--", label="total  [memory.per_gpu]")
+    total = curve("memory.per_gpu", "b", b, **MEMORY_SCENARIO)
+    ax.plot(b, total / 1e9, "k--", marker="o", markersize=3, label="total  [memory.per_gpu]")
     if is_declared("M_gpu"):
-        ax.axhline(_value("M_gpu") / 1e9, color="firebrick", label="GPU memory M_GPU")
-    ax.set(xlabel="micro-batch size b", ylabel="GB per GPU", title="Memory per GPU: GPT-3 175B, t = p = 8, no recompute")
+        capacity = _value("M_gpu")
+        ax.axhline(capacity / 1e9, color="firebrick", label=f"GPU memory M_GPU = {capacity / 1e9:.0f} GB")
+        fits = b[total <= capacity]
+        if fits.size:
+            ax.axvline(fits[-1], color="firebrick", linestyle=":", linewidth=1)
+            ax.annotate(f"largest micro-batch that fits: b = {fits[-1]:.0f}", (fits[-1], capacity / 1e9), textcoords="offset points",
+                        xytext=(-150, 8), fontsize=8, color="firebrick")
+    ax.set(xlabel="micro-batch size b", ylabel="GB per GPU", title="Memory per GPU: 13B model (LLaMA-13B shape), s = 2048, t = 8, p = 1")
     ax.legend(loc="upper left", fontsize=8)
 
 
@@ -113,20 +136,56 @@ def training_days(ax) -> None:
     ax.legend(fontsize=8)
 
 
-PLOTS: dict[str, tuple[tuple[str, ...], Callable]] = {
-    "memory_by_micro_batch": (("memory.zero", "memory.activations.1f1b", "memory.per_gpu"), memory_by_micro_batch),
-    "roofline": (("inference.roofline", "inference.balance_batch"), roofline),
-    "bandwidth_by_tp": (("comms.bandwidth.tp",), bandwidth_by_tp),
-    "training_days": (("cluster.training_time",), training_days),
+# name -> (the formulas it needs, the one it illustrates first, the drawing, its caption)
+PLOTS: dict[str, tuple[tuple[str, ...], Callable, str]] = {
+    "memory_by_micro_batch": (
+        ("memory.per_gpu", "memory.zero", "memory.activations.1f1b"),
+        memory_by_micro_batch,
+        "Memory per GPU against the micro-batch: the states are fixed, the activations grow with b, "
+        "and the total crosses the GPU's 80 GB; the largest micro-batch that fits is marked.",
+    ),
+    "roofline": (
+        ("inference.roofline", "inference.balance_batch"),
+        roofline,
+        "The decode roofline: below the balance batch b* = X/W_mem a step is memory-bound, above it compute-bound.",
+    ),
+    "bandwidth_by_tp": (
+        ("comms.bandwidth.tp",),
+        bandwidth_by_tp,
+        "Link bandwidth tensor parallelism needs against t, beside each GPU's link: it grows with t.",
+    ),
+    "training_days": (
+        ("cluster.training_time",),
+        training_days,
+        "Training days against the GPU count, with and without full recompute.",
+    ),
 }
 
 
-def write_plots(directory: Path, skipped: list[str], write: Callable[[Path, bytes], Path]) -> list[Path]:
-    """Draw every plot whose formulas exist, each file through ``write(path, data)``; note the others in ``skipped``."""
+@dataclass(frozen=True)
+class Plot:
+    """One drawn plot: the formula it illustrates, its caption and its bytes in every format."""
+
+    name: str
+    formula_id: str
+    caption: str
+    files: dict[str, bytes]
+
+    def inline_svg(self) -> str:
+        """The SVG without its XML prologue, every id prefixed by the plot's name (several share one page)."""
+        svg = self.files["svg"].decode("utf-8")
+        svg = svg[svg.index("<svg"):]
+        for identifier in sorted(set(re.findall(r'id="([^"]+)"', svg)), key=len, reverse=True):
+            svg = re.sub(rf'(id="|#){re.escape(identifier)}(?=["\)])', rf"\g<1>{self.name}-{identifier}", svg)
+        return svg
+
+
+def render_plots(skipped: list[str]) -> list[Plot]:
+    """Draw every plot whose formulas exist; note the others in ``skipped``."""
     present = catalogue()
-    written = []
+    drawn = []
     with plt.rc_context(STYLE):
-        for name, (needed, draw) in PLOTS.items():
+        for name, (needed, draw, caption) in PLOTS.items():
             missing = [fid for fid in needed if fid not in present]
             if missing:
                 skipped.append(f"plot {name}: the catalogue has no {', '.join(missing)}")
@@ -134,9 +193,16 @@ def write_plots(directory: Path, skipped: list[str], write: Callable[[Path, byte
             figure, ax = plt.subplots()
             draw(ax)
             figure.tight_layout()
-            for extension in ("png", "svg"):
-                image = io.BytesIO()
-                figure.savefig(image, format=extension, metadata=METADATA[extension])
-                written.append(write(directory / f"{name}.{extension}", image.getvalue()))
+            files = {}
+            for extension in FORMATS:
+                buffer = io.BytesIO()
+                figure.savefig(buffer, format=extension, metadata=METADATA[extension])
+                files[extension] = buffer.getvalue()
             plt.close(figure)
-    return written
+            drawn.append(Plot(name, needed[0], caption, files))
+    return drawn
+
+
+def save_plots(directory: Path, plots: list[Plot], write: Callable[[Path, bytes], Path]) -> list[Path]:
+    """Write each plot as PNG, SVG and PDF into ``directory``, each file through ``write(path, data)``."""
+    return [write(directory / f"{plot.name}.{extension}", data) for plot in plots for extension, data in plot.files.items()]

@@ -11,6 +11,7 @@ first component of the ids, in catalogue order; the templates only lay out.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import sympy as sp
@@ -24,6 +25,10 @@ from render.printers import mathml as mm
 from render.documents.defaults import GPUS, LAYOUTS, MODELS, default
 from render.printers.latex import formula_latex, label_latex, step_latex
 from derivations.proof import valued
+from formulas.bibliography import Source, Work, cited, work
+from render.printers.human import exact as exact_text
+from render.printers.human import human
+from render.documents.plots import Plot
 
 TOPIC_TITLES = {
     "params": "Parameters",
@@ -35,12 +40,7 @@ TOPIC_TITLES = {
     "architecture": "Architectures",
 }
 
-ARTICLES = {
-    "000": "Bilibili infra team: what hardware large models need",
-    "001": "Li Bojie: why A100 beats 4090 for training",
-    "002": "A short training-resource estimate",
-    "004": "Textbook slides (CAS, chapter 9): BLOOM-176B",
-}
+ARTICLES = {key: f"{work(key).short}: {work(key).title_en}" for key in ("000", "001", "002", "004")}
 
 
 def topic_of(formula_id: str) -> str:
@@ -55,13 +55,46 @@ def anchor(formula_id: str) -> str:
     return formula_id.replace(".", "-").replace("_", "-")
 
 
-def number_text(value: sp.Basic) -> str:
-    """An exact value for people: grouped digits, and a short scientific form when large."""
-    if value.is_Integer:
-        whole = int(value)
-        text = f"{whole:,}"
-        return text if abs(whole) < 10**6 else f"{text} ≈ {whole:.4g}"
-    return f"{float(value):.6g}"
+@dataclass(frozen=True)
+class Citation:
+    """A short citation ("Narayanan et al. 2021", "§5.1") linked to its entry of the References."""
+
+    label: str
+    where: str
+    anchor: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.label}, {self.where}" if self.where else self.label
+
+
+def citation(source: Source) -> Citation:
+    return Citation(source.work.short, source.where, source.work.anchor)
+
+
+@dataclass(frozen=True)
+class WorkView:
+    """One entry of the References section."""
+
+    key: str
+    anchor: str
+    kind: str
+    short: str
+    authors: str
+    title: str
+    title_en: str
+    venue: str
+    date: str
+    arxiv: str
+    authors_latin: str  # for pdflatex, which has no CJK fonts here: "郁晨 (Yu Chen)" becomes "Yu Chen"
+
+
+_CJK_WITH_LATIN = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]+\s*\(([^)]*)\)")
+
+
+def work_view(entry: Work) -> WorkView:
+    return WorkView(entry.key, entry.anchor, entry.kind, entry.short, entry.authors, entry.title, entry.title_en,
+                    entry.venue, entry.date, entry.arxiv, _CJK_WITH_LATIN.sub(r"\1", entry.authors))
 
 
 @dataclass(frozen=True)
@@ -71,7 +104,7 @@ class SymbolRow:
     mathml: str
     meaning: str
     unit: str
-    source: str
+    source: Citation
     value: str = ""
 
 
@@ -95,15 +128,17 @@ class InputValue:
     mathml: str
     value: str
     source: str
+    exact: str = ""
 
 
 @dataclass(frozen=True)
 class ExampleView:
     case: str
     title: str
-    source: str
+    source: Citation | None
     inputs: tuple[InputValue, ...]
-    value: str
+    value: str  # in human units
+    exact: str  # the exact value, with its unit
     unit: str
     claimed: str
     scaled: str
@@ -114,12 +149,37 @@ class ExampleView:
 
 @dataclass(frozen=True)
 class Erratum:
+    """A refuted figure of a source: what it printed, the correct figure, their ratio, and the proof."""
+
     formula_id: str
     anchor: str
-    source: str
+    label: str
+    source: Citation
     what: str
     latex: str
     mathml: str
+    claimed: str
+    correct: str
+    ratio: str
+    claimed_exact: str
+    correct_exact: str
+    derivation: str
+    ok: bool
+
+
+@dataclass(frozen=True)
+class PlotView:
+    """A plot shown beside the formula it illustrates."""
+
+    name: str
+    caption: str
+    svg: str  # inline, for HTML
+    pdf: str  # the file LaTeX includes, relative to the document
+    image: str  # the file Markdown links, relative to the document
+
+
+def plot_view(plot: Plot) -> PlotView:
+    return PlotView(plot.name, plot.caption, plot.inline_svg(), f"plots/{plot.name}.pdf", f"plots/{plot.name}.svg")
 
 
 @dataclass(frozen=True)
@@ -135,11 +195,12 @@ class FormulaView:
     derivation_title: str
     steps: tuple[StepView, ...]
     conditions: tuple[str, ...]
-    sources: tuple[str, ...]
+    sources: tuple[Citation, ...]
     related: tuple[tuple[str, str], ...]
     notes: str
     examples: tuple[ExampleView, ...]
     errata: tuple[Erratum, ...]
+    plots: tuple[PlotView, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -158,11 +219,37 @@ class Reference:
     checks: int
     failed: int
     presets: tuple[tuple[str, str, str], ...]
+    bibliography: tuple[WorkView, ...]
 
 
 def symbol_row(entry: Quantity) -> SymbolRow:
     value = "" if entry.value is None else str(entry.value)
-    return SymbolRow(entry.name, entry.latex, mm.fragment_mathml(entry.latex), entry.meaning, str(entry.unit), entry.source, value)
+    return SymbolRow(entry.name, entry.latex, mm.fragment_mathml(entry.latex), entry.meaning, str(entry.unit), citation(entry.source), value)
+
+
+def human_value(value: sp.Basic, unit: str, binary: bool = False) -> str:
+    """A number in the unit a person reads (``4.51 EFLOP``, ``10 GiB`` when ``binary``); anything else as SymPy prints it."""
+    value = sp.nsimplify(value) if value.is_Float else value
+    if value.is_number and value.is_real:
+        number = value if value.is_Rational else float(value)
+        head, per, rest = unit.partition("/")
+        if per and head in ("FLOP", "byte") and rest != "second":  # FLOP/token, byte/parameter: the prefix on the numerator
+            return human(number, head, binary=binary) + "/" + rest
+        return human(number, unit, binary=binary)
+    return sp.sstr(value)
+
+
+def _short(value: sp.Basic, unit: str = "1", binary: bool = False) -> str:
+    """A figure for a table cell: human units, or a short expression; a long one is left to the derivation's display."""
+    text = human_value(value, unit, binary)
+    return text if len(text) <= 24 else "(an expression: see the derivation)"
+
+
+def exact_value(value: sp.Basic, unit: str) -> str:
+    """The exact value with its unit (``4,510,752,044,998,459,392 FLOP``)."""
+    if value.is_Rational:
+        return exact_text(value) + ("" if unit == "1" else f" {unit}")
+    return sp.sstr(value)
 
 
 def formula_mathml(formula: Formula) -> str:
@@ -200,7 +287,9 @@ def _input_values(values: dict[sp.Symbol, sp.Basic], sources: dict[sp.Symbol, st
     rows = []
     for symbol, value in values.items():
         entry = quantity(symbol)
-        rows.append(InputValue(entry.name, entry.latex, mm.fragment_mathml(entry.latex), number_text(value), sources.get(symbol, "")))
+        unit = str(entry.unit)
+        rows.append(InputValue(entry.name, entry.latex, mm.fragment_mathml(entry.latex), human_value(value, unit), sources.get(symbol, ""),
+                               exact_value(value, unit)))
     return tuple(rows)
 
 
@@ -211,13 +300,14 @@ def _conditions_hold(formula: Formula, values: dict[sp.Symbol, sp.Basic]) -> boo
 def example_view(example: WorkedExample) -> ExampleView:
     formula = get(example.formula_id)
     exact = example.exact()
-    scaled = f"{float(exact / example.scale):.6g} {example.scale_name}" if example.scale_name else ""
+    scaled = f"{float(exact / example.scale):.6g} {example.scale_name} in the article's unit" if example.scale_name else ""
     return ExampleView(
         case=example.case,
         title=example.title,
-        source=str(example.source),
+        source=citation(example.source),
         inputs=_input_values(example.values, {}),
-        value=number_text(exact),
+        value=human_value(exact, str(formula.unit)),
+        exact=exact_value(exact, str(formula.unit)),
         unit=str(formula.unit),
         claimed=example.claimed_text,
         scaled=scaled,
@@ -234,9 +324,10 @@ def default_example(formula: Formula, inputs: list[sp.Symbol]) -> ExampleView:
     return ExampleView(
         case="",
         title="at the documented default values",
-        source="",
+        source=None,
         inputs=_input_values(values, {d.symbol: d.source for d in defaults}),
-        value=number_text(exact),
+        value=human_value(exact, str(formula.unit)),
+        exact=exact_value(exact, str(formula.unit)),
         unit=str(formula.unit),
         claimed="",
         scaled="",
@@ -246,20 +337,30 @@ def default_example(formula: Formula, inputs: list[sp.Symbol]) -> ExampleView:
     )
 
 
-def errata_of(formula: Formula, steps: list[Step]) -> tuple[Erratum, ...]:
+def errata_of(formula: Formula, derivation_id: str, steps: list[Step], outcomes: dict[tuple[str, int], Outcome]) -> tuple[Erratum, ...]:
+    """The derivation's refutations: each source's figure beside the correct one, in human units."""
     found = []
-    for step in steps:
-        if step.claim == "refutes":
-            tex = step_latex(step, get)
-            found.append(Erratum(formula.id, anchor(formula.id), str(step.source), step.why, tex, step_mathml(step, tex)))
-    for example in examples_for(formula.id):
-        if example.slip:
-            what = f"{example.case}: the article gives {example.claimed_text}; {example.slip}"
-            found.append(Erratum(formula.id, anchor(formula.id), str(example.source), what, "", ""))
+    for number, step in enumerate(steps, start=1):
+        if step.claim != "refutes":
+            continue
+        tex = step_latex(step, get)
+        claimed, correct = valued(step.expr), valued(step.correct)
+        unit = step.unit or "1"
+        ratio = sp.simplify(claimed / correct)
+        ratio_text = f"{float(ratio):.4g}" if ratio.is_number else _short(ratio)
+        outcome = outcomes.get((derivation_id, number))
+        found.append(
+            Erratum(
+                formula.id, anchor(formula.id), step.label, citation(step.source), step.why, tex, step_mathml(step, tex),
+                claimed=_short(claimed, unit, step.binary), correct=_short(correct, unit, step.binary), ratio=ratio_text,
+                claimed_exact=exact_value(claimed, unit), correct_exact=exact_value(correct, unit),
+                derivation=derivation_id, ok=bool(outcome and outcome.ok),
+            )
+        )
     return tuple(found)
 
 
-def formula_view(formula: Formula, outcomes: dict[tuple[str, int], Outcome]) -> FormulaView:
+def formula_view(formula: Formula, outcomes: dict[tuple[str, int], Outcome], plots: tuple[PlotView, ...] = ()) -> FormulaView:
     derivation = derivation_of(formula.id)
     steps = derivation.steps if derivation else []
     views = []
@@ -293,20 +394,26 @@ def formula_view(formula: Formula, outcomes: dict[tuple[str, int], Outcome]) -> 
         derivation_title=derivation.title if derivation else "",
         steps=tuple(views),
         conditions=tuple(c.text for c in formula.conditions),
-        sources=tuple(str(s) for s in formula.sources),
+        sources=tuple(citation(s) for s in formula.sources),
         related=tuple((r, anchor(r)) for r in formula.related),
         notes=formula.notes,
         examples=examples,
-        errata=errata_of(formula, steps),
+        errata=errata_of(formula, derivation.id, steps, outcomes) if derivation else (),
+        plots=plots,
     )
 
 
-def build_reference() -> Reference:
+def build_reference(plots: list[Plot] = ()) -> Reference:
+    """The page model; each of ``plots`` is shown beside the formula it illustrates."""
     report = check_all()
     outcomes = {(o.derivation, o.index): o for o in report.outcomes}
+    illustrating: dict[str, list[PlotView]] = {}
+    for plot in plots:
+        illustrating.setdefault(plot.formula_id, []).append(plot_view(plot))
     grouped: dict[str, list[FormulaView]] = {}
     for formula in all_formulas():
-        grouped.setdefault(topic_of(formula.id), []).append(formula_view(formula, outcomes))
+        view = formula_view(formula, outcomes, tuple(illustrating.get(formula.id, ())))
+        grouped.setdefault(topic_of(formula.id), []).append(view)
     topics = tuple(TopicView(name, topic_title(name), tuple(views)) for name, views in grouped.items())
     errata = tuple(e for topic in topics for f in topic.formulas for e in f.errata)
     return Reference(
@@ -317,13 +424,22 @@ def build_reference() -> Reference:
         checks=len(report.outcomes),
         failed=len(report.failed),
         presets=tuple((kind, p.name, p.source) for kind, p in (("model", MODELS[0]), ("GPU", GPUS[0]), ("layout", LAYOUTS[0]))),
+        bibliography=tuple(work_view(w) for w in cited(_every_source())),
     )
+
+
+def _every_source() -> list[Source]:
+    """Every source the reference cites: formulas, symbols, worked examples, refutations."""
+    sources = [s for f in all_formulas() for s in f.sources]
+    sources += [q.source for q in all_quantities()]
+    sources += [e.source for e in all_examples()]
+    sources += [step.source for d in all_derivations() for step in d.steps if step.source is not None]
+    return sources
 
 
 def article_of(example: WorkedExample) -> str:
     """The seed article number (``000``...) an example comes from, or ``""``."""
-    ref = example.source.ref
-    return ref[:3] if ref[:3].isdigit() else ""
+    return example.source.work.seed
 
 
 def examples_by_article() -> dict[str, list[WorkedExample]]:

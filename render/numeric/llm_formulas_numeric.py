@@ -23,7 +23,7 @@ def params_layer_attention(h):
 
     Returns: parameters of one attention block: Q, K, V, O weights (h×h) and biases [parameter]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.1
+    Sources: Yu 2024 (000), §3.1
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     return 4*h**2 + 4*h
@@ -41,7 +41,7 @@ def params_layer_mlp(h):
 
     Returns: parameters of one MLP: h→4h and 4h→h weights with biases [parameter]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.1
+    Sources: Yu 2024 (000), §3.1
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     return 8*h**2 + 5*h
@@ -59,7 +59,7 @@ def params_layer_norms(h):
 
     Returns: parameters of a layer's two LayerNorms (scale and shift) [parameter]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.1
+    Sources: Yu 2024 (000), §3.1
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     return 4*h
@@ -77,7 +77,7 @@ def params_layer(h):
 
     Returns: parameters of one transformer layer [parameter]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.1; Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §5.1, parameter count
+    Sources: Yu 2024 (000), §3.1; Narayanan et al. 2021, §5.1, parameter count
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     return 12*h**2 + 13*h
@@ -98,7 +98,7 @@ def params_total(s, h, l, V):
 
     Returns: parameters of a GPT model: layers, token embeddings, learned positions (s = table length), final LayerNorm; head tied [parameter]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.1; Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §5.1, parameter count
+    Sources: Yu 2024 (000), §3.1; Narayanan et al. 2021, §5.1, parameter count
     """
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -122,7 +122,7 @@ def params_narayanan(s, h, l, V):
 
     Returns: Narayanan et al.'s parameter count: params.total without the final LayerNorm [parameter]
 
-    Sources: Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §5.1, parameter count
+    Sources: Narayanan et al. 2021, §5.1, parameter count
     """
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -144,7 +144,7 @@ def params_approx(h, l):
 
     Returns: the leading term: 12 l h² parameters [parameter]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.1; Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §5.1, parameter count
+    Sources: Yu 2024 (000), §3.1; Narayanan et al. 2021, §5.1, parameter count
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     l = numpy.asarray(l, dtype=numpy.float64)
@@ -165,7 +165,7 @@ def flops_gemm(M_rows, K_inner, N_cols):
 
     Returns: FLOPs of an [M,K]×[K,N] matrix multiplication [FLOP]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.2
+    Sources: Yu 2024 (000), §3.2
     """
     M_rows = numpy.asarray(M_rows, dtype=numpy.float64)
     K_inner = numpy.asarray(K_inner, dtype=numpy.float64)
@@ -187,7 +187,7 @@ def flops_layer_forward(b, s, h):
 
     Returns: forward FLOPs of one layer: QKV, QKᵀ, scores·V, output projection, MLP [FLOP]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.2; Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §5.1, FLOPs per iteration
+    Sources: Yu 2024 (000), §3.2; Narayanan et al. 2021, §5.1, FLOPs per iteration
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -210,7 +210,7 @@ def flops_logits(b, s, h, V):
 
     Returns: forward FLOPs of the output head (logits over the vocabulary) [FLOP]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.2
+    Sources: Yu 2024 (000), §3.2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -235,7 +235,7 @@ def flops_forward(b, s, h, l, V):
 
     Returns: forward FLOPs of the whole model for b sequences of s tokens [FLOP]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.2; Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §5.1, FLOPs per iteration
+    Sources: Yu 2024 (000), §3.2; Narayanan et al. 2021, §5.1, FLOPs per iteration
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -261,7 +261,7 @@ def flops_backward(b, s, h, l, V):
 
     Returns: backward FLOPs: a gradient for each GEMM's input and one for its weight [FLOP]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.2; 001_15f6accac8e5ad50.txt, training FLOPs: 6PD
+    Sources: Yu 2024 (000), §3.2; Li Bojie (001), training FLOPs: 6PD
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -287,7 +287,7 @@ def flops_training(b, s, h, l, V):
 
     Returns: training FLOPs of one step: forward + backward [FLOP]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.2; 001_15f6accac8e5ad50.txt, training FLOPs: 6PD
+    Sources: Yu 2024 (000), §3.2; Li Bojie (001), training FLOPs: 6PD
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -313,7 +313,7 @@ def flops_training_recompute(b, s, h, l, V):
 
     Returns: training FLOPs of one step with full activation recomputation (the forward runs twice) [FLOP]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.2
+    Sources: Yu 2024 (000), §3.2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -338,7 +338,7 @@ def flops_training_approx(P, D):
 
     Valid when: s ≪ 6h and V ≪ 12lh (attention scores and logits are small beside the GEMMs)
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.2; 001_15f6accac8e5ad50.txt, training FLOPs: 6PD; Kaplan et al. 2020, Scaling Laws for Neural Language Models, §2.1, C ≈ 6N per token
+    Sources: Yu 2024 (000), §3.2; Li Bojie (001), training FLOPs: 6PD; Kaplan et al. 2020, §2.1, C ≈ 6N per token
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     D = numpy.asarray(D, dtype=numpy.float64)
@@ -360,7 +360,7 @@ def flops_training_recompute_approx(P, D):
 
     Valid when: s ≪ 6h and V ≪ 12lh (attention scores and logits are small beside the GEMMs)
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.2
+    Sources: Yu 2024 (000), §3.2
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     D = numpy.asarray(D, dtype=numpy.float64)
@@ -383,7 +383,7 @@ def flops_megatron(B, s, h, l, V):
 
     Returns: Megatron's FLOPs per iteration of B sequences: full recompute, logits not recomputed [FLOP]
 
-    Sources: Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §5.1, FLOPs per iteration
+    Sources: Narayanan et al. 2021, §5.1, FLOPs per iteration
     """
     B = numpy.asarray(B, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -407,7 +407,7 @@ def flops_inference_per_token(P):
 
     Valid when: s ≪ 6h and V ≪ 12lh (attention scores and logits are small beside the GEMMs)
 
-    Sources: 001_15f6accac8e5ad50.txt, training FLOPs: 6PD; 000_c9822ae60dc20d6b.txt, §3.2
+    Sources: Li Bojie (001), training FLOPs: 6PD; Yu 2024 (000), §3.2
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return 2*P
@@ -425,7 +425,7 @@ def flops_recompute_from_scratch(l):
 
     Returns: layer forward passes when each layer's backward recomputes the forward from the input (001's 3240 for l = 80) [layer]
 
-    Sources: 001_15f6accac8e5ad50.txt, training FLOPs: 6PD
+    Sources: Li Bojie (001), training FLOPs: 6PD
     """
     l = numpy.asarray(l, dtype=numpy.float64)
     return (1/2)*l*(l + 1)
@@ -443,7 +443,7 @@ def memory_model_states(P):
 
     Returns: model states of mixed-precision Adam: 16-bit weights and gradients, fp32 master weights, momentum, variance (16Ψ) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9; Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; 001_15f6accac8e5ad50.txt, training memory; KV cache
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Rajbhandari et al. 2020, §5, Figure 1; Li Bojie (001), training memory; KV cache
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return 16*P
@@ -461,7 +461,7 @@ def memory_model_states_fp32_grads(P):
 
     Returns: model states when gradients are kept in fp32 (18Ψ) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return 18*P
@@ -479,7 +479,7 @@ def memory_model_states_grad_buffers(P):
 
     Returns: model states with 16-bit gradients plus an fp32 gradient buffer (20Ψ; 004's BLOOM-176B figure) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9; 004_5f54472a1c575ca4.txt, storage analysis (3525 GB)
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Li Wei (004), storage analysis (3525 GB)
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return 20*P
@@ -497,7 +497,7 @@ def memory_model_states_sgd_momentum(P):
 
     Returns: model states of mixed-precision SGD with momentum: fp32 master weights and momentum (12Ψ) [byte]
 
-    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1
+    Sources: Rajbhandari et al. 2020, §5, Figure 1
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return 12*P
@@ -515,7 +515,7 @@ def memory_optimizer_adam(P):
 
     Returns: Adam's fp32 part: master weights, momentum (exp_avg) and variance (exp_avg_sq), 12Ψ [byte]
 
-    Sources: Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1; 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9
+    Sources: Rajbhandari et al. 2020, §5, Figure 1; Yu 2024 (000), §3.4.2, Tables 6–9
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return 12*P
@@ -533,7 +533,7 @@ def memory_model_states_inference(P):
 
     Returns: inference weights in 16 bits (2Ψ) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9; 001_15f6accac8e5ad50.txt, training memory; KV cache
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Li Bojie (001), training memory; KV cache
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return 2*P
@@ -551,7 +551,7 @@ def memory_model_states_inference_int8(P):
 
     Returns: inference weights quantized to int8 (Ψ bytes; scales and zero points not counted) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return P
@@ -569,7 +569,7 @@ def memory_model_states_inference_int4(P):
 
     Returns: inference weights quantized to int4 (Ψ/2 bytes; scales and zero points not counted) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     return (1/2)*P
@@ -591,7 +591,7 @@ def memory_zero(t, p, P):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9; Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Rajbhandari et al. 2020, §5, Figure 1
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -616,7 +616,7 @@ def memory_zero_stage1(t, p, d, P):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9; Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Rajbhandari et al. 2020, §5, Figure 1
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -642,7 +642,7 @@ def memory_zero_stage2(t, p, d, P):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9; Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Rajbhandari et al. 2020, §5, Figure 1
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -668,7 +668,7 @@ def memory_zero_stage3(t, p, d, P):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9; Rajbhandari et al. 2019, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §5, Figure 1
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Rajbhandari et al. 2020, §5, Figure 1
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -693,7 +693,7 @@ def memory_zero_offload_gpu(t, p, P):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas
 
-    Sources: Ren et al. 2021, ZeRO-Offload: Democratizing Billion-Scale Model Training, §3
+    Sources: Ren et al. 2021, §3
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -718,7 +718,7 @@ def memory_zero_offload_cpu(t, p, d, P):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas
 
-    Sources: Ren et al. 2021, ZeRO-Offload: Democratizing Billion-Scale Model Training, §3
+    Sources: Ren et al. 2021, §3
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -742,7 +742,7 @@ def memory_activations_layer(b, s, h, a):
 
     Returns: activations one layer stores for backward: attention 11sbh + 5as²b, MLP 19sbh, norms 4sbh [byte]
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2; 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9
+    Sources: Korthikanti et al. 2022, §4, Table 2; Yu 2024 (000), §3.4.2, Tables 6–9
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -766,7 +766,7 @@ def memory_activations_layer_exact(b, s, h, a):
 
     Returns: activations of one layer, every stored tensor counted (LayerNorm statistics included) [byte]
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -793,7 +793,7 @@ def memory_activations_layer_tp(b, s, h, a, t):
 
     Valid when: t divides a
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2; 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9
+    Sources: Korthikanti et al. 2022, §4, Table 2; Yu 2024 (000), §3.4.2, Tables 6–9
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -821,7 +821,7 @@ def memory_activations_layer_tp_sp(b, s, h, a, t):
 
     Valid when: t divides a
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -848,7 +848,7 @@ def memory_activations_layer_selective(b, s, h, t):
 
     Valid when: t divides a
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2; 001_15f6accac8e5ad50.txt, training memory; KV cache
+    Sources: Korthikanti et al. 2022, §4, Table 2; Li Bojie (001), training memory; KV cache
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -874,7 +874,7 @@ def memory_activations_layer_selective_sp(b, s, h, t):
 
     Valid when: t divides a
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -897,7 +897,7 @@ def memory_activations_layer_full_recompute(b, s, h):
 
     Returns: activations of one layer with full recompute: only its 16-bit input [byte]
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2; 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9
+    Sources: Korthikanti et al. 2022, §4, Table 2; Yu 2024 (000), §3.4.2, Tables 6–9
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -922,7 +922,7 @@ def memory_activations_layer_full_recompute_sp(b, s, h, t):
 
     Valid when: t divides s
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -949,7 +949,7 @@ def memory_activations_layer_flash(b, s, h, a, t):
 
     Valid when: t divides a
 
-    Sources: Dao et al. 2022, FlashAttention, §3.1 (softmax statistics instead of the s×s matrix); Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix); Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -977,7 +977,7 @@ def memory_activations_layer_gated(b, s, h, a, g, d_head, d_ff):
 
     Returns: activations of one layer with a heads and g KV heads of d_head, and a gated (SwiGLU) MLP of width d_ff [byte]
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1011,7 +1011,7 @@ def memory_activations_layer_general_tp(b, s, h, a, g, d_head, d_ff, t, gated):
 
     Valid when: t divides a; t divides g
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1047,7 +1047,7 @@ def memory_activations_layer_general_tp_sp(b, s, h, a, g, d_head, d_ff, t, gated
 
     Valid when: t divides a; t divides g
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1083,7 +1083,7 @@ def memory_activations_layer_general_selective(b, s, h, a, g, d_head, d_ff, t, g
 
     Valid when: t divides a; t divides g
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1119,7 +1119,7 @@ def memory_activations_layer_general_selective_sp(b, s, h, a, g, d_head, d_ff, t
 
     Valid when: t divides a; t divides g
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1152,7 +1152,7 @@ def memory_activations_1f1b(b, s, h, a, l, t):
 
     Valid when: t divides a; p divides l
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2; 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9
+    Sources: Korthikanti et al. 2022, §4, Table 2; Yu 2024 (000), §3.4.2, Tables 6–9
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1184,7 +1184,7 @@ def memory_activations_1f1b_interleaved(b, s, h, a, l, t, p, v):
 
     Valid when: t divides a; p*v divides l
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2; Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §2.2.2 (interleaved 1F1B)
+    Sources: Korthikanti et al. 2022, §4, Table 2; Narayanan et al. 2021, §2.2.2 (interleaved 1F1B)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1215,7 +1215,7 @@ def memory_activations_selective_001(b, s, h, l, t):
 
     Valid when: t divides a
 
-    Sources: 001_15f6accac8e5ad50.txt, training memory; KV cache; Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Li Bojie (001), training memory; KV cache; Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1242,7 +1242,7 @@ def memory_activations_llama_002(b, s, h, a, d_ff, l):
 
     Returns: 002's activation formula for LLaMA-7B, as printed [byte]
 
-    Sources: 002_36b96f6b3108a9c4.txt, §3, LLaMA-7B activations
+    Sources: Anon. (002), §3, LLaMA-7B activations
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1270,7 +1270,7 @@ def memory_training_selective(b, s, h, l, t, P):
 
     Returns: 001's training memory: model states (16Ψ) plus the whole model's activations under selective recompute [byte]
 
-    Sources: 001_15f6accac8e5ad50.txt, training memory; KV cache
+    Sources: Li Bojie (001), training memory; KV cache
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1296,7 +1296,7 @@ def memory_kv_cache_per_token(g, d_head, l, q):
 
     Returns: KV cache per token of one sequence: K and V in every layer, g KV heads of d_head values [byte]
 
-    Sources: 001_15f6accac8e5ad50.txt, training memory; KV cache
+    Sources: Li Bojie (001), training memory; KV cache
     """
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
@@ -1321,7 +1321,7 @@ def memory_kv_cache_per_sequence(s, g, d_head, l, q):
 
     Returns: KV cache of one sequence of s tokens [byte]
 
-    Sources: 001_15f6accac8e5ad50.txt, training memory; KV cache
+    Sources: Li Bojie (001), training memory; KV cache
     """
     s = numpy.asarray(s, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
@@ -1348,7 +1348,7 @@ def memory_kv_cache(b, s, g, d_head, l, q):
 
     Returns: KV cache of b sequences of s tokens: 2·l·g·d_head·s·b·q (g = a without GQA) [byte]
 
-    Sources: 001_15f6accac8e5ad50.txt, training memory; KV cache
+    Sources: Li Bojie (001), training memory; KV cache
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1378,7 +1378,7 @@ def memory_inference(b, s, h, g, d_head, l, P, q):
 
     Returns: inference footprint: 16-bit weights, the KV cache and the current layer's [b, s, h] activations [byte]
 
-    Sources: 001_15f6accac8e5ad50.txt, training memory; KV cache
+    Sources: Li Bojie (001), training memory; KV cache
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1412,7 +1412,7 @@ def memory_per_gpu(b, s, h, a, l, t, p, P):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; t divides a
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9; Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Korthikanti et al. 2022, §4, Table 2
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1445,7 +1445,7 @@ def memory_per_gpu_headroom(b, s, h, a, l, t, p, P, M_gpu):
 
     Returns: memory left on a GPU of capacity M_GPU: the layout fits when this is ≥ 0 [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1480,7 +1480,7 @@ def memory_max_micro_batch(s, h, a, l, t, p, P, M_gpu):
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; t divides a; the model states fit: M_GPU > 16Ψ/(t·p)
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.4.2, Tables 6–9; Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §4, Table 2
+    Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Korthikanti et al. 2022, §4, Table 2
     """
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -1505,7 +1505,7 @@ def comms_redundancy_allreduce(n):
 
     Returns: redundancy of allreduce over n GPUs: bytes sent per GPU per byte of buffer (reduce-scatter then all-gather: 2(n−1) steps of x/n) [1]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     return (2*n - 2)/n
@@ -1524,7 +1524,7 @@ def comms_collective_allreduce(n, x_msg):
 
     Returns: bytes a GPU's link carries in a allreduce of an x-byte buffer over n GPUs (reduce-scatter then all-gather: 2(n−1) steps of x/n) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
@@ -1543,7 +1543,7 @@ def comms_redundancy_reduce_scatter(n):
 
     Returns: redundancy of reduce_scatter over n GPUs: bytes sent per GPU per byte of buffer (n−1 steps of x/n around the ring) [1]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     return (n - 1)/n
@@ -1562,7 +1562,7 @@ def comms_collective_reduce_scatter(n, x_msg):
 
     Returns: bytes a GPU's link carries in a reduce_scatter of an x-byte buffer over n GPUs (n−1 steps of x/n around the ring) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
@@ -1581,7 +1581,7 @@ def comms_redundancy_allgather(n):
 
     Returns: redundancy of allgather over n GPUs: bytes sent per GPU per byte of buffer (n−1 steps of x/n around the ring) [1]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     return (n - 1)/n
@@ -1600,7 +1600,7 @@ def comms_collective_allgather(n, x_msg):
 
     Returns: bytes a GPU's link carries in a allgather of an x-byte buffer over n GPUs (n−1 steps of x/n around the ring) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
@@ -1619,7 +1619,7 @@ def comms_redundancy_alltoall(n):
 
     Returns: redundancy of alltoall over n GPUs: bytes sent per GPU per byte of buffer (x/n to each of the n−1 others) [1]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     return (n - 1)/n
@@ -1638,7 +1638,7 @@ def comms_collective_alltoall(n, x_msg):
 
     Returns: bytes a GPU's link carries in a alltoall of an x-byte buffer over n GPUs (x/n to each of the n−1 others) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
@@ -1657,7 +1657,7 @@ def comms_redundancy_gather(n):
 
     Returns: redundancy of gather over n GPUs: bytes sent per GPU per byte of buffer (the root receives x/n from each of the n−1 others) [1]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     return (n - 1)/n
@@ -1676,7 +1676,7 @@ def comms_collective_gather(n, x_msg):
 
     Returns: bytes a GPU's link carries in a gather of an x-byte buffer over n GPUs (the root receives x/n from each of the n−1 others) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
@@ -1694,7 +1694,7 @@ def comms_redundancy_broadcast():
 
     Returns: redundancy of broadcast over n GPUs: bytes sent per GPU per byte of buffer (the pipelined ring forwards all x once) [1]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     return numpy.float64(1)
 
@@ -1711,7 +1711,7 @@ def comms_collective_broadcast(x_msg):
 
     Returns: bytes a GPU's link carries in a broadcast of an x-byte buffer over n GPUs (the pipelined ring forwards all x once) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
     return x_msg
@@ -1728,7 +1728,7 @@ def comms_redundancy_sendrecv():
 
     Returns: redundancy of sendrecv over n GPUs: bytes sent per GPU per byte of buffer (x to one peer) [1]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     return numpy.float64(1)
 
@@ -1745,7 +1745,7 @@ def comms_collective_sendrecv(x_msg):
 
     Returns: bytes a GPU's link carries in a sendrecv of an x-byte buffer over n GPUs (x to one peer) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
     return x_msg
@@ -1763,7 +1763,7 @@ def comms_collective_allreduce_ring_steps(n):
 
     Returns: sequential steps of a ring all-reduce over n GPUs (latency grows linearly in n) [1]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     return 2*n - 2
@@ -1783,7 +1783,7 @@ def comms_collective_allreduce_tree_steps(n):
 
     Valid when: n a power of 2 (otherwise round the depth up)
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy); NCCL 2.4 release notes (Sanders et al. double binary trees), tree all-reduce
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy); Jeaugey 2019, double binary trees; Sanders et al. 2009, two-tree reduction
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     return 2*numpy.log(n)/numpy.log(2)
@@ -1802,7 +1802,7 @@ def comms_bus_bandwidth(W_alg, rho):
 
     Returns: bus bandwidth (the links' real rate) = algorithm bandwidth × redundancy, as nccl-tests reports [byte/second]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     W_alg = numpy.asarray(W_alg, dtype=numpy.float64)
     rho = numpy.asarray(rho, dtype=numpy.float64)
@@ -1828,7 +1828,7 @@ def comms_tp_per_microbatch(b, s, h, l, p, q):
 
     Valid when: p divides l
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §3.2, §4.1
+    Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Narayanan et al. 2021, §3.2, §4.1
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1857,7 +1857,7 @@ def comms_tp_sent_per_microbatch(b, s, h, l, t, p, q):
 
     Returns: bytes each GPU sends for TP per micro-batch: the all-reduce volume × 2(t−1)/t (ring) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1887,7 +1887,7 @@ def comms_sp_per_microbatch(b, s, h, l, t, p, q):
 
     Returns: bytes each GPU sends for TP with sequence parallelism per micro-batch: 4 reduce-scatters and 4 all-gathers of b·s·h values per layer; the same as without SP [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §4.1.3.1, sequence parallelism keeps the traffic; 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §4.1.3.1, sequence parallelism keeps the traffic; Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1917,7 +1917,7 @@ def comms_tp_per_iteration(b, s, h, l, p, m, q):
 
     Returns: TP all-reduce volume per GPU per iteration of m micro-batches [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
+    Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1944,7 +1944,7 @@ def comms_pp_per_microbatch(b, s, h, q):
 
     Returns: PP traffic between two neighbouring stages per micro-batch: b·s·h activations forward, b·s·h gradients back [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
+    Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1969,7 +1969,7 @@ def comms_pp_per_iteration(b, s, h, m, q):
 
     Returns: PP traffic between two neighbouring stages per iteration of m micro-batches [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
+    Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -1996,7 +1996,7 @@ def comms_pp_per_iteration_interleaved(b, s, h, m, v, q):
 
     Returns: PP traffic per GPU per iteration with v interleaved model chunks per GPU: each micro-batch crosses v·p stage boundaries [byte]
 
-    Sources: Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §3.2, §4.1
+    Sources: Narayanan et al. 2021, §3.2, §4.1
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -2022,7 +2022,7 @@ def comms_dp_per_iteration(t, p, P, q_w):
 
     Returns: DP all-reduce volume per GPU per iteration: the gradients of its Ψ/(t·p) parameters [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
+    Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -2047,7 +2047,7 @@ def comms_dp_sent_per_iteration(t, p, d, P, q_w):
 
     Returns: bytes each GPU sends for the DP gradient all-reduce per iteration (ring over d replicas) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -2072,7 +2072,7 @@ def comms_zero_stage1(P, q_w):
 
     Valid when: d ≫ 1 (the ring's (d−1)/d taken as 1)
 
-    Sources: Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §7, communication analysis; 000_c9822ae60dc20d6b.txt, §3.4, Tables 6–8
+    Sources: Rajbhandari et al. 2020, §7, communication analysis; Yu 2024 (000), §3.4, Tables 6–8
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     q_w = numpy.asarray(q_w, dtype=numpy.float64)
@@ -2094,7 +2094,7 @@ def comms_zero_stage2(P, q_w):
 
     Valid when: d ≫ 1 (the ring's (d−1)/d taken as 1)
 
-    Sources: Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §7, communication analysis; 000_c9822ae60dc20d6b.txt, §3.4, Tables 6–8
+    Sources: Rajbhandari et al. 2020, §7, communication analysis; Yu 2024 (000), §3.4, Tables 6–8
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     q_w = numpy.asarray(q_w, dtype=numpy.float64)
@@ -2116,7 +2116,7 @@ def comms_zero_stage3(P, q_w):
 
     Valid when: d ≫ 1 (the ring's (d−1)/d taken as 1)
 
-    Sources: Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §7, communication analysis; 000_c9822ae60dc20d6b.txt, §3.4, Tables 6–8
+    Sources: Rajbhandari et al. 2020, §7, communication analysis; Yu 2024 (000), §3.4, Tables 6–8
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     q_w = numpy.asarray(q_w, dtype=numpy.float64)
@@ -2139,7 +2139,7 @@ def comms_zero_stage3_sent(t, p, d, P, q_w):
 
     Returns: bytes each GPU sends for ZeRO-3 per iteration under 3D parallelism: two all-gathers of its Ψ/(t·p) parameters and a reduce-scatter of their gradients, rings over d replicas [byte]
 
-    Sources: Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, §7, communication analysis; 000_c9822ae60dc20d6b.txt, §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
+    Sources: Rajbhandari et al. 2020, §7, communication analysis; Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -2168,7 +2168,7 @@ def comms_bandwidth_tp(h, t, X, U, r, q):
 
     Valid when: Ψ ≈ 12lh² and 6Ψ FLOPs per token (s ≪ 6h, V ≪ 12lh), no recompute
 
-    Sources: 000_c9822ae60dc20d6b.txt, §4.1.3.1, bandwidth needs of TP, PP and DP
+    Sources: Yu 2024 (000), §4.1.3.1, bandwidth needs of TP, PP and DP
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     t = numpy.asarray(t, dtype=numpy.float64)
@@ -2200,7 +2200,7 @@ def comms_bandwidth_pp(h, l, t, p, X, U, r, q):
 
     Valid when: Ψ ≈ 12lh² and 6Ψ FLOPs per token (s ≪ 6h, V ≪ 12lh), no recompute
 
-    Sources: 000_c9822ae60dc20d6b.txt, §4.1.3.1, bandwidth needs of TP, PP and DP
+    Sources: Yu 2024 (000), §4.1.3.1, bandwidth needs of TP, PP and DP
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     l = numpy.asarray(l, dtype=numpy.float64)
@@ -2233,7 +2233,7 @@ def comms_bandwidth_dp(B, s, d, X, U, r, q):
 
     Valid when: Ψ ≈ 12lh² and 6Ψ FLOPs per token (s ≪ 6h, V ≪ 12lh), no recompute
 
-    Sources: 000_c9822ae60dc20d6b.txt, §4.1.3.1, bandwidth needs of TP, PP and DP
+    Sources: Yu 2024 (000), §4.1.3.1, bandwidth needs of TP, PP and DP
     """
     B = numpy.asarray(B, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -2259,7 +2259,7 @@ def comms_tp_attention_intensity(h, t, q):
 
     Returns: FLOPs of Q, K, V projections per byte of input each TP GPU receives: 2·3·(h/t)/q [FLOP/byte]
 
-    Sources: 001_15f6accac8e5ad50.txt, tensor parallelism: compute-to-communication ratio
+    Sources: Li Bojie (001), tensor parallelism: compute-to-communication ratio
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     t = numpy.asarray(t, dtype=numpy.float64)
@@ -2282,7 +2282,7 @@ def comms_tp_required_link(h, t, X, q):
 
     Returns: one-way link bandwidth at which TP communication keeps up with the attention projections: X / I_TP [byte/second]
 
-    Sources: 001_15f6accac8e5ad50.txt, tensor parallelism: compute-to-communication ratio
+    Sources: Li Bojie (001), tensor parallelism: compute-to-communication ratio
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     t = numpy.asarray(t, dtype=numpy.float64)
@@ -2306,7 +2306,7 @@ def comms_tp_max_degree(h, X, W_link, q):
 
     Returns: largest TP degree before communication becomes the bottleneck, W_link counting both directions [1]
 
-    Sources: 001_15f6accac8e5ad50.txt, tensor parallelism: compute-to-communication ratio
+    Sources: Li Bojie (001), tensor parallelism: compute-to-communication ratio
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     X = numpy.asarray(X, dtype=numpy.float64)
@@ -2328,7 +2328,7 @@ def cluster_bubble(p, m):
 
     Returns: pipeline bubble of GPipe/1F1B: idle time over ideal compute time, p stages, m micro-batches [1]
 
-    Sources: Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §2.2, pipeline bubble; 000_c9822ae60dc20d6b.txt, §3.3.2.1, pipeline parallelism
+    Sources: Narayanan et al. 2021, §2.2, pipeline bubble; Yu 2024 (000), §3.3.2.1, pipeline parallelism
     """
     p = numpy.asarray(p, dtype=numpy.float64)
     m = numpy.asarray(m, dtype=numpy.float64)
@@ -2349,7 +2349,7 @@ def cluster_bubble_interleaved(p, m, v):
 
     Returns: pipeline bubble of the interleaved 1F1B schedule with v model chunks per GPU [1]
 
-    Sources: Narayanan et al. 2021, Efficient Large-Scale LM Training on GPU Clusters, §2.2, pipeline bubble
+    Sources: Narayanan et al. 2021, §2.2, pipeline bubble
     """
     p = numpy.asarray(p, dtype=numpy.float64)
     m = numpy.asarray(m, dtype=numpy.float64)
@@ -2370,7 +2370,7 @@ def cluster_amdahl(n, f):
 
     Returns: Amdahl speed-up on n workers when a fraction f of the work is serial [1]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.5.1, Amdahl's law
+    Sources: Yu 2024 (000), §3.5.1, Amdahl's law; Amdahl 1967
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     f = numpy.asarray(f, dtype=numpy.float64)
@@ -2395,7 +2395,7 @@ def cluster_training_time(n, P, D, X, U):
 
     Valid when: 6ΨD training FLOPs (s ≪ 6h, V ≪ 12lh)
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.5.3, training time
+    Sources: Yu 2024 (000), §3.5.3, training time
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     P = numpy.asarray(P, dtype=numpy.float64)
@@ -2423,7 +2423,7 @@ def cluster_training_time_recompute(n, P, D, X, U):
 
     Valid when: 6ΨD training FLOPs (s ≪ 6h, V ≪ 12lh)
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.5.3, training time
+    Sources: Yu 2024 (000), §3.5.3, training time
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     P = numpy.asarray(P, dtype=numpy.float64)
@@ -2451,7 +2451,7 @@ def cluster_gpus_for_deadline(P, D, X, U, tau):
 
     Valid when: 6ΨD training FLOPs (s ≪ 6h, V ≪ 12lh)
 
-    Sources: 000_c9822ae60dc20d6b.txt, §4.1.1, cluster size
+    Sources: Yu 2024 (000), §4.1.1, cluster size
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     D = numpy.asarray(D, dtype=numpy.float64)
@@ -2479,7 +2479,7 @@ def cluster_mfu(n, P, D, X, tau):
 
     Valid when: 6ΨD training FLOPs (s ≪ 6h, V ≪ 12lh)
 
-    Sources: 000_c9822ae60dc20d6b.txt, §4.1.1, cluster size; Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §6, MFU and HFU
+    Sources: Yu 2024 (000), §4.1.1, cluster size; Korthikanti et al. 2022, §6, MFU and HFU
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     P = numpy.asarray(P, dtype=numpy.float64)
@@ -2507,7 +2507,7 @@ def cluster_hfu(n, P, D, X, tau):
 
     Valid when: 6ΨD training FLOPs (s ≪ 6h, V ≪ 12lh)
 
-    Sources: Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, §6, MFU and HFU
+    Sources: Korthikanti et al. 2022, §6, MFU and HFU
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     P = numpy.asarray(P, dtype=numpy.float64)
@@ -2534,7 +2534,7 @@ def cluster_gpu_hours(P, D, X, U):
 
     Valid when: 6ΨD training FLOPs (s ≪ 6h, V ≪ 12lh)
 
-    Sources: 002_36b96f6b3108a9c4.txt, §1.2, GPU-hours and utilization
+    Sources: Anon. (002), §1.2, GPU-hours and utilization
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     D = numpy.asarray(D, dtype=numpy.float64)
@@ -2560,7 +2560,7 @@ def cluster_mfu_gpu_hours(P, D, X, H_gpu):
 
     Valid when: 6ΨD training FLOPs (s ≪ 6h, V ≪ 12lh)
 
-    Sources: 002_36b96f6b3108a9c4.txt, §1.2, GPU-hours and utilization
+    Sources: Anon. (002), §1.2, GPU-hours and utilization
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     D = numpy.asarray(D, dtype=numpy.float64)
@@ -2584,7 +2584,7 @@ def inference_arithmetic_intensity(b, q_w):
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001)
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: compute- or memory-bound
+    Sources: Li Bojie (001), inference: compute- or memory-bound
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     q_w = numpy.asarray(q_w, dtype=numpy.float64)
@@ -2608,7 +2608,7 @@ def inference_roofline(b, X, W_mem, q_w):
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001)
 
-    Sources: Williams, Waterman, Patterson 2009, Roofline: an insightful visual performance model, the roofline; 001_15f6accac8e5ad50.txt, inference: compute- or memory-bound
+    Sources: Williams et al. 2009, the roofline; Li Bojie (001), inference: compute- or memory-bound
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     X = numpy.asarray(X, dtype=numpy.float64)
@@ -2634,7 +2634,7 @@ def inference_latency_memory_bound(n, P, W_mem, q_w):
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001)
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: compute- or memory-bound
+    Sources: Li Bojie (001), inference: compute- or memory-bound
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     P = numpy.asarray(P, dtype=numpy.float64)
@@ -2660,7 +2660,7 @@ def inference_latency_compute_bound(b, n, P, X):
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001)
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: compute- or memory-bound
+    Sources: Li Bojie (001), inference: compute- or memory-bound
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     n = numpy.asarray(n, dtype=numpy.float64)
@@ -2688,7 +2688,7 @@ def inference_latency_step(b, n, P, X, W_mem, q_w):
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001)
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: compute- or memory-bound; Williams, Waterman, Patterson 2009, Roofline: an insightful visual performance model, the roofline
+    Sources: Li Bojie (001), inference: compute- or memory-bound; Williams et al. 2009, the roofline
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     n = numpy.asarray(n, dtype=numpy.float64)
@@ -2715,7 +2715,7 @@ def inference_balance_batch(X, W_mem, q_w):
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001)
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: compute- or memory-bound
+    Sources: Li Bojie (001), inference: compute- or memory-bound
     """
     X = numpy.asarray(X, dtype=numpy.float64)
     W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
@@ -2739,7 +2739,7 @@ def inference_latency_pipeline(P, W_mem, q_w):
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001)
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: compute- or memory-bound
+    Sources: Li Bojie (001), inference: compute- or memory-bound
     """
     P = numpy.asarray(P, dtype=numpy.float64)
     W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
@@ -2761,7 +2761,7 @@ def inference_pipeline_stage_traffic(b, h, q):
 
     Returns: bytes one pipeline boundary carries per decoding step: b·h activations [byte]
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: pipeline parallelism and network latency
+    Sources: Li Bojie (001), inference: pipeline parallelism and network latency
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -2784,7 +2784,7 @@ def inference_pipeline_transfer_time(b, h, W_link, q):
 
     Returns: time to send one boundary's activations over a link of W_link [second]
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: pipeline parallelism and network latency
+    Sources: Li Bojie (001), inference: pipeline parallelism and network latency
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -2814,7 +2814,7 @@ def inference_latency_pipeline_network(b, h, p, P, W_mem, W_link, q, q_w):
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001)
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: pipeline parallelism and network latency
+    Sources: Li Bojie (001), inference: pipeline parallelism and network latency
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -2848,7 +2848,7 @@ def inference_pipeline_max_batch(h, p, P, W_mem, W_link, q, q_w, tau):
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001); τ exceeds the compute latency q_Ψ·Ψ/W_mem
 
-    Sources: 001_15f6accac8e5ad50.txt, inference: pipeline parallelism and network latency
+    Sources: Li Bojie (001), inference: pipeline parallelism and network latency
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
@@ -2876,7 +2876,7 @@ def inference_tp_traffic_per_token(b, h, l, q):
 
     Returns: TP all-reduce volume per GPU per decoding step: 2 all-reduces of b·h values per layer (forward only) [byte]
 
-    Sources: 000_c9822ae60dc20d6b.txt, §3.3.2.1, tensor parallelism; 001_15f6accac8e5ad50.txt, inference: pipeline parallelism and network latency
+    Sources: Yu 2024 (000), §3.3.2.1, tensor parallelism; Li Bojie (001), inference: pipeline parallelism and network latency
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -2900,7 +2900,7 @@ def inference_kv_recompute_flops(b, s, h, l):
 
     Returns: FLOPs a KV cache saves in one decoding step with s earlier tokens: K and V projections of every earlier token [FLOP]
 
-    Sources: 001_15f6accac8e5ad50.txt, KV cache: computation saved
+    Sources: Li Bojie (001), KV cache: computation saved
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -2923,7 +2923,7 @@ def inference_kv_recompute_reads(s, h, l):
 
     Returns: weight values read to recompute K and V of s earlier tokens in l layers, reloading the K and V matrices per token (001) [parameter]
 
-    Sources: 001_15f6accac8e5ad50.txt, KV cache: computation saved
+    Sources: Li Bojie (001), KV cache: computation saved
     """
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -2951,7 +2951,7 @@ def params_decoder_embeddings(h, V, n_pos, o_pos, pos_table, norm_bias, emb_norm
 
     Returns: token embedding (width d_emb, projected to h and back in OPT-350m), learned position table (with OPT's 2 extra rows) and embedding norm (BLOOM) [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes; 000_c9822ae60dc20d6b.txt, §3.1–3.2 (the classic case)
+    Sources: transformers 5.24, parameter shapes; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     V = numpy.asarray(V, dtype=numpy.float64)
@@ -2986,7 +2986,7 @@ def params_decoder_attention(h, a, g, d_head, b_q, b_k, b_v, b_o):
 
     Valid when: g divides a
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes; Ainslie et al. 2023, GQA, g key/value heads
+    Sources: transformers 5.24, parameter shapes; Ainslie et al. 2023, g key/value heads
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -3014,7 +3014,7 @@ def params_decoder_mlp(h, d_ff, gated, b_mlp):
 
     Returns: one MLP (or one expert): up (and gate) h×d_ff, down d_ff×h, biases by switch [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes; Shazeer 2020, GLU Variants Improve Transformer, gated MLP, three matrices
+    Sources: transformers 5.24, parameter shapes; Shazeer 2020, gated MLP, three matrices
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
@@ -3037,7 +3037,7 @@ def params_decoder_router(h, E, moe):
 
     Returns: one layer's MoE router: an h×E matrix without bias [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes; Fedus et al. 2021, Switch Transformers; Jiang et al. 2024, Mixtral of Experts, router h·E, k of E experts
+    Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
@@ -3059,7 +3059,7 @@ def params_decoder_norms(h, n_norm, norm_bias):
 
     Returns: one layer's norms: n_norm of them, h (RMSNorm) or 2h (LayerNorm) each [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes
+    Sources: transformers 5.24, parameter shapes
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
@@ -3093,7 +3093,7 @@ def params_decoder_layer(h, a, g, d_head, d_ff, E, n_norm, gated, b_q, b_k, b_v,
 
     Returns: one decoder layer: attention, E MLPs (E = 1 when dense), router, norms [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes
+    Sources: transformers 5.24, parameter shapes
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -3140,7 +3140,7 @@ def params_decoder_layer_active(h, a, g, d_head, d_ff, E, k, n_norm, gated, b_q,
 
     Returns: the parameters of one layer that a token uses: only k of the E experts [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes; Fedus et al. 2021, Switch Transformers; Jiang et al. 2024, Mixtral of Experts, router h·E, k of E experts
+    Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -3175,7 +3175,7 @@ def params_decoder_final_norm(h, norm_bias, norm_final):
 
     Returns: the norm after the last layer [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes
+    Sources: transformers 5.24, parameter shapes
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
@@ -3198,7 +3198,7 @@ def params_decoder_head(V, tied, head_bias, d_emb):
 
     Returns: the output head's own parameters: a V×d_emb matrix unless tied to the embedding, and a bias (GPT-J) [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes
+    Sources: transformers 5.24, parameter shapes
     """
     V = numpy.asarray(V, dtype=numpy.float64)
     tied = numpy.asarray(tied, dtype=numpy.float64)
@@ -3244,7 +3244,7 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, p
 
     Returns: parameters of a decoder model: embeddings, l layers, final norm, head (what transformers' model.parameters() holds) [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes; 000_c9822ae60dc20d6b.txt, §3.1–3.2 (the classic case)
+    Sources: transformers 5.24, parameter shapes; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -3313,7 +3313,7 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, E, k, n_pos, o_pos, n_nor
 
     Returns: parameters a token passes through: as params.decoder.total with k experts per layer instead of E [parameter]
 
-    Sources: transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes; Fedus et al. 2021, Switch Transformers; Jiang et al. 2024, Mixtral of Experts, router h·E, k of E experts
+    Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -3362,7 +3362,7 @@ def flops_decoder_attention_projections(b, s, h, a, g, d_head):
 
     Returns: one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head], two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h] [FLOP]
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm; Ainslie et al. 2023, GQA, g key/value heads
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Ainslie et al. 2023, g key/value heads
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3390,7 +3390,7 @@ def flops_decoder_attention_scores(b, s, a, d_head):
 
     Valid when: g divides a
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm; 000_c9822ae60dc20d6b.txt, §3.1–3.2 (the classic case)
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3416,7 +3416,7 @@ def flops_decoder_mlp(b, s, h, d_ff, k, gated):
 
     Returns: one layer's MLP GEMMs: each token through k MLPs (k = 1 when dense) of 2 or 3 matrices h×d_ff [FLOP]
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm; Shazeer 2020, GLU Variants Improve Transformer, gated MLP, three matrices; Fedus et al. 2021, Switch Transformers; Jiang et al. 2024, Mixtral of Experts, router h·E, k of E experts
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Shazeer 2020, gated MLP, three matrices; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3443,7 +3443,7 @@ def flops_decoder_router(b, s, h, E, moe):
 
     Returns: one layer's router: [bs,h]×[h,E] [FLOP]
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm; Fedus et al. 2021, Switch Transformers; Jiang et al. 2024, Mixtral of Experts, router h·E, k of E experts
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3475,7 +3475,7 @@ def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, E, k, gated, moe):
 
     Returns: forward FLOPs of one decoder layer (norms, softmax, activations, rotary: no GEMM, not counted) [FLOP]
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3507,7 +3507,7 @@ def flops_decoder_embedding_projections(b, s, h, d_emb, proj_emb):
 
     Returns: OPT-350m's project_in [bs,d_emb]×[d_emb,h] and project_out [bs,h]×[h,d_emb] [FLOP]
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24 modelling code (models/<family>/modeling_<family>.py), parameter shapes
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, parameter shapes
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3532,7 +3532,7 @@ def flops_decoder_logits(b, s, V, d_emb):
 
     Returns: the output head [bs,d_emb]×[d_emb,V] (tied or not; a head bias is an add, not counted) [FLOP]
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3567,7 +3567,7 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, d
 
     Returns: forward FLOPs of a decoder model for b sequences of s tokens [FLOP]
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm; 000_c9822ae60dc20d6b.txt, §3.1–3.2 (the classic case)
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3613,7 +3613,7 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, 
 
     Returns: backward FLOPs: for each GEMM Y = XW, dX = dY·Wᵀ and dW = Xᵀ·dY [FLOP]
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm; 000_c9822ae60dc20d6b.txt, §3.1–3.2 (the classic case)
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
@@ -3659,7 +3659,7 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, 
 
     Returns: training FLOPs of one step: forward + backward [FLOP]
 
-    Sources: torch 2.13 torch.utils.flop_counter.FlopCounterMode, 2MKN per mm/bmm/addmm/baddbmm; 000_c9822ae60dc20d6b.txt, §3.1–3.2 (the classic case)
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)

@@ -1,0 +1,228 @@
+"""The works the catalogue cites, and ``Source``: a work and the place in it.
+
+Every formula, symbol, worked example and refutation names its sources as
+``Source(key, where)``: ``key`` is an entry of ``WORKS`` below and ``where``
+the section, table or equation. ``str(Source("narayanan2021", "§5.1"))`` is
+the short citation a reader sees, "Narayanan et al. 2021, §5.1"; the
+documents link it to the full entry of their References section.
+
+Kinds of work: the four seed articles this project started from (each with
+its author, original title and an English translation, publisher or course,
+and date, as SOURCES.md gives them; "undated" where the article prints none),
+papers (authors, title, venue, year, arXiv id), vendor datasheets (vendor,
+document, date) and software (project, version, the module cited).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Kind = Literal["seed", "paper", "datasheet", "software"]
+
+
+@dataclass(frozen=True)
+class Work:
+    """One entry of the bibliography."""
+
+    key: str
+    kind: Kind
+    short: str  # the citation label: "Narayanan et al. 2021", "Yu 2024 (000)"
+    authors: str
+    title: str
+    venue: str  # journal, conference, publisher, course, or vendor
+    date: str
+    title_en: str = ""  # English title of a work in another language
+    arxiv: str = ""
+    url: str = ""
+
+    @property
+    def anchor(self) -> str:
+        """The id of the entry in a document's References section."""
+        return "ref-" + self.key
+
+    @property
+    def seed(self) -> str:
+        """The seed article's number (``000``), or ``""`` for any other work."""
+        return self.key if self.kind == "seed" else ""
+
+
+WORKS: dict[str, Work] = {}
+
+
+def _work(key: str, kind: Kind, short: str, authors: str, title: str, venue: str, date: str, **more: str) -> None:
+    if key in WORKS:
+        raise ValueError(f"bibliography key {key!r} used twice")
+    WORKS[key] = Work(key, kind, short, authors, title, venue, date, **more)
+
+
+# --- the seed articles (SOURCES.md, "Bibliography of the seeds") ----------------------------
+_work(
+    "000", "seed", "Yu 2024 (000)", "郁晨 (Yu Chen), Bilibili system department server team",
+    "万字长文解析：大模型需要怎样的硬件算力", "published online", "2024-07-30",
+    title_en="What hardware compute do large models need: a long-form analysis",
+)
+_work(
+    "001", "seed", "Li Bojie (001)", "李博杰 (Li Bojie)",
+    "大模型训练：为何A100更胜4090一筹？", "essay", "undated",
+    title_en="Training large models: why the A100 beats the 4090",
+)
+_work(
+    "002", "seed", "Anon. (002)", "unsigned",
+    "大模型训练资源评估：算力与显存需求详解", "article", "undated",
+    title_en="Estimating the resources to train a large model: compute and memory in detail",
+)
+_work(
+    "004", "seed", "Li Wei (004)", "李威 (Li Wei), Institute of Computing Technology, Chinese Academy of Sciences",
+    "《智能计算系统：从深度学习到大模型》第2版课件，第九章 大模型计算系统",
+    "lecture slides of the textbook course", "undated",
+    title_en="AI Computing Systems: from Deep Learning to Large Models, 2nd ed., lecture slides, "
+    "chapter 9, Large-model computing systems",
+)
+
+# --- papers ---------------------------------------------------------------------------------
+_work(
+    "narayanan2021", "paper", "Narayanan et al. 2021",
+    "Deepak Narayanan, Mohammad Shoeybi, Jared Casper, Patrick LeGresley, Mostofa Patwary, Vijay Korthikanti, "
+    "Dmitri Vainbrand, Prethvi Kashinkunti, Julie Bernauer, Bryan Catanzaro, Amar Phanishayee, Matei Zaharia",
+    "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", "SC '21", "2021",
+    arxiv="2104.04473",
+)
+_work(
+    "korthikanti2022", "paper", "Korthikanti et al. 2022",
+    "Vijay Korthikanti, Jared Casper, Sangkug Lym, Lawrence McAfee, Michael Andersch, Mohammad Shoeybi, Bryan Catanzaro",
+    "Reducing Activation Recomputation in Large Transformer Models", "MLSys 2023", "2022", arxiv="2205.05198",
+)
+_work(
+    "rajbhandari2020", "paper", "Rajbhandari et al. 2020",
+    "Samyam Rajbhandari, Jeff Rasley, Olatunji Ruwase, Yuxiong He",
+    "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models", "SC20", "2020", arxiv="1910.02054",
+)
+_work(
+    "ren2021", "paper", "Ren et al. 2021",
+    "Jie Ren, Samyam Rajbhandari, Reza Yazdani Aminabadi, Olatunji Ruwase, Shuangyan Yang, Minjia Zhang, Dong Li, Yuxiong He",
+    "ZeRO-Offload: Democratizing Billion-Scale Model Training", "USENIX ATC '21", "2021", arxiv="2101.06840",
+)
+_work(
+    "dao2022", "paper", "Dao et al. 2022", "Tri Dao, Daniel Y. Fu, Stefano Ermon, Atri Rudra, Christopher Ré",
+    "FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness", "NeurIPS 2022", "2022",
+    arxiv="2205.14135",
+)
+_work(
+    "kaplan2020", "paper", "Kaplan et al. 2020",
+    "Jared Kaplan, Sam McCandlish, Tom Henighan, Tom B. Brown, Benjamin Chess, Rewon Child, Scott Gray, Alec Radford, "
+    "Jeffrey Wu, Dario Amodei",
+    "Scaling Laws for Neural Language Models", "arXiv preprint", "2020", arxiv="2001.08361",
+)
+_work(
+    "shazeer2020", "paper", "Shazeer 2020", "Noam Shazeer", "GLU Variants Improve Transformer", "arXiv preprint", "2020",
+    arxiv="2002.05202",
+)
+_work(
+    "ainslie2023", "paper", "Ainslie et al. 2023",
+    "Joshua Ainslie, James Lee-Thorp, Michiel de Jong, Yury Zemlyanskiy, Federico Lebrón, Sumit Sanghai",
+    "GQA: Training Generalized Multi-Query Transformer Models from Multi-Head Checkpoints", "EMNLP 2023", "2023",
+    arxiv="2305.13245",
+)
+_work(
+    "fedus2021", "paper", "Fedus et al. 2021", "William Fedus, Barret Zoph, Noam Shazeer",
+    "Switch Transformers: Scaling to Trillion Parameter Models with Simple and Efficient Sparsity",
+    "Journal of Machine Learning Research 23", "2021", arxiv="2101.03961",
+)
+_work(
+    "jiang2024", "paper", "Jiang et al. 2024", "Albert Q. Jiang et al. (Mistral AI)", "Mixtral of Experts",
+    "arXiv preprint", "2024", arxiv="2401.04088",
+)
+_work(
+    "vaswani2017", "paper", "Vaswani et al. 2017",
+    "Ashish Vaswani, Noam Shazeer, Niki Parmar, Jakob Uszkoreit, Llion Jones, Aidan N. Gomez, Łukasz Kaiser, Illia Polosukhin",
+    "Attention Is All You Need", "NeurIPS 2017", "2017", arxiv="1706.03762",
+)
+_work(
+    "brown2020", "paper", "Brown et al. 2020", "Tom B. Brown et al. (OpenAI)", "Language Models are Few-Shot Learners",
+    "NeurIPS 2020", "2020", arxiv="2005.14165",
+)
+_work(
+    "williams2009", "paper", "Williams et al. 2009", "Samuel Williams, Andrew Waterman, David Patterson",
+    "Roofline: An Insightful Visual Performance Model for Multicore Architectures",
+    "Communications of the ACM 52(4), 65–76", "2009",
+)
+_work(
+    "amdahl1967", "paper", "Amdahl 1967", "Gene M. Amdahl",
+    "Validity of the Single Processor Approach to Achieving Large Scale Computing Capabilities",
+    "AFIPS Spring Joint Computer Conference", "1967",
+)
+_work(
+    "sanders2009", "paper", "Sanders et al. 2009", "Peter Sanders, Jochen Speck, Jesper Larsson Träff",
+    "Two-tree algorithms for full bandwidth broadcast, reduction and scan", "Parallel Computing 35(12), 581–594", "2009",
+)
+_work(
+    "jeaugey2019", "paper", "Jeaugey 2019", "Sylvain Jeaugey", "Massively Scale Your Deep Learning Training with NCCL 2.4",
+    "NVIDIA Technical Blog", "2019-02",
+)
+
+# --- vendor datasheets and reports ------------------------------------------------------------
+_work(
+    "nvidia-a100", "datasheet", "NVIDIA A100 datasheet", "NVIDIA", "NVIDIA A100 Tensor Core GPU datasheet",
+    "NVIDIA", "rev. 4 (document 1758950-r4)",
+)
+_work("nvidia-h100", "datasheet", "NVIDIA H100 datasheet", "NVIDIA", "NVIDIA H100 Tensor Core GPU datasheet", "NVIDIA", "undated")
+_work("nvidia-h200", "datasheet", "NVIDIA H200 datasheet", "NVIDIA", "NVIDIA H200 Tensor Core GPU datasheet", "NVIDIA", "undated")
+_work(
+    "nvidia-ada", "datasheet", "NVIDIA Ada whitepaper", "NVIDIA", "NVIDIA Ada GPU Architecture whitepaper",
+    "NVIDIA", "2022",
+)
+_work(
+    "reuters-a800", "datasheet", "Reuters 2022 (A800)", "Reuters; NVIDIA statement",
+    "NVIDIA offers the A800 in China, an A100 with NVLink cut from 600 to 400 GB/s", "news report", "2022-11",
+)
+_work(
+    "reuters-h800", "datasheet", "Reuters 2023 (H800)", "Reuters; NVIDIA statement",
+    "NVIDIA's H800 for China: an H100 SXM with NVLink cut from 900 to 400 GB/s", "news report", "2023-03",
+)
+
+# --- software, cited as the implementation a formula is measured against ---------------------
+_work(
+    "transformers", "software", "transformers 5.24", "Thomas Wolf et al. (Hugging Face)",
+    "Transformers: State-of-the-Art Natural Language Processing (version 5.24, models/<family>/modeling_<family>.py)",
+    "EMNLP 2020 System Demonstrations", "2020", arxiv="1910.03771",
+)
+_work(
+    "pytorch", "software", "PyTorch 2.13", "Adam Paszke et al.",
+    "PyTorch: An Imperative Style, High-Performance Deep Learning Library (version 2.13, torch.utils.flop_counter)",
+    "NeurIPS 2019", "2019", arxiv="1912.01703",
+)
+
+
+def work(key: str) -> Work:
+    """The entry with this key; an unknown key is a programming error, named."""
+    try:
+        return WORKS[key]
+    except KeyError:
+        raise KeyError(f"no bibliography entry {key!r} (formulas/bibliography.py)") from None
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a formula comes from: a bibliography entry and the place in it."""
+
+    ref: str  # a key of WORKS
+    where: str = ""
+
+    def __post_init__(self) -> None:
+        work(self.ref)
+
+    @property
+    def work(self) -> Work:
+        return work(self.ref)
+
+    def __str__(self) -> str:
+        short = self.work.short
+        return f"{short}, {self.where}" if self.where else short
+
+
+def cited(sources) -> list[Work]:
+    """The distinct works of ``sources``, seeds first (000, 001, ...), then the others by citation label."""
+    works = {source.work.key: source.work for source in sources}
+    order = {"seed": 0, "paper": 1, "datasheet": 2, "software": 3}
+    return sorted(works.values(), key=lambda w: (order[w.kind], w.key if w.kind == "seed" else w.short.lower()))
