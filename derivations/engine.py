@@ -294,7 +294,8 @@ class Derivation:
                     False,
                     "dead step",
                     f"no later step uses {step.label!r} (its expression appears in none, no claim is made about it): "
-                    "a step must feed a conclusion, approximation, bound or cross-check",
+                    "a step must feed a conclusion, approximation, bound or cross-check (build the later step from it, "
+                    "sum it with parts=, solve for it with solves(), or mark an identity proved for its own sake aside=True)",
                 )
         return found
 

@@ -114,7 +114,8 @@ def test_user_helpers_give_the_same_errors_one_line_each():
     lines = str(failure.value).splitlines()
     assert lines == [
         "mine step 2 (unused): dead step: no later step uses 'unused' (its expression appears in none, no claim is made "
-        "about it): a step must feed a conclusion, approximation, bound or cross-check",
+        "about it): a step must feed a conclusion, approximation, bound or cross-check (build the later step from it, "
+        "sum it with parts=, solve for it with solves(), or mark an identity proved for its own sake aside=True)",
         "mine step 3 (params.layer): circular: step 1 (x) read the catalogue entry 'params.layer' that this step concludes: "
         "a derivation must build its result, not read it back",
     ]
