@@ -160,6 +160,55 @@ _work(
     "jeaugey2019", "paper", "Jeaugey 2019", "Sylvain Jeaugey", "Massively Scale Your Deep Learning Training with NCCL 2.4",
     "NVIDIA Technical Blog", "2019-02",
 )
+_work(
+    "shoeybi2019", "paper", "Shoeybi et al. 2019",
+    "Mohammad Shoeybi, Mostofa Patwary, Raul Puri, Patrick LeGresley, Jared Casper, Bryan Catanzaro",
+    "Megatron-LM: Training Multi-Billion Parameter Language Models Using Model Parallelism", "arXiv preprint", "2019",
+    arxiv="1909.08053",
+)
+_work(
+    "dao2023", "paper", "Dao 2023", "Tri Dao",
+    "FlashAttention-2: Faster Attention with Better Parallelism and Work Partitioning", "ICLR 2024", "2023",
+    arxiv="2307.08691",
+)
+_work(
+    "jia2018", "paper", "Jia et al. 2018", "Xianyan Jia, Shutao Song, Wei He, Yangzihao Wang, Haidong Rong et al.",
+    "Highly Scalable Deep Learning Training System with Mixed-Precision: Training ImageNet in Four Minutes",
+    "arXiv preprint", "2018", arxiv="1807.11205",
+)
+_work(
+    "li2020", "paper", "Li et al. 2020", "Shen Li, Yanli Zhao, Rohan Varma, Omkar Salpekar, Pieter Noordhuis et al.",
+    "PyTorch Distributed: Experiences on Accelerating Data Parallel Training", "VLDB 2020", "2020", arxiv="2006.15704",
+)
+_work(
+    "wang2023", "paper", "Wang et al. 2023",
+    "Guanhua Wang, Heyang Qin, Sam Ade Jacobs, Connor Holmes, Samyam Rajbhandari, Olatunji Ruwase, Feng Yan, Lei Yang, "
+    "Yuxiong He",
+    "ZeRO++: Extremely Efficient Collective Communication for Giant Model Training", "arXiv preprint", "2023",
+    arxiv="2306.10209",
+)
+_work(
+    "smith2022", "paper", "Smith et al. 2022", "Shaden Smith, Mostofa Patwary, Brandon Norick, Patrick LeGresley et al.",
+    "Using DeepSpeed and Megatron to Train Megatron-Turing NLG 530B, A Large-Scale Generative Language Model",
+    "arXiv preprint", "2022", arxiv="2201.11990",
+)
+_work(
+    "bigscience2022", "paper", "BigScience 2022", "BigScience Workshop (Teven Le Scao et al.)",
+    "BLOOM: A 176B-Parameter Open-Access Multilingual Language Model", "arXiv preprint", "2022", arxiv="2211.05100",
+)
+_work(
+    "nvidia-gemm", "datasheet", "NVIDIA GEMM guide", "NVIDIA",
+    "Matrix Multiplication Background User's Guide (Deep Learning Performance Documentation)", "NVIDIA", "undated",
+)
+_work(
+    "nccl-tests", "software", "nccl-tests", "NVIDIA", "nccl-tests, doc/PERFORMANCE.md (algorithm and bus bandwidth)",
+    "github.com/NVIDIA/nccl-tests", "undated",
+)
+_work(
+    "deepspeed", "software", "DeepSpeed docs", "Microsoft DeepSpeed team",
+    "DeepSpeed documentation: ZeRO configuration (overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size)",
+    "deepspeed.ai", "undated",
+)
 
 # --- vendor datasheets and reports ------------------------------------------------------------
 _work(

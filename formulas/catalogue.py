@@ -20,7 +20,7 @@ from formulas.bibliography import Source  # noqa: F401 - formulas cite through t
 from formulas.symbols import constant_values, quantity, table_order
 from formulas.units import Unit, as_unit
 
-TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture")
+TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture", "performance")
 
 
 class UnknownFormula(KeyError):

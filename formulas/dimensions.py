@@ -89,7 +89,7 @@ def _check_relational(condition: sp.Basic) -> None:
 
 
 def _same_unit(terms, what: str) -> Unit:
-    units = [(term, dimension_of(term)) for term in terms]
+    units = [(term, dimension_of(term)) for term in terms if term != 0] or [(0, DIMENSIONLESS)]  # 0 has every unit
     first_term, first_unit = units[0]
     for term, unit in units[1:]:
         if unit != first_unit:

@@ -16,8 +16,11 @@ Conventions (each stated in the report):
   which counts both directions while a ring sends and receives at once; PP and DP
   traffic crosses the inter-node network at ``network`` bytes/s per GPU each way;
 - interleaving (v > 1) divides the bubble by v and multiplies the PP traffic by v;
-- a step is compute × (1 + bubble) plus the communication time (TP, PP and DP
+- with U given (``--mfu``): a step is compute × (1 + bubble) plus the communication time (TP, PP and DP
   together) that exceeds the share r of the compute it can hide under;
+- without it the step time is predicted (formulas/prediction.py, formulas/performance.py):
+  per-layer times under the layout, blocking TP, PP p2p, the bubble, exposed DP/ZeRO time and
+  the optimizer, with the GPU's calibrated constants; MFU and HFU are then outputs;
 - full recompute re-runs the layers' forward, not the logits (as ``flops.megatron``);
 - FLOP-based figures of a mixture-of-experts model (6ΨD, compute-bound decoding) use
   the active Ψ, byte-based ones (weights, states, memory-bound decoding) the total Ψ;
@@ -141,8 +144,11 @@ class Inputs:
     gpu: dict[str, object]  # X, W_mem, W_link, M_gpu
     network: object  # inter-node bytes/s per GPU
     tokens: object | None  # D; None: TOKENS_PER_PARAMETER per parameter
-    utilization: object  # U
+    utilization: object | None  # U; None: predicted by the performance model (formulas/prediction.py)
     overlap: object  # r
+    efficiency: object | None = None  # formulas.calibration.Efficiency, needed when utilization is None
+    node_size: int = 8  # GPUs one node's NVLink joins
+    flash: bool = False  # fused (Flash) attention in the performance model
 
 
 def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = EXACT_OPS) -> dict:
@@ -158,7 +164,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     model = inputs.model
     layers = ops.number(model["l"])
     base = dict(model) | dict(inputs.gpu) | {"t": t, "p": p, "d": d, "m": m, "s": s, "v": v, "n": n, "q": Q_16BIT,
-                                              "q_w": Q_16BIT, "U": inputs.utilization, "r": inputs.overlap}
+                                              "q_w": Q_16BIT, "r": inputs.overlap}
     B = b * m * d
     tensor, pipeline, data, interleaved = t > 1, p > 1, d > 1, v > 1
 
@@ -185,13 +191,29 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     activations = per_layer * (layers / p) * in_flight * interleave
     memory_total = states + activations
 
-    compute_time = (training + recomputed) / (n * inputs.gpu["X"] * inputs.utilization)
     bubble = ops.where(interleaved, ev("cluster.bubble.interleaved", **base), ev("cluster.bubble", **base))
     comms = _comms(layout, base, ev, ops)
     link = {"tp": inputs.gpu["W_link"] / 2, "pp": inputs.network, "dp": inputs.network}  # bytes/s one way
     comm_time = {dim: comms[dim] / link[dim] for dim in comms}
-    exposed = ops.maximum(sum(comm_time.values()) - inputs.overlap * compute_time, 0)  # one overlap budget for all
-    step_time = compute_time * (1 + bubble) + exposed
+    if inputs.utilization is None:  # predicted: the performance model, where each group sits
+        from formulas.prediction import predict
+
+        predicted = predict(base | {"b": b}, {"t": t, "p": p, "d": d, "m": m, "v": v, "n": n, "b": b},
+                            {"zero": layout.zero, "recompute": mode, "sequence_parallel": layout.sequence_parallel},
+                            inputs.efficiency, inputs.network, inputs.node_size, inputs.flash,
+                            {"training": training, "recomputed": recomputed}, ev, ops)
+        step_time, compute_time = predicted["step_seconds"], predicted["compute_seconds"]
+        bubble_time = predicted["bubble_seconds"]
+        exposed = predicted["tp_seconds"] + predicted["pp_seconds"] + predicted["dp_exposed_seconds"]
+        utilization, hardware = predicted["mfu"], predicted["hfu"]
+    else:
+        compute_time = (training + recomputed) / (n * inputs.gpu["X"] * inputs.utilization)
+        exposed = ops.maximum(sum(comm_time.values()) - inputs.overlap * compute_time, 0)  # one overlap budget for all
+        bubble_time = compute_time * bubble
+        step_time = compute_time + bubble_time + exposed
+        utilization, hardware = inputs.utilization, inputs.utilization * (training + recomputed) / training
+        predicted = None
+    base |= {"U": utilization}  # the required bandwidths divide compute at this U
     iterations = ops.ceiling(tokens / (B * s))
 
     return {
@@ -222,15 +244,19 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
             "seconds": comm_time,
         },
         "time": {
+            "mode": "given" if predicted is None else "predicted",
+            "mfu": utilization,
+            "hfu": hardware,
             "bubble": bubble,
             "compute_seconds": compute_time,
+            "bubble_seconds": bubble_time,
             "exposed_comm_seconds": exposed,
             "step_seconds": step_time,
             "tokens": tokens,
             "iterations": iterations,
             "training_days": iterations * step_time / SECONDS_PER_DAY,
             "ideal_days": ev("cluster.training_time", **(base | {"P": active})) / SECONDS_PER_DAY,  # 6ΨD: Ψ a token uses
-        },
+        } | ({} if predicted is None else {"predicted": predicted}),
         "inference": _inference(base, b, active, ev, ops),
     }
 
@@ -269,9 +295,11 @@ def _comms(layout: Layout, base: dict, ev: Evaluator, ops: Ops) -> dict:
     })
     tp = ops.where(t > 1, tp * m, 0)
     pp = ops.where(p > 1, ev("comms.pp.per_iteration.interleaved", **(base | {"b": b})), 0)
-    dp = ops.choose(layout.zero == 3, {  # ZeRO-3 adds a parameter all-gather to the reduce-scatter: 3Ψ of this rank's shard
-        True: lambda: ev("comms.zero.stage3.sent", **base),
-        False: lambda: ev("comms.dp.sent_per_iteration", **base),
+    dp = ops.choose(layout.zero, {  # ZeRO-2 reduce-scatters every micro-batch, ZeRO-3 also gathers twice per micro-batch
+        0: lambda: ev("comms.dp.sent_per_iteration", **base),
+        1: lambda: ev("perf.zero.stage1.sent", **base),
+        2: lambda: ev("perf.zero.stage2.sent", **base),
+        3: lambda: ev("perf.zero.stage3.sent", **base),
     })
     return {"tp": tp, "pp": pp, "dp": ops.where(d > 1, dp, 0)}
 

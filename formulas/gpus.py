@@ -138,3 +138,10 @@ def gpu(key: str) -> GPU:
         return PRESETS[key]
     except KeyError:
         raise KeyError(f"unknown GPU {key!r}; known: {', '.join(PRESETS)}") from None
+
+
+NODE_SIZE: dict[str, int] = {"a100-40gb": 8, "a100-80gb": 8, "a800": 8, "h100-sxm": 8, "h800": 8, "h200": 8, "h100-pcie": 2,
+                             "rtx4090": 1}
+"""GPUs one node's NVLink joins, per preset: HGX/DGX baseboards hold 8 SXM GPUs on NVSwitch (DGX A100 and DGX H100
+user guides); H100 PCIe cards pair through an NVLink bridge; the RTX 4090 has no NVLink. The performance model
+prices a group inside one node at NVLink speed and one across nodes at the network's (formulas/prediction.py)."""

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 RECOMPUTE_CHOICES = ("none", "selective", "full")  # formulas.estimate.RECOMPUTE_MODES, named here so --help loads no SymPy
 
-DEFAULTS = {"mfu": "0.5", "overlap": "0.5", "network": "25"}  # 000 §3.5 (U = 0.5); r = 1/2; 200 Gb/s per GPU
+DEFAULTS = {"overlap": "0.5", "network": "25"}  # r = 1/2 (with --mfu); 200 Gb/s per GPU
 
 
 def add_source_arguments(command: argparse.ArgumentParser) -> None:
@@ -35,9 +35,12 @@ def add_assumption_arguments(command: argparse.ArgumentParser) -> None:
     """--seq, --tokens, --mfu, --overlap, --network (shared with ``plan``)."""
     command.add_argument("--seq", required=True, metavar="S", help="sequence length s in tokens")
     command.add_argument("--tokens", metavar="D", help="training tokens (default 20 per parameter)")
-    command.add_argument("--mfu", default=DEFAULTS["mfu"], metavar="U", help="model FLOPs utilization (default 0.5)")
+    command.add_argument("--mfu", metavar="U", help="assume this model FLOPs utilization instead of predicting the step time "
+                                                      "(000 §3.5 uses 0.5); without it MFU and HFU are predicted")
     command.add_argument("--overlap", default=DEFAULTS["overlap"], metavar="R",
-                         help="share of compute time that communication may hide under (default 0.5)")
+                         help="with --mfu: share of compute time that communication may hide under (default 0.5)")
+    command.add_argument("--flash-attention", action="store_true",
+                         help="predict with fused (Flash) attention: no s² scores through memory")
     command.add_argument("--network", default=DEFAULTS["network"], metavar="GB/s",
                          help="inter-node bandwidth per GPU for PP and DP traffic, GB/s (default 25 = 200 Gb/s)")
 
@@ -89,12 +92,22 @@ def read_layout(args: argparse.Namespace) -> Layout:
 
 
 def read_inputs(args: argparse.Namespace, model: dict[str, int]) -> Inputs:
-    """The GPU and the assumptions (--mfu, --overlap, --network, --tokens) as exact values."""
+    """The GPU and the assumptions (--mfu, --overlap, --network, --tokens) as exact values; without --mfu the
+    GPU's performance constants (one line and exit 2 for a GPU that has none)."""
+    from formulas.calibration import NoCalibration, efficiency
+    from formulas.gpus import NODE_SIZE
     from formulas.estimate import Inputs
     from formulas.symbols import quantity
     from render.cli.inputs import check_value, parse_number
 
-    utilization = check_value(quantity("U"), parse_number(args.mfu, "--mfu"))
+    preset = chosen_gpu(args.gpu)
+    utilization = None if args.mfu is None else check_value(quantity("U"), parse_number(args.mfu, "--mfu"))
+    performance = None
+    if utilization is None:
+        try:
+            performance = efficiency(args.gpu)
+        except NoCalibration as error:
+            raise InputError(str(error)) from None
     overlap = check_value(quantity("r"), parse_number(args.overlap, "--overlap"))
     network = parse_number(args.network, "--network") * 10**9
     if network <= 0:
@@ -104,11 +117,14 @@ def read_inputs(args: argparse.Namespace, model: dict[str, int]) -> Inputs:
         raise InputError(f"--tokens must be positive, got {args.tokens}")
     return Inputs(
         model=model,
-        gpu=chosen_gpu(args.gpu).inputs(),
+        gpu=preset.inputs(),
         network=network,
         tokens=tokens,
         utilization=utilization,
         overlap=overlap,
+        efficiency=performance,
+        node_size=NODE_SIZE[args.gpu],
+        flash=args.flash_attention,
     )
 
 
@@ -137,8 +153,14 @@ def run(args: argparse.Namespace) -> Result:
     return Result(doc, render_text(doc))
 
 
-def assumptions_json(inputs: Inputs) -> dict[str, float]:
-    return {"U": float(inputs.utilization), "r": float(inputs.overlap), "network_bytes_per_second": float(inputs.network)}
+def assumptions_json(inputs: Inputs) -> dict[str, object]:
+    common = {"network_bytes_per_second": float(inputs.network), "gpus_per_node": inputs.node_size}
+    if inputs.utilization is not None:
+        return {"mode": "given", "U": float(inputs.utilization), "r": float(inputs.overlap)} | common
+    constants = inputs.efficiency
+    return {"mode": "predicted", "flash_attention": inputs.flash, "constants": {
+        "eta_gemm": float(constants.eta_gemm), "eta_mem": float(constants.eta_mem), "tau_k": float(constants.tau_k),
+        "eta_link": float(constants.eta_link), "provenance": constants.provenance}} | common
 
 
 def _to_json(value: object) -> object:
@@ -184,8 +206,7 @@ def render_text(doc: dict) -> str:
             f"{_si(comms['link_bandwidth'][dim], 'B/s')}; needs {_si(comms['required_bandwidth'][dim], 'B/s')}"
         )
     time = doc["time"]
-    lines += [
-        "time",
+    lines += ["time", "  " + _mode_line(doc)] + _breakdown(time) + [
         f"  bubble {time['bubble']:.3f}   compute {time['compute_seconds']:.3f} s   exposed comms {time['exposed_comm_seconds']:.3f} s"
         f"   step {time['step_seconds']:.3f} s",
         f"  {time['iterations']:,.0f} iterations for {time['tokens']:,.0f} tokens: {time['training_days']:,.1f} days "
@@ -199,6 +220,24 @@ def render_text(doc: dict) -> str:
         f"{inference['tokens_per_second']:,.1f} tokens/s   balance batch {inference['balance_batch']:.1f}"
     )
     return "\n".join(lines)
+
+
+def _mode_line(doc: dict) -> str:
+    time, assumptions = doc["time"], doc["assumptions"]
+    if time["mode"] == "given":
+        return f"MFU given: U = {time['mfu']:.3f} (--mfu); HFU {time['hfu']:.3f}"
+    return (f"MFU predicted: {time['mfu']:.1%} (HFU {time['hfu']:.1%}); performance constants "
+            f"{assumptions['constants']['provenance']}")
+
+
+def _breakdown(time: dict) -> list[str]:
+    """The predicted step split by where the time goes."""
+    if time["mode"] != "predicted":
+        return []
+    parts = time["predicted"]
+    return [f"  compute {parts['compute_seconds']:.3f} s (at {parts['compute_efficiency']:.1%} of peak)   TP {parts['tp_seconds']:.3f} s   "
+            f"PP p2p {parts['pp_seconds']:.3f} s   bubble {parts['bubble_seconds']:.3f} s   DP/ZeRO exposed "
+            f"{parts['dp_exposed_seconds']:.3f} s   optimizer {parts['optimizer_seconds']:.3f} s"]
 
 
 def register(add_command) -> None:

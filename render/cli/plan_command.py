@@ -6,7 +6,10 @@ Every valid (t, p, d, b, m, v, ZeRO stage, recompute mode, sequence parallelism)
 of n GPUs is evaluated by the same glue as ``estimate`` (formulas/estimate.py)
 through the generated NumPy code; those that don't fit are dropped; the best
 ``--top`` distinct (t, p, d, b, m, v), each at its best setting, are shown with
-why each ranks where it does. ``--json``: one document with the ranked list.
+why each ranks where it does. ``--explain "t=8 p=64 d=6 ..."`` instead says where one
+layout ranks and which terms (compute, bubble, TP, PP, DP/ZeRO, optimizer, memory)
+separate it from the first; a layout that is invalid or does not fit is one line, exit 2.
+``--json``: one document with the ranked list (or the explanation).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import argparse
 
 from render.cli.estimate_command import add_assumption_arguments, add_source_arguments, assumptions_json, chosen_gpu, read_inputs
 from render.cli.model_commands import load_architecture
-from render.cli.numbers import InputError, parse_fraction
+from render.cli.numbers import InputError, parse_fraction, quote
 from render.cli.progress import Progress
 from render.cli.result import Result
 from render.numeric import GPUS_PER_NODE
@@ -27,9 +30,14 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--global-batch", required=True, metavar="B", help="global batch in sequences")
     add_assumption_arguments(command)
     command.add_argument("--top", default="5", metavar="K", help="how many layouts to show (default 5)")
-    command.add_argument("--max-tp", default=str(GPUS_PER_NODE), metavar="T",
-                         help=f"largest tensor-parallel degree: TP traffic is priced at NVLink speed, inside a node "
-                              f"(default {GPUS_PER_NODE}; 0 for no limit)")
+    command.add_argument("--max-tp", metavar="T",
+                         help=f"largest tensor-parallel degree (0 for no limit). Predicted (no --mfu): no limit by default, "
+                              f"TP beyond a node is priced at the network; with --mfu: default {GPUS_PER_NODE}, TP is priced "
+                              f"at NVLink speed")
+    command.add_argument("--explain", metavar="LAYOUT",
+                         help='where one layout ranks and why, e.g. "t=8 p=64 d=6 v=2 b=1 zero=1 recompute=selective sp=1" '
+                              "(keys t p d v b zero recompute sp; d defaults to n/(t·p), v and b to 1, zero to 0, recompute "
+                              "to selective, sp to 0)")
 
 
 PLAN_LIMIT = 10**7  # GPUs or sequences: far beyond any cluster, small enough to enumerate
@@ -54,7 +62,11 @@ def run(args: argparse.Namespace) -> Result:
     for value, option in ((n, "--gpus"), (global_batch, "--global-batch")):
         if value > PLAN_LIMIT:
             raise InputError(f"{option} = {value} is beyond what plan enumerates (at most {PLAN_LIMIT:,})")
-    top, max_tp = _whole(args.top, "--top", least=1), _whole(args.max_tp, "--max-tp", least=0)
+    top = _whole(args.top, "--top", least=1)
+    default_tp = "0" if args.mfu is None else str(GPUS_PER_NODE)
+    max_tp = _whole(args.max_tp if args.max_tp is not None else default_tp, "--max-tp", least=0)
+    if args.explain is not None:
+        return _explain(args, model, inputs, label, n, global_batch, s, max_tp or None)
     bar = Progress("plan")
     try:
         result = plan(model, inputs, n, global_batch, s, top=top, max_tp=max_tp or None, progress=bar.update)
@@ -66,10 +78,88 @@ def run(args: argparse.Namespace) -> Result:
     return Result(doc, render_text(doc))
 
 
+EXPLAIN_KEYS = ("t", "p", "d", "v", "b", "zero", "recompute", "sp")
+
+
+def parse_layout(text: str, n: int, global_batch: int, s: int):
+    """``"t=8 p=64 d=6 v=2 b=1 zero=1 recompute=full sp=0"`` → a Layout; every value parsed by hand, never evaluated."""
+    from formulas.estimate import RECOMPUTE_MODES, Layout
+    from render.cli.inputs import parse_count
+
+    values: dict[str, str] = {}
+    for item in text.split():
+        key, sep, value = item.partition("=")
+        if not sep or key not in EXPLAIN_KEYS:
+            raise InputError(f"--explain: expected key=value with a key among {', '.join(EXPLAIN_KEYS)}, got {quote(item)}")
+        if key in values:
+            raise InputError(f"--explain: {key} given twice")
+        values[key] = value
+    if "t" not in values or "p" not in values:
+        raise InputError("--explain: the layout needs at least t and p")
+    t, p = parse_count(values["t"], "t", "--explain t"), parse_count(values["p"], "p", "--explain p")
+    d = parse_count(values["d"], "d", "--explain d") if "d" in values else n // (t * p)
+    b = parse_count(values.get("b", "1"), "b", "--explain b")
+    v = parse_count(values.get("v", "1"), "v", "--explain v")
+    zero, recompute, parallel = values.get("zero", "0"), values.get("recompute", "selective"), values.get("sp", "0")
+    if zero not in ("0", "1", "2", "3"):
+        raise InputError(f"--explain: zero must be 0, 1, 2 or 3, got {quote(zero)}")
+    if recompute not in RECOMPUTE_MODES:
+        raise InputError(f"--explain: recompute must be one of {', '.join(RECOMPUTE_MODES)}, got {quote(recompute)}")
+    if parallel not in ("0", "1"):
+        raise InputError(f"--explain: sp must be 0 or 1, got {quote(parallel)}")
+    if t * p * d != n:
+        raise InputError(f"--explain: invalid layout: t·p·d = {t * p * d}, but --gpus is {n}")
+    if global_batch % (b * d):
+        raise InputError(f"--explain: invalid layout: the global batch {global_batch} is not a multiple of b·d = {b * d}")
+    return Layout(n=n, t=t, p=p, d=d, b=b, m=global_batch // (b * d), s=s, v=v, zero=int(zero), recompute=recompute,
+                  sequence_parallel=parallel == "1")
+
+
+def _explain(args, model, inputs, label, n, global_batch, s, max_tp) -> Result:
+    from render.numeric.plan import NotRanked, SpaceTooLarge, explain
+
+    layout = parse_layout(args.explain, n, global_batch, s)
+    try:
+        result = explain(model, inputs, layout, max_tp)
+    except (NotRanked, SpaceTooLarge) as error:
+        raise InputError(str(error)) from None
+    doc = {"model": label, "gpu": chosen_gpu(args.gpu).name, "n": n, "global_batch": global_batch, "s": s,
+           "max_tp": max_tp, "assumptions": assumptions_json(inputs), "explain": result}
+    return Result(doc, render_explanation(doc))
+
+
+def _describe(entry: dict) -> str:
+    lay = entry["layout"]
+    return (f"t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']} b={lay['b']} m={lay['m']}  ZeRO {lay['zero']}, recompute "
+            f"{lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}: step {entry['step_seconds']:.3f} s, "
+            f"MFU {entry['mfu']:.1%}, memory {entry['memory_total'] / 1e9:.1f} GB")
+
+
+def render_explanation(doc: dict) -> str:
+    result = doc["explain"]
+    mine, first = result["layout"], result["first"]
+    gap = mine["step_seconds"] / first["step_seconds"] - 1
+    lines = [f"{doc['model']} on {doc['n']} × {doc['gpu']}, global batch {doc['global_batch']} × {doc['s']} tokens",
+             f"rank {result['rank']:,} of {result['of']:,} layouts that fit ({gap:+.1%} step time against the first)",
+             f"  this:  {_describe(mine)}", f"  first: {_describe(first)}", "what separates them (this − first, per iteration):"]
+    for term in result["terms"]:
+        lines.append(f"  {term['meaning']:<40} {term['layout']:9.3f} s vs {term['first']:9.3f} s   {term['difference']:+.3f} s")
+    if "compute_efficiency" in mine:
+        lines.append(f"  compute runs at {mine['compute_efficiency']:.1%} of peak vs {first['compute_efficiency']:.1%}")
+    lines.append(f"  memory {mine['memory_total'] / 1e9:.1f} GB vs {first['memory_total'] / 1e9:.1f} GB per GPU")
+    return "\n".join(lines)
+
+
+def _mode(assumptions: dict) -> str:
+    if assumptions["mode"] == "given":
+        return f"ranked at the given MFU U = {assumptions['U']:g} (--mfu)"
+    return f"ranked by predicted step time (constants {assumptions['constants']['provenance']})"
+
+
 def render_text(doc: dict) -> str:
     lines = [
         f"{doc['model']} on {doc['n']} × {doc['gpu']}, global batch {doc['global_batch']} × {doc['s']} tokens",
-        f"{doc['explored']:,} layouts explored, {doc['fitting']:,} fit",
+        f"{doc['explored']:,} layouts explored, {doc['fitting']:,} fit; " + _mode(doc["assumptions"]),
     ]
     if not doc["explored"]:
         return "\n".join(lines + ["no valid layout: t·p·d = n needs t | a, g (t ≤ --max-tp), p | l and d | B"])
@@ -83,7 +173,7 @@ def render_text(doc: dict) -> str:
             f"recompute {lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}",
             f"   step {entry['step_seconds']:.3f} s (compute {entry['compute_seconds']:.3f} s, bubble "
             f"{entry['bubble_seconds']:.3f} s, exposed comms {entry['exposed_comm_seconds']:.3f} s)   memory "
-            f"{entry['memory_total'] / 1e9:.1f} GB   {entry['training_days']:,.1f} days",
+            f"{entry['memory_total'] / 1e9:.1f} GB   {entry['training_days']:,.1f} days   MFU {entry['mfu']:.1%}",
             f"   why: {entry['reason']}",
         ]
     return "\n".join(lines)

@@ -265,14 +265,16 @@ def article_notebook(article: str, examples: list[WorkedExample]) -> NotebookNod
 
 
 def notebooks() -> dict[str, NotebookNode]:
-    """Every notebook, by file name: ``<topic>.ipynb`` and ``article_<nnn>.ipynb``."""
+    """Every notebook, by file name: ``<topic>.ipynb``, ``article_<nnn>.ipynb`` and the lessons (render/documents/lessons.py)."""
     by_topic: dict[str, list[Formula]] = {}
     for formula in all_formulas():
         by_topic.setdefault(topic_of(formula.id), []).append(formula)
     result = {f"{topic}.ipynb": topic_notebook(topic, formulas) for topic, formulas in by_topic.items()}
     for article, examples in examples_by_article().items():
         result[f"article_{article}.ipynb"] = article_notebook(article, examples)
-    return result
+    from render.documents.lessons import LESSONS  # lessons build on this module's cells
+
+    return result | {name: make() for name, make in LESSONS.items()}
 
 
 def notebook_text(nb: NotebookNode) -> str:

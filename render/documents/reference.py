@@ -38,6 +38,7 @@ TOPIC_TITLES = {
     "cluster": "Cluster sizing",
     "inference": "Inference",
     "architecture": "Architectures",
+    "perf": "Performance model: the predicted step time",
 }
 
 ARTICLES = {key: f"{work(key).short}: {work(key).title_en}" for key in ("000", "001", "002", "004")}

@@ -12,11 +12,13 @@ into floats.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 
+from formulas.calibration import Efficiency
 from formulas.estimate import Inputs, Ops
 from render.numeric import llm_formulas_numeric as generated
 from render.printers.codegen import module_source
@@ -95,9 +97,21 @@ def numeric_inputs(inputs: Inputs) -> Inputs:
         gpu={name: float(value) for name, value in inputs.gpu.items()},
         network=float(inputs.network),
         tokens=None if inputs.tokens is None else float(inputs.tokens),
-        utilization=float(inputs.utilization),
+        utilization=None if inputs.utilization is None else float(inputs.utilization),
         overlap=float(inputs.overlap),
+        efficiency=None if inputs.efficiency is None else _floats(inputs.efficiency),
+        node_size=inputs.node_size,
+        flash=inputs.flash,
     )
+
+
+def _floats(efficiency: Efficiency) -> Efficiency:
+    """The calibrated constants as floats (arrays pass through: calibration sweeps them)."""
+    def number(value: object) -> object:
+        return value if isinstance(value, np.ndarray) else float(value)
+
+    return replace(efficiency, eta_gemm=number(efficiency.eta_gemm), eta_mem=number(efficiency.eta_mem),
+                   tau_k=number(efficiency.tau_k), eta_link=number(efficiency.eta_link))
 
 
 if __name__ == "__main__":

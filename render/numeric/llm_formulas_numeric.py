@@ -3679,6 +3679,862 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, 
     return 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 3*l*(2*E*b*h*moe*s + 4*a*b*d_head*s**2 + 2*b*d_ff*h*k*s*(gated + 2) + 2*b*d_head*h*s*(2*a + 2*g))
 
 
+def perf_gemm_time(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem, tau_k):
+    r"""time of one [M,K]·[K,N] GEMM: its FLOPs at η_gemm of peak, its operands' bytes at η_mem of HBM, one kernel's fixed cost.
+
+    perf.gemm.time [second] = 2*K_inner*M_rows*N_cols/(X*eta_gemm) + tau_k + q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(W_mem*eta_mem)
+
+    LaTeX: T_{GEMM} = \frac{2 K M N}{X \eta_{gemm}} + \tau_{k} + \frac{q \left(K M + K N + M N\right)}{W_{mem} \eta_{mem}}
+
+    Args:
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        M_rows: rows of a GEMM's left operand [1]
+        K_inner: inner (contracted) dimension of a GEMM [1]
+        N_cols: columns of a GEMM's right operand [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+
+    Returns: time of one [M,K]·[K,N] GEMM: its FLOPs at η_gemm of peak, its operands' bytes at η_mem of HBM, one kernel's fixed cost [second]
+
+    Valid when: one kernel per GEMM; compute and memory time add (no overlap inside a kernel)
+
+    Sources: Williams et al. 2009, attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; ridge point X/W_mem; NVIDIA GEMM guide, arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's ops:byte ratio; small and skinny GEMMs are memory- or latency-bound
+    """
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    M_rows = numpy.asarray(M_rows, dtype=numpy.float64)
+    K_inner = numpy.asarray(K_inner, dtype=numpy.float64)
+    N_cols = numpy.asarray(N_cols, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    return 2*K_inner*M_rows*N_cols/(X*eta_gemm) + tau_k + q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(W_mem*eta_mem)
+
+
+def perf_gemm_efficiency(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem, tau_k):
+    r"""fraction of peak one GEMM achieves: η_gemm, lowered by the ridge point over its arithmetic intensity and by the kernel's fixed cost.
+
+    perf.gemm.efficiency [1] = eta_gemm/(1 + X*eta_gemm*tau_k/(2*K_inner*M_rows*N_cols) + X*eta_gemm*q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(2*K_inner*M_rows*N_cols*W_mem*eta_mem))
+
+    LaTeX: \eta_{GEMM} = \frac{\eta_{gemm}}{1 + \frac{X \eta_{gemm} \tau_{k}}{2 K M N} + \frac{X \eta_{gemm} q \left(K M + K N + M N\right)}{2 K M N W_{mem} \eta_{mem}}}
+
+    Args:
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        M_rows: rows of a GEMM's left operand [1]
+        K_inner: inner (contracted) dimension of a GEMM [1]
+        N_cols: columns of a GEMM's right operand [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+
+    Returns: fraction of peak one GEMM achieves: η_gemm, lowered by the ridge point over its arithmetic intensity and by the kernel's fixed cost [1]
+
+    Valid when: one kernel per GEMM; compute and memory time add (no overlap inside a kernel)
+
+    Sources: Williams et al. 2009, attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; ridge point X/W_mem; NVIDIA GEMM guide, arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's ops:byte ratio; small and skinny GEMMs are memory- or latency-bound
+    """
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    M_rows = numpy.asarray(M_rows, dtype=numpy.float64)
+    K_inner = numpy.asarray(K_inner, dtype=numpy.float64)
+    N_cols = numpy.asarray(N_cols, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    return eta_gemm/(1 + (1/2)*X*eta_gemm*tau_k/(K_inner*M_rows*N_cols) + (1/2)*X*eta_gemm*q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(K_inner*M_rows*N_cols*W_mem*eta_mem))
+
+
+def perf_tp_layer(b, s, h, t, q, tau_k, W_tp, seq_par):
+    r"""TP communication of one layer's forward per micro-batch: two all-reduces of b·s·h·q (with SP a reduce-scatter and an all-gather each), blocking; the backward has as many.
+
+    perf.tp.layer [second] = 2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)
+
+    LaTeX: T_{TP} = 2 \tau_{k} \left(\sigma_{SP} + 1\right) + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        t: tensor parallel degree [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
+
+    Returns: TP communication of one layer's forward per micro-batch: two all-reduces of b·s·h·q (with SP a reduce-scatter and an all-gather each), blocking; the backward has as many [second]
+
+    Sources: Shoeybi et al. 2019, §3: operators f and g, two all-reduces in the forward and two in the backward of each layer; Korthikanti et al. 2022, §4.2.2 sequence parallelism: reduce-scatter + all-gather in place of each all-reduce; §5 selective recompute; nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
+    return 2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)
+
+
+def perf_layer_forward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, flash, seq_par):
+    r"""one layer's forward per micro-batch on one GPU under t: GEMMs, attention core, element-wise work, TP all-reduces.
+
+    perf.layer.forward [second] = flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
+
+    LaTeX: T_{layer}^{fwd} = \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1]
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
+
+    Returns: one layer's forward per micro-batch on one GPU under t: GEMMs, attention core, element-wise work, TP all-reduces [second]
+
+    Valid when: one kernel per GEMM; compute and memory time add (no overlap inside a kernel)
+
+    Sources: NVIDIA GEMM guide, arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's ops:byte ratio; small and skinny GEMMs are memory- or latency-bound; Dao 2023, the scores never reach HBM; the backward runs 5 matmuls to the forward's 2; Shoeybi et al. 2019, §3: operators f and g, two all-reduces in the forward and two in the backward of each layer; Korthikanti et al. 2022, §4.2.2 sequence parallelism: reduce-scatter + all-gather in place of each all-reduce; §5 selective recompute
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    flash = numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
+    return flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
+
+
+def perf_layer_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, flash, seq_par, rc_full, rc_sel):
+    r"""one layer's backward per micro-batch: two GEMMs per forward GEMM, the attention backward, twice the element-wise bytes, two all-reduces, and the forward that recompute repeats (all of it, or the attention core).
+
+    perf.layer.backward [second] = 5*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 18*tau_k + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
+
+    LaTeX: T_{layer}^{bwd} = \frac{5 \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right)}{2} + \sigma_{full} \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right) + \sigma_{sel} \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 18 \tau_{k} + \left(2 - 2 \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{4 a b d_{head} h s}{X \eta_{gemm} t} + \frac{4 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{4 b d_{ff} h s}{X \eta_{gemm} t} + \frac{4 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{2 q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 \left(\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)\right)}{W_{mem} \eta_{mem}}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1]
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
+        rc_full: 1 with full activation recompute: each layer's forward runs again in the backward [1]
+        rc_sel: 1 with selective recompute: the attention core runs again in the backward [1]
+
+    Returns: one layer's backward per micro-batch: two GEMMs per forward GEMM, the attention backward, twice the element-wise bytes, two all-reduces, and the forward that recompute repeats (all of it, or the attention core) [second]
+
+    Valid when: one kernel per GEMM; compute and memory time add (no overlap inside a kernel)
+
+    Sources: NVIDIA GEMM guide, arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's ops:byte ratio; small and skinny GEMMs are memory- or latency-bound; Dao 2023, the scores never reach HBM; the backward runs 5 matmuls to the forward's 2; Korthikanti et al. 2022, §4.2.2 sequence parallelism: reduce-scatter + all-gather in place of each all-reduce; §5 selective recompute
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    flash = numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
+    rc_full = numpy.asarray(rc_full, dtype=numpy.float64)
+    rc_sel = numpy.asarray(rc_sel, dtype=numpy.float64)
+    return (5/2)*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 18*tau_k + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
+
+
+def perf_logits(b, s, h, V, t, X, W_mem, q, eta_gemm, eta_mem, tau_k):
+    r"""logits and loss per micro-batch on the last stage: the vocabulary-parallel GEMM forward and its two backward GEMMs, five passes of the cross-entropy over fp32 logits.
+
+    perf.logits [second] = 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem)
+
+    LaTeX: T_{logits} = \frac{6 V b h s}{X \eta_{gemm} t} + \frac{10 V b q s}{W_{mem} \eta_{mem} t} + 3 \tau_{k} + \frac{3 q \left(\frac{V b s}{t} + \frac{V h}{t} + b h s\right)}{W_{mem} \eta_{mem}}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+
+    Returns: logits and loss per micro-batch on the last stage: the vocabulary-parallel GEMM forward and its two backward GEMMs, five passes of the cross-entropy over fp32 logits [second]
+
+    Sources: Shoeybi et al. 2019, §3: operators f and g, two all-reduces in the forward and two in the backward of each layer; NVIDIA GEMM guide, arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's ops:byte ratio; small and skinny GEMMs are memory- or latency-bound
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    return 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem)
+
+
+def perf_pp_p2p(b, s, h, t, v, q, tau_k, W_pp, piped):
+    r"""PP point-to-point per micro-batch per stage: the activation b·s·h·q/t forward and its gradient backward at each of v chunk boundaries.
+
+    perf.pp.p2p [second] = 2*piped*v*(tau_k + b*h*q*s/(W_pp*t))
+
+    LaTeX: T_{P2P} = 2 \sigma_{PP} v \left(\tau_{k} + \frac{b h q s}{W_{PP} t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        t: tensor parallel degree [1]
+        v: virtual pipeline stages per GPU [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        W_pp: one-way bandwidth between neighbouring pipeline stages [byte/second]
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1]
+
+    Returns: PP point-to-point per micro-batch per stage: the activation b·s·h·q/t forward and its gradient backward at each of v chunk boundaries [second]
+
+    Sources: Narayanan et al. 2021, §2.2 1F1B and interleaved schedules, §4.1 scatter/gather of p2p messages, Table 1
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    v = numpy.asarray(v, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    W_pp = numpy.asarray(W_pp, dtype=numpy.float64)
+    piped = numpy.asarray(piped, dtype=numpy.float64)
+    return 2*piped*v*(tau_k + b*h*q*s/(W_pp*t))
+
+
+def perf_stage_microbatch(b, s, h, a, g, d_head, d_ff, l, V, t, p, v, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, W_pp, flash, seq_par, rc_full, rc_sel, piped):
+    r"""one micro-batch's forward and backward on the slowest (last) stage: its l/p layers, the logits and the p2p messages.
+
+    perf.stage.microbatch [second] = 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*(7*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 4*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + 2*piped*v*(tau_k + b*h*q*s/(W_pp*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem)
+
+    LaTeX: T_{mb} = \frac{6 V b h s}{X \eta_{gemm} t} + \frac{10 V b q s}{W_{mem} \eta_{mem} t} + \frac{l \left(\frac{7 \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right)}{2} + \sigma_{full} \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right) + \sigma_{sel} \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + 4 \tau_{k} \left(\sigma_{SP} + 1\right) + 27 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \left(2 - 2 \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{6 a b d_{head} h s}{X \eta_{gemm} t} + \frac{6 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{6 b d_{ff} h s}{X \eta_{gemm} t} + \frac{6 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{4 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{3 q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 \left(\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)\right)}{W_{mem} \eta_{mem}}\right)}{p} + 2 \sigma_{PP} v \left(\tau_{k} + \frac{b h q s}{W_{PP} t}\right) + 3 \tau_{k} + \frac{3 q \left(\frac{V b s}{t} + \frac{V h}{t} + b h s\right)}{W_{mem} \eta_{mem}}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        v: virtual pipeline stages per GPU [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        W_pp: one-way bandwidth between neighbouring pipeline stages [byte/second]
+        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1]
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
+        rc_full: 1 with full activation recompute: each layer's forward runs again in the backward [1]
+        rc_sel: 1 with selective recompute: the attention core runs again in the backward [1]
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1]
+
+    Returns: one micro-batch's forward and backward on the slowest (last) stage: its l/p layers, the logits and the p2p messages [second]
+
+    Valid when: p·v divides l; the last stage, which also holds the logits, is the slowest
+
+    Sources: Narayanan et al. 2021, §2.2 1F1B and interleaved schedules, §4.1 scatter/gather of p2p messages, Table 1
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    v = numpy.asarray(v, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    W_pp = numpy.asarray(W_pp, dtype=numpy.float64)
+    flash = numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
+    rc_full = numpy.asarray(rc_full, dtype=numpy.float64)
+    rc_sel = numpy.asarray(rc_sel, dtype=numpy.float64)
+    piped = numpy.asarray(piped, dtype=numpy.float64)
+    return 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*((7/2)*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 4*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + 2*piped*v*(tau_k + b*h*q*s/(W_pp*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem)
+
+
+def perf_pipeline(b, s, h, a, g, d_head, d_ff, l, V, t, p, m, v, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, W_pp, flash, seq_par, rc_full, rc_sel, piped):
+    r"""m micro-batches through p stages (1F1B, interleaved with v chunks): m + (p−1)/v slots of one micro-batch's stage time.
+
+    perf.pipeline [second] = (m + (p - 1)/v)*(6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*(7*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 4*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + 2*piped*v*(tau_k + b*h*q*s/(W_pp*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem))
+
+    LaTeX: T_{pipe} = \left(m + \frac{p - 1}{v}\right) \left(\frac{6 V b h s}{X \eta_{gemm} t} + \frac{10 V b q s}{W_{mem} \eta_{mem} t} + \frac{l \left(\frac{7 \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right)}{2} + \sigma_{full} \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right) + \sigma_{sel} \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + 4 \tau_{k} \left(\sigma_{SP} + 1\right) + 27 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \left(2 - 2 \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{6 a b d_{head} h s}{X \eta_{gemm} t} + \frac{6 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{6 b d_{ff} h s}{X \eta_{gemm} t} + \frac{6 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{4 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{3 q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 \left(\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)\right)}{W_{mem} \eta_{mem}}\right)}{p} + 2 \sigma_{PP} v \left(\tau_{k} + \frac{b h q s}{W_{PP} t}\right) + 3 \tau_{k} + \frac{3 q \left(\frac{V b s}{t} + \frac{V h}{t} + b h s\right)}{W_{mem} \eta_{mem}}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        m: micro-batches per iteration [1]
+        v: virtual pipeline stages per GPU [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        W_pp: one-way bandwidth between neighbouring pipeline stages [byte/second]
+        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1]
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
+        rc_full: 1 with full activation recompute: each layer's forward runs again in the backward [1]
+        rc_sel: 1 with selective recompute: the attention core runs again in the backward [1]
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1]
+
+    Returns: m micro-batches through p stages (1F1B, interleaved with v chunks): m + (p−1)/v slots of one micro-batch's stage time [second]
+
+    Sources: Narayanan et al. 2021, §2.2 1F1B and interleaved schedules, §4.1 scatter/gather of p2p messages, Table 1
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    m = numpy.asarray(m, dtype=numpy.float64)
+    v = numpy.asarray(v, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    W_pp = numpy.asarray(W_pp, dtype=numpy.float64)
+    flash = numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
+    rc_full = numpy.asarray(rc_full, dtype=numpy.float64)
+    rc_sel = numpy.asarray(rc_sel, dtype=numpy.float64)
+    piped = numpy.asarray(piped, dtype=numpy.float64)
+    return (m + (p - 1)/v)*(6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*((7/2)*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 4*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + 2*piped*v*(tau_k + b*h*q*s/(W_pp*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem))
+
+
+def perf_dp_allreduce(t, p, d, P, q_w, W_intra, W_net, d_node):
+    r"""hierarchical all-reduce of a rank's gradients: reduce-scatter and all-gather inside the node over NVLink, all-reduce of 1/d_node of the buffer across the d/d_node nodes.
+
+    perf.dp.allreduce [second] = P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t)
+
+    LaTeX: T_{DP} = \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{W_{intra} d_{node} p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+        W_intra: one-way bandwidth a collective sustains inside a node (NVLink) [byte/second]
+        W_net: one-way network bandwidth a collective sustains per GPU across nodes [byte/second]
+        d_node: data-parallel ranks inside one node (the intra-node level of a hierarchical all-reduce) [1]
+
+    Returns: hierarchical all-reduce of a rank's gradients: reduce-scatter and all-gather inside the node over NVLink, all-reduce of 1/d_node of the buffer across the d/d_node nodes [second]
+
+    Valid when: Megatron's rank order: TP innermost, then DP, then PP; d_node divides d
+
+    Sources: Jia et al. 2018, hierarchical all-reduce: reduce inside the node, all-reduce across nodes, broadcast inside; nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
+    W_net = numpy.asarray(W_net, dtype=numpy.float64)
+    d_node = numpy.asarray(d_node, dtype=numpy.float64)
+    return P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t)
+
+
+def perf_window_forward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, flash, seq_par):
+    r"""one micro-batch's forward on one stage: the compute a prefetched all-gather hides under.
+
+    perf.window.forward [second] = l*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p
+
+    LaTeX: \tau_{fwd} = \frac{l \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right)}{p}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1]
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
+
+    Returns: one micro-batch's forward on one stage: the compute a prefetched all-gather hides under [second]
+
+    Sources: DeepSpeed docs, overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped with compute
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    flash = numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
+    return l*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p
+
+
+def perf_window_backward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, flash, seq_par, rc_full, rc_sel):
+    r"""one micro-batch's backward on one stage: the compute bucketed gradient collectives hide under.
+
+    perf.window.backward [second] = l*(5*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 18*tau_k + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p
+
+    LaTeX: \tau_{bwd} = \frac{l \left(\frac{5 \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right)}{2} + \sigma_{full} \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right) + \sigma_{sel} \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 18 \tau_{k} + \left(2 - 2 \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{4 a b d_{head} h s}{X \eta_{gemm} t} + \frac{4 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{4 b d_{ff} h s}{X \eta_{gemm} t} + \frac{4 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{2 q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 \left(\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)\right)}{W_{mem} \eta_{mem}}\right)}{p}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1]
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
+        rc_full: 1 with full activation recompute: each layer's forward runs again in the backward [1]
+        rc_sel: 1 with selective recompute: the attention core runs again in the backward [1]
+
+    Returns: one micro-batch's backward on one stage: the compute bucketed gradient collectives hide under [second]
+
+    Sources: Li et al. 2020, gradient buckets all-reduced while the backward still runs; DeepSpeed docs, overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped with compute
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    flash = numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
+    rc_full = numpy.asarray(rc_full, dtype=numpy.float64)
+    rc_sel = numpy.asarray(rc_sel, dtype=numpy.float64)
+    return l*((5/2)*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 18*tau_k + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p
+
+
+def perf_zero_stage0_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, tau_bwd):
+    r"""exposed DP time without ZeRO: the bucketed all-reduce beyond the last micro-batch's backward.
+
+    perf.zero.stage0.exposed [second] = Max(0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd)
+
+    LaTeX: T_{DP}^{exp} = \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{W_{intra} d_{node} p t} - \tau_{bwd}\right)
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+        W_intra: one-way bandwidth a collective sustains inside a node (NVLink) [byte/second]
+        W_net: one-way network bandwidth a collective sustains per GPU across nodes [byte/second]
+        d_node: data-parallel ranks inside one node (the intra-node level of a hierarchical all-reduce) [1]
+        tau_bwd: one micro-batch's backward on one pipeline stage: what bucketed collectives hide under [second]
+
+    Returns: exposed DP time without ZeRO: the bucketed all-reduce beyond the last micro-batch's backward [second]
+
+    Sources: Li et al. 2020, gradient buckets all-reduced while the backward still runs; Jia et al. 2018, hierarchical all-reduce: reduce inside the node, all-reduce across nodes, broadcast inside
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
+    W_net = numpy.asarray(W_net, dtype=numpy.float64)
+    d_node = numpy.asarray(d_node, dtype=numpy.float64)
+    tau_bwd = numpy.asarray(tau_bwd, dtype=numpy.float64)
+    return functools.reduce(numpy.maximum, [0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd])
+
+
+def perf_zero_stage1_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, tau_bwd):
+    r"""exposed ZeRO-1 time: the gradient reduce-scatter beyond the last backward, then the weights' all-gather, once per iteration.
+
+    perf.zero.stage1.exposed [second] = P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) + Max(0, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) - tau_bwd)
+
+    LaTeX: T_{Z1}^{exp} = \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} + \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} - \tau_{bwd}\right)
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+        W_intra: one-way bandwidth a collective sustains inside a node (NVLink) [byte/second]
+        W_net: one-way network bandwidth a collective sustains per GPU across nodes [byte/second]
+        d_node: data-parallel ranks inside one node (the intra-node level of a hierarchical all-reduce) [1]
+        tau_bwd: one micro-batch's backward on one pipeline stage: what bucketed collectives hide under [second]
+
+    Returns: exposed ZeRO-1 time: the gradient reduce-scatter beyond the last backward, then the weights' all-gather, once per iteration [second]
+
+    Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward); Li et al. 2020, gradient buckets all-reduced while the backward still runs
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
+    W_net = numpy.asarray(W_net, dtype=numpy.float64)
+    d_node = numpy.asarray(d_node, dtype=numpy.float64)
+    tau_bwd = numpy.asarray(tau_bwd, dtype=numpy.float64)
+    return (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) + functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd])
+
+
+def perf_zero_stage2_exposed(t, p, d, m, P, q_w, W_intra, W_net, d_node, tau_bwd):
+    r"""exposed ZeRO-2 time: a gradient reduce-scatter per micro-batch beyond its backward, the weights' all-gather once.
+
+    perf.zero.stage2.exposed [second] = P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) + m*Max(0, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) - tau_bwd)
+
+    LaTeX: T_{Z2}^{exp} = \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} + m \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} - \tau_{bwd}\right)
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        m: micro-batches per iteration [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+        W_intra: one-way bandwidth a collective sustains inside a node (NVLink) [byte/second]
+        W_net: one-way network bandwidth a collective sustains per GPU across nodes [byte/second]
+        d_node: data-parallel ranks inside one node (the intra-node level of a hierarchical all-reduce) [1]
+        tau_bwd: one micro-batch's backward on one pipeline stage: what bucketed collectives hide under [second]
+
+    Returns: exposed ZeRO-2 time: a gradient reduce-scatter per micro-batch beyond its backward, the weights' all-gather once [second]
+
+    Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward); Wang et al. 2023, §3: ZeRO-3 gathers the weights for the forward and the backward of every micro-step and reduce-scatters the gradients of every micro-step; DeepSpeed docs, overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped with compute
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    m = numpy.asarray(m, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
+    W_net = numpy.asarray(W_net, dtype=numpy.float64)
+    d_node = numpy.asarray(d_node, dtype=numpy.float64)
+    tau_bwd = numpy.asarray(tau_bwd, dtype=numpy.float64)
+    return (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) + m*functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd])
+
+
+def perf_zero_stage3_exposed(t, p, d, m, P, q_w, W_intra, W_net, d_node, tau_fwd, tau_bwd):
+    r"""exposed ZeRO-3 time: per micro-batch, the weights' all-gather beyond its forward and the second all-gather and the gradient reduce-scatter beyond its backward (prefetched).
+
+    perf.zero.stage3.exposed [second] = m*(Max(0, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) - tau_fwd) + Max(0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd))
+
+    LaTeX: T_{Z3}^{exp} = m \left(\max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} - \tau_{fwd}\right) + \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{W_{intra} d_{node} p t} - \tau_{bwd}\right)\right)
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        m: micro-batches per iteration [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+        W_intra: one-way bandwidth a collective sustains inside a node (NVLink) [byte/second]
+        W_net: one-way network bandwidth a collective sustains per GPU across nodes [byte/second]
+        d_node: data-parallel ranks inside one node (the intra-node level of a hierarchical all-reduce) [1]
+        tau_fwd: one micro-batch's forward on one pipeline stage: what a prefetched gather hides under [second]
+        tau_bwd: one micro-batch's backward on one pipeline stage: what bucketed collectives hide under [second]
+
+    Returns: exposed ZeRO-3 time: per micro-batch, the weights' all-gather beyond its forward and the second all-gather and the gradient reduce-scatter beyond its backward (prefetched) [second]
+
+    Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward); Wang et al. 2023, §3: ZeRO-3 gathers the weights for the forward and the backward of every micro-step and reduce-scatters the gradients of every micro-step; DeepSpeed docs, overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped with compute
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    m = numpy.asarray(m, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
+    W_net = numpy.asarray(W_net, dtype=numpy.float64)
+    d_node = numpy.asarray(d_node, dtype=numpy.float64)
+    tau_fwd = numpy.asarray(tau_fwd, dtype=numpy.float64)
+    tau_bwd = numpy.asarray(tau_bwd, dtype=numpy.float64)
+    return m*(functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_fwd]) + functools.reduce(numpy.maximum, [0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd]))
+
+
+def perf_zero_stage1_sent(t, p, d, P, q_w):
+    r"""ZeRO-1 bytes each GPU sends per iteration: one reduce-scatter and one all-gather of its stage's Ψ/(t·p), whatever m is.
+
+    perf.zero.stage1.sent [byte] = P*q_w*(2*d - 2)/(d*p*t)
+
+    LaTeX: S_{Z1} = \frac{\Psi q_{\Psi} \left(2 d - 2\right)}{d p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+
+    Returns: ZeRO-1 bytes each GPU sends per iteration: one reduce-scatter and one all-gather of its stage's Ψ/(t·p), whatever m is [byte]
+
+    Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward); nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    return P*q_w*(2*d - 2)/(d*p*t)
+
+
+def perf_zero_stage2_sent(t, p, d, m, P, q_w):
+    r"""ZeRO-2 bytes each GPU sends per iteration: a gradient reduce-scatter per micro-batch and one all-gather of the updated weights.
+
+    perf.zero.stage2.sent [byte] = P*q_w*(d - 1)*(m + 1)/(d*p*t)
+
+    LaTeX: S_{Z2} = \frac{\Psi q_{\Psi} \left(d - 1\right) \left(m + 1\right)}{d p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        m: micro-batches per iteration [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+
+    Returns: ZeRO-2 bytes each GPU sends per iteration: a gradient reduce-scatter per micro-batch and one all-gather of the updated weights [byte]
+
+    Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward); Wang et al. 2023, §3: ZeRO-3 gathers the weights for the forward and the backward of every micro-step and reduce-scatters the gradients of every micro-step; nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    m = numpy.asarray(m, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    return P*q_w*(d - 1)*(m + 1)/(d*p*t)
+
+
+def perf_zero_stage3_sent(t, p, d, m, P, q_w):
+    r"""ZeRO-3 bytes each GPU sends per iteration: per micro-batch two weight all-gathers (forward, backward) and a gradient reduce-scatter.
+
+    perf.zero.stage3.sent [byte] = 3*P*m*q_w*(d - 1)/(d*p*t)
+
+    LaTeX: S_{Z3} = \frac{3 \Psi m q_{\Psi} \left(d - 1\right)}{d p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        m: micro-batches per iteration [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+
+    Returns: ZeRO-3 bytes each GPU sends per iteration: per micro-batch two weight all-gathers (forward, backward) and a gradient reduce-scatter [byte]
+
+    Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward); Wang et al. 2023, §3: ZeRO-3 gathers the weights for the forward and the backward of every micro-step and reduce-scatters the gradients of every micro-step; nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    m = numpy.asarray(m, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    return 3*P*m*q_w*(d - 1)/(d*p*t)
+
+
+def perf_optimizer(t, p, P, W_mem, eta_mem):
+    r"""Adam's step over this rank's Ψ/(t·p) parameters: 30 bytes per parameter through HBM.
+
+    perf.optimizer [second] = 30*P/(W_mem*eta_mem*p*t)
+
+    LaTeX: T_{opt} = \frac{30 \Psi}{W_{mem} \eta_{mem} p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        P: parameters [parameter]
+        W_mem: memory bandwidth [byte/second]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+
+    Returns: Adam's step over this rank's Ψ/(t·p) parameters: 30 bytes per parameter through HBM [second]
+
+    Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward)
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    return 30*P/(W_mem*eta_mem*p*t)
+
+
+def perf_optimizer_sharded(t, p, d, P, W_mem, eta_mem):
+    r"""Adam's step over a ZeRO shard, Ψ/(t·p·d) parameters: 30 bytes per parameter through HBM.
+
+    perf.optimizer.sharded [second] = 30*P/(W_mem*d*eta_mem*p*t)
+
+    LaTeX: T_{opt}^{ZeRO} = \frac{30 \Psi}{W_{mem} d \eta_{mem} p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        W_mem: memory bandwidth [byte/second]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+
+    Returns: Adam's step over a ZeRO shard, Ψ/(t·p·d) parameters: 30 bytes per parameter through HBM [second]
+
+    Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward)
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    return 30*P/(W_mem*d*eta_mem*p*t)
+
+
 FORMULAS = {
     'params.layer.attention': params_layer_attention,
     'params.layer.mlp': params_layer_mlp,
@@ -3820,6 +4676,27 @@ FORMULAS = {
     'flops.decoder.forward': flops_decoder_forward,
     'flops.decoder.backward': flops_decoder_backward,
     'flops.decoder.training': flops_decoder_training,
+    'perf.gemm.time': perf_gemm_time,
+    'perf.gemm.efficiency': perf_gemm_efficiency,
+    'perf.tp.layer': perf_tp_layer,
+    'perf.layer.forward': perf_layer_forward,
+    'perf.layer.backward': perf_layer_backward,
+    'perf.logits': perf_logits,
+    'perf.pp.p2p': perf_pp_p2p,
+    'perf.stage.microbatch': perf_stage_microbatch,
+    'perf.pipeline': perf_pipeline,
+    'perf.dp.allreduce': perf_dp_allreduce,
+    'perf.window.forward': perf_window_forward,
+    'perf.window.backward': perf_window_backward,
+    'perf.zero.stage0.exposed': perf_zero_stage0_exposed,
+    'perf.zero.stage1.exposed': perf_zero_stage1_exposed,
+    'perf.zero.stage2.exposed': perf_zero_stage2_exposed,
+    'perf.zero.stage3.exposed': perf_zero_stage3_exposed,
+    'perf.zero.stage1.sent': perf_zero_stage1_sent,
+    'perf.zero.stage2.sent': perf_zero_stage2_sent,
+    'perf.zero.stage3.sent': perf_zero_stage3_sent,
+    'perf.optimizer': perf_optimizer,
+    'perf.optimizer.sharded': perf_optimizer_sharded,
 }
 
 INPUTS = {
@@ -3963,4 +4840,25 @@ INPUTS = {
     'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'moe', 'd_emb', 'proj_emb'),
     'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'moe', 'd_emb', 'proj_emb'),
     'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'moe', 'd_emb', 'proj_emb'),
+    'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.tp.layer': ('b', 's', 'h', 't', 'q', 'tau_k', 'W_tp', 'seq_par'),
+    'perf.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'flash', 'seq_par'),
+    'perf.layer.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'flash', 'seq_par', 'rc_full', 'rc_sel'),
+    'perf.logits': ('b', 's', 'h', 'V', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.pp.p2p': ('b', 's', 'h', 't', 'v', 'q', 'tau_k', 'W_pp', 'piped'),
+    'perf.stage.microbatch': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'v', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'W_pp', 'flash', 'seq_par', 'rc_full', 'rc_sel', 'piped'),
+    'perf.pipeline': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'm', 'v', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'W_pp', 'flash', 'seq_par', 'rc_full', 'rc_sel', 'piped'),
+    'perf.dp.allreduce': ('t', 'p', 'd', 'P', 'q_w', 'W_intra', 'W_net', 'd_node'),
+    'perf.window.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'flash', 'seq_par'),
+    'perf.window.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'flash', 'seq_par', 'rc_full', 'rc_sel'),
+    'perf.zero.stage0.exposed': ('t', 'p', 'd', 'P', 'q_w', 'W_intra', 'W_net', 'd_node', 'tau_bwd'),
+    'perf.zero.stage1.exposed': ('t', 'p', 'd', 'P', 'q_w', 'W_intra', 'W_net', 'd_node', 'tau_bwd'),
+    'perf.zero.stage2.exposed': ('t', 'p', 'd', 'm', 'P', 'q_w', 'W_intra', 'W_net', 'd_node', 'tau_bwd'),
+    'perf.zero.stage3.exposed': ('t', 'p', 'd', 'm', 'P', 'q_w', 'W_intra', 'W_net', 'd_node', 'tau_fwd', 'tau_bwd'),
+    'perf.zero.stage1.sent': ('t', 'p', 'd', 'P', 'q_w'),
+    'perf.zero.stage2.sent': ('t', 'p', 'd', 'm', 'P', 'q_w'),
+    'perf.zero.stage3.sent': ('t', 'p', 'd', 'm', 'P', 'q_w'),
+    'perf.optimizer': ('t', 'p', 'P', 'W_mem', 'eta_mem'),
+    'perf.optimizer.sharded': ('t', 'p', 'd', 'P', 'W_mem', 'eta_mem'),
 }

@@ -1,16 +1,16 @@
 """Search parallel layouts: every valid layout of n GPUs evaluated at once, ranked by step time.
 
 The space follows formulas.estimate.check_layout: t·p·d = n; t divides a and g
-(and t ≤ ``max_tp``: the report prices TP traffic at the NVLink bandwidth, which
-holds inside one node); p·v divides l; b·m·d = B; v > 1 only with p > 1 and p | m;
-every ZeRO stage and recompute mode; sequence parallelism only with t > 1 (at
+(and t ≤ ``max_tp`` when given: a predicted step time prices a TP group beyond a node
+at the network, a given MFU at NVLink); p·v divides l; b·m·d = B; v > 1 only with
+p > 1 and p | m; every ZeRO stage and recompute mode; sequence parallelism only with t > 1 (at
 t = 1 it is the same layout). The numeric part (t, p, d, b, m, v) is a set of
 arrays (``Shapes``); crossed with the settings (ZeRO stage, recompute mode, sequence
 parallelism: columns too, which pick formula ids element by element), every chunk of
 65,536 layouts is one call of formulas.estimate.estimate through the generated NumPy
-code: no Python loop per layout. Ranking: step time
-(bubble and exposed communication included), then memory, then the layout itself,
-so that the order never depends on how the space was split into chunks.
+code: no Python loop per layout. Ranking: step time (predicted by
+formulas/prediction.py unless the MFU is given; bubble and exposed communication
+included), then memory, then the layout itself, so that the order never depends on how the space was split into chunks.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ SETTINGS: tuple[tuple[int, str, bool], ...] = tuple(
     (zero, recompute, parallel) for zero in (0, 1, 2, 3) for recompute in RECOMPUTE_MODES for parallel in (False, True)
 )
 FIGURES = ("step_seconds", "compute_seconds", "bubble", "bubble_seconds", "exposed_comm_seconds", "memory_total",
-           "training_days", "fits")
+           "training_days", "mfu", "fits")
+PREDICTED = ("tp_seconds", "pp_seconds", "dp_exposed_seconds", "optimizer_seconds", "compute_efficiency", "hfu")  # predicted mode
 
 
 def divisors(n: int) -> list[int]:
@@ -142,12 +143,13 @@ def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[
             "step_seconds": time["step_seconds"],
             "compute_seconds": time["compute_seconds"],
             "bubble": time["bubble"],
-            "bubble_seconds": time["compute_seconds"] * time["bubble"],
+            "bubble_seconds": time["bubble_seconds"],
             "exposed_comm_seconds": time["exposed_comm_seconds"],
             "memory_total": report["memory"]["total"],
             "training_days": time["training_days"],
+            "mfu": time["mfu"],
             "fits": report["memory"]["fits"],
-        }
+        } | {name: time["predicted"][name] for name in PREDICTED if "predicted" in time}
         parts.append(part | {name: np.broadcast_to(value, len(part["t"])) for name, value in figures.items()})
         if progress is not None:
             progress(done, total)
@@ -181,7 +183,7 @@ def row(table: dict[str, np.ndarray], index: int) -> dict:
     layout = {name: int(table[name][index]) for name in SHAPE_FIELDS}
     layout |= {"zero": int(table["zero"][index]), "recompute": RECOMPUTE_MODES[int(table["recompute"][index])],
                "sequence_parallel": bool(table["sequence_parallel"][index])}
-    figures = {name: float(table[name][index]) for name in FIGURES if name != "fits"}
+    figures = {name: float(table[name][index]) for name in FIGURES + PREDICTED if name != "fits" and name in table}
     return {"layout": layout} | figures
 
 
@@ -221,3 +223,49 @@ def plan(model: dict[str, int], inputs: Inputs, n: int, global_batch: int, s: in
     for place, entry in enumerate(entries[:top]):
         entry["reason"] = reason(entry, entries[place + 1] if place + 1 < len(entries) else None)
     return {"explored": len(table["fits"]), "fitting": int(np.count_nonzero(table["fits"])), "ranked": entries[:top]}
+
+
+class NotRanked(ValueError):
+    """An --explain layout that plan cannot rank: it breaks a rule or does not fit; the message says which."""
+
+
+TERMS = {  # the parts of the step time --explain compares, and how a person calls them
+    "compute_seconds": "compute (GEMM efficiency, recompute)",
+    "bubble_seconds": "pipeline bubble",
+    "tp_seconds": "TP communication (blocking)",
+    "pp_seconds": "PP point-to-point",
+    "dp_exposed_seconds": "DP / ZeRO collectives exposed",
+    "optimizer_seconds": "optimizer step",
+}
+
+
+def explain(model: dict[str, int], inputs: Inputs, layout: Layout, max_tp: int | None = None) -> dict:
+    """Where ``layout`` ranks among the layouts of its n GPUs and global batch, and the terms that separate it from
+    the first. NotRanked when it breaks a layout rule or does not fit (one line, the reason)."""
+    from formulas.estimate import layout_violation
+
+    violation = layout_violation(layout, model)
+    if violation is not None:
+        raise NotRanked(f"invalid layout: {violation}")
+    space = shapes(model, layout.n, layout.global_batch, max_tp)
+    table = evaluate(space, layout.n, layout.s, inputs)
+    wanted = {"t": layout.t, "p": layout.p, "d": layout.d, "b": layout.b, "m": layout.m, "v": layout.v, "zero": layout.zero,
+              "recompute": RECOMPUTE_MODES.index(layout.recompute), "sequence_parallel": layout.sequence_parallel and layout.t > 1}
+    match = np.flatnonzero(np.logical_and.reduce([table[name] == value for name, value in wanted.items()]))
+    if not len(match):
+        raise NotRanked(f"invalid layout: t = {layout.t} is beyond --max-tp {max_tp}" if max_tp and layout.t > max_tp
+                        else "invalid layout: not in plan's search space")
+    index = int(match[0])
+    mine = row(table, index)
+    if not table["fits"][index]:
+        raise NotRanked(f"layout does not fit: {mine['memory_total'] / 1e9:.1f} GB per GPU of "
+                        f"{float(inputs.gpu['M_gpu']) / 1e9:.0f} GB")
+    ranked = rank(table, len(table["fits"]))
+    steps = table["step_seconds"][ranked]
+    place = int(np.count_nonzero(steps < table["step_seconds"][index])) + 1
+    first = row(table, int(ranked[0]))
+    terms = [{"term": name, "meaning": meaning, "layout": mine[name], "first": first[name], "difference": mine[name] - first[name]}
+             for name, meaning in TERMS.items() if name in mine]
+    terms.sort(key=lambda term: -abs(term["difference"]))
+    return {"rank": place, "of": len(ranked), "layout": mine, "first": first, "terms": terms,
+            "memory_difference": mine["memory_total"] - first["memory_total"]}

@@ -1,0 +1,201 @@
+"""Proofs of the performance model (formulas/performance.py).
+
+Each time is built from its parts and concluded; the claims that decide how layouts rank
+are proved as identities:
+- a GEMM's efficiency is η_gemm over one plus the ridge point over its arithmetic
+  intensity (plus the kernel cost over its compute time), and tends to η_gemm as the GEMM grows;
+- the pipeline time is m micro-batch slots times one plus the interleaved bubble
+  (``cluster.bubble.interleaved``);
+- TP communication is on the critical path: the derivative of the pipeline time in the TP
+  ring's bandwidth is −(m + (p−1)/v)·(l/p)·(2 + σ_full)·4(t−1)/t·bshq/W_TP², no overlap
+  budget hides any of it;
+- ZeRO-2 and ZeRO-3 traffic grows with m (one more micro-batch adds one reduce-scatter, or
+  two all-gathers and a reduce-scatter), ZeRO-1's does not;
+- the hierarchical all-reduce is the flat ring over the network when every DP rank sits in
+  its own node, and the NVLink ring when all sit in one.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derivations.engine import Derivation
+from formulas.catalogue import get
+from formulas.cluster import bubble_interleaved
+from formulas.performance import (
+    DDP, FLASH, HIERARCHICAL, KORTHIKANTI, NARAYANAN, NCCL, NVIDIA_GEMM, ROOFLINE, SHOEYBI, ZERO, ZEROPP,
+    allreduce_forward, attention_backward, attention_forward, elementwise_forward, gemm_bytes, gemm_flops,
+    layer_gemms, recomputed_core, shard, tokens,
+)
+from formulas.symbols import (
+    K_inner, M_rows, N_cols, W_intra, W_mem, W_net, W_tp, X, d, d_node, eta_gemm, eta_mem, h, l, m, p, q, rc_full,
+    rc_sel, seq_par, t, tau_k, v,
+)
+
+
+def _composed(formula_id: str, title: str, sources: tuple, parts: list[tuple[str, sp.Expr, str]], why: str) -> Derivation:
+    """A time built as the sum of named parts, concluded as the catalogue's closed form."""
+    d_ = Derivation(formula_id, title, sources)
+    total = 0
+    for label, expr, reason in parts:
+        total += d_.defines(label, expr, reason)
+    d_.defines("total", total, why)
+    d_.concludes(formula_id, of="total")
+    return d_
+
+
+def gemm_time() -> Derivation:
+    d_ = Derivation("perf.gemm.time", "Time of one GEMM: roofline plus a kernel's fixed cost", (ROOFLINE, NVIDIA_GEMM))
+    compute = d_.defines("T_compute", gemm_flops / (X * eta_gemm), "2MKN FLOPs at the sustained fraction η_gemm of peak")
+    memory = d_.defines("T_memory", gemm_bytes / (W_mem * eta_mem), "read A and B, write C once, at the sustained HBM bandwidth")
+    d_.defines("T_GEMM", compute + memory + tau_k, "compute and memory time add (a conservative roofline), plus the launch and tail τ_k")
+    d_.concludes("perf.gemm.time")
+    return d_
+
+
+def gemm_efficiency() -> Derivation:
+    d_ = Derivation("perf.gemm.efficiency", "A GEMM's efficiency falls with its arithmetic intensity", (ROOFLINE, NVIDIA_GEMM))
+    time = get("perf.gemm.time").expr
+    d_.defines("η", gemm_flops / (X * time), "achieved FLOP/s over peak")
+    intensity = gemm_flops / gemm_bytes
+    ridge = X / (W_mem * eta_mem)
+    d_.equals("η_gemm/(1 + η_gemm·ridge/AI + η_gemm·X·τ_k/FLOPs)",
+              eta_gemm / (1 + eta_gemm * ridge / intensity + eta_gemm * X * tau_k / gemm_flops),
+              "divide through by the compute time: the ridge point X/(η_mem·W_mem) over the arithmetic intensity 2MNK/bytes")
+    d_.concludes("perf.gemm.efficiency")
+    error = -(eta_gemm * ridge / intensity + eta_gemm * X * tau_k / gemm_flops) / (
+        1 + eta_gemm * ridge / intensity + eta_gemm * X * tau_k / gemm_flops)
+    d_.approximates("η_gemm", eta_gemm, "a large GEMM reaches the calibrated η_gemm; small or skinny ones fall short",
+                    condition="M, N, K ≫ the ridge point", error=error,
+                    limits=((M_rows, sp.oo), (N_cols, sp.oo), (K_inner, sp.oo)), of="η")
+    return d_
+
+
+def tp_layer() -> Derivation:
+    d_ = Derivation("perf.tp.layer", "TP communication of one layer's forward", (SHOEYBI, KORTHIKANTI, NCCL))
+    message = d_.defines("x", tokens * h * q, "each all-reduce works on the layer's output b·s·h values")
+    ring = d_.defines("T_AR", 2 * (t - 1) / t * message / W_tp, "a ring all-reduce moves 2(t−1)/t of the buffer over each GPU's link")
+    d_.defines("T_TP", 2 * ring + 2 * (1 + seq_par) * tau_k,
+               "the f and g operators: one all-reduce after attention, one after the MLP (SP: a reduce-scatter and an "
+               "all-gather each, one more kernel)")
+    d_.concludes("perf.tp.layer")
+    return d_
+
+
+def layer_forward() -> Derivation:
+    return _composed("perf.layer.forward", "One layer's forward under t", (NVIDIA_GEMM, FLASH, SHOEYBI), [
+        ("T_GEMMs", layer_gemms, "QKV [bs, h]·[h, (a+2g)d_head/t], output [bs, a·d_head/t]·[.., h], MLP up and down with d_ff/t"),
+        ("T_attention", attention_forward, "QKᵀ and scores·V as batched GEMMs with the s² scores through HBM, or one flash kernel"),
+        ("T_elementwise", elementwise_forward, "norms, bias-dropout-adds and the activation: bytes over η_mem·W_mem"),
+        ("T_TP", allreduce_forward, "two blocking all-reduces"),
+    ], "nothing overlaps inside a layer: each step needs the previous one's result")
+
+
+def layer_backward() -> Derivation:
+    forward = get("perf.layer.forward").expr
+    return _composed("perf.layer.backward", "One layer's backward, recompute included", (NVIDIA_GEMM, FLASH, KORTHIKANTI), [
+        ("T_GEMMs", 2 * layer_gemms, "a data-gradient and a weight-gradient GEMM of the same FLOPs per forward GEMM"),
+        ("T_attention", attention_backward, "twice the unfused core; FlashAttention-2's backward is 2.5× its forward"),
+        ("T_elementwise", 2 * elementwise_forward, "read the saved input and the incoming gradient, write the gradient: twice the bytes"),
+        ("T_TP", allreduce_forward, "the conjugate operators all-reduce the input gradients twice"),
+        ("T_recompute", rc_full * forward + rc_sel * recomputed_core,
+         "full recompute runs the forward again, all-reduces included; selective the attention core (without flash)"),
+    ], "the backward and the forward it repeats, one after the other")
+
+
+def logits() -> Derivation:
+    expr = get("perf.logits").expr
+    return _composed("perf.logits", "Logits and loss on the last stage", (SHOEYBI,), [
+        ("T_logits", expr, "the [bs, h]·[h, V/t] GEMM forward and its two backward GEMMs; cross-entropy passes over fp32 logits"),
+    ], "one micro-batch")
+
+
+def p2p() -> Derivation:
+    return _composed("perf.pp.p2p", "Pipeline point-to-point per micro-batch", (NARAYANAN,), [
+        ("T_P2P", get("perf.pp.p2p").expr, "b·s·h·q/t each way (scatter/gather over the t links), v chunk boundaries per stage"),
+    ], "on the critical path of 1F1B")
+
+
+def stage() -> Derivation:
+    return _composed("perf.stage.microbatch", "One micro-batch on the last stage", (NARAYANAN,), [
+        ("T_layers", l / p * (get("perf.layer.forward").expr + get("perf.layer.backward").expr), "l/p layers forward and backward"),
+        ("T_logits", get("perf.logits").expr, "the last stage also computes the logits and the loss"),
+        ("T_P2P", get("perf.pp.p2p").expr, "and sends and receives the boundary activations"),
+    ], "the slowest stage sets the pace of the pipeline")
+
+
+def pipeline() -> Derivation:
+    d_ = Derivation("perf.pipeline", "Pipeline time: m slots plus the bubble; TP on the critical path", (NARAYANAN, SHOEYBI))
+    slot = get("perf.stage.microbatch").expr
+    d_.defines("T_pipe", (m + (p - 1) / v) * slot, "m + (p−1)/v slots of T_mb (fill and drain of the interleaved 1F1B schedule)")
+    d_.concludes("perf.pipeline")
+    d_.equals("m·T_mb·(1 + β_int)", m * slot * (1 + bubble_interleaved.expr), "the bubble of cluster.bubble.interleaved", of="T_pipe")
+    d_.defines("∂T_pipe/∂W_TP", sp.diff(get("perf.pipeline").expr, W_tp), "how the pipeline time answers the TP ring's bandwidth")
+    d_.equals("−(m + (p−1)/v)(l/p)(2 + σ_full)·4(t−1)bshq/(t·W_TP²)",
+              -(m + (p - 1) / v) * (l / p) * (2 + rc_full) * 4 * (t - 1) * tokens * h * q / (t * W_tp**2),
+              "every byte of TP traffic adds its full time to every slot: no overlap budget hides a blocking all-reduce")
+    return d_
+
+
+def dp_allreduce() -> Derivation:
+    d_ = Derivation("perf.dp.allreduce", "Hierarchical all-reduce of the gradients", (HIERARCHICAL, NCCL))
+    intra = d_.defines("T_intra", 2 * (d_node - 1) / d_node * shard / W_intra,
+                       "reduce-scatter then all-gather among the node's d_node DP ranks: 2(d_node−1)/d_node of the buffer over NVLink")
+    inter = d_.defines("T_inter", 2 * (d / d_node - 1) / (d / d_node) * (shard / d_node) / W_net,
+                       "each rank all-reduces its 1/d_node slice with its peers in the other d/d_node nodes, over its own NIC")
+    d_.defines("T_DP", intra + inter, "the two levels run one after the other")
+    d_.concludes("perf.dp.allreduce")
+    formula = get("perf.dp.allreduce").expr
+    d_.defines("T_DP(d_node = 1)", formula.subs(d_node, 1), "every DP rank in its own node (t ≥ the node size)")
+    d_.equals("2(d−1)/d·Ψq_w/(tp)/W_net", 2 * (d - 1) / d * shard / W_net, "the flat ring all-reduce over the network")
+    d_.defines("T_DP(d_node = d)", formula.subs(d_node, d), "all DP ranks in one node")
+    d_.equals("2(d−1)/d·Ψq_w/(tp)/W_intra", 2 * (d - 1) / d * shard / W_intra, "the ring over NVLink")
+    return d_
+
+
+def window(kind: str) -> Derivation:
+    layer = get(f"perf.layer.{kind}").expr
+    return _composed(f"perf.window.{kind}", f"One micro-batch's {kind} on a stage", (DDP,), [
+        ("T_window", l / p * layer, f"the stage's l/p layers, {kind}"),
+    ], "the compute that overlapped collectives hide under")
+
+
+def zero_exposed(stage: int) -> Derivation:
+    expr = get(f"perf.zero.stage{stage}.exposed").expr
+    return _composed(f"perf.zero.stage{stage}.exposed", f"Exposed DP time, ZeRO stage {stage}", (ZERO, ZEROPP, DDP), [
+        ("T_exposed", expr, "each collective's time beyond the compute it is bucketed or prefetched under: max(T, W) − W"),
+    ], "stage 0–1 once per iteration, stage 2's reduce-scatter and stage 3's gathers once per micro-batch")
+
+
+def zero_sent(stage: int) -> Derivation:
+    d_ = Derivation(f"perf.zero.stage{stage}.sent", f"ZeRO-{stage} traffic per iteration, by micro-batch", (ZERO, ZEROPP, NCCL))
+    collective = d_.defines("x_RS", (d - 1) / d * shard, "a reduce-scatter or an all-gather sends (d−1)/d of the stage's Ψ/(t·p)·q_w")
+    per_iteration = {1: 2 * collective, 2: (m + 1) * collective, 3: 3 * m * collective}[stage]
+    why = {1: "one reduce-scatter of the accumulated gradients and one all-gather of the updated weights",
+           2: "the gradient shard is all it keeps: a reduce-scatter after each of the m backwards, one all-gather of the weights",
+           3: "per micro-batch the weights are gathered for the forward, again for the backward, and the gradients reduce-scattered"}[stage]
+    d_.defines("S", per_iteration, why)
+    d_.concludes(f"perf.zero.stage{stage}.sent")
+    sent = get(f"perf.zero.stage{stage}.sent").expr
+    d_.defines("S(m+1) − S(m)", sent.subs(m, m + 1) - sent, "what one more micro-batch adds")
+    d_.equals("per micro-batch", {1: sp.Integer(0), 2: collective, 3: 3 * collective}[stage],
+              {1: "ZeRO-1 communicates once per iteration, whatever m is",
+               2: "one more reduce-scatter: the traffic grows with m",
+               3: "two more all-gathers and a reduce-scatter: the traffic grows with m"}[stage])
+    return d_
+
+
+def optimizer(sharded: bool) -> Derivation:
+    formula_id = "perf.optimizer.sharded" if sharded else "perf.optimizer"
+    return _composed(formula_id, "Adam's step through HBM", (ZERO,), [
+        ("T_opt", get(formula_id).expr, "30 bytes per parameter of the rank's share read or written once"),
+    ], "memory-bound: a few FLOPs per byte")
+
+
+DERIVATIONS = (
+    gemm_time, gemm_efficiency, tp_layer, layer_forward, layer_backward, logits, p2p, stage, pipeline, dp_allreduce,
+    lambda: window("forward"), lambda: window("backward"),
+    *(lambda stage=stage: zero_exposed(stage) for stage in (0, 1, 2, 3)),
+    *(lambda stage=stage: zero_sent(stage) for stage in (1, 2, 3)),
+    lambda: optimizer(False), lambda: optimizer(True),
+)

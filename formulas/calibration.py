@@ -1,0 +1,83 @@
+"""The performance model's efficiency constants per GPU, and the published runs behind them.
+
+Four constants, fitted on Megatron-LM 2021 Table 1 (Narayanan et al., "Efficient Large-Scale
+Language Model Training on GPU Clusters Using Megatron-LM", SC 2021: the per-GPU TFLOP/s of
+its ten GPT configurations on A100 80 GB DGX nodes, 8 × 200 Gb/s HDR InfiniBand each) and on
+nothing else (``render/numeric/calibrate.py`` refits them; ``formulas/published/`` holds the
+table and the validation runs):
+
+- η_gemm: the fraction of peak a large GEMM sustains;
+- η_mem: the fraction of HBM bandwidth memory-bound kernels sustain;
+- τ_k: the fixed cost of one kernel or collective;
+- η_link: the fraction of a link's one-way bandwidth a NCCL collective sustains.
+
+The A800 is an A100 with slower NVLink (same silicon): the A100's constants apply. Hopper
+GPUs have no run in the calibration set: their constants are the A100's fractions applied to
+their own datasheet figures (η of *their* peak and bandwidth), and the report says so. A GPU
+without constants (the RTX 4090) cannot be predicted: give ``--mfu``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import sympy as sp
+
+PUBLISHED = Path(__file__).with_name("published")
+
+
+@dataclass(frozen=True)
+class Efficiency:
+    """Calibrated constants of the performance model for one GPU."""
+
+    eta_gemm: sp.Rational
+    eta_mem: sp.Rational
+    tau_k: sp.Rational
+    eta_link: sp.Rational
+    provenance: str
+
+    def values(self) -> dict[str, sp.Rational]:
+        return {"eta_gemm": self.eta_gemm, "eta_mem": self.eta_mem, "tau_k": self.tau_k}
+
+
+def _fitted() -> dict:
+    return json.loads((PUBLISHED / "a100_constants.json").read_text(encoding="utf-8"))
+
+
+def a100() -> Efficiency:
+    """The constants fitted on Megatron-LM 2021 Table 1 (stored with the fit's errors)."""
+    fit = _fitted()["constants"]
+    return Efficiency(*(sp.Rational(fit[name]) for name in ("eta_gemm", "eta_mem", "tau_k", "eta_link")),
+                      provenance="calibrated on Megatron-LM 2021 Table 1 (Narayanan et al. 2021)")
+
+
+DERIVED = "derived from the datasheet: the A100's calibrated fractions of peak FLOP/s, HBM and link bandwidth (no published run calibrates this GPU)"
+_CALIBRATED = {"a100-40gb", "a100-80gb", "a800"}
+_DERIVED = {"h100-sxm", "h100-pcie", "h800", "h200"}
+
+
+class NoCalibration(LookupError):
+    """A GPU whose performance cannot be predicted: neither calibrated nor derivable."""
+
+
+def efficiency(gpu_key: str) -> Efficiency:
+    """The constants for a GPU preset; NoCalibration (one line) when it has none."""
+    if gpu_key in _CALIBRATED:
+        return a100()
+    if gpu_key in _DERIVED:
+        base = a100()
+        return Efficiency(base.eta_gemm, base.eta_mem, base.tau_k, base.eta_link, provenance=DERIVED)
+    raise NoCalibration(f"no performance constants for {gpu_key}: it has no calibration run and no datasheet "
+                        f"relation to the A100; give --mfu U to assume a utilization")
+
+
+def table1() -> list[dict]:
+    """Megatron-LM 2021 Table 1, as published, with the layout settings the paper states."""
+    return json.loads((PUBLISHED / "megatron2021_table1.json").read_text(encoding="utf-8"))["rows"]
+
+
+def validation_runs() -> list[dict]:
+    """Measured runs from other publications, never used to fit."""
+    return json.loads((PUBLISHED / "validation_runs.json").read_text(encoding="utf-8"))["runs"]

@@ -1,0 +1,283 @@
+"""The step time predicted from the layout: a performance model of one training iteration.
+
+Per GPU, per micro-batch, per pipeline stage of l/p layers (Megatron's layout: TP ranks
+innermost, then DP, then PP):
+
+- **a GEMM** [M, K]·[K, N] takes c·MKN/(X·η_gemm) + q(MK + KN + MN)/(W_mem·η_mem) + τ_k:
+  its FLOPs at the fraction η_gemm of peak that large GEMMs sustain, plus the bytes it must
+  move at the sustained HBM bandwidth, plus a fixed per-kernel cost (the roofline of
+  Williams, Waterman & Patterson 2009, with compute and memory time added rather than
+  overlapped, and NVIDIA's GEMM guide's arithmetic intensity MNK/(MK + KN + MN) against the
+  ridge point X/W_mem). Its efficiency, 2MNK/(X·time), is η_gemm for large squarish GEMMs
+  and falls for small or skinny ones (``perf.gemm.efficiency``);
+- **a layer** under t: the QKV, output and MLP GEMMs with their N or K divided by t; the
+  attention core as two batched GEMMs whose s² scores go through HBM, or one fused
+  FlashAttention kernel whose backward is 2.5× its forward (Dao 2023); the memory-bound
+  element-wise work (two norms, two bias-dropout-adds, the activation, and without flash the
+  softmax and its dropout over b·a·s²/t scores) as bytes over η_mem·W_mem, the norms and
+  dropouts on s/t tokens under sequence parallelism; the backward moves twice the forward's
+  bytes and runs two GEMMs (data and weight gradients) per forward GEMM;
+- **TP**: two all-reduces of b·s·h·q bytes in the forward and two in the backward of each
+  layer (Shoeybi et al. 2019; with SP a reduce-scatter and an all-gather of the same bytes,
+  Korthikanti et al. 2022), 2(t−1)/t of the buffer over the ring's one-way bandwidth (NCCL's
+  bus bandwidth), *blocking*: the next GEMM needs the result, so every second is on the
+  critical path (``perf.pipeline`` is increasing in it, proved);
+- **recompute**: full recompute runs each layer's forward again (its all-reduces too),
+  selective recompute the attention core (Korthikanti et al. 2022 §5);
+- **logits and loss** on the last stage: the vocabulary-parallel GEMM forward and backward
+  and the cross-entropy's passes over fp32 logits;
+- **PP**: the activation b·s·h·q/t (Megatron's scatter/gather) each way per micro-batch per
+  chunk boundary, v boundaries per stage when interleaved, on the critical path
+  (Narayanan et al. 2021 §4.1);
+- **the schedule**: m micro-batches through p stages take (m + (p−1)/v) slots of one
+  micro-batch's stage time (1F1B and interleaved 1F1B, Narayanan et al. 2021 §2.2);
+- **DP**: the gradients Ψ/(t·p)·q_w, all-reduced hierarchically (reduce-scatter inside the
+  node, all-reduce across nodes on 1/d_node of the buffer, all-gather inside; Jia et al.
+  2018) in buckets overlapped with the last micro-batch's backward (PyTorch DDP, Li et al.
+  2020; Megatron's overlap_grad_reduce): only what exceeds that backward is exposed;
+- **ZeRO** (Rajbhandari et al. 2020; ZeRO++, Wang et al. 2023; DeepSpeed's ZeRO docs):
+  stage 1 reduce-scatters once per iteration (overlapped as DP) and all-gathers the updated
+  weights once (exposed); stage 2 keeps only its gradient shard, so it reduce-scatters every
+  micro-batch (each overlapped with that micro-batch's backward); stage 3 also all-gathers the
+  weights before every micro-batch's forward and again for its backward, prefetched under that
+  forward and backward: only what exceeds them is exposed. Their traffic grows with m (proved);
+- **the optimizer**: Adam reads and writes 30 bytes per parameter of its shard at η_mem·W_mem.
+
+The constants η_gemm, η_mem, τ_k and the links' efficiency are calibrated per GPU
+(formulas/calibration.py) on Megatron-LM 2021 Table 1 and only there.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from formulas.catalogue import Condition, Source, formula
+from formulas.symbols import (
+    K_inner, M_rows, N_cols, P, W_intra, W_mem, W_net, W_pp, W_tp, X, a, b, c_byte, c_mac, d, d_ff, d_head, d_node,
+    eta_gemm, eta_mem, flash, g, gated, h, l, m, p, piped, q, q_bf16, q_w, rc_full, rc_sel, s, seq_par, t, tau_bwd, tau_fwd, tau_k, v, V,
+)
+
+ROOFLINE = Source("williams2009", "attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; "
+                  "ridge point X/W_mem")
+NVIDIA_GEMM = Source("nvidia-gemm", "arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's "
+                     "ops:byte ratio; small and skinny GEMMs are memory- or latency-bound")
+SHOEYBI = Source("shoeybi2019", "§3: operators f and g, two all-reduces in the forward and two in the backward of each layer")
+NARAYANAN = Source("narayanan2021", "§2.2 1F1B and interleaved schedules, §4.1 scatter/gather of p2p messages, Table 1")
+KORTHIKANTI = Source("korthikanti2022", "§4.2.2 sequence parallelism: reduce-scatter + all-gather in place of each "
+                     "all-reduce; §5 selective recompute")
+FLASH = Source("dao2023", "the scores never reach HBM; the backward runs 5 matmuls to the forward's 2")
+NCCL = Source("nccl-tests", "bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and "
+              "all-gather (n−1)/n")
+HIERARCHICAL = Source("jia2018", "hierarchical all-reduce: reduce inside the node, all-reduce across nodes, broadcast inside")
+DDP = Source("li2020", "gradient buckets all-reduced while the backward still runs")
+ZERO = Source("rajbhandari2020", "§7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ "
+              "(an all-gather in forward and backward)")
+ZEROPP = Source("wang2023", "§3: ZeRO-3 gathers the weights for the forward and the backward of every micro-step and "
+                "reduce-scatters the gradients of every micro-step")
+DEEPSPEED = Source("deepspeed", "overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped "
+                   "with compute")
+
+KERNEL = Condition("one kernel per GEMM; compute and memory time add (no overlap inside a kernel)")
+LAYOUT = Condition("Megatron's rank order: TP innermost, then DP, then PP")
+
+# --- one GEMM ------------------------------------------------------------------------
+HBM = W_mem * eta_mem  # the sustained memory bandwidth
+gemm_flops = c_mac * M_rows * K_inner * N_cols
+gemm_bytes = q * (M_rows * K_inner + K_inner * N_cols + M_rows * N_cols)
+gemm_time = formula(
+    "perf.gemm.time",
+    gemm_flops / (X * eta_gemm) + gemm_bytes / HBM + tau_k,
+    "second",
+    "time of one [M,K]·[K,N] GEMM: its FLOPs at η_gemm of peak, its operands' bytes at η_mem of HBM, one kernel's fixed cost",
+    sources=[ROOFLINE, NVIDIA_GEMM],
+    conditions=[KERNEL],
+    symbol_latex=r"T_{GEMM}",
+)
+gemm_efficiency = formula(
+    "perf.gemm.efficiency",
+    eta_gemm / (1 + eta_gemm * X * gemm_bytes / (gemm_flops * HBM) + eta_gemm * X * tau_k / gemm_flops),
+    "1",
+    "fraction of peak one GEMM achieves: η_gemm, lowered by the ridge point over its arithmetic intensity and by the kernel's fixed cost",
+    sources=[ROOFLINE, NVIDIA_GEMM],
+    conditions=[KERNEL],
+    related=["perf.gemm.time"],
+    symbol_latex=r"\eta_{GEMM}",
+)
+
+
+def gemm(rows: sp.Expr, inner: sp.Expr, cols: sp.Expr) -> sp.Expr:
+    """``perf.gemm.time`` at one shape."""
+    return gemm_time.expr.xreplace({M_rows: rows, K_inner: inner, N_cols: cols})
+
+
+# --- one layer under t, per micro-batch -------------------------------------------------
+tokens = b * s
+layer_gemms = (gemm(tokens, h, (a + 2 * g) * d_head / t) + gemm(tokens, a * d_head / t, h)
+               + gemm(tokens, h, (1 + gated) * d_ff / t) + gemm(tokens, d_ff / t, h))
+heads = b * a / t  # attention heads this rank computes, over the micro-batch
+scores_bytes = heads * s**2 * (4 * q + c_byte)  # softmax read+write, dropout read+write and its 1-byte mask
+attention_unfused = (c_mac * 2 * heads * s**2 * d_head / (X * eta_gemm)
+                     + q * heads * 2 * (2 * s * d_head + s**2) / HBM + 2 * tau_k)  # QKᵀ and scores·V as batched GEMMs
+attention_flash = c_mac * 2 * heads * s**2 * d_head / (X * eta_gemm) + q * 4 * heads * s * d_head / HBM + tau_k
+attention_core = attention_unfused + scores_bytes / HBM + 2 * tau_k  # with the softmax and dropout kernels
+attention_backward = (1 - flash) * 2 * attention_core + flash * sp.Rational(5, 2) * attention_flash
+recomputed_core = (1 - flash) * attention_core  # what selective recompute repeats (flash recomputes inside its kernel)
+attention_forward = (1 - flash) * attention_core + flash * attention_flash
+tokens_per_rank = tokens * (1 - seq_par + seq_par / t)  # norms and dropouts see s/t tokens under SP
+elementwise_forward = ((tokens_per_rank * h * (10 * q + 2 * c_byte) + (2 + gated) * tokens * d_ff / t * q) / HBM
+                       + 5 * tau_k)  # 2 norms (read+write), 2 bias-dropout-adds (read 2, write 1, mask), the activation
+allreduce_forward = 2 * (2 * (t - 1) / t * tokens * h * q / W_tp + (1 + seq_par) * tau_k)  # 2 all-reduces (SP: 2 RS + 2 AG)
+
+tp_layer = formula(
+    "perf.tp.layer",
+    allreduce_forward,
+    "second",
+    "TP communication of one layer's forward per micro-batch: two all-reduces of b·s·h·q (with SP a reduce-scatter and an "
+    "all-gather each), blocking; the backward has as many",
+    sources=[SHOEYBI, KORTHIKANTI, NCCL],
+    symbol_latex=r"T_{TP}",
+)
+layer_forward = formula(
+    "perf.layer.forward",
+    layer_gemms + attention_forward + elementwise_forward + allreduce_forward,
+    "second",
+    "one layer's forward per micro-batch on one GPU under t: GEMMs, attention core, element-wise work, TP all-reduces",
+    sources=[NVIDIA_GEMM, FLASH, SHOEYBI, KORTHIKANTI],
+    conditions=[KERNEL],
+    related=["perf.gemm.time", "perf.tp.layer"],
+    symbol_latex=r"T_{layer}^{fwd}",
+)
+layer_backward = formula(
+    "perf.layer.backward",
+    2 * layer_gemms + attention_backward + 2 * elementwise_forward + allreduce_forward
+    + rc_full * layer_forward.expr + rc_sel * recomputed_core,
+    "second",
+    "one layer's backward per micro-batch: two GEMMs per forward GEMM, the attention backward, twice the element-wise bytes, "
+    "two all-reduces, and the forward that recompute repeats (all of it, or the attention core)",
+    sources=[NVIDIA_GEMM, FLASH, KORTHIKANTI],
+    conditions=[KERNEL],
+    related=["perf.layer.forward"],
+    symbol_latex=r"T_{layer}^{bwd}",
+)
+logits_time = formula(
+    "perf.logits",
+    3 * gemm(tokens, h, V / t) + 5 * tokens * V / t * 2 * q / HBM,
+    "second",
+    "logits and loss per micro-batch on the last stage: the vocabulary-parallel GEMM forward and its two backward GEMMs, "
+    "five passes of the cross-entropy over fp32 logits",
+    sources=[SHOEYBI, NVIDIA_GEMM],
+    symbol_latex=r"T_{logits}",
+)
+p2p_time = formula(
+    "perf.pp.p2p",
+    piped * v * 2 * (tokens * h * q / (t * W_pp) + tau_k),
+    "second",
+    "PP point-to-point per micro-batch per stage: the activation b·s·h·q/t forward and its gradient backward at each of v chunk boundaries",
+    sources=[NARAYANAN],
+    symbol_latex=r"T_{P2P}",
+)
+stage_time = formula(
+    "perf.stage.microbatch",
+    l / p * (layer_forward.expr + layer_backward.expr) + logits_time.expr + p2p_time.expr,
+    "second",
+    "one micro-batch's forward and backward on the slowest (last) stage: its l/p layers, the logits and the p2p messages",
+    sources=[NARAYANAN],
+    conditions=[Condition("p·v divides l; the last stage, which also holds the logits, is the slowest")],
+    related=["perf.layer.forward", "perf.layer.backward", "perf.logits", "perf.pp.p2p"],
+    symbol_latex=r"T_{mb}",
+)
+pipeline_time = formula(
+    "perf.pipeline",
+    (m + (p - 1) / v) * stage_time.expr,
+    "second",
+    "m micro-batches through p stages (1F1B, interleaved with v chunks): m + (p−1)/v slots of one micro-batch's stage time",
+    sources=[NARAYANAN],
+    related=["cluster.bubble.interleaved", "perf.stage.microbatch"],
+    symbol_latex=r"T_{pipe}",
+)
+
+# --- data parallelism and ZeRO ------------------------------------------------------------
+shard = P * q_w / (t * p)  # this rank's gradient (or weight) bytes
+nodes = d / d_node
+allreduce_dp = formula(
+    "perf.dp.allreduce",
+    2 * (d_node - 1) / d_node * shard / W_intra + 2 * (nodes - 1) / nodes * shard / (d_node * W_net),
+    "second",
+    "hierarchical all-reduce of a rank's gradients: reduce-scatter and all-gather inside the node over NVLink, "
+    "all-reduce of 1/d_node of the buffer across the d/d_node nodes",
+    sources=[HIERARCHICAL, NCCL],
+    conditions=[LAYOUT, Condition("d_node divides d")],
+    symbol_latex=r"T_{DP}",
+)
+window_forward = formula(
+    "perf.window.forward",
+    l / p * layer_forward.expr,
+    "second",
+    "one micro-batch's forward on one stage: the compute a prefetched all-gather hides under",
+    sources=[DEEPSPEED],
+    related=["perf.layer.forward"],
+    symbol_latex=r"\tau_{fwd}",
+)
+window_backward = formula(
+    "perf.window.backward",
+    l / p * layer_backward.expr,
+    "second",
+    "one micro-batch's backward on one stage: the compute bucketed gradient collectives hide under",
+    sources=[DDP, DEEPSPEED],
+    related=["perf.layer.backward"],
+    symbol_latex=r"\tau_{bwd}",
+)
+forward_window, backward_window = tau_fwd, tau_bwd  # the ZeRO formulas take the windows as inputs
+half = allreduce_dp.expr / 2  # a reduce-scatter or an all-gather: half an all-reduce's bytes
+
+
+def _exposed(comm: sp.Expr, window: sp.Expr) -> sp.Expr:
+    """What of ``comm`` does not hide under ``window``: max(comm − window, 0) (a zero has every unit)."""
+    return sp.Max(comm - window, 0)
+
+
+zero_exposed = {
+    0: formula("perf.zero.stage0.exposed", _exposed(allreduce_dp.expr, backward_window), "second",
+               "exposed DP time without ZeRO: the bucketed all-reduce beyond the last micro-batch's backward",
+               sources=[DDP, HIERARCHICAL], related=["perf.dp.allreduce"], symbol_latex=r"T_{DP}^{exp}"),
+    1: formula("perf.zero.stage1.exposed", _exposed(half, backward_window) + half, "second",
+               "exposed ZeRO-1 time: the gradient reduce-scatter beyond the last backward, then the weights' all-gather, once per iteration",
+               sources=[ZERO, DDP], related=["perf.dp.allreduce"], symbol_latex=r"T_{Z1}^{exp}"),
+    2: formula("perf.zero.stage2.exposed", m * _exposed(half, backward_window) + half, "second",
+               "exposed ZeRO-2 time: a gradient reduce-scatter per micro-batch beyond its backward, the weights' all-gather once",
+               sources=[ZERO, ZEROPP, DEEPSPEED], related=["perf.dp.allreduce"], symbol_latex=r"T_{Z2}^{exp}"),
+    3: formula("perf.zero.stage3.exposed", m * (_exposed(half, forward_window) + _exposed(2 * half, backward_window)), "second",
+               "exposed ZeRO-3 time: per micro-batch, the weights' all-gather beyond its forward and the second all-gather and "
+               "the gradient reduce-scatter beyond its backward (prefetched)",
+               sources=[ZERO, ZEROPP, DEEPSPEED], related=["perf.dp.allreduce"], symbol_latex=r"T_{Z3}^{exp}"),
+}
+SENT = "bytes each GPU sends per iteration"
+zero_sent = {
+    1: formula("perf.zero.stage1.sent", 2 * (d - 1) / d * shard, "byte",
+               f"ZeRO-1 {SENT}: one reduce-scatter and one all-gather of its stage's Ψ/(t·p), whatever m is",
+               sources=[ZERO, NCCL], symbol_latex=r"S_{Z1}"),
+    2: formula("perf.zero.stage2.sent", (m + 1) * (d - 1) / d * shard, "byte",
+               f"ZeRO-2 {SENT}: a gradient reduce-scatter per micro-batch and one all-gather of the updated weights",
+               sources=[ZERO, ZEROPP, NCCL], symbol_latex=r"S_{Z2}"),
+    3: formula("perf.zero.stage3.sent", 3 * m * (d - 1) / d * shard, "byte",
+               f"ZeRO-3 {SENT}: per micro-batch two weight all-gathers (forward, backward) and a gradient reduce-scatter",
+               sources=[ZERO, ZEROPP, NCCL], symbol_latex=r"S_{Z3}"),
+}
+ADAM_BYTES = 15 * q_bf16  # 30 bytes: fp32 weight, momentum, variance, gradient read (16), three written back (12), the 16-bit copy (2)
+optimizer_time = formula(
+    "perf.optimizer",
+    ADAM_BYTES * P / (t * p) / HBM,
+    "second",
+    "Adam's step over this rank's Ψ/(t·p) parameters: 30 bytes per parameter through HBM",
+    sources=[ZERO],
+    symbol_latex=r"T_{opt}",
+)
+optimizer_sharded = formula(
+    "perf.optimizer.sharded",
+    ADAM_BYTES * P / (t * p * d) / HBM,
+    "second",
+    "Adam's step over a ZeRO shard, Ψ/(t·p·d) parameters: 30 bytes per parameter through HBM",
+    sources=[ZERO],
+    related=["perf.optimizer"],
+    symbol_latex=r"T_{opt}^{ZeRO}",
+)

@@ -1,0 +1,83 @@
+"""The predicted step time of one layout: formulas/performance.py evaluated where the groups sit.
+
+Glue only (any evaluator: exact Rationals, or NumPy arrays of layouts). Where each group sits
+(Megatron's rank order, TP innermost, then DP, then PP; ``node`` GPUs per node):
+- the TP ring runs over NVLink when t ≤ node, else over the network (priced, not forbidden);
+- pipeline neighbours are n/p ranks apart: the slowest boundary crosses the network unless
+  the whole job sits in one node;
+- the DP all-reduce is hierarchical over d_node = min(d, ⌊node/t⌋) ranks per node (1 when t fills the node);
+- NVLink's one-way bandwidth is half the preset's figure, the network's is ``--network``,
+  both at the calibrated η_link (NCCL's bus bandwidth falls short of the wire).
+The step: (m + (p−1)/v) slots of the last stage's micro-batch time, the exposed DP/ZeRO time,
+the optimizer step. Split for reading: compute (GEMMs, attention, element-wise, logits,
+recompute), TP and PP communication (all on the critical path), bubble, exposed DP/ZeRO,
+optimizer; MFU counts the model's FLOPs, HFU the recomputed ones too (Korthikanti et al. 2022 §6).
+"""
+
+from __future__ import annotations
+
+from formulas.calibration import Efficiency
+
+Q_16BIT = 2
+
+
+def placement(t: object, p: object, d: object, gpu: dict, network: object, node: int, eta_link: object, ops) -> dict:
+    """The bandwidths each group's collectives see and the DP ranks per node."""
+    n = t * p * d
+    nvlink = gpu["W_link"] / 2 * eta_link
+    net = network * eta_link
+    per_node = ops.maximum(_floor(node / t, ops), 1)
+    return {
+        "W_tp": ops.where(t <= node, nvlink, net),
+        "W_pp": ops.where(n <= node, nvlink, net),
+        "W_intra": nvlink,
+        "W_net": net,
+        "d_node": ops.minimum(d, per_node),
+    }
+
+
+def _floor(x: object, ops) -> object:
+    return -ops.ceiling(-x)
+
+
+def predict(base: dict, layout_numbers: dict, settings: dict, efficiency: Efficiency, network: object, node: int,
+            flash: bool, flops: dict, ev, ops) -> dict:
+    """Seconds per iteration and their split. ``base``: model, GPU and layout values by name; ``settings``:
+    zero (stage), recompute (index: 0 none, 1 selective, 2 full), sequence_parallel; ``flops``: training and
+    recomputed FLOPs of the iteration (for MFU and HFU)."""
+    t, p, d, m, v, n = (layout_numbers[name] for name in ("t", "p", "d", "m", "v", "n"))
+    mode = settings["recompute"]
+    values = dict(base) | efficiency.values() | placement(t, p, d, base, network, node, efficiency.eta_link, ops) | {
+        "b": layout_numbers["b"], "q": Q_16BIT, "q_w": Q_16BIT,
+        "flash": 1 if flash else 0,
+        "seq_par": ops.where(settings["sequence_parallel"], 1, 0),
+        "rc_full": ops.where(mode == 2, 1, 0),
+        "rc_sel": ops.where(mode == 1, 1, 0),
+        "piped": ops.where(p > 1, 1, 0),
+    }
+    slot = ev("perf.stage.microbatch", **values)
+    values |= {"tau_fwd": ev("perf.window.forward", **values), "tau_bwd": ev("perf.window.backward", **values)}
+    tp = (base["l"] / p) * (2 + values["rc_full"]) * ev("perf.tp.layer", **values)
+    p2p = ev("perf.pp.p2p", **values)
+    pipeline = ev("perf.pipeline", **values)
+    zero = settings["zero"]
+    exposed_dp = ops.where(d > 1, ops.choose(zero, {stage: (lambda s=stage: ev(f"perf.zero.stage{s}.exposed", **values))
+                                                     for stage in (0, 1, 2, 3)}), 0)
+    optimizer = ops.choose(zero, {0: lambda: ev("perf.optimizer", **values), 1: lambda: ev("perf.optimizer.sharded", **values),
+                                  2: lambda: ev("perf.optimizer.sharded", **values), 3: lambda: ev("perf.optimizer.sharded", **values)})
+    step = pipeline + exposed_dp + optimizer
+    peak = n * base["X"] * step
+    return {
+        "step_seconds": step,
+        "compute_seconds": m * (slot - tp - p2p),
+        "tp_seconds": m * tp,
+        "pp_seconds": m * p2p,
+        "bubble_seconds": (p - 1) / v * slot,
+        "dp_exposed_seconds": exposed_dp,
+        "optimizer_seconds": optimizer,
+        "mfu": flops["training"] / peak,
+        "hfu": (flops["training"] + flops["recomputed"]) / peak,
+        "compute_efficiency": (flops["training"] + flops["recomputed"]) / (n * base["X"] * m * (slot - tp - p2p)),
+        "links": {"tp": values["W_tp"], "pp": values["W_pp"], "dp_intra": values["W_intra"], "dp_network": values["W_net"],
+                  "dp_ranks_per_node": values["d_node"]},
+    }
