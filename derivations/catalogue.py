@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Callable
 
-from derivations.engine import Derivation, Outcome
+from derivations.engine import Derivation, Outcome, building
 from formulas.catalogue import TOPICS, all_formulas, observe_reads, origin_topic
 from formulas.dimensions import DimensionError, check_declared_unit
 
@@ -24,6 +24,7 @@ def factories() -> list[Callable[[], Derivation]]:
 
 def build(make: Callable[[], Derivation]) -> Derivation:
     """Build one derivation, its catalogue reads traced, and stop tracing after it."""
+    building()
     try:
         return make()
     finally:

@@ -49,6 +49,16 @@ from derivations.proof import (
 )
 from formulas.catalogue import Source, get, observe_reads
 
+_UNCLAIMED: list[str] = []  # reads made during a build before its Derivation exists
+
+
+def building() -> None:
+    """Start building a derivation: catalogue reads from now on belong to it, even those made
+    before its ``Derivation(...)`` is created (``expr = get(id).expr`` first, the derivation after)."""
+    _UNCLAIMED.clear()
+    observe_reads(_UNCLAIMED.append)
+
+
 Claim = Literal["defines", "equals", "solves", "approximates", "bounds", "refutes", "concludes"]
 RESULTS = ("concludes", "approximates", "bounds", "refutes")
 
@@ -135,7 +145,8 @@ class Derivation:
     steps: list[Step] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self._pending_reads: list[str] = []
+        self._pending_reads: list[str] = list(_UNCLAIMED)
+        _UNCLAIMED.clear()
         self._listen()
 
     def _listen(self) -> None:

@@ -184,8 +184,10 @@ def prove_negligible(dropped: sp.Basic, kept: sp.Basic, regimes: tuple[Regime, .
     taken: set[sp.Symbol] = set()
     for regime in regimes:
         ratio = regime.ratio
-        candidates = sorted(valued(regime.small).free_symbols - taken, key=lambda x: x.name) or sorted(
-            valued(regime.large).free_symbols - taken, key=lambda x: x.name
+        # the side the condition is about (s in s ≪ 6h, M in M ≫ ridge) is scaled; the other side held fixed
+        subject, other = (regime.large, regime.small) if regime.greater else (regime.small, regime.large)
+        candidates = sorted(valued(subject).free_symbols - taken, key=lambda x: x.name) or sorted(
+            valued(other).free_symbols - taken, key=lambda x: x.name
         )
         scaled = None
         for symbol in candidates:
