@@ -56,8 +56,9 @@ _SOLUTION = re.compile(r"^answer = (?P<arithmetic>.+?)  # a solution")
 _CHECK = re.compile(r'^expected = evaluate\("(?P<id>[^"]+)", (?P<values>.*)\)$', re.MULTILINE)
 
 
-def _exercises(nb) -> list[tuple[str, dict[str, Fraction], str]]:
-    """(formula id, inputs, the solution's arithmetic) of each arithmetic exercise: a solution cell, then its check."""
+def _exercises(nb) -> list[tuple[str | None, dict[str, Fraction], str]]:
+    """(formula id, inputs, the solution's arithmetic) of each exercise: a solution cell, then a cell that checks it
+    and prints "correct:" (against a formula evaluated at inputs, or, in a lesson, a published figure: id None)."""
     cells = [cell.source for cell in nb.cells if cell.cell_type == "code"]
     found = []
     for solution, check in zip(cells, cells[1:]):
@@ -65,6 +66,8 @@ def _exercises(nb) -> list[tuple[str, dict[str, Fraction], str]]:
         if written and checked:
             values = {name: Fraction(value) for name, value in re.findall(r'(\w+)="([^"]+)"', checked["values"])}
             found.append((checked["id"], values, written["arithmetic"]))
+        elif written and 'print("correct:"' in check:
+            found.append((None, {}, written["arithmetic"]))
     return found
 
 
