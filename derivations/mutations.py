@@ -19,7 +19,9 @@ full check (simplify, limits) runs only when no point refutes.
 from __future__ import annotations
 
 import random
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
+from multiprocessing import get_context
 from itertools import combinations
 from typing import Callable, Iterator
 
@@ -228,16 +230,33 @@ def kill(mutant: Mutant, readers: list[tuple[Callable[[], Derivation], Derivatio
         catalogue()[mutant.formula_id] = original
 
 
-def run(sample: int | None = None, seed: int = 17, progress: Callable[[int, int], None] | None = None) -> MutationReport:
-    """Make and try every mutant (or a random ``sample`` of them)."""
+_READERS: dict = {}  # set before the worker processes fork: they inherit the built derivations
+
+
+def _try(mutant: Mutant) -> Verdict:
+    """One mutant's verdict; its random points depend on the mutant only, so any worker gives the same."""
+    rng = random.Random(f"{mutant.formula_id}:{mutant.change}")
+    return Verdict(mutant, kill(mutant, _READERS.get(mutant.formula_id, []), rng))
+
+
+def run(
+    sample: int | None = None, seed: int = 17, progress: Callable[[int, int], None] | None = None, workers: int = 1
+) -> MutationReport:
+    """Make and try every mutant (or a random ``sample`` of them), on ``workers`` processes."""
     mutants = [m for f in all_formulas() for m in mutants_of(f)]
-    rng = random.Random(seed)
     if sample is not None and sample < len(mutants):
-        mutants = rng.sample(mutants, sample)
-    readers = dependents()
+        mutants = random.Random(seed).sample(mutants, sample)
+    _READERS.clear()
+    _READERS.update(dependents())
     verdicts = []
-    for index, mutant in enumerate(mutants, start=1):
-        verdicts.append(Verdict(mutant, kill(mutant, readers.get(mutant.formula_id, []), rng)))
-        if progress:
-            progress(index, len(mutants))
+    with ExitStack() as stack:
+        if workers > 1:
+            pool = stack.enter_context(get_context("fork").Pool(workers))
+            tried = pool.imap(_try, mutants, chunksize=4)
+        else:
+            tried = map(_try, mutants)
+        for index, verdict in enumerate(tried, start=1):
+            verdicts.append(verdict)
+            if progress:
+                progress(index, len(mutants))
     return MutationReport(tuple(v for v in verdicts if v.killed_by != EQUIVALENT))

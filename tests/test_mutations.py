@@ -53,3 +53,10 @@ def test_the_command_prints_the_rate_and_json(capsys):
     assert code == 0 and "killed (100.0 %), 0 survived" in out
     code, _, err = run_cli(capsys, "check", "--mutations", "--sample", "0")
     assert code == 2 and "--sample" in err
+    code, _, err = run_cli(capsys, "check", "--mutations", "--workers", "0")
+    assert code == 2 and "--workers" in err
+
+
+def test_workers_give_the_same_verdicts():
+    alone, shared = run(sample=6, seed=5), run(sample=6, seed=5, workers=2)
+    assert [(v.mutant.change, v.killed_by) for v in alone.verdicts] == [(v.mutant.change, v.killed_by) for v in shared.verdicts]
