@@ -14,7 +14,22 @@ import sympy as sp
 
 from derivations.engine import Derivation
 from derivations.flops import gemm
-from formulas.architecture import BILIBILI, FEDUS, FLOP_COUNTER, SHAZEER, TRANSFORMERS
+from formulas.architecture import (
+    BILIBILI,
+    CACHE,
+    CAPACITY,
+    DEEPSEEK_V2,
+    DEEPSEEK_V3,
+    FEDUS,
+    FLOP_COUNTER,
+    GEMMA,
+    GPT_OSS,
+    MISTRAL,
+    PAGED,
+    SHAZEER,
+    STREAMING,
+    TRANSFORMERS,
+)
 from formulas.catalogue import get
 from formulas.symbols import (
     E,
@@ -36,7 +51,29 @@ from formulas.symbols import (
     head_bias,
     k,
     l,
-    moe,
+    W,
+    all_experts,
+    c_f,
+    d_moe,
+    d_nope,
+    d_rope,
+    d_sh,
+    d_v,
+    l_moe,
+    l_win,
+    mla,
+    n_blk,
+    n_mtp,
+    n_sink,
+    q,
+    q_lora,
+    qk_norm,
+    qk_norm_full,
+    r_kv,
+    r_q,
+    router_bias,
+    sh_gate,
+    sink,
     n_norm,
     n_pos,
     norm_bias,
@@ -70,9 +107,13 @@ CLASSIC = {
     o_pos: 0,
     tied: 1,
     head_bias: 0,
-    moe: 0,
+    l_moe: 0,
     E: 1,
     k: 1,
+    mla: 0,
+    qk_norm: 0,
+    qk_norm_full: 0,
+    sink: 0,
 }
 
 
@@ -91,12 +132,31 @@ def embeddings() -> Derivation:
     return d
 
 
+def mla_attention() -> Derivation:
+    d = Derivation("params.decoder.attention.mla", "Multi-head latent attention from its ranks", (TRANSFORMERS, DEEPSEEK_V2))
+    d_qk = d_nope + d_rope
+    q_low = d.defines("Ψ_Q,low", h * r_q + r_q + r_q * (a * d_qk), "q_a_proj h→r_Q, its RMSNorm (r_Q), q_b_proj r_Q→a heads of d_nope + d_rope")
+    q_full = d.defines("Ψ_Q,full", h * (a * d_qk), "without a query latent (DeepSeek-V2-Lite), q_proj h→a·(d_nope + d_rope)")
+    kv_down = d.defines("Ψ_KV,down", h * (r_kv + d_rope) + r_kv,
+                        "kv_a_proj_with_mqa: h→ the latent c_KV (r_KV) and one rope key shared by all heads (d_rope); the latent's RMSNorm")
+    kv_up = d.defines("Ψ_KV,up", r_kv * (a * d_nope) + r_kv * (a * d_v), "kv_b_proj: r_KV→ per-head no-rope keys W_UK and values W_UV")
+    o = d.defines("Ψ_O", (a * d_v) * h, "o_proj: a·d_v→h")
+    d.defines("Ψ_MLA", q_lora * q_low + (1 - q_lora) * q_full + kv_down + kv_up + o, "no biases (attention_bias = false in every DeepSeek config)")
+    d.concludes("params.decoder.attention.mla")
+    return d
+
+
 def attention() -> Derivation:
-    d = Derivation("params.decoder.attention", "Attention parameters with g key/value heads of width d_head", (TRANSFORMERS,))
-    q = d.defines("Ψ_Q", h * (a * d_head) + b_q * a * d_head, "a query heads of width d_head: an h×a·d_head matrix and its bias")
+    d = Derivation("params.decoder.attention", "Attention parameters with g key/value heads of width d_head", (TRANSFORMERS, GPT_OSS))
+    q_ = d.defines("Ψ_Q", h * (a * d_head) + b_q * a * d_head, "a query heads of width d_head: an h×a·d_head matrix and its bias")
     kv = d.defines("Ψ_KV", 2 * (h * (g * d_head)) + (b_k + b_v) * g * d_head, "keys and values have g heads only (GQA; MQA g = 1)")
     o = d.defines("Ψ_O", (a * d_head) * h + b_o * h, "the output projection maps the a·d_head concatenated heads back to h")
-    d.defines("Ψ_attn", q + kv + o, parts=("Ψ_Q", "Ψ_KV", "Ψ_O"), why="fused (Falcon, Phi-3, GPT-2's c_attn) or separate, the shapes add up the same")
+    standard = d.defines("Ψ_attn,std", q_ + kv + o, "fused (Falcon, Phi-3, GPT-2's c_attn) or separate, the shapes add up the same",
+                         parts=("Ψ_Q", "Ψ_KV", "Ψ_O"))
+    norms_ = d.defines("Ψ_qk", qk_norm * (d_head + d_head) + qk_norm_full * (a * d_head + g * d_head),
+                       "q/k RMSNorms: per head of width d_head (Qwen3, Gemma-3, GLM-4.5), or over all heads (OLMo-2)")
+    d.defines("Ψ_attn", (1 - mla) * standard + mla * get("params.decoder.attention.mla").expr + norms_ + sink * a,
+              "standard or latent attention, the norms, and gpt-oss's one learned sink logit per head")
     d.concludes("params.decoder.attention")
     return d
 
@@ -110,9 +170,27 @@ def mlp() -> Derivation:
     return d
 
 
+def expert() -> Derivation:
+    d = Derivation("params.decoder.expert", "One routed expert", (TRANSFORMERS, FEDUS))
+    d.defines("Ψ_expert", get("params.decoder.mlp").expr.subs(d_ff, d_moe),
+              "an MLP of width d_moe; the fused 3-D gate_up_proj [E, h, 2·d_moe] and down_proj [E, d_moe, h] hold E of them")
+    d.concludes("params.decoder.expert")
+    return d
+
+
+def shared_experts() -> Derivation:
+    d = Derivation("params.decoder.shared_experts", "Shared experts", (TRANSFORMERS, DEEPSEEK_V2))
+    mlp_ = d.defines("Ψ_sh,mlp", (1 + gated) * h * d_sh + d_sh * h,
+                     "n_shared experts of width d_moe run as one MLP of width d_sh = n_shared·d_moe (DeepSeek), "
+                     "or Qwen2-MoE's shared_expert_intermediate_size, Llama-4's intermediate_size; no biases")
+    d.defines("Ψ_shared", mlp_ + sh_gate * h, "Qwen2-MoE scales it by sigmoid(h→1)")
+    d.concludes("params.decoder.shared_experts")
+    return d
+
+
 def router() -> Derivation:
     d = Derivation("params.decoder.router", "The router of a mixture of experts", (TRANSFORMERS, FEDUS))
-    d.defines("Ψ_router", moe * (h * E), "one score per expert from the hidden state: an h×E matrix, no bias (Mixtral's gate)")
+    d.defines("Ψ_router", h * E + router_bias * E, "one score per expert from the hidden state: an h×E matrix (gpt-oss adds a bias)")
     d.concludes("params.decoder.router")
     return d
 
@@ -129,27 +207,28 @@ def norms() -> Derivation:
     return d
 
 
-def _layer_parts() -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr]:
-    return tuple(get(i).expr for i in ("params.decoder.attention", "params.decoder.mlp", "params.decoder.router", "params.decoder.norms"))
-
-
 def layer() -> Derivation:
-    d = Derivation("params.decoder.layer", "One decoder layer", (TRANSFORMERS,))
-    attn, one_mlp, route, norm = _layer_parts()
-    d.defines("Ψ_layer", attn + E * one_mlp + route + norm, "attention, E expert MLPs (a dense model has E = 1 and no router), norms")
+    d = Derivation("params.decoder.layer", "One dense decoder layer", (TRANSFORMERS,))
+    d.defines("Ψ_layer", sum(get(i).expr for i in ("params.decoder.attention", "params.decoder.mlp", "params.decoder.norms")),
+              "attention, the MLP, norms")
     d.concludes("params.decoder.layer")
     return d
 
 
+def layer_moe() -> Derivation:
+    d = Derivation("params.decoder.layer.moe", "One mixture-of-experts layer", (TRANSFORMERS, FEDUS, DEEPSEEK_V2))
+    routed = d.defines("Ψ_routed", E * get("params.decoder.expert").expr, "E routed experts")
+    d.defines("Ψ_layer^moe", get("params.decoder.layer").expr - get("params.decoder.mlp").expr + routed
+              + get("params.decoder.router").expr + get("params.decoder.shared_experts").expr,
+              "a dense layer whose MLP is replaced by the routed experts, the router and the shared experts")
+    d.concludes("params.decoder.layer.moe")
+    return d
+
+
 def layer_active() -> Derivation:
-    d = Derivation("params.decoder.layer.active", "The part of a layer one token uses", (TRANSFORMERS, FEDUS))
-    attn, one_mlp, route, norm = _layer_parts()
-    d.defines("Ψ_layer^active", attn + k * one_mlp + route + norm, "the router sends each token to k of the E experts")
-    d.equals(
-        "Ψ_layer^active",
-        get("params.decoder.layer").expr - (E - k) * one_mlp,
-        "the whole layer less the E − k experts the token skips",
-    )
+    d = Derivation("params.decoder.layer.active", "The part of a MoE layer one token uses", (TRANSFORMERS, FEDUS))
+    one = get("params.decoder.expert").expr
+    d.defines("Ψ_layer^active", get("params.decoder.layer.moe").expr - (E - k) * one, "the layer less the E − k routed experts the token skips")
     d.concludes("params.decoder.layer.active")
     return d
 
@@ -175,21 +254,31 @@ def head() -> Derivation:
 def total() -> Derivation:
     d = Derivation("params.decoder.total", "The whole decoder", (TRANSFORMERS, BILIBILI))
     parts = [get(i).expr for i in ("params.decoder.embeddings", "params.decoder.final_norm", "params.decoder.head")]
-    d.defines("Ψ", parts[0] + l * get("params.decoder.layer").expr + parts[1] + parts[2], "embeddings, l layers, final norm, head")
+    body = d.defines("Ψ_layers", (l - l_moe) * get("params.decoder.layer").expr + l_moe * get("params.decoder.layer.moe").expr,
+                     "l − l_moe dense layers and l_moe MoE layers (DeepSeek-V3: 3 and 58; Mixtral: 0 and 32)")
+    d.defines("Ψ", parts[0] + body + parts[1] + parts[2], "embeddings, the layers, final norm, head")
     d.concludes("params.decoder.total")
     return d
 
 
 def active() -> Derivation:
     d = Derivation("params.decoder.active", "Active parameters of a mixture of experts", (TRANSFORMERS, FEDUS))
-    parts = [get(i).expr for i in ("params.decoder.embeddings", "params.decoder.final_norm", "params.decoder.head")]
-    d.defines("Ψ_active", parts[0] + l * get("params.decoder.layer.active").expr + parts[1] + parts[2], "as the total, with active layers")
-    d.equals(
-        "Ψ_active",
-        get("params.decoder.total").expr - l * (E - k) * get("params.decoder.mlp").expr,
-        "the total less l·(E − k) experts; a dense model (E = k = 1) has every parameter active",
-    )
+    d.defines("Ψ_active", get("params.decoder.total").expr - l_moe * (E - k) * get("params.decoder.expert").expr,
+              "the total less the E − k routed experts a token skips in each of the l_moe MoE layers; a dense model has all active")
+    d.equals("Ψ_active", sum(get(i).expr for i in ("params.decoder.embeddings", "params.decoder.final_norm", "params.decoder.head"))
+             + (l - l_moe) * get("params.decoder.layer").expr + l_moe * get("params.decoder.layer.active").expr,
+             "the same, layer by layer")
     d.concludes("params.decoder.active")
+    return d
+
+
+def mtp() -> Derivation:
+    d = Derivation("params.decoder.mtp", "Multi-token-prediction modules (an option)", (DEEPSEEK_V3,))
+    one = d.defines("Ψ_MTP,1", 2 * one_norm() + (2 * h) * h + get("params.decoder.layer.moe").expr + one_norm(),
+                    "RMSNorms of the hidden state and of the next token's embedding, their concatenation projected 2h→h, "
+                    "one Transformer block (a MoE layer), and the norm before the shared head")
+    d.defines("Ψ_MTP", n_mtp * one, "D = n_MTP sequential modules; embedding and output head shared with the main model")
+    d.concludes("params.decoder.mtp")
     return d
 
 
@@ -204,55 +293,159 @@ def classic_params() -> Derivation:
 # --- FLOPs ---------------------------------------------------------------------------
 
 
+def mla_projections() -> Derivation:
+    d = Derivation("flops.decoder.attention.projections.mla", "MLA projections, as transformers runs them", (FLOP_COUNTER, DEEPSEEK_V2))
+    d_qk = d_nope + d_rope
+    q_ = d.defines("F_Q", q_lora * (gemm(b * s, h, r_q) + gemm(b * s, r_q, a * d_qk)) + (1 - q_lora) * gemm(b * s, h, a * d_qk),
+                   "through the query latent, or straight")
+    kv = d.defines("F_KV", gemm(b * s, h, r_kv + d_rope) + gemm(b * s, r_kv, a * (d_nope + d_v)),
+                   "down to the latent and the rope key; the latent up to per-head keys and values for every token")
+    o = d.defines("F_O", gemm(b * s, a * d_v, h), "[bs, a·d_v] × [a·d_v, h]")
+    d.defines("F_proj^MLA", q_ + kv + o, "the rope key is shared: its heads are a broadcast, not a GEMM")
+    d.concludes("flops.decoder.attention.projections.mla")
+    return d
+
+
 def projections() -> Derivation:
     d = Derivation("flops.decoder.attention.projections", "Q, K, V and O projections", (FLOP_COUNTER,))
-    q = d.defines("F_Q", gemm(b * s, h, a * d_head), "[bs, h] × [h, a·d_head]")
+    q_ = d.defines("F_Q", gemm(b * s, h, a * d_head), "[bs, h] × [h, a·d_head]")
     kv = d.defines("F_KV", 2 * gemm(b * s, h, g * d_head), "keys and values: [bs, h] × [h, g·d_head] each")
     o = d.defines("F_O", gemm(b * s, a * d_head, h), "[bs, a·d_head] × [a·d_head, h]")
-    d.defines("F_proj", q + kv + o, parts=("F_Q", "F_KV", "F_O"), why="a bias is an add (addmm counts the product only)")
+    standard = d.defines("F_proj,std", q_ + kv + o, "Q, K, V and O", parts=("F_Q", "F_KV", "F_O"))
+    d.defines("F_proj", (1 - mla) * standard + mla * get("flops.decoder.attention.projections.mla").expr,
+              "a bias is an add (addmm counts the product only); MLA's own projections where mla = 1")
     d.concludes("flops.decoder.attention.projections")
     return d
+
+
+def _score_width() -> sp.Expr:
+    return (1 - mla) * (d_head + d_head) + mla * (d_nope + d_rope + d_v)
 
 
 def scores() -> Derivation:
     d = Derivation("flops.decoder.attention.scores", "The two attention matmuls, per head", (FLOP_COUNTER, BILIBILI))
     qk = d.defines("F_QK", b * a * gemm(s, d_head, s), "per sequence and query head, [s, d_head] × [d_head, s]")
     sv = d.defines("F_SV", b * a * gemm(s, s, d_head), "per sequence and query head, [s, s] × [s, d_head]")
+    mla_ = d.defines("F_attn^MLA", b * a * (gemm(s, d_nope + d_rope, s) + gemm(s, s, d_v)),
+                     "MLA: query/key heads of d_nope + d_rope, value heads of d_v (the latent up-projected first)")
     d.defines(
         "F_attn",
-        qk + sv,
+        (1 - mla) * (qk + sv) + mla * mla_,
         "with GQA, eager attention repeats the g key/value heads to a before the matmuls (repeat_kv), so a heads are paid for; "
-        "the full s×s square is computed, the causal mask only hides half of it",
-        parts=("F_QK", "F_SV"),
+        "the full s×s square is computed, the causal mask and a sliding window only hide part of it",
     )
+    d.equals("F_attn", 2 * b * a * s**2 * _score_width(), "2·s² per head and unit of width")
     d.concludes("flops.decoder.attention.scores")
     return d
 
 
+_i = sp.Symbol("i", positive=True, integer=True)  # a query's position, summed over
+
+
+def scores_causal() -> Derivation:
+    d = Derivation("flops.decoder.attention.scores.causal", "Attention a causal kernel computes", (FLOP_COUNTER, BILIBILI))
+    pairs = d.defines("n_pairs", sp.summation(_i, (_i, 1, s)), "the query at position i sees keys 1..i: Σ i")
+    d.equals("n_pairs", s * (s + 1) / 2, "a triangle with its diagonal", aside=True)
+    d.defines("F_attn^causal", 2 * b * a * _score_width() * pairs, "2 FLOPs per pair, head and unit of width, as in the full square")
+    d.concludes("flops.decoder.attention.scores.causal")
+    return d
+
+
+def scores_windowed() -> Derivation:
+    d = Derivation("flops.decoder.attention.scores.windowed", "Attention within a sliding window", (MISTRAL, GEMMA))
+    pairs = d.defines("n_pairs", sp.summation(_i, (_i, 1, W)) + sp.summation(W, (_i, W + 1, s)),
+                      "the query at i sees min(i, W) keys: i of them while i ≤ W, then the W latest (s ≥ W)")
+    d.equals("n_pairs", s * W - W * (W - 1) / 2, "W per query, less the W(W − 1)/2 the first W queries lack", aside=True)
+    d.equals("n_pairs", s * (s + 1) / 2 - (s - W) * (s - W + 1) / 2, "the causal triangle less the (s − W)(s − W + 1)/2 pairs beyond the window",
+             aside=True)
+    d.defines("F_attn^win", 2 * b * a * _score_width() * pairs, "eager attention computes s² pairs anyway; this is what a windowed kernel does")
+    d.concludes("flops.decoder.attention.scores.windowed")
+    return d
+
+
+def scores_chunked() -> Derivation:
+    d = Derivation("flops.decoder.attention.scores.chunked", "Attention inside chunks (Llama-4)", (TRANSFORMERS,))
+    pairs = d.defines("n_pairs", (s / W) * sp.summation(_i, (_i, 1, W)), "s/W chunks, causal inside each, nothing across")
+    d.equals("n_pairs", s * (W + 1) / 2, "half a chunk plus one per query, on average", aside=True)
+    d.defines("F_attn^chunk", 2 * b * a * _score_width() * pairs, "2 FLOPs per pair, head and unit of width")
+    d.concludes("flops.decoder.attention.scores.chunked")
+    return d
+
+
 def mlp_forward() -> Derivation:
-    d = Derivation("flops.decoder.mlp", "MLP GEMMs, dense or routed", (FLOP_COUNTER, SHAZEER, FEDUS))
-    one = d.defines("F_mlp,1", (1 + gated) * gemm(b * s, h, d_ff) + gemm(b * s, d_ff, h), "one MLP over bs tokens: up (and gate), down")
-    d.defines(
-        "F_mlp",
-        k * one,
-        "each token runs through its k experts (a dense model: k = 1); an expert sees only its tokens, so over all experts the rows add up to k·bs",
-    )
+    d = Derivation("flops.decoder.mlp", "Dense MLP GEMMs", (FLOP_COUNTER, SHAZEER))
+    d.defines("F_mlp", (1 + gated) * gemm(b * s, h, d_ff) + gemm(b * s, d_ff, h), "one MLP over bs tokens: up (and gate), down")
     d.concludes("flops.decoder.mlp")
+    return d
+
+
+def experts_forward() -> Derivation:
+    d = Derivation("flops.decoder.experts", "Routed expert GEMMs", (FLOP_COUNTER, FEDUS))
+    one = d.defines("F_expert,1", (1 + gated) * gemm(1, h, d_moe) + gemm(1, d_moe, h), "one token through one expert")
+    d.defines("F_experts", b * s * (k + all_experts * (E - k)) * one,
+              "eager experts loop over the experts hit, each a GEMM on its own tokens: k·bs rows in all; "
+              "Llama-4's implementation multiplies every token by every expert (a [E, bs, h] bmm) and weights by the router's scores")
+    d.concludes("flops.decoder.experts")
+    return d
+
+
+def experts_skipped() -> Derivation:
+    d = Derivation("flops.decoder.experts.skipped", "What a top-k kernel would skip in Llama-4", (FLOP_COUNTER, TRANSFORMERS))
+    topk = get("flops.decoder.experts").expr.subs(all_experts, 0)
+    d.defines("F_experts^skip", get("flops.decoder.experts").expr - topk, "the implementation's count less a top-k kernel's")
+    d.equals("F_experts^skip", all_experts * (E - k) * topk / k, "E − k experts per token that contribute a zero score")
+    d.concludes("flops.decoder.experts.skipped")
+    return d
+
+
+def experts_capacity() -> Derivation:
+    d = Derivation("flops.decoder.experts.capacity", "Expert capacity", (CAPACITY,))
+    slots = d.defines("C", c_f * k * b * s / E, "each expert takes at most c_f times its even share of the k·bs assignments")
+    one = (1 + gated) * gemm(1, h, d_moe) + gemm(1, d_moe, h)
+    d.defines("F_experts^cap", sp.Mul(E, slots, one, evaluate=False), "at most E·C token-expert pairs are computed; the rest are dropped (or overflow)")
+    d.equals("F_experts^cap", c_f * get("flops.decoder.experts").expr.subs(all_experts, 0),
+             "c_f times the top-k count: padding to capacity pays (c_f − 1)·k·bs idle slots, c_f < 1 drops at least (1 − c_f)·k·bs pairs")
+    d.concludes("flops.decoder.experts.capacity")
+    return d
+
+
+def shared_forward() -> Derivation:
+    d = Derivation("flops.decoder.shared_experts", "Shared-expert GEMMs", (FLOP_COUNTER, DEEPSEEK_V2))
+    d.defines("F_shared", (1 + gated) * gemm(b * s, h, d_sh) + gemm(b * s, d_sh, h) + sh_gate * gemm(b * s, h, 1),
+              "every token through the shared MLP; Qwen2-MoE's gate [bs, h] × [h, 1]")
+    d.concludes("flops.decoder.shared_experts")
     return d
 
 
 def router_forward() -> Derivation:
     d = Derivation("flops.decoder.router", "The router GEMM", (FLOP_COUNTER, FEDUS))
-    d.defines("F_router", moe * gemm(b * s, h, E), "[bs, h] × [h, E]; softmax and top-k are not GEMMs")
+    d.defines("F_router", gemm(b * s, h, E), "[bs, h] × [h, E]; softmax, top-k and DeepSeek's group limits are not GEMMs")
     d.concludes("flops.decoder.router")
     return d
 
 
 def layer_forward() -> Derivation:
-    d = Derivation("flops.decoder.layer.forward", "Forward FLOPs of one layer", (FLOP_COUNTER,))
-    parts = [get(i).expr for i in ("flops.decoder.attention.projections", "flops.decoder.attention.scores", "flops.decoder.mlp", "flops.decoder.router")]
-    d.defines("F_layer", sum(parts), "projections, the two attention matmuls, the MLP, the router; parallel or sequential, the same GEMMs")
+    d = Derivation("flops.decoder.layer.forward", "Forward FLOPs of one dense layer", (FLOP_COUNTER,))
+    parts = [get(i).expr for i in ("flops.decoder.attention.projections", "flops.decoder.attention.scores", "flops.decoder.mlp")]
+    d.defines("F_layer", sum(parts), "projections, the two attention matmuls, the MLP; parallel or sequential, the same GEMMs")
     d.concludes("flops.decoder.layer.forward")
+    return d
+
+
+def layer_forward_moe() -> Derivation:
+    d = Derivation("flops.decoder.layer.forward.moe", "Forward FLOPs of one MoE layer", (FLOP_COUNTER, FEDUS))
+    moe_mlp = sum(get(i).expr for i in ("flops.decoder.experts", "flops.decoder.shared_experts", "flops.decoder.router"))
+    d.defines("F_layer^moe", get("flops.decoder.layer.forward").expr - get("flops.decoder.mlp").expr + moe_mlp,
+              "the dense layer's MLP replaced by routed experts, shared experts and router")
+    d.concludes("flops.decoder.layer.forward.moe")
+    return d
+
+
+def layers_forward() -> Derivation:
+    d = Derivation("flops.decoder.layers.forward", "Forward FLOPs of the layers", (FLOP_COUNTER,))
+    d.defines("F_layers", (l - l_moe) * get("flops.decoder.layer.forward").expr + l_moe * get("flops.decoder.layer.forward.moe").expr,
+              "dense and MoE layers")
+    d.concludes("flops.decoder.layers.forward")
     return d
 
 
@@ -274,7 +467,7 @@ def forward() -> Derivation:
     d = Derivation("flops.decoder.forward", "The forward pass", (FLOP_COUNTER, BILIBILI))
     d.defines(
         "F_fwd",
-        l * get("flops.decoder.layer.forward").expr + get("flops.decoder.embedding_projections").expr + get("flops.decoder.logits").expr,
+        get("flops.decoder.layers.forward").expr + get("flops.decoder.embedding_projections").expr + get("flops.decoder.logits").expr,
         "l layers, the embedding projections and the logits; embedding lookups, norms, softmax, activations are not GEMMs",
     )
     d.concludes("flops.decoder.forward")
@@ -308,28 +501,137 @@ def classic_flops() -> Derivation:
     return d
 
 
+def mla_decode_naive() -> Derivation:
+    d = Derivation("flops.decoder.mla.decode.naive", "One decoded token in MLA, the latent re-expanded", (DEEPSEEK_V2, TRANSFORMERS))
+    up = d.defines("F_up", gemm(s, r_kv, a * (d_nope + d_v)), "kv_b_proj over the s cached latents, every step")
+    att = d.defines("F_att", a * (gemm(1, d_nope + d_rope, s) + gemm(1, s, d_v)), "per head, one query against s keys, then s values")
+    d.defines("F_MLA^naive", up + att, "what grows with s")
+    d.concludes("flops.decoder.mla.decode.naive")
+    return d
+
+
+def mla_decode_absorbed() -> Derivation:
+    d = Derivation("flops.decoder.mla.decode.absorbed", "One decoded token in MLA, up-projections absorbed", (DEEPSEEK_V2,))
+    q_abs = d.defines("F_q", a * gemm(1, d_nope, r_kv), "q_nope·W_UK per head: the query moved into the latent space (q̃ = W_UKᵀ q)")
+    att = d.defines("F_att", a * (gemm(1, r_kv + d_rope, s) + gemm(1, s, r_kv)),
+                    "scores against the cached latent and rope key (width r_KV + d_rope), then the weighted sum of latents")
+    out = d.defines("F_o", a * gemm(1, r_kv, d_v), "W_UV per head on the weighted latent (or absorbed further into W_O)")
+    d.defines("F_MLA^absorbed", q_abs + att + out, "nothing is re-expanded: per token the cost grows by 2a(2r_KV + d_rope) per cached token")
+    d.concludes("flops.decoder.mla.decode.absorbed")
+    return d
+
+
+def _kv_width() -> sp.Expr:
+    return (1 - mla) * (g * d_head + g * d_head) + mla * (r_kv + d_rope)
+
+
+def kv_full_layer() -> Derivation:
+    d = Derivation("memory.kv_cache.layer.full", "Cache of a full-attention layer", (CACHE, DEEPSEEK_V2))
+    per_token = d.defines("w_KV", (1 - mla) * (g * d_head + g * d_head) + mla * (r_kv + d_rope),
+                          "a key and a value of g heads [b, g, s, d_head] each; MLA caches the normed latent [b, 1, s, r_KV] "
+                          "and the rotated shared key [b, 1, s, d_rope] instead")
+    d.defines("M_KV^full", b * s * per_token * q, "s tokens of every sequence, q bytes per value")
+    d.concludes("memory.kv_cache.layer.full")
+    return d
+
+
+def kv_window_layer() -> Derivation:
+    d = Derivation("memory.kv_cache.layer.window", "Cache of a sliding-window or chunked layer", (CACHE, MISTRAL))
+    d.defines("M_KV^win", b * sp.Min(s, W - 1) * _kv_width() * q,
+              "DynamicSlidingWindowLayer keeps the last W − 1 tokens (all s while fewer): the next query is the W-th of its window; "
+              "Llama-4's chunked layers are held the same way with W the chunk size")
+    d.concludes("memory.kv_cache.layer.window")
+    return d
+
+
+def kv_decoder() -> Derivation:
+    d = Derivation("memory.kv_cache.decoder", "The whole cache", (CACHE, GEMMA, GPT_OSS))
+    d.defines("M_KV", (l - l_win) * get("memory.kv_cache.layer.full").expr + l_win * get("memory.kv_cache.layer.window").expr,
+              "Gemma-3: 5 window layers to 1 full; Gemma-2, gpt-oss: 1 to 1; Mistral-7B-v0.1: all windowed; DeepSeek: all full")
+    d.concludes("memory.kv_cache.decoder")
+    return d
+
+
+def kv_classic() -> Derivation:
+    d = Derivation("memory.kv_cache.decoder.classic", "Without windows or MLA, the cache is 001's", (CACHE,))
+    d.defines("M_KV|full", get("memory.kv_cache.decoder").expr.subs({l_win: 0, mla: 0}), "every layer full, per-head K and V")
+    d.equals("M_KV", get("memory.kv_cache").expr, "2·l·g·d_head·s·b·q")
+    return d
+
+
+def kv_paged() -> Derivation:
+    d = Derivation("memory.kv_cache.decoder.paged", "A paged cache", (PAGED,))
+    d.defines("M_KV^paged", b * _kv_width() * q * n_blk * ((l - l_win) * sp.ceiling(s / n_blk) + l_win * sp.ceiling(sp.Min(s, W - 1) / n_blk)),
+              "each sequence's tokens of each layer in whole blocks: at most n_blk − 1 slots idle per sequence and layer")
+    d.concludes("memory.kv_cache.decoder.paged")
+    return d
+
+
+def kv_mla_expanded() -> Derivation:
+    d = Derivation("memory.kv_cache.decoder.mla_expanded", "MLA's cache decompressed per head", (DEEPSEEK_V2,))
+    full = d.defines("M_KV^exp", b * s * l * (a * (d_nope + d_rope) + a * d_v) * q,
+                     "per-head keys of d_nope + d_rope and values of d_v, as an engine without MLA kernels stores them")
+    d.equals("M_KV^exp", get("memory.kv_cache.decoder").expr.subs({mla: 1, l_win: 0}) * (a * (d_nope + d_rope + d_v)) / (r_kv + d_rope),
+             "the latent cache times a(d_nope + d_rope + d_v)/(r_KV + d_rope): 128·320/576 = 71.1× for DeepSeek-V3")
+    d.concludes("memory.kv_cache.decoder.mla_expanded")
+    return d
+
+
+def kv_sinks() -> Derivation:
+    d = Derivation("memory.kv_cache.layer.window_sinks", "A window that keeps sink tokens", (STREAMING,))
+    d.defines("M_KV^sink", b * (sp.Min(s, W - 1) + n_sink) * _kv_width() * q,
+              "the first n_sink tokens stay, whatever slides: StreamingLLM keeps 4 so that softmax has somewhere to put its mass "
+              "(gpt-oss learns a sink logit per head instead: a parameters per layer, nothing cached)")
+    d.concludes("memory.kv_cache.layer.window_sinks")
+    return d
+
+
 DERIVATIONS = (
     embeddings,
+    mla_attention,
     attention,
     mlp,
+    expert,
+    shared_experts,
     router,
     norms,
     layer,
+    layer_moe,
     layer_active,
     final_norm,
     head,
     total,
     active,
+    mtp,
     classic_params,
+    mla_projections,
     projections,
     scores,
+    scores_causal,
+    scores_windowed,
+    scores_chunked,
     mlp_forward,
+    experts_forward,
+    experts_skipped,
+    experts_capacity,
+    shared_forward,
     router_forward,
     layer_forward,
+    layer_forward_moe,
+    layers_forward,
     embedding_projections,
     logits,
     forward,
     backward,
     training,
     classic_flops,
+    mla_decode_naive,
+    mla_decode_absorbed,
+    kv_full_layer,
+    kv_window_layer,
+    kv_decoder,
+    kv_classic,
+    kv_paged,
+    kv_mla_expanded,
+    kv_sinks,
 )

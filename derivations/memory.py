@@ -111,7 +111,7 @@ def gated_tensors() -> list[Stored]:
     ]
 
 
-def general_tensors(core: Literal["eager", "selective"] = "eager", tp: sp.Expr = t, sequence_parallel: bool = False) -> list[Stored]:
+def general_tensors(core: Literal["eager", "selective", "flash"] = "eager", tp: sp.Expr = t, sequence_parallel: bool = False) -> list[Stored]:
     """``stored_tensors`` for any block, per tensor-parallel rank: a heads and g KV heads of d_head, an MLP of
     width d_ff, gated (gated = 1: SwiGLU's three matrices) or not. K and V are stored at g heads (read in place)."""
     x = s * b * h
@@ -128,6 +128,10 @@ def general_tensors(core: Literal["eager", "selective"] = "eager", tp: sp.Expr =
         ],
         "selective": [
             Stored("Q, K, V", q_values + 2 * kv_values, HALF, "the checkpointed core attention keeps only its inputs"),
+        ],
+        "flash": [
+            Stored("Q, K, V", q_values + 2 * kv_values, HALF, "the flash kernel keeps its inputs"),
+            Stored("log-sum-exp", a * s * b / tp, FP32, "one fp32 softmax statistic per head and token replaces the s×s scores"),
         ],
     }[core]
     return [
@@ -435,6 +439,25 @@ def layer_general_selective_sp() -> Derivation:
     )
 
 
+def layer_general_flash() -> Derivation:
+    return _general(
+        "memory.activations.layer.general.flash", "memory.activations.layer.flash", "FlashAttention, any block",
+        general_tensors("flash"),
+        (4 * a * s * b / t + s * b * (10 * h + ((4 + 4 * gated) * d_ff + 4 * d_head * (a + g)) / t)) * c_byte,
+        "the kernel recomputes the scores from Q, K, V and the log-sum-exp: no s² terms",
+    )
+
+
+def layer_general_flash_sp() -> Derivation:
+    return _korthikanti(
+        "memory.activations.layer.general.flash_sp", "FlashAttention with TP + SP, any block",
+        general_tensors("flash", sequence_parallel=True),
+        (4 * a * s * b + s * b * (10 * h + (4 + 4 * gated) * d_ff + 4 * d_head * (a + g))) / t * c_byte,
+        "every remaining tensor is split t ways",
+        (FLASH, KORTHIKANTI),
+    )
+
+
 def layer_full() -> Derivation:
     dv = Derivation("memory.activations.layer.full_recompute", "Full recompute keeps the layer's input", (KORTHIKANTI, BILIBILI))
     dv.defines("A_full", s * b * h * HALF, "the checkpoint saves the layer's 16-bit input; backward reruns the forward from it")
@@ -620,6 +643,8 @@ DERIVATIONS = (
     layer_gated,
     layer_general_tp,
     layer_general_tp_sp,
+    layer_general_flash,
+    layer_general_flash_sp,
     layer_general_selective,
     layer_general_selective_sp,
     layer_full,

@@ -150,6 +150,11 @@ def condition_limits(regimes: tuple[Regime, ...]) -> tuple[tuple[sp.Symbol, sp.B
     taken: set[sp.Symbol] = set()
     limits = []
     for regime in regimes:
+        ratio = regime.ratio
+        for symbol, point in limits:
+            ratio = sp.limit(ratio, symbol, point)
+        if ratio == 0:  # an earlier regime's limit already makes this one hold (s ≪ 6h's h → ∞ gives h ≫ 1)
+            continue
         symbol, point = regime.symbol_limit(taken)
         taken.add(symbol)
         limits.append((symbol, point))

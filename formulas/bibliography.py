@@ -230,6 +230,47 @@ _work(
     "NVIDIA's H800 for China: an H100 SXM with NVLink cut from 900 to 400 GB/s", "news report", "2023-03",
 )
 
+# --- today's architectures (issue 13) ---------------------------------------------------------
+_work(
+    "deepseek2024v2", "paper", "DeepSeek-AI 2024 (V2)", "DeepSeek-AI",
+    "DeepSeek-V2: A Strong, Economical, and Efficient Mixture-of-Experts Language Model", "arXiv preprint", "2024",
+    arxiv="2405.04434",
+)
+_work(
+    "deepseek2024v3", "paper", "DeepSeek-AI 2024 (V3)", "DeepSeek-AI", "DeepSeek-V3 Technical Report", "arXiv preprint", "2024",
+    arxiv="2412.19437",
+)
+_work(
+    "jiang2023", "paper", "Jiang et al. 2023", "Albert Q. Jiang et al. (Mistral AI)", "Mistral 7B", "arXiv preprint", "2023",
+    arxiv="2310.06825",
+)
+_work(
+    "gemma2024", "paper", "Gemma Team 2024", "Gemma Team, Google DeepMind", "Gemma 2: Improving Open Language Models at a Practical Size",
+    "arXiv preprint", "2024", arxiv="2408.00118",
+)
+_work(
+    "gemma2025", "paper", "Gemma Team 2025", "Gemma Team, Google DeepMind", "Gemma 3 Technical Report", "arXiv preprint", "2025",
+    arxiv="2503.19786",
+)
+_work(
+    "openai2025", "paper", "OpenAI 2025", "OpenAI", "gpt-oss-120b & gpt-oss-20b Model Card", "arXiv preprint", "2025",
+    arxiv="2508.10925",
+)
+_work(
+    "xiao2023", "paper", "Xiao et al. 2023", "Guangxuan Xiao, Yuandong Tian, Beidi Chen, Song Han, Mike Lewis",
+    "Efficient Streaming Language Models with Attention Sinks", "ICLR 2024", "2023", arxiv="2309.17453",
+)
+_work(
+    "kwon2023", "paper", "Kwon et al. 2023",
+    "Woosuk Kwon, Zhuohan Li, Siyuan Zhuang, Ying Sheng, Lianmin Zheng, Cody Hao Yu, Joseph E. Gonzalez, Hao Zhang, Ion Stoica",
+    "Efficient Memory Management for Large Language Model Serving with PagedAttention", "SOSP '23", "2023", arxiv="2309.06180",
+)
+_work(
+    "lepikhin2020", "paper", "Lepikhin et al. 2020",
+    "Dmitry Lepikhin, HyoukJoong Lee, Yuanzhong Xu, Dehao Chen, Orhan Firat, Yanping Huang, Maxim Krikun, Noam Shazeer, Zhifeng Chen",
+    "GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding", "ICLR 2021", "2020", arxiv="2006.16668",
+)
+
 # --- software, cited as the implementation a formula is measured against ---------------------
 _work(
     "transformers", "software", "transformers 5.24", "Thomas Wolf et al. (Hugging Face)",

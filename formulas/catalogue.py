@@ -52,6 +52,11 @@ def divides(divisor: sp.Basic, dividend: sp.Basic) -> Condition:
     return Condition(f"{divisor} divides {dividend}", sp.Eq(sp.Mod(dividend, divisor), 0))
 
 
+def at_most(smaller: sp.Basic, larger: sp.Basic) -> Condition:
+    """The condition ``smaller ≤ larger`` (``W ≤ s``)."""
+    return Condition(f"{smaller} ≤ {larger}", sp.Le(smaller, larger))
+
+
 @dataclass(frozen=True)
 class Formula:
     """A stated result: expression (constants symbolic), declared unit, meaning, conditions, sources."""

@@ -24,7 +24,11 @@ Conventions (each stated in the report):
 - full recompute re-runs the layers' forward, not the logits (as ``flops.megatron``);
 - FLOP-based figures of a mixture-of-experts model (6ΨD, compute-bound decoding) use
   the active Ψ, byte-based ones (weights, states, memory-bound decoding) the total Ψ;
-- the iterations are whole: ⌈D/(B·s)⌉.
+- the iterations are whole: ⌈D/(B·s)⌉;
+- FlashAttention (``attention="flash"``) keeps no s² tensor (``memory.activations.layer.general.flash``):
+  with it, no recompute and selective recompute store the same;
+- decoding runs the p pipeline stages in series (``inference.latency.pipeline``): a token takes the
+  whole model's time over the t GPUs of one stage; p batches in flight, one per stage.
 """
 
 from __future__ import annotations
@@ -40,8 +44,10 @@ from formulas.symbols import quantity
 
 Recompute = Literal["none", "selective", "full"]
 RECOMPUTE_MODES: tuple[str, ...] = ("none", "selective", "full")
+ATTENTION_KERNELS: tuple[str, ...] = ("eager", "flash")  # flash: FlashAttention keeps no s² tensor (Dao et al. 2022)
 Q_16BIT = 2  # bytes per 16-bit value
 SECONDS_PER_DAY = 86400
+SECONDS_PER_HOUR = 3600
 TOKENS_PER_PARAMETER = 20  # the default D: Hoffmann et al. 2022 (Chinchilla), about 20 tokens per parameter
 
 
@@ -64,6 +70,7 @@ class Layout:
     zero: int = 0
     recompute: Recompute = "selective"
     sequence_parallel: bool = False
+    attention: str = "eager"
 
     @property
     def global_batch(self) -> int:
@@ -84,6 +91,8 @@ def layout_violation(layout: Layout, model: dict[str, int]) -> str | None:
         return f"p·v = {p * layout.v} must divide the {model['l']} layers"
     if layout.zero not in (0, 1, 2, 3):
         return f"ZeRO stage must be 0, 1, 2 or 3, got {layout.zero}"
+    if layout.attention not in ATTENTION_KERNELS:
+        return f"attention must be one of {', '.join(ATTENTION_KERNELS)}, got {layout.attention!r}"
     if layout.recompute not in RECOMPUTE_MODES:
         return f"recompute must be one of {', '.join(RECOMPUTE_MODES)}, got {layout.recompute!r}"
     if layout.v > 1 and (p == 1 or layout.m % p):
@@ -180,16 +189,19 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     recomputed = ops.choose(mode, {
         0: lambda: 0 * forward,  # none
         1: lambda: layers * ev("flops.decoder.attention.scores", **(base | {"b": B})),  # selective
-        2: lambda: layers * ev("flops.decoder.layer.forward", **(base | {"b": B})),  # full: the layers, not the logits
+        2: lambda: ev("flops.decoder.layers.forward", **(base | {"b": B})),  # full: the layers, not the logits
     })
 
     states = ops.choose(layout.zero, {stage: (lambda f=formula_id: ev(f, **base)) for stage, formula_id in ZERO_STATES.items()})
-    activation = _activation_index(mode, layout.sequence_parallel, ops)
+    activation = _activation_index(mode, layout.sequence_parallel, _flash(layout.attention), ops)
     per_layer = ops.choose(activation, {i: (lambda f=f: ev(f, **(base | {"b": b}))) for i, f in enumerate(ACTIVATION_FORMULAS)})
     in_flight = ops.minimum(p, m)
     interleave = 1 + ops.where(interleaved, (p - 1) / (p * v), 0)
     activations = per_layer * (layers / p) * in_flight * interleave
     memory_total = states + activations
+    capacity = inputs.gpu["M_gpu"]
+    # activations are linear in b: the largest b whose activations fit beside the model states (0: none fits)
+    max_micro_batch = ops.maximum(-ops.ceiling(-(capacity - states) * b / activations), 0)
 
     bubble = ops.where(interleaved, ev("cluster.bubble.interleaved", **base), ev("cluster.bubble", **base))
     comms = _comms(layout, base, ev, ops)
@@ -217,7 +229,9 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     iterations = ops.ceiling(tokens / (B * s))
 
     return {
-        "params": {"total": total, "active": active, "per_gpu": total / (t * p)},
+        "params": {"total": total, "active": active, "per_gpu": total / (t * p),
+                   # the parameters a GPU holds between uses: ZeRO-3 shards them over the d replicas too
+                   "per_gpu_stored": total / (t * p * _zero_share(layout.zero, 3, d, ops))},
         "flops": {
             "forward": forward,
             "backward": backward,
@@ -227,10 +241,13 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
         },
         "memory": {
             "model_states": states,
+            **_state_parts(layout.zero, base, ev, ops),
             "activations": activations,
             "total": memory_total,
-            "capacity": inputs.gpu["M_gpu"],
-            "fits": memory_total <= inputs.gpu["M_gpu"],
+            "capacity": capacity,
+            "left": capacity - memory_total,
+            "fits": memory_total <= capacity,
+            "max_micro_batch": max_micro_batch,
             "activation_formula": ops.choose(activation, {i: (lambda f=f: f) for i, f in enumerate(ACTIVATION_FORMULAS)}),
         },
         "comms": {
@@ -256,6 +273,10 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
             "iterations": iterations,
             "training_days": iterations * step_time / SECONDS_PER_DAY,
             "ideal_days": ev("cluster.training_time", **(base | {"P": active})) / SECONDS_PER_DAY,  # 6ΨD: Ψ a token uses
+            "gpu_hours": n * iterations * step_time / SECONDS_PER_HOUR,
+            "tokens_per_gpu_second": B * s / (n * step_time),
+            # what the whole step achieves, bubble and exposed communication included (= mfu when predicted)
+            "step_mfu": training / (n * inputs.gpu["X"] * step_time),
         } | ({} if predicted is None else {"predicted": predicted}),
         "inference": _inference(base, b, active, ev, ops),
     }
@@ -269,7 +290,27 @@ ACTIVATION_FORMULAS = (  # per-layer bytes by recompute mode and sequence parall
     "memory.activations.layer.general.selective_sp",
     "memory.activations.layer.full_recompute",
     "memory.activations.layer.full_recompute_sp",
+    "memory.activations.layer.general.flash",
+    "memory.activations.layer.general.flash_sp",
 )
+
+
+def _state_parts(zero: object, base: dict, ev: Evaluator, ops: Ops) -> dict:
+    """The model states split as ZeRO partitions them (Rajbhandari et al. 2020): 16-bit weights (2Ψ), 16-bit
+    gradients (16Ψ − 2Ψ − 12Ψ) and Adam's fp32 part (12Ψ), over t·p GPUs, and over d too from stages 3, 2 and 1."""
+    weights = ev("memory.model_states.inference", **base)
+    optimizer = ev("memory.optimizer.adam", **base)
+    gradients = ev("memory.model_states", **base) - weights - optimizer
+    t, p, d = base["t"], base["p"], base["d"]
+
+    return {"weights": weights / (t * p * _zero_share(zero, 3, d, ops)),
+            "gradients": gradients / (t * p * _zero_share(zero, 2, d, ops)),
+            "optimizer": optimizer / (t * p * _zero_share(zero, 1, d, ops))}
+
+
+def _zero_share(zero: object, from_stage: int, d: object, ops: Ops) -> object:
+    """How many ways ZeRO splits a part of the states: d from ``from_stage`` on, else 1."""
+    return ops.choose(zero, {stage: (lambda stage=stage: d if stage >= from_stage else 1) for stage in range(4)})
 
 
 def _recompute_code(recompute: object) -> object:
@@ -277,11 +318,17 @@ def _recompute_code(recompute: object) -> object:
     return RECOMPUTE_MODES.index(recompute) if isinstance(recompute, str) else recompute
 
 
-def _activation_index(mode: object, sequence_parallel: object, ops: Ops) -> object:
-    """Which of ACTIVATION_FORMULAS applies (full recompute keeps only each layer's input, SP or not)."""
+def _flash(attention: object) -> object:
+    """FlashAttention or not: given by name (one layout) or as a 0/1 flag (arrays, symbols)."""
+    return attention == "flash" if isinstance(attention, str) else attention
+
+
+def _activation_index(mode: object, sequence_parallel: object, flash: object, ops: Ops) -> object:
+    """Which of ACTIVATION_FORMULAS applies (full recompute keeps only each layer's input, SP or not;
+    FlashAttention keeps no s² tensor, so with it no recompute and selective recompute store the same)."""
     return ops.choose(mode, {
-        0: lambda: ops.where(sequence_parallel, 1, 0),
-        1: lambda: ops.where(sequence_parallel, 3, 2),
+        0: lambda: ops.where(flash, ops.where(sequence_parallel, 7, 6), ops.where(sequence_parallel, 1, 0)),
+        1: lambda: ops.where(flash, ops.where(sequence_parallel, 7, 6), ops.where(sequence_parallel, 3, 2)),
         2: lambda: ops.where(sequence_parallel, 5, 4),
     })
 
@@ -305,19 +352,29 @@ def _comms(layout: Layout, base: dict, ev: Evaluator, ops: Ops) -> dict:
 
 
 def _inference(base: dict, b: object, active: object, ev: Evaluator, ops: Ops) -> dict:
-    """One replica (t·p GPUs) decoding a batch of b sequences of s tokens: every weight is read per step
-    (total Ψ), each token computes with the Ψ it uses (active Ψ; the same for a dense model)."""
+    """One replica (t·p GPUs) decoding batches of b sequences of s tokens: every weight is read per step
+    (total Ψ), each token computes with the Ψ it uses (active Ψ; the same for a dense model).
+
+    The p pipeline stages run in series (``inference.latency.pipeline``: p does not shorten a token): a token's
+    latency is that of the whole model over the t GPUs of one stage, ``inference.latency.*`` at n = t (at t = 1
+    the memory-bound term is ``inference.latency.pipeline`` itself). With p batches in flight, one per stage,
+    the replica emits p·b tokens per token latency."""
     replica = base | {"n": base["t"] * base["p"], "b": b}
-    memory_bound = ev("inference.latency.memory_bound", **replica)
-    compute_bound = ev("inference.latency.compute_bound", **(replica | {"P": active}))  # FLOPs: the Ψ a token uses
+    stage = replica | {"n": base["t"]}
+    memory_bound = ev("inference.latency.memory_bound", **stage)
+    compute_bound = ev("inference.latency.compute_bound", **(stage | {"P": active}))  # FLOPs: the Ψ a token uses
     step = ops.maximum(memory_bound, compute_bound)
     return {
-        "kv_cache_per_sequence": ev("memory.kv_cache.per_sequence", **replica),
-        "kv_cache_batch": ev("memory.kv_cache", **replica),
+        # what transformers' cache holds: windowed layers W − 1 tokens, MLA the latent (memory.kv_cache when neither)
+        "kv_cache_per_sequence": ev("memory.kv_cache.decoder", **(replica | {"b": 1})),
+        "kv_cache_batch": ev("memory.kv_cache.decoder", **replica),
+        "weights_per_gpu": ev("memory.model_states.inference", **replica) / replica["n"],
+        "kv_cache_per_gpu": ev("memory.kv_cache.decoder", **replica) / replica["n"],
         "latency_memory_bound": memory_bound,
         "latency_compute_bound": compute_bound,
         "token_latency": step,
-        "tokens_per_second": b / step,
+        "sequences_in_flight": base["p"] * b,
+        "tokens_per_second": base["p"] * b / step,
         "balance_batch": ev("inference.balance_batch", **replica),
     }
 

@@ -1,11 +1,15 @@
 """Read a Hugging Face ``config.json`` (a dict) into the sizes and switches of formulas/architecture.py.
 
 One reader per ``model_type`` (gpt2, gptj, gpt_neox, opt, bloom, falcon, llama,
-mistral, mixtral, qwen2, gemma, phi3) says which structural choice each family
-makes, as transformers 5.24 builds it; a key a config.json may leave out takes
+mistral, mixtral, qwen2, gemma, phi3; deepseek_v2, deepseek_v3, qwen3, qwen3_moe,
+qwen2_moe, gemma2, gemma3_text, gpt_oss, llama4_text, olmo2, glm4_moe, phimoe) says
+which structural choice each family makes, as transformers 5.24 builds it: the
+layers that are mixtures of experts, the layers with a sliding window or attention
+chunks, multi-head latent attention. A key a config.json may leave out takes
 transformers' default, a size that has no default must be there. An unknown
-model_type, a missing key or a value of the wrong kind raises ConfigError,
-naming it.
+model_type, a missing key, a value of the wrong kind, or a feature the counts do
+not model (a vision tower, quantized weights, a linear-attention layer, an unknown
+layer type) raises ConfigError, naming it.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ class Architecture:
 
     model_type: str
     values: dict[sp.Symbol, int]
+    layer_kinds: tuple[str, ...] = ()  # "full" or "window" per layer, as the KV cache holds them
 
     def evaluate(self, expr: sp.Expr, **extra: int) -> int:
         """The exact value of an expression at this architecture (plus e.g. b, s)."""
@@ -57,6 +62,7 @@ class _Reader:
     def __init__(self, config: dict, model_type: str) -> None:
         self.config = config
         self.model_type = model_type
+        self.window_default: int | None = None  # the family's sliding_window when the config.json leaves it out
 
     def size(self, *keys: str, default: int | None = None) -> int:
         """The first key present (aliases), a positive integer; else the default, else an error."""
@@ -71,6 +77,26 @@ class _Reader:
         if default is None:
             raise ConfigError(f"{self.model_type} config: missing key {keys[0]!r}")
         return default
+
+    def optional_size(self, key: str, default: int | None = None) -> int | None:
+        """A positive integer that may be absent or null (a feature switched off)."""
+        if self.config.get(key, default) is None:
+            return None
+        return self.size(key, default=default)
+
+    def indices(self, key: str, layers: int, default: list[int]) -> set[int]:
+        """A list of layer indices (Llama-4's moe_layers), each in range."""
+        value = self.config.get(key)
+        if value is None:
+            return set(default)
+        if not isinstance(value, list) or any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < layers for i in value):
+            raise ConfigError(f"{self.model_type} config: {key!r} must be a list of layer indices below {layers}, got {_short(value)}")
+        return set(value)
+
+    def refuse(self, key: str, unsupported: object, why: str) -> None:
+        """A feature the counts do not model: one line naming the key."""
+        if self.config.get(key) == unsupported:
+            raise ConfigError(f"{self.model_type} config: {key!r} = {_short(unsupported)} is not modelled ({why})")
 
     def flag(self, key: str, default: bool) -> int:
         value = self.config.get(key, default)
@@ -111,7 +137,25 @@ def _base(
         S.proj_emb: 0,
         S.E: 1,
         S.k: 1,
-        S.moe: 0,
+        S.l_moe: 0,
+        S.d_moe: d_ff,
+        S.d_sh: 0,
+        S.sh_gate: 0,
+        S.router_bias: 0,
+        S.all_experts: 0,
+        S.mla: 0,
+        S.q_lora: 0,
+        S.r_q: 0,
+        S.r_kv: 0,
+        S.d_rope: 0,
+        S.d_nope: 0,
+        S.d_v: 0,
+        S.qk_norm: 0,
+        S.qk_norm_full: 0,
+        S.sink: 0,
+        S.l_win: 0,
+        S.W: 1,
+        S.n_mtp: 0,
         S.pos_table: 0,
         S.gated: int(gated),
         S.b_q: bias_qkv,
@@ -212,25 +256,194 @@ def _falcon(r: _Reader) -> dict:
 
 
 def _llama_like(kv_default: int | None = None, head_dim_default: int | None = None, *, tied: bool = False,
-                qkv_bias: str | int = 0, mlp_bias: bool = True, moe: bool = False) -> Callable[[_Reader], dict]:
-    """Llama and its relatives: RMSNorm, gated MLP, GQA; the family differences as arguments."""
+                qkv_bias: str | int = 0, bias_default: bool = False, o_bias: bool = True, mlp_bias: bool = True, moe: bool = False,
+                n_norm: int = 2, layer_norm: bool = False, window: str | None = None) -> Callable[[_Reader], dict]:
+    """Llama and its relatives: RMSNorm, gated MLP, GQA; the family differences as arguments.
+
+    ``window`` names transformers' rule for the windowed layers (formulas.hf_config.WINDOW_RULES).
+    """
 
     def read(r: _Reader) -> dict:
         h, a = r.size("hidden_size"), r.size("num_attention_heads")
         d_head = r.size("head_dim", default=0) or head_dim_default or _head_dim(r, h, a)
-        bias = r.flag(qkv_bias, False) if isinstance(qkv_bias, str) else qkv_bias
+        bias = r.flag(qkv_bias, bias_default) if isinstance(qkv_bias, str) else qkv_bias
         values = _base(
             r, h=h, a=a, g=r.size("num_key_value_heads", default=kv_default or a), d_head=d_head,
             l=r.size("num_hidden_layers"), d_ff=r.size("intermediate_size"),
-            tied=r.flag("tie_word_embeddings", tied), gated=True,
-            bias_qkv=bias, bias_o=bias if isinstance(qkv_bias, str) else 0,
+            tied=r.flag("tie_word_embeddings", tied), gated=True, layer_norm=layer_norm, n_norm=n_norm,
+            bias_qkv=bias, bias_o=bias if isinstance(qkv_bias, str) and o_bias else 0,
             bias_mlp=r.flag("mlp_bias", False) if mlp_bias else 0,
         )
         if moe:
-            values.update({S.moe: 1, S.E: r.size("num_local_experts", "num_experts"), S.k: r.size("num_experts_per_tok")})
+            values.update({S.l_moe: values[S.l], S.E: r.size("num_local_experts", "num_experts"), S.k: r.size("num_experts_per_tok")})
+        if window is not None:
+            values.update(_windows(r, values[S.l], window))
         return values
 
     return read
+
+
+# --- windows: which layers keep only the latest tokens -------------------------------
+
+LAYER_KINDS = {"full_attention": "full", "sliding_attention": "window", "chunked_attention": "window"}
+
+
+def _pattern(r: _Reader, layers: int, rule: str) -> list[str]:
+    """transformers' layer_types when the config.json leaves them out (each family's configuration_*.py)."""
+    if rule == "all":  # Mistral, Mixtral, Phi-3, PhiMoE: sliding_window set → every layer (cache_utils.get_layer_types_and_kwargs)
+        return ["sliding_attention" if r.config.get("sliding_window", r.window_default) is not None else "full_attention"] * layers
+    if rule == "alternate":  # Gemma-2, gpt-oss: even layers sliding
+        return ["sliding_attention" if (i + 1) % 2 else "full_attention" for i in range(layers)]
+    if rule == "gemma3":  # five sliding layers, then a global one
+        period = r.size("sliding_window_pattern", "_sliding_window_pattern", default=6)
+        return ["sliding_attention" if (i + 1) % period else "full_attention" for i in range(layers)]
+    if rule == "llama4":  # chunked where RoPE is used (no_rope_layers[i] = 1), if attention_chunk_size is set
+        interval = r.size("no_rope_layer_interval", default=4)
+        no_rope = r.config.get("no_rope_layers") or [int((i + 1) % interval != 0) for i in range(layers)]
+        chunked = r.config.get("attention_chunk_size", 8192) is not None
+        return ["chunked_attention" if rope and chunked else "full_attention" for rope in no_rope]
+    raise AssertionError(rule)
+
+
+def _windows(r: _Reader, layers: int, rule: str) -> dict:
+    """l_win and W from layer_types (given, or by the family's rule); an unknown entry is refused."""
+    types = r.config.get("layer_types") or _pattern(r, layers, rule)
+    if not isinstance(types, list) or len(types) != layers:
+        raise ConfigError(f"{r.model_type} config: 'layer_types' must list {layers} layer types, got {_short(types)}")
+    for index, kind in enumerate(types):
+        if kind not in LAYER_KINDS:
+            raise ConfigError(f"{r.model_type} config: layer_types[{index}] = {_short(kind)} is not modelled "
+                              f"(known: {', '.join(LAYER_KINDS)})")
+    kinds = [LAYER_KINDS[kind] for kind in types]
+    windowed = kinds.count("window")
+    key = "attention_chunk_size" if "chunked_attention" in types else "sliding_window"
+    size = r.size(key, default=r.window_default if key == "sliding_window" else 8192) if windowed else 1
+    return {S.l_win: windowed, S.W: size, "kinds": tuple(kinds)}
+
+
+# --- today's families ---------------------------------------------------------------
+
+
+def _qwen(moe: bool, kv_default: int, head_dim_default: int | None = None) -> Callable[[_Reader], dict]:
+    """Qwen3 and Qwen3-MoE: q/k norms per head; their sliding-window option is refused."""
+
+    def read(r: _Reader) -> dict:
+        r.refuse("use_sliding_window", True, "Qwen's sliding-window layers")
+        values = _llama_like(kv_default, head_dim_default, qkv_bias="attention_bias", mlp_bias=False)(r)
+        values[S.qk_norm] = 1
+        if moe:
+            values.update(_qwen_moe_layers(r, values))
+        return values
+
+    return read
+
+
+def _windowed(window_default: int | None, rule: str, **family) -> Callable[[_Reader], dict]:
+    """A Llama-like family with windowed layers by ``rule``; ``window_default`` is its config class's sliding_window."""
+    read_llama = _llama_like(window=rule, **family)
+
+    def read(r: _Reader) -> dict:
+        r.window_default = window_default
+        return read_llama(r)
+
+    return read
+
+
+def _qwen_moe_layers(r: _Reader, values: dict) -> dict:
+    """Qwen2/3-MoE: layer i is MoE unless in mlp_only_layers, when (i + 1) is a multiple of decoder_sparse_step."""
+    layers = values[S.l]
+    step = r.size("decoder_sparse_step", default=1)
+    dense = r.indices("mlp_only_layers", layers, [])
+    moe_layers = [i for i in range(layers) if i not in dense and (i + 1) % step == 0]
+    return {S.l_moe: len(moe_layers), S.E: r.size("num_experts", "num_local_experts", default=values[S.E]),
+            S.k: r.size("num_experts_per_tok", default=values[S.k]), S.d_moe: r.size("moe_intermediate_size", default=values[S.d_moe])}
+
+
+def _deepseek_moe(r: _Reader, values: dict, first_k_default: int, shared_default: int, mtp_default: int) -> dict:
+    """DeepSeek-V2/V3, GLM-4.5: the first first_k_dense_replace layers dense, shared experts of n_shared·d_moe."""
+    dense = r.config.get("first_k_dense_replace", first_k_default)
+    if isinstance(dense, bool) or not isinstance(dense, int) or not 0 <= dense <= values[S.l]:
+        raise ConfigError(f"{r.model_type} config: 'first_k_dense_replace' must be a layer count, got {_short(dense)}")
+    d_moe = r.size("moe_intermediate_size")
+    shared = r.optional_size("n_shared_experts", default=shared_default) or 0
+    return {S.l_moe: values[S.l] - dense, S.E: r.size("n_routed_experts"), S.k: r.size("num_experts_per_tok"),
+            S.d_moe: d_moe, S.d_sh: shared * d_moe, S.n_mtp: r.optional_size("num_nextn_predict_layers", default=mtp_default) or 0}
+
+
+# first_k_dense_replace, n_shared_experts, num_nextn_predict_layers when a config.json leaves them out
+DEEPSEEK_DEFAULTS = {"deepseek_v2": (0, 2, 0), "deepseek_v3": (3, 1, 1)}
+
+
+def _deepseek(r: _Reader) -> dict:
+    """DeepSeek-V2/V3: multi-head latent attention and DeepSeekMoE (transformers' DeepseekV2/V3Attention, *Moe)."""
+    r.refuse("attention_bias", True, "biases on MLA's projections")
+    r.refuse("mlp_bias", True, "biases on DeepSeek-V2's MLPs")
+    h, a = r.size("hidden_size"), r.size("num_attention_heads")
+    d_rope, d_nope = r.size("qk_rope_head_dim", default=64), r.size("qk_nope_head_dim", default=128)
+    values = _base(r, h=h, a=a, g=a, d_head=d_rope + d_nope, l=r.size("num_hidden_layers"), d_ff=r.size("intermediate_size"),
+                   tied=r.flag("tie_word_embeddings", False), gated=True)
+    r_q = r.optional_size("q_lora_rank", default=1536)
+    values.update({S.mla: 1, S.q_lora: int(r_q is not None), S.r_q: r_q or 0, S.r_kv: r.size("kv_lora_rank", default=512),
+                   S.d_rope: d_rope, S.d_nope: d_nope, S.d_v: r.size("v_head_dim", default=128)})
+    values.update(_deepseek_moe(r, values, *DEEPSEEK_DEFAULTS[r.model_type]))
+    return values
+
+
+def _glm4_moe(r: _Reader) -> dict:
+    values = _llama_like(8, qkv_bias="attention_bias", o_bias=False, mlp_bias=False)(r)
+    values[S.qk_norm] = r.flag("use_qk_norm", False)
+    values.update(_deepseek_moe(r, values, 1, 1, 1))
+    return values
+
+
+def _qwen2_moe(r: _Reader) -> dict:
+    r.refuse("use_sliding_window", True, "Qwen's sliding-window layers")
+    values = _llama_like(16, qkv_bias="qkv_bias", bias_default=True, o_bias=False, mlp_bias=False)(r)
+    values.update(_qwen_moe_layers(r, values))
+    values.update({S.d_sh: r.size("shared_expert_intermediate_size"), S.sh_gate: 1})
+    return values
+
+
+def _gpt_oss(r: _Reader) -> dict:
+    """gpt-oss: biases everywhere, learned sinks, a router bias, experts with biases, alternating 128-token windows."""
+    values = _windowed(128, "alternate", kv_default=8, head_dim_default=64, qkv_bias="attention_bias", bias_default=True,
+                       mlp_bias=False, moe=True)(r)
+    values.update({S.d_moe: r.size("intermediate_size"), S.b_mlp: 1, S.sink: 1, S.router_bias: 1})
+    return values
+
+
+def _llama4(r: _Reader) -> dict:
+    """Llama-4 text: MoE layers at moe_layers (every interleave_moe_layer_step-th), a shared expert, every expert run."""
+    values = _windowed(None, "llama4", kv_default=8, head_dim_default=128, qkv_bias="attention_bias", mlp_bias=False)(r)
+    layers, step = values[S.l], r.size("interleave_moe_layer_step", default=1)
+    moe_layers = r.indices("moe_layers", layers, list(range(step - 1, layers, step)))
+    d_moe = values[S.d_ff]
+    values.update({S.d_ff: r.size("intermediate_size_mlp", default=16384), S.d_moe: d_moe, S.d_sh: d_moe,
+                   S.l_moe: len(moe_layers), S.E: r.size("num_local_experts", default=16),
+                   S.k: r.size("num_experts_per_tok", default=1), S.all_experts: 1})
+    return values
+def _gemma3(r: _Reader) -> dict:
+    """Gemma-3 text: Gemma-2's four norms per layer, q/k norms, five sliding layers to one global."""
+    r.refuse("use_bidirectional_attention", True, "Gemma-3's bidirectional variant changes the window")
+    values = _windowed(4096, "gemma3", kv_default=4, head_dim_default=256, tied=True, qkv_bias="attention_bias",
+                       mlp_bias=False, n_norm=4)(r)
+    values[S.qk_norm] = 1
+    return values
+
+
+def _olmo2(r: _Reader) -> dict:
+    """OLMo-2: norms after attention and MLP (two), q/k norms over all heads."""
+    values = _llama_like(qkv_bias="attention_bias", mlp_bias=False)(r)
+    values[S.qk_norm_full] = 1
+    return values
+
+
+def _phimoe(r: _Reader) -> dict:
+    """Phi-3.5-MoE: Mixtral's experts with LayerNorms (scale and shift) and an optional head bias."""
+    values = _windowed(None, "all", kv_default=8, qkv_bias="attention_bias", mlp_bias=False, moe=True, layer_norm=True)(r)
+    values.update({S.head_bias: r.flag("lm_head_bias", False), S.E: r.size("num_local_experts", default=16),
+                   S.k: r.size("num_experts_per_tok", default=2)})
+    return values
 
 
 READERS: dict[str, Callable[[_Reader], dict]] = {
@@ -241,11 +454,32 @@ READERS: dict[str, Callable[[_Reader], dict]] = {
     "bloom": _bloom,
     "falcon": _falcon,
     "llama": _llama_like(qkv_bias="attention_bias"),
-    "mistral": _llama_like(8, mlp_bias=False),
-    "mixtral": _llama_like(8, mlp_bias=False, moe=True),
+    "mistral": _windowed(4096, "all", kv_default=8, mlp_bias=False),
+    "mixtral": _windowed(None, "all", kv_default=8, mlp_bias=False, moe=True),
     "qwen2": _llama_like(32, qkv_bias=1, mlp_bias=False),  # Qwen2: biases on Q, K, V only
     "gemma": _llama_like(16, 256, tied=True, qkv_bias="attention_bias", mlp_bias=False),
-    "phi3": _llama_like(mlp_bias=False),
+    "phi3": _windowed(None, "all", mlp_bias=False),
+    "deepseek_v2": _deepseek,
+    "deepseek_v3": _deepseek,
+    "qwen3": _qwen(False, 32, 128),
+    "qwen3_moe": _qwen(True, 4),
+    "qwen2_moe": _qwen2_moe,
+    "gemma2": _windowed(4096, "alternate", kv_default=4, head_dim_default=256, tied=True, qkv_bias="attention_bias",
+                        mlp_bias=False, n_norm=4),
+    "gemma3_text": _gemma3,
+    "gpt_oss": _gpt_oss,
+    "llama4_text": _llama4,
+    "olmo2": _olmo2,
+    "glm4_moe": _glm4_moe,
+    "phimoe": _phimoe,
+}
+
+
+# Keys that bring parameters or layers the counts leave out: refused, never silently ignored.
+UNMODELLED_KEYS = {
+    "vision_config": "a vision tower; pass the text model's config (its text_config)",
+    "audio_config": "an audio tower; pass the text model's config",
+    "quantization_config": "quantized weights and their scales; count the unquantized model without it",
 }
 
 
@@ -259,9 +493,13 @@ def read_config(config: object) -> Architecture:
     reader = READERS.get(model_type) if isinstance(model_type, str) else None
     if reader is None:
         raise ConfigError(f"unknown model_type {_short(model_type)}; known: {', '.join(sorted(READERS))}")
+    for key, what in UNMODELLED_KEYS.items():
+        if config.get(key) is not None:
+            raise ConfigError(f"{model_type} config: {key!r} is not counted ({what})")
     values = reader(_Reader(config, model_type))
+    kinds = values.pop("kinds", ("full",) * values[S.l])
     if values[S.a] % values[S.g]:
         raise ConfigError(f"{model_type} config: {values[S.a]} attention heads are not a multiple of {values[S.g]} key/value heads")
     if values[S.k] > values[S.E]:
         raise ConfigError(f"{model_type} config: more experts per token ({values[S.k]}) than experts ({values[S.E]})")
-    return Architecture(model_type, values)
+    return Architecture(model_type, values, kinds)

@@ -380,6 +380,31 @@ layer_general_selective_sp = formula(
     notes=MEGATRON + GENERAL,
 )
 
+LSE = 4 * a * s * b  # FlashAttention's fp32 log-sum-exp: one 4-byte statistic per head and token (Dao et al. 2022, §3.1)
+layer_general_flash = formula(
+    "memory.activations.layer.general.flash",
+    (s * b * (10 * h + GENERAL_SPLIT / t) + LSE / t) * c_byte,
+    "byte",
+    "activations of one layer per GPU, tensor parallel, FlashAttention, for any block (GQA, d_head, gated MLP)",
+    sources=[FLASH, KORTHIKANTI],
+    conditions=GENERAL_TP,
+    related=["memory.activations.layer.flash", "memory.activations.layer.general.selective"],
+    symbol_latex=r"A_{layer}^{flash,gen}",
+    notes=MEGATRON + GENERAL + " The flash kernel keeps Q, K, V, its output and the fp32 log-sum-exp and recomputes the "
+    "scores tile by tile in backward: selective recompute's tensors plus 4as·b/t bytes.",
+)
+layer_general_flash_sp = formula(
+    "memory.activations.layer.general.flash_sp",
+    (s * b * (10 * h + GENERAL_SPLIT) + LSE) / t * c_byte,
+    "byte",
+    "activations of one layer per GPU, tensor + sequence parallel, FlashAttention, for any block",
+    sources=[FLASH, KORTHIKANTI],
+    conditions=GENERAL_TP,
+    related=["memory.activations.layer.general.flash", "memory.activations.layer.general.selective_sp"],
+    symbol_latex=r"A_{layer}^{flash,SP,gen}",
+    notes=MEGATRON + GENERAL + " Sequence parallelism splits the norm and dropout regions along s.",
+)
+
 # --- whole model ---------------------------------------------------------------------
 
 first_stage = formula(

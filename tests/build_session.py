@@ -32,7 +32,7 @@ def run_build(out: Path) -> tuple[dict, float]:
     stdout = io.StringIO()
     started = time.perf_counter()
     with contextlib.redirect_stdout(stdout):
-        code = main(["build", "--out", str(out), "--json"])
+        code = main(["build", "--out", str(out), "--json", "--no-execute"])  # notebooks run in test_notebooks
     seconds = time.perf_counter() - started
     assert code == 0, stdout.getvalue()
     return json.loads(stdout.getvalue()), seconds

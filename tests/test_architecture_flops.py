@@ -20,6 +20,8 @@ FLOP_CASES = [
     ("gpt2", 1), ("gptj", 1), ("gpt_neox", 1), ("opt", 0), ("opt", 1), ("bloom", 1), ("falcon", 0), ("falcon", 1),
     ("falcon", 2), ("llama", 1), ("llama", 2), ("mistral", 1), ("mixtral", 0), ("mixtral", 1), ("qwen2", 2),
     ("gemma", 0), ("gemma", 1), ("phi3", 1),
+    ("deepseek_v3", 0), ("deepseek_v2", 0), ("qwen3", 0), ("qwen3_moe", 0), ("qwen2_moe", 0), ("gemma2", 0),
+    ("gemma3_text", 0), ("gpt_oss", 0), ("llama4_text", 0), ("olmo2", 0), ("glm4_moe", 0), ("phimoe", 0), ("mistral", 2),
 ]
 
 

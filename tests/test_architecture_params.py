@@ -40,7 +40,7 @@ def test_the_configs_cover_the_switches():
     assert any(v[g] == 1 for v in seen) and any(1 < v[g] < v[a] for v in seen)
     assert any(v[d_head] * v[a] != v[h] for v in seen)
     assert {v[E] for v in seen} >= {1, 4, 8}
-    assert len(CONFIGS) == 12
+    assert len(CONFIGS) == 24
 
 
 @pytest.mark.parametrize("index", [0, 1])

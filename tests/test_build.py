@@ -185,3 +185,28 @@ def test_html_escapes_every_string_a_formula_carries(monkeypatch):
     html = render("reference.html", ref=build_reference())
     assert "<script>alert" not in html and "<b>bold</b>" not in html
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in html
+
+
+def test_build_announces_its_stages_on_a_terminal_only():
+    import io
+
+    from render.documents.build import STAGES, Stages
+
+    terminal = io.StringIO()
+    stages = Stages(terminal)
+    for name in STAGES:
+        with stages(name):
+            pass
+    lines = terminal.getvalue().splitlines()
+    assert [line.split("…")[0] for line in lines] == [f"[{i}/{len(STAGES)}] {name}" for i, name in enumerate(STAGES, 1)]
+    assert all(line.endswith(" s") for line in lines)
+    assert {"reference", "PDF", "notebooks", "plots"} <= set(STAGES)  # the stages issue 12 names
+
+
+def test_build_writes_to_site_not_setuptools_build():
+    from render.cli.main import build_parser
+
+    # pip install . fills build/lib and build/bdist.*: the default output folder must be another one
+    assert build_parser(["build"]).parse_args(["build"]).out == "site"
+    ignored = (Path(__file__).parent.parent / ".gitignore").read_text().split()
+    assert "site/" in ignored and "build/" in ignored

@@ -73,8 +73,56 @@ def test_llama2_70b_report_against_hand_arithmetic(capsys):
     kv = 2 * l * g * d_head * s * 2
     assert kv == 1_342_177_280  # 1.25 GiB: 2 × 80 layers × 8 KV heads × 128 × 4096 tokens × 2 bytes
     assert report["inference"]["kv_cache_per_sequence"] == kv
-    latency = Fraction(2 * params, t * p * A100_80GB["W_mem"])  # every 16-bit weight read once per token (001)
+    # every 16-bit weight read once per token (001); the p stages run one after the other, each over its t GPUs
+    latency = p * Fraction(2 * params // p, t * A100_80GB["W_mem"])
+    assert latency == pytest.approx(8.457e-3, rel=1e-4)  # 4 × the 2.11 ms the report printed when it divided by t·p
     assert report["inference"]["token_latency"] == pytest.approx(float(latency), rel=1e-12)
+    assert report["inference"]["tokens_per_second"] == pytest.approx(float(p * b / latency), rel=1e-12)  # p in flight
+
+    step = Fraction(report["time"]["step_seconds"])
+    # with --mfu the compute runs at U (HFU counts the recomputed FLOPs too); over the whole step the bubble and
+    # any exposed communication lower what the GPUs achieve: training FLOPs / (n · X · step)
+    assert report["time"]["mfu"] == 0.5
+    assert report["time"]["hfu"] == pytest.approx(float(U * (flops["training"] + selective) / flops["training"]), rel=1e-12)
+    assert report["time"]["step_mfu"] == pytest.approx(float(flops["training"] / (step * n * A100_80GB["X"])), rel=1e-12)
+    assert report["time"]["step_mfu"] < 0.5
+    assert report["time"]["tokens_per_gpu_second"] == pytest.approx(float(B * s / (n * step)), rel=1e-12)
+    assert report["time"]["gpu_hours"] == pytest.approx(float(n * report["time"]["iterations"] * step / 3600), rel=1e-12)
+    assert report["memory"]["left"] == pytest.approx(80e9 - report["memory"]["total"], rel=1e-12)
+    # activations are b times those of b = 1: the largest b fitting beside the states is ⌊(80 GB − states)/activations⌋
+    assert report["memory"]["max_micro_batch"] == int((80e9 - report["memory"]["model_states"]) // report["memory"]["activations"])
+
+
+def test_pipeline_inference_is_the_catalogues_stages_in_series(capsys):
+    # inference.latency.pipeline: q_w·Ψ/W_mem whatever p is, the stages run in series (001); at t = 1 the report's
+    # memory-bound latency is that formula, and p batches in flight multiply the tokens per second by p
+    from formulas.estimate import exact
+    for p in (1, 4):
+        report = cli_json(capsys, "estimate", "--model", "llama2-70b", "--gpu", "a100-80gb", "--pp", str(p), "--seq", "4096",
+                          "--micro-batches", "4")
+        params = report["params"]["total"]
+        pipeline = exact("inference.latency.pipeline", P=params, W_mem=A100_80GB["W_mem"], q_w=2)
+        assert pipeline == Fraction(2 * params, A100_80GB["W_mem"])  # 138 GB at 2.039 TB/s: 67.7 ms
+        assert report["inference"]["latency_memory_bound"] == pytest.approx(float(pipeline), rel=1e-12)
+        assert report["inference"]["tokens_per_second"] == pytest.approx(p / report["inference"]["token_latency"], rel=1e-12)
+
+
+def test_zero3_shards_the_parameters_a_gpu_holds(capsys):
+    report = cli_json(capsys, "estimate", "--model", "llama2-7b", "--gpu", "a100-80gb", "--dp", "64", "--zero", "3",
+                      "--global-batch", "512", "--seq", "4096")
+    assert report["params"]["per_gpu_stored"] == pytest.approx(6_738_415_616 / 64, rel=1e-12)  # Llama-2-7B over d = 64
+
+
+def test_flash_attention_drops_the_s2_terms(capsys):
+    # Dao et al. 2022: the flash kernel keeps Q, K, V and an fp32 log-sum-exp per head and token instead of the
+    # a·s² scores; per layer and token (t = 1, bytes): 10h + 4·d_head·(a + g) + 4·d_ff + 4·a (Llama-2-7B: MHA, SwiGLU)
+    h, a, d_head, d_ff, l, s = 4096, 32, 128, 11008, 32, 4096
+    report = cli_json(capsys, "estimate", "--model", "llama2-7b", "--gpu", "a100-80gb", "--seq", str(s),
+                      "--recompute", "none", "--attention", "flash")
+    per_token = 10 * h + 4 * d_head * (a + a) + 2 * 4 * d_ff + 4 * a  # gated MLP: four d_ff-wide 16-bit tensors
+    assert report["memory"]["activations"] == per_token * s * l
+    eager = cli_json(capsys, "estimate", "--model", "llama2-7b", "--gpu", "a100-80gb", "--seq", str(s), "--recompute", "none")
+    assert eager["memory"]["activations"] - report["memory"]["activations"] == (5 * a * s * s - 4 * a * s) * l
 
 
 # 000 §4.1.2 (SOURCES.md S6): the article's three layouts, each in its two "typical" settings: (1) ZeRO-1, selective

@@ -126,7 +126,7 @@ def _interruptible() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-@pytest.mark.parametrize("arguments", [["check"], ["build", "--out", "{tmp}/out"]])
+@pytest.mark.parametrize("arguments", [["check"], ["build", "--out", "{tmp}/out", "--no-execute"]])
 def test_ctrl_c_is_one_line_and_130(tmp_path, arguments):
     arguments = [a.replace("{tmp}", str(tmp_path)) for a in arguments]
     process = subprocess.Popen([*COMMAND, *arguments], stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_interruptible)
@@ -160,18 +160,18 @@ def test_build_never_writes_through_a_symlink_nor_over_a_stranger(tmp_path):
     out.mkdir()
     precious.write_text("keep me")
     (out / "reference.tex").symlink_to(precious)
-    refused = run("build", "--out", str(out), timeout=120)
+    refused = run("build", "--out", str(out), "--no-execute", timeout=120)
     assert_one_line(refused, says="did not write it")
     assert precious.read_text() == "keep me" and (out / "reference.tex").is_symlink()
-    forced = run("build", "--out", str(out), "--force", timeout=300)
+    forced = run("build", "--out", str(out), "--no-execute", "--force", timeout=300)
     assert forced.returncode == 0, forced.stderr
     assert precious.read_text() == "keep me" and not (out / "reference.tex").is_symlink()
     assert _previous_build_is_whole(out) and (out / "manifest.json").exists()
     # the next build owns what the manifest lists: no --force needed, and a stranger's file is still refused
     (out / "plots" / "notes.txt").write_text("mine")
-    again = run("build", "--out", str(out), timeout=300)
+    again = run("build", "--out", str(out), "--no-execute", timeout=300)
     assert again.returncode == 0 and (out / "plots" / "notes.txt").read_text() == "mine"
-    interrupted = subprocess.Popen([*COMMAND, "build", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    interrupted = subprocess.Popen([*COMMAND, "build", "--out", str(out), "--no-execute"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    preexec_fn=_interruptible)
     time.sleep(3)
     interrupted.send_signal(signal.SIGINT)
@@ -187,7 +187,7 @@ def _limit_file_size() -> None:
 
 def test_a_full_disk_is_one_line_and_leaves_no_partial_file(tmp_path):
     out = tmp_path / "out"
-    result = subprocess.run([*COMMAND, "build", "--out", str(out)], capture_output=True, timeout=300, preexec_fn=_limit_file_size)
+    result = subprocess.run([*COMMAND, "build", "--out", str(out), "--no-execute"], capture_output=True, timeout=300, preexec_fn=_limit_file_size)
     assert_one_line(result, says="cannot write")
     assert not (out / "manifest.json").exists() and not list(out.rglob("*.partial"))
 

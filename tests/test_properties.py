@@ -319,7 +319,11 @@ def test_increases_with_b_and_s(formula, size, data):
     bigger = {**values, size: values[size] * 2}  # doubling keeps divisibility conditions (t | s) true
     assume(satisfies(formula, bigger))
     assert evaluate(formula.expr, bigger) >= evaluate(formula.expr, values), (formula.id, size, values)
-    # strictly, once every switch is on (a switch at 0 may remove the only b- or s-term)
+    # strictly, once every switch is on (a switch at 0 may remove the only b- or s-term); not where a window caps
+    # the tokens (min(s, W − 1): a sliding layer's cache stops growing, as DynamicCache's does) or where the
+    # figure is what an implementation wastes (Llama-4's unrouted experts: nothing when k = E)
+    if formula.expr.has(sp.Min) or formula.id == "flops.decoder.experts.skipped":
+        return
     on = {x: max(value, sp.Integer(1)) if is_switch(x) else value for x, value in values.items()}
     assert evaluate(formula.expr, {**on, size: on[size] * 2}) > evaluate(formula.expr, on), (formula.id, size, on)
 

@@ -1,5 +1,8 @@
-"""``llm-formulas build [--out DIR] [--notebooks-dir DIR] [--force]``: render every artifact (render.documents.build).
+"""``llm-formulas build [--out DIR] [--notebooks-dir DIR] [--no-execute] [--force]``: render every artifact (render.documents.build).
 
+The default folder is ``site/``: ``build/`` is setuptools' (``pip install .`` fills build/lib and
+build/bdist.*). On a terminal each stage is announced on stderr as it runs; piped, or with ``--json``,
+only the summary is printed (the files are listed in OUT/manifest.json).
 Problems with the output folder (read-only, full, a file where a folder must be,
 a file the previous build did not write) are one line and exit code 2.
 """
@@ -7,41 +10,47 @@ a file the previous build did not write) are one line and exit code 2.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 from render.cli.numbers import InputError
 from render.cli.result import Result
 
 
+DEFAULT_OUT = "site"
+
+
 def run_build(args: argparse.Namespace) -> Result:
     from pathlib import Path
 
-    from render.documents.build import build
+    from render.documents.build import Stages, build
     from render.documents.safe_write import OutputError
 
     out = Path(args.out)
     notebooks = Path(args.notebooks_dir) if args.notebooks_dir else None
     started = time.perf_counter()
     try:
-        manifest = build(out, notebooks, force=args.force)
+        stages = Stages(sys.stderr if sys.stderr.isatty() and not args.json else None)
+        manifest = build(out, notebooks, force=args.force, execute=not args.no_execute, stages=stages)
     except OutputError as error:
         raise InputError(str(error)) from None
     elapsed = time.perf_counter() - started
     document = manifest.as_json()
-    lines = [f"  {row['path']}" for row in document["files"]]
-    lines += [f"  skipped {reason}" for reason in document["skipped"]]
-    lines.append(f"wrote {len(document['files'])} files to {out}/ in {elapsed:.1f} s; open {out / 'reference.html'} "
-                 f"and {out / 'calculator.html'} in a browser")
+    lines = [f"  skipped {reason}" for reason in document["skipped"]]
+    lines.append(f"wrote {len(document['files'])} files to {out}/ in {elapsed:.1f} s (listed in {out / 'manifest.json'}); "
+                 f"open {out / 'reference.html'} and {out / 'calculator.html'} in a browser")
     return Result(document, "\n".join(lines))
 
 
 def register(add_command) -> None:
     built = add_command("build", "render the reference (md, html, tex, pdf), numeric code, calculator, plots and notebooks", run_build)
-    built.add_argument("--out", default="build", help="output directory (default: build)")
+    built.add_argument("--out", default=DEFAULT_OUT, help=f"output directory (default: {DEFAULT_OUT}; build/ is setuptools')")
     built.add_argument(
         "--notebooks-dir",
         default=None,
         help="where to write the teaching notebooks (default: OUT/notebooks; the repository's are in notebooks/)",
     )
+    built.add_argument("--no-execute", action="store_true",
+                       help="write the teaching notebooks without running them (no outputs; faster)")
     built.add_argument("--force", action="store_true",
                        help="replace files in OUT that the previous build's manifest does not list (never follows symlinks)")

@@ -131,8 +131,15 @@ def step_text(step: Step) -> str:
     return text
 
 
-def evaluate(formula_id: str, assignments: list[str]) -> Result:
+# Dimensionless formulas whose value counts something a person names (the unit algebra has no "GPU" or "hour")
+COUNTED_AS = {"cluster.gpu_hours": "GPU-hours"}
+
+
+def evaluate(formula_id: str, assignments: list[str], unit: str | None = None) -> Result:
+    """The value in the unit a person reads first (84 ZFLOP, 7.61 days), then exactly; ``unit`` converts."""
     import sympy as sp
+
+    from render.printers.human import exact
 
     from derivations.proof import valued
     from formulas.catalogue import get
@@ -161,8 +168,38 @@ def evaluate(formula_id: str, assignments: list[str]) -> Result:
         "unit": str(formula.unit),
         "inputs": {s.name: number_json(v) for s, v in values.items()},
     }
-    shown = str(value) if value.is_Integer else f"{number_json(value):.12g} (exactly {value})"
-    return Result(doc, f"{formula.id} = {shown} {formula.unit}")
+    if formula.id in COUNTED_AS:
+        doc["counts"] = COUNTED_AS[formula.id]
+    shown = shown_value(formula, value)
+    if unit is not None:
+        from render.printers.human import significant
+
+        converted = _converted(value, formula, unit)
+        doc["converted"] = {"value": number_json(converted), "unit": unit}
+        shown = f"{significant(float(converted), 6)} {unit}"
+    exact_unit = COUNTED_AS.get(formula.id, "" if formula.unit.is_dimensionless else str(formula.unit))
+    return Result(doc, f"{formula.id} = {shown}   (exactly {exact(value)}{' ' + exact_unit if exact_unit else ''})")
+
+
+def shown_value(formula: Formula, value) -> str:
+    """The value in the unit a person reads: 84 ZFLOP, 60.9 days, 187k GPU-hours."""
+    from render.printers.human import human
+
+    if formula.id in COUNTED_AS:
+        return f"{human(value, '1')} {COUNTED_AS[formula.id]}"
+    return human(value if value.is_Rational else float(value), formula.unit)
+
+
+def _converted(value, formula: Formula, unit: str) -> object:
+    """``value`` in the display unit ``unit`` (``eval --unit GiB``); a unit of another dimension is bad input."""
+    import sympy as sp
+
+    from render.printers.human import UnitMismatch, convert
+
+    try:
+        return sp.Rational(convert(value if value.is_Rational else float(value), formula.unit, unit))
+    except UnitMismatch as error:
+        raise InputError(f"--unit {quote(unit)}: {error}") from None
 
 
 def check(verbose: bool) -> Result:
@@ -200,8 +237,11 @@ def register(add_command) -> None:
     evaluated = add_command(
         "eval",
         "evaluate a formula exactly: llm-formulas eval params.total l=12 h=768 V=50257 s=1024",
-        lambda args: evaluate(args.id, args.assignments),
+        lambda args: evaluate(args.id, args.assignments, args.unit),
     )
+    evaluated.add_argument("--unit", metavar="UNIT",
+                           help="show the value in UNIT: B kB MB GB TB GiB TiB, FLOP TFLOP PFLOP EFLOP ZFLOP, FLOP/s, B/s, "
+                                "s ms minutes hours days years (the formula's dimension must match)")
     evaluated.add_argument("id", help="formula id")
     evaluated.add_argument("assignments", nargs="*", metavar="name=value", help="a value for each input symbol")
     checked = add_command(

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from formulas.gpus import GPU
 
 RECOMPUTE_CHOICES = ("none", "selective", "full")  # formulas.estimate.RECOMPUTE_MODES, named here so --help loads no SymPy
+ATTENTION_CHOICES = ("eager", "flash")  # formulas.estimate.ATTENTION_KERNELS
+TOKENS_PER_PARAMETER = 20  # formulas.estimate.TOKENS_PER_PARAMETER (Hoffmann et al. 2022), the default D
 
 DEFAULTS = {"overlap": "0.5", "network": "25"}  # r = 1/2 (with --mfu); 200 Gb/s per GPU
 
@@ -39,8 +41,11 @@ def add_assumption_arguments(command: argparse.ArgumentParser) -> None:
                                                       "(000 §3.5 uses 0.5); without it MFU and HFU are predicted")
     command.add_argument("--overlap", default=DEFAULTS["overlap"], metavar="R",
                          help="with --mfu: share of compute time that communication may hide under (default 0.5)")
-    command.add_argument("--flash-attention", action="store_true",
-                         help="predict with fused (Flash) attention: no s² scores through memory")
+    command.add_argument("--attention", default="eager", choices=ATTENTION_CHOICES,
+                         help="attention kernel: eager stores and moves the s×s scores, flash (FlashAttention) neither "
+                              "(memory and predicted time; default eager)")
+    command.add_argument("--flash-attention", dest="attention", action="store_const", const="flash",
+                         help="the same as --attention flash")
     command.add_argument("--network", default=DEFAULTS["network"], metavar="GB/s",
                          help="inter-node bandwidth per GPU for PP and DP traffic, GB/s (default 25 = 200 Gb/s)")
 
@@ -87,7 +92,7 @@ def read_layout(args: argparse.Namespace) -> Layout:
     n = parse_count(args.gpus, "n") if args.gpus is not None else t * p * d
     return Layout(
         n=n, t=t, p=p, d=d, b=b, m=m, s=parse_count(args.seq, "s"), v=parse_count(args.interleave, "v"),
-        zero=int(args.zero), recompute=args.recompute, sequence_parallel=args.sequence_parallel,
+        zero=int(args.zero), recompute=args.recompute, sequence_parallel=args.sequence_parallel, attention=args.attention,
     )
 
 
@@ -124,14 +129,17 @@ def read_inputs(args: argparse.Namespace, model: dict[str, int]) -> Inputs:
         overlap=overlap,
         efficiency=performance,
         node_size=NODE_SIZE[args.gpu],
-        flash=args.flash_attention,
+        flash=args.attention == "flash",
     )
 
 
 def run(args: argparse.Namespace) -> Result:
     from formulas.estimate import LayoutError, check_layout, estimate, model_values
 
+    from formulas.presets import preset
+
     architecture, label = load_architecture(args.hf_config, args.model)
+    source = preset(args.model).source if args.model is not None else None
     model = model_values(architecture.values)
     layout = read_layout(args)
     try:
@@ -142,19 +150,43 @@ def run(args: argparse.Namespace) -> Result:
     report = estimate(layout, inputs)
     doc = {
         "model": label,
+        "source": source,
         "gpu": chosen_gpu(args.gpu).name,
         "layout": {
             "n": layout.n, "t": layout.t, "p": layout.p, "d": layout.d, "v": layout.v, "b": layout.b, "m": layout.m,
             "B": layout.global_batch, "s": layout.s, "zero": layout.zero, "recompute": layout.recompute,
-            "sequence_parallel": layout.sequence_parallel,
+            "sequence_parallel": layout.sequence_parallel, "attention": layout.attention,
         },
-        "assumptions": assumptions_json(inputs),
+        "assumptions": assumptions_json(inputs) | {"tokens_default": args.tokens is None},
     } | _to_json(report)
+    doc["units"] = report_units(doc)
     return Result(doc, render_text(doc))
 
 
+# The unit of each figure of the report, by path (first matching pattern wins); --json carries them
+UNITS = (
+    ("params.*", "parameter"), ("flops.per_token", "FLOP/token"), ("flops.*", "FLOP"),
+    ("memory.fits", "bool"), ("memory.max_micro_batch", "sequence"), ("memory.activation_formula", "formula id"),
+    ("memory.*", "byte"), ("comms.bytes.*", "byte"), ("comms.seconds.*", "second"), ("comms.*", "byte/second"),
+    ("time.*_seconds", "second"), ("time.*_days", "day"), ("time.tokens", "token"), ("time.gpu_hours", "GPU-hour"),
+    ("time.tokens_per_gpu_second", "token/second"), ("time.*", "1"),
+    ("inference.latency_*", "second"), ("inference.token_latency", "second"), ("inference.tokens_per_second", "token/second"),
+    ("inference.sequences_in_flight", "sequence"), ("inference.balance_batch", "sequence"), ("inference.*", "byte"),
+)
+
+
+def report_units(doc: dict) -> dict[str, str]:
+    """{"memory.total": "byte", ...} for every number of the report's sections."""
+    from fnmatch import fnmatchcase
+
+    paths = [f"{section}.{key}" if not isinstance(value, dict) else f"{section}.{key}.{inner}"
+             for section in ("params", "flops", "memory", "comms", "time", "inference")
+             for key, value in doc[section].items() for inner in (value if isinstance(value, dict) else [None])]
+    return {path: next(unit for pattern, unit in UNITS if fnmatchcase(path, pattern)) for path in paths}
+
+
 def assumptions_json(inputs: Inputs) -> dict[str, object]:
-    common = {"network_bytes_per_second": float(inputs.network), "gpus_per_node": inputs.node_size}
+    common = {"network_bytes_per_second": float(inputs.network), "gpus_per_node": inputs.node_size, "bytes_per_value": 2}
     if inputs.utilization is not None:
         return {"mode": "given", "U": float(inputs.utilization), "r": float(inputs.overlap)} | common
     constants = inputs.efficiency
@@ -173,71 +205,100 @@ def _to_json(value: object) -> object:
     return number_json(value)
 
 
-def _si(value: float, unit: str) -> str:
-    for factor, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(value) >= factor:
-            return f"{value / factor:,.3f} {prefix}{unit}"
-    return f"{value:,.3f} {unit}"
-
-
 def render_text(doc: dict) -> str:
-    lay = doc["layout"]
-    lines = [
-        f"{doc['model']} on {lay['n']} × {doc['gpu']}",
+    """The report a person reads: human units, the assumptions first, a parallel dimension of degree 1 left out."""
+    from render.printers.human import human, significant
+
+    lay, assumed, params, flops = doc["layout"], doc["assumptions"], doc["params"], doc["flops"]
+    memory, comms, time, inference = doc["memory"], doc["comms"], doc["time"], doc["inference"]
+    settings = [f"ZeRO {lay['zero']}", f"recompute {lay['recompute']}", f"{lay['attention']} attention"]
+    if lay["sequence_parallel"]:
+        settings.append("sequence parallel")
+    tokens = f"{human(time['tokens'], '1')} tokens" + (f" ({TOKENS_PER_PARAMETER} per parameter)" if assumed["tokens_default"] else "")
+    if assumed["mode"] == "given":
+        speed = f"MFU U = {_percent(assumed['U'])} (given), communication hidden under {_percent(assumed['r'])} of compute"
+    else:
+        speed = f"step time predicted from the GPU's performance constants ({assumed['constants']['provenance']})"
+    lines = [f"{doc['model']} on {lay['n']} × {doc['gpu']}"]
+    if doc.get("source"):
+        lines.append(f"  source: {doc['source']}")
+    lines += [
         f"layout: t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']}  b={lay['b']} m={lay['m']} B={lay['B']} s={lay['s']}  "
-        f"ZeRO {lay['zero']}, recompute {lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}",
+        + ", ".join(settings),
+        f"assumes: {speed}, {tokens}, network {human(assumed['network_bytes_per_second'], 'byte/second')} per GPU "
+        f"(PP, DP), {assumed['gpus_per_node']} GPUs per node, bf16 weights and activations (2 bytes), mixed-precision Adam",
         "",
         "parameters",
-        f"  total {doc['params']['total']:,}   active {doc['params']['active']:,}   per GPU {doc['params']['per_gpu']:,.0f}",
+        f"  total {human(params['total'], '1')}   active {human(params['active'], '1')}   "
+        f"per GPU {human(params['per_gpu_stored'], '1')}" + (" (ZeRO-3 shard)" if lay["zero"] == 3 and lay["d"] > 1 else ""),
         "FLOPs per iteration",
-        f"  forward {_si(doc['flops']['forward'], 'FLOP')}   backward {_si(doc['flops']['backward'], 'FLOP')}   "
-        f"training {_si(doc['flops']['training'], 'FLOP')}   recomputed {_si(doc['flops']['recomputed'], 'FLOP')}",
+        f"  forward {human(flops['forward'], 'FLOP')}   backward {human(flops['backward'], 'FLOP')}   "
+        f"training {human(flops['training'], 'FLOP')}   recomputed {human(flops['recomputed'], 'FLOP')}",
         "memory per GPU (first pipeline stage)",
-        f"  model states {_si(doc['memory']['model_states'], 'B')}   activations {_si(doc['memory']['activations'], 'B')} "
-        f"({doc['memory']['activation_formula']})",
-        f"  total {_si(doc['memory']['total'], 'B')} of {_si(doc['memory']['capacity'], 'B')}: "
-        + ("fits" if doc["memory"]["fits"] else "DOES NOT FIT"),
-        "communication per GPU per iteration",
+        f"  model states {human(memory['model_states'], 'byte')}   activations {human(memory['activations'], 'byte')} "
+        f"({memory['activation_formula']})",
+        f"  total {human(memory['total'], 'byte')} of {human(memory['capacity'], 'byte')}: "
+        + (f"fits, {human(memory['left'], 'byte')} left" if memory["fits"]
+           else f"DOES NOT FIT, {human(-memory['left'], 'byte')} over"),
+        f"  largest micro-batch that fits: {memory['max_micro_batch']:,}",
     ]
-    comms = doc["comms"]
-    for dim in ("tp", "pp", "dp"):
+    degrees = {"tp": lay["t"], "pp": lay["p"], "dp": lay["d"]}
+    used = [dim for dim in ("tp", "pp", "dp") if degrees[dim] > 1]
+    if used:
+        lines.append("communication per GPU per iteration")
+    for dim in used:
         lines.append(
-            f"  {dim.upper()}  {_si(comms['bytes'][dim], 'B')} in {comms['seconds'][dim]:.3f} s over "
-            f"{_si(comms['link_bandwidth'][dim], 'B/s')}; needs {_si(comms['required_bandwidth'][dim], 'B/s')}"
+            f"  {dim.upper()}  {human(comms['bytes'][dim], 'byte')} in {human(comms['seconds'][dim], 'second')} over "
+            f"{human(comms['link_bandwidth'][dim], 'byte/second')}; needs {human(comms['required_bandwidth'][dim], 'byte/second')}"
         )
-    time = doc["time"]
-    lines += ["time", "  " + _mode_line(doc)] + _breakdown(time) + [
-        f"  bubble {time['bubble']:.3f}   compute {time['compute_seconds']:.3f} s   exposed comms {time['exposed_comm_seconds']:.3f} s"
-        f"   step {time['step_seconds']:.3f} s",
-        f"  {time['iterations']:,.0f} iterations for {time['tokens']:,.0f} tokens: {time['training_days']:,.1f} days "
-        f"(6ΨD at U alone: {time['ideal_days']:,.1f} days)",
-        "inference (one replica of t·p GPUs, batch b)",
+    lines += ["time", "  " + _mode_line(doc), _step_line(time, lay["p"] > 1),
+        f"  {time['iterations']:,} iterations for {human(time['tokens'], '1')} tokens: "
+        f"{human(time['training_days'] * 86400, 'second')}, {human(time['gpu_hours'], '1')} GPU-hours, "
+        f"{significant(time['tokens_per_gpu_second'])} tokens/s per GPU (6ΨD at that MFU alone: {human(time['ideal_days'] * 86400, 'second')})",
+        f"inference (one replica of t·p = {lay['t'] * lay['p']} GPU{'s' if lay['t'] * lay['p'] > 1 else ''}, "
+        f"batches of b = {lay['b']})",
     ]
-    inference = doc["inference"]
+    bound = "memory" if inference["latency_memory_bound"] >= inference["latency_compute_bound"] else "compute"
+    in_flight = f", {inference['sequences_in_flight']:,} sequences in flight" if lay["p"] > 1 else ""
     lines.append(
-        f"  KV cache {_si(inference['kv_cache_per_sequence'], 'B')} per sequence   token latency {inference['token_latency'] * 1e3:.2f} ms "
-        f"({'memory' if inference['latency_memory_bound'] >= inference['latency_compute_bound'] else 'compute'}-bound)   "
-        f"{inference['tokens_per_second']:,.1f} tokens/s   balance batch {inference['balance_batch']:.1f}"
+        f"  KV cache {human(inference['kv_cache_per_sequence'], 'byte')} per sequence   token latency "
+        f"{human(inference['token_latency'], 'second')} ({bound}-bound"
+        + (f", {lay['p']} stages in series" if lay["p"] > 1 else "") + f")   "
+        f"{significant(inference['tokens_per_second'])} tokens/s{in_flight}   balance batch {significant(inference['balance_batch'])}"
     )
     return "\n".join(lines)
+
+
+def _percent(fraction: float) -> str:
+    from render.printers.human import significant
+
+    return f"{significant(100 * fraction)} %"
+
+
+def _step_line(time: dict, piped: bool) -> str:
+    """The step split by where the time goes: the performance model's parts, or compute, bubble and what
+    communication the overlap leaves exposed."""
+    from render.printers.human import human
+
+    step = f"  step {human(time['step_seconds'], 'second')}: "
+    if time["mode"] == "predicted":
+        parts = time["predicted"]
+        return step + (f"compute {human(parts['compute_seconds'], 'second')} (at {_percent(parts['compute_efficiency'])} "
+                       f"of peak)   TP {human(parts['tp_seconds'], 'second')}   PP p2p {human(parts['pp_seconds'], 'second')}   "
+                       f"bubble {human(parts['bubble_seconds'], 'second')}   DP/ZeRO exposed "
+                       f"{human(parts['dp_exposed_seconds'], 'second')}   optimizer {human(parts['optimizer_seconds'], 'second')}")
+    bubble = f"bubble {_percent(time['bubble'])} ({human(time['bubble_seconds'], 'second')})   " if piped else ""
+    return step + (f"compute {human(time['compute_seconds'], 'second')}   {bubble}"
+                   f"exposed comms {human(time['exposed_comm_seconds'], 'second')}")
 
 
 def _mode_line(doc: dict) -> str:
     time, assumptions = doc["time"], doc["assumptions"]
     if time["mode"] == "given":
-        return f"MFU given: U = {time['mfu']:.3f} (--mfu); HFU {time['hfu']:.3f}"
-    return (f"MFU predicted: {time['mfu']:.1%} (HFU {time['hfu']:.1%}); performance constants "
+        return (f"MFU given: U = {time['mfu']:.3f} (--mfu); HFU {time['hfu']:.3f} (recompute counted); "
+                f"achieved over the whole step: MFU {time['step_mfu']:.1%}")
+    return (f"MFU predicted: {time['mfu']:.1%} (HFU {time['hfu']:.1%}, recompute counted); performance constants "
             f"{assumptions['constants']['provenance']}")
-
-
-def _breakdown(time: dict) -> list[str]:
-    """The predicted step split by where the time goes."""
-    if time["mode"] != "predicted":
-        return []
-    parts = time["predicted"]
-    return [f"  compute {parts['compute_seconds']:.3f} s (at {parts['compute_efficiency']:.1%} of peak)   TP {parts['tp_seconds']:.3f} s   "
-            f"PP p2p {parts['pp_seconds']:.3f} s   bubble {parts['bubble_seconds']:.3f} s   DP/ZeRO exposed "
-            f"{parts['dp_exposed_seconds']:.3f} s   optimizer {parts['optimizer_seconds']:.3f} s"]
 
 
 def register(add_command) -> None:

@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("render.cli.catalogue_commands", "prove every derivation step, unit and cross-check; exit 1 if any fails"),
     "params": ("render.cli.model_commands", "exact parameter count of a config.json or named model, total, active and by component"),
     "flops": ("render.cli.model_commands", "forward, backward and training FLOPs of one step of b sequences of s tokens (eager attention, every GEMM)"),
+    "kv-cache": ("render.cli.kv_cache_command", "bytes a decoding KV cache holds for b sequences of s tokens, per layer kind (default: what transformers' cache holds)"),
     "estimate": ("render.cli.estimate_command", "the training and inference report for a model, a GPU and a parallel layout"),
     "plan": ("render.cli.plan_command", "search parallel layouts of a model on n GPUs, fastest first"),
     "sweep": ("render.cli.sweep_command", "rank the layouts of many models × GPUs × cluster sizes, in process or on Dask"),
@@ -79,14 +80,16 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
 
 
 def _emit(text: str) -> None:
-    """Print ``text``; an encoding that cannot hold Ψ or ≈ gets ASCII escapes instead of a crash."""
-    encoding = getattr(sys.stdout, "encoding", None) or "ascii"
-    try:
-        text.encode(encoding)
-    except (UnicodeEncodeError, LookupError):
-        text = text.encode("ascii", "backslashreplace").decode("ascii")
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
+
+
+def _ascii_safe_output() -> None:
+    """An encoding that cannot hold Ψ or ≈ (PYTHONIOENCODING=ascii) gets escapes instead of a crash,
+    for our output and argparse's help alike."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
 
 
 def _json(doc: object) -> str:
@@ -119,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if sys.stdout is None:  # started with stdout closed (>&-): nowhere to print a result
         return _fail("error: standard output is closed", BAD_INPUT)
+    _ascii_safe_output()
     try:
         args = build_parser(argv).parse_args(argv)
         result = args.handler(args)

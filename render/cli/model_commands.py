@@ -21,14 +21,15 @@ if TYPE_CHECKING:
 
 
 def load_architecture(hf_config: str | None, model: str | None) -> tuple[Architecture, str]:
-    """The architecture and a label for it, from a config.json path (``-`` for stdin) or a preset name."""
+    """The architecture and a label for it (a preset's title, or the path), from a config.json path (``-`` for stdin)
+    or a preset name."""
     from formulas.hf_config import ConfigError, read_config
     from formulas.presets import preset
 
     try:
         if model is not None:
             chosen = preset(model)
-            return chosen.architecture, f"{chosen.title} ({chosen.source})"
+            return chosen.architecture, chosen.title
         config, label = read_json_config(hf_config)
         return read_config(config), label
     except ConfigError as error:
@@ -45,44 +46,57 @@ def parameter_components(architecture: Architecture) -> dict[str, int]:
     """Per-component counts; they add up to params.decoder.total."""
     from formulas.symbols import quantity
 
-    per_layer = {
-        "attention": _value(architecture, "params.decoder.attention"),
-        "mlp": _value(architecture, "params.decoder.mlp"),
-        "router": _value(architecture, "params.decoder.router"),
-        "norms": _value(architecture, "params.decoder.norms"),
-    }
-    l, experts = architecture.values[quantity("l").symbol], architecture.values[quantity("E").symbol]
+    v = {name: architecture.values[quantity(name).symbol] for name in ("l", "l_moe", "E")}
+    dense, moe_layers = v["l"] - v["l_moe"], v["l_moe"]
     components = {
         "embeddings": _value(architecture, "params.decoder.embeddings"),
-        "attention": l * per_layer["attention"],
+        "attention": v["l"] * _value(architecture, "params.decoder.attention"),
+        "mlp": dense * _value(architecture, "params.decoder.mlp"),
+        "experts": moe_layers * v["E"] * _value(architecture, "params.decoder.expert"),
+        "shared_experts": moe_layers * _value(architecture, "params.decoder.shared_experts"),
+        "router": moe_layers * _value(architecture, "params.decoder.router"),
+        "norms": v["l"] * _value(architecture, "params.decoder.norms") + _value(architecture, "params.decoder.final_norm"),
+        "head": _value(architecture, "params.decoder.head"),
     }
-    if architecture.values[quantity("moe").symbol]:
-        components["experts"] = l * experts * per_layer["mlp"]
-        components["router"] = l * per_layer["router"]
-    else:
-        components["mlp"] = l * experts * per_layer["mlp"]
-    components["norms"] = l * per_layer["norms"] + _value(architecture, "params.decoder.final_norm")
-    components["head"] = _value(architecture, "params.decoder.head")
-    return components
+    return {name: count for name, count in components.items() if count or name in ("embeddings", "attention", "norms", "head")}
 
 
-def params(hf_config: str | None, model: str | None) -> Result:
+def params(hf_config: str | None, model: str | None, mtp: bool = False) -> Result:
     architecture, label = load_architecture(hf_config, model)
     total = _value(architecture, "params.decoder.total")
     active = _value(architecture, "params.decoder.active")
     components = parameter_components(architecture)
-    doc = {"total": total, "active": active, "components": components, "model_type": architecture.model_type}
-    width = max(len(name) for name in components)
-    lines = [f"{label} [{architecture.model_type}]", f"total   {total:,}", f"active  {active:,}"]
-    lines += [f"  {name:<{width}}  {count:,}" for name, count in components.items()]
+    doc = {"total": total, "active": active, "components": components, "model_type": architecture.model_type,
+           "unit": "parameter"}
+    from render.printers.human import human
+
+    rows = [("total", total), ("active", active)] + [(f"  {name}", count) for name, count in components.items()]
+    width = max(len(name) for name, _ in rows)
+    shown = [human(count, "1") if count >= 10**6 else f"{count:,}" for _, count in rows]
+    number_width = max(len(text) for text in shown)
+    lines = [f"{label} [{architecture.model_type}]: parameters"]
+    lines += [f"{name:<{width}}  {text:>{number_width}}  ({count:,})" for (name, count), text in zip(rows, shown)]
+    if mtp:  # the multi-token-prediction modules the config declares, which transformers does not build
+        extra = _value(architecture, "params.decoder.mtp")
+        doc |= {"mtp": extra, "total_with_mtp": total + extra}
+        lines.append(f"with {architecture.values[_symbol('n_mtp')]} MTP module(s): +{human(extra, '1')} = {human(total + extra, '1')} "
+                     f"({total + extra:,}; embedding and head shared; a checkpoint storing copies adds 2·V·h per module)")
     return Result(doc, "\n".join(lines))
 
 
-FLOP_COMPONENTS = {
-    "attention_projections": "flops.decoder.attention.projections",
-    "attention_scores": "flops.decoder.attention.scores",
-    "mlp": "flops.decoder.mlp",
-    "router": "flops.decoder.router",
+def _symbol(name: str):
+    from formulas.symbols import quantity
+
+    return quantity(name).symbol
+
+
+FLOP_COMPONENTS = {  # name: (formula, layers it runs in)
+    "attention_projections": ("flops.decoder.attention.projections", "l"),
+    "attention_scores": ("flops.decoder.attention.scores", "l"),
+    "mlp": ("flops.decoder.mlp", "dense"),
+    "experts": ("flops.decoder.experts", "l_moe"),
+    "shared_experts": ("flops.decoder.shared_experts", "l_moe"),
+    "router": ("flops.decoder.router", "l_moe"),
 }
 
 
@@ -92,8 +106,9 @@ def flops(hf_config: str | None, model: str | None, batch: str, seq: str) -> Res
     from render.cli.inputs import parse_count
 
     shape = {"b": parse_count(batch, "b", "--batch"), "s": parse_count(seq, "s", "--seq")}
-    l = architecture.values[quantity("l").symbol]
-    components = {name: l * _value(architecture, fid, **shape) for name, fid in FLOP_COMPONENTS.items()}
+    layers = {name: architecture.values[quantity(name).symbol] for name in ("l", "l_moe")}
+    layers["dense"] = layers["l"] - layers["l_moe"]
+    components = {name: layers[which] * _value(architecture, fid, **shape) for name, (fid, which) in FLOP_COMPONENTS.items()}
     components["embedding_projections"] = _value(architecture, "flops.decoder.embedding_projections", **shape)
     components["logits"] = _value(architecture, "flops.decoder.logits", **shape)
     doc = {
@@ -103,11 +118,28 @@ def flops(hf_config: str | None, model: str | None, batch: str, seq: str) -> Res
         "components": {name: value for name, value in components.items() if value},
         "batch": shape["b"],
         "seq": shape["s"],
+        "unit": "FLOP",
     }
-    lines = [f"{label} [{architecture.model_type}], b={shape['b']}, s={shape['s']}"]
-    lines += [f"{key:<9} {doc[key]:,} FLOP" for key in ("forward", "backward", "training")]
-    lines += [f"  {name}  {value:,}" for name, value in doc["components"].items()]
-    return Result(doc, "\n".join(lines))
+    return Result(doc, flops_table(doc, f"{label} [{architecture.model_type}]"))
+
+
+def flops_table(doc: dict, label: str) -> str:
+    """Components down, forward / backward / training across, human units, then the exact totals.
+    Backward is twice forward for each matmul (dX and dW, each as costly as Y = XW): the columns add up."""
+    from render.printers.human import human
+
+    rows = [(name.replace("_", " "), value, 2 * value, 3 * value) for name, value in doc["components"].items()]
+    totals = ("total", doc["forward"], doc["backward"], doc["training"])
+    header = ("component", "forward", "backward", "training")
+    cells = [header] + [(row[0], *(human(x, "FLOP") for x in row[1:])) for row in rows + [totals]]
+    widths = [max(len(cell[i]) for cell in cells) for i in range(4)]
+    lines = [f"{label}: one step of b={doc['batch']} sequences of s={doc['seq']} tokens (matmul FLOPs, eager attention)"]
+    for number, cell in enumerate(cells):
+        if number == len(cells) - 1:
+            lines.append("  ".join("-" * w for w in widths))
+        lines.append("  ".join([cell[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(cell[1:], widths[1:])]))
+    lines.append(f"exact: forward {doc['forward']:,}  backward {doc['backward']:,}  training {doc['training']:,} FLOP")
+    return "\n".join(lines)
 
 
 def add_model_source(parser) -> None:
@@ -121,9 +153,11 @@ def register(add_command) -> None:
     counted = add_command(
         "params",
         "exact parameter count of a config.json or named model, total, active and by component",
-        lambda args: params(args.hf_config, args.model),
+        lambda args: params(args.hf_config, args.model, args.mtp),
     )
     add_model_source(counted)
+    counted.add_argument("--mtp", action="store_true",
+                         help="add the multi-token-prediction modules the config declares (DeepSeek-V3, GLM-4.5), which transformers does not build")
     flopped = add_command(
         "flops",
         "forward, backward and training FLOPs of one step of b sequences of s tokens (eager attention, every GEMM)",

@@ -69,19 +69,20 @@ def run(args: argparse.Namespace) -> Result:
         return _explain(args, model, inputs, label, n, global_batch, s, max_tp or None)
     bar = Progress("plan")
     try:
-        result = plan(model, inputs, n, global_batch, s, top=top, max_tp=max_tp or None, progress=bar.update)
+        result = plan(model, inputs, n, global_batch, s, top=top, max_tp=max_tp or None, progress=bar.update,
+                      attention=args.attention)
     except SpaceTooLarge as error:
         raise InputError(str(error)) from None
     bar.close()
     doc = {"model": label, "gpu": chosen_gpu(args.gpu).name, "n": n, "global_batch": global_batch, "s": s,
-           "max_tp": max_tp or None, "assumptions": assumptions_json(inputs)} | result
+           "max_tp": max_tp or None, "attention": args.attention, "assumptions": assumptions_json(inputs)} | result
     return Result(doc, render_text(doc))
 
 
 EXPLAIN_KEYS = ("t", "p", "d", "v", "b", "zero", "recompute", "sp")
 
 
-def parse_layout(text: str, n: int, global_batch: int, s: int):
+def parse_layout(text: str, n: int, global_batch: int, s: int, attention: str = "eager"):
     """``"t=8 p=64 d=6 v=2 b=1 zero=1 recompute=full sp=0"`` → a Layout; every value parsed by hand, never evaluated."""
     from formulas.estimate import RECOMPUTE_MODES, Layout
     from render.cli.inputs import parse_count
@@ -112,13 +113,13 @@ def parse_layout(text: str, n: int, global_batch: int, s: int):
     if global_batch % (b * d):
         raise InputError(f"--explain: invalid layout: the global batch {global_batch} is not a multiple of b·d = {b * d}")
     return Layout(n=n, t=t, p=p, d=d, b=b, m=global_batch // (b * d), s=s, v=v, zero=int(zero), recompute=recompute,
-                  sequence_parallel=parallel == "1")
+                  sequence_parallel=parallel == "1", attention=attention)
 
 
 def _explain(args, model, inputs, label, n, global_batch, s, max_tp) -> Result:
     from render.numeric.plan import NotRanked, SpaceTooLarge, explain
 
-    layout = parse_layout(args.explain, n, global_batch, s)
+    layout = parse_layout(args.explain, n, global_batch, s, args.attention)
     try:
         result = explain(model, inputs, layout, max_tp)
     except (NotRanked, SpaceTooLarge) as error:
@@ -129,13 +130,17 @@ def _explain(args, model, inputs, label, n, global_batch, s, max_tp) -> Result:
 
 
 def _describe(entry: dict) -> str:
+    from render.printers.human import human
+
     lay = entry["layout"]
     return (f"t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']} b={lay['b']} m={lay['m']}  ZeRO {lay['zero']}, recompute "
-            f"{lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}: step {entry['step_seconds']:.3f} s, "
-            f"MFU {entry['mfu']:.1%}, memory {entry['memory_total'] / 1e9:.1f} GB")
+            f"{lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}: step "
+            f"{human(entry['step_seconds'], 'second')}, MFU {entry['mfu']:.1%}, memory {human(entry['memory_total'], 'byte')}")
 
 
 def render_explanation(doc: dict) -> str:
+    from render.printers.human import human
+
     result = doc["explain"]
     mine, first = result["layout"], result["first"]
     gap = mine["step_seconds"] / first["step_seconds"] - 1
@@ -146,7 +151,7 @@ def render_explanation(doc: dict) -> str:
         lines.append(f"  {term['meaning']:<40} {term['layout']:9.3f} s vs {term['first']:9.3f} s   {term['difference']:+.3f} s")
     if "compute_efficiency" in mine:
         lines.append(f"  compute runs at {mine['compute_efficiency']:.1%} of peak vs {first['compute_efficiency']:.1%}")
-    lines.append(f"  memory {mine['memory_total'] / 1e9:.1f} GB vs {first['memory_total'] / 1e9:.1f} GB per GPU")
+    lines.append(f"  memory {human(mine['memory_total'], 'byte')} vs {human(first['memory_total'], 'byte')} per GPU")
     return "\n".join(lines)
 
 
@@ -157,6 +162,8 @@ def _mode(assumptions: dict) -> str:
 
 
 def render_text(doc: dict) -> str:
+    from render.printers.human import human
+
     lines = [
         f"{doc['model']} on {doc['n']} × {doc['gpu']}, global batch {doc['global_batch']} × {doc['s']} tokens",
         f"{doc['explored']:,} layouts explored, {doc['fitting']:,} fit; " + _mode(doc["assumptions"]),
@@ -170,10 +177,12 @@ def render_text(doc: dict) -> str:
         lay = entry["layout"]
         lines += [
             f"{place}. t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']} b={lay['b']} m={lay['m']}  ZeRO {lay['zero']}, "
-            f"recompute {lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}",
-            f"   step {entry['step_seconds']:.3f} s (compute {entry['compute_seconds']:.3f} s, bubble "
-            f"{entry['bubble_seconds']:.3f} s, exposed comms {entry['exposed_comm_seconds']:.3f} s)   memory "
-            f"{entry['memory_total'] / 1e9:.1f} GB   {entry['training_days']:,.1f} days   MFU {entry['mfu']:.1%}",
+            f"recompute {lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}"
+            f"{', FlashAttention' if doc.get('attention') == 'flash' else ''}",
+            f"   step {human(entry['step_seconds'], 'second')} (compute {human(entry['compute_seconds'], 'second')}, bubble "
+            f"{human(entry['bubble_seconds'], 'second')}, exposed comms {human(entry['exposed_comm_seconds'], 'second')})   "
+            f"memory {human(entry['memory_total'], 'byte')}   {human(entry['training_days'] * 86400, 'second')}   "
+            f"MFU {entry['mfu']:.1%}",
             f"   why: {entry['reason']}",
         ]
     return "\n".join(lines)

@@ -1,12 +1,13 @@
 """``llm-formulas build [--out DIR] [--notebooks-dir DIR]``: render every artifact.
 
-Writes into OUT (default ``build/``): reference.md, reference.html,
+Writes into OUT (default ``site/``, not setuptools' ``build/``): reference.md, reference.html,
 reference.tex and reference.pdf (when pdflatex is on PATH), the generated
 NumPy module, calculator.html, the plots, the teaching notebooks (under
 OUT/notebooks unless ``--notebooks-dir`` names another directory: the
 repository's committed copies are refreshed with ``--notebooks-dir notebooks``)
 and manifest.json listing every file written with its sha256. Everything is
-a pure function of the catalogue: building twice writes identical bytes.
+a pure function of the catalogue: building twice writes identical bytes. ``Stages`` announces each
+step (plots, reference, numeric code, calculator, notebooks, PDF) while it runs.
 """
 
 from __future__ import annotations
@@ -17,9 +18,12 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator, TextIO
 
 from render.documents.calculator import calculator_page
 from render.printers.codegen import MODULE_NAME, module_source
@@ -99,8 +103,33 @@ def compile_pdf(tex: str, assets: dict[str, bytes] | None = None) -> bytes:
 MANIFEST = "manifest.json"
 
 
-def build(out: Path, notebooks_dir: Path | None = None, force: bool = False) -> Manifest:
-    """Render everything into ``out``; OutputError when the folder can't take it.
+STAGES = ("plots", "reference", "numeric code", "calculator", "notebooks", "PDF")
+
+
+class Stages:
+    """``with stages("plots"):`` announces a stage on ``stream`` and, when it ends, the seconds it took;
+    with no stream (piped output, ``--json``) it says nothing."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self.stream = stream
+        self.done = 0
+
+    @contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        if self.stream is not None:
+            self.stream.write(f"[{self.done + 1}/{len(STAGES)}] {name}…")
+            self.stream.flush()
+        yield
+        self.done += 1
+        if self.stream is not None:
+            self.stream.write(f" {time.perf_counter() - started:.1f} s\n")
+            self.stream.flush()
+
+
+def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, execute: bool = True,
+          stages: Stages | None = None) -> Manifest:
+    """Render everything into ``out``; OutputError when the folder can't take it. ``stages`` announces each step.
 
     The previous manifest says which files this build may replace. It is moved aside
     first and the new one written last, so an interrupted build leaves no manifest
@@ -118,28 +147,35 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False) -> 
         except OSError as error:
             raise OutputError(f"cannot replace {previous}: {error.strerror}") from None
     manifest = Manifest(out, ownership)
-    plots = render_plots(manifest.skipped)
-    save_plots(out / "plots", plots, manifest.write_path)
-    reference = build_reference(plots)
-    manifest.write("reference.md", render("reference.md", ref=reference))
-    manifest.write("reference.html", render("reference.html", ref=reference))
-    tex = render("reference.tex", ref=reference)
-    manifest.write("reference.tex", tex)
+    stage = stages or Stages(None)
+    with stage("plots"):
+        plots = render_plots(manifest.skipped)
+        save_plots(out / "plots", plots, manifest.write_path)
+    with stage("reference"):
+        reference = build_reference(plots)
+        manifest.write("reference.md", render("reference.md", ref=reference))
+        manifest.write("reference.html", render("reference.html", ref=reference))
+        tex = render("reference.tex", ref=reference)
+        manifest.write("reference.tex", tex)
     figures = {f"plots/{plot.name}.pdf": plot.files["pdf"] for plot in plots}
     with ThreadPoolExecutor(max_workers=1) as background:  # pdflatex runs while Python renders the rest
         pdf = background.submit(compile_pdf, tex, figures) if shutil.which("pdflatex") else None
-        manifest.write(f"{MODULE_NAME}.py", module_source())
-        page, left_out = calculator_page()
-        manifest.write("calculator.html", page)
-        manifest.skipped += [f"calculator: {reason}" for reason in left_out]
-        notebooks = notebooks_dir or out / "notebooks"
-        if notebooks_dir is not None:  # a folder the user named for the notebooks: its .ipynb files are ours
-            manifest.ownership.owned |= {os.path.relpath(p, out).replace(os.sep, "/") for p in notebooks.glob("*.ipynb")}
-        write_notebooks(notebooks, manifest.write_path)
-        if pdf is not None:
-            manifest.write("reference.pdf", pdf.result())
-        else:
-            manifest.skipped.append("reference.pdf: pdflatex is not on PATH")
+        with stage("numeric code"):
+            manifest.write(f"{MODULE_NAME}.py", module_source())
+        with stage("calculator"):
+            page, left_out = calculator_page()
+            manifest.write("calculator.html", page)
+            manifest.skipped += [f"calculator: {reason}" for reason in left_out]
+        with stage("notebooks"):
+            notebooks = notebooks_dir or out / "notebooks"
+            if notebooks_dir is not None:  # a folder the user named for the notebooks: its .ipynb files are ours
+                manifest.ownership.owned |= {os.path.relpath(p, out).replace(os.sep, "/") for p in notebooks.glob("*.ipynb")}
+            write_notebooks(notebooks, manifest.write_path, run=execute, skipped=manifest.skipped)
+        with stage("PDF"):
+            if pdf is not None:
+                manifest.write("reference.pdf", pdf.result())
+            else:
+                manifest.skipped.append("reference.pdf: pdflatex is not on PATH")
     # the manifest lists every other file; it is written last and not listed in itself
     write_atomically(previous, (json.dumps(manifest.as_json(), indent=1, sort_keys=True) + "\n").encode("utf-8"))
     return manifest

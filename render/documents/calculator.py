@@ -1,13 +1,16 @@
-"""The calculator page: pick a model, a GPU and a layout; every formula updates.
+"""The sizing page: pick a model, a GPU and a layout; read whether it fits and how long it trains.
 
-The page holds one input per symbol that some formula needs (symbol-table
-order, documented defaults), the presets of ``render.documents.defaults`` (or of an
-architecture module's presets when one exists), and the JavaScript of
-``render.printers.jscodegen``. Ψ may be derived from the model's shape with
-``params.decoder.total`` (or ``params.total``), evaluated by the same generated JavaScript. The page reads
-``?model=...&gpu=...&layout=...&name=value`` from its URL, so a test (or a
-link) can set every input; each result carries its full-precision value in
-``data-value``.
+At the top, the report of ``llm-formulas estimate`` (formulas.estimate traced with symbols and printed
+to JavaScript by ``render.printers.jscodegen.report_javascript``): a verdict with the memory per GPU, a
+stacked bar of the memory (weights, gradients, optimizer states, activations; weights and KV cache when
+decoding) against the GPU's memory, the step split into compute, bubble and exposed communication,
+training time, GPU-hours, tokens/s per GPU, MFU and HFU, and the largest micro-batch that fits. A layout
+that breaks one of estimate's rules says which (``LAYOUT_RULES`` in the page, tested against
+``formulas.estimate.layout_violation``). Below, folded, every formula of the catalogue with one input per
+symbol (symbol-table order, documented defaults). n = t·p·d and m = B/(b·d) follow the layout; Ψ may be
+derived from the model's shape with ``params.decoder.total`` (or ``params.total``). The page reads and
+writes its state in the URL (``?model=...&gpu=...&layout=...&name=value&zero=1&units=GiB``), so a link
+sets every input; each figure carries its full-precision value in ``data-value``.
 """
 
 from __future__ import annotations
@@ -17,12 +20,20 @@ from dataclasses import dataclass
 
 from formulas.symbols import quantity, table_order
 from render.documents.defaults import GPUS, LAYOUTS, MODELS, default, literal
-from render.printers.jscodegen import javascript
+from render.printers.jscodegen import SETTINGS, javascript, report_javascript
 from render.documents.reference import anchor, topic_of, topic_title
 from render.documents.templating import render
 
 # Ψ from the model's shape: the general decoder count when it exists, else the classic GPT one
 DERIVED = {"P": ("params.decoder.total", "params.total")}
+# the inputs shown beside the verdict, by group; every other input sits in the folded catalogue
+SIZING_GROUPS = (
+    ("Model shape", ("h", "a", "g", "d_head", "d_ff", "l", "V", "E", "k")),
+    ("GPU", ("X", "M_gpu", "W_mem", "W_link")),
+    ("Layout", ("t", "p", "d", "b", "B", "v", "s")),
+    ("Training", ("D", "U", "r")),
+)
+FOLLOWS_LAYOUT = {"n": "t·p·d", "m": "B/(b·d)"}  # read-only: what the layout implies
 
 
 @dataclass(frozen=True)
@@ -43,23 +54,29 @@ def presets() -> dict:
     return {"models": table(MODELS), "gpus": table(GPUS), "layouts": table(LAYOUTS)}
 
 
+def _model_names() -> tuple[str, ...]:
+    """Every architecture value some preset sets (sizes and switches): the report's model inputs."""
+    from formulas.estimate import model_values
+    from formulas.presets import names, preset
+
+    return tuple(sorted(set().union(*(model_values(preset(name).architecture.values) for name in names()))))
+
+
 def calculator_page() -> tuple[str, tuple[str, ...]]:
     """The page's HTML and the formulas the JavaScript printer had to leave out."""
     script = javascript()
     symbols = sorted({s for arguments in script.inputs.values() for s in arguments}, key=table_order)
-    fields = []
+    fields = {}
     for symbol in symbols:
         entry = quantity(symbol)
-        fields.append(
-            InputField(
-                entry.name,
-                entry.meaning,
-                str(entry.unit),
-                literal(default(symbol).value),
-                entry.is_integer,
-                "" if entry.maximum is None else str(entry.maximum),
-                not symbol.is_positive,
-            )
+        fields[entry.name] = InputField(
+            entry.name,
+            entry.meaning,
+            str(entry.unit),
+            literal(default(symbol).value),
+            entry.is_integer,
+            "" if entry.maximum is None else str(entry.maximum),
+            not symbol.is_positive,
         )
     groups: dict[str, list[dict]] = {}
     for formula in script.formulas:
@@ -67,11 +84,22 @@ def calculator_page() -> tuple[str, tuple[str, ...]]:
         groups.setdefault(topic_of(formula.id), []).append(row)
     present = {f.id for f in script.formulas}
     derived = {name: next(fid for fid in ids if fid in present) for name, ids in DERIVED.items() if present & set(ids)}
+    report = report_javascript(_model_names(), ("X", "W_mem", "W_link", "M_gpu"))
+    settings = set(SETTINGS)
+    missing = [name for name in report.inputs if name not in fields and name not in settings]
+    if missing:
+        raise ValueError(f"the sizing report needs inputs the page lacks: {', '.join(missing)}")
+    sizing = [(title, [fields[name] for name in names if name in fields]) for title, names in SIZING_GROUPS]
+    shown = {field.name for _, group in sizing for field in group}
     html = render(
         "calculator.html",
-        fields=fields,
+        sizing=sizing,
+        fields=[field for name, field in fields.items() if name not in shown],
+        follows=FOLLOWS_LAYOUT,
         groups=[(topic_title(topic), formulas) for topic, formulas in groups.items()],
+        formula_count=len(script.formulas),
         formulas_js=script.source,
+        report_js=report.source,
         presets=presets(),
         presets_json=json.dumps(presets(), sort_keys=True, ensure_ascii=False).replace("</", "<\\/"),
         derived_json=json.dumps(derived, sort_keys=True),

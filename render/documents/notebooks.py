@@ -1,39 +1,45 @@
-"""Teaching notebooks (nbformat v4), generated from the catalogue.
+"""Teaching notebooks (nbformat v4): one lesson per seed article and one per topic, executed.
 
-One notebook per topic (the first component of the formula ids) and one per
-source article (000, 001, 002, 004). A topic notebook alternates, for each
-formula, the derivation in Markdown with LaTeX and a code cell that rebuilds
-it with the toolkit (the derivation's steps are checked, the formula is
-evaluated at its worked example); an article notebook re-derives the
-article's worked examples and shows its slips. Each ends with exercises whose
-answers a cell checks with ``assert``.
+Each lesson is a module of ``render.documents.lessons`` holding its cells (``CELLS``:
+Markdown prose and short code cells that call ``render.documents.lesson``). This module
+assembles them, runs them with nbclient (kernel ``python3``, the running checkout first on
+its PYTHONPATH) and writes them with their outputs: text, LaTeX and PNG pictures.
 
-Cell ids come from the cell's position and text, so regenerating writes the
-same bytes; ``nbformat.validate`` runs on every notebook before it is written.
+Deterministic: cell ids come from the cell's position and text, timing metadata is
+not recorded, the kernel's own metadata is replaced by a fixed one, and the pictures
+carry fixed PNG metadata, so rebuilding writes the same bytes (a test compares the
+committed copies with a fresh build). ``nbformat.validate`` runs before every write.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import importlib
+import os
+import signal
+import subprocess
+import tempfile
 from pathlib import Path
 from typing import Callable
 
 import nbformat
-import sympy as sp
 from nbformat.notebooknode import NotebookNode
 
-from derivations.catalogue import all_derivations, derivation_of
-from derivations.engine import Step
-from formulas.catalogue import Formula, all_formulas, get
-from formulas.examples import WorkedExample, examples_for
-from render.documents.defaults import default
-from render.printers.escape import md_text
-from render.printers.latex import formula_latex, step_latex
-from render.documents.reference import ARTICLES, examples_by_article, topic_of, topic_title
-from derivations.proof import valued
+# In order: the articles as they were written (the sources are numbered 000, 001, 002, 004;
+# no 003 was among them), then the topics from parameters to inference.
+LESSONS = ("article_000", "article_001", "article_002", "article_004",
+           "params", "flops", "memory", "comms", "cluster", "inference", "perf")
+KERNEL = "python3"
+EXECUTION_TIMEOUT = 600
+KERNELS = 2  # kernels at a time: each start-up is mostly imports, and the machines have two cores
+METADATA = {
+    "kernelspec": {"display_name": "Python 3", "language": "python", "name": KERNEL},
+    "language_info": {"name": "python"},
+}
+ROOT = Path(__file__).resolve().parents[2]  # the checkout (or site-packages) holding formulas/, derivations/, render/
 
 SETUP = """\
-import math
 import pathlib
 import sys
 
@@ -43,244 +49,118 @@ root = next((p for p in (here, *here.parents) if (p / "formulas" / "catalogue.py
 if root is not None and str(root) not in sys.path:
     sys.path.insert(0, str(root))
 
-import sympy as sp
+from render.documents.lesson import *
 
-from derivations.catalogue import derivation_of
-from derivations.testing import assert_approximation, assert_identity
-from formulas.catalogue import get
-from formulas.examples import all_examples
-from formulas.symbols import quantity
+print("Ready: the catalogue, the derivation engine and the lesson helpers are loaded.")"""
 
 
-def show_check(formula_id):
-    \"\"\"Check the derivation of a formula step by step, and print the outcome.\"\"\"
-    outcomes = derivation_of(formula_id).check()
-    for outcome in outcomes:
-        print(f"{outcome.index}. {outcome.claim:<12} {'proved' if outcome.ok else 'FAILED'} [{outcome.method}] {outcome.label}")
-    assert all(outcome.ok for outcome in outcomes), formula_id
+def markdown(text: str) -> tuple[str, str]:
+    return ("markdown", text)
 
 
-def evaluate(formula_id, **values):
-    \"\"\"The formula evaluated exactly at the given inputs (names as in the symbol table).\"\"\"
-    point = {quantity(name).symbol: sp.Rational(value) for name, value in values.items()}
-    return get(formula_id).value_expr.subs(point)
-"""
+def code(text: str) -> tuple[str, str]:
+    return ("code", text)
 
 
-class _Builder:
-    """Collects cells; each gets an id derived from its position and text."""
-
-    def __init__(self) -> None:
-        self.cells: list[NotebookNode] = []
-
-    def markdown(self, text: str) -> None:
-        self._add(nbformat.v4.new_markdown_cell(text.strip("\n")))
-
-    def code(self, text: str) -> None:
-        self._add(nbformat.v4.new_code_cell(text.strip("\n")))
-
-    def _add(self, cell: NotebookNode) -> None:
-        digest = hashlib.sha256(f"{len(self.cells)}\0{cell.cell_type}\0{cell.source}".encode()).hexdigest()[:12]
-        cell["id"] = f"c{len(self.cells):03d}-{digest}"
-        self.cells.append(cell)
-
-    def notebook(self) -> NotebookNode:
-        nb = nbformat.v4.new_notebook(cells=self.cells)
-        nb.metadata = {
-            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-            "language_info": {"name": "python"},
-        }
-        nbformat.validate(nb)
-        return nb
+def _cell(index: int, kind: str, text: str) -> NotebookNode:
+    source = text.strip("\n")
+    cell = nbformat.v4.new_markdown_cell(source) if kind == "markdown" else nbformat.v4.new_code_cell(source)
+    digest = hashlib.sha256(f"{index}\0{kind}\0{source}".encode()).hexdigest()[:12]
+    cell["id"] = f"c{index:03d}-{digest}"
+    return cell
 
 
-def _values_literal(values: dict[sp.Symbol, sp.Rational]) -> str:
-    return ", ".join(f'{symbol.name}="{value}"' for symbol, value in values.items())
-
-
-def _arithmetic(formula: Formula, values: dict[sp.Symbol, sp.Rational]) -> str:
-    """The formula written out as Python arithmetic with the numbers in place of the names."""
-    numbers = {symbol: sp.Symbol(f"({value})" if not value.is_integer else str(value)) for symbol, value in values.items()}
-    return sp.pycode(valued(formula.expr).xreplace(numbers), fully_qualified_modules=True)
-
-
-def _example_values(formula: Formula) -> tuple[dict[sp.Symbol, sp.Rational], str]:
-    examples = examples_for(formula.id)
-    if examples:
-        return examples[0].values, f"case {examples[0].case} ({examples[0].title})"
-    return {s: default(s).value for s in formula.inputs}, "the documented default values"
-
-
-def _step_markdown(number: int, step: Step) -> str:
-    claim = f"*{step.claim}*" + (f", when {md_text(step.condition)}" if step.condition else "")
-    return f"{number}. {claim}: {md_text(step.why)}\n\n   $$ {step_latex(step, get)} $$"
-
-
-def _formula_cells(nb: _Builder, formula: Formula) -> None:
-    derivation = derivation_of(formula.id)
-    lines = [f"## `{formula.id}`", "", f"{md_text(formula.meaning)}. Unit: {md_text(str(formula.unit))}.", "", f"$$ {formula_latex(formula)} $$", ""]
-    if formula.conditions:
-        lines += ["Valid when: " + "; ".join(md_text(c.text) for c in formula.conditions) + ".", ""]
-    lines += ["Sources: " + "; ".join(md_text(str(s)) for s in formula.sources) + ".", ""]
-    if derivation is not None:
-        lines += [f"**Derivation: {md_text(derivation.title)}**", ""]
-        lines += [_step_markdown(number, step) for number, step in enumerate(derivation.steps, start=1)]
-    nb.markdown("\n".join(lines))
-    values, where = _example_values(formula)
-    code = [f"# check every step of the derivation, then evaluate at {where}", f'show_check("{formula.id}")']
-    code.append(f'value = evaluate("{formula.id}", {_values_literal(values)})')
-    code.append(f'print("{formula.id} =", value, "=", f"{{float(value):.6g}}", "{formula.unit}")')
-    nb.code("\n".join(code))
-
-
-def _arithmetic_exercise(nb: _Builder, number: int, formula: Formula, values: dict[sp.Symbol, sp.Rational], where: str) -> None:
-    given = ", ".join(f"{s.name} = {v}" for s, v in values.items())
-    nb.markdown(
-        f"### Exercise {number}\n\nEvaluate `{formula.id}` ({md_text(formula.meaning)}) for {md_text(where)}: "
-        f"{md_text(given)}. Write the arithmetic out yourself in `answer`; the next cell checks it against the toolkit."
-    )
-    nb.code(f"answer = {_arithmetic(formula, values)}  # a solution: replace it with yours")
-    nb.code(
-        f'expected = evaluate("{formula.id}", {_values_literal(values)})\n'
-        "assert abs(answer - float(expected)) <= 1e-9 * abs(float(expected)), (answer, expected)\n"
-        'print("correct:", answer)'
-    )
-
-
-def _proof_exercise(nb: _Builder, number: int, formula_id: str, step: Step) -> None:
-    verb = "equals" if step.claim == "equals" else "approximates, dropping the stated terms under its condition,"
-    nb.markdown(
-        f"### Exercise {number}\n\nIn the derivation of `{formula_id}`, show that step `{md_text(step.reference)}` {verb} "
-        f"step `{md_text(step.label)}`: $ {step_latex(step, get)} $. Prove it with the toolkit's assertion helpers."
-    )
-    lines = [
-        f'derivation = derivation_of("{formula_id}")',
-        f"step = derivation.steps[{derivation_of(formula_id).steps.index(step)}]  # {step.label}",
-        "earlier = derivation.earlier(step).expression()",
-    ]
-    if step.claim == "equals":
-        lines.append("assert_identity(earlier, step.expression())")
-    else:
-        lines.append("assert_approximation(earlier, step.expression(), dropped=step.dropped, condition=step.regimes)")
-    lines.append('print("proved")')
-    nb.code("\n".join(lines))
-
-
-def _provable_step(formulas: list[Formula]) -> tuple[str, Step] | None:
-    for formula in formulas:
-        derivation = derivation_of(formula.id)
-        for step in derivation.steps if derivation else []:
-            if step.claim in ("equals", "approximates"):
-                return formula.id, step
-    return None
-
-
-def topic_notebook(topic: str, formulas: list[Formula]) -> NotebookNode:
-    nb = _Builder()
-    nb.markdown(
-        f"# {topic_title(topic)}\n\nThe {len(formulas)} formulas of the `{topic}` topic: each derivation in words and LaTeX, "
-        "then a cell that rebuilds it with the toolkit (every step checked) and evaluates it at a worked example. "
-        "Exercises at the end. Generated by `llm-formulas build`; regenerate rather than edit."
-    )
-    nb.code(SETUP)
-    for formula in formulas:
-        _formula_cells(nb, formula)
-    nb.markdown("# Exercises")
-    chosen = [f for f in formulas if examples_for(f.id)][:1] + [formulas[-1]]
-    number = 0
-    for formula in dict.fromkeys(chosen):
-        number += 1
-        values, where = _example_values(formula)
-        _arithmetic_exercise(nb, number, formula, values, where)
-    provable = _provable_step(formulas)
-    if provable:
-        number += 1
-        _proof_exercise(nb, number, *provable)
-    return nb.notebook()
-
-
-def _example_cells(nb: _Builder, example: WorkedExample) -> None:
-    formula = get(example.formula_id)
-    lines = [
-        f"## {example.case}: {md_text(example.title)}",
-        "",
-        f"Source: {md_text(str(example.source))}. Formula `{formula.id}`:",
-        "",
-        f"$$ {formula_latex(formula)} $$",
-        "",
-        "Inputs: " + ", ".join(f"{md_text(s.name)} = {v}" for s, v in example.values.items()) + ".",
-        "",
-        f"The article: {md_text(example.claimed_text)}.",
-    ]
-    if example.slip:
-        lines += ["", f"**Slip:** {md_text(example.slip)}."]
-    nb.markdown("\n".join(lines))
-    code = [f'example = next(e for e in all_examples() if e.case == "{example.case}")', "exact = example.exact()"]
-    code.append('print("exact:", exact, "=", f"{example.scaled():.6g}", example.scale_name or "' + str(formula.unit) + '")')
-    if example.claimed is not None:
-        code.append('print("article:", example.claimed_text, "; article / exact =", f"{float(example.claimed / exact):.4f}")')
-    nb.code("\n".join(code))
-
-
-def _refutations(article: str) -> list[tuple[str, Step]]:
-    return [
-        (derivation.id, step)
-        for derivation in all_derivations()
-        for step in derivation.steps
-        if step.claim == "refutes" and step.source is not None and step.source.ref.startswith(article)
-    ]
-
-
-def article_notebook(article: str, examples: list[WorkedExample]) -> NotebookNode:
-    nb = _Builder()
-    nb.markdown(
-        f"# Article {article}: {md_text(ARTICLES.get(article, ''))}\n\nIts worked examples, re-derived with the toolkit "
-        f"(exact arithmetic beside the article's figure), and the places where it slipped. Generated by `llm-formulas build`."
-    )
-    nb.code(SETUP)
-    if not examples:
-        nb.markdown("No worked example of this article is registered in the catalogue yet.")
-    for example in examples:
-        _example_cells(nb, example)
-    refutations = _refutations(article)
-    if refutations:
-        nb.markdown("# Slips the derivations refute")
-    for derivation_id, step in refutations:
-        nb.markdown(f"`{derivation_id}`, {md_text(str(step.source))}: {md_text(step.why)}\n\n$$ {step_latex(step, get)} $$")
-        nb.code(
-            f'derivation = derivation_of("{derivation_id}")\n'
-            f'outcome = next(o for o in derivation.check() if o.label == "{step.label}")\n'
-            'assert outcome.ok, outcome.describe()\nprint(outcome.describe())'
-        )
-    nb.markdown("# Exercises")
-    number = 0
-    for example in examples[:2]:
-        number += 1
-        _arithmetic_exercise(nb, number, get(example.formula_id), example.values, f"case {example.case}")
-    cited = [f for f in all_formulas() if any(source.ref.startswith(article) for source in f.sources)]
-    if number == 0 and cited:
-        values, where = _example_values(cited[0])
-        _arithmetic_exercise(nb, 1, cited[0], values, where)
-    return nb.notebook()
+def lesson_notebook(name: str) -> NotebookNode:
+    """The lesson's cells, the set-up cell after its opening question, not yet executed."""
+    cells = list(importlib.import_module(f"render.documents.lessons.{name}").CELLS)
+    cells.insert(1, code(SETUP))
+    nb = nbformat.v4.new_notebook(cells=[_cell(i, kind, text) for i, (kind, text) in enumerate(cells)])
+    nb.metadata = dict(METADATA)
+    nbformat.validate(nb)
+    return nb
 
 
 def notebooks() -> dict[str, NotebookNode]:
-    """Every notebook, by file name: ``<topic>.ipynb``, ``article_<nnn>.ipynb`` and the lessons (render/documents/lessons.py)."""
-    by_topic: dict[str, list[Formula]] = {}
-    for formula in all_formulas():
-        by_topic.setdefault(topic_of(formula.id), []).append(formula)
-    result = {f"{topic}.ipynb": topic_notebook(topic, formulas) for topic, formulas in by_topic.items()}
-    for article, examples in examples_by_article().items():
-        result[f"article_{article}.ipynb"] = article_notebook(article, examples)
-    from render.documents.lessons import LESSONS  # lessons build on this module's cells
+    """Every lesson, unexecuted, by file name (``memory.ipynb``, ``article_001.ipynb``)."""
+    return {f"{name}.ipynb": lesson_notebook(name) for name in LESSONS}
 
-    return result | {name: make() for name, make in LESSONS.items()}
+
+def can_execute() -> str | None:
+    """None when nbclient and a python3 kernel are at hand, else why not."""
+    try:
+        import ipykernel  # noqa: F401
+        import nbclient  # noqa: F401
+    except ImportError as error:
+        return f"{error.name} is not installed (pip install '.[notebooks]')"
+    return None
+
+
+async def _execute(nb: NotebookNode, directory: Path, slots: asyncio.Semaphore) -> NotebookNode:
+    """Run every cell in a fresh kernel (the checkout first on its PYTHONPATH, cwd ``directory``); normalise."""
+    from nbclient import NotebookClient
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
+    env["MPLBACKEND"] = "Agg"
+    async with slots:
+        client = NotebookClient(nb, kernel_name=KERNEL, timeout=EXECUTION_TIMEOUT, record_timing=False,
+                                resources={"metadata": {"path": str(directory)}})
+        await client.async_execute(env=env, stderr=subprocess.DEVNULL)  # the kernel's own log; cell errors still reach us
+    return normalised(nb)
+
+
+def execute_all(lessons: dict[str, NotebookNode], directory: Path, kernels: int = KERNELS) -> dict[str, NotebookNode]:
+    """Every lesson executed, ``kernels`` at a time, in this thread (Ctrl-C stops the kernels and returns at once)."""
+
+    async def run() -> list[NotebookNode]:
+        slots = asyncio.Semaphore(kernels)
+        loop, main = asyncio.get_running_loop(), asyncio.current_task()
+        interrupted = []
+
+        def stop() -> None:  # nbclient turns a cancelled cell into DeadKernelError: remember it was Ctrl-C
+            interrupted.append(True)
+            main.cancel()
+
+        try:
+            loop.add_signal_handler(signal.SIGINT, stop)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+            pass
+        try:
+            return await asyncio.gather(*(_execute(nb, directory, slots) for nb in lessons.values()))
+        except BaseException:
+            if interrupted:
+                raise KeyboardInterrupt from None
+            raise
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+
+    return dict(zip(lessons, asyncio.run(run())))
+
+
+def normalised(nb: NotebookNode) -> NotebookNode:
+    """Drop what changes from run to run or machine to machine: the kernel's metadata, execution timing."""
+    nb.metadata = dict(METADATA)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        for output in cell.get("outputs", []):
+            output.pop("transient", None)
+    nbformat.validate(nb)
+    return nb
 
 
 def notebook_text(nb: NotebookNode) -> str:
     return nbformat.writes(nb, version=4) + "\n"
 
 
-def write_notebooks(directory: Path, write: Callable[[Path, bytes], Path]) -> list[Path]:
-    """Every notebook, each file through ``write(path, data)``."""
-    return [write(directory / name, notebook_text(nb).encode("utf-8")) for name, nb in notebooks().items()]
+def write_notebooks(directory: Path, write: Callable[[Path, bytes], Path], *, run: bool = True,
+                    skipped: list[str] | None = None) -> list[Path]:
+    """Every lesson, each file through ``write(path, data)``: executed (two kernels at a time) when ``run``
+    and a kernel is at hand, else without outputs and the reason noted in ``skipped``."""
+    lessons = notebooks()
+    reason = can_execute() if run else "not executed (--no-execute)"
+    if reason is None:
+        with tempfile.TemporaryDirectory(prefix="llm-formulas-lessons-") as work:
+            lessons = execute_all(lessons, Path(work))
+    elif skipped is not None:
+        skipped.append(f"notebooks written without outputs: {reason}")
+    return [write(directory / name, notebook_text(nb).encode("utf-8")) for name, nb in lessons.items()]

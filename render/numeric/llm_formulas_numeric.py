@@ -1133,6 +1133,78 @@ def memory_activations_layer_general_selective_sp(b, s, h, a, g, d_head, d_ff, t
     return b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/t
 
 
+def memory_activations_layer_general_flash(b, s, h, a, g, d_head, d_ff, t, gated):
+    r"""activations of one layer per GPU, tensor parallel, FlashAttention, for any block (GQA, d_head, gated MLP).
+
+    memory.activations.layer.general.flash [byte] = 4*a*b*s/t + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
+
+    LaTeX: A_{layer}^{flash,gen} = \frac{4 a b s}{t} + b s \left(10 h + \frac{d_{ff} \left(4 \sigma_{gated} + 4\right) + 4 d_{head} \left(a + g\right)}{t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+
+    Returns: activations of one layer per GPU, tensor parallel, FlashAttention, for any block (GQA, d_head, gated MLP) [byte]
+
+    Valid when: t divides a; t divides g
+
+    Sources: Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix); Korthikanti et al. 2022, §4, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return 4*a*b*s/t + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
+
+
+def memory_activations_layer_general_flash_sp(b, s, h, a, g, d_head, d_ff, t, gated):
+    r"""activations of one layer per GPU, tensor + sequence parallel, FlashAttention, for any block.
+
+    memory.activations.layer.general.flash_sp [byte] = (4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t
+
+    LaTeX: A_{layer}^{flash,SP,gen} = \frac{4 a b s + b s \left(d_{ff} \left(4 \sigma_{gated} + 4\right) + 4 d_{head} \left(a + g\right) + 10 h\right)}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+
+    Returns: activations of one layer per GPU, tensor + sequence parallel, FlashAttention, for any block [byte]
+
+    Valid when: t divides a; t divides g
+
+    Sources: Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix); Korthikanti et al. 2022, §4, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return (4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t
+
+
 def memory_activations_1f1b(b, s, h, a, l, t):
     r"""activations on the first pipeline stage under 1F1B: p micro-batches of l/p layers, l layers' worth.
 
@@ -2965,12 +3037,44 @@ def params_decoder_embeddings(h, V, n_pos, o_pos, pos_table, norm_bias, emb_norm
     return V*d_emb + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos)
 
 
-def params_decoder_attention(h, a, g, d_head, b_q, b_k, b_v, b_o):
-    r"""one layer's attention: W_Q (h×a·d_head), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch.
+def params_decoder_attention_mla(h, a, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+    r"""one layer's multi-head latent attention from its ranks: queries h→r_Q (normed) →a·(d_nope + d_rope) or h→a·(d_nope + d_rope); the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h.
 
-    params.decoder.attention [parameter] = a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)
+    params.decoder.attention.mla [parameter] = a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv
 
-    LaTeX: \Psi_{attn} = a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)
+    LaTeX: \Psi_{MLA} = a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+
+    Returns: one layer's multi-head latent attention from its ranks: queries h→r_Q (normed) →a·(d_nope + d_rope) or h→a·(d_nope + d_rope); the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h [parameter]
+
+    Sources: transformers 5.24, parameter shapes; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv
+
+
+def params_decoder_attention(h, a, g, d_head, b_q, b_k, b_v, b_o, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, qk_norm, qk_norm_full, sink):
+    r"""one layer's attention: W_Q (h×a·d_head), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch; or MLA; plus q/k norms and one sink logit per head where the family has them.
+
+    params.decoder.attention [parameter] = a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
+
+    LaTeX: \Psi_{attn} = a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)
 
     Args:
         h: hidden size [1]
@@ -2981,12 +3085,22 @@ def params_decoder_attention(h, a, g, d_head, b_q, b_k, b_v, b_o):
         b_k: 1 if the key projection has a bias [1]
         b_v: 1 if the value projection has a bias [1]
         b_o: 1 if the attention output projection has a bias [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1]
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1]
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1]
 
-    Returns: one layer's attention: W_Q (h×a·d_head), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch [parameter]
+    Returns: one layer's attention: W_Q (h×a·d_head), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch; or MLA; plus q/k norms and one sink logit per head where the family has them [parameter]
 
     Valid when: g divides a
 
-    Sources: transformers 5.24, parameter shapes; Ainslie et al. 2023, g key/value heads
+    Sources: transformers 5.24, parameter shapes; Ainslie et al. 2023, g key/value heads; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE; OpenAI 2025, §2.1 alternating banded window of 128 tokens, learned attention sinks
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -2996,11 +3110,21 @@ def params_decoder_attention(h, a, g, d_head, b_q, b_k, b_v, b_o):
     b_k = numpy.asarray(b_k, dtype=numpy.float64)
     b_v = numpy.asarray(b_v, dtype=numpy.float64)
     b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    return a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    return a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
 
 
 def params_decoder_mlp(h, d_ff, gated, b_mlp):
-    r"""one MLP (or one expert): up (and gate) h×d_ff, down d_ff×h, biases by switch.
+    r"""one dense MLP: up (and gate) h×d_ff, down d_ff×h, biases by switch.
 
     params.decoder.mlp [parameter] = b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2)
 
@@ -3012,7 +3136,7 @@ def params_decoder_mlp(h, d_ff, gated, b_mlp):
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
         b_mlp: 1 if the MLP matrices have biases [1]
 
-    Returns: one MLP (or one expert): up (and gate) h×d_ff, down d_ff×h, biases by switch [parameter]
+    Returns: one dense MLP: up (and gate) h×d_ff, down d_ff×h, biases by switch [parameter]
 
     Sources: transformers 5.24, parameter shapes; Shazeer 2020, gated MLP, three matrices
     """
@@ -3023,26 +3147,74 @@ def params_decoder_mlp(h, d_ff, gated, b_mlp):
     return b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2)
 
 
-def params_decoder_router(h, E, moe):
-    r"""one layer's MoE router: an h×E matrix without bias.
+def params_decoder_expert(h, gated, b_mlp, d_moe):
+    r"""one routed expert: an MLP of width d_moe (transformers 5.24 stores a layer's E experts as 3-D tensors, E of these each).
 
-    params.decoder.router [parameter] = E*h*moe
+    params.decoder.expert [parameter] = b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)
 
-    LaTeX: \Psi_{router} = E h \sigma_{moe}
+    LaTeX: \Psi_{expert} = \sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)
+
+    Args:
+        h: hidden size [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        b_mlp: 1 if the MLP matrices have biases [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+
+    Returns: one routed expert: an MLP of width d_moe (transformers 5.24 stores a layer's E experts as 3-D tensors, E of these each) [parameter]
+
+    Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    return b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)
+
+
+def params_decoder_shared_experts(h, gated, d_sh, sh_gate):
+    r"""a MoE layer's shared experts, every token's: one gated MLP of their total width d_sh, and Qwen2-MoE's h→1 gate.
+
+    params.decoder.shared_experts [parameter] = d_sh*h*(gated + 2) + h*sh_gate
+
+    LaTeX: \Psi_{shared} = d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}
+
+    Args:
+        h: hidden size [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+
+    Returns: a MoE layer's shared experts, every token's: one gated MLP of their total width d_sh, and Qwen2-MoE's h→1 gate [parameter]
+
+    Sources: transformers 5.24, parameter shapes; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    return d_sh*h*(gated + 2) + h*sh_gate
+
+
+def params_decoder_router(h, E, router_bias):
+    r"""one MoE layer's router: an h×E matrix, with a bias in gpt-oss.
+
+    params.decoder.router [parameter] = E*h + E*router_bias
+
+    LaTeX: \Psi_{router} = E h + E \sigma_{b_{router}}
 
     Args:
         h: hidden size [1]
         E: experts [1]
-        moe: 1 for a mixture-of-experts MLP with a router (then E experts, k per token) [1]
+        router_bias: 1 if the router has a bias (gpt-oss) [1]
 
-    Returns: one layer's MoE router: an h×E matrix without bias [parameter]
+    Returns: one MoE layer's router: an h×E matrix, with a bias in gpt-oss [parameter]
 
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
-    moe = numpy.asarray(moe, dtype=numpy.float64)
-    return E*h*moe
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    return E*h + E*router_bias
 
 
 def params_decoder_norms(h, n_norm, norm_bias):
@@ -3067,12 +3239,12 @@ def params_decoder_norms(h, n_norm, norm_bias):
     return h*n_norm*(norm_bias + 1)
 
 
-def params_decoder_layer(h, a, g, d_head, d_ff, E, n_norm, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, moe):
-    r"""one decoder layer: attention, E MLPs (E = 1 when dense), router, norms.
+def params_decoder_layer(h, a, g, d_head, d_ff, n_norm, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, qk_norm, qk_norm_full, sink):
+    r"""one dense decoder layer: attention, MLP, norms.
 
-    params.decoder.layer [parameter] = E*h*moe + E*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2)) + a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + h*n_norm*(norm_bias + 1)
+    params.decoder.layer [parameter] = a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
 
-    LaTeX: \Psi_{layer} = E h \sigma_{moe} + E \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + h n_{norm} \left(\sigma_{\beta} + 1\right)
+    LaTeX: \Psi_{layer} = a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)
 
     Args:
         h: hidden size [1]
@@ -3080,6 +3252,67 @@ def params_decoder_layer(h, a, g, d_head, d_ff, E, n_norm, gated, b_q, b_k, b_v,
         g: key/value heads [1]
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        b_q: 1 if the query projection has a bias [1]
+        b_k: 1 if the key projection has a bias [1]
+        b_v: 1 if the value projection has a bias [1]
+        b_o: 1 if the attention output projection has a bias [1]
+        b_mlp: 1 if the MLP matrices have biases [1]
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1]
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1]
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1]
+
+    Returns: one dense decoder layer: attention, MLP, norms [parameter]
+
+    Sources: transformers 5.24, parameter shapes
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    b_q = numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    return a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
+
+
+def params_decoder_layer_moe(h, a, g, d_head, E, n_norm, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, qk_norm, qk_norm_full, sink, d_moe, d_sh, sh_gate, router_bias):
+    r"""one mixture-of-experts layer: attention, E routed experts, router, shared experts, norms.
+
+    params.decoder.layer.moe [parameter] = E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
+
+    LaTeX: \Psi_{layer}^{moe} = E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
         E: experts [1]
         n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
@@ -3089,17 +3322,29 @@ def params_decoder_layer(h, a, g, d_head, d_ff, E, n_norm, gated, b_q, b_k, b_v,
         b_o: 1 if the attention output projection has a bias [1]
         b_mlp: 1 if the MLP matrices have biases [1]
         norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1]
-        moe: 1 for a mixture-of-experts MLP with a router (then E experts, k per token) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1]
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1]
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        router_bias: 1 if the router has a bias (gpt-oss) [1]
 
-    Returns: one decoder layer: attention, E MLPs (E = 1 when dense), router, norms [parameter]
+    Returns: one mixture-of-experts layer: attention, E routed experts, router, shared experts, norms [parameter]
 
-    Sources: transformers 5.24, parameter shapes
+    Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
@@ -3109,23 +3354,35 @@ def params_decoder_layer(h, a, g, d_head, d_ff, E, n_norm, gated, b_q, b_k, b_v,
     b_o = numpy.asarray(b_o, dtype=numpy.float64)
     b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
     norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    moe = numpy.asarray(moe, dtype=numpy.float64)
-    return E*h*moe + E*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2)) + a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + h*n_norm*(norm_bias + 1)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    return E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
 
 
-def params_decoder_layer_active(h, a, g, d_head, d_ff, E, k, n_norm, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, moe):
-    r"""the parameters of one layer that a token uses: only k of the E experts.
+def params_decoder_layer_active(h, a, g, d_head, E, k, n_norm, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, qk_norm, qk_norm_full, sink, d_moe, d_sh, sh_gate, router_bias):
+    r"""the parameters of one MoE layer that a token uses: k of the E routed experts, the shared ones and the router.
 
-    params.decoder.layer.active [parameter] = E*h*moe + a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + h*n_norm*(norm_bias + 1) + k*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))
+    params.decoder.layer.active [parameter] = E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
 
-    LaTeX: \Psi_{layer}^{active} = E h \sigma_{moe} + a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + k \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right)
+    LaTeX: \Psi_{layer}^{active} = E h + E \sigma_{b_{router}} + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + k \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)
 
     Args:
         h: hidden size [1]
         a: attention heads [1]
         g: key/value heads [1]
         d_head: head dimension [1]
-        d_ff: MLP inner width [1]
         E: experts [1]
         k: experts per token [1]
         n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1]
@@ -3136,9 +3393,22 @@ def params_decoder_layer_active(h, a, g, d_head, d_ff, E, k, n_norm, gated, b_q,
         b_o: 1 if the attention output projection has a bias [1]
         b_mlp: 1 if the MLP matrices have biases [1]
         norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1]
-        moe: 1 for a mixture-of-experts MLP with a router (then E experts, k per token) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1]
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1]
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        router_bias: 1 if the router has a bias (gpt-oss) [1]
 
-    Returns: the parameters of one layer that a token uses: only k of the E experts [parameter]
+    Returns: the parameters of one MoE layer that a token uses: k of the E routed experts, the shared ones and the router [parameter]
 
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
@@ -3146,7 +3416,6 @@ def params_decoder_layer_active(h, a, g, d_head, d_ff, E, k, n_norm, gated, b_q,
     a = numpy.asarray(a, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
@@ -3157,8 +3426,21 @@ def params_decoder_layer_active(h, a, g, d_head, d_ff, E, k, n_norm, gated, b_q,
     b_o = numpy.asarray(b_o, dtype=numpy.float64)
     b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
     norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    moe = numpy.asarray(moe, dtype=numpy.float64)
-    return E*h*moe + a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + h*n_norm*(norm_bias + 1) + k*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    return E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
 
 
 def params_decoder_final_norm(h, norm_bias, norm_final):
@@ -3184,7 +3466,7 @@ def params_decoder_final_norm(h, norm_bias, norm_final):
 
 
 def params_decoder_head(V, tied, head_bias, d_emb):
-    r"""the output head's own parameters: a V×d_emb matrix unless tied to the embedding, and a bias (GPT-J).
+    r"""the output head's own parameters: a V×d_emb matrix unless tied to the embedding, and a bias (GPT-J, Phi-3.5-MoE's option).
 
     params.decoder.head [parameter] = V*d_emb*(1 - tied) + V*head_bias
 
@@ -3196,7 +3478,7 @@ def params_decoder_head(V, tied, head_bias, d_emb):
         head_bias: 1 if the output head has a bias (GPT-J) [1]
         d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
 
-    Returns: the output head's own parameters: a V×d_emb matrix unless tied to the embedding, and a bias (GPT-J) [parameter]
+    Returns: the output head's own parameters: a V×d_emb matrix unless tied to the embedding, and a bias (GPT-J, Phi-3.5-MoE's option) [parameter]
 
     Sources: transformers 5.24, parameter shapes
     """
@@ -3207,12 +3489,12 @@ def params_decoder_head(V, tied, head_bias, d_emb):
     return V*d_emb*(1 - tied) + V*head_bias
 
 
-def params_decoder_total(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, pos_table, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, norm_final, emb_norm, tied, head_bias, moe, d_emb, proj_emb):
-    r"""parameters of a decoder model: embeddings, l layers, final norm, head (what transformers' model.parameters() holds).
+def params_decoder_total(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, pos_table, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, norm_final, emb_norm, tied, head_bias, d_emb, proj_emb, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, qk_norm, qk_norm_full, sink, l_moe, d_moe, d_sh, sh_gate, router_bias):
+    r"""parameters of a decoder model: embeddings, l − l_moe dense and l_moe MoE layers, final norm, head (what transformers' model.parameters() holds).
 
-    params.decoder.total [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(E*h*moe + E*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2)) + a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + h*n_norm*(norm_bias + 1))
+    params.decoder.total [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
 
-    LaTeX: \Psi = V d_{emb} \left(1 - \sigma_{tied}\right) + V d_{emb} + V \sigma_{b_{head}} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + l \left(E h \sigma_{moe} + E \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + h n_{norm} \left(\sigma_{\beta} + 1\right)\right)
+    LaTeX: \Psi = V d_{emb} \left(1 - \sigma_{tied}\right) + V d_{emb} + V \sigma_{b_{head}} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right) + \left(l - l_{moe}\right) \left(a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right)
 
     Args:
         h: hidden size [1]
@@ -3238,11 +3520,27 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, p
         emb_norm: 1 if a norm follows the token embedding (BLOOM) [1]
         tied: 1 if the output head reuses the token embedding [1]
         head_bias: 1 if the output head has a bias (GPT-J) [1]
-        moe: 1 for a mixture-of-experts MLP with a router (then E experts, k per token) [1]
         d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
         proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1]
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1]
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1]
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        router_bias: 1 if the router has a bias (gpt-oss) [1]
 
-    Returns: parameters of a decoder model: embeddings, l layers, final norm, head (what transformers' model.parameters() holds) [parameter]
+    Returns: parameters of a decoder model: embeddings, l − l_moe dense and l_moe MoE layers, final norm, head (what transformers' model.parameters() holds) [parameter]
+
+    Valid when: l_moe ≤ l
 
     Sources: transformers 5.24, parameter shapes; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
@@ -3269,18 +3567,32 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, p
     emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
     tied = numpy.asarray(tied, dtype=numpy.float64)
     head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
-    moe = numpy.asarray(moe, dtype=numpy.float64)
     d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
     proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(E*h*moe + E*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2)) + a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + h*n_norm*(norm_bias + 1))
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
 
 
-def params_decoder_active(h, a, g, d_head, d_ff, l, V, E, k, n_pos, o_pos, n_norm, pos_table, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, norm_final, emb_norm, tied, head_bias, moe, d_emb, proj_emb):
-    r"""parameters a token passes through: as params.decoder.total with k experts per layer instead of E.
+def params_decoder_active(h, a, g, d_head, d_ff, l, V, E, k, n_pos, o_pos, n_norm, pos_table, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, norm_final, emb_norm, tied, head_bias, d_emb, proj_emb, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, qk_norm, qk_norm_full, sink, l_moe, d_moe, d_sh, sh_gate, router_bias):
+    r"""parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E.
 
-    params.decoder.active [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(E*h*moe + a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + h*n_norm*(norm_bias + 1) + k*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2)))
+    params.decoder.active [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
 
-    LaTeX: \Psi_{active} = V d_{emb} \left(1 - \sigma_{tied}\right) + V d_{emb} + V \sigma_{b_{head}} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + l \left(E h \sigma_{moe} + a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + k \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right)\right)
+    LaTeX: \Psi_{active} = V d_{emb} \left(1 - \sigma_{tied}\right) + V d_{emb} + V \sigma_{b_{head}} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + k \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right) + \left(l - l_{moe}\right) \left(a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right)
 
     Args:
         h: hidden size [1]
@@ -3307,11 +3619,27 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, E, k, n_pos, o_pos, n_nor
         emb_norm: 1 if a norm follows the token embedding (BLOOM) [1]
         tied: 1 if the output head reuses the token embedding [1]
         head_bias: 1 if the output head has a bias (GPT-J) [1]
-        moe: 1 for a mixture-of-experts MLP with a router (then E experts, k per token) [1]
         d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
         proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1]
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1]
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1]
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        router_bias: 1 if the router has a bias (gpt-oss) [1]
 
-    Returns: parameters a token passes through: as params.decoder.total with k experts per layer instead of E [parameter]
+    Returns: parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E [parameter]
+
+    Valid when: l_moe ≤ l
 
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
@@ -3339,18 +3667,140 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, E, k, n_pos, o_pos, n_nor
     emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
     tied = numpy.asarray(tied, dtype=numpy.float64)
     head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
-    moe = numpy.asarray(moe, dtype=numpy.float64)
     d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
     proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(E*h*moe + a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + h*n_norm*(norm_bias + 1) + k*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2)))
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
 
 
-def flops_decoder_attention_projections(b, s, h, a, g, d_head):
-    r"""one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head], two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h].
+def params_decoder_mtp(h, a, g, d_head, E, n_norm, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, qk_norm, qk_norm_full, sink, d_moe, d_sh, sh_gate, router_bias, n_mtp):
+    r"""n_MTP multi-token-prediction modules, each two input norms, a 2h→h projection, one MoE layer and an output norm; the embedding and the output head are the main model's.
 
-    flops.decoder.attention.projections [FLOP] = 2*b*d_head*h*s*(2*a + 2*g)
+    params.decoder.mtp [parameter] = n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
 
-    LaTeX: F_{proj} = 2 b d_{head} h s \left(2 a + 2 g\right)
+    LaTeX: \Psi_{MTP} = n_{MTP} \left(E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + 2 h^{2} + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + 3 h \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        E: experts [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        b_q: 1 if the query projection has a bias [1]
+        b_k: 1 if the key projection has a bias [1]
+        b_v: 1 if the value projection has a bias [1]
+        b_o: 1 if the attention output projection has a bias [1]
+        b_mlp: 1 if the MLP matrices have biases [1]
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1]
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1]
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        router_bias: 1 if the router has a bias (gpt-oss) [1]
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1]
+
+    Returns: n_MTP multi-token-prediction modules, each two input norms, a 2h→h projection, one MoE layer and an output norm; the embedding and the output head are the main model's [parameter]
+
+    Sources: DeepSeek-AI 2024 (V3), §2.1 (first 3 layers dense, 1 shared + 256 routed experts, 8 active), §2.2 Multi-Token Prediction
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    b_q = numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
+    return n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
+
+
+def flops_decoder_attention_projections_mla(b, s, h, a, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+    r"""one MLA layer's projections over bs tokens, the latent up-projected for every token (transformers' naive form).
+
+    flops.decoder.attention.projections.mla [FLOP] = 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+
+    LaTeX: F_{proj}^{MLA} = 2 b s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+
+    Returns: one MLA layer's projections over bs tokens, the latent up-projected for every token (transformers' naive form) [FLOP]
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+
+
+def flops_decoder_attention_projections(b, s, h, a, g, d_head, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+    r"""one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head], two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h] (or MLA's).
+
+    flops.decoder.attention.projections [FLOP] = b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+
+    LaTeX: F_{proj} = b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -3359,8 +3809,15 @@ def flops_decoder_attention_projections(b, s, h, a, g, d_head):
         a: attention heads [1]
         g: key/value heads [1]
         d_head: head dimension [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
 
-    Returns: one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head], two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h] [FLOP]
+    Returns: one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head], two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h] (or MLA's) [FLOP]
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Ainslie et al. 2023, g key/value heads
     """
@@ -3370,23 +3827,34 @@ def flops_decoder_attention_projections(b, s, h, a, g, d_head):
     a = numpy.asarray(a, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    return 2*b*d_head*h*s*(2*a + 2*g)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
 
-def flops_decoder_attention_scores(b, s, a, d_head):
-    r"""one layer's QKᵀ and scores·V, per sequence and head [s,d_head]×[d_head,s] and [s,s]×[s,d_head]; GQA repeats K, V to a heads.
+def flops_decoder_attention_scores(b, s, a, d_head, mla, d_rope, d_nope, d_v):
+    r"""one layer's QKᵀ and scores·V over the full s×s square, per sequence and head: 4b·a·s²·d_head (MLA: heads of d_nope + d_rope and d_v); GQA repeats K, V to a heads.
 
-    flops.decoder.attention.scores [FLOP] = 4*a*b*d_head*s**2
+    flops.decoder.attention.scores [FLOP] = 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
 
-    LaTeX: F_{attn} = 4 a b d_{head} s^{2}
+    LaTeX: F_{attn} = 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right)
 
     Args:
         b: micro-batch size [1]
         s: sequence length [1]
         a: attention heads [1]
         d_head: head dimension [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
 
-    Returns: one layer's QKᵀ and scores·V, per sequence and head [s,d_head]×[d_head,s] and [s,s]×[s,d_head]; GQA repeats K, V to a heads [FLOP]
+    Returns: one layer's QKᵀ and scores·V over the full s×s square, per sequence and head: 4b·a·s²·d_head (MLA: heads of d_nope + d_rope and d_v); GQA repeats K, V to a heads [FLOP]
 
     Valid when: g divides a
 
@@ -3396,52 +3864,283 @@ def flops_decoder_attention_scores(b, s, a, d_head):
     s = numpy.asarray(s, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    return 4*a*b*d_head*s**2
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
 
 
-def flops_decoder_mlp(b, s, h, d_ff, k, gated):
-    r"""one layer's MLP GEMMs: each token through k MLPs (k = 1 when dense) of 2 or 3 matrices h×d_ff.
+def flops_decoder_attention_scores_causal(b, s, a, d_head, mla, d_rope, d_nope, d_v):
+    r"""one layer's attention matmuls on the s(s + 1)/2 query-key pairs the causal mask keeps (what a causal kernel computes).
 
-    flops.decoder.mlp [FLOP] = 2*b*d_ff*h*k*s*(gated + 2)
+    flops.decoder.attention.scores.causal [FLOP] = a*b*s*(s + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
 
-    LaTeX: F_{mlp} = 2 b d_{ff} h k s \left(\sigma_{gated} + 2\right)
+    LaTeX: F_{attn}^{causal} = a b s \left(s + 1\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+
+    Returns: one layer's attention matmuls on the s(s + 1)/2 query-key pairs the causal mask keeps (what a causal kernel computes) [FLOP]
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return a*b*s*(s + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
+
+
+def flops_decoder_attention_scores_windowed(b, s, a, d_head, mla, d_rope, d_nope, d_v, W):
+    r"""one sliding-window layer's attention matmuls on the pairs the window keeps, each query the W latest keys (itself included).
+
+    flops.decoder.attention.scores.windowed [FLOP] = 2*a*b*(W*s - W*(W - 1)/2)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
+
+    LaTeX: F_{attn}^{win} = 2 a b \left(W s - \frac{W \left(W - 1\right)}{2}\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
+
+    Returns: one sliding-window layer's attention matmuls on the pairs the window keeps, each query the W latest keys (itself included) [FLOP]
+
+    Valid when: W ≤ s
+
+    Sources: Jiang et al. 2023, §2 sliding window attention, rolling buffer cache; Gemma Team 2025, §2 local:global layers 5:1, window 1024 (Gemma 2: 1:1, window 4096)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    return 2*a*b*(W*s - 1/2*W*(W - 1))*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
+
+
+def flops_decoder_attention_scores_chunked(b, s, a, d_head, mla, d_rope, d_nope, d_v, W):
+    r"""one chunked layer's attention matmuls (Llama-4): causal attention inside chunks of W tokens, s/W chunks.
+
+    flops.decoder.attention.scores.chunked [FLOP] = a*b*s*(W + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
+
+    LaTeX: F_{attn}^{chunk} = a b s \left(W + 1\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
+
+    Returns: one chunked layer's attention matmuls (Llama-4): causal attention inside chunks of W tokens, s/W chunks [FLOP]
+
+    Valid when: W divides s
+
+    Sources: transformers 5.24, parameter shapes
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    return a*b*s*(W + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
+
+
+def flops_decoder_mlp(b, s, h, d_ff, gated):
+    r"""one dense layer's MLP GEMMs: 2 or 3 matrices h×d_ff.
+
+    flops.decoder.mlp [FLOP] = 2*b*d_ff*h*s*(gated + 2)
+
+    LaTeX: F_{mlp} = 2 b d_{ff} h s \left(\sigma_{gated} + 2\right)
 
     Args:
         b: micro-batch size [1]
         s: sequence length [1]
         h: hidden size [1]
         d_ff: MLP inner width [1]
-        k: experts per token [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
 
-    Returns: one layer's MLP GEMMs: each token through k MLPs (k = 1 when dense) of 2 or 3 matrices h×d_ff [FLOP]
+    Returns: one dense layer's MLP GEMMs: 2 or 3 matrices h×d_ff [FLOP]
 
-    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Shazeer 2020, gated MLP, three matrices; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Shazeer 2020, gated MLP, three matrices
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
     d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
-    return 2*b*d_ff*h*k*s*(gated + 2)
+    return 2*b*d_ff*h*s*(gated + 2)
 
 
-def flops_decoder_router(b, s, h, E, moe):
-    r"""one layer's router: [bs,h]×[h,E].
+def flops_decoder_experts(b, s, h, E, k, gated, d_moe, all_experts):
+    r"""one MoE layer's routed experts: each token through its k experts (an expert sees only its tokens, so the rows add up to k·bs), or through all E where the implementation runs every expert (Llama-4).
 
-    flops.decoder.router [FLOP] = 2*E*b*h*moe*s
+    flops.decoder.experts [FLOP] = 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k)
 
-    LaTeX: F_{router} = 2 E b h \sigma_{moe} s
+    LaTeX: F_{experts} = 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right)
 
     Args:
         b: micro-batch size [1]
         s: sequence length [1]
         h: hidden size [1]
         E: experts [1]
-        moe: 1 for a mixture-of-experts MLP with a router (then E experts, k per token) [1]
+        k: experts per token [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
 
-    Returns: one layer's router: [bs,h]×[h,E] [FLOP]
+    Returns: one MoE layer's routed experts: each token through its k experts (an expert sees only its tokens, so the rows add up to k·bs), or through all E where the implementation runs every expert (Llama-4) [FLOP]
+
+    Valid when: k ≤ E
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Fedus et al. 2021, router h·E, k of E experts
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    return 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k)
+
+
+def flops_decoder_experts_skipped(b, s, h, E, k, gated, d_moe, all_experts):
+    r"""the expert FLOPs of one MoE layer that a top-k kernel would skip where the implementation runs every expert.
+
+    flops.decoder.experts.skipped [FLOP] = 2*all_experts*b*d_moe*h*s*(E - k)*(gated + 2)
+
+    LaTeX: F_{experts}^{skip} = 2 \sigma_{all} b d_{moe} h s \left(E - k\right) \left(\sigma_{gated} + 2\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        E: experts [1]
+        k: experts per token [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
+
+    Returns: the expert FLOPs of one MoE layer that a top-k kernel would skip where the implementation runs every expert [FLOP]
+
+    Valid when: k ≤ E
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, parameter shapes
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    return 2*all_experts*b*d_moe*h*s*(E - k)*(gated + 2)
+
+
+def flops_decoder_experts_capacity(b, s, h, k, gated, d_moe, c_f):
+    r"""the most a capacity-limited MoE layer computes: E experts of c_f·k·bs/E token slots each.
+
+    flops.decoder.experts.capacity [FLOP] = 2*b*c_f*d_moe*h*k*s*(gated + 2)
+
+    LaTeX: F_{experts}^{cap} = 2 b c_f d_{moe} h k s \left(\sigma_{gated} + 2\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        k: experts per token [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        c_f: MoE capacity factor: an expert takes at most c_f·k·T/E tokens of T [1]
+
+    Returns: the most a capacity-limited MoE layer computes: E experts of c_f·k·bs/E token slots each [FLOP]
+
+    Sources: Lepikhin et al. 2020, §2.2 expert capacity
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    c_f = numpy.asarray(c_f, dtype=numpy.float64)
+    return 2*b*c_f*d_moe*h*k*s*(gated + 2)
+
+
+def flops_decoder_shared_experts(b, s, h, gated, d_sh, sh_gate):
+    r"""one MoE layer's shared experts on every token (and Qwen2-MoE's [bs,h]×[h,1] gate).
+
+    flops.decoder.shared_experts [FLOP] = 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
+
+    LaTeX: F_{shared} = 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+
+    Returns: one MoE layer's shared experts on every token (and Qwen2-MoE's [bs,h]×[h,1] gate) [FLOP]
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    return 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
+
+
+def flops_decoder_router(b, s, h, E):
+    r"""one MoE layer's router: [bs,h]×[h,E].
+
+    flops.decoder.router [FLOP] = 2*E*b*h*s
+
+    LaTeX: F_{router} = 2 E b h s
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        E: experts [1]
+
+    Returns: one MoE layer's router: [bs,h]×[h,E] [FLOP]
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
@@ -3449,16 +4148,15 @@ def flops_decoder_router(b, s, h, E, moe):
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
-    moe = numpy.asarray(moe, dtype=numpy.float64)
-    return 2*E*b*h*moe*s
+    return 2*E*b*h*s
 
 
-def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, E, k, gated, moe):
-    r"""forward FLOPs of one decoder layer (norms, softmax, activations, rotary: no GEMM, not counted).
+def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+    r"""forward FLOPs of one dense decoder layer (norms, softmax, activations, rotary: no GEMM, not counted).
 
-    flops.decoder.layer.forward [FLOP] = 2*E*b*h*moe*s + 4*a*b*d_head*s**2 + 2*b*d_ff*h*k*s*(gated + 2) + 2*b*d_head*h*s*(2*a + 2*g)
+    flops.decoder.layer.forward [FLOP] = 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
-    LaTeX: F_{layer} = 2 E b h \sigma_{moe} s + 4 a b d_{head} s^{2} + 2 b d_{ff} h k s \left(\sigma_{gated} + 2\right) + 2 b d_{head} h s \left(2 a + 2 g\right)
+    LaTeX: F_{layer} = 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -3468,12 +4166,16 @@ def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, E, k, gated, moe):
         g: key/value heads [1]
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
-        E: experts [1]
-        k: experts per token [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        moe: 1 for a mixture-of-experts MLP with a router (then E experts, k per token) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
 
-    Returns: forward FLOPs of one decoder layer (norms, softmax, activations, rotary: no GEMM, not counted) [FLOP]
+    Returns: forward FLOPs of one dense decoder layer (norms, softmax, activations, rotary: no GEMM, not counted) [FLOP]
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
@@ -3484,11 +4186,135 @@ def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, E, k, gated, moe):
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+
+
+def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, d_moe, d_sh, sh_gate, all_experts):
+    r"""forward FLOPs of one MoE layer: attention, routed and shared experts, router.
+
+    flops.decoder.layer.forward.moe [FLOP] = 2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
+
+    LaTeX: F_{layer}^{moe} = 2 E b h s + 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        E: experts [1]
+        k: experts per token [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
+
+    Returns: forward FLOPs of one MoE layer: attention, routed and shared experts, router [FLOP]
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Fedus et al. 2021, router h·E, k of E experts
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
-    moe = numpy.asarray(moe, dtype=numpy.float64)
-    return 2*E*b*h*moe*s + 4*a*b*d_head*s**2 + 2*b*d_ff*h*k*s*(gated + 2) + 2*b*d_head*h*s*(2*a + 2*g)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    return 2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
+
+
+def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, E, k, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, l_moe, d_moe, d_sh, sh_gate, all_experts):
+    r"""forward FLOPs of all l layers (what full recomputation repeats).
+
+    flops.decoder.layers.forward [FLOP] = l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+
+    LaTeX: F_{layers} = l_{moe} \left(2 E b h s + 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + \left(l - l_{moe}\right) \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        E: experts [1]
+        k: experts per token [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
+
+    Returns: forward FLOPs of all l layers (what full recomputation repeats) [FLOP]
+
+    Valid when: l_moe ≤ l
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    return l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
 
 
 def flops_decoder_embedding_projections(b, s, h, d_emb, proj_emb):
@@ -3541,12 +4367,12 @@ def flops_decoder_logits(b, s, V, d_emb):
     return 2*V*b*d_emb*s
 
 
-def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, d_emb, proj_emb):
+def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, d_emb, proj_emb, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, l_moe, d_moe, d_sh, sh_gate, all_experts):
     r"""forward FLOPs of a decoder model for b sequences of s tokens.
 
-    flops.decoder.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + l*(2*E*b*h*moe*s + 4*a*b*d_head*s**2 + 2*b*d_ff*h*k*s*(gated + 2) + 2*b*d_head*h*s*(2*a + 2*g))
+    flops.decoder.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
 
-    LaTeX: F_{fwd} = 2 V b d_{emb} s + 4 b d_{emb} h \sigma_{proj} s + l \left(2 E b h \sigma_{moe} s + 4 a b d_{head} s^{2} + 2 b d_{ff} h k s \left(\sigma_{gated} + 2\right) + 2 b d_{head} h s \left(2 a + 2 g\right)\right)
+    LaTeX: F_{fwd} = 2 V b d_{emb} s + 4 b d_{emb} h \sigma_{proj} s + l_{moe} \left(2 E b h s + 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + \left(l - l_{moe}\right) \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -3561,12 +4387,25 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, d
         E: experts [1]
         k: experts per token [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        moe: 1 for a mixture-of-experts MLP with a router (then E experts, k per token) [1]
         d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
         proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
 
     Returns: forward FLOPs of a decoder model for b sequences of s tokens [FLOP]
 
+    Valid when: l_moe ≤ l
+
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
@@ -3581,18 +4420,29 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, d
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
-    moe = numpy.asarray(moe, dtype=numpy.float64)
     d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
     proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    return 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + l*(2*E*b*h*moe*s + 4*a*b*d_head*s**2 + 2*b*d_ff*h*k*s*(gated + 2) + 2*b*d_head*h*s*(2*a + 2*g))
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    return 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
 
 
-def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, d_emb, proj_emb):
+def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, d_emb, proj_emb, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, l_moe, d_moe, d_sh, sh_gate, all_experts):
     r"""backward FLOPs: for each GEMM Y = XW, dX = dY·Wᵀ and dW = Xᵀ·dY.
 
-    flops.decoder.backward [FLOP] = 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 2*l*(2*E*b*h*moe*s + 4*a*b*d_head*s**2 + 2*b*d_ff*h*k*s*(gated + 2) + 2*b*d_head*h*s*(2*a + 2*g))
+    flops.decoder.backward [FLOP] = 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 2*l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 2*(l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
 
-    LaTeX: F_{bwd} = 4 V b d_{emb} s + 8 b d_{emb} h \sigma_{proj} s + 2 l \left(2 E b h \sigma_{moe} s + 4 a b d_{head} s^{2} + 2 b d_{ff} h k s \left(\sigma_{gated} + 2\right) + 2 b d_{head} h s \left(2 a + 2 g\right)\right)
+    LaTeX: F_{bwd} = 4 V b d_{emb} s + 8 b d_{emb} h \sigma_{proj} s + 2 l_{moe} \left(2 E b h s + 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + 2 \left(l - l_{moe}\right) \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -3607,12 +4457,25 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, 
         E: experts [1]
         k: experts per token [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        moe: 1 for a mixture-of-experts MLP with a router (then E experts, k per token) [1]
         d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
         proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
 
     Returns: backward FLOPs: for each GEMM Y = XW, dX = dY·Wᵀ and dW = Xᵀ·dY [FLOP]
 
+    Valid when: l_moe ≤ l
+
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
     b = numpy.asarray(b, dtype=numpy.float64)
@@ -3627,18 +4490,29 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, 
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
-    moe = numpy.asarray(moe, dtype=numpy.float64)
     d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
     proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    return 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 2*l*(2*E*b*h*moe*s + 4*a*b*d_head*s**2 + 2*b*d_ff*h*k*s*(gated + 2) + 2*b*d_head*h*s*(2*a + 2*g))
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    return 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 2*l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 2*(l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
 
 
-def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, d_emb, proj_emb):
+def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, d_emb, proj_emb, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, l_moe, d_moe, d_sh, sh_gate, all_experts):
     r"""training FLOPs of one step: forward + backward.
 
-    flops.decoder.training [FLOP] = 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 3*l*(2*E*b*h*moe*s + 4*a*b*d_head*s**2 + 2*b*d_ff*h*k*s*(gated + 2) + 2*b*d_head*h*s*(2*a + 2*g))
+    flops.decoder.training [FLOP] = 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 3*l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 3*(l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
 
-    LaTeX: F_{train} = 6 V b d_{emb} s + 12 b d_{emb} h \sigma_{proj} s + 3 l \left(2 E b h \sigma_{moe} s + 4 a b d_{head} s^{2} + 2 b d_{ff} h k s \left(\sigma_{gated} + 2\right) + 2 b d_{head} h s \left(2 a + 2 g\right)\right)
+    LaTeX: F_{train} = 6 V b d_{emb} s + 12 b d_{emb} h \sigma_{proj} s + 3 l_{moe} \left(2 E b h s + 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + 3 \left(l - l_{moe}\right) \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -3653,11 +4527,24 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, 
         E: experts [1]
         k: experts per token [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        moe: 1 for a mixture-of-experts MLP with a router (then E experts, k per token) [1]
         d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
         proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
 
     Returns: training FLOPs of one step: forward + backward [FLOP]
+
+    Valid when: l_moe ≤ l
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
@@ -3673,10 +4560,293 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, moe, 
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
-    moe = numpy.asarray(moe, dtype=numpy.float64)
     d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
     proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    return 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 3*l*(2*E*b*h*moe*s + 4*a*b*d_head*s**2 + 2*b*d_ff*h*k*s*(gated + 2) + 2*b*d_head*h*s*(2*a + 2*g))
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    return 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 3*l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 3*(l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+
+
+def flops_decoder_mla_decode_naive(s, a, r_kv, d_rope, d_nope, d_v):
+    r"""one MLA layer, one decoded token against s cached latents, as transformers runs it: the whole latent cache up-projected through W_UK, W_UV again, then per-head scores and weighted values.
+
+    flops.decoder.mla.decode.naive [FLOP] = 2*a*r_kv*s*(d_nope + d_v) + 2*a*s*(d_nope + d_rope + d_v)
+
+    LaTeX: F_{MLA}^{naive} = 2 a r_{KV} s \left(d_{nope} + d_{v}\right) + 2 a s \left(d_{nope} + d_{rope} + d_{v}\right)
+
+    Args:
+        s: sequence length [1]
+        a: attention heads [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+
+    Returns: one MLA layer, one decoded token against s cached latents, as transformers runs it: the whole latent cache up-projected through W_UK, W_UV again, then per-head scores and weighted values [FLOP]
+
+    Sources: DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE; transformers 5.24, parameter shapes
+    """
+    s = numpy.asarray(s, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return 2*a*r_kv*s*(d_nope + d_v) + 2*a*s*(d_nope + d_rope + d_v)
+
+
+def flops_decoder_mla_decode_absorbed(s, a, r_kv, d_rope, d_nope, d_v):
+    r"""the same with W_UK absorbed into the query and W_UV into the output: scores and weighted sums on the latent itself.
+
+    flops.decoder.mla.decode.absorbed [FLOP] = 2*a*d_nope*r_kv + 2*a*d_v*r_kv + 2*a*r_kv*s + 2*a*s*(d_rope + r_kv)
+
+    LaTeX: F_{MLA}^{absorbed} = 2 a d_{nope} r_{KV} + 2 a d_{v} r_{KV} + 2 a r_{KV} s + 2 a s \left(d_{rope} + r_{KV}\right)
+
+    Args:
+        s: sequence length [1]
+        a: attention heads [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+
+    Returns: the same with W_UK absorbed into the query and W_UV into the output: scores and weighted sums on the latent itself [FLOP]
+
+    Sources: DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    """
+    s = numpy.asarray(s, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return 2*a*d_nope*r_kv + 2*a*d_v*r_kv + 2*a*r_kv*s + 2*a*s*(d_rope + r_kv)
+
+
+def memory_kv_cache_layer_full(b, s, g, d_head, q, mla, r_kv, d_rope):
+    r"""one full-attention layer's cache: a key and a value of g heads (MLA: the latent and the shared rope key) for each of s tokens.
+
+    memory.kv_cache.layer.full [byte] = b*q*s*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+
+    LaTeX: M_{KV}^{full} = b q s \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+
+    Returns: one full-attention layer's cache: a key and a value of g heads (MLA: the latent and the shared rope key) for each of s tokens [byte]
+
+    Sources: transformers 5.24, cache_utils.py: DynamicLayer, DynamicSlidingWindowLayer; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    return b*q*s*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+
+
+def memory_kv_cache_layer_window(b, s, g, d_head, q, mla, r_kv, d_rope, W):
+    r"""one sliding-window (or chunked) layer's cache: the latest W − 1 tokens; the next query brings the W-th.
+
+    memory.kv_cache.layer.window [byte] = b*q*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))*Min(s, W - 1)
+
+    LaTeX: M_{KV}^{win} = b q \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right) \min\left(s, W - 1\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
+
+    Returns: one sliding-window (or chunked) layer's cache: the latest W − 1 tokens; the next query brings the W-th [byte]
+
+    Sources: transformers 5.24, cache_utils.py: DynamicLayer, DynamicSlidingWindowLayer; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    return b*q*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1])
+
+
+def memory_kv_cache_decoder(b, s, g, d_head, l, q, mla, r_kv, d_rope, l_win, W):
+    r"""the bytes transformers' DynamicCache holds after b sequences of s tokens: l − l_win full layers, l_win windowed ones.
+
+    memory.kv_cache.decoder [byte] = b*l_win*q*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))*Min(s, W - 1) + b*q*s*(l - l_win)*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+
+    LaTeX: M_{KV} = b l_{win} q \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right) \min\left(s, W - 1\right) + b q s \left(l - l_{win}\right) \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1]
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
+
+    Returns: the bytes transformers' DynamicCache holds after b sequences of s tokens: l − l_win full layers, l_win windowed ones [byte]
+
+    Valid when: l_win ≤ l
+
+    Sources: transformers 5.24, cache_utils.py: DynamicLayer, DynamicSlidingWindowLayer; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache; Gemma Team 2025, §2 local:global layers 5:1, window 1024 (Gemma 2: 1:1, window 4096); DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    return b*l_win*q*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1]) + b*q*s*(l - l_win)*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+
+
+def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, mla, r_kv, d_rope, l_win, W, n_blk):
+    r"""the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache).
+
+    memory.kv_cache.decoder.paged [byte] = b*n_blk*q*(l_win*ceiling(Min(s, W - 1)/n_blk) + (l - l_win)*ceiling(s/n_blk))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+
+    LaTeX: M_{KV}^{paged} = b n_{blk} q \left(l_{win} \left\lceil{\frac{\min\left(s, W - 1\right)}{n_{blk}}}\right\rceil + \left(l - l_{win}\right) \left\lceil{\frac{s}{n_{blk}}}\right\rceil\right) \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1]
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
+        n_blk: tokens per block of a paged KV cache (vLLM: 16) [1]
+
+    Returns: the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache) [byte]
+
+    Valid when: l_win ≤ l
+
+    Sources: Kwon et al. 2023, §4.2 KV blocks
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    n_blk = numpy.asarray(n_blk, dtype=numpy.float64)
+    return b*n_blk*q*(l_win*numpy.ceil(functools.reduce(numpy.minimum, [s, W - 1])/n_blk) + (l - l_win)*numpy.ceil(s/n_blk))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+
+
+def memory_kv_cache_decoder_mla_expanded(b, s, a, l, q, d_rope, d_nope, d_v):
+    r"""an MLA model's cache when an engine stores the up-projected per-head keys (d_nope + d_rope) and values (d_v) instead of the latent.
+
+    memory.kv_cache.decoder.mla_expanded [byte] = a*b*l*q*s*(d_nope + d_rope + d_v)
+
+    LaTeX: M_{KV}^{MLA,exp} = a b l q s \left(d_{nope} + d_{rope} + d_{v}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        a: attention heads [1]
+        l: layers [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+
+    Returns: an MLA model's cache when an engine stores the up-projected per-head keys (d_nope + d_rope) and values (d_v) instead of the latent [byte]
+
+    Sources: DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return a*b*l*q*s*(d_nope + d_rope + d_v)
+
+
+def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, mla, r_kv, d_rope, W, n_sink):
+    r"""a windowed layer that also keeps the first n_sink tokens (StreamingLLM's attention sinks).
+
+    memory.kv_cache.layer.window_sinks [byte] = b*q*(n_sink + Min(s, W - 1))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+
+    LaTeX: M_{KV}^{sink} = b q \left(n_{sink} + \min\left(s, W - 1\right)\right) \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
+        n_sink: first tokens a windowed cache keeps as attention sinks (StreamingLLM: 4) [1]
+
+    Returns: a windowed layer that also keeps the first n_sink tokens (StreamingLLM's attention sinks) [byte]
+
+    Sources: Xiao et al. 2023, §3 sink tokens
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    n_sink = numpy.asarray(n_sink, dtype=numpy.float64)
+    return b*q*(n_sink + functools.reduce(numpy.minimum, [s, W - 1]))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
 
 
 def perf_gemm_time(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem, tau_k):
@@ -4583,6 +5753,8 @@ FORMULAS = {
     'memory.activations.layer.general.tp_sp': memory_activations_layer_general_tp_sp,
     'memory.activations.layer.general.selective': memory_activations_layer_general_selective,
     'memory.activations.layer.general.selective_sp': memory_activations_layer_general_selective_sp,
+    'memory.activations.layer.general.flash': memory_activations_layer_general_flash,
+    'memory.activations.layer.general.flash_sp': memory_activations_layer_general_flash_sp,
     'memory.activations.1f1b': memory_activations_1f1b,
     'memory.activations.1f1b.interleaved': memory_activations_1f1b_interleaved,
     'memory.activations.selective_001': memory_activations_selective_001,
@@ -4656,26 +5828,49 @@ FORMULAS = {
     'inference.kv_recompute.flops': inference_kv_recompute_flops,
     'inference.kv_recompute.reads': inference_kv_recompute_reads,
     'params.decoder.embeddings': params_decoder_embeddings,
+    'params.decoder.attention.mla': params_decoder_attention_mla,
     'params.decoder.attention': params_decoder_attention,
     'params.decoder.mlp': params_decoder_mlp,
+    'params.decoder.expert': params_decoder_expert,
+    'params.decoder.shared_experts': params_decoder_shared_experts,
     'params.decoder.router': params_decoder_router,
     'params.decoder.norms': params_decoder_norms,
     'params.decoder.layer': params_decoder_layer,
+    'params.decoder.layer.moe': params_decoder_layer_moe,
     'params.decoder.layer.active': params_decoder_layer_active,
     'params.decoder.final_norm': params_decoder_final_norm,
     'params.decoder.head': params_decoder_head,
     'params.decoder.total': params_decoder_total,
     'params.decoder.active': params_decoder_active,
+    'params.decoder.mtp': params_decoder_mtp,
+    'flops.decoder.attention.projections.mla': flops_decoder_attention_projections_mla,
     'flops.decoder.attention.projections': flops_decoder_attention_projections,
     'flops.decoder.attention.scores': flops_decoder_attention_scores,
+    'flops.decoder.attention.scores.causal': flops_decoder_attention_scores_causal,
+    'flops.decoder.attention.scores.windowed': flops_decoder_attention_scores_windowed,
+    'flops.decoder.attention.scores.chunked': flops_decoder_attention_scores_chunked,
     'flops.decoder.mlp': flops_decoder_mlp,
+    'flops.decoder.experts': flops_decoder_experts,
+    'flops.decoder.experts.skipped': flops_decoder_experts_skipped,
+    'flops.decoder.experts.capacity': flops_decoder_experts_capacity,
+    'flops.decoder.shared_experts': flops_decoder_shared_experts,
     'flops.decoder.router': flops_decoder_router,
     'flops.decoder.layer.forward': flops_decoder_layer_forward,
+    'flops.decoder.layer.forward.moe': flops_decoder_layer_forward_moe,
+    'flops.decoder.layers.forward': flops_decoder_layers_forward,
     'flops.decoder.embedding_projections': flops_decoder_embedding_projections,
     'flops.decoder.logits': flops_decoder_logits,
     'flops.decoder.forward': flops_decoder_forward,
     'flops.decoder.backward': flops_decoder_backward,
     'flops.decoder.training': flops_decoder_training,
+    'flops.decoder.mla.decode.naive': flops_decoder_mla_decode_naive,
+    'flops.decoder.mla.decode.absorbed': flops_decoder_mla_decode_absorbed,
+    'memory.kv_cache.layer.full': memory_kv_cache_layer_full,
+    'memory.kv_cache.layer.window': memory_kv_cache_layer_window,
+    'memory.kv_cache.decoder': memory_kv_cache_decoder,
+    'memory.kv_cache.decoder.paged': memory_kv_cache_decoder_paged,
+    'memory.kv_cache.decoder.mla_expanded': memory_kv_cache_decoder_mla_expanded,
+    'memory.kv_cache.layer.window_sinks': memory_kv_cache_layer_window_sinks,
     'perf.gemm.time': perf_gemm_time,
     'perf.gemm.efficiency': perf_gemm_efficiency,
     'perf.tp.layer': perf_tp_layer,
@@ -4747,6 +5942,8 @@ INPUTS = {
     'memory.activations.layer.general.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
     'memory.activations.layer.general.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
     'memory.activations.layer.general.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
+    'memory.activations.layer.general.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
+    'memory.activations.layer.general.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
     'memory.activations.1f1b': ('b', 's', 'h', 'a', 'l', 't'),
     'memory.activations.1f1b.interleaved': ('b', 's', 'h', 'a', 'l', 't', 'p', 'v'),
     'memory.activations.selective_001': ('b', 's', 'h', 'l', 't'),
@@ -4820,26 +6017,49 @@ INPUTS = {
     'inference.kv_recompute.flops': ('b', 's', 'h', 'l'),
     'inference.kv_recompute.reads': ('s', 'h', 'l'),
     'params.decoder.embeddings': ('h', 'V', 'n_pos', 'o_pos', 'pos_table', 'norm_bias', 'emb_norm', 'd_emb', 'proj_emb'),
-    'params.decoder.attention': ('h', 'a', 'g', 'd_head', 'b_q', 'b_k', 'b_v', 'b_o'),
+    'params.decoder.attention.mla': ('h', 'a', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.attention': ('h', 'a', 'g', 'd_head', 'b_q', 'b_k', 'b_v', 'b_o', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'qk_norm', 'qk_norm_full', 'sink'),
     'params.decoder.mlp': ('h', 'd_ff', 'gated', 'b_mlp'),
-    'params.decoder.router': ('h', 'E', 'moe'),
+    'params.decoder.expert': ('h', 'gated', 'b_mlp', 'd_moe'),
+    'params.decoder.shared_experts': ('h', 'gated', 'd_sh', 'sh_gate'),
+    'params.decoder.router': ('h', 'E', 'router_bias'),
     'params.decoder.norms': ('h', 'n_norm', 'norm_bias'),
-    'params.decoder.layer': ('h', 'a', 'g', 'd_head', 'd_ff', 'E', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'moe'),
-    'params.decoder.layer.active': ('h', 'a', 'g', 'd_head', 'd_ff', 'E', 'k', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'moe'),
+    'params.decoder.layer': ('h', 'a', 'g', 'd_head', 'd_ff', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'qk_norm', 'qk_norm_full', 'sink'),
+    'params.decoder.layer.moe': ('h', 'a', 'g', 'd_head', 'E', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'qk_norm', 'qk_norm_full', 'sink', 'd_moe', 'd_sh', 'sh_gate', 'router_bias'),
+    'params.decoder.layer.active': ('h', 'a', 'g', 'd_head', 'E', 'k', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'qk_norm', 'qk_norm_full', 'sink', 'd_moe', 'd_sh', 'sh_gate', 'router_bias'),
     'params.decoder.final_norm': ('h', 'norm_bias', 'norm_final'),
     'params.decoder.head': ('V', 'tied', 'head_bias', 'd_emb'),
-    'params.decoder.total': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'n_pos', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'moe', 'd_emb', 'proj_emb'),
-    'params.decoder.active': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'n_pos', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'moe', 'd_emb', 'proj_emb'),
-    'flops.decoder.attention.projections': ('b', 's', 'h', 'a', 'g', 'd_head'),
-    'flops.decoder.attention.scores': ('b', 's', 'a', 'd_head'),
-    'flops.decoder.mlp': ('b', 's', 'h', 'd_ff', 'k', 'gated'),
-    'flops.decoder.router': ('b', 's', 'h', 'E', 'moe'),
-    'flops.decoder.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'E', 'k', 'gated', 'moe'),
+    'params.decoder.total': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'n_pos', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'router_bias'),
+    'params.decoder.active': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'n_pos', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'router_bias'),
+    'params.decoder.mtp': ('h', 'a', 'g', 'd_head', 'E', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'qk_norm', 'qk_norm_full', 'sink', 'd_moe', 'd_sh', 'sh_gate', 'router_bias', 'n_mtp'),
+    'flops.decoder.attention.projections.mla': ('b', 's', 'h', 'a', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.attention.projections': ('b', 's', 'h', 'a', 'g', 'd_head', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.attention.scores': ('b', 's', 'a', 'd_head', 'mla', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.attention.scores.causal': ('b', 's', 'a', 'd_head', 'mla', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.attention.scores.windowed': ('b', 's', 'a', 'd_head', 'mla', 'd_rope', 'd_nope', 'd_v', 'W'),
+    'flops.decoder.attention.scores.chunked': ('b', 's', 'a', 'd_head', 'mla', 'd_rope', 'd_nope', 'd_v', 'W'),
+    'flops.decoder.mlp': ('b', 's', 'h', 'd_ff', 'gated'),
+    'flops.decoder.experts': ('b', 's', 'h', 'E', 'k', 'gated', 'd_moe', 'all_experts'),
+    'flops.decoder.experts.skipped': ('b', 's', 'h', 'E', 'k', 'gated', 'd_moe', 'all_experts'),
+    'flops.decoder.experts.capacity': ('b', 's', 'h', 'k', 'gated', 'd_moe', 'c_f'),
+    'flops.decoder.shared_experts': ('b', 's', 'h', 'gated', 'd_sh', 'sh_gate'),
+    'flops.decoder.router': ('b', 's', 'h', 'E'),
+    'flops.decoder.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.layer.forward.moe': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_sh', 'sh_gate', 'all_experts'),
+    'flops.decoder.layers.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'E', 'k', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'all_experts'),
     'flops.decoder.embedding_projections': ('b', 's', 'h', 'd_emb', 'proj_emb'),
     'flops.decoder.logits': ('b', 's', 'V', 'd_emb'),
-    'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'moe', 'd_emb', 'proj_emb'),
-    'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'moe', 'd_emb', 'proj_emb'),
-    'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'moe', 'd_emb', 'proj_emb'),
+    'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'all_experts'),
+    'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'all_experts'),
+    'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'all_experts'),
+    'flops.decoder.mla.decode.naive': ('s', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.mla.decode.absorbed': ('s', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.kv_cache.layer.full': ('b', 's', 'g', 'd_head', 'q', 'mla', 'r_kv', 'd_rope'),
+    'memory.kv_cache.layer.window': ('b', 's', 'g', 'd_head', 'q', 'mla', 'r_kv', 'd_rope', 'W'),
+    'memory.kv_cache.decoder': ('b', 's', 'g', 'd_head', 'l', 'q', 'mla', 'r_kv', 'd_rope', 'l_win', 'W'),
+    'memory.kv_cache.decoder.paged': ('b', 's', 'g', 'd_head', 'l', 'q', 'mla', 'r_kv', 'd_rope', 'l_win', 'W', 'n_blk'),
+    'memory.kv_cache.decoder.mla_expanded': ('b', 's', 'a', 'l', 'q', 'd_rope', 'd_nope', 'd_v'),
+    'memory.kv_cache.layer.window_sinks': ('b', 's', 'g', 'd_head', 'q', 'mla', 'r_kv', 'd_rope', 'W', 'n_sink'),
     'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.tp.layer': ('b', 's', 'h', 't', 'q', 'tau_k', 'W_tp', 'seq_par'),

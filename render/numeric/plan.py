@@ -123,7 +123,7 @@ def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None 
 
 
 def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[int, int], None] | None = None,
-             chunk: int = 1 << 16, ev: Evaluator = numeric) -> dict[str, np.ndarray]:
+             chunk: int = 1 << 16, ev: Evaluator = numeric, attention: str = "eager") -> dict[str, np.ndarray]:
     """The figures of every layout of ``space`` under every setting, as columns (one row per layout).
 
     One call of the report per ``chunk`` layouts, settings included (they pick formula ids element
@@ -136,7 +136,8 @@ def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[
     for done, start in enumerate(range(0, size, chunk), start=1):
         part = {name: column[start:start + chunk] for name, column in columns.items()}
         layout = Layout(n=n, s=s, zero=part["zero"], recompute=part["recompute"],
-                        sequence_parallel=part["sequence_parallel"], **{name: part[name] for name in SHAPE_FIELDS})
+                        sequence_parallel=part["sequence_parallel"], attention=attention,
+                        **{name: part[name] for name in SHAPE_FIELDS})
         report = estimate(layout, numeric_in, ev, NUMPY_OPS)
         time = report["time"]
         figures = {
@@ -212,12 +213,13 @@ def reason(entry: dict, runner_up: dict | None) -> str:
 
 
 def plan(model: dict[str, int], inputs: Inputs, n: int, global_batch: int, s: int, top: int = 5,
-         max_tp: int | None = GPUS_PER_NODE, progress: Callable[[int, int], None] | None = None) -> dict:
-    """The ranked best layouts (each with its reason) and the size of the space explored."""
+         max_tp: int | None = GPUS_PER_NODE, progress: Callable[[int, int], None] | None = None,
+         attention: str = "eager") -> dict:
+    """The ranked best layouts (each with its reason) and the size of the space explored, under one attention kernel."""
     space = shapes(model, n, global_batch, max_tp)
     if not len(space):
         return {"explored": 0, "fitting": 0, "ranked": []}
-    table = evaluate(space, n, s, inputs, progress)
+    table = evaluate(space, n, s, inputs, progress, attention=attention)
     best = rank(table, top + 1)
     entries = [row(table, int(index)) for index in best]
     for place, entry in enumerate(entries[:top]):
@@ -248,7 +250,7 @@ def explain(model: dict[str, int], inputs: Inputs, layout: Layout, max_tp: int |
     if violation is not None:
         raise NotRanked(f"invalid layout: {violation}")
     space = shapes(model, layout.n, layout.global_batch, max_tp)
-    table = evaluate(space, layout.n, layout.s, inputs)
+    table = evaluate(space, layout.n, layout.s, inputs, attention=layout.attention)
     wanted = {"t": layout.t, "p": layout.p, "d": layout.d, "b": layout.b, "m": layout.m, "v": layout.v, "zero": layout.zero,
               "recompute": RECOMPUTE_MODES.index(layout.recompute), "sequence_parallel": layout.sequence_parallel and layout.t > 1}
     match = np.flatnonzero(np.logical_and.reduce([table[name] == value for name, value in wanted.items()]))

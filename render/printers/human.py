@@ -93,7 +93,9 @@ def _scaled(x: float, table: list[tuple[str, object]]) -> tuple[float, str]:
 
 
 def duration(seconds: float) -> str:
-    """``seconds`` as the size calls for: ``17.5 ms``, ``4.2 hours``, ``60.9 days``."""
+    """``seconds`` as the size calls for: ``17.5 ms``, ``4.2 hours``, ``60.9 days`` (nothing at all: ``0 s``)."""
+    if seconds == 0:
+        return "0 s"
     x, name = _scaled(seconds, _DURATIONS)
     return f"{significant(x)} {name}"
 
@@ -140,7 +142,7 @@ def exact(value: object) -> str:
 def convert(value: object, unit: Unit | str, target: str) -> Fraction | float:
     """``value`` (in ``unit``) expressed in the display unit ``target``; exact for exact input."""
     if target not in DISPLAY_UNITS:
-        raise UnitMismatch(f"unknown unit {target!r}; known: {', '.join(sorted(DISPLAY_UNITS))}")
+        raise UnitMismatch(f"unknown unit; known: {', '.join(sorted(DISPLAY_UNITS))}")
     base, size = DISPLAY_UNITS[target]
     unit = as_unit(unit)
     if unit != base:

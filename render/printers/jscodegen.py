@@ -17,7 +17,7 @@ import sympy as sp
 from sympy.printing.codeprinter import PrintMethodNotImplementedError
 from sympy.printing.jscode import jscode
 
-from formulas.catalogue import Formula, all_formulas
+from formulas.catalogue import Formula, all_formulas, get
 from formulas.symbols import table_order
 from derivations.proof import valued
 
@@ -74,3 +74,98 @@ def javascript(formulas: list[Formula] | None = None) -> JavaScript:
     source += "const FORMULAS = [\n" + ",\n".join(entries) + "\n];\n"
     # safe inside an HTML <script>: no text can close the element
     return JavaScript(source.replace("</", "<\\/"), tuple(kept), inputs, tuple(skipped))
+
+
+# --- the sizing report ---------------------------------------------------------------
+
+# The report's settings, which are no quantity of the symbol table: page variables of the traced report
+SETTINGS = {name: sp.Symbol(name) for name in ("zero_stage", "recompute_mode", "sequence_parallel", "flash_attention", "network")}
+
+
+@dataclass(frozen=True)
+class Report:
+    source: str  # ``function estimate_report(given) {...}``: given maps every input name to a number, it returns {path: number}
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+
+
+def _traced_where(condition, x, y):
+    if isinstance(condition, (bool, sp.logic.boolalg.BooleanAtom)):
+        return x if condition else y
+    if isinstance(condition, sp.Expr):  # a 0/1 flag
+        condition = sp.Ne(condition, 0)
+    return sp.Piecewise((x, condition), (y, True))
+
+
+def _traced_choose(key, options):
+    """The option ``key`` names; for a symbolic key a Piecewise over the options (the last one the default)."""
+    if isinstance(key, sp.Piecewise):
+        pieces = [(_traced_choose(value, options), condition) for value, condition in key.args]
+        if any(not isinstance(value, sp.Basic) for value, _ in pieces):
+            return None  # a label (which formula applied): not a number the page computes
+        return sp.Piecewise(*pieces)
+    if not isinstance(key, sp.Basic) or key.is_Number:
+        return options[int(key) if isinstance(key, sp.Basic) else key]()
+    values = [(option, thunk()) for option, thunk in options.items()]
+    if any(isinstance(value, str) for _, value in values):
+        return None  # a label (which formula applied): not a number the page computes
+    *cases, (_, last) = values
+    return sp.Piecewise(*[(value, sp.Eq(key, int(option))) for option, value in cases], (last, True))
+
+
+def _traced(formula_id: str, **values: object) -> sp.Expr:
+    """A formula with the report's values put in (symbols, or expressions of them)."""
+    expr = get(formula_id).value_expr
+    return expr.xreplace({s: _basic(values[s.name]) for s in expr.free_symbols if s.name in values})
+
+
+def _basic(value: object) -> sp.Basic:
+    """A value of the traced report as a SymPy object (the glue's own constants are Python ints)."""
+    return sp.Integer(value) if isinstance(value, int) else value
+
+
+def _flatten(section: dict, prefix: str = "") -> dict[str, sp.Basic]:
+    flat: dict[str, sp.Basic] = {}
+    for key, value in section.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat |= _flatten(value, path + ".")
+        elif isinstance(value, sp.Basic):
+            flat[path] = value
+        elif isinstance(value, int) and not isinstance(value, bool):
+            flat[path] = sp.Integer(value)
+    return flat
+
+
+def report_javascript(model_names: tuple[str, ...], gpu_names: tuple[str, ...]) -> Report:
+    """``formulas.estimate.estimate`` traced with symbols instead of numbers and printed by jscode.
+
+    Every layout count (t, p, d, b, m, s, v, n = t·p·d), the model's sizes and switches, the GPU's figures,
+    D, U and r are the symbol table's symbols; the settings (ZeRO stage, recompute mode as its index in
+    RECOMPUTE_MODES, sequence parallelism and FlashAttention as 0/1, the network's bytes/s) are SETTINGS. The
+    glue's choices become Piecewise expressions, so the page runs the same report as ``llm-formulas estimate``,
+    not a copy of it. Common subexpressions are shared (``sympy.cse``)."""
+    from formulas.estimate import Inputs, Layout, Ops, estimate
+    from formulas.symbols import quantity
+
+    def symbol(name: str) -> sp.Symbol:
+        return quantity(name).symbol
+
+    t, p, d = symbol("t"), symbol("p"), symbol("d")
+    layout = Layout(n=t * p * d, t=t, p=p, d=d, b=symbol("b"), m=symbol("m"), s=symbol("s"), v=symbol("v"),
+                    zero=SETTINGS["zero_stage"], recompute=SETTINGS["recompute_mode"],
+                    sequence_parallel=SETTINGS["sequence_parallel"], attention=SETTINGS["flash_attention"])
+    inputs = Inputs(model={name: symbol(name) for name in model_names}, gpu={name: symbol(name) for name in gpu_names},
+                    network=SETTINGS["network"], tokens=symbol("D"), utilization=symbol("U"), overlap=symbol("r"))
+    ops = Ops(where=_traced_where, minimum=sp.Min, maximum=sp.Max, number=_basic, choose=_traced_choose,
+              ceiling=sp.ceiling)
+    flat = _flatten(estimate(layout, inputs, _traced, ops))
+    names = tuple(sorted({s.name for expr in flat.values() for s in expr.free_symbols}))
+    shared, reduced = sp.cse(list(flat.values()), symbols=sp.numbered_symbols("x_"), optimizations=None)
+    lines = ["function estimate_report(given) {"]
+    lines += [f"  const {name} = given[{json.dumps(name)}];" for name in names]
+    lines += [f"  const {temp} = {jscode(expr)};" for temp, expr in shared]
+    lines.append("  return {")
+    lines += [f"    {json.dumps(path)}: {jscode(expr)}," for path, expr in zip(flat, reduced)]
+    lines += ["  };", "}"]
+    return Report("\n".join(lines).replace("</", "<\\/") + "\n", names, tuple(flat))

@@ -1,0 +1,192 @@
+"""Every lesson's exercises: the question, and the solution as steps through catalogue formulas.
+
+Ids are ``<lesson>.<name>``. The solutions live here, not in the notebooks; the tests check
+each against a published or hand-computed figure (tests/test_notebooks.py).
+"""
+
+from __future__ import annotations
+
+from render.documents.exercises import Step, gpu, model, register
+
+LLAMA2_70B = model("llama2-70b")
+LLAMA2_7B = model("llama2-7b")
+A100 = gpu("a100-80gb")
+H100 = gpu("h100-sxm")
+GPT2_SMALL = {"l": 12, "h": 768, "V": 50257, "s": 1024}
+DAY_SECONDS = 86400
+
+# --- params ---------------------------------------------------------------------------------
+register(
+    "params.gpt2",
+    "GPT-2 small has l = 12 layers, h = 768, a vocabulary of V = 50257 and a learned position table of "
+    "s = 1024 rows; its head is tied to the token embedding. How many parameters does it hold, exactly?",
+    Step("layer", "parameters of one layer", "params.layer", GPT2_SMALL),
+    Step("total", "the whole model", "params.total", GPT2_SMALL),
+)
+register(
+    "params.llama2_7b",
+    "Llama-2-7B: h = 4096, 32 layers of 32 heads (no GQA), a SwiGLU MLP of width 11008, V = 32000, RMSNorm, "
+    "no biases, an untied head. Count its parameters exactly.",
+    Step("attention", "one layer's attention", "params.decoder.attention", LLAMA2_7B),
+    Step("mlp", "one layer's gated MLP", "params.decoder.mlp", LLAMA2_7B),
+    Step("layer", "one decoder layer", "params.decoder.layer", LLAMA2_7B),
+    Step("total", "the whole model", "params.decoder.total", LLAMA2_7B),
+)
+
+# --- flops ----------------------------------------------------------------------------------
+register(
+    "flops.gpt3",
+    "GPT-3 175B (Ψ = 175 × 10⁹) was trained on D = 300 × 10⁹ tokens. With 6ΨD, how many FLOPs did the training "
+    "take? Type a number of FLOP such as 1.2e22.",
+    Step("per_token", "training FLOPs per token, 6Ψ", "flops.training.approx", {"P": 175 * 10**9, "D": 1}, "FLOP"),
+    Step("total", "6ΨD", "flops.training.approx", {"P": 175 * 10**9, "D": 300 * 10**9}, "FLOP"),
+)
+register(
+    "flops.llama2_7b_forward",
+    "One forward pass of Llama-2-7B over a single sequence of s = 4096 tokens (b = 1): how many TFLOP, counting "
+    "every GEMM (Q, K, V, O projections, QKᵀ, scores·V, the gated MLP and the logits)?",
+    Step("projections", "Q, K, V, O projections of one layer", "flops.decoder.attention.projections", LLAMA2_7B | {"b": 1, "s": 4096}, "TFLOP"),
+    Step("scores", "QKᵀ and scores·V of one layer", "flops.decoder.attention.scores", LLAMA2_7B | {"b": 1, "s": 4096}, "TFLOP"),
+    Step("mlp", "the MLP of one layer", "flops.decoder.mlp", LLAMA2_7B | {"b": 1, "s": 4096}, "TFLOP"),
+    Step("total", "the whole forward pass", "flops.decoder.forward", LLAMA2_7B | {"b": 1, "s": 4096}, "TFLOP"),
+)
+
+# --- memory ---------------------------------------------------------------------------------
+S8 = {"P": 70 * 10**9, "b": 8, "s": 4096, "h": 8192, "l": 80, "t": 1}
+register(
+    "memory.training_70b",
+    "Li Bojie's estimate: Llama-2-70B (Ψ = 70 × 10⁹) trained with mixed-precision Adam, micro-batch b = 8 of "
+    "s = 4096 tokens, h = 8192, l = 80, selective recompute, no tensor parallelism. How many GB must the "
+    "cluster hold (model states and activations)?",
+    Step("states", "model states, 16 bytes per parameter", "memory.model_states", S8, "GB"),
+    Step("activations", "the activations of the 80 layers", "memory.activations.selective_001", S8, "GB"),
+    Step("total", "both together", "memory.training.selective", S8, "GB"),
+)
+KV = LLAMA2_70B | {"b": 8, "s": 4096, "q": 2}
+register(
+    "memory.kv_gqa",
+    "The real Llama-2-70B has g = 8 key/value heads of d_head = 128 in each of its 80 layers. How many GiB does "
+    "the 16-bit KV cache of a batch of 8 sequences of 4096 tokens hold?",
+    Step("per_token", "K and V of one token in every layer", "memory.kv_cache.per_token", KV, "KiB"),
+    Step("total", "the whole batch", "memory.kv_cache", KV, "GiB"),
+)
+
+# --- comms ----------------------------------------------------------------------------------
+register(
+    "comms.allreduce",
+    "Eight GPUs all-reduce a 1 GB gradient buffer with a ring. How many GB does each GPU send?",
+    Step("redundancy", "bytes sent per byte of buffer", "comms.redundancy.allreduce", {"n": 8}),
+    Step("sent", "bytes each GPU sends", "comms.collective.allreduce", {"n": 8, "x_msg": 10**9}, "GB"),
+)
+RTX4090_001 = {"h": 8192, "q": 2, "X": 330 * 10**12, "W_link": 64 * 10**9}
+register(
+    "comms.max_tp_4090",
+    "RTX 4090s (330 TFLOPS) on PCIe Gen4 (64 GB/s counting both directions) train a model of h = 8192 in "
+    "16-bit. Up to which tensor-parallel degree t does the link keep up with the attention projections?",
+    Step("t_max", "3·W_link·h/(X·q)", "comms.tp.max_degree", RTX4090_001),
+)
+
+# --- cluster --------------------------------------------------------------------------------
+register(
+    "cluster.amdahl",
+    "Data parallelism over n = 512 replicas, where 0.05 % of the work (the gradient all-reduce not hidden under "
+    "compute) is serial. What speed-up does Amdahl's law allow?",
+    Step("speed_up", "1/(f + (1 − f)/n)", "cluster.amdahl", {"f": "1/2000", "n": 512}),
+)
+LLAMA_RUN = {"P": 70 * 10**9, "D": 2 * 10**12, "n": 64, "X": A100["X"], "U": "2/5"}
+register(
+    "cluster.llama2_70b_days",
+    "Will Llama-2-70B (Ψ = 70 × 10⁹) train on 2T tokens on 64 A100s (312 TFLOPS) at a utilization of 40 %, "
+    "without recompute, in a reasonable time? How many days?",
+    Step("flops", "training FLOPs, 6ΨD", "flops.training.approx", LLAMA_RUN, "FLOP"),
+    Step("days", "days on 64 GPUs", "cluster.training_time", LLAMA_RUN, "days"),
+)
+
+# --- inference ------------------------------------------------------------------------------
+S14 = {"q_w": 2, "P": 70 * 10**9, "n": 8, "W_mem": 10**12}
+register(
+    "inference.stage_latency",
+    "Llama-2-70B (Ψ = 70 × 10⁹, 16-bit weights) split over 8 RTX 4090s (memory bandwidth 1 TB/s each), batch 1. "
+    "How many milliseconds does each GPU need per generated token?",
+    Step("bytes", "16-bit weights one GPU holds and reads per token", "memory.model_states.inference", S14, "GB", times="1/8"),
+    Step("latency", "the time to read them", "inference.latency.memory_bound", S14, "ms"),
+)
+register(
+    "inference.balance_h100",
+    "An H100 SXM does 989 TFLOPS and reads 3.35 TB/s of HBM. Up to which decoding batch is a step memory-bound "
+    "(16-bit weights)?",
+    Step("balance", "the balance batch X·q/(2·W_mem)", "inference.balance_batch", {"q_w": 2, "X": 989 * 10**12, "W_mem": 3350 * 10**9}),
+)
+
+# --- article 000 ----------------------------------------------------------------------------
+S2 = {"P": 10**12, "D": 450 * 10**9, "n": 3072, "X": 312 * 10**12, "U": "1/2"}
+register(
+    "article_000.training_days",
+    "000 §3.5: a 1T-parameter model on 450B tokens, 3072 A100s (312 TFLOPS) at U = 0.5, with full activation "
+    "recompute (8ΨD). How many days?",
+    Step("flops", "training FLOPs with recompute, 8ΨD", "flops.training.recompute.approx", S2, "FLOP"),
+    Step("days", "days on 3072 GPUs", "cluster.training_time.recompute", S2, "days"),
+)
+register(
+    "article_000.zero3",
+    "ZeRO stage 3 over d = 64 data-parallel GPUs (t = p = 1) for GPT-3 175B (Ψ = 175 × 10⁹): how many GB of "
+    "model states does each GPU hold?",
+    Step("states", "16Ψ of the whole model", "memory.model_states", {"P": 175 * 10**9}, "GB"),
+    Step("per_gpu", "its share on one GPU", "memory.zero.stage3", {"P": 175 * 10**9, "t": 1, "p": 1, "d": 64}, "GB"),
+)
+
+# --- article 001 ----------------------------------------------------------------------------
+S12 = {"l": 80, "g": 64, "d_head": 128, "s": 4096, "b": 8, "q": 2}
+register(
+    "article_001.kv_cache",
+    "001's KV cache: LLaMA-2 70B taken without GQA (64 KV heads of 128), 80 layers, batch 8, 4096 tokens, 16-bit. "
+    "How many GiB?",
+    Step("per_token", "K and V of one token in every layer", "memory.kv_cache.per_token", S12, "MiB"),
+    Step("total", "the whole batch", "memory.kv_cache", S12, "GiB"),
+)
+register(
+    "article_001.max_tp_h100",
+    "001: H100s on NVLink (989 TFLOPS, 900 GB/s counting both directions), h = 8192, 16-bit. The largest useful "
+    "tensor-parallel degree?",
+    Step("t_max", "3·W_link·h/(X·q)", "comms.tp.max_degree", {"h": 8192, "q": 2, "X": 989 * 10**12, "W_link": 900 * 10**9}),
+)
+
+# --- article 002 ----------------------------------------------------------------------------
+register(
+    "article_002.utilization",
+    "Meta reports 1,720,320 A100 GPU-hours for Llama-2-70B (Ψ = 70 × 10⁹, 2T tokens). What utilization of the "
+    "312 TFLOPS peak does that imply? Answer as a fraction (0.5 for 50 %).",
+    Step("U", "6ΨD over what the GPU-hours could do at peak", "cluster.mfu.gpu_hours",
+         {"P": 70 * 10**9, "D": 2 * 10**12, "X": 312 * 10**12, "H_gpu": 1720320}),
+)
+S17 = {"P": 34 * 10**9, "D": 5 * 10**9, "X": 312 * 10**12, "U": "7/20"}
+register(
+    "article_002.gpu_hours",
+    "002's fine-tuning budget: a 34B model on 5B tokens, A100s at U = 0.35. How many GPU-hours, done right?",
+    Step("flops", "6ΨD", "flops.training.approx", S17, "FLOP"),
+    Step("gpu_hours", "GPU-hours at X·U per GPU", "cluster.gpu_hours", S17),
+)
+
+# --- article 004 ----------------------------------------------------------------------------
+register(
+    "article_004.states",
+    "BLOOM-176B has 176,247,271,424 parameters; the slides count 20 bytes per parameter of training state. How "
+    "many GB in all?",
+    Step("states", "20 bytes per parameter", "memory.model_states.grad_buffers", {"P": 176247271424}, "GB"),
+)
+BLOOM = {"b": 16, "s": 2048, "h": 14336}
+register(
+    "article_004.iteration_flops",
+    "The slides' FLOPs of one BLOOM-176B iteration: B = 16 sequences of 2048 tokens, 70 blocks of h = 14336, "
+    "forward and backward (3 forward passes' worth), blocks only. How many PFLOP?",
+    Step("layer", "forward FLOPs of one block", "flops.layer.forward", BLOOM, "TFLOP"),
+    Step("iteration", "3 × 70 blocks", "flops.layer.forward", BLOOM, "PFLOP", times=3 * 70),
+)
+
+# --- perf -----------------------------------------------------------------------------------
+register(
+    "perf.bubble",
+    "Megatron's 1T run: p = 64 pipeline stages, and m = 3072/6 = 512 micro-batches per iteration on each of the "
+    "d = 6 replicas. What fraction of the compute time does the 1F1B bubble add?",
+    Step("bubble", "(p − 1)/m", "cluster.bubble", {"p": 64, "m": 512}),
+)
