@@ -151,7 +151,8 @@ def attention() -> Derivation:
     q_ = d.defines("Ψ_Q", h * (a * d_head) + b_q * a * d_head, "a query heads of width d_head: an h×a·d_head matrix and its bias")
     kv = d.defines("Ψ_KV", 2 * (h * (g * d_head)) + (b_k + b_v) * g * d_head, "keys and values have g heads only (GQA; MQA g = 1)")
     o = d.defines("Ψ_O", (a * d_head) * h + b_o * h, "the output projection maps the a·d_head concatenated heads back to h")
-    standard = d.defines("Ψ_attn,std", q_ + kv + o, "fused (Falcon, Phi-3, GPT-2's c_attn) or separate, the shapes add up the same")
+    standard = d.defines("Ψ_attn,std", q_ + kv + o, "fused (Falcon, Phi-3, GPT-2's c_attn) or separate, the shapes add up the same",
+                         parts=("Ψ_Q", "Ψ_KV", "Ψ_O"))
     norms_ = d.defines("Ψ_qk", qk_norm * (d_head + d_head) + qk_norm_full * (a * d_head + g * d_head),
                        "q/k RMSNorms: per head of width d_head (Qwen3, Gemma-3, GLM-4.5), or over all heads (OLMo-2)")
     d.defines("Ψ_attn", (1 - mla) * standard + mla * get("params.decoder.attention.mla").expr + norms_ + sink * a,
@@ -310,7 +311,8 @@ def projections() -> Derivation:
     q_ = d.defines("F_Q", gemm(b * s, h, a * d_head), "[bs, h] × [h, a·d_head]")
     kv = d.defines("F_KV", 2 * gemm(b * s, h, g * d_head), "keys and values: [bs, h] × [h, g·d_head] each")
     o = d.defines("F_O", gemm(b * s, a * d_head, h), "[bs, a·d_head] × [a·d_head, h]")
-    d.defines("F_proj", (1 - mla) * (q_ + kv + o) + mla * get("flops.decoder.attention.projections.mla").expr,
+    standard = d.defines("F_proj,std", q_ + kv + o, "Q, K, V and O", parts=("F_Q", "F_KV", "F_O"))
+    d.defines("F_proj", (1 - mla) * standard + mla * get("flops.decoder.attention.projections.mla").expr,
               "a bias is an add (addmm counts the product only); MLA's own projections where mla = 1")
     d.concludes("flops.decoder.attention.projections")
     return d
@@ -343,7 +345,7 @@ _i = sp.Symbol("i", positive=True, integer=True)  # a query's position, summed o
 def scores_causal() -> Derivation:
     d = Derivation("flops.decoder.attention.scores.causal", "Attention a causal kernel computes", (FLOP_COUNTER, BILIBILI))
     pairs = d.defines("n_pairs", sp.summation(_i, (_i, 1, s)), "the query at position i sees keys 1..i: Σ i")
-    d.equals("n_pairs", s * (s + 1) / 2, "a triangle with its diagonal")
+    d.equals("n_pairs", s * (s + 1) / 2, "a triangle with its diagonal", aside=True)
     d.defines("F_attn^causal", 2 * b * a * _score_width() * pairs, "2 FLOPs per pair, head and unit of width, as in the full square")
     d.concludes("flops.decoder.attention.scores.causal")
     return d
@@ -353,8 +355,9 @@ def scores_windowed() -> Derivation:
     d = Derivation("flops.decoder.attention.scores.windowed", "Attention within a sliding window", (MISTRAL, GEMMA))
     pairs = d.defines("n_pairs", sp.summation(_i, (_i, 1, W)) + sp.summation(W, (_i, W + 1, s)),
                       "the query at i sees min(i, W) keys: i of them while i ≤ W, then the W latest (s ≥ W)")
-    d.equals("n_pairs", s * W - W * (W - 1) / 2, "W per query, less the W(W − 1)/2 the first W queries lack")
-    d.equals("n_pairs", s * (s + 1) / 2 - (s - W) * (s - W + 1) / 2, "the causal triangle less the (s − W)(s − W + 1)/2 pairs beyond the window")
+    d.equals("n_pairs", s * W - W * (W - 1) / 2, "W per query, less the W(W − 1)/2 the first W queries lack", aside=True)
+    d.equals("n_pairs", s * (s + 1) / 2 - (s - W) * (s - W + 1) / 2, "the causal triangle less the (s − W)(s − W + 1)/2 pairs beyond the window",
+             aside=True)
     d.defines("F_attn^win", 2 * b * a * _score_width() * pairs, "eager attention computes s² pairs anyway; this is what a windowed kernel does")
     d.concludes("flops.decoder.attention.scores.windowed")
     return d
@@ -363,7 +366,7 @@ def scores_windowed() -> Derivation:
 def scores_chunked() -> Derivation:
     d = Derivation("flops.decoder.attention.scores.chunked", "Attention inside chunks (Llama-4)", (TRANSFORMERS,))
     pairs = d.defines("n_pairs", (s / W) * sp.summation(_i, (_i, 1, W)), "s/W chunks, causal inside each, nothing across")
-    d.equals("n_pairs", s * (W + 1) / 2, "half a chunk plus one per query, on average")
+    d.equals("n_pairs", s * (W + 1) / 2, "half a chunk plus one per query, on average", aside=True)
     d.defines("F_attn^chunk", 2 * b * a * _score_width() * pairs, "2 FLOPs per pair, head and unit of width")
     d.concludes("flops.decoder.attention.scores.chunked")
     return d
@@ -399,7 +402,7 @@ def experts_capacity() -> Derivation:
     d = Derivation("flops.decoder.experts.capacity", "Expert capacity", (CAPACITY,))
     slots = d.defines("C", c_f * k * b * s / E, "each expert takes at most c_f times its even share of the k·bs assignments")
     one = (1 + gated) * gemm(1, h, d_moe) + gemm(1, d_moe, h)
-    d.defines("F_experts^cap", E * slots * one, "at most E·C token-expert pairs are computed; the rest are dropped (or overflow)")
+    d.defines("F_experts^cap", sp.Mul(E, slots, one, evaluate=False), "at most E·C token-expert pairs are computed; the rest are dropped (or overflow)")
     d.equals("F_experts^cap", c_f * get("flops.decoder.experts").expr.subs(all_experts, 0),
              "c_f times the top-k count: padding to capacity pays (c_f − 1)·k·bs idle slots, c_f < 1 drops at least (1 − c_f)·k·bs pairs")
     d.concludes("flops.decoder.experts.capacity")

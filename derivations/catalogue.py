@@ -10,17 +10,32 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from functools import cache
+from typing import Callable
 
-from derivations.engine import Derivation, Outcome
-from formulas.catalogue import TOPICS, all_formulas, origin_topic
+from derivations.engine import Derivation, Outcome, building
+from formulas.catalogue import TOPICS, all_formulas, observe_reads, origin_topic
 from formulas.dimensions import DimensionError, check_declared_unit
+
+
+def factories() -> list[Callable[[], Derivation]]:
+    """The function that builds each derivation, topic by topic."""
+    return [make for topic in TOPICS for make in importlib.import_module(f"derivations.{topic}").DERIVATIONS]
+
+
+def build(make: Callable[[], Derivation]) -> Derivation:
+    """Build one derivation, its catalogue reads traced, and stop tracing after it."""
+    building()
+    try:
+        return make()
+    finally:
+        observe_reads(None)
 
 
 @cache
 def topic_derivations(topic: str) -> tuple[Derivation, ...]:
     """The derivations of one topic module (``derivations.<topic>``), built once."""
     module = importlib.import_module(f"derivations.{topic}")
-    return tuple(make() for make in module.DERIVATIONS)
+    return tuple(build(make) for make in module.DERIVATIONS)
 
 
 @cache

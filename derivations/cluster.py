@@ -12,6 +12,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derivations.engine import Derivation
+from derivations.proof import much_greater, much_less
 from formulas.catalogue import get
 from formulas.cluster import AMDAHL, KORTHIKANTI, LLAMA2_HOURS, NARAYANAN, SIZING, TRAINING_TIME
 from formulas.symbols import D, H_gpu, P, U, X, c_hour, f, m, n, p, tau, v
@@ -62,9 +63,8 @@ def amdahl() -> Derivation:
         "1/f",
         1 / f,
         "no number of workers beats the serial part: the speed-up approaches 1/f",
-        condition="n → ∞",
-        error=-(1 - f) / (f * n + 1 - f),
-        limits=((n, sp.oo),),
+        condition=much_greater(n, 1),
+        dropped=-(1 - f) / (f * (f * n + 1 - f)),
         of="S",
     )
     return d
@@ -89,7 +89,7 @@ def training_time_recompute() -> Derivation:
 def gpus_for_deadline() -> Derivation:
     d = Derivation("cluster.gpus_for_deadline", "GPUs for a deadline: solve T = τ for n", (SIZING,))
     time = d.defines("T", get("cluster.training_time").expr, "the training time on n GPUs")
-    d.defines("n", solved_for(time, tau, n), "SymPy solves T(n) = τ for n")
+    d.solves("n", solved_for(time, tau, n), "SymPy solves T(n) = τ for n", unknown=n, target=tau, of="T")
     d.concludes("cluster.gpus_for_deadline")
     d.refutes(
         "002: 4466 × 1.2 = 5280",
@@ -104,7 +104,7 @@ def gpus_for_deadline() -> Derivation:
 def mfu() -> Derivation:
     d = Derivation("cluster.mfu", "Utilization a run implies: solve T = τ for U", (SIZING, KORTHIKANTI))
     time = d.defines("T", get("cluster.training_time").expr, "a run of n GPUs that took τ")
-    d.defines("U", solved_for(time, tau, U), "SymPy solves T(U) = τ for U: the model FLOPs over what the GPUs could do")
+    d.solves("U", solved_for(time, tau, U), "SymPy solves T(U) = τ for U: the model FLOPs over what the GPUs could do", unknown=U, target=tau, of="T")
     d.concludes("cluster.mfu")
     return d
 
@@ -112,7 +112,7 @@ def mfu() -> Derivation:
 def hfu() -> Derivation:
     d = Derivation("cluster.hfu", "Hardware FLOPs utilization counts the recompute", (KORTHIKANTI,))
     time = d.defines("T", get("cluster.training_time.recompute").expr, "the GPUs also ran the recomputed forward: 8ΨD")
-    d.defines("HFU", solved_for(time, tau, U), "SymPy solves T(U) = τ for U")
+    d.solves("HFU", solved_for(time, tau, U), "SymPy solves T(U) = τ for U", unknown=U, target=tau, of="T")
     d.concludes("cluster.hfu")
     d.equals("4/3 MFU", sp.Rational(4, 3) * get("cluster.mfu").expr, "4/3 of the MFU of the same run", of="HFU")
     return d
@@ -121,7 +121,7 @@ def hfu() -> Derivation:
 def gpu_hours() -> Derivation:
     d = Derivation("cluster.gpu_hours", "GPU-hours of a run", (LLAMA2_HOURS,))
     time = d.defines("T", get("cluster.training_time").expr, "the run's wall-clock time on n GPUs")
-    hours = d.defines("H_GPU", n * time / c_hour, "n GPUs for T seconds, in hours: n cancels")
+    hours = d.defines("H_GPU", sp.Mul(n, time, 1 / c_hour, evaluate=False), "n GPUs for T seconds, in hours: n cancels")
     d.concludes("cluster.gpu_hours")
     d.refutes(
         "002: C = 1.02e22",
@@ -153,7 +153,7 @@ def gpu_hours() -> Derivation:
 def mfu_from_gpu_hours() -> Derivation:
     d = Derivation("cluster.mfu.gpu_hours", "Utilization implied by published GPU-hours", (LLAMA2_HOURS,))
     hours = d.defines("H_GPU", get("cluster.gpu_hours").expr, "the GPU-hours a run at utilization U needs")
-    implied = d.defines("U", solved_for(hours, H_gpu, U), "SymPy solves H(U) = the published GPU-hours for U")
+    implied = d.solves("U", solved_for(hours, H_gpu, U), "SymPy solves H(U) = the published GPU-hours for U", unknown=U, target=H_gpu, of="H_GPU")
     d.concludes("cluster.mfu.gpu_hours")
     d.refutes(
         "S16a: LLaMA-2 7B at 40.5 %",

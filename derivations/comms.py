@@ -17,6 +17,7 @@ from functools import partial
 import sympy as sp
 
 from derivations.engine import Derivation
+from derivations.proof import much_greater, much_less
 from derivations.flops import gemm
 from formulas.catalogue import get
 from formulas.comms import LI_TP, NARAYANAN, NEEDS, PRIMITIVES, SP_NOTE, TABLE4, TABLE5, ZERO
@@ -87,9 +88,8 @@ def ring_allreduce() -> Derivation:
         "2x",
         2 * x_msg,
         "on many GPUs each all-reduced byte costs two bytes on the link (000)",
-        condition="n ≫ 1",
-        error=-1 / n,
-        limits=((n, sp.oo),),
+        condition=much_greater(n, 1),
+        dropped=-2 * x_msg / n,
         of="V_allreduce",
     )
     return dv
@@ -180,7 +180,7 @@ def sp_sent() -> Derivation:
         collective("reduce_scatter", value, t) + collective("allgather", value, t),
         "SP replaces each all-reduce by a reduce-scatter (into the sequence-split norm/dropout region) and an all-gather out of it",
     )
-    dv.defines("V_SP", 4 * pair * l / p, "four such pairs per layer (two forward, two backward), l/p layers")
+    dv.defines("V_SP", sp.Mul(4, pair, l, 1 / p, evaluate=False), "four such pairs per layer (two forward, two backward), l/p layers")
     dv.equals("8bshq·l(t−1)/(pt)", 8 * b * s * h * q * l * (t - 1) / (p * t), "collect")
     dv.concludes("comms.sp.per_microbatch")
     dv.equals(
@@ -265,9 +265,8 @@ def zero(stage: int) -> Derivation:
         f"{multiple}Ψ",
         multiple * q_w * P,
         "the ring's (d−1)/d taken as 1",
-        condition="d ≫ 1",
-        error=-1 / d,
-        limits=((d, sp.oo),),
+        condition=much_greater(d, 1),
+        dropped=-multiple * q_w * P / d,
         of="V_ZeRO",
     )
     dv.concludes(target)
@@ -292,10 +291,10 @@ def _proportional(dv: Derivation, need_label: str, shape: sp.Basic, shape_text: 
     """Prove need / shape is a constant free of every variable in ``free``: simplify it, and show each derivative is 0."""
     label = f"need/({shape_text})"
     ratio = dv.defines(label, _quotient(dv.step(need_label).expr, shape), f"divide by the claimed shape {shape_text}")
-    dv.equals(f"{label} = constant", constant, f"what is left holds none of {', '.join(map(str, free))}", of=label)
+    dv.equals(f"{label} = constant", constant, f"what is left holds none of {', '.join(map(str, free))}", of=label, aside=True)
     for variable in free:
         dv.defines(f"∂/∂{variable}", sp.diff(ratio, variable), f"the quotient's rate of change in {variable}")
-        dv.equals(f"∂/∂{variable} = 0", sp.Integer(0), f"exactly 0: the need is proportional to {shape_text} whatever {variable} is")
+        dv.equals(f"∂/∂{variable} = 0", sp.Integer(0), f"exactly 0: the need is proportional to {shape_text} whatever {variable} is", aside=True)
 
 
 def zero3_sent() -> Derivation:
@@ -356,7 +355,7 @@ def attention_intensity() -> Derivation:
     dv = Derivation("comms.tp.attention_intensity", "FLOPs per byte of a TP GPU's attention projections", (LI_TP,))
     work = dv.defines("F_QKV", gemm(b * s, h, 3 * h / t), "each GPU computes its h/t columns of Q, K and V: [bs, h] × [h, 3h/t]")
     traffic = dv.defines("V_X", b * s * h * q, "and must receive the whole input X, b·s·h values")
-    dv.defines("I_TP", work / traffic, "compute per byte moved")
+    dv.defines("I_TP", _quotient(work, traffic), "compute per byte moved")
     dv.equals("2·3·(h/t)/q", 3 * c_mac * h / (t * q), "b and s cancel: 2·3·(h/t)/q")
     dv.concludes("comms.tp.attention_intensity")
     return dv
@@ -376,7 +375,8 @@ def max_degree() -> Derivation:
     solution = sp.solve_univariate_inequality(intensity >= needed, t, relational=True)
     if not (isinstance(solution, sp.LessThan) and solution.lhs == t):
         raise ValueError(f"comms.tp.max_degree: expected t ≤ bound, SymPy gave {solution}")
-    dv.defines("t_max", solution.rhs, "SymPy solves I_TP(t) ≥ I_needed for t: the intensity falls as 1/t, so t ≤ t_max")
+    dv.solves("t_max", solution.rhs, "SymPy solves I_TP(t) ≥ I_needed for t: the intensity falls as 1/t, so t ≤ t_max; "
+              "at the bound the GPU computes exactly as fast as the link feeds it", unknown=t, target=needed, of="I_TP")
     dv.equals("t_max closed", 3 * c_mac * h * W_link / (2 * q * X), "3·c·h·W_link/(2qX)")
     dv.concludes("comms.tp.max_degree", of="t_max closed")
     llama = {h: 8192, q: 2}
@@ -404,8 +404,6 @@ def max_degree() -> Derivation:
         correct=solution.rhs.subs({**llama, X: 989 * 10**12, W_link: 400 * 10**9}),
         source=LI_TP,
     )
-    dv.defines("I_TP(t_max)", intensity.subs(t, solution.rhs), "at the bound the GPU computes exactly as fast as the link feeds it")
-    dv.equals("I_TP(t_max) = I_needed", needed, "the inequality is tight there")
     return dv
 
 

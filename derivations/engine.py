@@ -3,28 +3,64 @@
 Claims:
 - ``defines``: introduces a quantity from its parts (nothing to prove);
 - ``equals``: the new expression equals an earlier step (proved exactly);
-- ``approximates``: earlier = new·(1 + error), proved exactly, with the error
-  shown to vanish in a stated limit and the condition said in words;
+- ``solves``: the new expression solves an earlier one = target for an unknown
+  (proved by substituting it back);
+- ``approximates``: earlier = new + dropped, proved exactly, with the dropped
+  part written out and dropped/new shown to vanish under a symbolic condition
+  (``much_less(s, 6*h)``: s/(6h) → 0);
 - ``bounds``: the new expression is an upper (or lower) bound of an earlier one;
 - ``refutes``: a source's figure differs from the correct one (a slip, shown);
 - ``concludes``: the last expression equals a catalogue formula, which ties
   the stated result (``formulas``) to its proof (``derivations``).
 
 ``Derivation.check()`` returns outcomes; a failure names the derivation and
-the step and shows both sides.
+the step and shows both sides. Soundness rules, checked before the claims:
+- no circular proof: a derivation may not read (``formulas.catalogue.get``) the
+  entry it concludes before it concludes it; reads are traced while it is built;
+- no dead step: every ``defines``, ``equals`` and ``solves`` step must feed a
+  result (a conclusion, an approximation, a bound, a refutation, or a cross-check
+  against another catalogue entry): its expression appears in a later step's,
+  or a later step makes its claim about it;
+- an approximation's dropped part may not be built from the exact or the
+  approximate side (``(exact − printed)/printed`` makes any approximation exact);
+- an approximation's condition is symbolic, and limits it states must be the
+  condition's.
 """
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Literal
 
 import sympy as sp
 
-from derivations.proof import Verdict, prove_equal, prove_nonnegative, prove_vanishes, valued
-from formulas.catalogue import Source, get
+from derivations.proof import (
+    Regime,
+    Verdict,
+    built_from,
+    changed_kept_terms,
+    condition_limits,
+    limits_match,
+    prove_equal,
+    prove_negligible,
+    prove_nonnegative,
+    valued,
+)
+from formulas.catalogue import Source, get, observe_reads
 
-Claim = Literal["defines", "equals", "approximates", "bounds", "refutes", "concludes"]
+_UNCLAIMED: list[str] = []  # reads made during a build before its Derivation exists
+
+
+def building() -> None:
+    """Start building a derivation: catalogue reads from now on belong to it, even those made
+    before its ``Derivation(...)`` is created (``expr = get(id).expr`` first, the derivation after)."""
+    _UNCLAIMED.clear()
+    observe_reads(_UNCLAIMED.append)
+
+
+Claim = Literal["defines", "equals", "solves", "approximates", "bounds", "refutes", "concludes"]
+RESULTS = ("concludes", "approximates", "bounds", "refutes")
 
 
 @dataclass
@@ -38,8 +74,14 @@ class Step:
     reference: str | None = None  # the label of the earlier step, for display
     reference_index: int | None = None  # its position: labels may repeat (``F`` defined, then ``F`` rewritten)
     condition: str = ""
-    error: sp.Basic | None = None
-    limits: tuple[tuple[sp.Symbol, sp.Basic], ...] = ()
+    regimes: tuple[Regime, ...] = ()
+    dropped: sp.Basic | None = None
+    stated_limits: tuple[tuple[sp.Symbol, sp.Basic], ...] = ()
+    unknown: sp.Symbol | None = None
+    target: sp.Basic | None = None
+    reads: tuple[str, ...] = ()  # catalogue entries read while this step was built
+    parts: tuple[int, ...] = ()  # a definition that sums earlier steps: their positions
+    aside: bool = False  # an identity proved for its own sake
     direction: Literal["upper", "lower"] = "upper"
     correct: sp.Basic | None = None
     source: Source | None = None
@@ -53,6 +95,16 @@ class Step:
         if self.claim == "concludes":
             return get(self.formula_id).expr.subs(self.where)
         return self.expr
+
+    @property
+    def error(self) -> sp.Basic | None:
+        """An approximation's exact relative error dropped/kept (for display)."""
+        return None if self.dropped is None else sp.cancel(valued(self.dropped) / valued(self.expr))
+
+    @property
+    def limits(self) -> tuple[tuple[sp.Symbol, sp.Basic], ...]:
+        """The limits an approximation holds in: the stated ones, or one per regime of its condition."""
+        return self.stated_limits or (condition_limits(self.regimes) if self.regimes else ())
 
 
 @dataclass(frozen=True)
@@ -76,7 +128,7 @@ class Outcome:
 
     def describe(self) -> str:
         text = f"{self.where}: {self.claim} {'proved' if self.ok else 'FAILED'} [{self.method}]"
-        if not self.ok:
+        if not self.ok and (self.lhs or self.rhs):
             text += f"\n    left:  {self.lhs}\n    right: {self.rhs}"
         if self.detail:
             text += f"\n    {self.detail}"
@@ -92,13 +144,44 @@ class Derivation:
     sources: tuple[Source, ...] = ()
     steps: list[Step] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self._pending_reads: list[str] = list(_UNCLAIMED)
+        _UNCLAIMED.clear()
+        self._listen()
+
+    def _listen(self) -> None:
+        """Send catalogue reads to this derivation (the one being built) until another takes over."""
+        me = weakref.ref(self)
+
+        def note(formula_id: str) -> None:
+            derivation = me()
+            if derivation is not None:
+                derivation._pending_reads.append(formula_id)
+
+        observe_reads(note)
+
+    def _add(self, step: Step) -> None:
+        step.reads = tuple(dict.fromkeys(self._pending_reads))
+        self._pending_reads.clear()
+        self.steps.append(step)
+        self._listen()
+
     # --- building -------------------------------------------------------------
-    def defines(self, label: str, expr: sp.Basic, why: str) -> sp.Basic:
-        self.steps.append(Step("defines", label, sp.sympify(expr), why))
+    def defines(self, label: str, expr: sp.Basic, why: str, *, parts: tuple[str, ...] = ()) -> sp.Basic:
+        """Introduce a quantity; with ``parts`` it is the sum of those earlier steps (proved)."""
+        indices = tuple(self._reference(part)["reference_index"] for part in parts)
+        self._add(Step("defines", label, sp.sympify(expr), why, parts=indices))
         return expr
 
-    def equals(self, label: str, expr: sp.Basic, why: str, *, of: str | None = None) -> sp.Basic:
-        self.steps.append(Step("equals", label, sp.sympify(expr), why, **self._reference(of)))
+    def equals(self, label: str, expr: sp.Basic, why: str, *, of: str | None = None, aside: bool = False) -> sp.Basic:
+        """``expr`` equals the step ``of``; ``aside=True`` marks an identity proved for its own sake
+        (a result, shown as such), not a step toward the conclusion."""
+        self._add(Step("equals", label, sp.sympify(expr), why, **self._reference(of), aside=aside))
+        return expr
+
+    def solves(self, label: str, expr: sp.Basic, why: str, *, unknown: sp.Symbol, target: sp.Basic, of: str | None = None) -> sp.Basic:
+        """``expr`` is the value of ``unknown`` at which the step ``of`` equals ``target``."""
+        self._add(Step("solves", label, sp.sympify(expr), why, **self._reference(of), unknown=unknown, target=sp.sympify(target)))
         return expr
 
     def approximates(
@@ -107,22 +190,32 @@ class Derivation:
         expr: sp.Basic,
         why: str,
         *,
-        condition: str,
-        error: sp.Basic,
-        limits: tuple[tuple[sp.Symbol, sp.Basic], ...],
+        condition: Regime | tuple[Regime, ...] | str,
+        dropped: sp.Basic | None = None,
+        error: sp.Basic | None = None,
+        limits: tuple[tuple[sp.Symbol, sp.Basic], ...] = (),
         of: str | None = None,
     ) -> sp.Basic:
-        """``of`` = expr · (1 + error) exactly, and error → 0 under ``limits``."""
-        self.steps.append(
+        """``of`` = expr + dropped exactly, and dropped/expr → 0 under ``condition``.
+
+        ``condition`` is symbolic: ``much_less(s, 6*h)`` or a tuple of them. The
+        dropped part is written out (``error``, a relative error, means dropped =
+        expr·error). ``limits``, if stated, must be the condition's.
+        """
+        if dropped is None and error is not None:
+            dropped = sp.sympify(expr) * sp.sympify(error)
+        regimes = (condition,) if isinstance(condition, Regime) else condition if isinstance(condition, tuple) else ()
+        self._add(
             Step(
                 "approximates",
                 label,
                 sp.sympify(expr),
                 why,
                 **self._reference(of),
-                condition=condition,
-                error=sp.sympify(error),
-                limits=tuple(limits),
+                condition=" and ".join(str(r) for r in regimes) if regimes else str(condition),
+                regimes=regimes,
+                dropped=None if dropped is None else sp.sympify(dropped),
+                stated_limits=tuple(limits),
             )
         )
         return expr
@@ -130,16 +223,14 @@ class Derivation:
     def bounds(
         self, label: str, expr: sp.Basic, why: str, *, direction: Literal["upper", "lower"], of: str | None = None
     ) -> sp.Basic:
-        self.steps.append(Step("bounds", label, sp.sympify(expr), why, **self._reference(of), direction=direction))
+        self._add(Step("bounds", label, sp.sympify(expr), why, **self._reference(of), direction=direction))
         return expr
 
     def refutes(
         self, label: str, claimed: sp.Basic, why: str, *, correct: sp.Basic, source: Source, unit: str = "", binary: bool = False
     ) -> None:
         """The source's figure ``claimed`` differs from ``correct`` (both in ``unit``, when they are numbers)."""
-        self.steps.append(
-            Step("refutes", label, sp.sympify(claimed), why, correct=sp.sympify(correct), source=source, unit=unit, binary=binary)
-        )
+        self._add(Step("refutes", label, sp.sympify(claimed), why, correct=sp.sympify(correct), source=source, unit=unit, binary=binary))
 
     def concludes(
         self,
@@ -150,9 +241,7 @@ class Derivation:
         where: dict | None = None,
     ) -> None:
         """The formula (with ``where`` substituted into it) equals the step ``of``."""
-        self.steps.append(
-            Step("concludes", formula_id, None, why, **self._reference(of), formula_id=formula_id, where=dict(where or {}))
-        )
+        self._add(Step("concludes", formula_id, None, why, **self._reference(of), formula_id=formula_id, where=dict(where or {})))
 
     def _reference(self, label: str | None) -> dict:
         """The earlier step a new claim is about: the last one (not a refutation), or the last named ``label``."""
@@ -178,15 +267,119 @@ class Derivation:
     def established(self) -> list[str]:
         return [s.formula_id for s in self.steps if s.claim == "concludes"]
 
+    @property
+    def reads(self) -> set[str]:
+        """Every catalogue entry read while the derivation was built."""
+        return {formula_id for step in self.steps for formula_id in step.reads}
+
     # --- checking -------------------------------------------------------------
     def check(self) -> list[Outcome]:
-        return [self._check_step(index, step) for index, step in enumerate(self.steps, start=1)]
+        unsound = self.soundness()
+        return [
+            self._outcome(index, step, unsound[index]) if index in unsound else self._check_step(index, step)
+            for index, step in enumerate(self.steps, start=1)
+        ]
+
+    def soundness(self) -> dict[int, Verdict]:
+        """Steps (1-based) that break a soundness rule, each with the reason."""
+        found: dict[int, Verdict] = {}
+        for index, step in enumerate(self.steps, start=1):
+            if step.claim == "concludes":
+                for reader_index, reader in enumerate(self.steps[:index], start=1):
+                    if step.formula_id in reader.reads:
+                        found[index] = Verdict(
+                            False,
+                            "circular",
+                            f"step {reader_index} ({reader.label}) read the catalogue entry {step.formula_id!r} that this step "
+                            "concludes: a derivation must build its result, not read it back",
+                        )
+                        break
+            elif step.claim == "approximates":
+                verdict = self._approximation_soundness(step)
+                if verdict is not None:
+                    found[index] = verdict
+        live = self._live()
+        for index, step in enumerate(self.steps, start=1):
+            if step.claim in ("defines", "equals", "solves") and index not in live:
+                found[index] = Verdict(
+                    False,
+                    "dead step",
+                    f"no later step uses {step.label!r} (its expression appears in none, no claim is made about it): "
+                    "a step must feed a conclusion, approximation, bound or cross-check (build the later step from it, "
+                    "sum it with parts=, solve for it with solves(), or mark an identity proved for its own sake aside=True)",
+                )
+        return found
+
+    def _approximation_soundness(self, step: Step) -> Verdict | None:
+        if not step.regimes:
+            return Verdict(
+                False,
+                "condition",
+                f"the condition {step.condition!r} is words only: state it symbolically, e.g. condition=much_less(s, 6*h) "
+                "for s ≪ 6h, so that the engine derives its limit",
+            )
+        if step.dropped is None:
+            return Verdict(False, "dropped", "an approximation must write out what it drops: dropped=<the terms left out>")
+        earlier = self.earlier(step)
+        sides = [("the exact side", earlier.expr)] if earlier.expr is not None else []
+        for name, side in sides + [("the approximate side", step.expr)]:
+            substantial = side is not None and (isinstance(side, sp.Add) or len(valued(side).free_symbols) >= 2)
+            if substantial and built_from(side, step.dropped):
+                return Verdict(
+                    False,
+                    "error by construction",
+                    f"the dropped part is built from {name} ({sp.sstr(side)[:60]}): exact = approximate + dropped then holds "
+                    "whatever the approximation is; write the dropped terms out",
+                )
+        changed = changed_kept_terms(earlier.expression(), step.expr) if earlier.claim != "concludes" else []
+        if changed:
+            monomial, was, now = changed[0]
+            return Verdict(
+                False,
+                "changed kept term",
+                f"the approximation keeps {sp.sstr(monomial)} from the exact side but changes its coefficient "
+                f"({was} → {now}): an approximation drops whole terms, it does not alter the ones it keeps",
+            )
+        if step.stated_limits:
+            verdict = limits_match(step.regimes, step.stated_limits)
+            if not verdict.ok:
+                return verdict
+        return None
+
+    def _feeds(self, earlier_index: int, later: Step) -> bool:
+        """Whether the step at ``earlier_index`` (0-based) is used by ``later``."""
+        if later.reference_index == earlier_index or earlier_index in later.parts:
+            return True
+        earlier = self.steps[earlier_index]
+        if earlier.expr is None:
+            return False
+        return any(part is not None and built_from(earlier.expr, part) for part in (later.expr, later.dropped, later.correct, later.target))
+
+    def _live(self) -> set[int]:
+        """Steps (1-based) that feed a result, directly or through other steps."""
+        live: set[int] = set()
+        work = [i for i, s in enumerate(self.steps) if s.claim in RESULTS or self._cross_check(s)]
+        while work:
+            index = work.pop()
+            if index + 1 in live:
+                continue
+            live.add(index + 1)
+            work.extend(i for i in range(index) if i + 1 not in live and self._feeds(i, self.steps[index]))
+        return live
+
+    def _cross_check(self, step: Step) -> bool:
+        """An ``equals`` step that brings in another catalogue entry ties two stated results: a result itself."""
+        established = set(self.established)
+        return step.claim == "equals" and (step.aside or bool(set(step.reads) - established))
 
     def _check_step(self, index: int, step: Step) -> Outcome:
         try:
             verdict, lhs, rhs = self._verdict(step)
         except Exception as error:  # a step that cannot even be evaluated has failed
             verdict, lhs, rhs = Verdict(False, "error", f"{type(error).__name__}: {error}"), "", ""
+        return self._outcome(index, step, verdict, lhs, rhs)
+
+    def _outcome(self, index: int, step: Step, verdict: Verdict, lhs: str = "", rhs: str = "") -> Outcome:
         return Outcome(
             derivation=self.id,
             index=index,
@@ -200,25 +393,42 @@ class Derivation:
             rhs=rhs,
         )
 
+    def identities(self, step: Step) -> tuple[sp.Basic, sp.Basic] | None:
+        """The two sides a step claims are exactly equal (None for claims without one)."""
+        if step.claim in ("equals", "concludes"):
+            return self.earlier(step).expression(), step.expression()
+        if step.claim == "solves":
+            return self.earlier(step).expression().subs(step.unknown, step.expr), step.target
+        if step.claim == "approximates" and step.dropped is not None:
+            return self.earlier(step).expression(), step.expr + step.dropped
+        return None
+
     def _verdict(self, step: Step) -> tuple[Verdict, str, str]:
+        if step.claim == "defines" and step.parts:
+            total = sp.Add(*(self.steps[i].expr for i in step.parts))
+            verdict = prove_equal(step.expr, total)
+            if not verdict.ok:
+                names = " + ".join(self.steps[i].label for i in step.parts)
+                return Verdict(False, verdict.method, f"{step.label} is not the sum of its parts {names}: {verdict.detail}"), sp.sstr(step.expr), sp.sstr(total)
+            return Verdict(True, f"sum of parts, {verdict.method}"), step.label, sp.sstr(step.expr)
         if step.claim == "defines":
             return Verdict(True, "definition"), step.label, sp.sstr(step.expr)
         if step.claim == "refutes":
             return _refutation(step)
-        earlier = self.earlier(step).expression()
-        new = step.expression()
-        lhs, rhs = sp.sstr(earlier), sp.sstr(new)
-        if step.claim in ("equals", "concludes"):
-            return prove_equal(earlier, new), lhs, rhs
+        lhs, rhs = self.identities(step) or (self.earlier(step).expression(), step.expression())
+        shown = sp.sstr(valued(lhs)), sp.sstr(valued(rhs))
+        if step.claim in ("equals", "concludes", "solves"):
+            return prove_equal(lhs, rhs), *shown
         if step.claim == "approximates":
-            identity = prove_equal(earlier, new * (1 + step.error))
+            identity = prove_equal(lhs, rhs)
             if not identity.ok:
-                return Verdict(False, identity.method, f"{step.reference} ≠ {step.label}·(1 + error): {identity.detail}"), lhs, rhs + f" · (1 + {step.error})"
-            vanishing = prove_vanishes(step.error, step.limits)
-            return Verdict(vanishing.ok, f"exact error, {vanishing.method}", vanishing.detail), lhs, rhs
+                return Verdict(False, identity.method, f"{step.reference} ≠ {step.label} + dropped: {identity.detail}"), *shown
+            negligible = prove_negligible(step.dropped, step.expr, step.regimes)
+            return Verdict(negligible.ok, f"exact, {negligible.method}", negligible.detail), *shown
         if step.claim == "bounds":
+            earlier, new = lhs, rhs
             gap = new - earlier if step.direction == "upper" else earlier - new
-            return prove_nonnegative(gap), lhs, rhs
+            return prove_nonnegative(gap), *shown
         raise ValueError(f"unknown claim {step.claim!r}")
 
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 import sympy as sp
 
 from derivations.engine import Derivation
+from derivations.proof import much_greater, much_less
 from formulas.catalogue import Source, get
 from formulas.flops import BILIBILI, KAPLAN, LI, NARAYANAN, SLIDES
 from formulas.symbols import B, D, K_inner, M_rows, N_cols, P, V, a, b, h, l, s
 
-LARGE_MODEL = "s ≪ 6h and V ≪ 12lh"
+LARGE_MODEL = (much_less(s, 6 * h), much_greater(h, 1))  # the attention scores and the 13 small vectors per layer
 
 
 def gemm(rows: sp.Basic, inner: sp.Basic, cols: sp.Basic) -> sp.Basic:
@@ -30,9 +31,8 @@ def gemm_count() -> Derivation:
         "2MKN",
         2 * M_rows * K_inner * N_cols,
         "the convention (and PyTorch's FLOP counter) counts a multiply and an add per term; with a bias the adds are exactly K",
-        condition="K ≫ 1",
-        error=-1 / (2 * K_inner),
-        limits=((K_inner, sp.oo),),
+        condition=much_greater(K_inner, 1),
+        dropped=-M_rows * N_cols,
     )
     d.concludes("flops.gemm")
     return d
@@ -46,7 +46,7 @@ def layer_forward() -> Derivation:
     out = d.defines("F_O", gemm(b * s, h, h), "the output projection [bs, h] × [h, h]")
     up = d.defines("F_up", gemm(b * s, h, 4 * h), "MLP up-projection [bs, h] × [h, 4h]")
     down = d.defines("F_down", gemm(b * s, 4 * h, h), "MLP down-projection [bs, 4h] × [4h, h]")
-    d.defines("F_layer", qkv + scores + mix + out + up + down, "the six GEMMs of the block (norms, softmax, GELU are O(bsh), not counted)")
+    d.defines("F_layer", qkv + scores + mix + out + up + down, parts=("F_QKV", "F_QK", "F_SV", "F_O", "F_up", "F_down"), why="the six GEMMs of the block (norms, softmax, GELU are O(bsh), not counted)")
     d.equals("F_layer", 24 * b * s * h**2 + 4 * b * s**2 * h, "collect: 6 + 2 + 8 + 8 = 24 bsh², 2 + 2 = 4 bs²h")
     d.concludes("flops.layer.forward")
     return d
@@ -122,8 +122,7 @@ def per_token_rule(target: str, multiple: str, passes: int, title: str, sources:
         "each weight is used once per token per pass, a multiply and an add: the logits GEMM exactly matches the "
         "embedding parameters, the attention scores are extra, the biases, norms and positions are not GEMM work",
         condition=LARGE_MODEL,
-        error=(2 * s * l - 13 * l - s - 2) / (12 * l * h + 13 * l + V + s + 2),
-        limits=((h, sp.oo),),
+        dropped=2 * passes * b * s * h * (2 * s * l - 13 * l - s - 2),
     )
     d.concludes(target, where={P: exact_params, D: b * s})
     return d
@@ -160,8 +159,7 @@ def inference_per_token() -> Derivation:
         2 * exact_params,
         "a multiply and an add per weight per token",
         condition=LARGE_MODEL,
-        error=(2 * s * l - 13 * l - s - 2) / (12 * l * h + 13 * l + V + s + 2),
-        limits=((h, sp.oo),),
+        dropped=2 * h * (2 * s * l - 13 * l - s - 2),
     )
     d.concludes("flops.inference.per_token", where={P: exact_params})
     d.refutes(

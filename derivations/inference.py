@@ -35,7 +35,7 @@ def arithmetic_intensity() -> Derivation:
     d = Derivation("inference.arithmetic_intensity", "Arithmetic intensity of a decoding step", (LI_BOUND,))
     work = d.defines("F_step", _step_flops(), "b sequences each emit one token, 2Ψ FLOPs a token")
     read = d.defines("M_step", q_w * P, "every weight is read once per step, whatever b is")
-    d.defines("I", work / read, "FLOPs per byte read: batching is the only way to raise it")
+    d.defines("I", sp.Mul(work, sp.Pow(read, -1, evaluate=False), evaluate=False), "FLOPs per byte read: batching is the only way to raise it")
     d.concludes("inference.arithmetic_intensity")
     return d
 
@@ -82,21 +82,21 @@ def balance_batch() -> Derivation:
     d = Derivation("inference.balance_batch", "The balance batch: solve T_mem = T_compute for b", (LI_BOUND,))
     memory = d.defines("T_mem", get("inference.latency.memory_bound").expr, "the memory-bound step")
     compute = d.defines("T_compute", get("inference.latency.compute_bound").expr, "the compute-bound step, linear in b")
-    d.defines("b*", solved_for(compute, memory, b), "SymPy solves T_compute(b) = T_mem for b: Ψ and n cancel")
+    d.solves("b*", solved_for(compute, memory, b), "SymPy solves T_compute(b) = T_mem for b: Ψ and n cancel", unknown=b, target=memory, of="T_compute")
     d.concludes("inference.balance_batch", of="b*")
     d.defines(
         "I(b*)",
         get("inference.arithmetic_intensity").expr.subs(b, get("inference.balance_batch").expr),
         "the intensity at that batch",
     )
-    d.equals("X/W_mem", X / W_mem, "is the roofline's ridge point X/W_mem: below it memory-bound, above it compute-bound")
+    d.equals("X/W_mem", X / W_mem, aside=True, why="is the roofline's ridge point X/W_mem: below it memory-bound, above it compute-bound")
     return d
 
 
 def pipeline_latency() -> Derivation:
     d = Derivation("inference.latency.pipeline", "Pipeline stages add up", (LI_BOUND,))
     stage = d.defines("T_stage", get("inference.latency.memory_bound").expr.subs(n, p), "each of p stages reads its Ψ/p weights")
-    d.defines("T_pipe", p * stage, "a token passes the stages one after another")
+    d.defines("T_pipe", sp.Mul(p, stage, evaluate=False), "a token passes the stages one after another")
     d.concludes("inference.latency.pipeline")
     d.equals("T_1GPU", get("inference.latency.memory_bound").expr.subs(n, 1), "the latency of one GPU holding everything", of="T_pipe")
     return d
@@ -167,7 +167,7 @@ def network_latency() -> Derivation:
 def max_batch() -> Derivation:
     d = Derivation("inference.pipeline.max_batch", "Largest batch within a latency budget: solve T(b) = τ", (LI_PIPELINE,))
     latency = d.defines("T", get("inference.latency.pipeline.network").expr, "the per-token latency grows linearly with b")
-    largest = d.defines("b_max", solved_for(latency, tau, b), "SymPy solves T(b) = τ for b; every smaller batch meets the budget")
+    largest = d.solves("b_max", solved_for(latency, tau, b), "SymPy solves T(b) = τ for b; every smaller batch meets the budget", unknown=b, target=tau, of="T")
     d.concludes("inference.pipeline.max_batch")
     d.refutes(
         "S15e: batch ≤ 60",

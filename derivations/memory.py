@@ -20,7 +20,7 @@ from typing import Literal
 import sympy as sp
 
 from derivations.engine import Derivation
-from derivations.proof import valued
+from derivations.proof import much_greater, valued
 from formulas.catalogue import get
 from formulas.memory import BILIBILI, ESTIMATE_002, FLASH, KORTHIKANTI, LI, NARAYANAN, ZERO, ZERO_OFFLOAD
 from formulas.symbols import M_gpu, P, a, b, c_byte, d, d_ff, d_head, g, gated, h, l, p, q, q_bf16, q_fp32, s, t, v
@@ -160,12 +160,6 @@ def exact_bytes(tensors: list[Stored]) -> sp.Expr:
     return sp.Add(*(tensor.bytes for tensor in tensors))
 
 
-def _inventory(derivation: Derivation, label: str, tensors: list[Stored], why: str) -> sp.Expr:
-    for tensor in tensors:
-        derivation.defines(tensor.label, tensor.bytes, tensor.why)
-    return derivation.defines(label, exact_bytes(tensors), why)
-
-
 def _named(tensors: list[Stored], *labels: str) -> list[Stored]:
     return [tensor for tensor in tensors if tensor.label in labels]
 
@@ -277,38 +271,39 @@ def zero_offload_cpu() -> Derivation:
 def layer_exact() -> Derivation:
     dv = Derivation("memory.activations.layer.exact", "One layer's stored tensors, one by one", (KORTHIKANTI,))
     tensors = stored_tensors("eager", tp=sp.Integer(1))
-    attention = _named(tensors, "QKV in", "Q, K", "softmax out", "attn dropout mask", "dropped scores", "V", "proj in", "attn out mask")
-    mlp = _named(tensors, "fc1 in", "GELU in", "fc2 in", "MLP out mask")
-    norms = _named(tensors, "LN₁ in", "LN₁ mean, rstd", "LN₂ in", "LN₂ mean, rstd")
-    _inventory(dv, "A_layer", tensors, "the sum of the unique storages saved for backward")
-    dv.defines("A_attn", exact_bytes(attention), "the attention block's tensors")
-    dv.equals("A_attn", (11 * s * b * h + 5 * a * s**2 * b) * c_byte, "Korthikanti's 11sbh + 5as²b")
-    dv.defines("A_mlp", exact_bytes(mlp), "the MLP's tensors")
-    dv.equals("A_mlp", 19 * s * b * h * c_byte, "Korthikanti's 19sbh")
-    dv.defines("A_norm", exact_bytes(norms), "the norms' inputs and statistics")
-    dv.equals("A_norm", (4 * s * b * h + 8 * s * b) * c_byte, "4sbh, plus 8sb of statistics")
+    for tensor in tensors:
+        dv.defines(tensor.label, tensor.bytes, tensor.why)
+    groups = [
+        ("A_attn", ("QKV in", "Q, K", "softmax out", "attn dropout mask", "dropped scores", "V", "proj in", "attn out mask"),
+         (11 * s * b * h + 5 * a * s**2 * b) * c_byte, "the attention block's tensors", "Korthikanti's 11sbh + 5as²b"),
+        ("A_mlp", ("fc1 in", "GELU in", "fc2 in", "MLP out mask"), 19 * s * b * h * c_byte, "the MLP's tensors", "Korthikanti's 19sbh"),
+        ("A_norm", ("LN₁ in", "LN₁ mean, rstd", "LN₂ in", "LN₂ mean, rstd"), (4 * s * b * h + 8 * s * b) * c_byte,
+         "the norms' inputs and statistics", "4sbh, plus 8sb of statistics"),
+    ]
+    for label, members, printed, what, printed_why in groups:
+        dv.defines(label, exact_bytes(_named(tensors, *members)), what, parts=members)
+        dv.equals(label, printed, printed_why)
+    dv.defines("A_layer", exact_bytes(tensors), "the sum of the unique storages saved for backward: attention + MLP + norms",
+               parts=tuple(label for label, *_ in groups))
     dv.equals(
-        "A_attn + A_mlp + A_norm",
-        (11 * s * b * h + 5 * a * s**2 * b + 19 * s * b * h + 4 * s * b * h + 8 * s * b) * c_byte,
-        "the same tensors, grouped: attention + MLP + norms",
-        of="A_layer",
+        "A_layer",
+        (34 * s * b * h + 5 * a * s**2 * b + 8 * s * b) * c_byte,
+        "11 + 19 + 4 = 34 sbh, the 5as²b scores, 8sb of statistics",
     )
     dv.concludes("memory.activations.layer.exact")
     return dv
 
 
-def _korthikanti(target: str, title: str, exact: sp.Expr, why: str, sources=(KORTHIKANTI,)) -> Derivation:
-    """exact → the printed form, as an approximation whose error is the LayerNorm statistics."""
+def _korthikanti(target: str, title: str, tensors: list[Stored], printed: sp.Expr, why: str, sources=(KORTHIKANTI,)) -> Derivation:
+    """exact → the printed form: the dropped part is the LayerNorm statistics, written out from the inventory."""
     dv = Derivation(target, title, sources)
-    dv.defines("A_exact", exact, "the stored tensors (memory.activations.layer.exact's inventory, for this layout)")
-    printed = get(target).expr
+    dv.defines("A_exact", exact_bytes(tensors), "the stored tensors (memory.activations.layer.exact's inventory, for this layout)")
     dv.approximates(
         "A",
         printed,
         why + "; the LayerNorm statistics (O(sb)) are dropped",
-        condition="h ≫ 1 (statistics are one value per row, the tensors h per row)",
-        error=sp.cancel(((exact - printed) / printed).subs(c_byte, 1)),
-        limits=((h, sp.oo),),
+        condition=much_greater(h, 1),
+        dropped=exact_bytes(_named(tensors, "LN₁ mean, rstd", "LN₂ mean, rstd")),
     )
     dv.concludes(target)
     return dv
@@ -318,7 +313,8 @@ def layer() -> Derivation:
     return _korthikanti(
         "memory.activations.layer",
         "Korthikanti's 34sbh + 5as²b",
-        get("memory.activations.layer.exact").expr,
+        stored_tensors("eager", tp=sp.Integer(1)),
+        (34 * s * b * h + 5 * a * s**2 * b) * c_byte,
         "attention 11sbh + 5as²b, MLP 19sbh, norms 4sbh",
         (KORTHIKANTI, BILIBILI),
     )
@@ -328,7 +324,8 @@ def layer_tp() -> Derivation:
     dv = _korthikanti(
         "memory.activations.layer.tp",
         "Tensor parallel: sbh(10 + 24/t + 5as/(ht))",
-        exact_bytes(stored_tensors("eager")),
+        stored_tensors("eager"),
+        s * b * h * (10 + 24 / t + 5 * a * s / (h * t)) * c_byte,
         "heads and MLP width split over t (24sbh + 5as²b), norms, their outputs and two masks whole (10sbh)",
         (KORTHIKANTI, BILIBILI),
     )
@@ -348,7 +345,8 @@ def layer_tp_sp() -> Derivation:
     return _korthikanti(
         "memory.activations.layer.tp_sp",
         "Tensor + sequence parallel: sbh(34 + 5as/h)/t",
-        exact_bytes(stored_tensors("eager", sequence_parallel=True)),
+        stored_tensors("eager", sequence_parallel=True),
+        s * b * h * (34 + 5 * a * s / h) / t * c_byte,
         "sequence parallelism splits the 10sbh replicated part along s",
     )
 
@@ -357,7 +355,8 @@ def layer_selective() -> Derivation:
     return _korthikanti(
         "memory.activations.layer.selective",
         "Selective recompute with TP: sbh(10 + 24/t)",
-        exact_bytes(stored_tensors("selective")),
+        stored_tensors("selective"),
+        s * b * h * (10 + 24 / t) * c_byte,
         "the core attention is recomputed: its 5as²b/t go, its inputs Q, K, V stay (the same 6sbh/t as before)",
         (KORTHIKANTI, LI),
     )
@@ -367,7 +366,8 @@ def layer_selective_sp() -> Derivation:
     return _korthikanti(
         "memory.activations.layer.selective_sp",
         "Selective recompute with TP + SP: 34sbh/t",
-        exact_bytes(stored_tensors("selective", sequence_parallel=True)),
+        stored_tensors("selective", sequence_parallel=True),
+        34 * s * b * h / t * c_byte,
         "every remaining tensor is split t ways",
     )
 
@@ -376,7 +376,8 @@ def layer_flash() -> Derivation:
     return _korthikanti(
         "memory.activations.layer.flash",
         "FlashAttention: no s² terms",
-        exact_bytes(stored_tensors("flash")),
+        stored_tensors("flash"),
+        (s * b * h * (10 + 24 / t) + 4 * a * s * b / t) * c_byte,
         "the kernel recomputes the scores tile by tile from Q, K, V and the log-sum-exp",
         (FLASH, KORTHIKANTI),
     )
@@ -386,15 +387,15 @@ def layer_gated() -> Derivation:
     return _korthikanti(
         "memory.activations.layer.gated",
         "GQA heads and a gated MLP",
-        exact_bytes(gated_tensors()),
+        gated_tensors(),
+        (s * b * (10 * h + 4 * d_head * (a + g) + 8 * d_ff) + 5 * a * s**2 * b) * c_byte,
         "Q and the projection input are a·d_head wide, K and V g·d_head; the gated MLP keeps four d_ff-wide tensors",
     )
 
 
-def _general(target: str, classic: str, title: str, tensors: list[Stored], why: str) -> Derivation:
+def _general(target: str, classic: str, title: str, tensors: list[Stored], printed: sp.Expr, why: str) -> Derivation:
     """The general inventory → its printed form, then the classic values → the classic formula, exactly."""
-    dv = _korthikanti(target, title, exact_bytes(tensors), why)
-    printed = get(target).expr
+    dv = _korthikanti(target, title, tensors, printed, why)
     dv.defines("A_classic", printed.subs(CLASSIC), "the classic block: g = a, d_head = h/a, d_ff = 4h, gated = 0")
     dv.equals("A_classic", get(classic).expr, f"exactly {classic}: 4(h/a)(a + a) + 4·4h = 24h per sb")
     return dv
@@ -404,6 +405,7 @@ def layer_general_tp() -> Derivation:
     return _general(
         "memory.activations.layer.general.tp", "memory.activations.layer.tp", "Tensor parallel, any block",
         general_tensors("eager"),
+        (5 * a * s**2 * b / t + s * b * (10 * h + ((4 + 4 * gated) * d_ff + 4 * d_head * (a + g)) / t)) * c_byte,
         "Q and proj in a·d_head/t, K and V g·d_head/t, the MLP (2 + 2·gated)·d_ff/t, the s² terms a/t heads; norms, "
         "their outputs and two masks whole (10sbh)",
     )
@@ -412,14 +414,18 @@ def layer_general_tp() -> Derivation:
 def layer_general_tp_sp() -> Derivation:
     return _general(
         "memory.activations.layer.general.tp_sp", "memory.activations.layer.tp_sp", "Tensor + sequence parallel, any block",
-        general_tensors("eager", sequence_parallel=True), "sequence parallelism splits the 10sbh replicated part along s",
+        general_tensors("eager", sequence_parallel=True),
+        (5 * a * s**2 * b + s * b * (10 * h + (4 + 4 * gated) * d_ff + 4 * d_head * (a + g))) / t * c_byte,
+        "sequence parallelism splits the 10sbh replicated part along s",
     )
 
 
 def layer_general_selective() -> Derivation:
     return _general(
         "memory.activations.layer.general.selective", "memory.activations.layer.selective", "Selective recompute, any block",
-        general_tensors("selective"), "the core attention's s² tensors are recomputed; Q, K, V stay",
+        general_tensors("selective"),
+        s * b * (10 * h + ((4 + 4 * gated) * d_ff + 4 * d_head * (a + g)) / t) * c_byte,
+        "the core attention's s² tensors are recomputed; Q, K, V stay",
     )
 
 
@@ -427,21 +433,27 @@ def layer_general_selective_sp() -> Derivation:
     return _general(
         "memory.activations.layer.general.selective_sp", "memory.activations.layer.selective_sp",
         "Selective recompute with TP + SP, any block",
-        general_tensors("selective", sequence_parallel=True), "every remaining tensor is split t ways",
+        general_tensors("selective", sequence_parallel=True),
+        s * b * (10 * h + (4 + 4 * gated) * d_ff + 4 * d_head * (a + g)) / t * c_byte,
+        "every remaining tensor is split t ways",
     )
 
 
 def layer_general_flash() -> Derivation:
     return _general(
         "memory.activations.layer.general.flash", "memory.activations.layer.flash", "FlashAttention, any block",
-        general_tensors("flash"), "the kernel recomputes the scores from Q, K, V and the log-sum-exp: no s² terms",
+        general_tensors("flash"),
+        (4 * a * s * b / t + s * b * (10 * h + ((4 + 4 * gated) * d_ff + 4 * d_head * (a + g)) / t)) * c_byte,
+        "the kernel recomputes the scores from Q, K, V and the log-sum-exp: no s² terms",
     )
 
 
 def layer_general_flash_sp() -> Derivation:
     return _korthikanti(
         "memory.activations.layer.general.flash_sp", "FlashAttention with TP + SP, any block",
-        exact_bytes(general_tensors("flash", sequence_parallel=True)), "every remaining tensor is split t ways",
+        general_tensors("flash", sequence_parallel=True),
+        (4 * a * s * b + s * b * (10 * h + (4 + 4 * gated) * d_ff + 4 * d_head * (a + g))) / t * c_byte,
+        "every remaining tensor is split t ways",
         (FLASH, KORTHIKANTI),
     )
 
@@ -477,8 +489,8 @@ def first_stage() -> Derivation:
 def first_stage_interleaved() -> Derivation:
     dv = Derivation("memory.activations.1f1b.interleaved", "Interleaved 1F1B holds 1 + (p−1)/(pv) times more", (KORTHIKANTI, NARAYANAN))
     per_layer = get("memory.activations.layer.tp").expr
-    dv.defines("n_warm", 2 * (p - 1) + (v - 1) * p, "Megatron's warm-up on rank 0: (p − 1)·2 + (v − 1)·p chunk forwards")
-    chunks = dv.defines("n_flight", 2 * (p - 1) + (v - 1) * p + 1, "plus the forward of the first steady-state step: chunks in flight")
+    warm = dv.defines("n_warm", 2 * (p - 1) + (v - 1) * p, "Megatron's warm-up on rank 0: (p − 1)·2 + (v − 1)·p chunk forwards")
+    chunks = dv.defines("n_flight", sp.Add(warm, 1, evaluate=False), "plus the forward of the first steady-state step: chunks in flight")
     dv.defines("A_stage", chunks * (l / (p * v)) * per_layer, "each chunk holds l/(p·v) layers of one micro-batch")
     dv.equals("A_stage", l * per_layer * (1 + (p - 1) / (p * v)), "(pv + p − 1)/(pv) = 1 + (p − 1)/(pv)")
     dv.concludes("memory.activations.1f1b.interleaved")
@@ -548,7 +560,7 @@ def kv_per_sequence() -> Derivation:
         binary=True,
     )
     dv.defines("KV_70B", per_sequence.subs({**LLAMA2_70B, g: 8}), "the real LLaMA-2 70B has g = 8 KV heads")
-    dv.equals("KV_70B", sp.Rational(5, 4) * 2**30, "1.25 GiB per 4096-token sequence")
+    dv.equals("KV_70B", sp.Rational(5, 4) * 2**30, "1.25 GiB per 4096-token sequence", aside=True)
     return dv
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derivations.engine import Derivation
+from derivations.proof import much_greater, much_less
 from formulas.catalogue import get
 from formulas.params import BILIBILI, NARAYANAN
 from formulas.symbols import V, a, h, l, s
@@ -67,9 +68,8 @@ def narayanan() -> Derivation:
         "Ψ_Narayanan",
         form,
         "Narayanan et al. count the layers, embeddings and positions but not the final LayerNorm (2h)",
-        condition="2h ≪ Ψ",
-        error=2 * h / sp.expand(form),
-        limits=((h, sp.oo),),
+        condition=much_less(2 * h, 12 * l * h**2),
+        dropped=2 * h,
     )
     d.concludes("params.narayanan")
     return d
@@ -82,9 +82,8 @@ def leading_term() -> Derivation:
         "12lh²",
         12 * l * h**2,
         "keep the layers' h² weights only",
-        condition="13 ≪ 12h and V + s + 2 ≪ 12lh",
-        error=sp.Rational(13, 12) / h + (V + s + 2) / (12 * l * h),
-        limits=((h, sp.oo),),
+        condition=(much_less(13, 12 * h), much_less(V + s + 2, 12 * l * h)),
+        dropped=13 * l * h + V * h + s * h + 2 * h,
     )
     d.concludes("params.approx")
     return d

@@ -20,6 +20,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derivations.engine import Derivation
+from derivations.proof import much_greater
 from formulas.catalogue import get
 from formulas.cluster import bubble_interleaved
 from formulas.performance import (
@@ -28,8 +29,8 @@ from formulas.performance import (
     layer_gemms, recomputed_core, shard, tokens,
 )
 from formulas.symbols import (
-    K_inner, M_rows, N_cols, W_intra, W_mem, W_net, W_tp, X, d, d_node, eta_gemm, eta_mem, h, l, m, p, q, rc_full,
-    rc_sel, seq_par, t, tau_k, v,
+    K_inner, M_rows, N_cols, P, V, W_intra, W_mem, W_net, W_pp, W_tp, X, d, d_node, eta_gemm, eta_mem, h, l, m, p, piped,
+    q, q_bf16, rc_full, rc_sel, seq_par, t, tau_bwd, tau_fwd, tau_k, v,
 )
 
 
@@ -39,7 +40,7 @@ def _composed(formula_id: str, title: str, sources: tuple, parts: list[tuple[str
     total = 0
     for label, expr, reason in parts:
         total += d_.defines(label, expr, reason)
-    d_.defines("total", total, why)
+    d_.defines("total", total, why, parts=tuple(label for label, _, _ in parts))
     d_.concludes(formula_id, of="total")
     return d_
 
@@ -66,8 +67,8 @@ def gemm_efficiency() -> Derivation:
     error = -(eta_gemm * ridge / intensity + eta_gemm * X * tau_k / gemm_flops) / (
         1 + eta_gemm * ridge / intensity + eta_gemm * X * tau_k / gemm_flops)
     d_.approximates("η_gemm", eta_gemm, "a large GEMM reaches the calibrated η_gemm; small or skinny ones fall short",
-                    condition="M, N, K ≫ the ridge point", error=error,
-                    limits=((M_rows, sp.oo), (N_cols, sp.oo), (K_inner, sp.oo)), of="η")
+                    condition=(much_greater(M_rows, ridge), much_greater(N_cols, ridge), much_greater(K_inner, ridge)),
+                    dropped=eta_gemm * error, limits=((M_rows, sp.oo), (N_cols, sp.oo), (K_inner, sp.oo)), of="η")
     return d_
 
 
@@ -104,16 +105,26 @@ def layer_backward() -> Derivation:
 
 
 def logits() -> Derivation:
-    expr = get("perf.logits").expr
-    return _composed("perf.logits", "Logits and loss on the last stage", (SHOEYBI,), [
-        ("T_logits", expr, "the [bs, h]·[h, V/t] GEMM forward and its two backward GEMMs; cross-entropy passes over fp32 logits"),
-    ], "one micro-batch")
+    d_ = Derivation("perf.logits", "Logits and loss on the last stage", (SHOEYBI,))
+    shape = {M_rows: tokens, K_inner: h, N_cols: V / t}
+    one = d_.defines("T_GEMM", get("perf.gemm.time").expr.xreplace(shape), "the [bs, h]·[h, V/t] GEMM (perf.gemm.time)")
+    loss = d_.defines("T_CE", 5 * tokens * V / t * 2 * q / (W_mem * eta_mem),
+                      "cross-entropy passes five times over the b·s·V/t logits, read and written, at the sustained HBM bandwidth")
+    d_.defines("T_logits", sp.Add(sp.Mul(3, one, evaluate=False), loss, evaluate=False),
+               "the GEMM forward and its two backward GEMMs, then the loss; one micro-batch")
+    d_.concludes("perf.logits")
+    return d_
 
 
 def p2p() -> Derivation:
-    return _composed("perf.pp.p2p", "Pipeline point-to-point per micro-batch", (NARAYANAN,), [
-        ("T_P2P", get("perf.pp.p2p").expr, "b·s·h·q/t each way (scatter/gather over the t links), v chunk boundaries per stage"),
-    ], "on the critical path of 1F1B")
+    d_ = Derivation("perf.pp.p2p", "Pipeline point-to-point per micro-batch", (NARAYANAN,))
+    send = d_.defines("T_send", tokens * h * q / (t * W_pp) + tau_k,
+                      "b·s·h·q/t bytes over each of the t links (scatter/gather), plus a kernel's fixed cost")
+    d_.defines("T_P2P", sp.Mul(piped, v, 2, send, evaluate=False),
+               "the activation forward and its gradient backward at each of v chunk boundaries per stage, when p > 1; "
+               "on the critical path of 1F1B")
+    d_.concludes("perf.pp.p2p")
+    return d_
 
 
 def stage() -> Derivation:
@@ -129,11 +140,12 @@ def pipeline() -> Derivation:
     slot = get("perf.stage.microbatch").expr
     d_.defines("T_pipe", (m + (p - 1) / v) * slot, "m + (p−1)/v slots of T_mb (fill and drain of the interleaved 1F1B schedule)")
     d_.concludes("perf.pipeline")
-    d_.equals("m·T_mb·(1 + β_int)", m * slot * (1 + bubble_interleaved.expr), "the bubble of cluster.bubble.interleaved", of="T_pipe")
+    d_.equals("m·T_mb·(1 + β_int)", m * slot * (1 + bubble_interleaved.expr), "the bubble of cluster.bubble.interleaved", of="T_pipe",
+              aside=True)
     d_.defines("∂T_pipe/∂W_TP", sp.diff(get("perf.pipeline").expr, W_tp), "how the pipeline time answers the TP ring's bandwidth")
     d_.equals("−(m + (p−1)/v)(l/p)(2 + σ_full)·4(t−1)bshq/(t·W_TP²)",
               -(m + (p - 1) / v) * (l / p) * (2 + rc_full) * 4 * (t - 1) * tokens * h * q / (t * W_tp**2),
-              "every byte of TP traffic adds its full time to every slot: no overlap budget hides a blocking all-reduce")
+              "every byte of TP traffic adds its full time to every slot: no overlap budget hides a blocking all-reduce", aside=True)
     return d_
 
 
@@ -147,9 +159,9 @@ def dp_allreduce() -> Derivation:
     d_.concludes("perf.dp.allreduce")
     formula = get("perf.dp.allreduce").expr
     d_.defines("T_DP(d_node = 1)", formula.subs(d_node, 1), "every DP rank in its own node (t ≥ the node size)")
-    d_.equals("2(d−1)/d·Ψq_w/(tp)/W_net", 2 * (d - 1) / d * shard / W_net, "the flat ring all-reduce over the network")
+    d_.equals("2(d−1)/d·Ψq_w/(tp)/W_net", 2 * (d - 1) / d * shard / W_net, "the flat ring all-reduce over the network", aside=True)
     d_.defines("T_DP(d_node = d)", formula.subs(d_node, d), "all DP ranks in one node")
-    d_.equals("2(d−1)/d·Ψq_w/(tp)/W_intra", 2 * (d - 1) / d * shard / W_intra, "the ring over NVLink")
+    d_.equals("2(d−1)/d·Ψq_w/(tp)/W_intra", 2 * (d - 1) / d * shard / W_intra, "the ring over NVLink", aside=True)
     return d_
 
 
@@ -161,10 +173,21 @@ def window(kind: str) -> Derivation:
 
 
 def zero_exposed(stage: int) -> Derivation:
-    expr = get(f"perf.zero.stage{stage}.exposed").expr
-    return _composed(f"perf.zero.stage{stage}.exposed", f"Exposed DP time, ZeRO stage {stage}", (ZERO, ZEROPP, DDP), [
-        ("T_exposed", expr, "each collective's time beyond the compute it is bucketed or prefetched under: max(T, W) − W"),
-    ], "stage 0–1 once per iteration, stage 2's reduce-scatter and stage 3's gathers once per micro-batch")
+    d_ = Derivation(f"perf.zero.stage{stage}.exposed", f"Exposed DP time, ZeRO stage {stage}", (ZERO, ZEROPP, DDP))
+    allreduce = d_.defines("T_AR", get("perf.dp.allreduce").expr, "the gradients' hierarchical all-reduce")
+    if stage == 0:
+        exposed = sp.Max(allreduce - tau_bwd, 0)
+    else:
+        half = d_.defines("T_RS", sp.Mul(sp.Rational(1, 2), allreduce, evaluate=False),
+                          "a reduce-scatter or an all-gather moves half an all-reduce's bytes")
+        exposed = {1: sp.Max(half - tau_bwd, 0) + half,
+                   2: m * sp.Max(half - tau_bwd, 0) + half,
+                   3: m * (sp.Max(half - tau_fwd, 0) + sp.Max(2 * half - tau_bwd, 0))}[stage]
+    d_.defines("T_exposed", exposed,
+               "each collective's time beyond the compute it is bucketed or prefetched under, max(T − W, 0): stage 0–1 once "
+               "per iteration, stage 2's reduce-scatter and stage 3's gathers once per micro-batch")
+    d_.concludes(f"perf.zero.stage{stage}.exposed")
+    return d_
 
 
 def zero_sent(stage: int) -> Derivation:
@@ -181,15 +204,21 @@ def zero_sent(stage: int) -> Derivation:
     d_.equals("per micro-batch", {1: sp.Integer(0), 2: collective, 3: 3 * collective}[stage],
               {1: "ZeRO-1 communicates once per iteration, whatever m is",
                2: "one more reduce-scatter: the traffic grows with m",
-               3: "two more all-gathers and a reduce-scatter: the traffic grows with m"}[stage])
+               3: "two more all-gathers and a reduce-scatter: the traffic grows with m"}[stage], aside=True)
     return d_
 
 
 def optimizer(sharded: bool) -> Derivation:
     formula_id = "perf.optimizer.sharded" if sharded else "perf.optimizer"
-    return _composed(formula_id, "Adam's step through HBM", (ZERO,), [
-        ("T_opt", get(formula_id).expr, "30 bytes per parameter of the rank's share read or written once"),
-    ], "memory-bound: a few FLOPs per byte")
+    d_ = Derivation(formula_id, "Adam's step through HBM", (ZERO,))
+    share = d_.defines("Ψ_rank", P / (t * p * (d if sharded else 1)),
+                       "the rank's parameters: Ψ/(t·p)" + (", and a 1/d ZeRO shard of them" if sharded else ""))
+    moved = d_.defines("bytes", 15 * q_bf16 * share, "30 bytes per parameter: fp32 weight, momentum, variance and the gradient "
+                       "read (16), three written back (12), the 16-bit copy written (2)")
+    d_.defines("T_opt", sp.Mul(moved, sp.Pow(W_mem * eta_mem, -1, evaluate=False), evaluate=False),
+               "memory-bound (a few FLOPs per byte): the bytes at the sustained HBM bandwidth")
+    d_.concludes(formula_id)
+    return d_
 
 
 DERIVATIONS = (

@@ -1,18 +1,24 @@
 """Assertion helpers for users' own pytest suites.
 
-    from derivations.testing import assert_identity, assert_approximation
+    from derivations.testing import assert_derivation, assert_identity, assert_approximation
+    from derivations.proof import much_greater
     assert_identity(my_params, 12*l*h**2 + 13*l*h)
-    assert_approximation(exact, 12*l*h**2, error=13/(12*h), limits=[(h, oo)])
+    assert_approximation(12*l*h**2 + 13*l*h, 12*l*h**2, dropped=13*l*h, condition=much_greater(h, 1))
+    assert_derivation(my_derivation)   # every step proved, and the derivation sound
 
 A failure raises AssertionError whose message shows both sides, their
-difference and, when one is found, a point where they differ.
+difference and, when one is found, a point where they differ. A derivation
+gets the engine's soundness errors (a circular read of its own conclusion, a
+dead step, a dropped part built from both sides, limits that are not the
+condition's), one line each, naming the step.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from derivations.proof import prove_equal, prove_vanishes, valued
+from derivations.engine import Derivation
+from derivations.proof import Regime, built_from, changed_kept_terms, limits_match, prove_equal, prove_negligible, prove_vanishes, valued
 
 
 def _show(expr: sp.Basic) -> str:
@@ -35,16 +41,53 @@ def assert_approximation(
     exact: sp.Basic,
     approx: sp.Basic,
     *,
-    error: sp.Basic,
-    limits: list[tuple[sp.Symbol, sp.Basic]] | tuple[tuple[sp.Symbol, sp.Basic], ...],
+    dropped: sp.Basic | None = None,
+    condition: Regime | tuple[Regime, ...] = (),
+    error: sp.Basic | None = None,
+    limits: list[tuple[sp.Symbol, sp.Basic]] | tuple[tuple[sp.Symbol, sp.Basic], ...] = (),
     message: str = "",
 ) -> None:
-    """Assert exact == approx·(1 + error) exactly, and error → 0 under ``limits``."""
+    """Assert exact == approx + dropped exactly, and dropped/approx → 0 under ``condition``.
+
+    The older form (``error`` relative, ``limits`` explicit) is still accepted:
+    then dropped = approx·error and the limits are taken in order. Limits stated
+    together with a condition must be the condition's.
+    """
+    prefix = message + "\n" if message else ""
+    regimes = (condition,) if isinstance(condition, Regime) else tuple(condition)
+    if dropped is None and error is None:
+        raise AssertionError(prefix + "an approximation must state what it drops: dropped=<the terms left out>")
+    stated = sp.sympify(dropped if dropped is not None else error)
+    dropped = stated if dropped is not None else approx * error
+    for name, side in (("exact", exact), ("approximate", approx)):
+        if (isinstance(side, sp.Add) or len(valued(side).free_symbols) >= 2) and built_from(side, stated):
+            raise AssertionError(
+                prefix + f"the dropped part is built from the {name} side: exact = approximate + dropped then holds "
+                "whatever the approximation is; write the dropped terms out"
+            )
+    changed = changed_kept_terms(exact, approx)
+    if changed:
+        monomial, was, now = changed[0]
+        raise AssertionError(
+            prefix + f"the approximation keeps {sp.sstr(monomial)} but changes its coefficient ({was} → {now}): "
+            "an approximation drops whole terms, it does not alter the ones it keeps"
+        )
     try:
-        assert_identity(exact, approx * (1 + error), message="the stated relative error is not exact")
+        assert_identity(exact, approx + dropped, message="exact ≠ approximate + dropped")
     except AssertionError as failure:
-        true_error = sp.simplify(valued(exact) / valued(approx) - 1)
-        raise AssertionError(f"{message}\n{failure}\nthe exact relative error is:\n{_show(true_error)}".lstrip()) from None
-    verdict = prove_vanishes(error, tuple(limits))
+        true_dropped = sp.simplify(valued(exact) - valued(approx))
+        raise AssertionError(f"{prefix}{failure}\nwhat is really dropped:\n{_show(true_dropped)}") from None
+    if regimes and limits:
+        verdict = limits_match(regimes, tuple(limits))
+        if not verdict.ok:
+            raise AssertionError(prefix + verdict.detail)
+    verdict = prove_negligible(dropped, approx, regimes) if regimes else prove_vanishes(sp.cancel(dropped / approx), tuple(limits))
     if not verdict.ok:
-        raise AssertionError((message + "\n" if message else "") + f"the error does not vanish: {verdict.detail}")
+        raise AssertionError(prefix + f"the dropped part is not negligible: {verdict.detail}")
+
+
+def assert_derivation(derivation: Derivation) -> None:
+    """Assert every step of ``derivation`` is proved and the derivation is sound."""
+    failed = [outcome for outcome in derivation.check() if not outcome.ok]
+    if failed:
+        raise AssertionError("\n".join(f"{o.where}: {o.method}: {o.detail}" for o in failed))

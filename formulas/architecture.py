@@ -76,6 +76,8 @@ from formulas.symbols import (
     proj_emb,
     s,
     tied,
+    u_flop,
+    u_param,
 )
 
 TRANSFORMERS = Source("transformers", "parameter shapes")
@@ -113,7 +115,7 @@ def mlp_params(width):
 
 embeddings = formula(
     "params.decoder.embeddings",
-    V * d_emb + proj_emb * 2 * d_emb * h + pos_table * (n_pos + o_pos) * h + emb_norm * norm,
+    (V * d_emb + proj_emb * 2 * d_emb * h + pos_table * (n_pos + o_pos) * h + emb_norm * norm) * u_param,
     "parameter",
     "token embedding (width d_emb, projected to h and back in OPT-350m), learned position table "
     "(with OPT's 2 extra rows) and embedding norm (BLOOM)",
@@ -122,8 +124,8 @@ embeddings = formula(
 )
 mla_attention = formula(
     "params.decoder.attention.mla",
-    q_lora * (h * r_q + r_q + r_q * a * d_qk) + (1 - q_lora) * h * a * d_qk
-    + h * (r_kv + d_rope) + r_kv + r_kv * a * (d_nope + d_v) + a * d_v * h,
+    (q_lora * (h * r_q + r_q + r_q * a * d_qk) + (1 - q_lora) * h * a * d_qk
+    + h * (r_kv + d_rope) + r_kv + r_kv * a * (d_nope + d_v) + a * d_v * h) * u_param,
     "parameter",
     "one layer's multi-head latent attention from its ranks: queries h→r_Q (normed) →a·(d_nope + d_rope) or h→a·(d_nope + d_rope); "
     "the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h",
@@ -132,8 +134,8 @@ mla_attention = formula(
 )
 attention = formula(
     "params.decoder.attention",
-    (1 - mla) * (h * a * d_head + 2 * h * g * d_head + a * d_head * h + b_q * a * d_head + (b_k + b_v) * g * d_head + b_o * h)
-    + mla * mla_attention.expr + qk_norm * 2 * d_head + qk_norm_full * (a + g) * d_head + sink * a,
+    ((1 - mla) * (h * a * d_head + 2 * h * g * d_head + a * d_head * h + b_q * a * d_head + (b_k + b_v) * g * d_head + b_o * h)
+     + qk_norm * 2 * d_head + qk_norm_full * (a + g) * d_head + sink * a) * u_param + mla * mla_attention.expr,
     "parameter",
     "one layer's attention: W_Q (h×a·d_head), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch; or MLA; "
     "plus q/k norms and one sink logit per head where the family has them",
@@ -143,7 +145,7 @@ attention = formula(
 )
 mlp = formula(
     "params.decoder.mlp",
-    mlp_params(d_ff),
+    (mlp_params(d_ff)) * u_param,
     "parameter",
     "one dense MLP: up (and gate) h×d_ff, down d_ff×h, biases by switch",
     sources=[TRANSFORMERS, SHAZEER],
@@ -151,7 +153,7 @@ mlp = formula(
 )
 expert = formula(
     "params.decoder.expert",
-    mlp_params(d_moe),
+    (mlp_params(d_moe)) * u_param,
     "parameter",
     "one routed expert: an MLP of width d_moe (transformers 5.24 stores a layer's E experts as 3-D tensors, E of these each)",
     sources=[TRANSFORMERS, FEDUS],
@@ -159,7 +161,7 @@ expert = formula(
 )
 shared_experts = formula(
     "params.decoder.shared_experts",
-    (2 + gated) * h * d_sh + sh_gate * h,
+    ((2 + gated) * h * d_sh + sh_gate * h) * u_param,
     "parameter",
     "a MoE layer's shared experts, every token's: one gated MLP of their total width d_sh, and Qwen2-MoE's h→1 gate",
     sources=[TRANSFORMERS, DEEPSEEK_V2],
@@ -167,7 +169,7 @@ shared_experts = formula(
 )
 router = formula(
     "params.decoder.router",
-    h * E + router_bias * E,
+    (h * E + router_bias * E) * u_param,
     "parameter",
     "one MoE layer's router: an h×E matrix, with a bias in gpt-oss",
     sources=[TRANSFORMERS, FEDUS, MIXTRAL],
@@ -176,7 +178,7 @@ router = formula(
 )
 norms = formula(
     "params.decoder.norms",
-    n_norm * norm,
+    (n_norm * norm) * u_param,
     "parameter",
     "one layer's norms: n_norm of them, h (RMSNorm) or 2h (LayerNorm) each",
     sources=[TRANSFORMERS],
@@ -211,7 +213,7 @@ layer_active = formula(
 )
 final_norm = formula(
     "params.decoder.final_norm",
-    norm_final * norm,
+    (norm_final * norm) * u_param,
     "parameter",
     "the norm after the last layer",
     sources=[TRANSFORMERS],
@@ -219,7 +221,7 @@ final_norm = formula(
 )
 head = formula(
     "params.decoder.head",
-    (1 - tied) * V * d_emb + head_bias * V,
+    ((1 - tied) * V * d_emb + head_bias * V) * u_param,
     "parameter",
     "the output head's own parameters: a V×d_emb matrix unless tied to the embedding, and a bias (GPT-J, Phi-3.5-MoE's option)",
     sources=[TRANSFORMERS],
@@ -249,7 +251,7 @@ active = formula(
 )
 mtp = formula(
     "params.decoder.mtp",
-    n_mtp * (3 * norm + 2 * h * h + layer_moe.expr),
+    n_mtp * ((3 * norm + 2 * h * h) * u_param + layer_moe.expr),
     "parameter",
     "n_MTP multi-token-prediction modules, each two input norms, a 2h→h projection, one MoE layer and an output norm; "
     "the embedding and the output head are the main model's",
@@ -266,8 +268,8 @@ score_width = (1 - mla) * 2 * d_head + mla * (d_qk + d_v)  # a query·key dot pr
 
 mla_projections = formula(
     "flops.decoder.attention.projections.mla",
-    2 * b * s * (q_lora * (h * r_q + r_q * a * d_qk) + (1 - q_lora) * h * a * d_qk
-                 + h * (r_kv + d_rope) + r_kv * a * (d_nope + d_v) + a * d_v * h),
+    (2 * b * s * (q_lora * (h * r_q + r_q * a * d_qk) + (1 - q_lora) * h * a * d_qk
+                 + h * (r_kv + d_rope) + r_kv * a * (d_nope + d_v) + a * d_v * h)) * u_flop,
     "FLOP",
     "one MLA layer's projections over bs tokens, the latent up-projected for every token (transformers' naive form)",
     sources=[FLOP_COUNTER, DEEPSEEK_V2],
@@ -275,7 +277,7 @@ mla_projections = formula(
 )
 projections = formula(
     "flops.decoder.attention.projections",
-    (1 - mla) * 2 * b * s * h * d_head * (2 * a + 2 * g) + mla * mla_projections.expr,
+    (1 - mla) * 2 * b * s * h * d_head * (2 * a + 2 * g) * u_flop + mla * mla_projections.expr,
     "FLOP",
     "one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head], two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h] (or MLA's)",
     sources=[FLOP_COUNTER, AINSLIE],
@@ -283,7 +285,7 @@ projections = formula(
 )
 scores = formula(
     "flops.decoder.attention.scores",
-    2 * b * a * s**2 * score_width,
+    (2 * b * a * s**2 * score_width) * u_flop,
     "FLOP",
     "one layer's QKᵀ and scores·V over the full s×s square, per sequence and head: 4b·a·s²·d_head "
     "(MLA: heads of d_nope + d_rope and d_v); GQA repeats K, V to a heads",
@@ -295,7 +297,7 @@ scores = formula(
 )
 scores_causal = formula(
     "flops.decoder.attention.scores.causal",
-    2 * b * a * score_width * s * (s + 1) / 2,
+    (2 * b * a * score_width * s * (s + 1) / 2) * u_flop,
     "FLOP",
     "one layer's attention matmuls on the s(s + 1)/2 query-key pairs the causal mask keeps (what a causal kernel computes)",
     sources=[FLOP_COUNTER, BILIBILI],
@@ -303,7 +305,7 @@ scores_causal = formula(
 )
 scores_windowed = formula(
     "flops.decoder.attention.scores.windowed",
-    2 * b * a * score_width * (s * W - W * (W - 1) / 2),
+    (2 * b * a * score_width * (s * W - W * (W - 1) / 2)) * u_flop,
     "FLOP",
     "one sliding-window layer's attention matmuls on the pairs the window keeps, each query the W latest keys (itself included)",
     sources=[MISTRAL, GEMMA],
@@ -313,7 +315,7 @@ scores_windowed = formula(
 )
 scores_chunked = formula(
     "flops.decoder.attention.scores.chunked",
-    2 * b * a * score_width * s * (W + 1) / 2,
+    (2 * b * a * score_width * s * (W + 1) / 2) * u_flop,
     "FLOP",
     "one chunked layer's attention matmuls (Llama-4): causal attention inside chunks of W tokens, s/W chunks",
     sources=[TRANSFORMERS],
@@ -322,7 +324,7 @@ scores_chunked = formula(
 )
 mlp_forward = formula(
     "flops.decoder.mlp",
-    2 * b * s * (2 + gated) * h * d_ff,
+    (2 * b * s * (2 + gated) * h * d_ff) * u_flop,
     "FLOP",
     "one dense layer's MLP GEMMs: 2 or 3 matrices h×d_ff",
     sources=[FLOP_COUNTER, SHAZEER],
@@ -330,7 +332,7 @@ mlp_forward = formula(
 )
 experts_forward = formula(
     "flops.decoder.experts",
-    2 * b * s * (k + all_experts * (E - k)) * (2 + gated) * h * d_moe,
+    (2 * b * s * (k + all_experts * (E - k)) * (2 + gated) * h * d_moe) * u_flop,
     "FLOP",
     "one MoE layer's routed experts: each token through its k experts (an expert sees only its tokens, so the rows add up to "
     "k·bs), or through all E where the implementation runs every expert (Llama-4)",
@@ -340,7 +342,7 @@ experts_forward = formula(
 )
 experts_skipped = formula(
     "flops.decoder.experts.skipped",
-    all_experts * 2 * b * s * (E - k) * (2 + gated) * h * d_moe,
+    (all_experts * 2 * b * s * (E - k) * (2 + gated) * h * d_moe) * u_flop,
     "FLOP",
     "the expert FLOPs of one MoE layer that a top-k kernel would skip where the implementation runs every expert",
     sources=[FLOP_COUNTER, TRANSFORMERS],
@@ -349,7 +351,7 @@ experts_skipped = formula(
 )
 experts_capacity = formula(
     "flops.decoder.experts.capacity",
-    c_f * 2 * b * s * k * (2 + gated) * h * d_moe,
+    (c_f * 2 * b * s * k * (2 + gated) * h * d_moe) * u_flop,
     "FLOP",
     "the most a capacity-limited MoE layer computes: E experts of c_f·k·bs/E token slots each",
     sources=[CAPACITY],
@@ -359,7 +361,7 @@ experts_capacity = formula(
 )
 shared_forward = formula(
     "flops.decoder.shared_experts",
-    2 * b * s * ((2 + gated) * h * d_sh + sh_gate * h),
+    (2 * b * s * ((2 + gated) * h * d_sh + sh_gate * h)) * u_flop,
     "FLOP",
     "one MoE layer's shared experts on every token (and Qwen2-MoE's [bs,h]×[h,1] gate)",
     sources=[FLOP_COUNTER, DEEPSEEK_V2],
@@ -367,7 +369,7 @@ shared_forward = formula(
 )
 router_forward = formula(
     "flops.decoder.router",
-    2 * b * s * h * E,
+    (2 * b * s * h * E) * u_flop,
     "FLOP",
     "one MoE layer's router: [bs,h]×[h,E]",
     sources=[FLOP_COUNTER, FEDUS, MIXTRAL],
@@ -403,7 +405,7 @@ layers_forward = formula(
 )
 embedding_projections = formula(
     "flops.decoder.embedding_projections",
-    2 * proj_emb * (2 * b * s * d_emb * h),
+    (2 * proj_emb * (2 * b * s * d_emb * h)) * u_flop,
     "FLOP",
     "OPT-350m's project_in [bs,d_emb]×[d_emb,h] and project_out [bs,h]×[h,d_emb]",
     sources=[FLOP_COUNTER, TRANSFORMERS],
@@ -411,7 +413,7 @@ embedding_projections = formula(
 )
 logits = formula(
     "flops.decoder.logits",
-    2 * b * s * d_emb * V,
+    (2 * b * s * d_emb * V) * u_flop,
     "FLOP",
     "the output head [bs,d_emb]×[d_emb,V] (tied or not; a head bias is an add, not counted)",
     sources=[FLOP_COUNTER],
@@ -455,7 +457,7 @@ training = formula(
 )
 mla_decode_naive = formula(
     "flops.decoder.mla.decode.naive",
-    2 * s * r_kv * a * (d_nope + d_v) + 2 * a * s * (d_qk + d_v),
+    (2 * s * r_kv * a * (d_nope + d_v) + 2 * a * s * (d_qk + d_v)) * u_flop,
     "FLOP",
     "one MLA layer, one decoded token against s cached latents, as transformers runs it: the whole latent cache up-projected "
     "through W_UK, W_UV again, then per-head scores and weighted values",
@@ -465,7 +467,7 @@ mla_decode_naive = formula(
 )
 mla_decode_absorbed = formula(
     "flops.decoder.mla.decode.absorbed",
-    2 * a * d_nope * r_kv + 2 * a * s * (r_kv + d_rope) + 2 * a * s * r_kv + 2 * a * r_kv * d_v,
+    (2 * a * d_nope * r_kv + 2 * a * s * (r_kv + d_rope) + 2 * a * s * r_kv + 2 * a * r_kv * d_v) * u_flop,
     "FLOP",
     "the same with W_UK absorbed into the query and W_UV into the output: scores and weighted sums on the latent itself",
     sources=[DEEPSEEK_V2],

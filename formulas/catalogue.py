@@ -12,7 +12,7 @@ import importlib
 import sys
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable
+from typing import Callable, Iterable
 
 import sympy as sp
 
@@ -143,6 +143,19 @@ def load_topics() -> None:
         importlib.import_module(f"formulas.{topic}")
 
 
+_READ_OBSERVER: list[Callable[[str], None] | None] = [None]
+
+
+def observe_reads(observer: Callable[[str], None] | None) -> Callable[[str], None] | None:
+    """Call ``observer(id)`` on every later ``get``; returns the previous observer.
+
+    The derivation engine uses it to see which entries a derivation reads while it
+    is built (a derivation may not read the entry it concludes).
+    """
+    previous, _READ_OBSERVER[0] = _READ_OBSERVER[0], observer
+    return previous
+
+
 def get(id: str) -> Formula:
     """The formula ``id``, loading its own topic first (``eval params.total`` builds one topic, not seven)."""
     if id not in _CATALOGUE:
@@ -152,9 +165,12 @@ def get(id: str) -> Formula:
         if id not in _CATALOGUE:
             load_topics()
     try:
-        return _CATALOGUE[id]
+        entry = _CATALOGUE[id]
     except KeyError:
         raise UnknownFormula(f"unknown formula id {id!r} (see 'llm-formulas list')") from None
+    if _READ_OBSERVER[0] is not None:
+        _READ_OBSERVER[0](id)
+    return entry
 
 
 def all_formulas() -> list[Formula]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from formulas.catalogue import Condition, Source, formula
 from formulas.examples import worked_example
-from formulas.symbols import D, H_gpu, P, U, X, c_flop, c_hour, f, m, n, p, tau, v
+from formulas.symbols import D, H_gpu, P, U, X, c_flop, c_hour, f, m, n, p, tau, u_gpu, v
 
 AMDAHL = Source("000", "§3.5.1, Amdahl's law")
 TRAINING_TIME = Source("000", "§3.5.3, training time")
@@ -71,8 +71,8 @@ training_time_recompute = formula(
 )
 gpus_for_deadline = formula(
     "cluster.gpus_for_deadline",
-    3 * c_flop * P * D / (X * U * tau),
-    "1",
+    3 * c_flop * P * D / (X * U * tau) * u_gpu,
+    "GPU",
     "GPUs needed to train on D tokens within τ: 6ΨD/(X·U·τ)",
     sources=[SIZING],
     conditions=[SIX_PSI_D],
@@ -101,8 +101,8 @@ hfu = formula(
 )
 gpu_hours = formula(
     "cluster.gpu_hours",
-    3 * c_flop * P * D / (X * U * c_hour),
-    "1",
+    3 * c_flop * P * D / (X * U * c_hour) * u_gpu,
+    "GPU",
     "GPU-hours of a run: 6ΨD FLOPs at X·U per GPU, in hours",
     sources=[LLAMA2_HOURS],
     conditions=[SIX_PSI_D],
@@ -111,7 +111,7 @@ gpu_hours = formula(
 )
 mfu_from_gpu_hours = formula(
     "cluster.mfu.gpu_hours",
-    3 * c_flop * P * D / (X * H_gpu * c_hour),
+    3 * c_flop * P * D * u_gpu / (X * H_gpu * c_hour),
     "1",
     "utilization implied by published GPU-hours: 6ΨD over what those GPU-hours could do at peak",
     sources=[LLAMA2_HOURS],

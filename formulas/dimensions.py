@@ -6,8 +6,8 @@ share one unit; products multiply units; a power needs a numeric exponent
 unless its base is dimensionless; floor, ceiling and Abs keep their argument's
 unit; every other function (log, exp, ...) needs dimensionless arguments.
 
-A formula whose expression is dimensionless may be declared as a count of one
-base unit (``12 l h^2`` counts parameters): that is the only implicit step.
+There is no implicit step: a count states its unit in its expression
+(``12 l h² u_param``), so a parameter count declared in FLOP is an error.
 """
 
 from __future__ import annotations
@@ -101,12 +101,18 @@ def _same_unit(terms, what: str) -> Unit:
 def check_declared_unit(expr: sp.Basic, declared: Unit) -> str:
     """Check ``expr`` against its declared unit; returns how it matched.
 
-    ``"exact"`` when the units agree, ``"count"`` when a dimensionless expression
-    is declared as a count of one base unit. Raises DimensionError otherwise.
+    ``"exact"`` when the units agree; DimensionError otherwise, saying how to
+    state a count whose expression is a pure number.
     """
     found = dimension_of(expr)
     if found == declared:
         return "exact"
     if found.is_dimensionless and declared.is_single_base:
-        return "count"
+        raise DimensionError(
+            f"expression is a pure number, declared {declared}: a count states its unit in the expression "
+            f"(multiply by u_{_MARKS.get(str(declared), str(declared))} from formulas.symbols)"
+        )
     raise DimensionError(f"expression has unit {found}, declared {declared}")
+
+
+_MARKS = {"parameter": "param", "FLOP": "flop", "layer": "layer", "sequence": "seq", "GPU": "gpu"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from formulas.catalogue import Condition, Source, formula
 from formulas.examples import worked_example
-from formulas.symbols import B, D, K_inner, M_rows, N_cols, P, V, b, c_flop, h, l, s
+from formulas.symbols import B, D, K_inner, M_rows, N_cols, P, V, b, c_flop, c_mac, h, l, s, u_flop, u_layer
 
 BILIBILI = Source("000", "§3.2")
 LI = Source("001", "training FLOPs: 6PD")
@@ -22,7 +22,7 @@ LARGE_MODEL = Condition("s ≪ 6h and V ≪ 12lh (attention scores and logits ar
 
 gemm = formula(
     "flops.gemm",
-    2 * M_rows * K_inner * N_cols,
+    c_mac * M_rows * K_inner * N_cols,
     "FLOP",
     "FLOPs of an [M,K]×[K,N] matrix multiplication",
     sources=[BILIBILI],
@@ -30,7 +30,7 @@ gemm = formula(
 )
 layer_forward = formula(
     "flops.layer.forward",
-    24 * b * s * h**2 + 4 * b * s**2 * h,
+    (24 * b * s * h**2 + 4 * b * s**2 * h) * u_flop,
     "FLOP",
     "forward FLOPs of one layer: QKV, QKᵀ, scores·V, output projection, MLP",
     sources=[BILIBILI, NARAYANAN],
@@ -39,7 +39,7 @@ layer_forward = formula(
 )
 logits = formula(
     "flops.logits",
-    2 * b * s * h * V,
+    2 * b * s * h * V * u_flop,
     "FLOP",
     "forward FLOPs of the output head (logits over the vocabulary)",
     sources=[BILIBILI],
@@ -47,7 +47,7 @@ logits = formula(
 )
 forward = formula(
     "flops.forward",
-    24 * b * s * l * h**2 * (1 + s / (6 * h) + V / (12 * l * h)),
+    24 * b * s * l * h**2 * (1 + s / (6 * h) + V / (12 * l * h)) * u_flop,
     "FLOP",
     "forward FLOPs of the whole model for b sequences of s tokens",
     sources=[BILIBILI, NARAYANAN],
@@ -103,7 +103,7 @@ training_recompute_approx = formula(
 )
 megatron = formula(
     "flops.megatron",
-    96 * B * s * l * h**2 * (1 + s / (6 * h) + V / (16 * l * h)),
+    96 * B * s * l * h**2 * (1 + s / (6 * h) + V / (16 * l * h)) * u_flop,
     "FLOP",
     "Megatron's FLOPs per iteration of B sequences: full recompute, logits not recomputed",
     sources=[NARAYANAN],
@@ -122,7 +122,7 @@ inference_per_token = formula(
 )
 recompute_from_scratch = formula(
     "flops.recompute.from_scratch",
-    l * (l + 1) / 2,
+    l * (l + 1) / 2 * u_layer,
     "layer",
     "layer forward passes when each layer's backward recomputes the forward from the input (001's 3240 for l = 80)",
     sources=[LI],

@@ -17,7 +17,7 @@ import sympy as sp
 
 from formulas.catalogue import Condition, Source, formula
 from formulas.examples import worked_example
-from formulas.symbols import P, W_link, W_mem, X, b, c_flop, c_mac, c_step, h, l, n, p, q, q_w, s, tau
+from formulas.symbols import P, W_link, W_mem, X, b, c_flop, c_mac, c_step, h, l, n, p, q, q_w, s, tau, u_param, u_seq
 
 LI_BOUND = Source("001", "inference: compute- or memory-bound")
 LI_PIPELINE = Source("001", "inference: pipeline parallelism and network latency")
@@ -78,8 +78,8 @@ step_latency = formula(
 )
 balance_batch = formula(
     "inference.balance_batch",
-    q_w * X / (c_step * c_flop * W_mem),
-    "1",
+    q_w * X / (c_step * c_flop * W_mem) * u_seq,
+    "sequence",
     "batch at which a decoding step is equally memory- and compute-bound: X/W_mem for 2-byte weights",
     sources=[LI_BOUND],
     conditions=[DECODE],
@@ -126,8 +126,8 @@ network_latency = formula(
 )
 max_batch = formula(
     "inference.pipeline.max_batch",
-    W_link * (tau - q_w * P / W_mem) / (p * h * q),
-    "1",
+    W_link * (tau - q_w * P / W_mem) / (p * h * q) * u_seq,
+    "sequence",
     "largest batch whose per-token latency through p stages and their links stays within τ",
     sources=[LI_PIPELINE],
     conditions=[DECODE, Condition("τ exceeds the compute latency q_Ψ·Ψ/W_mem", sp.StrictGreaterThan(tau, q_w * P / W_mem))],
@@ -154,8 +154,8 @@ kv_flops = formula(
 )
 kv_reads = formula(
     "inference.kv_recompute.reads",
-    2 * h**2 * s * l,
-    "1",
+    2 * h**2 * s * l * u_param,
+    "parameter",
     "weight values read to recompute K and V of s earlier tokens in l layers, reloading the K and V matrices per token (001)",
     sources=[LI_KV],
     related=["inference.kv_recompute.flops"],

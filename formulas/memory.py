@@ -39,6 +39,7 @@ from formulas.symbols import (
     s,
     t,
     v,
+    u_seq,
 )
 
 BILIBILI = Source("000", "§3.4.2, Tables 6–9")
@@ -524,8 +525,8 @@ headroom = formula(
 )
 max_micro_batch = formula(
     "memory.max_micro_batch",
-    sp.floor((M_gpu - zero.expr) / (first_stage.expr / b)),
-    "1",
+    sp.floor((M_gpu - zero.expr) / (first_stage.expr / b)) * u_seq,
+    "sequence",
     "the largest micro-batch whose activations fit beside the model states on the first pipeline stage",
     sources=[BILIBILI, KORTHIKANTI],
     conditions=[SHARDED, MEGATRON_TP, Condition("the model states fit: M_GPU > 16Ψ/(t·p)", sp.StrictGreaterThan(M_gpu, zero.expr))],

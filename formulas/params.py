@@ -9,14 +9,14 @@ LayerNorm 2h; the output head is tied to the embeddings.
 from __future__ import annotations
 
 from formulas.catalogue import Source, formula
-from formulas.symbols import V, h, l, s
+from formulas.symbols import V, h, l, s, u_param
 
 BILIBILI = Source("000", "§3.1")
 NARAYANAN = Source("narayanan2021", "§5.1, parameter count")
 
 attention = formula(
     "params.layer.attention",
-    4 * h**2 + 4 * h,
+    (4 * h**2 + 4 * h) * u_param,
     "parameter",
     "parameters of one attention block: Q, K, V, O weights (h×h) and biases",
     sources=[BILIBILI],
@@ -24,7 +24,7 @@ attention = formula(
 )
 mlp = formula(
     "params.layer.mlp",
-    8 * h**2 + 5 * h,
+    (8 * h**2 + 5 * h) * u_param,
     "parameter",
     "parameters of one MLP: h→4h and 4h→h weights with biases",
     sources=[BILIBILI],
@@ -32,7 +32,7 @@ mlp = formula(
 )
 norms = formula(
     "params.layer.norms",
-    4 * h,
+    4 * h * u_param,
     "parameter",
     "parameters of a layer's two LayerNorms (scale and shift)",
     sources=[BILIBILI],
@@ -40,7 +40,7 @@ norms = formula(
 )
 layer = formula(
     "params.layer",
-    12 * h**2 + 13 * h,
+    (12 * h**2 + 13 * h) * u_param,
     "parameter",
     "parameters of one transformer layer",
     sources=[BILIBILI, NARAYANAN],
@@ -49,7 +49,7 @@ layer = formula(
 )
 total = formula(
     "params.total",
-    l * (12 * h**2 + 13 * h) + V * h + s * h + 2 * h,
+    (l * (12 * h**2 + 13 * h) + V * h + s * h + 2 * h) * u_param,
     "parameter",
     "parameters of a GPT model: layers, token embeddings, learned positions (s = table length), final LayerNorm; head tied",
     sources=[BILIBILI, NARAYANAN],
@@ -58,7 +58,7 @@ total = formula(
 )
 narayanan = formula(
     "params.narayanan",
-    12 * l * h**2 * (1 + 13 / (12 * h) + (V + s) / (12 * l * h)),
+    12 * l * h**2 * (1 + 13 / (12 * h) + (V + s) / (12 * l * h)) * u_param,
     "parameter",
     "Narayanan et al.'s parameter count: params.total without the final LayerNorm",
     sources=[NARAYANAN],
@@ -67,7 +67,7 @@ narayanan = formula(
 )
 approx = formula(
     "params.approx",
-    12 * l * h**2,
+    12 * l * h**2 * u_param,
     "parameter",
     "the leading term: 12 l h² parameters",
     sources=[BILIBILI, NARAYANAN],

@@ -169,7 +169,7 @@ x_msg = declare("x_msg", "x", "bytes of the buffer a collective works on (per pa
 tau = declare("tau", r"\tau", "a wall-clock time span (a deadline, a pipeline slot, a per-token budget)", "second", integer=False, source=Source("000", "§3.5.3"))
 W_alg = declare("W_alg", r"W_{alg}", "algorithm bandwidth of a collective: buffer bytes over elapsed time", "byte/second", integer=False, source=Source("000", "§3.3.2.2 (nccl-tests)"))
 rho = declare("rho", r"\rho", "redundancy of a collective: bytes each GPU sends per byte of buffer", "1", integer=False, source=Source("000", "Table 5"))
-H_gpu = declare("H_gpu", r"H_{GPU}", "GPU-hours of a training run", "1", integer=False, source=Source("002"))
+H_gpu = declare("H_gpu", r"H_{GPU}", "GPU-hours of a training run (GPUs × hours)", "GPU", integer=False, source=Source("002"))
 c_mac = constant("c_mac", "c_{mac}", 2, "FLOPs of one multiply-accumulate", "FLOP", Source("000", "§3.2 (a GEMM costs 2MKN)"))
 c_hour = constant("c_hour", "c_{hour}", 3600, "seconds in one hour", "second", Source("002", "GPU-hours"))
 c_step = constant("c_step", "c_{step}", 1, "tokens each sequence emits per decoding step", "token", Source("001", "each prompt outputs one token per round"))
@@ -180,6 +180,15 @@ q_fp32 = constant("q_fp32", "q_{32}", 4, "bytes per parameter of an fp32 copy", 
 q_int8 = constant("q_int8", "q_{8}", 1, "bytes per parameter of an int8 weight", "byte/parameter", Source("000", "§3.4.2.1 (INT8 inference)"))
 q_int4 = constant("q_int4", "q_{4}", Fraction(1, 2), "bytes per parameter of an int4 weight", "byte/parameter", Source("000", "§3.4.2.1 (INT4 inference)"))
 c_byte = constant("c_byte", r"\mathrm{B}", 1, "one byte: activation counts are in bytes (16-bit values 2, bool dropout masks 1)", "byte", Source("korthikanti2022", "§4"))
+# --- unit marks: a count states what it counts ------------------------------------
+# A pure number is allowed only for a true ratio; a count of parameters, FLOPs,
+# layers, sequences or GPUs carries its unit through one of these (value 1).
+UNIT_MARK = Source("000", "Table 3 (the quantities counted: parameters, FLOPs, layers, sequences, GPUs)")
+u_param = constant("u_param", r"\mathrm{param}", 1, "one parameter: the unit a parameter count is stated in", "parameter", UNIT_MARK)
+u_flop = constant("u_flop", r"\mathrm{FLOP}", 1, "one floating-point operation: the unit a FLOP count is stated in", "FLOP", UNIT_MARK)
+u_layer = constant("u_layer", r"\mathrm{layer}", 1, "one layer: the unit a count of layers is stated in", "layer", UNIT_MARK)
+u_seq = constant("u_seq", r"\mathrm{seq}", 1, "one sequence: the unit a batch size is stated in", "sequence", UNIT_MARK)
+u_gpu = constant("u_gpu", r"\mathrm{GPU}", 1, "one GPU: the unit a count of GPUs is stated in", "GPU", UNIT_MARK)
 M_gpu = declare("M_gpu", r"M_{GPU}", "memory capacity of one GPU", "byte", integer=False, source=Source("001", "80 GB A100/H100, 24 GB RTX 4090"))
 
 # --- expert and context parallelism (formulas/parallelism.py) -------------------------

@@ -1,9 +1,11 @@
 """A small dimension algebra for the quantities of large-model systems.
 
 A unit is a vector of integer or rational exponents over the base units
-parameter, token, sequence, layer, byte, FLOP, second, joule (energy), gram
-(of CO₂-equivalent) and dollar. Counts of structural
-things (hidden size, heads, layers of a formula, GPUs) are dimensionless.
+parameter, token, sequence, layer, byte, FLOP, second, GPU, joule (energy), gram
+(of CO₂-equivalent) and dollar. Shape symbols (hidden size, heads, sequence length as
+a tensor dimension) are pure numbers; a formula that counts parameters, FLOPs, layers,
+sequences or GPUs states it with a unit mark (``u_param``, ``u_flop``, ... in
+formulas/symbols.py), so that a pure number is left only for a true ratio.
 Bytes are decimal (GB = 1e9) unless a name says GiB.
 
 Units are parsed from a tiny grammar (``FLOP/(parameter*token)``,
@@ -24,6 +26,7 @@ BASE_UNITS: tuple[str, ...] = (
     "byte",
     "FLOP",
     "second",
+    "GPU",
     "joule",
     "gram",
     "dollar",

@@ -142,3 +142,42 @@ PUBLISHED = [
 @pytest.mark.parametrize("config, published", PUBLISHED, ids=lambda x: x["model_type"] if isinstance(x, dict) else "")
 def test_published_counts_of_real_checkpoints(config, published):
     assert total(config) == published
+
+
+# Each family with its optional keys left out (head_dim, num_key_value_heads, biases, tying, norms, positions...):
+# only what the readers require of a config.json (layers, width, heads, vocabulary, the MLP width where the family
+# has no default rule for it) is given, so every other value is transformers' default, which the readers must know
+# (Gemma's head_dim 256 and 16 KV heads, Mistral's and Mixtral's 8, Qwen2's 32, ...). 32 heads of width 2 keep every
+# default KV-head count a divisor of the heads.
+_SIZES = dict(vocab_size=90)
+_MLP = dict(intermediate_size=40)
+LAYER_KEYS = {
+    "gpt2": dict(n_layer=1, n_embd=64, n_head=32, n_positions=40, **_SIZES),
+    "gptj": dict(n_layer=1, n_embd=64, n_head=32, rotary_dim=2, **_SIZES),
+    "gpt_neox": dict(num_hidden_layers=1, hidden_size=64, num_attention_heads=32, **_SIZES, **_MLP),
+    "opt": dict(num_hidden_layers=1, hidden_size=64, num_attention_heads=32, ffn_dim=40, max_position_embeddings=40, **_SIZES),
+    "bloom": dict(n_layer=1, hidden_size=64, n_head=32, **_SIZES),
+    "falcon": dict(num_hidden_layers=1, hidden_size=64, num_attention_heads=32, **_SIZES),
+    "llama": dict(num_hidden_layers=1, hidden_size=64, num_attention_heads=32, **_SIZES, **_MLP),
+    "mistral": dict(num_hidden_layers=1, hidden_size=64, num_attention_heads=32, **_SIZES, **_MLP),
+    "mixtral": dict(num_hidden_layers=1, hidden_size=64, num_attention_heads=32, num_local_experts=4, num_experts_per_tok=2, **_SIZES, **_MLP),
+    "qwen2": dict(num_hidden_layers=1, hidden_size=64, num_attention_heads=32, **_SIZES, **_MLP),
+    "gemma": dict(num_hidden_layers=1, hidden_size=64, num_attention_heads=32, **_SIZES, **_MLP),
+    "phi3": dict(num_hidden_layers=1, hidden_size=64, num_attention_heads=32, pad_token_id=0, eos_token_id=1, **_SIZES, **_MLP),
+}
+
+
+def test_minimal_configs_name_tested_families():
+    # the families added later (gemma2, gemma3_text, deepseek_v3, ...) have no minimal config here yet
+    assert set(LAYER_KEYS) <= set(CONFIGS) and len(LAYER_KEYS) >= 12
+
+
+@pytest.mark.parametrize("family", sorted(LAYER_KEYS))
+def test_a_minimal_config_takes_transformers_defaults(family):
+    import transformers
+
+    config = transformers.AutoConfig.for_model(family, **LAYER_KEYS[family])
+    extra = {"experts_implementation": "eager"} if family == "mixtral" else {}
+    with torch.device("meta"):
+        model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation="eager", **extra)
+    assert total({"model_type": family, **LAYER_KEYS[family]}) == count(model)

@@ -4,6 +4,7 @@ import pytest
 import sympy as sp
 
 from derivations.engine import Derivation
+from derivations.proof import much_greater, much_less
 from derivations.testing import assert_approximation, assert_identity
 from formulas.catalogue import Source
 from formulas.symbols import V, a, h, l, s
@@ -16,8 +17,8 @@ def outcomes(derivation):
 def test_equals_is_proved_and_a_wrong_step_shows_both_sides():
     d = Derivation("demo", "demo")
     d.defines("x", (h + 1) ** 2, "a square")
-    d.equals("good", h**2 + 2 * h + 1, "expand")
-    d.equals("bad", h**2 + 1, "forgot the cross term", of="x")
+    d.equals("good", h**2 + 2 * h + 1, "expand", aside=True)
+    d.equals("bad", h**2 + 1, "forgot the cross term", of="x", aside=True)
     result = outcomes(d)
     assert result["good"].ok and result["good"].method == "expand"
     bad = result["bad"]
@@ -30,20 +31,21 @@ def test_equals_is_proved_and_a_wrong_step_shows_both_sides():
 def test_equality_with_rational_functions_needs_cancel():
     d = Derivation("demo", "demo")
     d.defines("x", (h**2 - 1) / (h - 1), "a ratio")
-    d.equals("y", h + 1, "cancel")
+    d.equals("y", h + 1, "cancel", aside=True)
     assert outcomes(d)["y"].ok
 
 
-def test_approximation_needs_the_exact_error_and_its_limit():
+def test_approximation_needs_the_exact_dropped_part_and_its_condition():
     d = Derivation("demo", "demo")
     d.defines("x", 12 * l * h**2 + 13 * l * h, "exact")
-    d.approximates("ok", 12 * l * h**2, "leading term", condition="h ≫ 1", error=sp.Rational(13, 12) / h, limits=((h, sp.oo),), of="x")
-    d.approximates("wrong error", 12 * l * h**2, "", condition="", error=13 / h, limits=((h, sp.oo),), of="x")
-    d.approximates("no limit", 12 * l * h**2, "", condition="", error=sp.Rational(13, 12) / h, limits=((h, 0),), of="x")
+    d.approximates("ok", 12 * l * h**2, "leading term", condition=much_greater(h, 1), dropped=13 * l * h, of="x")
+    d.approximates("wrong dropped", 12 * l * h**2, "", condition=much_greater(h, 1), dropped=13 * h, of="x")
+    d.approximates("not negligible", 12 * l * h**2, "", condition=much_less(h, 1), dropped=13 * l * h, of="x")
     result = outcomes(d)
-    assert result["ok"].ok
-    assert not result["wrong error"].ok
-    assert not result["no limit"].ok and "not 0" in result["no limit"].detail
+    assert result["ok"].ok and "h ≫ 1" in result["ok"].detail
+    assert not result["wrong dropped"].ok and result["wrong dropped"].method == "counterexample"
+    # h ≪ 1: dropped/kept = 13/(12h) grows without bound
+    assert not result["not negligible"].ok and "not 0" in result["not negligible"].detail
 
 
 def test_bounds():
@@ -95,8 +97,10 @@ def test_assert_approximation_reports_the_true_error():
     assert_approximation(h**2 + h, h**2, error=1 / h, limits=[(h, sp.oo)])
     with pytest.raises(AssertionError) as failure:
         assert_approximation(h**2 + 2 * h, h**2, error=1 / h, limits=[(h, sp.oo)])
-    assert "exact relative error" in str(failure.value) and "2" in str(failure.value)
-    with pytest.raises(AssertionError, match="does not vanish"):
+    assert "what is really dropped" in str(failure.value) and "2" in str(failure.value)
+    with pytest.raises(AssertionError, match="not negligible"):
+        assert_approximation(h**2 + h**3, h**2, error=h, limits=[(h, sp.oo)])
+    with pytest.raises(AssertionError, match=r"keeps h\*\*2 but changes its coefficient \(2 → 1\)"):
         assert_approximation(h**2 + h**2, h**2, error=sp.Integer(1), limits=[(h, sp.oo)])
 
 
@@ -105,7 +109,7 @@ def test_a_repeated_label_is_checked_against_the_earlier_step_not_itself():
     d = Derivation("demo", "demo")
     d.defines("F", (h + 1) ** 2, "a square")
     d.equals("F", h**2 + 1, "wrong, and must be caught")
-    d.equals("F", h**2 + 1, "compares with the previous F, which is the same wrong value")
+    d.equals("F", h**2 + 1, "compares with the previous F, which is the same wrong value", aside=True)
     first, second = d.check()[1:]
     assert not first.ok and first.lhs == "(h + 1)**2"
     assert second.ok

@@ -9,7 +9,7 @@ from render.cli.main import main
 from helpers import cli_json
 
 
-LLAMA2_70B = dict(h=8192, a=64, g=8, d_head=128, d_ff=28672, l=80)  # Touvron et al. 2023 Table 1 / config.json
+LLAMA2_70B = dict(h=8192, a=64, g=8, d_head=128, d_ff=28672, l=80, V=32000)  # Touvron et al. 2023 Table 1 / config.json
 A100_80GB = dict(X=312 * 10**12, W_mem=2039 * 10**9, W_link=600 * 10**9, M_gpu=80 * 10**9)  # NVIDIA A100 datasheet
 
 
@@ -20,11 +20,23 @@ def test_llama2_70b_report_against_hand_arithmetic(capsys):
     n, B, U, r = t * p * d, b * m * d, Fraction(1, 2), Fraction(1, 2)
     report = cli_json(capsys, "estimate", "--model", "llama2-70b", "--gpu", "a100-80gb", "--tp", str(t), "--pp", str(p),
                       "--dp", str(d), "--micro-batches", str(m), "--seq", str(s), "--tokens", str(tokens), "--mfu", "0.5")
-    params = 68_976_648_192  # Llama-2-70B as transformers builds it (tests/test_architecture_params.py measures it)
+    V = LLAMA2_70B["V"]
+    # Llama-2-70B's modules counted by hand: per layer Q and O (h × a·d_head each), K and V (h × g·d_head each, GQA),
+    # the SwiGLU's gate, up and down (h × d_ff each), two RMSNorm scales (h each); then the untied embedding and
+    # head (V × h each) and the final RMSNorm. Meta calls it "70B"; the same 68,976,648,192 is what transformers'
+    # LlamaForCausalLM holds for this config (tests/test_model_commands.py counts a preset's numel on the meta device).
+    per_layer = 2 * h * a * d_head + 2 * h * g * d_head + 3 * h * d_ff + 2 * h
+    params = l * per_layer + 2 * V * h + h
+    assert params == 80 * 855_654_400 + 524_288_000 + 8192 == 68_976_648_192
     assert report["params"]["total"] == params
 
-    flops = cli_json(capsys, "flops", "--model", "llama2-70b", "--batch", str(B), "--seq", str(s))  # = FlopCounterMode
-    assert report["flops"]["forward"] == flops["forward"] and report["flops"]["training"] == flops["training"]
+    # forward FLOPs by hand, 2 per multiply-add of every matmul (what FlopCounterMode counts, PITFALLS.md): the
+    # projections and the MLP over B·s tokens, QKᵀ and scores·V over the full s×s square for each of a query heads,
+    # and the logits; backward is twice the forward (dX and dW each as large as the forward product)
+    tokens_in_batch = B * s
+    layer_matmuls = 2 * tokens_in_batch * per_layer - 2 * tokens_in_batch * 2 * h + 2 * 2 * B * a * s * s * d_head
+    forward = l * layer_matmuls + 2 * tokens_in_batch * h * V
+    assert report["flops"]["forward"] == forward and report["flops"]["training"] == 3 * forward
     selective = l * 4 * B * a * s**2 * d_head  # selective recompute re-runs QKᵀ and scores·V: 2 GEMMs of 2·s²·d_head per head
     assert report["flops"]["recomputed"] == selective
 
@@ -51,7 +63,7 @@ def test_llama2_70b_report_against_hand_arithmetic(capsys):
     assert report["comms"]["seconds"]["dp"] == pytest.approx(float(dp_bytes / (25 * 10**9)), rel=1e-12)  # --network default
 
     assert report["time"]["bubble"] == pytest.approx(float(Fraction(p - 1, m)), rel=1e-12)  # GPipe/1F1B bubble
-    compute = Fraction(flops["training"] + selective) / (n * A100_80GB["X"] * U)
+    compute = Fraction(3 * forward + selective) / (n * A100_80GB["X"] * U)
     assert report["time"]["compute_seconds"] == pytest.approx(float(compute), rel=1e-12)
     comm_seconds = tp_bytes / (A100_80GB["W_link"] // 2) + Fraction(pp_bytes + dp_bytes, 25 * 10**9)
     exposed = max(comm_seconds - r * compute, 0)  # communication hides under r of the compute, all of it together
@@ -72,8 +84,8 @@ def test_llama2_70b_report_against_hand_arithmetic(capsys):
     # with --mfu the compute runs at U (HFU counts the recomputed FLOPs too); over the whole step the bubble and
     # any exposed communication lower what the GPUs achieve: training FLOPs / (n · X · step)
     assert report["time"]["mfu"] == 0.5
-    assert report["time"]["hfu"] == pytest.approx(float(U * (flops["training"] + selective) / flops["training"]), rel=1e-12)
-    assert report["time"]["step_mfu"] == pytest.approx(float(flops["training"] / (step * n * A100_80GB["X"])), rel=1e-12)
+    assert report["time"]["hfu"] == pytest.approx(float(U * (3 * forward + selective) / (3 * forward)), rel=1e-12)
+    assert report["time"]["step_mfu"] == pytest.approx(float(3 * forward / (step * n * A100_80GB["X"])), rel=1e-12)
     assert report["time"]["step_mfu"] < 0.5
     assert report["time"]["tokens_per_gpu_second"] == pytest.approx(float(B * s / (n * step)), rel=1e-12)
     assert report["time"]["gpu_hours"] == pytest.approx(float(n * report["time"]["iterations"] * step / 3600), rel=1e-12)
@@ -156,9 +168,20 @@ def test_s6_layouts_produce_full_reports(capsys, model, layout, setting):
         per_layer = s * (whole + Fraction(split, t)) + Fraction(5 * a * s * s, t)  # TP, no recompute: + 5as²b/t scores
     assert report["memory"]["model_states"] == pytest.approx(float(states), rel=1e-12)
     assert report["memory"]["activations"] == pytest.approx(float(per_layer * in_flight), rel=1e-12)
-    for dim in ("tp", "dp"):
-        assert report["comms"]["bytes"][dim] > 0
-    assert 0 < report["time"]["training_days"] < 365
+    # bytes each GPU sends per iteration, by hand: TP (or SP's reduce-scatter + all-gather, the same bytes) 4 ring
+    # all-reduces of b·s·h 16-bit values per layer, 2(t − 1)/t of the buffer each, l/p layers, m micro-batches;
+    # DP a ring all-reduce of this rank's 16-bit gradients (ZeRO-1 reduce-scatters and all-gathers: the same bytes)
+    m = layout["gb"] // d
+    tp_bytes = m * Fraction(l, p) * 4 * Fraction(2 * (t - 1), t) * s * h * 2
+    dp_bytes = Fraction(2 * (d - 1), d) * 2 * Fraction(params, t * p)
+    assert report["comms"]["bytes"]["tp"] == pytest.approx(float(tp_bytes), rel=1e-12)
+    assert report["comms"]["bytes"]["dp"] == pytest.approx(float(dp_bytes), rel=1e-12)
+    # 6ΨD on n GPUs at X·U, D = 20 tokens per parameter (Hoffmann et al. 2022), X = 312 TFLOP/s (A100), U the
+    # utilization the report predicts (the performance model's; tests/test_prediction.py checks it)
+    tokens = 20 * params
+    ideal = 6 * report["params"]["active"] * tokens / (t * p * d * 312 * 10**12 * report["time"]["mfu"]) / 86400
+    assert report["time"]["ideal_days"] == pytest.approx(ideal, rel=1e-12)
+    assert report["time"]["iterations"] == -(-tokens // (layout["gb"] * s))  # ⌈D/(B·s)⌉
 
 
 @pytest.mark.parametrize(
@@ -217,3 +240,40 @@ def test_a_mixture_of_experts_computes_with_its_active_parameters(capsys, tmp_pa
 def test_iterations_are_whole(capsys):
     report = cli_json(capsys, "estimate", "--model", "llama2-7b", "--gpu", "a100-80gb", "--seq", "4096", "--tokens", "1")
     assert report["time"]["iterations"] == 1
+
+
+def _llama2_70b_states_and_activations(capsys, *extra):
+    t, p, d, s = 8, 4, 2, 4096
+    return cli_json(capsys, "estimate", "--model", "llama2-70b", "--gpu", "a100-80gb", "--tp", str(t), "--pp", str(p),
+                    "--dp", str(d), "--seq", str(s), "--tokens", str(10**12), *extra)
+
+
+def test_fewer_micro_batches_than_stages_hold_only_m_in_flight(capsys):
+    # 1F1B with m < p: the first stage starts all m micro-batches before its first backward, not p (Narayanan et al.
+    # 2021 §2.2): m = 2 on p = 4 stages holds 2 micro-batches of l/p layers; m = 16 holds p = 4
+    h, a, g, d_head, d_ff, l = (LLAMA2_70B[k] for k in ("h", "a", "g", "d_head", "d_ff", "l"))
+    t, p, s = 8, 4, 4096
+    per_token = 10 * h + Fraction(2 * (a * d_head + 2 * g * d_head + a * d_head) + 2 * 4 * d_ff, t)  # selective, TP
+    for m, in_flight in ((2, 2), (3, 3), (16, 4)):
+        report = _llama2_70b_states_and_activations(capsys, "--micro-batches", str(m), "--recompute", "selective")
+        assert report["memory"]["activations"] == pytest.approx(float(s * per_token * Fraction(l, p) * in_flight), rel=1e-12)
+
+
+def test_zero_stages_traffic_by_hand(capsys):
+    # Rajbhandari et al. 2020 §7: ZeRO-1 and ZeRO-2 reduce-scatter the gradients and all-gather the updated
+    # parameters, the same 2Ψ as plain DP's all-reduce; ZeRO-3 all-gathers the parameters for the forward and again
+    # for the backward and reduce-scatters the gradients: 3Ψ. Each ring moves (d − 1)/d of its buffer per GPU;
+    # the buffer is this rank's Ψ/(t·p) parameters in 16 bits (2 bytes)
+    t, p, d, params = 8, 4, 2, 68_976_648_192  # Llama-2-70B, counted by hand in the first test
+    shard_bytes = Fraction(2 * params, t * p)
+    expected = {0: 2, 1: 2, 2: 2, 3: 3}
+    for stage, passes in expected.items():
+        report = _llama2_70b_states_and_activations(capsys, "--zero", str(stage))
+        dp = passes * Fraction(d - 1, d) * shard_bytes
+        assert report["comms"]["bytes"]["dp"] == pytest.approx(float(dp), rel=1e-12), stage
+    # and their model states: 16 bytes per parameter, of which ZeRO-1 splits the 12 of Adam, ZeRO-2 also the 2 of
+    # the gradients, ZeRO-3 also the 2 of the weights, over the d replicas (000 Table 6)
+    for stage, split in {0: 0, 1: 12, 2: 14, 3: 16}.items():
+        report = _llama2_70b_states_and_activations(capsys, "--zero", str(stage))
+        states = Fraction((16 - split) * params + Fraction(split * params, d), t * p)
+        assert report["memory"]["model_states"] == pytest.approx(float(states), rel=1e-12), stage

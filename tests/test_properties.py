@@ -57,7 +57,7 @@ def is_switch(symbol: sp.Symbol) -> bool:
 
 @pytest.mark.parametrize("formula", FORMULAS, ids=by_id)
 def test_dimension_equals_declared_unit(formula):
-    assert check_declared_unit(formula.expr, formula.unit) in ("exact", "count")
+    assert check_declared_unit(formula.expr, formula.unit) == "exact"
 
 
 # --- 2. exactness ----------------------------------------------------------------------

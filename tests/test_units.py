@@ -3,9 +3,12 @@
 import pytest
 import sympy as sp
 
-from formulas.catalogue import all_formulas
+import dataclasses
+
+from derivations.catalogue import unit_outcomes
+from formulas.catalogue import all_formulas, catalogue
 from formulas.dimensions import DimensionError, check_declared_unit, dimension_of
-from formulas.symbols import D, P, W_mem, X, c_flop, h
+from formulas.symbols import D, P, W_mem, X, c_flop, h, u_flop, u_gpu, u_layer, u_param, u_seq
 from formulas.units import UnitSyntaxError, parse_unit
 
 
@@ -38,10 +41,31 @@ def test_declared_unit_mismatch_is_reported():
         check_declared_unit(3 * c_flop * P * D, parse_unit("byte"))
 
 
-def test_count_may_be_declared_as_a_base_unit_only():
-    assert check_declared_unit(12 * h**2, parse_unit("parameter")) == "count"
+def test_a_count_states_its_unit_and_a_pure_number_is_not_a_count():
+    assert check_declared_unit(12 * h**2 * u_param, parse_unit("parameter")) == "exact"
+    with pytest.raises(DimensionError, match="pure number, declared parameter.*u_param"):
+        check_declared_unit(12 * h**2, parse_unit("parameter"))
     with pytest.raises(DimensionError):
         check_declared_unit(12 * h**2, parse_unit("byte/second"))
+
+
+def test_a_parameter_count_declared_in_flop_fails_check_naming_it():
+    """The issue's case: params.total restated as FLOPs must not pass ``check``."""
+    entries = catalogue()
+    original = entries["params.total"]
+    entries["params.total"] = dataclasses.replace(original, unit=parse_unit("FLOP"))
+    try:
+        failed = [o for o in unit_outcomes() if not o.ok]
+    finally:
+        entries["params.total"] = original
+    assert [o.label for o in failed] == ["params.total"]
+    assert "expression has unit parameter, declared FLOP" in failed[0].detail
+
+
+def test_parameters_flops_layers_sequences_and_gpus_are_distinct_units():
+    marks = [u_param, u_flop, u_layer, u_seq, u_gpu, D]  # D counts tokens
+    units = {str(dimension_of(mark)) for mark in marks}
+    assert units == {"parameter", "FLOP", "layer", "sequence", "GPU", "token"}
 
 
 def test_functions_need_dimensionless_arguments():

@@ -99,7 +99,7 @@ def _show_text(formula: Formula, doc: dict, as_latex: bool) -> str:
     return "\n".join(lines)
 
 
-_PLAIN = {"defines": ":=", "equals": "=", "approximates": "≈"}
+_PLAIN = {"defines": ":=", "equals": "=", "solves": "=", "approximates": "≈"}
 
 
 def step_text(step: Step) -> str:
@@ -212,6 +212,23 @@ def check(verbose: bool) -> Result:
     return Result(doc, "\n".join(lines + [summary]), 0 if report.ok else 1)
 
 
+def check_mutations(sample: int | None, workers: int) -> Result:
+    """``check --mutations``: change each formula one place at a time; every change must make a check fail."""
+    from derivations.mutations import run
+    from render.cli.progress import Progress
+
+    if sample is not None and sample < 1:
+        raise InputError("--sample must be a positive number of mutants")
+    if workers < 1:
+        raise InputError("--workers must be a positive number of processes")
+    progress = Progress("mutants")
+    try:
+        report = run(sample=sample, progress=progress.update, workers=workers)
+    finally:
+        progress.close()
+    return Result(report.as_json(), report.text(), 0 if not report.survivors else 1)
+
+
 def register(add_command) -> None:
     add_command("list", "list every formula with its unit and inputs", lambda args: list_formulas())
     shown = add_command("show", "show a formula, its inputs, sources and derivation steps", lambda args: show(args.id, args.latex))
@@ -228,6 +245,16 @@ def register(add_command) -> None:
     evaluated.add_argument("id", help="formula id")
     evaluated.add_argument("assignments", nargs="*", metavar="name=value", help="a value for each input symbol")
     checked = add_command(
-        "check", "prove every derivation step, unit and cross-check; exit 1 if any fails", lambda args: check(args.verbose)
+        "check",
+        "prove every derivation step, unit and cross-check; exit 1 if any fails",
+        lambda args: check_mutations(args.sample, args.workers) if args.mutations else check(args.verbose),
     )
     checked.add_argument("--verbose", action="store_true", help="list every check, not only failures")
+    checked.add_argument(
+        "--mutations",
+        action="store_true",
+        help="change every formula one place at a time (coefficient, exponent, same-unit symbol swap, dropped term) "
+        "and show each change makes a proof or unit check fail; prints the kill rate and every survivor, exit 1 if any survives",
+    )
+    checked.add_argument("--sample", type=int, default=None, metavar="N", help="with --mutations: try N random mutants only")
+    checked.add_argument("--workers", type=int, default=1, metavar="N", help="with --mutations: try them on N processes")

@@ -277,7 +277,7 @@ def step_mathml(step: Step, tex: str = "") -> str:
             mm.fragment_mathml(label_latex(step.reference)), mm.relation("≤" if step.direction == "upper" else "≥"), mm.expr_mathml(step.expr),
             tex=tex,
         )
-    relation = {"defines": ":=", "equals": "=", "approximates": "≈"}[step.claim]
+    relation = {"defines": ":=", "equals": "=", "solves": "=", "approximates": "≈"}[step.claim]
     parts = [mm.fragment_mathml(label_latex(step.label)), mm.relation(relation), mm.expr_mathml(step.expr)]
     if step.claim == "approximates":
         parts += [mm.text("  (relative error "), mm.expr_mathml(step.error), mm.text(")")]

@@ -1534,7 +1534,7 @@ def memory_per_gpu_headroom(b, s, h, a, l, t, p, P, M_gpu):
 def memory_max_micro_batch(s, h, a, l, t, p, P, M_gpu):
     r"""the largest micro-batch whose activations fit beside the model states on the first pipeline stage.
 
-    memory.max_micro_batch [1] = floor((M_gpu - 16*P/(p*t))/(h*l*s*(5*a*s/(h*t) + 10 + 24/t)))
+    memory.max_micro_batch [sequence] = floor((M_gpu - 16*P/(p*t))/(h*l*s*(5*a*s/(h*t) + 10 + 24/t)))
 
     LaTeX: b_{max} = \left\lfloor{\frac{M_{GPU} - \frac{16 \Psi}{p t}}{h l s \left(\frac{5 a s}{h t} + 10 + \frac{24}{t}\right)}}\right\rfloor
 
@@ -1548,7 +1548,7 @@ def memory_max_micro_batch(s, h, a, l, t, p, P, M_gpu):
         P: parameters [parameter]
         M_gpu: memory capacity of one GPU [byte]
 
-    Returns: the largest micro-batch whose activations fit beside the model states on the first pipeline stage [1]
+    Returns: the largest micro-batch whose activations fit beside the model states on the first pipeline stage [sequence]
 
     Valid when: each of the t·p model-parallel ranks holds Ψ/(t·p) parameters; ZeRO partitions over the d data-parallel replicas; t divides a; the model states fit: M_GPU > 16Ψ/(t·p)
 
@@ -2508,7 +2508,7 @@ def cluster_training_time_recompute(n, P, D, X, U):
 def cluster_gpus_for_deadline(P, D, X, U, tau):
     r"""GPUs needed to train on D tokens within τ: 6ΨD/(X·U·τ).
 
-    cluster.gpus_for_deadline [1] = 6*D*P/(U*X*tau)
+    cluster.gpus_for_deadline [GPU] = 6*D*P/(U*X*tau)
 
     LaTeX: n_{GPU} = \frac{6 D \Psi}{U X \tau}
 
@@ -2519,7 +2519,7 @@ def cluster_gpus_for_deadline(P, D, X, U, tau):
         U: utilization (MFU) [1]
         tau: a wall-clock time span (a deadline, a pipeline slot, a per-token budget) [second]
 
-    Returns: GPUs needed to train on D tokens within τ: 6ΨD/(X·U·τ) [1]
+    Returns: GPUs needed to train on D tokens within τ: 6ΨD/(X·U·τ) [GPU]
 
     Valid when: 6ΨD training FLOPs (s ≪ 6h, V ≪ 12lh)
 
@@ -2592,7 +2592,7 @@ def cluster_hfu(n, P, D, X, tau):
 def cluster_gpu_hours(P, D, X, U):
     r"""GPU-hours of a run: 6ΨD FLOPs at X·U per GPU, in hours.
 
-    cluster.gpu_hours [1] = D*P/(600*U*X)
+    cluster.gpu_hours [GPU] = D*P/(600*U*X)
 
     LaTeX: H_{GPU} = \frac{D \Psi}{600 U X}
 
@@ -2602,7 +2602,7 @@ def cluster_gpu_hours(P, D, X, U):
         X: peak FLOP/s of one GPU [FLOP/second]
         U: utilization (MFU) [1]
 
-    Returns: GPU-hours of a run: 6ΨD FLOPs at X·U per GPU, in hours [1]
+    Returns: GPU-hours of a run: 6ΨD FLOPs at X·U per GPU, in hours [GPU]
 
     Valid when: 6ΨD training FLOPs (s ≪ 6h, V ≪ 12lh)
 
@@ -2626,7 +2626,7 @@ def cluster_mfu_gpu_hours(P, D, X, H_gpu):
         P: parameters [parameter]
         D: training tokens [token]
         X: peak FLOP/s of one GPU [FLOP/second]
-        H_gpu: GPU-hours of a training run [1]
+        H_gpu: GPU-hours of a training run (GPUs × hours) [GPU]
 
     Returns: utilization implied by published GPU-hours: 6ΨD over what those GPU-hours could do at peak [1]
 
@@ -2774,7 +2774,7 @@ def inference_latency_step(b, n, P, X, W_mem, q_w):
 def inference_balance_batch(X, W_mem, q_w):
     r"""batch at which a decoding step is equally memory- and compute-bound: X/W_mem for 2-byte weights.
 
-    inference.balance_batch [1] = X*q_w/(2*W_mem)
+    inference.balance_batch [sequence] = X*q_w/(2*W_mem)
 
     LaTeX: b^{*} = \frac{X q_{\Psi}}{2 W_{mem}}
 
@@ -2783,7 +2783,7 @@ def inference_balance_batch(X, W_mem, q_w):
         W_mem: memory bandwidth [byte/second]
         q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
 
-    Returns: batch at which a decoding step is equally memory- and compute-bound: X/W_mem for 2-byte weights [1]
+    Returns: batch at which a decoding step is equally memory- and compute-bound: X/W_mem for 2-byte weights [sequence]
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001)
 
@@ -2902,7 +2902,7 @@ def inference_latency_pipeline_network(b, h, p, P, W_mem, W_link, q, q_w):
 def inference_pipeline_max_batch(h, p, P, W_mem, W_link, q, q_w, tau):
     r"""largest batch whose per-token latency through p stages and their links stays within τ.
 
-    inference.pipeline.max_batch [1] = W_link*(-P*q_w/W_mem + tau)/(h*p*q)
+    inference.pipeline.max_batch [sequence] = W_link*(-P*q_w/W_mem + tau)/(h*p*q)
 
     LaTeX: b_{max} = \frac{W_{link} \left(- \frac{\Psi q_{\Psi}}{W_{mem}} + \tau\right)}{h p q}
 
@@ -2916,7 +2916,7 @@ def inference_pipeline_max_batch(h, p, P, W_mem, W_link, q, q_w, tau):
         q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
         tau: a wall-clock time span (a deadline, a pipeline slot, a per-token budget) [second]
 
-    Returns: largest batch whose per-token latency through p stages and their links stays within τ [1]
+    Returns: largest batch whose per-token latency through p stages and their links stays within τ [sequence]
 
     Valid when: decode step: weights read once per step, KV-cache and activation traffic left out (001); τ exceeds the compute latency q_Ψ·Ψ/W_mem
 
@@ -2984,7 +2984,7 @@ def inference_kv_recompute_flops(b, s, h, l):
 def inference_kv_recompute_reads(s, h, l):
     r"""weight values read to recompute K and V of s earlier tokens in l layers, reloading the K and V matrices per token (001).
 
-    inference.kv_recompute.reads [1] = 2*h**2*l*s
+    inference.kv_recompute.reads [parameter] = 2*h**2*l*s
 
     LaTeX: R_{KV} = 2 h^{2} l s
 
@@ -2993,7 +2993,7 @@ def inference_kv_recompute_reads(s, h, l):
         h: hidden size [1]
         l: layers [1]
 
-    Returns: weight values read to recompute K and V of s earlier tokens in l layers, reloading the K and V matrices per token (001) [1]
+    Returns: weight values read to recompute K and V of s earlier tokens in l layers, reloading the K and V matrices per token (001) [parameter]
 
     Sources: Li Bojie (001), KV cache: computation saved
     """

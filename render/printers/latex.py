@@ -39,7 +39,7 @@ def formula_latex(formula: Formula) -> str:
     return f"{lhs} = {latex(formula.expr)}"
 
 
-_RELATION = {"defines": ":=", "equals": "=", "concludes": "=", "approximates": r"\approx"}
+_RELATION = {"defines": ":=", "equals": "=", "solves": "=", "concludes": "=", "approximates": r"\approx"}
 
 
 def step_latex(step: Step, formula_lookup) -> str:

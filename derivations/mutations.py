@@ -1,0 +1,262 @@
+"""Mutation check: does every catalogue formula's statement matter to some proof?
+
+For each formula the expression is changed one place at a time:
+- every integer or rational coefficient n becomes n + 1;
+- every numeric exponent e becomes e + 1;
+- two symbols of the same unit are swapped;
+- one term of a sum is dropped.
+Each mutant replaces the catalogue entry, the derivations that conclude or read
+it are rebuilt, and it is *killed* when its unit check fails, a derivation can
+no longer be built, or one of their steps fails. A mutant that survives shows
+a statement no proof pins: it needs a proof, or a note saying why the change is
+equivalent.
+
+Fast path: each identity step is first evaluated at a few random exact rational
+points, which can only *refute* (a nonzero difference kills the mutant); the
+full check (simplify, limits) runs only when no point refutes.
+"""
+
+from __future__ import annotations
+
+import random
+from contextlib import ExitStack
+from dataclasses import dataclass, replace
+from multiprocessing import get_context
+from itertools import combinations
+from typing import Callable, Iterator
+
+import sympy as sp
+
+from derivations.catalogue import all_derivations, build, factories
+from derivations.engine import Derivation
+from derivations.proof import random_point, valued
+from formulas.catalogue import Formula, all_formulas, catalogue
+from formulas.dimensions import DimensionError, check_declared_unit
+from formulas.symbols import quantity
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One changed formula: which, how, and the changed expression."""
+
+    formula_id: str
+    change: str
+    expr: sp.Basic
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A mutant's fate: killed (and by which check) or survived."""
+
+    mutant: Mutant
+    killed_by: str | None
+
+    @property
+    def killed(self) -> bool:
+        return self.killed_by is not None
+
+
+@dataclass(frozen=True)
+class MutationReport:
+    verdicts: tuple[Verdict, ...]
+
+    @property
+    def survivors(self) -> list[Verdict]:
+        return [v for v in self.verdicts if not v.killed]
+
+    @property
+    def killed(self) -> int:
+        return sum(v.killed for v in self.verdicts)
+
+    @property
+    def rate(self) -> float:
+        return self.killed / len(self.verdicts) if self.verdicts else 1.0
+
+    def as_json(self) -> dict:
+        return {
+            "mutants": len(self.verdicts),
+            "killed": self.killed,
+            "survivors": [{"id": v.mutant.formula_id, "change": v.mutant.change, "mutant": sp.sstr(v.mutant.expr)} for v in self.survivors],
+        }
+
+    def text(self) -> str:
+        lines = [f"survived: {v.mutant.formula_id}: {v.mutant.change}" for v in self.survivors]
+        lines.append(f"{len(self.verdicts)} mutants, {self.killed} killed ({100 * self.rate:.1f} %), {len(self.survivors)} survived")
+        return "\n".join(lines)
+
+
+# --- making mutants ------------------------------------------------------------------
+
+
+def _rebuilt(expr: sp.Basic, path: tuple[int, ...], new: sp.Basic) -> sp.Basic:
+    """``expr`` with the node at ``path`` (argument indices from the root) replaced by ``new``."""
+    if not path:
+        return new
+    args = list(expr.args)
+    args[path[0]] = _rebuilt(args[path[0]], path[1:], new)
+    return expr.func(*args)
+
+
+def _nodes(expr: sp.Basic, path: tuple[int, ...] = ()) -> Iterator[tuple[tuple[int, ...], sp.Basic]]:
+    yield path, expr
+    for index, arg in enumerate(expr.args):
+        yield from _nodes(arg, path + (index,))
+
+
+def _is_condition(node: sp.Basic) -> bool:
+    return isinstance(node, (sp.logic.boolalg.Boolean, sp.Tuple)) and not isinstance(node, sp.Expr)
+
+
+def mutants_of(formula: Formula) -> list[Mutant]:
+    """Every single-place change of the formula's expression that is not the same expression."""
+    expr = formula.expr
+    found: dict[str, Mutant] = {}
+
+    def add(change: str, new: sp.Basic | None) -> None:
+        # a change SymPy's canonical form undoes is no mutant; a subtler equivalence is found only if it survives
+        if new is not None and new != expr and change not in found:
+            found[change] = Mutant(formula.id, change, new)
+
+    for path, node in _nodes(expr):
+        parent = _parent(expr, path)
+        if _is_condition(node) or (parent is not None and _is_condition(parent)):
+            continue
+        if isinstance(node, sp.Pow) and node.exp.is_Rational:
+            add(f"exponent {sp.sstr(node)} → power {node.exp + 1}", _safe(expr, path, sp.Pow(node.base, node.exp + 1)))
+        elif node.is_Rational and node not in (sp.S.One, sp.S.NegativeOne) and not (isinstance(parent, sp.Pow) and path[-1] == 1):
+            add(f"coefficient {node} → {node + 1} in {sp.sstr(parent)[:60]}", _safe(expr, path, node + 1))
+        if isinstance(node, sp.Add) and len(node.args) >= 2:
+            for index, term in enumerate(node.args):
+                rest = node.args[:index] + node.args[index + 1 :]
+                add(f"drop term {sp.sstr(term)} of {sp.sstr(node)[:60]}", _safe(expr, path, sp.Add(*rest)))
+    symbols = sorted((s for s in expr.free_symbols if not quantity(s).is_constant), key=lambda s: s.name)
+    for first, second in combinations(symbols, 2):
+        if quantity(first).unit == quantity(second).unit:
+            add(f"swap {first} and {second}", expr.xreplace({first: second, second: first}))
+    return list(found.values())
+
+
+def _differs_at_a_point(difference: sp.Basic, rng: random.Random, tries: int = 2) -> bool:
+    """True when ``difference`` is exactly nonzero at a random exact point (it never proves a zero)."""
+    for _ in range(tries):
+        try:
+            value = difference.xreplace(random_point(difference.free_symbols, rng))
+        except (TypeError, ValueError, ZeroDivisionError):
+            continue
+        if value.is_number and value.is_finite and value != 0:
+            return True
+    return False
+
+
+def _parent(expr: sp.Basic, path: tuple[int, ...]) -> sp.Basic | None:
+    if not path:
+        return None
+    node = expr
+    for index in path[:-1]:
+        node = node.args[index]
+    return node
+
+
+def _safe(expr: sp.Basic, path: tuple[int, ...], new: sp.Basic) -> sp.Basic | None:
+    try:
+        return _rebuilt(expr, path, new)
+    except (TypeError, ValueError):
+        return None
+
+
+EQUIVALENT = "equivalent"  # the change does not change the formula: not a mutant at all
+
+
+# --- killing them --------------------------------------------------------------------
+
+
+def dependents() -> dict[str, list[tuple[Callable[[], Derivation], Derivation]]]:
+    """For each formula id, the derivations (factory and built) that conclude it or read it."""
+    found: dict[str, list] = {}
+    for make, built in zip(factories(), all_derivations()):
+        for formula_id in set(built.established) | built.reads:
+            found.setdefault(formula_id, []).append((make, built))
+    return found
+
+
+def _refuted(derivation: Derivation, formula_id: str, rng: random.Random) -> str | None:
+    """A step some random exact point shows false (only identities; never a proof).
+
+    The steps that conclude or read the mutated formula are tried first.
+    """
+    steps = list(enumerate(derivation.steps, start=1))
+    steps.sort(key=lambda pair: not (pair[1].formula_id == formula_id or formula_id in pair[1].reads))
+    for index, step in steps:
+        try:
+            sides = derivation.identities(step)
+            if sides is None:
+                continue
+            if _differs_at_a_point(valued(sides[0]) - valued(sides[1]), rng, tries=3):
+                return f"{derivation.id} step {index} ({step.label})"
+        except Exception:  # a side that cannot be evaluated is left to the full check
+            continue
+    return None
+
+
+def kill(mutant: Mutant, readers: list[tuple[Callable[[], Derivation], Derivation]], rng: random.Random) -> str | None:
+    """The check that kills the mutant, or None if it survives."""
+    original = catalogue()[mutant.formula_id]
+    try:
+        check_declared_unit(mutant.expr, original.unit)
+    except DimensionError as error:
+        return f"unit check ({error})"
+    catalogue()[mutant.formula_id] = replace(original, expr=mutant.expr)
+    try:
+        rebuilt = []
+        for make, built in readers:
+            if mutant.formula_id in built.reads:
+                try:
+                    built = build(make)
+                except Exception as error:  # a derivation that cannot be built any more
+                    return f"{built.id} cannot be built ({type(error).__name__})"
+            rebuilt.append(built)
+        for derivation in rebuilt:
+            where = _refuted(derivation, mutant.formula_id, rng)
+            if where:
+                return where
+        for derivation in rebuilt:
+            failed = [o for o in derivation.check() if not o.ok]
+            if failed:
+                return failed[0].where
+        if sp.expand(valued(mutant.expr) - valued(original.expr)) == 0:
+            return EQUIVALENT
+        return None
+    finally:
+        catalogue()[mutant.formula_id] = original
+
+
+_READERS: dict = {}  # set before the worker processes fork: they inherit the built derivations
+
+
+def _try(mutant: Mutant) -> Verdict:
+    """One mutant's verdict; its random points depend on the mutant only, so any worker gives the same."""
+    rng = random.Random(f"{mutant.formula_id}:{mutant.change}")
+    return Verdict(mutant, kill(mutant, _READERS.get(mutant.formula_id, []), rng))
+
+
+def run(
+    sample: int | None = None, seed: int = 17, progress: Callable[[int, int], None] | None = None, workers: int = 1
+) -> MutationReport:
+    """Make and try every mutant (or a random ``sample`` of them), on ``workers`` processes."""
+    mutants = [m for f in all_formulas() for m in mutants_of(f)]
+    if sample is not None and sample < len(mutants):
+        mutants = random.Random(seed).sample(mutants, sample)
+    _READERS.clear()
+    _READERS.update(dependents())
+    verdicts = []
+    with ExitStack() as stack:
+        if workers > 1:
+            pool = stack.enter_context(get_context("fork").Pool(workers))
+            tried = pool.imap(_try, mutants, chunksize=4)
+        else:
+            tried = map(_try, mutants)
+        for index, verdict in enumerate(tried, start=1):
+            verdicts.append(verdict)
+            if progress:
+                progress(index, len(mutants))
+    return MutationReport(tuple(v for v in verdicts if v.killed_by != EQUIVALENT))

@@ -1,0 +1,62 @@
+"""``check --mutations``: every one-place change of a formula makes some proof or unit check fail.
+
+The whole run (about 2600 mutants, ~100 s of CPU) is CI's job; here a random sample
+runs, and the machinery is shown to report a survivor when nothing pins a formula.
+"""
+
+import json
+import random
+
+from derivations.mutations import Mutant, kill, mutants_of, run
+from formulas.catalogue import catalogue, get
+from formulas.symbols import h, u_param
+from helpers import run as run_cli
+
+
+def test_every_kind_of_change_is_made():
+    changes = [m.change for m in mutants_of(get("params.total"))]  # (l(12h² + 13h) + Vh + sh + 2h)·u_param
+    assert "coefficient 12 → 13 in 12*h**2" in changes
+    assert "exponent h**2 → power 3" in changes
+    assert any(c.startswith("drop term V*h") for c in changes)
+    assert "swap V and h" in changes and "swap l and s" in changes
+    # the unit mark is a constant, never swapped; symbols of different units are never swapped
+    assert not [c for c in changes if "u_param" in c.split(" of ")[0]]
+    assert not [c for c in mutants_of(get("cluster.training_time")) if c.change == "swap D and P"]
+
+
+def test_a_sample_of_mutants_is_all_killed_by_proofs_and_unit_checks():
+    report = run(sample=25, seed=2024)
+    assert len(report.verdicts) >= 24  # a change SymPy proves equivalent is not counted as a mutant
+    assert report.survivors == [], report.text()
+    assert {v.killed_by.split(" ")[0] for v in report.verdicts} - {"unit"}  # proofs do most of the killing
+
+
+def test_a_unit_change_is_killed_by_the_unit_check():
+    mutant = Mutant("params.layer", "demo", get("params.layer").expr / u_param)  # a pure number declared in parameters
+    assert kill(mutant, [], random.Random(1)).startswith("unit check")
+
+
+def test_a_formula_no_derivation_pins_survives():
+    # the same formula with its concluding derivation taken away: the change goes unnoticed, and is reported
+    entry = catalogue()["params.layer"]
+    mutant = Mutant("params.layer", "coefficient 13 → 14", (12 * h**2 + 14 * h) * u_param)
+    assert kill(mutant, [], random.Random(1)) is None
+    assert catalogue()["params.layer"] is entry  # the catalogue is restored after each mutant
+
+
+def test_the_command_prints_the_rate_and_json(capsys):
+    code, out, err = run_cli(capsys, "check", "--mutations", "--sample", "6", "--json")
+    doc = json.loads(out)
+    assert code == 0, err
+    assert set(doc) == {"mutants", "killed", "survivors"} and doc["killed"] == doc["mutants"] >= 5
+    code, out, _ = run_cli(capsys, "check", "--mutations", "--sample", "3")
+    assert code == 0 and "killed (100.0 %), 0 survived" in out
+    code, _, err = run_cli(capsys, "check", "--mutations", "--sample", "0")
+    assert code == 2 and "--sample" in err
+    code, _, err = run_cli(capsys, "check", "--mutations", "--workers", "0")
+    assert code == 2 and "--workers" in err
+
+
+def test_workers_give_the_same_verdicts():
+    alone, shared = run(sample=6, seed=5), run(sample=6, seed=5, workers=2)
+    assert [(v.mutant.change, v.killed_by) for v in alone.verdicts] == [(v.mutant.change, v.killed_by) for v in shared.verdicts]
