@@ -13,9 +13,10 @@ from __future__ import annotations
 import sympy as sp
 
 from derivations.engine import Derivation
+from derivations.proof import much_greater, much_less
 from formulas.catalogue import get
 from formulas.conventions import HOFFMANN, HOFFMANN_F, KAPLAN, KORTHIKANTI, NARAYANAN
-from formulas.symbols import B, C_flops, D, P, V, X, X_run, a, b, causal, d_head, h, l, mla, n, s, tau
+from formulas.symbols import B, C_flops, D, P, V, X, X_run, a, b, causal, d_head, h, l, mla, n, s, tau, u_flop
 
 
 def korthikanti_hfu() -> Derivation:
@@ -23,17 +24,18 @@ def korthikanti_hfu() -> Derivation:
     model = d.defines("F_model", get("flops.training").expr.subs(b, B), "model FLOPs of one iteration, 72Bslh²(1 + s/6h + V/12lh)")
     scores = get("flops.decoder.attention.scores").expr.subs({b: B, d_head: h / a, mla: 0})
     physical = d.defines("F_hw", model + l * scores, "what the hardware runs: the model FLOPs and QKᵀ, scores·V once more (4Bs²hl)")
-    printed = d.defines("F_Eq8", 72 * B * s * l * h**2 * (1 + s / (3 * h) + V / (12 * l * h)), "Eq. 8 as printed: s/6h becomes s/3h")
+    printed = d.defines("F_Eq8", 72 * B * s * l * h**2 * (1 + s / (3 * h) + V / (12 * l * h)) * u_flop, "Eq. 8 as printed: s/6h becomes s/3h")
     d.defines("ΔEq8", printed - model, "what Eq. 8 adds for the recompute")
-    d.equals("3 · 4Bs²hl", 3 * (physical - model), "three times the FLOPs the recompute redoes: 12Bs²hl, not 4Bs²hl")
+    d.equals(
+        "3 · 4Bs²hl", 3 * (physical - model), "three times the FLOPs the recompute redoes: 12Bs²hl, not 4Bs²hl", aside=True
+    )
+    d.defines("F_Eq8 / F_hw", printed / physical, "Eq. 8's count over the hardware's")
     d.approximates(
-        "F_hw",
-        physical,
-        "Eq. 8 overstates the hardware FLOPs by 8Bs²hl; the gap vanishes as s/h → 0",
-        condition="s ≪ h",
-        error=8 * B * s**2 * h * l / physical,
-        limits=((h, sp.oo),),
-        of="F_Eq8",
+        "1",
+        sp.Integer(1),
+        "Eq. 8 overstates the hardware FLOPs by 8Bs²hl; the gap, relative to F_hw, vanishes as s/h → 0",
+        condition=much_less(s, h),
+        dropped=8 * B * s**2 * h * l * u_flop / physical,
     )
     d.defines("HFU_Eq8", printed / (n * X * tau), "Eq. 8's FLOPs over what n GPUs do in τ")
     d.concludes("conventions.korthikanti.hfu")
@@ -60,20 +62,18 @@ def kaplan_forward() -> Derivation:
         "C_forward",
         printed,
         "Kaplan's term is the causal triangle with s + 1 taken as s: 2lh too few per token",
-        condition="s ≫ 1",
-        error=2 * l * h / printed,
-        limits=((s, sp.oo),),
+        condition=much_greater(s, 1),
+        dropped=2 * l * h,
         of="C_causal",
     )
     d.defines("C_full", 2 * P + get("utilization.attention_per_token").expr.subs(causal, 0), "2N and the full square, 4lhs")
-    d.equals("C_forward + 2lhs", printed + 2 * l * h * s, "the full square counts twice Kaplan's attention term", of="C_full")
+    d.equals("C_forward + 2lhs", printed + 2 * l * h * s, "the full square counts twice Kaplan's attention term", of="C_full", aside=True)
     d.approximates(
-        "C_forward",
-        printed,
-        "with d_model > n_ctx/12 (Kaplan's condition) attention is a small share of 2N, either way",
-        condition="12h ≫ s, so 2lhs ≪ 2N",
-        error=2 * l * h * s / printed,
-        limits=((P, sp.oo),),
+        "2N",
+        2 * P,
+        "with d_model > n_ctx/12 (Kaplan's condition, 12h ≫ s, so with N ≈ 12lh² 2lhs ≪ 2N) attention is a small share of 2N, either way",
+        condition=much_less(l * h * s, P),
+        dropped=4 * l * h * s,
         of="C_full",
     )
     return d
@@ -85,15 +85,13 @@ def megatron_eq4() -> Derivation:
     params = get("params.narayanan").expr
     estimate = d.defines("T_Eq4", 8 * D * params / (n * X_run), "Eq. 4 with Ψ from Eq. 2, 12lh²(1 + 13/12h + (V+s)/12lh)")
     d.concludes("conventions.megatron.eq4", "Eq. 4 as printed, with Ψ from Eq. 2", where={P: params})
-    ratio = (1 + s / (6 * h) + V / (16 * l * h)) / (1 + sp.Rational(13, 12) / h + (V + s) / (12 * l * h))
+    d.defines("T_Eq4 / T_Eq3", sp.Mul(estimate, sp.Pow(exact, -1, evaluate=False), evaluate=False), "Eq. 4's time over Eq. 3's")
     d.approximates(
-        "T_Eq4",
-        estimate,
+        "1",
+        sp.Integer(1),
         "Eq. 4 drops s/6h + V/16lh and keeps Ψ's 13/12h + (V+s)/12lh: 2–3 % low for GPT-3 and MT-NLG",
-        condition="s ≪ 6h and V ≪ 16lh",
-        error=ratio - 1,
-        limits=((h, sp.oo),),
-        of="T_Eq3",
+        condition=(much_less(s, 6 * h), much_less(V, 16 * l * h), much_greater(h, 1)),
+        dropped=(sp.Rational(13, 12) / h + (V + s) / (12 * l * h) - s / (6 * h) - V / (16 * l * h)) / (1 + s / (6 * h) + V / (16 * l * h)),
     )
     return d
 
@@ -117,16 +115,15 @@ def chinchilla_forward() -> Derivation:
     gemms = d.defines("F_fwd", get("flops.forward").expr.subs(b, 1), "the GEMM count of one sequence: 24slh²(1 + s/6h + V/12lh)")
     d.defines("F_emb", 2 * s * V * h, "Appendix F counts the embedding lookup as a one-hot matmul: 2·s·V·h")
     d.defines("F_softmax", 3 * a * s**2 * l, "and 3 FLOPs per score entry of the softmax, a·s² entries per layer")
-    d.defines("F_Chinchilla", gemms + 2 * s * V * h + 3 * a * s**2 * l, "the GEMMs with both refinements")
+    d.defines("F_Chinchilla", gemms + (2 * s * V * h + 3 * a * s**2 * l) * u_flop, "the GEMMs with both refinements")
     d.concludes("conventions.chinchilla.forward", of="F_Chinchilla")
+    d.defines("F_Chinchilla / F_fwd", (gemms + (2 * s * V * h + 3 * a * s**2 * l) * u_flop) / gemms, "Appendix F's count over the GEMM count")
     d.approximates(
-        "F_fwd",
-        gemms,
+        "1",
+        sp.Integer(1),
         "the refinements vanish beside the GEMMs for wide, deep models: exact error (2sVh + 3las²)/F_fwd",
-        condition="V ≪ 12lh and a·s ≪ 8h²",
-        error=(2 * s * V * h + 3 * a * s**2 * l) / gemms,
-        limits=((h, sp.oo),),
-        of="F_Chinchilla",
+        condition=(much_less(V, 12 * l * h), much_less(a * s, 8 * h**2)),
+        dropped=(2 * s * V * h + 3 * a * s**2 * l) * u_flop / gemms,
     )
     return d
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from derivations.engine import Derivation
 from formulas.energy import KAPLAN, LLAMA, LLAMA2
-from formulas.symbols import C_flops, H_gpu, I_co2, PUE, W_gpu, c_hour, c_kwh, c_pfday
+from formulas.symbols import C_flops, H_gpu, I_co2, PUE, W_gpu, c_hour, c_kwh, c_pfday, u_gpu
 
 
 def pf_day() -> Derivation:
@@ -24,16 +24,16 @@ def pf_days() -> Derivation:
 
 def training() -> Derivation:
     d = Derivation("energy.training", "Energy of a training run", (LLAMA, LLAMA2))
-    d.defines("E_IT", H_gpu * c_hour * W_gpu, "H GPU-hours at board power W: the GPUs' energy")
-    d.defines("E", H_gpu * c_hour * W_gpu * PUE, "the facility draws PUE times the IT power (cooling, conversion)")
+    e_it = d.defines("E_IT", H_gpu * c_hour * W_gpu / u_gpu, "H GPU-hours at board power W per GPU: the GPUs' energy")
+    d.defines("E", e_it * PUE, "the facility draws PUE times the IT power (cooling, conversion)")
     d.concludes("energy.training")
     return d
 
 
 def emissions() -> Derivation:
     d = Derivation("energy.emissions", "Emissions of a training run", (LLAMA, LLAMA2))
-    d.defines("E_kWh", H_gpu * c_hour * W_gpu * PUE / c_kwh, "the run's energy in kWh")
-    d.defines("m_CO2e", H_gpu * c_hour * W_gpu * PUE / c_kwh * I_co2, "kWh × grams of CO2e per kWh of the grid")
+    e_kwh = d.defines("E_kWh", H_gpu * c_hour * W_gpu * PUE / (c_kwh * u_gpu), "the run's energy in kWh")
+    d.defines("m_CO2e", e_kwh * I_co2, "kWh × grams of CO2e per kWh of the grid")
     d.concludes("energy.emissions")
     return d
 

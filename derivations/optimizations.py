@@ -5,6 +5,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derivations.engine import Derivation
+from derivations.proof import much_greater
 from formulas.catalogue import get
 from formulas.optimizations import EXPORT, KORTHIKANTI, LI, NARAYANAN, SLIDES, TANG, VLLM, ZERO
 from formulas.symbols import R_cmp, b, d, f_w, h, k_blk, k_cmp, m, n, p, pi_pen, q, s, s_max, t, x_msg
@@ -24,7 +25,7 @@ def tp_checkpointing() -> Derivation:
     ring = get("comms.collective.allreduce").expr.subs({x_msg: b * s * h * q, n: t})
     d_.defines("V_ring", 6 * ring, "2 all-reduces forward, 2 in the recomputed forward, 2 backward, each of b·s·h values")
     d_.approximates("12bshq", 12 * b * s * h * q, "ZeRO counts each ring all-reduce as twice the message",
-                    condition="t ≫ 1", error=-1 / t, limits=((t, sp.oo),))
+                    condition=much_greater(t, 1), dropped=-12 * b * s * h * q / t)
     d_.concludes("optimizations.zero_r.tp_checkpointing")
     return d_
 
@@ -35,7 +36,7 @@ def partitioned_activations() -> Derivation:
     d_.concludes("optimizations.zero_r.partitioned_activations")
     d_.defines("share", get("optimizations.zero_r.partitioned_activations").expr / get("optimizations.zero_r.tp_checkpointing").expr,
                "against the block's TP traffic")
-    d_.equals("1/12", sp.Rational(1, 12), "under ZeRO's 'less than 10 %' of the MP traffic")
+    d_.equals("1/12", sp.Rational(1, 12), "under ZeRO's 'less than 10 %' of the MP traffic", aside=True)
     return d_
 
 
@@ -53,8 +54,8 @@ def onebit() -> Derivation:
     d_.defines("R", 1 / (f_w + (1 - f_w) / k_cmp), "the reduction is its inverse")
     d_.concludes("optimizations.onebit_adam.reduction")
     solutions = sp.solve(sp.Eq(get("optimizations.onebit_adam.reduction").expr, R_cmp), f_w)
-    d_.defines("f_w", solutions[0], "SymPy solves R(f_w) = R for the warm-up share a reduction implies")
-    d_.equals("(k/R − 1)/(k − 1)", (k_cmp / R_cmp - 1) / (k_cmp - 1), "004's 5× at 32 → 1 bit needs f_w = 27/155 ≈ 17 %")
+    d_.solves("f_w", solutions[0], "SymPy solves R(f_w) = R for the warm-up share a reduction implies", unknown=f_w, target=R_cmp, of="R")
+    d_.equals("(k/R − 1)/(k − 1)", (k_cmp / R_cmp - 1) / (k_cmp - 1), "004's 5× at 32 → 1 bit needs f_w = 27/155 ≈ 17 %", aside=True)
     return d_
 
 
@@ -81,11 +82,15 @@ def static_batching() -> Derivation:
 
 def naive_in_flight() -> Derivation:
     d_ = Derivation("optimizations.pipeline.naive_in_flight", "001: 2N − 1 activations at the first stage", (LI,))
-    d_.defines("wait", 2 * (p - 1), "a micro-batch's activations wait p − 1 rounds forward and p − 1 backward")
-    d_.defines("N", 2 * (p - 1) + 1, "a new micro-batch enters each round: those waiting and the current one")
+    d_.defines(
+        "N",
+        2 * (p - 1) + 1,
+        "a micro-batch's activations wait p − 1 rounds forward and p − 1 backward, and a new micro-batch enters each round: "
+        "those 2(p − 1) waiting and the current one",
+    )
     d_.concludes("optimizations.pipeline.naive_in_flight")
     d_.approximates("2p", 2 * p, "001: 80 stages hold about 160 times one micro-batch's activations",
-                    condition="p ≫ 1", error=-1 / (2 * p), limits=((p, sp.oo),))
+                    condition=much_greater(p, 1), dropped=sp.Integer(-1))
     d_.refutes("S23: 160", sp.Integer(160), "001 counts 80 × 2 = 160 rounds; 2N − 1 at N = 80 is 159",
                correct=get("optimizations.pipeline.naive_in_flight").expr.subs(p, 80), source=LI)
     return d_
@@ -93,8 +98,7 @@ def naive_in_flight() -> Derivation:
 
 def min_global_batch() -> Derivation:
     d_ = Derivation("optimizations.pipeline.min_global_batch", "001: the batch must cover the pipeline", (LI,))
-    d_.defines("B", b * m * d, "the global batch of d replicas, m micro-batches of b each")
-    d_.defines("B_min", (b * m * d).subs(m, p), "every one of p stages busy needs m ≥ p")
+    d_.defines("B_min", (b * m * d).subs(m, p), "the global batch b·m·d of d replicas, m micro-batches of b each: every one of p stages busy needs m ≥ p")
     d_.concludes("optimizations.pipeline.min_global_batch")
     return d_
 

@@ -51,7 +51,7 @@ def params_per_gpu() -> Derivation:
     held = dv.defines("Ψ_GPU", dense + expert, "the two shares")
     dv.concludes("params.per_gpu.ep", of="Ψ_GPU")
     dv.defines("Ψ_GPU(e = 1)", held.subs(e, 1), "without expert parallelism")
-    dv.equals("Ψ/(t·p)", P / (t * p), "the 3D share: expert parallelism only moves the experts")
+    dv.equals("Ψ/(t·p)", P / (t * p), "the 3D share: expert parallelism only moves the experts", aside=True)
     return dv
 
 
@@ -65,17 +65,19 @@ def zero_ep(stage: int) -> Derivation:
     total = 0
     for name, (held, replicas, why) in parts.items():
         dv.defines(f"Ψ_{name}", held, why)
-        share = sp.Add(*(width * held / (replicas if stage >= first else 1) for width, first, _ in SHARES))
+        # Ψ_part · (bytes per parameter): each share of the part's parameters, written as a multiple of them
+        share = held * sp.Add(*(width / (replicas if stage >= first else 1) for width, first, _ in SHARES))
         dv.defines(f"M_{name}", share, "optimizer states, gradients, weights: each partitioned over those replicas from its stage on")
         total += share
-    dv.defines("M", total, "the two parts")
+    dv.defines("M", total, "the two parts", parts=tuple(f"M_{name}" for name in parts))
     dv.concludes(target, of="M")
     dv.defines("M(e = c = 1)", total.subs({e: 1, c: 1}), "no expert or context parallelism")
     dv.equals("M_3D", get(ZERO_IDS[stage]).expr, f"exactly {ZERO_IDS[stage]}")
     if stage >= 1:
         optimizer = 3 * q_fp32 * ((P - P_exp) / (t * p * c * d) + P_exp / (t * p * e) / (c * d / e))
         dv.defines("M_opt", optimizer, "the partitioned optimizer states of both parts")
-        dv.equals("12Ψ/(t·p·c·d)", 3 * q_fp32 * P / (t * p * c * d), "independent of e: each GPU holds 1/(t·p·c·d) of every expert's states too")
+        dv.equals("12Ψ/(t·p·c·d)", 3 * q_fp32 * P / (t * p * c * d), "independent of e: each GPU holds 1/(t·p·c·d) of every expert's states too",
+                  aside=True)
     return dv
 
 
@@ -139,7 +141,7 @@ def _cp_layer(target: str, base: str, why: str) -> Derivation:
     core = dv.defines("A_flash", get(base).expr + LSE, f"{why}, plus the flash kernel's fp32 log-sum-exp (4 bytes per head and token)")
     dv.defines("A_CP", core.subs(s, s / c), "every stored tensor holds the rank's s/c tokens; ring attention stores no s×s scores")
     dv.concludes(target)
-    dv.equals("A_flash / c", core / c, "exactly 1/c of the same layer without context parallelism", of="A_CP")
+    dv.equals("A_flash / c", core / c, "exactly 1/c of the same layer without context parallelism", of="A_CP", aside=True)
     return dv
 
 
@@ -168,7 +170,7 @@ def cp_per_layer() -> Derivation:
                          "c−1 steps: send the chunk held to the next rank while attending to it; after c−1 steps every rank has seen every chunk")
     backward = dv.defines("V_bwd", (c - 1) * collective("sendrecv", chunk, 2) + (c - 1) * collective("sendrecv", chunk, 2),
                           "backward passes K, V around again and the accumulating dK, dV with them")
-    dv.defines("V_CP^layer", forward + backward, "forward and backward")
+    dv.defines("V_CP^layer", forward + backward, "forward and backward", parts=("V_fwd", "V_bwd"))
     dv.concludes("comms.cp.per_layer")
     return dv
 
@@ -186,7 +188,7 @@ def cp_per_microbatch() -> Derivation:
 def distributed_optimizer() -> Derivation:
     dv = Derivation("memory.distributed_optimizer", "Megatron's distributed optimizer is ZeRO stage 1", (DISTRIBUTED_OPTIMIZER, ZERO))
     rank = P / (t * p)
-    dv.defines(
+    dist = dv.defines(
         "M_dist",
         q_bf16 * rank + q_fp32 * rank + 3 * q_fp32 * rank / d,
         "bf16 weights and the fp32 main-gradient buffer stay whole on every data-parallel rank; the fp32 master weights, "
@@ -196,14 +198,14 @@ def distributed_optimizer() -> Derivation:
     states = get("memory.model_states.fp32_grads").expr / (t * p)
     adam = get("memory.optimizer.adam").expr / (t * p)
     dv.defines("ZeRO-1(M_18)", states - adam + adam / d, "ZeRO stage 1 of the 18-byte recipe: only the optimizer states are partitioned")
-    dv.equals("M_dist", get("memory.distributed_optimizer").expr, "the same bytes: the distributed optimizer is ZeRO-1")
+    dv.equals("M_dist", dist, "the same bytes: the distributed optimizer is ZeRO-1", aside=True)
     dv.defines("M_ZeRO1 + fp32 grads", get("memory.zero.stage1").expr + (q_fp32 - q_bf16) * rank,
                "ZeRO-1 of the 16-byte recipe, with the gradient kept in fp32 (2 more bytes per parameter)")
-    dv.equals("M_dist", get("memory.distributed_optimizer").expr, "again the distributed optimizer")
+    dv.equals("M_dist", dist, "again the distributed optimizer", aside=True)
     dv.defines("Megatron's row", (6 + sp.Integer(12) / d) * rank, "Megatron's table, bf16 parameters and fp32 gradients: 6 + 12/d bytes per parameter")
-    dv.equals("M_dist", get("memory.distributed_optimizer").expr, "its closed form")
-    dv.defines("M_dist(d = 1)", get("memory.distributed_optimizer").expr.subs(d, 1), "a single replica")
-    dv.equals("18Ψ/(t·p)", 18 * rank, "Megatron's non-distributed column: 18 bytes per parameter")
+    dv.equals("M_dist", dist, "its closed form", aside=True)
+    dv.defines("M_dist(d = 1)", dist.subs(d, 1), "a single replica")
+    dv.equals("18Ψ/(t·p)", 18 * rank, "Megatron's non-distributed column: 18 bytes per parameter", aside=True)
     return dv
 
 

@@ -5,15 +5,19 @@ from __future__ import annotations
 import sympy as sp
 
 from derivations.engine import Derivation
+from derivations.proof import much_less
 from formulas.catalogue import get
 from formulas.pipeline import BLOOM, KORTHIKANTI, NARAYANAN
-from formulas.symbols import V, b, c_byte, h, l, l_first, m, p, s, t, tau, w_max, w_tot
+from formulas.symbols import V, a, b, c_byte, h, l, l_first, m, p, s, t, tau, w_max, w_tot
 
 
 def step_factor() -> Derivation:
     d = Derivation("pipeline.step_factor", "The slowest stage sets the pace", (NARAYANAN, BLOOM))
-    d.defines("τ_max", w_max * tau, "a stage of w layer-forwards takes w·τ per micro-batch")
-    d.defines("κ", (w_max * tau) / ((w_tot / p) * tau), "against a balanced stage of w_tot/p")
+    d.defines(
+        "κ",
+        (w_max * tau) / ((w_tot / p) * tau),
+        "the slowest stage, w_max layer-forwards of τ each per micro-batch, against a balanced stage of w_tot/p",
+    )
     d.concludes("pipeline.step_factor")
     return d
 
@@ -58,7 +62,8 @@ def output_layer() -> Derivation:
     d.defines("A_norm", 2 * c_byte * s * b * h, "the final norm keeps its 16-bit input")
     d.defines("A_head", 2 * c_byte * s * b * h, "the head keeps its 16-bit input")
     d.defines("A_xent", 4 * c_byte * s * b * V, "the cross-entropy keeps the logits in fp32")
-    d.defines("A_out", (4 * c_byte * s * b * h + 4 * c_byte * s * b * V) / t, "all three split t ways (sequence parallel, vocabulary-parallel head)")
+    whole = d.defines("A_norm + A_head + A_xent", 4 * c_byte * s * b * h + 4 * c_byte * s * b * V, "the three together", parts=("A_norm", "A_head", "A_xent"))
+    d.defines("A_out", whole / t, "all three split t ways (sequence parallel, vocabulary-parallel head)")
     d.concludes("pipeline.activations.output_layer")
     return d
 
@@ -72,9 +77,8 @@ def whole_model() -> Derivation:
     d.approximates(
         "A_layers", layers,
         "the extras are a vanishing share as the model deepens: (1 + 4(1 + V/h))/(l(34 + 5as/h))",
-        condition="l(34 + 5as/h) ≫ 5 + 4V/h",
-        error=extras / layers,
-        limits=((l, sp.oo),),
+        condition=much_less(5 + 4 * V / h, l * (34 + 5 * a * s / h)),
+        dropped=extras,
         of="A",
     )
     return d

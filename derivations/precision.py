@@ -53,6 +53,8 @@ from formulas.symbols import (
     sh_gate,
     sink,
     t,
+    u_flop,
+    u_param,
 )
 
 NO_BIASES = {b_q: 0, b_k: 0, b_v: 0, b_o: 0, b_mlp: 0}
@@ -75,10 +77,10 @@ def fp8_states() -> Derivation:
 
 def fp8_copies() -> Derivation:
     dv = Derivation("memory.fp8.weight_copies", "FP8 copies of the weights a GPU holds", (TRANSFORMER_ENGINE,))
-    dv.defines("M_FP8 copies", 2 * q_fp8 * get("params.per_gpu.ep").expr, "two 1-byte copies of each weight the GPU holds (params.per_gpu.ep)")
+    copies = dv.defines("M_FP8 copies", 2 * q_fp8 * get("params.per_gpu.ep").expr, "two 1-byte copies of each weight the GPU holds (params.per_gpu.ep)")
     dv.concludes("memory.fp8.weight_copies")
-    dv.defines("at e = 1", get("memory.fp8.weight_copies").expr.subs(e, 1), "without expert parallelism")
-    dv.equals("2Ψ/(t·p)", 2 * q_fp8 * P / (t * p), "two bytes per parameter of the model-parallel rank")
+    dv.defines("at e = 1", copies.subs(e, 1), "without expert parallelism")
+    dv.equals("2Ψ/(t·p)", 2 * q_fp8 * P / (t * p), "two bytes per parameter of the model-parallel rank", aside=True)
     return dv
 
 
@@ -105,8 +107,8 @@ def _fp8_saving(target: str, sequence_parallel: bool) -> Derivation:
 
 def lora_matrix() -> Derivation:
     dv = Derivation("params.lora.matrix", "LoRA: ΔW = B·A", (HU,))
-    down = dv.defines("Ψ_A", r_lora * d_in, "A maps the d_in inputs to r")
-    up = dv.defines("Ψ_B", d_out * r_lora, "B maps r back to the d_out outputs (initialised to zero)")
+    down = dv.defines("Ψ_A", r_lora * d_in * u_param, "A maps the d_in inputs to r")
+    up = dv.defines("Ψ_B", d_out * r_lora * u_param, "B maps r back to the d_out outputs (initialised to zero)")
     dv.defines("Ψ_LoRA^matrix", down + up, "both trained; W stays frozen")
     dv.concludes("params.lora.matrix")
     return dv
@@ -149,10 +151,10 @@ def frozen() -> Derivation:
 
 def lora_training() -> Derivation:
     dv = Derivation("memory.lora.states", "LoRA model states", (HU, QLORA, PEFT))
-    dv.defines("M", get("memory.lora.frozen_base").expr + get("memory.lora.adapter_states").expr, "the frozen base and the adapters")
+    states = dv.defines("M", get("memory.lora.frozen_base").expr + get("memory.lora.adapter_states").expr, "the frozen base and the adapters")
     dv.concludes("memory.lora.states")
-    dv.defines("M(q_base = 2, Ψ_16 = 0)", get("memory.lora.states").expr.subs({q_base: q_bf16, P_keep: 0}), "LoRA on a bf16 base")
-    dv.equals("2Ψ + 16Ψ_LoRA", q_bf16 * P + 4 * q_fp32 * P_lora, "the base's inference weights and 16 bytes per adapter parameter")
+    dv.defines("M(q_base = 2, Ψ_16 = 0)", states.subs({q_base: q_bf16, P_keep: 0}), "LoRA on a bf16 base")
+    dv.equals("2Ψ + 16Ψ_LoRA", q_bf16 * P + 4 * q_fp32 * P_lora, "the base's inference weights and 16 bytes per adapter parameter", aside=True)
     return dv
 
 
@@ -172,7 +174,7 @@ def nf4() -> Derivation:
     dv.concludes("memory.qlora.bytes_per_weight")
     dv.defines("bits of the constants", BITS_PER_BYTE * (q_int8 / B_q + q_fp32 / (B_q * B_q2)).subs({B_q: 64, B_q2: 256}),
                            "QLoRA's blocks: 64 weights, 256 constants: 8/64 + 32/(64·256) bits")
-    dv.equals("0.126953125 bits", sp.Rational(126953125, 10**9), "exactly", of="bits of the constants")
+    dv.equals("0.126953125 bits", sp.Rational(126953125, 10**9), "exactly", of="bits of the constants", aside=True)
     dv.bounds("0.127 bits", sp.Rational(127, 1000), "QLoRA's printed 0.127 bits per parameter, rounded up", direction="upper", of="bits of the constants")
     return dv
 
@@ -182,7 +184,7 @@ def nf4_single() -> Derivation:
     dv.defines("q", q_int4 + q_fp32 / B_q, "4 bits per weight and one fp32 absmax per block of B_q weights")
     dv.concludes("memory.qlora.bytes_per_weight.single")
     dv.defines("bits of the constants", BITS_PER_BYTE * (q_fp32 / B_q).subs(B_q, 64), "QLoRA's blocks of 64: 32/64 bits")
-    dv.equals("0.5 bits", sp.Rational(1, 2), "QLoRA's 0.5 bits per parameter")
+    dv.equals("0.5 bits", sp.Rational(1, 2), "QLoRA's 0.5 bits per parameter", aside=True)
     return dv
 
 
@@ -199,7 +201,7 @@ def quantized() -> Derivation:
     attention = dv.defines("Ψ_attn^W", get("params.decoder.attention").expr.subs(plain),
                            "W_Q, W_K, W_V, W_O: the attention's parameters without biases, q/k norms or sinks (no MLA)")
     dense = dv.defines("Ψ_mlp^W", get("params.decoder.mlp").expr.subs(NO_BIASES), "a dense MLP's two or three matrices")
-    moe = dv.defines("Ψ_moe^W", E * get("params.decoder.expert").expr.subs(NO_BIASES) + h * E
+    moe = dv.defines("Ψ_moe^W", E * get("params.decoder.expert").expr.subs(NO_BIASES) + h * E * u_param
                      + get("params.decoder.shared_experts").expr.subs(sh_gate, 0),
                      "a MoE layer's E routed experts, its h×E router and its shared experts")
     dv.defines("Ψ_q", l * attention + (l - l_moe) * dense + l_moe * moe, "l attention blocks, l − l_moe dense MLPs, l_moe MoE MLPs")
@@ -224,7 +226,7 @@ def lora_per_gpu() -> Derivation:
 
 def adapters_forward() -> Derivation:
     dv = Derivation("flops.lora.adapters.forward", "Adapter GEMMs", (HU,))
-    terms = [dv.defines(f"F ({switch.name})", switch * (2 * b * s * width_in * r_lora + 2 * b * s * r_lora * width_out),
+    terms = [dv.defines(f"F ({switch.name})", switch * (2 * b * s * width_in * r_lora + 2 * b * s * r_lora * width_out) * u_flop,
                         "[bs, d_in]×[d_in, r], then [bs, r]×[r, d_out]: 2MKN each") for switch, width_in, width_out in TARGETS]
     dv.defines("F_LoRA", l * sp.Add(*terms), "every layer's targeted projections")
     dv.concludes("flops.lora.adapters.forward")
@@ -247,8 +249,10 @@ def lora_backward() -> Derivation:
         get("flops.decoder.forward").expr - l * get("flops.decoder.attention.scores").expr,
         "the weight gradients of the frozen GEMMs: one forward's worth of every GEMM with a weight (QKᵀ and scores·V have none)",
     )
-    dv.defines("F_bwd^frozen", full - weight_gradients, "a frozen weight needs no dW")
-    dv.defines("F_bwd^LoRA", full - weight_gradients + 2 * get("flops.lora.adapters.forward").expr, "the adapters need both dX and dW")
+    # kept unevaluated: the frozen backward is the full one less F_dW, and stays visibly so
+    frozen_backward = dv.defines("F_bwd^frozen", sp.Add(full, sp.Mul(-1, weight_gradients, evaluate=False), evaluate=False),
+                                 "a frozen weight needs no dW")
+    dv.defines("F_bwd^LoRA", sp.Add(frozen_backward, 2 * get("flops.lora.adapters.forward").expr, evaluate=False), "the adapters need both dX and dW")
     dv.concludes("flops.lora.backward")
     return dv
 

@@ -13,14 +13,18 @@ from __future__ import annotations
 import sympy as sp
 
 from derivations.engine import Derivation
+from derivations.proof import much_less
 from formulas.reliability import DALY, LI, YOUNG
 from formulas.symbols import M_fail, P, R_restore, W_store, delta_ckpt, n, q_bf16, q_fp32, tau_ckpt
 
 
 def cluster_mtbf() -> Derivation:
     d = Derivation("reliability.cluster_mtbf", "Cluster MTBF", (LI,))
-    d.defines("λ", n / M_fail, "independent failures add their rates: n GPUs at 1/M each")
-    d.defines("M_cluster", 1 / (n / M_fail), "the mean time between failures is the inverse rate")
+    d.defines(
+        "M_cluster",
+        1 / (n / M_fail),
+        "independent failures add their rates, n GPUs at 1/M each: the mean time between failures is the inverse of n/M",
+    )
     d.concludes("reliability.cluster_mtbf")
     return d
 
@@ -57,12 +61,12 @@ def young_daly() -> Derivation:
     roots = [root for root in sp.solve(sp.Eq(slope, 0), tau_ckpt) if root.is_positive]
     if len(roots) != 1:
         raise ValueError(f"expected one positive root, SymPy gave {roots}")
-    optimum = d.defines("τ_opt", roots[0], "SymPy solves dw/dτ = 0 for τ > 0")
+    optimum = d.solves("τ_opt", roots[0], "SymPy solves dw/dτ = 0 for τ > 0", unknown=tau_ckpt, target=0, of="dw/dτ")
     d.concludes("reliability.young_daly")
     d.defines("d²w/dτ²", sp.diff(waste, tau_ckpt, 2), "the curvature, 2δ/τ³")
     d.bounds("0", sp.Integer(0), "the curvature is positive: the root is a minimum", direction="lower")
     d.defines("w_opt", waste.subs(tau_ckpt, optimum), "the wasted share at the optimum")
-    d.equals("√(2δn/M) + Rn/M", sp.sqrt(2 * delta_ckpt * n / M_fail) + R_restore * n / M_fail, "writes and lost work balance: each costs √(δn/2M)")
+    d.equals("√(2δn/M) + Rn/M", sp.sqrt(2 * delta_ckpt * n / M_fail) + R_restore * n / M_fail, "writes and lost work balance: each costs √(δn/2M)", aside=True)
     return d
 
 
@@ -80,9 +84,8 @@ def restart_share() -> Derivation:
     d.approximates(
         "Rn/M", R_restore * n / M_fail,
         "001 counts only the restart (the step in flight is lost): frequent checkpoints make τ/2 small",
-        condition="τ ≪ 2R",
-        error=tau_ckpt / (2 * R_restore),
-        limits=((tau_ckpt, 0),),
+        condition=much_less(tau_ckpt, 2 * R_restore),
+        dropped=tau_ckpt * n / (2 * M_fail),
     )
     d.concludes("reliability.restart_share")
     return d

@@ -62,9 +62,13 @@ def hfu_selective() -> Derivation:
 
 def selective_overhead() -> Derivation:
     d = Derivation("utilization.selective_overhead", "FLOPs overhead of selective recompute", (KORTHIKANTI,))
-    model = _model_flops(d)
-    extra = _recompute_flops(d)
-    d.defines("δ", extra / model, "recomputed FLOPs over model FLOPs")
+    model = get("flops.training").expr.subs(b, B)
+    extra = l * get("flops.decoder.attention.scores").expr.subs({b: B, d_head: h / a, mla: 0})
+    d.defines(
+        "δ",
+        extra / model,
+        "recomputed FLOPs, QKᵀ and scores·V of each of the l layers again (a·d_head = h), over the model FLOPs of B sequences (flops.training)",
+    )
     d.equals("(s/18h)/(1 + s/6h + V/12lh)", (s / (18 * h)) / (1 + s / (6 * h) + V / (12 * l * h)), "B, s, l and h² cancel")
     d.concludes("utilization.selective_overhead")
     return d
@@ -75,7 +79,7 @@ def attention_per_token() -> Derivation:
     full = d.defines("F_full", 4 * l * h * s, "QKᵀ and scores·V over all s² score entries, 2h FLOPs each, over s tokens, in l layers")
     tri = d.defines("F_causal", l * 2 * 2 * h * (s * (s + 1) / 2) / s, "only the s(s+1)/2 entries on or below the diagonal: 2h FLOPs each in QKᵀ and in scores·V")
     d.equals("2lh(s+1)", 2 * l * h * (s + 1), "per token")
-    d.defines("F_attn", full - causal * (full - tri), "the switch σ_causal picks one count")
+    d.defines("F_attn", (1 - causal) * full + causal * tri, "the switch σ_causal picks one count")
     d.equals("2lh(2s − σ(s−1))", 2 * l * h * (2 * s - causal * (s - 1)), "collected")
     d.concludes("utilization.attention_per_token")
     return d
@@ -99,8 +103,8 @@ def mfu_throughput() -> Derivation:
 
 def training_time_megatron() -> Derivation:
     d = Derivation("utilization.training_time.megatron", "Training time by Narayanan's Eq. 3", (NARAYANAN,))
-    per_iteration = d.defines("F_iter", get("flops.megatron").expr, "Eq. 3: FLOPs of one iteration with full recompute")
-    d.defines("T", per_iteration * (D / (B * s)) / (n * X_run), "D/(B·s) iterations at n·X_run FLOP/s")
+    per_iteration = get("flops.megatron").expr
+    d.defines("T", per_iteration * (D / (B * s)) / (n * X_run), "D/(B·s) iterations of Eq. 3's FLOPs (one iteration with full recompute) at n·X_run FLOP/s")
     d.concludes("utilization.training_time.megatron")
     return d
 

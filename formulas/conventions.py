@@ -14,7 +14,7 @@ two refinements the GEMM count leaves out.
 from __future__ import annotations
 
 from formulas.catalogue import Source, formula
-from formulas.symbols import B, C_flops, D, P, V, X, X_run, a, c_flop, c_mac, c_token, h, l, n, s, tau
+from formulas.symbols import B, C_flops, D, P, V, X, X_run, a, c_flop, c_mac, c_token, h, l, n, s, tau, u_flop
 
 KORTHIKANTI = Source("korthikanti2022", "§6, Eq. 8")
 KAPLAN = Source("kaplan2020", "§2.1, Table 1")
@@ -69,7 +69,7 @@ chinchilla_pinned = formula(
 HOFFMANN_F = Source("hoffmann2022", "Appendix F, FLOPs computation")
 chinchilla_forward = formula(
     "conventions.chinchilla.forward",
-    2 * s * V * h + l * (2 * 3 * s * h * h + 2 * s * s * h + 3 * a * s * s + 2 * s * s * h + 2 * s * h * h + 2 * s * h * 4 * h * 2) + 2 * s * h * V,
+    (2 * s * V * h + l * (2 * 3 * s * h * h + 2 * s * s * h + 3 * a * s * s + 2 * s * s * h + 2 * s * h * h + 2 * s * h * 4 * h * 2) + 2 * s * h * V) * u_flop,
     "FLOP",
     "Chinchilla's forward FLOPs of one sequence, as Appendix F counts them: the embedding as a matmul (2sVh), "
     "3 FLOPs per softmax entry (3as² per layer), the GEMMs and the logits (key_size × heads = h, d_ff = 4h)",

@@ -10,14 +10,14 @@ dollar of rent.
 from __future__ import annotations
 
 from formulas.catalogue import Source, formula
-from formulas.symbols import H_gpu, P, U, X, c_flop, c_gpu, c_hour, c_month, c_rent, n
+from formulas.symbols import H_gpu, P, U, X, c_flop, c_gpu, c_hour, c_month, c_rent, n, u_gpu
 
 DEEPSEEK = Source("deepseek2024", "Table 1, training costs")
 LI = Source("001", "GPU prices, rental and payback")
 
 cost = formula(
     "cost.training",
-    H_gpu * c_rent,
+    H_gpu * c_rent / u_gpu,
     "dollar",
     "rental cost of a run: GPU-hours × price per GPU-hour",
     sources=[DEEPSEEK],
@@ -25,7 +25,7 @@ cost = formula(
 )
 wall_clock = formula(
     "cost.wall_clock",
-    H_gpu * c_hour / n,
+    H_gpu * c_hour / (n * u_gpu),
     "second",
     "wall-clock time of H GPU-hours spread over n GPUs",
     sources=[DEEPSEEK],

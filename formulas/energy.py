@@ -8,7 +8,7 @@ Table 2)."""
 from __future__ import annotations
 
 from formulas.catalogue import Source, formula
-from formulas.symbols import C_flops, H_gpu, I_co2, PUE, W_gpu, c_hour, c_kwh, c_pfday
+from formulas.symbols import C_flops, H_gpu, I_co2, PUE, W_gpu, c_hour, c_kwh, c_pfday, u_gpu
 
 KAPLAN = Source("kaplan2020", "§1.3, PF-days")
 LLAMA = Source("touvron2023a", "§6, carbon footprint")
@@ -34,7 +34,7 @@ pf_days = formula(
 )
 energy = formula(
     "energy.training",
-    H_gpu * c_hour * W_gpu * PUE,
+    H_gpu * c_hour * W_gpu * PUE / u_gpu,
     "joule",
     "energy of a run: GPU-hours × board power × PUE",
     sources=[LLAMA, LLAMA2, LUCCIONI],
@@ -42,7 +42,7 @@ energy = formula(
 )
 emissions = formula(
     "energy.emissions",
-    H_gpu * c_hour * W_gpu * PUE * I_co2 / c_kwh,
+    H_gpu * c_hour * W_gpu * PUE * I_co2 / (c_kwh * u_gpu),
     "gram",
     "CO2-equivalent emissions of a run: its energy in kWh × the grid's carbon intensity",
     sources=[LLAMA, LLAMA2, LUCCIONI],

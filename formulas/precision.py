@@ -79,6 +79,8 @@ from formulas.symbols import (
     r_lora,
     s,
     t,
+    u_flop,
+    u_param,
 )
 
 MICIKEVICIUS = Source("micikevicius2022", "§3 (E4M3 for weights and activations, E5M2 for gradients; 1 byte each)")
@@ -156,7 +158,7 @@ fp8_saving_sp = formula(
 
 lora_matrix = formula(
     "params.lora.matrix",
-    r_lora * (d_in + d_out),
+    r_lora * (d_in + d_out) * u_param,
     "parameter",
     "LoRA adapter of one d_out×d_in weight: A (r×d_in) and B (d_out×r)",
     sources=[HU, PEFT],
@@ -171,9 +173,10 @@ TARGETS = (  # switch, d_in, d_out: the projections of a Llama-style layer (PEFT
     (lora_up, h, d_ff),
     (lora_down, d_ff, h),
 )
+LORA_LAYER = sum(switch * r_lora * (width_in + width_out) for switch, width_in, width_out in TARGETS)  # the count, without its unit
 lora_layer = formula(
     "params.lora.layer",
-    sum(switch * lora_matrix.expr.subs({d_in: width_in, d_out: width_out}) for switch, width_in, width_out in TARGETS),
+    LORA_LAYER * u_param,
     "parameter",
     "LoRA parameters of one layer: r·(d_in + d_out) for each targeted projection (q, k, v, o, gate, up, down)",
     sources=[HU, PEFT],
@@ -269,8 +272,8 @@ MLP_WEIGHTS = (2 + gated) * h * d_ff_any  # up (and gate) and down matrices
 
 quantized = formula(
     "params.quantized.linear",
-    l * ATTENTION_WEIGHTS + (l - l_moe) * MLP_WEIGHTS.subs(d_ff_any, d_ff)
-    + l_moe * (E * MLP_WEIGHTS.subs(d_ff_any, d_moe) + h * E + MLP_WEIGHTS.subs(d_ff_any, d_sh)),
+    (l * ATTENTION_WEIGHTS + (l - l_moe) * MLP_WEIGHTS.subs(d_ff_any, d_ff)
+     + l_moe * (E * MLP_WEIGHTS.subs(d_ff_any, d_moe) + h * E + MLP_WEIGHTS.subs(d_ff_any, d_sh))) * u_param,
     "parameter",
     "the weights a quantizer converts: every projection matrix of the l layers (Q, K, V, O; dense MLPs; routed and "
     "shared experts and routers of the l_moe MoE layers); bitsandbytes replaces their nn.Linear, while biases, norms, "
@@ -303,7 +306,7 @@ NO_MLA = Condition("no latent attention (mla = 0): the adapters sit on q_proj, k
 
 adapters_forward = formula(
     "flops.lora.adapters.forward",
-    2 * b * s * l * lora_layer.expr,
+    2 * b * s * l * LORA_LAYER * u_flop,
     "FLOP",
     "forward FLOPs of the adapters: x·A and (x·A)·B, 2 per adapter parameter per token",
     sources=[HU],

@@ -7533,7 +7533,7 @@ def energy_training(H_gpu, W_gpu, PUE):
     LaTeX: E_{train} = 3600 H_{GPU} \mathrm{PUE} W_{GPU}
 
     Args:
-        H_gpu: GPU-hours of a training run [1]
+        H_gpu: GPU-hours of a training run (GPUs × hours) [GPU]
         W_gpu: board power of one GPU (its TDP or measured draw) [joule/second]
         PUE: power usage effectiveness of the data centre (facility power over IT power, at least 1) [1]
 
@@ -7555,7 +7555,7 @@ def energy_emissions(H_gpu, W_gpu, PUE, I_co2):
     LaTeX: m_{CO_2e} = \frac{H_{GPU} I_{CO_2} \mathrm{PUE} W_{GPU}}{1000}
 
     Args:
-        H_gpu: GPU-hours of a training run [1]
+        H_gpu: GPU-hours of a training run (GPUs × hours) [GPU]
         W_gpu: board power of one GPU (its TDP or measured draw) [joule/second]
         PUE: power usage effectiveness of the data centre (facility power over IT power, at least 1) [1]
         I_co2: carbon intensity of the grid: grams of CO2-equivalent per kWh [gram]
@@ -7579,7 +7579,7 @@ def cost_training(H_gpu, c_rent):
     LaTeX: \mathrm{cost}_{train} = H_{GPU} c_{GPU\cdot h}
 
     Args:
-        H_gpu: GPU-hours of a training run [1]
+        H_gpu: GPU-hours of a training run (GPUs × hours) [GPU]
         c_rent: rental price of one GPU for one hour [dollar]
 
     Returns: rental cost of a run: GPU-hours × price per GPU-hour [dollar]
@@ -7600,7 +7600,7 @@ def cost_wall_clock(n, H_gpu):
 
     Args:
         n: GPUs (workers) [1]
-        H_gpu: GPU-hours of a training run [1]
+        H_gpu: GPU-hours of a training run (GPUs × hours) [GPU]
 
     Returns: wall-clock time of H GPU-hours spread over n GPUs [second]
 
