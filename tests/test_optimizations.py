@@ -3,7 +3,7 @@
 import sympy as sp
 
 from formulas.examples import example
-from tests.helpers import value
+from helpers import value
 
 
 def test_zero_r_partitioned_activations_cost_a_twelfth():

@@ -18,7 +18,7 @@ from formulas.estimate import Inputs
 from formulas.gpus import NODE_SIZE, gpu
 from render.numeric.calibrate import calibration_runs, errors, fit, other_runs
 from render.numeric.plan import evaluate, shapes
-from tests.helpers import cli_json, run, value
+from helpers import cli_json, run, value
 
 TABLE1_MEDIAN, TABLE1_MAX = 0.05, 0.10  # issue 16's "done when"
 OTHERS_MEDIAN, OTHERS_MAX = 0.10, 0.20

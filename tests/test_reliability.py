@@ -5,7 +5,7 @@ import math
 import sympy as sp
 
 from formulas.examples import example
-from tests.helpers import value
+from helpers import value
 
 MONTH = 30 * 86400  # 001: "each card fails once a month"
 

@@ -11,7 +11,7 @@ import sympy as sp
 import derivations.published as published
 from derivations.catalogue import all_derivations
 from formulas.published import last_digit, published_rows
-from tests.helpers import cli_json, run, value
+from helpers import cli_json, run, value
 
 PAPERS = ("Narayanan", "Korthikanti", "ZeRO", "Kaplan", "Chinchilla", "PaLM", "Llama 2", "BLOOM", "DeepSeek-V3", "Llama 3")
 
