@@ -410,25 +410,29 @@ class Derivation:
             if not verdict.ok:
                 names = " + ".join(self.steps[i].label for i in step.parts)
                 return Verdict(False, verdict.method, f"{step.label} is not the sum of its parts {names}: {verdict.detail}"), sp.sstr(step.expr), sp.sstr(total)
-            return Verdict(True, f"sum of parts, {verdict.method}"), step.label, sp.sstr(step.expr)
+            return Verdict(True, f"sum of parts, {verdict.method}"), "", ""
         if step.claim == "defines":
-            return Verdict(True, "definition"), step.label, sp.sstr(step.expr)
+            return Verdict(True, "definition"), "", ""
         if step.claim == "refutes":
             return _refutation(step)
         lhs, rhs = self.identities(step) or (self.earlier(step).expression(), step.expression())
-        shown = sp.sstr(valued(lhs)), sp.sstr(valued(rhs))
+        verdict = self._claim_verdict(step, lhs, rhs)
+        if verdict.ok:  # the two sides are printed only where a reader needs them: beside a failure
+            return verdict, "", ""
+        return verdict, sp.sstr(valued(lhs)), sp.sstr(valued(rhs))
+
+    def _claim_verdict(self, step: Step, lhs: sp.Basic, rhs: sp.Basic) -> Verdict:
         if step.claim in ("equals", "concludes", "solves"):
-            return prove_equal(lhs, rhs), *shown
+            return prove_equal(lhs, rhs)
         if step.claim == "approximates":
             identity = prove_equal(lhs, rhs)
             if not identity.ok:
-                return Verdict(False, identity.method, f"{step.reference} ≠ {step.label} + dropped: {identity.detail}"), *shown
+                return Verdict(False, identity.method, f"{step.reference} ≠ {step.label} + dropped: {identity.detail}")
             negligible = prove_negligible(step.dropped, step.expr, step.regimes)
-            return Verdict(negligible.ok, f"exact, {negligible.method}", negligible.detail), *shown
+            return Verdict(negligible.ok, f"exact, {negligible.method}", negligible.detail)
         if step.claim == "bounds":
-            earlier, new = lhs, rhs
-            gap = new - earlier if step.direction == "upper" else earlier - new
-            return prove_nonnegative(gap), *shown
+            gap = rhs - lhs if step.direction == "upper" else lhs - rhs
+            return prove_nonnegative(gap)
         raise ValueError(f"unknown claim {step.claim!r}")
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
+from functools import cache, cached_property
 from multiprocessing import get_context
 from itertools import combinations
 from typing import Callable, Iterator
@@ -37,11 +38,23 @@ from formulas.symbols import quantity
 
 @dataclass(frozen=True)
 class Mutant:
-    """One changed formula: which, how, and the changed expression."""
+    """One changed formula: which, how, and the changed expression.
+
+    A swap of two symbols is made on first use (``base`` is then the original expression): rebuilding
+    every expression for every pair of same-unit symbols is most of the cost of listing the mutants,
+    and a sample or a worker process needs only its own."""
 
     formula_id: str
     change: str
-    expr: sp.Basic
+    base: sp.Basic
+    swap: tuple[sp.Symbol, sp.Symbol] | None = None
+
+    @cached_property
+    def expr(self) -> sp.Basic:
+        if self.swap is None:
+            return self.base
+        first, second = self.swap
+        return self.base.xreplace({first: second, second: first})
 
 
 @dataclass(frozen=True)
@@ -107,14 +120,20 @@ def _is_condition(node: sp.Basic) -> bool:
     return isinstance(node, (sp.logic.boolalg.Boolean, sp.Tuple)) and not isinstance(node, sp.Expr)
 
 
+@cache
 def mutants_of(formula: Formula) -> list[Mutant]:
-    """Every single-place change of the formula's expression that is not the same expression."""
+    """Every single-place change of the formula's expression that is not the same expression (a swap
+    that leaves it unchanged, as of t and p in t·p, is found when it is tried)."""
     expr = formula.expr
     found: dict[str, Mutant] = {}
+    text = cache(sp.sstr)  # a node is printed once, however many of its children are changed
 
-    def add(change: str, new: sp.Basic | None) -> None:
+    def add(change: str, path: tuple[int, ...], node: sp.Basic) -> None:
         # a change SymPy's canonical form undoes is no mutant; a subtler equivalence is found only if it survives
-        if new is not None and new != expr and change not in found:
+        if change in found:
+            return
+        new = _safe(expr, path, node)
+        if new is not None and new != expr:
             found[change] = Mutant(formula.id, change, new)
 
     for path, node in _nodes(expr):
@@ -122,17 +141,18 @@ def mutants_of(formula: Formula) -> list[Mutant]:
         if _is_condition(node) or (parent is not None and _is_condition(parent)):
             continue
         if isinstance(node, sp.Pow) and node.exp.is_Rational:
-            add(f"exponent {sp.sstr(node)} → power {node.exp + 1}", _safe(expr, path, sp.Pow(node.base, node.exp + 1)))
+            add(f"exponent {text(node)} → power {node.exp + 1}", path, sp.Pow(node.base, node.exp + 1))
         elif node.is_Rational and node not in (sp.S.One, sp.S.NegativeOne) and not (isinstance(parent, sp.Pow) and path[-1] == 1):
-            add(f"coefficient {node} → {node + 1} in {sp.sstr(parent)[:60]}", _safe(expr, path, node + 1))
+            add(f"coefficient {node} → {node + 1} in {text(parent)[:60]}", path, node + 1)
         if isinstance(node, sp.Add) and len(node.args) >= 2:
             for index, term in enumerate(node.args):
                 rest = node.args[:index] + node.args[index + 1 :]
-                add(f"drop term {sp.sstr(term)} of {sp.sstr(node)[:60]}", _safe(expr, path, sp.Add(*rest)))
+                add(f"drop term {text(term)} of {text(node)[:60]}", path, sp.Add(*rest))
     symbols = sorted((s for s in expr.free_symbols if not quantity(s).is_constant), key=lambda s: s.name)
     for first, second in combinations(symbols, 2):
         if quantity(first).unit == quantity(second).unit:
-            add(f"swap {first} and {second}", expr.xreplace({first: second, second: first}))
+            change = f"swap {first} and {second}"
+            found.setdefault(change, Mutant(formula.id, change, expr, (first, second)))
     return list(found.values())
 
 
@@ -201,6 +221,8 @@ def _refuted(derivation: Derivation, formula_id: str, rng: random.Random) -> str
 def kill(mutant: Mutant, readers: list[tuple[Callable[[], Derivation], Derivation]], rng: random.Random) -> str | None:
     """The check that kills the mutant, or None if it survives."""
     original = catalogue()[mutant.formula_id]
+    if mutant.expr == original.expr:
+        return EQUIVALENT
     try:
         check_declared_unit(mutant.expr, original.unit)
     except DimensionError as error:

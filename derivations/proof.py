@@ -263,7 +263,10 @@ def _sub_multiset(small: tuple, large: tuple) -> bool:
 
 def _scaled_terms(part: sp.Add, node: sp.Add) -> bool:
     first = part.args[0]
+    symbols = first.free_symbols
     for candidate in node.args:
+        if candidate.free_symbols != symbols:  # then their ratio is no number: spare the cancel
+            continue
         factor = sp.cancel(candidate / first)
         if factor.is_Number and factor != 0 and factor != 1:
             if _sub_multiset(tuple(sp.expand(factor * term) for term in part.args), tuple(sp.expand(x) for x in node.args)):

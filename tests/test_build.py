@@ -174,7 +174,7 @@ def test_html_escapes_every_string_a_formula_carries(monkeypatch):
     import dataclasses
 
     from formulas.catalogue import Source, catalogue
-    from render.documents.reference import build_reference
+    from render.documents.reference import Reference, TopicView, formula_view, topic_title
     from render.documents.templating import render
 
     hostile = '<script>alert("x")</script> & <b>bold</b>'
@@ -182,7 +182,11 @@ def test_html_escapes_every_string_a_formula_carries(monkeypatch):
     original = entries["params.layer.norms"]
     monkeypatch.setitem(entries, "params.layer.norms", dataclasses.replace(
         original, meaning=hostile, notes=hostile, sources=(Source("000", hostile),)))  # a source cites a known work; its place is free text
-    html = render("reference.html", ref=build_reference())
+    # the page around that one formula (the whole reference is built by the session build, above)
+    view = formula_view(entries["params.layer.norms"], outcomes={})
+    page = Reference(topics=(TopicView("params", topic_title("params"), (view,)),), symbols=(), errata=(),
+                     derivations=1, checks=0, failed=0, presets=(), bibliography=())
+    html = render("reference.html", ref=page)
     assert "<script>alert" not in html and "<b>bold</b>" not in html
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in html
 
@@ -210,3 +214,22 @@ def test_build_writes_to_site_not_setuptools_build():
     assert build_parser(["build"]).parse_args(["build"]).out == "site"
     ignored = (Path(__file__).parent.parent / ".gitignore").read_text().split()
     assert "site/" in ignored and "build/" in ignored
+
+
+def test_the_files_planned_before_rendering_are_the_files_written():
+    # build refuses a symlink or a folder at a target before rendering anything: its plan must be complete
+    from render.documents.build import planned_files
+
+    build = built()
+    planned = {p.relative_to(build.out).as_posix() for p in planned_files(build.out)}
+    assert planned == {row["path"] for row in build.printed["files"]}
+
+
+def test_a_symlink_at_a_target_is_refused_before_anything_is_rendered(tmp_path, capsys):
+    out, precious = tmp_path / "out", tmp_path / "precious.txt"
+    out.mkdir()
+    precious.write_text("keep me")
+    (out / "calculator.html").symlink_to(precious)
+    assert main(["build", "--out", str(out), "--no-execute"]) == 2
+    assert "did not write it" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["calculator.html"] and precious.read_text() == "keep me"

@@ -27,8 +27,8 @@ from typing import Iterator, TextIO
 
 from render.documents.calculator import calculator_page
 from render.printers.codegen import MODULE_NAME, module_source
-from render.documents.notebooks import write_notebooks
-from render.documents.plots import render_plots, save_plots
+from render.documents.notebooks import LESSONS, write_notebooks
+from render.documents.plots import FORMATS, PLOTS, render_plots, save_plots
 from render.documents.reference import build_reference
 from render.documents.safe_write import Ownership, OutputError, ensure_folder, write_atomically
 from render.documents.templating import render
@@ -49,10 +49,14 @@ class Manifest:
     def write(self, relative: str, content: str | bytes) -> Path:
         return self.write_path(self.out / relative, content)
 
+    def relative(self, path: Path) -> str:
+        """``path`` as the manifest lists it: relative to OUT, with forward slashes."""
+        return os.path.relpath(path, self.out).replace(os.sep, "/")
+
     def write_path(self, path: Path, content: str | bytes) -> Path:
         """Write ``content`` at ``path`` (inside OUT, or in the notebooks folder) unless it already holds it."""
         data = content.encode("utf-8") if isinstance(content, str) else content
-        relative = os.path.relpath(path, self.out).replace(os.sep, "/")
+        relative = self.relative(path)
         if self.ownership.check(relative, path, data):
             write_atomically(path, data)
         self.files[relative] = path
@@ -101,6 +105,15 @@ def compile_pdf(tex: str, assets: dict[str, bytes] | None = None) -> bytes:
 
 
 MANIFEST = "manifest.json"
+REFERENCE = ("reference.md", "reference.html", "reference.tex", "reference.pdf")
+
+
+def planned_files(out: Path, notebooks_dir: Path | None = None) -> list[Path]:
+    """Every file a build may write besides the manifest, known before anything is rendered."""
+    notebooks = notebooks_dir or out / "notebooks"
+    return ([out / "plots" / f"{name}.{extension}" for name in PLOTS for extension in FORMATS]
+            + [out / name for name in (*REFERENCE, f"{MODULE_NAME}.py", "calculator.html")]
+            + [notebooks / f"{name}.ipynb" for name in LESSONS])
 
 
 STAGES = ("plots", "reference", "numeric code", "calculator", "notebooks", "PDF")
@@ -139,6 +152,11 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
             ensure_folder(folder)
     previous = out / MANIFEST
     ownership = Ownership.previous(previous, force)
+    manifest = Manifest(out, ownership)
+    if notebooks_dir is not None:  # a folder the user named for the notebooks: its .ipynb files are ours
+        ownership.owned |= {manifest.relative(path) for path in notebooks_dir.glob("*.ipynb")}
+    for path in planned_files(out, notebooks_dir):  # refuse at once what no build could write, not after rendering
+        ownership.precheck(manifest.relative(path), path)
     if os.path.lexists(previous):
         if previous.name not in ownership.owned and not force:
             raise OutputError(f"{previous} is not a manifest this tool wrote; move it away or pass --force")
@@ -146,7 +164,6 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
             os.unlink(previous)
         except OSError as error:
             raise OutputError(f"cannot replace {previous}: {error.strerror}") from None
-    manifest = Manifest(out, ownership)
     stage = stages or Stages(None)
     with stage("plots"):
         plots = render_plots(manifest.skipped)
@@ -167,10 +184,7 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
             manifest.write("calculator.html", page)
             manifest.skipped += [f"calculator: {reason}" for reason in left_out]
         with stage("notebooks"):
-            notebooks = notebooks_dir or out / "notebooks"
-            if notebooks_dir is not None:  # a folder the user named for the notebooks: its .ipynb files are ours
-                manifest.ownership.owned |= {os.path.relpath(p, out).replace(os.sep, "/") for p in notebooks.glob("*.ipynb")}
-            write_notebooks(notebooks, manifest.write_path, run=execute, skipped=manifest.skipped)
+            write_notebooks(notebooks_dir or out / "notebooks", manifest.write_path, run=execute, skipped=manifest.skipped)
         with stage("PDF"):
             if pdf is not None:
                 manifest.write("reference.pdf", pdf.result())

@@ -139,14 +139,30 @@ def execute_all(lessons: dict[str, NotebookNode], directory: Path, kernels: int 
 
 
 def normalised(nb: NotebookNode) -> NotebookNode:
-    """Drop what changes from run to run or machine to machine: the kernel's metadata, execution timing."""
+    """Drop what changes from run to run or machine to machine: the kernel's metadata, execution timing,
+    and where the kernel happened to flush a print (consecutive pieces of one stream become one output)."""
     nb.metadata = dict(METADATA)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+        if "outputs" in cell:
+            cell.outputs = _joined_streams(cell.outputs)
         for output in cell.get("outputs", []):
             output.pop("transient", None)
     nbformat.validate(nb)
     return nb
+
+
+def _joined_streams(outputs: list[NotebookNode]) -> list[NotebookNode]:
+    """Each run of consecutive ``stream`` outputs of one name (stdout, stderr) as a single output, in order."""
+    joined: list[NotebookNode] = []
+    for output in outputs:
+        previous = joined[-1] if joined else None
+        if (output.get("output_type") == "stream" and previous is not None
+                and previous.get("output_type") == "stream" and previous.get("name") == output.get("name")):
+            previous["text"] += output["text"]
+        else:
+            joined.append(output)
+    return joined
 
 
 def notebook_text(nb: NotebookNode) -> str:

@@ -97,6 +97,19 @@ class Ownership:
             return Ownership(force=force)
         return Ownership(owned, force)
 
+    def precheck(self, relative: str, path: Path) -> None:
+        """Before anything is rendered: OutputError for what no content could make writable, a folder in
+        a file's place, or a symlink or special file the previous build did not write (a regular file is
+        judged by ``check``, when its content is known: the same bytes may stay)."""
+        try:
+            status = os.lstat(path)
+        except OSError:
+            return
+        if stat.S_ISDIR(status.st_mode):
+            raise OutputError(f"{path} is a folder where a file must be")
+        if not stat.S_ISREG(status.st_mode) and not (self.force or relative in self.owned):
+            raise OutputError(f"{path} exists and the previous build did not write it; move it away or pass --force")
+
     def check(self, relative: str, path: Path, data: bytes) -> bool:
         """True when ``path`` must be written; False when it already holds ``data``; OutputError when it isn't ours."""
         if not os.path.lexists(path):

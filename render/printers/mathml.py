@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from functools import cache
 
 import sympy as sp
 from sympy.printing.mathml import MathMLPresentationPrinter
@@ -177,15 +178,22 @@ def fragment_mathml(fragment: str) -> str:
     return _row(_atoms(fragment, text_runs=False))
 
 
+@cache
+def _symbol_node(name: str):
+    """The symbol table's name of ``name`` as a parsed MathML node (parsed once: rendering prints symbols by the
+    ten thousand)."""
+    from xml.dom.minidom import parseString
+
+    markup = f'<math xmlns="http://www.w3.org/1998/Math/MathML">{fragment_mathml(quantity(name).latex)}</math>'
+    return parseString(markup).documentElement.firstChild
+
+
 class _Printer(MathMLPresentationPrinter):
     """SymPy's presentation printer with the symbol table's names."""
 
     def _print_Symbol(self, sym: sp.Symbol, style: str = "plain"):  # noqa: N802 - SymPy's hook name
         if is_declared(sym.name):
-            from xml.dom.minidom import parseString
-
-            markup = f'<math xmlns="http://www.w3.org/1998/Math/MathML">{fragment_mathml(quantity(sym).latex)}</math>'
-            return parseString(markup).documentElement.firstChild
+            return _symbol_node(sym.name).cloneNode(True)  # a node sits in one place of one tree: a copy each time
         return super()._print_Symbol(sym, style)
 
     _print_Dummy = _print_Symbol
