@@ -156,21 +156,30 @@ def _previous_build_is_whole(out: Path) -> bool:
 
 
 def test_build_never_writes_through_a_symlink_nor_over_a_stranger(tmp_path):
+    import shutil
+
+    from build_session import built
+
     out, precious = tmp_path / "out", tmp_path / "important.txt"
     out.mkdir()
     precious.write_text("keep me")
     (out / "reference.tex").symlink_to(precious)
     refused = run("build", "--out", str(out), "--no-execute", timeout=120)
-    assert_one_line(refused, says="did not write it")
+    assert_one_line(refused, says="did not write it")  # at once: symlinks are looked at before anything is rendered
     assert precious.read_text() == "keep me" and (out / "reference.tex").is_symlink()
-    forced = run("build", "--out", str(out), "--no-execute", "--force", timeout=300)
-    assert forced.returncode == 0, forced.stderr
-    assert precious.read_text() == "keep me" and not (out / "reference.tex").is_symlink()
-    assert _previous_build_is_whole(out) and (out / "manifest.json").exists()
-    # the next build owns what the manifest lists: no --force needed, and a stranger's file is still refused
+    assert sorted(p.name for p in out.iterdir()) == ["reference.tex"]
+    # a folder an earlier build wrote (the session's): the manifest makes its files ours, no --force needed;
+    # a symlink at one of them is replaced, never written through, and a stranger's file is left alone
+    shutil.rmtree(out)
+    shutil.copytree(built().out, out)
+    (out / "reference.tex").unlink()
+    (out / "reference.tex").symlink_to(precious)
     (out / "plots" / "notes.txt").write_text("mine")
     again = run("build", "--out", str(out), "--no-execute", timeout=300)
-    assert again.returncode == 0 and (out / "plots" / "notes.txt").read_text() == "mine"
+    assert again.returncode == 0, again.stderr
+    assert precious.read_text() == "keep me" and not (out / "reference.tex").is_symlink()
+    assert (out / "plots" / "notes.txt").read_text() == "mine"
+    assert _previous_build_is_whole(out) and (out / "manifest.json").exists()
     interrupted = subprocess.Popen([*COMMAND, "build", "--out", str(out), "--no-execute"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    preexec_fn=_interruptible)
     time.sleep(3)
@@ -178,6 +187,21 @@ def test_build_never_writes_through_a_symlink_nor_over_a_stranger(tmp_path):
     interrupted.communicate(timeout=120)
     assert _previous_build_is_whole(out)
     assert not list(out.rglob("*.partial"))
+
+
+def test_force_replaces_a_strangers_symlink_without_following_it(tmp_path):
+    # what `build --force` does at each file, shown on one: the symlink is replaced, its target untouched
+    from render.documents.safe_write import OutputError, Ownership, write_atomically
+
+    precious, link = tmp_path / "important.txt", tmp_path / "reference.tex"
+    precious.write_text("keep me")
+    link.symlink_to(precious)
+    with pytest.raises(OutputError, match="did not write it"):
+        Ownership().precheck("reference.tex", link)
+    Ownership(force=True).precheck("reference.tex", link)
+    assert Ownership(force=True).check("reference.tex", link, b"new")
+    write_atomically(link, b"new")
+    assert precious.read_text() == "keep me" and not link.is_symlink() and link.read_bytes() == b"new"
 
 
 def _limit_file_size() -> None:
