@@ -93,6 +93,8 @@ class _Outputs(HTMLParser):
         super().__init__()
         self.values: dict[str, str] = {}
         self.ready = False
+        self.typed: dict[str, str] = {}  # what each input field holds once the page has run (data-typed)
+        self.units: dict[str, str] = {}
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
@@ -100,6 +102,9 @@ class _Outputs(HTMLParser):
             self.values[attrs["data-formula"]] = attrs.get("data-value", "")
         if tag == "body" and attrs.get("data-ready") == "1":
             self.ready = True
+        if tag == "input" and "data-symbol" in attrs and "data-typed" in attrs:
+            self.typed.setdefault(attrs["data-symbol"], attrs["data-typed"])
+            self.units.setdefault(attrs["data-symbol"], attrs.get("data-typed-unit", ""))
 
 
 def _preset(presets, name: str):
@@ -314,3 +319,19 @@ def test_sizing_prints_numbers_as_the_command_line_does():
                 "day": lambda: human(value * 86400, "second"), "count": lambda: human(value, "1"),
                 "percent": lambda: f"{significant(100 * value)} %"}[unit]()
         assert text == want, (path, text, want)
+
+
+def test_gpu_inputs_are_typed_as_datasheets_print_them():
+    # NVIDIA H100 SXM5 datasheet: 989.5 TFLOPS BF16 dense (1,979 with sparsity), 80 GB, 3.35 TB/s, NVLink 900 GB/s;
+    # the page fills the fields with these numbers, with their unit beside them (not 989500000000000)
+    from formulas.gpus import gpu
+
+    query = urlencode({"model": MODELS[0].name, "gpu": gpu("h100-sxm").name, "layout": LAYOUTS[0].name})
+    page = _Outputs()
+    page.feed(chromium((built().out / "calculator.html").as_uri() + "?" + query, "--dump-dom"))
+    assert page.ready
+    assert page.typed["X"] == "989.5" and page.units["X"] == "TFLOP/s"
+    assert page.typed["M_gpu"] == "80" and page.units["M_gpu"] == "GB"
+    assert page.typed["W_mem"] == "3350" and page.units["W_mem"] == "GB/s"
+    assert page.typed["W_link"] == "900" and page.units["W_link"] == "GB/s"
+    assert page.typed["D"] == "300B"  # a token count keeps the command line's suffix

@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+import sympy as sp
+
 from formulas.symbols import quantity, table_order
 from render.documents.defaults import GPUS, LAYOUTS, MODELS, default, literal
 from render.printers.jscodegen import SETTINGS, javascript, report_javascript
@@ -34,6 +36,24 @@ SIZING_GROUPS = (
     ("Training", ("D", "U", "r")),
 )
 FOLLOWS_LAYOUT = {"n": "t·p·d", "m": "B/(b·d)"}  # read-only: what the layout implies
+# inputs typed in the unit a datasheet prints (312 TFLOP/s, 80 GB, 2039 GB/s), not in base units, when their default
+# is at least one such unit; decimal, as the command line's GB (counts keep their k/M/B/T suffixes instead: D = 300B)
+TYPED_IN = {"FLOP/second": ("TFLOP/s", 10**12), "byte": ("GB", 10**9), "byte/second": ("GB/s", 10**9)}
+
+
+SUFFIXES = ((10**12, "T"), (10**9, "B"), (10**6, "M"))  # the page's and the command line's count suffixes
+
+
+def typed_literal(value: object, unit: str, scale: int) -> str:
+    """A default as a person types it: 312 (TFLOP/s) for 312e12 FLOP/s, 300B for 300e9 tokens; exact, or the
+    plain decimal literal when no shorter form is exact (the page's ``typed`` does the same for presets)."""
+    if scale != 1:
+        return literal(sp.Rational(value) / scale)
+    if unit in ("token", "parameter"):
+        for size, suffix in SUFFIXES:
+            if sp.Rational(value) >= size and sp.Rational(value) % size == 0:
+                return f"{sp.Rational(value) / size}{suffix}"
+    return literal(value)
 
 
 @dataclass(frozen=True)
@@ -45,6 +65,8 @@ class InputField:
     integer: bool
     maximum: str
     zero_allowed: bool
+    typed_unit: str = ""  # the unit the field is typed in, when not the base unit
+    scale: int = 1  # base units per typed unit
 
 
 def presets() -> dict:
@@ -69,14 +91,19 @@ def calculator_page() -> tuple[str, tuple[str, ...]]:
     fields = {}
     for symbol in symbols:
         entry = quantity(symbol)
+        typed_unit, scale = TYPED_IN.get(str(entry.unit), ("", 1))
+        if default(symbol).value < scale:  # a small size (q = 2 bytes per value) stays in its base unit
+            typed_unit, scale = "", 1
         fields[entry.name] = InputField(
             entry.name,
             entry.meaning,
             str(entry.unit),
-            literal(default(symbol).value),
+            typed_literal(default(symbol).value, str(entry.unit), scale),
             entry.is_integer,
             "" if entry.maximum is None else str(entry.maximum),
             not symbol.is_positive,
+            typed_unit,
+            scale,
         )
     groups: dict[str, list[dict]] = {}
     for formula in script.formulas:
