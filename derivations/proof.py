@@ -79,7 +79,7 @@ def find_counterexample(difference: sp.Basic, tries: int = 24, seed: int = 2024)
     rng = random.Random(seed)
     for _ in range(tries):
         point = random_point(difference.free_symbols, rng)
-        value = difference.subs(point)
+        value = difference.xreplace(point)  # every symbol given a number: xreplace evaluates as subs does, far faster
         if value.is_number and value != 0:
             return point, value
     return None
