@@ -172,7 +172,7 @@ def mlp() -> Derivation:
 
 def expert() -> Derivation:
     d = Derivation("params.decoder.expert", "One routed expert", (TRANSFORMERS, FEDUS))
-    d.defines("Ψ_expert", get("params.decoder.mlp").expr.subs(d_ff, d_moe),
+    d.defines("Ψ_expert", get("params.decoder.mlp").expr.xreplace({d_ff: d_moe}),
               "an MLP of width d_moe; the fused 3-D gate_up_proj [E, h, 2·d_moe] and down_proj [E, d_moe, h] hold E of them")
     d.concludes("params.decoder.expert")
     return d
@@ -284,7 +284,7 @@ def mtp() -> Derivation:
 
 def classic_params() -> Derivation:
     d = Derivation("params.decoder.classic", "The classic switches give the foundation's params.total", (BILIBILI,))
-    d.defines("Ψ|classic", get("params.decoder.total").expr.subs(CLASSIC, simultaneous=True),
+    d.defines("Ψ|classic", get("params.decoder.total").expr.xreplace(CLASSIC),
               "MHA (g = a), d_head = h/a, d_ff = 4h, two matrices, every bias, two LayerNorms, a table of s positions, tied, dense")
     d.equals("Ψ", get("params.total").expr, "the foundation's l(12h² + 13h) + Vh + sh + 2h")
     return d
@@ -391,7 +391,7 @@ def experts_forward() -> Derivation:
 
 def experts_skipped() -> Derivation:
     d = Derivation("flops.decoder.experts.skipped", "What a top-k kernel would skip in Llama-4", (FLOP_COUNTER, TRANSFORMERS))
-    topk = get("flops.decoder.experts").expr.subs(all_experts, 0)
+    topk = get("flops.decoder.experts").expr.xreplace({all_experts: 0})
     d.defines("F_experts^skip", get("flops.decoder.experts").expr - topk, "the implementation's count less a top-k kernel's")
     d.equals("F_experts^skip", all_experts * (E - k) * topk / k, "E − k experts per token that contribute a zero score")
     d.concludes("flops.decoder.experts.skipped")
@@ -403,7 +403,7 @@ def experts_capacity() -> Derivation:
     slots = d.defines("C", c_f * k * b * s / E, "each expert takes at most c_f times its even share of the k·bs assignments")
     one = (1 + gated) * gemm(1, h, d_moe) + gemm(1, d_moe, h)
     d.defines("F_experts^cap", sp.Mul(E, slots, one, evaluate=False), "at most E·C token-expert pairs are computed; the rest are dropped (or overflow)")
-    d.equals("F_experts^cap", c_f * get("flops.decoder.experts").expr.subs(all_experts, 0),
+    d.equals("F_experts^cap", c_f * get("flops.decoder.experts").expr.xreplace({all_experts: 0}),
              "c_f times the top-k count: padding to capacity pays (c_f − 1)·k·bs idle slots, c_f < 1 drops at least (1 − c_f)·k·bs pairs")
     d.concludes("flops.decoder.experts.capacity")
     return d
@@ -496,7 +496,7 @@ def training() -> Derivation:
 
 def classic_flops() -> Derivation:
     d = Derivation("flops.decoder.classic", "The classic switches give the foundation's flops.forward", (BILIBILI,))
-    d.defines("F_fwd|classic", get("flops.decoder.forward").expr.subs(CLASSIC, simultaneous=True), "the classic GPT's switches")
+    d.defines("F_fwd|classic", get("flops.decoder.forward").expr.xreplace(CLASSIC), "the classic GPT's switches")
     d.equals("F_fwd", get("flops.forward").expr, "the foundation's 24bslh²(1 + s/6h + V/12lh)")
     return d
 
@@ -554,7 +554,7 @@ def kv_decoder() -> Derivation:
 
 def kv_classic() -> Derivation:
     d = Derivation("memory.kv_cache.decoder.classic", "Without windows or MLA, the cache is 001's", (CACHE,))
-    d.defines("M_KV|full", get("memory.kv_cache.decoder").expr.subs({l_win: 0, mla: 0}), "every layer full, per-head K and V")
+    d.defines("M_KV|full", get("memory.kv_cache.decoder").expr.xreplace({l_win: 0, mla: 0}), "every layer full, per-head K and V")
     d.equals("M_KV", get("memory.kv_cache").expr, "2·l·g·d_head·s·b·q")
     return d
 
@@ -571,7 +571,7 @@ def kv_mla_expanded() -> Derivation:
     d = Derivation("memory.kv_cache.decoder.mla_expanded", "MLA's cache decompressed per head", (DEEPSEEK_V2,))
     full = d.defines("M_KV^exp", b * s * l * (a * (d_nope + d_rope) + a * d_v) * q,
                      "per-head keys of d_nope + d_rope and values of d_v, as an engine without MLA kernels stores them")
-    d.equals("M_KV^exp", get("memory.kv_cache.decoder").expr.subs({mla: 1, l_win: 0}) * (a * (d_nope + d_rope + d_v)) / (r_kv + d_rope),
+    d.equals("M_KV^exp", get("memory.kv_cache.decoder").expr.xreplace({mla: 1, l_win: 0}) * (a * (d_nope + d_rope + d_v)) / (r_kv + d_rope),
              "the latent cache times a(d_nope + d_rope + d_v)/(r_KV + d_rope): 128·320/576 = 71.1× for DeepSeek-V3")
     d.concludes("memory.kv_cache.decoder.mla_expanded")
     return d
