@@ -256,10 +256,12 @@ def _falcon(r: _Reader) -> dict:
 
 
 def _llama_like(kv_default: int | None = None, head_dim_default: int | None = None, *, tied: bool = False,
-                qkv_bias: str | int = 0, bias_default: bool = False, o_bias: bool = True, mlp_bias: bool = True, moe: bool = False,
-                n_norm: int = 2, layer_norm: bool = False, window: str | None = None) -> Callable[[_Reader], dict]:
+                qkv_bias: str | int = 0, bias_default: bool = False, o_bias: bool = True, mlp_bias: bool = True,
+                experts: tuple[int, int] | None = None, n_norm: int = 2, layer_norm: bool = False,
+                window: str | None = None) -> Callable[[_Reader], dict]:
     """Llama and its relatives: RMSNorm, gated MLP, GQA; the family differences as arguments.
 
+    ``experts``: every layer MoE, with the config class's defaults (experts, experts per token) for absent keys;
     ``window`` names transformers' rule for the windowed layers (formulas.hf_config.WINDOW_RULES).
     """
 
@@ -274,8 +276,9 @@ def _llama_like(kv_default: int | None = None, head_dim_default: int | None = No
             bias_qkv=bias, bias_o=bias if isinstance(qkv_bias, str) and o_bias else 0,
             bias_mlp=r.flag("mlp_bias", False) if mlp_bias else 0,
         )
-        if moe:
-            values.update({S.l_moe: values[S.l], S.E: r.size("num_local_experts", "num_experts"), S.k: r.size("num_experts_per_tok")})
+        if experts is not None:
+            values.update({S.l_moe: values[S.l], S.E: r.size("num_local_experts", "num_experts", default=experts[0]),
+                           S.k: r.size("num_experts_per_tok", default=experts[1])})
         if window is not None:
             values.update(_windows(r, values[S.l], window))
         return values
@@ -324,15 +327,16 @@ def _windows(r: _Reader, layers: int, rule: str) -> dict:
 # --- today's families ---------------------------------------------------------------
 
 
-def _qwen(moe: bool, kv_default: int, head_dim_default: int | None = None) -> Callable[[_Reader], dict]:
-    """Qwen3 and Qwen3-MoE: q/k norms per head; their sliding-window option is refused."""
+def _qwen(experts: tuple[int, int, int] | None, kv_default: int, head_dim_default: int | None = None) -> Callable[[_Reader], dict]:
+    """Qwen3 and Qwen3-MoE (``experts``: its config's experts, experts per token and expert width by default):
+    q/k norms per head; their sliding-window option is refused."""
 
     def read(r: _Reader) -> dict:
         r.refuse("use_sliding_window", True, "Qwen's sliding-window layers")
         values = _llama_like(kv_default, head_dim_default, qkv_bias="attention_bias", mlp_bias=False)(r)
         values[S.qk_norm] = 1
-        if moe:
-            values.update(_qwen_moe_layers(r, values))
+        if experts is not None:
+            values.update(_qwen_moe_layers(r, values, *experts))
         return values
 
     return read
@@ -349,29 +353,45 @@ def _windowed(window_default: int | None, rule: str, **family) -> Callable[[_Rea
     return read
 
 
-def _qwen_moe_layers(r: _Reader, values: dict) -> dict:
-    """Qwen2/3-MoE: layer i is MoE unless in mlp_only_layers, when (i + 1) is a multiple of decoder_sparse_step."""
+def _qwen_moe_layers(r: _Reader, values: dict, experts: int, per_token: int, width: int) -> dict:
+    """Qwen2/3-MoE: layer i is MoE unless in mlp_only_layers, when (i + 1) is a multiple of decoder_sparse_step;
+    ``experts``, ``per_token`` and ``width`` are the config class's defaults for absent keys."""
     layers = values[S.l]
     step = r.size("decoder_sparse_step", default=1)
     dense = r.indices("mlp_only_layers", layers, [])
     moe_layers = [i for i in range(layers) if i not in dense and (i + 1) % step == 0]
-    return {S.l_moe: len(moe_layers), S.E: r.size("num_experts", "num_local_experts", default=values[S.E]),
-            S.k: r.size("num_experts_per_tok", default=values[S.k]), S.d_moe: r.size("moe_intermediate_size", default=values[S.d_moe])}
+    return {S.l_moe: len(moe_layers), S.E: r.size("num_experts", "num_local_experts", default=experts),
+            S.k: r.size("num_experts_per_tok", default=per_token), S.d_moe: r.size("moe_intermediate_size", default=width)}
 
 
-def _deepseek_moe(r: _Reader, values: dict, first_k_default: int, shared_default: int, mtp_default: int) -> dict:
+@dataclass(frozen=True)
+class DeepSeekMoE:
+    """A DeepSeekMoE config class's defaults for absent keys (transformers 5.24): routed experts, experts per token
+    (None: the key is required), expert width, first dense layers, shared experts, MTP layers."""
+
+    experts: int
+    per_token: int | None
+    width: int
+    first_dense: int
+    shared: int
+    mtp: int
+
+
+def _deepseek_moe(r: _Reader, values: dict, defaults: DeepSeekMoE) -> dict:
     """DeepSeek-V2/V3, GLM-4.5: the first first_k_dense_replace layers dense, shared experts of n_shared·d_moe."""
-    dense = r.config.get("first_k_dense_replace", first_k_default)
+    dense = r.config.get("first_k_dense_replace", defaults.first_dense)
     if isinstance(dense, bool) or not isinstance(dense, int) or not 0 <= dense <= values[S.l]:
         raise ConfigError(f"{r.model_type} config: 'first_k_dense_replace' must be a layer count, got {_short(dense)}")
-    d_moe = r.size("moe_intermediate_size")
-    shared = r.optional_size("n_shared_experts", default=shared_default) or 0
-    return {S.l_moe: values[S.l] - dense, S.E: r.size("n_routed_experts"), S.k: r.size("num_experts_per_tok"),
-            S.d_moe: d_moe, S.d_sh: shared * d_moe, S.n_mtp: r.optional_size("num_nextn_predict_layers", default=mtp_default) or 0}
+    d_moe = r.size("moe_intermediate_size", default=defaults.width)
+    shared = r.optional_size("n_shared_experts", default=defaults.shared) or 0
+    return {S.l_moe: values[S.l] - dense, S.E: r.size("n_routed_experts", default=defaults.experts),
+            S.k: r.size("num_experts_per_tok", default=defaults.per_token), S.d_moe: d_moe, S.d_sh: shared * d_moe,
+            S.n_mtp: r.optional_size("num_nextn_predict_layers", default=defaults.mtp) or 0}
 
 
-# first_k_dense_replace, n_shared_experts, num_nextn_predict_layers when a config.json leaves them out
-DEEPSEEK_DEFAULTS = {"deepseek_v2": (0, 2, 0), "deepseek_v3": (3, 1, 1)}
+# DeepseekV2Config leaves num_experts_per_tok None: a config.json must give it
+DEEPSEEK_DEFAULTS = {"deepseek_v2": DeepSeekMoE(64, None, 1407, 0, 2, 0), "deepseek_v3": DeepSeekMoE(256, 8, 2048, 3, 1, 1)}
+GLM4_MOE_DEFAULTS = DeepSeekMoE(128, 8, 1408, 1, 1, 1)
 
 
 def _deepseek(r: _Reader) -> dict:
@@ -385,29 +405,29 @@ def _deepseek(r: _Reader) -> dict:
     r_q = r.optional_size("q_lora_rank", default=1536)
     values.update({S.mla: 1, S.q_lora: int(r_q is not None), S.r_q: r_q or 0, S.r_kv: r.size("kv_lora_rank", default=512),
                    S.d_rope: d_rope, S.d_nope: d_nope, S.d_v: r.size("v_head_dim", default=128)})
-    values.update(_deepseek_moe(r, values, *DEEPSEEK_DEFAULTS[r.model_type]))
+    values.update(_deepseek_moe(r, values, DEEPSEEK_DEFAULTS[r.model_type]))
     return values
 
 
 def _glm4_moe(r: _Reader) -> dict:
     values = _llama_like(8, qkv_bias="attention_bias", o_bias=False, mlp_bias=False)(r)
     values[S.qk_norm] = r.flag("use_qk_norm", False)
-    values.update(_deepseek_moe(r, values, 1, 1, 1))
+    values.update(_deepseek_moe(r, values, GLM4_MOE_DEFAULTS))
     return values
 
 
 def _qwen2_moe(r: _Reader) -> dict:
     r.refuse("use_sliding_window", True, "Qwen's sliding-window layers")
     values = _llama_like(16, qkv_bias="qkv_bias", bias_default=True, o_bias=False, mlp_bias=False)(r)
-    values.update(_qwen_moe_layers(r, values))
-    values.update({S.d_sh: r.size("shared_expert_intermediate_size"), S.sh_gate: 1})
+    values.update(_qwen_moe_layers(r, values, 60, 4, 1408))  # Qwen2MoeConfig's defaults
+    values.update({S.d_sh: r.size("shared_expert_intermediate_size", default=5632), S.sh_gate: 1})
     return values
 
 
 def _gpt_oss(r: _Reader) -> dict:
     """gpt-oss: biases everywhere, learned sinks, a router bias, experts with biases, alternating 128-token windows."""
     values = _windowed(128, "alternate", kv_default=8, head_dim_default=64, qkv_bias="attention_bias", bias_default=True,
-                       mlp_bias=False, moe=True)(r)
+                       mlp_bias=False, experts=(128, 4))(r)
     values.update({S.d_moe: r.size("intermediate_size"), S.b_mlp: 1, S.sink: 1, S.router_bias: 1})
     return values
 
@@ -440,9 +460,9 @@ def _olmo2(r: _Reader) -> dict:
 
 def _phimoe(r: _Reader) -> dict:
     """Phi-3.5-MoE: Mixtral's experts with LayerNorms (scale and shift) and an optional head bias."""
-    values = _windowed(None, "all", kv_default=8, qkv_bias="attention_bias", mlp_bias=False, moe=True, layer_norm=True)(r)
-    values.update({S.head_bias: r.flag("lm_head_bias", False), S.E: r.size("num_local_experts", default=16),
-                   S.k: r.size("num_experts_per_tok", default=2)})
+    values = _windowed(None, "all", kv_default=8, qkv_bias="attention_bias", mlp_bias=False, experts=(16, 2),
+                       layer_norm=True)(r)
+    values[S.head_bias] = r.flag("lm_head_bias", False)
     return values
 
 
@@ -455,14 +475,14 @@ READERS: dict[str, Callable[[_Reader], dict]] = {
     "falcon": _falcon,
     "llama": _llama_like(qkv_bias="attention_bias"),
     "mistral": _windowed(4096, "all", kv_default=8, mlp_bias=False),
-    "mixtral": _windowed(None, "all", kv_default=8, mlp_bias=False, moe=True),
+    "mixtral": _windowed(None, "all", kv_default=8, mlp_bias=False, experts=(8, 2)),
     "qwen2": _llama_like(32, qkv_bias=1, mlp_bias=False),  # Qwen2: biases on Q, K, V only
     "gemma": _llama_like(16, 256, tied=True, qkv_bias="attention_bias", mlp_bias=False),
     "phi3": _windowed(None, "all", mlp_bias=False),
     "deepseek_v2": _deepseek,
     "deepseek_v3": _deepseek,
-    "qwen3": _qwen(False, 32, 128),
-    "qwen3_moe": _qwen(True, 4),
+    "qwen3": _qwen(None, 32, 128),
+    "qwen3_moe": _qwen((128, 8, 768), 4),  # Qwen3MoeConfig's experts, experts per token, expert width
     "qwen2_moe": _qwen2_moe,
     "gemma2": _windowed(4096, "alternate", kv_default=4, head_dim_default=256, tied=True, qkv_bias="attention_bias",
                         mlp_bias=False, n_norm=4),
