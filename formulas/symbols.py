@@ -330,4 +330,5 @@ k_cmp = declare("k_cmp", r"k_{cmp}", "compression ratio of the compressed stage 
 R_cmp = declare("R_cmp", r"R_{cmp}", "overall reduction of the communication volume", "1", integer=False, source=Source("004", "up to 5× less communication"))
 pi_pen = declare("pi_pen", r"\pi", "extra training time of an export GPU (A800, H800) over the GPU it is cut from", "1", integer=False, source=Source("002", "A800 about 5 %, H800 10–30 % longer"))
 c_gpu = declare("c_gpu", r"c_{GPU}", "purchase price of one GPU", "dollar", integer=False, source=Source("001", "H100 about $40,000, RTX 4090 $1,600"))
+tau_0 = declare("tau_0", r"\tau_0", "the baseline's time for the same work (the run another is compared against)", "second", integer=False, source=Source("korthikanti2022", "Table 4, the baseline's forward and backward times"))
 c_month = constant("c_month", r"\mathrm{month}", 30 * 86400, "one month of 30 days, in seconds", "second", Source("001", "months to pay back"))
