@@ -429,12 +429,20 @@ def nic_count() -> Derivation:
     d.concludes("comms.nic.count")
     article = {g_node: 8, P: 10**9, W_nic: 25 * 10**9}
     d.refutes(
-        "001: 8 NICs for under 1 s",
+        "S29: 8 NICs for under 1 s",
         sp.Integer(8),
         "001 asks for 8 ConnectX-6 200 Gb/s NICs for a machine of 8 GPUs so that the 2 × 4 GB per GPU take under 1 s; "
         "64 GB at 25 GB/s per NIC takes 2.56 NICs for 1 s (3 whole ones). 8 is one NIC per GPU: 0.32 s, and 200 of the "
         "256 GB/s the GPUs' PCIe Gen4 x16 links send (matching them takes 10.24)",
         correct=(2 * g_node * q_fp32 * P / (tau * W_nic)).subs({**article, tau: 1}),
+        source=LI_NIC,
+    )
+    d.refutes(
+        "S30: 8 NICs push PCIe Gen4 out",
+        sp.Integer(8),
+        "001's 8 NICs are to push the GPUs' PCIe Gen4 bandwidth out through the network: each x16 link sends 32 GB/s, "
+        "8 GB in 0.25 s, and at that pace the machine's 64 GB need 10.24 NICs of 25 GB/s; 8 carry 78 % of it",
+        correct=(2 * g_node * q_fp32 * P / (tau * W_nic)).subs({**article, tau: sp.Rational(1, 4)}),
         source=LI_NIC,
     )
     return d

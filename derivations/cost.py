@@ -81,7 +81,7 @@ def bandwidth_ratio() -> Derivation:
     ratio = d.defines("W/W_ref", W_mem / W_ref, "the datasheets' memory bandwidths over each other")
     d.concludes("cost.bandwidth_ratio")
     d.refutes(
-        "001: 3.35×",
+        "S26: 3.35×",
         sp.Rational("3.35"),
         "001 prints the H100's memory bandwidth as 3.35× the 4090's: that is the H100's 3.35 TB/s over a 4090 taken at 1 TB/s; "
         "the 4090's datasheet 1008 GB/s gives 3.32",

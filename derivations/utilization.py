@@ -113,7 +113,7 @@ def mfu_throughput_weights() -> Derivation:
     d = Derivation("utilization.mfu.throughput.weights", "MFU without self-attention, and the N behind PaLM's MT-NLG figures", (PALM, PALM_T3))
     full = d.defines("MFU", R_tok * get("utilization.training_per_token").expr / (n * X), "the MFU from a token throughput, 6Ψ + 12·l·a·d_head·s per token")
     weights = d.approximates(
-        "MFU_6N",
+        "MFU_weights",
         6 * R_tok * P / (n * X),
         "Table 3's first figure counts the weights' GEMMs alone: the attention's three passes over the full square are dropped",
         condition=much_less(2 * l * a * d_head * s, P),
@@ -121,7 +121,7 @@ def mfu_throughput_weights() -> Derivation:
     )
     d.concludes("utilization.mfu.throughput.weights")
     narayanan = get("params.narayanan").expr
-    d.defines("Ψ_MT-NLG", narayanan.subs(MTNLG), "Narayanan's Eq. 2 at MT-NLG's shape (l = 105, h = 20480, V = 51200, s = 2048): 529,600,778,240, Table 1's 529.6B")
+    d.defines("Ψ_MTNLG", narayanan.subs(MTNLG), "Narayanan's Eq. 2 at MT-NLG's shape (l = 105, h = 20480, V = 51200, s = 2048): 529,600,778,240, Table 1's 529.6B")
     d.refutes(
         "N = 530B",
         530 * 10**9 * u_param,
@@ -132,10 +132,10 @@ def mfu_throughput_weights() -> Derivation:
     )
     d.defines("ΔMFU", (full - full.subs(P, narayanan)), "the MFU at a stated N less the MFU at Eq. 2's count of the shape")
     d.equals(
-        "6(Ψ − Ψ_Eq2)·R/(nX)", 6 * (P - narayanan) * R_tok / (n * X),
+        "6·ΔΨ·R/(nX)", 6 * (P - narayanan) * R_tok / (n * X),
         "only the 6N term moves: 0.4B parameters more at 65.43K tokens/s on 2240 × 312 TFLOP/s add 0.022 points", aside=True,
     )
-    d.equals("ΔMFU_6N", weights - weights.subs(P, narayanan), "the same difference without the attention, whose term does not depend on N", of="ΔMFU", aside=True)
+    d.equals("ΔMFU_weights", weights - weights.subs(P, narayanan), "the same difference without the attention, whose term does not depend on N", of="ΔMFU", aside=True)
     return d
 
 

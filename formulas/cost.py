@@ -101,7 +101,6 @@ worked_example(
     {"c_gpu": 30000, "c_ref": 1600, "x_thr": 2},
     claimed=10,
     claimed_text="the gap between 4090 and H100 close to 10×",
-    scale_name="×",
 )
 worked_example(
     "S25",
@@ -111,7 +110,6 @@ worked_example(
     {"X": 989 * 10**12, "X_ref": 330 * 10**12},
     claimed=3,
     claimed_text="H100's FP16 compute about 3× the 4090's",
-    scale_name="×",
 )
 worked_example(
     "S26",
@@ -121,7 +119,6 @@ worked_example(
     {"W_mem": "3.35e12", "W_ref": "1.008e12"},
     claimed="3.35",
     claimed_text="memory bandwidth 3.35×",
-    scale_name="×",
     slip="3.35 is the H100's 3.35 TB/s over a 4090 taken at 1 TB/s; its 1008 GB/s gives 3.32",
 )
 worked_example(

@@ -16,6 +16,7 @@ Table 4) and the throughput increase τ₀/τ − 1 of a faster run (Table 5).
 from __future__ import annotations
 
 from formulas.catalogue import Source, formula
+from formulas.examples import worked_example
 from formulas.symbols import (
     B, D, P, R_tok, V, X, X_run, a, c_flop, c_mac, c_token, causal, d_head, h, l, n, s, tau, tau_0,
 )
@@ -136,4 +137,33 @@ training_time_eq3 = formula(
     sources=[NARAYANAN],
     related=["flops.megatron", "conventions.megatron.eq4"],
     symbol_latex=r"T_{Eq.3}",
+)
+
+# --- worked examples (the papers' own figures; llm-formulas validate runs every row) ------------
+worked_example(
+    "Chowdhery-T3",
+    "Megatron-Turing NLG on 2240 A100 at 65.43K tokens/s, PaLM's N = 529.6B, without self-attention",
+    PALM_T3,
+    "utilization.mfu.throughput.weights",
+    {"R_tok": "65.43e3", "P": "529.6e9", "n": 2240, "X": "312e12"},
+    claimed="0.297",
+    claimed_text="29.7 % (with self-attention 30.2 %)",
+)
+worked_example(
+    "Korthikanti-T4",
+    "One layer of the 22B model, full recompute: 27.2 ms forward and backward against the baseline's 19.6 ms",
+    KORTHIKANTI_T4,
+    "utilization.time_overhead",
+    {"tau": "27.2e-3", "tau_0": "19.6e-3"},
+    claimed="0.39",
+    claimed_text="39 % overhead",
+)
+worked_example(
+    "Korthikanti-T5",
+    "The 530B model: 37.83 s per iteration with sequence parallelism and selective recompute, 49.05 s with full recompute",
+    KORTHIKANTI_T5,
+    "utilization.throughput_gain",
+    {"tau": "37.83", "tau_0": "49.05"},
+    claimed="0.297",
+    claimed_text="29.7 % throughput increase",
 )
