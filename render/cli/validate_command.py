@@ -74,7 +74,7 @@ def validate(paper_filter: str | None):
             sources = list(dict.fromkeys(source for w in verdicts if w.row.paper == row.paper for source in w.row.confirmed_by))
             lines.append(f"{row.paper}: confirmed by {'; '.join(sources) if sources else 'no source'}")
         digits = _digits(row.printed_text)
-        verdict = v.verdict
+        verdict = v.verdict + {"round": "", "truncate": " (the paper truncates)", "ceiling": " (printed rounded up)"}[row.rounding]
         if v.verdict == "explained":
             verdict += (f" by {row.explanation.derivation} (the paper's {row.explanation.formula}{_at(row.explanation.inputs)} gives "
                         f"{_shown(v.paper.value / row.scale, digits)}): {row.explanation.cause}")
