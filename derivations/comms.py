@@ -20,20 +20,23 @@ from derivations.engine import Derivation
 from derivations.proof import much_greater, much_less
 from derivations.flops import gemm
 from formulas.catalogue import get
-from formulas.comms import LI_TP, NARAYANAN, NEEDS, PRIMITIVES, SP_NOTE, TABLE4, TABLE5, ZERO
+from formulas.comms import LI_NIC, LI_TP, NARAYANAN, NEEDS, PRIMITIVES, SP_NOTE, TABLE4, TABLE5, ZERO
 from formulas.symbols import (
     B,
     b,
     c_mac,
     D,
     d,
+    g_node,
     h,
+    k_nic,
     l,
     m,
     n,
     P,
     p,
     q,
+    q_fp32,
     q_w,
     r,
     rho,
@@ -44,6 +47,7 @@ from formulas.symbols import (
     v,
     W_alg,
     W_link,
+    W_nic,
     X,
     x_msg,
 )
@@ -407,6 +411,43 @@ def max_degree() -> Derivation:
     return dv
 
 
+def nic_time() -> Derivation:
+    d = Derivation("comms.nic.time", "001's gradient exchange over a machine's NICs", (LI_NIC,))
+    d.defines("x_out", q_fp32 * P, "each GPU sends its fp32 gradients, aggregated over its micro-batches first: 4 bytes per parameter (001: 4 GB for ~1B)")
+    d.defines("x_in", q_fp32 * P, "and receives the averaged gradients back")
+    per_gpu = d.defines("x_GPU", 2 * q_fp32 * P, "per GPU per step (001: 2 × 4 GB)", parts=("x_out", "x_in"))
+    machine = d.defines("x_node", g_node * per_gpu, "the g GPUs of a machine go out through its NICs")
+    d.defines("T", machine / (k_nic * W_nic), "k NICs carry k·W_NIC together")
+    d.concludes("comms.nic.time")
+    return d
+
+
+def nic_count() -> Derivation:
+    d = Derivation("comms.nic.count", "NICs for a time budget, and 001's eight", (LI_NIC,))
+    d.defines("T(k)", get("comms.nic.time").expr, "the exchange time with k NICs (comms.nic.time), falling as 1/k")
+    d.solves("k_τ", 2 * g_node * q_fp32 * P / (tau * W_nic), "the NIC count at which the exchange takes τ", unknown=k_nic, target=tau, of="T(k)")
+    d.concludes("comms.nic.count")
+    article = {g_node: 8, P: 10**9, W_nic: 25 * 10**9}
+    d.refutes(
+        "S29: 8 NICs for under 1 s",
+        sp.Integer(8),
+        "001 asks for 8 ConnectX-6 200 Gb/s NICs for a machine of 8 GPUs so that the 2 × 4 GB per GPU take under 1 s; "
+        "64 GB at 25 GB/s per NIC takes 2.56 NICs for 1 s (3 whole ones). 8 is one NIC per GPU: 0.32 s, and 200 of the "
+        "256 GB/s the GPUs' PCIe Gen4 x16 links send (matching them takes 10.24)",
+        correct=(2 * g_node * q_fp32 * P / (tau * W_nic)).subs({**article, tau: 1}),
+        source=LI_NIC,
+    )
+    d.refutes(
+        "S30: 8 NICs push PCIe Gen4 out",
+        sp.Integer(8),
+        "001's 8 NICs are to push the GPUs' PCIe Gen4 bandwidth out through the network: each x16 link sends 32 GB/s, "
+        "8 GB in 0.25 s, and at that pace the machine's 64 GB need 10.24 NICs of 25 GB/s; 8 carry 78 % of it",
+        correct=(2 * g_node * q_fp32 * P / (tau * W_nic)).subs({**article, tau: sp.Rational(1, 4)}),
+        source=LI_NIC,
+    )
+    return d
+
+
 DERIVATIONS = (
     ring_allreduce,
     *(partial(sends, name) for name in PRIMITIVES if name != "allreduce"),
@@ -433,4 +474,6 @@ DERIVATIONS = (
     attention_intensity,
     required_link,
     max_degree,
+    nic_time,
+    nic_count,
 )

@@ -4,7 +4,7 @@ A row is **reproduced** when the catalogue's formula, at the row's inputs,
 gives the printed figure at its printed precision: some value the formula
 takes while every measured input ranges over its own printed precision
 (the formulas are monotone in each, so the corners bound the range) rounds
-(or truncates, where the paper truncates) to the printed digits.
+(or truncates, or rounds up, as the row says the paper does) to the printed digits.
 It is **explained** when it is not reproduced, the paper's own formula as
 printed (``formulas/conventions.py``) reproduces it, and the named derivation,
 which states the exact difference and its cause, is proved.
@@ -80,6 +80,8 @@ def printed_interval(row: PublishedRow) -> tuple[sp.Rational, sp.Rational]:
     printed, step = row.printed, row.step
     if row.rounding == "truncate":
         low, high = printed, printed + step
+    elif row.rounding == "ceiling":
+        low, high = printed - step, printed
     else:
         low, high = printed - step / 2, printed + step / 2
     return low * row.scale, high * row.scale
@@ -89,6 +91,8 @@ def agrees(evaluation: Evaluation, row: PublishedRow) -> bool:
     low, high = printed_interval(row)
     if row.rounding == "truncate":
         return evaluation.low < high and evaluation.high >= low
+    if row.rounding == "ceiling":
+        return evaluation.low <= high and evaluation.high > low
     return evaluation.low <= high and evaluation.high >= low
 
 

@@ -6,7 +6,12 @@ in τ; selective recompute runs QKᵀ and scores·V of every layer forward again
 ``flops.decoder.attention.scores`` with a·d_head = h, which is 4Bs²hl; the
 attention FLOPs per token are 4lhs over the full square and 2lh(s + 1) over the
 causal triangle; PaLM's per-token count adds three passes of the full square to
-6Ψ; the Eq. 3 training time is D/(B·s) iterations of ``flops.megatron``.
+6Ψ, and without the attention the MFU keeps 6Ψ alone (an approximation whose
+dropped part is the attention's three passes); PaLM Table 3's MT-NLG figures
+are computed with 529.6B, the count of MT-NLG's shape, not the 530B the table
+names (a refutation with the exact MFU difference); the Eq. 3 training time is
+D/(B·s) iterations of ``flops.megatron``; an overhead compares two times of the
+same work, a throughput increase two rates of the same work.
 """
 
 from __future__ import annotations
@@ -15,8 +20,11 @@ import sympy as sp
 
 from derivations.engine import Derivation
 from formulas.catalogue import get
-from formulas.symbols import B, D, P, R_tok, V, X, X_run, a, b, causal, d_head, h, l, mla, n, s, tau
-from formulas.utilization import KAPLAN, KORTHIKANTI, NARAYANAN, PALM
+from derivations.proof import much_less
+from formulas.symbols import B, D, P, R_tok, V, X, X_run, a, b, causal, d_head, h, l, mla, n, s, tau, tau_0, u_param
+from formulas.utilization import KAPLAN, KORTHIKANTI, KORTHIKANTI_T4, KORTHIKANTI_T5, NARAYANAN, PALM, PALM_T3
+
+MTNLG = {l: 105, h: 20480, V: 51200, s: 2048}  # Smith et al. 2022 §2.4 and Narayanan et al. 2021 Table 1: MT-NLG's shape
 
 
 def _model_flops(d: Derivation) -> sp.Basic:
@@ -101,6 +109,55 @@ def mfu_throughput() -> Derivation:
     return d
 
 
+def mfu_throughput_weights() -> Derivation:
+    d = Derivation("utilization.mfu.throughput.weights", "MFU without self-attention, and the N behind PaLM's MT-NLG figures", (PALM, PALM_T3))
+    full = d.defines("MFU", R_tok * get("utilization.training_per_token").expr / (n * X), "the MFU from a token throughput, 6Ψ + 12·l·a·d_head·s per token")
+    weights = d.approximates(
+        "MFU_weights",
+        6 * R_tok * P / (n * X),
+        "Table 3's first figure counts the weights' GEMMs alone: the attention's three passes over the full square are dropped",
+        condition=much_less(2 * l * a * d_head * s, P),
+        dropped=12 * R_tok * l * a * d_head * s / (n * X),
+    )
+    d.concludes("utilization.mfu.throughput.weights")
+    narayanan = get("params.narayanan").expr
+    d.defines("Ψ_MTNLG", narayanan.subs(MTNLG), "Narayanan's Eq. 2 at MT-NLG's shape (l = 105, h = 20480, V = 51200, s = 2048): 529,600,778,240, Table 1's 529.6B")
+    d.refutes(
+        "N = 530B",
+        530 * 10**9 * u_param,
+        "PaLM Table 3 names MT-NLG 530B, but its 29.7 % and 30.2 % are computed with 529.6B: at 530B and 65.43K tokens/s on 2240 "
+        "A100s they are 29.77 % and 30.27 %, which print as 29.8 and 30.3",
+        correct=narayanan.subs(MTNLG),
+        source=PALM_T3,
+    )
+    d.defines("ΔMFU", (full - full.subs(P, narayanan)), "the MFU at a stated N less the MFU at Eq. 2's count of the shape")
+    d.equals(
+        "6·ΔΨ·R/(nX)", 6 * (P - narayanan) * R_tok / (n * X),
+        "only the 6N term moves: 0.4B parameters more at 65.43K tokens/s on 2240 × 312 TFLOP/s add 0.022 points", aside=True,
+    )
+    d.equals("ΔMFU_weights", weights - weights.subs(P, narayanan), "the same difference without the attention, whose term does not depend on N", of="ΔMFU", aside=True)
+    return d
+
+
+def time_overhead() -> Derivation:
+    d = Derivation("utilization.time_overhead", "Overhead of a measured time over its baseline", (KORTHIKANTI_T4,))
+    d.defines("Δτ", tau - tau_0, "the time the run takes beyond the baseline's (negative when it is faster)")
+    d.defines("δ_τ", (tau - tau_0) / tau_0, "over the baseline's time")
+    d.equals("τ/τ₀ − 1", tau / tau_0 - 1, "the ratio of the two times, less one")
+    d.concludes("utilization.time_overhead")
+    return d
+
+
+def throughput_gain() -> Derivation:
+    d = Derivation("utilization.throughput_gain", "Throughput increase of a faster run", (KORTHIKANTI_T5,))
+    rate = d.defines("R", B / tau, "B sequences per iteration of τ: the run's throughput")
+    base = d.defines("R₀", B / tau_0, "the same B sequences in the baseline's τ₀")
+    d.defines("γ", sp.Mul(rate, sp.Pow(base, -1, evaluate=False), evaluate=False) - 1, "the throughput's gain over the baseline's")
+    d.equals("τ₀/τ − 1", tau_0 / tau - 1, "B cancels: the inverse ratio of the times, less one")
+    d.concludes("utilization.throughput_gain")
+    return d
+
+
 def training_time_megatron() -> Derivation:
     d = Derivation("utilization.training_time.megatron", "Training time by Narayanan's Eq. 3", (NARAYANAN,))
     per_iteration = get("flops.megatron").expr
@@ -118,5 +175,8 @@ DERIVATIONS = (
     attention_per_token,
     training_per_token,
     mfu_throughput,
+    mfu_throughput_weights,
     training_time_megatron,
+    time_overhead,
+    throughput_gain,
 )

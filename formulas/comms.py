@@ -12,6 +12,11 @@ b·s·h backward to each neighbour; DP all-reduces the Ψ/(t·p) gradients once 
 iteration; ZeRO-1/2 move 2Ψ, ZeRO-3 3Ψ. Required bandwidth = traffic / (r ×
 compute time of the same span): TP ∝ t/h, PP ∝ 1/(h·l/p), DP ∝ d/(B·s).
 001's largest useful TP degree: 2·3·(h/t)/q FLOP per byte ≥ X/(W_link/2).
+001's data parallelism over PCIe: each GPU sends its fp32 gradients and gets the
+averages back, 2·4Ψ bytes a step; the g GPUs of a machine share its k NICs,
+so the exchange takes 2·g·4Ψ/(k·W_NIC), and a budget τ needs 2·g·4Ψ/(τ·W_NIC)
+NICs. Its "8 ConnectX-6 for 8 GPUs" is one NIC per GPU: 0.32 s, where under
+1 s needs 2.56 NICs and matching PCIe Gen4 x16's 32 GB/s needs 10.24.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ import sympy as sp
 
 from formulas.catalogue import Condition, Source, divides, formula
 from formulas.examples import worked_example
-from formulas.symbols import B, P, U, W_alg, W_link, X, b, c_mac, d, h, l, m, n, p, q, q_w, r, rho, s, t, v, x_msg
+from formulas.symbols import (
+    B, P, U, W_alg, W_link, W_nic, X, b, c_mac, d, g_node, h, k_nic, l, m, n, p, q, q_fp32, q_w, r, rho, s, t, tau, v, x_msg,
+)
 
 TABLE5 = Source("000", "§3.3.2.2, Table 5 (NCCL ring/tree redundancy)")
 TABLE4 = Source("000", "§3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)")
@@ -290,6 +297,26 @@ max_degree = formula(
     symbol_latex=r"t_{max}",
 )
 
+LI_NIC = Source("001", "data parallelism over PCIe: 80 micro-batches aggregated, 8 ConnectX-6 200 Gbps RDMA NICs for 8 GPUs")
+nic_time = formula(
+    "comms.nic.time",
+    2 * g_node * q_fp32 * P / (k_nic * W_nic),
+    "second",
+    "time a machine's k NICs take to send each of its g GPUs' fp32 gradients (Ψ parameters per GPU) and receive the averages back",
+    sources=[LI_NIC],
+    related=["comms.nic.count", "comms.dp.per_iteration"],
+    symbol_latex=r"T_{NIC}",
+)
+nic_count = formula(
+    "comms.nic.count",
+    2 * g_node * q_fp32 * P / (tau * W_nic),
+    "1",
+    "NICs a machine needs to send its g GPUs' fp32 gradients and receive the averages back within τ",
+    sources=[LI_NIC],
+    related=["comms.nic.time"],
+    symbol_latex=r"k_{NIC}^{\tau}",
+)
+
 # --- worked examples (SOURCES.md) ---------------------------------------------------
 _LI_TP_CASE = Source("001", "tensor parallelism: 384, 859 GB/s, t ≤ 2.4 / 11 / 4.8 / 1.6")
 worked_example(
@@ -329,3 +356,34 @@ for _case, _gpu, _flops, _link, _claimed in (
         claimed_text=f"t ≤ {_claimed}",
         slip="001 prints 4.8; its own figures give 4.97" if _link == 400 else "",
     )
+_NIC = {"g_node": 8, "P": 10**9, "W_nic": 25 * 10**9}  # 001: 8 GPUs a machine, ~1B parameters a stage, ConnectX-6 200 Gb/s
+worked_example(
+    "S28",
+    "LLaMA-2 70B on 80 stages of ~1B parameters, 8 GPUs and 8 ConnectX-6 NICs a machine: the gradient exchange of one step",
+    LI_NIC,
+    "comms.nic.time",
+    {**_NIC, "k_nic": 8},
+    claimed=None,
+    claimed_text="communication under 1 s of a 48 s step (80 micro-batches × 0.6 s)",
+    scale_name="s",
+)
+worked_example(
+    "S29",
+    "The same exchange within 1 s: NICs a machine of 8 GPUs needs",
+    LI_NIC,
+    "comms.nic.count",
+    {**_NIC, "tau": 1},
+    claimed=8,
+    claimed_text="basically 8 ConnectX-6 200 Gbps RDMA NICs for 8 GPUs",
+    slip="under 1 s takes 2.56 NICs (3 whole ones); 8 is one NIC per GPU, which exchanges in 0.32 s",
+)
+worked_example(
+    "S30",
+    "The same exchange at PCIe Gen4 x16's pace (8 GB at 32 GB/s one way: 0.25 s): NICs that push it all out",
+    LI_NIC,
+    "comms.nic.count",
+    {**_NIC, "tau": "1/4"},
+    claimed=8,
+    claimed_text="enough NICs to push PCIe Gen4's bandwidth out through the network: basically 8",
+    slip="matching PCIe Gen4 x16 takes 10.24 NICs; 8 carry 200 of the 256 GB/s the 8 GPUs' links send (78 %)",
+)

@@ -8,6 +8,10 @@ Inputs the paper itself measured and printed (a rate, an iteration time, a
 token count) are ``measured``: they carry their printed precision too.
 A row whose figure follows a paper's own convention names the formula as the
 paper printed it and the derivation that proves the difference (``explained``).
+Each file lists the sources that confirmed its rows against the paper's text
+(``confirmed_by``: a section or table of the paper, or a repository, path and
+commit), each for all rows or for the rows whose id starts with one of its
+``rows`` prefixes; a row no source confirmed says so (``unverified``).
 Numbers are read exactly (``Fraction``), never evaluated as code.
 """
 
@@ -22,7 +26,8 @@ from importlib import resources
 
 import sympy as sp
 
-Rounding = str  # "round" (to the nearest printed digit) or "truncate" (digits cut off)
+Rounding = str  # "round" (to the nearest printed digit), "truncate" (digits cut off) or "ceiling" (rounded up)
+ROUNDINGS = ("round", "truncate", "ceiling")
 
 
 def exact(text: str | int) -> sp.Rational:
@@ -74,6 +79,8 @@ class PublishedRow:
     rounding: Rounding
     explanation: Explanation | None
     note: str
+    confirmed_by: tuple[str, ...] = ()
+    unverified: str = ""  # why no source confirmed the row (empty when one did)
 
     @property
     def printed(self) -> sp.Rational:
@@ -94,14 +101,28 @@ def _inputs(mapping: dict) -> tuple[tuple[str, sp.Rational], ...]:
     return tuple((name, exact(value)) for name, value in mapping.items())
 
 
-def _row(paper: str, url: str, raw: dict) -> PublishedRow:
+def _confirmations(raw_id: str, sources: list) -> tuple[str, ...]:
+    """The sources of a file that cover one row: those for every row, and those whose prefixes match its id."""
+    found = []
+    for entry in sources:
+        prefixes = entry.get("rows")
+        if prefixes is None or any(raw_id.startswith(prefix) for prefix in prefixes):
+            found.append(entry["source"])
+    return tuple(found)
+
+
+def _row(paper: str, url: str, raw: dict, sources: list = ()) -> PublishedRow:
     explained = raw.get("explained")
     explanation = None
     if explained:
         explanation = Explanation(explained["formula"], _inputs(explained.get("inputs", {})), explained["derivation"], explained["cause"])
     rounding = raw.get("rounding", "round")
-    if rounding not in ("round", "truncate"):
-        raise ValueError(f"{raw['id']}: rounding must be 'round' or 'truncate', not {rounding!r}")
+    if rounding not in ROUNDINGS:
+        raise ValueError(f"{raw['id']}: rounding must be one of {', '.join(ROUNDINGS)}, not {rounding!r}")
+    unverified = raw.get("unverified", "")
+    confirmed = () if unverified else _confirmations(raw["id"], list(sources))
+    if not unverified and not confirmed:
+        raise ValueError(f"{raw['id']}: no source of its file confirms it and it is not marked unverified")
     return PublishedRow(
         id=raw["id"],
         paper=paper,
@@ -117,6 +138,8 @@ def _row(paper: str, url: str, raw: dict) -> PublishedRow:
         rounding=rounding,
         explanation=explanation,
         note=raw.get("note", ""),
+        confirmed_by=confirmed,
+        unverified=unverified,
     )
 
 
@@ -129,7 +152,7 @@ def published_rows() -> tuple[PublishedRow, ...]:
         if not entry.name.endswith(".json"):
             continue
         document = json.loads(entry.read_text(encoding="utf-8"))
-        rows.extend(_row(document["paper"], document["url"], raw) for raw in document["rows"])
+        rows.extend(_row(document["paper"], document["url"], raw, document["confirmed_by"]) for raw in document["rows"])
     ids = [row.id for row in rows]
     if len(set(ids)) != len(ids):
         raise ValueError(f"published row ids used twice: {sorted({i for i in ids if ids.count(i) > 1})}")

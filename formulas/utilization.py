@@ -6,21 +6,28 @@ F_model = 72·B·s·l·h²(1 + s/6h + V/12lh), and its hardware counterpart unde
 selective recompute, which also runs QKᵀ and scores·V forward again
 (4·B·s²·h·l more; Korthikanti et al. 2022 §6); MFU from a token throughput with
 the full-square attention count 6Ψ + 12·l·a·d_head·s per token (Chowdhery et
-al. 2022, Appendix B); the attention FLOPs per token, full square or causal;
-and the training time of Narayanan's Eq. 3 at a measured rate.
+al. 2022, Appendix B), and without self-attention, 6Ψ (PaLM Table 3's first
+figure); the attention FLOPs per token, full square or causal; the training
+time of Narayanan's Eq. 3 at a measured rate; and two measured times against
+each other: the overhead τ/τ₀ − 1 of a run over its baseline (Korthikanti
+Table 4) and the throughput increase τ₀/τ − 1 of a faster run (Table 5).
 """
 
 from __future__ import annotations
 
 from formulas.catalogue import Source, formula
+from formulas.examples import worked_example
 from formulas.symbols import (
-    B, D, P, R_tok, V, X, X_run, a, c_flop, c_mac, c_token, causal, d_head, h, l, n, s, tau,
+    B, D, P, R_tok, V, X, X_run, a, c_flop, c_mac, c_token, causal, d_head, h, l, n, s, tau, tau_0,
 )
 
 NARAYANAN = Source("narayanan2021", "Table 1; §5.1, Eq. 3")
 KORTHIKANTI = Source("korthikanti2022", "§6, model and hardware FLOPs")
 PALM = Source("chowdhery2022", "Appendix B, model FLOPs utilization")
 KAPLAN = Source("kaplan2020", "§2.1, Table 1")
+PALM_T3 = Source("chowdhery2022", "Table 3, MFU without and with self-attention")
+KORTHIKANTI_T4 = Source("korthikanti2022", "Table 4, time overheads of one layer")
+KORTHIKANTI_T5 = Source("korthikanti2022", "Table 5, throughput increase")
 
 MODEL_FLOPS = 36 * c_mac * B * s * l * h**2 * (1 + s / (6 * h) + V / (12 * l * h))  # 72Bslh²(…) FLOP
 SELECTIVE_RECOMPUTE = 2 * c_mac * B * s**2 * h * l  # 4Bs²hl: QKᵀ and scores·V of every layer, forward once more
@@ -95,6 +102,33 @@ mfu_throughput = formula(
     related=["utilization.training_per_token"],
     symbol_latex=r"MFU_{tok}",
 )
+mfu_throughput_weights = formula(
+    "utilization.mfu.throughput.weights",
+    R_tok * 3 * c_flop * P / (n * X),
+    "1",
+    "model FLOPs utilization from a token throughput without self-attention: R·6Ψ/(n·X) (PaLM Table 3's first figure)",
+    sources=[PALM, PALM_T3],
+    related=["utilization.mfu.throughput"],
+    symbol_latex=r"MFU_{tok}^{6N}",
+)
+time_overhead = formula(
+    "utilization.time_overhead",
+    tau / tau_0 - 1,
+    "1",
+    "overhead of a measured time over its baseline's for the same work: τ/τ₀ − 1 (negative when it is faster)",
+    sources=[KORTHIKANTI_T4],
+    related=["utilization.throughput_gain"],
+    symbol_latex=r"\delta_{\tau}",
+)
+throughput_gain = formula(
+    "utilization.throughput_gain",
+    tau_0 / tau - 1,
+    "1",
+    "throughput increase of a run that does the baseline's work in τ instead of τ₀: τ₀/τ − 1",
+    sources=[KORTHIKANTI_T5],
+    related=["utilization.time_overhead"],
+    symbol_latex=r"\gamma_{\tau}",
+)
 training_time_eq3 = formula(
     "utilization.training_time.megatron",
     48 * c_mac * D * l * h**2 * (1 + s / (6 * h) + V / (16 * l * h)) / (c_token * n * X_run),
@@ -103,4 +137,33 @@ training_time_eq3 = formula(
     sources=[NARAYANAN],
     related=["flops.megatron", "conventions.megatron.eq4"],
     symbol_latex=r"T_{Eq.3}",
+)
+
+# --- worked examples (the papers' own figures; llm-formulas validate runs every row) ------------
+worked_example(
+    "Chowdhery-T3",
+    "Megatron-Turing NLG on 2240 A100 at 65.43K tokens/s, PaLM's N = 529.6B, without self-attention",
+    PALM_T3,
+    "utilization.mfu.throughput.weights",
+    {"R_tok": "65.43e3", "P": "529.6e9", "n": 2240, "X": "312e12"},
+    claimed="0.297",
+    claimed_text="29.7 % (with self-attention 30.2 %)",
+)
+worked_example(
+    "Korthikanti-T4",
+    "One layer of the 22B model, full recompute: 27.2 ms forward and backward against the baseline's 19.6 ms",
+    KORTHIKANTI_T4,
+    "utilization.time_overhead",
+    {"tau": "27.2e-3", "tau_0": "19.6e-3"},
+    claimed="0.39",
+    claimed_text="39 % overhead",
+)
+worked_example(
+    "Korthikanti-T5",
+    "The 530B model: 37.83 s per iteration with sequence parallelism and selective recompute, 49.05 s with full recompute",
+    KORTHIKANTI_T5,
+    "utilization.throughput_gain",
+    {"tau": "37.83", "tau_0": "49.05"},
+    claimed="0.297",
+    claimed_text="29.7 % throughput increase",
 )

@@ -1,8 +1,10 @@
 """``llm-formulas validate``: the published figures of ``formulas/published/`` against the catalogue.
 
-Prints, per row, the paper's value, ours, the difference and the verdict
-(reproduced, or explained by the named derivation with its cause); ``--json``
-gives the same rows. Exit code 1 when any row differs unexplained.
+Prints, per paper, the sources that confirmed its rows against the paper's
+text; per row, the paper's value, ours, the difference and the verdict
+(reproduced, or explained by the named derivation with its cause), and for a
+row no source confirmed, why; ``--json`` gives the same rows. Exit code 1 when
+any row differs unexplained.
 """
 
 from __future__ import annotations
@@ -17,6 +19,11 @@ def _digits(printed: str) -> int:
     """Significant digits to show ours with: two more than the paper printed."""
     mantissa = printed.lower().split("e")[0].lstrip("-").replace(".", "").lstrip("0")
     return max(len(mantissa), 1) + 2
+
+
+def _at(inputs) -> str:
+    """The inputs a paper's convention changes, as a reader reads them: `` at P = 5.296e+11``."""
+    return "".join(f"{' at' if i == 0 else ','} {name} = {float(value):.6g}" for i, (name, value) in enumerate(inputs))
 
 
 def validate(paper_filter: str | None):
@@ -47,7 +54,10 @@ def validate(paper_filter: str | None):
             "difference": number_json(v.difference),
             "relative_difference": number_json(v.difference / row.printed),
             "verdict": v.verdict,
+            "confirmed_by": list(row.confirmed_by),
         }
+        if row.unverified:
+            entry["unverified"] = row.unverified
         if row.explanation is not None and v.paper is not None:
             entry.update(
                 {
@@ -60,22 +70,32 @@ def validate(paper_filter: str | None):
         if row.note:
             entry["note"] = row.note
         rows.append(entry)
+        if row.paper != (verdicts[len(rows) - 2].row.paper if len(rows) > 1 else None):
+            sources = list(dict.fromkeys(source for w in verdicts if w.row.paper == row.paper for source in w.row.confirmed_by))
+            lines.append(f"{row.paper}: confirmed by {'; '.join(sources) if sources else 'no source'}")
         digits = _digits(row.printed_text)
-        verdict = v.verdict
+        verdict = v.verdict + {"round": "", "truncate": " (the paper truncates)", "ceiling": " (printed rounded up)"}[row.rounding]
         if v.verdict == "explained":
-            verdict += (f" by {row.explanation.derivation} (the paper's {row.explanation.formula} gives "
+            verdict += (f" by {row.explanation.derivation} (the paper's {row.explanation.formula}{_at(row.explanation.inputs)} gives "
                         f"{_shown(v.paper.value / row.scale, digits)}): {row.explanation.cause}")
         lines.append(
             f"{row.id}  paper {row.printed_text} {row.unit}  ours {_shown(v.ours_scaled, digits)}"
             f"  diff {_shown(v.difference, 3)} ({float(v.difference / row.printed):+.1%})  {verdict}"
+            + (f"  [unverified: {row.unverified}]" if row.unverified else "")
         )
     counts = {name: sum(1 for v in verdicts if v.verdict == name) for name in ("reproduced", "explained", "differs")}
     papers = len({v.row.paper for v in verdicts})
+    unverified = [v.row.id for v in verdicts if v.row.unverified]
+    lines.append(
+        f"sources: {len(verdicts) - len(unverified)} of {len(verdicts)} rows confirmed against the papers' text or repositories"
+        + (f"; not confirmed: {', '.join(unverified)}" if unverified else "")
+    )
     summary = (
         f"validate: {len(verdicts)} published figures from {papers} papers: "
         f"{counts['reproduced']} reproduced, {counts['explained']} explained, {counts['differs']} differ"
     )
-    doc = {"rows": rows, "summary": {"rows": len(verdicts), "papers": papers, **counts}}
+    doc = {"rows": rows, "summary": {"rows": len(verdicts), "papers": papers, **counts,
+                                     "confirmed": len(verdicts) - len(unverified), "unverified": unverified}}
     return Result(doc, "\n".join(lines + [summary]), 1 if counts["differs"] else 0)
 
 

@@ -2387,6 +2387,54 @@ def comms_tp_max_degree(h, X, W_link, q):
     return 3*W_link*h/(X*q)
 
 
+def comms_nic_time(P, g_node, k_nic, W_nic):
+    r"""time a machine's k NICs take to send each of its g GPUs' fp32 gradients (Ψ parameters per GPU) and receive the averages back.
+
+    comms.nic.time [second] = 8*P*g_node/(W_nic*k_nic)
+
+    LaTeX: T_{NIC} = \frac{8 \Psi g_{node}}{W_{NIC} k_{NIC}}
+
+    Args:
+        P: parameters [parameter]
+        g_node: GPUs in one machine, sharing its network cards [1]
+        k_nic: network cards (NICs) in one machine [1]
+        W_nic: one-way bandwidth of one network card (ConnectX-6 200 Gb/s: 25 GB/s) [byte/second]
+
+    Returns: time a machine's k NICs take to send each of its g GPUs' fp32 gradients (Ψ parameters per GPU) and receive the averages back [second]
+
+    Sources: Li Bojie (001), data parallelism over PCIe: 80 micro-batches aggregated, 8 ConnectX-6 200 Gbps RDMA NICs for 8 GPUs
+    """
+    P = numpy.asarray(P, dtype=numpy.float64)
+    g_node = numpy.asarray(g_node, dtype=numpy.float64)
+    k_nic = numpy.asarray(k_nic, dtype=numpy.float64)
+    W_nic = numpy.asarray(W_nic, dtype=numpy.float64)
+    return 8*P*g_node/(W_nic*k_nic)
+
+
+def comms_nic_count(P, tau, g_node, W_nic):
+    r"""NICs a machine needs to send its g GPUs' fp32 gradients and receive the averages back within τ.
+
+    comms.nic.count [1] = 8*P*g_node/(W_nic*tau)
+
+    LaTeX: k_{NIC}^{\tau} = \frac{8 \Psi g_{node}}{W_{NIC} \tau}
+
+    Args:
+        P: parameters [parameter]
+        tau: a wall-clock time span (a deadline, a pipeline slot, a per-token budget) [second]
+        g_node: GPUs in one machine, sharing its network cards [1]
+        W_nic: one-way bandwidth of one network card (ConnectX-6 200 Gb/s: 25 GB/s) [byte/second]
+
+    Returns: NICs a machine needs to send its g GPUs' fp32 gradients and receive the averages back within τ [1]
+
+    Sources: Li Bojie (001), data parallelism over PCIe: 80 micro-batches aggregated, 8 ConnectX-6 200 Gbps RDMA NICs for 8 GPUs
+    """
+    P = numpy.asarray(P, dtype=numpy.float64)
+    tau = numpy.asarray(tau, dtype=numpy.float64)
+    g_node = numpy.asarray(g_node, dtype=numpy.float64)
+    W_nic = numpy.asarray(W_nic, dtype=numpy.float64)
+    return 8*P*g_node/(W_nic*tau)
+
+
 def cluster_bubble(p, m):
     r"""pipeline bubble of GPipe/1F1B: idle time over ideal compute time, p stages, m micro-batches.
 
@@ -7313,6 +7361,70 @@ def utilization_mfu_throughput(s, a, d_head, l, n, P, X, R_tok):
     return R_tok*(6*P + 12*a*d_head*l*s)/(X*n)
 
 
+def utilization_mfu_throughput_weights(n, P, X, R_tok):
+    r"""model FLOPs utilization from a token throughput without self-attention: R·6Ψ/(n·X) (PaLM Table 3's first figure).
+
+    utilization.mfu.throughput.weights [1] = 6*P*R_tok/(X*n)
+
+    LaTeX: MFU_{tok}^{6N} = \frac{6 \Psi R_{tok}}{X n}
+
+    Args:
+        n: GPUs (workers) [1]
+        P: parameters [parameter]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        R_tok: training throughput of the whole cluster [token/second]
+
+    Returns: model FLOPs utilization from a token throughput without self-attention: R·6Ψ/(n·X) (PaLM Table 3's first figure) [1]
+
+    Sources: Chowdhery et al. 2022, Appendix B, model FLOPs utilization; Chowdhery et al. 2022, Table 3, MFU without and with self-attention
+    """
+    n = numpy.asarray(n, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    R_tok = numpy.asarray(R_tok, dtype=numpy.float64)
+    return 6*P*R_tok/(X*n)
+
+
+def utilization_time_overhead(tau, tau_0):
+    r"""overhead of a measured time over its baseline's for the same work: τ/τ₀ − 1 (negative when it is faster).
+
+    utilization.time_overhead [1] = tau/tau_0 - 1
+
+    LaTeX: \delta_{\tau} = \frac{\tau}{\tau_0} - 1
+
+    Args:
+        tau: a wall-clock time span (a deadline, a pipeline slot, a per-token budget) [second]
+        tau_0: the baseline's time for the same work (the run another is compared against) [second]
+
+    Returns: overhead of a measured time over its baseline's for the same work: τ/τ₀ − 1 (negative when it is faster) [1]
+
+    Sources: Korthikanti et al. 2022, Table 4, time overheads of one layer
+    """
+    tau = numpy.asarray(tau, dtype=numpy.float64)
+    tau_0 = numpy.asarray(tau_0, dtype=numpy.float64)
+    return tau/tau_0 - 1
+
+
+def utilization_throughput_gain(tau, tau_0):
+    r"""throughput increase of a run that does the baseline's work in τ instead of τ₀: τ₀/τ − 1.
+
+    utilization.throughput_gain [1] = -1 + tau_0/tau
+
+    LaTeX: \gamma_{\tau} = -1 + \frac{\tau_0}{\tau}
+
+    Args:
+        tau: a wall-clock time span (a deadline, a pipeline slot, a per-token budget) [second]
+        tau_0: the baseline's time for the same work (the run another is compared against) [second]
+
+    Returns: throughput increase of a run that does the baseline's work in τ instead of τ₀: τ₀/τ − 1 [1]
+
+    Sources: Korthikanti et al. 2022, Table 5, throughput increase
+    """
+    tau = numpy.asarray(tau, dtype=numpy.float64)
+    tau_0 = numpy.asarray(tau_0, dtype=numpy.float64)
+    return -1 + tau_0/tau
+
+
 def utilization_training_time_megatron(s, h, l, V, n, D, X_run):
     r"""training time by Narayanan's Eq. 3: D/(B·s) iterations of 96·B·s·l·h²(1 + s/6h + V/16lh) FLOPs at n·X_run.
 
@@ -7653,6 +7765,88 @@ def cost_tokens_per_dollar(P, X, U, c_rent):
     U = numpy.asarray(U, dtype=numpy.float64)
     c_rent = numpy.asarray(c_rent, dtype=numpy.float64)
     return 600*U*X/(P*c_rent)
+
+
+def cost_breakeven_rent(c_gpu, N_pay):
+    r"""rent per GPU-hour at which a GPU rented out around the clock earns its price in N months.
+
+    cost.breakeven_rent [dollar] = c_gpu/(720*N_pay)
+
+    LaTeX: c_{GPU\cdot h}^{N} = \frac{c_{GPU}}{720 N_{pay}}
+
+    Args:
+        c_gpu: purchase price of one GPU [dollar]
+        N_pay: months in which a GPU rented out is to earn its purchase price [1]
+
+    Returns: rent per GPU-hour at which a GPU rented out around the clock earns its price in N months [dollar]
+
+    Sources: Li Bojie (001), GPU prices, rental and payback
+    """
+    c_gpu = numpy.asarray(c_gpu, dtype=numpy.float64)
+    N_pay = numpy.asarray(N_pay, dtype=numpy.float64)
+    return (1/720)*c_gpu/N_pay
+
+
+def cost_value_ratio(c_gpu, c_ref, x_thr):
+    r"""throughput per dollar of the cheaper GPU over the dearer one's: the price ratio over the throughput ratio.
+
+    cost.value_ratio [1] = c_gpu/(c_ref*x_thr)
+
+    LaTeX: V_{ref}/V = \frac{c_{GPU}}{c_{ref} x_{thr}}
+
+    Args:
+        c_gpu: purchase price of one GPU [dollar]
+        c_ref: purchase price of the GPU compared against (the cheaper one: an RTX 4090 at $1,600) [dollar]
+        x_thr: training throughput of one GPU over the compared GPU's (measured: LambdaLabs, H100 about 2× a 4090) [1]
+
+    Returns: throughput per dollar of the cheaper GPU over the dearer one's: the price ratio over the throughput ratio [1]
+
+    Sources: Li Bojie (001), LambdaLabs' single-GPU training throughput and throughput per dollar: H100 against RTX 4090
+    """
+    c_gpu = numpy.asarray(c_gpu, dtype=numpy.float64)
+    c_ref = numpy.asarray(c_ref, dtype=numpy.float64)
+    x_thr = numpy.asarray(x_thr, dtype=numpy.float64)
+    return c_gpu/(c_ref*x_thr)
+
+
+def cost_compute_ratio(X, X_ref):
+    r"""peak FLOP/s of one GPU over the compared GPU's.
+
+    cost.compute_ratio [1] = X/X_ref
+
+    LaTeX: X/X_{ref} = \frac{X}{X_{ref}}
+
+    Args:
+        X: peak FLOP/s of one GPU [FLOP/second]
+        X_ref: peak FLOP/s of the GPU compared against [FLOP/second]
+
+    Returns: peak FLOP/s of one GPU over the compared GPU's [1]
+
+    Sources: Li Bojie (001), LambdaLabs' single-GPU training throughput and throughput per dollar: H100 against RTX 4090
+    """
+    X = numpy.asarray(X, dtype=numpy.float64)
+    X_ref = numpy.asarray(X_ref, dtype=numpy.float64)
+    return X/X_ref
+
+
+def cost_bandwidth_ratio(W_mem, W_ref):
+    r"""memory bandwidth of one GPU over the compared GPU's.
+
+    cost.bandwidth_ratio [1] = W_mem/W_ref
+
+    LaTeX: W_{mem}/W_{ref} = \frac{W_{mem}}{W_{ref}}
+
+    Args:
+        W_mem: memory bandwidth [byte/second]
+        W_ref: memory bandwidth of the GPU compared against [byte/second]
+
+    Returns: memory bandwidth of one GPU over the compared GPU's [1]
+
+    Sources: Li Bojie (001), LambdaLabs' single-GPU training throughput and throughput per dollar: H100 against RTX 4090
+    """
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    W_ref = numpy.asarray(W_ref, dtype=numpy.float64)
+    return W_mem/W_ref
 
 
 def reliability_cluster_mtbf(n, M_fail):
@@ -8329,6 +8523,8 @@ FORMULAS = {
     'comms.tp.attention_intensity': comms_tp_attention_intensity,
     'comms.tp.required_link': comms_tp_required_link,
     'comms.tp.max_degree': comms_tp_max_degree,
+    'comms.nic.time': comms_nic_time,
+    'comms.nic.count': comms_nic_count,
     'cluster.bubble': cluster_bubble,
     'cluster.bubble.interleaved': cluster_bubble_interleaved,
     'cluster.amdahl': cluster_amdahl,
@@ -8466,6 +8662,9 @@ FORMULAS = {
     'utilization.attention_per_token': utilization_attention_per_token,
     'utilization.training_per_token': utilization_training_per_token,
     'utilization.mfu.throughput': utilization_mfu_throughput,
+    'utilization.mfu.throughput.weights': utilization_mfu_throughput_weights,
+    'utilization.time_overhead': utilization_time_overhead,
+    'utilization.throughput_gain': utilization_throughput_gain,
     'utilization.training_time.megatron': utilization_training_time_megatron,
     'conventions.korthikanti.hfu': conventions_korthikanti_hfu,
     'conventions.korthikanti.overhead': conventions_korthikanti_overhead,
@@ -8481,6 +8680,10 @@ FORMULAS = {
     'cost.wall_clock': cost_wall_clock,
     'cost.payback_months': cost_payback_months,
     'cost.tokens_per_dollar': cost_tokens_per_dollar,
+    'cost.breakeven_rent': cost_breakeven_rent,
+    'cost.value_ratio': cost_value_ratio,
+    'cost.compute_ratio': cost_compute_ratio,
+    'cost.bandwidth_ratio': cost_bandwidth_ratio,
     'reliability.cluster_mtbf': reliability_cluster_mtbf,
     'reliability.checkpoint.size': reliability_checkpoint_size,
     'reliability.checkpoint.time': reliability_checkpoint_time,
@@ -8606,6 +8809,8 @@ INPUTS = {
     'comms.tp.attention_intensity': ('h', 't', 'q'),
     'comms.tp.required_link': ('h', 't', 'X', 'q'),
     'comms.tp.max_degree': ('h', 'X', 'W_link', 'q'),
+    'comms.nic.time': ('P', 'g_node', 'k_nic', 'W_nic'),
+    'comms.nic.count': ('P', 'tau', 'g_node', 'W_nic'),
     'cluster.bubble': ('p', 'm'),
     'cluster.bubble.interleaved': ('p', 'm', 'v'),
     'cluster.amdahl': ('n', 'f'),
@@ -8743,6 +8948,9 @@ INPUTS = {
     'utilization.attention_per_token': ('s', 'h', 'l', 'causal'),
     'utilization.training_per_token': ('s', 'a', 'd_head', 'l', 'P'),
     'utilization.mfu.throughput': ('s', 'a', 'd_head', 'l', 'n', 'P', 'X', 'R_tok'),
+    'utilization.mfu.throughput.weights': ('n', 'P', 'X', 'R_tok'),
+    'utilization.time_overhead': ('tau', 'tau_0'),
+    'utilization.throughput_gain': ('tau', 'tau_0'),
     'utilization.training_time.megatron': ('s', 'h', 'l', 'V', 'n', 'D', 'X_run'),
     'conventions.korthikanti.hfu': ('B', 's', 'h', 'l', 'V', 'n', 'X', 'tau'),
     'conventions.korthikanti.overhead': ('s', 'h', 'l', 'V'),
@@ -8758,6 +8966,10 @@ INPUTS = {
     'cost.wall_clock': ('n', 'H_gpu'),
     'cost.payback_months': ('c_rent', 'c_gpu'),
     'cost.tokens_per_dollar': ('P', 'X', 'U', 'c_rent'),
+    'cost.breakeven_rent': ('c_gpu', 'N_pay'),
+    'cost.value_ratio': ('c_gpu', 'c_ref', 'x_thr'),
+    'cost.compute_ratio': ('X', 'X_ref'),
+    'cost.bandwidth_ratio': ('W_mem', 'W_ref'),
     'reliability.cluster_mtbf': ('n', 'M_fail'),
     'reliability.checkpoint.size': ('P',),
     'reliability.checkpoint.time': ('P', 'W_store'),

@@ -1,4 +1,4 @@
-"""Lesson: cost. What did DeepSeek-V3 cost to rent, and when does a GPU pay for itself?"""
+"""Lesson: cost. What did DeepSeek-V3 cost to rent, when does a GPU pay for itself, and what does a dollar buy on an H100 or a 4090?"""
 
 from render.documents.notebooks import code, markdown
 
@@ -42,13 +42,52 @@ Buying instead of renting changes the question to when the GPU pays for itself. 
 article says an H100 rented out at list price pays back in about seven months, which implies
 about $7.9 per GPU-hour for a card bought near $40,000; at DeepSeek's $2 it takes 28 months.
 The formula ignores power, hosting and the fact that a rented GPU is rarely busy around the
-clock; each of those lengthens the payback. The RTX 4090 sits at the other end: $1,600 for
-about a third of an H100's dense FP16 rate with FP16 accumulation and a third of its memory
-bandwidth, which is why the article finds it up to twice as good per dollar for serving (where
-memory bandwidth per dollar decides) and useless for training large models (where the missing
-NVLink and the 24 GB decide). A negative or zero price is refused by every command that takes
+clock; each of those lengthens the payback. A negative or zero price is refused by every command that takes
 one. Reading a cost in a paper, ask what it counts: the final run, the compute of the whole
 project, or the cluster; and at whose price.
+
+## An H100 against an RTX 4090, per dollar
+
+The article's comparison of the two cards survives only as text (LambdaLabs' tables were
+images): the H100 trains about twice as fast as a 4090 on one card, has about three times its
+dense FP16 rate and 3.35 times its memory bandwidth, sells for about $30,000 against the 4090's
+$1,600, and so trains "close to 10×" fewer tokens per dollar. Throughput per dollar is the
+throughput over the price, so the ratio of two cards' values is the price ratio over the
+throughput ratio, and the throughput itself cancels:
+"""),
+    code("""
+derive("cost.value_ratio")
+put("cost.value_ratio", c_gpu=30000, c_ref=1600, x_thr=2)
+put("cost.compute_ratio", X=989 * 10**12, X_ref=330 * 10**12)
+put("cost.bandwidth_ratio", W_mem=gpu("h100-sxm")["W_mem"], W_ref=gpu("rtx4090")["W_mem"])
+put("cost.breakeven_rent", c_gpu=30000, N_pay=7)"""),
+    markdown("""
+9.4 at $30,000, 12.5 at the $40,000 of the article's Microsoft arithmetic. The bandwidth ratio
+is 3.32, not 3.35: the article divided the H100's 3.35 TB/s by a 4090 taken at 1 TB/s (its
+datasheet says 1008 GB/s), a slip the errata list. The seven-month payback cannot be reproduced,
+because the article never prints the list price it read; what the formula can say is the
+price it implies, about $5.95 per GPU-hour for a $30,000 card, and the rent stays an input you
+set. The 4090's low price is why the article finds it up to twice as good per dollar for
+serving, where memory bandwidth per dollar decides, and useless for training large models,
+where the missing NVLink and the 24 GB decide.
+
+## How many network cards a PCIe machine needs
+
+The same essay trains LLaMA-2 70B over plain data parallelism on 80 pipeline stages of about
+1B parameters, each GPU summing its 80 micro-batches' gradients before it sends them: a 48 s
+step (80 × 0.6 s), and per GPU 4 GB of fp32 gradients out and the averages back in. The eight
+GPUs of a machine share its NICs, so the exchange takes 2·g·4Ψ/(k·W_NIC):
+"""),
+    code("""
+derive("comms.nic.count")
+put("comms.nic.time", g_node=8, P=10**9, k_nic=8, W_nic=25 * 10**9)
+put("comms.nic.count", g_node=8, P=10**9, tau=1, W_nic=25 * 10**9)"""),
+    markdown("""
+With the article's eight ConnectX-6 cards of 200 Gb/s (25 GB/s each) the exchange takes 0.32 s,
+well inside its "less than 1 s"; that budget needs only 2.56 cards, so three. Eight is one card
+per GPU, which carries 200 of the 256 GB/s the eight PCIe Gen4 x16 links can send; matching
+them exactly would take 10.24 cards. The article's "basically 8" is the PCIe-matching count
+rounded to one per GPU, not what the one-second budget asks for.
 """),
 
     markdown("""

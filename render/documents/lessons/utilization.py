@@ -47,6 +47,17 @@ divides the throughput's FLOP/s by the chips' peak: 238.3K tokens/s on 6144 TPU 
 derive("utilization.mfu.throughput")
 put("utilization.mfu.throughput", R_tok="238.3e3", P="540.35e9", l=118, a=48, d_head=256, s=2048, n=6144, X=275 * 10**12)"""),
     markdown("""
+PaLM's Table 3 sets Megatron-Turing NLG beside it: 65.43K tokens/s on 2240 A100s, 29.7 %
+without self-attention and 30.2 % with it. Both come out only with N = 529.6B, the count of
+MT-NLG's shape (Narayanan's Table 1); the 530B the table names gives 29.77 % and 30.27 %,
+each a printed digit higher. `llm-formulas validate` shows both numbers and the proof:
+"""),
+    code("""
+derive("utilization.mfu.throughput.weights", only=("MFU_weights", "Ψ_MTNLG", "N = 530B", "6·ΔΨ·R/(nX)"))
+mtnlg = dict(R_tok="65.43e3", n=2240, X=gpu("a100-80gb")["X"])
+put("utilization.mfu.throughput.weights", P="529.6e9", **mtnlg)
+put("utilization.mfu.throughput.weights", P="530e9", **mtnlg)"""),
+    markdown("""
 ## 4. What the three forms have in common, and where they part
 
 All three divide the same thing, FLOPs the model needs, by the same thing, FLOPs the chips
