@@ -233,3 +233,16 @@ def test_a_symlink_at_a_target_is_refused_before_anything_is_rendered(tmp_path, 
     assert main(["build", "--out", str(out), "--no-execute"]) == 2
     assert "did not write it" in capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == ["calculator.html"] and precious.read_text() == "keep me"
+
+
+def test_built_files_are_readable_as_files_the_user_writes():
+    # a web server serving site/ runs as another user: files must get the umask's mode, not mkstemp's private 0o600
+    import os
+    import stat
+
+    umask = os.umask(0)
+    os.umask(umask)
+    build = built()
+    for row in build.printed["files"]:
+        mode = stat.S_IMODE(os.stat(build.out / row["path"]).st_mode)
+        assert mode == 0o666 & ~umask, (row["path"], oct(mode))

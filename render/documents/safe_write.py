@@ -48,8 +48,16 @@ def ensure_folder(folder: Path) -> None:
             raise OutputError(f"{part} is a file where a folder must be")
 
 
+def _file_mode() -> int:
+    """What ``open()`` would give a new file: 0o666 less the process's umask (0o644 under the usual 022)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def write_atomically(path: Path, data: bytes) -> Path:
-    """Write ``data`` to a temporary file beside ``path`` and rename it into place."""
+    """Write ``data`` to a temporary file beside ``path`` and rename it into place, readable as any file the user
+    writes (a temporary file starts private, 0o600: a web server could not serve the site)."""
     ensure_folder(path.parent)
     if path.is_dir() and not path.is_symlink():
         raise OutputError(f"{path} is a folder where a file must be")
@@ -57,6 +65,7 @@ def write_atomically(path: Path, data: bytes) -> Path:
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
+            os.fchmod(stream.fileno(), _file_mode())
         os.replace(temporary, path)
     except OSError as error:
         _discard(temporary)
