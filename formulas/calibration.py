@@ -80,4 +80,14 @@ def table1() -> list[dict]:
 
 def validation_runs() -> list[dict]:
     """Measured runs from other publications, never used to fit."""
-    return json.loads((PUBLISHED / "validation_runs.json").read_text(encoding="utf-8"))["runs"]
+    return _validation()["runs"]
+
+
+def layer_timings() -> tuple[dict, list[dict]]:
+    """Korthikanti et al. 2022 Table 4: the 22B layer's shape and its five measured forward + backward times."""
+    document = _validation()
+    return document["layer_shape"], document["layers"]
+
+
+def _validation() -> dict:
+    return json.loads((PUBLISHED / "validation_runs.json").read_text(encoding="utf-8"))
