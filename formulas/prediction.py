@@ -10,11 +10,13 @@ Glue only (any evaluator: exact Rationals, or NumPy arrays of layouts). Where ea
 - the DP all-reduce is hierarchical over d_node = min(d, ⌊node/t⌋) ranks per node (1 when t fills the node);
 - NVLink's one-way bandwidth is half the preset's figure, the network's is ``--network``,
   both at the calibrated η_link (NCCL's bus bandwidth falls short of the wire).
-The framework (formulas/frameworks.py) sets the overlap switches σ_DP^ovl, σ_TP^ovl, σ_P2P^ser.
+The framework (formulas/frameworks.py) sets the overlap switches σ_DP^ovl (DP reduction under
+the last backward or after it), σ_TP^ovl (the backward's all-reduces under the weight-gradient
+GEMMs) and σ_P2P^ser (sends and receives serialised).
 The step: (m + (p−1)/v) slots of the last stage's micro-batch time, the exposed DP/ZeRO time,
 the optimizer step. Split for reading: compute (GEMMs, attention, element-wise, logits,
-recompute), TP and PP communication (all on the critical path), bubble, exposed DP/ZeRO,
-optimizer; MFU counts the model's FLOPs, HFU the recomputed ones too (Korthikanti et al. 2022 §6).
+recompute), TP communication (what of it is exposed) and PP communication (on the critical
+path), bubble, exposed DP/ZeRO, optimizer; MFU counts the model's FLOPs, HFU the recomputed ones too (Korthikanti et al. 2022 §6).
 """
 
 from __future__ import annotations

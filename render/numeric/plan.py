@@ -12,6 +12,9 @@ parallelism: columns too, which pick formula ids element by element), every chun
 code: no Python loop per layout. Ranking: step time (predicted by
 formulas/prediction.py unless the MFU is given; bubble and exposed communication
 included), then memory, then the layout itself, so that the order never depends on how the space was split into chunks.
+The framework of the inputs (formulas/frameworks.py) restricts the settings and the interleaving to
+the features it has: ``megatron-lm-2021`` searches ZeRO 0, recompute none or full, no sequence
+parallelism, the comparison with Narayanan et al. 2021 on the paper's own feature set.
 """
 
 from __future__ import annotations
