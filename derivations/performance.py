@@ -6,9 +6,11 @@ are proved as identities:
   intensity (plus the kernel cost over its compute time), and tends to η_gemm as the GEMM grows;
 - the pipeline time is m micro-batch slots times one plus the interleaved bubble
   (``cluster.bubble.interleaved``);
-- TP communication is on the critical path: the derivative of the pipeline time in the TP
-  ring's bandwidth is −(m + (p−1)/v)·(l/p)·(2 + σ_full)·4(t−1)/t·bshq/W_TP², no overlap
-  budget hides any of it;
+- TP communication is on the critical path: with blocking all-reduces (σ_TP^ovl = 0) the
+  derivative of the pipeline time in the TP ring's bandwidth is
+  −(m + (p−1)/v)·(l/p)·(2 + σ_full)·4(t−1)/t·bshq/W_TP², no overlap budget hides any of it; with
+  the backward's overlapped (σ_TP^ovl = 1) the forward's still count in full and each backward
+  one only while it outlasts its weight-gradient GEMM (a Heaviside step);
 - ZeRO-2 and ZeRO-3 traffic grows with m (one more micro-batch adds one reduce-scatter, or
   two all-gathers and a reduce-scatter), ZeRO-1's does not;
 - the hierarchical all-reduce is the flat ring over the network when every DP rank sits in
@@ -24,13 +26,13 @@ from derivations.proof import much_greater
 from formulas.catalogue import get
 from formulas.cluster import bubble_interleaved
 from formulas.performance import (
-    DDP, FLASH, HIERARCHICAL, KORTHIKANTI, NARAYANAN, NCCL, NVIDIA_GEMM, ROOFLINE, SHOEYBI, ZERO, ZEROPP,
-    allreduce_forward, attention_backward, attention_forward, elementwise_forward, gemm_bytes, gemm_flops,
-    layer_gemms, recomputed_core, shard, tokens,
+    ASYNC_TP, DDP, DEEPSPEED_PIPE, FLASH, HIERARCHICAL, KORTHIKANTI, MEGATRON_2021, NARAYANAN, NCCL, NVIDIA_GEMM, ROOFLINE,
+    SHOEYBI, ZERO, ZEROPP, allreduce_forward, attention_backward, attention_forward, elementwise_forward, gemm_bytes,
+    gemm_flops, layer_gemms, recomputed_core, shard, tokens,
 )
 from formulas.symbols import (
-    K_inner, M_rows, N_cols, P, V, W_intra, W_mem, W_net, W_pp, W_tp, X, d, d_node, eta_gemm, eta_mem, h, l, m, p, piped,
-    q, q_bf16, rc_full, rc_sel, seq_par, t, tau_bwd, tau_fwd, tau_k, v,
+    K_inner, M_rows, N_cols, P, V, W_intra, W_mem, W_net, W_pp, W_tp, X, a, d, d_ff, d_head, d_node, eta_gemm, eta_mem, g,
+    gated, h, l, m, ovl_dp, ovl_tp, p, p2p_serial, piped, q, q_bf16, rc_full, rc_sel, seq_par, t, tau_bwd, tau_fwd, tau_k, v,
 )
 
 
@@ -83,6 +85,28 @@ def tp_layer() -> Derivation:
     return d_
 
 
+def tp_backward() -> Derivation:
+    d_ = Derivation("perf.tp.backward", "TP communication of one layer's backward", (SHOEYBI, ASYNC_TP, NCCL))
+    ring = d_.defines("T_AR", 2 * (t - 1) / t * tokens * h * q / W_tp,
+                      "the input gradient of a column-parallel GEMM (QKV, MLP up) is all-reduced: 2(t−1)/t of b·s·h·q")
+    gemm = get("perf.gemm.time").expr
+    qkv = d_.defines("T_wgrad,QKV", gemm.xreplace({M_rows: tokens, K_inner: h, N_cols: (a + 2 * g) * d_head / t}),
+                     "QKV's weight gradient [h, bs]·[bs, (a+2g)d_head/t]: the forward GEMM's FLOPs and operand bytes (perf.gemm.time)")
+    up = d_.defines("T_wgrad,up", gemm.xreplace({M_rows: tokens, K_inner: h, N_cols: (1 + gated) * d_ff / t}),
+                    "the MLP-up weight gradient [h, bs]·[bs, (1+σ_gated)d_ff/t]")
+    kernels = d_.defines("T_k", 2 * (1 + seq_par) * tau_k, "two collectives' fixed cost (SP: a reduce-scatter and an all-gather each)")
+    blocking = d_.defines("T_blocking", 2 * ring + kernels, "Megatron-LM 2021: each all-reduce blocks the next GEMM")
+    overlapped = d_.defines("T_overlapped", sp.Max(ring - qkv, 0) + sp.Max(ring - up, 0) + kernels,
+                            "Megatron-LM since 2021-09 launches each all-reduce asynchronously and computes the weight gradient "
+                            "meanwhile: only what exceeds that GEMM is exposed")
+    d_.defines("T_TP^bwd", (1 - ovl_tp) * blocking + ovl_tp * overlapped, "σ_TP^ovl picks the framework's schedule")
+    d_.concludes("perf.tp.backward")
+    backward = get("perf.tp.backward").expr
+    d_.defines("T_TP^bwd(σ_TP^ovl = 0)", backward.subs(ovl_tp, 0), "the blocking framework")
+    d_.equals("T_TP (the forward's)", get("perf.tp.layer").expr, "the same two all-reduces as the forward (perf.tp.layer)", aside=True)
+    return d_
+
+
 def layer_forward() -> Derivation:
     return _composed("perf.layer.forward", "One layer's forward under t", (NVIDIA_GEMM, FLASH, SHOEYBI), [
         ("T_GEMMs", layer_gemms, "QKV [bs, h]·[h, (a+2g)d_head/t], output [bs, a·d_head/t]·[.., h], MLP up and down with d_ff/t"),
@@ -94,11 +118,12 @@ def layer_forward() -> Derivation:
 
 def layer_backward() -> Derivation:
     forward = get("perf.layer.forward").expr
-    return _composed("perf.layer.backward", "One layer's backward, recompute included", (NVIDIA_GEMM, FLASH, KORTHIKANTI), [
+    return _composed("perf.layer.backward", "One layer's backward, recompute included", (NVIDIA_GEMM, FLASH, KORTHIKANTI, ASYNC_TP), [
         ("T_GEMMs", 2 * layer_gemms, "a data-gradient and a weight-gradient GEMM of the same FLOPs per forward GEMM"),
         ("T_attention", attention_backward, "twice the unfused core; FlashAttention-2's backward is 2.5× its forward"),
         ("T_elementwise", 2 * elementwise_forward, "read the saved input and the incoming gradient, write the gradient: twice the bytes"),
-        ("T_TP", allreduce_forward, "the conjugate operators all-reduce the input gradients twice"),
+        ("T_TP", get("perf.tp.backward").expr, "the conjugate operators all-reduce the input gradients twice, blocking or "
+         "overlapped with the weight gradients (perf.tp.backward)"),
         ("T_recompute", rc_full * forward + rc_sel * recomputed_core,
          "full recompute runs the forward again, all-reduces included; selective the attention core (without flash)"),
     ], "the backward and the forward it repeats, one after the other")
@@ -117,12 +142,17 @@ def logits() -> Derivation:
 
 
 def p2p() -> Derivation:
-    d_ = Derivation("perf.pp.p2p", "Pipeline point-to-point per micro-batch", (NARAYANAN,))
+    d_ = Derivation("perf.pp.p2p", "Pipeline point-to-point per micro-batch", (NARAYANAN, MEGATRON_2021, DEEPSPEED_PIPE))
     send = d_.defines("T_send", tokens * h * q / (t * W_pp) + tau_k,
                       "b·s·h·q/t bytes over each of the t links (scatter/gather), plus a kernel's fixed cost")
-    d_.defines("T_P2P", sp.Mul(piped, v, 2, send, evaluate=False),
-               "the activation forward and its gradient backward at each of v chunk boundaries per stage, when p > 1; "
-               "on the critical path of 1F1B")
+    gather = d_.defines("T_gather", (t - 1) / t * tokens * h * q / W_intra,
+                        "the receiver all-gathers the t slices over NVLink to rematerialise the tensor (§4.1)")
+    exchange = d_.defines("T_exchange", (1 + p2p_serial) * send + gather,
+                          "one exchange sends a slice and receives one: at once in Megatron's batch_isend_irecv (one message "
+                          "time on a full-duplex link), one after the other in DeepSpeed's blocking send/recv (σ_P2P^ser = 1: two)")
+    d_.defines("T_P2P", sp.Mul(piped, v, 2, exchange, evaluate=False),
+               "two exchanges per micro-batch (the activation forward, its gradient backward) at each of v chunk boundaries "
+               "per stage, when p > 1; on the critical path of 1F1B")
     d_.concludes("perf.pp.p2p")
     return d_
 
@@ -142,10 +172,22 @@ def pipeline() -> Derivation:
     d_.concludes("perf.pipeline")
     d_.equals("m·T_mb·(1 + β_int)", m * slot * (1 + bubble_interleaved.expr), "the bubble of cluster.bubble.interleaved", of="T_pipe",
               aside=True)
-    d_.defines("∂T_pipe/∂W_TP", sp.diff(get("perf.pipeline").expr, W_tp), "how the pipeline time answers the TP ring's bandwidth")
+    blocking = get("perf.pipeline").expr.subs(ovl_tp, 0)
+    d_.defines("∂T_pipe/∂W_TP (σ_TP^ovl = 0)", sp.diff(blocking, W_tp), "how the pipeline time answers the TP ring's bandwidth")
     d_.equals("−(m + (p−1)/v)(l/p)(2 + σ_full)·4(t−1)bshq/(t·W_TP²)",
               -(m + (p - 1) / v) * (l / p) * (2 + rc_full) * 4 * (t - 1) * tokens * h * q / (t * W_tp**2),
               "every byte of TP traffic adds its full time to every slot: no overlap budget hides a blocking all-reduce", aside=True)
+    overlapped = get("perf.pipeline").expr.subs(ovl_tp, 1)
+    ring = 2 * (t - 1) / t * tokens * h * q / W_tp
+    wgrad = [get("perf.gemm.time").expr.xreplace({M_rows: tokens, K_inner: h, N_cols: width / t})
+             for width in ((a + 2 * g) * d_head, (1 + gated) * d_ff)]
+    d_.defines("∂T_pipe/∂W_TP (σ_TP^ovl = 1)", sp.diff(overlapped, W_tp),
+               "the same with the backward's all-reduces overlapped with the weight gradients")
+    d_.equals("−(m + (p−1)/v)(l/p)(1 + σ_full + H_QKV/2 + H_up/2)·4(t−1)bshq/(t·W_TP²)",
+              -(m + (p - 1) / v) * (l / p) * (1 + rc_full + sum(sp.Heaviside(ring - w) for w in wgrad) / 2)
+              * 4 * (t - 1) * tokens * h * q / (t * W_tp**2),
+              "the forward's (and the recomputed forward's) all-reduces stay on the critical path in full; each backward "
+              "all-reduce only while it outlasts its weight-gradient GEMM (H, the Heaviside step of their difference)", aside=True)
     return d_
 
 
@@ -173,19 +215,20 @@ def window(kind: str) -> Derivation:
 
 
 def zero_exposed(stage: int) -> Derivation:
-    d_ = Derivation(f"perf.zero.stage{stage}.exposed", f"Exposed DP time, ZeRO stage {stage}", (ZERO, ZEROPP, DDP))
+    d_ = Derivation(f"perf.zero.stage{stage}.exposed", f"Exposed DP time, ZeRO stage {stage}", (ZERO, ZEROPP, DDP, MEGATRON_2021))
     allreduce = d_.defines("T_AR", get("perf.dp.allreduce").expr, "the gradients' hierarchical all-reduce")
     if stage == 0:
-        exposed = sp.Max(allreduce - tau_bwd, 0)
+        exposed = ovl_dp * sp.Max(allreduce - tau_bwd, 0) + (1 - ovl_dp) * allreduce
     else:
         half = d_.defines("T_RS", sp.Mul(sp.Rational(1, 2), allreduce, evaluate=False),
                           "a reduce-scatter or an all-gather moves half an all-reduce's bytes")
-        exposed = {1: sp.Max(half - tau_bwd, 0) + half,
+        exposed = {1: ovl_dp * sp.Max(half - tau_bwd, 0) + (1 - ovl_dp) * half + half,
                    2: m * sp.Max(half - tau_bwd, 0) + half,
                    3: m * (sp.Max(half - tau_fwd, 0) + sp.Max(2 * half - tau_bwd, 0))}[stage]
     d_.defines("T_exposed", exposed,
                "each collective's time beyond the compute it is bucketed or prefetched under, max(T − W, 0): stage 0–1 once "
-               "per iteration, stage 2's reduce-scatter and stage 3's gathers once per micro-batch")
+               "per iteration (all of it when the framework reduces after the backward, σ_DP^ovl = 0: Megatron-LM 2021, "
+               "DeepSpeed's pipeline engine), stage 2's reduce-scatter and stage 3's gathers once per micro-batch")
     d_.concludes(f"perf.zero.stage{stage}.exposed")
     return d_
 
@@ -222,7 +265,7 @@ def optimizer(sharded: bool) -> Derivation:
 
 
 DERIVATIONS = (
-    gemm_time, gemm_efficiency, tp_layer, layer_forward, layer_backward, logits, p2p, stage, pipeline, dp_allreduce,
+    gemm_time, gemm_efficiency, tp_layer, tp_backward, layer_forward, layer_backward, logits, p2p, stage, pipeline, dp_allreduce,
     lambda: window("forward"), lambda: window("backward"),
     *(lambda stage=stage: zero_exposed(stage) for stage in (0, 1, 2, 3)),
     *(lambda stage=stage: zero_sent(stage) for stage in (1, 2, 3)),

@@ -239,6 +239,26 @@ _work(
     "BLOOM: A 176B-Parameter Open-Access Multilingual Language Model", "arXiv preprint", "2022", arxiv="2211.05100",
 )
 _work(
+    "megatron-lm-2021", "software", "Megatron-LM 2021", "NVIDIA",
+    "Megatron-LM, the April 2021 release of Narayanan et al. 2021 (commit 50a4b5fa02): megatron/training.py, "
+    "megatron/p2p_communication.py, megatron/optimizer/optimizer.py", "github.com/NVIDIA/Megatron-LM", "2021",
+)
+_work(
+    "megatron-lm-2022", "software", "Megatron-LM 2022", "NVIDIA",
+    "Megatron-LM as of Korthikanti et al. 2022 (commit 841f789f48): megatron/mpu/layers.py, "
+    "LinearWithGradAccumulationAndAsyncAllreduce", "github.com/NVIDIA/Megatron-LM", "2022",
+)
+_work(
+    "deepspeed-pipe", "software", "DeepSpeed pipeline engine", "Microsoft DeepSpeed team",
+    "DeepSpeed, deepspeed/runtime/pipe/engine.py, schedule.py and p2p.py (PipelineEngine, TrainSchedule)",
+    "github.com/microsoft/DeepSpeed", "undated",
+)
+_work(
+    "bigscience-tr11", "software", "BigScience tr11 logs", "BigScience Workshop",
+    "bigscience-workshop/bigscience, train/tr11-176B-ml/README.md and chronicles.md (BLOOM-176B training logs)",
+    "github.com/bigscience-workshop/bigscience", "2022",
+)
+_work(
     "nvidia-gemm", "datasheet", "NVIDIA GEMM guide", "NVIDIA",
     "Matrix Multiplication Background User's Guide (Deep Learning Performance Documentation)", "NVIDIA", "undated",
 )

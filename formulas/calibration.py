@@ -11,6 +11,12 @@ table and the validation runs):
 - τ_k: the fixed cost of one kernel or collective;
 - η_link: the fraction of a link's one-way bandwidth a NCCL collective sustains.
 
+Table 1 is predicted as its code ran (formulas/frameworks.py, ``megatron-lm-2021``: the gradient
+all-reduce after the backward, blocking TP all-reduces) and with the interleaved schedule its §5.1
+states, at the fastest degree v the layer count allows (the paper does not print v; see
+formulas/published/megatron2021_table1.json); b = 1. The fit puts η_mem on its upper bound 1:
+Table 1's small models want their memory-bound work no slower than the HBM's datasheet rate.
+
 The A800 is an A100 with slower NVLink (same silicon): the A100's constants apply. Hopper
 GPUs have no run in the calibration set: their constants are the A100's fractions applied to
 their own datasheet figures (η of *their* peak and bandwidth), and the report says so. A GPU
@@ -80,4 +86,14 @@ def table1() -> list[dict]:
 
 def validation_runs() -> list[dict]:
     """Measured runs from other publications, never used to fit."""
-    return json.loads((PUBLISHED / "validation_runs.json").read_text(encoding="utf-8"))["runs"]
+    return _validation()["runs"]
+
+
+def layer_timings() -> tuple[dict, list[dict]]:
+    """Korthikanti et al. 2022 Table 4: the 22B layer's shape and its five measured forward + backward times."""
+    document = _validation()
+    return document["layer_shape"], document["layers"]
+
+
+def _validation() -> dict:
+    return json.loads((PUBLISHED / "validation_runs.json").read_text(encoding="utf-8"))

@@ -41,6 +41,9 @@ Conventions (each stated in the report):
   activations, input gradients only for frozen weights, the adapters' gradients all-reduced;
 - FlashAttention (``attention="flash"``) keeps no s² tensor (``memory.activations.layer.general.flash``):
   with it, no recompute and selective recompute store the same;
+- a framework whose optimizer holds more than 16 bytes per parameter at its step
+  (``Framework.step_states``: Megatron-LM 2021's fp32 gradient copy, 20Ψ/(t·p)) peaks at the larger
+  of the backward's memory and the step's, the activations freed by then;
 - decoding runs the p pipeline stages in series (``inference.latency.pipeline``): a token takes the
   whole model's time over the t GPUs of one stage; p batches in flight, one per stage.
 """
@@ -222,6 +225,7 @@ class Inputs:
     efficiency: object | None = None  # formulas.calibration.Efficiency, needed when utilization is None
     node_size: int = 8  # GPUs one node's NVLink joins
     flash: bool = False  # fused (Flash) attention in the performance model
+    framework: object | None = None  # formulas.frameworks.Framework: what the implementation overlaps (None: the default)
 
 
 def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = EXACT_OPS) -> dict:
@@ -301,6 +305,11 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
         memory_total = states + activations
         max_micro_batch = ops.maximum(-ops.ceiling(-(capacity - states) * b / activations), 0)
         bubble = stages["bubble"]  # against the balanced compute: fill, drain and the slowest stage's excess
+    step_states = None
+    framework = inputs.framework
+    if framework is not None and framework.step_states is not None:  # the optimizer step's peak, activations freed
+        step_states = ev(framework.step_states, **(base | {"P": ev("params.per_gpu.ep", **base)}))
+        memory_total = ops.maximum(memory_total, step_states)
     comms = _comms(layout, base, ev, ops)
     nvlink = inputs.gpu["W_link"] / 2
     link = {"tp": nvlink, "pp": inputs.network, "dp": inputs.network,  # bytes/s one way
@@ -313,7 +322,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
         predicted = predict(base | {"b": b}, {"t": t, "p": p, "d": d, "m": m, "v": v, "n": n, "b": b},
                             {"zero": layout.zero, "recompute": mode, "sequence_parallel": layout.sequence_parallel},
                             inputs.efficiency, inputs.network, inputs.node_size, inputs.flash,
-                            {"training": training, "recomputed": recomputed}, ev, ops)
+                            {"training": training, "recomputed": recomputed}, ev, ops, inputs.framework)
         step_time, compute_time = predicted["step_seconds"], predicted["compute_seconds"]
         bubble_time = predicted["bubble_seconds"]
         exposed = predicted["tp_seconds"] + predicted["pp_seconds"] + predicted["dp_exposed_seconds"]
@@ -354,6 +363,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
             "left": capacity - memory_total,
             "fits": memory_total <= capacity,
             "max_micro_batch": max_micro_batch,
+            **({} if step_states is None else {"optimizer_step": step_states}),
             "activation_formula": ops.where(
                 c > 1,
                 ops.choose(activation, {i: (lambda f=f: f) for i, f in enumerate(CP_ACTIVATION_FORMULAS)}),

@@ -21,20 +21,30 @@ innermost, then DP, then PP):
   layer (Shoeybi et al. 2019; with SP a reduce-scatter and an all-gather of the same bytes,
   Korthikanti et al. 2022), 2(t−1)/t of the buffer over the ring's one-way bandwidth (NCCL's
   bus bandwidth), *blocking*: the next GEMM needs the result, so every second is on the
-  critical path (``perf.pipeline`` is increasing in it, proved);
+  critical path (``perf.pipeline`` is increasing in it, proved). The backward's two are the
+  input-gradient all-reduces of the column-parallel QKV and MLP-up GEMMs; Megatron-LM since
+  September 2021 overlaps each with that GEMM's weight-gradient computation (σ_TP^ovl = 1,
+  Korthikanti et al. 2022 §6.2: why full recompute costs 39 % rather than 33 %), so only what
+  exceeds the weight-gradient GEMM is exposed (``perf.tp.backward``);
 - **recompute**: full recompute runs each layer's forward again (its all-reduces too),
   selective recompute the attention core (Korthikanti et al. 2022 §5);
 - **logits and loss** on the last stage: the vocabulary-parallel GEMM forward and backward
   and the cross-entropy's passes over fp32 logits;
-- **PP**: the activation b·s·h·q/t (Megatron's scatter/gather) each way per micro-batch per
-  chunk boundary, v boundaries per stage when interleaved, on the critical path
-  (Narayanan et al. 2021 §4.1);
+- **PP**: the activation b·s·h·q/t (Megatron's scatter/gather; DeepSpeed's PartitionedTensor
+  does the same) each way per micro-batch per chunk boundary, v boundaries per stage when
+  interleaved, then all-gathered over NVLink at the receiver, on the critical path (Narayanan et
+  al. 2021 §4.1). Megatron sends and receives in one batched call, so each exchange costs one
+  message; DeepSpeed's pipeline engine sends and receives one after the other (σ_P2P^ser = 1):
+  two;
 - **the schedule**: m micro-batches through p stages take (m + (p−1)/v) slots of one
   micro-batch's stage time (1F1B and interleaved 1F1B, Narayanan et al. 2021 §2.2);
 - **DP**: the gradients Ψ/(t·p)·q_w, all-reduced hierarchically (reduce-scatter inside the
   node, all-reduce across nodes on 1/d_node of the buffer, all-gather inside; Jia et al.
   2018) in buckets overlapped with the last micro-batch's backward (PyTorch DDP, Li et al.
-  2020; Megatron's overlap_grad_reduce): only what exceeds that backward is exposed;
+  2020; Megatron's overlap_grad_reduce): only what exceeds that backward is exposed. Megatron-LM
+  2021 (its local DDP) and DeepSpeed's pipeline engine all-reduce after the last backward
+  instead (σ_DP^ovl = 0): all of it is exposed (Korthikanti et al. 2022 §6 measured +3.5 % for
+  that on 530B at d = 8);
 - **ZeRO** (Rajbhandari et al. 2020; ZeRO++, Wang et al. 2023; DeepSpeed's ZeRO docs):
   stage 1 reduce-scatters once per iteration (overlapped as DP) and all-gathers the updated
   weights once (exposed); stage 2 keeps only its gradient shard, so it reduce-scatters every
@@ -43,8 +53,12 @@ innermost, then DP, then PP):
   forward and backward: only what exceeds them is exposed. Their traffic grows with m (proved);
 - **the optimizer**: Adam reads and writes 30 bytes per parameter of its shard at η_mem·W_mem.
 
-The constants η_gemm, η_mem, τ_k and the links' efficiency are calibrated per GPU
-(formulas/calibration.py) on Megatron-LM 2021 Table 1 and only there.
+The three overlap switches σ_DP^ovl, σ_TP^ovl, σ_P2P^ser describe the framework, not the
+layout: formulas/frameworks.py names them for Megatron-LM 2021 (Narayanan et al.), Megatron-LM
+2022 (Korthikanti et al.), DeepSpeed's pipeline engine (MT-NLG, BLOOM) and the default (DP
+overlapped, TP blocking, batched p2p). The constants η_gemm, η_mem, τ_k and the links'
+efficiency are calibrated per GPU (formulas/calibration.py) on Megatron-LM 2021 Table 1 and
+only there.
 """
 
 from __future__ import annotations
@@ -54,7 +68,8 @@ import sympy as sp
 from formulas.catalogue import Condition, Source, formula
 from formulas.symbols import (
     K_inner, M_rows, N_cols, P, W_intra, W_mem, W_net, W_pp, W_tp, X, a, b, c_byte, c_mac, d, d_ff, d_head, d_node,
-    eta_gemm, eta_mem, flash, g, gated, h, l, m, p, piped, q, q_bf16, q_w, rc_full, rc_sel, s, seq_par, t, tau_bwd, tau_fwd, tau_k, v, V,
+    eta_gemm, eta_mem, flash, g, gated, h, l, m, ovl_dp, ovl_tp, p, p2p_serial, piped, q, q_bf16, q_w, rc_full, rc_sel, s, seq_par, t,
+    tau_bwd, tau_fwd, tau_k, v, V,
 )
 
 ROOFLINE = Source("williams2009", "attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; "
@@ -74,6 +89,12 @@ ZERO = Source("rajbhandari2020", "§7: stages 1-2 move 2Ψ per step (reduce-scat
               "(an all-gather in forward and backward)")
 ZEROPP = Source("wang2023", "§3: ZeRO-3 gathers the weights for the forward and the backward of every micro-step and "
                 "reduce-scatters the gradients of every micro-step")
+ASYNC_TP = Source("korthikanti2022", "§6.2: the backward overlaps the all-reduce with the linear weight's gradient computation "
+                  "(Megatron-LM's LinearWithGradAccumulationAndAsyncAllreduce, since September 2021)")
+MEGATRON_2021 = Source("megatron-lm-2021", "megatron/training.py train_step: the local DDP all-reduces the gradients after "
+                       "forward_backward_func; megatron/p2p_communication.py: one batch_isend_irecv per exchange")
+DEEPSPEED_PIPE = Source("deepspeed-pipe", "deepspeed/runtime/pipe/schedule.py TrainSchedule (1F1B, ReduceGrads last), p2p.py "
+                        "(blocking send/recv), engine.py (PartitionedTensor: a 1/t slice, all-gathered on receipt)")
 DEEPSPEED = Source("deepspeed", "overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped "
                    "with compute")
 
@@ -126,7 +147,8 @@ attention_forward = (1 - flash) * attention_core + flash * attention_flash
 tokens_per_rank = tokens * (1 - seq_par + seq_par / t)  # norms and dropouts see s/t tokens under SP
 elementwise_forward = ((tokens_per_rank * h * (10 * q + 2 * c_byte) + (2 + gated) * tokens * d_ff / t * q) / HBM
                        + 5 * tau_k)  # 2 norms (read+write), 2 bias-dropout-adds (read 2, write 1, mask), the activation
-allreduce_forward = 2 * (2 * (t - 1) / t * tokens * h * q / W_tp + (1 + seq_par) * tau_k)  # 2 all-reduces (SP: 2 RS + 2 AG)
+ring_allreduce = 2 * (t - 1) / t * tokens * h * q / W_tp  # one all-reduce of b·s·h·q over the TP ring
+allreduce_forward = 2 * (ring_allreduce + (1 + seq_par) * tau_k)  # 2 all-reduces (SP: 2 RS + 2 AG)
 
 tp_layer = formula(
     "perf.tp.layer",
@@ -136,6 +158,19 @@ tp_layer = formula(
     "all-gather each), blocking; the backward has as many",
     sources=[SHOEYBI, KORTHIKANTI, NCCL],
     symbol_latex=r"T_{TP}",
+)
+wgrad_qkv = gemm(tokens, h, (a + 2 * g) * d_head / t)  # the weight gradient of the column-parallel QKV GEMM (same shape's time)
+wgrad_up = gemm(tokens, h, (1 + gated) * d_ff / t)  # and of the column-parallel MLP-up GEMM
+tp_backward = formula(
+    "perf.tp.backward",
+    (1 - ovl_tp) * allreduce_forward
+    + ovl_tp * (sp.Max(ring_allreduce - wgrad_qkv, 0) + sp.Max(ring_allreduce - wgrad_up, 0) + 2 * (1 + seq_par) * tau_k),
+    "second",
+    "TP communication of one layer's backward per micro-batch: the two input-gradient all-reduces of the column-parallel "
+    "GEMMs, blocking, or (σ_TP^ovl = 1) each overlapped with that GEMM's weight-gradient computation: only what exceeds it is exposed",
+    sources=[SHOEYBI, ASYNC_TP, NCCL],
+    related=["perf.tp.layer", "perf.gemm.time"],
+    symbol_latex=r"T_{TP}^{bwd}",
 )
 layer_forward = formula(
     "perf.layer.forward",
@@ -149,14 +184,15 @@ layer_forward = formula(
 )
 layer_backward = formula(
     "perf.layer.backward",
-    2 * layer_gemms + attention_backward + 2 * elementwise_forward + allreduce_forward
+    2 * layer_gemms + attention_backward + 2 * elementwise_forward + tp_backward.expr
     + rc_full * layer_forward.expr + rc_sel * recomputed_core,
     "second",
     "one layer's backward per micro-batch: two GEMMs per forward GEMM, the attention backward, twice the element-wise bytes, "
-    "two all-reduces, and the forward that recompute repeats (all of it, or the attention core)",
-    sources=[NVIDIA_GEMM, FLASH, KORTHIKANTI],
+    "the two input-gradient all-reduces (blocking or overlapped), and the forward that recompute repeats (all of it, "
+    "all-reduces included, or the attention core)",
+    sources=[NVIDIA_GEMM, FLASH, KORTHIKANTI, ASYNC_TP],
     conditions=[KERNEL],
-    related=["perf.layer.forward"],
+    related=["perf.layer.forward", "perf.tp.backward"],
     symbol_latex=r"T_{layer}^{bwd}",
 )
 logits_time = formula(
@@ -168,12 +204,16 @@ logits_time = formula(
     sources=[SHOEYBI, NVIDIA_GEMM],
     symbol_latex=r"T_{logits}",
 )
+p2p_message = tokens * h * q / (t * W_pp) + tau_k  # one 1/t slice over the stage boundary (scatter/gather)
+p2p_gather = (t - 1) / t * tokens * h * q / W_intra  # the receiver's all-gather of the slices over NVLink
 p2p_time = formula(
     "perf.pp.p2p",
-    piped * v * 2 * (tokens * h * q / (t * W_pp) + tau_k),
+    piped * v * 2 * ((1 + p2p_serial) * p2p_message + p2p_gather),
     "second",
-    "PP point-to-point per micro-batch per stage: the activation b·s·h·q/t forward and its gradient backward at each of v chunk boundaries",
-    sources=[NARAYANAN],
+    "PP point-to-point per micro-batch per stage, at each of v chunk boundaries: two exchanges (the activation forward, its "
+    "gradient backward) of a b·s·h·q/t slice, each sent and received at once (Megatron) or one after the other "
+    "(σ_P2P^ser = 1, DeepSpeed), then all-gathered over NVLink",
+    sources=[NARAYANAN, MEGATRON_2021, DEEPSPEED_PIPE],
     symbol_latex=r"T_{P2P}",
 )
 stage_time = formula(
@@ -236,13 +276,20 @@ def _exposed(comm: sp.Expr, window: sp.Expr) -> sp.Expr:
     return sp.Max(comm - window, 0)
 
 
+def _reduced(comm: sp.Expr, window: sp.Expr) -> sp.Expr:
+    """A gradient reduction: bucketed under the last backward (σ_DP^ovl = 1), or all of it after the backward (0)."""
+    return ovl_dp * _exposed(comm, window) + (1 - ovl_dp) * comm
+
+
 zero_exposed = {
-    0: formula("perf.zero.stage0.exposed", _exposed(allreduce_dp.expr, backward_window), "second",
-               "exposed DP time without ZeRO: the bucketed all-reduce beyond the last micro-batch's backward",
-               sources=[DDP, HIERARCHICAL], related=["perf.dp.allreduce"], symbol_latex=r"T_{DP}^{exp}"),
-    1: formula("perf.zero.stage1.exposed", _exposed(half, backward_window) + half, "second",
-               "exposed ZeRO-1 time: the gradient reduce-scatter beyond the last backward, then the weights' all-gather, once per iteration",
-               sources=[ZERO, DDP], related=["perf.dp.allreduce"], symbol_latex=r"T_{Z1}^{exp}"),
+    0: formula("perf.zero.stage0.exposed", _reduced(allreduce_dp.expr, backward_window), "second",
+               "exposed DP time without ZeRO: the bucketed all-reduce beyond the last micro-batch's backward (σ_DP^ovl = 1), "
+               "or all of it after the backward (0: Megatron-LM 2021, DeepSpeed's pipeline engine)",
+               sources=[DDP, HIERARCHICAL, MEGATRON_2021, DEEPSPEED_PIPE], related=["perf.dp.allreduce"], symbol_latex=r"T_{DP}^{exp}"),
+    1: formula("perf.zero.stage1.exposed", _reduced(half, backward_window) + half, "second",
+               "exposed ZeRO-1 time: the gradient reduce-scatter beyond the last backward (σ_DP^ovl = 1) or all of it (0), then "
+               "the weights' all-gather, once per iteration",
+               sources=[ZERO, DDP, DEEPSPEED_PIPE], related=["perf.dp.allreduce"], symbol_latex=r"T_{Z1}^{exp}"),
     2: formula("perf.zero.stage2.exposed", m * _exposed(half, backward_window) + half, "second",
                "exposed ZeRO-2 time: a gradient reduce-scatter per micro-batch beyond its backward, the weights' all-gather once",
                sources=[ZERO, ZEROPP, DEEPSPEED], related=["perf.dp.allreduce"], symbol_latex=r"T_{Z2}^{exp}"),

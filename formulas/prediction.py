@@ -2,21 +2,27 @@
 
 Glue only (any evaluator: exact Rationals, or NumPy arrays of layouts). Where each group sits
 (Megatron's rank order, TP innermost, then DP, then PP; ``node`` GPUs per node):
-- the TP ring runs over NVLink when t ≤ node, else over the network (priced, not forbidden);
+- the TP ring runs over NVLink when its t consecutive ranks sit in one node (t divides the node
+  size), else over the network (priced, not forbidden): t = 6 on 8-GPU nodes puts some groups
+  across two nodes, and the ring is as slow as its slowest link;
 - pipeline neighbours are n/p ranks apart: the slowest boundary crosses the network unless
   the whole job sits in one node;
 - the DP all-reduce is hierarchical over d_node = min(d, ⌊node/t⌋) ranks per node (1 when t fills the node);
 - NVLink's one-way bandwidth is half the preset's figure, the network's is ``--network``,
   both at the calibrated η_link (NCCL's bus bandwidth falls short of the wire).
+The framework (formulas/frameworks.py) sets the overlap switches σ_DP^ovl (DP reduction under
+the last backward or after it), σ_TP^ovl (the backward's all-reduces under the weight-gradient
+GEMMs) and σ_P2P^ser (sends and receives serialised).
 The step: (m + (p−1)/v) slots of the last stage's micro-batch time, the exposed DP/ZeRO time,
 the optimizer step. Split for reading: compute (GEMMs, attention, element-wise, logits,
-recompute), TP and PP communication (all on the critical path), bubble, exposed DP/ZeRO,
-optimizer; MFU counts the model's FLOPs, HFU the recomputed ones too (Korthikanti et al. 2022 §6).
+recompute), TP communication (what of it is exposed) and PP communication (on the critical
+path), bubble, exposed DP/ZeRO, optimizer; MFU counts the model's FLOPs, HFU the recomputed ones too (Korthikanti et al. 2022 §6).
 """
 
 from __future__ import annotations
 
 from formulas.calibration import Efficiency
+from formulas.frameworks import DEFAULT
 
 Q_16BIT = 2
 
@@ -28,7 +34,7 @@ def placement(t: object, p: object, d: object, gpu: dict, network: object, node:
     net = network * eta_link
     per_node = ops.maximum(_floor(node / t, ops), 1)
     return {
-        "W_tp": ops.where(t <= node, nvlink, net),
+        "W_tp": ops.where(node % t == 0, nvlink, net),  # every TP group inside one node only when t divides it
         "W_pp": ops.where(n <= node, nvlink, net),
         "W_intra": nvlink,
         "W_net": net,
@@ -40,24 +46,32 @@ def _floor(x: object, ops) -> object:
     return -ops.ceiling(-x)
 
 
-def predict(base: dict, layout_numbers: dict, settings: dict, efficiency: Efficiency, network: object, node: int,
-            flash: bool, flops: dict, ev, ops) -> dict:
-    """Seconds per iteration and their split. ``base``: model, GPU and layout values by name; ``settings``:
-    zero (stage), recompute (index: 0 none, 1 selective, 2 full), sequence_parallel; ``flops``: training and
-    recomputed FLOPs of the iteration (for MFU and HFU)."""
-    t, p, d, m, v, n = (layout_numbers[name] for name in ("t", "p", "d", "m", "v", "n"))
+def model_values(base: dict, layout_numbers: dict, settings: dict, efficiency: Efficiency, network: object, node: int,
+                 flash: bool, ops, framework=None) -> dict:
+    """Every input of the perf.* formulas by name: the model, GPU and layout, the constants, where each group sits,
+    the settings as 0/1 switches and the framework's overlap switches."""
+    t, p, d = (layout_numbers[name] for name in ("t", "p", "d"))
     mode = settings["recompute"]
-    values = dict(base) | efficiency.values() | placement(t, p, d, base, network, node, efficiency.eta_link, ops) | {
+    return dict(base) | efficiency.values() | placement(t, p, d, base, network, node, efficiency.eta_link, ops) | {
         "b": layout_numbers["b"], "q": Q_16BIT, "q_w": Q_16BIT,
         "flash": 1 if flash else 0,
         "seq_par": ops.where(settings["sequence_parallel"], 1, 0),
         "rc_full": ops.where(mode == 2, 1, 0),
         "rc_sel": ops.where(mode == 1, 1, 0),
         "piped": ops.where(p > 1, 1, 0),
-    }
+    } | (framework or DEFAULT).switches()
+
+
+def predict(base: dict, layout_numbers: dict, settings: dict, efficiency: Efficiency, network: object, node: int,
+            flash: bool, flops: dict, ev, ops, framework=None) -> dict:
+    """Seconds per iteration and their split. ``base``: model, GPU and layout values by name; ``settings``:
+    zero (stage), recompute (index: 0 none, 1 selective, 2 full), sequence_parallel; ``flops``: training and
+    recomputed FLOPs of the iteration (for MFU and HFU); ``framework``: its overlap switches (None: the default)."""
+    t, p, d, m, v, n = (layout_numbers[name] for name in ("t", "p", "d", "m", "v", "n"))
+    values = model_values(base, layout_numbers, settings, efficiency, network, node, flash, ops, framework)
     slot = ev("perf.stage.microbatch", **values)
     values |= {"tau_fwd": ev("perf.window.forward", **values), "tau_bwd": ev("perf.window.backward", **values)}
-    tp = (base["l"] / p) * (2 + values["rc_full"]) * ev("perf.tp.layer", **values)
+    tp = (base["l"] / p) * ((1 + values["rc_full"]) * ev("perf.tp.layer", **values) + ev("perf.tp.backward", **values))
     p2p = ev("perf.pp.p2p", **values)
     pipeline = ev("perf.pipeline", **values)
     zero = settings["zero"]

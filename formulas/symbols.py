@@ -287,6 +287,16 @@ seq_par = switch("seq_par", r"\sigma_{SP}", "1 with Megatron sequence parallelis
 rc_full = switch("rc_full", r"\sigma_{full}", "1 with full activation recompute: each layer's forward runs again in the backward", source=Source("korthikanti2022", "§5, full recompute"))
 rc_sel = switch("rc_sel", r"\sigma_{sel}", "1 with selective recompute: the attention core runs again in the backward", source=Source("korthikanti2022", "§5, selective recompute"))
 piped = switch("piped", r"\sigma_{PP}", "1 when there is a pipeline (p > 1): activations cross stage boundaries", source=Source("narayanan2021", "§2.2, pipeline parallelism"))
+# framework switches: what an implementation overlaps (formulas/frameworks.py names the published ones)
+ovl_dp = switch("ovl_dp", r"\sigma_{DP}^{ovl}", "1 when the DP gradient reduction overlaps the last micro-batch's backward (PyTorch DDP "
+                "buckets, Megatron Core --overlap-grad-reduce); 0 when it runs after it (Megatron-LM 2021's local DDP, "
+                "DeepSpeed's pipeline engine)", source=Source("li2020", "gradient bucketing"))
+ovl_tp = switch("ovl_tp", r"\sigma_{TP}^{ovl}", "1 when the backward all-reduce of a column-parallel layer's input gradient overlaps its "
+                "weight-gradient GEMM (Megatron-LM since September 2021; Korthikanti et al. 2022 §6.2)",
+                source=Source("korthikanti2022", "§6.2, all-reduce overlapped with the linear weight's gradient computation"))
+p2p_serial = switch("p2p_serial", r"\sigma_{P2P}^{ser}", "1 when a stage's pipeline sends and receives run one after another "
+                    "(DeepSpeed's PipelineEngine), 0 when both directions go in one batched call (Megatron-LM's batch_isend_irecv)",
+                    source=Source("narayanan2021", "§4.1, send and receive in the forward and backward direction in parallel"))
 tau_fwd = declare("tau_fwd", r"\tau_{fwd}", "one micro-batch's forward on one pipeline stage: what a prefetched gather hides under", "second", integer=False, source=Source("deepspeed", "stage3_prefetch_bucket_size"))
 tau_bwd = declare("tau_bwd", r"\tau_{bwd}", "one micro-batch's backward on one pipeline stage: what bucketed collectives hide under", "second", integer=False, source=Source("li2020", "gradient bucketing"))
 

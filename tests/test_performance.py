@@ -5,6 +5,7 @@ Expected values are the publications' printed figures (formulas/published/*.json
 source) or hand arithmetic written out here; the model's constants are never fitted on the
 validation runs."""
 
+from dataclasses import replace
 from fractions import Fraction
 from statistics import median
 
@@ -15,8 +16,11 @@ import sympy as sp
 from derivations.catalogue import derivation_of
 from formulas.calibration import a100, efficiency
 from formulas.estimate import Inputs
+from formulas.frameworks import framework
 from formulas.gpus import NODE_SIZE, gpu
-from render.numeric.calibrate import calibration_runs, errors, fit, other_runs
+from render.numeric.calibrate import (
+    calibration_runs, chosen_v, errors, fit, layer_runs, layer_summary, layer_times, other_runs, predicted,
+)
 from render.numeric.plan import evaluate, shapes
 from helpers import cli_json, run, value
 
@@ -30,7 +34,20 @@ def test_table1_is_reproduced_by_the_calibrated_constants():
     runs = calibration_runs()
     assert [run.published for run in runs] == [137, 138, 142, 135, 138, 140, 148, 155, 163, 163]
     error = np.abs(errors(runs, a100()))
-    assert median(error) <= TABLE1_MEDIAN and error.max() <= TABLE1_MAX, error
+    assert median(error) <= TABLE1_MEDIAN and error.max() <= TABLE1_MAX, error  # the issue's targets, met
+    assert median(error) <= 0.035 and error.max() <= 0.06, error  # what the fit reaches: median 3.0 %, max 5.9 % (7.5B)
+
+
+def test_table1_runs_the_interleaved_schedule_at_its_fastest_allowed_v():
+    # Narayanan et al. 2021 §5.1: "we use the interleaved pipeline schedule with the scatter/gather optimization enabled";
+    # the degree is not printed: each pipelined row takes the fastest v that divides l/p (p divides m in every row)
+    efficiency = a100()
+    for run in calibration_runs():
+        lay = run.layout
+        assert {candidate.v for candidate in run.layouts} == ({1} if lay.p == 1 else
+                                                               {v for v in range(1, 129) if (run.model["l"] // lay.p) % v == 0})
+        assert (chosen_v(run, efficiency) > 1) == (lay.p > 1), run.name
+        assert run.framework.key == "megatron-lm-2021" and run.framework.ovl_dp == 0  # local DDP: all-reduce after the backward
 
 
 def test_the_stored_constants_are_what_the_fit_finds():
@@ -40,30 +57,85 @@ def test_the_stored_constants_are_what_the_fit_finds():
         assert float(getattr(refit, name)) == pytest.approx(float(getattr(stored, name)), rel=1e-9, abs=1e-12), name
 
 
-MEGATRON_FRAMEWORK = ("Korthikanti 22B", "Korthikanti 175B", "Korthikanti 530B", "Korthikanti 1T", "BLOOM-176B")
+# |predicted / published − 1| of each validation run with the stored constants, rounded up to the next half percent of
+# what the model reaches (render/numeric/calibrate.py --check prints them): never looser than measured
+VALIDATION_BOUNDS = {
+    "Korthikanti 22B": 0.115,  # +11.4 %: one micro-batch per step; Table 4's layer times are met within 3.4 %, the rest
+    # of the 1.10 s step (logits, optimizer, data, logging: 0.13 s measured against 48 × 20.3 ms) is priced at 0.05 s
+    "Korthikanti 175B": 0.03,
+    "Korthikanti 530B": 0.045,
+    "Korthikanti 1T": 0.095,  # −9.2 %: run without interleaving (none stated), the model's 12 % bubble
+    "Korthikanti 22B, full recompute": 0.035,
+    "Korthikanti 175B, full recompute": 0.015,
+    "Korthikanti 530B, full recompute": 0.08,
+    "Korthikanti 1T, full recompute": 0.115,
+    "Korthikanti 530B, 8-way DP": 0.02,
+    "MT-NLG 530B, 280 nodes": 0.195,
+    "MT-NLG 530B, 350 nodes": 0.205,
+    "MT-NLG 530B, 420 nodes": 0.25,
+    "BLOOM-176B, fastest configuration": 0.07,
+    "BLOOM-176B, production": 0.03,
+}
+MTNLG = ("MT-NLG 530B, 280 nodes", "MT-NLG 530B, 350 nodes", "MT-NLG 530B, 420 nodes")
 
 
 def test_runs_of_other_publications_are_predicted_without_refitting():
     runs = other_runs()
     assert len(runs) >= 8
+    # the published figures, from formulas/published/validation_runs.json with their sources: Korthikanti et al. 2022
+    # Table 5 (MFU 41.5/51.4/56.0/56.3 %; full recompute 1.42/18.13/49.05/94.42 s) and §6.3 (39.15 s at 8-way DP), Smith
+    # et al. 2022 §2.4 (126/121/113 TFLOP/s), BigScience 2022 §3.4 (156) and the tr11 chronicles (149.77)
+    assert {run.name: run.published for run in runs} == {
+        "Korthikanti 22B": 0.415, "Korthikanti 175B": 0.514, "Korthikanti 530B": 0.560, "Korthikanti 1T": 0.563,
+        "Korthikanti 22B, full recompute": 1.42, "Korthikanti 175B, full recompute": 18.13,
+        "Korthikanti 530B, full recompute": 49.05, "Korthikanti 1T, full recompute": 94.42, "Korthikanti 530B, 8-way DP": 39.15,
+        "MT-NLG 530B, 280 nodes": 126, "MT-NLG 530B, 350 nodes": 121, "MT-NLG 530B, 420 nodes": 113,
+        "BLOOM-176B, fastest configuration": 156, "BLOOM-176B, production": 149.77}
     error = dict(zip((run.name for run in runs), np.abs(errors(runs, a100()))))
-    # Megatron-LM's own code (Korthikanti et al. 2022) and Megatron-DeepSpeed (BLOOM): within 10 % each
-    for name in MEGATRON_FRAMEWORK:
-        assert error[name] <= OTHERS_MEDIAN, (name, error[name])
-    assert median(error.values()) <= OTHERS_MEDIAN
-    # MT-NLG (Smith et al. 2022) ran the same 530B model on DeepSpeed's pipeline engine at 113-126 TFLOP/s where
-    # Megatron-LM's Table 1 reached 163: the model, calibrated on Megatron-LM, predicts it 23-30 % too fast. This
-    # is a known gap (the implementation, not the layout), asserted so that it cannot silently grow.
-    for name in ("MT-NLG 530B, 280 nodes", "MT-NLG 530B, 350 nodes", "MT-NLG 530B, 420 nodes"):
-        assert OTHERS_MAX < error[name] < 0.30, (name, error[name])
+    for name, bound in VALIDATION_BOUNDS.items():
+        assert error[name] <= bound, (name, error[name])
+    assert median(error.values()) <= OTHERS_MEDIAN  # the issue's median target, met (7.3 %)
+    assert median(error.values()) <= 0.075
+    # The issue's "none above 20 %" is NOT met: MT-NLG (Smith et al. 2022), the same 530B model on DeepSpeed's pipeline
+    # engine, priced with that engine's cited behaviour (plain 1F1B, serialised p2p, gradient reduction after the last
+    # micro-batch), is still predicted 19-25 % too fast: about 9 s per iteration the model does not see at all three
+    # sizes (production step times, PaLM's footnote 4). Asserted from both sides so that the gap is seen, not hidden.
+    others = {name: value for name, value in error.items() if name not in MTNLG}
+    assert max(others.values()) <= 0.115
+    for name in MTNLG:
+        assert error[name] > 0.18, (name, error[name])
 
 
 def test_mtnlg_throughput_falls_as_data_parallelism_grows():
     # Smith et al. 2022: 126 > 121 > 113 TFLOP/s on 280, 350, 420 nodes (fewer micro-batches, a larger bubble)
     runs = [run for run in other_runs() if run.name.startswith("MT-NLG")]
-    from render.numeric.calibrate import predicted
     values = [float(predicted(run, a100())) for run in runs]
     assert values[0] > values[1] > values[2]
+
+
+def test_the_frameworks_of_the_runs_are_the_cited_ones():
+    runs = {run.name: run for run in other_runs()}
+    # Korthikanti et al. 2022 §6: "the interleaving schedule with three interleaving stages (m = 3) for the 175B and 530B models"
+    assert [runs[f"Korthikanti {size}"].layout.v for size in ("22B", "175B", "530B", "1T")] == [1, 3, 3, 1]
+    # §6.3: "we do not use any overlapping of gradient all-reduces"; §6.2: the backward overlaps all-reduce with the weight gradient
+    assert runs["Korthikanti 530B, 8-way DP"].framework.switches() == {"ovl_dp": 0, "ovl_tp": 1, "p2p_serial": 0}
+    # DeepSpeed's PipelineEngine: blocking, serialised p2p; ReduceGrads after the last micro-batch; no interleaving
+    assert runs["MT-NLG 530B, 280 nodes"].framework.switches() == {"ovl_dp": 0, "ovl_tp": 0, "p2p_serial": 1}
+    assert not runs["MT-NLG 530B, 280 nodes"].framework.interleaving
+
+
+def test_one_layer_of_the_22b_model_against_korthikanti_table4():
+    # Korthikanti et al. 2022 Table 4 (22B, t = 8, b = 4): 19.6, 19.0, 27.2, 20.9, 20.3 ms forward + backward
+    rows = layer_summary(a100())
+    assert [row["published"] for row in rows] == [19.6, 19.0, 27.2, 20.9, 20.3]
+    assert max(abs(row["error"]) for row in rows) <= 0.035, rows  # measured: at most 3.4 %
+    # §6.2: full recompute costs 39 %, not the expected 33 %, "due to an optimization in the backward pass where we overlap
+    # all-reduce communication with the linear weight's gradient computation": the baseline's backward (11.9 ms) is met by
+    # the overlapped model, not by the blocking one
+    baseline = layer_runs()[0]
+    overlapped = layer_times(baseline, a100())[1]
+    blocking = layer_times(replace(baseline, framework=framework("megatron-lm-2021")), a100())[1]
+    assert abs(overlapped - 11.9) < 0.5 < abs(blocking - 11.9)
 
 
 # --- MFU is an output -----------------------------------------------------------------
@@ -143,36 +215,59 @@ def test_the_ranking_claims_are_proved_in_check(formula_id):
 
 def test_tp_time_is_on_the_critical_path_whatever_the_overlap(capsys):
     # slower NVLink (the A800's 400 GB/s against the A100's 600) adds the extra TP time to the step in full, in
-    # every one of the m + (p−1)/v slots; only the DP all-reduce, which hides under the (now longer) backward, shrinks
+    # every one of the m + (p−1)/v slots (and so does the extra time of the p2p's all-gather over NVLink, Narayanan
+    # et al. 2021 §4.1); only the DP all-reduce, which hides under the (now longer) backward, shrinks
     base = ["--model", "megatron-1t", "--tp", "8", "--pp", "64", "--dp", "6", "--global-batch", "3072", "--seq", "2048",
             "--recompute", "full"]
     fast, slow = (cli_json(capsys, "estimate", "--gpu", key, *base)["time"] for key in ("a100-80gb", "a800"))
     extra = slow["step_seconds"] - fast["step_seconds"]
     tp_extra = (slow["predicted"]["tp_seconds"] - fast["predicted"]["tp_seconds"]) * (1 + 63 / 512)
+    pp_extra = (slow["predicted"]["pp_seconds"] - fast["predicted"]["pp_seconds"]) * (1 + 63 / 512)
     dp_change = slow["predicted"]["dp_exposed_seconds"] - fast["predicted"]["dp_exposed_seconds"]
-    assert tp_extra > 0 and dp_change <= 0
-    assert extra == pytest.approx(tp_extra + dp_change, rel=1e-9)
+    assert tp_extra > 10 * pp_extra > 0 and dp_change <= 0
+    assert extra == pytest.approx(tp_extra + pp_extra + dp_change, rel=1e-9)
     # the TP share: 3 all-reduce pairs per layer (forward, backward, recompute) at 2/3 of the bandwidth → 3/2 the time
     assert slow["predicted"]["tp_seconds"] > 1.4 * fast["predicted"]["tp_seconds"]
 
 
+def test_the_backward_all_reduce_hides_under_the_weight_gradient_in_megatron_2022(capsys):
+    # Korthikanti et al. 2022 §6.2: Megatron overlaps the backward all-reduce with the weight-gradient GEMM, so with full
+    # recompute 2 of the 3 all-reduce pairs per layer stay exposed (the forward's and the recomputed forward's); at
+    # h = 25600, t = 8 each all-reduce is shorter than its weight-gradient GEMM, so the third is hidden whole
+    base = ["estimate", *ONE_T]
+    blocking = cli_json(capsys, *base, "--framework", "megatron-lm-2021")["time"]["predicted"]
+    overlapped = cli_json(capsys, *base, "--framework", "megatron-lm-2022")["time"]["predicted"]
+    assert overlapped["tp_seconds"] == pytest.approx(blocking["tp_seconds"] * 2 / 3, rel=1e-9)
+    assert overlapped["compute_seconds"] == pytest.approx(blocking["compute_seconds"], rel=1e-12)
+
+
+def test_a_framework_without_a_feature_refuses_it(capsys):
+    code, out, err = run(capsys, "estimate", *ONE_T, "--interleave", "2", "--framework", "deepspeed-pipe")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "interleaved" in err
+    code, out, err = run(capsys, "plan", "--model", "megatron-1t", "--gpu", "a100-80gb", "--gpus", "3072", "--global-batch",
+                         "3072", "--seq", "2048", "--framework", "megatron-lm-2021", "--explain", "t=8 p=64 d=6 zero=1 recompute=full")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "ZeRO stage 1" in err
+
+
 # --- plan ranks by predicted time ------------------------------------------------------------
-def _predicted_inputs(model):
+def _predicted_inputs(model, framework_key="default"):
     return Inputs(model=model, gpu=gpu("a100-80gb").inputs(), network=25 * 10**9, tokens=None, utilization=None,
-                  overlap=Fraction(1, 2), efficiency=a100(), node_size=NODE_SIZE["a100-80gb"])
+                  overlap=Fraction(1, 2), efficiency=a100(), node_size=NODE_SIZE["a100-80gb"], framework=framework(framework_key))
 
 
-MEGATRON_2021 = {"zero": 0, "recompute": 2, "sequence_parallel": False}  # what the paper's code ran: no ZeRO, full recompute
-WITHIN_10 = (0, 1, 5, 6, 7, 8, 9)  # 1.7B, 3.6B, 76.1B, 145.6B, 310.1B, 529.6B, 1T
-MID_SIZE = (2, 3, 4)  # 7.5B, 18.4B, 39.1B
+WITHIN_10 = (0, 1, 2, 5, 6, 7, 8, 9)  # 1.7B, 3.6B, 7.5B, 76.1B, 145.6B, 310.1B, 529.6B, 1T
+MID_SIZE = {3: 1.175, 4: 1.115}  # 18.4B, 39.1B: the published layout's step over plan's best, as measured (1.170, 1.111)
 
 
 def _published_against_best(index: int) -> float:
-    """Published (t, p, d) at its best b and v over plan's best, both under Megatron-LM 2021's settings."""
+    """Published (t, p, d) at its best b and v over plan's best, plan restricted to Megatron-LM 2021's features
+    (--framework megatron-lm-2021: no ZeRO, no selective recompute, no sequence parallelism, the DP all-reduce after the
+    backward, 20 bytes of states per parameter at the optimizer step) and to the full recompute Table 1 ran (Eq. 3)."""
     run = calibration_runs()[index]
     lay = run.layout
-    table = evaluate(shapes(run.model, lay.n, lay.global_batch, None), lay.n, lay.s, _predicted_inputs(run.model))
-    same = table["fits"] & np.logical_and.reduce([table[name] == value for name, value in MEGATRON_2021.items()])
+    table = evaluate(shapes(run.model, lay.n, lay.global_batch, None), lay.n, lay.s, _predicted_inputs(run.model, "megatron-lm-2021"))
+    assert set(table["zero"]) == {0} and not table["sequence_parallel"].any()  # the framework's feature set, searched
+    same = table["fits"] & (table["recompute"] == 2)
     published = same & (table["t"] == lay.t) & (table["p"] == lay.p) & (table["d"] == lay.d)
     assert published.any()
     return table["step_seconds"][published].min() / table["step_seconds"][same].min()
@@ -183,12 +278,15 @@ def test_table1_published_layout_is_within_10_percent_of_plans_best(index):
     assert _published_against_best(index) <= 1.10
 
 
-@pytest.mark.parametrize("index", MID_SIZE)
+@pytest.mark.parametrize("index", sorted(MID_SIZE))
 def test_table1_mid_size_layouts_are_not_what_the_model_would_pick(index):
-    # For 7.5B-39.1B Table 1 uses t = 4-8 on purpose (weak scaling); the model prefers t = 2 with more data or
-    # pipeline parallelism, 12-22 % faster, as the paper's own Figs. 14-15 find data parallelism cheaper than TP
-    # when memory allows. Not within the issue's 10 %: asserted so that the gap is seen, not hidden.
-    assert 1.10 < _published_against_best(index) < 1.25
+    # 18.4B (t=8 p=1) and 39.1B (t=8 p=2): Narayanan et al. 2021 §5.1 picked the degrees "using heuristics described in
+    # §3", whose Takeaway #1 uses tensor parallelism up to the node (8) before any pipeline. Within the same features the
+    # model prefers t = 2 with a 4- or 8-stage interleaved pipeline, 11-17 % faster: the 8-way all-reduces of h = 6144-8192
+    # cost 17 % of the step, and the paper's own §5.4.2-5.4.3 finds smaller model-parallel degrees faster when memory
+    # allows. The model's t = 8 layer is Korthikanti et al.'s Table 4 within 3 % (test above): the gap is the heuristic's,
+    # not a mispriced term. Not within the issue's 10 %: asserted so that the gap is seen, not hidden.
+    assert 1.10 < _published_against_best(index) <= MID_SIZE[index]
 
 
 def test_one_trillion_plans_first_answer_is_near_the_published_layout(capsys):

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 RECOMPUTE_CHOICES = ("none", "selective", "full")  # formulas.estimate.RECOMPUTE_MODES, named here so --help loads no SymPy
 ATTENTION_CHOICES = ("eager", "flash")  # formulas.estimate.ATTENTION_KERNELS
+FRAMEWORK_CHOICES = ("default", "megatron-lm-2021", "megatron-lm-2022", "deepspeed-pipe")  # formulas.frameworks.FRAMEWORKS
 TOKENS_PER_PARAMETER = 20  # formulas.estimate.TOKENS_PER_PARAMETER (Hoffmann et al. 2022), the default D
 
 DEFAULTS = {"overlap": "0.5", "network": "25"}  # r = 1/2 (with --mfu); 200 Gb/s per GPU
@@ -46,6 +47,12 @@ def add_assumption_arguments(command: argparse.ArgumentParser) -> None:
                               "(memory and predicted time; default eager)")
     command.add_argument("--flash-attention", dest="attention", action="store_const", const="flash",
                          help="the same as --attention flash")
+    command.add_argument("--framework", default="default", choices=FRAMEWORK_CHOICES,
+                         help="the implementation the predicted step time assumes, and the features plan may use: default "
+                              "(DP all-reduce overlapped, TP blocking, every feature), megatron-lm-2021 (Narayanan et al. 2021's "
+                              "code: no ZeRO, no selective recompute or sequence parallelism, DP all-reduce after the backward), "
+                              "megatron-lm-2022 (Korthikanti et al.: backward TP all-reduce overlapped with the weight gradient), "
+                              "deepspeed-pipe (DeepSpeed's pipeline engine: 1F1B only, serialised p2p, ZeRO 0-1)")
     command.add_argument("--network", default=DEFAULTS["network"], metavar="GB/s",
                          help="inter-node bandwidth per GPU for PP and DP traffic, GB/s (default 25 = 200 Gb/s)")
     command.add_argument("--precision", default="bf16", choices=("bf16", "fp8"),
@@ -197,6 +204,7 @@ def read_inputs(args: argparse.Namespace, model: dict[str, int], model_type: str
     """The GPU and the assumptions (--mfu, --overlap, --network, --tokens, precision, fine-tuning) as exact values; without --mfu the
     GPU's performance constants (one line and exit 2 for a GPU that has none)."""
     from formulas.calibration import NoCalibration, efficiency
+    from formulas.frameworks import framework
     from formulas.gpus import NODE_SIZE
     from formulas.estimate import Inputs
     from formulas.symbols import quantity
@@ -234,6 +242,7 @@ def read_inputs(args: argparse.Namespace, model: dict[str, int], model_type: str
         efficiency=performance,
         node_size=NODE_SIZE[args.gpu],
         flash=args.attention == "flash",
+        framework=framework(getattr(args, "framework", "default")),
     )
 
 
@@ -254,6 +263,9 @@ def run(args: argparse.Namespace) -> Result:
     reason = unpredicted(layout, inputs)
     if reason is not None:
         raise InputError(reason)
+    missing = inputs.framework.lacks(layout.zero, layout.recompute, layout.sequence_parallel, layout.v)
+    if missing is not None:
+        raise InputError(f"invalid layout for --framework: {missing}")
     report = estimate(layout, inputs)
     report["footprint"] = read_footprint(args, report, layout)
     doc = {
@@ -307,7 +319,8 @@ def report_units(doc: dict) -> dict[str, str]:
 def assumptions_json(inputs: Inputs) -> dict[str, object]:
     lora = None if inputs.lora is None else {name: float(value) for name, value in inputs.lora.items()}
     common = {"network_bytes_per_second": float(inputs.network), "gpus_per_node": inputs.node_size, "bytes_per_value": 2,
-              "precision": inputs.precision, "lora": lora}
+              "precision": inputs.precision, "lora": lora,
+              "framework": {"name": inputs.framework.key, "features": inputs.framework.features()} if inputs.framework else None}
     if inputs.utilization is not None:
         return {"mode": "given", "U": float(inputs.utilization), "r": float(inputs.overlap)} | common
     constants = inputs.efficiency
@@ -344,6 +357,8 @@ def render_text(doc: dict) -> str:
         speed = f"MFU U = {_percent(assumed['U'])} (given), communication hidden under {_percent(assumed['r'])} of compute"
     else:
         speed = f"step time predicted from the GPU's performance constants ({assumed['constants']['provenance']})"
+        if assumed["framework"]["name"] != "default":
+            speed += f" in the framework {assumed['framework']['name']} ({assumed['framework']['features']})"
     lines = [f"{doc['model']} on {lay['n']} × {doc['gpu']}"]
     if doc.get("source"):
         lines.append(f"  source: {doc['source']}")

@@ -9,7 +9,10 @@ through the generated NumPy code; those that don't fit are dropped; the best
 why each ranks where it does. ``--explain "t=8 p=64 d=6 ..."`` instead says where one
 layout ranks and which terms (compute, bubble, TP, PP, DP/ZeRO, optimizer, memory)
 separate it from the first; a layout that is invalid or does not fit is one line, exit 2.
-``--json``: one document with the ranked list (or the explanation).
+``--framework`` (formulas/frameworks.py) sets what the implementation overlaps and restricts the
+search to the features it has: ``--framework megatron-lm-2021`` compares with Narayanan et al. 2021
+on the features its code had (no ZeRO, no selective recompute, no sequence parallelism, the DP
+all-reduce after the backward). ``--json``: one document with the ranked list (or the explanation).
 """
 
 from __future__ import annotations
@@ -163,13 +166,17 @@ def render_explanation(doc: dict) -> str:
     if "compute_efficiency" in mine:
         lines.append(f"  compute runs at {mine['compute_efficiency']:.1%} of peak vs {first['compute_efficiency']:.1%}")
     lines.append(f"  memory {human(mine['memory_total'], 'byte')} vs {human(first['memory_total'], 'byte')} per GPU")
+    framework = result["framework"]
+    lines.append(f"searched within the framework {framework['name']}: {framework['features']}")
     return "\n".join(lines)
 
 
 def _mode(assumptions: dict) -> str:
     if assumptions["mode"] == "given":
         return f"ranked at the given MFU U = {assumptions['U']:g} (--mfu)"
-    return f"ranked by predicted step time (constants {assumptions['constants']['provenance']})"
+    framework = assumptions["framework"]
+    within = "" if framework["name"] == "default" else f"; framework {framework['name']}: {framework['features']}"
+    return f"ranked by predicted step time (constants {assumptions['constants']['provenance']}){within}"
 
 
 def render_text(doc: dict) -> str:

@@ -6,43 +6,59 @@
 The fit: a grid over (η_gemm, η_mem, τ_k, η_link), each point evaluated on all ten Table 1 rows at
 once (the constants are arrays through the generated NumPy code), minimising the sum of
 squared log errors of the per-GPU TFLOP/s; then two finer grids around the best point.
-Validation runs (formulas/published/validation_runs.json) are predicted with the stored
-constants only.
+Table 1 ran the interleaved schedule (Narayanan et al. 2021 §5.1) without printing its degree v:
+each row is predicted at the v the model finds fastest among those the schedule allows (v
+divides l/p, p divides m), chosen again at every grid point (formulas/published/
+megatron2021_table1.json says why), with b = 1 and the framework megatron-lm-2021
+(formulas/frameworks.py). Validation runs (formulas/published/validation_runs.json) are predicted
+with the stored constants only, each in its own framework; so are the per-layer times of
+Korthikanti et al. 2022 Table 4.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import numpy as np
 import sympy as sp
 
-from formulas.calibration import PUBLISHED, Efficiency, a100, table1, validation_runs
-from formulas.estimate import Inputs, Layout, estimate, model_values
+from formulas.calibration import PUBLISHED, Efficiency, a100, layer_timings, table1, validation_runs
+from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, layout_violation, model_values
+from formulas.frameworks import Framework, framework
 from formulas.gpus import NODE_SIZE, gpu
 from formulas.hf_config import read_config
+from formulas.prediction import model_values as perf_values
 from formulas.presets import preset
 from render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
+from render.numeric.plan import divisors
 
 GRID = {"eta_gemm": (0.5, 1.0), "eta_mem": (0.2, 1.0), "tau_k": (0.0, 6e-5), "eta_link": (0.3, 1.0)}
+FIGURES = ("megatron_tflops", "mfu", "step_seconds")
 
 
 @dataclass(frozen=True)
 class Run:
-    """One published measurement: the layout, its inputs and the figure the publication prints."""
+    """One published measurement: its candidate layouts (one, or the v's a paper leaves unprinted), its inputs and the
+    figure the publication prints. The prediction is the fastest candidate's figure."""
 
     name: str
     source: str
     model: dict[str, int]
-    layout: Layout
+    layouts: tuple[Layout, ...]
     gpu_key: str
     network: float
-    figure: str  # "megatron_tflops" or "mfu"
+    figure: str  # one of FIGURES
     published: float
+    framework: Framework
     flash: bool = False
+
+    @property
+    def layout(self) -> Layout:
+        """The first candidate (the only one when the publication prints every setting)."""
+        return self.layouts[0]
 
 
 def gpt(a: int, h: int, l: int, s: int = 2048, V: int = 51200) -> dict[str, int]:  # noqa: E741 - the paper's name
@@ -57,51 +73,122 @@ def _layout(n: int, t: int, p: int, B: int, b: int, v: int, s: int, zero: int, r
     return Layout(n=n, t=t, p=p, d=d, b=b, m=B // (b * d), s=s, v=v, zero=zero, recompute=recompute, sequence_parallel=sp_)
 
 
+def interleavings(layout: Layout, model: dict[str, int]) -> tuple[Layout, ...]:
+    """``layout`` at every v the layout rules allow (formulas.estimate.layout_violation: p·v divides l, and v > 1 needs
+    p > 1 and m a multiple of p, as Megatron-LM's train_step asserts)."""
+    candidates = (replace(layout, v=v) for v in divisors(model["l"]))
+    return tuple(candidate for candidate in candidates if layout_violation(candidate, model) is None)
+
+
 def calibration_runs() -> list[Run]:
-    """Megatron-LM 2021 Table 1, one Run per row (b = 1, v = 1 assumed as the data file says)."""
+    """Megatron-LM 2021 Table 1, one Run per row: b = 1, every v the interleaved schedule allows (the data file says why)."""
     document = json.loads((PUBLISHED / "megatron2021_table1.json").read_text(encoding="utf-8"))
     common = document["common"]
     runs = []
     for params, a, h, l, t, p, n, B, tflops, _, _ in table1():  # noqa: E741
-        runs.append(Run(f"Megatron-LM 2021 Table 1, {params}B", document["source"], gpt(a, h, l, common["s"], common["V"]),
-                        _layout(n, t, p, B, 1, 1, common["s"], 0, common["recompute"], False), common["gpu"],
-                        common["network_gb_per_second"] * 1e9, "megatron_tflops", tflops))
+        model = gpt(a, h, l, common["s"], common["V"])
+        layout = _layout(n, t, p, B, 1, 1, common["s"], common["zero"], common["recompute"], common["sequence_parallel"])
+        runs.append(Run(f"Megatron-LM 2021 Table 1, {params}B", document["source"], model, interleavings(layout, model), common["gpu"], common["network_gb_per_second"] * 1e9, "megatron_tflops", tflops,
+                        framework(common["framework"]), common["flash"]))
     return runs
 
 
+def _model(run: dict) -> dict[str, int]:
+    if "model" in run:
+        return model_values(preset(run["model"]).architecture.values)
+    if "config" in run:
+        return model_values(read_config(run["config"]).values)
+    return gpt(run["a"], run["h"], run["l"])
+
+
 def other_runs() -> list[Run]:
+    """The validation runs, each at its published layout and in its framework."""
     runs = []
     for run in validation_runs():
-        if "model" in run:
-            model = model_values(preset(run["model"]).architecture.values)
-        elif "config" in run:
-            model = model_values(read_config(run["config"]).values)
-        else:
-            model = gpt(run["a"], run["h"], run["l"])
-        runs.append(Run(run["name"], run["source"], model,
-                        _layout(run["n"], run["t"], run["p"], run["B"], run["b"], run["v"], run.get("s", 2048), run["zero"],
-                                run["recompute"], run["sequence_parallel"]),
-                        run.get("gpu", "a100-80gb"), run["network_gb_per_second"] * 1e9, run["figure"], run["published"],
+        layout = _layout(run["n"], run["t"], run["p"], run["B"], run["b"], run["v"], run.get("s", 2048), run["zero"],
+                         run["recompute"], run["sequence_parallel"])
+        runs.append(Run(run["name"], run["source"], _model(run), (layout,), run.get("gpu", "a100-80gb"),
+                        run["network_gb_per_second"] * 1e9, run["figure"], run["published"], framework(run["framework"]),
                         run.get("flash", False)))
     return runs
 
 
-def predicted(run: Run, efficiency: Efficiency) -> np.ndarray:
-    """The run's published figure as the model predicts it (arrays when the constants are arrays)."""
-    inputs = Inputs(model=run.model, gpu=gpu(run.gpu_key).inputs(), network=run.network, tokens=None, utilization=None,
-                    overlap=Fraction(1, 2), efficiency=efficiency, node_size=NODE_SIZE[run.gpu_key], flash=run.flash)
-    report = estimate(run.layout, numeric_inputs(inputs), numeric, NUMPY_OPS)
-    time = report["time"]
+def _inputs(run: Run, efficiency: Efficiency) -> Inputs:
+    return numeric_inputs(Inputs(model=run.model, gpu=gpu(run.gpu_key).inputs(), network=run.network, tokens=None,
+                                 utilization=None, overlap=Fraction(1, 2), efficiency=efficiency,
+                                 node_size=NODE_SIZE[run.gpu_key], flash=run.flash, framework=run.framework))
+
+
+def _figure(run: Run, layout: Layout, inputs: Inputs) -> tuple[np.ndarray, np.ndarray]:
+    """(step seconds, the published figure as predicted) of one candidate layout."""
+    time = estimate(layout, inputs, numeric, NUMPY_OPS)["time"]
+    step = np.asarray(time["step_seconds"])
     if run.figure == "mfu":
-        return np.asarray(time["mfu"])
-    model = numeric_inputs(inputs).model
-    megatron = numeric("flops.megatron", B=run.layout.global_batch, s=run.layout.s, l=model["l"], h=model["h"], V=model["V"])
-    return megatron / (run.layout.n * time["step_seconds"]) / 1e12
+        return step, np.asarray(time["mfu"])
+    if run.figure == "step_seconds":
+        return step, step
+    model = inputs.model
+    megatron = numeric("flops.megatron", B=layout.global_batch, s=layout.s, l=model["l"], h=model["h"], V=model["V"])
+    return step, megatron / (layout.n * step) / 1e12
+
+
+def predicted(run: Run, efficiency: Efficiency) -> np.ndarray:
+    """The run's published figure as the model predicts it at its fastest candidate layout (arrays when the constants are
+    arrays: the fastest candidate is chosen element by element)."""
+    inputs = _inputs(run, efficiency)
+    best_step, best = _figure(run, run.layouts[0], inputs)
+    for layout in run.layouts[1:]:
+        step, value = _figure(run, layout, inputs)
+        faster = step < best_step
+        best_step, best = np.where(faster, step, best_step), np.where(faster, value, best)
+    return best
+
+
+def chosen_v(run: Run, efficiency: Efficiency) -> int:
+    """The candidate v the model finds fastest at scalar constants (the one ``predicted`` uses)."""
+    inputs = _inputs(run, efficiency)
+    steps = [float(_figure(run, layout, inputs)[0]) for layout in run.layouts]
+    return run.layouts[int(np.argmin(steps))].v
 
 
 def errors(runs: list[Run], efficiency: Efficiency) -> np.ndarray:
     """Relative errors (predicted / published − 1), one row per run."""
     return np.stack([predicted(run, efficiency) / run.published - 1 for run in runs])
+
+
+@dataclass(frozen=True)
+class LayerRun:
+    """One row of Korthikanti et al. 2022 Table 4: a transformer layer's forward + backward time, in milliseconds."""
+
+    name: str
+    source: str
+    model: dict[str, int]
+    layout: Layout
+    framework: Framework
+    published: float
+    forward_ms: float
+    backward_ms: float
+
+
+def layer_runs() -> list[LayerRun]:
+    shape, rows = layer_timings()
+    model = gpt(shape["a"], shape["h"], shape["l"], shape["s"])
+    return [LayerRun(row["name"], shape["source"], model,
+                     Layout(n=shape["t"], t=shape["t"], p=1, d=1, b=shape["b"], m=1, s=shape["s"], recompute=row["recompute"],
+                            sequence_parallel=row["sequence_parallel"]),
+                     framework(shape["framework"]), row["published"], row["forward_ms"], row["backward_ms"]) for row in rows]
+
+
+def layer_times(run: LayerRun, efficiency: Efficiency) -> tuple[float, float]:
+    """The model's forward and backward time of one layer, in milliseconds (perf.layer.forward and perf.layer.backward)."""
+    lay = run.layout
+    a100_80 = {name: float(value) for name, value in gpu("a100-80gb").inputs().items()}
+    base = {name: float(value) for name, value in run.model.items()} | a100_80 | {"s": lay.s, "t": lay.t, "p": lay.p, "v": lay.v}
+    numbers = {"t": lay.t, "p": lay.p, "d": lay.d, "b": lay.b}
+    settings = {"recompute": RECOMPUTE_MODES.index(lay.recompute), "sequence_parallel": lay.sequence_parallel, "zero": 0}
+    values = perf_values(base, numbers, settings, efficiency, 25e9, NODE_SIZE["a100-80gb"], False, NUMPY_OPS, run.framework)
+    forward, backward = (float(numeric(f"perf.layer.{kind}", **values)) * 1e3 for kind in ("forward", "backward"))
+    return forward, backward
 
 
 def _grid(bounds: dict[str, tuple[float, float]], points: int) -> dict[str, np.ndarray]:
@@ -135,16 +222,31 @@ def summary(runs: list[Run], efficiency: Efficiency) -> list[dict]:
     rows = []
     for run, error in zip(runs, errors(runs, efficiency)):
         value = float(predicted(run, efficiency))
-        rows.append({"run": run.name, "source": run.source, "figure": run.figure, "published": run.published,
-                     "predicted": round(value, 4), "error": round(float(error), 4)})
+        row = {"run": run.name, "source": run.source, "figure": run.figure, "framework": run.framework.key,
+               "published": run.published, "predicted": round(value, 4), "error": round(float(error), 4)}
+        if len(run.layouts) > 1:
+            row["v"] = chosen_v(run, efficiency)
+        rows.append(row)
+    return rows
+
+
+def layer_summary(efficiency: Efficiency) -> list[dict]:
+    rows = []
+    for run in layer_runs():
+        forward, backward = layer_times(run, efficiency)
+        total = forward + backward
+        rows.append({"run": run.name, "source": run.source, "figure": "layer_ms", "framework": run.framework.key,
+                     "published": run.published, "predicted": round(total, 4), "error": round(total / run.published - 1, 4),
+                     "forward": [run.forward_ms, round(forward, 3)], "backward": [run.backward_ms, round(backward, 3)]})
     return rows
 
 
 def _print(title: str, rows: list[dict]) -> None:
     print(title)
     for row in rows:
-        print(f"  {row['run']:<40} {row['figure']:<16} published {row['published']:<8} predicted {row['predicted']:<9.4g} "
-              f"error {row['error']:+.1%}")
+        chosen = f" v={row['v']}" if "v" in row else ""
+        print(f"  {row['run']:<40} {row['figure']:<16} {row['framework']:<17} published {row['published']:<8} "
+              f"predicted {row['predicted']:<9.4g} error {row['error']:+.1%}{chosen}")
     errors_ = np.abs([row["error"] for row in rows])
     print(f"  median |error| {np.median(errors_):.1%}, max {errors_.max():.1%}")
 
@@ -157,8 +259,9 @@ def main() -> None:
     print("constants:", {name: float(getattr(efficiency, name)) for name in GRID})
     table = summary(calibration_runs(), efficiency)
     others = summary(other_runs(), efficiency)
-    _print("calibration: Megatron-LM 2021 Table 1", table)
+    _print("calibration: Megatron-LM 2021 Table 1 (v: the fastest the schedule allows)", table)
     _print("validation (not fitted)", others)
+    _print("validation, one 22B layer (Korthikanti et al. 2022 Table 4, milliseconds)", layer_summary(efficiency))
     if not args.check:
         document = {"source": "fitted by render/numeric/calibrate.py on formulas/published/megatron2021_table1.json only",
                     "constants": {name: f"{float(getattr(efficiency, name)):.3g}" for name in GRID},

@@ -104,6 +104,7 @@ def numeric_inputs(inputs: Inputs) -> Inputs:
         efficiency=None if inputs.efficiency is None else _floats(inputs.efficiency),
         node_size=inputs.node_size,
         flash=inputs.flash,
+        framework=inputs.framework,
     )
 
 

@@ -12,6 +12,9 @@ parallelism: columns too, which pick formula ids element by element), every chun
 code: no Python loop per layout. Ranking: step time (predicted by
 formulas/prediction.py unless the MFU is given; bubble and exposed communication
 included), then memory, then the layout itself, so that the order never depends on how the space was split into chunks.
+The framework of the inputs (formulas/frameworks.py) restricts the settings and the interleaving to
+the features it has: ``megatron-lm-2021`` searches ZeRO 0, recompute none or full, no sequence
+parallelism, the comparison with Narayanan et al. 2021 on the paper's own feature set.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Callable
 import numpy as np
 
 from formulas.estimate import RECOMPUTE_MODES, Evaluator, Inputs, Layout, estimate
+from formulas.frameworks import DEFAULT, Framework
 from render.numeric import GPUS_PER_NODE
 from render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 
@@ -93,7 +97,7 @@ def _expand(keys: np.ndarray, owners: np.ndarray, divs: np.ndarray) -> tuple[np.
 
 
 def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None = GPUS_PER_NODE, s: int = 1,
-           split: bool = True) -> Shapes:
+           split: bool = True, interleaving: bool = True) -> Shapes:
     """Every (t, p, d, b, m, v, c, e) allowed for n GPUs, a global batch of B sequences of s tokens, as arrays.
 
     The rules are layout_violation's (t·p·c·d = n; t | a, g; p·v | l; c | s; e | d, e | E, e = 1 for a dense
@@ -120,7 +124,7 @@ def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None 
     row, b = _expand(global_batch // d, *_divisor_table(global_batch // d))
     t, c, p, d, e = t[row], c[row], p[row], d[row], e[row]
     m = global_batch // (d * b)
-    interleaved = (p > 1) & (m % p == 0)
+    interleaved = (p > 1) & (m % p == 0) & interleaving  # interleaving = False: a framework without the schedule
     degrees = np.unique(p)
     chunk_counts = np.array([len(divisors(l // int(q))) for q in degrees])  # v ranges over the divisors of l/p
     per_row = np.where(interleaved, chunk_counts[np.searchsorted(degrees, p)], 1)
@@ -135,12 +139,12 @@ def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None 
 
 def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[int, int], None] | None = None,
              chunk: int = 1 << 16, ev: Evaluator = numeric, attention: str = "eager") -> dict[str, np.ndarray]:
-    """The figures of every layout of ``space`` under every setting, as columns (one row per layout).
+    """The figures of every layout of ``space`` under every setting its framework offers, as columns (one row per layout).
 
     One call of the report per ``chunk`` layouts, settings included (they pick formula ids element
     by element); ``progress(done, total)`` after each chunk."""
     numeric_in = numeric_inputs(inputs)
-    columns = _with_settings(space)
+    columns = _with_settings(space, settings(inputs.framework))
     size = len(columns["t"])
     total = -(-size // chunk)
     parts = []
@@ -168,10 +172,16 @@ def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[
     return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
 
 
-def _with_settings(space: Shapes) -> dict[str, np.ndarray]:
-    """Every layout of ``space`` under every setting (sequence parallelism only where t > 1), as columns."""
+def settings(framework: Framework | None) -> tuple[tuple[int, str, bool], ...]:
+    """The (ZeRO stage, recompute, sequence parallelism) settings a framework offers (None: the default, all of them)."""
+    chosen = framework or DEFAULT
+    return tuple(setting for setting in SETTINGS if chosen.lacks(*setting, v=1) is None)
+
+
+def _with_settings(space: Shapes, offered: tuple[tuple[int, str, bool], ...] = SETTINGS) -> dict[str, np.ndarray]:
+    """Every layout of ``space`` under every offered setting (sequence parallelism only where t > 1), as columns."""
     parts = []
-    for zero, recompute, parallel in SETTINGS:
+    for zero, recompute, parallel in offered:
         group = space.take(space.t > 1) if parallel else space
         size = len(group)
         parts.append({name: getattr(group, name) for name in SHAPE_FIELDS}
@@ -227,7 +237,8 @@ def plan(model: dict[str, int], inputs: Inputs, n: int, global_batch: int, s: in
          max_tp: int | None = GPUS_PER_NODE, progress: Callable[[int, int], None] | None = None,
          attention: str = "eager") -> dict:
     """The ranked best layouts (each with its reason) and the size of the space explored, under one attention kernel."""
-    space = shapes(model, n, global_batch, max_tp, s, split=inputs.utilization is not None)
+    space = shapes(model, n, global_batch, max_tp, s, split=inputs.utilization is not None,
+                   interleaving=(inputs.framework or DEFAULT).interleaving)
     if not len(space):
         return {"explored": 0, "fitting": 0, "ranked": []}
     table = evaluate(space, n, s, inputs, progress, attention=attention)
@@ -260,7 +271,12 @@ def explain(model: dict[str, int], inputs: Inputs, layout: Layout, max_tp: int |
     violation = layout_violation(layout, model)
     if violation is not None:
         raise NotRanked(f"invalid layout: {violation}")
-    space = shapes(model, layout.n, layout.global_batch, max_tp, layout.s, split=inputs.utilization is not None)
+    chosen = inputs.framework or DEFAULT
+    missing = chosen.lacks(layout.zero, layout.recompute, layout.sequence_parallel and layout.t > 1, layout.v)
+    if missing is not None:
+        raise NotRanked(f"invalid layout for the framework: {missing}")
+    space = shapes(model, layout.n, layout.global_batch, max_tp, layout.s, split=inputs.utilization is not None,
+                   interleaving=chosen.interleaving)
     table = evaluate(space, layout.n, layout.s, inputs, attention=layout.attention)
     wanted = {"t": layout.t, "p": layout.p, "d": layout.d, "b": layout.b, "m": layout.m, "v": layout.v, "c": layout.c, "e": layout.e,
               "zero": layout.zero,
@@ -282,4 +298,5 @@ def explain(model: dict[str, int], inputs: Inputs, layout: Layout, max_tp: int |
              for name, meaning in TERMS.items() if name in mine]
     terms.sort(key=lambda term: -abs(term["difference"]))
     return {"rank": place, "of": len(ranked), "layout": mine, "first": first, "terms": terms,
-            "memory_difference": mine["memory_total"] - first["memory_total"]}
+            "memory_difference": mine["memory_total"] - first["memory_total"],
+            "framework": {"name": chosen.key, "features": chosen.features()}}

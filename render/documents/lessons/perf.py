@@ -15,7 +15,8 @@ CELLS = [
 Narayanan et al. 2021 ("Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM",
 Table 1) trained a 1-trillion-parameter GPT (h = 25600, a = 160, l = 128) on 3072 A100 80 GB GPUs with
 tensor parallelism t = 8, pipeline parallelism p = 64 and data parallelism d = 6, global batch 3072 of 2048
-tokens, full activation recompute, and reached 163 TFLOP/s per GPU (52 % of peak). This lesson asks the
+tokens, full activation recompute and the interleaved pipeline schedule (§5.1), and reached 163 TFLOP/s per GPU
+(52 % of peak). This lesson asks the
 toolkit's performance model (`formulas/performance.py`, its constants fitted on that same Table 1) why, term
 by term: compute efficiency, the blocking TP all-reduces, the pipeline bubble, the DP all-reduce and memory.
 The earlier lessons priced each of these alone (FLOPs, memory, communication, the bubble); the performance
@@ -34,30 +35,42 @@ import numpy as np
 
 from formulas.calibration import a100
 from formulas.estimate import Inputs, Layout, estimate, model_values
+from formulas.frameworks import framework
 from formulas.gpus import NODE_SIZE, gpu as gpu_preset
 from formulas.presets import preset
+from render.numeric.calibrate import interleavings
 from render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 
 MODEL = model_values(preset("megatron-1t").architecture.values)  # h = 25600, a = 160, l = 128, V = 51200
 A100 = gpu_preset("a100-80gb")
-INPUTS = numeric_inputs(Inputs(model=MODEL, gpu=A100.inputs(), network=25 * 10**9, tokens=None, utilization=None,
-                               overlap=Fraction(1, 2), efficiency=a100(), node_size=NODE_SIZE["a100-80gb"]))
+
+
+def inputs(name):
+    """The A100's calibrated constants in one framework (formulas/frameworks.py)."""
+    return numeric_inputs(Inputs(model=MODEL, gpu=A100.inputs(), network=25 * 10**9, tokens=None, utilization=None,
+                                 overlap=Fraction(1, 2), efficiency=a100(), node_size=NODE_SIZE["a100-80gb"],
+                                 framework=framework(name)))
+
+
+INPUTS = inputs("megatron-lm-2021")  # the paper's code: what it overlapped, the memory its optimizer held
 N, B, S = 3072, 3072, 2048
 PARTS = ("compute_seconds", "tp_seconds", "pp_seconds", "bubble_seconds", "dp_exposed_seconds", "optimizer_seconds")
 
 
-def report(t, p, b=1, v=1, zero=0, recompute="full", sp=False):
-    """The predicted report of one layout of the 1T model on 3072 A100s (global batch 3072, s = 2048)."""
+def report(t, p, b=1, zero=0, recompute="full", sp=False):
+    """The predicted report of one layout of the 1T model on 3072 A100s (global batch 3072, s = 2048), at the fastest
+    interleaving degree v the layer count allows (the paper does not print its v)."""
     d = N // (t * p)
-    layout = Layout(n=N, t=t, p=p, d=d, b=b, m=B // (b * d), s=S, v=v, zero=zero, recompute=recompute, sequence_parallel=sp)
-    return estimate(layout, INPUTS, numeric, NUMPY_OPS)
+    layout = Layout(n=N, t=t, p=p, d=d, b=b, m=B // (b * d), s=S, zero=zero, recompute=recompute, sequence_parallel=sp)
+    reports = [estimate(candidate, INPUTS, numeric, NUMPY_OPS) | {"v": candidate.v} for candidate in interleavings(layout, MODEL)]
+    return min(reports, key=lambda r: float(r["time"]["step_seconds"]))
 
 
 def row(name, t, p, **settings):
     r = report(t, p, **settings)
     parts = {part: float(r["time"]["predicted"][part]) for part in PARTS}
     memory = float(r["memory"]["total"]) / 1e9
-    print(f"{name:<34} step {float(r['time']['step_seconds']):7.2f} s  MFU {float(r['time']['mfu']):5.1%}  "
+    print(f"{name:<34} v={r['v']} step {float(r['time']['step_seconds']):7.2f} s  MFU {float(r['time']['mfu']):5.1%}  "
           f"memory {memory:6.1f} GB {'fits' if memory <= 80 else 'DOES NOT FIT'}  "
           + "  ".join(f"{part.split('_')[0]} {value:.2f}" for part, value in parts.items()))
     return parts, memory
@@ -67,7 +80,11 @@ note(f"The model: {preset('megatron-1t').title}; {N} GPUs of {A100.name}, a glob
     markdown("""
 ## The published layout, predicted
 
-Megatron-LM 2021 had neither ZeRO nor sequence parallelism nor selective recompute: ZeRO 0, full recompute.
+Megatron-LM 2021 had neither ZeRO nor sequence parallelism nor selective recompute: ZeRO 0, full recompute. Its
+code (the framework `megatron-lm-2021`) all-reduced the gradients after the last backward rather than under it,
+blocked on every tensor-parallel all-reduce, and its fp16 optimizer held 20 bytes per parameter at the step (an fp32
+copy of every gradient beside the 16 bytes of the usual count). The paper ran the interleaved schedule without
+printing its degree; with 2 layers per stage, v is 1 or 2, and the model takes the faster (v = 2).
 The model's figure to compare with the paper is Megatron's own count (Eq. 3, recompute included) per GPU-second.
 """),
     code('''
@@ -89,11 +106,11 @@ for t, p in ((4, 64), (8, 64), (16, 32), (8, 32), (8, 128)):
     markdown("""
 ## Why p = 64: the smallest pipeline with room to spare
 
-Without ZeRO each GPU holds 16 bytes of model state per parameter of its share Ψ/(t·p): 1T/(8·32) is 3.9 B
-parameters, 63 GB before a single activation, and the first stage of a 1F1B pipeline holds p micro-batches of
-its l/p layers' inputs. At p = 32 that is 76 GB of the 80: on paper it fits, and the model predicts it 3 %
-faster, but the count leaves out the allocator's fragmentation, NCCL's buffers and cuBLAS workspaces. p = 64 needs
-45 GB. Deeper pipelines fit easily, but a deeper pipeline means fewer replicas (d = n/(t·p)) and a slower
+Without ZeRO each GPU holds 16 bytes of model state per parameter of its share Ψ/(t·p) through the backward, and
+Megatron-LM 2021's optimizer 20 at its step: 1T/(8·32) is 3.9 B parameters, 63 GB before a single activation
+(79 GB at the step), and the first stage of a 1F1B pipeline holds p micro-batches of its l/p layers' inputs. At
+p = 32 that is 79.7 GB of the 80: on paper it fits, and the model predicts it 5 % faster, but the count leaves out
+the allocator's fragmentation, NCCL's buffers and cuBLAS workspaces. p = 64 needs 51.5 GB. Deeper pipelines fit easily, but a deeper pipeline means fewer replicas (d = n/(t·p)) and a slower
 stage: the bubble (p − 1)/m stays near 12 % because m = B/d grows with p, while the logits weigh more on a
 stage of fewer layers.
 """),
@@ -105,8 +122,8 @@ for p in (32, 64, 128):
 ## Where the time goes
 
 The stacked bars split each layout's predicted step into the model's terms, with each layout's memory per GPU.
-t = 16 pays the network for its all-reduces; t = 4 doubles the bubble; t = 8, p = 32 is a little faster but
-leaves 4 GB; t = 8, p = 128 computes a heavier last stage.
+t = 16 pays the network for its all-reduces; t = 4 doubles the bubble and does not fit; t = 8, p = 32 is a little
+faster but leaves 0.3 GB; t = 8, p = 128 cannot interleave (one layer per stage) and pays twice the bubble.
 """),
     code('''
 import matplotlib.pyplot as plt
@@ -136,13 +153,14 @@ lesson's bandwidth against t), the bubble (the cluster lesson's (p − 1)/m), th
 ## What plan says today
 
 With the features Megatron gained since (sequence parallelism and selective recompute, Korthikanti et al. 2022;
-the distributed optimizer, ZeRO-1; interleaving), memory no longer forces p = 64 and the model prefers a
-shallower pipeline; `llm-formulas plan --explain` prints where the published layout then ranks and why.
+the distributed optimizer, ZeRO-1; the gradient all-reduce overlapped with the backward), memory no longer forces
+p = 64 and the model prefers a shallower pipeline; `llm-formulas plan --explain` prints where the published layout
+then ranks and why (`--framework megatron-lm-2021` restricts the search to the paper's features instead).
 """),
     code('''
 from render.numeric.plan import explain
 
-result = explain(MODEL, INPUTS, Layout(n=N, t=8, p=64, d=6, b=1, m=512, s=S, v=2, zero=1, recompute="selective",
+result = explain(MODEL, inputs("default"), Layout(n=N, t=8, p=64, d=6, b=1, m=512, s=S, v=2, zero=1, recompute="selective",
                                        sequence_parallel=True))
 print(f"rank {result['rank']} of {result['of']}; first: {result['first']['layout']}")
 for term in result["terms"]:

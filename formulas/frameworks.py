@@ -1,0 +1,116 @@
+"""Training frameworks as the performance model sees them: what each overlaps, and which features it has.
+
+The layout (t, p, d, b, m, v) and the settings (ZeRO stage, recompute, sequence parallelism) say
+*what* runs; the framework says *how*: three switches of formulas/performance.py, each read off
+the framework's code or its paper, and the features it offers (``plan --framework`` searches only
+those). No switch is fitted to a run.
+
+- ``default``: the reference model of issue 16 (a current Megatron Core or PyTorch DDP job): the DP
+  gradient reduction bucketed and overlapped with the last micro-batch's backward (σ_DP^ovl = 1;
+  PyTorch DDP, Li et al. 2020; Megatron Core's --overlap-grad-reduce), every TP all-reduce
+  blocking (σ_TP^ovl = 0, a conservative price), sends and receives batched (σ_P2P^ser = 0); every
+  feature.
+- ``megatron-lm-2021``: the code of Narayanan et al. 2021 (Megatron-LM's April 2021 release, commit
+  50a4b5fa02, which Table 1 ran): ``train_step`` calls the local DDP's ``allreduce_gradients()``
+  after ``forward_backward_func`` returns (``--DDP-impl local`` is the default), so the all-reduce is
+  not overlapped (σ_DP^ovl = 0); the column-parallel layers all-reduce their input gradient with a
+  blocking ``copy_to_tensor_model_parallel_region`` (σ_TP^ovl = 0); ``p2p_communication.py`` sends
+  and receives both directions in one ``batch_isend_irecv`` with scatter/gather (σ_P2P^ser = 0).
+  Features: no ZeRO (DeepSpeed's was integrated only for the §5.2 comparison), recompute none or
+  full (``--checkpoint-activations``; selective recompute and sequence parallelism are Korthikanti
+  et al. 2022), interleaving (``--num-layers-per-virtual-pipeline-stage``, m a multiple of p).
+  Memory: its fp16 optimizer copies every 16-bit gradient to fp32 at the step
+  (``_copy_model_grads_to_main_grads``: ``main_param.grad = model_param.grad.float()``) while the
+  16-bit gradients live on, so the states peak at 20 bytes per parameter
+  (``memory.model_states.grad_buffers``) once the activations are freed; the report's memory is the
+  larger of the backward's (16Ψ/(t·p) + activations) and the step's (20Ψ/(t·p)).
+- ``megatron-lm-2022``: the code of Korthikanti et al. 2022 (commit 841f789f48 and its sequence-parallel
+  successors): the backward all-reduce of a column-parallel layer's input gradient overlaps its
+  weight-gradient GEMM (``LinearWithGradAccumulationAndAsyncAllreduce``, on by default; §6.2: "an
+  optimization in the backward pass where we overlap all-reduce communication with the linear
+  weight's gradient computation", σ_TP^ovl = 1); "we do not use any overlapping of gradient
+  all-reduces with back-propagation" (§6, σ_DP^ovl = 0); batched p2p. Features: no ZeRO, every
+  recompute mode, sequence parallelism, interleaving.
+- ``deepspeed-pipe``: Megatron-DeepSpeed on DeepSpeed's PipelineEngine (MT-NLG, Smith et al. 2022;
+  BLOOM, BigScience 2022). ``TrainSchedule`` is plain 1F1B, one model chunk per stage (no
+  interleaving); ``SendActivation``, ``RecvActivation``, ``SendGrad``, ``RecvGrad`` are separate
+  blocking instructions (``p2p.send``/``recv`` refuse ``async_op``, σ_P2P^ser = 1), each message a
+  1/t ``PartitionedTensor`` slice all-gathered on receipt; ``ReduceGrads`` runs after the last
+  micro-batch (σ_DP^ovl = 0); the engine refuses ZeRO-2 and -3 with pipeline parallelism; the
+  tensor-parallel layers are Megatron's without the asynchronous all-reduce (bigscience-workshop/
+  Megatron-DeepSpeed ``megatron/mpu/layers.py``, σ_TP^ovl = 0). Features: ZeRO 0 or 1, recompute
+  none or full, no sequence parallelism.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RECOMPUTE_ALL = ("none", "selective", "full")
+
+
+@dataclass(frozen=True)
+class Framework:
+    """The overlap switches of one framework and the features ``plan`` may use with it."""
+
+    key: str
+    description: str
+    ovl_dp: int  # σ_DP^ovl: the DP gradient reduction overlaps the last backward
+    ovl_tp: int  # σ_TP^ovl: the backward's column-parallel all-reduces overlap their weight-gradient GEMMs
+    p2p_serial: int  # σ_P2P^ser: sends and receives one after the other
+    zero: tuple[int, ...] = (0, 1, 2, 3)
+    recompute: tuple[str, ...] = RECOMPUTE_ALL
+    sequence_parallel: bool = True
+    interleaving: bool = True
+    step_states: str | None = None  # the model states at the optimizer step, when they exceed the 16 bytes of memory.zero
+
+
+    def switches(self) -> dict[str, int]:
+        """The values of the performance model's framework symbols."""
+        return {"ovl_dp": self.ovl_dp, "ovl_tp": self.ovl_tp, "p2p_serial": self.p2p_serial}
+
+    def lacks(self, zero: int, recompute: str, sequence_parallel: bool, v: int) -> str | None:
+        """The first feature of a layout this framework does not have, in words, or None."""
+        if zero not in self.zero:
+            return f"{self.key} has no ZeRO stage {zero} (it offers {', '.join(map(str, self.zero))})"
+        if recompute not in self.recompute:
+            return f"{self.key} has no {recompute} recompute (it offers {', '.join(self.recompute)})"
+        if sequence_parallel and not self.sequence_parallel:
+            return f"{self.key} has no sequence parallelism"
+        if v > 1 and not self.interleaving:
+            return f"{self.key} has no interleaved schedule (v must be 1)"
+        return None
+
+    def features(self) -> str:
+        """The feature set in one line, for reports."""
+        return (f"ZeRO {'/'.join(map(str, self.zero))}; recompute {'/'.join(self.recompute)}; sequence parallelism "
+                f"{'yes' if self.sequence_parallel else 'no'}; interleaving {'yes' if self.interleaving else 'no'}; "
+                f"DP reduction {'overlapped' if self.ovl_dp else 'after the backward'}; backward TP all-reduce "
+                f"{'overlapped with the weight gradient' if self.ovl_tp else 'blocking'}; p2p "
+                f"{'serialised' if self.p2p_serial else 'batched'}")
+
+
+FRAMEWORKS: dict[str, Framework] = {framework.key: framework for framework in (
+    Framework("default", "DP reduction overlapped with the last backward, TP all-reduces blocking, batched p2p, every feature "
+              "(issue 16's reference model)", ovl_dp=1, ovl_tp=0, p2p_serial=0),
+    Framework("megatron-lm-2021", "Megatron-LM as Narayanan et al. 2021 ran it (April 2021 release): local DDP all-reduce after "
+              "the backward, blocking TP, batched p2p with scatter/gather; no ZeRO, no selective recompute, no sequence parallelism",
+              ovl_dp=0, ovl_tp=0, p2p_serial=0, zero=(0,), recompute=("none", "full"), sequence_parallel=False,
+              step_states="memory.model_states.grad_buffers"),
+    Framework("megatron-lm-2022", "Megatron-LM as Korthikanti et al. 2022 ran it: backward TP all-reduce overlapped with the "
+              "weight gradient, DP all-reduce after the backward, batched p2p; no ZeRO", ovl_dp=0, ovl_tp=1, p2p_serial=0,
+              zero=(0,)),
+    Framework("deepspeed-pipe", "Megatron-DeepSpeed on DeepSpeed's PipelineEngine (MT-NLG, BLOOM): plain 1F1B, serialised "
+              "blocking p2p of 1/t slices, gradient reduction after the last micro-batch, ZeRO 0-1, blocking TP",
+              ovl_dp=0, ovl_tp=0, p2p_serial=1, zero=(0, 1), recompute=("none", "full"), sequence_parallel=False,
+              interleaving=False),
+)}
+DEFAULT = FRAMEWORKS["default"]
+
+
+def framework(key: str) -> Framework:
+    """The framework of that name; KeyError (naming the choices) for any other."""
+    try:
+        return FRAMEWORKS[key]
+    except KeyError:
+        raise KeyError(f"unknown framework {key!r}: choose one of {', '.join(FRAMEWORKS)}") from None
