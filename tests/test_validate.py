@@ -5,7 +5,9 @@ out in the comments, never the code's own output.
 """
 
 import dataclasses
+import json
 
+import pytest
 import sympy as sp
 
 import derivations.published as published
@@ -260,3 +262,18 @@ def test_korthikanti_table2_equals_the_catalogue():
     }
     for formula_id, paper in printed.items():
         assert sp.expand(get(formula_id).value_expr - paper) == 0, formula_id
+
+
+def test_validate_reports_the_performance_model_beside_the_published_runs(capsys):
+    # issue 16: each predicted run's error is in validate too; the published figures are the papers'
+    # (Narayanan et al. 2021 Table 1: 163 TFLOP/s for 1T; Smith et al. 2022 §2.4: 113 TFLOP/s on 420 nodes)
+    code, out, _ = run(capsys, "validate", "--json")
+    predictions = json.loads(out)["predictions"]
+    assert code == 0 and len(predictions["calibration"]) == 10 and len(predictions["layers"]) == 5
+    by_run = {row["run"]: row for group in predictions.values() for row in group}
+    assert by_run["Megatron-LM 2021 Table 1, 1008.0B"]["published"] == 163
+    mtnlg = by_run["MT-NLG 530B, 420 nodes"]
+    assert mtnlg["published"] == 113 and mtnlg["error"] == pytest.approx(mtnlg["predicted"] / 113 - 1, abs=1e-4)
+    assert "9 s per iteration" in mtnlg["note"]  # a miss over 10 % says why
+    code, out, _ = run(capsys, "validate", "--paper", "MT-NLG")
+    assert code == 0 and "113 TFLOP/s" in out and "published step times" not in out and "sources:" not in out

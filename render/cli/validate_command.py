@@ -9,6 +9,8 @@ any row differs unexplained.
 
 from __future__ import annotations
 
+from statistics import median
+
 
 def _shown(value, digits: int) -> str:
     number = float(value)
@@ -34,8 +36,9 @@ def validate(paper_filter: str | None):
     verdicts = judge_all()
     if paper_filter:
         verdicts = [v for v in verdicts if paper_filter.lower() in (v.row.id + " " + v.row.paper).lower()]
-        if not verdicts:
-            raise InputError(f"no published row matches {paper_filter!r}")
+    predicted, predicted_lines = _predictions(paper_filter)
+    if not verdicts and not any(predicted.values()):
+        raise InputError(f"no published row matches {paper_filter!r}")
     rows, lines = [], []
     for v in verdicts:
         row = v.row
@@ -86,17 +89,58 @@ def validate(paper_filter: str | None):
     counts = {name: sum(1 for v in verdicts if v.verdict == name) for name in ("reproduced", "explained", "differs")}
     papers = len({v.row.paper for v in verdicts})
     unverified = [v.row.id for v in verdicts if v.row.unverified]
-    lines.append(
-        f"sources: {len(verdicts) - len(unverified)} of {len(verdicts)} rows confirmed against the papers' text or repositories"
-        + (f"; not confirmed: {', '.join(unverified)}" if unverified else "")
-    )
+    if verdicts:
+        lines.append(
+            f"sources: {len(verdicts) - len(unverified)} of {len(verdicts)} rows confirmed against the papers' text or repositories"
+            + (f"; not confirmed: {', '.join(unverified)}" if unverified else "")
+        )
     summary = (
         f"validate: {len(verdicts)} published figures from {papers} papers: "
         f"{counts['reproduced']} reproduced, {counts['explained']} explained, {counts['differs']} differ"
     )
     doc = {"rows": rows, "summary": {"rows": len(verdicts), "papers": papers, **counts,
-                                     "confirmed": len(verdicts) - len(unverified), "unverified": unverified}}
-    return Result(doc, "\n".join(lines + [summary]), 1 if counts["differs"] else 0)
+                                     "confirmed": len(verdicts) - len(unverified), "unverified": unverified},
+           "predictions": predicted}
+    return Result(doc, "\n".join(lines + predicted_lines + [summary]), 1 if counts["differs"] else 0)
+
+
+PREDICTION_GROUPS = {
+    "calibration": "fitted: the A100's performance constants come from these ten rows",
+    "validation": "not fitted: measured runs of other publications, each in its framework",
+    "layers": "not fitted: one 22B layer, forward + backward",
+}
+
+
+def _predictions(paper_filter: str | None) -> tuple[dict, list[str]]:
+    """The performance model's step-time predictions beside the published throughputs (render.numeric.calibrate):
+    reported with their errors, not judged, since a model of time is no identity; a run the model misses by more
+    than 10 % carries the data file's note on why."""
+    from render.numeric.calibrate import predictions
+
+    groups = predictions()
+    if paper_filter:
+        groups = {name: [row for row in rows if paper_filter.lower() in (row["run"] + " " + row["source"]).lower()]
+                  for name, rows in groups.items()}
+    lines = []
+    for name, rows in groups.items():
+        if not rows:
+            continue
+        misses = [abs(row["error"]) for row in rows]
+        lines.append(f"predicted step times, {name} ({PREDICTION_GROUPS[name]}): median error {median(misses):.1%}, "
+                     f"largest {max(misses):.1%}")
+        for row in rows:
+            shown = FIGURE_UNITS[row["figure"]]
+            lines.append(f"  {row['run']}  published {shown(row['published'])}  predicted {shown(row['predicted'])}  error {row['error']:+.1%}"
+                         + (f"  ({row['note']})" if "note" in row and abs(row["error"]) > 0.1 else ""))
+    return groups, lines
+
+
+FIGURE_UNITS = {  # each figure as its publication prints it
+    "mfu": lambda x: f"{100 * x:.3g} % MFU",
+    "megatron_tflops": lambda x: f"{x:.4g} TFLOP/s",
+    "step_seconds": lambda x: f"{x:.4g} s",
+    "layer_ms": lambda x: f"{x:.3g} ms",
+}
 
 
 def register(add_command) -> None:

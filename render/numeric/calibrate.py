@@ -54,6 +54,7 @@ class Run:
     published: float
     framework: Framework
     flash: bool = False
+    note: str = ""  # why the model misses, where the data file says
 
     @property
     def layout(self) -> Layout:
@@ -109,7 +110,7 @@ def other_runs() -> list[Run]:
                          run["recompute"], run["sequence_parallel"])
         runs.append(Run(run["name"], run["source"], _model(run), (layout,), run.get("gpu", "a100-80gb"),
                         run["network_gb_per_second"] * 1e9, run["figure"], run["published"], framework(run["framework"]),
-                        run.get("flash", False)))
+                        run.get("flash", False), run.get("note", "")))
     return runs
 
 
@@ -226,6 +227,8 @@ def summary(runs: list[Run], efficiency: Efficiency) -> list[dict]:
                "published": run.published, "predicted": round(value, 4), "error": round(float(error), 4)}
         if len(run.layouts) > 1:
             row["v"] = chosen_v(run, efficiency)
+        if run.note:
+            row["note"] = run.note
         rows.append(row)
     return rows
 
@@ -249,6 +252,13 @@ def _print(title: str, rows: list[dict]) -> None:
               f"predicted {row['predicted']:<9.4g} error {row['error']:+.1%}{chosen}")
     errors_ = np.abs([row["error"] for row in rows])
     print(f"  median |error| {np.median(errors_):.1%}, max {errors_.max():.1%}")
+
+
+def predictions(efficiency: Efficiency | None = None) -> dict[str, list[dict]]:
+    """The model's figures beside the published ones: Table 1 (fitted), the other runs and Table 4's layers (not)."""
+    efficiency = efficiency or a100()
+    return {"calibration": summary(calibration_runs(), efficiency), "validation": summary(other_runs(), efficiency),
+            "layers": layer_summary(efficiency)}
 
 
 def main() -> None:
