@@ -407,8 +407,10 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
 
 def _uneven_stages(layout: Layout, base: dict, ev: Evaluator) -> dict:
     """Per-stage work (layer-forwards, the logits on the last stage), the first stage's parameters, pace and bubble."""
-    logits = ev("flops.decoder.logits", **base) / ev("flops.decoder.layer.forward", **base)
-    work = [count + (logits if index == layout.p - 1 else 0) for index, count in enumerate(layout.stages)]
+    one = base | {"b": 1}  # FLOPs are linear in b: the ratio is one number, also when plan passes b as an array
+    logits = ev("flops.decoder.logits", **one) / ev("flops.decoder.layer.forward", **one)
+    last = len(layout.stages) - 1
+    work = [count + (logits if index == last else 0) for index, count in enumerate(layout.stages)]
     slowest, total = max(work), sum(work)
     embedding = base["V"] * base["d_emb"]
     first_params = layout.stages[0] * ev("params.decoder.layer", **base) + (embedding if 0 in layout.embedding_stages else 0)

@@ -11,6 +11,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+def balanced_stages(layers: int, p: int) -> tuple[int, ...] | None:
+    """Megatron-DeepSpeed's ``--pp-partition-method type:transformer|embedding`` (BLOOM's): the l blocks and the two
+    embedding matrices (the input one and the tied output head) are l + 2 items split as DeepSpeed's
+    ``partition_uniform`` splits them, ⌊(l + 2)/p⌋ per stage and one more on each of the first (l + 2) mod p; the
+    first and last stage then hold one embedding each in place of a block. BLOOM's 70 blocks over 12 stages:
+    72 items, 6 a stage, so 5, 6 × 10, 5. None when a stage would hold no block (p > 1 and (l + 2)/p < 2)."""
+    if p == 1:
+        return (layers,)
+    items, extra = divmod(layers + 2, p)
+    stages = [items + (1 if index < extra else 0) for index in range(p)]
+    stages[0] -= 1
+    stages[-1] -= 1
+    return tuple(stages) if min(stages) >= 1 else None
+
+
 @dataclass(frozen=True)
 class LayoutPreset:
     """A published layout: the estimate options it stands for, and where it is printed."""

@@ -16,6 +16,7 @@ from formulas.presets import preset
 from render.cli.main import main
 from render.numeric.plan import evaluate, plan, shapes
 from render.cli.progress import Progress
+from helpers import run
 
 
 def cli_json(capsys, *argv):
@@ -165,3 +166,46 @@ def test_plan_is_bounded_on_highly_divisible_inputs(tmp_path, case):
     assert run.returncode in (0, 2), run.stderr
     if run.returncode == 2:
         assert len(message) == 1 and "more than plan evaluates" in message[0] and "Traceback" not in run.stderr
+
+
+def test_uneven_stages_widen_the_space_to_every_p_that_leaves_a_block_per_stage():
+    # the same independent enumeration, with p allowed not to divide l when each of the p stages still holds a block
+    # of the l + 2 items (l blocks, two embeddings), at v = 1; BLOOM-176B: 70 blocks, 48 GPUs
+    model, n, B = model_values(preset("bloom-176b").architecture.values), 48, 96
+    expected = set()
+    for t, p, b in itertools.product(range(1, n + 1), range(1, n + 1), range(1, B + 1)):
+        if n % (t * p) or B % (b * (n // (t * p))):
+            continue
+        d = n // (t * p)
+        m = B // (b * d)
+        holds_a_block = p == 1 or (model["l"] + 2) // p >= 2
+        if model["a"] % t or t > 8 or not holds_a_block:
+            continue
+        even = model["l"] % p == 0
+        if not even:
+            expected.add((t, p, d, b, m, 1))
+            continue
+        for v in range(1, model["l"] + 1):
+            if model["l"] % (p * v) == 0 and (v == 1 or (p > 1 and m % p == 0)):
+                expected.add((t, p, d, b, m, v))
+    space = shapes(model, n, B, uneven=True)
+    assert set(zip(*(getattr(space, f).tolist() for f in "tpdbmv"))) == expected and len(space) == len(expected)
+    assert 12 in space.p and 12 not in shapes(model, n, B).p  # 70 is no multiple of 12
+
+
+def test_bloom_layout_through_plan_equals_estimate_at_its_published_stages(capsys):
+    # BigScience 2022 §3.4: TP 4 × PP 12 × DP 8 on 384 A100 80 GB, micro-batch 2, global batch 2048, ZeRO 1, the 70
+    # blocks split 5, 6 × 10, 5 with the embedding on the first and last stage
+    from formulas.layouts import LAYOUTS, balanced_stages
+
+    assert balanced_stages(70, 12) == (5,) + (6,) * 10 + (5,) == LAYOUTS["bloom-176b"].stages
+    common = ["--model", "bloom-176b", "--gpu", "a100-80gb", "--seq", "2048", "--framework", "deepspeed-pipe"]
+    published = cli_json(capsys, "estimate", *common, "--layout", "bloom-176b")
+    explained = cli_json(capsys, "plan", *common, "--gpus", "384", "--global-batch", "2048", "--uneven-stages",
+                         "--explain", "t=4 p=12 d=8 b=2 zero=1 recompute=full")["explain"]["layout"]
+    assert explained["layout"]["stages"] == list(LAYOUTS["bloom-176b"].stages)
+    assert explained["step_seconds"] == pytest.approx(published["time"]["step_seconds"], rel=1e-12)
+    assert explained["memory_total"] == pytest.approx(published["memory"]["total"], rel=1e-12)
+    code, _, err = run(capsys, "plan", *common, "--gpus", "384", "--global-batch", "2048",
+                       "--explain", "t=4 p=12 d=8 b=2 zero=1 recompute=full")
+    assert code == 2 and "must divide the 70 layers" in err  # without --uneven-stages, as estimate without --stages

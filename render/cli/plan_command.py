@@ -37,6 +37,10 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
                          help=f"largest tensor-parallel degree (0 for no limit). Predicted (no --mfu): no limit by default, "
                               f"TP beyond a node is priced at the network; with --mfu: default {GPUS_PER_NODE}, TP is priced "
                               f"at NVLink speed")
+    command.add_argument("--uneven-stages", action="store_true",
+                         help="also search pipeline degrees p that do not divide the layers, at v = 1, with balanced stages: "
+                              "the l blocks and the two embeddings as l + 2 items, as Megatron-DeepSpeed's "
+                              "type:transformer|embedding partition splits them (BLOOM-176B's 5, 6 x 10, 5 over 12 stages)")
     command.add_argument("--explain", metavar="LAYOUT",
                          help='where one layout ranks and why, e.g. "t=8 p=64 d=6 v=2 b=1 zero=1 recompute=selective sp=1" '
                               "(keys t p d v b zero recompute sp; d defaults to n/(t·p), v and b to 1, zero to 0, recompute "
@@ -76,12 +80,13 @@ def run(args: argparse.Namespace) -> Result:
     bar = Progress("plan")
     try:
         result = plan(model, inputs, n, global_batch, s, top=top, max_tp=max_tp or None, progress=bar.update,
-                      attention=args.attention)
+                      attention=args.attention, uneven=args.uneven_stages)
     except SpaceTooLarge as error:
         raise InputError(str(error)) from None
     bar.close()
     doc = {"model": label, "gpu": chosen_gpu(args.gpu).name, "n": n, "global_batch": global_batch, "s": s,
-           "max_tp": max_tp or None, "attention": args.attention, "assumptions": assumptions_json(inputs)} | result
+           "max_tp": max_tp or None, "attention": args.attention, "uneven_stages": args.uneven_stages,
+           "assumptions": assumptions_json(inputs)} | result
     return Result(doc, render_text(doc))
 
 
@@ -135,7 +140,7 @@ def _explain(args, model, inputs, label, n, global_batch, s, max_tp) -> Result:
     if reason is not None:
         raise InputError(reason)
     try:
-        result = explain(model, inputs, layout, max_tp)
+        result = explain(model, inputs, layout, max_tp, uneven=args.uneven_stages)
     except (NotRanked, SpaceTooLarge) as error:
         raise InputError(str(error)) from None
     doc = {"model": label, "gpu": chosen_gpu(args.gpu).name, "n": n, "global_batch": global_batch, "s": s,
@@ -143,11 +148,16 @@ def _explain(args, model, inputs, label, n, global_batch, s, max_tp) -> Result:
     return Result(doc, render_explanation(doc))
 
 
+def _stages(lay: dict) -> str:
+    """`` stages 5,6,…,6,5`` for an uneven pipeline (the layers of each stage, first to last), else nothing."""
+    return f" stages {','.join(map(str, lay['stages']))}" if "stages" in lay else ""
+
+
 def _describe(entry: dict) -> str:
     from render.printers.human import human
 
     lay = entry["layout"]
-    return (f"t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']} b={lay['b']} m={lay['m']}  ZeRO {lay['zero']}, recompute "
+    return (f"t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']} b={lay['b']} m={lay['m']}{_stages(lay)}  ZeRO {lay['zero']}, recompute "
             f"{lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}: step "
             f"{human(entry['step_seconds'], 'second')}, MFU {entry['mfu']:.1%}, memory {human(entry['memory_total'], 'byte')}")
 
@@ -194,7 +204,8 @@ def render_text(doc: dict) -> str:
     for place, entry in enumerate(doc["ranked"], start=1):
         lay = entry["layout"]
         lines += [
-            f"{place}. t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']} e={lay['e']} c={lay['c']} b={lay['b']} m={lay['m']}  ZeRO {lay['zero']}, "
+            f"{place}. t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']} e={lay['e']} c={lay['c']} b={lay['b']} m={lay['m']}"
+            f"{_stages(lay)}  ZeRO {lay['zero']}, "
             f"recompute {lay['recompute']}{', sequence parallel' if lay['sequence_parallel'] else ''}"
             f"{', FlashAttention' if doc.get('attention') == 'flash' else ''}",
             f"   step {human(entry['step_seconds'], 'second')} (compute {human(entry['compute_seconds'], 'second')}, bubble "

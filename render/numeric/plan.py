@@ -26,6 +26,7 @@ import numpy as np
 
 from formulas.estimate import RECOMPUTE_MODES, Evaluator, Inputs, Layout, estimate
 from formulas.frameworks import DEFAULT, Framework
+from formulas.layouts import balanced_stages
 from render.numeric import GPUS_PER_NODE
 from render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 
@@ -97,12 +98,13 @@ def _expand(keys: np.ndarray, owners: np.ndarray, divs: np.ndarray) -> tuple[np.
 
 
 def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None = GPUS_PER_NODE, s: int = 1,
-           split: bool = True, interleaving: bool = True) -> Shapes:
+           split: bool = True, interleaving: bool = True, uneven: bool = False) -> Shapes:
     """Every (t, p, d, b, m, v, c, e) allowed for n GPUs, a global batch of B sequences of s tokens, as arrays.
 
     The rules are layout_violation's (t·p·c·d = n; t | a, g; p·v | l; c | s; e | d, e | E, e = 1 for a dense
-    model; v > 1 only with p > 1 and p | m), applied column-wise; the space is counted before it is built,
-    and SpaceTooLarge says so when its layouts × settings would exceed MAX_LAYOUTS."""
+    model; v > 1 only with p > 1 and p | m), applied column-wise; with ``uneven``, a p that does not divide l is
+    allowed too, at v = 1, its stages balanced as formulas.layouts.balanced_stages splits them. The space is
+    counted before it is built, and SpaceTooLarge says so when its layouts × settings would exceed MAX_LAYOUTS."""
     a, g, l = int(model["a"]), int(model["g"]), int(model["l"])
     experts = int(model["E"]) if model.get("l_moe") and split else 1  # split = False: no expert or context parallelism
     s = s if split else 1
@@ -112,7 +114,8 @@ def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None 
         t = t[t <= max_tp]
     c = all_divisors[s % all_divisors == 0]
     t, c, p = (column.ravel() for column in np.meshgrid(t, c, all_divisors, indexing="ij"))
-    keep = (n % (t * c * p) == 0) & (l % p == 0)
+    splittable = np.array([uneven and balanced_stages(l, int(q)) is not None for q in p], dtype=bool)
+    keep = (n % (t * c * p) == 0) & ((l % p == 0) | splittable)
     t, c, p = t[keep], c[keep], p[keep]
     d = n // (t * c * p)
     keep = global_batch % d == 0
@@ -124,7 +127,7 @@ def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None 
     row, b = _expand(global_batch // d, *_divisor_table(global_batch // d))
     t, c, p, d, e = t[row], c[row], p[row], d[row], e[row]
     m = global_batch // (d * b)
-    interleaved = (p > 1) & (m % p == 0) & interleaving  # interleaving = False: a framework without the schedule
+    interleaved = (p > 1) & (m % p == 0) & interleaving & (l % p == 0)  # interleaving = False: a framework without it
     degrees = np.unique(p)
     chunk_counts = np.array([len(divisors(l // int(q))) for q in degrees])  # v ranges over the divisors of l/p
     per_row = np.where(interleaved, chunk_counts[np.searchsorted(degrees, p)], 1)
@@ -137,22 +140,30 @@ def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None 
     return Shapes(t[row], p[row], d[row], b[row], m[row], v, c[row], e[row])
 
 
+def _groups(columns: dict[str, np.ndarray], layers: int, chunk: int) -> list[tuple[tuple[int, ...] | None, np.ndarray]]:
+    """The rows in calls of at most ``chunk``: the balanced ones (p | l), then one stage partition at a time."""
+    p = columns["p"]
+    groups = [(None, np.flatnonzero(layers % p == 0))]
+    groups += [(balanced_stages(layers, int(q)), np.flatnonzero(p == q)) for q in np.unique(p[layers % p != 0])]
+    return [(stages, rows[start:start + chunk]) for stages, rows in groups for start in range(0, len(rows), chunk) if len(rows)]
+
+
 def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[int, int], None] | None = None,
              chunk: int = 1 << 16, ev: Evaluator = numeric, attention: str = "eager") -> dict[str, np.ndarray]:
     """The figures of every layout of ``space`` under every setting its framework offers, as columns (one row per layout).
 
     One call of the report per ``chunk`` layouts, settings included (they pick formula ids element
-    by element); ``progress(done, total)`` after each chunk."""
+    by element), and per stage partition of the uneven ones; ``progress(done, total)`` after each call."""
     numeric_in = numeric_inputs(inputs)
     columns = _with_settings(space, settings(inputs.framework))
-    size = len(columns["t"])
-    total = -(-size // chunk)
+    calls = _groups(columns, int(inputs.model["l"]), chunk)
     parts = []
-    for done, start in enumerate(range(0, size, chunk), start=1):
-        part = {name: column[start:start + chunk] for name, column in columns.items()}
+    for done, (stages, rows) in enumerate(calls, start=1):
+        part = {name: column[rows] for name, column in columns.items()}
+        uneven = {} if stages is None else {"stages": stages, "embedding_stages": (0, len(stages) - 1)}
         layout = Layout(n=n, s=s, zero=part["zero"], recompute=part["recompute"],
                         sequence_parallel=part["sequence_parallel"], attention=attention,
-                        **{name: part[name] for name in SHAPE_FIELDS})
+                        **{name: part[name] for name in SHAPE_FIELDS}, **uneven)
         report = estimate(layout, numeric_in, ev, NUMPY_OPS)
         time = report["time"]
         figures = {
@@ -168,7 +179,7 @@ def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[
         } | {name: time["predicted"][name] for name in PREDICTED if "predicted" in time}
         parts.append(part | {name: np.broadcast_to(value, len(part["t"])) for name, value in figures.items()})
         if progress is not None:
-            progress(done, total)
+            progress(done, len(calls))
     return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
 
 
@@ -200,9 +211,11 @@ def rank(table: dict[str, np.ndarray], top: int) -> np.ndarray:
     return order[np.sort(first)[:top]]
 
 
-def row(table: dict[str, np.ndarray], index: int) -> dict:
-    """One layout and its figures as plain Python values."""
+def row(table: dict[str, np.ndarray], index: int, layers: int) -> dict:
+    """One layout and its figures as plain Python values; an uneven pipeline names its stages."""
     layout = {name: int(table[name][index]) for name in SHAPE_FIELDS}
+    if layers % layout["p"]:
+        layout["stages"] = list(balanced_stages(layers, layout["p"]))
     layout |= {"zero": int(table["zero"][index]), "recompute": RECOMPUTE_MODES[int(table["recompute"][index])],
                "sequence_parallel": bool(table["sequence_parallel"][index])}
     figures = {name: float(table[name][index]) for name in FIGURES + PREDICTED if name != "fits" and name in table}
@@ -235,15 +248,16 @@ def reason(entry: dict, runner_up: dict | None) -> str:
 
 def plan(model: dict[str, int], inputs: Inputs, n: int, global_batch: int, s: int, top: int = 5,
          max_tp: int | None = GPUS_PER_NODE, progress: Callable[[int, int], None] | None = None,
-         attention: str = "eager") -> dict:
-    """The ranked best layouts (each with its reason) and the size of the space explored, under one attention kernel."""
+         attention: str = "eager", uneven: bool = False) -> dict:
+    """The ranked best layouts (each with its reason) and the size of the space explored, under one attention kernel;
+    ``uneven``: pipeline degrees that do not divide the layers too, at balanced stages."""
     space = shapes(model, n, global_batch, max_tp, s, split=inputs.utilization is not None,
-                   interleaving=(inputs.framework or DEFAULT).interleaving)
+                   interleaving=(inputs.framework or DEFAULT).interleaving, uneven=uneven)
     if not len(space):
         return {"explored": 0, "fitting": 0, "ranked": []}
     table = evaluate(space, n, s, inputs, progress, attention=attention)
     best = rank(table, top + 1)
-    entries = [row(table, int(index)) for index in best]
+    entries = [row(table, int(index), int(model["l"])) for index in best]
     for place, entry in enumerate(entries[:top]):
         entry["reason"] = reason(entry, entries[place + 1] if place + 1 < len(entries) else None)
     return {"explored": len(table["fits"]), "fitting": int(np.count_nonzero(table["fits"])), "ranked": entries[:top]}
@@ -263,11 +277,17 @@ TERMS = {  # the parts of the step time --explain compares, and how a person cal
 }
 
 
-def explain(model: dict[str, int], inputs: Inputs, layout: Layout, max_tp: int | None = None) -> dict:
-    """Where ``layout`` ranks among the layouts of its n GPUs and global batch, and the terms that separate it from
-    the first. NotRanked when it breaks a layout rule or does not fit (one line, the reason)."""
+def explain(model: dict[str, int], inputs: Inputs, layout: Layout, max_tp: int | None = None, uneven: bool = False) -> dict:
+    """Where ``layout`` ranks among the layouts of its n GPUs and global batch (``uneven``: pipeline degrees that do not
+    divide the layers too), and the terms that separate it from the first. NotRanked when it breaks a layout rule or
+    does not fit (one line, the reason)."""
+    from dataclasses import replace
+
     from formulas.estimate import layout_violation
 
+    layers = int(model["l"])
+    if uneven and layers % layout.p and layout.stages is None and balanced_stages(layers, layout.p) is not None:
+        layout = replace(layout, stages=balanced_stages(layers, layout.p), embedding_stages=(0, layout.p - 1))
     violation = layout_violation(layout, model)
     if violation is not None:
         raise NotRanked(f"invalid layout: {violation}")
@@ -276,7 +296,7 @@ def explain(model: dict[str, int], inputs: Inputs, layout: Layout, max_tp: int |
     if missing is not None:
         raise NotRanked(f"invalid layout for the framework: {missing}")
     space = shapes(model, layout.n, layout.global_batch, max_tp, layout.s, split=inputs.utilization is not None,
-                   interleaving=chosen.interleaving)
+                   interleaving=chosen.interleaving, uneven=uneven)
     table = evaluate(space, layout.n, layout.s, inputs, attention=layout.attention)
     wanted = {"t": layout.t, "p": layout.p, "d": layout.d, "b": layout.b, "m": layout.m, "v": layout.v, "c": layout.c, "e": layout.e,
               "zero": layout.zero,
@@ -286,14 +306,14 @@ def explain(model: dict[str, int], inputs: Inputs, layout: Layout, max_tp: int |
         raise NotRanked(f"invalid layout: t = {layout.t} is beyond --max-tp {max_tp}" if max_tp and layout.t > max_tp
                         else "invalid layout: not in plan's search space")
     index = int(match[0])
-    mine = row(table, index)
+    mine = row(table, index, layers)
     if not table["fits"][index]:
         raise NotRanked(f"layout does not fit: {mine['memory_total'] / 1e9:.1f} GB per GPU of "
                         f"{float(inputs.gpu['M_gpu']) / 1e9:.0f} GB")
     ranked = rank(table, len(table["fits"]))
     steps = table["step_seconds"][ranked]
     place = int(np.count_nonzero(steps < table["step_seconds"][index])) + 1
-    first = row(table, int(ranked[0]))
+    first = row(table, int(ranked[0]), layers)
     terms = [{"term": name, "meaning": meaning, "layout": mine[name], "first": first[name], "difference": mine[name] - first[name]}
              for name, meaning in TERMS.items() if name in mine]
     terms.sort(key=lambda term: -abs(term["difference"]))
