@@ -73,7 +73,7 @@ def tasks(spec: Spec, chunk_size: int = DEFAULT_CHUNK) -> list[Task]:
 def run_task(task: Task, seq: int, top: int) -> tuple[tuple[str, str, int], int, int, list[dict]]:
     """A chunk's best ``top`` + 1 distinct layouts, with how many it explored and how many fit."""
     table = evaluate(task.chunk, task.n, seq, task.inputs)
-    best = [row(table, int(index)) for index in rank(table, top + 1)]
+    best = [row(table, int(index), int(task.inputs.model["l"])) for index in rank(table, top + 1)]
     return (task.model, task.gpu, task.n), len(table["fits"]), int(table["fits"].sum()), best
 
 
