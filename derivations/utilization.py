@@ -21,8 +21,9 @@ import sympy as sp
 from derivations.engine import Derivation
 from formulas.catalogue import get
 from derivations.proof import much_less
-from formulas.symbols import B, D, P, R_tok, V, X, X_run, a, b, causal, d_head, h, l, mla, n, s, tau, tau_0, u_param
-from formulas.utilization import KAPLAN, KORTHIKANTI, KORTHIKANTI_T4, KORTHIKANTI_T5, NARAYANAN, PALM, PALM_T3
+from formulas.symbols import B, D, P, R_tok, U, U_hw, V, X, X_run, a, b, causal, d_head, f_remat, h, l, mla, n, s, tau, tau_0, u_param
+from derivations.cluster import solved_for
+from formulas.utilization import KAPLAN, KORTHIKANTI, KORTHIKANTI_T4, KORTHIKANTI_T5, NARAYANAN, PALM, PALM_REMAT, PALM_T3
 
 MTNLG = {l: 105, h: 20480, V: 51200, s: 2048}  # Smith et al. 2022 §2.4 and Narayanan et al. 2021 Table 1: MT-NLG's shape
 
@@ -139,6 +140,27 @@ def mfu_throughput_weights() -> Derivation:
     return d
 
 
+def hfu_remat() -> Derivation:
+    d = Derivation("utilization.hfu.remat", "HFU of a partial rematerialization", (PALM, PALM_REMAT))
+    tok = d.defines("F_tok", get("utilization.training_per_token").expr, "PaLM's training FLOPs per token, 6Ψ + 12·l·a·d_head·s")
+    fwd = d.defines("F_fwd", 2 * P + 4 * l * a * d_head * s, "the forward alone: 2Ψ for the weights' GEMMs, 4·l·a·d_head·s for QKᵀ and scores·V")
+    d.equals("F_tok/3", tok / 3, "a third of training: the backward computes the input and the weight gradients, two forwards' worth",
+             of="F_fwd", aside=True)
+    hw = d.defines("F_hw", tok + f_remat * fwd, "the hardware also runs the share f of the forward that the backward rematerializes")
+    d.defines("HFU", U * hw / tok, "in the same time as the model FLOPs at MFU U: the hardware FLOPs over the model FLOPs, times U")
+    d.equals("U(1 + f/3)", U * (1 + f_remat / 3), "Ψ, l, a, d_head and s cancel: every third of the work is a forward")
+    d.concludes("utilization.hfu.remat")
+    return d
+
+
+def remat_share() -> Derivation:
+    d = Derivation("utilization.remat_share", "The rematerialized share a published MFU and HFU imply", (PALM_REMAT,))
+    hfu = d.defines("HFU", get("utilization.hfu.remat").expr, "the HFU of a run that rematerializes a share f of its forward")
+    d.solves("f", solved_for(hfu, U_hw, f_remat), "SymPy solves HFU(f) = the published HFU for f", unknown=f_remat, target=U_hw, of="HFU")
+    d.concludes("utilization.remat_share")
+    return d
+
+
 def time_overhead() -> Derivation:
     d = Derivation("utilization.time_overhead", "Overhead of a measured time over its baseline", (KORTHIKANTI_T4,))
     d.defines("Δτ", tau - tau_0, "the time the run takes beyond the baseline's (negative when it is faster)")
@@ -177,6 +199,8 @@ DERIVATIONS = (
     mfu_throughput,
     mfu_throughput_weights,
     training_time_megatron,
+    hfu_remat,
+    remat_share,
     time_overhead,
     throughput_gain,
 )

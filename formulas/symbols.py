@@ -312,6 +312,10 @@ lora_down = switch("lora_down", r"\lambda_{down}", "1 if down_proj carries a LoR
 
 # --- measured rates, energy, emissions and cost (issue 14) ---------------------------
 X_run = declare("X_run", r"X_{run}", "achieved (measured) FLOP/s of one GPU, counted as the paper counts model FLOPs", "FLOP/second", integer=False, source=Source("narayanan2021", "Table 1, achieved teraFLOP/s per GPU"))
+f_remat = declare("f_remat", r"f_{remat}", "share of the forward pass the backward runs again (rematerialization)", "1",
+                  integer=False, maximum=1, source=Source("chowdhery2022", "§4, 'the rest of the activations are rematerialized'"))
+U_hw = declare("U_hw", r"U_{HFU}", "hardware FLOPs utilization (HFU): the FLOPs run, recomputation included, over the peak",
+               "1", integer=False, maximum=1, source=Source("chowdhery2022", "§4.1, hardware FLOPs utilization"))
 R_tok = declare("R_tok", r"R_{tok}", "training throughput of the whole cluster", "token/second", integer=False, source=Source("chowdhery2022", "Appendix B, tokens per second"))
 C_flops = declare("C_flops", "C", "a FLOP count (a training budget)", "FLOP", integer=False, source=Source("hoffmann2022", "Table 3, FLOPs"))
 c_token = constant("c_token", r"\mathrm{tok}", 1, "one token: a sequence's FLOPs over its s tokens are FLOPs per token", "token", Source("kaplan2020", "Table 1, FLOPs per token"))

@@ -18,7 +18,7 @@ from __future__ import annotations
 from formulas.catalogue import Source, formula
 from formulas.examples import worked_example
 from formulas.symbols import (
-    B, D, P, R_tok, V, X, X_run, a, c_flop, c_mac, c_token, causal, d_head, h, l, n, s, tau, tau_0,
+    B, D, P, R_tok, U, U_hw, V, X, X_run, a, c_flop, c_mac, c_token, causal, d_head, f_remat, h, l, n, s, tau, tau_0,
 )
 
 NARAYANAN = Source("narayanan2021", "Table 1; §5.1, Eq. 3")
@@ -26,6 +26,7 @@ KORTHIKANTI = Source("korthikanti2022", "§6, model and hardware FLOPs")
 PALM = Source("chowdhery2022", "Appendix B, model FLOPs utilization")
 KAPLAN = Source("kaplan2020", "§2.1, Table 1")
 PALM_T3 = Source("chowdhery2022", "Table 3, MFU without and with self-attention")
+PALM_REMAT = Source("chowdhery2022", "§4 and §4.1: one activation tensor saved per layer, the rest rematerialized; MFU 46.2 %, HFU 57.8 %")
 KORTHIKANTI_T4 = Source("korthikanti2022", "Table 4, time overheads of one layer")
 KORTHIKANTI_T5 = Source("korthikanti2022", "Table 5, throughput increase")
 
@@ -111,6 +112,24 @@ mfu_throughput_weights = formula(
     related=["utilization.mfu.throughput"],
     symbol_latex=r"MFU_{tok}^{6N}",
 )
+hfu_remat = formula(
+    "utilization.hfu.remat",
+    U * (1 + f_remat / 3),
+    "1",
+    "HFU of a run whose backward runs a share f of the forward again: the forward is a third of the training FLOPs",
+    sources=[PALM, PALM_REMAT],
+    related=["utilization.training_per_token", "utilization.remat_share", "cluster.hfu"],
+    symbol_latex=r"HFU_{remat}",
+)
+remat_share = formula(
+    "utilization.remat_share",
+    3 * (U_hw / U - 1),
+    "1",
+    "share of the forward a run rematerializes, from its published MFU and HFU: 3(HFU/MFU − 1)",
+    sources=[PALM_REMAT],
+    related=["utilization.hfu.remat"],
+    symbol_latex=r"f_{remat}",
+)
 time_overhead = formula(
     "utilization.time_overhead",
     tau / tau_0 - 1,
@@ -148,6 +167,15 @@ worked_example(
     {"R_tok": "65.43e3", "P": "529.6e9", "n": 2240, "X": "312e12"},
     claimed="0.297",
     claimed_text="29.7 % (with self-attention 30.2 %)",
+)
+worked_example(
+    "Chowdhery-4.1",
+    "PaLM 540B's partial rematerialization: MFU 46.2 %, HFU 57.8 % (one activation tensor kept per layer, the rest recomputed)",
+    PALM_REMAT,
+    "utilization.remat_share",
+    {"U": "0.462", "U_hw": "0.578"},
+    claimed=None,
+    claimed_text="the share is not printed: the two utilizations imply three quarters of the forward (full recompute is 1)",
 )
 worked_example(
     "Korthikanti-T4",

@@ -277,3 +277,14 @@ def test_validate_reports_the_performance_model_beside_the_published_runs(capsys
     assert "9 s per iteration" in mtnlg["note"]  # a miss over 10 % says why
     code, out, _ = run(capsys, "validate", "--paper", "MT-NLG")
     assert code == 0 and "113 TFLOP/s" in out and "published step times" not in out and "sources:" not in out
+
+
+def test_palm_partial_rematerialization():
+    # Chowdhery et al. 2022 §4.1: MFU 46.2 %, HFU 57.8 % "which includes rematerialization FLOPs"; the share of the
+    # forward those two imply, by hand: 3 × (0.578/0.462 − 1) = 0.7532 (a full recompute would be 1)
+    share = value("utilization.remat_share", U="0.462", U_hw="0.578")
+    assert share == sp.Rational(3) * (sp.Rational("0.578") / sp.Rational("0.462") - 1)
+    assert abs(float(share) - 0.7532) < 1e-4
+    # at f = 1 the HFU is 4/3 of the MFU, as full recompute's 8ΨD against 6ΨD (cluster.hfu)
+    assert value("utilization.hfu.remat", U="0.45", f_remat=1) == sp.Rational("0.45") * sp.Rational(4, 3)
+    assert value("utilization.hfu.remat", U="0.462", f_remat=share) == sp.Rational("0.578")

@@ -7461,6 +7461,46 @@ def utilization_mfu_throughput_weights(n, P, X, R_tok):
     return 6*P*R_tok/(X*n)
 
 
+def utilization_hfu_remat(U, f_remat):
+    r"""HFU of a run whose backward runs a share f of the forward again: the forward is a third of the training FLOPs.
+
+    utilization.hfu.remat [1] = U*(f_remat/3 + 1)
+
+    LaTeX: HFU_{remat} = U \left(\frac{f_{remat}}{3} + 1\right)
+
+    Args:
+        U: utilization (MFU) [1]
+        f_remat: share of the forward pass the backward runs again (rematerialization) [1]
+
+    Returns: HFU of a run whose backward runs a share f of the forward again: the forward is a third of the training FLOPs [1]
+
+    Sources: Chowdhery et al. 2022, Appendix B, model FLOPs utilization; Chowdhery et al. 2022, §4 and §4.1: one activation tensor saved per layer, the rest rematerialized; MFU 46.2 %, HFU 57.8 %
+    """
+    U = numpy.asarray(U, dtype=numpy.float64)
+    f_remat = numpy.asarray(f_remat, dtype=numpy.float64)
+    return U*((1/3)*f_remat + 1)
+
+
+def utilization_remat_share(U, U_hw):
+    r"""share of the forward a run rematerializes, from its published MFU and HFU: 3(HFU/MFU − 1).
+
+    utilization.remat_share [1] = -3 + 3*U_hw/U
+
+    LaTeX: f_{remat} = -3 + \frac{3 U_{HFU}}{U}
+
+    Args:
+        U: utilization (MFU) [1]
+        U_hw: hardware FLOPs utilization (HFU): the FLOPs run, recomputation included, over the peak [1]
+
+    Returns: share of the forward a run rematerializes, from its published MFU and HFU: 3(HFU/MFU − 1) [1]
+
+    Sources: Chowdhery et al. 2022, §4 and §4.1: one activation tensor saved per layer, the rest rematerialized; MFU 46.2 %, HFU 57.8 %
+    """
+    U = numpy.asarray(U, dtype=numpy.float64)
+    U_hw = numpy.asarray(U_hw, dtype=numpy.float64)
+    return -3 + 3*U_hw/U
+
+
 def utilization_time_overhead(tau, tau_0):
     r"""overhead of a measured time over its baseline's for the same work: τ/τ₀ − 1 (negative when it is faster).
 
@@ -8740,6 +8780,8 @@ FORMULAS = {
     'utilization.training_per_token': utilization_training_per_token,
     'utilization.mfu.throughput': utilization_mfu_throughput,
     'utilization.mfu.throughput.weights': utilization_mfu_throughput_weights,
+    'utilization.hfu.remat': utilization_hfu_remat,
+    'utilization.remat_share': utilization_remat_share,
     'utilization.time_overhead': utilization_time_overhead,
     'utilization.throughput_gain': utilization_throughput_gain,
     'utilization.training_time.megatron': utilization_training_time_megatron,
@@ -9027,6 +9069,8 @@ INPUTS = {
     'utilization.training_per_token': ('s', 'a', 'd_head', 'l', 'P'),
     'utilization.mfu.throughput': ('s', 'a', 'd_head', 'l', 'n', 'P', 'X', 'R_tok'),
     'utilization.mfu.throughput.weights': ('n', 'P', 'X', 'R_tok'),
+    'utilization.hfu.remat': ('U', 'f_remat'),
+    'utilization.remat_share': ('U', 'U_hw'),
     'utilization.time_overhead': ('tau', 'tau_0'),
     'utilization.throughput_gain': ('tau', 'tau_0'),
     'utilization.training_time.megatron': ('s', 'h', 'l', 'V', 'n', 'D', 'X_run'),
