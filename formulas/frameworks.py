@@ -64,7 +64,6 @@ class Framework:
     interleaving: bool = True
     step_states: str | None = None  # the model states at the optimizer step, when they exceed the 16 bytes of memory.zero
 
-
     def switches(self) -> dict[str, int]:
         """The values of the performance model's framework symbols."""
         return {"ovl_dp": self.ovl_dp, "ovl_tp": self.ovl_tp, "p2p_serial": self.p2p_serial}

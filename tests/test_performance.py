@@ -99,11 +99,10 @@ def test_runs_of_other_publications_are_predicted_without_refitting():
     # The issue's "none above 20 %" is NOT met: MT-NLG (Smith et al. 2022), the same 530B model on DeepSpeed's pipeline
     # engine, priced with that engine's cited behaviour (plain 1F1B, serialised p2p, gradient reduction after the last
     # micro-batch), is still predicted 19-25 % too fast: about 9 s per iteration the model does not see at all three
-    # sizes (production step times, PaLM's footnote 4). Asserted from both sides so that the gap is seen, not hidden.
+    # sizes (production step times, PaLM's footnote 4); `validate` prints the gap with that note. Every other run is
+    # within 11.5 %.
     others = {name: value for name, value in error.items() if name not in MTNLG}
     assert max(others.values()) <= 0.115
-    for name in MTNLG:
-        assert error[name] > 0.18, (name, error[name])
 
 
 def test_mtnlg_throughput_falls_as_data_parallelism_grows():
@@ -285,8 +284,8 @@ def test_table1_mid_size_layouts_are_not_what_the_model_would_pick(index):
     # model prefers t = 2 with a 4- or 8-stage interleaved pipeline, 11-17 % faster: the 8-way all-reduces of h = 6144-8192
     # cost 17 % of the step, and the paper's own §5.4.2-5.4.3 finds smaller model-parallel degrees faster when memory
     # allows. The model's t = 8 layer is Korthikanti et al.'s Table 4 within 3 % (test above): the gap is the heuristic's,
-    # not a mispriced term. Not within the issue's 10 %: asserted so that the gap is seen, not hidden.
-    assert 1.10 < _published_against_best(index) <= MID_SIZE[index]
+    # not a mispriced term. Not within the issue's 10 %; bounded so that the gap cannot widen unseen.
+    assert _published_against_best(index) <= MID_SIZE[index]
 
 
 def test_one_trillion_plans_first_answer_is_near_the_published_layout(capsys):
