@@ -1,8 +1,9 @@
-"""One ``llm-formulas build`` per test session, shared by the rendering tests.
+"""One ``llm-formulas build`` per test run, shared by the rendering tests and by every xdist worker.
 
-``built()`` runs the real command line (``build --out DIR --json``) once into a
-temporary directory, times it, and returns the directory, the manifest it
-printed and the elapsed seconds; the directory is removed at exit.
+``built()`` runs the real command line (``build --out DIR --json``) once into the run's
+scratch folder (tests/conftest.py), times it, and returns the directory, the manifest it
+printed and the elapsed seconds; a worker that comes second waits on the lock and reads
+the first one's record. The folder is removed when the run ends.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import atexit
 import contextlib
 import io
 import json
+import os
 import shutil
 import tempfile
 import time
@@ -40,14 +42,32 @@ def run_build(out: Path) -> tuple[dict, float]:
 
 @cache
 def built() -> Build:
-    root = Path(tempfile.mkdtemp(prefix="llm-formulas-build-"))
-    atexit.register(shutil.rmtree, root, ignore_errors=True)
-    printed, seconds = run_build(root / "out")
-    return Build(root / "out", printed, seconds)
+    """The run's one build: the first process to get here builds under a lock, the others wait and read its manifest."""
+    import fcntl
+
+    root = _run_folder()
+    with open(root / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        record = root / "build.json"
+        if not record.exists():
+            printed, seconds = run_build(root / "out")
+            record.write_text(json.dumps({"printed": printed, "seconds": seconds}))
+        done = json.loads(record.read_text())
+    return Build(root / "out", done["printed"], done["seconds"])
+
+
+def _run_folder() -> Path:
+    """The test run's scratch folder (tests/conftest.py makes it; a bare import makes one of its own)."""
+    folder = os.environ.get("LLM_FORMULAS_TEST_RUN")
+    if folder is None:
+        folder = tempfile.mkdtemp(prefix="llm-formulas-build-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        os.environ["LLM_FORMULAS_TEST_RUN"] = folder
+    return Path(folder)
 
 
 def scratch(name: str) -> Path:
-    """A directory beside the session build, removed with it."""
-    path = built().out.parent / name
+    """A folder of this process's own (xdist workers share the build, not their scratch), removed with the run's."""
+    path = _run_folder() / f"scratch-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}" / name
     path.mkdir(parents=True, exist_ok=True)
     return path

@@ -1,0 +1,24 @@
+"""One scratch folder for the whole test run, made by the process that starts it (the xdist controller, or the only
+process with ``-n 0``) before any worker exists, so every worker finds it in its environment and shares one
+``llm-formulas build`` (tests/build_session.py) instead of each running its own; removed when the run ends."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+SHARED = "LLM_FORMULAS_TEST_RUN"
+
+
+def pytest_configure(config) -> None:
+    if not hasattr(config, "workerinput") and SHARED not in os.environ:
+        os.environ[SHARED] = tempfile.mkdtemp(prefix="llm-formulas-tests-")
+        config._llm_formulas_run = os.environ[SHARED]  # this process made it: this process removes it
+
+
+def pytest_unconfigure(config) -> None:
+    made = getattr(config, "_llm_formulas_run", None)
+    if made is not None:
+        shutil.rmtree(made, ignore_errors=True)
+        os.environ.pop(SHARED, None)
