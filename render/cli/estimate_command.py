@@ -182,14 +182,13 @@ def read_embedding_stages(text: str, p: int) -> tuple[int, ...]:
 
 def read_lora(args: argparse.Namespace, model: dict[str, int], model_type: str) -> dict[str, object] | None:
     """--finetune, --lora-rank, --lora-targets, --base-bits as formulas/precision.py's values (None: full training)."""
-    from formulas.precision import LoraError, lora_inputs
-    from render.cli.inputs import parse_count
-
     if args.finetune == "none":
         for option, given in (("--lora-targets", args.lora_targets), ("--lora-rank", args.lora_rank), ("--base-bits", args.base_bits)):
             if given is not None:
                 raise InputError(f"{option} needs --finetune lora or qlora")
         return None
+    from formulas.precision import LoraError, lora_inputs  # its formulas take 0.4 s to build: only for a fine-tune
+    from render.cli.inputs import parse_count
     bits = int(args.base_bits) if args.base_bits is not None else (16 if args.finetune == "lora" else 4)
     if args.finetune == "qlora" and bits != 4:
         raise InputError(f"QLoRA's base is 4-bit NF4, not {bits}-bit: use --finetune lora --base-bits {bits}")
