@@ -156,14 +156,22 @@ def observe_reads(observer: Callable[[str], None] | None) -> Callable[[str], Non
     return previous
 
 
+# where an id's second part says its formula lives, when not in the topic its first part names
+# (params.decoder.total is the general decoder's, formulas/architecture.py; memory.fp8.* the precision module's)
+HOMES = {"decoder": "architecture", "kv_cache": "architecture", "lora": "precision", "qlora": "precision",
+         "fp8": "precision", "int8": "precision", "quantized": "precision", "ep": "parallelism", "cp": "parallelism",
+         "per_gpu": "parallelism", "distributed_optimizer": "parallelism", "zero": "parallelism", "dp": "parallelism"}
+
+
 def get(id: str) -> Formula:
-    """The formula ``id``, loading its own topic first (``eval params.total`` builds one topic, not seven)."""
-    if id not in _CATALOGUE:
-        topic = id.partition(".")[0]
+    """The formula ``id``, loading its own topic first (``eval params.total`` builds one topic, not seven), then the
+    module its second part points at, then the others one at a time until it is found."""
+    parts = id.split(".")
+    for topic in (parts[0], HOMES.get(parts[1] if len(parts) > 1 else ""), *TOPICS):
+        if id in _CATALOGUE:
+            break
         if topic in TOPICS:
             importlib.import_module(f"formulas.{topic}")
-        if id not in _CATALOGUE:
-            load_topics()
     try:
         entry = _CATALOGUE[id]
     except KeyError:

@@ -119,3 +119,25 @@ def test_breaking_one_formula_makes_check_fail_and_name_the_step(capsys, monkeyp
     assert code == 1
     assert "params.layer step 2 (params.layer): concludes FAILED" in out
     assert "12*h**2 + 13*h" in out and "12*h**2 + 14*h" in out
+
+
+def test_commands_import_only_what_they_use():
+    # start-up is most of a command's time (tests/benchmarks/bench_startup.py): --help needs no SymPy, and plan/estimate
+    # need neither the fine-tuning formulas (0.4 s to build), the code printers nor the document stack
+    import subprocess
+    import sys
+
+    heavy = ("sympy", "formulas.precision", "render.printers.codegen", "matplotlib", "nbformat", "jinja2")
+    probe = ("import contextlib, io, json, sys\nfrom render.cli.main import main\n"
+             "try:\n    with contextlib.redirect_stdout(io.StringIO()):\n        main(sys.argv[1:])\n"
+             "except SystemExit:\n    pass\n"
+             f"print(json.dumps([m for m in {heavy!r} if m in sys.modules]))")
+
+    def loaded(*argv: str) -> list[str]:
+        run = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True, timeout=120)
+        return json.loads(run.stdout.strip().splitlines()[-1])
+
+    assert loaded("--help") == []
+    plan = ["plan", "--model", "megatron-1t", "--gpu", "a100-80gb", "--gpus", "3072", "--global-batch", "3072", "--seq", "2048"]
+    assert loaded(*plan) == ["sympy"]
+    assert loaded("estimate", "--model", "llama2-7b", "--gpu", "a100-80gb", "--seq", "4096") == ["sympy"]
