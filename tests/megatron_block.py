@@ -68,7 +68,7 @@ class GatheredLinear(torch.autograd.Function):
         full = shard.repeat(ctx.tp, 1, 1)
         grad_input = (grad @ weight).view(ctx.tp, *shard.shape).sum(0)  # the reduce-scatter, summed locally
         grad_weight = grad.flatten(0, 1).T @ full.flatten(0, 1)
-        return grad_input, grad_weight, grad.sum((0, 1)), None
+        return grad_input, grad_weight, grad.sum((0, 1)) if ctx.needs_input_grad[2] else None, None
 
 
 def bool_dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
