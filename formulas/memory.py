@@ -8,7 +8,11 @@ gradient and an fp32 gradient buffer); ZeRO stage 1/2/3 leave 4Ψ + 12Ψ/d,
 Activations per layer (Korthikanti et al. 2022): 34sbh + 5as²b bytes, built
 tensor by tensor in ``derivations/memory.py`` and measured with PyTorch; then
 tensor/sequence parallel, selective and full recompute, FlashAttention, GQA and
-gated MLPs, 1F1B. KV cache (001): 2·l·g·d_head·s·b·q.
+gated MLPs, 1F1B; multi-head latent attention (its latents, per-head Q/K/V after the up
+projections) and mixture-of-experts layers (the router's scores and indices, k dispatched
+copies per token, k expert MLPs of width d_moe, shared experts), measured with the reference
+blocks of tests/moe_block.py (``memory.activations.layer.decoder.*``). KV cache (001):
+2·l·g·d_head·s·b·q.
 """
 
 from __future__ import annotations
