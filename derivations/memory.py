@@ -8,13 +8,18 @@ included, is what tests/megatron_block.py measures with PyTorch, and Korthikanti
 printed forms are proved to be its approximations (relative error → 0 as h → ∞).
 ``general_tensors`` does the same for any block (GQA heads of d_head, a gated or ungated
 MLP of width d_ff); its four TP forms are proved to reduce exactly to the classic ones.
+``decoder_tensors`` adds multi-head latent attention (mla = 1: the latents, per-head Q/K/V after the
+up projections) and, with ``mlp="moe"``, a top-k mixture of experts (router, dispatched copies, k
+experts' MLPs per token, shared experts): what tests/moe_block.py measures. Its forms reduce exactly to
+the general ones at mla = 0, and the MoE layer's to the dense layer's at E = k = 1, d_moe = d_ff, no
+shared expert, the routing tensors removed.
 001's s·b·h·l·(10 + 24/t) is shown to be the selective, tensor-parallel case, 002's
 LLaMA-7B formula is reproduced and refuted, and 001's "5 GB per prompt" KV cache too.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import sympy as sp
@@ -22,10 +27,12 @@ import sympy as sp
 from derivations.engine import Derivation
 from derivations.proof import much_greater, valued
 from formulas.catalogue import get
-from formulas.memory import BILIBILI, ESTIMATE_002, FLASH, KORTHIKANTI, LI, NARAYANAN, ZERO, ZERO_OFFLOAD
-from formulas.symbols import M_gpu, P, a, b, c_byte, d, d_ff, d_head, g, gated, h, l, p, q, q_bf16, q_fp32, s, t, v
+from formulas.memory import (BILIBILI, DEEPSEEK_MLA, DEEPSEEK_MOE, ESTIMATE_002, FLASH, HF_MOE, KORTHIKANTI, LI, MEGATRON_MOE,
+                             MIXTRAL, NARAYANAN, ZERO, ZERO_OFFLOAD)
+from formulas.symbols import (E, M_gpu, P, a, b, c_byte, d, d_ff, d_head, d_moe, d_nope, d_rope, d_sh, d_v, g, gated, h, k, l,
+                              mla, p, q, q_bf16, q_fp32, q_lora, r_kv, r_q, s, sh_gate, t, v)
 
-HALF, MASK, FP32 = 2 * c_byte, c_byte, 4 * c_byte
+HALF, MASK, FP32, INDEX = 2 * c_byte, c_byte, 4 * c_byte, 8 * c_byte  # INDEX: an int64 index, as torch returns them
 Core = Literal["eager", "selective", "flash"]
 
 
@@ -458,6 +465,157 @@ def layer_general_flash_sp() -> Derivation:
     )
 
 
+# --- multi-head latent attention and mixtures of experts ------------------------------------
+
+GQA_ONLY = ("Q", "K", "V", "Q, K, V", "proj in")  # general_tensors' head tensors, which MLA replaces
+DENSE_MLP = ("fc1 in", "act in", "act out", "up", "fc2 in")  # general_tensors' MLP tensors, which a MoE layer replaces
+STATISTICS = ("LN₁ mean, rstd", "LN₂ mean, rstd", "q latent mean, rstd", "kv latent mean, rstd", "router normalizer",
+              "shared gate")  # one value (or two) per token: the O(sb) part the printed forms drop
+ROUTING = ("router scores", "top-k indices", "top-k values", "dispatch order", "token index", "expert in", "expert product",
+           "routing weights")  # what routing adds to a dense MLP: gone with one expert, no router, no permutation
+ONE_EXPERT = {E: 1, k: 1, d_moe: d_ff, d_sh: 0, sh_gate: 0}  # a MoE layer with one expert of the dense width, none shared
+
+
+def mla_tensors(core: Core, tp: sp.Expr, whole: sp.Expr) -> tuple[list[Stored], list[Stored]]:
+    """Multi-head latent attention's tensors (each times mla): the latent path (whole on a rank, or its s/t tokens
+    under SP) and the heads' tensors (a/t heads); transformers' DeepseekV3Attention, Megatron-Core's MLA."""
+    heads, d_qk = s * b * a / tp, d_nope + d_rope
+    latent = [
+        Stored("q latent", mla * q_lora * s * b * r_q / whole, HALF, "the query down-projection's output h → r_Q, its norm's input"),
+        Stored("q latent mean, rstd", mla * q_lora * 2 * s * b / whole, HALF, "that norm's statistics"),
+        Stored("q latent normed", mla * q_lora * s * b * r_q / whole, HALF, "input of the query up-projection r_Q → a·d_qk"),
+        Stored("kv latent, rope key", mla * s * b * (r_kv + d_rope) / whole, HALF,
+               "the joint down-projection's output h → r_KV + d_rope: its latent part, a view, is the norm's input"),
+        Stored("kv latent mean, rstd", mla * 2 * s * b / whole, HALF, "that norm's statistics"),
+        Stored("kv latent normed", mla * s * b * r_kv / whole, HALF, "input of the key/value up-projection r_KV → a·(d_nope + d_v)"),
+    ]
+    q_values, k_values, v_values = heads * d_qk, heads * d_qk, heads * (d_nope + d_v)
+    core_tensors = {
+        "eager": [
+            Stored("Q (MLA)", mla * q_values, HALF, "left input of QKᵀ: a/t heads of d_nope + d_rope (the rotary part concatenated)"),
+            Stored("K (MLA)", mla * k_values, HALF, "right input of QKᵀ: a/t heads, the shared rotary key copied into each"),
+            Stored("V (MLA)", mla * v_values, HALF, "right input of scores·V: a view of the up projection's a/t·(d_nope + d_v) output, kept whole"),
+        ],
+        "selective": [Stored("Q, K, V (MLA)", mla * (q_values + k_values + v_values), HALF, "the checkpointed core attention's inputs")],
+        "flash": [Stored("Q, K, V (MLA)", mla * (q_values + k_values + v_values), HALF, "the flash kernel's inputs")],
+    }[core]
+    return latent, core_tensors + [Stored("proj in (MLA)", mla * heads * d_v, HALF, "input of the output projection: a/t heads of d_v")]
+
+
+def moe_tensors(tp: sp.Expr, whole: sp.Expr) -> list[Stored]:
+    """A top-k MoE MLP's tensors per rank (tests/moe_block.py, after Megatron-Core's MoELayer): the router on the rank's
+    tokens (bs, or bs/t under SP), the bs·k dispatched copies (whole: all-gathered over the t ranks under SP), each
+    copy's expert MLP at d_moe/t, the shared experts at d_sh/t."""
+    tokens, copies = s * b / whole, s * b * k
+    return [
+        Stored("router in", s * b * h / whole, HALF, "the second norm's output: input of the router GEMM and of the shared experts"),
+        Stored("router scores", tokens * E, FP32, "the fp32 softmax over the E experts, saved as its output"),
+        Stored("top-k indices", tokens * k, INDEX, "top-k keeps the int64 indices of the k experts it picks"),
+        Stored("top-k values", tokens * k, FP32, "renormalising the k weights to sum 1: the division keeps the values"),
+        Stored("router normalizer", tokens, FP32, "and their sum, one per token"),
+        Stored("dispatch order", tokens * k, INDEX, "the copies sorted by expert (argsort): the weights' gather keeps the order"),
+        Stored("token index", tokens * k, INDEX, "the token each copy comes from: kept by the tokens' gather and the scatter back"),
+        Stored("expert in", copies * h, HALF, "the dispatched copies, the experts' GEMM input (all-gathered over t under SP)"),
+        Stored("expert act in", copies * (1 + gated) * d_moe / tp, HALF, "fc1's output: the activation's input (gated: and the up projection)"),
+        Stored("expert act out", gated * copies * d_moe / tp, HALF, "gated: the SiLU's output, left factor of the gating product"),
+        Stored("expert product", copies * d_moe / tp, HALF, "the activation's output (gated: the product), kept by the routing weight's multiply"),
+        Stored("routing weights", copies, FP32, "each copy's fp32 weight, kept by the same multiply"),
+        Stored("expert fc2 in", copies * d_moe / tp, HALF, "the weighted product, input of the down projection"),
+        Stored("shared act in", s * b * (1 + gated) * d_sh / tp, HALF, "the shared experts' fc1 output (gated: gate and up)"),
+        Stored("shared act out", gated * s * b * d_sh / tp, HALF, "gated: the SiLU's output"),
+        Stored("shared fc2 in", s * b * d_sh / tp, HALF, "the shared experts' down-projection input"),
+        Stored("shared gate", sh_gate * tokens, HALF, "Qwen2-MoE's sigmoid gate h → 1, its output"),
+        Stored("shared out", sh_gate * s * b * h / whole, HALF, "the shared experts' output, kept by the gate's multiply"),
+    ]
+
+
+def decoder_tensors(core: Core = "eager", tp: sp.Expr = t, sequence_parallel: bool = False,
+                    mlp: Literal["dense", "moe"] = "dense") -> list[Stored]:
+    """``general_tensors`` of any decoder layer per rank: its head tensors times (1 − mla), multi-head latent
+    attention's times mla (``mla_tensors``), and with ``mlp="moe"`` the dense MLP's replaced by ``moe_tensors``."""
+    whole = tp if sequence_parallel else 1
+    latent, heads = mla_tensors(core, tp, whole)
+    tensors: list[Stored] = []
+    for tensor in general_tensors(core, tp, sequence_parallel):
+        if tensor.label in GQA_ONLY:
+            tensor = replace(tensor, values=(1 - mla) * tensor.values)
+        if mlp == "moe" and tensor.label in DENSE_MLP:
+            continue
+        tensors.append(tensor)
+        if tensor.label == "QKV in":
+            tensors += latent
+        elif tensor.label == "proj in":
+            tensors += heads
+        elif tensor.label == "LN₂ mean, rstd" and mlp == "moe":
+            tensors += moe_tensors(tp, whole)
+    return tensors
+
+
+def _decoder_printed(mode: str, whole: sp.Expr, split: sp.Expr, copies: sp.Expr) -> sp.Expr:
+    """A layer's closed form per GPU from its bytes per token: ``whole`` (split along s under SP), ``split`` (t ways),
+    ``copies`` (whole on every rank), and the core's s² or log-sum-exp terms."""
+    sequence_parallel = mode.endswith("_sp")
+    per_token = copies + ((whole + split) / t if sequence_parallel else whole + split / t)
+    core = {"tp": 5 * a * s**2 * b / t, "selective": 0, "flash": 4 * a * s * b / t}[mode.removesuffix("_sp")]
+    return (s * b * per_token + core) * c_byte
+
+
+CORES: dict[str, Core] = {"tp": "eager", "selective": "selective", "flash": "flash"}
+ATTENTION_WHOLE = 5 * h + mla * (4 * q_lora * r_q + 4 * r_kv + 2 * d_rope)  # LN₁ in, QKV in, 1-byte mask; MLA's latents
+ATTENTION_HEADS = (1 - mla) * 4 * d_head * (a + g) + mla * 2 * a * (3 * d_nope + 2 * d_rope + 2 * d_v)  # Q, K, V, proj in
+
+
+def _stats_dropped(target: str, title: str, tensors: list[Stored], printed: sp.Expr, why: str, sources) -> Derivation:
+    """exact → printed, dropping the per-token statistics (the norms', the router's sum, the shared gate's value)."""
+    dv = Derivation(target, title, sources)
+    dv.defines("A_exact", exact_bytes(tensors), "the stored tensors, one by one (what tests/moe_block.py measures)")
+    dv.approximates("A", printed, why + "; the per-token statistics (O(sb): norms' mean and rstd, the router's sum, the "
+                    "shared gate's value) are dropped", condition=much_greater(h, 1),
+                    dropped=exact_bytes(_named(tensors, *STATISTICS)))
+    dv.concludes(target)
+    return dv
+
+
+def layer_decoder(mode: str) -> Derivation:
+    target = f"memory.activations.layer.decoder.{mode}"
+    sequence_parallel = mode.endswith("_sp")
+    printed = _decoder_printed(mode, ATTENTION_WHOLE + 5 * h, ATTENTION_HEADS + 4 * (1 + gated) * d_ff, sp.Integer(0))
+    dv = _stats_dropped(target, f"Any dense decoder layer, GQA or latent attention ({mode})",
+                        decoder_tensors(CORES[mode.removesuffix("_sp")], sequence_parallel=sequence_parallel), printed,
+                        "attention: LN₁ in, its output, the mask (5h per token) and MLA's latents whole, the heads' tensors "
+                        "split; the dense MLP as memory.activations.layer.general.*",
+                        (KORTHIKANTI, DEEPSEEK_MLA, HF_MOE) + ((FLASH,) if mode.startswith("flash") else ()))
+    dv.defines("A(mla = 0)", sp.Subs(printed, (mla,), (0,)), "GQA attention: no latent, the general block's heads")
+    general = f"memory.activations.layer.general.{mode}"
+    dv.equals("A(mla = 0)", get(general).expr, f"exactly {general}")
+    return dv
+
+
+def layer_decoder_moe(mode: str) -> Derivation:
+    target = f"memory.activations.layer.decoder.moe.{mode}"
+    sequence_parallel = mode.endswith("_sp")
+    printed = _decoder_printed(mode, ATTENTION_WHOLE + 5 * h + 4 * E + 28 * k + 2 * sh_gate * h,
+                               ATTENTION_HEADS + 2 * k * (3 + 2 * gated) * d_moe + 4 * (1 + gated) * d_sh, 2 * k * h + 4 * k)
+    tensors = decoder_tensors(CORES[mode.removesuffix("_sp")], sequence_parallel=sequence_parallel, mlp="moe")
+    dv = _stats_dropped(target, f"A mixture-of-experts layer ({mode})", tensors, printed,
+                        "the router's fp32 scores (4E), int64 indices, order and token index (24k) and fp32 top-k values (4k) "
+                        "on the rank's tokens; k copies of 2h + 4 bytes whole; 2(3 + 2σ_gated)·d_moe/t per copy; the shared "
+                        "experts as a dense MLP of d_sh",
+                        (KORTHIKANTI, MEGATRON_MOE, HF_MOE, MIXTRAL, DEEPSEEK_MOE) + ((FLASH,) if mode.startswith("flash") else ()))
+    route = dv.defines("A_route", exact_bytes(_named(tensors, *ROUTING)),
+                       "what routing adds: the scores, indices, top-k values, the dispatched copies, the weights and the "
+                       "products their multiply keeps" + (" (the router's on the rank's s/t tokens)" if sequence_parallel else ""))
+    rest = dv.defines("A − A_route", sp.Add(printed, -route, evaluate=False), "the layer without them")
+    dv.defines("(A − A_route)(E = k = 1)", sp.Subs(rest, tuple(ONE_EXPERT), tuple(ONE_EXPERT.values())),
+               "one expert of width d_ff taking every token, no shared expert: the dense MLP")
+    dense = f"memory.activations.layer.decoder.{mode}"
+    dv.equals("(A − A_route)(E = k = 1)", get(dense).expr, f"exactly {dense}")
+    return dv
+
+
+DECODER_MODES = ("tp", "tp_sp", "selective", "selective_sp", "flash", "flash_sp")
+
+
 def layer_full() -> Derivation:
     dv = Derivation("memory.activations.layer.full_recompute", "Full recompute keeps the layer's input", (KORTHIKANTI, BILIBILI))
     dv.defines("A_full", s * b * h * HALF, "the checkpoint saves the layer's 16-bit input; backward reruns the forward from it")
@@ -647,6 +805,8 @@ DERIVATIONS = (
     layer_general_flash_sp,
     layer_general_selective,
     layer_general_selective_sp,
+    *(lambda mode=mode: layer_decoder(mode) for mode in DECODER_MODES),
+    *(lambda mode=mode: layer_decoder_moe(mode) for mode in DECODER_MODES),
     layer_full,
     layer_full_sp,
     first_stage,

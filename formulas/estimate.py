@@ -10,8 +10,12 @@ Conventions (each stated in the report):
 - weights and activations in 16-bit (q = 2 bytes); mixed-precision Adam;
 - activations are Korthikanti et al.'s stored tensors at the model's own block: GQA heads of
   d_head, a gated or ungated MLP of width d_ff (``memory.activations.layer.general.*``; the
-  classic terms when g = a, d_head = h/a, d_ff = 4h, gated = 0); the first pipeline stage
-  holds min(p, m) micro-batches of its l/p layers (1F1B), ×(1 + (p−1)/(p·v)) when interleaved;
+  classic terms when g = a, d_head = h/a, d_ff = 4h, gated = 0), multi-head latent attention
+  (``memory.activations.layer.decoder.*``, mla = 1), and for the l_moe mixture-of-experts layers
+  their router, k dispatched copies per token, experts of width d_moe and shared experts
+  (``memory.activations.layer.decoder.moe.*``); a layer's bytes are the mean over the l layers
+  (l_moe/l of them MoE); the first pipeline stage holds min(p, m) micro-batches of its l/p
+  layers (1F1B), ×(1 + (p−1)/(p·v)) when interleaved;
 - TP traffic crosses the GPU's NVLink (PCIe without one) at half the preset's figure,
   which counts both directions while a ring sends and receives at once; PP and DP
   traffic crosses the inter-node network at ``network`` bytes/s per GPU each way;
@@ -275,11 +279,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     if fp8:  # the FP8 weight and its transpose, of the weights this GPU holds (its shard under ZeRO-3)
         states = states + _fp8_copies(layout.zero, base, ev, ops)
     activation = _activation_index(mode, layout.sequence_parallel, _flash(layout.attention), ops)
-    per_layer = ops.where(  # context parallelism: the flash-core layer of s/c tokens
-        c > 1,
-        ops.choose(activation, {i: (lambda f=f: ev(f, **(base | {"b": b}))) for i, f in enumerate(CP_ACTIVATION_FORMULAS)}),
-        ops.choose(activation, {i: (lambda f=f: ev(f, **(base | {"b": b}))) for i, f in enumerate(ACTIVATION_FORMULAS)}),
-    )
+    per_layer = _per_layer_activations(activation, base | {"b": b}, ev, ops)
     chunk = base | {"b": b, "s": s / c}  # the rank's tokens
     if fp8:  # the four GEMM inputs saved in FP8, unless the layer is recomputed in full
         saving = ops.where(layout.sequence_parallel, ev("memory.fp8.activations.saving_sp", **chunk),
@@ -364,11 +364,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
             "fits": memory_total <= capacity,
             "max_micro_batch": max_micro_batch,
             **({} if step_states is None else {"optimizer_step": step_states}),
-            "activation_formula": ops.where(
-                c > 1,
-                ops.choose(activation, {i: (lambda f=f: f) for i, f in enumerate(CP_ACTIVATION_FORMULAS)}),
-                ops.choose(activation, {i: (lambda f=f: f) for i, f in enumerate(ACTIVATION_FORMULAS)}),
-            ),
+            "activation_formula": _activation_label(activation, base, ops),
         },
         "comms": {
             "bytes": comms,
@@ -441,6 +437,29 @@ ACTIVATION_FORMULAS = (  # per-layer bytes by recompute mode and sequence parall
 )
 
 
+DECODER_ACTIVATION_FORMULAS = (  # the same choices for a dense layer of any attention (MLA too), at the model's sizes
+    "memory.activations.layer.decoder.tp",
+    "memory.activations.layer.decoder.tp_sp",
+    "memory.activations.layer.decoder.selective",
+    "memory.activations.layer.decoder.selective_sp",
+    "memory.activations.layer.full_recompute",
+    "memory.activations.layer.full_recompute_sp",
+    "memory.activations.layer.decoder.flash",
+    "memory.activations.layer.decoder.flash_sp",
+)
+MOE_ACTIVATION_FORMULAS = (  # and for a mixture-of-experts layer (router, k copies per token, experts, shared experts)
+    "memory.activations.layer.decoder.moe.tp",
+    "memory.activations.layer.decoder.moe.tp_sp",
+    "memory.activations.layer.decoder.moe.selective",
+    "memory.activations.layer.decoder.moe.selective_sp",
+    "memory.activations.layer.full_recompute",
+    "memory.activations.layer.full_recompute_sp",
+    "memory.activations.layer.decoder.moe.flash",
+    "memory.activations.layer.decoder.moe.flash_sp",
+)
+FLASH_AT = (6, 7, 6, 7, 4, 5, 6, 7)  # under context parallelism: the flash form (or full recompute) of the same SP choice
+
+
 CP_ACTIVATION_FORMULAS = (  # the same choices under context parallelism (c > 1): a flash core, s/c tokens
     "memory.activations.layer.cp",
     "memory.activations.layer.cp_sp",
@@ -451,6 +470,57 @@ CP_ACTIVATION_FORMULAS = (  # the same choices under context parallelism (c > 1)
     "memory.activations.layer.cp",  # flash: the context-parallel core is a flash kernel already
     "memory.activations.layer.cp_sp",
 )
+
+
+def _per_layer_activations(activation: object, values: dict, ev: Evaluator, ops: Ops) -> object:
+    """Bytes one layer stores, on average over the model's l layers: the l − l_moe dense layers' and the l_moe MoE
+    layers' own forms (``memory.activations.layer.decoder.moe.*``), l_moe/l of them MoE. A dense layer is
+    ``memory.activations.layer.general.*`` (``.cp*`` under context parallelism) for GQA attention and
+    ``memory.activations.layer.decoder.*`` for latent attention (mla = 1), which equals the general form at mla = 0.
+    Under context parallelism (c > 1) the latent and MoE layers are their flash forms (or full recompute) at the
+    rank's s/c tokens, as ``memory.activations.layer.cp*`` is the general flash form at s/c."""
+    c = values["c"]
+    chunk = values | {"s": values["s"] / c}
+
+    def pick(formulas: tuple[str, ...], at_c: dict) -> object:
+        return ops.where(
+            c > 1,
+            ops.choose(activation, {i: (lambda f=formulas[FLASH_AT[i]]: ev(f, **at_c)) for i in range(len(formulas))}),
+            ops.choose(activation, {i: (lambda f=f: ev(f, **values)) for i, f in enumerate(formulas)}),
+        )
+
+    general = ops.where(
+        c > 1,
+        ops.choose(activation, {i: (lambda f=f: ev(f, **values)) for i, f in enumerate(CP_ACTIVATION_FORMULAS)}),
+        ops.choose(activation, {i: (lambda f=f: ev(f, **values)) for i, f in enumerate(ACTIVATION_FORMULAS)}),
+    )
+    dense = ops.where(values["mla"], pick(DECODER_ACTIVATION_FORMULAS, chunk), general)
+    moe = pick(MOE_ACTIVATION_FORMULAS, chunk)
+    return dense + ops.number(values["l_moe"]) / ops.number(values["l"]) * (moe - dense)  # the dense form when l_moe = 0
+
+
+def _activation_label(activation: object, values: dict, ops: Ops) -> object:
+    """The formula ids ``_per_layer_activations`` used (None when the model is symbolic: the sizing page)."""
+    mla, moe_layers, layers = values["mla"], values["l_moe"], values["l"]
+    if any(isinstance(x, sp.Basic) and not x.is_Number for x in (mla, moe_layers, layers)):
+        return None
+    c = values["c"]
+
+    def label(i: int, at_c: bool) -> str:
+        index, tokens = (FLASH_AT[i], " at s/c") if at_c else (i, "")
+        if mla:
+            dense = DECODER_ACTIVATION_FORMULAS[index] + tokens
+        else:
+            dense = (CP_ACTIVATION_FORMULAS if at_c else ACTIVATION_FORMULAS)[i]
+        moe = MOE_ACTIVATION_FORMULAS[index] + tokens
+        if not moe_layers:
+            return dense
+        if moe_layers == layers:
+            return moe
+        return f"{moe} ({moe_layers} MoE layers) + {dense} ({layers - moe_layers} dense)"
+
+    return ops.where(c > 1, ops.choose(activation, {i: (lambda i=i: label(i, True)) for i in range(8)}),
+                     ops.choose(activation, {i: (lambda i=i: label(i, False)) for i in range(8)}))
 
 
 def _state_parts(zero: object, base: dict, inputs: Inputs, ev: Evaluator, ops: Ops) -> dict:

@@ -8,7 +8,11 @@ gradient and an fp32 gradient buffer); ZeRO stage 1/2/3 leave 4Ψ + 12Ψ/d,
 Activations per layer (Korthikanti et al. 2022): 34sbh + 5as²b bytes, built
 tensor by tensor in ``derivations/memory.py`` and measured with PyTorch; then
 tensor/sequence parallel, selective and full recompute, FlashAttention, GQA and
-gated MLPs, 1F1B. KV cache (001): 2·l·g·d_head·s·b·q.
+gated MLPs, 1F1B; multi-head latent attention (its latents, per-head Q/K/V after the up
+projections) and mixture-of-experts layers (the router's scores and indices, k dispatched
+copies per token, k expert MLPs of width d_moe, shared experts), measured with the reference
+blocks of tests/moe_block.py (``memory.activations.layer.decoder.*``). KV cache (001):
+2·l·g·d_head·s·b·q.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import sympy as sp
 from formulas.catalogue import Condition, Source, divides, formula
 from formulas.examples import worked_example
 from formulas.symbols import (
+    E,
     M_gpu,
     P,
     a,
@@ -26,12 +31,23 @@ from formulas.symbols import (
     d,
     d_ff,
     d_head,
+    d_moe,
+    d_nope,
+    d_rope,
+    d_sh,
+    d_v,
     g,
     gated,
     h,
+    k,
     l,
+    mla,
     p,
     q,
+    q_lora,
+    r_kv,
+    r_q,
+    sh_gate,
     q_bf16,
     q_fp32,
     q_int4,
@@ -51,6 +67,13 @@ ZERO = Source("rajbhandari2020", "§5, Figure 1")
 ZERO_OFFLOAD = Source("ren2021", "§3")
 FLASH = Source("dao2022", "§3.1 (softmax statistics instead of the s×s matrix)")
 NARAYANAN = Source("narayanan2021", "§2.2.2 (interleaved 1F1B)")
+MEGATRON_MOE = Source("megatron-moe", "MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), "
+                      "GroupedMLP's activation_func_with_probs, shared experts")
+HF_MOE = Source("transformers", "models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, "
+                "renormalised), SparseMoeBlock, DeepseekV3Attention")
+MIXTRAL = Source("jiang2024", "§2.1 (top-2 of 8 experts, softmax over the top-k logits)")
+DEEPSEEK_MLA = Source("deepseek2024v2", "§2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)")
+DEEPSEEK_MOE = Source("deepseek2024v3", "§2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)")
 
 MEGATRON = (
     "Describes Megatron-LM's GPT layer in 16-bit precision: LayerNorm, fused QKV GEMM, QKᵀ, softmax, "
@@ -403,6 +426,101 @@ layer_general_flash_sp = formula(
     related=["memory.activations.layer.general.flash", "memory.activations.layer.general.selective_sp"],
     symbol_latex=r"A_{layer}^{flash,SP,gen}",
     notes=MEGATRON + GENERAL + " Sequence parallelism splits the norm and dropout regions along s.",
+)
+
+# --- activations of today's layers: multi-head latent attention, mixtures of experts ------------
+
+DECODER = (
+    " The general decoder's layer (formulas/architecture.py): attention of GQA heads of d_head (mla = 0, the "
+    "general forms' tensors) or multi-head latent attention (mla = 1, DeepSeek-V2/V3): the down projections' outputs "
+    "h → r_Q (q_lora = 1) and h → r_KV + d_rope, each saved as its norm's input, the normed latents as the up "
+    "projections' inputs (the down projections replicated on the t ranks, the latents on the rank's s/t tokens under "
+    "sequence parallelism), Q and K of a/t heads of d_nope + d_rope (the rotary part applied by a kernel that keeps no "
+    "activation), V a view of the a/t·(d_nope + d_v) up-projection output, which it keeps whole (a kernel that copies "
+    "V out keeps a·d_v/t), and the output projection's a·d_v/t input. The latent norms' statistics, like the "
+    "LayerNorms', are dropped. transformers' DeepseekV3Attention keeps the same tensors, less the rotary products its "
+    "unfused rotate_half saves, and in eager attention an fp32 copy of the scores' softmax; its FlashAttention-2 path "
+    "pads V to d_nope + d_rope (+a·(d_nope + d_rope − d_v)/t twice: V and the kernel's output). With mla = 0 each "
+    "reduces exactly to memory.activations.layer.general.*."
+)
+MOE = (
+    " A mixture-of-experts layer: the attention as memory.activations.layer.decoder.*, then a router h → E whose "
+    "input is the second norm's output (also the shared experts' input), an fp32 softmax over the E experts (saves "
+    "its [bs, E] output; DeepSeek-V3's sigmoid scores and Megatron-Core's load-balancing softmax are the same size), "
+    "top-k (its int64 indices), the k weights renormalised (the division keeps the k fp32 values; its per-token sum is "
+    "dropped with the norms' statistics); the bs·k (token, expert) copies sorted by expert (two int64 indices of bs·k: "
+    "the sort order and the token each copy comes from), gathered into a new [bs·k, h] buffer, the experts' GEMM "
+    "input; each copy through its expert's MLP of width d_moe/t with the dense block's tensors (gated: the up-and-gate "
+    "output 2·d_moe/t, the SiLU's output d_moe/t; ungated: GELU's input), then the routing weight multiplies the "
+    "activation's output before the down projection, as Megatron-Core's activation_func_with_probs: that multiply "
+    "saves the product (d_moe/t) and the fp32 weight, the down projection its weighted input (d_moe/t): "
+    "2(3 + 2σ_gated)·d_moe/t + 4 bytes per copy besides its 2h; the outputs are scattered back to their tokens "
+    "(only the index is kept). Shared experts are one dense MLP of width d_sh/t on every token; Qwen2-MoE's sigmoid "
+    "gate h → 1 keeps the shared output (2h per token; the gate value is dropped with the statistics). Expert "
+    "parallelism over e ranks does not change a rank's bytes under balanced routing: it receives as many copies "
+    "(bs·k) as it sends. Without sequence parallelism every tensor-parallel rank routes all bs tokens; with it the "
+    "router runs on the rank's s/t tokens and the copies are all-gathered over the t ranks before the experts (the "
+    "all-to-all dispatcher of Megatron-Core, which requires sequence parallelism with TP), so the copies' 2h + 4 "
+    "bytes stay whole. Megatron-Core's fused permute keeps an int32 map instead of the int64 indices (a few bytes "
+    "per copy); transformers' Mixtral and DeepseekV3 weight each expert's h-wide output instead (2h rather than "
+    "2d_moe/t bytes per copy for what the multiply saves) and loop over the experts, saving each one's gathered rows "
+    "instead of one permuted buffer (the same bytes); a load-balancing loss over all E logits reads the scores "
+    "already kept. With E = k = 1, d_moe = d_ff, no shared expert and the routing tensors removed it reduces exactly to "
+    "memory.activations.layer.decoder.*."
+)
+MOE_TP = [MEGATRON_TP, divides(t, g), divides(t, d_moe), divides(t, d_sh)]
+
+d_qk = d_nope + d_rope  # an MLA query/key head
+# bytes per token, 16-bit values (2 bytes), 1-byte masks, fp32 (4) and int64 (8) where stated:
+MLA_LATENT = 4 * q_lora * r_q + 4 * r_kv + 2 * d_rope  # the latents before and after their norms, the rope key with c_KV
+MLA_HEADS = 2 * a * (2 * d_qk + d_nope + 2 * d_v)  # Q, K (d_qk each), V's whole up-projection (d_nope + d_v), proj in (d_v)
+ATTENTION_SPLIT = (1 - mla) * 4 * d_head * (a + g) + mla * MLA_HEADS  # the heads' tensors, split t ways
+DENSE_MLP_SPLIT = 4 * (1 + gated) * d_ff  # the dense MLP's d_ff-wide tensors
+MOE_ROUTER = 4 * E + 28 * k + 2 * sh_gate * h  # fp32 scores, int64 indices and order and token index, fp32 top-k values; the gated shared output
+MOE_COPIES = 2 * k * h + 4 * k  # the dispatched copies and their fp32 weights, whole on every tensor-parallel rank
+MOE_SPLIT = 2 * k * (3 + 2 * gated) * d_moe + 4 * (1 + gated) * d_sh  # the experts' and shared experts' inner tensors
+DECODER_WHOLE = 10 * h + mla * MLA_LATENT  # per token, whole on every rank unless sequence parallelism splits it
+
+
+def _decoder_forms(prefix: str, whole, split, copies, title: str, notes: str, related: str, conditions) -> dict:
+    """The six per-GPU forms (eager, selective, flash; without and with sequence parallelism) of one layer kind:
+    ``whole`` bytes per token replicated over t ranks (split along s by SP), ``split`` split t ways, ``copies``
+    whole on every rank even under SP."""
+    scores = 5 * a * s**2 * b / t
+    forms = {
+        "tp": (s * b * (whole + copies + split / t) + scores, "tensor parallel"),
+        "tp_sp": (s * b * (copies + (whole + split) / t) + scores, "tensor + sequence parallel"),
+        "selective": (s * b * (whole + copies + split / t), "tensor parallel, selective recompute"),
+        "selective_sp": (s * b * (copies + (whole + split) / t), "tensor + sequence parallel, selective recompute"),
+        "flash": (s * b * (whole + copies + split / t) + LSE / t, "tensor parallel, FlashAttention"),
+        "flash_sp": (s * b * (copies + (whole + split) / t) + LSE / t, "tensor + sequence parallel, FlashAttention"),
+    }
+    return {
+        mode: formula(
+            f"{prefix}.{mode}",
+            expr * c_byte,
+            "byte",
+            f"activations of one {title} per GPU, {words}",
+            sources=[KORTHIKANTI, MEGATRON_MOE, HF_MOE, DEEPSEEK_MLA, *([MIXTRAL, DEEPSEEK_MOE] if copies != 0 else [])]
+            + ([FLASH] if mode.startswith("flash") else []),
+            conditions=conditions,
+            related=[f"{related}.{mode}"],
+            symbol_latex=rf"A_{{{'moe' if copies != 0 else 'dec'}}}^{{{mode.replace('_', ',')}}}",
+            notes=MEGATRON + notes,
+        )
+        for mode, (expr, words) in forms.items()
+    }
+
+
+layer_decoder = _decoder_forms(
+    "memory.activations.layer.decoder", DECODER_WHOLE, ATTENTION_SPLIT + DENSE_MLP_SPLIT, sp.Integer(0),
+    "dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff)", DECODER,
+    "memory.activations.layer.general", GENERAL_TP,
+)
+layer_moe = _decoder_forms(
+    "memory.activations.layer.decoder.moe", DECODER_WHOLE + MOE_ROUTER, ATTENTION_SPLIT + MOE_SPLIT, MOE_COPIES,
+    "mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh)",
+    DECODER + MOE, "memory.activations.layer.decoder", MOE_TP,
 )
 
 # --- whole model ---------------------------------------------------------------------

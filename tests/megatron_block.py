@@ -68,7 +68,7 @@ class GatheredLinear(torch.autograd.Function):
         full = shard.repeat(ctx.tp, 1, 1)
         grad_input = (grad @ weight).view(ctx.tp, *shard.shape).sum(0)  # the reduce-scatter, summed locally
         grad_weight = grad.flatten(0, 1).T @ full.flatten(0, 1)
-        return grad_input, grad_weight, grad.sum((0, 1)), None
+        return grad_input, grad_weight, grad.sum((0, 1)) if ctx.needs_input_grad[2] else None, None
 
 
 def bool_dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
@@ -103,27 +103,27 @@ class MegatronLayer(torch.nn.Module):
         q: [s, b·kv_heads, group, d_head], k and v: [s, b·kv_heads, d_head] (views of the QKV output);
         returns [b·heads, s, d_head], heads ordered group by group.
         """
-        s, rows, _, _ = q.shape
+        s, rows, _, d_qk = q.shape
         causal = torch.full((s, s), float("-inf"), dtype=DTYPE).triu(1).expand(rows, s, s)
         kb, vb = k.transpose(0, 1), v.transpose(0, 1)
         outputs = []
         for head in range(self.group):
             qb = q[:, :, head].transpose(0, 1)
-            scores = torch.baddbmm(causal, qb, kb.transpose(1, 2), alpha=1.0 / math.sqrt(self.d_head))
+            scores = torch.baddbmm(causal, qb, kb.transpose(1, 2), alpha=1.0 / math.sqrt(d_qk))
             probs = bool_dropout(torch.softmax(scores, dim=-1), self.p, self.training)
             outputs.append(torch.bmm(probs, vb))
-        return torch.stack(outputs, dim=1).reshape(-1, s, self.d_head)
+        return torch.stack(outputs, dim=1).reshape(-1, s, v.shape[-1])
 
     def core_flash(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
         q = q.squeeze(2)  # flash runs without GQA: one query head per group
-        s, rows, d_head = q.shape
+        s, rows, _ = q.shape
         b = rows // self.heads
 
         def heads_first(x: torch.Tensor) -> torch.Tensor:
-            return x.reshape(s, b, self.heads, d_head).permute(1, 2, 0, 3)
+            return x.reshape(s, b, self.heads, x.shape[-1]).permute(1, 2, 0, 3)
 
         out = F.scaled_dot_product_attention(heads_first(q), heads_first(k), heads_first(v), is_causal=True)
-        return out.reshape(rows, s, d_head)
+        return out.reshape(rows, s, v.shape[-1])
 
     def column(self, linear: torch.nn.Linear, y: torch.Tensor) -> torch.Tensor:
         """A column-parallel GEMM; under sequence parallelism its input is gathered along s first."""
@@ -143,18 +143,28 @@ class MegatronLayer(torch.nn.Module):
             return self.row(self.fc2, F.silu(gate) * up)
         return self.row(self.fc2, F.gelu(z))
 
-    def layer(self, x: torch.Tensor) -> torch.Tensor:
-        s, b, _ = x.shape
-        s = s * self.tp if self.sequence_parallel else s
-        qkv = self.column(self.qkv, self.ln1(x)).view(s, b * self.kv_heads, self.group + 2, self.d_head)
-        q, k, v = qkv[:, :, : self.group], qkv[:, :, self.group], qkv[:, :, self.group + 1]
+    def attend(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        """The core attention by ``mode``: q [s, b·kv_heads, group, d_qk], k [s, b·kv_heads, d_qk],
+        v [s, b·kv_heads, d_v] → [s, b, heads·d_v] (a new tensor, the output projection's input)."""
         if self.mode == "selective":
             ctx = checkpoint(self.core, q, k, v, use_reentrant=False)
         elif self.mode == "flash":
             ctx = self.core_flash(q, k, v)
         else:
             ctx = self.core(q, k, v)
-        ctx = ctx.view(b, self.heads, s, self.d_head).permute(2, 0, 1, 3).reshape(s, b, self.heads * self.d_head)
+        s, rows, d_v = ctx.shape[1], ctx.shape[0], ctx.shape[-1]
+        b = rows // self.heads
+        return ctx.view(b, self.heads, s, d_v).permute(2, 0, 1, 3).reshape(s, b, self.heads * d_v)
+
+    def attention(self, y: torch.Tensor, s: int, b: int) -> torch.Tensor:
+        """Q, K, V from the first norm's output y (one grouped QKV GEMM), then the core."""
+        qkv = self.column(self.qkv, y).view(s, b * self.kv_heads, self.group + 2, self.d_head)
+        return self.attend(qkv[:, :, : self.group], qkv[:, :, self.group], qkv[:, :, self.group + 1])
+
+    def layer(self, x: torch.Tensor) -> torch.Tensor:
+        s, b, _ = x.shape
+        s = s * self.tp if self.sequence_parallel else s
+        ctx = self.attention(self.ln1(x), s, b)
         x = x + bool_dropout(self.row(self.proj, ctx), self.p, self.training)
         return x + bool_dropout(self.mlp(self.ln2(x)), self.p, self.training)
 
@@ -164,13 +174,13 @@ class MegatronLayer(torch.nn.Module):
         return self.layer(x)
 
 
-def measure(s: int, b: int, h: int, a: int, **options) -> int:
+def measure(s: int, b: int, h: int, a: int, *, block: type = MegatronLayer, **options) -> int:
     """Saved-for-backward bytes of one layer (one rank) on an input that needs a gradient.
 
     Under sequence parallelism the rank's input is its [s/t, b, h] shard.
     """
     torch.manual_seed(0)
-    layer = MegatronLayer(h, a, **options)
+    layer = block(h, a, **options)
     rows = s // layer.tp if layer.sequence_parallel else s
     x = torch.randn(rows, b, h, dtype=DTYPE, requires_grad=True)
     return saved_bytes(lambda: layer(x), layer.parameters())

@@ -13,7 +13,8 @@ from formulas.catalogue import get
 from formulas.hf_config import ConfigError, read_config
 from formulas.presets import preset
 
-NEW_PRESETS = ["deepseek-v3", "qwen3-235b-a22b", "qwen3-32b", "llama3.1-405b", "gpt-oss-120b", "gemma3-27b", "mixtral-8x22b"]
+NEW_PRESETS = ["deepseek-v3", "qwen3-235b-a22b", "qwen3-32b", "llama3.1-405b", "gpt-oss-120b", "gemma3-27b", "mixtral-8x22b",
+               "mixtral-8x7b"]
 
 
 def meta_model(config: dict) -> torch.nn.Module:
@@ -51,6 +52,7 @@ PUBLISHED = [
      "gpt-oss model card, Table 1: 116.83B total, 5.13B active excluding the 0.58B (un)embedding, added back here"),
     ("gemma3-27b", 27e9, 27e9, 0.1e9, "Gemma 3 Technical Report, Table 1: 27B (text weights; the 0.4B vision encoder apart)"),
     ("mixtral-8x22b", 141e9, 39e9, 1e9, "Mistral AI, Mixtral 8x22B: 141B parameters, 39B active"),
+    ("mixtral-8x7b", 47e9, 13e9, 1e9, "Jiang et al. 2024, Mixtral of Experts §1: 47B parameters, 13B active per token"),
 ]
 
 

@@ -206,6 +206,11 @@ SIZING = [  # model, GPU, estimate's options; the page gets the same through its
                                    recompute="full", sp=True, flash=True)),
     ("llama2-13b", "a100-80gb", dict(tp=4, pp=2, dp=4, micro_batch=1, global_batch=64, seq=4096, interleave=1, zero=1,
                                      recompute="selective", sp=True, flash=True)),
+    # mixture-of-experts layers (Mixtral: every layer; DeepSeek-V3: 58 of 61, with latent attention)
+    ("mixtral-8x7b", "h100-sxm", dict(tp=2, pp=4, dp=8, micro_batch=1, global_batch=256, seq=4096, interleave=1, zero=1,
+                                      recompute="selective", sp=True, flash=False)),
+    ("deepseek-v3", "h800", dict(tp=8, pp=1, dp=32, micro_batch=1, global_batch=1024, seq=4096, interleave=1, zero=3,
+                                 recompute="none", sp=True, flash=True)),
 ]
 ASSUMED = dict(tokens="2T", mfu="0.4", overlap="0.25", network="50")  # 2T: the count suffix, read on both sides
 HEADLINE = ("memory.total", "memory.left", "memory.max_micro_batch", "memory.weights", "memory.gradients", "memory.optimizer",

@@ -1205,6 +1205,654 @@ def memory_activations_layer_general_flash_sp(b, s, h, a, g, d_head, d_ff, t, ga
     return (4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t
 
 
+def memory_activations_layer_decoder_tp(b, s, h, a, g, d_head, d_ff, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+    r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel.
+
+    memory.activations.layer.decoder.tp [byte] = 5*a*b*s**2/t + b*s*(10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
+
+    LaTeX: A_{dec}^{tp} = \frac{5 a b s^{2}}{t} + b s \left(10 h + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right)}{t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+
+    Returns: activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel [byte]
+
+    Valid when: t divides a; t divides g
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return 5*a*b*s**2/t + b*s*(10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
+
+
+def memory_activations_layer_decoder_tp_sp(b, s, h, a, g, d_head, d_ff, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+    r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor + sequence parallel.
+
+    memory.activations.layer.decoder.tp_sp [byte] = 5*a*b*s**2/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + 10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
+
+    LaTeX: A_{dec}^{tp,sp} = \frac{5 a b s^{2}}{t} + \frac{b s \left(2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 10 h + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)\right)}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+
+    Returns: activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor + sequence parallel [byte]
+
+    Valid when: t divides a; t divides g
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return 5*a*b*s**2/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + 10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
+
+
+def memory_activations_layer_decoder_selective(b, s, h, a, g, d_head, d_ff, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+    r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel, selective recompute.
+
+    memory.activations.layer.decoder.selective [byte] = b*s*(10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
+
+    LaTeX: A_{dec}^{selective} = b s \left(10 h + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right)}{t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+
+    Returns: activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel, selective recompute [byte]
+
+    Valid when: t divides a; t divides g
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return b*s*(10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
+
+
+def memory_activations_layer_decoder_selective_sp(b, s, h, a, g, d_head, d_ff, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+    r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor + sequence parallel, selective recompute.
+
+    memory.activations.layer.decoder.selective_sp [byte] = b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + 10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
+
+    LaTeX: A_{dec}^{selective,sp} = \frac{b s \left(2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 10 h + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)\right)}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+
+    Returns: activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor + sequence parallel, selective recompute [byte]
+
+    Valid when: t divides a; t divides g
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + 10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
+
+
+def memory_activations_layer_decoder_flash(b, s, h, a, g, d_head, d_ff, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+    r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel, FlashAttention.
+
+    memory.activations.layer.decoder.flash [byte] = 4*a*b*s/t + b*s*(10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
+
+    LaTeX: A_{dec}^{flash} = \frac{4 a b s}{t} + b s \left(10 h + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right)}{t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+
+    Returns: activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel, FlashAttention [byte]
+
+    Valid when: t divides a; t divides g
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return 4*a*b*s/t + b*s*(10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
+
+
+def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+    r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor + sequence parallel, FlashAttention.
+
+    memory.activations.layer.decoder.flash_sp [byte] = 4*a*b*s/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + 10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
+
+    LaTeX: A_{dec}^{flash,sp} = \frac{4 a b s}{t} + \frac{b s \left(2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 10 h + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)\right)}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+
+    Returns: activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor + sequence parallel, FlashAttention [byte]
+
+    Valid when: t divides a; t divides g
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return 4*a*b*s/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + 10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
+
+
+def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, d_moe, d_sh, sh_gate):
+    r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel.
+
+    memory.activations.layer.decoder.moe.tp [byte] = 5*a*b*s**2/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + 10*h + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4))/t)
+
+    LaTeX: A_{moe}^{tp} = \frac{5 a b s^{2}}{t} + b s \left(4 E + 2 h k + 2 h \sigma_{sh} + 10 h + 32 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(2 \sigma_{gated} + 3\right) + d_{sh} \left(4 \sigma_{gated} + 4\right)}{t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        E: experts [1]
+        k: experts per token [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+
+    Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel [byte]
+
+    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    return 5*a*b*s**2/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + 10*h + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4))/t)
+
+
+def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, d_moe, d_sh, sh_gate):
+    r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel.
+
+    memory.activations.layer.decoder.moe.tp_sp [byte] = 5*a*b*s**2/t + b*s*(2*h*k + 4*k + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4) + 2*h*sh_gate + 10*h + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+
+    LaTeX: A_{moe}^{tp,sp} = \frac{5 a b s^{2}}{t} + b s \left(2 h k + 4 k + \frac{4 E + 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(2 \sigma_{gated} + 3\right) + d_{sh} \left(4 \sigma_{gated} + 4\right) + 2 h \sigma_{sh} + 10 h + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)}{t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        E: experts [1]
+        k: experts per token [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+
+    Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel [byte]
+
+    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    return 5*a*b*s**2/t + b*s*(2*h*k + 4*k + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4) + 2*h*sh_gate + 10*h + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+
+
+def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, d_moe, d_sh, sh_gate):
+    r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, selective recompute.
+
+    memory.activations.layer.decoder.moe.selective [byte] = b*s*(4*E + 2*h*k + 2*h*sh_gate + 10*h + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4))/t)
+
+    LaTeX: A_{moe}^{selective} = b s \left(4 E + 2 h k + 2 h \sigma_{sh} + 10 h + 32 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(2 \sigma_{gated} + 3\right) + d_{sh} \left(4 \sigma_{gated} + 4\right)}{t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        E: experts [1]
+        k: experts per token [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+
+    Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, selective recompute [byte]
+
+    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    return b*s*(4*E + 2*h*k + 2*h*sh_gate + 10*h + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4))/t)
+
+
+def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, k, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, d_moe, d_sh, sh_gate):
+    r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, selective recompute.
+
+    memory.activations.layer.decoder.moe.selective_sp [byte] = b*s*(2*h*k + 4*k + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4) + 2*h*sh_gate + 10*h + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+
+    LaTeX: A_{moe}^{selective,sp} = b s \left(2 h k + 4 k + \frac{4 E + 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(2 \sigma_{gated} + 3\right) + d_{sh} \left(4 \sigma_{gated} + 4\right) + 2 h \sigma_{sh} + 10 h + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)}{t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        E: experts [1]
+        k: experts per token [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+
+    Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, selective recompute [byte]
+
+    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    return b*s*(2*h*k + 4*k + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4) + 2*h*sh_gate + 10*h + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+
+
+def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, d_moe, d_sh, sh_gate):
+    r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, FlashAttention.
+
+    memory.activations.layer.decoder.moe.flash [byte] = 4*a*b*s/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + 10*h + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4))/t)
+
+    LaTeX: A_{moe}^{flash} = \frac{4 a b s}{t} + b s \left(4 E + 2 h k + 2 h \sigma_{sh} + 10 h + 32 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(2 \sigma_{gated} + 3\right) + d_{sh} \left(4 \sigma_{gated} + 4\right)}{t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        E: experts [1]
+        k: experts per token [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+
+    Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, FlashAttention [byte]
+
+    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    return 4*a*b*s/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + 10*h + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4))/t)
+
+
+def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, d_moe, d_sh, sh_gate):
+    r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, FlashAttention.
+
+    memory.activations.layer.decoder.moe.flash_sp [byte] = 4*a*b*s/t + b*s*(2*h*k + 4*k + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4) + 2*h*sh_gate + 10*h + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+
+    LaTeX: A_{moe}^{flash,sp} = \frac{4 a b s}{t} + b s \left(2 h k + 4 k + \frac{4 E + 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(2 \sigma_{gated} + 3\right) + d_{sh} \left(4 \sigma_{gated} + 4\right) + 2 h \sigma_{sh} + 10 h + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)}{t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        E: experts [1]
+        k: experts per token [1]
+        t: tensor parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+
+    Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, FlashAttention [byte]
+
+    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    return 4*a*b*s/t + b*s*(2*h*k + 4*k + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4) + 2*h*sh_gate + 10*h + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+
+
 def memory_activations_1f1b(b, s, h, a, l, t):
     r"""activations on the first pipeline stage under 1F1B: p micro-batches of l/p layers, l layers' worth.
 
@@ -8591,6 +9239,18 @@ FORMULAS = {
     'memory.activations.layer.general.selective_sp': memory_activations_layer_general_selective_sp,
     'memory.activations.layer.general.flash': memory_activations_layer_general_flash,
     'memory.activations.layer.general.flash_sp': memory_activations_layer_general_flash_sp,
+    'memory.activations.layer.decoder.tp': memory_activations_layer_decoder_tp,
+    'memory.activations.layer.decoder.tp_sp': memory_activations_layer_decoder_tp_sp,
+    'memory.activations.layer.decoder.selective': memory_activations_layer_decoder_selective,
+    'memory.activations.layer.decoder.selective_sp': memory_activations_layer_decoder_selective_sp,
+    'memory.activations.layer.decoder.flash': memory_activations_layer_decoder_flash,
+    'memory.activations.layer.decoder.flash_sp': memory_activations_layer_decoder_flash_sp,
+    'memory.activations.layer.decoder.moe.tp': memory_activations_layer_decoder_moe_tp,
+    'memory.activations.layer.decoder.moe.tp_sp': memory_activations_layer_decoder_moe_tp_sp,
+    'memory.activations.layer.decoder.moe.selective': memory_activations_layer_decoder_moe_selective,
+    'memory.activations.layer.decoder.moe.selective_sp': memory_activations_layer_decoder_moe_selective_sp,
+    'memory.activations.layer.decoder.moe.flash': memory_activations_layer_decoder_moe_flash,
+    'memory.activations.layer.decoder.moe.flash_sp': memory_activations_layer_decoder_moe_flash_sp,
     'memory.activations.1f1b': memory_activations_1f1b,
     'memory.activations.1f1b.interleaved': memory_activations_1f1b_interleaved,
     'memory.activations.selective_001': memory_activations_selective_001,
@@ -8880,6 +9540,18 @@ INPUTS = {
     'memory.activations.layer.general.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
     'memory.activations.layer.general.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
     'memory.activations.layer.general.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
+    'memory.activations.layer.decoder.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_sh', 'sh_gate'),
+    'memory.activations.layer.decoder.moe.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_sh', 'sh_gate'),
+    'memory.activations.layer.decoder.moe.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_sh', 'sh_gate'),
+    'memory.activations.layer.decoder.moe.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_sh', 'sh_gate'),
+    'memory.activations.layer.decoder.moe.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_sh', 'sh_gate'),
+    'memory.activations.layer.decoder.moe.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_sh', 'sh_gate'),
     'memory.activations.1f1b': ('b', 's', 'h', 'a', 'l', 't'),
     'memory.activations.1f1b.interleaved': ('b', 's', 'h', 'a', 'l', 't', 'p', 'v'),
     'memory.activations.selective_001': ('b', 's', 'h', 'l', 't'),
