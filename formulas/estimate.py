@@ -299,8 +299,8 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     stages = None
     if layout.stages is not None:  # one exact layout: the first stage's memory, the slowest stage's time
         stages = _uneven_stages(layout, base | {"b": b}, ev)
-        states = ops.choose(layout.zero, {k: (lambda f=f: ev(f, **(base | {"P": stages["first_stage_params"], "p": 1})))
-                                          for k, f in ZERO_STATES.items()})
+        first = base | {"P": stages["first_stage_params"], "P_exp": stages["first_stage_experts"], "p": 1}
+        states = ops.choose(layout.zero, {k: (lambda f=f: ev(f, **first)) for k, f in ZERO_STATES.items()})
         activations = per_layer * layout.stages[0] * in_flight
         memory_total = states + activations
         max_micro_batch = ops.maximum(-ops.ceiling(-(capacity - states) * b / activations), 0)
@@ -409,7 +409,14 @@ def _uneven_stages(layout: Layout, base: dict, ev: Evaluator) -> dict:
     work = [count + (logits if index == last else 0) for index, count in enumerate(layout.stages)]
     slowest, total = max(work), sum(work)
     embedding = base["V"] * base["d_emb"]
-    first_params = layout.stages[0] * ev("params.decoder.layer", **base) + (embedding if 0 in layout.embedding_stages else 0)
+    held = embedding if 0 in layout.embedding_stages else 0
+    first, layers = layout.stages[0], sum(layout.stages)
+    if base.get("l_moe"):  # MoE: the stage holds its share of the mean layer, experts included (where the MoE layers sit
+        # is not in the model's values); every matrix but the embeddings is a layer's
+        layers_params = base["P"] - embedding * (2 - base["tied"])
+        first_params, first_experts = first * layers_params / layers + held, first * base["P_exp"] / layers
+    else:  # dense: stages[0] layers of params.decoder.layer, exactly
+        first_params, first_experts = layout.stages[0] * ev("params.decoder.layer", **base) + held, 0
     pace = {"w_max": slowest, "w_tot": total}
     return {
         "stages": list(layout.stages),
@@ -417,6 +424,7 @@ def _uneven_stages(layout: Layout, base: dict, ev: Evaluator) -> dict:
         "stage_work": work,
         "slowest_stage": work.index(slowest) + 1,
         "first_stage_params": first_params,
+        "first_stage_experts": first_experts,
         "step_factor": ev("pipeline.step_factor", **(base | pace)),
         "bubble": ev("pipeline.bubble.uneven", **(base | pace)),
     }

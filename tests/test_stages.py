@@ -72,3 +72,23 @@ def test_the_bloom_layout_preset_is_the_published_layout(capsys):
     preset = cli_json(capsys, "estimate", "--model", "bloom-176b", "--gpu", "a100-80gb", "--seq", "2048", "--layout", "bloom-176b")
     assert preset == explicit
     assert preset["layout"]["n"] == 384 and preset["layout"]["B"] == 2048
+
+
+def test_an_moe_first_stage_holds_its_share_of_the_experts():
+    # Mixtral-8x7B (32 layers, all MoE, untied 32000 × 4096 embedding and head) over stages 7, 8, 8, 9 with the
+    # embedding on the first: it holds 7/32 of the layers' parameters (experts included) and the embedding. ZeRO 0,
+    # t = 1, e = 2: 16 bytes per dense parameter, the experts halved (memory.zero.ep_cp at p = 1), by hand
+    model = model_values(preset("mixtral-8x7b").architecture.values)
+    layout = Layout(n=4, t=1, p=4, d=1, b=1, m=8, s=4096, zero=0, recompute="full", stages=(7, 8, 8, 9),
+                    embedding_stages=(0,), e=1)
+    inputs = Inputs(model=model, gpu=gpu("h100-sxm").inputs(), network=25 * 10**9, tokens=None,
+                    utilization=sp.Rational(2, 5), overlap=sp.Rational(1, 2))
+    report = estimate(layout, inputs)
+    total, experts, embedding = report["params"]["total"], report["params"]["experts"], 32000 * 4096
+    first = sp.Rational(7, 32) * (total - 2 * embedding) + embedding
+    assert report["pipeline"]["first_stage_params"] == first
+    assert report["memory"]["model_states"] == 16 * first
+    spread = estimate(Layout(n=8, t=1, p=4, d=2, b=1, m=8, s=4096, zero=0, recompute="full", stages=(7, 8, 8, 9),
+                             embedding_stages=(0,), e=2), inputs)
+    share = sp.Rational(7, 32) * experts  # the first stage's experts, of which each of the e = 2 ranks holds half
+    assert spread["memory"]["model_states"] == 16 * (first - share) + 16 * share / 2 > 0
