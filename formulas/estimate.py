@@ -26,6 +26,12 @@ Conventions (each stated in the report):
   per-layer times under the layout, blocking TP, PP p2p, the bubble, exposed DP/ZeRO time and
   the optimizer, with the GPU's calibrated constants; MFU and HFU are then outputs;
 - full recompute re-runs the layers' forward, not the logits (as ``flops.megatron``);
+- block recompute (``Layout.recompute_layers`` = k, Megatron-LM's ``--recompute-method block
+  --recompute-num-layers k``): full recompute of k of each model chunk's l/(p·v) layers, the others store
+  everything. A stage's memory, FLOPs and time are sums over its layers, so the report is full recompute's
+  terms at the share k·p·v/l of the layers and no recompute's at the rest (σ_full = k·p·v/l in the
+  performance model, whose stage sums are linear in it); PaLM's partial rematerialization
+  (``utilization.hfu.remat``, f ≈ the share) is one such split;
 - FLOP-based figures of a mixture-of-experts model (6ΨD, compute-bound decoding) use
   the active Ψ, byte-based ones (weights, states, memory-bound decoding) the total Ψ;
 - the iterations are whole: ⌈D/(B·s)⌉;
@@ -97,6 +103,7 @@ class Layout:
     attention: str = "eager"
     e: int = 1  # expert parallel degree, taken from the d data-parallel ranks
     c: int = 1  # context parallel degree: n = t·p·c·d
+    recompute_layers: int | None = None  # with full recompute: the layers of each model chunk recomputed (None: all)
 
     @property
     def global_batch(self) -> int:
@@ -135,6 +142,10 @@ def layout_violation(layout: Layout, model: dict[str, int]) -> str | None:
         return f"attention must be one of {', '.join(ATTENTION_KERNELS)}, got {layout.attention!r}"
     if layout.recompute not in RECOMPUTE_MODES:
         return f"recompute must be one of {', '.join(RECOMPUTE_MODES)}, got {layout.recompute!r}"
+    if layout.recompute_layers is not None:
+        block_rule = block_recompute_violation(layout, model["l"])
+        if block_rule is not None:
+            return block_rule
     if layout.v > 1 and (p == 1 or layout.m % p):
         return f"interleaving (v = {layout.v}) needs p > 1 and m a multiple of p (m = {layout.m}, p = {p})"
     return None
@@ -154,6 +165,19 @@ def stage_violation(layout: Layout, layers: int) -> str | None:
         return "an explicit stage partition cannot be interleaved (v must be 1)"
     if any(not 0 <= index < layout.p for index in layout.embedding_stages):
         return f"embedding stages must be among the {layout.p} stages"
+    return None
+
+
+def block_recompute_violation(layout: Layout, layers: int) -> str | None:
+    """The first rule block recompute (k recomputed layers per model chunk) breaks, or None."""
+    k = layout.recompute_layers
+    if layout.recompute != "full":
+        return f"recomputing {k} layers per chunk is block recompute: it needs recompute full, not {layout.recompute}"
+    if layout.stages is not None:
+        return "block recompute is modelled on even stages only: give --stages or --recompute-layers, not both"
+    per_chunk = layers // (layout.p * layout.v)
+    if not 0 <= k <= per_chunk:
+        return f"the layers recomputed per chunk must be between 0 and the {per_chunk} layers of a chunk, got {k}"
     return None
 
 
@@ -266,10 +290,11 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     backward = ev(flops_of["backward"], **(base | {"b": B}))
     training = forward + backward
     mode = _recompute_code(layout.recompute)
+    share = 1 if layout.recompute_layers is None else ops.number(layout.recompute_layers) * p * v / layers  # of full recompute
     recomputed = ops.choose(mode, {
         0: lambda: 0 * forward,  # none
         1: lambda: layers * ev("flops.decoder.attention.scores", **(base | {"b": B})),  # selective
-        2: lambda: ev("flops.decoder.layers.forward", **(base | {"b": B})),  # full: the layers, not the logits
+        2: lambda: share * ev("flops.decoder.layers.forward", **(base | {"b": B})),  # full: the layers, not the logits
     })
 
     states = ops.choose(layout.zero, {stage: (lambda f=formula_id: ev(f, **base)) for stage, formula_id in ZERO_STATES.items()})
@@ -278,15 +303,26 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     fp8 = inputs.precision == "fp8"
     if fp8:  # the FP8 weight and its transpose, of the weights this GPU holds (its shard under ZeRO-3)
         states = states + _fp8_copies(layout.zero, base, ev, ops)
-    activation = _activation_index(mode, layout.sequence_parallel, _flash(layout.attention), ops)
-    per_layer = _per_layer_activations(activation, base | {"b": b}, ev, ops)
     chunk = base | {"b": b, "s": s / c}  # the rank's tokens
-    if fp8:  # the four GEMM inputs saved in FP8, unless the layer is recomputed in full
-        saving = ops.where(layout.sequence_parallel, ev("memory.fp8.activations.saving_sp", **chunk),
-                           ev("memory.fp8.activations.saving", **chunk))
-        per_layer = per_layer - ops.choose(mode, {0: lambda: saving, 1: lambda: saving, 2: lambda: 0 * saving})
-    if lora:
-        per_layer = per_layer + ev("memory.lora.activations.layer", **chunk)
+
+    def activation_of(mode: object) -> object:
+        return _activation_index(mode, layout.sequence_parallel, _flash(layout.attention), ops)
+
+    def layer_activations(mode: object) -> object:
+        """Bytes one layer stores under that recompute mode."""
+        stored = _per_layer_activations(activation_of(mode), base | {"b": b}, ev, ops)
+        if fp8:  # the four GEMM inputs saved in FP8, unless the layer is recomputed in full
+            saving = ops.where(layout.sequence_parallel, ev("memory.fp8.activations.saving_sp", **chunk),
+                               ev("memory.fp8.activations.saving", **chunk))
+            stored = stored - ops.choose(mode, {0: lambda: saving, 1: lambda: saving, 2: lambda: 0 * saving})
+        if lora:
+            stored = stored + ev("memory.lora.activations.layer", **chunk)
+        return stored
+
+    activation = activation_of(mode)
+    per_layer = layer_activations(mode)
+    if layout.recompute_layers is not None:  # block recompute: the share of the layers recomputed in full, the rest none
+        per_layer = share * per_layer + (1 - share) * layer_activations(0)
     in_flight = ops.minimum(p, m)
     interleave = 1 + ops.where(interleaved, (p - 1) / (p * v), 0)
     activations = per_layer * (layers / p) * in_flight * interleave
@@ -320,7 +356,8 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
         from formulas.prediction import predict
 
         predicted = predict(base | {"b": b}, {"t": t, "p": p, "d": d, "m": m, "v": v, "n": n, "b": b},
-                            {"zero": layout.zero, "recompute": mode, "sequence_parallel": layout.sequence_parallel},
+                            {"zero": layout.zero, "recompute": mode, "sequence_parallel": layout.sequence_parallel,
+                             "recompute_share": share},
                             inputs.efficiency, inputs.network, inputs.node_size, inputs.flash,
                             {"training": training, "recomputed": recomputed}, ev, ops, inputs.framework)
         step_time, compute_time = predicted["step_seconds"], predicted["compute_seconds"]
@@ -364,7 +401,9 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
             "fits": memory_total <= capacity,
             "max_micro_batch": max_micro_batch,
             **({} if step_states is None else {"optimizer_step": step_states}),
-            "activation_formula": _activation_label(activation, base, ops),
+            "activation_formula": _activation_label(activation, base, ops) if layout.recompute_layers is None else
+            f"{_activation_label(activation, base, ops)} for {layout.recompute_layers} layers per chunk, "
+            f"{_activation_label(activation_of(0), base, ops)} for the others",
         },
         "comms": {
             "bytes": comms,

@@ -56,7 +56,7 @@ def model_values(base: dict, layout_numbers: dict, settings: dict, efficiency: E
         "b": layout_numbers["b"], "q": Q_16BIT, "q_w": Q_16BIT,
         "flash": 1 if flash else 0,
         "seq_par": ops.where(settings["sequence_parallel"], 1, 0),
-        "rc_full": ops.where(mode == 2, 1, 0),
+        "rc_full": ops.where(mode == 2, settings.get("recompute_share", 1), 0),  # block recompute: the share of layers
         "rc_sel": ops.where(mode == 1, 1, 0),
         "piped": ops.where(p > 1, 1, 0),
     } | (framework or DEFAULT).switches()
@@ -65,7 +65,8 @@ def model_values(base: dict, layout_numbers: dict, settings: dict, efficiency: E
 def predict(base: dict, layout_numbers: dict, settings: dict, efficiency: Efficiency, network: object, node: int,
             flash: bool, flops: dict, ev, ops, framework=None) -> dict:
     """Seconds per iteration and their split. ``base``: model, GPU and layout values by name; ``settings``:
-    zero (stage), recompute (index: 0 none, 1 selective, 2 full), sequence_parallel; ``flops``: training and
+    zero (stage), recompute (index: 0 none, 1 selective, 2 full), sequence_parallel, recompute_share (of the layers
+    recomputed in full; 1 unless block recompute: the stage sums are linear in σ_full, so σ_full = the share is exact); ``flops``: training and
     recomputed FLOPs of the iteration (for MFU and HFU); ``framework``: its overlap switches (None: the default)."""
     t, p, d, m, v, n = (layout_numbers[name] for name in ("t", "p", "d", "m", "v", "n"))
     values = model_values(base, layout_numbers, settings, efficiency, network, node, flash, ops, framework)

@@ -161,7 +161,7 @@ def test_mfu_given_overrides_and_says_so(capsys):
     report = cli_json(capsys, "estimate", *ONE_T, "--mfu", "0.5")
     assert report["time"]["mode"] == "given" and report["time"]["mfu"] == 0.5 and "step_seconds" in report["time"]
     code, out, _ = run(capsys, "estimate", *ONE_T, "--mfu", "0.5")
-    assert code == 0 and "MFU given: U = 0.500" in out
+    assert code == 0 and "MFU given: U = 50.0% (--mfu)" in out
     code, out, _ = run(capsys, "estimate", *ONE_T)
     assert code == 0 and "MFU predicted" in out and "calibrated on Megatron-LM 2021 Table 1" in out
 

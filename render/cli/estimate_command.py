@@ -81,6 +81,10 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
     batch.add_argument("--global-batch", metavar="B", help="global batch in sequences (a multiple of b·d)")
     command.add_argument("--zero", default="0", choices=["0", "1", "2", "3"], help="ZeRO stage (default 0)")
     command.add_argument("--recompute", default="selective", choices=RECOMPUTE_CHOICES, help="activation recompute (default selective)")
+    command.add_argument("--recompute-layers", metavar="K",
+                         help="with --recompute full: recompute only K layers of each model chunk of l/(p·v), the others "
+                              "store everything (Megatron-LM's --recompute-method block --recompute-num-layers K; a partial "
+                              "rematerialization as PaLM's); default all")
     command.add_argument("--sequence-parallel", action="store_true", help="Megatron sequence parallelism")
     command.add_argument("--achieved", metavar="TFLOPS", help="a measured per-GPU rate in TFLOP/s: U = achieved / peak (instead of --mfu)")
     command.add_argument("--pue", default="1.1", metavar="PUE", help="power usage effectiveness (default 1.1, LLaMA §6)")
@@ -102,7 +106,8 @@ def chosen_gpu(name: str) -> GPU:
 
 
 LAYOUT_OPTIONS = {"tp": "1", "pp": "1", "dp": "1", "stages": None, "embedding_stages": None, "micro_batch": "1",
-                  "global_batch": None, "micro_batches": None, "zero": "0", "recompute": "selective"}
+                  "global_batch": None, "micro_batches": None, "zero": "0", "recompute": "selective",
+                  "recompute_layers": None}
 
 
 def apply_layout_preset(args: argparse.Namespace) -> None:
@@ -148,7 +153,18 @@ def read_layout(args: argparse.Namespace) -> Layout:
         n=n, t=t, p=p, d=d, b=b, m=m, s=parse_count(args.seq, "s"), v=parse_count(args.interleave, "v"),
         zero=int(args.zero), recompute=args.recompute, sequence_parallel=args.sequence_parallel, attention=args.attention,
         e=e, c=c, stages=stages, embedding_stages=embedding,
+        recompute_layers=None if args.recompute_layers is None else read_recompute_layers(args.recompute_layers),
     )
+
+
+def read_recompute_layers(text: str) -> int:
+    """``--recompute-layers K``: a whole number of layers, 0 or more (its upper bound is the layout's, checked there)."""
+    from render.cli.inputs import parse_number
+
+    value = parse_number(text, "--recompute-layers")
+    if value < 0 or not value.is_integer:
+        raise InputError(f"--recompute-layers must be a whole number of layers, 0 or more, got {quote(text)}")
+    return int(value)
 
 
 def read_stages(text: str) -> tuple[int, ...]:
@@ -275,7 +291,8 @@ def run(args: argparse.Namespace) -> Result:
             "n": layout.n, "t": layout.t, "p": layout.p, "d": layout.d, "v": layout.v, "b": layout.b, "m": layout.m,
             "B": layout.global_batch, "s": layout.s, "zero": layout.zero, "recompute": layout.recompute,
             "sequence_parallel": layout.sequence_parallel, "attention": layout.attention, "e": layout.e, "c": layout.c,
-        } | ({"stages": list(layout.stages), "embedding_stages": [i + 1 for i in layout.embedding_stages]} if layout.stages else {}),
+        } | ({"recompute_layers": layout.recompute_layers, "chunk_layers": model["l"] // (layout.p * layout.v)}
+             if layout.recompute_layers is not None else {}) | ({"stages": list(layout.stages), "embedding_stages": [i + 1 for i in layout.embedding_stages]} if layout.stages else {}),
         "assumptions": assumptions_json(inputs) | {"tokens_default": args.tokens is None},
     } | _to_json(report)
     doc["units"] = report_units(doc)
@@ -340,6 +357,13 @@ def _to_json(value: object) -> object:
     return number_json(value)
 
 
+def _block(lay: dict) -> str:
+    """Block recompute in words: how many of each chunk's layers run their forward again."""
+    if "recompute_layers" not in lay:
+        return ""
+    return f" of {lay['recompute_layers']} layers per chunk of {lay['chunk_layers']} (block; the others store everything)"
+
+
 def render_text(doc: dict) -> str:
     """The report a person reads: human units, the assumptions first, a parallel dimension of degree 1 left out."""
     from render.printers.human import human, significant
@@ -347,7 +371,7 @@ def render_text(doc: dict) -> str:
     lay, assumed, params, flops = doc["layout"], doc["assumptions"], doc["params"], doc["flops"]
     memory, comms, time, inference = doc["memory"], doc["comms"], doc["time"], doc["inference"]
     zero = f"ZeRO {lay['zero']}" + (" (the sharding of Megatron’s distributed optimizer)" if lay["zero"] == 1 else "")
-    settings = [zero, f"recompute {lay['recompute']}", f"{lay['attention']} attention"]
+    settings = [zero, f"recompute {lay['recompute']}{_block(lay)}", f"{lay['attention']} attention"]
     if lay["sequence_parallel"]:
         settings.append("sequence parallel")
     settings.append(_training(assumed))
@@ -462,7 +486,7 @@ def _step_line(time: dict, piped: bool) -> str:
 def _mode_line(doc: dict) -> str:
     time, assumptions = doc["time"], doc["assumptions"]
     if time["mode"] == "given":
-        return (f"MFU given: U = {time['mfu']:.3f} (--mfu); HFU {time['hfu']:.3f} (recompute counted); "
+        return (f"MFU given: U = {time['mfu']:.1%} (--mfu); HFU {time['hfu']:.1%} (recompute counted); "
                 f"achieved over the whole step: MFU {time['step_mfu']:.1%}")
     return (f"MFU predicted: {time['mfu']:.1%} (HFU {time['hfu']:.1%}, recompute counted); performance constants "
             f"{assumptions['constants']['provenance']}")

@@ -150,7 +150,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def entry_point() -> None:
-    """The console script: run main, flush what is left (quietly if the reader is gone), exit with its code."""
+    """The console script: run main, flush what is left (quietly if the reader is gone), exit with its code.
+
+    Interrupted, it ends with os._exit(130): CPython's finalization turns an exit into a death by SIGINT (-2) when a
+    KeyboardInterrupt once escaped a C-level run of code (``unhandled_keyboard_interrupt``), even if main caught it."""
     code = main()
     try:
         if sys.stdout is not None:
@@ -159,6 +162,8 @@ def entry_point() -> None:
         code = _quiet_broken_pipe()
     except (OSError, ValueError):
         pass
+    if code == INTERRUPTED:  # leave at once: finalization could still report the interrupt as a death by SIGINT
+        os._exit(code)
     sys.exit(code)
 
 
