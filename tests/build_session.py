@@ -1,8 +1,8 @@
 """One ``llm-formulas build`` per test run, shared by the rendering tests and by every xdist worker.
 
 ``built()`` runs the real command line (``build --out DIR --json``) once into the run's
-scratch folder (tests/conftest.py), times it, and returns the directory, the manifest it
-printed and the elapsed seconds; a worker that comes second waits on the lock and reads
+scratch folder (tests/conftest.py) and returns the directory and the manifest it
+printed; a worker that comes second waits on the lock and reads
 the first one's record. The folder is removed when the run ends.
 """
 
@@ -15,7 +15,6 @@ import json
 import os
 import shutil
 import tempfile
-import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -27,17 +26,14 @@ from render.cli.main import main
 class Build:
     out: Path
     printed: dict
-    seconds: float
 
 
-def run_build(out: Path) -> tuple[dict, float]:
+def run_build(out: Path) -> dict:
     stdout = io.StringIO()
-    started = time.perf_counter()
     with contextlib.redirect_stdout(stdout):
         code = main(["build", "--out", str(out), "--json", "--no-execute"])  # notebooks run in test_notebooks
-    seconds = time.perf_counter() - started
     assert code == 0, stdout.getvalue()
-    return json.loads(stdout.getvalue()), seconds
+    return json.loads(stdout.getvalue())
 
 
 @cache
@@ -50,10 +46,9 @@ def built() -> Build:
         fcntl.flock(lock, fcntl.LOCK_EX)
         record = root / "build.json"
         if not record.exists():
-            printed, seconds = run_build(root / "out")
-            record.write_text(json.dumps({"printed": printed, "seconds": seconds}))
+            record.write_text(json.dumps({"printed": run_build(root / "out")}))
         done = json.loads(record.read_text())
-    return Build(root / "out", done["printed"], done["seconds"])
+    return Build(root / "out", done["printed"])
 
 
 def _run_folder() -> Path:

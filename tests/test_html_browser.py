@@ -219,20 +219,21 @@ HEADLINE = ("memory.total", "memory.left", "memory.max_micro_batch", "memory.wei
             "inference.token_latency", "inference.tokens_per_second", "inference.weights_per_gpu", "inference.kv_cache_per_gpu")
 
 
-def sizing_url(model: str, gpu_key: str, lay: dict) -> str:
+def sizing_url(model: str, gpu_key: str, lay: dict, assumed: dict = ASSUMED) -> str:
     from formulas.gpus import gpu
     from formulas.presets import preset
 
     query = {"model": preset(model).title, "gpu": gpu(gpu_key).name, "layout": LAYOUTS[0].name,
              "t": lay["tp"], "p": lay["pp"], "d": lay["dp"], "b": lay["micro_batch"], "B": lay["global_batch"],
-             "s": lay["seq"], "v": lay["interleave"], "D": ASSUMED["tokens"], "U": ASSUMED["mfu"], "r": ASSUMED["overlap"],
-             "network": ASSUMED["network"], "zero": lay["zero"], "recompute": lay["recompute"]}
+             "s": lay["seq"], "v": lay["interleave"], "D": assumed["tokens"], "U": assumed["mfu"], "zero": lay["zero"],
+             "recompute": lay["recompute"]}
+    query |= {name: assumed[key] for name, key in (("r", "overlap"), ("network", "network")) if key in assumed}
     query |= {"sp": "1"} if lay["sp"] else {}
     query |= {"flash": "1"} if lay["flash"] else {}
     return (built().out / "calculator.html").as_uri() + "?" + urlencode(query)
 
 
-def estimate_json(model: str, gpu_key: str, lay: dict) -> dict:
+def estimate_json(model: str, gpu_key: str, lay: dict, assumed: dict = ASSUMED) -> dict:
     import contextlib
     import io
 
@@ -241,8 +242,9 @@ def estimate_json(model: str, gpu_key: str, lay: dict) -> dict:
     argv = ["estimate", "--model", model, "--gpu", gpu_key, "--tp", lay["tp"], "--pp", lay["pp"], "--dp", lay["dp"],
             "--micro-batch", lay["micro_batch"], "--global-batch", lay["global_batch"], "--seq", lay["seq"],
             "--interleave", lay["interleave"], "--zero", lay["zero"], "--recompute", lay["recompute"],
-            "--attention", "flash" if lay["flash"] else "eager", "--tokens", ASSUMED["tokens"], "--mfu", ASSUMED["mfu"],
-            "--overlap", ASSUMED["overlap"], "--network", ASSUMED["network"], "--json"]
+            "--attention", "flash" if lay["flash"] else "eager", "--tokens", assumed["tokens"], "--mfu", assumed["mfu"], "--json"]
+    argv += [item for option, key in (("--overlap", "overlap"), ("--network", "network")) if key in assumed
+             for item in (option, assumed[key])]
     argv += ["--sequence-parallel"] if lay["sp"] else []
     stdout = io.StringIO()
     with contextlib.redirect_stdout(stdout):
@@ -250,11 +252,15 @@ def estimate_json(model: str, gpu_key: str, lay: dict) -> dict:
     return json.loads(stdout.getvalue())
 
 
-@pytest.mark.parametrize("model, gpu_key, lay", SIZING, ids=[f"{m}-{g}" for m, g, _ in SIZING])
-def test_sizing_verdict_and_headline_equal_estimate(model, gpu_key, lay):
+DEFAULTS_LEFT = {key: ASSUMED[key] for key in ("tokens", "mfu")}  # r and the network at each side's own default
+CASES = [(*case, ASSUMED) for case in SIZING] + [("llama2-70b", "h100-sxm", SIZING[0][2], DEFAULTS_LEFT)]
+
+
+@pytest.mark.parametrize("model, gpu_key, lay, assumed", CASES, ids=[f"{m}-{g}" for m, g, _ in SIZING] + ["defaults"])
+def test_sizing_verdict_and_headline_equal_estimate(model, gpu_key, lay, assumed):
     page = _Sizing()
-    page.feed(chromium(sizing_url(model, gpu_key, lay), "--dump-dom"))
-    report = estimate_json(model, gpu_key, lay)
+    page.feed(chromium(sizing_url(model, gpu_key, lay, assumed), "--dump-dom"))
+    report = estimate_json(model, gpu_key, lay, assumed)
     fits = report["memory"]["fits"]
     assert page.verdict["verdict.data-fits"] == ("1" if fits else "0")
     assert page.verdict["verdict.text"].startswith("fits: " if fits else "does not fit: needs ")

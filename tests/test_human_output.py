@@ -90,6 +90,8 @@ def test_estimate_states_its_assumptions_and_leaves_out_unused_dimensions(capsys
     code, predicted, _ = run(capsys, *argv)
     assert code == 0 and "assumes: step time predicted from the GPU's performance constants" in predicted
     assert "  DP  " in out and "  TP  " not in out and "  PP  " not in out and "bubble" not in out
+    step = next(line for line in predicted.splitlines() if line.startswith("  step "))  # no 0 s parts at t = p = 1
+    assert "DP/ZeRO exposed" in step and "TP " not in step and "PP p2p" not in step and "bubble" not in step
     assert "GQA" not in out.splitlines()[1]  # Llama-2-7B has no GQA (Touvron et al. 2023 §2.2: 34B and 70B only)
     assert "per GPU 105M (ZeRO-3 shard)" in out  # 6,738,415,616 / 64 = 105.3M
     for figure in ("tokens/s per GPU", "MFU", "HFU", "GPU-hours", "left", "largest micro-batch that fits"):

@@ -426,7 +426,7 @@ def render_text(doc: dict) -> str:
             f"{stages['first_stage_params']:,.0f} parameters; slowest stage {stages['slowest_stage']} "
             f"({max(stages['stage_work']):.3f} layer-forwards with the logits), ×{stages['step_factor']:.4f} the mean stage",
         ]
-    lines += ["time", "  " + _mode_line(doc), _step_line(time, lay["p"] > 1),
+    lines += ["time", "  " + _mode_line(doc), _step_line(time, lay["t"] > 1, lay["p"] > 1, lay["d"] > 1),
         f"  {time['iterations']:,} iterations for {human(time['tokens'], '1')} tokens: "
         f"{human(time['training_days'] * 86400, 'second')}, {human(time['gpu_hours'], '1')} GPU-hours, "
         f"{significant(time['tokens_per_gpu_second'])} tokens/s per GPU (6ΨD at that MFU alone: {human(time['ideal_days'] * 86400, 'second')})",
@@ -466,18 +466,19 @@ def _percent(fraction: float) -> str:
     return f"{significant(100 * fraction)} %"
 
 
-def _step_line(time: dict, piped: bool) -> str:
+def _step_line(time: dict, tensor: bool, piped: bool, data: bool) -> str:
     """The step split by where the time goes: the performance model's parts, or compute, bubble and what
-    communication the overlap leaves exposed."""
+    communication the overlap leaves exposed; a parallel dimension of degree 1 has no part."""
     from render.printers.human import human
 
     step = f"  step {human(time['step_seconds'], 'second')}: "
     if time["mode"] == "predicted":
         parts = time["predicted"]
-        return step + (f"compute {human(parts['compute_seconds'], 'second')} (at {_percent(parts['compute_efficiency'])} "
-                       f"of peak)   TP {human(parts['tp_seconds'], 'second')}   PP p2p {human(parts['pp_seconds'], 'second')}   "
-                       f"bubble {human(parts['bubble_seconds'], 'second')}   DP/ZeRO exposed "
-                       f"{human(parts['dp_exposed_seconds'], 'second')}   optimizer {human(parts['optimizer_seconds'], 'second')}")
+        shown = [f"compute {human(parts['compute_seconds'], 'second')} (at {_percent(parts['compute_efficiency'])} of peak)"]
+        shown += [f"TP {human(parts['tp_seconds'], 'second')}"] if tensor else []
+        shown += [f"PP p2p {human(parts['pp_seconds'], 'second')}", f"bubble {human(parts['bubble_seconds'], 'second')}"] if piped else []
+        shown += [f"DP/ZeRO exposed {human(parts['dp_exposed_seconds'], 'second')}"] if data else []
+        return step + "   ".join(shown + [f"optimizer {human(parts['optimizer_seconds'], 'second')}"])
     bubble = f"bubble {_percent(time['bubble'])} ({human(time['bubble_seconds'], 'second')})   " if piped else ""
     return step + (f"compute {human(time['compute_seconds'], 'second')}   {bubble}"
                    f"exposed comms {human(time['exposed_comm_seconds'], 'second')}")

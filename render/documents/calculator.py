@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from formulas.symbols import quantity, table_order
+from render.cli.estimate_command import DEFAULTS as ESTIMATE_DEFAULTS
 from render.documents.defaults import GPUS, LAYOUTS, MODELS, default, literal
 from render.printers.jscodegen import SETTINGS, javascript, report_javascript
 from render.documents.reference import anchor, topic_of, topic_title
@@ -131,5 +132,6 @@ def calculator_page() -> tuple[str, tuple[str, ...]]:
         presets_json=json.dumps(presets(), sort_keys=True, ensure_ascii=False).replace("</", "<\\/"),
         derived_json=json.dumps(derived, sort_keys=True),
         derived=derived,
+        network_default=ESTIMATE_DEFAULTS["network"],
     )
     return html, script.skipped

@@ -21,6 +21,7 @@ import sympy as sp
 
 from formulas import gpus, presets
 from formulas.symbols import Quantity, quantity
+from render.cli.estimate_command import DEFAULTS as ESTIMATE_DEFAULTS
 from render.cli.inputs import parse_number
 
 GPT3 = "Brown et al. 2020 (GPT-3 175B), Table 2.1"
@@ -32,7 +33,7 @@ SYMBOL_DEFAULTS: dict[str, tuple[str, str]] = {
     "P": ("175e9", GPT3),
     "D": ("300e9", GPT3),
     "U": ("0.45", MEGATRON + " (138 TFLOP/s of 312)"),
-    "r": ("0.1", "communication may take a tenth of compute time"),
+    "r": (ESTIMATE_DEFAULTS["overlap"], "estimate's --overlap: communication may hide under half the compute time"),
     "f": ("0.0005", "000 §3.5 (0.05 % serial)"),
     "q": ("2", "bf16 activations and gradients"),
     "q_w": ("2", "bf16 weights"),
