@@ -65,9 +65,10 @@ def model_values(base: dict, layout_numbers: dict, settings: dict, efficiency: E
 def predict(base: dict, layout_numbers: dict, settings: dict, efficiency: Efficiency, network: object, node: int,
             flash: bool, flops: dict, ev, ops, framework=None) -> dict:
     """Seconds per iteration and their split. ``base``: model, GPU and layout values by name; ``settings``:
-    zero (stage), recompute (index: 0 none, 1 selective, 2 full), sequence_parallel, recompute_share (of the layers
-    recomputed in full; 1 unless block recompute: the stage sums are linear in σ_full, so σ_full = the share is exact); ``flops``: training and
-    recomputed FLOPs of the iteration (for MFU and HFU); ``framework``: its overlap switches (None: the default)."""
+    zero (stage), recompute (index: 0 none, 1 selective, 2 full), sequence_parallel, recompute_share (the share of
+    the layers recomputed in full: 1 but under block recompute, where σ_full = the share is exact because the stage
+    sums are linear in σ_full); ``flops``: training and recomputed FLOPs of the iteration (for MFU and HFU);
+    ``framework``: its overlap switches (None: the default)."""
     t, p, d, m, v, n = (layout_numbers[name] for name in ("t", "p", "d", "m", "v", "n"))
     values = model_values(base, layout_numbers, settings, efficiency, network, node, flash, ops, framework)
     slot = ev("perf.stage.microbatch", **values)

@@ -292,7 +292,8 @@ def run(args: argparse.Namespace) -> Result:
             "B": layout.global_batch, "s": layout.s, "zero": layout.zero, "recompute": layout.recompute,
             "sequence_parallel": layout.sequence_parallel, "attention": layout.attention, "e": layout.e, "c": layout.c,
         } | ({"recompute_layers": layout.recompute_layers, "chunk_layers": model["l"] // (layout.p * layout.v)}
-             if layout.recompute_layers is not None else {}) | ({"stages": list(layout.stages), "embedding_stages": [i + 1 for i in layout.embedding_stages]} if layout.stages else {}),
+             if layout.recompute_layers is not None else {})
+          | ({"stages": list(layout.stages), "embedding_stages": [i + 1 for i in layout.embedding_stages]} if layout.stages else {}),
         "assumptions": assumptions_json(inputs) | {"tokens_default": args.tokens is None},
     } | _to_json(report)
     doc["units"] = report_units(doc)

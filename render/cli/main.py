@@ -152,8 +152,8 @@ def main(argv: list[str] | None = None) -> int:
 def entry_point() -> None:
     """The console script: run main, flush what is left (quietly if the reader is gone), exit with its code.
 
-    Interrupted, it ends with os._exit(130): CPython's finalization turns an exit into a death by SIGINT (-2) when a
-    KeyboardInterrupt once escaped a C-level run of code (``unhandled_keyboard_interrupt``), even if main caught it."""
+    Interrupted, it ends with os._exit(130): one CI run saw the process print its one line and still die by SIGINT
+    (exit −2) during CPython's finalization; leaving at once keeps the documented exit code."""
     code = main()
     try:
         if sys.stdout is not None:
