@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,7 +34,7 @@ def build_seconds(runs: int) -> tuple[float, float]:
             walls.append(time.perf_counter() - started)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return sorted(walls)[len(walls) // 2], sorted(cpus)[len(cpus) // 2]
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def main() -> int:
