@@ -26,13 +26,13 @@ from derivations.proof import much_greater
 from formulas.catalogue import get
 from formulas.cluster import bubble_interleaved
 from formulas.performance import (
-    ASYNC_TP, DDP, DEEPSPEED_PIPE, FLASH, HIERARCHICAL, KORTHIKANTI, MEGATRON_2021, NARAYANAN, NCCL, NVIDIA_GEMM, ROOFLINE,
+    ASYNC_TP, DDP, DEEPSPEED_GRAD, DEEPSPEED_PIPE, FLASH, HIERARCHICAL, KORTHIKANTI, MEGATRON_2021, NARAYANAN, NCCL, NVIDIA_GEMM, ROOFLINE,
     SHOEYBI, ZERO, ZEROPP, allreduce_forward, attention_backward, attention_forward, elementwise_forward, gemm_bytes,
     gemm_flops, layer_gemms, recomputed_core, shard, tokens,
 )
 from formulas.symbols import (
     K_inner, M_rows, N_cols, P, V, W_intra, W_mem, W_net, W_pp, W_tp, X, a, d, d_ff, d_head, d_node, eta_gemm, eta_mem, g,
-    gated, h, l, m, ovl_dp, ovl_tp, p, p2p_serial, piped, q, q_bf16, rc_full, rc_sel, seq_par, t, tau_bwd, tau_fwd, tau_k, v,
+    gated, h, l, m, ovl_dp, ovl_tp, p, p2p_grad_whole, p2p_serial, piped, q, q_bf16, rc_full, rc_sel, seq_par, t, tau_bwd, tau_fwd, tau_k, v,
 )
 
 
@@ -142,17 +142,27 @@ def logits() -> Derivation:
 
 
 def p2p() -> Derivation:
-    d_ = Derivation("perf.pp.p2p", "Pipeline point-to-point per micro-batch", (NARAYANAN, MEGATRON_2021, DEEPSPEED_PIPE))
+    d_ = Derivation("perf.pp.p2p", "Pipeline point-to-point per micro-batch", (NARAYANAN, MEGATRON_2021, DEEPSPEED_PIPE,
+                                                                                DEEPSPEED_GRAD))
     send = d_.defines("T_send", tokens * h * q / (t * W_pp) + tau_k,
                       "b·s·h·q/t bytes over each of the t links (scatter/gather), plus a kernel's fixed cost")
     gather = d_.defines("T_gather", (t - 1) / t * tokens * h * q / W_intra,
                         "the receiver all-gathers the t slices over NVLink to rematerialise the tensor (§4.1)")
-    exchange = d_.defines("T_exchange", (1 + p2p_serial) * send + gather,
-                          "one exchange sends a slice and receives one: at once in Megatron's batch_isend_irecv (one message "
-                          "time on a full-duplex link), one after the other in DeepSpeed's blocking send/recv (σ_P2P^ser = 1: two)")
-    d_.defines("T_P2P", sp.Mul(piped, v, 2, exchange, evaluate=False),
-               "two exchanges per micro-batch (the activation forward, its gradient backward) at each of v chunk boundaries "
-               "per stage, when p > 1; on the critical path of 1F1B")
+    whole = d_.defines("T_send^whole", tokens * h * q / W_pp + tau_k,
+                       "a gradient sent whole: all b·s·h·q bytes over each rank's link (DeepSpeed before v0.5.4)")
+    gradient = d_.defines("T_send^grad", (1 - p2p_grad_whole) * send + p2p_grad_whole * whole,
+                          "the gradient's message: a slice, or whole (σ_P2P^grad = 1)")
+    d_.defines("T_P2P", sp.Mul(piped, v, (1 + p2p_serial) * (send + gradient) + gather + (1 - p2p_grad_whole) * gather,
+                               evaluate=False),
+               "per micro-batch at each of v chunk boundaries, when p > 1: an activation in and out and a gradient in and out, "
+               "as two exchanges each taking one message time (Megatron's batch_isend_irecv, full duplex) or two "
+               "(σ_P2P^ser = 1, DeepSpeed's blocking send/recv); the received activation, and a received gradient slice, "
+               "gathered; on the critical path of 1F1B")
+    d_.equals("2·v·((1 + σ_ser)·T_send + T_gather) + σ_grad·v·((1 + σ_ser)(T_send^whole − T_send) − T_gather)",
+              piped * v * (2 * ((1 + p2p_serial) * send + gather)
+                           + p2p_grad_whole * ((1 + p2p_serial) * (whole - send) - gather)),
+              "two equal exchanges when the gradient is sliced like the activation; a whole gradient adds its extra bytes and "
+              "saves its gather", of="T_P2P")
     d_.concludes("perf.pp.p2p")
     return d_
 

@@ -1,7 +1,7 @@
 """Training frameworks as the performance model sees them: what each overlaps, and which features it has.
 
 The layout (t, p, d, b, m, v) and the settings (ZeRO stage, recompute, sequence parallelism) say
-*what* runs; the framework says *how*: three switches of formulas/performance.py, each read off
+*what* runs; the framework says *how*: four switches of formulas/performance.py, each read off
 the framework's code or its paper, and the features it offers (``plan --framework`` searches only
 those). No switch is fitted to a run.
 
@@ -40,6 +40,13 @@ those). No switch is fitted to a run.
   tensor-parallel layers are Megatron's without the asynchronous all-reduce (bigscience-workshop/
   Megatron-DeepSpeed ``megatron/mpu/layers.py``, σ_TP^ovl = 0). Features: ZeRO 0 or 1, recompute
   none or full, no sequence parallelism.
+- ``deepspeed-pipe-2021``: the same engine before v0.5.4, as MT-NLG (Smith et al. 2022) trained on it in
+  2021: from the engine's first release (commit 65c2f974d, September 2020) until commit e2fdd254e
+  ("Big science related changes", 29 September 2021, first in v0.5.4) ``is_grad_partitioned`` was
+  False, so ``_exec_send_grads`` sent every rank's input gradient whole, b·s·h·q bytes over the
+  network with nothing to gather (σ_P2P^grad = 1); the activations went as slices, as above.
+  MT-NLG was announced on 11 October 2021 after its 270 billion training tokens, so it ran on a
+  release from that window.
 """
 
 from __future__ import annotations
@@ -58,6 +65,7 @@ class Framework:
     ovl_dp: int  # σ_DP^ovl: the DP gradient reduction overlaps the last backward
     ovl_tp: int  # σ_TP^ovl: the backward's column-parallel all-reduces overlap their weight-gradient GEMMs
     p2p_serial: int  # σ_P2P^ser: sends and receives one after the other
+    p2p_grad_whole: int = 0  # σ_P2P^grad: each TP rank sends the stage's input gradient whole, not a 1/t slice
     zero: tuple[int, ...] = (0, 1, 2, 3)
     recompute: tuple[str, ...] = RECOMPUTE_ALL
     sequence_parallel: bool = True
@@ -66,7 +74,7 @@ class Framework:
 
     def switches(self) -> dict[str, int]:
         """The values of the performance model's framework symbols."""
-        return {"ovl_dp": self.ovl_dp, "ovl_tp": self.ovl_tp, "p2p_serial": self.p2p_serial}
+        return {"ovl_dp": self.ovl_dp, "ovl_tp": self.ovl_tp, "p2p_serial": self.p2p_serial, "p2p_grad_whole": self.p2p_grad_whole}
 
     def lacks(self, zero: int, recompute: str, sequence_parallel: bool, v: int) -> str | None:
         """The first feature of a layout this framework does not have, in words, or None."""
@@ -86,7 +94,7 @@ class Framework:
                 f"{'yes' if self.sequence_parallel else 'no'}; interleaving {'yes' if self.interleaving else 'no'}; "
                 f"DP reduction {'overlapped' if self.ovl_dp else 'after the backward'}; backward TP all-reduce "
                 f"{'overlapped with the weight gradient' if self.ovl_tp else 'blocking'}; p2p "
-                f"{'serialised' if self.p2p_serial else 'batched'}")
+                f"{'serialised' if self.p2p_serial else 'batched'}{', gradients sent whole' if self.p2p_grad_whole else ''}")
 
 
 FRAMEWORKS: dict[str, Framework] = {framework.key: framework for framework in (
@@ -103,6 +111,9 @@ FRAMEWORKS: dict[str, Framework] = {framework.key: framework for framework in (
               "blocking p2p of 1/t slices, gradient reduction after the last micro-batch, ZeRO 0-1, blocking TP",
               ovl_dp=0, ovl_tp=0, p2p_serial=1, zero=(0, 1), recompute=("none", "full"), sequence_parallel=False,
               interleaving=False),
+    Framework("deepspeed-pipe-2021", "DeepSpeed's PipelineEngine before v0.5.4 (MT-NLG): as deepspeed-pipe, but each TP rank "
+              "sends the stage's input gradient whole", ovl_dp=0, ovl_tp=0, p2p_serial=1, p2p_grad_whole=1, zero=(0, 1),
+              recompute=("none", "full"), sequence_parallel=False, interleaving=False),
 )}
 DEFAULT = FRAMEWORKS["default"]
 

@@ -35,7 +35,8 @@ innermost, then DP, then PP):
   interleaved, then all-gathered over NVLink at the receiver, on the critical path (Narayanan et
   al. 2021 §4.1). Megatron sends and receives in one batched call, so each exchange costs one
   message; DeepSpeed's pipeline engine sends and receives one after the other (σ_P2P^ser = 1):
-  two;
+  two; and until v0.5.4 (September 2021) it sent each gradient whole, b·s·h·q from every TP rank
+  with nothing to gather (σ_P2P^grad = 1, ``is_grad_partitioned = False``);
 - **the schedule**: m micro-batches through p stages take (m + (p−1)/v) slots of one
   micro-batch's stage time (1F1B and interleaved 1F1B, Narayanan et al. 2021 §2.2);
 - **DP**: the gradients Ψ/(t·p)·q_w, all-reduced hierarchically (reduce-scatter inside the
@@ -53,10 +54,10 @@ innermost, then DP, then PP):
   forward and backward: only what exceeds them is exposed. Their traffic grows with m (proved);
 - **the optimizer**: Adam reads and writes 30 bytes per parameter of its shard at η_mem·W_mem.
 
-The three overlap switches σ_DP^ovl, σ_TP^ovl, σ_P2P^ser describe the framework, not the
-layout: formulas/frameworks.py names them for Megatron-LM 2021 (Narayanan et al.), Megatron-LM
-2022 (Korthikanti et al.), DeepSpeed's pipeline engine (MT-NLG, BLOOM) and the default (DP
-overlapped, TP blocking, batched p2p). The constants η_gemm, η_mem, τ_k and the links'
+The four framework switches σ_DP^ovl, σ_TP^ovl, σ_P2P^ser, σ_P2P^grad describe the framework, not
+the layout: formulas/frameworks.py names them for Megatron-LM 2021 (Narayanan et al.), Megatron-LM
+2022 (Korthikanti et al.), DeepSpeed's pipeline engine in 2021 (MT-NLG) and 2022 (BLOOM) and the
+default (DP overlapped, TP blocking, batched p2p). The constants η_gemm, η_mem, τ_k and the links'
 efficiency are calibrated per GPU (formulas/calibration.py) on Megatron-LM 2021 Table 1 and
 only there.
 """
@@ -68,7 +69,7 @@ import sympy as sp
 from formulas.catalogue import Condition, Source, formula
 from formulas.symbols import (
     K_inner, M_rows, N_cols, P, W_intra, W_mem, W_net, W_pp, W_tp, X, a, b, c_byte, c_mac, d, d_ff, d_head, d_node,
-    eta_gemm, eta_mem, flash, g, gated, h, l, m, ovl_dp, ovl_tp, p, p2p_serial, piped, q, q_bf16, q_w, rc_full, rc_sel, s, seq_par, t,
+    eta_gemm, eta_mem, flash, g, gated, h, l, m, ovl_dp, ovl_tp, p, p2p_grad_whole, p2p_serial, piped, q, q_bf16, q_w, rc_full, rc_sel, s, seq_par, t,
     tau_bwd, tau_fwd, tau_k, v, V,
 )
 
@@ -95,6 +96,8 @@ MEGATRON_2021 = Source("megatron-lm-2021", "megatron/training.py train_step: the
                        "forward_backward_func; megatron/p2p_communication.py: one batch_isend_irecv per exchange")
 DEEPSPEED_PIPE = Source("deepspeed-pipe", "deepspeed/runtime/pipe/schedule.py TrainSchedule (1F1B, ReduceGrads last), p2p.py "
                         "(blocking send/recv), engine.py (PartitionedTensor: a 1/t slice, all-gathered on receipt)")
+DEEPSPEED_GRAD = Source("deepspeed-pipe", "engine.py until v0.5.4 (commit e2fdd254e, 29 September 2021): "
+                        "is_grad_partitioned = False, _exec_send_grads sends each input gradient whole")
 DEEPSPEED = Source("deepspeed", "overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped "
                    "with compute")
 
@@ -206,14 +209,18 @@ logits_time = formula(
 )
 p2p_message = tokens * h * q / (t * W_pp) + tau_k  # one 1/t slice over the stage boundary (scatter/gather)
 p2p_gather = (t - 1) / t * tokens * h * q / W_intra  # the receiver's all-gather of the slices over NVLink
+grad_message = tokens * h * q * (1 + p2p_grad_whole * (t - 1)) / (t * W_pp) + tau_k  # the gradient: a slice, or whole
+grad_gather = (1 - p2p_grad_whole) * p2p_gather  # a whole gradient needs no gather
 p2p_time = formula(
     "perf.pp.p2p",
-    piped * v * 2 * ((1 + p2p_serial) * p2p_message + p2p_gather),
+    piped * v * ((1 + p2p_serial) * (p2p_message + grad_message) + p2p_gather + grad_gather),
     "second",
-    "PP point-to-point per micro-batch per stage, at each of v chunk boundaries: two exchanges (the activation forward, its "
-    "gradient backward) of a b·s·h·q/t slice, each sent and received at once (Megatron) or one after the other "
-    "(σ_P2P^ser = 1, DeepSpeed), then all-gathered over NVLink",
-    sources=[NARAYANAN, MEGATRON_2021, DEEPSPEED_PIPE],
+    "PP point-to-point per micro-batch per stage, at each of v chunk boundaries: two exchanges, each an activation going "
+    "forward and a gradient going back, as b·s·h·q/t slices sent and received at once (Megatron) or one after the other "
+    "(σ_P2P^ser = 1, DeepSpeed) and all-gathered over NVLink; DeepSpeed before v0.5.4 sent the gradient whole "
+    "(σ_P2P^grad = 1)",
+    sources=[NARAYANAN, MEGATRON_2021, DEEPSPEED_PIPE, DEEPSPEED_GRAD],
+    conditions=[Condition("σ_P2P^grad = 1 only with σ_P2P^ser = 1 (batched, the exchange would take the longer message)")],
     symbol_latex=r"T_{P2P}",
 )
 stage_time = formula(

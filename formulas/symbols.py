@@ -297,6 +297,10 @@ ovl_tp = switch("ovl_tp", r"\sigma_{TP}^{ovl}", "1 when the backward all-reduce 
 p2p_serial = switch("p2p_serial", r"\sigma_{P2P}^{ser}", "1 when a stage's pipeline sends and receives run one after another "
                     "(DeepSpeed's PipelineEngine), 0 when both directions go in one batched call (Megatron-LM's batch_isend_irecv)",
                     source=Source("narayanan2021", "§4.1, send and receive in the forward and backward direction in parallel"))
+p2p_grad_whole = switch("p2p_grad_whole", r"\sigma_{P2P}^{grad}", "1 when each TP rank sends a stage's input gradient whole (b·s·h) "
+                        "rather than as a 1/t slice all-gathered on receipt (DeepSpeed's PipelineEngine before v0.5.4: "
+                        "is_grad_partitioned = False)",
+                        source=Source("deepspeed-pipe", "engine.py _exec_send_grads, is_grad_partitioned"))
 tau_fwd = declare("tau_fwd", r"\tau_{fwd}", "one micro-batch's forward on one pipeline stage: what a prefetched gather hides under", "second", integer=False, source=Source("deepspeed", "stage3_prefetch_bucket_size"))
 tau_bwd = declare("tau_bwd", r"\tau_{bwd}", "one micro-batch's backward on one pipeline stage: what bucketed collectives hide under", "second", integer=False, source=Source("li2020", "gradient bucketing"))
 

@@ -15,12 +15,13 @@ import sympy as sp
 
 from derivations.catalogue import derivation_of
 from formulas.calibration import a100, efficiency
-from formulas.estimate import Inputs
+from formulas.estimate import Inputs, estimate
 from formulas.frameworks import framework
 from formulas.gpus import NODE_SIZE, gpu
 from render.numeric.calibrate import (
-    calibration_runs, chosen_v, errors, fit, layer_runs, layer_summary, layer_times, other_runs, predicted,
+    calibration_runs, chosen_v, errors, fit, inputs_of, layer_runs, layer_summary, layer_times, other_runs, predicted,
 )
+from render.numeric.evaluator import NUMPY_OPS, numeric
 from render.numeric.plan import evaluate, shapes
 from helpers import cli_json, run, value
 
@@ -70,9 +71,9 @@ VALIDATION_BOUNDS = {
     "Korthikanti 530B, full recompute": 0.08,
     "Korthikanti 1T, full recompute": 0.115,
     "Korthikanti 530B, 8-way DP": 0.02,
-    "MT-NLG 530B, 280 nodes": 0.195,
-    "MT-NLG 530B, 350 nodes": 0.205,
-    "MT-NLG 530B, 420 nodes": 0.25,
+    "MT-NLG 530B, 280 nodes": 0.15,  # +14.6 %
+    "MT-NLG 530B, 350 nodes": 0.16,  # +15.6 %
+    "MT-NLG 530B, 420 nodes": 0.20,  # +19.9 %: at the bound, about 7 s per iteration unexplained (see below)
     "BLOOM-176B, fastest configuration": 0.07,
     "BLOOM-176B, production": 0.03,
 }
@@ -96,11 +97,11 @@ def test_runs_of_other_publications_are_predicted_without_refitting():
         assert error[name] <= bound, (name, error[name])
     assert median(error.values()) <= OTHERS_MEDIAN  # the median target, met (7.3 %)
     assert median(error.values()) <= 0.075
-    # The "none above 20 %" is NOT met: MT-NLG (Smith et al. 2022), the same 530B model on DeepSpeed's pipeline
-    # engine, priced with that engine's cited behaviour (plain 1F1B, serialised p2p, gradient reduction after the last
-    # micro-batch), is still predicted 19-25 % too fast: about 9 s per iteration the model does not see at all three
-    # sizes (production step times, PaLM's footnote 4); `validate` prints the gap with that note. Every other run is
-    # within 11.5 %.
+    # The "none above 20 %": met, by MT-NLG (Smith et al. 2022) at 420 nodes with 0.1 % to spare. The same 530B
+    # model on DeepSpeed's pipeline engine as it was in 2021 (plain 1F1B, serialised p2p, gradient reduction after the
+    # last micro-batch, gradients sent whole between stages) is still predicted 15-20 % too fast: about 7 s per iteration
+    # the model does not see at all three sizes; `validate` prints the gap with that note. Every other run is within 11.5 %.
+    assert max(error.values()) <= 0.20
     others = {name: value for name, value in error.items() if name not in MTNLG}
     assert max(others.values()) <= 0.115
 
@@ -117,10 +118,34 @@ def test_the_frameworks_of_the_runs_are_the_cited_ones():
     # Korthikanti et al. 2022 §6: "the interleaving schedule with three interleaving stages (m = 3) for the 175B and 530B models"
     assert [runs[f"Korthikanti {size}"].layout.v for size in ("22B", "175B", "530B", "1T")] == [1, 3, 3, 1]
     # §6.3: "we do not use any overlapping of gradient all-reduces"; §6.2: the backward overlaps all-reduce with the weight gradient
-    assert runs["Korthikanti 530B, 8-way DP"].framework.switches() == {"ovl_dp": 0, "ovl_tp": 1, "p2p_serial": 0}
-    # DeepSpeed's PipelineEngine: blocking, serialised p2p; ReduceGrads after the last micro-batch; no interleaving
-    assert runs["MT-NLG 530B, 280 nodes"].framework.switches() == {"ovl_dp": 0, "ovl_tp": 0, "p2p_serial": 1}
+    assert runs["Korthikanti 530B, 8-way DP"].framework.switches() == {"ovl_dp": 0, "ovl_tp": 1, "p2p_serial": 0,
+                                                                        "p2p_grad_whole": 0}
+    # DeepSpeed's PipelineEngine: blocking, serialised p2p; ReduceGrads after the last micro-batch; no interleaving; until
+    # v0.5.4 (commit e2fdd254e, 29 September 2021) is_grad_partitioned = False: MT-NLG's 2021 run sent gradients whole,
+    # BLOOM's 2022 run sliced them
+    assert runs["MT-NLG 530B, 280 nodes"].framework.switches() == {"ovl_dp": 0, "ovl_tp": 0, "p2p_serial": 1,
+                                                                    "p2p_grad_whole": 1}
+    assert runs["BLOOM-176B, production"].framework.switches() == {"ovl_dp": 0, "ovl_tp": 0, "p2p_serial": 1,
+                                                                    "p2p_grad_whole": 0}
     assert not runs["MT-NLG 530B, 280 nodes"].framework.interleaving
+
+
+def test_a_whole_gradient_costs_its_extra_bytes_over_the_network():
+    # DeepSpeed before v0.5.4 (MT-NLG): every TP rank sends its stage's input gradient whole, b·s·h·q = 1·2048·20480·2
+    # bytes, where v0.5.4 sends a 1/8 slice and all-gathers it over NVLink. Serialised, the gradient goes twice per
+    # micro-batch (in and out), so each micro-batch's p2p grows by 2·(7/8)·bshq/W_net − (7/8)·bshq/W_NVLink, where
+    # W_net = 25 GB/s (Smith et al. 2022 §2.3: 8 × 200 Gb/s HDR per DGX) and W_NVLink = 600/2 GB/s, each at η_link
+    run = next(run for run in other_runs() if run.name == "MT-NLG 530B, 280 nodes")
+    times = {key: estimate(run.layout, inputs_of(replace(run, framework=framework(key)), a100()), numeric,
+                           NUMPY_OPS)["time"] for key in ("deepspeed-pipe", "deepspeed-pipe-2021")}
+    link = float(a100().eta_link)
+    message = 1 * 2048 * 20480 * 2
+    per_microbatch = 2 * Fraction(7, 8) * message / (25e9 * link) - Fraction(7, 8) * message / (300e9 * link)
+    extra = {name: float(times["deepspeed-pipe-2021"]["predicted"][name]) - float(times["deepspeed-pipe"]["predicted"][name])
+             for name in ("pp_seconds", "bubble_seconds", "step_seconds")}
+    assert extra["pp_seconds"] == pytest.approx(240 * float(per_microbatch), rel=1e-9)  # m = 1920 / 8
+    assert extra["bubble_seconds"] == pytest.approx(34 * float(per_microbatch), rel=1e-9)  # p − 1 = 34 slots
+    assert extra["step_seconds"] == pytest.approx(274 * float(per_microbatch), rel=1e-9)
 
 
 def test_one_layer_of_the_22b_model_against_korthikanti_table4():

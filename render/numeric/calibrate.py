@@ -114,7 +114,8 @@ def other_runs() -> list[Run]:
     return runs
 
 
-def _inputs(run: Run, efficiency: Efficiency) -> Inputs:
+def inputs_of(run: Run, efficiency: Efficiency) -> Inputs:
+    """The estimate's inputs for a run: its model, GPU, network, attention kernel and framework, with these constants."""
     return numeric_inputs(Inputs(model=run.model, gpu=gpu(run.gpu_key).inputs(), network=run.network, tokens=None,
                                  utilization=None, overlap=Fraction(1, 2), efficiency=efficiency,
                                  node_size=NODE_SIZE[run.gpu_key], flash=run.flash, framework=run.framework))
@@ -136,7 +137,7 @@ def _figure(run: Run, layout: Layout, inputs: Inputs) -> tuple[np.ndarray, np.nd
 def predicted(run: Run, efficiency: Efficiency) -> np.ndarray:
     """The run's published figure as the model predicts it at its fastest candidate layout (arrays when the constants are
     arrays: the fastest candidate is chosen element by element)."""
-    inputs = _inputs(run, efficiency)
+    inputs = inputs_of(run, efficiency)
     best_step, best = _figure(run, run.layouts[0], inputs)
     for layout in run.layouts[1:]:
         step, value = _figure(run, layout, inputs)
@@ -147,7 +148,7 @@ def predicted(run: Run, efficiency: Efficiency) -> np.ndarray:
 
 def chosen_v(run: Run, efficiency: Efficiency) -> int:
     """The candidate v the model finds fastest at scalar constants (the one ``predicted`` uses)."""
-    inputs = _inputs(run, efficiency)
+    inputs = inputs_of(run, efficiency)
     steps = [float(_figure(run, layout, inputs)[0]) for layout in run.layouts]
     return run.layouts[int(np.argmin(steps))].v
 
