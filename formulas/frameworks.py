@@ -72,6 +72,10 @@ class Framework:
     interleaving: bool = True
     step_states: str | None = None  # the model states at the optimizer step, when they exceed the 16 bytes of memory.zero
 
+    def __post_init__(self) -> None:
+        if self.p2p_grad_whole and not self.p2p_serial:  # perf.pp.p2p's condition
+            raise ValueError(f"{self.key}: a whole gradient is priced for serialised p2p only")
+
     def switches(self) -> dict[str, int]:
         """The values of the performance model's framework symbols."""
         return {"ovl_dp": self.ovl_dp, "ovl_tp": self.ovl_tp, "p2p_serial": self.p2p_serial, "p2p_grad_whole": self.p2p_grad_whole}

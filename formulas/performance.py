@@ -220,7 +220,8 @@ p2p_time = formula(
     "(σ_P2P^ser = 1, DeepSpeed) and all-gathered over NVLink; DeepSpeed before v0.5.4 sent the gradient whole "
     "(σ_P2P^grad = 1)",
     sources=[NARAYANAN, MEGATRON_2021, DEEPSPEED_PIPE, DEEPSPEED_GRAD],
-    conditions=[Condition("σ_P2P^grad = 1 only with σ_P2P^ser = 1 (batched, the exchange would take the longer message)")],
+    conditions=[Condition("σ_P2P^grad = 1 only with σ_P2P^ser = 1: batched (σ_P2P^ser = 0), an exchange would last as long "
+                          "as its longer message, not the sum of both")],
     symbol_latex=r"T_{P2P}",
 )
 stage_time = formula(

@@ -16,7 +16,7 @@ import sympy as sp
 from derivations.catalogue import derivation_of
 from formulas.calibration import a100, efficiency
 from formulas.estimate import Inputs, estimate
-from formulas.frameworks import framework
+from formulas.frameworks import Framework, framework
 from formulas.gpus import NODE_SIZE, gpu
 from render.numeric.calibrate import (
     calibration_runs, chosen_v, errors, fit, inputs_of, layer_runs, layer_summary, layer_times, other_runs, predicted,
@@ -146,6 +146,12 @@ def test_a_whole_gradient_costs_its_extra_bytes_over_the_network():
     assert extra["pp_seconds"] == pytest.approx(240 * float(per_microbatch), rel=1e-9)  # m = 1920 / 8
     assert extra["bubble_seconds"] == pytest.approx(34 * float(per_microbatch), rel=1e-9)  # p − 1 = 34 slots
     assert extra["step_seconds"] == pytest.approx(274 * float(per_microbatch), rel=1e-9)
+
+
+def test_a_whole_gradient_is_priced_for_serialised_p2p_only():
+    # perf.pp.p2p adds the two messages of an exchange; batched (Megatron's batch_isend_irecv) they would overlap
+    with pytest.raises(ValueError, match="serialised p2p only"):
+        Framework("batched-whole", "not a framework", ovl_dp=0, ovl_tp=0, p2p_serial=0, p2p_grad_whole=1)
 
 
 def test_one_layer_of_the_22b_model_against_korthikanti_table4():

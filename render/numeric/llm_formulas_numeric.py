@@ -5876,7 +5876,7 @@ def perf_pp_p2p(b, s, h, t, v, q, tau_k, W_pp, W_intra, piped, p2p_serial, p2p_g
 
     Returns: PP point-to-point per micro-batch per stage, at each of v chunk boundaries: two exchanges, each an activation going forward and a gradient going back, as b·s·h·q/t slices sent and received at once (Megatron) or one after the other (σ_P2P^ser = 1, DeepSpeed) and all-gathered over NVLink; DeepSpeed before v0.5.4 sent the gradient whole (σ_P2P^grad = 1) [second]
 
-    Valid when: σ_P2P^grad = 1 only with σ_P2P^ser = 1 (batched, the exchange would take the longer message)
+    Valid when: σ_P2P^grad = 1 only with σ_P2P^ser = 1: batched (σ_P2P^ser = 0), an exchange would last as long as its longer message, not the sum of both
 
     Sources: Narayanan et al. 2021, §2.2 1F1B and interleaved schedules, §4.1 scatter/gather of p2p messages, Table 1; Megatron-LM 2021, megatron/training.py train_step: the local DDP all-reduces the gradients after forward_backward_func; megatron/p2p_communication.py: one batch_isend_irecv per exchange; DeepSpeed pipeline engine, deepspeed/runtime/pipe/schedule.py TrainSchedule (1F1B, ReduceGrads last), p2p.py (blocking send/recv), engine.py (PartitionedTensor: a 1/t slice, all-gathered on receipt); DeepSpeed pipeline engine, engine.py until v0.5.4 (commit e2fdd254e, 29 September 2021): is_grad_partitioned = False, _exec_send_grads sends each input gradient whole
     """
