@@ -277,6 +277,7 @@ def test_validate_reports_the_performance_model_beside_the_published_runs(capsys
     assert "7 s per iteration" in mtnlg["note"]  # a miss over 10 % says why
     code, out, _ = run(capsys, "validate", "--paper", "MT-NLG")
     assert code == 0 and "113 TFLOP/s" in out and "published step times" not in out and "sources:" not in out
+    assert out.splitlines()[-1] == "validate: no published figure matches 'MT-NLG', 3 predicted runs do (above)"
 
 
 def test_palm_partial_rematerialization():

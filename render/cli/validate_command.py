@@ -95,8 +95,10 @@ def validate(paper_filter: str | None):
             + (f"; not confirmed: {', '.join(unverified)}" if unverified else "")
         )
     summary = (
-        f"validate: {len(verdicts)} published figures from {papers} papers: "
+        f"validate: {len(verdicts)} published figures from {papers} paper{'s' if papers != 1 else ''}: "
         f"{counts['reproduced']} reproduced, {counts['explained']} explained, {counts['differs']} differ"
+        if verdicts else
+        f"validate: no published figure matches {paper_filter!r}, {sum(map(len, predicted.values()))} predicted runs do (above)"
     )
     doc = {"rows": rows, "summary": {"rows": len(verdicts), "papers": papers, **counts,
                                      "confirmed": len(verdicts) - len(unverified), "unverified": unverified},
