@@ -19,7 +19,7 @@ from formulas.estimate import Inputs, estimate
 from formulas.frameworks import Framework, framework
 from formulas.gpus import NODE_SIZE, gpu
 from render.numeric.calibrate import (
-    calibration_runs, chosen_v, errors, fit, inputs_of, layer_runs, layer_summary, layer_times, other_runs, predicted,
+    calibration_runs, chosen_v, errors, fit, gpt, inputs_of, layer_runs, layer_summary, layer_times, other_runs, predicted,
 )
 from render.numeric.evaluator import NUMPY_OPS, numeric
 from render.numeric.plan import evaluate, shapes
@@ -314,9 +314,24 @@ def test_table1_mid_size_layouts_are_not_what_the_model_would_pick(index):
     # §3", whose Takeaway #1 uses tensor parallelism up to the node (8) before any pipeline. Within the same features the
     # model prefers t = 2 with a 4- or 8-stage interleaved pipeline, 11-17 % faster: the 8-way all-reduces of h = 6144-8192
     # cost 17 % of the step, and the paper's own §5.4.2-5.4.3 finds smaller model-parallel degrees faster when memory
-    # allows. The model's t = 8 layer is Korthikanti et al.'s Table 4 within 3 % (test above): the gap is the heuristic's,
-    # not a mispriced term. Not within the issue's 10 %; bounded so that the gap cannot widen unseen.
+    # allows. The model's t = 8 layer is Korthikanti et al.'s Table 4 within 3 %, and on Figure 13's 161B model, where
+    # memory forces t·p = 64, its ranking peaks at t = 8 as measured (tests above and below): the gap is the heuristic's at sizes
+    # where memory leaves the choice open, not a mispriced term. Not within the issue's 10 %; bounded so that the gap
+    # cannot widen unseen.
     assert _published_against_best(index) <= MID_SIZE[index]
+
+
+@pytest.mark.parametrize("global_batch", [32, 128])
+def test_tensor_against_pipeline_parallelism_peaks_at_the_node_as_measured(global_batch):
+    # Narayanan et al. 2021 §5.4.1, Figure 13: the 161B GPT (32 layers, h = 20480, 128 heads) on 64 A100s, (t, p) with
+    # t·p = 64, "peak performance is achieved when the tensor-parallel size is equal to 8". The run's settings are the
+    # authors' script (NVIDIA/Megatron-LM commit de7dc40f88, examples/sc21/run_figure_13.sh and CONFIG.sh): micro-batch 1,
+    # global batch 32 and 128, --checkpoint-activations, --DDP-impl local, no virtual pipeline stages, s = 2048, fp16
+    model = gpt(128, 20480, 32)
+    table = evaluate(shapes(model, 64, global_batch, None), 64, 2048, _predicted_inputs(model, "megatron-lm-2021"))
+    run = (table["recompute"] == 2) & (table["v"] == 1) & (table["b"] == 1) & (table["d"] == 1)
+    steps = {int(t): float(table["step_seconds"][run & (table["t"] == t)].min()) for t in (2, 4, 8, 16, 32)}
+    assert min(steps, key=steps.get) == 8, steps
 
 
 def test_one_trillion_plans_first_answer_is_near_the_published_layout(capsys):
