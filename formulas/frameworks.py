@@ -45,8 +45,12 @@ those). No switch is fitted to a run.
   ("Big science related changes", 29 September 2021, first in v0.5.4) ``is_grad_partitioned`` was
   False, so ``_exec_send_grads`` sent every rank's input gradient whole, b·s·h·q bytes over the
   network with nothing to gather (σ_P2P^grad = 1); the activations went as slices, as above.
-  MT-NLG was announced on 11 October 2021 after its 270 billion training tokens, so it ran on a
-  release from that window.
+  MT-NLG's own engine is not public: it trained "with mixed precision using 16-bit bfloat" (Smith
+  et al. 2022), which DeepSpeed's
+  releases gained only in November 2021 (#1398, ZeRO-2) and for the pipeline engine in April 2022
+  (#1801), so it ran a development branch. Its runs are priced the way the public releases of their
+  time sent gradients (an assumption, stated wherever the runs are reported); the commit that sliced them
+  was co-authored by MT-NLG's first author twelve days before its announcement (11 October 2021).
 """
 
 from __future__ import annotations
