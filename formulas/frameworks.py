@@ -24,6 +24,10 @@ those). No switch is fitted to a run.
   16-bit gradients live on, so the states peak at 20 bytes per parameter
   (``memory.model_states.grad_buffers``) once the activations are freed; the report's memory is the
   larger of the backward's (16Ψ/(t·p) + activations) and the step's (20Ψ/(t·p)).
+- ``megatron-lm-2021-torch``: the same code run with ``--DDP-impl torch``, as the authors' script ran
+  Table 1's four rows without a pipeline (examples/sc21/run_table_1.sh, commit de7dc40f88):
+  ``forward_backward_no_pipelining`` runs every micro-batch but the last under PyTorch DDP's
+  ``no_sync()``, so DDP's bucketed all-reduce overlaps the last micro-batch's backward (σ_DP^ovl = 1).
 - ``megatron-lm-2022``: the code of Korthikanti et al. 2022 (commit 841f789f48 and its sequence-parallel
   successors): the backward all-reduce of a column-parallel layer's input gradient overlaps its
   weight-gradient GEMM (``LinearWithGradAccumulationAndAsyncAllreduce``, on by default; §6.2: "an
@@ -111,6 +115,10 @@ FRAMEWORKS: dict[str, Framework] = {framework.key: framework for framework in (
     Framework("megatron-lm-2021", "Megatron-LM as Narayanan et al. 2021 ran it (April 2021 release): local DDP all-reduce after "
               "the backward, blocking TP, batched p2p with scatter/gather; no ZeRO, no selective recompute, no sequence parallelism",
               ovl_dp=0, ovl_tp=0, p2p_serial=0, zero=(0,), recompute=("none", "full"), sequence_parallel=False,
+              step_states="memory.model_states.grad_buffers"),
+    Framework("megatron-lm-2021-torch", "Megatron-LM 2021 with --DDP-impl torch (Table 1's runs without a pipeline): PyTorch DDP "
+              "all-reduces the gradients in buckets under the last micro-batch's backward; otherwise megatron-lm-2021",
+              ovl_dp=1, ovl_tp=0, p2p_serial=0, zero=(0,), recompute=("none", "full"), sequence_parallel=False,
               step_states="memory.model_states.grad_buffers"),
     Framework("megatron-lm-2022", "Megatron-LM as Korthikanti et al. 2022 ran it: backward TP all-reduce overlapped with the "
               "weight gradient, DP all-reduce after the backward, batched p2p; no ZeRO", ovl_dp=0, ovl_tp=1, p2p_serial=0,

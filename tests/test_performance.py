@@ -19,7 +19,7 @@ from formulas.estimate import Inputs, estimate
 from formulas.frameworks import Framework, framework
 from formulas.gpus import NODE_SIZE, gpu
 from render.numeric.calibrate import (
-    calibration_runs, chosen_v, errors, fit, gpt, inputs_of, layer_runs, layer_summary, layer_times, other_runs, predicted,
+    calibration_runs, errors, fit, gpt, inputs_of, layer_runs, layer_summary, layer_times, other_runs, predicted,
 )
 from render.numeric.evaluator import NUMPY_OPS, numeric
 from render.numeric.plan import evaluate, shapes
@@ -36,19 +36,18 @@ def test_table1_is_reproduced_by_the_calibrated_constants():
     assert [run.published for run in runs] == [137, 138, 142, 135, 138, 140, 148, 155, 163, 163]
     error = np.abs(errors(runs, a100()))
     assert median(error) <= TABLE1_MEDIAN and error.max() <= TABLE1_MAX, error  # the issue's targets, met
-    assert median(error) <= 0.035 and error.max() <= 0.06, error  # what the fit reaches: median 3.0 %, max 5.9 % (7.5B)
+    assert median(error) <= 0.015 and error.max() <= 0.045, error  # what the fit reaches: median 1.0 %, max 4.0 % (39.1B)
 
 
-def test_table1_runs_the_interleaved_schedule_at_its_fastest_allowed_v():
-    # Narayanan et al. 2021 §5.1: "we use the interleaved pipeline schedule with the scatter/gather optimization enabled";
-    # the degree is not printed: each pipelined row takes the fastest v that divides l/p (p divides m in every row)
-    efficiency = a100()
-    for run in calibration_runs():
-        lay = run.layout
-        assert {candidate.v for candidate in run.layouts} == ({1} if lay.p == 1 else
-                                                               {v for v in range(1, 129) if (run.model["l"] // lay.p) % v == 0})
-        assert (chosen_v(run, efficiency) > 1) == (lay.p > 1), run.name
-        assert run.framework.key == "megatron-lm-2021" and run.framework.ovl_dp == 0  # local DDP: all-reduce after the backward
+def test_table1_runs_as_the_authors_script_ran_it():
+    # NVIDIA/Megatron-LM commit de7dc40f88, examples/sc21/run_table_1.sh: --micro-batch-size 16 16 16 8 4 2 2 1 1 1;
+    # --num-layers-per-virtual-pipeline-stage 5, 5, 3, 1 for 76B, 145B, 310B, 530B (l/p = 15, 10, 6, 3), unset elsewhere;
+    # --DDP-impl torch for the four rows without a pipeline, local for the rest
+    runs = calibration_runs()
+    assert [run.layout.b for run in runs] == [16, 16, 16, 8, 4, 2, 2, 1, 1, 1]
+    assert [run.layout.v for run in runs] == [1, 1, 1, 1, 1, 3, 2, 2, 3, 1]
+    assert [run.framework.ovl_dp for run in runs] == [1, 1, 1, 1, 0, 0, 0, 0, 0, 0]  # PyTorch DDP's buckets, or after
+    assert all(run.layout.m * run.layout.b * run.layout.d == run.layout.global_batch for run in runs)
 
 
 def test_the_stored_constants_are_what_the_fit_finds():
@@ -61,21 +60,20 @@ def test_the_stored_constants_are_what_the_fit_finds():
 # |predicted / published − 1| of each validation run with the stored constants, rounded up to the next half percent of
 # what the model reaches (render/numeric/calibrate.py --check prints them): never looser than measured
 VALIDATION_BOUNDS = {
-    "Korthikanti 22B": 0.115,  # +11.4 %: one micro-batch per step; Table 4's layer times are met within 3.4 %, the rest
-    # of the 1.10 s step (logits, optimizer, data, logging: 0.13 s measured against 48 × 20.3 ms) is priced at 0.05 s
-    "Korthikanti 175B": 0.03,
-    "Korthikanti 530B": 0.045,
-    "Korthikanti 1T": 0.095,  # −9.2 %: run without interleaving (none stated), the model's 12 % bubble
-    "Korthikanti 22B, full recompute": 0.035,
-    "Korthikanti 175B, full recompute": 0.015,
-    "Korthikanti 530B, full recompute": 0.08,
-    "Korthikanti 1T, full recompute": 0.115,
-    "Korthikanti 530B, 8-way DP": 0.02,
-    "MT-NLG 530B, 280 nodes": 0.15,  # +14.6 %
-    "MT-NLG 530B, 350 nodes": 0.16,  # +15.6 %
-    "MT-NLG 530B, 420 nodes": 0.20,  # +19.9 %: at the issue's bound, about 7 s per iteration unexplained (see below)
-    "BLOOM-176B, fastest configuration": 0.07,
-    "BLOOM-176B, production": 0.03,
+    "Korthikanti 22B": 0.005,
+    "Korthikanti 175B": 0.08,  # −7.9 %
+    "Korthikanti 530B": 0.04,
+    "Korthikanti 1T": 0.07,  # −6.5 %: run without interleaving (none stated), the model's 12 % bubble
+    "Korthikanti 22B, full recompute": 0.06,
+    "Korthikanti 175B, full recompute": 0.105,  # +10.3 %
+    "Korthikanti 530B, full recompute": 0.07,
+    "Korthikanti 1T, full recompute": 0.08,
+    "Korthikanti 530B, 8-way DP": 0.015,
+    "MT-NLG 530B, 280 nodes": 0.165,  # +16.3 %
+    "MT-NLG 530B, 350 nodes": 0.175,  # +17.3 %
+    "MT-NLG 530B, 420 nodes": 0.22,  # +21.7 %: over the issue's 20 %, about 8 s per iteration unexplained (see below)
+    "BLOOM-176B, fastest configuration": 0.03,
+    "BLOOM-176B, production": 0.02,
 }
 MTNLG = ("MT-NLG 530B, 280 nodes", "MT-NLG 530B, 350 nodes", "MT-NLG 530B, 420 nodes")
 
@@ -95,15 +93,15 @@ def test_runs_of_other_publications_are_predicted_without_refitting():
     error = dict(zip((run.name for run in runs), np.abs(errors(runs, a100()))))
     for name, bound in VALIDATION_BOUNDS.items():
         assert error[name] <= bound, (name, error[name])
-    assert median(error.values()) <= OTHERS_MEDIAN  # the issue's median target, met (7.3 %)
-    assert median(error.values()) <= 0.075
-    # The issue's "none above 20 %": met, by MT-NLG (Smith et al. 2022) at 420 nodes with 0.1 % to spare. The same 530B
-    # model on DeepSpeed's pipeline engine as it was in 2021 (plain 1F1B, serialised p2p, gradient reduction after the
-    # last micro-batch, gradients sent whole between stages) is still predicted 15-20 % too fast: about 7 s per iteration
-    # the model does not see at all three sizes; `validate` prints the gap with that note. Every other run is within 11.5 %.
-    assert max(error.values()) <= 0.20
+    assert median(error.values()) <= OTHERS_MEDIAN  # the issue's median target, met (6.6 %)
+    assert median(error.values()) <= 0.07
+    # The issue's "none above 20 %" is NOT met, by MT-NLG (Smith et al. 2022) at 420 nodes. The same 530B model on
+    # DeepSpeed's pipeline engine as its public releases were in 2021 (plain 1F1B, serialised p2p, gradient reduction
+    # after the last micro-batch, gradients sent whole between stages) is predicted 16-22 % too fast: about 8 s per
+    # iteration the model does not see at all three sizes; `validate` prints the gap with that note. Every other run is
+    # within 10.5 %.
     others = {name: value for name, value in error.items() if name not in MTNLG}
-    assert max(others.values()) <= 0.115
+    assert max(others.values()) <= 0.105
 
 
 def test_mtnlg_throughput_falls_as_data_parallelism_grows():
@@ -148,13 +146,13 @@ def test_a_whole_gradient_costs_its_extra_bytes_over_the_network():
     assert extra["step_seconds"] == pytest.approx(274 * float(per_microbatch), rel=1e-9)
 
 
-def test_mtnlg_meets_the_20_percent_bound_only_with_whole_gradients():
+def test_mtnlg_is_predicted_fast_with_whole_gradients_and_faster_with_sliced_ones():
     # MT-NLG's bf16 DeepSpeed branch is not public (formulas/frameworks.py): priced with v0.5.4's sliced gradients
-    # instead of the 2021 releases' whole ones, the 420-node run (Smith et al. 2022: 113 TFLOP/s) is 24.6 % too fast
+    # instead of the 2021 releases' whole ones, every run is predicted faster still (Smith et al. 2022: 126, 121, 113)
     runs = [run for run in other_runs() if run.name.startswith("MT-NLG")]
     whole = errors(runs, a100())
     sliced = errors([replace(run, framework=framework("deepspeed-pipe")) for run in runs], a100())
-    assert max(whole) <= 0.20 < max(sliced) and all(sliced > whole) and all(whole > 0)  # fast either way: ~7 s unexplained
+    assert all(sliced > whole) and all(whole > 0.15)  # too fast either way: about 8 s per iteration unexplained
 
 
 def test_a_whole_gradient_is_priced_for_serialised_p2p_only():
@@ -167,14 +165,17 @@ def test_one_layer_of_the_22b_model_against_korthikanti_table4():
     # Korthikanti et al. 2022 Table 4 (22B, t = 8, b = 4): 19.6, 19.0, 27.2, 20.9, 20.3 ms forward + backward
     rows = layer_summary(a100())
     assert [row["published"] for row in rows] == [19.6, 19.0, 27.2, 20.9, 20.3]
-    assert max(abs(row["error"]) for row in rows) <= 0.035, rows  # measured: at most 3.4 %
+    # measured: +7 to +12 %. The constants are Megatron-LM 2021's (Table 1): the fixed cost per kernel τ_k = 55 µs that
+    # its small-batch rows need prices 2022's fused layer high; within the issue's 20 %, not within 5 %
+    assert max(abs(row["error"]) for row in rows) <= 0.12, rows
+    assert all(row["error"] > 0 for row in rows)
     # §6.2: full recompute costs 39 %, not the expected 33 %, "due to an optimization in the backward pass where we overlap
-    # all-reduce communication with the linear weight's gradient computation": the baseline's backward (11.9 ms) is met by
-    # the overlapped model, not by the blocking one
+    # all-reduce communication with the linear weight's gradient computation": the baseline's backward (11.9 ms) is nearer
+    # the overlapped model than the blocking one
     baseline = layer_runs()[0]
     overlapped = layer_times(baseline, a100())[1]
     blocking = layer_times(replace(baseline, framework=framework("megatron-lm-2021")), a100())[1]
-    assert abs(overlapped - 11.9) < 0.5 < abs(blocking - 11.9)
+    assert 11.9 < overlapped < blocking
 
 
 # --- MFU is an output -----------------------------------------------------------------
@@ -225,9 +226,10 @@ def test_gemm_efficiency_falls_for_skinny_gemms():
     constants = a100().values()
     a100_80 = gpu("a100-80gb").inputs()
     square = value("perf.gemm.efficiency", M_rows=8192, K_inner=8192, N_cols=8192, q=2, **constants, **a100_80)
-    # by hand: 2·8192³ FLOPs at η_gemm·312 TFLOP/s, 2·3·8192² bytes at η_mem·2039 GB/s (τ_k = 0 here)
+    # by hand: 2·8192³ FLOPs at η_gemm·312 TFLOP/s, 2·3·8192² bytes at η_mem·2039 GB/s, one kernel's τ_k
     flops, bytes_ = 2 * 8192**3, 2 * 3 * 8192**2
-    seconds = Fraction(flops) / (312 * 10**12 * Fraction(a100().eta_gemm)) + Fraction(bytes_) / (2039 * 10**9 * Fraction(a100().eta_mem))
+    seconds = (Fraction(flops) / (312 * 10**12 * Fraction(a100().eta_gemm)) + Fraction(bytes_) / (2039 * 10**9 * Fraction(a100().eta_mem))
+               + Fraction(a100().tau_k))
     assert square == sp.Rational(Fraction(flops) / (312 * 10**12 * seconds))
     skinny = value("perf.gemm.efficiency", M_rows=8192, K_inner=8192, N_cols=16, q=2, **constants, **a100_80)
     assert skinny < square / 4  # N = 16: about 16 FLOPs per byte, under the A100's ridge point of ~150
@@ -272,11 +274,14 @@ def test_tp_time_is_on_the_critical_path_whatever_the_overlap(capsys):
 def test_the_backward_all_reduce_hides_under_the_weight_gradient_in_megatron_2022(capsys):
     # Korthikanti et al. 2022 §6.2: Megatron overlaps the backward all-reduce with the weight-gradient GEMM, so with full
     # recompute 2 of the 3 all-reduce pairs per layer stay exposed (the forward's and the recomputed forward's); at
-    # h = 25600, t = 8 each all-reduce is shorter than its weight-gradient GEMM, so the third is hidden whole
+    # h = 25600, t = 8 each all-reduce is shorter than its weight-gradient GEMM, so the third is hidden whole but for its
+    # kernels' fixed cost: by hand, m·(l/p)·2 ring all-reduces of b·s·h·q = 1·2048·25600·2 bytes, 2·(7/8) of it over
+    # NVLink's 300 GB/s one way at η_link, leave the step (m = 3072/6 = 512, l/p = 128/64 = 2)
     base = ["estimate", *ONE_T]
     blocking = cli_json(capsys, *base, "--framework", "megatron-lm-2021")["time"]["predicted"]
     overlapped = cli_json(capsys, *base, "--framework", "megatron-lm-2022")["time"]["predicted"]
-    assert overlapped["tp_seconds"] == pytest.approx(blocking["tp_seconds"] * 2 / 3, rel=1e-9)
+    ring = 2 * 7 / 8 * 2048 * 25600 * 2 / (300e9 * float(a100().eta_link))
+    assert blocking["tp_seconds"] - overlapped["tp_seconds"] == pytest.approx(512 * 2 * 2 * ring, rel=1e-9)
     assert overlapped["compute_seconds"] == pytest.approx(blocking["compute_seconds"], rel=1e-12)
 
 
@@ -294,17 +299,18 @@ def _predicted_inputs(model, framework_key="default"):
                   overlap=Fraction(1, 2), efficiency=a100(), node_size=NODE_SIZE["a100-80gb"], framework=framework(framework_key))
 
 
-WITHIN_10 = (0, 1, 2, 5, 6, 7, 8, 9)  # 1.7B, 3.6B, 7.5B, 76.1B, 145.6B, 310.1B, 529.6B, 1T
-MID_SIZE = {3: 1.175, 4: 1.115}  # 18.4B, 39.1B: the published layout's step over plan's best, as measured (1.170, 1.111)
+WITHIN_10 = (0, 1, 5, 6, 7, 8, 9)  # 1.7B, 3.6B, 76.1B, 145.6B, 310.1B, 529.6B, 1T
+MID_SIZE = {2: 1.11, 3: 1.11, 4: 1.12}  # 7.5B, 18.4B, 39.1B: the published layout's step over plan's best, as measured
+# (1.106, 1.105, 1.114)
 
 
 def _published_against_best(index: int) -> float:
-    """Published (t, p, d) at its best b and v over plan's best, plan restricted to Megatron-LM 2021's features
-    (--framework megatron-lm-2021: no ZeRO, no selective recompute, no sequence parallelism, the DP all-reduce after the
-    backward, 20 bytes of states per parameter at the optimizer step) and to the full recompute Table 1 ran (Eq. 3)."""
+    """Published (t, p, d) at its best b and v over plan's best, both in the row's framework (Megatron-LM 2021 with the
+    DDP the authors' script gave it: no ZeRO, no selective recompute, no sequence parallelism, 20 bytes of states per
+    parameter at the optimizer step) and at the full recompute Table 1 ran (Eq. 3)."""
     run = calibration_runs()[index]
     lay = run.layout
-    table = evaluate(shapes(run.model, lay.n, lay.global_batch, None), lay.n, lay.s, _predicted_inputs(run.model, "megatron-lm-2021"))
+    table = evaluate(shapes(run.model, lay.n, lay.global_batch, None), lay.n, lay.s, _predicted_inputs(run.model, run.framework.key))
     assert set(table["zero"]) == {0} and not table["sequence_parallel"].any()  # the framework's feature set, searched
     same = table["fits"] & (table["recompute"] == 2)
     published = same & (table["t"] == lay.t) & (table["p"] == lay.p) & (table["d"] == lay.d)
@@ -319,14 +325,13 @@ def test_table1_published_layout_is_within_10_percent_of_plans_best(index):
 
 @pytest.mark.parametrize("index", sorted(MID_SIZE))
 def test_table1_mid_size_layouts_are_not_what_the_model_would_pick(index):
-    # 18.4B (t=8 p=1) and 39.1B (t=8 p=2): Narayanan et al. 2021 §5.1 picked the degrees "using heuristics described in
-    # §3", whose Takeaway #1 uses tensor parallelism up to the node (8) before any pipeline. Within the same features the
-    # model prefers t = 2 with a 4- or 8-stage interleaved pipeline, 11-17 % faster: the 8-way all-reduces of h = 6144-8192
-    # cost 17 % of the step, and the paper's own §5.4.2-5.4.3 finds smaller model-parallel degrees faster when memory
-    # allows. The model's t = 8 layer is Korthikanti et al.'s Table 4 within 3 %, and on Figure 13's 161B model, where
-    # memory forces t·p = 64, its ranking peaks at t = 8 as measured (tests above and below): the gap is the heuristic's at sizes
-    # where memory leaves the choice open, not a mispriced term. Not within the issue's 10 %; bounded so that the gap
-    # cannot widen unseen.
+    # 7.5B (t=4 p=1), 18.4B (t=8 p=1) and 39.1B (t=8 p=2): Narayanan et al. 2021 §5.1 picked the degrees "using
+    # heuristics described in §3", whose Takeaway #1 uses tensor parallelism up to the node (8) before any pipeline.
+    # Within the same features the model prefers t = 2 with a 4- or 8-stage interleaved pipeline, 10.5-11.4 % faster: the
+    # 4- and 8-way all-reduces of h = 4096-8192 cost 9-14 % of the step, and the paper's own §5.4.2-5.4.3 finds smaller
+    # model-parallel degrees faster when memory allows. On Figure 13's 161B model, where memory forces t·p = 64, the
+    # model's ranking peaks at t = 8 as measured (test below): the gap is the heuristic's at sizes where memory leaves the
+    # choice open, not a mispriced term. Not within the issue's 10 %; bounded so that the gap cannot widen unseen.
     assert _published_against_best(index) <= MID_SIZE[index]
 
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 RECOMPUTE_CHOICES = ("none", "selective", "full")  # formulas.estimate.RECOMPUTE_MODES, named here so --help loads no SymPy
 ATTENTION_CHOICES = ("eager", "flash")  # formulas.estimate.ATTENTION_KERNELS
-FRAMEWORK_CHOICES = ("default", "megatron-lm-2021", "megatron-lm-2022", "deepspeed-pipe", "deepspeed-pipe-2021")  # formulas.frameworks.FRAMEWORKS
+FRAMEWORK_CHOICES = ("default", "megatron-lm-2021", "megatron-lm-2021-torch", "megatron-lm-2022", "deepspeed-pipe", "deepspeed-pipe-2021")  # formulas.frameworks.FRAMEWORKS
 TOKENS_PER_PARAMETER = 20  # formulas.estimate.TOKENS_PER_PARAMETER (Hoffmann et al. 2022), the default D
 
 DEFAULTS = {"overlap": "0.5", "network": "25"}  # r = 1/2 (with --mfu); 200 Gb/s per GPU
@@ -51,6 +51,7 @@ def add_assumption_arguments(command: argparse.ArgumentParser) -> None:
                          help="the implementation the predicted step time assumes, and the features plan may use: default "
                               "(DP all-reduce overlapped, TP blocking, every feature), megatron-lm-2021 (Narayanan et al. 2021's "
                               "code: no ZeRO, no selective recompute or sequence parallelism, DP all-reduce after the backward), "
+                              "megatron-lm-2021-torch (the same with --DDP-impl torch: DP all-reduce under the last backward), "
                               "megatron-lm-2022 (Korthikanti et al.: backward TP all-reduce overlapped with the weight gradient), "
                               "deepspeed-pipe (DeepSpeed's pipeline engine: 1F1B only, serialised p2p, ZeRO 0-1), deepspeed-pipe-2021 "
                               "(the same before v0.5.4, as MT-NLG ran it: gradients sent whole between stages)")

@@ -6,11 +6,9 @@
 The fit: a grid over (η_gemm, η_mem, τ_k, η_link), each point evaluated on all ten Table 1 rows at
 once (the constants are arrays through the generated NumPy code), minimising the sum of
 squared log errors of the per-GPU TFLOP/s; then two finer grids around the best point.
-Table 1 ran the interleaved schedule (Narayanan et al. 2021 §5.1) without printing its degree v:
-each row is predicted at the v the model finds fastest among those the schedule allows (v
-divides l/p, p divides m), chosen again at every grid point (formulas/published/
-megatron2021_table1.json says why), with b = 1 and the framework megatron-lm-2021
-(formulas/frameworks.py). Validation runs (formulas/published/validation_runs.json) are predicted
+Each Table 1 row is predicted as the authors' script ran it (formulas/published/
+megatron2021_table1.json: its micro-batch b, its interleaving degree v, and its DDP, which
+picks the framework megatron-lm-2021 or megatron-lm-2021-torch). Validation runs (formulas/published/validation_runs.json) are predicted
 with the stored constants only, each in its own framework; so are the per-layer times of
 Korthikanti et al. 2022 Table 4.
 """
@@ -19,21 +17,20 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 import sympy as sp
 
 from formulas.calibration import PUBLISHED, Efficiency, a100, layer_timings, table1, validation_runs
-from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, layout_violation, model_values
+from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, model_values
 from formulas.frameworks import Framework, framework
 from formulas.gpus import NODE_SIZE, gpu
 from formulas.hf_config import read_config
 from formulas.prediction import model_values as perf_values
 from formulas.presets import preset
 from render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
-from render.numeric.plan import divisors
 
 GRID = {"eta_gemm": (0.5, 1.0), "eta_mem": (0.2, 1.0), "tau_k": (0.0, 6e-5), "eta_link": (0.3, 1.0)}
 FIGURES = ("megatron_tflops", "mfu", "step_seconds")
@@ -41,13 +38,12 @@ FIGURES = ("megatron_tflops", "mfu", "step_seconds")
 
 @dataclass(frozen=True)
 class Run:
-    """One published measurement: its candidate layouts (one, or the v's a paper leaves unprinted), its inputs and the
-    figure the publication prints. The prediction is the fastest candidate's figure."""
+    """One published measurement: its layout as published, its inputs and the figure the publication prints."""
 
     name: str
     source: str
     model: dict[str, int]
-    layouts: tuple[Layout, ...]
+    layout: Layout
     gpu_key: str
     network: float
     figure: str  # one of FIGURES
@@ -55,11 +51,6 @@ class Run:
     framework: Framework
     flash: bool = False
     note: str = ""  # why the model misses, where the data file says
-
-    @property
-    def layout(self) -> Layout:
-        """The first candidate (the only one when the publication prints every setting)."""
-        return self.layouts[0]
 
 
 def gpt(a: int, h: int, l: int, s: int = 2048, V: int = 51200) -> dict[str, int]:  # noqa: E741 - the paper's name
@@ -74,23 +65,20 @@ def _layout(n: int, t: int, p: int, B: int, b: int, v: int, s: int, zero: int, r
     return Layout(n=n, t=t, p=p, d=d, b=b, m=B // (b * d), s=s, v=v, zero=zero, recompute=recompute, sequence_parallel=sp_)
 
 
-def interleavings(layout: Layout, model: dict[str, int]) -> tuple[Layout, ...]:
-    """``layout`` at every v the layout rules allow (formulas.estimate.layout_violation: p·v divides l, and v > 1 needs
-    p > 1 and m a multiple of p, as Megatron-LM's train_step asserts)."""
-    candidates = (replace(layout, v=v) for v in divisors(model["l"]))
-    return tuple(candidate for candidate in candidates if layout_violation(candidate, model) is None)
+DDP_FRAMEWORK = {"local": "megatron-lm-2021", "torch": "megatron-lm-2021-torch"}  # --DDP-impl → formulas/frameworks.py
 
 
 def calibration_runs() -> list[Run]:
-    """Megatron-LM 2021 Table 1, one Run per row: b = 1, every v the interleaved schedule allows (the data file says why)."""
+    """Megatron-LM 2021 Table 1, one Run per row, as the authors' script ran it (b, v and DDP per row)."""
     document = json.loads((PUBLISHED / "megatron2021_table1.json").read_text(encoding="utf-8"))
     common = document["common"]
     runs = []
-    for params, a, h, l, t, p, n, B, tflops, _, _ in table1():  # noqa: E741
+    for params, a, h, l, t, p, n, B, tflops, _, _, b, v, ddp in table1():  # noqa: E741
         model = gpt(a, h, l, common["s"], common["V"])
-        layout = _layout(n, t, p, B, 1, 1, common["s"], common["zero"], common["recompute"], common["sequence_parallel"])
-        runs.append(Run(f"Megatron-LM 2021 Table 1, {params}B", document["source"], model, interleavings(layout, model), common["gpu"], common["network_gb_per_second"] * 1e9, "megatron_tflops", tflops,
-                        framework(common["framework"]), common["flash"]))
+        layout = _layout(n, t, p, B, b, v, common["s"], common["zero"], common["recompute"], common["sequence_parallel"])
+        runs.append(Run(f"Megatron-LM 2021 Table 1, {params}B", document["source"], model, layout, common["gpu"],
+                        common["network_gb_per_second"] * 1e9, "megatron_tflops", tflops, framework(DDP_FRAMEWORK[ddp]),
+                        common["flash"]))
     return runs
 
 
@@ -108,7 +96,7 @@ def other_runs() -> list[Run]:
     for run in validation_runs():
         layout = _layout(run["n"], run["t"], run["p"], run["B"], run["b"], run["v"], run.get("s", 2048), run["zero"],
                          run["recompute"], run["sequence_parallel"])
-        runs.append(Run(run["name"], run["source"], _model(run), (layout,), run.get("gpu", "a100-80gb"),
+        runs.append(Run(run["name"], run["source"], _model(run), layout, run.get("gpu", "a100-80gb"),
                         run["network_gb_per_second"] * 1e9, run["figure"], run["published"], framework(run["framework"]),
                         run.get("flash", False), run.get("note", "")))
     return runs
@@ -121,36 +109,19 @@ def inputs_of(run: Run, efficiency: Efficiency) -> Inputs:
                                  node_size=NODE_SIZE[run.gpu_key], flash=run.flash, framework=run.framework))
 
 
-def _figure(run: Run, layout: Layout, inputs: Inputs) -> tuple[np.ndarray, np.ndarray]:
-    """(step seconds, the published figure as predicted) of one candidate layout."""
+def predicted(run: Run, efficiency: Efficiency) -> np.ndarray:
+    """The run's published figure as the model predicts it (an array when the constants are arrays)."""
+    inputs = inputs_of(run, efficiency)
+    layout = run.layout
     time = estimate(layout, inputs, numeric, NUMPY_OPS)["time"]
     step = np.asarray(time["step_seconds"])
     if run.figure == "mfu":
-        return step, np.asarray(time["mfu"])
+        return np.asarray(time["mfu"])
     if run.figure == "step_seconds":
-        return step, step
+        return step
     model = inputs.model
     megatron = numeric("flops.megatron", B=layout.global_batch, s=layout.s, l=model["l"], h=model["h"], V=model["V"])
-    return step, megatron / (layout.n * step) / 1e12
-
-
-def predicted(run: Run, efficiency: Efficiency) -> np.ndarray:
-    """The run's published figure as the model predicts it at its fastest candidate layout (arrays when the constants are
-    arrays: the fastest candidate is chosen element by element)."""
-    inputs = inputs_of(run, efficiency)
-    best_step, best = _figure(run, run.layouts[0], inputs)
-    for layout in run.layouts[1:]:
-        step, value = _figure(run, layout, inputs)
-        faster = step < best_step
-        best_step, best = np.where(faster, step, best_step), np.where(faster, value, best)
-    return best
-
-
-def chosen_v(run: Run, efficiency: Efficiency) -> int:
-    """The candidate v the model finds fastest at scalar constants (the one ``predicted`` uses)."""
-    inputs = inputs_of(run, efficiency)
-    steps = [float(_figure(run, layout, inputs)[0]) for layout in run.layouts]
-    return run.layouts[int(np.argmin(steps))].v
+    return megatron / (layout.n * step) / 1e12
 
 
 def errors(runs: list[Run], efficiency: Efficiency) -> np.ndarray:
@@ -226,8 +197,6 @@ def summary(runs: list[Run], efficiency: Efficiency) -> list[dict]:
         value = float(predicted(run, efficiency))
         row = {"run": run.name, "source": run.source, "figure": run.figure, "framework": run.framework.key,
                "published": run.published, "predicted": round(value, 4), "error": round(float(error), 4)}
-        if len(run.layouts) > 1:
-            row["v"] = chosen_v(run, efficiency)
         if run.note:
             row["note"] = run.note
         rows.append(row)
@@ -248,9 +217,8 @@ def layer_summary(efficiency: Efficiency) -> list[dict]:
 def _print(title: str, rows: list[dict]) -> None:
     print(title)
     for row in rows:
-        chosen = f" v={row['v']}" if "v" in row else ""
-        print(f"  {row['run']:<40} {row['figure']:<16} {row['framework']:<17} published {row['published']:<8} "
-              f"predicted {row['predicted']:<9.4g} error {row['error']:+.1%}{chosen}")
+        print(f"  {row['run']:<40} {row['figure']:<16} {row['framework']:<22} published {row['published']:<8} "
+              f"predicted {row['predicted']:<9.4g} error {row['error']:+.1%}")
     errors_ = np.abs([row["error"] for row in rows])
     print(f"  median |error| {np.median(errors_):.1%}, max {errors_.max():.1%}")
 
@@ -270,7 +238,7 @@ def main() -> None:
     print("constants:", {name: float(getattr(efficiency, name)) for name in GRID})
     table = summary(calibration_runs(), efficiency)
     others = summary(other_runs(), efficiency)
-    _print("calibration: Megatron-LM 2021 Table 1 (v: the fastest the schedule allows)", table)
+    _print("calibration: Megatron-LM 2021 Table 1, as the authors' script ran it", table)
     _print("validation (not fitted)", others)
     _print("validation, one 22B layer (Korthikanti et al. 2022 Table 4, milliseconds)", layer_summary(efficiency))
     if not args.check:

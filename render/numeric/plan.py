@@ -19,12 +19,12 @@ parallelism, the comparison with Narayanan et al. 2021 on the paper's own featur
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
 
-from formulas.estimate import RECOMPUTE_MODES, Evaluator, Inputs, Layout, estimate
+from formulas.estimate import RECOMPUTE_MODES, Evaluator, Inputs, Layout, estimate, layout_violation
 from formulas.frameworks import DEFAULT, Framework
 from formulas.layouts import balanced_stages
 from render.numeric import GPUS_PER_NODE
@@ -44,6 +44,13 @@ def divisors(n: int) -> list[int]:
     """The divisors of n in increasing order, found in O(√n)."""
     small = [k for k in range(1, int(n**0.5) + 1) if n % k == 0]
     return small + [n // k for k in reversed(small) if k * k != n]
+
+
+def interleavings(layout: Layout, model: dict[str, int]) -> tuple[Layout, ...]:
+    """``layout`` at every v the layout rules allow (formulas.estimate.layout_violation: p·v divides l, and v > 1 needs
+    p > 1 and m a multiple of p, as Megatron-LM's train_step asserts)."""
+    candidates = (replace(layout, v=v) for v in divisors(model["l"]))
+    return tuple(candidate for candidate in candidates if layout_violation(candidate, model) is None)
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ CELLS = [
 Narayanan et al. 2021 ("Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM",
 Table 1) trained a 1-trillion-parameter GPT (h = 25600, a = 160, l = 128) on 3072 A100 80 GB GPUs with
 tensor parallelism t = 8, pipeline parallelism p = 64 and data parallelism d = 6, global batch 3072 of 2048
-tokens, full activation recompute and the interleaved pipeline schedule (§5.1), and reached 163 TFLOP/s per GPU
-(52 % of peak). This lesson asks the
+tokens, full activation recompute and micro-batches of one sequence, and reached 163 TFLOP/s per GPU (52 % of
+peak). This lesson asks the
 toolkit's performance model (`formulas/performance.py`, its constants fitted on that same Table 1) why, term
 by term: compute efficiency, the blocking TP all-reduces, the pipeline bubble, the DP all-reduce and memory.
 The earlier lessons priced each of these alone (FLOPs, memory, communication, the bubble); the performance
@@ -29,6 +29,7 @@ pipeline's time, with the derivation the engine checks:
 """),
     code('''derive("perf.pipeline")'''),
     code('''
+from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
@@ -38,7 +39,7 @@ from formulas.estimate import Inputs, Layout, estimate, model_values
 from formulas.frameworks import framework
 from formulas.gpus import NODE_SIZE, gpu as gpu_preset
 from formulas.presets import preset
-from render.numeric.calibrate import interleavings
+from render.numeric.plan import interleavings
 from render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 
 MODEL = model_values(preset("megatron-1t").architecture.values)  # h = 25600, a = 160, l = 128, V = 51200
@@ -57,12 +58,13 @@ N, B, S = 3072, 3072, 2048
 PARTS = ("compute_seconds", "tp_seconds", "pp_seconds", "bubble_seconds", "dp_exposed_seconds", "optimizer_seconds")
 
 
-def report(t, p, b=1, zero=0, recompute="full", sp=False):
-    """The predicted report of one layout of the 1T model on 3072 A100s (global batch 3072, s = 2048), at the fastest
-    interleaving degree v the layer count allows (the paper does not print its v)."""
+def report(t, p, b=1, zero=0, recompute="full", sp=False, v=None):
+    """The predicted report of one layout of the 1T model on 3072 A100s (global batch 3072, s = 2048), at interleaving
+    degree v, or (v=None) at the fastest v the layer count allows."""
     d = N // (t * p)
     layout = Layout(n=N, t=t, p=p, d=d, b=b, m=B // (b * d), s=S, zero=zero, recompute=recompute, sequence_parallel=sp)
-    reports = [estimate(candidate, INPUTS, numeric, NUMPY_OPS) | {"v": candidate.v} for candidate in interleavings(layout, MODEL)]
+    candidates = interleavings(layout, MODEL) if v is None else (replace(layout, v=v),)
+    reports = [estimate(candidate, INPUTS, numeric, NUMPY_OPS) | {"v": candidate.v} for candidate in candidates]
     return min(reports, key=lambda r: float(r["time"]["step_seconds"]))
 
 
@@ -83,17 +85,22 @@ note(f"The model: {preset('megatron-1t').title}; {N} GPUs of {A100.name}, a glob
 Megatron-LM 2021 had neither ZeRO nor sequence parallelism nor selective recompute: ZeRO 0, full recompute. Its
 code (the framework `megatron-lm-2021`) all-reduced the gradients after the last backward rather than under it,
 blocked on every tensor-parallel all-reduce, and its fp16 optimizer held 20 bytes per parameter at the step (an fp32
-copy of every gradient beside the 16 bytes of the usual count). The paper ran the interleaved schedule without
-printing its degree; with 2 layers per stage, v is 1 or 2, and the model takes the faster (v = 2).
-The model's figure to compare with the paper is Megatron's own count (Eq. 3, recompute included) per GPU-second.
+copy of every gradient beside the 16 bytes of the usual count). The authors' script for the table (NVIDIA/Megatron-LM,
+`examples/sc21/run_table_1.sh`) ran this row at micro-batch 1 and without the interleaved schedule (v = 1), which
+its smaller rows used. The model's figure to compare with the paper is Megatron's own count (Eq. 3, recompute
+included) per GPU-second.
 """),
     code('''
-published, _ = row("t=8 p=64 d=6 (published)", 8, 64)
 megatron = float(evaluate("flops.megatron", B=B, s=S, l=MODEL["l"], h=MODEL["h"], V=MODEL["V"]))
-step = sum(published.values())
-print(f"predicted {megatron / (N * step) / 1e12:.1f} TFLOP/s per GPU; the paper measured 163")'''),
+as_run, _ = row("t=8 p=64 d=6 (as run)", 8, 64, v=1)
+print(f"predicted {megatron / (N * sum(as_run.values())) / 1e12:.1f} TFLOP/s per GPU; the paper measured 163")
+interleaved, _ = row("t=8 p=64 d=6 interleaved", 8, 64, v=2)
+print(f"interleaved, 2 chunks of one layer per GPU: {megatron / (N * sum(interleaved.values())) / 1e12:.1f} TFLOP/s per GPU")'''),
     markdown("""
 ## Why t = 8: tensor parallelism stops at the node
+
+From here on each layout runs at the fastest v it allows (t = 8, p = 64 at v = 2), so that the rows compare
+layouts, not schedules.
 
 Each layer's two forward and two backward all-reduces (three pairs with full recompute) block the next GEMM.
 Inside a DGX node they cross NVLink (300 GB/s each way); at t = 16 the ring crosses the 25 GB/s network and the
@@ -128,7 +135,7 @@ faster but leaves 0.3 GB; t = 8, p = 128 cannot interleave (one layer per stage)
     code('''
 import matplotlib.pyplot as plt
 
-layouts = {"t=8 p=64\\n(published)": (8, 64), "t=16 p=32": (16, 32), "t=8 p=32": (8, 32), "t=8 p=128": (8, 128), "t=4 p=64": (4, 64)}
+layouts = {"t=8 p=64\\n(published t, p)": (8, 64), "t=16 p=32": (16, 32), "t=8 p=32": (8, 32), "t=8 p=128": (8, 128), "t=4 p=64": (4, 64)}
 bars, labels = {}, []
 for name, shape in layouts.items():
     bars[name], memory = row(name.replace("\\n", " "), *shape)
