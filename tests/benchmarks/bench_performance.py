@@ -32,7 +32,7 @@ TARGETS = {"calibration": (0.05, 0.10), "validation": (0.10, 0.20)}
 def report(title: str, rows: list[dict], targets: tuple[float, float]) -> None:
     print(f"\n{title}")
     for row in rows:
-        print(f"  {row['run']:<36} {row['figure']:<16} {row['framework']:<17} published {row['published']:>7}  "
+        print(f"  {row['run']:<36} {row['figure']:<16} {row['framework']:<22} published {row['published']:>7}  "
               f"predicted {row['predicted']:>9.4g}  error {row['error']:+6.1%}   {row['source'][:90]}")
     error = np.abs([row["error"] for row in rows])
     median, worst = float(np.median(error)), float(error.max())
