@@ -158,7 +158,7 @@ def p2p() -> Derivation:
                "as two exchanges each taking one message time (Megatron's batch_isend_irecv, full duplex) or two "
                "(σ_P2P^ser = 1, DeepSpeed's blocking send/recv); the received activation, and a received gradient slice, "
                "gathered; on the critical path of 1F1B")
-    d_.equals("2·v·((1 + σ_ser)·T_send + T_gather) + σ_grad·v·((1 + σ_ser)(T_send^whole − T_send) − T_gather)",
+    d_.equals("σ_PP·v·(2((1 + σ_ser)·T_send + T_gather) + σ_grad·((1 + σ_ser)(T_send^whole − T_send) − T_gather))",
               piped * v * (2 * ((1 + p2p_serial) * send + gather)
                            + p2p_grad_whole * ((1 + p2p_serial) * (whole - send) - gather)),
               "two equal exchanges when the gradient is sliced like the activation; a whole gradient adds its extra bytes and "

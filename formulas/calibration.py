@@ -81,8 +81,9 @@ def efficiency(gpu_key: str) -> Efficiency:
                         f"relation to the A100; give --mfu U to assume a utilization")
 
 
-def table1() -> list[dict]:
-    """Megatron-LM 2021 Table 1, as published, with the layout settings the paper states."""
+def table1() -> list[list]:
+    """Megatron-LM 2021 Table 1's rows, as published, each with the micro-batch, interleaving degree and DDP of the
+    authors' script (the data file's columns)."""
     return json.loads((PUBLISHED / "megatron2021_table1.json").read_text(encoding="utf-8"))["rows"]
 
 

@@ -11,7 +11,8 @@ those). No switch is fitted to a run.
   blocking (σ_TP^ovl = 0, a conservative price), sends and receives batched (σ_P2P^ser = 0); every
   feature.
 - ``megatron-lm-2021``: the code of Narayanan et al. 2021 (Megatron-LM's April 2021 release, commit
-  50a4b5fa02, which Table 1 ran): ``train_step`` calls the local DDP's ``allreduce_gradients()``
+  50a4b5fa02; its pipelined Table 1 rows ran ``--DDP-impl local``, the authors' script says):
+  ``train_step`` calls the local DDP's ``allreduce_gradients()``
   after ``forward_backward_func`` returns (``--DDP-impl local`` is the default), so the all-reduce is
   not overlapped (σ_DP^ovl = 0); the column-parallel layers all-reduce their input gradient with a
   blocking ``copy_to_tensor_model_parallel_region`` (σ_TP^ovl = 0); ``p2p_communication.py`` sends
@@ -28,6 +29,7 @@ those). No switch is fitted to a run.
   Table 1's four rows without a pipeline (examples/sc21/run_table_1.sh, commit de7dc40f88):
   ``forward_backward_no_pipelining`` runs every micro-batch but the last under PyTorch DDP's
   ``no_sync()``, so DDP's bucketed all-reduce overlaps the last micro-batch's backward (σ_DP^ovl = 1).
+  No pipeline: ``megatron/training.py`` asserts ``DDP_impl == 'local'`` whenever p > 1 or v > 1.
 - ``megatron-lm-2022``: the code of Korthikanti et al. 2022 (commit 841f789f48 and its sequence-parallel
   successors): the backward all-reduce of a column-parallel layer's input gradient overlaps its
   weight-gradient GEMM (``LinearWithGradAccumulationAndAsyncAllreduce``, on by default; §6.2: "an
@@ -35,8 +37,8 @@ those). No switch is fitted to a run.
   weight's gradient computation", σ_TP^ovl = 1); "we do not use any overlapping of gradient
   all-reduces with back-propagation" (§6, σ_DP^ovl = 0); batched p2p. Features: no ZeRO, every
   recompute mode, sequence parallelism, interleaving.
-- ``deepspeed-pipe``: Megatron-DeepSpeed on DeepSpeed's PipelineEngine (MT-NLG, Smith et al. 2022;
-  BLOOM, BigScience 2022). ``TrainSchedule`` is plain 1F1B, one model chunk per stage (no
+- ``deepspeed-pipe``: Megatron-DeepSpeed on DeepSpeed's PipelineEngine from v0.5.4 (BLOOM, BigScience
+  2022; MT-NLG, Smith et al. 2022, ran the 2021 engine below). ``TrainSchedule`` is plain 1F1B, one model chunk per stage (no
   interleaving); ``SendActivation``, ``RecvActivation``, ``SendGrad``, ``RecvGrad`` are separate
   blocking instructions (``p2p.send``/``recv`` refuse ``async_op``, σ_P2P^ser = 1), each message a
   1/t ``PartitionedTensor`` slice all-gathered on receipt; ``ReduceGrads`` runs after the last
@@ -78,6 +80,7 @@ class Framework:
     recompute: tuple[str, ...] = RECOMPUTE_ALL
     sequence_parallel: bool = True
     interleaving: bool = True
+    pipeline: bool = True  # False: p must be 1
     step_states: str | None = None  # the model states at the optimizer step, when they exceed the 16 bytes of memory.zero
 
     def __post_init__(self) -> None:
@@ -88,8 +91,10 @@ class Framework:
         """The values of the performance model's framework symbols."""
         return {"ovl_dp": self.ovl_dp, "ovl_tp": self.ovl_tp, "p2p_serial": self.p2p_serial, "p2p_grad_whole": self.p2p_grad_whole}
 
-    def lacks(self, zero: int, recompute: str, sequence_parallel: bool, v: int) -> str | None:
+    def lacks(self, zero: int, recompute: str, sequence_parallel: bool, v: int, p: int = 1) -> str | None:
         """The first feature of a layout this framework does not have, in words, or None."""
+        if p > 1 and not self.pipeline:
+            return f"{self.key} has no pipeline parallelism (p must be 1)"
         if zero not in self.zero:
             return f"{self.key} has no ZeRO stage {zero} (it offers {', '.join(map(str, self.zero))})"
         if recompute not in self.recompute:
@@ -102,7 +107,7 @@ class Framework:
 
     def features(self) -> str:
         """The feature set in one line, for reports."""
-        return (f"ZeRO {'/'.join(map(str, self.zero))}; recompute {'/'.join(self.recompute)}; sequence parallelism "
+        return (f"{'' if self.pipeline else 'no pipeline; '}ZeRO {'/'.join(map(str, self.zero))}; recompute {'/'.join(self.recompute)}; sequence parallelism "
                 f"{'yes' if self.sequence_parallel else 'no'}; interleaving {'yes' if self.interleaving else 'no'}; "
                 f"DP reduction {'overlapped' if self.ovl_dp else 'after the backward'}; backward TP all-reduce "
                 f"{'overlapped with the weight gradient' if self.ovl_tp else 'blocking'}; p2p "
@@ -116,14 +121,14 @@ FRAMEWORKS: dict[str, Framework] = {framework.key: framework for framework in (
               "the backward, blocking TP, batched p2p with scatter/gather; no ZeRO, no selective recompute, no sequence parallelism",
               ovl_dp=0, ovl_tp=0, p2p_serial=0, zero=(0,), recompute=("none", "full"), sequence_parallel=False,
               step_states="memory.model_states.grad_buffers"),
-    Framework("megatron-lm-2021-torch", "Megatron-LM 2021 with --DDP-impl torch (Table 1's runs without a pipeline): PyTorch DDP "
-              "all-reduces the gradients in buckets under the last micro-batch's backward; otherwise megatron-lm-2021",
-              ovl_dp=1, ovl_tp=0, p2p_serial=0, zero=(0,), recompute=("none", "full"), sequence_parallel=False,
-              step_states="memory.model_states.grad_buffers"),
+    Framework("megatron-lm-2021-torch", "Megatron-LM 2021 with --DDP-impl torch (Table 1's runs without a pipeline; the code "
+              "refuses it with one): PyTorch DDP all-reduces the gradients in buckets under the last micro-batch's backward; "
+              "otherwise megatron-lm-2021", ovl_dp=1, ovl_tp=0, p2p_serial=0, zero=(0,), recompute=("none", "full"),
+              sequence_parallel=False, interleaving=False, pipeline=False, step_states="memory.model_states.grad_buffers"),
     Framework("megatron-lm-2022", "Megatron-LM as Korthikanti et al. 2022 ran it: backward TP all-reduce overlapped with the "
               "weight gradient, DP all-reduce after the backward, batched p2p; no ZeRO", ovl_dp=0, ovl_tp=1, p2p_serial=0,
               zero=(0,)),
-    Framework("deepspeed-pipe", "Megatron-DeepSpeed on DeepSpeed's PipelineEngine (MT-NLG, BLOOM): plain 1F1B, serialised "
+    Framework("deepspeed-pipe", "Megatron-DeepSpeed on DeepSpeed's PipelineEngine from v0.5.4 (BLOOM): plain 1F1B, serialised "
               "blocking p2p of 1/t slices, gradient reduction after the last micro-batch, ZeRO 0-1, blocking TP",
               ovl_dp=0, ovl_tp=0, p2p_serial=1, zero=(0, 1), recompute=("none", "full"), sequence_parallel=False,
               interleaving=False),

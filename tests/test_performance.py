@@ -15,7 +15,7 @@ import sympy as sp
 
 from derivations.catalogue import derivation_of
 from formulas.calibration import a100, efficiency
-from formulas.estimate import Inputs, estimate
+from formulas.estimate import Inputs, estimate, layout_violation
 from formulas.frameworks import Framework, framework
 from formulas.gpus import NODE_SIZE, gpu
 from render.numeric.calibrate import (
@@ -48,6 +48,7 @@ def test_table1_runs_as_the_authors_script_ran_it():
     assert [run.layout.v for run in runs] == [1, 1, 1, 1, 1, 3, 2, 2, 3, 1]
     assert [run.framework.ovl_dp for run in runs] == [1, 1, 1, 1, 0, 0, 0, 0, 0, 0]  # PyTorch DDP's buckets, or after
     assert all(run.layout.m * run.layout.b * run.layout.d == run.layout.global_batch for run in runs)
+    assert all(layout_violation(run.layout, run.model) is None for run in runs)  # m a multiple of p where v > 1
 
 
 def test_the_stored_constants_are_what_the_fit_finds():
@@ -146,15 +147,6 @@ def test_a_whole_gradient_costs_its_extra_bytes_over_the_network():
     assert extra["step_seconds"] == pytest.approx(274 * float(per_microbatch), rel=1e-9)
 
 
-def test_mtnlg_is_predicted_fast_with_whole_gradients_and_faster_with_sliced_ones():
-    # MT-NLG's bf16 DeepSpeed branch is not public (formulas/frameworks.py): priced with v0.5.4's sliced gradients
-    # instead of the 2021 releases' whole ones, every run is predicted faster still (Smith et al. 2022: 126, 121, 113)
-    runs = [run for run in other_runs() if run.name.startswith("MT-NLG")]
-    whole = errors(runs, a100())
-    sliced = errors([replace(run, framework=framework("deepspeed-pipe")) for run in runs], a100())
-    assert all(sliced > whole) and all(whole > 0.15)  # too fast either way: about 8 s per iteration unexplained
-
-
 def test_a_whole_gradient_is_priced_for_serialised_p2p_only():
     # perf.pp.p2p adds the two messages of an exchange; batched (Megatron's batch_isend_irecv) they would overlap
     with pytest.raises(ValueError, match="serialised p2p only"):
@@ -166,16 +158,15 @@ def test_one_layer_of_the_22b_model_against_korthikanti_table4():
     rows = layer_summary(a100())
     assert [row["published"] for row in rows] == [19.6, 19.0, 27.2, 20.9, 20.3]
     # measured: +7 to +12 %. The constants are Megatron-LM 2021's (Table 1): the fixed cost per kernel τ_k = 55 µs that
-    # its small-batch rows need prices 2022's fused layer high; within the issue's 20 %, not within 5 %
+    # its rows need prices 2022's layer high; within the issue's 20 %, not within 5 %
     assert max(abs(row["error"]) for row in rows) <= 0.12, rows
-    assert all(row["error"] > 0 for row in rows)
     # §6.2: full recompute costs 39 %, not the expected 33 %, "due to an optimization in the backward pass where we overlap
-    # all-reduce communication with the linear weight's gradient computation": the baseline's backward (11.9 ms) is nearer
-    # the overlapped model than the blocking one
-    baseline = layer_runs()[0]
-    overlapped = layer_times(baseline, a100())[1]
-    blocking = layer_times(replace(baseline, framework=framework("megatron-lm-2021")), a100())[1]
-    assert 11.9 < overlapped < blocking
+    # all-reduce communication with the linear weight's gradient computation" (Table 4: 27.2 / 19.6 ms = 1.388): the
+    # overlapped model's ratio is nearer it than the blocking model's, whose recompute would cost about a third
+    baseline, recomputed = layer_runs()[0], layer_runs()[2]
+    ratio = {key: sum(layer_times(replace(recomputed, framework=framework(key)), a100()))
+             / sum(layer_times(replace(baseline, framework=framework(key)), a100())) for key in ("megatron-lm-2022", "megatron-lm-2021")}
+    assert abs(ratio["megatron-lm-2022"] - 27.2 / 19.6) < abs(ratio["megatron-lm-2021"] - 27.2 / 19.6), ratio
 
 
 # --- MFU is an output -----------------------------------------------------------------
@@ -288,6 +279,9 @@ def test_the_backward_all_reduce_hides_under_the_weight_gradient_in_megatron_202
 def test_a_framework_without_a_feature_refuses_it(capsys):
     code, out, err = run(capsys, "estimate", *ONE_T, "--interleave", "2", "--framework", "deepspeed-pipe")
     assert code == 2 and out == "" and err.count("\n") == 1 and "interleaved" in err
+    # Megatron-LM 2021's training.py: "We only support local DDP with multiple micro-batches" (p > 1 asserts local)
+    code, out, err = run(capsys, "estimate", *ONE_T, "--framework", "megatron-lm-2021-torch")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "no pipeline parallelism" in err
     code, out, err = run(capsys, "plan", "--model", "megatron-1t", "--gpu", "a100-80gb", "--gpus", "3072", "--global-batch",
                          "3072", "--seq", "2048", "--framework", "megatron-lm-2021", "--explain", "t=8 p=64 d=6 zero=1 recompute=full")
     assert code == 2 and out == "" and err.count("\n") == 1 and "ZeRO stage 1" in err
@@ -299,23 +293,36 @@ def _predicted_inputs(model, framework_key="default"):
                   overlap=Fraction(1, 2), efficiency=a100(), node_size=NODE_SIZE["a100-80gb"], framework=framework(framework_key))
 
 
-WITHIN_10 = (0, 1, 5, 6, 7, 8, 9)  # 1.7B, 3.6B, 76.1B, 145.6B, 310.1B, 529.6B, 1T
-MID_SIZE = {2: 1.11, 3: 1.11, 4: 1.12}  # 7.5B, 18.4B, 39.1B: the published layout's step over plan's best, as measured
-# (1.106, 1.105, 1.114)
+WITHIN_10 = (0, 1, 3, 5, 6, 7, 8, 9)  # 1.7B, 3.6B, 18.4B, 76.1B, 145.6B, 310.1B, 529.6B, 1T
+MID_SIZE = {2: 1.11, 4: 1.12}  # 7.5B, 39.1B: the published layout's step over plan's best, as measured (1.106, 1.114)
+
+
+MEGATRON_2021 = ("megatron-lm-2021", "megatron-lm-2021-torch")  # --DDP-impl local, or torch (without a pipeline)
+
+
+def _best_step(run, key: str, **where) -> float:
+    """The fastest fitting layout at full recompute (Table 1's, Eq. 3) with the run's n and B, in one framework (inf when
+    none fits: the large rows without a pipeline)."""
+    lay = run.layout
+    chosen = framework(key)
+    table = evaluate(shapes(run.model, lay.n, lay.global_batch, None, pipeline=chosen.pipeline), lay.n, lay.s,
+                     _predicted_inputs(run.model, key))
+    assert set(table["zero"]) == {0} and not table["sequence_parallel"].any()  # the framework's feature set, searched
+    keep = table["fits"] & (table["recompute"] == 2)
+    for name, wanted in where.items():
+        keep &= table[name] == wanted
+    return float(table["step_seconds"][keep].min()) if keep.any() else float("inf")
 
 
 def _published_against_best(index: int) -> float:
-    """Published (t, p, d) at its best b and v over plan's best, both in the row's framework (Megatron-LM 2021 with the
-    DDP the authors' script gave it: no ZeRO, no selective recompute, no sequence parallelism, 20 bytes of states per
-    parameter at the optimizer step) and at the full recompute Table 1 ran (Eq. 3)."""
+    """Published (t, p, d) at its best b and v in the row's framework (the DDP the authors' script gave it) over plan's
+    best in Megatron-LM 2021 (either DDP: no ZeRO, no selective recompute, no sequence parallelism, 20 bytes of
+    states per parameter at the optimizer step)."""
     run = calibration_runs()[index]
     lay = run.layout
-    table = evaluate(shapes(run.model, lay.n, lay.global_batch, None), lay.n, lay.s, _predicted_inputs(run.model, run.framework.key))
-    assert set(table["zero"]) == {0} and not table["sequence_parallel"].any()  # the framework's feature set, searched
-    same = table["fits"] & (table["recompute"] == 2)
-    published = same & (table["t"] == lay.t) & (table["p"] == lay.p) & (table["d"] == lay.d)
-    assert published.any()
-    return table["step_seconds"][published].min() / table["step_seconds"][same].min()
+    published = _best_step(run, run.framework.key, t=lay.t, p=lay.p, d=lay.d)
+    assert published < float("inf")  # the published layout fits
+    return published / min(_best_step(run, key) for key in MEGATRON_2021)
 
 
 @pytest.mark.parametrize("index", WITHIN_10)
@@ -325,13 +332,14 @@ def test_table1_published_layout_is_within_10_percent_of_plans_best(index):
 
 @pytest.mark.parametrize("index", sorted(MID_SIZE))
 def test_table1_mid_size_layouts_are_not_what_the_model_would_pick(index):
-    # 7.5B (t=4 p=1), 18.4B (t=8 p=1) and 39.1B (t=8 p=2): Narayanan et al. 2021 §5.1 picked the degrees "using
-    # heuristics described in §3", whose Takeaway #1 uses tensor parallelism up to the node (8) before any pipeline.
-    # Within the same features the model prefers t = 2 with a 4- or 8-stage interleaved pipeline, 10.5-11.4 % faster: the
-    # 4- and 8-way all-reduces of h = 4096-8192 cost 9-14 % of the step, and the paper's own §5.4.2-5.4.3 finds smaller
-    # model-parallel degrees faster when memory allows. On Figure 13's 161B model, where memory forces t·p = 64, the
-    # model's ranking peaks at t = 8 as measured (test below): the gap is the heuristic's at sizes where memory leaves the
-    # choice open, not a mispriced term. Not within the issue's 10 %; bounded so that the gap cannot widen unseen.
+    # 7.5B (t=4 p=1) and 39.1B (t=8 p=2): Narayanan et al. 2021 §5.1 picked the degrees "using heuristics described in
+    # §3", whose Takeaway #1 uses tensor parallelism up to the node (8) before any pipeline. Within the same features the
+    # model prefers t = 2: for 7.5B with twice the data parallelism (d = 64), 10.6 % faster; for 39.1B with an 8-stage
+    # interleaved pipeline, 11.4 % faster. The published layouts' blocking all-reduces cost 9 % and 11 % of their steps
+    # against 4 % and 2 % at t = 2, and the paper's own §5.4.2-5.4.3 find smaller model-parallel degrees faster when memory
+    # allows. On Figure 13's 161B model, where memory forces t·p = 64, the model's ranking peaks at t = 8 as measured
+    # (test below): the gap is the heuristic's at sizes where memory leaves the choice open, not a mispriced term. Not
+    # within the issue's 10 %; bounded so that the gap cannot widen unseen.
     assert _published_against_best(index) <= MID_SIZE[index]
 
 

@@ -10,11 +10,11 @@ import time
 import pytest
 import sympy as sp
 
-from formulas.estimate import Inputs, model_values
+from formulas.estimate import Inputs, Layout, model_values
 from formulas.gpus import gpu
 from formulas.presets import preset
 from render.cli.main import main
-from render.numeric.plan import evaluate, plan, shapes
+from render.numeric.plan import evaluate, interleavings, plan, shapes
 from render.cli.progress import Progress
 from helpers import run
 
@@ -209,3 +209,14 @@ def test_bloom_layout_through_plan_equals_estimate_at_its_published_stages(capsy
     code, _, err = run(capsys, "plan", *common, "--gpus", "384", "--global-batch", "2048",
                        "--explain", "t=4 p=12 d=8 b=2 zero=1 recompute=full")
     assert code == 2 and "must divide the 70 layers" in err  # without --uneven-stages, as estimate without --stages
+
+
+def test_interleavings_are_the_degrees_megatron_accepts():
+    # Megatron-LM's interleaved schedule: v model chunks per stage need p·v | l and m a multiple of p (train_step's
+    # assertion). 1T (l = 128) on p = 64: l/p = 2 layers per stage, so v is 1 or 2; with m = 96 not a multiple of 64,
+    # only v = 1; without a pipeline, only v = 1
+    one_t = model_values(preset("megatron-1t").architecture.values)
+    layout = Layout(n=3072, t=8, p=64, d=6, b=1, m=512, s=2048)
+    assert [candidate.v for candidate in interleavings(layout, one_t)] == [1, 2]
+    assert [candidate.v for candidate in interleavings(Layout(n=3072, t=8, p=64, d=6, b=1, m=96, s=2048), one_t)] == [1]
+    assert [candidate.v for candidate in interleavings(Layout(n=8, t=8, p=1, d=1, b=1, m=4, s=2048), one_t)] == [1]

@@ -51,7 +51,7 @@ def add_assumption_arguments(command: argparse.ArgumentParser) -> None:
                          help="the implementation the predicted step time assumes, and the features plan may use: default "
                               "(DP all-reduce overlapped, TP blocking, every feature), megatron-lm-2021 (Narayanan et al. 2021's "
                               "code: no ZeRO, no selective recompute or sequence parallelism, DP all-reduce after the backward), "
-                              "megatron-lm-2021-torch (the same with --DDP-impl torch: DP all-reduce under the last backward), "
+                              "megatron-lm-2021-torch (the same with --DDP-impl torch, without a pipeline: DP all-reduce under the last backward), "
                               "megatron-lm-2022 (Korthikanti et al.: backward TP all-reduce overlapped with the weight gradient), "
                               "deepspeed-pipe (DeepSpeed's pipeline engine: 1F1B only, serialised p2p, ZeRO 0-1), deepspeed-pipe-2021 "
                               "(the same before v0.5.4, as MT-NLG ran it: gradients sent whole between stages)")
@@ -280,7 +280,7 @@ def run(args: argparse.Namespace) -> Result:
     reason = unpredicted(layout, inputs)
     if reason is not None:
         raise InputError(reason)
-    missing = inputs.framework.lacks(layout.zero, layout.recompute, layout.sequence_parallel, layout.v)
+    missing = inputs.framework.lacks(layout.zero, layout.recompute, layout.sequence_parallel, layout.v, layout.p)
     if missing is not None:
         raise InputError(f"invalid layout for --framework: {missing}")
     report = estimate(layout, inputs)

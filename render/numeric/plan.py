@@ -105,13 +105,14 @@ def _expand(keys: np.ndarray, owners: np.ndarray, divs: np.ndarray) -> tuple[np.
 
 
 def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None = GPUS_PER_NODE, s: int = 1,
-           split: bool = True, interleaving: bool = True, uneven: bool = False) -> Shapes:
+           split: bool = True, interleaving: bool = True, uneven: bool = False, pipeline: bool = True) -> Shapes:
     """Every (t, p, d, b, m, v, c, e) allowed for n GPUs, a global batch of B sequences of s tokens, as arrays.
 
     The rules are layout_violation's (t·p·c·d = n; t | a, g; p·v | l; c | s; e | d, e | E, e = 1 for a dense
     model; v > 1 only with p > 1 and p | m), applied column-wise; with ``uneven``, a p that does not divide l is
-    allowed too, at v = 1, its stages balanced as formulas.layouts.balanced_stages splits them. The space is
-    counted before it is built, and SpaceTooLarge says so when its layouts × settings would exceed MAX_LAYOUTS."""
+    allowed too, at v = 1, its stages balanced as formulas.layouts.balanced_stages splits them; ``pipeline = False``
+    (a framework without one) keeps p = 1. The space is counted before it is built, and SpaceTooLarge says so when
+    its layouts × settings would exceed MAX_LAYOUTS."""
     a, g, l = int(model["a"]), int(model["g"]), int(model["l"])
     experts = int(model["E"]) if model.get("l_moe") and split else 1  # split = False: no expert or context parallelism
     s = s if split else 1
@@ -122,7 +123,7 @@ def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None 
     c = all_divisors[s % all_divisors == 0]
     t, c, p = (column.ravel() for column in np.meshgrid(t, c, all_divisors, indexing="ij"))
     splittable = np.array([uneven and balanced_stages(l, int(q)) is not None for q in p], dtype=bool)
-    keep = (n % (t * c * p) == 0) & ((l % p == 0) | splittable)
+    keep = (n % (t * c * p) == 0) & ((l % p == 0) | splittable) & (pipeline | (p == 1))
     t, c, p = t[keep], c[keep], p[keep]
     d = n // (t * c * p)
     keep = global_batch % d == 0
@@ -259,7 +260,8 @@ def plan(model: dict[str, int], inputs: Inputs, n: int, global_batch: int, s: in
     """The ranked best layouts (each with its reason) and the size of the space explored, under one attention kernel;
     ``uneven``: pipeline degrees that do not divide the layers too, at balanced stages."""
     space = shapes(model, n, global_batch, max_tp, s, split=inputs.utilization is not None,
-                   interleaving=(inputs.framework or DEFAULT).interleaving, uneven=uneven)
+                   interleaving=(inputs.framework or DEFAULT).interleaving, uneven=uneven,
+                   pipeline=(inputs.framework or DEFAULT).pipeline)
     if not len(space):
         return {"explored": 0, "fitting": 0, "ranked": []}
     table = evaluate(space, n, s, inputs, progress, attention=attention)
@@ -299,11 +301,11 @@ def explain(model: dict[str, int], inputs: Inputs, layout: Layout, max_tp: int |
     if violation is not None:
         raise NotRanked(f"invalid layout: {violation}")
     chosen = inputs.framework or DEFAULT
-    missing = chosen.lacks(layout.zero, layout.recompute, layout.sequence_parallel and layout.t > 1, layout.v)
+    missing = chosen.lacks(layout.zero, layout.recompute, layout.sequence_parallel and layout.t > 1, layout.v, layout.p)
     if missing is not None:
         raise NotRanked(f"invalid layout for the framework: {missing}")
     space = shapes(model, layout.n, layout.global_batch, max_tp, layout.s, split=inputs.utilization is not None,
-                   interleaving=chosen.interleaving, uneven=uneven)
+                   interleaving=chosen.interleaving, uneven=uneven, pipeline=chosen.pipeline)
     table = evaluate(space, layout.n, layout.s, inputs, attention=layout.attention)
     wanted = {"t": layout.t, "p": layout.p, "d": layout.d, "b": layout.b, "m": layout.m, "v": layout.v, "c": layout.c, "e": layout.e,
               "zero": layout.zero,

@@ -117,7 +117,7 @@ Without ZeRO each GPU holds 16 bytes of model state per parameter of its share �
 Megatron-LM 2021's optimizer 20 at its step: 1T/(8·32) is 3.9 B parameters, 63 GB before a single activation
 (79 GB at the step), and the first stage of a 1F1B pipeline holds p micro-batches of its l/p layers' inputs. At
 p = 32 that is 79.7 GB of the 80: on paper it fits, and the model predicts it 5 % faster, but the count leaves out
-the allocator's fragmentation, NCCL's buffers and cuBLAS workspaces. p = 64 needs 51.5 GB. Deeper pipelines fit easily, but a deeper pipeline means fewer replicas (d = n/(t·p)) and a slower
+the allocator's fragmentation, NCCL's buffers and cuBLAS workspaces. p = 64 needs 51.5 GB interleaved (v = 2), 44.9 GB as run (v = 1). Deeper pipelines fit easily, but a deeper pipeline means fewer replicas (d = n/(t·p)) and a slower
 stage: the bubble (p − 1)/m stays near 12 % because m = B/d grows with p, while the logits weigh more on a
 stage of fewer layers.
 """),
