@@ -29,6 +29,12 @@ def test_gpu_hours_are_labelled_gpu_hours_not_1(capsys):
     assert doc["counts"] == "GPU-hours"
 
 
+def test_eval_unit_shows_three_significant_digits_then_the_exact_value(capsys):
+    # 16 bytes × 7e9 = 112e9 B = 104.308… GiB: three digits, as every figure a person reads, the exact count beside it
+    code, out, _ = run(capsys, "eval", "memory.zero", "P=7e9", "t=1", "p=1", "--unit", "GiB")
+    assert code == 0 and out.strip() == "memory.zero = 104 GiB   (exactly 112,000,000,000 byte)"
+
+
 @pytest.mark.parametrize(
     "argv, unit, expected",
     [

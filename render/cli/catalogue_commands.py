@@ -176,7 +176,7 @@ def evaluate(formula_id: str, assignments: list[str], unit: str | None = None) -
 
         converted = _converted(value, formula, unit)
         doc["converted"] = {"value": number_json(converted), "unit": unit}
-        shown = f"{significant(float(converted), 6)} {unit}"
+        shown = f"{significant(float(converted), 3)} {unit}"  # as every figure a person reads; the exact value follows
     exact_unit = COUNTED_AS.get(formula.id, "" if formula.unit.is_dimensionless else str(formula.unit))
     return Result(doc, f"{formula.id} = {shown}   (exactly {exact(value)}{' ' + exact_unit if exact_unit else ''})")
 
