@@ -282,6 +282,12 @@ def test_a_framework_without_a_feature_refuses_it(capsys):
     # Megatron-LM 2021's training.py: "We only support local DDP with multiple micro-batches" (p > 1 asserts local)
     code, out, err = run(capsys, "estimate", *ONE_T, "--framework", "megatron-lm-2021-torch")
     assert code == 2 and out == "" and err.count("\n") == 1 and "no pipeline parallelism" in err
+    # plan under it keeps p = 1, where 1T cannot fit (at t ≤ 8 each GPU would hold 125B parameters), and says which way
+    # out the framework closed
+    code, out, _ = run(capsys, "plan", "--model", "megatron-1t", "--gpu", "a100-80gb", "--gpus", "3072", "--global-batch",
+                       "3072", "--seq", "2048", "--framework", "megatron-lm-2021-torch")
+    assert code == 0 and out.splitlines()[-1] == ("no layout fits: more GPUs, a smaller batch or a GPU with more memory, "
+                                                  "or a framework with a pipeline")
     code, out, err = run(capsys, "plan", "--model", "megatron-1t", "--gpu", "a100-80gb", "--gpus", "3072", "--global-batch",
                          "3072", "--seq", "2048", "--framework", "megatron-lm-2021", "--explain", "t=8 p=64 d=6 zero=1 recompute=full")
     assert code == 2 and out == "" and err.count("\n") == 1 and "ZeRO stage 1" in err
@@ -305,7 +311,7 @@ def _best_step(run, key: str, **where) -> float:
     none fits: the large rows without a pipeline)."""
     lay = run.layout
     chosen = framework(key)
-    table = evaluate(shapes(run.model, lay.n, lay.global_batch, None, pipeline=chosen.pipeline), lay.n, lay.s,
+    table = evaluate(shapes(run.model, lay.n, lay.global_batch, None, framework=chosen), lay.n, lay.s,
                      _predicted_inputs(run.model, key))
     assert set(table["zero"]) == {0} and not table["sequence_parallel"].any()  # the framework's feature set, searched
     keep = table["fits"] & (table["recompute"] == 2)

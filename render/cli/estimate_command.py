@@ -339,7 +339,8 @@ def assumptions_json(inputs: Inputs) -> dict[str, object]:
     lora = None if inputs.lora is None else {name: float(value) for name, value in inputs.lora.items()}
     common = {"network_bytes_per_second": float(inputs.network), "gpus_per_node": inputs.node_size, "bytes_per_value": 2,
               "precision": inputs.precision, "lora": lora,
-              "framework": {"name": inputs.framework.key, "features": inputs.framework.features()} if inputs.framework else None}
+              "framework": {"name": inputs.framework.key, "features": inputs.framework.features(),
+                            "pipeline": inputs.framework.pipeline} if inputs.framework else None}
     if inputs.utilization is not None:
         return {"mode": "given", "U": float(inputs.utilization), "r": float(inputs.overlap)} | common
     constants = inputs.efficiency

@@ -199,7 +199,9 @@ def render_text(doc: dict) -> str:
     if not doc["explored"]:
         return "\n".join(lines + ["no valid layout: t·p·c·d = n needs t | a, g (t ≤ --max-tp), p | l, c | s, e | d, E and d | B"])
     if not doc["ranked"]:
-        return "\n".join(lines + ["no layout fits: more GPUs, a smaller batch or a GPU with more memory"])
+        framework = doc["assumptions"]["framework"]
+        hint = "" if framework is None or framework["pipeline"] else ", or a framework with a pipeline"
+        return "\n".join(lines + [f"no layout fits: more GPUs, a smaller batch or a GPU with more memory{hint}"])
     lines.append("")
     for place, entry in enumerate(doc["ranked"], start=1):
         lay = entry["layout"]

@@ -105,13 +105,13 @@ def _expand(keys: np.ndarray, owners: np.ndarray, divs: np.ndarray) -> tuple[np.
 
 
 def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None = GPUS_PER_NODE, s: int = 1,
-           split: bool = True, interleaving: bool = True, uneven: bool = False, pipeline: bool = True) -> Shapes:
+           split: bool = True, uneven: bool = False, framework: Framework = DEFAULT) -> Shapes:
     """Every (t, p, d, b, m, v, c, e) allowed for n GPUs, a global batch of B sequences of s tokens, as arrays.
 
     The rules are layout_violation's (t·p·c·d = n; t | a, g; p·v | l; c | s; e | d, e | E, e = 1 for a dense
     model; v > 1 only with p > 1 and p | m), applied column-wise; with ``uneven``, a p that does not divide l is
-    allowed too, at v = 1, its stages balanced as formulas.layouts.balanced_stages splits them; ``pipeline = False``
-    (a framework without one) keeps p = 1. The space is counted before it is built, and SpaceTooLarge says so when
+    allowed too, at v = 1, its stages balanced as formulas.layouts.balanced_stages splits them; a ``framework``
+    without interleaving keeps v = 1, one without a pipeline p = 1. The space is counted before it is built, and SpaceTooLarge says so when
     its layouts × settings would exceed MAX_LAYOUTS."""
     a, g, l = int(model["a"]), int(model["g"]), int(model["l"])
     experts = int(model["E"]) if model.get("l_moe") and split else 1  # split = False: no expert or context parallelism
@@ -123,7 +123,7 @@ def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None 
     c = all_divisors[s % all_divisors == 0]
     t, c, p = (column.ravel() for column in np.meshgrid(t, c, all_divisors, indexing="ij"))
     splittable = np.array([uneven and balanced_stages(l, int(q)) is not None for q in p], dtype=bool)
-    keep = (n % (t * c * p) == 0) & ((l % p == 0) | splittable) & (pipeline | (p == 1))
+    keep = (n % (t * c * p) == 0) & ((l % p == 0) | splittable) & (framework.pipeline | (p == 1))
     t, c, p = t[keep], c[keep], p[keep]
     d = n // (t * c * p)
     keep = global_batch % d == 0
@@ -135,7 +135,7 @@ def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None 
     row, b = _expand(global_batch // d, *_divisor_table(global_batch // d))
     t, c, p, d, e = t[row], c[row], p[row], d[row], e[row]
     m = global_batch // (d * b)
-    interleaved = (p > 1) & (m % p == 0) & interleaving & (l % p == 0)  # interleaving = False: a framework without it
+    interleaved = (p > 1) & (m % p == 0) & framework.interleaving & (l % p == 0)
     degrees = np.unique(p)
     chunk_counts = np.array([len(divisors(l // int(q))) for q in degrees])  # v ranges over the divisors of l/p
     per_row = np.where(interleaved, chunk_counts[np.searchsorted(degrees, p)], 1)
@@ -260,8 +260,7 @@ def plan(model: dict[str, int], inputs: Inputs, n: int, global_batch: int, s: in
     """The ranked best layouts (each with its reason) and the size of the space explored, under one attention kernel;
     ``uneven``: pipeline degrees that do not divide the layers too, at balanced stages."""
     space = shapes(model, n, global_batch, max_tp, s, split=inputs.utilization is not None,
-                   interleaving=(inputs.framework or DEFAULT).interleaving, uneven=uneven,
-                   pipeline=(inputs.framework or DEFAULT).pipeline)
+                   uneven=uneven, framework=inputs.framework or DEFAULT)
     if not len(space):
         return {"explored": 0, "fitting": 0, "ranked": []}
     table = evaluate(space, n, s, inputs, progress, attention=attention)
@@ -305,7 +304,7 @@ def explain(model: dict[str, int], inputs: Inputs, layout: Layout, max_tp: int |
     if missing is not None:
         raise NotRanked(f"invalid layout for the framework: {missing}")
     space = shapes(model, layout.n, layout.global_batch, max_tp, layout.s, split=inputs.utilization is not None,
-                   interleaving=chosen.interleaving, uneven=uneven, pipeline=chosen.pipeline)
+                   uneven=uneven, framework=chosen)
     table = evaluate(space, layout.n, layout.s, inputs, attention=layout.attention)
     wanted = {"t": layout.t, "p": layout.p, "d": layout.d, "b": layout.b, "m": layout.m, "v": layout.v, "c": layout.c, "e": layout.e,
               "zero": layout.zero,
