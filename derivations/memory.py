@@ -28,7 +28,7 @@ from derivations.engine import Derivation
 from derivations.proof import much_greater, valued
 from formulas.catalogue import get
 from formulas.memory import (BILIBILI, DEEPSEEK_MLA, DEEPSEEK_MOE, ESTIMATE_002, FLASH, HF_MOE, KORTHIKANTI, LI, MEGATRON_MOE,
-                             MIXTRAL, NARAYANAN, ZERO, ZERO_OFFLOAD)
+                             MIXTRAL, NARAYANAN, TORCH_DDP, ZERO, ZERO_OFFLOAD)
 from formulas.symbols import (E, M_gpu, P, a, b, c_byte, d, d_ff, d_head, d_moe, d_nope, d_rope, d_sh, d_v, g, gated, h, k, l,
                               mla, p, q, q_bf16, q_fp32, q_lora, r_kv, r_q, s, sh_gate, t, v)
 
@@ -208,6 +208,15 @@ def model_states_grad_buffers() -> Derivation:
         [(q_bf16, "16-bit weights"), (q_bf16, "16-bit gradients"), (q_fp32, "an fp32 gradient accumulation buffer"),
          (3 * q_fp32, "fp32 master, momentum, variance")],
         (BILIBILI,),
+    )
+
+
+def ddp_buckets() -> Derivation:
+    return _states_variant(
+        "memory.ddp.buckets",
+        "PyTorch DDP's buckets: a second 16-bit copy of the gradients",
+        [(q_bf16, "the gradient copied into its all-reduce bucket, beside the gradient itself")],
+        (TORCH_DDP,),
     )
 
 
@@ -783,6 +792,7 @@ DERIVATIONS = (
     model_states,
     model_states_fp32_grads,
     model_states_grad_buffers,
+    ddp_buckets,
     model_states_sgd,
     optimizer_adam,
     inference_weights,

@@ -26,13 +26,13 @@ from derivations.proof import much_greater
 from formulas.catalogue import get
 from formulas.cluster import bubble_interleaved
 from formulas.performance import (
-    ASYNC_TP, DDP, DEEPSPEED_GRAD, DEEPSPEED_PIPE, FLASH, HIERARCHICAL, KORTHIKANTI, MEGATRON_2021, NARAYANAN, NCCL, NVIDIA_GEMM, ROOFLINE,
+    ASYNC_TP, DDP, DEEPSPEED_BF16, DEEPSPEED_GRAD, DEEPSPEED_PIPE, FLASH, HIERARCHICAL, KORTHIKANTI, MEGATRON_2021, NARAYANAN, NCCL, NVIDIA_GEMM, ROOFLINE,
     SHOEYBI, ZERO, ZEROPP, allreduce_forward, attention_backward, attention_forward, elementwise_forward, gemm_bytes,
     gemm_flops, layer_gemms, recomputed_core, shard, tokens,
 )
 from formulas.symbols import (
     K_inner, M_rows, N_cols, P, V, W_intra, W_mem, W_net, W_pp, W_tp, X, a, d, d_ff, d_head, d_node, eta_gemm, eta_mem, g,
-    gated, h, l, m, ovl_dp, ovl_tp, p, p2p_grad_whole, p2p_serial, piped, q, q_bf16, rc_full, rc_sel, seq_par, t, tau_bwd, tau_fwd, tau_k, v,
+    gated, grad_fp32, h, l, m, ovl_dp, ovl_tp, p, p2p_grad_whole, p2p_serial, piped, q, q_bf16, q_fp32, rc_full, rc_sel, seq_par, t, tau_bwd, tau_fwd, tau_k, v,
 )
 
 
@@ -172,7 +172,21 @@ def stage() -> Derivation:
         ("T_layers", l / p * (get("perf.layer.forward").expr + get("perf.layer.backward").expr), "l/p layers forward and backward"),
         ("T_logits", get("perf.logits").expr, "the last stage also computes the logits and the loss"),
         ("T_P2P", get("perf.pp.p2p").expr, "and sends and receives the boundary activations"),
+        ("T_acc", get("perf.grad.accumulate_fp32").expr, "and, under σ_acc^fp32, adds the gradients into fp32 ones"),
     ], "the slowest stage sets the pace of the pipeline")
+
+
+def accumulate_fp32() -> Derivation:
+    d_ = Derivation("perf.grad.accumulate_fp32", "Adding each micro-batch's gradients into fp32", (DEEPSPEED_BF16,))
+    share = d_.defines("Ψ_stage", P / (t * p), "the stage's parameters on this rank")
+    moved = d_.defines("bytes", (q_bf16 + 4 * q_fp32) * share,
+                       "hp_grad.add_(lp.grad.to(float32)): the 16-bit gradient read (2), its fp32 copy written and read "
+                       "back (8), the fp32 gradient read and written (8): 18 bytes per parameter")
+    d_.defines("T_acc", sp.Mul(grad_fp32, moved, sp.Pow(W_mem * eta_mem, -1, evaluate=False), evaluate=False),
+               "two element-wise kernels, memory-bound: the bytes at the sustained HBM bandwidth, after every micro-batch's "
+               "backward when σ_acc^fp32 = 1 (DeepSpeed's BF16_Optimizer), on the stage's compute stream")
+    d_.concludes("perf.grad.accumulate_fp32")
+    return d_
 
 
 def pipeline() -> Derivation:
@@ -275,7 +289,8 @@ def optimizer(sharded: bool) -> Derivation:
 
 
 DERIVATIONS = (
-    gemm_time, gemm_efficiency, tp_layer, tp_backward, layer_forward, layer_backward, logits, p2p, stage, pipeline, dp_allreduce,
+    gemm_time, gemm_efficiency, tp_layer, tp_backward, layer_forward, layer_backward, logits, p2p, accumulate_fp32, stage,
+    pipeline, dp_allreduce,
     lambda: window("forward"), lambda: window("backward"),
     *(lambda stage=stage: zero_exposed(stage) for stage in (0, 1, 2, 3)),
     *(lambda stage=stage: zero_sent(stage) for stage in (1, 2, 3)),

@@ -249,6 +249,12 @@ _work(
     "LinearWithGradAccumulationAndAsyncAllreduce", "github.com/NVIDIA/Megatron-LM", "2022",
 )
 _work(
+    "pytorch-ddp", "software", "PyTorch DDP 2020", "the PyTorch distributed team",
+    "torch.nn.parallel.DistributedDataParallel, gradient_as_bucket_view (pytorch/pytorch#41954, \"Make grad point to "
+    "bucket buffer in DDP to save memory usage\": off by default; on, a model's peak memory drops by its gradients' size)",
+    "github.com/pytorch/pytorch", "2020",
+)
+_work(
     "deepspeed-pipe", "software", "DeepSpeed pipeline engine", "Microsoft DeepSpeed team",
     "DeepSpeed, deepspeed/runtime/pipe/engine.py, schedule.py and p2p.py (PipelineEngine, TrainSchedule)",
     "github.com/microsoft/DeepSpeed", "undated",

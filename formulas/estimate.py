@@ -53,7 +53,8 @@ Conventions (each stated in the report):
   with it, no recompute and selective recompute store the same;
 - a framework whose optimizer holds more than 16 bytes per parameter at its step
   (``Framework.step_states``: Megatron-LM 2021's fp32 gradient copy, 20Ψ/(t·p)) peaks at the larger
-  of the backward's memory and the step's, the activations freed by then;
+  of the backward's memory and the step's, the activations freed by then; PyTorch DDP's buckets
+  (``Framework.ddp_buckets``, ``memory.ddp.buckets``: 2Ψ/(t·p)) add to both;
 - decoding runs the p pipeline stages in series (``inference.latency.pipeline``): a token takes the
   whole model's time over the t GPUs of one stage; p batches in flight, one per stage.
 """
@@ -256,6 +257,13 @@ class Inputs:
     framework: object | None = None  # formulas.frameworks.Framework: what the implementation overlaps (None: the default)
 
 
+def _ddp_buckets(framework: object | None, base: dict, ev: Evaluator) -> object:
+    """PyTorch DDP's buckets, 2 bytes per parameter this GPU holds (memory.ddp.buckets), under a framework that keeps them."""
+    if framework is None or not framework.ddp_buckets:
+        return 0
+    return ev("memory.ddp.buckets", **(base | {"P": ev("params.per_gpu.ep", **base)}))
+
+
 def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = EXACT_OPS) -> dict:
     """The report as nested sections of numbers (exact or arrays, by evaluator).
 
@@ -303,6 +311,8 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     fp8 = inputs.precision == "fp8"
     if fp8:  # the FP8 weight and its transpose, of the weights this GPU holds (its shard under ZeRO-3)
         states = states + _fp8_copies(layout.zero, base, ev, ops)
+    buckets = _ddp_buckets(inputs.framework, base, ev)
+    states = states + buckets
     chunk = base | {"b": b, "s": s / c}  # the rank's tokens
 
     def activation_of(mode: object) -> object:
@@ -337,6 +347,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
         stages = _uneven_stages(layout, base | {"b": b}, ev)
         first = base | {"P": stages["first_stage_params"], "P_exp": stages["first_stage_experts"], "p": 1}
         states = ops.choose(layout.zero, {k: (lambda f=f: ev(f, **first)) for k, f in ZERO_STATES.items()})
+        states = states + _ddp_buckets(inputs.framework, first, ev)
         activations = per_layer * layout.stages[0] * in_flight
         memory_total = states + activations
         max_micro_batch = ops.maximum(-ops.ceiling(-(capacity - states) * b / activations), 0)
@@ -344,7 +355,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     step_states = None
     framework = inputs.framework
     if framework is not None and framework.step_states is not None:  # the optimizer step's peak, activations freed
-        step_states = ev(framework.step_states, **(base | {"P": ev("params.per_gpu.ep", **base)}))
+        step_states = ev(framework.step_states, **(base | {"P": ev("params.per_gpu.ep", **base)})) + buckets
         memory_total = ops.maximum(memory_total, step_states)
     comms = _comms(layout, base, ev, ops)
     nvlink = inputs.gpu["W_link"] / 2

@@ -30,6 +30,11 @@ those). No switch is fitted to a run.
   ``forward_backward_no_pipelining`` runs every micro-batch but the last under PyTorch DDP's
   ``no_sync()``, so DDP's bucketed all-reduce overlaps the last micro-batch's backward (σ_DP^ovl = 1).
   No pipeline: ``megatron/training.py`` asserts ``DDP_impl == 'local'`` whenever p > 1 or v > 1.
+  Memory: ``torchDDP(model_module, device_ids=[i], output_device=i, process_group=...)`` leaves
+  ``gradient_as_bucket_view`` at its default, off, so DDP's buckets hold a second 16-bit copy of
+  every gradient from construction on (``memory.ddp.buckets``, 2Ψ/(t·p); pytorch/pytorch#41954;
+  tests/test_ddp_buckets.py measures it on this machine): 18 bytes per parameter in the backward,
+  22 at the step.
 - ``megatron-lm-2022``: the code of Korthikanti et al. 2022 (commit 841f789f48 and its sequence-parallel
   successors): the backward all-reduce of a column-parallel layer's input gradient overlaps its
   weight-gradient GEMM (``LinearWithGradAccumulationAndAsyncAllreduce``, on by default; §6.2: "an
@@ -44,8 +49,12 @@ those). No switch is fitted to a run.
   1/t ``PartitionedTensor`` slice all-gathered on receipt; ``ReduceGrads`` runs after the last
   micro-batch (σ_DP^ovl = 0); the engine refuses ZeRO-2 and -3 with pipeline parallelism; the
   tensor-parallel layers are Megatron's without the asynchronous all-reduce (bigscience-workshop/
-  Megatron-DeepSpeed ``megatron/mpu/layers.py``, σ_TP^ovl = 0). Features: ZeRO 0 or 1, recompute
-  none or full, no sequence parallelism.
+  Megatron-DeepSpeed ``megatron/mpu/layers.py``, σ_TP^ovl = 0). In bf16, as BLOOM trained, the engine's
+  ``_exec_backward_pass`` calls the BF16_Optimizer's ``update_hp_grads()`` after every micro-batch
+  (#1801, 19 April 2022): ``hp_grad.add_(lp.grad.to(float32))`` over the stage's parameters, 18 bytes
+  each through HBM on the compute stream (σ_acc^fp32 = 1, ``perf.grad.accumulate_fp32``; the tr11
+  chronicles: "BF16 optimizer ... to accumulate gradients in fp32 ... a bit slower"). Features: ZeRO
+  0 or 1, recompute none or full, no sequence parallelism.
 - ``deepspeed-pipe-2021``: the same engine before v0.5.4, as MT-NLG (Smith et al. 2022) trained on it in
   2021: from the engine's first release (commit 65c2f974d, September 2020) until commit e2fdd254e
   ("Big science related changes", 29 September 2021, first in v0.5.4) ``is_grad_partitioned`` was
@@ -55,8 +64,10 @@ those). No switch is fitted to a run.
   et al. 2022), which DeepSpeed's
   releases gained only in November 2021 (#1398, ZeRO-2) and for the pipeline engine in April 2022
   (#1801), so it ran a development branch. Its runs are priced the way the public releases of their
-  time sent gradients (an assumption, stated wherever the runs are reported); the commit that sliced them
-  was co-authored by MT-NLG's first author twelve days before its announcement (11 October 2021).
+  time sent gradients and in bf16 as the first public bf16 pipeline path (#1801) runs it, every
+  micro-batch's gradients added into fp32 (two assumptions, stated wherever the runs are reported); the
+  commit that sliced the gradients was co-authored by MT-NLG's first author twelve days before its
+  announcement (11 October 2021).
 """
 
 from __future__ import annotations
@@ -76,12 +87,14 @@ class Framework:
     ovl_tp: int  # σ_TP^ovl: the backward's column-parallel all-reduces overlap their weight-gradient GEMMs
     p2p_serial: int  # σ_P2P^ser: sends and receives one after the other
     p2p_grad_whole: int = 0  # σ_P2P^grad: each TP rank sends the stage's input gradient whole, not a 1/t slice
+    grad_fp32: int = 0  # σ_acc^fp32: each micro-batch's 16-bit gradients are added into fp32 ones after its backward
     zero: tuple[int, ...] = (0, 1, 2, 3)
     recompute: tuple[str, ...] = RECOMPUTE_ALL
     sequence_parallel: bool = True
     interleaving: bool = True
     pipeline: bool = True  # False: p must be 1
     step_states: str | None = None  # the model states at the optimizer step, when they exceed the 16 bytes of memory.zero
+    ddp_buckets: bool = False  # PyTorch DDP's buckets, a second 16-bit copy of the gradients (memory.ddp.buckets), all run long
 
     def __post_init__(self) -> None:
         if self.p2p_grad_whole and not self.p2p_serial:  # perf.pp.p2p's condition
@@ -89,7 +102,8 @@ class Framework:
 
     def switches(self) -> dict[str, int]:
         """The values of the performance model's framework symbols."""
-        return {"ovl_dp": self.ovl_dp, "ovl_tp": self.ovl_tp, "p2p_serial": self.p2p_serial, "p2p_grad_whole": self.p2p_grad_whole}
+        return {"ovl_dp": self.ovl_dp, "ovl_tp": self.ovl_tp, "p2p_serial": self.p2p_serial, "p2p_grad_whole": self.p2p_grad_whole,
+                "grad_fp32": self.grad_fp32}
 
     def lacks(self, zero: int, recompute: str, sequence_parallel: bool, v: int, p: int = 1) -> str | None:
         """The first feature of a layout this framework does not have, in words, or None."""
@@ -111,7 +125,8 @@ class Framework:
                 f"{'yes' if self.sequence_parallel else 'no'}; interleaving {'yes' if self.interleaving else 'no'}; "
                 f"DP reduction {'overlapped' if self.ovl_dp else 'after the backward'}; backward TP all-reduce "
                 f"{'overlapped with the weight gradient' if self.ovl_tp else 'blocking'}; p2p "
-                f"{'serialised' if self.p2p_serial else 'batched'}{', gradients sent whole' if self.p2p_grad_whole else ''}")
+                f"{'serialised' if self.p2p_serial else 'batched'}{', gradients sent whole' if self.p2p_grad_whole else ''}"
+                f"{'; every micro-batch gradients added into fp32' if self.grad_fp32 else ''}")
 
 
 FRAMEWORKS: dict[str, Framework] = {framework.key: framework for framework in (
@@ -122,19 +137,21 @@ FRAMEWORKS: dict[str, Framework] = {framework.key: framework for framework in (
               ovl_dp=0, ovl_tp=0, p2p_serial=0, zero=(0,), recompute=("none", "full"), sequence_parallel=False,
               step_states="memory.model_states.grad_buffers"),
     Framework("megatron-lm-2021-torch", "Megatron-LM 2021 with --DDP-impl torch (Table 1's runs without a pipeline; the code "
-              "refuses it with one): PyTorch DDP all-reduces the gradients in buckets under the last micro-batch's backward; "
-              "otherwise megatron-lm-2021", ovl_dp=1, ovl_tp=0, p2p_serial=0, zero=(0,), recompute=("none", "full"),
-              sequence_parallel=False, interleaving=False, pipeline=False, step_states="memory.model_states.grad_buffers"),
+              "refuses it with one): PyTorch DDP all-reduces the gradients in buckets under the last micro-batch's backward, "
+              "the buckets a second 16-bit copy of the gradients; otherwise megatron-lm-2021", ovl_dp=1, ovl_tp=0, p2p_serial=0, zero=(0,), recompute=("none", "full"),
+              sequence_parallel=False, interleaving=False, pipeline=False, step_states="memory.model_states.grad_buffers",
+              ddp_buckets=True),
     Framework("megatron-lm-2022", "Megatron-LM as Korthikanti et al. 2022 ran it: backward TP all-reduce overlapped with the "
               "weight gradient, DP all-reduce after the backward, batched p2p; no ZeRO", ovl_dp=0, ovl_tp=1, p2p_serial=0,
               zero=(0,)),
-    Framework("deepspeed-pipe", "Megatron-DeepSpeed on DeepSpeed's PipelineEngine from v0.5.4 (BLOOM): plain 1F1B, serialised "
-              "blocking p2p of 1/t slices, gradient reduction after the last micro-batch, ZeRO 0-1, blocking TP",
-              ovl_dp=0, ovl_tp=0, p2p_serial=1, zero=(0, 1), recompute=("none", "full"), sequence_parallel=False,
+    Framework("deepspeed-pipe", "Megatron-DeepSpeed on DeepSpeed's PipelineEngine from v0.5.4 in bf16 (BLOOM): plain 1F1B, "
+              "serialised blocking p2p of 1/t slices, each micro-batch's gradients added into fp32 (BF16_Optimizer), "
+              "gradient reduction after the last micro-batch, ZeRO 0-1, blocking TP",
+              ovl_dp=0, ovl_tp=0, p2p_serial=1, grad_fp32=1, zero=(0, 1), recompute=("none", "full"), sequence_parallel=False,
               interleaving=False),
     Framework("deepspeed-pipe-2021", "DeepSpeed's PipelineEngine before v0.5.4 (MT-NLG): as deepspeed-pipe, but each TP rank "
-              "sends the stage's input gradient whole", ovl_dp=0, ovl_tp=0, p2p_serial=1, p2p_grad_whole=1, zero=(0, 1),
-              recompute=("none", "full"), sequence_parallel=False, interleaving=False),
+              "sends the stage's input gradient whole", ovl_dp=0, ovl_tp=0, p2p_serial=1, p2p_grad_whole=1, grad_fp32=1,
+              zero=(0, 1), recompute=("none", "full"), sequence_parallel=False, interleaving=False),
 )}
 DEFAULT = FRAMEWORKS["default"]
 

@@ -64,6 +64,7 @@ ESTIMATE_002 = Source("002", "§3, LLaMA-7B activations")
 SLIDES = Source("004", "storage analysis (3525 GB)")
 KORTHIKANTI = Source("korthikanti2022", "§4, Table 2")
 ZERO = Source("rajbhandari2020", "§5, Figure 1")
+TORCH_DDP = Source("pytorch-ddp", "gradient_as_bucket_view=False: the buckets are a second copy of the gradients")
 ZERO_OFFLOAD = Source("ren2021", "§3")
 FLASH = Source("dao2022", "§3.1 (softmax statistics instead of the s×s matrix)")
 NARAYANAN = Source("narayanan2021", "§2.2.2 (interleaved 1F1B)")
@@ -119,6 +120,16 @@ model_states_grad_buffers = formula(
     sources=[BILIBILI, SLIDES],
     related=["memory.model_states"],
     symbol_latex=r"M_{states}^{buffers}",
+)
+ddp_buckets = formula(
+    "memory.ddp.buckets",
+    q_bf16 * P,
+    "byte",
+    "PyTorch DDP's all-reduce buckets beside the 16-bit gradients (gradient_as_bucket_view off, its default): one more "
+    "16-bit copy of every gradient, allocated with the DDP module and kept for the whole run (2Ψ)",
+    sources=[TORCH_DDP],
+    related=["memory.model_states", "memory.model_states.grad_buffers"],
+    symbol_latex=r"M_{DDP}^{buckets}",
 )
 model_states_sgd = formula(
     "memory.model_states.sgd_momentum",

@@ -69,8 +69,8 @@ import sympy as sp
 from formulas.catalogue import Condition, Source, formula
 from formulas.symbols import (
     K_inner, M_rows, N_cols, P, W_intra, W_mem, W_net, W_pp, W_tp, X, a, b, c_byte, c_mac, d, d_ff, d_head, d_node,
-    eta_gemm, eta_mem, flash, g, gated, h, l, m, ovl_dp, ovl_tp, p, p2p_grad_whole, p2p_serial, piped, q, q_bf16, q_w, rc_full, rc_sel, s, seq_par, t,
-    tau_bwd, tau_fwd, tau_k, v, V,
+    eta_gemm, eta_mem, flash, g, gated, grad_fp32, h, l, m, ovl_dp, ovl_tp, p, p2p_grad_whole, p2p_serial, piped, q, q_bf16,
+    q_fp32, q_w, rc_full, rc_sel, s, seq_par, t, tau_bwd, tau_fwd, tau_k, v, V,
 )
 
 ROOFLINE = Source("williams2009", "attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; "
@@ -98,6 +98,9 @@ DEEPSPEED_PIPE = Source("deepspeed-pipe", "deepspeed/runtime/pipe/schedule.py Tr
                         "(blocking send/recv), engine.py (PartitionedTensor: a 1/t slice, all-gathered on receipt)")
 DEEPSPEED_GRAD = Source("deepspeed-pipe", "engine.py until v0.5.4 (commit e2fdd254e, 29 September 2021): "
                         "is_grad_partitioned = False, _exec_send_grads sends each input gradient whole")
+DEEPSPEED_BF16 = Source("deepspeed-pipe", "bf16+pipeline parallelism (#1801, 19 April 2022): engine.py _exec_backward_pass "
+                        "calls optimizer.update_hp_grads() after every micro-batch; bf16_optimizer.py _update_hp_grad: "
+                        "hp_grad.add_(lp.grad.to(hp_grad.dtype))")
 DEEPSPEED = Source("deepspeed", "overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped "
                    "with compute")
 
@@ -224,14 +227,26 @@ p2p_time = formula(
                           "as its longer message, not the sum of both")],
     symbol_latex=r"T_{P2P}",
 )
+FP32_ACCUMULATE_BYTES = q_bf16 + 4 * q_fp32  # the 16-bit gradient read (2), its fp32 copy written and read (8), fp32 read and written (8)
+accumulate_time = formula(
+    "perf.grad.accumulate_fp32",
+    grad_fp32 * FP32_ACCUMULATE_BYTES * P / (t * p) / HBM,
+    "second",
+    "per micro-batch, the stage's Ψ/(t·p) 16-bit gradients added into fp32 ones, hp_grad.add_(lp_grad.to(float32)): "
+    "18 bytes per parameter through HBM, on the compute stream (σ_acc^fp32 = 1: DeepSpeed's BF16_Optimizer, whose "
+    "pipeline engine calls update_hp_grads after every backward pass)",
+    sources=[DEEPSPEED_BF16],
+    symbol_latex=r"T_{acc}^{fp32}",
+)
 stage_time = formula(
     "perf.stage.microbatch",
-    l / p * (layer_forward.expr + layer_backward.expr) + logits_time.expr + p2p_time.expr,
+    l / p * (layer_forward.expr + layer_backward.expr) + logits_time.expr + p2p_time.expr + accumulate_time.expr,
     "second",
-    "one micro-batch's forward and backward on the slowest (last) stage: its l/p layers, the logits and the p2p messages",
+    "one micro-batch's forward and backward on the slowest (last) stage: its l/p layers, the logits, the p2p messages and "
+    "any fp32 gradient accumulation",
     sources=[NARAYANAN],
     conditions=[Condition("p·v divides l; the last stage, which also holds the logits, is the slowest")],
-    related=["perf.layer.forward", "perf.layer.backward", "perf.logits", "perf.pp.p2p"],
+    related=["perf.layer.forward", "perf.layer.backward", "perf.logits", "perf.pp.p2p", "perf.grad.accumulate_fp32"],
     symbol_latex=r"T_{mb}",
 )
 pipeline_time = formula(

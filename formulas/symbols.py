@@ -301,6 +301,9 @@ p2p_grad_whole = switch("p2p_grad_whole", r"\sigma_{P2P}^{grad}", "1 when each T
                         "rather than as a 1/t slice all-gathered on receipt (DeepSpeed's PipelineEngine before v0.5.4: "
                         "is_grad_partitioned = False)",
                         source=Source("deepspeed-pipe", "engine.py _exec_send_grads, is_grad_partitioned"))
+grad_fp32 = switch("grad_fp32", r"\sigma_{acc}^{fp32}", "1 when every micro-batch's 16-bit gradients are added into fp32 "
+                   "gradients after its backward (DeepSpeed's BF16_Optimizer: update_hp_grads after each backward pass)",
+                   source=Source("deepspeed-pipe", "engine.py _exec_backward_pass, bf16_optimizer.py update_hp_grads"))
 tau_fwd = declare("tau_fwd", r"\tau_{fwd}", "one micro-batch's forward on one pipeline stage: what a prefetched gather hides under", "second", integer=False, source=Source("deepspeed", "stage3_prefetch_bucket_size"))
 tau_bwd = declare("tau_bwd", r"\tau_{bwd}", "one micro-batch's backward on one pipeline stage: what bucketed collectives hide under", "second", integer=False, source=Source("li2020", "gradient bucketing"))
 

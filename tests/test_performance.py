@@ -70,13 +70,12 @@ VALIDATION_BOUNDS = {
     "Korthikanti 530B, full recompute": 0.07,
     "Korthikanti 1T, full recompute": 0.08,
     "Korthikanti 530B, 8-way DP": 0.015,
-    "MT-NLG 530B, 280 nodes": 0.165,  # +16.3 %
-    "MT-NLG 530B, 350 nodes": 0.175,  # +17.3 %
-    "MT-NLG 530B, 420 nodes": 0.22,  # +21.7 %: over the issue's 20 %, about 8 s per iteration unexplained (see below)
-    "BLOOM-176B, fastest configuration": 0.03,
-    "BLOOM-176B, production": 0.02,
+    "MT-NLG 530B, 280 nodes": 0.055,  # +5.2 %
+    "MT-NLG 530B, 350 nodes": 0.065,  # +6.1 %
+    "MT-NLG 530B, 420 nodes": 0.105,  # +10.2 %
+    "BLOOM-176B, fastest configuration": 0.075,  # −7.3 %
+    "BLOOM-176B, production": 0.035,  # −3.4 %
 }
-MTNLG = ("MT-NLG 530B, 280 nodes", "MT-NLG 530B, 350 nodes", "MT-NLG 530B, 420 nodes")
 
 
 def test_runs_of_other_publications_are_predicted_without_refitting():
@@ -94,15 +93,9 @@ def test_runs_of_other_publications_are_predicted_without_refitting():
     error = dict(zip((run.name for run in runs), np.abs(errors(runs, a100()))))
     for name, bound in VALIDATION_BOUNDS.items():
         assert error[name] <= bound, (name, error[name])
-    assert median(error.values()) <= OTHERS_MEDIAN  # the issue's median target, met (6.6 %)
-    assert median(error.values()) <= 0.07
-    # The issue's "none above 20 %" is NOT met, by MT-NLG (Smith et al. 2022) at 420 nodes. The same 530B model on
-    # DeepSpeed's pipeline engine as its public releases were in 2021 (plain 1F1B, serialised p2p, gradient reduction
-    # after the last micro-batch, gradients sent whole between stages) is predicted 16-22 % too fast: about 8 s per
-    # iteration the model does not see at all three sizes; `validate` prints the gap with that note. Every other run is
-    # within 10.5 %.
-    others = {name: value for name, value in error.items() if name not in MTNLG}
-    assert max(others.values()) <= 0.105
+    assert median(error.values()) <= OTHERS_MEDIAN  # the issue's median target, met (6.3 %)
+    assert median(error.values()) <= 0.065
+    assert max(error.values()) <= OTHERS_MAX  # the issue's "none above 20 %", met: the worst is 10.3 %
 
 
 def test_mtnlg_throughput_falls_as_data_parallelism_grows():
@@ -118,14 +111,15 @@ def test_the_frameworks_of_the_runs_are_the_cited_ones():
     assert [runs[f"Korthikanti {size}"].layout.v for size in ("22B", "175B", "530B", "1T")] == [1, 3, 3, 1]
     # §6.3: "we do not use any overlapping of gradient all-reduces"; §6.2: the backward overlaps all-reduce with the weight gradient
     assert runs["Korthikanti 530B, 8-way DP"].framework.switches() == {"ovl_dp": 0, "ovl_tp": 1, "p2p_serial": 0,
-                                                                        "p2p_grad_whole": 0}
+                                                                        "p2p_grad_whole": 0, "grad_fp32": 0}
     # DeepSpeed's PipelineEngine: blocking, serialised p2p; ReduceGrads after the last micro-batch; no interleaving; until
     # v0.5.4 (commit e2fdd254e, 29 September 2021) is_grad_partitioned = False: MT-NLG's 2021 run sent gradients whole,
-    # BLOOM's 2022 run sliced them
+    # BLOOM's 2022 run sliced them. Both trained in bf16: DeepSpeed's BF16_Optimizer (#1801, which BLOOM ran) adds every
+    # micro-batch's gradients into fp32 ones after its backward (MT-NLG's bf16 branch is not public: assumed the same)
     assert runs["MT-NLG 530B, 280 nodes"].framework.switches() == {"ovl_dp": 0, "ovl_tp": 0, "p2p_serial": 1,
-                                                                    "p2p_grad_whole": 1}
+                                                                    "p2p_grad_whole": 1, "grad_fp32": 1}
     assert runs["BLOOM-176B, production"].framework.switches() == {"ovl_dp": 0, "ovl_tp": 0, "p2p_serial": 1,
-                                                                    "p2p_grad_whole": 0}
+                                                                    "p2p_grad_whole": 0, "grad_fp32": 1}
     assert not runs["MT-NLG 530B, 280 nodes"].framework.interleaving
 
 
@@ -299,8 +293,8 @@ def _predicted_inputs(model, framework_key="default"):
                   overlap=Fraction(1, 2), efficiency=a100(), node_size=NODE_SIZE["a100-80gb"], framework=framework(framework_key))
 
 
-WITHIN_10 = (0, 1, 3, 5, 6, 7, 8, 9)  # 1.7B, 3.6B, 18.4B, 76.1B, 145.6B, 310.1B, 529.6B, 1T
-MID_SIZE = {2: 1.11, 4: 1.12}  # 7.5B, 39.1B: the published layout's step over plan's best, as measured (1.106, 1.114)
+WITHIN_10 = (0, 1, 2, 3, 5, 6, 7, 8, 9)  # every row but 39.1B
+MID_SIZE = {4: 1.12}  # 39.1B: the published layout's step over plan's best, as measured (1.114)
 
 
 MEGATRON_2021 = ("megatron-lm-2021", "megatron-lm-2021-torch")  # --DDP-impl local, or torch (without a pipeline)
@@ -338,15 +332,55 @@ def test_table1_published_layout_is_within_10_percent_of_plans_best(index):
 
 @pytest.mark.parametrize("index", sorted(MID_SIZE))
 def test_table1_mid_size_layouts_are_not_what_the_model_would_pick(index):
-    # 7.5B (t=4 p=1) and 39.1B (t=8 p=2): Narayanan et al. 2021 §5.1 picked the degrees "using heuristics described in
-    # §3", whose Takeaway #1 uses tensor parallelism up to the node (8) before any pipeline. Within the same features the
-    # model prefers t = 2: for 7.5B with twice the data parallelism (d = 64), 10.6 % faster; for 39.1B with an 8-stage
-    # interleaved pipeline, 11.4 % faster. The published layouts' blocking all-reduces cost 9 % and 11 % of their steps
-    # against 4 % and 2 % at t = 2, and the paper's own §5.4.2-5.4.3 find smaller model-parallel degrees faster when memory
-    # allows. On Figure 13's 161B model, where memory forces t·p = 64, the model's ranking peaks at t = 8 as measured
-    # (test below): the gap is the heuristic's at sizes where memory leaves the choice open, not a mispriced term. Not
-    # within the issue's 10 %; bounded so that the gap cannot widen unseen.
+    # 39.1B (t=8 p=2, b=4, v=1): Narayanan et al. 2021 §5.1 picked the degrees "using heuristics described in §3", whose
+    # Takeaway #1 uses tensor parallelism up to the node (8) before any pipeline. Within the same features the model
+    # prefers t = 2 with an 8-stage interleaved pipeline (t=2 p=8 d=32 b=2 v=6), 11.4 % faster than the published degrees
+    # at their best b and v: their blocking all-reduces cost 11 % of the step against 2 % at t = 2. The paper's own
+    # Figures 14 and 15 measure smaller model-parallel degrees faster when memory allows, and the model ranks both as
+    # measured (tests below); on Figure 13's 161B model, where memory forces t·p = 64, its ranking peaks at t = 8 as
+    # measured. Of the 11.4 %, 4 points are the calibration's residual on this row (132.5 TFLOP/s predicted against 138
+    # published). Not within the issue's 10 %; bounded so that the gap cannot widen unseen.
     assert _published_against_best(index) <= MID_SIZE[index]
+
+
+def test_table1_7b_under_torch_ddp_is_the_layout_the_authors_ran():
+    # Table 1's 7.5B row ran t=4 d=32 b=16 with --DDP-impl torch (examples/sc21/run_table_1.sh). Under that DDP, whose
+    # buckets are a second 16-bit copy of the gradients (memory.ddp.buckets, tests/test_ddp_buckets.py), t = 2 holds
+    # 3.75B parameters at 22 bytes at the optimizer step, 82.5 GB > 80 GB: it does not fit, and the fastest layout that
+    # does is the authors'
+    run = calibration_runs()[2]
+    lay = run.layout
+    chosen = framework("megatron-lm-2021-torch")
+    table = evaluate(shapes(run.model, lay.n, lay.global_batch, None, framework=chosen), lay.n, lay.s,
+                     _predicted_inputs(run.model, chosen.key))
+    full = table["recompute"] == 2
+    assert not (table["fits"] & full & (table["t"] == 2)).any()
+    best = np.argmin(np.where(table["fits"] & full, table["step_seconds"], np.inf))
+    assert (table["t"][best], table["p"][best], table["d"][best], table["b"][best]) == (4, 1, 32, 16)
+
+
+@pytest.mark.parametrize("global_batch", [32, 128, 512])
+def test_tensor_against_data_parallelism_falls_with_t_as_measured(global_batch):
+    # Narayanan et al. 2021 §5.4.3, Figure 15: the 5.9B GPT (32 layers, h = 3840, 32 heads) on 64 A100s, (t, d) with
+    # t·d = 64 and p = 1; the measured throughput falls as t grows, at every batch size. Settings: the authors' script
+    # (commit de7dc40f88, examples/sc21/run_figure_15.sh): micro-batch 1, --checkpoint-activations, --DDP-impl local
+    model = gpt(32, 3840, 32)
+    table = evaluate(shapes(model, 64, global_batch, None), 64, 2048, _predicted_inputs(model, "megatron-lm-2021"))
+    run = (table["recompute"] == 2) & (table["v"] == 1) & (table["b"] == 1) & (table["p"] == 1)
+    steps = [float(table["step_seconds"][run & (table["t"] == t)].min()) for t in (2, 4, 8, 16, 32)]
+    assert steps == sorted(steps) and len(set(steps)) == 5, steps
+
+
+@pytest.mark.parametrize("global_batch", [32, 512])
+def test_pipeline_against_data_parallelism_falls_with_p_as_measured(global_batch):
+    # Narayanan et al. 2021 §5.4.2, Figure 14: the same 5.9B GPT on 64 A100s, (p, d) with p·d = 64 and t = 1; the measured
+    # throughput falls as p grows, at both batch sizes. Settings: examples/sc21/run_figure_14.sh (micro-batch 1,
+    # --checkpoint-activations, --DDP-impl local, no interleaving)
+    model = gpt(32, 3840, 32)
+    table = evaluate(shapes(model, 64, global_batch, None), 64, 2048, _predicted_inputs(model, "megatron-lm-2021"))
+    run = (table["recompute"] == 2) & (table["v"] == 1) & (table["b"] == 1) & (table["t"] == 1) & table["fits"]
+    steps = [float(table["step_seconds"][run & (table["p"] == p)].min()) for p in (2, 4, 8, 16, 32)]
+    assert steps == sorted(steps) and len(set(steps)) == 5, steps
 
 
 @pytest.mark.parametrize("global_batch", [32, 128])
