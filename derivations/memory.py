@@ -27,8 +27,8 @@ import sympy as sp
 from derivations.engine import Derivation
 from derivations.proof import much_greater, valued
 from formulas.catalogue import get
-from formulas.memory import (BILIBILI, DEEPSEEK_MLA, DEEPSEEK_MOE, ESTIMATE_002, FLASH, HF_MOE, KORTHIKANTI, LI, MEGATRON_MOE,
-                             MIXTRAL, NARAYANAN, TORCH_DDP, ZERO, ZERO_OFFLOAD)
+from formulas.memory import (BILIBILI, DEEPSEEK_MLA, DEEPSEEK_MOE, DEEPSPEED_BF16, ESTIMATE_002, FLASH, HF_MOE, KORTHIKANTI,
+                             LI, MEGATRON_MOE, MIXTRAL, NARAYANAN, TORCH_DDP, ZERO, ZERO_OFFLOAD)
 from formulas.symbols import (E, M_gpu, P, a, b, c_byte, d, d_ff, d_head, d_moe, d_nope, d_rope, d_sh, d_v, g, gated, h, k, l,
                               mla, p, q, q_bf16, q_fp32, q_lora, r_kv, r_q, s, sh_gate, t, v)
 
@@ -217,6 +217,15 @@ def ddp_buckets() -> Derivation:
         "PyTorch DDP's buckets: a second 16-bit copy of the gradients",
         [(q_bf16, "the gradient copied into its all-reduce bucket, beside the gradient itself")],
         (TORCH_DDP,),
+    )
+
+
+def bf16_fp32_grads() -> Derivation:
+    return _states_variant(
+        "memory.bf16.fp32_grads",
+        "DeepSpeed's bf16 optimizer: fp32 gradients beside the 16-bit ones",
+        [(q_fp32, "an fp32 gradient per parameter, the whole buffer on every data-parallel rank")],
+        (DEEPSPEED_BF16,),
     )
 
 
@@ -793,6 +802,7 @@ DERIVATIONS = (
     model_states_fp32_grads,
     model_states_grad_buffers,
     ddp_buckets,
+    bf16_fp32_grads,
     model_states_sgd,
     optimizer_adam,
     inference_weights,

@@ -32,7 +32,8 @@ from formulas.performance import (
 )
 from formulas.symbols import (
     K_inner, M_rows, N_cols, P, V, W_intra, W_mem, W_net, W_pp, W_tp, X, a, d, d_ff, d_head, d_node, eta_gemm, eta_mem, g,
-    gated, grad_fp32, h, l, m, ovl_dp, ovl_tp, p, p2p_grad_whole, p2p_serial, piped, q, q_bf16, q_fp32, rc_full, rc_sel, seq_par, t, tau_bwd, tau_fwd, tau_k, v,
+    gated, grad_fp32, h, l, m, ovl_dp, ovl_tp, p, p2p_grad_whole, p2p_serial, piped, q, q_bf16, q_fp32, rc_full, rc_sel,
+    seq_par, t, T_slow, T_stages, tau_bwd, tau_fwd, tau_k, v,
 )
 
 
@@ -275,6 +276,19 @@ def zero_sent(stage: int) -> Derivation:
     return d_
 
 
+def pipeline_uneven() -> Derivation:
+    d_ = Derivation("perf.pipeline.uneven", "Pipeline time over uneven stages: the slowest sets the pace", (NARAYANAN,))
+    d_.defines("T_pipe", (m - 1) * T_slow + T_stages,
+               "the first micro-batch crosses every stage, forward and back (ΣT_i); in the steady 1F1B state the slowest "
+               "stage finishes one micro-batch per T_max, so the other m − 1 add one T_max each")
+    d_.concludes("perf.pipeline.uneven")
+    slot = get("perf.stage.microbatch").expr.subs(v, 1)
+    d_.defines("T_pipe^even", (m - 1) * slot + p * slot, "equal stages (v = 1): T_max = T_mb and ΣT_i = p·T_mb")
+    d_.equals("perf.pipeline at v = 1", get("perf.pipeline").expr.subs(v, 1),
+              "the balanced pipeline's m + p − 1 slots: the two formulas agree where both apply", of="T_pipe^even", aside=True)
+    return d_
+
+
 def optimizer(sharded: bool) -> Derivation:
     formula_id = "perf.optimizer.sharded" if sharded else "perf.optimizer"
     d_ = Derivation(formula_id, "Adam's step through HBM", (ZERO,))
@@ -290,7 +304,7 @@ def optimizer(sharded: bool) -> Derivation:
 
 DERIVATIONS = (
     gemm_time, gemm_efficiency, tp_layer, tp_backward, layer_forward, layer_backward, logits, p2p, accumulate_fp32, stage,
-    pipeline, dp_allreduce,
+    pipeline, pipeline_uneven, dp_allreduce,
     lambda: window("forward"), lambda: window("backward"),
     *(lambda stage=stage: zero_exposed(stage) for stage in (0, 1, 2, 3)),
     *(lambda stage=stage: zero_sent(stage) for stage in (1, 2, 3)),

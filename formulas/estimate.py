@@ -39,7 +39,8 @@ Conventions (each stated in the report):
   layers' (and, when it carries one, the embedding's) states and p micro-batches of its
   layers' activations; the last stage also computes the logits; the bubble, against the
   balanced compute, is ``pipeline.bubble.uneven`` (fill, drain and the slowest stage's
-  excess, ``pipeline.step_factor``).
+  excess, ``pipeline.step_factor``); predicted, each stage's micro-batch time is its own layers',
+  logits (the last) and parameters' (``perf.pipeline.uneven``: m − 1 slots of the slowest, one of each).
 - n = t·p·c·d: context parallelism (c) splits each sequence, its ranks hold the same weights and reduce
   gradients with the data-parallel ones; expert parallelism (e) spreads the experts over e of the d
   data-parallel ranks (``formulas/parallelism.py``). Ranks are ordered t, c, e, d, p as in Megatron-LM:
@@ -53,8 +54,9 @@ Conventions (each stated in the report):
   with it, no recompute and selective recompute store the same;
 - a framework whose optimizer holds more than 16 bytes per parameter at its step
   (``Framework.step_states``: Megatron-LM 2021's fp32 gradient copy, 20Ψ/(t·p)) peaks at the larger
-  of the backward's memory and the step's, the activations freed by then; PyTorch DDP's buckets
-  (``Framework.ddp_buckets``, ``memory.ddp.buckets``: 2Ψ/(t·p)) add to both;
+  of the backward's memory and the step's, the activations freed by then; what a framework keeps all
+  run long (``Framework.resident_states``: PyTorch DDP's buckets, ``memory.ddp.buckets``, 2Ψ/(t·p);
+  DeepSpeed's bf16 fp32 gradients, ``memory.bf16.fp32_grads``, 4Ψ/(t·p)) adds to both;
 - decoding runs the p pipeline stages in series (``inference.latency.pipeline``): a token takes the
   whole model's time over the t GPUs of one stage; p batches in flight, one per stage.
 """
@@ -257,11 +259,14 @@ class Inputs:
     framework: object | None = None  # formulas.frameworks.Framework: what the implementation overlaps (None: the default)
 
 
-def _ddp_buckets(framework: object | None, base: dict, ev: Evaluator) -> object:
-    """PyTorch DDP's buckets, 2 bytes per parameter this GPU holds (memory.ddp.buckets), under a framework that keeps them."""
-    if framework is None or not framework.ddp_buckets:
+def _resident_states(framework: object | None, base: dict, ev: Evaluator) -> object:
+    """What a framework keeps beside memory.zero's states all run long, of the parameters this GPU holds
+    (``Framework.resident_states``: PyTorch DDP's buckets, 2Ψ; DeepSpeed's bf16 fp32 gradients, 4Ψ); full training only:
+    the CLI refuses LoRA under any framework but the default, which keeps none."""
+    if framework is None or not framework.resident_states:
         return 0
-    return ev("memory.ddp.buckets", **(base | {"P": ev("params.per_gpu.ep", **base)}))
+    own = base | {"P": ev("params.per_gpu.ep", **base)}
+    return sum(ev(key, **own) for key in framework.resident_states)
 
 
 def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = EXACT_OPS) -> dict:
@@ -311,8 +316,8 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     fp8 = inputs.precision == "fp8"
     if fp8:  # the FP8 weight and its transpose, of the weights this GPU holds (its shard under ZeRO-3)
         states = states + _fp8_copies(layout.zero, base, ev, ops)
-    buckets = _ddp_buckets(inputs.framework, base, ev)
-    states = states + buckets
+    resident = _resident_states(inputs.framework, base, ev)
+    states = states + resident
     chunk = base | {"b": b, "s": s / c}  # the rank's tokens
 
     def activation_of(mode: object) -> object:
@@ -347,7 +352,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
         stages = _uneven_stages(layout, base | {"b": b}, ev)
         first = base | {"P": stages["first_stage_params"], "P_exp": stages["first_stage_experts"], "p": 1}
         states = ops.choose(layout.zero, {k: (lambda f=f: ev(f, **first)) for k, f in ZERO_STATES.items()})
-        states = states + _ddp_buckets(inputs.framework, first, ev)
+        states = states + _resident_states(inputs.framework, first, ev)
         activations = per_layer * layout.stages[0] * in_flight
         memory_total = states + activations
         max_micro_batch = ops.maximum(-ops.ceiling(-(capacity - states) * b / activations), 0)
@@ -355,7 +360,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     step_states = None
     framework = inputs.framework
     if framework is not None and framework.step_states is not None:  # the optimizer step's peak, activations freed
-        step_states = ev(framework.step_states, **(base | {"P": ev("params.per_gpu.ep", **base)})) + buckets
+        step_states = ev(framework.step_states, **(base | {"P": ev("params.per_gpu.ep", **base)})) + resident
         memory_total = ops.maximum(memory_total, step_states)
     comms = _comms(layout, base, ev, ops)
     nvlink = inputs.gpu["W_link"] / 2
@@ -366,11 +371,14 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     if inputs.utilization is None:  # predicted: the performance model, where each group sits
         from formulas.prediction import predict
 
+        uneven = None if layout.stages is None else [
+            (count, params, index == len(layout.stages) - 1)
+            for index, (count, (params, _)) in enumerate(zip(layout.stages, stage_parameters(layout, base, ev)))]
         predicted = predict(base | {"b": b}, {"t": t, "p": p, "d": d, "m": m, "v": v, "n": n, "b": b},
                             {"zero": layout.zero, "recompute": mode, "sequence_parallel": layout.sequence_parallel,
                              "recompute_share": share},
                             inputs.efficiency, inputs.network, inputs.node_size, inputs.flash,
-                            {"training": training, "recomputed": recomputed}, ev, ops, inputs.framework)
+                            {"training": training, "recomputed": recomputed}, ev, ops, inputs.framework, uneven)
         step_time, compute_time = predicted["step_seconds"], predicted["compute_seconds"]
         bubble_time = predicted["bubble_seconds"]
         exposed = predicted["tp_seconds"] + predicted["pp_seconds"] + predicted["dp_exposed_seconds"]
@@ -382,9 +390,9 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
         step_time = compute_time + bubble_time + exposed
         utilization, hardware = inputs.utilization, inputs.utilization * (training + recomputed) / training
         predicted = None
-    if stages is not None:  # the slowest stage paces the pipeline: m + p − 1 of its slots
-        bubble_time = compute_time * bubble
-        step_time = compute_time + bubble_time + exposed
+        if stages is not None:  # the slowest stage paces the pipeline: m + p − 1 of its slots
+            bubble_time = compute_time * bubble
+            step_time = compute_time + bubble_time + exposed
     base |= {"U": utilization}  # the required bandwidths divide compute at this U
     iterations = ops.ceiling(tokens / (B * s))
 
@@ -451,6 +459,20 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     return report
 
 
+def stage_parameters(layout: Layout, base: dict, ev: Evaluator) -> list[tuple[object, object]]:
+    """Each stage's parameters and, of them, the experts: its layers' (a dense layer exactly params.decoder.layer; an MoE
+    model's stage its share of the mean layer, where the MoE layers sit not being in the model's values) and the
+    embedding matrix on the stages that hold it."""
+    embedding = base["V"] * base["d_emb"]
+    layers = sum(layout.stages)
+    if base.get("l_moe"):  # every matrix but the embeddings is a layer's
+        per_layer, experts = (base["P"] - embedding * (2 - base["tied"])) / layers, base["P_exp"] / layers
+    else:
+        per_layer, experts = ev("params.decoder.layer", **base), 0
+    return [(count * per_layer + (embedding if index in layout.embedding_stages else 0), count * experts)
+            for index, count in enumerate(layout.stages)]
+
+
 def _uneven_stages(layout: Layout, base: dict, ev: Evaluator) -> dict:
     """Per-stage work (layer-forwards, the logits on the last stage), the first stage's parameters, pace and bubble."""
     one = base | {"b": 1}  # FLOPs are linear in b: the ratio is one number, also when plan passes b as an array
@@ -458,15 +480,7 @@ def _uneven_stages(layout: Layout, base: dict, ev: Evaluator) -> dict:
     last = len(layout.stages) - 1
     work = [count + (logits if index == last else 0) for index, count in enumerate(layout.stages)]
     slowest, total = max(work), sum(work)
-    embedding = base["V"] * base["d_emb"]
-    held = embedding if 0 in layout.embedding_stages else 0
-    first, layers = layout.stages[0], sum(layout.stages)
-    if base.get("l_moe"):  # MoE: the stage holds its share of the mean layer, experts included (where the MoE layers sit
-        # is not in the model's values); every matrix but the embeddings is a layer's
-        layers_params = base["P"] - embedding * (2 - base["tied"])
-        first_params, first_experts = first * layers_params / layers + held, first * base["P_exp"] / layers
-    else:  # dense: stages[0] layers of params.decoder.layer, exactly
-        first_params, first_experts = layout.stages[0] * ev("params.decoder.layer", **base) + held, 0
+    (first_params, first_experts), *_ = stage_parameters(layout, base, ev)
     pace = {"w_max": slowest, "w_tot": total}
     return {
         "stages": list(layout.stages),
@@ -603,6 +617,7 @@ def _state_parts(zero: object, base: dict, inputs: Inputs, ev: Evaluator, ops: O
              for name, first in (("weights", 3), ("gradients", 2), ("optimizer", 1))}
     if inputs.precision == "fp8":
         parts["weights"] = parts["weights"] + _fp8_copies(zero, base, ev, ops)
+    parts["gradients"] = parts["gradients"] + _resident_states(inputs.framework, base, ev)  # copies of the gradients
     return parts
 
 

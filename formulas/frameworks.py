@@ -1,7 +1,7 @@
 """Training frameworks as the performance model sees them: what each overlaps, and which features it has.
 
 The layout (t, p, d, b, m, v) and the settings (ZeRO stage, recompute, sequence parallelism) say
-*what* runs; the framework says *how*: four switches of formulas/performance.py, each read off
+*what* runs; the framework says *how*: five switches of formulas/performance.py, each read off
 the framework's code or its paper, and the features it offers (``plan --framework`` searches only
 those). No switch is fitted to a run.
 
@@ -53,8 +53,12 @@ those). No switch is fitted to a run.
   ``_exec_backward_pass`` calls the BF16_Optimizer's ``update_hp_grads()`` after every micro-batch
   (#1801, 19 April 2022): ``hp_grad.add_(lp.grad.to(float32))`` over the stage's parameters, 18 bytes
   each through HBM on the compute stream (σ_acc^fp32 = 1, ``perf.grad.accumulate_fp32``; the tr11
-  chronicles: "BF16 optimizer ... to accumulate gradients in fp32 ... a bit slower"). Features: ZeRO
-  0 or 1, recompute none or full, no sequence parallelism.
+  chronicles-prequel: "BF16 optimizer that was just written to accumulate gradients in fp32, so it is
+  more memory heavy and is a bit slower"). Those fp32
+  gradients are a full-size buffer (``fp32_groups_gradients_flat``, ``zeros_like`` the 16-bit
+  parameters, not partitioned by ZeRO-1): 4 more bytes per parameter all run long
+  (``memory.bf16.fp32_grads``; the same page: "The additional memory usage is 4bytes x params and it's
+  not sharded across gpus"). Features: ZeRO 0 or 1, recompute none or full, no sequence parallelism.
 - ``deepspeed-pipe-2021``: the same engine before v0.5.4, as MT-NLG (Smith et al. 2022) trained on it in
   2021: from the engine's first release (commit 65c2f974d, September 2020) until commit e2fdd254e
   ("Big science related changes", 29 September 2021, first in v0.5.4) ``is_grad_partitioned`` was
@@ -94,7 +98,8 @@ class Framework:
     interleaving: bool = True
     pipeline: bool = True  # False: p must be 1
     step_states: str | None = None  # the model states at the optimizer step, when they exceed the 16 bytes of memory.zero
-    ddp_buckets: bool = False  # PyTorch DDP's buckets, a second 16-bit copy of the gradients (memory.ddp.buckets), all run long
+    resident_states: tuple[str, ...] = ()  # memory formulas (of the GPU's parameters) kept all run long beside memory.zero's
+    lora: bool = False  # LoRA/QLoRA fine-tuning (--finetune): only the default framework models it
 
     def __post_init__(self) -> None:
         if self.p2p_grad_whole and not self.p2p_serial:  # perf.pp.p2p's condition
@@ -126,12 +131,13 @@ class Framework:
                 f"DP reduction {'overlapped' if self.ovl_dp else 'after the backward'}; backward TP all-reduce "
                 f"{'overlapped with the weight gradient' if self.ovl_tp else 'blocking'}; p2p "
                 f"{'serialised' if self.p2p_serial else 'batched'}{', gradients sent whole' if self.p2p_grad_whole else ''}"
-                f"{'; every micro-batch gradients added into fp32' if self.grad_fp32 else ''}")
+                f"{'; gradients added into fp32 after every micro-batch' if self.grad_fp32 else ''}"
+                f"{''.join('; resident ' + key for key in self.resident_states)}")
 
 
 FRAMEWORKS: dict[str, Framework] = {framework.key: framework for framework in (
     Framework("default", "DP reduction overlapped with the last backward, TP all-reduces blocking, batched p2p, every feature "
-              "(issue 16's reference model)", ovl_dp=1, ovl_tp=0, p2p_serial=0),
+              "(issue 16's reference model)", ovl_dp=1, ovl_tp=0, p2p_serial=0, lora=True),
     Framework("megatron-lm-2021", "Megatron-LM as Narayanan et al. 2021 ran it (April 2021 release): local DDP all-reduce after "
               "the backward, blocking TP, batched p2p with scatter/gather; no ZeRO, no selective recompute, no sequence parallelism",
               ovl_dp=0, ovl_tp=0, p2p_serial=0, zero=(0,), recompute=("none", "full"), sequence_parallel=False,
@@ -140,18 +146,19 @@ FRAMEWORKS: dict[str, Framework] = {framework.key: framework for framework in (
               "refuses it with one): PyTorch DDP all-reduces the gradients in buckets under the last micro-batch's backward, "
               "the buckets a second 16-bit copy of the gradients; otherwise megatron-lm-2021", ovl_dp=1, ovl_tp=0, p2p_serial=0, zero=(0,), recompute=("none", "full"),
               sequence_parallel=False, interleaving=False, pipeline=False, step_states="memory.model_states.grad_buffers",
-              ddp_buckets=True),
+              resident_states=("memory.ddp.buckets",)),
     Framework("megatron-lm-2022", "Megatron-LM as Korthikanti et al. 2022 ran it: backward TP all-reduce overlapped with the "
               "weight gradient, DP all-reduce after the backward, batched p2p; no ZeRO", ovl_dp=0, ovl_tp=1, p2p_serial=0,
               zero=(0,)),
     Framework("deepspeed-pipe", "Megatron-DeepSpeed on DeepSpeed's PipelineEngine from v0.5.4 in bf16 (BLOOM): plain 1F1B, "
               "serialised blocking p2p of 1/t slices, each micro-batch's gradients added into fp32 (BF16_Optimizer), "
               "gradient reduction after the last micro-batch, ZeRO 0-1, blocking TP",
-              ovl_dp=0, ovl_tp=0, p2p_serial=1, grad_fp32=1, zero=(0, 1), recompute=("none", "full"), sequence_parallel=False,
-              interleaving=False),
+              ovl_dp=0, ovl_tp=0, p2p_serial=1, grad_fp32=1, zero=(0, 1), recompute=("none", "full"),
+              sequence_parallel=False, interleaving=False, resident_states=("memory.bf16.fp32_grads",)),
     Framework("deepspeed-pipe-2021", "DeepSpeed's PipelineEngine before v0.5.4 (MT-NLG): as deepspeed-pipe, but each TP rank "
               "sends the stage's input gradient whole", ovl_dp=0, ovl_tp=0, p2p_serial=1, p2p_grad_whole=1, grad_fp32=1,
-              zero=(0, 1), recompute=("none", "full"), sequence_parallel=False, interleaving=False),
+              zero=(0, 1), recompute=("none", "full"), sequence_parallel=False, interleaving=False,
+              resident_states=("memory.bf16.fp32_grads",)),
 )}
 DEFAULT = FRAMEWORKS["default"]
 

@@ -65,6 +65,8 @@ SLIDES = Source("004", "storage analysis (3525 GB)")
 KORTHIKANTI = Source("korthikanti2022", "§4, Table 2")
 ZERO = Source("rajbhandari2020", "§5, Figure 1")
 TORCH_DDP = Source("pytorch-ddp", "gradient_as_bucket_view=False: the buckets are a second copy of the gradients")
+DEEPSPEED_BF16 = Source("deepspeed-pipe", "bf16_optimizer.py (#1801): fp32_groups_gradients_flat, zeros_like the 16-bit flat "
+                        "parameters in float32, not partitioned by ZeRO-1")
 ZERO_OFFLOAD = Source("ren2021", "§3")
 FLASH = Source("dao2022", "§3.1 (softmax statistics instead of the s×s matrix)")
 NARAYANAN = Source("narayanan2021", "§2.2.2 (interleaved 1F1B)")
@@ -130,6 +132,16 @@ ddp_buckets = formula(
     sources=[TORCH_DDP],
     related=["memory.model_states", "memory.model_states.grad_buffers"],
     symbol_latex=r"M_{DDP}^{buckets}",
+)
+bf16_fp32_grads = formula(
+    "memory.bf16.fp32_grads",
+    q_fp32 * P,
+    "byte",
+    "DeepSpeed's BF16_Optimizer: an fp32 gradient for every parameter the GPU holds, into which each micro-batch's 16-bit "
+    "gradients are added, kept all run long and not partitioned by ZeRO-1 (4Ψ)",
+    sources=[DEEPSPEED_BF16],
+    related=["memory.model_states", "memory.ddp.buckets"],
+    symbol_latex=r"M_{bf16}^{fp32\,grad}",
 )
 model_states_sgd = formula(
     "memory.model_states.sgd_momentum",

@@ -70,7 +70,7 @@ from formulas.catalogue import Condition, Source, formula
 from formulas.symbols import (
     K_inner, M_rows, N_cols, P, W_intra, W_mem, W_net, W_pp, W_tp, X, a, b, c_byte, c_mac, d, d_ff, d_head, d_node,
     eta_gemm, eta_mem, flash, g, gated, grad_fp32, h, l, m, ovl_dp, ovl_tp, p, p2p_grad_whole, p2p_serial, piped, q, q_bf16,
-    q_fp32, q_w, rc_full, rc_sel, s, seq_par, t, tau_bwd, tau_fwd, tau_k, v, V,
+    q_fp32, q_w, rc_full, rc_sel, s, seq_par, t, T_slow, T_stages, tau_bwd, tau_fwd, tau_k, v, V,
 )
 
 ROOFLINE = Source("williams2009", "attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; "
@@ -98,6 +98,7 @@ DEEPSPEED_PIPE = Source("deepspeed-pipe", "deepspeed/runtime/pipe/schedule.py Tr
                         "(blocking send/recv), engine.py (PartitionedTensor: a 1/t slice, all-gathered on receipt)")
 DEEPSPEED_GRAD = Source("deepspeed-pipe", "engine.py until v0.5.4 (commit e2fdd254e, 29 September 2021): "
                         "is_grad_partitioned = False, _exec_send_grads sends each input gradient whole")
+BLOOM_STAGES = Source("bigscience2022", "§3.4: 70 blocks and the two embeddings over 12 stages (type:transformer|embedding)")
 DEEPSPEED_BF16 = Source("deepspeed-pipe", "bf16+pipeline parallelism (#1801, 19 April 2022): engine.py _exec_backward_pass "
                         "calls optimizer.update_hp_grads() after every micro-batch; bf16_optimizer.py _update_hp_grad: "
                         "hp_grad.add_(lp.grad.to(hp_grad.dtype))")
@@ -232,9 +233,10 @@ accumulate_time = formula(
     "perf.grad.accumulate_fp32",
     grad_fp32 * FP32_ACCUMULATE_BYTES * P / (t * p) / HBM,
     "second",
-    "per micro-batch, the stage's Ψ/(t·p) 16-bit gradients added into fp32 ones, hp_grad.add_(lp_grad.to(float32)): "
+    "per micro-batch, the stage's Ψ/(t·p) 16-bit gradients added into fp32 ones, hp_grad.add_(lp.grad.to(float32)): "
     "18 bytes per parameter through HBM, on the compute stream (σ_acc^fp32 = 1: DeepSpeed's BF16_Optimizer, whose "
-    "pipeline engine calls update_hp_grads after every backward pass)",
+    "pipeline engine calls update_hp_grads after every backward pass); a lower bound: the per-tensor kernel launches "
+    "and any zeroing of the 16-bit gradients before the next backward are left out",
     sources=[DEEPSPEED_BF16],
     symbol_latex=r"T_{acc}^{fp32}",
 )
@@ -257,6 +259,17 @@ pipeline_time = formula(
     sources=[NARAYANAN],
     related=["cluster.bubble.interleaved", "perf.stage.microbatch"],
     symbol_latex=r"T_{pipe}",
+)
+pipeline_uneven = formula(
+    "perf.pipeline.uneven",
+    (m - 1) * T_slow + T_stages,
+    "second",
+    "m micro-batches through p uneven stages (1F1B, v = 1): the first crosses every stage (the sum of their micro-batch "
+    "times), each of the other m − 1 leaves at the slowest stage's pace",
+    sources=[NARAYANAN, BLOOM_STAGES],
+    conditions=[Condition("v = 1: an explicit partition is not interleaved")],
+    related=["perf.pipeline", "pipeline.bubble.uneven"],
+    symbol_latex=r"T_{pipe}^{uneven}",
 )
 
 # --- data parallelism and ZeRO ------------------------------------------------------------

@@ -62,20 +62,39 @@ def model_values(base: dict, layout_numbers: dict, settings: dict, efficiency: E
     } | (framework or DEFAULT).switches()
 
 
+def _stage_times(values: dict, p: object, stages: list[tuple[int, object, bool]], ev) -> list[object]:
+    """Each uneven stage's micro-batch time: perf.stage.microbatch at its layers (l/p → its count) and its parameters
+    (P/(t·p) → its own over t), the logits on the last stage only."""
+    times = []
+    for count, params, last in stages:
+        own = values | {"l": count * p, "P": params * p}
+        times.append(ev("perf.stage.microbatch", **own) - (0 if last else ev("perf.logits", **own)))
+    return times
+
+
 def predict(base: dict, layout_numbers: dict, settings: dict, efficiency: Efficiency, network: object, node: int,
-            flash: bool, flops: dict, ev, ops, framework=None) -> dict:
+            flash: bool, flops: dict, ev, ops, framework=None, stages: list[tuple[int, object, bool]] | None = None) -> dict:
     """Seconds per iteration and their split. ``base``: model, GPU and layout values by name; ``settings``:
     zero (stage), recompute (index: 0 none, 1 selective, 2 full), sequence_parallel, recompute_share (the share of
     the layers recomputed in full: 1 but under block recompute, where σ_full = the share is exact because the stage
     sums are linear in σ_full); ``flops``: training and recomputed FLOPs of the iteration (for MFU and HFU);
-    ``framework``: its overlap switches (None: the default)."""
+    ``framework``: its overlap switches (None: the default); ``stages``: an explicit partition (v = 1), each stage's
+    layers, parameters and whether it is the last, paced by its slowest stage (perf.pipeline.uneven); None: l/p each."""
     t, p, d, m, v, n = (layout_numbers[name] for name in ("t", "p", "d", "m", "v", "n"))
     values = model_values(base, layout_numbers, settings, efficiency, network, node, flash, ops, framework)
-    slot = ev("perf.stage.microbatch", **values)
+    slot, layers = ev("perf.stage.microbatch", **values), base["l"] / p
+    if stages is None:
+        pipeline = ev("perf.pipeline", **values)
+    else:
+        times = _stage_times(values, p, stages, ev)
+        slot, layers = times[0], stages[0][0]
+        for time, (count, _, _) in zip(times[1:], stages[1:]):  # the slowest stage, elementwise when plan passes arrays
+            slower = time > slot
+            slot, layers = ops.where(slower, time, slot), ops.where(slower, count, layers)
+        pipeline = ev("perf.pipeline.uneven", m=m, T_slow=slot, T_stages=sum(times))
     values |= {"tau_fwd": ev("perf.window.forward", **values), "tau_bwd": ev("perf.window.backward", **values)}
-    tp = (base["l"] / p) * ((1 + values["rc_full"]) * ev("perf.tp.layer", **values) + ev("perf.tp.backward", **values))
+    tp = layers * ((1 + values["rc_full"]) * ev("perf.tp.layer", **values) + ev("perf.tp.backward", **values))
     p2p = ev("perf.pp.p2p", **values)
-    pipeline = ev("perf.pipeline", **values)
     zero = settings["zero"]
     exposed_dp = ops.where(d > 1, ops.choose(zero, {stage: (lambda s=stage: ev(f"perf.zero.stage{s}.exposed", **values))
                                                      for stage in (0, 1, 2, 3)}), 0)
@@ -88,7 +107,7 @@ def predict(base: dict, layout_numbers: dict, settings: dict, efficiency: Effici
         "compute_seconds": m * (slot - tp - p2p),
         "tp_seconds": m * tp,
         "pp_seconds": m * p2p,
-        "bubble_seconds": (p - 1) / v * slot,
+        "bubble_seconds": pipeline - m * slot,  # (p − 1)/v slots when balanced
         "dp_exposed_seconds": exposed_dp,
         "optimizer_seconds": optimizer,
         "mfu": flops["training"] / peak,

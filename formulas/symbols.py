@@ -304,6 +304,10 @@ p2p_grad_whole = switch("p2p_grad_whole", r"\sigma_{P2P}^{grad}", "1 when each T
 grad_fp32 = switch("grad_fp32", r"\sigma_{acc}^{fp32}", "1 when every micro-batch's 16-bit gradients are added into fp32 "
                    "gradients after its backward (DeepSpeed's BF16_Optimizer: update_hp_grads after each backward pass)",
                    source=Source("deepspeed-pipe", "engine.py _exec_backward_pass, bf16_optimizer.py update_hp_grads"))
+T_slow = declare("T_slow", r"T_{mb}^{max}", "one micro-batch's forward and backward on the slowest of uneven pipeline stages",
+                 "second", integer=False, source=Source("narayanan2021", "§2.2, 1F1B schedule"))
+T_stages = declare("T_stages", r"\sum_i T_{mb,i}", "one micro-batch's forward and backward summed over the pipeline stages",
+                   "second", integer=False, source=Source("narayanan2021", "§2.2, 1F1B schedule"))
 tau_fwd = declare("tau_fwd", r"\tau_{fwd}", "one micro-batch's forward on one pipeline stage: what a prefetched gather hides under", "second", integer=False, source=Source("deepspeed", "stage3_prefetch_bucket_size"))
 tau_bwd = declare("tau_bwd", r"\tau_{bwd}", "one micro-batch's backward on one pipeline stage: what bucketed collectives hide under", "second", integer=False, source=Source("li2020", "gradient bucketing"))
 

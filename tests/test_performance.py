@@ -73,8 +73,16 @@ VALIDATION_BOUNDS = {
     "MT-NLG 530B, 280 nodes": 0.055,  # +5.2 %
     "MT-NLG 530B, 350 nodes": 0.065,  # +6.1 %
     "MT-NLG 530B, 420 nodes": 0.105,  # +10.2 %
-    "BLOOM-176B, fastest configuration": 0.075,  # −7.3 %
-    "BLOOM-176B, production": 0.035,  # −3.4 %
+    "BLOOM-176B, fastest configuration": 0.035,  # +3.1 %
+    "BLOOM-176B, production": 0.075,  # +7.4 %
+    "BLOOM-176B, 48 nodes, TP 8 × PP 12": 0.17,  # −16.6 %: TP 8 priced too cheaply against TP 4
+    "BLOOM-176B, 48 nodes, TP 4, b = 4": 0.06,  # −5.5 %
+    "BLOOM-176B, 24 nodes, TP 4 × PP 12": 0.14,  # −13.9 %
+    "BLOOM-176B, 24 nodes, TP 4, b = 1": 0.14,  # −14.0 %
+    "BLOOM-176B, 24 nodes, TP 4 × PP 24": 0.06,  # −5.9 %
+    "BLOOM-176B, 24 nodes, TP 2 × PP 24": 0.005,  # −0.2 %
+    "BLOOM-176B, 36 nodes, TP 4 × PP 36": 0.08,  # −7.7 %
+    "BLOOM-176B, 36 nodes, TP 2 × PP 36": 0.01,  # −0.9 %
 }
 
 
@@ -83,19 +91,26 @@ def test_runs_of_other_publications_are_predicted_without_refitting():
     assert len(runs) >= 8
     # the published figures, from formulas/published/validation_runs.json with their sources: Korthikanti et al. 2022
     # Table 5 (MFU 41.5/51.4/56.0/56.3 %; full recompute 1.42/18.13/49.05/94.42 s) and §6.3 (39.15 s at 8-way DP), Smith
-    # et al. 2022 §2.4 (126/121/113 TFLOP/s), BigScience 2022 §3.4 (156) and the tr11 chronicles (149.77)
+    # et al. 2022 §2.4 (126/121/113 TFLOP/s), BigScience 2022 §3.4 (156) and the tr11 chronicles (149.77), the tr11
+    # chronicles-prequel's 02-28 sweep of the final shape (121.63 s, 102.27 s) and the reshaping log's runs of the
+    # trained checkpoint on 24 and 36 nodes (215.99, 234.72, 220.30, 199.82, 155.71, 141.22 s)
     assert {run.name: run.published for run in runs} == {
         "Korthikanti 22B": 0.415, "Korthikanti 175B": 0.514, "Korthikanti 530B": 0.560, "Korthikanti 1T": 0.563,
         "Korthikanti 22B, full recompute": 1.42, "Korthikanti 175B, full recompute": 18.13,
         "Korthikanti 530B, full recompute": 49.05, "Korthikanti 1T, full recompute": 94.42, "Korthikanti 530B, 8-way DP": 39.15,
         "MT-NLG 530B, 280 nodes": 126, "MT-NLG 530B, 350 nodes": 121, "MT-NLG 530B, 420 nodes": 113,
-        "BLOOM-176B, fastest configuration": 156, "BLOOM-176B, production": 149.77}
+        "BLOOM-176B, fastest configuration": 156, "BLOOM-176B, production": 149.77,
+        "BLOOM-176B, 48 nodes, TP 8 × PP 12": 121.63, "BLOOM-176B, 48 nodes, TP 4, b = 4": 102.27,
+        "BLOOM-176B, 24 nodes, TP 4 × PP 12": 215.99, "BLOOM-176B, 24 nodes, TP 4, b = 1": 234.72,
+        "BLOOM-176B, 24 nodes, TP 4 × PP 24": 220.30, "BLOOM-176B, 24 nodes, TP 2 × PP 24": 199.82,
+        "BLOOM-176B, 36 nodes, TP 4 × PP 36": 155.71, "BLOOM-176B, 36 nodes, TP 2 × PP 36": 141.22}
     error = dict(zip((run.name for run in runs), np.abs(errors(runs, a100()))))
     for name, bound in VALIDATION_BOUNDS.items():
         assert error[name] <= bound, (name, error[name])
     assert median(error.values()) <= OTHERS_MEDIAN  # the issue's median target, met (6.3 %)
     assert median(error.values()) <= 0.065
-    assert max(error.values()) <= OTHERS_MAX  # the issue's "none above 20 %", met: the worst is 10.3 %
+    assert max(error.values()) <= OTHERS_MAX  # the issue's "none above 20 %", met
+    assert max(error.values()) <= 0.17  # the worst, BLOOM-176B at TP 8 × PP 12 on 48 nodes, is −16.6 %
 
 
 def test_mtnlg_throughput_falls_as_data_parallelism_grows():
@@ -276,6 +291,12 @@ def test_a_framework_without_a_feature_refuses_it(capsys):
     # Megatron-LM 2021's training.py: "We only support local DDP with multiple micro-batches" (p > 1 asserts local)
     code, out, err = run(capsys, "estimate", *ONE_T, "--framework", "megatron-lm-2021-torch")
     assert code == 2 and out == "" and err.count("\n") == 1 and "no pipeline parallelism" in err
+    # no framework of 2021-2022 had LoRA, and their optimizers' extra states (the fp32 gradient copy, DDP's buckets)
+    # are those of full training: a fine-tune under them is refused, not priced as full training
+    code, out, err = run(capsys, "estimate", "--model", "llama2-7b", "--gpu", "a100-80gb", "--dp", "8", "--seq", "2048",
+                         "--global-batch", "64", "--recompute", "full", "--mfu", "0.4", "--finetune", "lora",
+                         "--framework", "megatron-lm-2021-torch")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "only under --framework default" in err
     # plan under it keeps p = 1, where 1T cannot fit (at t ≤ 8 each GPU would hold 125B parameters), and says which way
     # out the framework closed
     code, out, _ = run(capsys, "plan", "--model", "megatron-1t", "--gpu", "a100-80gb", "--gpus", "3072", "--global-batch",
@@ -366,7 +387,7 @@ def test_tensor_against_data_parallelism_falls_with_t_as_measured(global_batch):
     # (commit de7dc40f88, examples/sc21/run_figure_15.sh): micro-batch 1, --checkpoint-activations, --DDP-impl local
     model = gpt(32, 3840, 32)
     table = evaluate(shapes(model, 64, global_batch, None), 64, 2048, _predicted_inputs(model, "megatron-lm-2021"))
-    run = (table["recompute"] == 2) & (table["v"] == 1) & (table["b"] == 1) & (table["p"] == 1)
+    run = (table["recompute"] == 2) & (table["v"] == 1) & (table["b"] == 1) & (table["p"] == 1) & table["fits"]
     steps = [float(table["step_seconds"][run & (table["t"] == t)].min()) for t in (2, 4, 8, 16, 32)]
     assert steps == sorted(steps) and len(set(steps)) == 5, steps
 

@@ -51,10 +51,13 @@ def add_assumption_arguments(command: argparse.ArgumentParser) -> None:
                          help="the implementation the predicted step time assumes, and the features plan may use: default "
                               "(DP all-reduce overlapped, TP blocking, every feature), megatron-lm-2021 (Narayanan et al. 2021's "
                               "code: no ZeRO, no selective recompute or sequence parallelism, DP all-reduce after the backward), "
-                              "megatron-lm-2021-torch (the same with --DDP-impl torch, without a pipeline: DP all-reduce under the last backward), "
+                              "megatron-lm-2021-torch (the same with --DDP-impl torch, without a pipeline: DP all-reduce under the "
+                              "last backward, DDP's buckets a second copy of the gradients), "
                               "megatron-lm-2022 (Korthikanti et al.: backward TP all-reduce overlapped with the weight gradient), "
-                              "deepspeed-pipe (DeepSpeed's pipeline engine: 1F1B only, serialised p2p, ZeRO 0-1), deepspeed-pipe-2021 "
-                              "(the same before v0.5.4, as MT-NLG ran it: gradients sent whole between stages)")
+                              "deepspeed-pipe (DeepSpeed's pipeline engine in bf16, as BLOOM ran it: 1F1B only, serialised p2p, "
+                              "ZeRO 0-1, every micro-batch's gradients added into fp32 ones kept all run long), deepspeed-pipe-2021 "
+                              "(the same before v0.5.4, as MT-NLG ran it: gradients sent whole between stages); only default "
+                              "models --finetune")
     command.add_argument("--network", default=DEFAULTS["network"], metavar="GB/s",
                          help="inter-node bandwidth per GPU for PP and DP traffic, GB/s (default 25 = 200 Gb/s)")
     command.add_argument("--precision", default="bf16", choices=("bf16", "fp8"),
@@ -283,6 +286,8 @@ def run(args: argparse.Namespace) -> Result:
     missing = inputs.framework.lacks(layout.zero, layout.recompute, layout.sequence_parallel, layout.v, layout.p)
     if missing is not None:
         raise InputError(f"invalid layout for --framework: {missing}")
+    if inputs.lora is not None and not inputs.framework.lora:
+        raise InputError(f"--finetune {args.finetune} is modelled only under --framework default, not {inputs.framework.key}")
     report = estimate(layout, inputs)
     report["footprint"] = read_footprint(args, report, layout)
     doc = {

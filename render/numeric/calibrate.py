@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import numpy as np
@@ -28,6 +28,7 @@ from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, model_v
 from formulas.frameworks import Framework, framework
 from formulas.gpus import NODE_SIZE, gpu
 from formulas.hf_config import read_config
+from formulas.layouts import balanced_stages
 from formulas.prediction import model_values as perf_values
 from formulas.presets import preset
 from render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
@@ -90,13 +91,20 @@ def _model(run: dict) -> dict[str, int]:
     return gpt(run["a"], run["h"], run["l"])
 
 
+PARTITIONS = {"type:transformer|embedding"}  # Megatron-DeepSpeed's --pp-partition-method (formulas/layouts.py)
+
+
 def other_runs() -> list[Run]:
-    """The validation runs, each at its published layout and in its framework."""
+    """The validation runs, each at its published layout (and stage partition) and in its framework."""
     runs = []
     for run in validation_runs():
+        model = _model(run)
         layout = _layout(run["n"], run["t"], run["p"], run["B"], run["b"], run["v"], run.get("s", 2048), run["zero"],
                          run["recompute"], run["sequence_parallel"])
-        runs.append(Run(run["name"], run["source"], _model(run), layout, run.get("gpu", "a100-80gb"),
+        if "stages" in run:  # the blocks and the two embeddings split as items, each embedding on an end stage
+            assert run["stages"] in PARTITIONS, run["stages"]
+            layout = replace(layout, stages=balanced_stages(model["l"], run["p"]), embedding_stages=(0, run["p"] - 1))
+        runs.append(Run(run["name"], run["source"], model, layout, run.get("gpu", "a100-80gb"),
                         run["network_gb_per_second"] * 1e9, run["figure"], run["published"], framework(run["framework"]),
                         run.get("flash", False), run.get("note", "")))
     return runs

@@ -503,6 +503,24 @@ def memory_ddp_buckets(P):
     return 2*P
 
 
+def memory_bf16_fp32_grads(P):
+    r"""DeepSpeed's BF16_Optimizer: an fp32 gradient for every parameter the GPU holds, into which each micro-batch's 16-bit gradients are added, kept all run long and not partitioned by ZeRO-1 (4Ψ).
+
+    memory.bf16.fp32_grads [byte] = 4*P
+
+    LaTeX: M_{bf16}^{fp32\,grad} = 4 \Psi
+
+    Args:
+        P: parameters [parameter]
+
+    Returns: DeepSpeed's BF16_Optimizer: an fp32 gradient for every parameter the GPU holds, into which each micro-batch's 16-bit gradients are added, kept all run long and not partitioned by ZeRO-1 (4Ψ) [byte]
+
+    Sources: DeepSpeed pipeline engine, bf16_optimizer.py (#1801): fp32_groups_gradients_flat, zeros_like the 16-bit flat parameters in float32, not partitioned by ZeRO-1
+    """
+    P = numpy.asarray(P, dtype=numpy.float64)
+    return 4*P
+
+
 def memory_model_states_sgd_momentum(P):
     r"""model states of mixed-precision SGD with momentum: fp32 master weights and momentum (12Ψ).
 
@@ -5914,7 +5932,7 @@ def perf_pp_p2p(b, s, h, t, v, q, tau_k, W_pp, W_intra, piped, p2p_serial, p2p_g
 
 
 def perf_grad_accumulate_fp32(t, p, P, W_mem, eta_mem, grad_fp32):
-    r"""per micro-batch, the stage's Ψ/(t·p) 16-bit gradients added into fp32 ones, hp_grad.add_(lp_grad.to(float32)): 18 bytes per parameter through HBM, on the compute stream (σ_acc^fp32 = 1: DeepSpeed's BF16_Optimizer, whose pipeline engine calls update_hp_grads after every backward pass).
+    r"""per micro-batch, the stage's Ψ/(t·p) 16-bit gradients added into fp32 ones, hp_grad.add_(lp.grad.to(float32)): 18 bytes per parameter through HBM, on the compute stream (σ_acc^fp32 = 1: DeepSpeed's BF16_Optimizer, whose pipeline engine calls update_hp_grads after every backward pass); a lower bound: the per-tensor kernel launches and any zeroing of the 16-bit gradients before the next backward are left out.
 
     perf.grad.accumulate_fp32 [second] = 18*P*grad_fp32/(W_mem*eta_mem*p*t)
 
@@ -5928,7 +5946,7 @@ def perf_grad_accumulate_fp32(t, p, P, W_mem, eta_mem, grad_fp32):
         eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
         grad_fp32: 1 when every micro-batch's 16-bit gradients are added into fp32 gradients after its backward (DeepSpeed's BF16_Optimizer: update_hp_grads after each backward pass) [1]
 
-    Returns: per micro-batch, the stage's Ψ/(t·p) 16-bit gradients added into fp32 ones, hp_grad.add_(lp_grad.to(float32)): 18 bytes per parameter through HBM, on the compute stream (σ_acc^fp32 = 1: DeepSpeed's BF16_Optimizer, whose pipeline engine calls update_hp_grads after every backward pass) [second]
+    Returns: per micro-batch, the stage's Ψ/(t·p) 16-bit gradients added into fp32 ones, hp_grad.add_(lp.grad.to(float32)): 18 bytes per parameter through HBM, on the compute stream (σ_acc^fp32 = 1: DeepSpeed's BF16_Optimizer, whose pipeline engine calls update_hp_grads after every backward pass); a lower bound: the per-tensor kernel launches and any zeroing of the 16-bit gradients before the next backward are left out [second]
 
     Sources: DeepSpeed pipeline engine, bf16+pipeline parallelism (#1801, 19 April 2022): engine.py _exec_backward_pass calls optimizer.update_hp_grads() after every micro-batch; bf16_optimizer.py _update_hp_grad: hp_grad.add_(lp.grad.to(hp_grad.dtype))
     """
@@ -6103,6 +6121,30 @@ def perf_pipeline(b, s, h, a, g, d_head, d_ff, l, V, t, p, m, v, P, X, W_mem, q,
     p2p_grad_whole = numpy.asarray(p2p_grad_whole, dtype=numpy.float64)
     grad_fp32 = numpy.asarray(grad_fp32, dtype=numpy.float64)
     return (m + (p - 1)/v)*(18*P*grad_fp32/(W_mem*eta_mem*p*t) + 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*((7/2)*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + ovl_tp*(tau_k*(2*seq_par + 2) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)]) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)])) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + piped*v*((p2p_serial + 1)*(2*tau_k + b*h*q*s*(p2p_grad_whole*(t - 1) + 1)/(W_pp*t) + b*h*q*s/(W_pp*t)) + b*h*q*s*(1 - p2p_grad_whole)*(t - 1)/(W_intra*t) + b*h*q*s*(t - 1)/(W_intra*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem))
+
+
+def perf_pipeline_uneven(m, T_slow, T_stages):
+    r"""m micro-batches through p uneven stages (1F1B, v = 1): the first crosses every stage (the sum of their micro-batch times), each of the other m − 1 leaves at the slowest stage's pace.
+
+    perf.pipeline.uneven [second] = T_slow*(m - 1) + T_stages
+
+    LaTeX: T_{pipe}^{uneven} = T_{mb}^{max} \left(m - 1\right) + \sum_i T_{mb,i}
+
+    Args:
+        m: micro-batches per iteration [1]
+        T_slow: one micro-batch's forward and backward on the slowest of uneven pipeline stages [second]
+        T_stages: one micro-batch's forward and backward summed over the pipeline stages [second]
+
+    Returns: m micro-batches through p uneven stages (1F1B, v = 1): the first crosses every stage (the sum of their micro-batch times), each of the other m − 1 leaves at the slowest stage's pace [second]
+
+    Valid when: v = 1: an explicit partition is not interleaved
+
+    Sources: Narayanan et al. 2021, §2.2 1F1B and interleaved schedules, §4.1 scatter/gather of p2p messages, Table 1; BigScience 2022, §3.4: 70 blocks and the two embeddings over 12 stages (type:transformer|embedding)
+    """
+    m = numpy.asarray(m, dtype=numpy.float64)
+    T_slow = numpy.asarray(T_slow, dtype=numpy.float64)
+    T_stages = numpy.asarray(T_stages, dtype=numpy.float64)
+    return T_slow*(m - 1) + T_stages
 
 
 def perf_dp_allreduce(t, p, d, P, q_w, W_intra, W_net, d_node):
@@ -9275,6 +9317,7 @@ FORMULAS = {
     'memory.model_states.fp32_grads': memory_model_states_fp32_grads,
     'memory.model_states.grad_buffers': memory_model_states_grad_buffers,
     'memory.ddp.buckets': memory_ddp_buckets,
+    'memory.bf16.fp32_grads': memory_bf16_fp32_grads,
     'memory.model_states.sgd_momentum': memory_model_states_sgd_momentum,
     'memory.optimizer.adam': memory_optimizer_adam,
     'memory.model_states.inference': memory_model_states_inference,
@@ -9443,6 +9486,7 @@ FORMULAS = {
     'perf.grad.accumulate_fp32': perf_grad_accumulate_fp32,
     'perf.stage.microbatch': perf_stage_microbatch,
     'perf.pipeline': perf_pipeline,
+    'perf.pipeline.uneven': perf_pipeline_uneven,
     'perf.dp.allreduce': perf_dp_allreduce,
     'perf.window.forward': perf_window_forward,
     'perf.window.backward': perf_window_backward,
@@ -9578,6 +9622,7 @@ INPUTS = {
     'memory.model_states.fp32_grads': ('P',),
     'memory.model_states.grad_buffers': ('P',),
     'memory.ddp.buckets': ('P',),
+    'memory.bf16.fp32_grads': ('P',),
     'memory.model_states.sgd_momentum': ('P',),
     'memory.optimizer.adam': ('P',),
     'memory.model_states.inference': ('P',),
@@ -9746,6 +9791,7 @@ INPUTS = {
     'perf.grad.accumulate_fp32': ('t', 'p', 'P', 'W_mem', 'eta_mem', 'grad_fp32'),
     'perf.stage.microbatch': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'v', 'P', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'W_pp', 'W_intra', 'flash', 'seq_par', 'rc_full', 'rc_sel', 'piped', 'ovl_tp', 'p2p_serial', 'p2p_grad_whole', 'grad_fp32'),
     'perf.pipeline': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'm', 'v', 'P', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'W_pp', 'W_intra', 'flash', 'seq_par', 'rc_full', 'rc_sel', 'piped', 'ovl_tp', 'p2p_serial', 'p2p_grad_whole', 'grad_fp32'),
+    'perf.pipeline.uneven': ('m', 'T_slow', 'T_stages'),
     'perf.dp.allreduce': ('t', 'p', 'd', 'P', 'q_w', 'W_intra', 'W_net', 'd_node'),
     'perf.window.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'flash', 'seq_par'),
     'perf.window.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'flash', 'seq_par', 'rc_full', 'rc_sel', 'ovl_tp'),
