@@ -380,15 +380,21 @@ def test_table1_7b_under_torch_ddp_is_the_layout_the_authors_ran():
     assert (table["t"][best], table["p"][best], table["d"][best], table["b"][best]) == (4, 1, 32, 16)
 
 
+def _figure_steps(global_batch: int, degree: str, fixed: str) -> list[float]:
+    """Figures 14-15's 5.9B GPT on 64 A100s under megatron-lm-2021, b = 1, full recompute, no interleaving, the other
+    model-parallel degree 1: the predicted step at degree = 2, 4, 8, 16, 32 (the rest data parallelism)."""
+    model = gpt(32, 3840, 32)
+    table = evaluate(shapes(model, 64, global_batch, None), 64, 2048, _predicted_inputs(model, "megatron-lm-2021"))
+    run = (table["recompute"] == 2) & (table["v"] == 1) & (table["b"] == 1) & (table[fixed] == 1) & table["fits"]
+    return [float(table["step_seconds"][run & (table[degree] == value)].min()) for value in (2, 4, 8, 16, 32)]
+
+
 @pytest.mark.parametrize("global_batch", [32, 128, 512])
 def test_tensor_against_data_parallelism_falls_with_t_as_measured(global_batch):
     # Narayanan et al. 2021 §5.4.3, Figure 15: the 5.9B GPT (32 layers, h = 3840, 32 heads) on 64 A100s, (t, d) with
     # t·d = 64 and p = 1; the measured throughput falls as t grows, at every batch size. Settings: the authors' script
     # (commit de7dc40f88, examples/sc21/run_figure_15.sh): micro-batch 1, --checkpoint-activations, --DDP-impl local
-    model = gpt(32, 3840, 32)
-    table = evaluate(shapes(model, 64, global_batch, None), 64, 2048, _predicted_inputs(model, "megatron-lm-2021"))
-    run = (table["recompute"] == 2) & (table["v"] == 1) & (table["b"] == 1) & (table["p"] == 1) & table["fits"]
-    steps = [float(table["step_seconds"][run & (table["t"] == t)].min()) for t in (2, 4, 8, 16, 32)]
+    steps = _figure_steps(global_batch, "t", fixed="p")
     assert steps == sorted(steps) and len(set(steps)) == 5, steps
 
 
@@ -397,10 +403,7 @@ def test_pipeline_against_data_parallelism_falls_with_p_as_measured(global_batch
     # Narayanan et al. 2021 §5.4.2, Figure 14: the same 5.9B GPT on 64 A100s, (p, d) with p·d = 64 and t = 1; the measured
     # throughput falls as p grows, at both batch sizes. Settings: examples/sc21/run_figure_14.sh (micro-batch 1,
     # --checkpoint-activations, --DDP-impl local, no interleaving)
-    model = gpt(32, 3840, 32)
-    table = evaluate(shapes(model, 64, global_batch, None), 64, 2048, _predicted_inputs(model, "megatron-lm-2021"))
-    run = (table["recompute"] == 2) & (table["v"] == 1) & (table["b"] == 1) & (table["t"] == 1) & table["fits"]
-    steps = [float(table["step_seconds"][run & (table["p"] == p)].min()) for p in (2, 4, 8, 16, 32)]
+    steps = _figure_steps(global_batch, "p", fixed="t")
     assert steps == sorted(steps) and len(set(steps)) == 5, steps
 
 
