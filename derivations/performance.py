@@ -282,10 +282,10 @@ def pipeline_uneven() -> Derivation:
                "the first micro-batch crosses every stage, forward and back (ΣT_i); in the steady 1F1B state the slowest "
                "stage finishes one micro-batch per T_max, so the other m − 1 add one T_max each")
     d_.concludes("perf.pipeline.uneven")
-    slot = get("perf.stage.microbatch").expr.subs(v, 1)
-    d_.defines("T_pipe^even", (m - 1) * slot + p * slot, "equal stages (v = 1): T_max = T_mb and ΣT_i = p·T_mb")
-    d_.equals("perf.pipeline at v = 1", get("perf.pipeline").expr.subs(v, 1),
-              "the balanced pipeline's m + p − 1 slots: the two formulas agree where both apply", of="T_pipe^even", aside=True)
+    d_.defines("T_pipe^even", (m - 1) * T_slow + p * T_slow, "equal stages: every stage takes T_max, so ΣT_i = p·T_max")
+    d_.equals("(m + p − 1)·T_max", (m + p - 1) * T_slow,
+              "perf.pipeline's m + (p − 1)/v slots at v = 1: the two formulas agree where both apply", of="T_pipe^even",
+              aside=True)
     return d_
 
 

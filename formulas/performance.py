@@ -99,9 +99,9 @@ DEEPSPEED_PIPE = Source("deepspeed-pipe", "deepspeed/runtime/pipe/schedule.py Tr
 DEEPSPEED_GRAD = Source("deepspeed-pipe", "engine.py until v0.5.4 (commit e2fdd254e, 29 September 2021): "
                         "is_grad_partitioned = False, _exec_send_grads sends each input gradient whole")
 BLOOM_STAGES = Source("bigscience2022", "§3.4: 70 blocks and the two embeddings over 12 stages (type:transformer|embedding)")
-DEEPSPEED_BF16 = Source("deepspeed-pipe", "bf16+pipeline parallelism (#1801, 19 April 2022): engine.py _exec_backward_pass "
-                        "calls optimizer.update_hp_grads() after every micro-batch; bf16_optimizer.py _update_hp_grad: "
-                        "hp_grad.add_(lp.grad.to(hp_grad.dtype))")
+DEEPSPEED_BF16 = Source("deepspeed-pipe", "bf16+pipeline parallelism (#1801, 19 April 2022): the engine's backward pass "
+                        "calls the BF16_Optimizer's update_hp_grads after every micro-batch, which adds each 16-bit gradient "
+                        "into its fp32 one")
 DEEPSPEED = Source("deepspeed", "overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped "
                    "with compute")
 
