@@ -5948,7 +5948,7 @@ def perf_grad_accumulate_fp32(t, p, P, W_mem, eta_mem, grad_fp32):
 
     Returns: per micro-batch, the stage's Ψ/(t·p) 16-bit gradients added into fp32 ones, hp_grad.add_(lp.grad.to(float32)): 18 bytes per parameter through HBM, on the compute stream (σ_acc^fp32 = 1: DeepSpeed's BF16_Optimizer, whose pipeline engine calls update_hp_grads after every backward pass); a lower bound: the per-tensor kernel launches and any zeroing of the 16-bit gradients before the next backward are left out [second]
 
-    Sources: DeepSpeed pipeline engine, bf16+pipeline parallelism (#1801, 19 April 2022): engine.py _exec_backward_pass calls optimizer.update_hp_grads() after every micro-batch; bf16_optimizer.py _update_hp_grad: hp_grad.add_(lp.grad.to(hp_grad.dtype))
+    Sources: DeepSpeed pipeline engine, bf16+pipeline parallelism (#1801, 19 April 2022): the engine's backward pass calls the BF16_Optimizer's update_hp_grads after every micro-batch, which adds each 16-bit gradient into its fp32 one
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     p = numpy.asarray(p, dtype=numpy.float64)
