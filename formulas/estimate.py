@@ -373,7 +373,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
 
         uneven = None if layout.stages is None else [
             (count, params, index == len(layout.stages) - 1)
-            for index, (count, (params, _)) in enumerate(zip(layout.stages, stage_parameters(layout, base, ev)))]
+            for index, (count, (params, _)) in enumerate(zip(layout.stages, _stage_parameters(layout, base, ev)))]
         predicted = predict(base | {"b": b}, {"t": t, "p": p, "d": d, "m": m, "v": v, "n": n, "b": b},
                             {"zero": layout.zero, "recompute": mode, "sequence_parallel": layout.sequence_parallel,
                              "recompute_share": share},
@@ -459,7 +459,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     return report
 
 
-def stage_parameters(layout: Layout, base: dict, ev: Evaluator) -> list[tuple[object, object]]:
+def _stage_parameters(layout: Layout, base: dict, ev: Evaluator) -> list[tuple[object, object]]:
     """Each stage's parameters and, of them, the experts: its layers' (a dense layer exactly params.decoder.layer; an MoE
     model's stage its share of the mean layer, where the MoE layers sit not being in the model's values) and the
     embedding matrix on the stages that hold it."""
@@ -480,7 +480,7 @@ def _uneven_stages(layout: Layout, base: dict, ev: Evaluator) -> dict:
     last = len(layout.stages) - 1
     work = [count + (logits if index == last else 0) for index, count in enumerate(layout.stages)]
     slowest, total = max(work), sum(work)
-    (first_params, first_experts), *_ = stage_parameters(layout, base, ev)
+    (first_params, first_experts), *_ = _stage_parameters(layout, base, ev)
     pace = {"w_max": slowest, "w_tot": total}
     return {
         "stages": list(layout.stages),

@@ -79,11 +79,12 @@ def predict(base: dict, layout_numbers: dict, settings: dict, efficiency: Effici
     the layers recomputed in full: 1 but under block recompute, where σ_full = the share is exact because the stage
     sums are linear in σ_full); ``flops``: training and recomputed FLOPs of the iteration (for MFU and HFU);
     ``framework``: its overlap switches (None: the default); ``stages``: an explicit partition (v = 1), each stage's
-    layers, parameters and whether it is the last, paced by its slowest stage (perf.pipeline.uneven); None: l/p each."""
+    layers, parameters and whether it is the last, paced by its slowest stage (perf.pipeline.uneven; the windows ZeRO
+    and DP traffic hide under stay the mean stage's); None: l/p each."""
     t, p, d, m, v, n = (layout_numbers[name] for name in ("t", "p", "d", "m", "v", "n"))
     values = model_values(base, layout_numbers, settings, efficiency, network, node, flash, ops, framework)
-    slot, layers = ev("perf.stage.microbatch", **values), base["l"] / p
     if stages is None:
+        slot, layers = ev("perf.stage.microbatch", **values), base["l"] / p
         pipeline = ev("perf.pipeline", **values)
     else:
         times = _stage_times(values, p, stages, ev)
