@@ -132,7 +132,7 @@ class Framework:
                 f"{'overlapped with the weight gradient' if self.ovl_tp else 'blocking'}; p2p "
                 f"{'serialised' if self.p2p_serial else 'batched'}{', gradients sent whole' if self.p2p_grad_whole else ''}"
                 f"{'; gradients added into fp32 after every micro-batch' if self.grad_fp32 else ''}"
-                f"{''.join('; resident ' + key for key in self.resident_states)}")
+                f"{''.join('; also holds ' + key + ' all run long' for key in self.resident_states)}")
 
 
 FRAMEWORKS: dict[str, Framework] = {framework.key: framework for framework in (
