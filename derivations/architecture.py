@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.engine import Derivation
-from derivations.flops import gemm
-from formulas.architecture import (
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.derivations.flops import gemm
+from llm_formulas.formulas.architecture import (
     BILIBILI,
     CACHE,
     CAPACITY,
@@ -30,8 +30,8 @@ from formulas.architecture import (
     STREAMING,
     TRANSFORMERS,
 )
-from formulas.catalogue import get
-from formulas.symbols import (
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.symbols import (
     E,
     V,
     a,

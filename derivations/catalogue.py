@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Callable
 
-from derivations.engine import Derivation, Outcome, building
-from formulas.catalogue import TOPICS, all_formulas, observe_reads, origin_topic
-from formulas.dimensions import DimensionError, check_declared_unit
+from llm_formulas.derivations.engine import Derivation, Outcome, building
+from llm_formulas.formulas.catalogue import TOPICS, all_formulas, observe_reads, origin_topic
+from llm_formulas.formulas.dimensions import DimensionError, check_declared_unit
 
 
 def factories() -> list[Callable[[], Derivation]]:
     """The function that builds each derivation, topic by topic."""
-    return [make for topic in TOPICS for make in importlib.import_module(f"derivations.{topic}").DERIVATIONS]
+    return [make for topic in TOPICS for make in importlib.import_module(f"llm_formulas.derivations.{topic}").DERIVATIONS]
 
 
 def build(make: Callable[[], Derivation]) -> Derivation:
@@ -34,7 +34,7 @@ def build(make: Callable[[], Derivation]) -> Derivation:
 @cache
 def topic_derivations(topic: str) -> tuple[Derivation, ...]:
     """The derivations of one topic module (``derivations.<topic>``), built once."""
-    module = importlib.import_module(f"derivations.{topic}")
+    module = importlib.import_module(f"llm_formulas.derivations.{topic}")
     return tuple(build(make) for make in module.DERIVATIONS)
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.engine import Derivation
-from derivations.proof import much_greater, much_less
-from formulas.catalogue import get
-from formulas.cluster import AMDAHL, KORTHIKANTI, LLAMA2_HOURS, NARAYANAN, SIZING, TRAINING_TIME
-from formulas.symbols import D, H_gpu, P, U, X, c_hour, f, m, n, p, tau, v
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.derivations.proof import much_greater, much_less
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.cluster import AMDAHL, KORTHIKANTI, LLAMA2_HOURS, NARAYANAN, SIZING, TRAINING_TIME
+from llm_formulas.formulas.symbols import D, H_gpu, P, U, X, c_hour, f, m, n, p, tau, v
 
 
 DAY = 86400  # seconds

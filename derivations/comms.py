@@ -16,12 +16,12 @@ from functools import partial
 
 import sympy as sp
 
-from derivations.engine import Derivation
-from derivations.proof import much_greater, much_less
-from derivations.flops import gemm
-from formulas.catalogue import get
-from formulas.comms import LI_NIC, LI_TP, NARAYANAN, NEEDS, PRIMITIVES, SP_NOTE, TABLE4, TABLE5, ZERO
-from formulas.symbols import (
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.derivations.proof import much_greater, much_less
+from llm_formulas.derivations.flops import gemm
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.comms import LI_NIC, LI_TP, NARAYANAN, NEEDS, PRIMITIVES, SP_NOTE, TABLE4, TABLE5, ZERO
+from llm_formulas.formulas.symbols import (
     B,
     b,
     c_mac,

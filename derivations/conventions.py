@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.engine import Derivation
-from derivations.proof import much_greater, much_less
-from formulas.catalogue import get
-from formulas.conventions import HOFFMANN, HOFFMANN_F, KAPLAN, KORTHIKANTI, NARAYANAN
-from formulas.symbols import B, C_flops, D, P, V, X, X_run, a, b, causal, d_head, h, l, mla, n, s, tau, u_flop
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.derivations.proof import much_greater, much_less
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.conventions import HOFFMANN, HOFFMANN_F, KAPLAN, KORTHIKANTI, NARAYANAN
+from llm_formulas.formulas.symbols import B, C_flops, D, P, V, X, X_run, a, b, causal, d_head, h, l, mla, n, s, tau, u_flop
 
 
 def korthikanti_hfu() -> Derivation:

@@ -7,12 +7,12 @@ the memory bandwidth is refuted (the H100's 3.35 TB/s over the 4090's 1008 GB/s 
 
 from __future__ import annotations
 
-from derivations.engine import Derivation
-from formulas.catalogue import get
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.formulas.catalogue import get
 import sympy as sp
 
-from formulas.cost import DEEPSEEK, LI, LI_VALUE
-from formulas.symbols import (
+from llm_formulas.formulas.cost import DEEPSEEK, LI, LI_VALUE
+from llm_formulas.formulas.symbols import (
     D, H_gpu, N_pay, P, R_tok, U, W_mem, W_ref, X, X_ref, c_gpu, c_hour, c_month, c_ref, c_rent, n, u_gpu, x_thr,
 )
 

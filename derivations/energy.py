@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from derivations.engine import Derivation
-from formulas.energy import KAPLAN, LLAMA, LLAMA2
-from formulas.symbols import C_flops, H_gpu, I_co2, PUE, W_gpu, c_hour, c_kwh, c_pfday, u_gpu
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.formulas.energy import KAPLAN, LLAMA, LLAMA2
+from llm_formulas.formulas.symbols import C_flops, H_gpu, I_co2, PUE, W_gpu, c_hour, c_kwh, c_pfday, u_gpu
 
 
 def pf_day() -> Derivation:

@@ -35,7 +35,7 @@ from typing import Literal
 
 import sympy as sp
 
-from derivations.proof import (
+from llm_formulas.derivations.proof import (
     Regime,
     Verdict,
     built_from,
@@ -47,7 +47,7 @@ from derivations.proof import (
     prove_nonnegative,
     valued,
 )
-from formulas.catalogue import Source, get, observe_reads
+from llm_formulas.formulas.catalogue import Source, get, observe_reads
 
 _UNCLAIMED: list[str] = []  # reads made during a build before its Derivation exists
 

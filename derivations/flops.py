@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.engine import Derivation
-from derivations.proof import much_greater, much_less
-from formulas.catalogue import Source, get
-from formulas.flops import BILIBILI, KAPLAN, LI, NARAYANAN, SLIDES
-from formulas.symbols import B, D, K_inner, M_rows, N_cols, P, V, a, b, h, l, s
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.derivations.proof import much_greater, much_less
+from llm_formulas.formulas.catalogue import Source, get
+from llm_formulas.formulas.flops import BILIBILI, KAPLAN, LI, NARAYANAN, SLIDES
+from llm_formulas.formulas.symbols import B, D, K_inner, M_rows, N_cols, P, V, a, b, h, l, s
 
 LARGE_MODEL = (much_less(s, 6 * h), much_greater(h, 1))  # the attention scores and the 13 small vectors per layer
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.cluster import solved_for
-from derivations.engine import Derivation
-from derivations.flops import gemm
-from formulas.catalogue import get
-from formulas.inference import LI_BOUND, LI_KV, LI_PIPELINE, WILLIAMS
-from formulas.symbols import P, W_link, W_mem, X, b, c_step, h, l, n, p, q, q_w, s, tau
+from llm_formulas.derivations.cluster import solved_for
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.derivations.flops import gemm
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.inference import LI_BOUND, LI_KV, LI_PIPELINE, WILLIAMS
+from llm_formulas.formulas.symbols import P, W_link, W_mem, X, b, c_step, h, l, n, p, q, q_w, s, tau
 
 
 

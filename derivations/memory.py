@@ -24,12 +24,12 @@ from typing import Literal
 
 import sympy as sp
 
-from derivations.engine import Derivation
-from derivations.proof import much_greater, valued
-from formulas.catalogue import get
-from formulas.memory import (BILIBILI, DEEPSEEK_MLA, DEEPSEEK_MOE, DEEPSPEED_BF16, ESTIMATE_002, FLASH, HF_MOE, KORTHIKANTI,
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.derivations.proof import much_greater, valued
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.memory import (BILIBILI, DEEPSEEK_MLA, DEEPSEEK_MOE, DEEPSPEED_BF16, ESTIMATE_002, FLASH, HF_MOE, KORTHIKANTI,
                              LI, MEGATRON_MOE, MIXTRAL, NARAYANAN, TORCH_DDP, ZERO, ZERO_OFFLOAD)
-from formulas.symbols import (E, M_gpu, P, a, b, c_byte, d, d_ff, d_head, d_moe, d_nope, d_rope, d_sh, d_v, g, gated, h, k, l,
+from llm_formulas.formulas.symbols import (E, M_gpu, P, a, b, c_byte, d, d_ff, d_head, d_moe, d_nope, d_rope, d_sh, d_v, g, gated, h, k, l,
                               mla, p, q, q_bf16, q_fp32, q_lora, r_kv, r_q, s, sh_gate, t, v)
 
 HALF, MASK, FP32, INDEX = 2 * c_byte, c_byte, 4 * c_byte, 8 * c_byte  # INDEX: an int64 index, as torch returns them

@@ -28,12 +28,12 @@ from typing import Callable, Iterator
 
 import sympy as sp
 
-from derivations.catalogue import all_derivations, build, factories
-from derivations.engine import Derivation
-from derivations.proof import random_point, valued
-from formulas.catalogue import Formula, all_formulas, catalogue
-from formulas.dimensions import DimensionError, check_declared_unit
-from formulas.symbols import constant_values, quantity
+from llm_formulas.derivations.catalogue import all_derivations, build, factories
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.derivations.proof import random_point, valued
+from llm_formulas.formulas.catalogue import Formula, all_formulas, catalogue
+from llm_formulas.formulas.dimensions import DimensionError, check_declared_unit
+from llm_formulas.formulas.symbols import constant_values, quantity
 
 
 @dataclass(frozen=True)

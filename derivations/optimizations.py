@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.engine import Derivation
-from derivations.proof import much_greater
-from formulas.catalogue import get
-from formulas.optimizations import EXPORT, KORTHIKANTI, LI, NARAYANAN, SLIDES, TANG, VLLM, ZERO
-from formulas.symbols import R_cmp, b, d, f_w, h, k_blk, k_cmp, m, n, p, pi_pen, q, s, s_max, t, x_msg
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.derivations.proof import much_greater
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.optimizations import EXPORT, KORTHIKANTI, LI, NARAYANAN, SLIDES, TANG, VLLM, ZERO
+from llm_formulas.formulas.symbols import R_cmp, b, d, f_w, h, k_blk, k_cmp, m, n, p, pi_pen, q, s, s_max, t, x_msg
 
 
 def selective_saving() -> Derivation:

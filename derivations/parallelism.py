@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.comms import collective
-from derivations.engine import Derivation
-from formulas.catalogue import get
-from formulas.parallelism import (
+from llm_formulas.derivations.comms import collective
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.parallelism import (
     DEEPSPEED_MOE,
     DISTRIBUTED_OPTIMIZER,
     GSHARD,
@@ -27,7 +27,7 @@ from formulas.parallelism import (
     RING,
     ZERO,
 )
-from formulas.symbols import E, P, P_exp, b, c, d, d_head, e, g, h, k, l, l_moe, p, q, q_bf16, q_fp32, q_w, s, t
+from llm_formulas.formulas.symbols import E, P, P_exp, b, c, d, d_head, e, g, h, k, l, l_moe, p, q, q_bf16, q_fp32, q_w, s, t
 
 ZERO_IDS = {0: "memory.zero", 1: "memory.zero.stage1", 2: "memory.zero.stage2", 3: "memory.zero.stage3"}
 SHARES = [(3 * q_fp32, 1, "optimizer states"), (q_bf16, 2, "gradients"), (q_bf16, 3, "weights")]  # width, first stage that partitions it

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.engine import Derivation
-from derivations.proof import much_greater, much_less
-from formulas.catalogue import get
-from formulas.params import BILIBILI, NARAYANAN
-from formulas.symbols import V, a, h, l, s
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.derivations.proof import much_greater, much_less
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.params import BILIBILI, NARAYANAN
+from llm_formulas.formulas.symbols import V, a, h, l, s
 
 
 def attention() -> Derivation:

@@ -21,16 +21,16 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.engine import Derivation
-from derivations.proof import much_greater
-from formulas.catalogue import get
-from formulas.cluster import bubble_interleaved
-from formulas.performance import (
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.derivations.proof import much_greater
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.cluster import bubble_interleaved
+from llm_formulas.formulas.performance import (
     ASYNC_TP, DDP, DEEPSPEED_BF16, DEEPSPEED_GRAD, DEEPSPEED_PIPE, FLASH, HIERARCHICAL, KORTHIKANTI, MEGATRON_2021, NARAYANAN, NCCL, NVIDIA_GEMM, ROOFLINE,
     SHOEYBI, ZERO, ZEROPP, allreduce_forward, attention_backward, attention_forward, elementwise_forward, gemm_bytes,
     gemm_flops, layer_gemms, recomputed_core, shard, tokens,
 )
-from formulas.symbols import (
+from llm_formulas.formulas.symbols import (
     K_inner, M_rows, N_cols, P, V, W_intra, W_mem, W_net, W_pp, W_tp, X, a, d, d_ff, d_head, d_node, eta_gemm, eta_mem, g,
     gated, grad_fp32, h, l, m, ovl_dp, ovl_tp, p, p2p_grad_whole, p2p_serial, piped, q, q_bf16, q_fp32, rc_full, rc_sel,
     seq_par, t, T_slow, T_stages, tau_bwd, tau_fwd, tau_k, v,

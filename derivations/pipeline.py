@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.engine import Derivation
-from derivations.proof import much_less
-from formulas.catalogue import get
-from formulas.pipeline import BLOOM, KORTHIKANTI, NARAYANAN
-from formulas.symbols import V, a, b, c_byte, h, l, l_first, m, p, s, t, tau, w_max, w_tot
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.derivations.proof import much_less
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.pipeline import BLOOM, KORTHIKANTI, NARAYANAN
+from llm_formulas.formulas.symbols import V, a, b, c_byte, h, l, l_first, m, p, s, t, tau, w_max, w_tot
 
 
 def step_factor() -> Derivation:

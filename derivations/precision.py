@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.engine import Derivation
-from derivations.memory import HALF, general_tensors
-from formulas.catalogue import get
-from formulas.precision import DEEPSEEK_V3, HU, INT8, MICIKEVICIUS, PEFT, QLORA, TARGETS, TRANSFORMER_ENGINE
-from formulas.symbols import (
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.derivations.memory import HALF, general_tensors
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.precision import DEEPSEEK_V3, HU, INT8, MICIKEVICIUS, PEFT, QLORA, TARGETS, TRANSFORMER_ENGINE
+from llm_formulas.formulas.symbols import (
     b,
     b_k,
     b_mlp,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from formulas.symbols import constant_values, is_declared, quantity
+from llm_formulas.formulas.symbols import constant_values, is_declared, quantity
 
 _QUICK = (("expand", sp.expand), ("doit", lambda e: sp.expand(e.doit())))
 _SLOW = (

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from derivations.catalogue import all_derivations
-from formulas.catalogue import get
-from formulas.published import PublishedRow, published_rows
-from formulas.symbols import quantity
+from llm_formulas.derivations.catalogue import all_derivations
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.published import PublishedRow, published_rows
+from llm_formulas.formulas.symbols import quantity
 
 
 @dataclass(frozen=True)

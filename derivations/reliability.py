@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.engine import Derivation
-from derivations.proof import much_less
-from formulas.reliability import DALY, LI, YOUNG
-from formulas.symbols import M_fail, P, R_restore, W_store, delta_ckpt, n, q_bf16, q_fp32, tau_ckpt
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.derivations.proof import much_less
+from llm_formulas.formulas.reliability import DALY, LI, YOUNG
+from llm_formulas.formulas.symbols import M_fail, P, R_restore, W_store, delta_ckpt, n, q_bf16, q_fp32, tau_ckpt
 
 
 def cluster_mtbf() -> Derivation:

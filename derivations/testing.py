@@ -1,7 +1,7 @@
 """Assertion helpers for users' own pytest suites.
 
-    from derivations.testing import assert_derivation, assert_identity, assert_approximation
-    from derivations.proof import much_greater
+    from llm_formulas.derivations.testing import assert_derivation, assert_identity, assert_approximation
+    from llm_formulas.derivations.proof import much_greater
     assert_identity(my_params, 12*l*h**2 + 13*l*h)
     assert_approximation(12*l*h**2 + 13*l*h, 12*l*h**2, dropped=13*l*h, condition=much_greater(h, 1))
     assert_derivation(my_derivation)   # every step proved, and the derivation sound
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.engine import Derivation
-from derivations.proof import Regime, built_from, changed_kept_terms, limits_match, prove_equal, prove_negligible, prove_vanishes, valued
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.derivations.proof import Regime, built_from, changed_kept_terms, limits_match, prove_equal, prove_negligible, prove_vanishes, valued
 
 
 def _show(expr: sp.Basic) -> str:

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.engine import Derivation
-from formulas.catalogue import get
-from derivations.proof import much_less
-from formulas.symbols import B, D, P, R_tok, U, U_hw, V, X, X_run, a, b, causal, d_head, f_remat, h, l, mla, n, s, tau, tau_0, u_param
-from derivations.cluster import solved_for
-from formulas.utilization import KAPLAN, KORTHIKANTI, KORTHIKANTI_T4, KORTHIKANTI_T5, NARAYANAN, PALM, PALM_REMAT, PALM_T3
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.derivations.proof import much_less
+from llm_formulas.formulas.symbols import B, D, P, R_tok, U, U_hw, V, X, X_run, a, b, causal, d_head, f_remat, h, l, mla, n, s, tau, tau_0, u_param
+from llm_formulas.derivations.cluster import solved_for
+from llm_formulas.formulas.utilization import KAPLAN, KORTHIKANTI, KORTHIKANTI_T4, KORTHIKANTI_T5, NARAYANAN, PALM, PALM_REMAT, PALM_T3
 
 MTNLG = {l: 105, h: 20480, V: 51200, s: 2048}  # Smith et al. 2022 §2.4 and Narayanan et al. 2021 Table 1: MT-NLG's shape
 

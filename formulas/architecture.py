@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from formulas.catalogue import Source, at_most, divides, formula
-from formulas.symbols import (
+from llm_formulas.formulas.catalogue import Source, at_most, divides, formula
+from llm_formulas.formulas.symbols import (
     E,
     V,
     a,

@@ -16,9 +16,9 @@ from typing import Callable, Iterable
 
 import sympy as sp
 
-from formulas.bibliography import Source  # noqa: F401 - formulas cite through the catalogue
-from formulas.symbols import constant_values, quantity, table_order
-from formulas.units import Unit, as_unit
+from llm_formulas.formulas.bibliography import Source  # noqa: F401 - formulas cite through the catalogue
+from llm_formulas.formulas.symbols import constant_values, quantity, table_order
+from llm_formulas.formulas.units import Unit, as_unit
 
 TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture", "performance",
                           "parallelism", "precision",
@@ -140,7 +140,7 @@ def topic_rank(module: str) -> int:
 
 def load_topics() -> None:
     for topic in TOPICS:
-        importlib.import_module(f"formulas.{topic}")
+        importlib.import_module(f"llm_formulas.formulas.{topic}")
 
 
 _READ_OBSERVER: list[Callable[[str], None] | None] = [None]
@@ -171,7 +171,7 @@ def get(id: str) -> Formula:
         if id in _CATALOGUE:
             break
         if topic in TOPICS:
-            importlib.import_module(f"formulas.{topic}")
+            importlib.import_module(f"llm_formulas.formulas.{topic}")
     try:
         entry = _CATALOGUE[id]
     except KeyError:

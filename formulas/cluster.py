@@ -10,9 +10,9 @@ GPU-hours 6ΨD/(X·U·3600 s) and the MFU implied by published GPU-hours.
 
 from __future__ import annotations
 
-from formulas.catalogue import Condition, Source, formula
-from formulas.examples import worked_example
-from formulas.symbols import D, H_gpu, P, U, X, c_flop, c_hour, f, m, n, p, tau, u_gpu, v
+from llm_formulas.formulas.catalogue import Condition, Source, formula
+from llm_formulas.formulas.examples import worked_example
+from llm_formulas.formulas.symbols import D, H_gpu, P, U, X, c_flop, c_hour, f, m, n, p, tau, u_gpu, v
 
 AMDAHL = Source("000", "§3.5.1, Amdahl's law")
 TRAINING_TIME = Source("000", "§3.5.3, training time")

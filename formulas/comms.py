@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from formulas.catalogue import Condition, Source, divides, formula
-from formulas.examples import worked_example
-from formulas.symbols import (
+from llm_formulas.formulas.catalogue import Condition, Source, divides, formula
+from llm_formulas.formulas.examples import worked_example
+from llm_formulas.formulas.symbols import (
     B, P, U, W_alg, W_link, W_nic, X, b, c_mac, d, g_node, h, k_nic, l, m, n, p, q, q_fp32, q_w, r, rho, s, t, tau, v, x_msg,
 )
 

@@ -13,8 +13,8 @@ two refinements the GEMM count leaves out.
 
 from __future__ import annotations
 
-from formulas.catalogue import Source, formula
-from formulas.symbols import B, C_flops, D, P, V, X, X_run, a, c_flop, c_mac, c_token, h, l, n, s, tau, u_flop
+from llm_formulas.formulas.catalogue import Source, formula
+from llm_formulas.formulas.symbols import B, C_flops, D, P, V, X, X_run, a, c_flop, c_mac, c_token, h, l, n, s, tau, u_flop
 
 KORTHIKANTI = Source("korthikanti2022", "§6, Eq. 8")
 KAPLAN = Source("kaplan2020", "§2.1, Table 1")

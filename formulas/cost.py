@@ -13,9 +13,9 @@ compute and memory bandwidth ratios are the datasheets' figures over each other.
 
 from __future__ import annotations
 
-from formulas.catalogue import Source, formula
-from formulas.examples import worked_example
-from formulas.symbols import (
+from llm_formulas.formulas.catalogue import Source, formula
+from llm_formulas.formulas.examples import worked_example
+from llm_formulas.formulas.symbols import (
     H_gpu, N_pay, P, U, W_mem, W_ref, X, X_ref, c_flop, c_gpu, c_hour, c_month, c_ref, c_rent, n, u_gpu, x_thr,
 )
 

@@ -17,8 +17,8 @@ from fractions import Fraction
 import sympy as sp
 from sympy.core.relational import Relational
 
-from formulas.symbols import quantity
-from formulas.units import DIMENSIONLESS, Unit
+from llm_formulas.formulas.symbols import quantity
+from llm_formulas.formulas.units import DIMENSIONLESS, Unit
 
 
 class DimensionError(ValueError):

@@ -7,8 +7,8 @@ Table 2)."""
 
 from __future__ import annotations
 
-from formulas.catalogue import Source, formula
-from formulas.symbols import C_flops, H_gpu, I_co2, PUE, W_gpu, c_hour, c_kwh, c_pfday, u_gpu
+from llm_formulas.formulas.catalogue import Source, formula
+from llm_formulas.formulas.symbols import C_flops, H_gpu, I_co2, PUE, W_gpu, c_hour, c_kwh, c_pfday, u_gpu
 
 KAPLAN = Source("kaplan2020", "§1.3, PF-days")
 LLAMA = Source("touvron2023a", "§6, carbon footprint")

@@ -69,8 +69,8 @@ from typing import Callable, Literal
 
 import sympy as sp
 
-from formulas.catalogue import get
-from formulas.symbols import quantity
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.symbols import quantity
 
 Recompute = Literal["none", "selective", "full"]
 Precision = Literal["bf16", "fp8"]
@@ -369,7 +369,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
             "ep": ops.where(t * c * e <= inputs.node_size, nvlink, inputs.network)}
     comm_time = {dim: comms[dim] / link[dim] for dim in comms}
     if inputs.utilization is None:  # predicted: the performance model, where each group sits
-        from formulas.prediction import predict
+        from llm_formulas.formulas.prediction import predict
 
         uneven = None if layout.stages is None else [
             (count, params, index == len(layout.stages) - 1)

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from formulas.catalogue import Source, caller_module, get, topic_rank
-from formulas.symbols import quantity
+from llm_formulas.formulas.catalogue import Source, caller_module, get, topic_rank
+from llm_formulas.formulas.symbols import quantity
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def worked_example(
 
 
 def all_examples() -> list[WorkedExample]:
-    from formulas.catalogue import load_topics
+    from llm_formulas.formulas.catalogue import load_topics
 
     load_topics()
     return [example for module, example in sorted(_EXAMPLES, key=lambda entry: topic_rank(entry[0]))]

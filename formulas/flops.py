@@ -8,9 +8,9 @@ times (four with full recompute). With Ψ ≈ 12lh² that is 6Ψ per token (8Ψ)
 
 from __future__ import annotations
 
-from formulas.catalogue import Condition, Source, formula
-from formulas.examples import worked_example
-from formulas.symbols import B, D, K_inner, M_rows, N_cols, P, V, b, c_flop, c_mac, h, l, s, u_flop, u_layer
+from llm_formulas.formulas.catalogue import Condition, Source, formula
+from llm_formulas.formulas.examples import worked_example
+from llm_formulas.formulas.symbols import B, D, K_inner, M_rows, N_cols, P, V, b, c_flop, c_mac, h, l, s, u_flop, u_layer
 
 BILIBILI = Source("000", "§3.2")
 LI = Source("001", "training FLOPs: 6PD")

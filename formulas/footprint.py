@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from formulas.estimate import exact
+from llm_formulas.formulas.estimate import exact
 
 DEFAULT_PUE = sp.Rational(11, 10)
 DEFAULT_INTENSITY = sp.Integer(385)  # g CO2eq per kWh

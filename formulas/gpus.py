@@ -20,8 +20,8 @@ from typing import Literal
 
 import sympy as sp
 
-from formulas.catalogue import Source
-from formulas.symbols import M_gpu, W_link, W_mem, X
+from llm_formulas.formulas.catalogue import Source
+from llm_formulas.formulas.symbols import M_gpu, W_link, W_mem, X
 
 Precision = Literal["bf16", "fp16", "tf32", "fp32", "fp8", "int8", "fp64"]
 Link = Literal["nvlink", "pcie"]

@@ -19,7 +19,7 @@ from typing import Callable
 
 import sympy as sp
 
-from formulas import symbols as S
+from llm_formulas.formulas import symbols as S
 
 
 class ConfigError(ValueError):

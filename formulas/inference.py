@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from formulas.catalogue import Condition, Source, formula
-from formulas.examples import worked_example
-from formulas.symbols import P, W_link, W_mem, X, b, c_flop, c_mac, c_step, h, l, n, p, q, q_w, s, tau, u_param, u_seq
+from llm_formulas.formulas.catalogue import Condition, Source, formula
+from llm_formulas.formulas.examples import worked_example
+from llm_formulas.formulas.symbols import P, W_link, W_mem, X, b, c_flop, c_mac, c_step, h, l, n, p, q, q_w, s, tau, u_param, u_seq
 
 LI_BOUND = Source("001", "inference: compute- or memory-bound")
 LI_PIPELINE = Source("001", "inference: pipeline parallelism and network latency")

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from formulas.catalogue import Condition, Source, divides, formula
-from formulas.examples import worked_example
-from formulas.symbols import (
+from llm_formulas.formulas.catalogue import Condition, Source, divides, formula
+from llm_formulas.formulas.examples import worked_example
+from llm_formulas.formulas.symbols import (
     E,
     M_gpu,
     P,

@@ -18,9 +18,9 @@
 
 from __future__ import annotations
 
-from formulas.catalogue import Source, formula
-from formulas.examples import worked_example
-from formulas.symbols import (
+from llm_formulas.formulas.catalogue import Source, formula
+from llm_formulas.formulas.examples import worked_example
+from llm_formulas.formulas.symbols import (
     D, P, U, X, a, b, c_flop, d, f_w, h, k_blk, k_cmp, n, p, pi_pen, q, s, s_max, t,
 )
 

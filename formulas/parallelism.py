@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from formulas.catalogue import Condition, Source, divides, formula
-from formulas.memory import SHARDED
-from formulas.symbols import (
+from llm_formulas.formulas.catalogue import Condition, Source, divides, formula
+from llm_formulas.formulas.memory import SHARDED
+from llm_formulas.formulas.symbols import (
     E,
     P,
     P_exp,
@@ -53,9 +53,9 @@ from formulas.symbols import (
     s,
     t,
 )
-from formulas import architecture as arch
-from formulas import memory as mem
-from formulas import comms as com
+from llm_formulas.formulas import architecture as arch
+from llm_formulas.formulas import memory as mem
+from llm_formulas.formulas import comms as com
 
 GSHARD = Source("lepikhin2020", "§2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine)")
 DEEPSPEED_MOE = Source("rajbhandari2022", "§4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer)")

@@ -8,8 +8,8 @@ LayerNorm 2h; the output head is tied to the embeddings.
 
 from __future__ import annotations
 
-from formulas.catalogue import Source, formula
-from formulas.symbols import V, h, l, s, u_param
+from llm_formulas.formulas.catalogue import Source, formula
+from llm_formulas.formulas.symbols import V, h, l, s, u_param
 
 BILIBILI = Source("000", "§3.1")
 NARAYANAN = Source("narayanan2021", "§5.1, parameter count")

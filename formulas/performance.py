@@ -66,8 +66,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from formulas.catalogue import Condition, Source, formula
-from formulas.symbols import (
+from llm_formulas.formulas.catalogue import Condition, Source, formula
+from llm_formulas.formulas.symbols import (
     K_inner, M_rows, N_cols, P, W_intra, W_mem, W_net, W_pp, W_tp, X, a, b, c_byte, c_mac, d, d_ff, d_head, d_node,
     eta_gemm, eta_mem, flash, g, gated, grad_fp32, h, l, m, ovl_dp, ovl_tp, p, p2p_grad_whole, p2p_serial, piped, q, q_bf16,
     q_fp32, q_w, rc_full, rc_sel, s, seq_par, t, T_slow, T_stages, tau_bwd, tau_fwd, tau_k, v, V,

@@ -12,8 +12,8 @@ last of 12 stages and 6 blocks on the ten others.
 
 from __future__ import annotations
 
-from formulas.catalogue import Source, formula
-from formulas.symbols import V, a, b, c_byte, h, l, l_first, m, p, s, t, w_max, w_tot
+from llm_formulas.formulas.catalogue import Source, formula
+from llm_formulas.formulas.symbols import V, a, b, c_byte, h, l, l_first, m, p, s, t, w_max, w_tot
 
 NARAYANAN = Source("narayanan2021", "§2.2, 1F1B schedule")
 KORTHIKANTI = Source("korthikanti2022", "§4.2.3, pipeline parallelism")

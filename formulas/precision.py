@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from formulas import architecture as arch
-from formulas import memory as mem
-from formulas.catalogue import Condition, Source, formula
-from formulas.parallelism import EXPERTS_SPLIT
-from formulas.symbols import (
+from llm_formulas.formulas import architecture as arch
+from llm_formulas.formulas import memory as mem
+from llm_formulas.formulas.catalogue import Condition, Source, formula
+from llm_formulas.formulas.parallelism import EXPERTS_SPLIT
+from llm_formulas.formulas.symbols import (
     a,
     b,
     b_k,

@@ -21,8 +21,8 @@ path), bubble, exposed DP/ZeRO, optimizer; MFU counts the model's FLOPs, HFU the
 
 from __future__ import annotations
 
-from formulas.calibration import Efficiency
-from formulas.frameworks import DEFAULT
+from llm_formulas.formulas.calibration import Efficiency
+from llm_formulas.formulas.frameworks import DEFAULT
 
 Q_16BIT = 2
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the readers load SymPy: names() must not (the command line's --help lists them)
-    from formulas.hf_config import Architecture
+    from llm_formulas.formulas.hf_config import Architecture
 
 MODELS_DIR = Path(__file__).with_name("models")
 
@@ -27,7 +27,7 @@ class Preset:
 
     @property
     def architecture(self) -> Architecture:
-        from formulas.hf_config import read_config
+        from llm_formulas.formulas.hf_config import read_config
 
         return read_config(self.config)
 
@@ -38,7 +38,7 @@ def names() -> list[str]:
 
 def preset(name: str) -> Preset:
     """The preset called ``name``; ConfigError lists the known names otherwise."""
-    from formulas.hf_config import ConfigError
+    from llm_formulas.formulas.hf_config import ConfigError
 
     if name not in names():
         raise ConfigError(f"unknown model {name!r}; known: {', '.join(names())}")

@@ -146,7 +146,7 @@ def _row(paper: str, url: str, raw: dict, sources: list = ()) -> PublishedRow:
 @cache
 def published_rows() -> tuple[PublishedRow, ...]:
     """Every row of every paper's file, papers in file-name order."""
-    folder = resources.files("formulas") / "published" / "figures"
+    folder = resources.files("llm_formulas.formulas") / "published" / "figures"
     rows: list[PublishedRow] = []
     for entry in sorted(folder.iterdir(), key=lambda item: item.name):
         if not entry.name.endswith(".json"):

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from formulas.catalogue import Source, formula
-from formulas.examples import worked_example
-from formulas.symbols import M_fail, P, R_restore, W_store, delta_ckpt, n, q_bf16, q_fp32, tau_ckpt
+from llm_formulas.formulas.catalogue import Source, formula
+from llm_formulas.formulas.examples import worked_example
+from llm_formulas.formulas.symbols import M_fail, P, R_restore, W_store, delta_ckpt, n, q_bf16, q_fp32, tau_ckpt
 
 LI = Source("001", "fault tolerance: one failure per GPU per month, a 10-minute restore")
 YOUNG = Source("young1974", "Eq. for T_opt = √(2δM)")

@@ -15,8 +15,8 @@ from fractions import Fraction
 
 import sympy as sp
 
-from formulas.bibliography import Source
-from formulas.units import Unit, as_unit
+from llm_formulas.formulas.bibliography import Source
+from llm_formulas.formulas.units import Unit, as_unit
 
 
 @dataclass(frozen=True)

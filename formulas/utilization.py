@@ -15,9 +15,9 @@ Table 4) and the throughput increase τ₀/τ − 1 of a faster run (Table 5).
 
 from __future__ import annotations
 
-from formulas.catalogue import Source, formula
-from formulas.examples import worked_example
-from formulas.symbols import (
+from llm_formulas.formulas.catalogue import Source, formula
+from llm_formulas.formulas.examples import worked_example
+from llm_formulas.formulas.symbols import (
     B, D, P, R_tok, U, U_hw, V, X, X_run, a, c_flop, c_mac, c_token, causal, d_head, f_remat, h, l, n, s, tau, tau_0,
 )
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from render.cli.main import main
+from llm_formulas.render.cli.main import main
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,9 @@ import json
 
 import sympy as sp
 
-from formulas.catalogue import get
-from formulas.symbols import quantity
-from render.cli.main import main
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.symbols import quantity
+from llm_formulas.render.cli.main import main
 
 
 def value(formula_id: str, **inputs) -> sp.Basic:

@@ -17,8 +17,8 @@ from functools import cache
 import sympy as sp
 from hypothesis import strategies as st
 
-from formulas.catalogue import Formula, get
-from formulas.symbols import constant_values, quantity
+from llm_formulas.formulas.catalogue import Formula, get
+from llm_formulas.formulas.symbols import constant_values, quantity
 
 COUNT_MAX = 4096  # structural sizes and degrees: big enough to matter, small enough to stay fast
 RATIONAL_DENOMINATOR = 1000

@@ -9,10 +9,10 @@ import sympy as sp
 import torch
 from architecture_configs import CASES, CONFIGS, build, config_json, hf_config
 
-from derivations.architecture import DERIVATIONS
-from formulas.catalogue import get
-from formulas.hf_config import ConfigError, read_config
-from formulas.symbols import E, a, d_head, g, h, k
+from llm_formulas.derivations.architecture import DERIVATIONS
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.hf_config import ConfigError, read_config
+from llm_formulas.formulas.symbols import E, a, d_head, g, h, k
 
 
 def count(model: torch.nn.Module) -> int:
@@ -81,8 +81,8 @@ def test_the_classic_reduction_would_catch_a_wrong_term(monkeypatch):
     # the reduction step is a real proof: a general formula with one wrong term fails it in the engine
     import dataclasses
 
-    from derivations.architecture import classic_params
-    from formulas.catalogue import catalogue
+    from llm_formulas.derivations.architecture import classic_params
+    from llm_formulas.formulas.catalogue import catalogue
 
     assert all(o.ok for o in classic_params().check())
     entries = catalogue()
@@ -183,7 +183,7 @@ LAYER_KEYS = {
 
 
 def test_minimal_configs_name_every_family():
-    from formulas.hf_config import READERS
+    from llm_formulas.formulas.hf_config import READERS
 
     assert set(LAYER_KEYS) == set(READERS)
 

@@ -12,12 +12,12 @@ import pytest
 from markdown_it import MarkdownIt
 
 from build_session import built, run_build, scratch
-from derivations.catalogue import all_derivations
-from formulas.catalogue import all_formulas
-from formulas.examples import all_examples
-from render.cli.main import main
-from render.printers.escape import md_text, tex_text
-from render.printers.latex import formula_latex
+from llm_formulas.derivations.catalogue import all_derivations
+from llm_formulas.formulas.catalogue import all_formulas
+from llm_formulas.formulas.examples import all_examples
+from llm_formulas.render.cli.main import main
+from llm_formulas.render.printers.escape import md_text, tex_text
+from llm_formulas.render.printers.latex import formula_latex
 
 EXPECTED = {"reference.md", "reference.html", "reference.tex", "calculator.html", "llm_formulas_numeric.py"}
 
@@ -168,9 +168,9 @@ def test_html_escapes_every_string_a_formula_carries(monkeypatch):
     # a formula whose words try to inject markup must come out as text (jinja2 autoescape)
     import dataclasses
 
-    from formulas.catalogue import Source, catalogue
-    from render.documents.reference import Reference, TopicView, formula_view, topic_title
-    from render.documents.templating import render
+    from llm_formulas.formulas.catalogue import Source, catalogue
+    from llm_formulas.render.documents.reference import Reference, TopicView, formula_view, topic_title
+    from llm_formulas.render.documents.templating import render
 
     hostile = '<script>alert("x")</script> & <b>bold</b>'
     entries = catalogue()
@@ -189,7 +189,7 @@ def test_html_escapes_every_string_a_formula_carries(monkeypatch):
 def test_build_announces_its_stages_on_a_terminal_only():
     import io
 
-    from render.documents.build import STAGES, Stages
+    from llm_formulas.render.documents.build import STAGES, Stages
 
     terminal = io.StringIO()
     stages = Stages(terminal)
@@ -203,7 +203,7 @@ def test_build_announces_its_stages_on_a_terminal_only():
 
 
 def test_build_writes_to_site_not_setuptools_build():
-    from render.cli.main import build_parser
+    from llm_formulas.render.cli.main import build_parser
 
     # pip install . fills build/lib and build/bdist.*: the default output folder must be another one
     assert build_parser(["build"]).parse_args(["build"]).out == "site"
@@ -213,7 +213,7 @@ def test_build_writes_to_site_not_setuptools_build():
 
 def test_the_files_planned_before_rendering_are_the_files_written():
     # build refuses a symlink or a folder at a target before rendering anything: its plan must be complete
-    from render.documents.build import planned_files
+    from llm_formulas.render.documents.build import planned_files
 
     build = built()
     planned = {p.relative_to(build.out).as_posix() for p in planned_files(build.out)}

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from derivations.catalogue import all_derivations
-from formulas.catalogue import catalogue
-from formulas.symbols import h
+from llm_formulas.derivations.catalogue import all_derivations
+from llm_formulas.formulas.catalogue import catalogue
+from llm_formulas.formulas.symbols import h
 from helpers import run
 
 
@@ -25,7 +25,7 @@ def test_eval_gpt2_small_parameters_exactly(capsys):
 
 def test_console_script_runs_in_a_fresh_process():
     result = subprocess.run(
-        [sys.executable, "-m", "render.cli.main", "eval", "params.total", "l=12", "h=768", "V=50257", "s=1024", "--json"],
+        [sys.executable, "-m", "llm_formulas", "eval", "params.total", "l=12", "h=768", "V=50257", "s=1024", "--json"],
         capture_output=True, text=True, check=False,
     )
     assert result.returncode == 0, result.stderr
@@ -127,7 +127,7 @@ def test_commands_import_only_what_they_use():
     import subprocess
     import sys
 
-    heavy = ("sympy", "formulas.precision", "render.printers.codegen", "matplotlib", "nbformat", "jinja2")
+    heavy = ("sympy", "llm_formulas.formulas.precision", "llm_formulas.render.printers.codegen", "matplotlib", "nbformat", "jinja2")
     probe = ("import contextlib, io, json, sys\nfrom render.cli.main import main\n"
              "try:\n    with contextlib.redirect_stdout(io.StringIO()):\n        main(sys.argv[1:])\n"
              "except SystemExit:\n    pass\n"

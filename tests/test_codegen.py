@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from formulas.catalogue import all_formulas
-from formulas.symbols import constant_values, quantity
-from render.printers.codegen import MODULE_NAME, function_name, module_source
+from llm_formulas.formulas.catalogue import all_formulas
+from llm_formulas.formulas.symbols import constant_values, quantity
+from llm_formulas.render.printers.codegen import MODULE_NAME, function_name, module_source
 
 POINTS = 1000
 RTOL = 1e-12

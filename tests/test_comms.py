@@ -13,9 +13,9 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from derivations.catalogue import derivation_of
-from formulas.catalogue import all_formulas, get
-from formulas.examples import example
+from llm_formulas.derivations.catalogue import derivation_of
+from llm_formulas.formulas.catalogue import all_formulas, get
+from llm_formulas.formulas.examples import example
 from helpers import run, value
 
 
@@ -175,9 +175,9 @@ def test_proportionality_numerically():
 
 def test_a_wrong_proportionality_claim_would_fail():
     # The same machinery refuses a false claim: W_TP / (t/h²) still depends on h.
-    from derivations.comms import _quotient
-    from derivations.engine import Derivation
-    from formulas.symbols import h, t
+    from llm_formulas.derivations.comms import _quotient
+    from llm_formulas.derivations.engine import Derivation
+    from llm_formulas.formulas.symbols import h, t
 
     probe = Derivation("probe", "false claim")
     ratio = probe.defines("ratio", _quotient(get("comms.bandwidth.tp").expr, t / h**2), "wrong shape")

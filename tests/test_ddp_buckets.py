@@ -12,12 +12,12 @@ import subprocess
 import sys
 from fractions import Fraction
 
-from formulas.calibration import a100
-from formulas.estimate import Inputs, Layout, estimate
-from formulas.frameworks import framework
-from formulas.gpus import NODE_SIZE, gpu
-from render.numeric.calibrate import calibration_runs
-from render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
+from llm_formulas.formulas.calibration import a100
+from llm_formulas.formulas.estimate import Inputs, Layout, estimate
+from llm_formulas.formulas.frameworks import framework
+from llm_formulas.formulas.gpus import NODE_SIZE, gpu
+from llm_formulas.render.numeric.calibrate import calibration_runs
+from llm_formulas.render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 
 HELD = """
 import sys, torch, torch.distributed as dist

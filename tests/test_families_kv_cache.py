@@ -11,9 +11,9 @@ import pytest
 import torch
 from architecture_configs import build, config_json
 
-from formulas.catalogue import get
-from formulas.hf_config import read_config
-from render.cli.main import main
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.hf_config import read_config
+from llm_formulas.render.cli.main import main
 
 WINDOWED = [("mistral", 2), ("gemma2", 0), ("gemma3_text", 0), ("gpt_oss", 0), ("llama4_text", 0)]
 OTHERS = [("deepseek_v3", 0), ("deepseek_v2", 0), ("qwen3", 0), ("qwen3_moe", 0), ("qwen2_moe", 0), ("olmo2", 0),

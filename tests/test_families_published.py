@@ -9,9 +9,9 @@ import pytest
 import torch
 import transformers
 
-from formulas.catalogue import get
-from formulas.hf_config import ConfigError, read_config
-from formulas.presets import preset
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.hf_config import ConfigError, read_config
+from llm_formulas.formulas.presets import preset
 
 NEW_PRESETS = ["deepseek-v3", "qwen3-235b-a22b", "qwen3-32b", "llama3.1-405b", "gpt-oss-120b", "gemma3-27b", "mixtral-8x22b",
                "mixtral-8x7b"]
@@ -179,7 +179,7 @@ def test_params_mtp_option_adds_deepseek_v3s_prediction_module(capsys):
     # that block's size is taken from transformers' own layer 3 (the first MoE layer) on the meta device
     import json
 
-    from render.cli.main import main
+    from llm_formulas.render.cli.main import main
 
     model = meta_model(preset("deepseek-v3").config)
     block = sum(p.numel() for p in model.model.layers[3].parameters())

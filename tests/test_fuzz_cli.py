@@ -13,9 +13,9 @@ import time
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-from formulas.catalogue import all_formulas
-from formulas.symbols import all_quantities
-from render.cli.main import main
+from llm_formulas.formulas.catalogue import all_formulas
+from llm_formulas.formulas.symbols import all_quantities
+from llm_formulas.render.cli.main import main
 
 CASES = int(os.environ.get("LLM_FORMULAS_FUZZ_CASES", "600"))
 COMMANDS = ["list", "show", "eval", "eval", "eval", "params", "params", "frob", "", "--json", "-h"]
@@ -152,7 +152,7 @@ def test_random_processes_in_hostile_surroundings(tmp_path):
             argv = ["build", "--out", str(tmp_path / "out")]
         env = dict(os.environ, PYTHONIOENCODING="ascii") if surrounding == "ascii" else None
         stdout = open("/dev/full", "wb") if surrounding == "full" else subprocess.PIPE
-        process = subprocess.Popen([sys.executable, "-m", "render.cli.main", *argv], stdout=stdout,
+        process = subprocess.Popen([sys.executable, "-m", "llm_formulas", *argv], stdout=stdout,
                                    stderr=subprocess.PIPE, env=env,
                                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         if surrounding == "pipe closed":

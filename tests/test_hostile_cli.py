@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-COMMAND = [sys.executable, "-m", "render.cli.main"]
+COMMAND = [sys.executable, "-m", "llm_formulas"]
 LLAMA = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2,
          "intermediate_size": 128, "vocab_size": 100}
 
@@ -191,7 +191,7 @@ def test_build_never_writes_through_a_symlink_nor_over_a_stranger(tmp_path):
 
 def test_force_replaces_a_strangers_symlink_without_following_it(tmp_path):
     # what `build --force` does at each file, shown on one: the symlink is replaced, its target untouched
-    from render.documents.safe_write import OutputError, Ownership, write_atomically
+    from llm_formulas.render.documents.safe_write import OutputError, Ownership, write_atomically
 
     precious, link = tmp_path / "important.txt", tmp_path / "reference.tex"
     precious.write_text("keep me")

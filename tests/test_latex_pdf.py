@@ -10,8 +10,8 @@ import subprocess
 import pytest
 
 from build_session import built
-from render.documents.build import compile_pdf
-from render.printers.escape import tex_math, tex_text
+from llm_formulas.render.documents.build import compile_pdf
+from llm_formulas.render.printers.escape import tex_math, tex_text
 
 pytestmark = pytest.mark.skipif((shutil.which("pdflatex") is None) and not os.environ.get("CI"), reason="needs pdflatex (CI installs texlive)")
 

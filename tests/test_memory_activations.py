@@ -11,12 +11,12 @@ import sympy as sp
 import torch
 import transformers
 
-from derivations.catalogue import derivation_of
-from derivations.memory import exact_bytes, general_tensors, stored_tensors
-from derivations.proof import valued
-from formulas.catalogue import get
-from formulas.examples import examples_for
-from formulas.symbols import quantity
+from llm_formulas.derivations.catalogue import derivation_of
+from llm_formulas.derivations.memory import exact_bytes, general_tensors, stored_tensors
+from llm_formulas.derivations.proof import valued
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.examples import examples_for
+from llm_formulas.formulas.symbols import quantity
 from megatron_block import measure, saved_bytes
 from helpers import value
 

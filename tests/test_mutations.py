@@ -7,9 +7,9 @@ runs, and the machinery is shown to report a survivor when nothing pins a formul
 import json
 import random
 
-from derivations.mutations import Mutant, kill, mutants_of, run
-from formulas.catalogue import catalogue, get
-from formulas.symbols import h, u_param
+from llm_formulas.derivations.mutations import Mutant, kill, mutants_of, run
+from llm_formulas.formulas.catalogue import catalogue, get
+from llm_formulas.formulas.symbols import h, u_param
 from helpers import run as run_cli
 
 

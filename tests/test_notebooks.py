@@ -11,9 +11,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from formulas.catalogue import all_formulas
-from render.documents.exercises import all_exercises, check, get_exercise
-from render.documents.notebooks import LESSONS, notebook_text, notebooks, write_notebooks
+from llm_formulas.formulas.catalogue import all_formulas
+from llm_formulas.render.documents.exercises import all_exercises, check, get_exercise
+from llm_formulas.render.documents.notebooks import LESSONS, notebook_text, notebooks, write_notebooks
 
 COMMITTED = Path(__file__).resolve().parent.parent / "notebooks"
 ARTICLES = ("000", "001", "002", "004")
@@ -238,7 +238,7 @@ def test_a_wrong_answer_names_the_step_that_differs():
 def test_a_print_flushed_in_pieces_is_one_output():
     # the kernel flushes stdout when it likes: one print may arrive as two stream messages (seen in CI,
     # perf.ipynb, a trailing "\n" on its own); normalising must give the same bytes either way
-    from render.documents.notebooks import normalised
+    from llm_formulas.render.documents.notebooks import normalised
 
     def notebook(outputs):
         nb = nbformat.v4.new_notebook()

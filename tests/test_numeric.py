@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, model_values
-from formulas.gpus import gpu
-from formulas.presets import preset
-from render.printers.codegen import module_source
-from render.numeric.evaluator import GENERATED_PATH, NUMPY_OPS, numeric, numeric_inputs
+from llm_formulas.formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, model_values
+from llm_formulas.formulas.gpus import gpu
+from llm_formulas.formulas.presets import preset
+from llm_formulas.render.printers.codegen import module_source
+from llm_formulas.render.numeric.evaluator import GENERATED_PATH, NUMPY_OPS, numeric, numeric_inputs
 
 
 def test_committed_module_is_fresh():
-    assert GENERATED_PATH.read_text(encoding="utf-8") == module_source(), "stale: run python3 -m render.numeric.evaluator"
+    assert GENERATED_PATH.read_text(encoding="utf-8") == module_source(), "stale: run python3 -m llm_formulas.render.numeric.evaluator"
 
 
 def test_generated_module_imports_numpy_only():

@@ -13,16 +13,16 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from derivations.catalogue import derivation_of
-from formulas.calibration import a100, efficiency
-from formulas.estimate import Inputs, estimate, layout_violation
-from formulas.frameworks import Framework, framework
-from formulas.gpus import NODE_SIZE, gpu
-from render.numeric.calibrate import (
+from llm_formulas.derivations.catalogue import derivation_of
+from llm_formulas.formulas.calibration import a100, efficiency
+from llm_formulas.formulas.estimate import Inputs, estimate, layout_violation
+from llm_formulas.formulas.frameworks import Framework, framework
+from llm_formulas.formulas.gpus import NODE_SIZE, gpu
+from llm_formulas.render.numeric.calibrate import (
     calibration_runs, errors, fit, gpt, inputs_of, layer_runs, layer_summary, layer_times, other_runs, predicted,
 )
-from render.numeric.evaluator import NUMPY_OPS, numeric
-from render.numeric.plan import evaluate, shapes
+from llm_formulas.render.numeric.evaluator import NUMPY_OPS, numeric
+from llm_formulas.render.numeric.plan import evaluate, shapes
 from helpers import cli_json, run, value
 
 TABLE1_MEDIAN, TABLE1_MAX = 0.05, 0.10  # issue 16's "done when"

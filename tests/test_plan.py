@@ -10,12 +10,12 @@ import time
 import pytest
 import sympy as sp
 
-from formulas.estimate import Inputs, Layout, model_values
-from formulas.gpus import gpu
-from formulas.presets import preset
-from render.cli.main import main
-from render.numeric.plan import evaluate, interleavings, plan, shapes
-from render.cli.progress import Progress
+from llm_formulas.formulas.estimate import Inputs, Layout, model_values
+from llm_formulas.formulas.gpus import gpu
+from llm_formulas.formulas.presets import preset
+from llm_formulas.render.cli.main import main
+from llm_formulas.render.numeric.plan import evaluate, interleavings, plan, shapes
+from llm_formulas.render.cli.progress import Progress
 from helpers import run
 
 
@@ -155,7 +155,7 @@ def test_plan_is_bounded_on_highly_divisible_inputs(tmp_path, case):
         (tmp_path / "config.json").write_text(json.dumps(config))
         source = ["--hf-config", str(tmp_path / "config.json")]
         n = batch = HIGHLY_DIVISIBLE
-    command = [sys.executable, "-m", "render.cli.main", "plan", *source, "--gpu", "a100-80gb", "--gpus", str(n),
+    command = [sys.executable, "-m", "llm_formulas", "plan", *source, "--gpu", "a100-80gb", "--gpus", str(n),
                "--global-batch", str(batch), "--seq", "2048", "--max-tp", "0"]
     started = time.perf_counter()
     run = subprocess.run(["/usr/bin/time", "-f", "%M", *command], capture_output=True, text=True, timeout=60)
@@ -196,7 +196,7 @@ def test_uneven_stages_widen_the_space_to_every_p_that_leaves_a_block_per_stage(
 def test_bloom_layout_through_plan_equals_estimate_at_its_published_stages(capsys):
     # BigScience 2022 §3.4: TP 4 × PP 12 × DP 8 on 384 A100 80 GB, micro-batch 2, global batch 2048, ZeRO 1, the 70
     # blocks split 5, 6 × 10, 5 with the embedding on the first and last stage
-    from formulas.layouts import LAYOUTS, balanced_stages
+    from llm_formulas.formulas.layouts import LAYOUTS, balanced_stages
 
     assert balanced_stages(70, 12) == (5,) + (6,) * 10 + (5,) == LAYOUTS["bloom-176b"].stages
     common = ["--model", "bloom-176b", "--gpu", "a100-80gb", "--seq", "2048", "--framework", "deepspeed-pipe"]

@@ -18,8 +18,8 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from architecture_configs import build, config_json
-from formulas.estimate import exact, model_values
-from formulas.hf_config import read_config
+from llm_formulas.formulas.estimate import exact, model_values
+from llm_formulas.formulas.hf_config import read_config
 from helpers import cli_json, run, value
 
 MODULES = {"lora_q": "q_proj", "lora_k": "k_proj", "lora_v": "v_proj", "lora_o": "o_proj",

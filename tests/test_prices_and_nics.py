@@ -6,8 +6,8 @@ comments, never the code's own output.
 
 import sympy as sp
 
-from derivations.catalogue import all_derivations
-from formulas.examples import example
+from llm_formulas.derivations.catalogue import all_derivations
+from llm_formulas.formulas.examples import example
 from helpers import cli_json, run, value
 
 

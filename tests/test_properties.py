@@ -23,10 +23,10 @@ import sympy as sp
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from formulas.catalogue import all_formulas, get
-from formulas.dimensions import check_declared_unit
-from formulas.examples import all_examples
-from formulas.symbols import M_gpu, P, b, d, f, l, m, n, p, s, t, v, x_msg
+from llm_formulas.formulas.catalogue import all_formulas, get
+from llm_formulas.formulas.dimensions import check_declared_unit
+from llm_formulas.formulas.examples import all_examples
+from llm_formulas.formulas.symbols import M_gpu, P, b, d, f, l, m, n, p, s, t, v, x_msg
 from strategies import evaluate, point, satisfies, valid_point
 
 FORMULAS = all_formulas()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from render.cli.main import main
+from llm_formulas.render.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()

@@ -6,9 +6,9 @@ import re
 from fractions import Fraction
 
 from build_session import built
-from formulas.catalogue import get
-from formulas.symbols import quantity
-from render.documents.plots import MEMORY_SCENARIO, PLOTS
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.symbols import quantity
+from llm_formulas.render.documents.plots import MEMORY_SCENARIO, PLOTS
 
 
 def test_memory_plot_crosses_the_80_gb_line():

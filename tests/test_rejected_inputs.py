@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from render.cli.main import main
+from llm_formulas.render.cli.main import main
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
 TABLE = README.split("## Rejected inputs", 1)[1].split("\n## ", 1)[0]

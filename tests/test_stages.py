@@ -2,9 +2,9 @@
 
 import sympy as sp
 
-from formulas.estimate import Inputs, Layout, estimate, model_values
-from formulas.gpus import gpu
-from formulas.presets import preset
+from llm_formulas.formulas.estimate import Inputs, Layout, estimate, model_values
+from llm_formulas.formulas.gpus import gpu
+from llm_formulas.formulas.presets import preset
 from helpers import cli_json, value
 
 BLOOM_STAGES = (5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5)  # 004; BigScience 2022 §3.4

@@ -3,11 +3,11 @@
 import pytest
 import sympy as sp
 
-from formulas.estimate import Inputs, model_values
-from formulas.gpus import gpu
-from formulas.presets import preset
-from render.numeric.plan import plan
-from render.numeric.sweep import Spec, run_in_process, run_on_dask, tasks
+from llm_formulas.formulas.estimate import Inputs, model_values
+from llm_formulas.formulas.gpus import gpu
+from llm_formulas.formulas.presets import preset
+from llm_formulas.render.numeric.plan import plan
+from llm_formulas.render.numeric.sweep import Spec, run_in_process, run_on_dask, tasks
 
 SPEC = Spec(models=("llama-7b", "llama2-13b"), gpus=("a100-80gb", "h100-sxm"), sizes=(16, 64), global_batch=128, seq=2048, top=2)
 
@@ -68,7 +68,7 @@ def test_the_sweep_command_gives_one_table_in_process_and_on_dask(tmp_path):
 
     spec = tmp_path / "spec.toml"
     spec.write_text(SPEC_TOML)
-    command = [sys.executable, "-m", "render.cli.main", "sweep", str(spec)]
+    command = [sys.executable, "-m", "llm_formulas", "sweep", str(spec)]
     tables = {}
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         for name, extra in (("in process", []), ("local workers", ["--workers", "2"]),

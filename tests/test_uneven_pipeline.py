@@ -12,8 +12,8 @@ from fractions import Fraction
 
 import pytest
 
-from formulas.layouts import balanced_stages
-from render.numeric.evaluator import numeric
+from llm_formulas.formulas.layouts import balanced_stages
+from llm_formulas.render.numeric.evaluator import numeric
 
 
 def _one_f_one_b(forward: list[float], backward: list[float], m: int) -> float:

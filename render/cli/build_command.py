@@ -13,8 +13,8 @@ import argparse
 import sys
 import time
 
-from render.cli.numbers import InputError
-from render.cli.result import Result
+from llm_formulas.render.cli.numbers import InputError
+from llm_formulas.render.cli.result import Result
 
 
 DEFAULT_OUT = "site"
@@ -23,8 +23,8 @@ DEFAULT_OUT = "site"
 def run_build(args: argparse.Namespace) -> Result:
     from pathlib import Path
 
-    from render.documents.build import Stages, build
-    from render.documents.safe_write import OutputError
+    from llm_formulas.render.documents.build import Stages, build
+    from llm_formulas.render.documents.safe_write import OutputError
 
     out = Path(args.out)
     notebooks = Path(args.notebooks_dir) if args.notebooks_dir else None

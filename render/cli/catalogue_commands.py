@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from render.cli.numbers import InputError, quote
-from render.cli.result import Result, number_json
+from llm_formulas.render.cli.numbers import InputError, quote
+from llm_formulas.render.cli.result import Result, number_json
 
 if TYPE_CHECKING:
-    from derivations.engine import Step
-    from formulas.catalogue import Formula
+    from llm_formulas.derivations.engine import Step
+    from llm_formulas.formulas.catalogue import Formula
 
 
 def _known_formula(formula_id: str) -> None:
     """Refuse an unknown id as bad input (exit 2), naming the closest ids."""
-    from formulas.catalogue import UnknownFormula, get
+    from llm_formulas.formulas.catalogue import UnknownFormula, get
 
     try:
         get(formula_id)
@@ -27,7 +27,7 @@ def _known_formula(formula_id: str) -> None:
 
 
 def list_formulas() -> Result:
-    from formulas.catalogue import all_formulas
+    from llm_formulas.formulas.catalogue import all_formulas
 
     rows = []
     for f in all_formulas():
@@ -48,11 +48,11 @@ def list_formulas() -> Result:
 def show(formula_id: str, as_latex: bool) -> Result:
     import sympy as sp
 
-    from derivations.catalogue import derivation_of
-    from derivations.proof import valued
-    from formulas.catalogue import get
-    from formulas.symbols import quantity
-    from render.printers.latex import formula_latex, step_latex
+    from llm_formulas.derivations.catalogue import derivation_of
+    from llm_formulas.derivations.proof import valued
+    from llm_formulas.formulas.catalogue import get
+    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.render.printers.latex import formula_latex, step_latex
 
     _known_formula(formula_id)
     formula = get(formula_id)
@@ -76,10 +76,10 @@ def show(formula_id: str, as_latex: bool) -> Result:
 def _show_text(formula: Formula, doc: dict, as_latex: bool) -> str:
     import sympy as sp
 
-    from derivations.catalogue import derivation_of
-    from derivations.proof import valued
-    from formulas.catalogue import get
-    from render.printers.latex import step_latex
+    from llm_formulas.derivations.catalogue import derivation_of
+    from llm_formulas.derivations.proof import valued
+    from llm_formulas.formulas.catalogue import get
+    from llm_formulas.render.printers.latex import step_latex
 
     body = doc["latex"] if as_latex else sp.pretty(valued(formula.expr), use_unicode=True)
     lines = [f"{formula.id} — {formula.meaning}", f"unit: {formula.unit}", "", body, ""]
@@ -106,8 +106,8 @@ def step_text(step: Step) -> str:
     """One derivation step in plain text (``show`` without ``--latex``)."""
     import sympy as sp
 
-    from derivations.proof import valued
-    from formulas.catalogue import get
+    from llm_formulas.derivations.proof import valued
+    from llm_formulas.formulas.catalogue import get
 
     def plain(expr: sp.Basic) -> str:
         return sp.sstr(valued(expr))
@@ -115,7 +115,7 @@ def step_text(step: Step) -> str:
     if step.claim == "refutes":
         claimed, correct = valued(step.expr), valued(step.correct)
         if step.unit and claimed.is_Rational and correct.is_Rational:  # figures: in human units, exact beside
-            from render.printers.human import exact, human
+            from llm_formulas.render.printers.human import exact, human
 
             shown = (f"{human(v, step.unit, binary=step.binary)} ({exact(v)})" for v in (claimed, correct))
             return "{} claimed ≠ {} correct".format(*shown)
@@ -139,11 +139,11 @@ def evaluate(formula_id: str, assignments: list[str], unit: str | None = None) -
     """The value in the unit a person reads first (84 ZFLOP, 7.61 days), then exactly; ``unit`` converts."""
     import sympy as sp
 
-    from render.printers.human import exact
+    from llm_formulas.render.printers.human import exact
 
-    from derivations.proof import valued
-    from formulas.catalogue import get
-    from render.cli.inputs import parse_assignments
+    from llm_formulas.derivations.proof import valued
+    from llm_formulas.formulas.catalogue import get
+    from llm_formulas.render.cli.inputs import parse_assignments
 
     _known_formula(formula_id)
     formula = get(formula_id)
@@ -172,7 +172,7 @@ def evaluate(formula_id: str, assignments: list[str], unit: str | None = None) -
         doc["counts"] = COUNTED_AS[formula.id]
     shown = shown_value(formula, value)
     if unit is not None:
-        from render.printers.human import significant
+        from llm_formulas.render.printers.human import significant
 
         converted = _converted(value, formula, unit)
         doc["converted"] = {"value": number_json(converted), "unit": unit}
@@ -183,7 +183,7 @@ def evaluate(formula_id: str, assignments: list[str], unit: str | None = None) -
 
 def shown_value(formula: Formula, value) -> str:
     """The value in the unit a person reads: 84 ZFLOP, 60.9 days, 187k GPU-hours."""
-    from render.printers.human import human
+    from llm_formulas.render.printers.human import human
 
     if formula.id in COUNTED_AS:
         return f"{human(value, '1')} {COUNTED_AS[formula.id]}"
@@ -194,7 +194,7 @@ def _converted(value, formula: Formula, unit: str) -> object:
     """``value`` in the display unit ``unit`` (``eval --unit GiB``); a unit of another dimension is bad input."""
     import sympy as sp
 
-    from render.printers.human import UnitMismatch, convert
+    from llm_formulas.render.printers.human import UnitMismatch, convert
 
     try:
         return sp.Rational(convert(value if value.is_Rational else float(value), formula.unit, unit))
@@ -203,7 +203,7 @@ def _converted(value, formula: Formula, unit: str) -> object:
 
 
 def check(verbose: bool) -> Result:
-    from derivations.catalogue import check_all
+    from llm_formulas.derivations.catalogue import check_all
 
     report = check_all()
     doc = report.as_json()
@@ -214,8 +214,8 @@ def check(verbose: bool) -> Result:
 
 def check_mutations(sample: int | None, workers: int) -> Result:
     """``check --mutations``: change each formula one place at a time; every change must make a check fail."""
-    from derivations.mutations import run
-    from render.cli.progress import Progress
+    from llm_formulas.derivations.mutations import run
+    from llm_formulas.render.cli.progress import Progress
 
     if sample is not None and sample < 1:
         raise InputError("--sample must be a positive number of mutants")

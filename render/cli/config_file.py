@@ -14,7 +14,7 @@ import os
 import stat
 import sys
 
-from render.cli.numbers import InputError, printable, quote
+from llm_formulas.render.cli.numbers import InputError, printable, quote
 
 MAX_CONFIG_BYTES = 1_000_000  # a real config.json is a few kB
 

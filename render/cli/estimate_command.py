@@ -12,13 +12,13 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from render.cli.model_commands import add_model_source, load_architecture
-from render.cli.numbers import InputError, quote
-from render.cli.result import Result, number_json
+from llm_formulas.render.cli.model_commands import add_model_source, load_architecture
+from llm_formulas.render.cli.numbers import InputError, quote
+from llm_formulas.render.cli.result import Result, number_json
 
 if TYPE_CHECKING:
-    from formulas.estimate import Inputs, Layout
-    from formulas.gpus import GPU
+    from llm_formulas.formulas.estimate import Inputs, Layout
+    from llm_formulas.formulas.gpus import GPU
 
 RECOMPUTE_CHOICES = ("none", "selective", "full")  # formulas.estimate.RECOMPUTE_MODES, named here so --help loads no SymPy
 ATTENTION_CHOICES = ("eager", "flash")  # formulas.estimate.ATTENTION_KERNELS
@@ -103,7 +103,7 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
 
 def chosen_gpu(name: str) -> GPU:
     """The GPU preset called ``name``; bad input lists the known presets."""
-    from formulas.gpus import PRESETS
+    from llm_formulas.formulas.gpus import PRESETS
 
     if name not in PRESETS:
         raise InputError(f"unknown GPU {quote(name)}; known: {', '.join(sorted(PRESETS))}")
@@ -117,7 +117,7 @@ LAYOUT_OPTIONS = {"tp": "1", "pp": "1", "dp": "1", "stages": None, "embedding_st
 
 def apply_layout_preset(args: argparse.Namespace) -> None:
     """--layout NAME: the published layout's options, refused beside explicit ones."""
-    from formulas.layouts import LAYOUTS
+    from llm_formulas.formulas.layouts import LAYOUTS
 
     if args.layout not in LAYOUTS:
         raise InputError(f"unknown layout {quote(args.layout)}; known: {', '.join(sorted(LAYOUTS))}")
@@ -134,8 +134,8 @@ def apply_layout_preset(args: argparse.Namespace) -> None:
 
 
 def read_layout(args: argparse.Namespace) -> Layout:
-    from formulas.estimate import Layout
-    from render.cli.inputs import parse_count
+    from llm_formulas.formulas.estimate import Layout
+    from llm_formulas.render.cli.inputs import parse_count
 
     if getattr(args, "layout", None) is not None:
         apply_layout_preset(args)
@@ -164,7 +164,7 @@ def read_layout(args: argparse.Namespace) -> Layout:
 
 def read_recompute_layers(text: str) -> int:
     """``--recompute-layers K``: a whole number of layers, 0 or more (its upper bound is the layout's, checked there)."""
-    from render.cli.inputs import parse_number
+    from llm_formulas.render.cli.inputs import parse_number
 
     value = parse_number(text, "--recompute-layers")
     if value < 0 or not value.is_integer:
@@ -174,7 +174,7 @@ def read_recompute_layers(text: str) -> int:
 
 def read_stages(text: str) -> tuple[int, ...]:
     """``5,6,...,5``: whole layer counts, each at least 1 (an empty stage is named)."""
-    from render.cli.inputs import parse_number
+    from llm_formulas.render.cli.inputs import parse_number
 
     counts = []
     for index, item in enumerate(text.split(","), start=1):
@@ -208,8 +208,8 @@ def read_lora(args: argparse.Namespace, model: dict[str, int], model_type: str) 
             if given is not None:
                 raise InputError(f"{option} needs --finetune lora or qlora")
         return None
-    from formulas.precision import LoraError, lora_inputs  # its formulas take 0.4 s to build: only for a fine-tune
-    from render.cli.inputs import parse_count
+    from llm_formulas.formulas.precision import LoraError, lora_inputs  # its formulas take 0.4 s to build: only for a fine-tune
+    from llm_formulas.render.cli.inputs import parse_count
     bits = int(args.base_bits) if args.base_bits is not None else (16 if args.finetune == "lora" else 4)
     if args.finetune == "qlora" and bits != 4:
         raise InputError(f"QLoRA's base is 4-bit NF4, not {bits}-bit: use --finetune lora --base-bits {bits}")
@@ -223,12 +223,12 @@ def read_lora(args: argparse.Namespace, model: dict[str, int], model_type: str) 
 def read_inputs(args: argparse.Namespace, model: dict[str, int], model_type: str = "") -> Inputs:
     """The GPU and the assumptions (--mfu, --overlap, --network, --tokens, precision, fine-tuning) as exact values; without --mfu the
     GPU's performance constants (one line and exit 2 for a GPU that has none)."""
-    from formulas.calibration import NoCalibration, efficiency
-    from formulas.frameworks import framework
-    from formulas.gpus import NODE_SIZE
-    from formulas.estimate import Inputs
-    from formulas.symbols import quantity
-    from render.cli.inputs import check_value, parse_number
+    from llm_formulas.formulas.calibration import NoCalibration, efficiency
+    from llm_formulas.formulas.frameworks import framework
+    from llm_formulas.formulas.gpus import NODE_SIZE
+    from llm_formulas.formulas.estimate import Inputs
+    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.render.cli.inputs import check_value, parse_number
 
     preset = chosen_gpu(args.gpu)
     utilization = None if args.mfu is None else check_value(quantity("U"), parse_number(args.mfu, "--mfu"))
@@ -267,9 +267,9 @@ def read_inputs(args: argparse.Namespace, model: dict[str, int], model_type: str
 
 
 def run(args: argparse.Namespace) -> Result:
-    from formulas.estimate import LayoutError, check_layout, estimate, model_values, unpredicted
+    from llm_formulas.formulas.estimate import LayoutError, check_layout, estimate, model_values, unpredicted
 
-    from formulas.presets import preset
+    from llm_formulas.formulas.presets import preset
 
     architecture, label = load_architecture(args.hf_config, args.model)
     source = preset(args.model).source if args.model is not None else None
@@ -309,9 +309,9 @@ def run(args: argparse.Namespace) -> Result:
 
 def read_footprint(args: argparse.Namespace, report: dict, layout: Layout) -> dict:
     """GPU-hours, energy, emissions and cost of the run (formulas/footprint.py), the flags checked."""
-    from formulas.footprint import footprint
-    from formulas.symbols import quantity
-    from render.cli.inputs import check_value, parse_number
+    from llm_formulas.formulas.footprint import footprint
+    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.render.cli.inputs import check_value, parse_number
 
     pue = check_value(quantity("PUE"), parse_number(args.pue, "--pue"))
     intensity = check_value(quantity("I_co2"), parse_number(args.carbon_intensity, "--carbon-intensity"))
@@ -375,7 +375,7 @@ def _block(lay: dict) -> str:
 
 def render_text(doc: dict) -> str:
     """The report a person reads: human units, the assumptions first, a parallel dimension of degree 1 left out."""
-    from render.printers.human import human, significant
+    from llm_formulas.render.printers.human import human, significant
 
     lay, assumed, params, flops = doc["layout"], doc["assumptions"], doc["params"], doc["flops"]
     memory, comms, time, inference = doc["memory"], doc["comms"], doc["time"], doc["inference"]
@@ -470,7 +470,7 @@ def _training(assumptions: dict) -> str:
 
 
 def _percent(fraction: float) -> str:
-    from render.printers.human import significant
+    from llm_formulas.render.printers.human import significant
 
     return f"{significant(100 * fraction)} %"
 
@@ -478,7 +478,7 @@ def _percent(fraction: float) -> str:
 def _step_line(time: dict, tensor: bool, piped: bool, data: bool) -> str:
     """The step split by where the time goes: the performance model's parts, or compute, bubble and what
     communication the overlap leaves exposed; a parallel dimension of degree 1 has no part."""
-    from render.printers.human import human
+    from llm_formulas.render.printers.human import human
 
     step = f"  step {human(time['step_seconds'], 'second')}: "
     if time["mode"] == "predicted":

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from formulas.symbols import Quantity, is_declared, quantity
-from render.cli.numbers import InputError, parse_fraction, quote
+from llm_formulas.formulas.symbols import Quantity, is_declared, quantity
+from llm_formulas.render.cli.numbers import InputError, parse_fraction, quote
 
 
 COUNT_UNITS = ("parameter", "token", "sequence", "layer", "byte", "FLOP", "GPU")

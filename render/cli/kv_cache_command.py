@@ -10,9 +10,9 @@ blocks of N (memory.kv_cache.decoder.paged); ``--layout mla-expanded`` stores ML
 
 from __future__ import annotations
 
-from render.cli.model_commands import add_model_source, load_architecture
-from render.cli.numbers import InputError
-from render.cli.result import Result
+from llm_formulas.render.cli.model_commands import add_model_source, load_architecture
+from llm_formulas.render.cli.numbers import InputError
+from llm_formulas.render.cli.result import Result
 
 DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4, "fp8": 1}
 LAYOUTS = "transformers, paged:N (N tokens per block), mla-expanded"
@@ -20,7 +20,7 @@ LAYOUTS = "transformers, paged:N (N tokens per block), mla-expanded"
 
 def _layout(text: str) -> tuple[str, int]:
     """``transformers`` | ``paged:N`` | ``mla-expanded`` → (name, block size)."""
-    from render.cli.inputs import parse_count
+    from llm_formulas.render.cli.inputs import parse_count
 
     if text in ("transformers", "mla-expanded"):
         return text, 1
@@ -31,10 +31,10 @@ def _layout(text: str) -> tuple[str, int]:
 
 
 def kv_cache(hf_config: str | None, model: str | None, batch: str, seq: str, dtype: str, layout: str) -> Result:
-    from formulas.catalogue import get
-    from formulas.symbols import quantity
-    from render.cli.inputs import parse_count
-    from render.printers.human import human
+    from llm_formulas.formulas.catalogue import get
+    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.render.cli.inputs import parse_count
+    from llm_formulas.render.printers.human import human
 
     architecture, label = load_architecture(hf_config, model)
     name, block = _layout(layout)

@@ -21,22 +21,22 @@ import os
 import sys
 from typing import Callable
 
-from render.cli.numbers import InputError
+from llm_formulas.render.cli.numbers import InputError
 
 # command → (module with register(add_command), one-line help shown by --help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "list": ("render.cli.catalogue_commands", "list every formula with its unit and inputs"),
-    "show": ("render.cli.catalogue_commands", "show a formula, its inputs, sources and derivation steps"),
-    "eval": ("render.cli.catalogue_commands", "evaluate a formula exactly: llm-formulas eval params.total l=12 h=768 V=50257 s=1024"),
-    "check": ("render.cli.catalogue_commands", "prove every derivation step, unit and cross-check; exit 1 if any fails"),
-    "params": ("render.cli.model_commands", "exact parameter count of a config.json or named model, total, active and by component"),
-    "flops": ("render.cli.model_commands", "forward, backward and training FLOPs of one step of b sequences of s tokens (eager attention, every GEMM)"),
-    "kv-cache": ("render.cli.kv_cache_command", "bytes a decoding KV cache holds for b sequences of s tokens, per layer kind (default: what transformers' cache holds)"),
-    "estimate": ("render.cli.estimate_command", "the training and inference report for a model, a GPU and a parallel layout"),
-    "plan": ("render.cli.plan_command", "search parallel layouts of a model on n GPUs, fastest first"),
-    "validate": ("render.cli.validate_command", "reproduce the published figures of 12 papers at their printed precision; exit 1 on an unexplained difference"),
-    "sweep": ("render.cli.sweep_command", "rank the layouts of many models × GPUs × cluster sizes, in process or on Dask"),
-    "build": ("render.cli.build_command", "render the reference (md, html, tex, pdf), numeric code, calculator, plots and notebooks"),
+    "list": ("llm_formulas.render.cli.catalogue_commands", "list every formula with its unit and inputs"),
+    "show": ("llm_formulas.render.cli.catalogue_commands", "show a formula, its inputs, sources and derivation steps"),
+    "eval": ("llm_formulas.render.cli.catalogue_commands", "evaluate a formula exactly: llm-formulas eval params.total l=12 h=768 V=50257 s=1024"),
+    "check": ("llm_formulas.render.cli.catalogue_commands", "prove every derivation step, unit and cross-check; exit 1 if any fails"),
+    "params": ("llm_formulas.render.cli.model_commands", "exact parameter count of a config.json or named model, total, active and by component"),
+    "flops": ("llm_formulas.render.cli.model_commands", "forward, backward and training FLOPs of one step of b sequences of s tokens (eager attention, every GEMM)"),
+    "kv-cache": ("llm_formulas.render.cli.kv_cache_command", "bytes a decoding KV cache holds for b sequences of s tokens, per layer kind (default: what transformers' cache holds)"),
+    "estimate": ("llm_formulas.render.cli.estimate_command", "the training and inference report for a model, a GPU and a parallel layout"),
+    "plan": ("llm_formulas.render.cli.plan_command", "search parallel layouts of a model on n GPUs, fastest first"),
+    "validate": ("llm_formulas.render.cli.validate_command", "reproduce the published figures of 12 papers at their printed precision; exit 1 on an unexplained difference"),
+    "sweep": ("llm_formulas.render.cli.sweep_command", "rank the layouts of many models × GPUs × cluster sizes, in process or on Dask"),
+    "build": ("llm_formulas.render.cli.build_command", "render the reference (md, html, tex, pdf), numeric code, calculator, plots and notebooks"),
 }
 
 OK, FAILED, BAD_INPUT, INTERNAL_ERROR, INTERRUPTED = 0, 1, 2, 3, 130

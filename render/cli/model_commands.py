@@ -11,20 +11,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from formulas.presets import names
-from render.cli.config_file import read_json_config
-from render.cli.numbers import InputError
-from render.cli.result import Result
+from llm_formulas.formulas.presets import names
+from llm_formulas.render.cli.config_file import read_json_config
+from llm_formulas.render.cli.numbers import InputError
+from llm_formulas.render.cli.result import Result
 
 if TYPE_CHECKING:
-    from formulas.hf_config import Architecture
+    from llm_formulas.formulas.hf_config import Architecture
 
 
 def load_architecture(hf_config: str | None, model: str | None) -> tuple[Architecture, str]:
     """The architecture and a label for it (a preset's title, or the path), from a config.json path (``-`` for stdin)
     or a preset name."""
-    from formulas.hf_config import ConfigError, read_config
-    from formulas.presets import preset
+    from llm_formulas.formulas.hf_config import ConfigError, read_config
+    from llm_formulas.formulas.presets import preset
 
     try:
         if model is not None:
@@ -37,14 +37,14 @@ def load_architecture(hf_config: str | None, model: str | None) -> tuple[Archite
 
 
 def _value(architecture: Architecture, formula_id: str, **extra: int) -> int:
-    from formulas.catalogue import get
+    from llm_formulas.formulas.catalogue import get
 
     return architecture.evaluate(get(formula_id).expr, **extra)
 
 
 def parameter_components(architecture: Architecture) -> dict[str, int]:
     """Per-component counts; they add up to params.decoder.total."""
-    from formulas.symbols import quantity
+    from llm_formulas.formulas.symbols import quantity
 
     v = {name: architecture.values[quantity(name).symbol] for name in ("l", "l_moe", "E")}
     dense, moe_layers = v["l"] - v["l_moe"], v["l_moe"]
@@ -68,7 +68,7 @@ def params(hf_config: str | None, model: str | None, mtp: bool = False) -> Resul
     components = parameter_components(architecture)
     doc = {"total": total, "active": active, "components": components, "model_type": architecture.model_type,
            "unit": "parameter"}
-    from render.printers.human import human
+    from llm_formulas.render.printers.human import human
 
     rows = [("total", total), ("active", active)] + [(f"  {name}", count) for name, count in components.items()]
     width = max(len(name) for name, _ in rows)
@@ -85,7 +85,7 @@ def params(hf_config: str | None, model: str | None, mtp: bool = False) -> Resul
 
 
 def _symbol(name: str):
-    from formulas.symbols import quantity
+    from llm_formulas.formulas.symbols import quantity
 
     return quantity(name).symbol
 
@@ -102,8 +102,8 @@ FLOP_COMPONENTS = {  # name: (formula, layers it runs in)
 
 def flops(hf_config: str | None, model: str | None, batch: str, seq: str) -> Result:
     architecture, label = load_architecture(hf_config, model)
-    from formulas.symbols import quantity
-    from render.cli.inputs import parse_count
+    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.render.cli.inputs import parse_count
 
     shape = {"b": parse_count(batch, "b", "--batch"), "s": parse_count(seq, "s", "--seq")}
     layers = {name: architecture.values[quantity(name).symbol] for name in ("l", "l_moe")}
@@ -126,7 +126,7 @@ def flops(hf_config: str | None, model: str | None, batch: str, seq: str) -> Res
 def flops_table(doc: dict, label: str) -> str:
     """Components down, forward / backward / training across, human units, then the exact totals.
     Backward is twice forward for each matmul (dX and dW, each as costly as Y = XW): the columns add up."""
-    from render.printers.human import human
+    from llm_formulas.render.printers.human import human
 
     rows = [(name.replace("_", " "), value, 2 * value, 3 * value) for name, value in doc["components"].items()]
     totals = ("total", doc["forward"], doc["backward"], doc["training"])

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import argparse
 
-from render.cli.estimate_command import add_assumption_arguments, add_source_arguments, assumptions_json, chosen_gpu, read_inputs
-from render.cli.model_commands import load_architecture
-from render.cli.numbers import InputError, parse_fraction, quote
-from render.cli.progress import Progress
-from render.cli.result import Result
-from render.numeric import GPUS_PER_NODE
+from llm_formulas.render.cli.estimate_command import add_assumption_arguments, add_source_arguments, assumptions_json, chosen_gpu, read_inputs
+from llm_formulas.render.cli.model_commands import load_architecture
+from llm_formulas.render.cli.numbers import InputError, parse_fraction, quote
+from llm_formulas.render.cli.progress import Progress
+from llm_formulas.render.cli.result import Result
+from llm_formulas.render.numeric import GPUS_PER_NODE
 
 
 def add_arguments(command: argparse.ArgumentParser) -> None:
@@ -58,9 +58,9 @@ def _whole(text: str, option: str, least: int) -> int:
 
 
 def run(args: argparse.Namespace) -> Result:
-    from formulas.estimate import Layout, model_values, unpredicted
-    from render.cli.inputs import parse_count
-    from render.numeric.plan import SpaceTooLarge, plan
+    from llm_formulas.formulas.estimate import Layout, model_values, unpredicted
+    from llm_formulas.render.cli.inputs import parse_count
+    from llm_formulas.render.numeric.plan import SpaceTooLarge, plan
 
     architecture, label = load_architecture(args.hf_config, args.model)
     model = model_values(architecture.values)
@@ -95,8 +95,8 @@ EXPLAIN_KEYS = ("t", "p", "d", "v", "b", "zero", "recompute", "sp", "c", "e")
 
 def parse_layout(text: str, n: int, global_batch: int, s: int, attention: str = "eager"):
     """``"t=8 p=64 d=6 v=2 b=1 zero=1 recompute=full sp=0"`` → a Layout; every value parsed by hand, never evaluated."""
-    from formulas.estimate import RECOMPUTE_MODES, Layout
-    from render.cli.inputs import parse_count
+    from llm_formulas.formulas.estimate import RECOMPUTE_MODES, Layout
+    from llm_formulas.render.cli.inputs import parse_count
 
     values: dict[str, str] = {}
     for item in text.split():
@@ -131,9 +131,9 @@ def parse_layout(text: str, n: int, global_batch: int, s: int, attention: str = 
 
 
 def _explain(args, model, inputs, label, n, global_batch, s, max_tp) -> Result:
-    from render.numeric.plan import NotRanked, SpaceTooLarge, explain
+    from llm_formulas.render.numeric.plan import NotRanked, SpaceTooLarge, explain
 
-    from formulas.estimate import unpredicted
+    from llm_formulas.formulas.estimate import unpredicted
 
     layout = parse_layout(args.explain, n, global_batch, s, args.attention)
     reason = unpredicted(layout, inputs)
@@ -154,7 +154,7 @@ def _stages(lay: dict) -> str:
 
 
 def _describe(entry: dict) -> str:
-    from render.printers.human import human
+    from llm_formulas.render.printers.human import human
 
     lay = entry["layout"]
     return (f"t={lay['t']} p={lay['p']} d={lay['d']} v={lay['v']} b={lay['b']} m={lay['m']}{_stages(lay)}  ZeRO {lay['zero']}, recompute "
@@ -163,7 +163,7 @@ def _describe(entry: dict) -> str:
 
 
 def render_explanation(doc: dict) -> str:
-    from render.printers.human import human
+    from llm_formulas.render.printers.human import human
 
     result = doc["explain"]
     mine, first = result["layout"], result["first"]
@@ -190,7 +190,7 @@ def _mode(assumptions: dict) -> str:
 
 
 def render_text(doc: dict) -> str:
-    from render.printers.human import human
+    from llm_formulas.render.printers.human import human
 
     lines = [
         f"{doc['model']} on {doc['n']} × {doc['gpu']}, global batch {doc['global_batch']} × {doc['s']} tokens",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from render.cli.numbers import InputError
+from llm_formulas.render.cli.numbers import InputError
 
 
 @dataclass(frozen=True)

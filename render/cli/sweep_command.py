@@ -23,10 +23,10 @@ import json
 import tomllib
 from pathlib import Path
 
-from render.cli.config_file import read_config_bytes
-from render.cli.numbers import InputError, parse_fraction, quote
-from render.cli.result import Result
-from render.numeric import GPUS_PER_NODE
+from llm_formulas.render.cli.config_file import read_config_bytes
+from llm_formulas.render.cli.numbers import InputError, parse_fraction, quote
+from llm_formulas.render.cli.result import Result
+from llm_formulas.render.numeric import GPUS_PER_NODE
 
 REQUIRED = ("models", "gpus", "sizes", "global_batch", "seq")
 OPTIONAL = ("tokens", "mfu", "overlap", "network", "top", "max_tp")
@@ -58,9 +58,9 @@ def read_spec(path: str):
     """The Spec in the file at ``path`` (JSON, or TOML when it ends in .toml); one line for anything wrong."""
     import sympy as sp
 
-    from formulas.gpus import PRESETS
-    from formulas.presets import names
-    from render.numeric.sweep import Spec
+    from llm_formulas.formulas.gpus import PRESETS
+    from llm_formulas.formulas.presets import names
+    from llm_formulas.render.numeric.sweep import Spec
 
     data, label = read_config_bytes(path)
     try:
@@ -128,9 +128,9 @@ def table_bytes(rows: list[dict], out: Path) -> bytes:
 
 
 def run(args: argparse.Namespace) -> Result:
-    from render.cli.progress import Progress
-    from render.documents.safe_write import OutputError, write_atomically
-    from render.numeric.sweep import run_in_process, run_on_dask
+    from llm_formulas.render.cli.progress import Progress
+    from llm_formulas.render.documents.safe_write import OutputError, write_atomically
+    from llm_formulas.render.numeric.sweep import run_in_process, run_on_dask
 
     out = Path(args.out)
     if out.suffix not in (".csv", ".parquet"):

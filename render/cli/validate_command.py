@@ -29,9 +29,9 @@ def _at(inputs) -> str:
 
 
 def validate(paper_filter: str | None):
-    from derivations.published import validate as judge_all
-    from render.cli.numbers import InputError
-    from render.cli.result import Result, number_json
+    from llm_formulas.derivations.published import validate as judge_all
+    from llm_formulas.render.cli.numbers import InputError
+    from llm_formulas.render.cli.result import Result, number_json
 
     verdicts = judge_all()
     if paper_filter:
@@ -117,7 +117,7 @@ def _predictions(paper_filter: str | None) -> tuple[dict, list[str]]:
     """The performance model's step-time predictions beside the published throughputs (render.numeric.calibrate):
     reported with their errors, not judged, since a model of time is no identity; a run the model misses by more
     than 10 % carries the data file's note on why."""
-    from render.numeric.calibrate import predictions
+    from llm_formulas.render.numeric.calibrate import predictions
 
     groups = predictions()
     if paper_filter:

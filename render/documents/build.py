@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, TextIO
 
-from render.documents.calculator import calculator_page
-from render.printers.codegen import MODULE_NAME, module_source
-from render.documents.notebooks import LESSONS, write_notebooks
-from render.documents.plots import FORMATS, PLOTS, render_plots, save_plots
-from render.documents.reference import build_reference
-from render.documents.safe_write import Ownership, OutputError, ensure_folder, write_atomically
-from render.documents.templating import render
+from llm_formulas.render.documents.calculator import calculator_page
+from llm_formulas.render.printers.codegen import MODULE_NAME, module_source
+from llm_formulas.render.documents.notebooks import LESSONS, write_notebooks
+from llm_formulas.render.documents.plots import FORMATS, PLOTS, render_plots, save_plots
+from llm_formulas.render.documents.reference import build_reference
+from llm_formulas.render.documents.safe_write import Ownership, OutputError, ensure_folder, write_atomically
+from llm_formulas.render.documents.templating import render
 
 PDFLATEX_TIMEOUT = 120
 MAX_LATEX_PASSES = 6  # the contents and cross-references settle in 2 or 3; more means they never will

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from formulas.symbols import quantity, table_order
-from render.cli.estimate_command import DEFAULTS as ESTIMATE_DEFAULTS
-from render.documents.defaults import GPUS, LAYOUTS, MODELS, default, literal
-from render.printers.jscodegen import SETTINGS, javascript, report_javascript
-from render.documents.reference import anchor, topic_of, topic_title
-from render.documents.templating import render
+from llm_formulas.formulas.symbols import quantity, table_order
+from llm_formulas.render.cli.estimate_command import DEFAULTS as ESTIMATE_DEFAULTS
+from llm_formulas.render.documents.defaults import GPUS, LAYOUTS, MODELS, default, literal
+from llm_formulas.render.printers.jscodegen import SETTINGS, javascript, report_javascript
+from llm_formulas.render.documents.reference import anchor, topic_of, topic_title
+from llm_formulas.render.documents.templating import render
 
 # Ψ from the model's shape: the general decoder count when it exists, else the classic GPT one
 DERIVED = {"P": ("params.decoder.total", "params.total")}
@@ -79,8 +79,8 @@ def presets() -> dict:
 
 def _model_names() -> tuple[str, ...]:
     """Every architecture value some preset sets (sizes and switches): the report's model inputs."""
-    from formulas.estimate import model_values
-    from formulas.presets import names, preset
+    from llm_formulas.formulas.estimate import model_values
+    from llm_formulas.formulas.presets import names, preset
 
     return tuple(sorted(set().union(*(model_values(preset(name).architecture.values) for name in names()))))
 

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from formulas import gpus, presets
-from formulas.symbols import Quantity, quantity
-from render.cli.estimate_command import DEFAULTS as ESTIMATE_DEFAULTS
-from render.cli.inputs import parse_number
+from llm_formulas.formulas import gpus, presets
+from llm_formulas.formulas.symbols import Quantity, quantity
+from llm_formulas.render.cli.estimate_command import DEFAULTS as ESTIMATE_DEFAULTS
+from llm_formulas.render.cli.inputs import parse_number
 
 GPT3 = "Brown et al. 2020 (GPT-3 175B), Table 2.1"
 MEGATRON = "Narayanan et al. 2021, Table 1 (175B row)"

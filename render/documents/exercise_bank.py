@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from render.documents.exercises import Step, gpu, model, register
+from llm_formulas.render.documents.exercises import Step, gpu, model, register
 
 LLAMA2_70B = model("llama2-70b")
 LLAMA2_7B = model("llama2-7b")

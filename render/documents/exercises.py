@@ -19,11 +19,11 @@ from fractions import Fraction
 
 import sympy as sp
 
-from formulas import estimate
-from formulas.catalogue import get
-from formulas.gpus import gpu as gpu_preset
-from formulas.presets import preset
-from render.printers.human import convert, exact, human
+from llm_formulas.formulas import estimate
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.gpus import gpu as gpu_preset
+from llm_formulas.formulas.presets import preset
+from llm_formulas.render.printers.human import convert, exact, human
 
 TOLERANCE = Fraction(1, 100)
 SLIPS = (  # (ratio answer/correct, what it usually means)
@@ -121,7 +121,7 @@ def all_exercises() -> list[Exercise]:
 
 
 def _load() -> None:
-    from render.documents import exercise_bank  # noqa: F401  (registers every exercise on import)
+    from llm_formulas.render.documents import exercise_bank  # noqa: F401  (registers every exercise on import)
 
 
 def _close(given: object, correct: Fraction) -> bool:

@@ -2,7 +2,7 @@
 real models' numbers put through a formula, the sources' figures beside ours, slips with
 their refutation, pictures, and exercises checked by ``render.documents.exercises``.
 
-A notebook starts with ``from render.documents.lesson import *``. Every number a learner
+A notebook starts with ``from llm_formulas.render.documents.lesson import *``. Every number a learner
 reads goes through ``render.printers.human`` (GB, TFLOP, days, GiB where the source
 speaks binary); each ``Value`` keeps its exact Rational, one attribute away
 (``value.exact``). Equations are printed from the catalogue's own expressions
@@ -16,21 +16,21 @@ from dataclasses import dataclass
 import sympy as sp
 from IPython.display import Image, Markdown, Math, display
 
-from derivations.catalogue import all_derivations, derivation_of
-from derivations.engine import Derivation, Outcome, Step
-from derivations.proof import valued
-from formulas import estimate as _estimate
-from formulas.catalogue import get
-from formulas.examples import example as _example
-from formulas.gpus import gpu as _gpu
-from formulas.presets import preset
-from formulas.symbols import latex_names
-from formulas.units import Unit
-from render.documents import lesson_plots
-from render.documents.exercises import check, exercise
-from render.printers.human import exact as _exact_text
-from render.printers.human import human
-from render.printers.latex import formula_latex, latex, step_latex
+from llm_formulas.derivations.catalogue import all_derivations, derivation_of
+from llm_formulas.derivations.engine import Derivation, Outcome, Step
+from llm_formulas.derivations.proof import valued
+from llm_formulas.formulas import estimate as _estimate
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.examples import example as _example
+from llm_formulas.formulas.gpus import gpu as _gpu
+from llm_formulas.formulas.presets import preset
+from llm_formulas.formulas.symbols import latex_names
+from llm_formulas.formulas.units import Unit
+from llm_formulas.render.documents import lesson_plots
+from llm_formulas.render.documents.exercises import check, exercise
+from llm_formulas.render.printers.human import exact as _exact_text
+from llm_formulas.render.printers.human import human
+from llm_formulas.render.printers.latex import formula_latex, latex, step_latex
 
 __all__ = ["model", "gpu", "derive", "formula", "evaluate", "put", "source_figure", "refutation", "picture",
            "exercise", "check", "note", "slips", "show", "Value"]

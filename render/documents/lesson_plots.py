@@ -35,10 +35,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from formulas import estimate  # noqa: E402
-from formulas.gpus import gpu  # noqa: E402
-from formulas.presets import preset  # noqa: E402
-from render.documents.plots import curve  # noqa: E402
+from llm_formulas.formulas import estimate  # noqa: E402
+from llm_formulas.formulas.gpus import gpu  # noqa: E402
+from llm_formulas.formulas.presets import preset  # noqa: E402
+from llm_formulas.render.documents.plots import curve  # noqa: E402
 
 STYLE = {"figure.figsize": (6.4, 3.8), "figure.dpi": 80, "font.size": 9, "axes.grid": True, "grid.alpha": 0.3}
 METADATA = {"Software": "llm-formulas lesson"}

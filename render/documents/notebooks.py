@@ -38,19 +38,9 @@ METADATA = {
     "kernelspec": {"display_name": "Python 3", "language": "python", "name": KERNEL},
     "language_info": {"name": "python"},
 }
-ROOT = Path(__file__).resolve().parents[2]  # the checkout (or site-packages) holding formulas/, derivations/, render/
 
 SETUP = """\
-import pathlib
-import sys
-
-# Use the checkout this notebook lives in (notebooks/ or build/notebooks/), else the installed package.
-here = pathlib.Path.cwd().resolve()
-root = next((p for p in (here, *here.parents) if (p / "formulas" / "catalogue.py").is_file()), None)
-if root is not None and str(root) not in sys.path:
-    sys.path.insert(0, str(root))
-
-from render.documents.lesson import *
+from llm_formulas.render.documents.lesson import *
 
 print("Ready: the catalogue, the derivation engine and the lesson helpers are loaded.")"""
 
@@ -73,7 +63,7 @@ def _cell(index: int, kind: str, text: str) -> NotebookNode:
 
 def lesson_notebook(name: str) -> NotebookNode:
     """The lesson's cells, the set-up cell after its opening question, not yet executed."""
-    cells = list(importlib.import_module(f"render.documents.lessons.{name}").CELLS)
+    cells = list(importlib.import_module(f"llm_formulas.render.documents.lessons.{name}").CELLS)
     cells.insert(1, code(SETUP))
     nb = nbformat.v4.new_notebook(cells=[_cell(i, kind, text) for i, (kind, text) in enumerate(cells)])
     nb.metadata = dict(METADATA)
@@ -97,11 +87,10 @@ def can_execute() -> str | None:
 
 
 async def _execute(nb: NotebookNode, directory: Path, slots: asyncio.Semaphore) -> NotebookNode:
-    """Run every cell in a fresh kernel (the checkout first on its PYTHONPATH, cwd ``directory``); normalise."""
+    """Run every cell in a fresh kernel (this interpreter's, so it imports this llm_formulas; cwd ``directory``); normalise."""
     from nbclient import NotebookClient
 
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
     env["MPLBACKEND"] = "Agg"
     async with slots:
         client = NotebookClient(nb, kernel_name=KERNEL, timeout=EXECUTION_TIMEOUT, record_timing=False,

@@ -16,19 +16,19 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from derivations.catalogue import all_derivations, check_all, derivation_of
-from derivations.engine import Outcome, Step
-from formulas.catalogue import Formula, all_formulas, get
-from formulas.examples import WorkedExample, all_examples, examples_for
-from formulas.symbols import Quantity, all_quantities, quantity
-from render.printers import mathml as mm
-from render.documents.defaults import GPUS, LAYOUTS, MODELS, default
-from render.printers.latex import formula_latex, label_latex, step_latex
-from derivations.proof import valued
-from formulas.bibliography import Source, Work, cited, work
-from render.printers.human import exact as exact_text
-from render.printers.human import human
-from render.documents.plots import Plot
+from llm_formulas.derivations.catalogue import all_derivations, check_all, derivation_of
+from llm_formulas.derivations.engine import Outcome, Step
+from llm_formulas.formulas.catalogue import Formula, all_formulas, get
+from llm_formulas.formulas.examples import WorkedExample, all_examples, examples_for
+from llm_formulas.formulas.symbols import Quantity, all_quantities, quantity
+from llm_formulas.render.printers import mathml as mm
+from llm_formulas.render.documents.defaults import GPUS, LAYOUTS, MODELS, default
+from llm_formulas.render.printers.latex import formula_latex, label_latex, step_latex
+from llm_formulas.derivations.proof import valued
+from llm_formulas.formulas.bibliography import Source, Work, cited, work
+from llm_formulas.render.printers.human import exact as exact_text
+from llm_formulas.render.printers.human import human
+from llm_formulas.render.documents.plots import Plot
 
 TOPIC_TITLES = {
     "params": "Parameters",

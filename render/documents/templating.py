@@ -14,7 +14,7 @@ from typing import Literal
 
 import jinja2
 
-from render.printers.escape import md_display, md_inline, md_text, tex_math, tex_text
+from llm_formulas.render.printers.escape import md_display, md_inline, md_text, tex_math, tex_text
 
 TEMPLATES = Path(__file__).parent / "templates"
 

@@ -1,7 +1,7 @@
 """Calibrate the A100's performance constants on Megatron-LM 2021 Table 1, then validate without refitting.
 
-    python -m render.numeric.calibrate            # refit, print the errors, rewrite formulas/published/a100_constants.json
-    python -m render.numeric.calibrate --check    # the stored constants: Table 1 and the validation runs, no refit
+    python -m llm_formulas.render.numeric.calibrate            # refit, print the errors, rewrite formulas/published/a100_constants.json
+    python -m llm_formulas.render.numeric.calibrate --check    # the stored constants: Table 1 and the validation runs, no refit
 
 The fit: a grid over (η_gemm, η_mem, τ_k, η_link), each point evaluated on all ten Table 1 rows at
 once (the constants are arrays through the generated NumPy code), minimising the sum of
@@ -23,15 +23,15 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from formulas.calibration import PUBLISHED, Efficiency, a100, layer_timings, table1, validation_runs
-from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, model_values
-from formulas.frameworks import Framework, framework
-from formulas.gpus import NODE_SIZE, gpu
-from formulas.hf_config import read_config
-from formulas.layouts import balanced_stages
-from formulas.prediction import model_values as perf_values
-from formulas.presets import preset
-from render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
+from llm_formulas.formulas.calibration import PUBLISHED, Efficiency, a100, layer_timings, table1, validation_runs
+from llm_formulas.formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, model_values
+from llm_formulas.formulas.frameworks import Framework, framework
+from llm_formulas.formulas.gpus import NODE_SIZE, gpu
+from llm_formulas.formulas.hf_config import read_config
+from llm_formulas.formulas.layouts import balanced_stages
+from llm_formulas.formulas.prediction import model_values as perf_values
+from llm_formulas.formulas.presets import preset
+from llm_formulas.render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 
 GRID = {"eta_gemm": (0.5, 1.0), "eta_mem": (0.2, 1.0), "tau_k": (0.0, 6e-5), "eta_link": (0.3, 1.0)}
 FIGURES = ("megatron_tflops", "mfu", "step_seconds")

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from formulas.calibration import Efficiency
-from formulas.estimate import Inputs, Ops
-from render.numeric import llm_formulas_numeric as generated
+from llm_formulas.formulas.calibration import Efficiency
+from llm_formulas.formulas.estimate import Inputs, Ops
+from llm_formulas.render.numeric import llm_formulas_numeric as generated
 
 GENERATED_PATH = Path(generated.__file__)
 
@@ -50,7 +50,7 @@ NUMPY_OPS = Ops(where=np.where, minimum=np.minimum, maximum=np.maximum,
 
 def regenerate() -> bool:
     """Rewrite the committed module from the catalogue; True when it changed."""
-    from render.printers.codegen import module_source  # the printers only to write it, never to read it
+    from llm_formulas.render.printers.codegen import module_source  # the printers only to write it, never to read it
 
     source = module_source()
     if GENERATED_PATH.read_text(encoding="utf-8") == source:

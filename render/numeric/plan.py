@@ -24,11 +24,11 @@ from typing import Callable
 
 import numpy as np
 
-from formulas.estimate import RECOMPUTE_MODES, Evaluator, Inputs, Layout, estimate, layout_violation
-from formulas.frameworks import DEFAULT, Framework
-from formulas.layouts import balanced_stages
-from render.numeric import GPUS_PER_NODE
-from render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
+from llm_formulas.formulas.estimate import RECOMPUTE_MODES, Evaluator, Inputs, Layout, estimate, layout_violation
+from llm_formulas.formulas.frameworks import DEFAULT, Framework
+from llm_formulas.formulas.layouts import balanced_stages
+from llm_formulas.render.numeric import GPUS_PER_NODE
+from llm_formulas.render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 
 SHAPE_FIELDS = ("t", "p", "d", "b", "m", "v", "c", "e")
 SETTING_FIELDS = ("zero", "recompute", "sequence_parallel")
@@ -291,7 +291,7 @@ def explain(model: dict[str, int], inputs: Inputs, layout: Layout, max_tp: int |
     does not fit (one line, the reason)."""
     from dataclasses import replace
 
-    from formulas.estimate import layout_violation
+    from llm_formulas.formulas.estimate import layout_violation
 
     layers = int(model["l"])
     if uneven and layers % layout.p and layout.stages is None and balanced_stages(layers, layout.p) is not None:

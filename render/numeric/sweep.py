@@ -17,11 +17,11 @@ from typing import Callable, Iterable
 
 import sympy as sp
 
-from formulas.estimate import RECOMPUTE_MODES, Inputs, model_values
-from formulas.gpus import gpu
-from formulas.presets import preset
-from render.numeric.plan import GPUS_PER_NODE, SHAPE_FIELDS, Shapes, evaluate, rank, reason, row, shapes
-from render.cli.progress import Progress
+from llm_formulas.formulas.estimate import RECOMPUTE_MODES, Inputs, model_values
+from llm_formulas.formulas.gpus import gpu
+from llm_formulas.formulas.presets import preset
+from llm_formulas.render.numeric.plan import GPUS_PER_NODE, SHAPE_FIELDS, Shapes, evaluate, rank, reason, row, shapes
+from llm_formulas.render.cli.progress import Progress
 
 DEFAULT_CHUNK = 4096
 

@@ -15,10 +15,10 @@ import keyword
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 
-from formulas.catalogue import Formula, all_formulas
-from formulas.symbols import quantity
-from render.printers.latex import formula_latex
-from derivations.proof import valued
+from llm_formulas.formulas.catalogue import Formula, all_formulas
+from llm_formulas.formulas.symbols import quantity
+from llm_formulas.render.printers.latex import formula_latex
+from llm_formulas.derivations.proof import valued
 
 MODULE_NAME = "llm_formulas_numeric"
 

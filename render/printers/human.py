@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from formulas.units import Unit, as_unit
+from llm_formulas.formulas.units import Unit, as_unit
 
 
 class UnitMismatch(ValueError):

@@ -17,9 +17,9 @@ import sympy as sp
 from sympy.printing.codeprinter import PrintMethodNotImplementedError
 from sympy.printing.jscode import jscode
 
-from formulas.catalogue import Formula, all_formulas, get
-from formulas.symbols import table_order
-from derivations.proof import valued
+from llm_formulas.formulas.catalogue import Formula, all_formulas, get
+from llm_formulas.formulas.symbols import table_order
+from llm_formulas.derivations.proof import valued
 
 
 @dataclass(frozen=True)
@@ -145,8 +145,8 @@ def report_javascript(model_names: tuple[str, ...], gpu_names: tuple[str, ...]) 
     RECOMPUTE_MODES, sequence parallelism and FlashAttention as 0/1, the network's bytes/s) are SETTINGS. The
     glue's choices become Piecewise expressions, so the page runs the same report as ``llm-formulas estimate``,
     not a copy of it. Common subexpressions are shared (``sympy.cse``)."""
-    from formulas.estimate import Inputs, Layout, Ops, estimate
-    from formulas.symbols import quantity
+    from llm_formulas.formulas.estimate import Inputs, Layout, Ops, estimate
+    from llm_formulas.formulas.symbols import quantity
 
     def symbol(name: str) -> sp.Symbol:
         return quantity(name).symbol

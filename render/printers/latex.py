@@ -6,10 +6,10 @@ import re
 
 import sympy as sp
 
-from derivations.engine import Step
-from derivations.proof import valued
-from formulas.catalogue import Formula
-from formulas.symbols import latex_names
+from llm_formulas.derivations.engine import Step
+from llm_formulas.derivations.proof import valued
+from llm_formulas.formulas.catalogue import Formula
+from llm_formulas.formulas.symbols import latex_names
 
 _GREEK = {"Ψ": r"\Psi", "Σ": r"\Sigma", "ε": r"\varepsilon"}
 

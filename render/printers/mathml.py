@@ -18,8 +18,8 @@ from functools import cache
 import sympy as sp
 from sympy.printing.mathml import MathMLPresentationPrinter
 
-from formulas.symbols import is_declared, quantity
-from derivations.proof import valued
+from llm_formulas.formulas.symbols import is_declared, quantity
+from llm_formulas.derivations.proof import valued
 
 _GREEK_NAMES = (
     "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau "

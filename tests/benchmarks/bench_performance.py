@@ -23,8 +23,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from formulas.calibration import a100  # noqa: E402
-from render.numeric.calibrate import calibration_runs, fit, layer_summary, other_runs, summary  # noqa: E402
+from llm_formulas.formulas.calibration import a100  # noqa: E402
+from llm_formulas.render.numeric.calibrate import calibration_runs, fit, layer_summary, other_runs, summary  # noqa: E402
 
 TARGETS = {"calibration": (0.05, 0.10), "validation": (0.10, 0.20)}
 

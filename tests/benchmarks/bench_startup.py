@@ -22,7 +22,7 @@ import sys
 import time
 
 PYTHON = sys.executable
-CLI = [PYTHON, "-m", "render.cli.main"]
+CLI = [PYTHON, "-m", "llm_formulas"]
 BASELINES = {"bare interpreter": [PYTHON, "-c", "pass"], "import sympy": [PYTHON, "-c", "import sympy"]}
 COMMANDS = {
     "--help": (CLI + ["--help"], "bare interpreter", 6),

@@ -28,13 +28,13 @@ import sympy as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from formulas.catalogue import get  # noqa: E402
-from formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, exact, model_values  # noqa: E402
-from formulas.gpus import gpu  # noqa: E402
-from formulas.presets import preset  # noqa: E402
-from render.numeric import llm_formulas_numeric as generated  # noqa: E402
-from render.numeric.plan import SETTINGS, evaluate, shapes  # noqa: E402
-from derivations.proof import valued  # noqa: E402
+from llm_formulas.formulas.catalogue import get  # noqa: E402
+from llm_formulas.formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, exact, model_values  # noqa: E402
+from llm_formulas.formulas.gpus import gpu  # noqa: E402
+from llm_formulas.formulas.presets import preset  # noqa: E402
+from llm_formulas.render.numeric import llm_formulas_numeric as generated  # noqa: E402
+from llm_formulas.render.numeric.plan import SETTINGS, evaluate, shapes  # noqa: E402
+from llm_formulas.derivations.proof import valued  # noqa: E402
 
 N_POINTS = 10**6
 RNG = np.random.default_rng(7)
@@ -176,7 +176,7 @@ def llm_analysis_rate(space) -> float | None:
 
 def sweep_rows() -> tuple[list[tuple[str, float]], int]:
     """A sweep of 3 models × 2 GPUs × 3 cluster sizes, ranked per case: in process and on local Dask clusters."""
-    from render.numeric.sweep import Spec, run_in_process, run_on_dask, tasks
+    from llm_formulas.render.numeric.sweep import Spec, run_in_process, run_on_dask, tasks
 
     spec = Spec(models=("llama2-7b", "llama2-70b", "gpt3-175b"), gpus=("a100-80gb", "h100-sxm"), sizes=(256, 1024, 4096),
                 global_batch=2048, seq=4096, top=3)

@@ -1,6 +1,6 @@
 """Lesson: Yu Chen (Bilibili) 2024, "What hardware compute do large models need", re-derived."""
 
-from render.documents.notebooks import code, markdown
+from llm_formulas.render.documents.notebooks import code, markdown
 
 CELLS = [
     markdown("""

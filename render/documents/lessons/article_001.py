@@ -1,6 +1,6 @@
 """Lesson: Li Bojie, "Training large models: why the A100 beats the 4090", re-derived."""
 
-from render.documents.notebooks import code, markdown
+from llm_formulas.render.documents.notebooks import code, markdown
 
 CELLS = [
     markdown("""

@@ -1,6 +1,6 @@
 """Lesson: "Estimating the resources to train a large model", re-derived."""
 
-from render.documents.notebooks import code, markdown
+from llm_formulas.render.documents.notebooks import code, markdown
 
 CELLS = [
     markdown("""

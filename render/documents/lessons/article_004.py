@@ -1,6 +1,6 @@
 """Lesson: Li Wei, AI Computing Systems (2nd ed.), chapter 9 slides: BLOOM-176B, re-derived."""
 
-from render.documents.notebooks import code, markdown
+from llm_formulas.render.documents.notebooks import code, markdown
 
 CELLS = [
     markdown("""

@@ -1,6 +1,6 @@
 """Lesson: cluster sizing. Will Llama-2-70B train on 64 A100s, and for how long?"""
 
-from render.documents.notebooks import code, markdown
+from llm_formulas.render.documents.notebooks import code, markdown
 
 CELLS = [
     markdown("""
@@ -108,7 +108,7 @@ utilization the 64-GPU run is about 8 % shorter, and still about three years.
 
 Type your answer in place of `None` and run the cell. A wrong answer gets the step that
 differs; pass intermediate values as keywords to find your slip. The worked solutions are
-not in this notebook: `from render.documents.exercises import solution` if you are stuck.
+not in this notebook: `from llm_formulas.render.documents.exercises import solution` if you are stuck.
 """),
     code("""exercise("cluster.amdahl")"""),
     code("""

@@ -1,6 +1,6 @@
 """Lesson: communication. Why does tensor parallelism stay inside a server while data parallelism crosses the cluster?"""
 
-from render.documents.notebooks import code, markdown
+from llm_formulas.render.documents.notebooks import code, markdown
 
 CELLS = [
     markdown("""

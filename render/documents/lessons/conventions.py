@@ -1,6 +1,6 @@
 """Lesson: when a paper's convention is not the physical count. Both numbers, and the proof of the difference."""
 
-from render.documents.notebooks import code, markdown
+from llm_formulas.render.documents.notebooks import code, markdown
 
 CELLS = [
     markdown("""
@@ -78,7 +78,7 @@ the GEMM count, both proved to vanish for wide and deep models, both about 0.4 %
 
 Type your answer in place of `None` and run the cell. A wrong answer gets the step that
 differs, or the usual slip it looks like (a factor of 1000, of 2, GB for GiB). The worked
-solution is not in this notebook: `from render.documents.exercises import solution` if you are
+solution is not in this notebook: `from llm_formulas.render.documents.exercises import solution` if you are
 stuck.
 """),
     code("""exercise("conventions.megatron_eq4")"""),

@@ -1,6 +1,6 @@
 """Lesson: cost. What did DeepSeek-V3 cost to rent, when does a GPU pay for itself, and what does a dollar buy on an H100 or a 4090?"""
 
-from render.documents.notebooks import code, markdown
+from llm_formulas.render.documents.notebooks import code, markdown
 
 CELLS = [
     markdown("""
@@ -111,7 +111,7 @@ together, so a model twice as large costs four times as much to train well.
 
 Type your answer in place of `None` and run the cell. A wrong answer gets the step that
 differs, or the usual slip it looks like (a factor of 1000, of 2, GB for GiB). The worked
-solution is not in this notebook: `from render.documents.exercises import solution` if you are
+solution is not in this notebook: `from llm_formulas.render.documents.exercises import solution` if you are
 stuck.
 """),
     code("""exercise("cost.deepseek_pretraining")"""),

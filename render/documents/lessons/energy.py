@@ -1,6 +1,6 @@
 """Lesson: energy and emissions. Can we reproduce Llama 2's 31.22 tCO2eq?"""
 
-from render.documents.notebooks import code, markdown
+from llm_formulas.render.documents.notebooks import code, markdown
 
 CELLS = [
     markdown("""
@@ -73,7 +73,7 @@ trained, or per PF-day of useful work, is the number to compare across hardware 
 
 Type your answer in place of `None` and run the cell. A wrong answer gets the step that
 differs, or the usual slip it looks like (a factor of 1000, of 2, GB for GiB). The worked
-solution is not in this notebook: `from render.documents.exercises import solution` if you are
+solution is not in this notebook: `from llm_formulas.render.documents.exercises import solution` if you are
 stuck.
 """),
     code("""exercise("energy.llama2_70b")"""),

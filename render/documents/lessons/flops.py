@@ -1,6 +1,6 @@
 """Lesson: FLOPs. Where does 6ΨD come from, and when is it wrong?"""
 
-from render.documents.notebooks import code, markdown
+from llm_formulas.render.documents.notebooks import code, markdown
 
 CELLS = [
     markdown("""

@@ -1,6 +1,6 @@
 """Lesson: inference. Why can't a 4090 cluster train a 70B model but can serve it?"""
 
-from render.documents.notebooks import code, markdown
+from llm_formulas.render.documents.notebooks import code, markdown
 
 CELLS = [
     markdown("""
@@ -110,7 +110,7 @@ the memory and a link fast enough for tensor parallelism.**
 ## Exercises
 
 Type your answer in place of `None` and run the cell; a wrong answer gets the step that
-differs. Solutions: `from render.documents.exercises import solution` (not shown here).
+differs. Solutions: `from llm_formulas.render.documents.exercises import solution` (not shown here).
 """),
     code("""exercise("inference.stage_latency")"""),
     code("""

@@ -1,6 +1,6 @@
 """Lesson: memory. Will Llama-2-70B fit on 64 A100s for training, and with which micro-batch?"""
 
-from render.documents.notebooks import code, markdown
+from llm_formulas.render.documents.notebooks import code, markdown
 
 CELLS = [
     markdown("""
@@ -142,7 +142,7 @@ for traffic (3Ψ bytes per iteration instead of 2Ψ): the communication lesson w
 Type your answer in place of `None` and run the cell; the helper says right or wrong and, when
 wrong, which step differs. Pass your intermediate values as keywords (the question lists their
 names) to find your slip. The worked solution is kept out of the notebook: if you are stuck,
-run `from render.documents.exercises import solution; print(solution("memory.kv_gqa"))`.
+run `from llm_formulas.render.documents.exercises import solution; print(solution("memory.kv_gqa"))`.
 """),
     code("""exercise("memory.training_70b")"""),
     code("""

@@ -1,6 +1,6 @@
 """Lesson: the optimizations of the seeds' last chapters, each with its arithmetic."""
 
-from render.documents.notebooks import code, markdown
+from llm_formulas.render.documents.notebooks import code, markdown
 
 CELLS = [
     markdown("""
@@ -72,7 +72,7 @@ warm-up saves 3.6×, not 5×; a paged cache with 256-token blocks wastes up to h
 
 Type your answer in place of `None` and run the cell. A wrong answer gets the step that
 differs, or the usual slip it looks like (a factor of 1000, of 2, GB for GiB). The worked
-solution is not in this notebook: `from render.documents.exercises import solution` if you are
+solution is not in this notebook: `from llm_formulas.render.documents.exercises import solution` if you are
 stuck.
 """),
     code("""exercise("optimizations.onebit_warmup")"""),

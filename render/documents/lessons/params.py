@@ -1,6 +1,6 @@
 """Lesson: parameters. Is Llama-2-70B really 70 billion parameters, and why does 12·l·h² say 64?"""
 
-from render.documents.notebooks import code, markdown
+from llm_formulas.render.documents.notebooks import code, markdown
 
 CELLS = [
     markdown("""
@@ -99,7 +99,7 @@ envelope; the catalogue's `params.decoder.total` is for plans, and `llm-formulas
 
 Type an exact count in place of `None`. The helper says right or wrong, and on wrong which
 step differs (pass your per-step values as keywords; the question names the steps). The
-solutions are not in this notebook (`render.documents.exercises.solution`).
+solutions are not in this notebook (`llm_formulas.render.documents.exercises.solution`).
 """),
     code("""exercise("params.gpt2")"""),
     code("""

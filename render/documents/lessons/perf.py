@@ -3,7 +3,7 @@
 The lesson's text and cells come from the performance model's lesson (issue 16), in the lesson format.
 """
 
-from render.documents.notebooks import code, markdown
+from llm_formulas.render.documents.notebooks import code, markdown
 
 CELLS = [
     markdown("""
@@ -34,13 +34,13 @@ from fractions import Fraction
 
 import numpy as np
 
-from formulas.calibration import a100
-from formulas.estimate import Inputs, Layout, estimate, model_values
-from formulas.frameworks import framework
-from formulas.gpus import NODE_SIZE, gpu as gpu_preset
-from formulas.presets import preset
-from render.numeric.plan import interleavings
-from render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
+from llm_formulas.formulas.calibration import a100
+from llm_formulas.formulas.estimate import Inputs, Layout, estimate, model_values
+from llm_formulas.formulas.frameworks import framework
+from llm_formulas.formulas.gpus import NODE_SIZE, gpu as gpu_preset
+from llm_formulas.formulas.presets import preset
+from llm_formulas.render.numeric.plan import interleavings
+from llm_formulas.render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 
 MODEL = model_values(preset("megatron-1t").architecture.values)  # h = 25600, a = 160, l = 128, V = 51200
 A100 = gpu_preset("a100-80gb")
@@ -165,7 +165,7 @@ p = 64 and the model prefers a shallower pipeline; `llm-formulas plan --explain`
 then ranks and why (`--framework megatron-lm-2021` restricts the search to the paper's features instead).
 """),
     code('''
-from render.numeric.plan import explain
+from llm_formulas.render.numeric.plan import explain
 
 result = explain(MODEL, inputs("default"), Layout(n=N, t=8, p=64, d=6, b=1, m=512, s=S, v=2, zero=1, recompute="selective",
                                        sequence_parallel=True))

@@ -1,6 +1,6 @@
 """Lesson: failures and checkpoints. How often should a 2048-GPU run checkpoint?"""
 
-from render.documents.notebooks import code, markdown
+from llm_formulas.render.documents.notebooks import code, markdown
 
 CELLS = [
     markdown("""
@@ -75,7 +75,7 @@ faster than checkpoints can be written, Daly's higher-order estimate is the bett
 
 Type your answer in place of `None` and run the cell. A wrong answer gets the step that
 differs, or the usual slip it looks like (a factor of 1000, of 2, GB for GiB). The worked
-solution is not in this notebook: `from render.documents.exercises import solution` if you are
+solution is not in this notebook: `from llm_formulas.render.documents.exercises import solution` if you are
 stuck.
 """),
     code("""exercise("reliability.mtbf_2048")"""),

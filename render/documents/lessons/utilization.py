@@ -1,6 +1,6 @@
 """Lesson: utilization from what a run measured. What share of the A100 did Megatron and Korthikanti reach?"""
 
-from render.documents.notebooks import code, markdown
+from llm_formulas.render.documents.notebooks import code, markdown
 
 CELLS = [
     markdown("""
@@ -95,7 +95,7 @@ footprint from it.
 
 Type your answer in place of `None` and run the cell. A wrong answer gets the step that
 differs, or the usual slip it looks like (a factor of 1000, of 2, GB for GiB). The worked
-solution is not in this notebook: `from render.documents.exercises import solution` if you are
+solution is not in this notebook: `from llm_formulas.render.documents.exercises import solution` if you are
 stuck.
 """),
     code("""exercise("utilization.megatron_peak")"""),
