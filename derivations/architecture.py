@@ -31,6 +31,7 @@ from llm_formulas.formulas.architecture import (
     TRANSFORMERS,
 )
 from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.symbols import switch_defaults
 from llm_formulas.formulas.symbols import (
     E,
     V,
@@ -85,35 +86,17 @@ from llm_formulas.formulas.symbols import (
     tied,
 )
 
-# The classic GPT of the foundation (000 §3.1–3.2) as values of the switches.
+# The classic GPT of the foundation (000 §3.1–3.2): its shapes, and every switch at its classic value
+# (formulas/symbols.py states each switch's default once: biases, LayerNorm, a position table, a tied head).
 CLASSIC = {
     g: a,
     d_head: h / a,
     d_ff: 4 * h,
     d_emb: h,
-    proj_emb: 0,
-    gated: 0,
-    b_q: 1,
-    b_k: 1,
-    b_v: 1,
-    b_o: 1,
-    b_mlp: 1,
-    norm_bias: 1,
-    n_norm: 2,
-    norm_final: 1,
-    emb_norm: 0,
-    pos_table: 1,
     n_pos: s,
-    o_pos: 0,
-    tied: 1,
-    head_bias: 0,
-    l_moe: 0,
     E: 1,
     k: 1,
-    mla: 0,
-    qk_norm: 0,
-    qk_norm_full: 0,
-    sink: 0,
+    **switch_defaults(),
 }
 
 
@@ -155,7 +138,7 @@ def attention() -> Derivation:
                          parts=("Ψ_Q", "Ψ_KV", "Ψ_O"))
     norms_ = d.defines("Ψ_qk", qk_norm * (d_head + d_head) + qk_norm_full * (a * d_head + g * d_head),
                        "q/k RMSNorms: per head of width d_head (Qwen3, Gemma-3, GLM-4.5), or over all heads (OLMo-2)")
-    d.defines("Ψ_attn", (1 - mla) * standard + mla * get("params.decoder.attention.mla").expr + norms_ + sink * a,
+    d.defines("Ψ_attn", (1 - mla) * standard + mla * get("params.decoder.attention.mla").dimensioned + norms_ + sink * a,
               "standard or latent attention, the norms, and gpt-oss's one learned sink logit per head")
     d.concludes("params.decoder.attention")
     return d
@@ -172,7 +155,7 @@ def mlp() -> Derivation:
 
 def expert() -> Derivation:
     d = Derivation("params.decoder.expert", "One routed expert", (TRANSFORMERS, FEDUS))
-    d.defines("Ψ_expert", get("params.decoder.mlp").expr.xreplace({d_ff: d_moe}),
+    d.defines("Ψ_expert", get("params.decoder.mlp").dimensioned.xreplace({d_ff: d_moe}),
               "an MLP of width d_moe; the fused 3-D gate_up_proj [E, h, 2·d_moe] and down_proj [E, d_moe, h] hold E of them")
     d.concludes("params.decoder.expert")
     return d
@@ -209,7 +192,7 @@ def norms() -> Derivation:
 
 def layer() -> Derivation:
     d = Derivation("params.decoder.layer", "One dense decoder layer", (TRANSFORMERS,))
-    d.defines("Ψ_layer", sum(get(i).expr for i in ("params.decoder.attention", "params.decoder.mlp", "params.decoder.norms")),
+    d.defines("Ψ_layer", sum(get(i).dimensioned for i in ("params.decoder.attention", "params.decoder.mlp", "params.decoder.norms")),
               "attention, the MLP, norms")
     d.concludes("params.decoder.layer")
     return d
@@ -217,9 +200,9 @@ def layer() -> Derivation:
 
 def layer_moe() -> Derivation:
     d = Derivation("params.decoder.layer.moe", "One mixture-of-experts layer", (TRANSFORMERS, FEDUS, DEEPSEEK_V2))
-    routed = d.defines("Ψ_routed", E * get("params.decoder.expert").expr, "E routed experts")
-    d.defines("Ψ_layer^moe", get("params.decoder.layer").expr - get("params.decoder.mlp").expr + routed
-              + get("params.decoder.router").expr + get("params.decoder.shared_experts").expr,
+    routed = d.defines("Ψ_routed", E * get("params.decoder.expert").dimensioned, "E routed experts")
+    d.defines("Ψ_layer^moe", get("params.decoder.layer").dimensioned - get("params.decoder.mlp").dimensioned + routed
+              + get("params.decoder.router").dimensioned + get("params.decoder.shared_experts").dimensioned,
               "a dense layer whose MLP is replaced by the routed experts, the router and the shared experts")
     d.concludes("params.decoder.layer.moe")
     return d
@@ -227,8 +210,8 @@ def layer_moe() -> Derivation:
 
 def layer_active() -> Derivation:
     d = Derivation("params.decoder.layer.active", "The part of a MoE layer one token uses", (TRANSFORMERS, FEDUS))
-    one = get("params.decoder.expert").expr
-    d.defines("Ψ_layer^active", get("params.decoder.layer.moe").expr - (E - k) * one, "the layer less the E − k routed experts the token skips")
+    one = get("params.decoder.expert").dimensioned
+    d.defines("Ψ_layer^active", get("params.decoder.layer.moe").dimensioned - (E - k) * one, "the layer less the E − k routed experts the token skips")
     d.concludes("params.decoder.layer.active")
     return d
 
@@ -253,8 +236,8 @@ def head() -> Derivation:
 
 def total() -> Derivation:
     d = Derivation("params.decoder.total", "The whole decoder", (TRANSFORMERS, BILIBILI))
-    parts = [get(i).expr for i in ("params.decoder.embeddings", "params.decoder.final_norm", "params.decoder.head")]
-    body = d.defines("Ψ_layers", (l - l_moe) * get("params.decoder.layer").expr + l_moe * get("params.decoder.layer.moe").expr,
+    parts = [get(i).dimensioned for i in ("params.decoder.embeddings", "params.decoder.final_norm", "params.decoder.head")]
+    body = d.defines("Ψ_layers", (l - l_moe) * get("params.decoder.layer").dimensioned + l_moe * get("params.decoder.layer.moe").dimensioned,
                      "l − l_moe dense layers and l_moe MoE layers (DeepSeek-V3: 3 and 58; Mixtral: 0 and 32)")
     d.defines("Ψ", parts[0] + body + parts[1] + parts[2], "embeddings, the layers, final norm, head")
     d.concludes("params.decoder.total")
@@ -263,10 +246,10 @@ def total() -> Derivation:
 
 def active() -> Derivation:
     d = Derivation("params.decoder.active", "Active parameters of a mixture of experts", (TRANSFORMERS, FEDUS))
-    d.defines("Ψ_active", get("params.decoder.total").expr - l_moe * (E - k) * get("params.decoder.expert").expr,
+    d.defines("Ψ_active", get("params.decoder.total").dimensioned - l_moe * (E - k) * get("params.decoder.expert").dimensioned,
               "the total less the E − k routed experts a token skips in each of the l_moe MoE layers; a dense model has all active")
-    d.equals("Ψ_active", sum(get(i).expr for i in ("params.decoder.embeddings", "params.decoder.final_norm", "params.decoder.head"))
-             + (l - l_moe) * get("params.decoder.layer").expr + l_moe * get("params.decoder.layer.active").expr,
+    d.equals("Ψ_active", sum(get(i).dimensioned for i in ("params.decoder.embeddings", "params.decoder.final_norm", "params.decoder.head"))
+             + (l - l_moe) * get("params.decoder.layer").dimensioned + l_moe * get("params.decoder.layer.active").dimensioned,
              "the same, layer by layer")
     d.concludes("params.decoder.active")
     return d
@@ -274,7 +257,7 @@ def active() -> Derivation:
 
 def mtp() -> Derivation:
     d = Derivation("params.decoder.mtp", "Multi-token-prediction modules (an option)", (DEEPSEEK_V3,))
-    one = d.defines("Ψ_MTP,1", 2 * one_norm() + (2 * h) * h + get("params.decoder.layer.moe").expr + one_norm(),
+    one = d.defines("Ψ_MTP,1", 2 * one_norm() + (2 * h) * h + get("params.decoder.layer.moe").dimensioned + one_norm(),
                     "RMSNorms of the hidden state and of the next token's embedding, their concatenation projected 2h→h, "
                     "one Transformer block (a MoE layer), and the norm before the shared head")
     d.defines("Ψ_MTP", n_mtp * one, "D = n_MTP sequential modules; embedding and output head shared with the main model")
@@ -284,9 +267,9 @@ def mtp() -> Derivation:
 
 def classic_params() -> Derivation:
     d = Derivation("params.decoder.classic", "The classic switches give the foundation's params.total", (BILIBILI,))
-    d.defines("Ψ|classic", get("params.decoder.total").expr.xreplace(CLASSIC),
+    d.defines("Ψ|classic", get("params.decoder.total").dimensioned.xreplace(CLASSIC),
               "MHA (g = a), d_head = h/a, d_ff = 4h, two matrices, every bias, two LayerNorms, a table of s positions, tied, dense")
-    d.equals("Ψ", get("params.total").expr, "the foundation's l(12h² + 13h) + Vh + sh + 2h")
+    d.equals("Ψ", get("params.total").dimensioned, "the foundation's l(12h² + 13h) + Vh + sh + 2h")
     return d
 
 
@@ -312,7 +295,7 @@ def projections() -> Derivation:
     kv = d.defines("F_KV", 2 * gemm(b * s, h, g * d_head), "keys and values: [bs, h] × [h, g·d_head] each")
     o = d.defines("F_O", gemm(b * s, a * d_head, h), "[bs, a·d_head] × [a·d_head, h]")
     standard = d.defines("F_proj,std", q_ + kv + o, "Q, K, V and O", parts=("F_Q", "F_KV", "F_O"))
-    d.defines("F_proj", (1 - mla) * standard + mla * get("flops.decoder.attention.projections.mla").expr,
+    d.defines("F_proj", (1 - mla) * standard + mla * get("flops.decoder.attention.projections.mla").dimensioned,
               "a bias is an add (addmm counts the product only); MLA's own projections where mla = 1")
     d.concludes("flops.decoder.attention.projections")
     return d
@@ -391,8 +374,8 @@ def experts_forward() -> Derivation:
 
 def experts_skipped() -> Derivation:
     d = Derivation("flops.decoder.experts.skipped", "What a top-k kernel would skip in Llama-4", (FLOP_COUNTER, TRANSFORMERS))
-    topk = get("flops.decoder.experts").expr.xreplace({all_experts: 0})
-    d.defines("F_experts^skip", get("flops.decoder.experts").expr - topk, "the implementation's count less a top-k kernel's")
+    topk = get("flops.decoder.experts").dimensioned.xreplace({all_experts: 0})
+    d.defines("F_experts^skip", get("flops.decoder.experts").dimensioned - topk, "the implementation's count less a top-k kernel's")
     d.equals("F_experts^skip", all_experts * (E - k) * topk / k, "E − k experts per token that contribute a zero score")
     d.concludes("flops.decoder.experts.skipped")
     return d
@@ -403,7 +386,7 @@ def experts_capacity() -> Derivation:
     slots = d.defines("C", c_f * k * b * s / E, "each expert takes at most c_f times its even share of the k·bs assignments")
     one = (1 + gated) * gemm(1, h, d_moe) + gemm(1, d_moe, h)
     d.defines("F_experts^cap", sp.Mul(E, slots, one, evaluate=False), "at most E·C token-expert pairs are computed; the rest are dropped (or overflow)")
-    d.equals("F_experts^cap", c_f * get("flops.decoder.experts").expr.xreplace({all_experts: 0}),
+    d.equals("F_experts^cap", c_f * get("flops.decoder.experts").dimensioned.xreplace({all_experts: 0}),
              "c_f times the top-k count: padding to capacity pays (c_f − 1)·k·bs idle slots, c_f < 1 drops at least (1 − c_f)·k·bs pairs")
     d.concludes("flops.decoder.experts.capacity")
     return d
@@ -426,7 +409,7 @@ def router_forward() -> Derivation:
 
 def layer_forward() -> Derivation:
     d = Derivation("flops.decoder.layer.forward", "Forward FLOPs of one dense layer", (FLOP_COUNTER,))
-    parts = [get(i).expr for i in ("flops.decoder.attention.projections", "flops.decoder.attention.scores", "flops.decoder.mlp")]
+    parts = [get(i).dimensioned for i in ("flops.decoder.attention.projections", "flops.decoder.attention.scores", "flops.decoder.mlp")]
     d.defines("F_layer", sum(parts), "projections, the two attention matmuls, the MLP; parallel or sequential, the same GEMMs")
     d.concludes("flops.decoder.layer.forward")
     return d
@@ -434,8 +417,8 @@ def layer_forward() -> Derivation:
 
 def layer_forward_moe() -> Derivation:
     d = Derivation("flops.decoder.layer.forward.moe", "Forward FLOPs of one MoE layer", (FLOP_COUNTER, FEDUS))
-    moe_mlp = sum(get(i).expr for i in ("flops.decoder.experts", "flops.decoder.shared_experts", "flops.decoder.router"))
-    d.defines("F_layer^moe", get("flops.decoder.layer.forward").expr - get("flops.decoder.mlp").expr + moe_mlp,
+    moe_mlp = sum(get(i).dimensioned for i in ("flops.decoder.experts", "flops.decoder.shared_experts", "flops.decoder.router"))
+    d.defines("F_layer^moe", get("flops.decoder.layer.forward").dimensioned - get("flops.decoder.mlp").dimensioned + moe_mlp,
               "the dense layer's MLP replaced by routed experts, shared experts and router")
     d.concludes("flops.decoder.layer.forward.moe")
     return d
@@ -443,7 +426,7 @@ def layer_forward_moe() -> Derivation:
 
 def layers_forward() -> Derivation:
     d = Derivation("flops.decoder.layers.forward", "Forward FLOPs of the layers", (FLOP_COUNTER,))
-    d.defines("F_layers", (l - l_moe) * get("flops.decoder.layer.forward").expr + l_moe * get("flops.decoder.layer.forward.moe").expr,
+    d.defines("F_layers", (l - l_moe) * get("flops.decoder.layer.forward").dimensioned + l_moe * get("flops.decoder.layer.forward.moe").dimensioned,
               "dense and MoE layers")
     d.concludes("flops.decoder.layers.forward")
     return d
@@ -467,7 +450,7 @@ def forward() -> Derivation:
     d = Derivation("flops.decoder.forward", "The forward pass", (FLOP_COUNTER, BILIBILI))
     d.defines(
         "F_fwd",
-        get("flops.decoder.layers.forward").expr + get("flops.decoder.embedding_projections").expr + get("flops.decoder.logits").expr,
+        get("flops.decoder.layers.forward").dimensioned + get("flops.decoder.embedding_projections").dimensioned + get("flops.decoder.logits").dimensioned,
         "l layers, the embedding projections and the logits; embedding lookups, norms, softmax, activations are not GEMMs",
     )
     d.concludes("flops.decoder.forward")
@@ -476,7 +459,7 @@ def forward() -> Derivation:
 
 def backward() -> Derivation:
     d = Derivation("flops.decoder.backward", "The backward pass", (FLOP_COUNTER, BILIBILI))
-    forward_expr = get("flops.decoder.forward").expr
+    forward_expr = get("flops.decoder.forward").dimensioned
     d.defines(
         "F_bwd",
         forward_expr + forward_expr,
@@ -489,15 +472,15 @@ def backward() -> Derivation:
 
 def training() -> Derivation:
     d = Derivation("flops.decoder.training", "A training step", (FLOP_COUNTER, BILIBILI))
-    d.defines("F_train", get("flops.decoder.forward").expr + get("flops.decoder.backward").expr, "forward and backward")
+    d.defines("F_train", get("flops.decoder.forward").dimensioned + get("flops.decoder.backward").dimensioned, "forward and backward")
     d.concludes("flops.decoder.training")
     return d
 
 
 def classic_flops() -> Derivation:
     d = Derivation("flops.decoder.classic", "The classic switches give the foundation's flops.forward", (BILIBILI,))
-    d.defines("F_fwd|classic", get("flops.decoder.forward").expr.xreplace(CLASSIC), "the classic GPT's switches")
-    d.equals("F_fwd", get("flops.forward").expr, "the foundation's 24bslh²(1 + s/6h + V/12lh)")
+    d.defines("F_fwd|classic", get("flops.decoder.forward").dimensioned.xreplace(CLASSIC), "the classic GPT's switches")
+    d.equals("F_fwd", get("flops.forward").dimensioned, "the foundation's 24bslh²(1 + s/6h + V/12lh)")
     return d
 
 
@@ -546,7 +529,7 @@ def kv_window_layer() -> Derivation:
 
 def kv_decoder() -> Derivation:
     d = Derivation("memory.kv_cache.decoder", "The whole cache", (CACHE, GEMMA, GPT_OSS))
-    d.defines("M_KV", (l - l_win) * get("memory.kv_cache.layer.full").expr + l_win * get("memory.kv_cache.layer.window").expr,
+    d.defines("M_KV", (l - l_win) * get("memory.kv_cache.layer.full").dimensioned + l_win * get("memory.kv_cache.layer.window").dimensioned,
               "Gemma-3: 5 window layers to 1 full; Gemma-2, gpt-oss: 1 to 1; Mistral-7B-v0.1: all windowed; DeepSeek: all full")
     d.concludes("memory.kv_cache.decoder")
     return d
@@ -554,8 +537,8 @@ def kv_decoder() -> Derivation:
 
 def kv_classic() -> Derivation:
     d = Derivation("memory.kv_cache.decoder.classic", "Without windows or MLA, the cache is 001's", (CACHE,))
-    d.defines("M_KV|full", get("memory.kv_cache.decoder").expr.xreplace({l_win: 0, mla: 0}), "every layer full, per-head K and V")
-    d.equals("M_KV", get("memory.kv_cache").expr, "2·l·g·d_head·s·b·q")
+    d.defines("M_KV|full", get("memory.kv_cache.decoder").dimensioned.xreplace({l_win: 0, mla: 0}), "every layer full, per-head K and V")
+    d.equals("M_KV", get("memory.kv_cache").dimensioned, "2·l·g·d_head·s·b·q")
     return d
 
 
@@ -571,7 +554,7 @@ def kv_mla_expanded() -> Derivation:
     d = Derivation("memory.kv_cache.decoder.mla_expanded", "MLA's cache decompressed per head", (DEEPSEEK_V2,))
     full = d.defines("M_KV^exp", b * s * l * (a * (d_nope + d_rope) + a * d_v) * q,
                      "per-head keys of d_nope + d_rope and values of d_v, as an engine without MLA kernels stores them")
-    d.equals("M_KV^exp", get("memory.kv_cache.decoder").expr.xreplace({mla: 1, l_win: 0}) * (a * (d_nope + d_rope + d_v)) / (r_kv + d_rope),
+    d.equals("M_KV^exp", get("memory.kv_cache.decoder").dimensioned.xreplace({mla: 1, l_win: 0}) * (a * (d_nope + d_rope + d_v)) / (r_kv + d_rope),
              "the latent cache times a(d_nope + d_rope + d_v)/(r_KV + d_rope): 128·320/576 = 71.1× for DeepSeek-V3")
     d.concludes("memory.kv_cache.decoder.mla_expanded")
     return d

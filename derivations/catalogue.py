@@ -13,7 +13,7 @@ from functools import cache
 from typing import Callable
 
 from llm_formulas.derivations.engine import Derivation, Outcome, building
-from llm_formulas.formulas.catalogue import TOPICS, all_formulas, observe_reads, origin_topic
+from llm_formulas.formulas.catalogue import TOPICS, all_formulas, origin_topic
 from llm_formulas.formulas.dimensions import DimensionError, check_declared_unit
 
 
@@ -23,12 +23,9 @@ def factories() -> list[Callable[[], Derivation]]:
 
 
 def build(make: Callable[[], Derivation]) -> Derivation:
-    """Build one derivation, its catalogue reads traced, and stop tracing after it."""
+    """Build one derivation, its catalogue reads traced from a clean slate."""
     building()
-    try:
-        return make()
-    finally:
-        observe_reads(None)
+    return make()
 
 
 @cache
@@ -90,7 +87,7 @@ def unit_outcomes() -> list[Outcome]:
     outcomes = []
     for index, formula in enumerate(all_formulas(), start=1):
         try:
-            how = check_declared_unit(formula.expr, formula.unit)
+            how = check_declared_unit(formula.dimensioned, formula.unit)
             outcomes.append(Outcome("units", index, formula.id, "unit", f"declared {formula.unit}", True, how))
         except DimensionError as error:
             outcomes.append(Outcome("units", index, formula.id, "unit", f"declared {formula.unit}", False, "dimensions", str(error)))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sympy as sp
 
 from llm_formulas.derivations.engine import Derivation
-from llm_formulas.derivations.proof import much_greater, much_less
+from llm_formulas.derivations.proof import much_greater
 from llm_formulas.formulas.catalogue import get
 from llm_formulas.formulas.cluster import AMDAHL, KORTHIKANTI, LLAMA2_HOURS, NARAYANAN, SIZING, TRAINING_TIME
 from llm_formulas.formulas.symbols import D, H_gpu, P, U, X, c_hour, f, m, n, p, tau, v
@@ -72,7 +72,7 @@ def amdahl() -> Derivation:
 
 def _training_time(target: str, flops_id: str, what: str) -> Derivation:
     d = Derivation(target, f"Training time, {what}", (TRAINING_TIME,))
-    total = d.defines("C", get(flops_id).expr, f"{what} for D tokens")
+    total = d.defines("C", get(flops_id).dimensioned, f"{what} for D tokens")
     d.defines("T", total / (n * X * U), "n GPUs each deliver X·U FLOP/s")
     d.concludes(target)
     return d
@@ -88,7 +88,7 @@ def training_time_recompute() -> Derivation:
 
 def gpus_for_deadline() -> Derivation:
     d = Derivation("cluster.gpus_for_deadline", "GPUs for a deadline: solve T = τ for n", (SIZING,))
-    time = d.defines("T", get("cluster.training_time").expr, "the training time on n GPUs")
+    time = d.defines("T", get("cluster.training_time").dimensioned, "the training time on n GPUs")
     d.solves("n", solved_for(time, tau, n), "SymPy solves T(n) = τ for n", unknown=n, target=tau, of="T")
     d.concludes("cluster.gpus_for_deadline")
     d.refutes(
@@ -103,7 +103,7 @@ def gpus_for_deadline() -> Derivation:
 
 def mfu() -> Derivation:
     d = Derivation("cluster.mfu", "Utilization a run implies: solve T = τ for U", (SIZING, KORTHIKANTI))
-    time = d.defines("T", get("cluster.training_time").expr, "a run of n GPUs that took τ")
+    time = d.defines("T", get("cluster.training_time").dimensioned, "a run of n GPUs that took τ")
     d.solves("U", solved_for(time, tau, U), "SymPy solves T(U) = τ for U: the model FLOPs over what the GPUs could do", unknown=U, target=tau, of="T")
     d.concludes("cluster.mfu")
     return d
@@ -111,23 +111,23 @@ def mfu() -> Derivation:
 
 def hfu() -> Derivation:
     d = Derivation("cluster.hfu", "Hardware FLOPs utilization counts the recompute", (KORTHIKANTI,))
-    time = d.defines("T", get("cluster.training_time.recompute").expr, "the GPUs also ran the recomputed forward: 8ΨD")
+    time = d.defines("T", get("cluster.training_time.recompute").dimensioned, "the GPUs also ran the recomputed forward: 8ΨD")
     d.solves("HFU", solved_for(time, tau, U), "SymPy solves T(U) = τ for U", unknown=U, target=tau, of="T")
     d.concludes("cluster.hfu")
-    d.equals("4/3 MFU", sp.Rational(4, 3) * get("cluster.mfu").expr, "4/3 of the MFU of the same run", of="HFU")
+    d.equals("4/3 MFU", sp.Rational(4, 3) * get("cluster.mfu").dimensioned, "4/3 of the MFU of the same run", of="HFU")
     return d
 
 
 def gpu_hours() -> Derivation:
     d = Derivation("cluster.gpu_hours", "GPU-hours of a run", (LLAMA2_HOURS,))
-    time = d.defines("T", get("cluster.training_time").expr, "the run's wall-clock time on n GPUs")
+    time = d.defines("T", get("cluster.training_time").dimensioned, "the run's wall-clock time on n GPUs")
     hours = d.defines("H_GPU", sp.Mul(n, time, 1 / c_hour, evaluate=False), "n GPUs for T seconds, in hours: n cancels")
     d.concludes("cluster.gpu_hours")
     d.refutes(
         "002: C = 1.02e22",
         sp.Rational("1.02e22"),
         "002 prints 6 × 3.4e10 × 5e9 as 1.02e22 FLOPs; it is 1.02e21",
-        correct=get("flops.training.approx").expr.subs({P: 34 * 10**9, D: 5 * 10**9}),
+        correct=get("flops.training.approx").dimensioned.subs({P: 34 * 10**9, D: 5 * 10**9}),
         source=LLAMA2_HOURS,
         unit="FLOP",
     )
@@ -152,7 +152,7 @@ def gpu_hours() -> Derivation:
 
 def mfu_from_gpu_hours() -> Derivation:
     d = Derivation("cluster.mfu.gpu_hours", "Utilization implied by published GPU-hours", (LLAMA2_HOURS,))
-    hours = d.defines("H_GPU", get("cluster.gpu_hours").expr, "the GPU-hours a run at utilization U needs")
+    hours = d.defines("H_GPU", get("cluster.gpu_hours").dimensioned, "the GPU-hours a run at utilization U needs")
     implied = d.solves("U", solved_for(hours, H_gpu, U), "SymPy solves H(U) = the published GPU-hours for U", unknown=U, target=H_gpu, of="H_GPU")
     d.concludes("cluster.mfu.gpu_hours")
     d.refutes(

@@ -13,7 +13,7 @@ import sympy as sp
 
 from llm_formulas.formulas.cost import DEEPSEEK, LI, LI_VALUE
 from llm_formulas.formulas.symbols import (
-    D, H_gpu, N_pay, P, R_tok, U, W_mem, W_ref, X, X_ref, c_gpu, c_hour, c_month, c_ref, c_rent, n, u_gpu, x_thr,
+    D, H_gpu, N_pay, R_tok, U, W_mem, W_ref, X, X_ref, c_gpu, c_hour, c_month, c_ref, c_rent, n, u_gpu, x_thr,
 )
 
 
@@ -40,7 +40,7 @@ def payback() -> Derivation:
 
 def tokens_per_dollar() -> Derivation:
     d = Derivation("cost.tokens_per_dollar", "Training tokens per dollar", (LI, DEEPSEEK))
-    flops = get("flops.training.approx").expr
+    flops = get("flops.training.approx").dimensioned
     d.defines(
         "D_USD",
         D / (flops / (X * U * c_hour) * c_rent),
@@ -52,7 +52,7 @@ def tokens_per_dollar() -> Derivation:
 
 def breakeven_rent() -> Derivation:
     d = Derivation("cost.breakeven_rent", "The rent at which a GPU pays back in N months", (LI,))
-    d.defines("N(c_rent)", get("cost.payback_months").expr, "months to pay back at the rent c_rent (cost.payback_months)")
+    d.defines("N(c_rent)", get("cost.payback_months").dimensioned, "months to pay back at the rent c_rent (cost.payback_months)")
     d.solves("c_rent(N)", c_gpu * c_hour / (N_pay * c_month), "the rent at which the payback takes N months: the price over N·720 hours",
              unknown=c_rent, target=N_pay, of="N(c_rent)")
     d.concludes("cost.breakeven_rent")

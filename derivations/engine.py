@@ -29,7 +29,6 @@ the step and shows both sides. Soundness rules, checked before the claims:
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -47,16 +46,16 @@ from llm_formulas.derivations.proof import (
     prove_nonnegative,
     valued,
 )
-from llm_formulas.formulas.catalogue import Source, get, observe_reads
-
-_UNCLAIMED: list[str] = []  # reads made during a build before its Derivation exists
+from llm_formulas.formulas import scope
+from llm_formulas.formulas.catalogue import Source, lookup, take_reads, within
+from llm_formulas.formulas.dimensions import DimensionError, units_of
+from llm_formulas.formulas.symbols import resolve
 
 
 def building() -> None:
-    """Start building a derivation: catalogue reads from now on belong to it, even those made
-    before its ``Derivation(...)`` is created (``expr = get(id).expr`` first, the derivation after)."""
-    _UNCLAIMED.clear()
-    observe_reads(_UNCLAIMED.append)
+    """Start building a derivation afresh: forget the catalogue reads made so far in this thread (``check`` calls
+    it before every builder, so that one builder's reads are not another's)."""
+    take_reads()
 
 
 Claim = Literal["defines", "equals", "solves", "approximates", "bounds", "refutes", "concludes"]
@@ -93,7 +92,7 @@ class Step:
     def expression(self) -> sp.Basic:
         """The step's expression; a conclusion reads the catalogue when checked."""
         if self.claim == "concludes":
-            return get(self.formula_id).expr.subs(self.where)
+            return lookup(self.formula_id).dimensioned.subs(self.where)
         return self.expr
 
     @property
@@ -121,6 +120,7 @@ class Outcome:
     detail: str = ""
     lhs: str = ""
     rhs: str = ""
+    difference: str = ""  # left − right, expanded, beside a failure
 
     @property
     def where(self) -> str:
@@ -130,6 +130,8 @@ class Outcome:
         text = f"{self.where}: {self.claim} {'proved' if self.ok else 'FAILED'} [{self.method}]"
         if not self.ok and (self.lhs or self.rhs):
             text += f"\n    left:  {self.lhs}\n    right: {self.rhs}"
+            if self.difference:
+                text += f"\n    left − right: {self.difference}"
         if self.detail:
             text += f"\n    {self.detail}"
         return text
@@ -145,26 +147,20 @@ class Derivation:
     steps: list[Step] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self._pending_reads: list[str] = list(_UNCLAIMED)
-        _UNCLAIMED.clear()
-        self._listen()
-
-    def _listen(self) -> None:
-        """Send catalogue reads to this derivation (the one being built) until another takes over."""
-        me = weakref.ref(self)
-
-        def note(formula_id: str) -> None:
-            derivation = me()
-            if derivation is not None:
-                derivation._pending_reads.append(formula_id)
-
-        observe_reads(note)
+        # Catalogue reads of this thread made before this derivation existed (since the last one took its reads):
+        # ``expr = get(id).expr`` first and ``Derivation(...)`` after must not hide a circular proof.
+        self._prior_reads = frozenset(take_reads())
+        self.catalogue = scope.active()  # a user's catalogue, whose symbols and formulas its steps use
 
     def _add(self, step: Step) -> None:
-        step.reads = tuple(dict.fromkeys(self._pending_reads))
-        self._pending_reads.clear()
+        step.reads = tuple(dict.fromkeys(take_reads()))
         self.steps.append(step)
-        self._listen()
+
+    def _repr_latex_(self) -> str:
+        """Jupyter shows the derivation as aligned numbered steps."""
+        from llm_formulas.derivations.latex import derivation_latex
+
+        return f"$${derivation_latex(self)}$$"
 
     # --- building -------------------------------------------------------------
     def defines(self, label: str, expr: sp.Basic, why: str, *, parts: tuple[str, ...] = ()) -> sp.Basic:
@@ -241,7 +237,8 @@ class Derivation:
         where: dict | None = None,
     ) -> None:
         """The formula (with ``where`` substituted into it) equals the step ``of``."""
-        self._add(Step("concludes", formula_id, None, why, **self._reference(of), formula_id=formula_id, where=dict(where or {})))
+        bindings = {resolve(name): sp.sympify(value) for name, value in (where or {}).items()}  # "gated" or gated
+        self._add(Step("concludes", formula_id, None, why, **self._reference(of), formula_id=formula_id, where=bindings))
 
     def _reference(self, label: str | None) -> dict:
         """The earlier step a new claim is about: the last one (not a refutation), or the last named ``label``."""
@@ -285,17 +282,15 @@ class Derivation:
         found: dict[int, Verdict] = {}
         for index, step in enumerate(self.steps, start=1):
             if step.claim == "concludes":
-                for reader_index, reader in enumerate(self.steps[:index], start=1):
-                    if step.formula_id in reader.reads:
-                        found[index] = Verdict(
-                            False,
-                            "circular",
-                            f"step {reader_index} ({reader.label}) read the catalogue entry {step.formula_id!r} that this step "
-                            "concludes: a derivation must build its result, not read it back",
-                        )
-                        break
+                verdict = self._circularity(index, step)
+                if verdict is not None:
+                    found[index] = verdict
             elif step.claim == "approximates":
                 verdict = self._approximation_soundness(step)
+                if verdict is not None:
+                    found[index] = verdict
+            if index not in found:
+                verdict = self._unit_soundness(step)
                 if verdict is not None:
                     found[index] = verdict
         live = self._live()
@@ -309,6 +304,50 @@ class Derivation:
                     "sum it with parts=, solve for it with solves(), or mark an identity proved for its own sake aside=True)",
                 )
         return found
+
+    def _circularity(self, index: int, step: Step) -> Verdict | None:
+        """A conclusion may not rest on the entry it concludes. Two ways to read it back are caught:
+        a read while this derivation was being built (traced per step), and an entry read before the derivation
+        was created whose own expression a definition then holds (the same SymPy object: the value flowed in).
+        A read before creation that no step uses (printing the entry, testing it) is no circularity."""
+        for reader_index, reader in enumerate(self.steps[: index - 1], start=1):
+            if step.formula_id in reader.reads:
+                return Verdict(False, "circular", f"step {reader_index} ({reader.label}) read the catalogue entry "
+                               f"{step.formula_id!r} that this step concludes: a derivation must build its result, "
+                               "not read it back")
+        if step.formula_id in self._prior_reads:
+            try:
+                entry = lookup(step.formula_id)
+            except Exception:
+                return None
+            held = {id(entry.expr), id(entry.dimensioned)}
+            for reader_index, reader in enumerate(self.steps[: index - 1], start=1):
+                if reader.claim == "defines" and not reader.parts and reader.expr is not None and any(
+                        id(node) in held for node in sp.preorder_traversal(reader.expr)):
+                    return Verdict(False, "circular", f"step {reader_index} ({reader.label}) holds the catalogue's own "
+                                   f"expression for {step.formula_id!r}, read before this derivation was created, that "
+                                   "this step concludes: a derivation must build its result, not read it back")
+        return None
+
+    def _unit_soundness(self, step: Step) -> Verdict | None:
+        """Units: every expression of a step has one unit, and the two sides of a claim, where both state a unit
+        (a unit mark, a constant, a symbol with a unit), state the same one; a bare count is taken as unstated."""
+        with within(self.catalogue):
+            try:
+                for part in (step.expr, step.dropped, step.correct, step.target):
+                    if part is not None:
+                        units_of(part)
+                sides = self.identities(step) if step.claim != "bounds" else (self.earlier(step).expression(), step.expr)
+                if sides is None:
+                    return None
+                left, right = (units_of(side) for side in sides)
+            except DimensionError as error:
+                return Verdict(False, "units", str(error))
+            except Exception:  # a step that cannot be built (an unknown id) fails as a claim, with its error
+                return None
+        if not left.is_dimensionless and not right.is_dimensionless and left != right:
+            return Verdict(False, "units", f"the left side is in {left}, the right side in {right}")
+        return None
 
     def _approximation_soundness(self, step: Step) -> Verdict | None:
         if not step.regimes:
@@ -374,12 +413,18 @@ class Derivation:
 
     def _check_step(self, index: int, step: Step) -> Outcome:
         try:
-            verdict, lhs, rhs = self._verdict(step)
+            with within(self.catalogue):
+                verdict, lhs, rhs = self._verdict(step)
         except Exception as error:  # a step that cannot even be evaluated has failed
             verdict, lhs, rhs = Verdict(False, "error", f"{type(error).__name__}: {error}"), "", ""
-        return self._outcome(index, step, verdict, lhs, rhs)
+        difference = ""
+        if not verdict.ok and lhs and rhs and step.claim in ("equals", "concludes", "solves", "approximates"):
+            sides = self.identities(step)
+            if sides is not None:
+                difference = sp.sstr(sp.expand(valued(sides[0]) - valued(sides[1])))
+        return self._outcome(index, step, verdict, lhs, rhs, difference)
 
-    def _outcome(self, index: int, step: Step, verdict: Verdict, lhs: str = "", rhs: str = "") -> Outcome:
+    def _outcome(self, index: int, step: Step, verdict: Verdict, lhs: str = "", rhs: str = "", difference: str = "") -> Outcome:
         return Outcome(
             derivation=self.id,
             index=index,
@@ -391,6 +436,7 @@ class Derivation:
             detail=verdict.detail,
             lhs=lhs,
             rhs=rhs,
+            difference=difference,
         )
 
     def identities(self, step: Step) -> tuple[sp.Basic, sp.Basic] | None:

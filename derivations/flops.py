@@ -14,14 +14,14 @@ from llm_formulas.derivations.engine import Derivation
 from llm_formulas.derivations.proof import much_greater, much_less
 from llm_formulas.formulas.catalogue import Source, get
 from llm_formulas.formulas.flops import BILIBILI, KAPLAN, LI, NARAYANAN, SLIDES
-from llm_formulas.formulas.symbols import B, D, K_inner, M_rows, N_cols, P, V, a, b, h, l, s
+from llm_formulas.formulas.symbols import B, D, K_inner, M_rows, N_cols, P, V, a, b, c_flop, c_token, h, l, s
 
 LARGE_MODEL = (much_less(s, 6 * h), much_greater(h, 1))  # the attention scores and the 13 small vectors per layer
 
 
 def gemm(rows: sp.Basic, inner: sp.Basic, cols: sp.Basic) -> sp.Basic:
     """FLOPs of an [rows, inner] × [inner, cols] product, priced by flops.gemm."""
-    return get("flops.gemm").expr.subs({M_rows: rows, K_inner: inner, N_cols: cols}, simultaneous=True)
+    return get("flops.gemm").dimensioned.subs({M_rows: rows, K_inner: inner, N_cols: cols}, simultaneous=True)
 
 
 def gemm_count() -> Derivation:
@@ -61,7 +61,7 @@ def logits() -> Derivation:
 
 def forward() -> Derivation:
     d = Derivation("flops.forward", "The forward pass, factored", (BILIBILI, NARAYANAN))
-    d.defines("F_fwd", l * get("flops.layer.forward").expr + get("flops.logits").expr, "l layers and the logits")
+    d.defines("F_fwd", l * get("flops.layer.forward").dimensioned + get("flops.logits").dimensioned, "l layers and the logits")
     d.equals(
         "F_fwd",
         24 * b * s * l * h**2 * (1 + s / (6 * h) + V / (12 * l * h)),
@@ -73,7 +73,7 @@ def forward() -> Derivation:
 
 def backward() -> Derivation:
     d = Derivation("flops.backward", "The backward pass is two forward GEMMs per GEMM", (BILIBILI, LI))
-    forward_expr = get("flops.forward").expr
+    forward_expr = get("flops.forward").dimensioned
     d.defines(
         "F_bwd",
         forward_expr + forward_expr,
@@ -85,7 +85,7 @@ def backward() -> Derivation:
 
 def training() -> Derivation:
     d = Derivation("flops.training", "A training step: forward and backward", (BILIBILI, LI))
-    total = d.defines("F_train", get("flops.forward").expr + get("flops.backward").expr, "one forward and one backward pass")
+    total = d.defines("F_train", get("flops.forward").dimensioned + get("flops.backward").dimensioned, "one forward and one backward pass")
     d.concludes("flops.training")
     d.refutes(
         "S19: BLOOM-176B 34.8 PFLOP",
@@ -104,7 +104,7 @@ def training_recompute() -> Derivation:
     d = Derivation("flops.training.recompute", "Full recompute runs the forward twice", (BILIBILI,))
     d.defines(
         "F_train^rc",
-        get("flops.training").expr + get("flops.forward").expr,
+        get("flops.training").dimensioned + get("flops.forward").dimensioned,
         "the activations were dropped, so the backward repeats the forward first",
     )
     d.concludes("flops.training.recompute")
@@ -114,17 +114,17 @@ def training_recompute() -> Derivation:
 def per_token_rule(target: str, multiple: str, passes: int, title: str, sources: tuple[Source, ...]) -> Derivation:
     """F = passes·2ΨD, with Ψ = params.total and D = bs tokens, as an approximation."""
     d = Derivation(target, title, sources)
-    exact_params = get("params.total").expr
-    d.defines(multiple, get(multiple).expr, f"{passes} forward-sized passes over D = bs tokens")
+    exact_params = get("params.total").dimensioned
+    d.defines(multiple, get(multiple).dimensioned, f"{passes} forward-sized passes over D = bs tokens")
     d.approximates(
         f"{2 * passes}ΨD",
-        2 * passes * exact_params * b * s,
+        passes * c_flop * exact_params * b * s * c_token,
         "each weight is used once per token per pass, a multiply and an add: the logits GEMM exactly matches the "
         "embedding parameters, the attention scores are extra, the biases, norms and positions are not GEMM work",
         condition=LARGE_MODEL,
         dropped=2 * passes * b * s * h * (2 * s * l - 13 * l - s - 2),
     )
-    d.concludes(target, where={P: exact_params, D: b * s})
+    d.concludes(target, where={P: exact_params, D: b * s * c_token})
     return d
 
 
@@ -138,8 +138,8 @@ def training_recompute_approx() -> Derivation:
 
 def megatron() -> Derivation:
     d = Derivation("flops.megatron", "Megatron's 96Bslh²(1 + s/6h + V/16lh)", (NARAYANAN,))
-    per_layer = get("flops.layer.forward").expr.subs(b, B)
-    head = get("flops.logits").expr.subs(b, B)
+    per_layer = get("flops.layer.forward").dimensioned.subs(b, B)
+    head = get("flops.logits").dimensioned.subs(b, B)
     d.defines(
         "F_Megatron",
         4 * l * per_layer + 3 * head,
@@ -152,11 +152,11 @@ def megatron() -> Derivation:
 
 def inference_per_token() -> Derivation:
     d = Derivation("flops.inference.per_token", "Inference: 2Ψ per token", (LI, BILIBILI))
-    exact_params = get("params.total").expr
-    d.defines("F_fwd/(bs)", sp.cancel(get("flops.forward").expr / (b * s)), "one forward pass, per token")
+    exact_params = get("params.total").dimensioned
+    d.defines("F_fwd/(bs)", sp.cancel(get("flops.forward").dimensioned / (b * s * c_token)), "one forward pass, per token")
     d.approximates(
         "2Ψ",
-        2 * exact_params,
+        c_flop * exact_params,
         "a multiply and an add per weight per token",
         condition=LARGE_MODEL,
         dropped=2 * h * (2 * s * l - 13 * l - s - 2),
@@ -164,10 +164,10 @@ def inference_per_token() -> Derivation:
     d.concludes("flops.inference.per_token", where={P: exact_params})
     d.refutes(
         "000: 6Ψ per token",
-        3 * get("flops.inference.per_token").expr,
+        3 * get("flops.inference.per_token").dimensioned,
         "000 §3.2 prints the inference cost as 6 FLOPs per parameter per token, the training figure: "
         "inference runs the forward only",
-        correct=get("flops.inference.per_token").expr,
+        correct=get("flops.inference.per_token").dimensioned,
         source=Source("000", "§3.2"),
     )
     return d

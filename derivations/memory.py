@@ -422,7 +422,7 @@ def _general(target: str, classic: str, title: str, tensors: list[Stored], print
     """The general inventory → its printed form, then the classic values → the classic formula, exactly."""
     dv = _korthikanti(target, title, tensors, printed, why)
     dv.defines("A_classic", printed.subs(CLASSIC), "the classic block: g = a, d_head = h/a, d_ff = 4h, gated = 0")
-    dv.equals("A_classic", get(classic).expr, f"exactly {classic}: 4(h/a)(a + a) + 4·4h = 24h per sb")
+    dv.equals("A_classic", get(classic).dimensioned, f"exactly {classic}: 4(h/a)(a + a) + 4·4h = 24h per sb")
     return dv
 
 
@@ -605,7 +605,7 @@ def layer_decoder(mode: str) -> Derivation:
                         (KORTHIKANTI, DEEPSEEK_MLA, HF_MOE) + ((FLASH,) if mode.startswith("flash") else ()))
     dv.defines("A(mla = 0)", sp.Subs(printed, (mla,), (0,)), "GQA attention: no latent, the general block's heads")
     general = f"memory.activations.layer.general.{mode}"
-    dv.equals("A(mla = 0)", get(general).expr, f"exactly {general}")
+    dv.equals("A(mla = 0)", get(general).dimensioned, f"exactly {general}")
     return dv
 
 
@@ -627,7 +627,7 @@ def layer_decoder_moe(mode: str) -> Derivation:
     dv.defines("(A − A_route)(E = k = 1)", sp.Subs(rest, tuple(ONE_EXPERT), tuple(ONE_EXPERT.values())),
                "one expert of width d_ff taking every token, no shared expert: the dense MLP")
     dense = f"memory.activations.layer.decoder.{mode}"
-    dv.equals("(A − A_route)(E = k = 1)", get(dense).expr, f"exactly {dense}")
+    dv.equals("(A − A_route)(E = k = 1)", get(dense).dimensioned, f"exactly {dense}")
     return dv
 
 
@@ -655,7 +655,7 @@ def layer_full_sp() -> Derivation:
 
 def first_stage() -> Derivation:
     dv = Derivation("memory.activations.1f1b", "1F1B: the first stage holds p micro-batches", (KORTHIKANTI, BILIBILI))
-    per_layer = get("memory.activations.layer.tp").expr
+    per_layer = get("memory.activations.layer.tp").dimensioned
     dv.defines("A_stage", p * (l / p) * per_layer, "1F1B starts p micro-batches before the first backward; each stage has l/p layers")
     dv.equals("A_stage", l * per_layer, "p·(l/p) = l: the first stage holds l layers' worth, whatever p is")
     dv.concludes("memory.activations.1f1b")
@@ -664,7 +664,7 @@ def first_stage() -> Derivation:
 
 def first_stage_interleaved() -> Derivation:
     dv = Derivation("memory.activations.1f1b.interleaved", "Interleaved 1F1B holds 1 + (p−1)/(pv) times more", (KORTHIKANTI, NARAYANAN))
-    per_layer = get("memory.activations.layer.tp").expr
+    per_layer = get("memory.activations.layer.tp").dimensioned
     warm = dv.defines("n_warm", 2 * (p - 1) + (v - 1) * p, "Megatron's warm-up on rank 0: (p − 1)·2 + (v − 1)·p chunk forwards")
     chunks = dv.defines("n_flight", sp.Add(warm, 1, evaluate=False), "plus the forward of the first steady-state step: chunks in flight")
     dv.defines("A_stage", chunks * (l / (p * v)) * per_layer, "each chunk holds l/(p·v) layers of one micro-batch")
@@ -675,7 +675,7 @@ def first_stage_interleaved() -> Derivation:
 
 def selective_001() -> Derivation:
     dv = Derivation("memory.activations.selective_001", "001's s·b·h·l·(10 + 24/t) is selective recompute with TP", (LI, KORTHIKANTI))
-    dv.defines("A_model", l * get("memory.activations.layer.selective").expr, "l layers, each under selective recompute and t-way tensor parallelism")
+    dv.defines("A_model", l * get("memory.activations.layer.selective").dimensioned, "l layers, each under selective recompute and t-way tensor parallelism")
     dv.concludes("memory.activations.selective_001")
     return dv
 
@@ -688,10 +688,10 @@ def llama_002() -> Derivation:
         "32 × (14·32·2048·4096 + 4·32·2048·11008 + 8·32·32·2048·4096 + 5·32·32·2048·2048), read term by term",
     )
     dv.concludes("memory.activations.llama_002")
-    counted = l * get("memory.activations.layer.gated").expr.subs({g: a, d_head: h / a})
+    counted = l * get("memory.activations.layer.gated").dimensioned.subs({g: a, d_head: h / a})
     dv.refutes(
         "S18: 8·a·b·s·h",
-        get("memory.activations.llama_002").expr,
+        get("memory.activations.llama_002").dimensioned,
         "no tensor of the layer has a·b·s·h values (that would be a copies of the hidden state); the tensor count "
         "of a gated layer without GQA is sb(18h + 8d_ff) + 5as²b",
         correct=counted,
@@ -702,7 +702,7 @@ def llama_002() -> Derivation:
 
 def training_selective() -> Derivation:
     dv = Derivation("memory.training.selective", "001's training memory", (LI,))
-    dv.defines("M_train", get("memory.model_states").expr + get("memory.activations.selective_001").expr,
+    dv.defines("M_train", get("memory.model_states").dimensioned + get("memory.activations.selective_001").dimensioned,
                "weights 2Ψ, gradients 2Ψ, Adam 12Ψ, and the forward state under selective recompute")
     dv.concludes("memory.training.selective")
     return dv
@@ -723,7 +723,7 @@ def kv_per_token() -> Derivation:
 
 def kv_per_sequence() -> Derivation:
     dv = Derivation("memory.kv_cache.per_sequence", "One sequence's KV cache", (LI,))
-    per_sequence = dv.defines("KV_seq", s * get("memory.kv_cache.per_token").expr, "every token of the sequence is cached")
+    per_sequence = dv.defines("KV_seq", s * get("memory.kv_cache.per_token").dimensioned, "every token of the sequence is cached")
     dv.concludes("memory.kv_cache.per_sequence")
     without_gqa = per_sequence.subs({**LLAMA2_70B, g: 64})
     dv.refutes(
@@ -742,7 +742,7 @@ def kv_per_sequence() -> Derivation:
 
 def kv_cache() -> Derivation:
     dv = Derivation("memory.kv_cache", "The KV cache of a batch", (LI,))
-    cache = dv.defines("KV", b * get("memory.kv_cache.per_sequence").expr, "b sequences, never merged")
+    cache = dv.defines("KV", b * get("memory.kv_cache.per_sequence").dimensioned, "b sequences, never merged")
     dv.concludes("memory.kv_cache")
     dv.refutes(
         "S12: 80 GB",
@@ -759,7 +759,7 @@ def inference() -> Derivation:
     dv = Derivation("memory.inference", "What inference holds", (LI,))
     dv.defines(
         "M_infer",
-        get("memory.model_states.inference").expr + get("memory.kv_cache").expr + b * s * h * q,
+        get("memory.model_states.inference").dimensioned + get("memory.kv_cache").dimensioned + b * s * h * q,
         "the weights, the KV cache, and the current layer's [b, s, h] activations (0.5 GB at b = 8, s = 4096, h = 8192)",
     )
     dv.concludes("memory.inference")
@@ -771,28 +771,28 @@ def inference() -> Derivation:
 
 def per_gpu() -> Derivation:
     dv = Derivation("memory.per_gpu", "The first pipeline stage's GPU", (BILIBILI, KORTHIKANTI))
-    dv.defines("M", get("memory.zero").expr + get("memory.activations.1f1b").expr, "model states of its Ψ/(t·p) parameters, and l layers' worth of activations")
+    dv.defines("M", get("memory.zero").dimensioned + get("memory.activations.1f1b").dimensioned, "model states of its Ψ/(t·p) parameters, and l layers' worth of activations")
     dv.concludes("memory.per_gpu")
     return dv
 
 
 def headroom() -> Derivation:
     dv = Derivation("memory.per_gpu.headroom", "Does it fit?", (BILIBILI,))
-    dv.defines("M_free", M_gpu - get("memory.per_gpu").expr, "capacity minus need; the layout fits when it is ≥ 0")
+    dv.defines("M_free", M_gpu - get("memory.per_gpu").dimensioned, "capacity minus need; the layout fits when it is ≥ 0")
     dv.concludes("memory.per_gpu.headroom")
     return dv
 
 
 def max_micro_batch() -> Derivation:
     dv = Derivation("memory.max_micro_batch", "The largest micro-batch that fits", (BILIBILI, KORTHIKANTI))
-    need = valued(get("memory.per_gpu").expr)
+    need = get("memory.per_gpu").dimensioned
     beta = sp.Dummy("beta", positive=True)  # b relaxed to a real number for solving
     root = sp.solve(sp.Eq(need.subs(b, beta), M_gpu), beta)
     (solution,) = root
     dv.defines("b*", solution, "memory.per_gpu is linear in b: solve memory.per_gpu = M_GPU for b")
-    activations_per_sequence = get("memory.activations.1f1b").expr / b
-    dv.equals("b*", (M_gpu - get("memory.zero").expr) / activations_per_sequence, "the capacity left beside the model states, per sequence of activations")
-    dv.defines("b_max", sp.floor((M_gpu - get("memory.zero").expr) / activations_per_sequence), "micro-batches are whole: round down")
+    activations_per_sequence = get("memory.activations.1f1b").dimensioned / b
+    dv.equals("b*", (M_gpu - get("memory.zero").dimensioned) / activations_per_sequence, "the capacity left beside the model states, per sequence of activations")
+    dv.defines("b_max", sp.floor((M_gpu - get("memory.zero").dimensioned) / activations_per_sequence), "micro-batches are whole: round down")
     dv.concludes("memory.max_micro_batch")
     return dv
 

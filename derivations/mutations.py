@@ -124,7 +124,7 @@ def _is_condition(node: sp.Basic) -> bool:
 def mutants_of(formula: Formula) -> list[Mutant]:
     """Every single-place change of the formula's expression that is not the same expression (a swap
     that leaves it unchanged, as of t and p in t·p, is found when it is tried)."""
-    expr = formula.expr
+    expr = formula.dimensioned
     found: dict[str, Mutant] = {}
     text = cache(sp.sstr)  # a node is printed once, however many of its children are changed
 
@@ -225,13 +225,13 @@ def _refuted(derivation: Derivation, formula_id: str, rng: random.Random) -> str
 def kill(mutant: Mutant, readers: list[tuple[Callable[[], Derivation], Derivation]], rng: random.Random) -> str | None:
     """The check that kills the mutant, or None if it survives."""
     original = catalogue()[mutant.formula_id]
-    if mutant.expr == original.expr:
+    if mutant.expr == original.dimensioned:
         return EQUIVALENT
     try:
         check_declared_unit(mutant.expr, original.unit)
     except DimensionError as error:
         return f"unit check ({error})"
-    catalogue()[mutant.formula_id] = replace(original, expr=mutant.expr)
+    catalogue()[mutant.formula_id] = replace(original, dimensioned=mutant.expr)
     try:
         rebuilt = []
         for make, built in readers:

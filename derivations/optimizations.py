@@ -13,8 +13,8 @@ from llm_formulas.formulas.symbols import R_cmp, b, d, f_w, h, k_blk, k_cmp, m, 
 
 def selective_saving() -> Derivation:
     d_ = Derivation("optimizations.selective_recompute.saving", "What selective recompute saves", (KORTHIKANTI,))
-    full = get("memory.activations.layer.tp_sp").expr
-    kept = get("memory.activations.layer.selective_sp").expr
+    full = get("memory.activations.layer.tp_sp").dimensioned
+    kept = get("memory.activations.layer.selective_sp").dimensioned
     d_.defines("σ", (full - kept) / full, "the share of the tensor + sequence parallel layer's bytes that selective recompute does not keep")
     d_.concludes("optimizations.selective_recompute.saving", "sbh/t cancels")
     return d_
@@ -22,7 +22,7 @@ def selective_saving() -> Derivation:
 
 def tp_checkpointing() -> Derivation:
     d_ = Derivation("optimizations.zero_r.tp_checkpointing", "TP traffic of a block with activation checkpointing", (ZERO,))
-    ring = get("comms.collective.allreduce").expr.subs({x_msg: b * s * h * q, n: t})
+    ring = get("comms.collective.allreduce").dimensioned.subs({x_msg: b * s * h * q, n: t})
     d_.defines("V_ring", 6 * ring, "2 all-reduces forward, 2 in the recomputed forward, 2 backward, each of b·s·h values")
     d_.approximates("12bshq", 12 * b * s * h * q, "ZeRO counts each ring all-reduce as twice the message",
                     condition=much_greater(t, 1), dropped=-12 * b * s * h * q / t)
@@ -34,7 +34,7 @@ def partitioned_activations() -> Derivation:
     d_ = Derivation("optimizations.zero_r.partitioned_activations", "ZeRO-R's P_a traffic", (ZERO,))
     d_.defines("V_Pa", b * s * h * q, "the checkpointed input of a block, partitioned over the t ranks, is all-gathered once for its recompute")
     d_.concludes("optimizations.zero_r.partitioned_activations")
-    d_.defines("share", get("optimizations.zero_r.partitioned_activations").expr / get("optimizations.zero_r.tp_checkpointing").expr,
+    d_.defines("share", get("optimizations.zero_r.partitioned_activations").dimensioned / get("optimizations.zero_r.tp_checkpointing").dimensioned,
                "against the block's TP traffic")
     d_.equals("1/12", sp.Rational(1, 12), "under ZeRO's 'less than 10 %' of the MP traffic", aside=True)
     return d_
@@ -53,7 +53,7 @@ def onebit() -> Derivation:
     d_.defines("V", f_w + (1 - f_w) / k_cmp, "traffic relative to uncompressed: the warm-up at full size, the rest 1/k_cmp")
     d_.defines("R", 1 / (f_w + (1 - f_w) / k_cmp), "the reduction is its inverse")
     d_.concludes("optimizations.onebit_adam.reduction")
-    solutions = sp.solve(sp.Eq(get("optimizations.onebit_adam.reduction").expr, R_cmp), f_w)
+    solutions = sp.solve(sp.Eq(get("optimizations.onebit_adam.reduction").dimensioned, R_cmp), f_w)
     d_.solves("f_w", solutions[0], "SymPy solves R(f_w) = R for the warm-up share a reduction implies", unknown=f_w, target=R_cmp, of="R")
     d_.equals("(k/R − 1)/(k − 1)", (k_cmp / R_cmp - 1) / (k_cmp - 1), "004's 5× at 32 → 1 bit needs f_w = 27/155 ≈ 17 %", aside=True)
     return d_
@@ -92,7 +92,7 @@ def naive_in_flight() -> Derivation:
     d_.approximates("2p", 2 * p, "001: 80 stages hold about 160 times one micro-batch's activations",
                     condition=much_greater(p, 1), dropped=sp.Integer(-1))
     d_.refutes("S23: 160", sp.Integer(160), "001 counts 80 × 2 = 160 rounds; 2N − 1 at N = 80 is 159",
-               correct=get("optimizations.pipeline.naive_in_flight").expr.subs(p, 80), source=LI)
+               correct=get("optimizations.pipeline.naive_in_flight").dimensioned.subs(p, 80), source=LI)
     return d_
 
 
@@ -105,7 +105,7 @@ def min_global_batch() -> Derivation:
 
 def export_penalty() -> Derivation:
     d_ = Derivation("optimizations.export_penalty", "002: export GPUs train longer", (EXPORT,))
-    d_.defines("T", get("cluster.training_time").expr * (1 + pi_pen), "the same 6ΨD at (1 + π) times the time per FLOP")
+    d_.defines("T", get("cluster.training_time").dimensioned * (1 + pi_pen), "the same 6ΨD at (1 + π) times the time per FLOP")
     d_.concludes("optimizations.export_penalty")
     return d_
 

@@ -38,7 +38,7 @@ SHARES = [(3 * q_fp32, 1, "optimizer states"), (q_bf16, 2, "gradients"), (q_bf16
 
 def experts() -> Derivation:
     dv = Derivation("params.ep.experts", "The routed experts' parameters", (DEEPSPEED_MOE,))
-    layer = dv.defines("Ψ_E^layer", E * get("params.decoder.expert").expr, "E routed experts of width d_moe in a MoE layer")
+    layer = dv.defines("Ψ_E^layer", E * get("params.decoder.expert").dimensioned, "E routed experts of width d_moe in a MoE layer")
     dv.defines("Ψ_E", l_moe * layer, "every one of the l_moe MoE layers (none in a dense model); shared experts and router stay dense")
     dv.concludes("params.ep.experts")
     return dv
@@ -72,7 +72,7 @@ def zero_ep(stage: int) -> Derivation:
     dv.defines("M", total, "the two parts", parts=tuple(f"M_{name}" for name in parts))
     dv.concludes(target, of="M")
     dv.defines("M(e = c = 1)", total.subs({e: 1, c: 1}), "no expert or context parallelism")
-    dv.equals("M_3D", get(ZERO_IDS[stage]).expr, f"exactly {ZERO_IDS[stage]}")
+    dv.equals("M_3D", get(ZERO_IDS[stage]).dimensioned, f"exactly {ZERO_IDS[stage]}")
     if stage >= 1:
         optimizer = 3 * q_fp32 * ((P - P_exp) / (t * p * c * d) + P_exp / (t * p * e) / (c * d / e))
         dv.defines("M_opt", optimizer, "the partitioned optimizer states of both parts")
@@ -93,7 +93,7 @@ def ep_per_layer() -> Derivation:
 
 def ep_per_layer_sp() -> Derivation:
     dv = Derivation("comms.ep.per_layer.sp", "Sequence parallelism splits the dispatched tokens", (MEGATRON_MOE,))
-    dv.defines("V_EP,SP^layer", get("comms.ep.per_layer").expr.subs(s, s / t), "each tensor-parallel rank dispatches its s/(c·t) tokens")
+    dv.defines("V_EP,SP^layer", get("comms.ep.per_layer").dimensioned.subs(s, s / t), "each tensor-parallel rank dispatches its s/(c·t) tokens")
     dv.concludes("comms.ep.per_layer.sp")
     return dv
 
@@ -101,7 +101,7 @@ def ep_per_layer_sp() -> Derivation:
 def ep_per_microbatch(suffix: str) -> Derivation:
     target = "comms.ep.per_microbatch" + suffix
     dv = Derivation(target, "The stage's MoE layers", (MEGATRON_MOE,))
-    dv.defines("V_EP", l_moe / p * get("comms.ep.per_layer" + suffix).expr, "the stage's l_moe/p MoE layers")
+    dv.defines("V_EP", l_moe / p * get("comms.ep.per_layer" + suffix).dimensioned, "the stage's l_moe/p MoE layers")
     dv.concludes(target)
     return dv
 
@@ -118,7 +118,7 @@ def dp_sent() -> Derivation:
     dv.defines("V_DP", total, "both all-reduces")
     dv.concludes("comms.dp.ep_cp.sent_per_iteration", of="V_DP")
     dv.defines("V_DP(e = c = 1)", total.subs({e: 1, c: 1}), "no expert or context parallelism")
-    dv.equals("V_DP^3D", get("comms.dp.sent_per_iteration").expr, "exactly comms.dp.sent_per_iteration")
+    dv.equals("V_DP^3D", get("comms.dp.sent_per_iteration").dimensioned, "exactly comms.dp.sent_per_iteration")
     return dv
 
 
@@ -129,7 +129,7 @@ def zero3_sent() -> Derivation:
     dv.defines("V_ZeRO3", total, "parameters all-gathered for forward and for backward, gradients reduce-scattered, for each part")
     dv.concludes("comms.zero.stage3.ep_cp.sent", of="V_ZeRO3")
     dv.defines("V(e = c = 1)", total.subs({e: 1, c: 1}), "no expert or context parallelism")
-    dv.equals("V_ZeRO3^3D", get("comms.zero.stage3.sent").expr, "exactly comms.zero.stage3.sent")
+    dv.equals("V_ZeRO3^3D", get("comms.zero.stage3.sent").dimensioned, "exactly comms.zero.stage3.sent")
     return dv
 
 
@@ -138,7 +138,7 @@ def zero3_sent() -> Derivation:
 
 def _cp_layer(target: str, base: str, why: str) -> Derivation:
     dv = Derivation(target, "Context parallelism: the flash-core layer of s/c tokens", (MEGATRON_CP, RING))
-    core = dv.defines("A_flash", get(base).expr + LSE, f"{why}, plus the flash kernel's fp32 log-sum-exp (4 bytes per head and token)")
+    core = dv.defines("A_flash", get(base).dimensioned + LSE, f"{why}, plus the flash kernel's fp32 log-sum-exp (4 bytes per head and token)")
     dv.defines("A_CP", core.subs(s, s / c), "every stored tensor holds the rank's s/c tokens; ring attention stores no s×s scores")
     dv.concludes(target)
     dv.equals("A_flash / c", core / c, "exactly 1/c of the same layer without context parallelism", of="A_CP", aside=True)
@@ -157,9 +157,9 @@ def cp_layer_sp() -> Derivation:
 
 def _cp_full(target: str, base: str) -> Derivation:
     dv = Derivation(target, "Full recompute under context parallelism", (MEGATRON_CP,))
-    dv.defines("A_CP,full", get(base).expr.subs(s, s / c), "the checkpointed input holds s/c tokens")
+    dv.defines("A_CP,full", get(base).dimensioned.subs(s, s / c), "the checkpointed input holds s/c tokens")
     dv.concludes(target)
-    dv.equals("A_full / c", get(base).expr / c, f"{base} divided by c")
+    dv.equals("A_full / c", get(base).dimensioned / c, f"{base} divided by c")
     return dv
 
 
@@ -177,7 +177,7 @@ def cp_per_layer() -> Derivation:
 
 def cp_per_microbatch() -> Derivation:
     dv = Derivation("comms.cp.per_microbatch", "The stage's layers", (RING,))
-    dv.defines("V_CP", l / p * get("comms.cp.per_layer").expr, "l/p layers per pipeline stage")
+    dv.defines("V_CP", l / p * get("comms.cp.per_layer").dimensioned, "l/p layers per pipeline stage")
     dv.concludes("comms.cp.per_microbatch")
     return dv
 
@@ -195,17 +195,17 @@ def distributed_optimizer() -> Derivation:
         "momentum and variance are sharded over d",
     )
     dv.concludes("memory.distributed_optimizer", of="M_dist")
-    states = get("memory.model_states.fp32_grads").expr / (t * p)
-    adam = get("memory.optimizer.adam").expr / (t * p)
+    states = get("memory.model_states.fp32_grads").dimensioned / (t * p)
+    adam = get("memory.optimizer.adam").dimensioned / (t * p)
     dv.defines("ZeRO-1(M_18)", states - adam + adam / d, "ZeRO stage 1 of the 18-byte recipe: only the optimizer states are partitioned")
     dv.equals("M_dist", dist, "the same bytes: the distributed optimizer is ZeRO-1", aside=True)
-    dv.defines("M_ZeRO1 + fp32 grads", get("memory.zero.stage1").expr + (q_fp32 - q_bf16) * rank,
+    dv.defines("M_ZeRO1 + fp32 grads", get("memory.zero.stage1").dimensioned + (q_fp32 - q_bf16) * rank,
                "ZeRO-1 of the 16-byte recipe, with the gradient kept in fp32 (2 more bytes per parameter)")
     dv.equals("M_dist", dist, "again the distributed optimizer", aside=True)
-    dv.defines("Megatron's row", (6 + sp.Integer(12) / d) * rank, "Megatron's table, bf16 parameters and fp32 gradients: 6 + 12/d bytes per parameter")
+    dv.defines("Megatron's row", (3 + sp.Integer(6) / d) * q_bf16 * rank, "Megatron's table, bf16 parameters and fp32 gradients: 6 + 12/d bytes per parameter")
     dv.equals("M_dist", dist, "its closed form", aside=True)
     dv.defines("M_dist(d = 1)", dist.subs(d, 1), "a single replica")
-    dv.equals("18Ψ/(t·p)", 18 * rank, "Megatron's non-distributed column: 18 bytes per parameter", aside=True)
+    dv.equals("18Ψ/(t·p)", 9 * q_bf16 * rank, "Megatron's non-distributed column: 18 bytes per parameter", aside=True)
     return dv
 
 

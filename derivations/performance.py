@@ -59,7 +59,7 @@ def gemm_time() -> Derivation:
 
 def gemm_efficiency() -> Derivation:
     d_ = Derivation("perf.gemm.efficiency", "A GEMM's efficiency falls with its arithmetic intensity", (ROOFLINE, NVIDIA_GEMM))
-    time = get("perf.gemm.time").expr
+    time = get("perf.gemm.time").dimensioned
     d_.defines("η", gemm_flops / (X * time), "achieved FLOP/s over peak")
     intensity = gemm_flops / gemm_bytes
     ridge = X / (W_mem * eta_mem)
@@ -90,7 +90,7 @@ def tp_backward() -> Derivation:
     d_ = Derivation("perf.tp.backward", "TP communication of one layer's backward", (SHOEYBI, ASYNC_TP, NCCL))
     ring = d_.defines("T_AR", 2 * (t - 1) / t * tokens * h * q / W_tp,
                       "the input gradient of a column-parallel GEMM (QKV, MLP up) is all-reduced: 2(t−1)/t of b·s·h·q")
-    gemm = get("perf.gemm.time").expr
+    gemm = get("perf.gemm.time").dimensioned
     qkv = d_.defines("T_wgrad,QKV", gemm.xreplace({M_rows: tokens, K_inner: h, N_cols: (a + 2 * g) * d_head / t}),
                      "QKV's weight gradient [h, bs]·[bs, (a+2g)d_head/t]: the forward GEMM's FLOPs and operand bytes (perf.gemm.time)")
     up = d_.defines("T_wgrad,up", gemm.xreplace({M_rows: tokens, K_inner: h, N_cols: (1 + gated) * d_ff / t}),
@@ -102,9 +102,9 @@ def tp_backward() -> Derivation:
                             "meanwhile: only what exceeds that GEMM is exposed")
     d_.defines("T_TP^bwd", (1 - ovl_tp) * blocking + ovl_tp * overlapped, "σ_TP^ovl picks the framework's schedule")
     d_.concludes("perf.tp.backward")
-    backward = get("perf.tp.backward").expr
+    backward = get("perf.tp.backward").dimensioned
     d_.defines("T_TP^bwd(σ_TP^ovl = 0)", backward.subs(ovl_tp, 0), "the blocking framework")
-    d_.equals("T_TP (the forward's)", get("perf.tp.layer").expr, "the same two all-reduces as the forward (perf.tp.layer)", aside=True)
+    d_.equals("T_TP (the forward's)", get("perf.tp.layer").dimensioned, "the same two all-reduces as the forward (perf.tp.layer)", aside=True)
     return d_
 
 
@@ -118,12 +118,12 @@ def layer_forward() -> Derivation:
 
 
 def layer_backward() -> Derivation:
-    forward = get("perf.layer.forward").expr
+    forward = get("perf.layer.forward").dimensioned
     return _composed("perf.layer.backward", "One layer's backward, recompute included", (NVIDIA_GEMM, FLASH, KORTHIKANTI, ASYNC_TP), [
         ("T_GEMMs", 2 * layer_gemms, "a data-gradient and a weight-gradient GEMM of the same FLOPs per forward GEMM"),
         ("T_attention", attention_backward, "twice the unfused core; FlashAttention-2's backward is 2.5× its forward"),
         ("T_elementwise", 2 * elementwise_forward, "read the saved input and the incoming gradient, write the gradient: twice the bytes"),
-        ("T_TP", get("perf.tp.backward").expr, "the conjugate operators all-reduce the input gradients twice, blocking or "
+        ("T_TP", get("perf.tp.backward").dimensioned, "the conjugate operators all-reduce the input gradients twice, blocking or "
          "overlapped with the weight gradients (perf.tp.backward)"),
         ("T_recompute", rc_full * forward + rc_sel * recomputed_core,
          "full recompute runs the forward again, all-reduces included; selective the attention core (without flash)"),
@@ -133,7 +133,7 @@ def layer_backward() -> Derivation:
 def logits() -> Derivation:
     d_ = Derivation("perf.logits", "Logits and loss on the last stage", (SHOEYBI,))
     shape = {M_rows: tokens, K_inner: h, N_cols: V / t}
-    one = d_.defines("T_GEMM", get("perf.gemm.time").expr.xreplace(shape), "the [bs, h]·[h, V/t] GEMM (perf.gemm.time)")
+    one = d_.defines("T_GEMM", get("perf.gemm.time").dimensioned.xreplace(shape), "the [bs, h]·[h, V/t] GEMM (perf.gemm.time)")
     loss = d_.defines("T_CE", 5 * tokens * V / t * 2 * q / (W_mem * eta_mem),
                       "cross-entropy passes five times over the b·s·V/t logits, read and written, at the sustained HBM bandwidth")
     d_.defines("T_logits", sp.Add(sp.Mul(3, one, evaluate=False), loss, evaluate=False),
@@ -170,10 +170,10 @@ def p2p() -> Derivation:
 
 def stage() -> Derivation:
     return _composed("perf.stage.microbatch", "One micro-batch on the last stage", (NARAYANAN,), [
-        ("T_layers", l / p * (get("perf.layer.forward").expr + get("perf.layer.backward").expr), "l/p layers forward and backward"),
-        ("T_logits", get("perf.logits").expr, "the last stage also computes the logits and the loss"),
-        ("T_P2P", get("perf.pp.p2p").expr, "and sends and receives the boundary activations"),
-        ("T_acc", get("perf.grad.accumulate_fp32").expr, "and, under σ_acc^fp32, adds the gradients into fp32 ones"),
+        ("T_layers", l / p * (get("perf.layer.forward").dimensioned + get("perf.layer.backward").dimensioned), "l/p layers forward and backward"),
+        ("T_logits", get("perf.logits").dimensioned, "the last stage also computes the logits and the loss"),
+        ("T_P2P", get("perf.pp.p2p").dimensioned, "and sends and receives the boundary activations"),
+        ("T_acc", get("perf.grad.accumulate_fp32").dimensioned, "and, under σ_acc^fp32, adds the gradients into fp32 ones"),
     ], "the slowest stage sets the pace of the pipeline")
 
 
@@ -192,19 +192,19 @@ def accumulate_fp32() -> Derivation:
 
 def pipeline() -> Derivation:
     d_ = Derivation("perf.pipeline", "Pipeline time: m slots plus the bubble; TP on the critical path", (NARAYANAN, SHOEYBI))
-    slot = get("perf.stage.microbatch").expr
+    slot = get("perf.stage.microbatch").dimensioned
     d_.defines("T_pipe", (m + (p - 1) / v) * slot, "m + (p−1)/v slots of T_mb (fill and drain of the interleaved 1F1B schedule)")
     d_.concludes("perf.pipeline")
-    d_.equals("m·T_mb·(1 + β_int)", m * slot * (1 + bubble_interleaved.expr), "the bubble of cluster.bubble.interleaved", of="T_pipe",
+    d_.equals("m·T_mb·(1 + β_int)", m * slot * (1 + bubble_interleaved.dimensioned), "the bubble of cluster.bubble.interleaved", of="T_pipe",
               aside=True)
-    blocking = get("perf.pipeline").expr.subs(ovl_tp, 0)
+    blocking = get("perf.pipeline").dimensioned.subs(ovl_tp, 0)
     d_.defines("∂T_pipe/∂W_TP (σ_TP^ovl = 0)", sp.diff(blocking, W_tp), "how the pipeline time answers the TP ring's bandwidth")
     d_.equals("−(m + (p−1)/v)(l/p)(2 + σ_full)·4(t−1)bshq/(t·W_TP²)",
               -(m + (p - 1) / v) * (l / p) * (2 + rc_full) * 4 * (t - 1) * tokens * h * q / (t * W_tp**2),
               "every byte of TP traffic adds its full time to every slot: no overlap budget hides a blocking all-reduce", aside=True)
-    overlapped = get("perf.pipeline").expr.subs(ovl_tp, 1)
+    overlapped = get("perf.pipeline").dimensioned.subs(ovl_tp, 1)
     ring = 2 * (t - 1) / t * tokens * h * q / W_tp
-    wgrad = [get("perf.gemm.time").expr.xreplace({M_rows: tokens, K_inner: h, N_cols: width / t})
+    wgrad = [get("perf.gemm.time").dimensioned.xreplace({M_rows: tokens, K_inner: h, N_cols: width / t})
              for width in ((a + 2 * g) * d_head, (1 + gated) * d_ff)]
     d_.defines("∂T_pipe/∂W_TP (σ_TP^ovl = 1)", sp.diff(overlapped, W_tp),
                "the same with the backward's all-reduces overlapped with the weight gradients")
@@ -224,7 +224,7 @@ def dp_allreduce() -> Derivation:
                        "each rank all-reduces its 1/d_node slice with its peers in the other d/d_node nodes, over its own NIC")
     d_.defines("T_DP", intra + inter, "the two levels run one after the other")
     d_.concludes("perf.dp.allreduce")
-    formula = get("perf.dp.allreduce").expr
+    formula = get("perf.dp.allreduce").dimensioned
     d_.defines("T_DP(d_node = 1)", formula.subs(d_node, 1), "every DP rank in its own node (t ≥ the node size)")
     d_.equals("2(d−1)/d·Ψq_w/(tp)/W_net", 2 * (d - 1) / d * shard / W_net, "the flat ring all-reduce over the network", aside=True)
     d_.defines("T_DP(d_node = d)", formula.subs(d_node, d), "all DP ranks in one node")
@@ -233,7 +233,7 @@ def dp_allreduce() -> Derivation:
 
 
 def window(kind: str) -> Derivation:
-    layer = get(f"perf.layer.{kind}").expr
+    layer = get(f"perf.layer.{kind}").dimensioned
     return _composed(f"perf.window.{kind}", f"One micro-batch's {kind} on a stage", (DDP,), [
         ("T_window", l / p * layer, f"the stage's l/p layers, {kind}"),
     ], "the compute that overlapped collectives hide under")
@@ -241,7 +241,7 @@ def window(kind: str) -> Derivation:
 
 def zero_exposed(stage: int) -> Derivation:
     d_ = Derivation(f"perf.zero.stage{stage}.exposed", f"Exposed DP time, ZeRO stage {stage}", (ZERO, ZEROPP, DDP, MEGATRON_2021))
-    allreduce = d_.defines("T_AR", get("perf.dp.allreduce").expr, "the gradients' hierarchical all-reduce")
+    allreduce = d_.defines("T_AR", get("perf.dp.allreduce").dimensioned, "the gradients' hierarchical all-reduce")
     if stage == 0:
         exposed = ovl_dp * sp.Max(allreduce - tau_bwd, 0) + (1 - ovl_dp) * allreduce
     else:
@@ -267,7 +267,7 @@ def zero_sent(stage: int) -> Derivation:
            3: "per micro-batch the weights are gathered for the forward, again for the backward, and the gradients reduce-scattered"}[stage]
     d_.defines("S", per_iteration, why)
     d_.concludes(f"perf.zero.stage{stage}.sent")
-    sent = get(f"perf.zero.stage{stage}.sent").expr
+    sent = get(f"perf.zero.stage{stage}.sent").dimensioned
     d_.defines("S(m+1) − S(m)", sent.subs(m, m + 1) - sent, "what one more micro-batch adds")
     d_.equals("per micro-batch", {1: sp.Integer(0), 2: collective, 3: 3 * collective}[stage],
               {1: "ZeRO-1 communicates once per iteration, whatever m is",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sympy as sp
 
 from llm_formulas.derivations.engine import Derivation
 from llm_formulas.derivations.proof import much_less
@@ -28,23 +27,23 @@ def bubble_uneven() -> Derivation:
     d.defines("T_ideal", m * (w_tot / p) * tau, "m micro-batches through balanced stages, no fill or drain")
     d.defines("β", ((m + p - 1) * w_max * tau - m * (w_tot / p) * tau) / (m * (w_tot / p) * tau), "idle and imbalance over the ideal")
     d.concludes("pipeline.bubble.uneven")
-    d.defines("β_balanced", get("pipeline.bubble.uneven").expr.subs(w_max, w_tot / p), "every stage holds w_tot/p")
+    d.defines("β_balanced", get("pipeline.bubble.uneven").dimensioned.subs(w_max, w_tot / p), "every stage holds w_tot/p")
     d.concludes("cluster.bubble", "balanced stages give back (p − 1)/m")
     return d
 
 
 def logits_layers() -> Derivation:
     d = Derivation("pipeline.logits_layers", "The output head in layer-forwards", (NARAYANAN,))
-    d.defines("w", get("flops.logits").expr / get("flops.layer.forward").expr, "logits FLOPs over one layer's forward")
+    d.defines("w", get("flops.logits").dimensioned / get("flops.layer.forward").dimensioned, "logits FLOPs over one layer's forward")
     d.concludes("pipeline.logits_layers", "b, s and h cancel")
     return d
 
 
 def first_stage_activations() -> Derivation:
     d = Derivation("pipeline.activations.first_stage", "Activations of an uneven first stage", (KORTHIKANTI, BLOOM))
-    d.defines("A_1", get("memory.activations.layer.tp").expr * l_first * p, "p micro-batches in flight, each holding its l_1 layers")
+    d.defines("A_1", get("memory.activations.layer.tp").dimensioned * l_first * p, "p micro-batches in flight, each holding its l_1 layers")
     d.concludes("pipeline.activations.first_stage")
-    d.defines("A_balanced", get("pipeline.activations.first_stage").expr.subs(l_first, l / p), "balanced stages: l/p layers each")
+    d.defines("A_balanced", get("pipeline.activations.first_stage").dimensioned.subs(l_first, l / p), "balanced stages: l/p layers each")
     d.concludes("memory.activations.1f1b", "Korthikanti's 1F1B first stage (l layers' worth)")
     return d
 
@@ -70,8 +69,8 @@ def output_layer() -> Derivation:
 
 def whole_model() -> Derivation:
     d = Derivation("pipeline.activations.whole_model", "Activations of the whole model", (KORTHIKANTI,))
-    layers = l * get("memory.activations.layer.tp_sp").expr
-    extras = get("pipeline.activations.embedding_dropout").expr.subs(p, 1) + get("pipeline.activations.output_layer").expr
+    layers = l * get("memory.activations.layer.tp_sp").dimensioned
+    extras = get("pipeline.activations.embedding_dropout").dimensioned.subs(p, 1) + get("pipeline.activations.output_layer").dimensioned
     d.defines("A", layers + extras, "l layers (tensor + sequence parallel), the embedding dropout (p = 1) and the output layer")
     d.concludes("pipeline.activations.whole_model")
     d.approximates(

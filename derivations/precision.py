@@ -37,7 +37,6 @@ from llm_formulas.formulas.symbols import (
     mla,
     P,
     p,
-    P_exp,
     P_keep,
     P_lora,
     q_base,
@@ -71,13 +70,13 @@ def fp8_states() -> Derivation:
         "for the step; bf16 gradients; fp32 master weights, momentum, variance",
     )
     dv.concludes("memory.fp8.model_states")
-    dv.equals("M_states + 2Ψ", get("memory.model_states").expr + 2 * q_fp8 * P, "the bf16 recipe's 16Ψ plus 2 bytes of FP8 copies")
+    dv.equals("M_states + 2Ψ", get("memory.model_states").dimensioned + 2 * q_fp8 * P, "the bf16 recipe's 16Ψ plus 2 bytes of FP8 copies")
     return dv
 
 
 def fp8_copies() -> Derivation:
     dv = Derivation("memory.fp8.weight_copies", "FP8 copies of the weights a GPU holds", (TRANSFORMER_ENGINE,))
-    copies = dv.defines("M_FP8 copies", 2 * q_fp8 * get("params.per_gpu.ep").expr, "two 1-byte copies of each weight the GPU holds (params.per_gpu.ep)")
+    copies = dv.defines("M_FP8 copies", 2 * q_fp8 * get("params.per_gpu.ep").dimensioned, "two 1-byte copies of each weight the GPU holds (params.per_gpu.ep)")
     dv.concludes("memory.fp8.weight_copies")
     dv.defines("at e = 1", copies.subs(e, 1), "without expert parallelism")
     dv.equals("2Ψ/(t·p)", 2 * q_fp8 * P / (t * p), "two bytes per parameter of the model-parallel rank", aside=True)
@@ -118,7 +117,7 @@ def lora_layer() -> Derivation:
     dv = Derivation("params.lora.layer", "LoRA on the targeted projections of a layer", (HU, PEFT))
     per_target = []
     for switch, width_in, width_out in TARGETS:
-        per_target.append(dv.defines(f"{switch.name}·Ψ", switch * get("params.lora.matrix").expr.subs({d_in: width_in, d_out: width_out}),
+        per_target.append(dv.defines(f"{switch.name}·Ψ", switch * get("params.lora.matrix").dimensioned.subs({d_in: width_in, d_out: width_out}),
                                      f"{switch.name.removeprefix('lora_')} projection {width_in} → {width_out}, when targeted"))
     dv.defines("Ψ_LoRA^layer", sp.Add(*per_target), "the targeted projections")
     dv.concludes("params.lora.layer")
@@ -127,7 +126,7 @@ def lora_layer() -> Derivation:
 
 def lora_total() -> Derivation:
     dv = Derivation("params.lora.total", "LoRA on every layer", (HU, PEFT))
-    dv.defines("Ψ_LoRA", l * get("params.lora.layer").expr, "PEFT matches target_modules in each of the l layers")
+    dv.defines("Ψ_LoRA", l * get("params.lora.layer").dimensioned, "PEFT matches target_modules in each of the l layers")
     dv.concludes("params.lora.total")
     return dv
 
@@ -151,7 +150,7 @@ def frozen() -> Derivation:
 
 def lora_training() -> Derivation:
     dv = Derivation("memory.lora.states", "LoRA model states", (HU, QLORA, PEFT))
-    states = dv.defines("M", get("memory.lora.frozen_base").expr + get("memory.lora.adapter_states").expr, "the frozen base and the adapters")
+    states = dv.defines("M", get("memory.lora.frozen_base").dimensioned + get("memory.lora.adapter_states").dimensioned, "the frozen base and the adapters")
     dv.concludes("memory.lora.states")
     dv.defines("M(q_base = 2, Ψ_16 = 0)", states.subs({q_base: q_bf16, P_keep: 0}), "LoRA on a bf16 base")
     dv.equals("2Ψ + 16Ψ_LoRA", q_bf16 * P + 4 * q_fp32 * P_lora, "the base's inference weights and 16 bytes per adapter parameter", aside=True)
@@ -198,11 +197,11 @@ def int8() -> Derivation:
 def quantized() -> Derivation:
     dv = Derivation("params.quantized.linear", "The projection matrices a quantizer converts", (QLORA,))
     plain = {**NO_BIASES, mla: 0, qk_norm: 0, qk_norm_full: 0, sink: 0}
-    attention = dv.defines("Ψ_attn^W", get("params.decoder.attention").expr.subs(plain),
+    attention = dv.defines("Ψ_attn^W", get("params.decoder.attention").dimensioned.subs(plain),
                            "W_Q, W_K, W_V, W_O: the attention's parameters without biases, q/k norms or sinks (no MLA)")
-    dense = dv.defines("Ψ_mlp^W", get("params.decoder.mlp").expr.subs(NO_BIASES), "a dense MLP's two or three matrices")
-    moe = dv.defines("Ψ_moe^W", E * get("params.decoder.expert").expr.subs(NO_BIASES) + h * E * u_param
-                     + get("params.decoder.shared_experts").expr.subs(sh_gate, 0),
+    dense = dv.defines("Ψ_mlp^W", get("params.decoder.mlp").dimensioned.subs(NO_BIASES), "a dense MLP's two or three matrices")
+    moe = dv.defines("Ψ_moe^W", E * get("params.decoder.expert").dimensioned.subs(NO_BIASES) + h * E * u_param
+                     + get("params.decoder.shared_experts").dimensioned.subs(sh_gate, 0),
                      "a MoE layer's E routed experts, its h×E router and its shared experts")
     dv.defines("Ψ_q", l * attention + (l - l_moe) * dense + l_moe * moe, "l attention blocks, l − l_moe dense MLPs, l_moe MoE MLPs")
     dv.concludes("params.quantized.linear")
@@ -211,7 +210,7 @@ def quantized() -> Derivation:
 
 def kept() -> Derivation:
     dv = Derivation("params.quantized.kept", "What stays 16-bit", (QLORA,))
-    dv.defines("Ψ_16", get("params.decoder.total").expr - get("params.quantized.linear").expr,
+    dv.defines("Ψ_16", get("params.decoder.total").dimensioned - get("params.quantized.linear").dimensioned,
                "embeddings, norms, biases and the output head: the rest of the model")
     dv.concludes("params.quantized.kept")
     return dv
@@ -219,7 +218,7 @@ def kept() -> Derivation:
 
 def lora_per_gpu() -> Derivation:
     dv = Derivation("memory.lora.states.per_gpu", "LoRA states per GPU", (HU, QLORA))
-    dv.defines("M_GPU", get("memory.lora.states").expr / (t * p), "tensor and pipeline parallelism split the frozen base and its adapters")
+    dv.defines("M_GPU", get("memory.lora.states").dimensioned / (t * p), "tensor and pipeline parallelism split the frozen base and its adapters")
     dv.concludes("memory.lora.states.per_gpu")
     return dv
 
@@ -235,7 +234,7 @@ def adapters_forward() -> Derivation:
 
 def lora_forward() -> Derivation:
     dv = Derivation("flops.lora.forward", "LoRA forward", (HU,))
-    dv.defines("F_fwd^LoRA", get("flops.decoder.forward").expr + get("flops.lora.adapters.forward").expr,
+    dv.defines("F_fwd^LoRA", get("flops.decoder.forward").dimensioned + get("flops.lora.adapters.forward").dimensioned,
                "the frozen model's GEMMs as before, and the adapters beside them")
     dv.concludes("flops.lora.forward")
     return dv
@@ -243,16 +242,16 @@ def lora_forward() -> Derivation:
 
 def lora_backward() -> Derivation:
     dv = Derivation("flops.lora.backward", "LoRA backward: input gradients only for frozen weights", (HU,))
-    full = dv.defines("F_bwd", get("flops.decoder.backward").expr, "full training: each GEMM Y = XW needs dX = dY·Wᵀ and dW = Xᵀ·dY, each as costly as Y")
+    full = dv.defines("F_bwd", get("flops.decoder.backward").dimensioned, "full training: each GEMM Y = XW needs dX = dY·Wᵀ and dW = Xᵀ·dY, each as costly as Y")
     weight_gradients = dv.defines(
         "F_dW",
-        get("flops.decoder.forward").expr - l * get("flops.decoder.attention.scores").expr,
+        get("flops.decoder.forward").dimensioned - l * get("flops.decoder.attention.scores").dimensioned,
         "the weight gradients of the frozen GEMMs: one forward's worth of every GEMM with a weight (QKᵀ and scores·V have none)",
     )
     # kept unevaluated: the frozen backward is the full one less F_dW, and stays visibly so
     frozen_backward = dv.defines("F_bwd^frozen", sp.Add(full, sp.Mul(-1, weight_gradients, evaluate=False), evaluate=False),
                                  "a frozen weight needs no dW")
-    dv.defines("F_bwd^LoRA", sp.Add(frozen_backward, 2 * get("flops.lora.adapters.forward").expr, evaluate=False), "the adapters need both dX and dW")
+    dv.defines("F_bwd^LoRA", sp.Add(frozen_backward, 2 * get("flops.lora.adapters.forward").dimensioned, evaluate=False), "the adapters need both dX and dW")
     dv.concludes("flops.lora.backward")
     return dv
 

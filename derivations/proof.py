@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from llm_formulas.formulas.symbols import constant_values, is_declared, quantity
+from llm_formulas.formulas.symbols import constant_values, is_declared, quantity, resolve
 
 _QUICK = (("expand", sp.expand), ("doit", lambda e: sp.expand(e.doit())))
 _SLOW = (
@@ -32,13 +32,15 @@ class Verdict:
     detail: str = ""
 
 
-def valued(expr: sp.Basic, values: dict[sp.Symbol, sp.Basic] | None = None) -> sp.Basic:
+def valued(expr: sp.Basic, values: dict[sp.Symbol | str, sp.Basic] | None = None) -> sp.Basic:
     """``expr`` with the unit-carrying constants (and ``values``, if given) put in.
 
+    ``values`` may name symbols by string (``{"h": 768}``); an unknown name raises with the nearest names.
     Constants are plain symbols, so ``xreplace`` replaces them structurally: exact,
     and an order of magnitude faster than ``subs`` (rendering calls this thousands of times).
     """
-    return sp.sympify(expr).xreplace(constant_values() | dict(values or {}))
+    given = {resolve(key) if isinstance(key, str) else key: sp.sympify(value) for key, value in (values or {}).items()}
+    return sp.sympify(expr).xreplace(constant_values() | given)
 
 
 def prove_equal(lhs: sp.Basic, rhs: sp.Basic) -> Verdict:

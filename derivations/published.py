@@ -59,7 +59,7 @@ class Verdict:
 
 def evaluate(formula_id: str, inputs: dict[str, sp.Rational], measured: tuple = ()) -> Evaluation:
     """The formula exactly at ``inputs`` and the measured values; low/high over the measured values' precision."""
-    expr = get(formula_id).value_expr
+    expr = get(formula_id).expr
     fixed = {quantity(name).symbol: value for name, value in inputs.items()}
     missing = expr.free_symbols - set(fixed) - {quantity(m.name).symbol for m in measured}
     if missing:
@@ -112,7 +112,7 @@ def judge(row: PublishedRow) -> Verdict:
         return Verdict(row, ours, None, "differs")
     convention = row.explanation
     paper_inputs = {**inputs, **dict(convention.inputs)}
-    needed = {s.name for s in get(convention.formula).value_expr.free_symbols}
+    needed = {s.name for s in get(convention.formula).expr.free_symbols}
     paper = evaluate(convention.formula, {k: v for k, v in paper_inputs.items() if k in needed},
                      tuple(m for m in row.measured if m.name in needed))
     explained = agrees(paper, row) and _proved(convention.derivation)

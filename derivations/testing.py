@@ -18,6 +18,7 @@ from __future__ import annotations
 import sympy as sp
 
 from llm_formulas.derivations.engine import Derivation
+from llm_formulas.formulas.dimensions import DimensionError, units_of
 from llm_formulas.derivations.proof import Regime, built_from, changed_kept_terms, limits_match, prove_equal, prove_negligible, prove_vanishes, valued
 
 
@@ -26,15 +27,40 @@ def _show(expr: sp.Basic) -> str:
 
 
 def assert_identity(lhs: sp.Basic, rhs: sp.Basic, message: str = "") -> None:
-    """Assert lhs == rhs exactly (symbolic proof, never a numeric spot check)."""
+    """Assert lhs == rhs exactly (symbolic proof, never a numeric spot check), in the same units.
+
+    Units are read as ``derivations.engine`` reads a step's: where both sides state one (a unit mark such as
+    ``u_param``, a symbol with a unit), it must be the same one.
+    """
+    prefix = message + "\n" if message else ""
+    try:
+        left, right = units_of(lhs), units_of(rhs)
+    except DimensionError as error:
+        raise AssertionError(f"{prefix}the units do not add up: {error}") from None
+    if not left.is_dimensionless and not right.is_dimensionless and left != right:
+        raise AssertionError(f"{prefix}the units differ: the left side is in {left}, the right side in {right}\n"
+                             f"left:\n{_show(lhs)}\nright:\n{_show(rhs)}")
     verdict = prove_equal(lhs, rhs)
     if not verdict.ok:
         difference = sp.simplify(valued(lhs) - valued(rhs))
         raise AssertionError(
-            (message + "\n" if message else "")
+            prefix
             + f"not an identity ({verdict.method}: {verdict.detail})\n"
             + f"left:\n{_show(lhs)}\nright:\n{_show(rhs)}\nleft − right:\n{_show(difference)}"
+            + _lookalikes(lhs, rhs)
         )
+
+
+def _lookalikes(lhs: sp.Basic, rhs: sp.Basic) -> str:
+    """A hint when the sides hold different symbols of one name (``sympy.Symbol("h")`` beside the catalogue's h)."""
+    names: dict[str, set] = {}
+    for symbol in sp.sympify(lhs).free_symbols | sp.sympify(rhs).free_symbols:
+        names.setdefault(symbol.name, set()).add(symbol)
+    twins = sorted(name for name, found in names.items() if len(found) > 1)
+    if not twins:
+        return ""
+    return (f"\nnote: {', '.join(twins)} appear as two different symbols of one name: the catalogue's carry assumptions "
+            "(positive, integer), sympy.Symbol(name) does not; take symbols from llm_formulas.symbols(...)")
 
 
 def assert_approximation(
@@ -87,7 +113,19 @@ def assert_approximation(
 
 
 def assert_derivation(derivation: Derivation) -> None:
-    """Assert every step of ``derivation`` is proved and the derivation is sound."""
+    """Assert every step of ``derivation`` is proved, in consistent units, and the derivation is sound
+    (no circular read of its conclusion, no dead step); a failure shows each failed step's two sides,
+    their difference and the point where they differ."""
     failed = [outcome for outcome in derivation.check() if not outcome.ok]
     if failed:
-        raise AssertionError("\n".join(f"{o.where}: {o.method}: {o.detail}" for o in failed))
+        raise AssertionError("\n".join(_failure(outcome) for outcome in failed))
+
+
+def _failure(outcome) -> str:
+    """One line for the failed step; below it, where the claim had two sides, both, their difference and the point."""
+    text = f"{outcome.where}: {outcome.method}: {outcome.detail}"
+    if outcome.lhs or outcome.rhs:
+        text += f"\n    left:  {outcome.lhs}\n    right: {outcome.rhs}"
+        if outcome.difference:
+            text += f"\n    left − right: {outcome.difference}"
+    return text

@@ -21,7 +21,7 @@ import sympy as sp
 from llm_formulas.derivations.engine import Derivation
 from llm_formulas.formulas.catalogue import get
 from llm_formulas.derivations.proof import much_less
-from llm_formulas.formulas.symbols import B, D, P, R_tok, U, U_hw, V, X, X_run, a, b, causal, d_head, f_remat, h, l, mla, n, s, tau, tau_0, u_param
+from llm_formulas.formulas.symbols import B, D, P, c_flop, c_token, R_tok, U, U_hw, V, X, X_run, a, b, causal, d_head, f_remat, h, l, mla, n, s, tau, tau_0, u_param
 from llm_formulas.derivations.cluster import solved_for
 from llm_formulas.formulas.utilization import KAPLAN, KORTHIKANTI, KORTHIKANTI_T4, KORTHIKANTI_T5, NARAYANAN, PALM, PALM_REMAT, PALM_T3
 
@@ -29,11 +29,11 @@ MTNLG = {l: 105, h: 20480, V: 51200, s: 2048}  # Smith et al. 2022 §2.4 and Nar
 
 
 def _model_flops(d: Derivation) -> sp.Basic:
-    return d.defines("F_model", get("flops.training").expr.subs(b, B), "training FLOPs of one iteration of B sequences (flops.training)")
+    return d.defines("F_model", get("flops.training").dimensioned.subs(b, B), "training FLOPs of one iteration of B sequences (flops.training)")
 
 
 def _recompute_flops(d: Derivation) -> sp.Basic:
-    scores = get("flops.decoder.attention.scores").expr.subs({b: B, d_head: h / a, mla: 0})
+    scores = get("flops.decoder.attention.scores").dimensioned.subs({b: B, d_head: h / a, mla: 0})
     return d.defines("F_sel", l * scores, "selective recompute runs QKᵀ and scores·V of each of the l layers forward again (a·d_head = h)")
 
 
@@ -71,8 +71,8 @@ def hfu_selective() -> Derivation:
 
 def selective_overhead() -> Derivation:
     d = Derivation("utilization.selective_overhead", "FLOPs overhead of selective recompute", (KORTHIKANTI,))
-    model = get("flops.training").expr.subs(b, B)
-    extra = l * get("flops.decoder.attention.scores").expr.subs({b: B, d_head: h / a, mla: 0})
+    model = get("flops.training").dimensioned.subs(b, B)
+    extra = l * get("flops.decoder.attention.scores").dimensioned.subs({b: B, d_head: h / a, mla: 0})
     d.defines(
         "δ",
         extra / model,
@@ -96,32 +96,32 @@ def attention_per_token() -> Derivation:
 
 def training_per_token() -> Derivation:
     d = Derivation("utilization.training_per_token", "PaLM's training FLOPs per token", (PALM,))
-    attention = get("utilization.attention_per_token").expr.subs({causal: 0, h: a * d_head})
-    d.defines("F_tok", 6 * P + 3 * attention, "6Ψ for the weights' GEMMs, and the full-square attention forward, backward twice over (h = a·d_head)")
-    d.equals("6Ψ + 12·l·a·d_head·s", 6 * P + 12 * l * a * d_head * s, "PaLM's 6N + 12LHQT")
+    attention = get("utilization.attention_per_token").dimensioned.subs({causal: 0, h: a * d_head})
+    d.defines("F_tok", 3 * c_flop * P + 3 * attention, "6Ψ for the weights' GEMMs, and the full-square attention forward, backward twice over (h = a·d_head)")
+    d.equals("6Ψ + 12·l·a·d_head·s", 3 * c_flop * P + 12 * l * a * d_head * s, "PaLM's 6N + 12LHQT")
     d.concludes("utilization.training_per_token")
     return d
 
 
 def mfu_throughput() -> Derivation:
     d = Derivation("utilization.mfu.throughput", "MFU from a token throughput", (PALM,))
-    d.defines("MFU", R_tok * get("utilization.training_per_token").expr / (n * X), "FLOP/s the tokens need over the peak of n chips")
+    d.defines("MFU", R_tok * get("utilization.training_per_token").dimensioned / (n * X), "FLOP/s the tokens need over the peak of n chips")
     d.concludes("utilization.mfu.throughput")
     return d
 
 
 def mfu_throughput_weights() -> Derivation:
     d = Derivation("utilization.mfu.throughput.weights", "MFU without self-attention, and the N behind PaLM's MT-NLG figures", (PALM, PALM_T3))
-    full = d.defines("MFU", R_tok * get("utilization.training_per_token").expr / (n * X), "the MFU from a token throughput, 6Ψ + 12·l·a·d_head·s per token")
+    full = d.defines("MFU", R_tok * get("utilization.training_per_token").dimensioned / (n * X), "the MFU from a token throughput, 6Ψ + 12·l·a·d_head·s per token")
     weights = d.approximates(
         "MFU_weights",
-        6 * R_tok * P / (n * X),
+        3 * c_flop * R_tok * P / (n * X),
         "Table 3's first figure counts the weights' GEMMs alone: the attention's three passes over the full square are dropped",
         condition=much_less(2 * l * a * d_head * s, P),
         dropped=12 * R_tok * l * a * d_head * s / (n * X),
     )
     d.concludes("utilization.mfu.throughput.weights")
-    narayanan = get("params.narayanan").expr
+    narayanan = get("params.narayanan").dimensioned
     d.defines("Ψ_MTNLG", narayanan.subs(MTNLG), "Narayanan's Eq. 2 at MT-NLG's shape (l = 105, h = 20480, V = 51200, s = 2048): 529,600,778,240, Table 1's 529.6B")
     d.refutes(
         "N = 530B",
@@ -133,7 +133,7 @@ def mfu_throughput_weights() -> Derivation:
     )
     d.defines("ΔMFU", (full - full.subs(P, narayanan)), "the MFU at a stated N less the MFU at Eq. 2's count of the shape")
     d.equals(
-        "6·ΔΨ·R/(nX)", 6 * (P - narayanan) * R_tok / (n * X),
+        "6·ΔΨ·R/(nX)", 3 * c_flop * (P - narayanan) * R_tok / (n * X),
         "only the 6N term moves: 0.4B parameters more at 65.43K tokens/s on 2240 × 312 TFLOP/s add 0.022 points", aside=True,
     )
     d.equals("ΔMFU_weights", weights - weights.subs(P, narayanan), "the same difference without the attention, whose term does not depend on N", of="ΔMFU", aside=True)
@@ -142,8 +142,8 @@ def mfu_throughput_weights() -> Derivation:
 
 def hfu_remat() -> Derivation:
     d = Derivation("utilization.hfu.remat", "HFU of a partial rematerialization", (PALM, PALM_REMAT))
-    tok = d.defines("F_tok", get("utilization.training_per_token").expr, "PaLM's training FLOPs per token, 6Ψ + 12·l·a·d_head·s")
-    fwd = d.defines("F_fwd", 2 * P + 4 * l * a * d_head * s, "the forward alone: 2Ψ for the weights' GEMMs, 4·l·a·d_head·s for QKᵀ and scores·V")
+    tok = d.defines("F_tok", get("utilization.training_per_token").dimensioned, "PaLM's training FLOPs per token, 6Ψ + 12·l·a·d_head·s")
+    fwd = d.defines("F_fwd", c_flop * P + 4 * l * a * d_head * s, "the forward alone: 2Ψ for the weights' GEMMs, 4·l·a·d_head·s for QKᵀ and scores·V")
     d.equals("F_tok/3", tok / 3, "a third of training: the backward computes the input and the weight gradients, two forwards' worth",
              of="F_fwd", aside=True)
     hw = d.defines("F_hw", tok + f_remat * fwd, "the hardware also runs the share f of the forward that the backward rematerializes")
@@ -155,7 +155,7 @@ def hfu_remat() -> Derivation:
 
 def remat_share() -> Derivation:
     d = Derivation("utilization.remat_share", "The rematerialized share a published MFU and HFU imply", (PALM_REMAT,))
-    hfu = d.defines("HFU", get("utilization.hfu.remat").expr, "the HFU of a run that rematerializes a share f of its forward")
+    hfu = d.defines("HFU", get("utilization.hfu.remat").dimensioned, "the HFU of a run that rematerializes a share f of its forward")
     d.solves("f", solved_for(hfu, U_hw, f_remat), "SymPy solves HFU(f) = the published HFU for f", unknown=f_remat, target=U_hw, of="HFU")
     d.concludes("utilization.remat_share")
     return d
@@ -182,8 +182,8 @@ def throughput_gain() -> Derivation:
 
 def training_time_megatron() -> Derivation:
     d = Derivation("utilization.training_time.megatron", "Training time by Narayanan's Eq. 3", (NARAYANAN,))
-    per_iteration = get("flops.megatron").expr
-    d.defines("T", per_iteration * (D / (B * s)) / (n * X_run), "D/(B·s) iterations of Eq. 3's FLOPs (one iteration with full recompute) at n·X_run FLOP/s")
+    per_iteration = get("flops.megatron").dimensioned
+    d.defines("T", per_iteration * (D / (B * s * c_token)) / (n * X_run), "D/(B·s) iterations of Eq. 3's FLOPs (one iteration with full recompute) at n·X_run FLOP/s")
     d.concludes("utilization.training_time.megatron")
     return d
 

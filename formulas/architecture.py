@@ -135,7 +135,7 @@ mla_attention = formula(
 attention = formula(
     "params.decoder.attention",
     ((1 - mla) * (h * a * d_head + 2 * h * g * d_head + a * d_head * h + b_q * a * d_head + (b_k + b_v) * g * d_head + b_o * h)
-     + qk_norm * 2 * d_head + qk_norm_full * (a + g) * d_head + sink * a) * u_param + mla * mla_attention.expr,
+     + qk_norm * 2 * d_head + qk_norm_full * (a + g) * d_head + sink * a) * u_param + mla * mla_attention.dimensioned,
     "parameter",
     "one layer's attention: W_Q (h×a·d_head), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch; or MLA; "
     "plus q/k norms and one sink logit per head where the family has them",
@@ -186,7 +186,7 @@ norms = formula(
 )
 layer = formula(
     "params.decoder.layer",
-    attention.expr + mlp.expr + norms.expr,
+    attention.dimensioned + mlp.dimensioned + norms.dimensioned,
     "parameter",
     "one dense decoder layer: attention, MLP, norms",
     sources=[TRANSFORMERS],
@@ -195,7 +195,7 @@ layer = formula(
 )
 layer_moe = formula(
     "params.decoder.layer.moe",
-    attention.expr + E * expert.expr + router.expr + shared_experts.expr + norms.expr,
+    attention.dimensioned + E * expert.dimensioned + router.dimensioned + shared_experts.dimensioned + norms.dimensioned,
     "parameter",
     "one mixture-of-experts layer: attention, E routed experts, router, shared experts, norms",
     sources=[TRANSFORMERS, FEDUS],
@@ -204,7 +204,7 @@ layer_moe = formula(
 )
 layer_active = formula(
     "params.decoder.layer.active",
-    attention.expr + k * expert.expr + router.expr + shared_experts.expr + norms.expr,
+    attention.dimensioned + k * expert.dimensioned + router.dimensioned + shared_experts.dimensioned + norms.dimensioned,
     "parameter",
     "the parameters of one MoE layer that a token uses: k of the E routed experts, the shared ones and the router",
     sources=[TRANSFORMERS, FEDUS, MIXTRAL],
@@ -229,7 +229,7 @@ head = formula(
 )
 total = formula(
     "params.decoder.total",
-    embeddings.expr + (l - l_moe) * layer.expr + l_moe * layer_moe.expr + final_norm.expr + head.expr,
+    embeddings.dimensioned + (l - l_moe) * layer.dimensioned + l_moe * layer_moe.dimensioned + final_norm.dimensioned + head.dimensioned,
     "parameter",
     "parameters of a decoder model: embeddings, l − l_moe dense and l_moe MoE layers, final norm, head "
     "(what transformers' model.parameters() holds)",
@@ -241,7 +241,7 @@ total = formula(
 )
 active = formula(
     "params.decoder.active",
-    embeddings.expr + (l - l_moe) * layer.expr + l_moe * layer_active.expr + final_norm.expr + head.expr,
+    embeddings.dimensioned + (l - l_moe) * layer.dimensioned + l_moe * layer_active.dimensioned + final_norm.dimensioned + head.dimensioned,
     "parameter",
     "parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E",
     sources=[TRANSFORMERS, FEDUS, MIXTRAL],
@@ -251,7 +251,7 @@ active = formula(
 )
 mtp = formula(
     "params.decoder.mtp",
-    n_mtp * ((3 * norm + 2 * h * h) * u_param + layer_moe.expr),
+    n_mtp * ((3 * norm + 2 * h * h) * u_param + layer_moe.dimensioned),
     "parameter",
     "n_MTP multi-token-prediction modules, each two input norms, a 2h→h projection, one MoE layer and an output norm; "
     "the embedding and the output head are the main model's",
@@ -277,7 +277,7 @@ mla_projections = formula(
 )
 projections = formula(
     "flops.decoder.attention.projections",
-    (1 - mla) * 2 * b * s * h * d_head * (2 * a + 2 * g) * u_flop + mla * mla_projections.expr,
+    (1 - mla) * 2 * b * s * h * d_head * (2 * a + 2 * g) * u_flop + mla * mla_projections.dimensioned,
     "FLOP",
     "one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head], two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h] (or MLA's)",
     sources=[FLOP_COUNTER, AINSLIE],
@@ -377,7 +377,7 @@ router_forward = formula(
 )
 layer_forward = formula(
     "flops.decoder.layer.forward",
-    projections.expr + scores.expr + mlp_forward.expr,
+    projections.dimensioned + scores.dimensioned + mlp_forward.dimensioned,
     "FLOP",
     "forward FLOPs of one dense decoder layer (norms, softmax, activations, rotary: no GEMM, not counted)",
     sources=[FLOP_COUNTER],
@@ -386,7 +386,7 @@ layer_forward = formula(
 )
 layer_forward_moe = formula(
     "flops.decoder.layer.forward.moe",
-    projections.expr + scores.expr + experts_forward.expr + shared_forward.expr + router_forward.expr,
+    projections.dimensioned + scores.dimensioned + experts_forward.dimensioned + shared_forward.dimensioned + router_forward.dimensioned,
     "FLOP",
     "forward FLOPs of one MoE layer: attention, routed and shared experts, router",
     sources=[FLOP_COUNTER, FEDUS],
@@ -395,7 +395,7 @@ layer_forward_moe = formula(
 )
 layers_forward = formula(
     "flops.decoder.layers.forward",
-    (l - l_moe) * layer_forward.expr + l_moe * layer_forward_moe.expr,
+    (l - l_moe) * layer_forward.dimensioned + l_moe * layer_forward_moe.dimensioned,
     "FLOP",
     "forward FLOPs of all l layers (what full recomputation repeats)",
     sources=[FLOP_COUNTER],
@@ -421,7 +421,7 @@ logits = formula(
 )
 forward = formula(
     "flops.decoder.forward",
-    layers_forward.expr + embedding_projections.expr + logits.expr,
+    layers_forward.dimensioned + embedding_projections.dimensioned + logits.dimensioned,
     "FLOP",
     "forward FLOPs of a decoder model for b sequences of s tokens",
     sources=[FLOP_COUNTER, BILIBILI],
@@ -435,7 +435,7 @@ forward = formula(
 )
 backward = formula(
     "flops.decoder.backward",
-    2 * forward.expr,
+    2 * forward.dimensioned,
     "FLOP",
     "backward FLOPs: for each GEMM Y = XW, dX = dY·Wᵀ and dW = Xᵀ·dY",
     sources=[FLOP_COUNTER, BILIBILI],
@@ -447,7 +447,7 @@ backward = formula(
 )
 training = formula(
     "flops.decoder.training",
-    3 * forward.expr,
+    3 * forward.dimensioned,
     "FLOP",
     "training FLOPs of one step: forward + backward",
     sources=[FLOP_COUNTER, BILIBILI],
@@ -496,7 +496,7 @@ kv_window_layer = formula(
 )
 kv_decoder = formula(
     "memory.kv_cache.decoder",
-    (l - l_win) * kv_full_layer.expr + l_win * kv_window_layer.expr,
+    (l - l_win) * kv_full_layer.dimensioned + l_win * kv_window_layer.dimensioned,
     "byte",
     "the bytes transformers' DynamicCache holds after b sequences of s tokens: l − l_win full layers, l_win windowed ones",
     sources=[CACHE, MISTRAL, GEMMA, DEEPSEEK_V2],

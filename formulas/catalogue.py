@@ -8,16 +8,19 @@ An id once published keeps its meaning.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 import sympy as sp
 
 from llm_formulas.formulas.bibliography import Source  # noqa: F401 - formulas cite through the catalogue
-from llm_formulas.formulas.symbols import constant_values, quantity, table_order
+from llm_formulas.formulas import scope
+from llm_formulas.formulas.symbols import constant_values, did_you_mean, quantity, switch_defaults, table_order
 from llm_formulas.formulas.units import Unit, as_unit
 
 TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture", "performance",
@@ -61,10 +64,16 @@ def at_most(smaller: sp.Basic, larger: sp.Basic) -> Condition:
 
 @dataclass(frozen=True)
 class Formula:
-    """A stated result: expression (constants symbolic), declared unit, meaning, conditions, sources."""
+    """A stated result: its expression, declared unit, meaning, conditions, sources.
+
+    ``expr`` is plain SymPy, free of units: constants are their values and unit marks are 1, so
+    ``expr.subs(h, 768)`` is a number or an expression in the other inputs. The unit is the separate
+    attribute ``unit``. ``dimensioned`` is the same expression as written, with its unit marks
+    (``u_param``, ``c_flop``, ...) and constants kept as symbols: what dimensional analysis reads.
+    """
 
     id: str
-    expr: sp.Expr
+    dimensioned: sp.Expr
     unit: Unit
     meaning: str
     sources: tuple[Source, ...]
@@ -72,20 +81,154 @@ class Formula:
     related: tuple[str, ...] = ()
     symbol_latex: str = ""
     notes: str = ""
+    catalogue: "Catalogue | None" = field(default=None, compare=False, repr=False)  # None: the built-in one
 
     @cached_property
-    def value_expr(self) -> sp.Expr:
-        """The expression with unit-carrying constants replaced by their values."""
-        return self.expr.xreplace(constant_values())
+    def expr(self) -> sp.Expr:
+        """The expression without units: unit-carrying constants replaced by their values."""
+        return self.dimensioned.xreplace(constant_values())
 
     @cached_property
     def inputs(self) -> list[sp.Symbol]:
-        """The symbols a user must give, in the order of the symbol table."""
-        return sorted(self.value_expr.free_symbols, key=table_order)
+        """Every symbol of the expression, in the order of the symbol table (switches included)."""
+        with within(self.catalogue):
+            return sorted(self.expr.free_symbols, key=table_order)
+
+    @cached_property
+    def defaults(self) -> dict[sp.Symbol, sp.Integer]:
+        """The structural switches of this formula with their classic values, used when a caller leaves them out.
+
+        A switch whose classic value would make the formula vanish has none here: the formula is about what the
+        switch turns on (``params.decoder.shared_experts`` needs d_sh; the classic model has no shared expert).
+        """
+        classic, chosen = switch_defaults(), {}
+        for symbol in self.inputs:
+            if symbol in classic and sp.expand(self.expr.xreplace({**chosen, symbol: classic[symbol]})) != 0:
+                chosen[symbol] = classic[symbol]
+        return chosen
+
+    @cached_property
+    def required(self) -> list[sp.Symbol]:
+        """The inputs a caller must give when every switch keeps its classic value (``mla`` = 0 drops d_rope)."""
+        with within(self.catalogue):
+            return sorted(self.expr.xreplace(self.defaults).free_symbols, key=table_order)
+
+    def _repr_latex_(self) -> str:
+        """Jupyter shows the formula as an equation."""
+        from llm_formulas.formulas.latex import formula_latex
+
+        with within(self.catalogue):
+            return f"$${formula_latex(self)}$$"
 
 
-_CATALOGUE: dict[str, Formula] = {}
-_ORIGIN: dict[str, str] = {}  # formula id → the module that registered it
+def within(owner: "Catalogue | None") -> contextlib.AbstractContextManager:
+    """Activate a formula's own catalogue (a user's) for a lookup; the built-in formulas need nothing."""
+    return owner if owner is not None else contextlib.nullcontext()
+
+
+class Catalogue:
+    """A scope of formulas, symbols, sources and model presets that a user owns.
+
+    The built-in catalogue (this module's tables) holds the project's formulas. A user makes their own,
+    ``Catalogue("acme")``, and registers into it with its methods or, inside ``with catalogue:``, with the
+    module functions (``formula``, ``get``); lookups search it, then its ``parent`` (by default the built-in one).
+    Two catalogues never see each other's entries, and the built-in one never sees a user's.
+    Registering an identical formula again is a no-op (a notebook cell run twice); a different formula under an
+    id already taken is refused unless ``replace=True``.
+    """
+
+    def __init__(self, name: str, *, parent: "Catalogue | None" = None) -> None:
+        self.name = name
+        self.parent = parent
+        self.formulas: dict[str, Formula] = {}
+        self.symbols: dict[str, object] = {}  # name → formulas.symbols.Quantity
+        self.works: dict[str, object] = {}  # key → formulas.bibliography.Work
+        self.presets: dict[str, dict] = {}  # model name → values by symbol name
+        self.derivations: list[Callable[[], object]] = []  # what ``llm-formulas check --module`` proves
+        self._tokens: list = []
+
+    def __repr__(self) -> str:
+        return f"Catalogue({self.name!r}, {len(self.formulas)} formulas)"
+
+    # --- scope ------------------------------------------------------------------
+    def __enter__(self) -> "Catalogue":
+        self._tokens.append(scope.enter(self))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        scope.leave(self._tokens.pop())
+
+    # --- formulas ---------------------------------------------------------------
+    def formula(self, id: str, expr: sp.Expr, unit: Unit | str, meaning: str, *, sources: Iterable[Source],
+                conditions: Iterable[Condition] = (), related: Iterable[str] = (), symbol_latex: str = "",
+                notes: str = "", replace: bool = False) -> Formula:
+        """Register a formula here; its unit is checked against its expression at once."""
+        with self:
+            return _register(self, id, expr, unit, meaning, sources=sources, conditions=conditions, related=related,
+                             symbol_latex=symbol_latex, notes=notes, replace=replace)
+
+    def get(self, id: str) -> Formula:
+        """The formula ``id``: this catalogue's, else its parent's, else the built-in one."""
+        with self:
+            return get(id)
+
+    def __contains__(self, id: str) -> bool:
+        return any(id in scope_.formulas for scope_ in _user_chain(self)) or id in _BUILTIN_FORMULAS
+
+    def __iter__(self) -> Iterator[Formula]:
+        """This catalogue's own formulas, in the order they were registered."""
+        return iter(list(self.formulas.values()))
+
+    def __len__(self) -> int:
+        return len(self.formulas)
+
+    # --- symbols, sources, models, derivations -------------------------------------
+    def symbol(self, name: str, latex: str, meaning: str, unit: Unit | str, *, integer: bool, source: Source,
+               maximum: int | None = None, minimum: int | None = None) -> sp.Symbol:
+        """Declare a symbol of this catalogue (a positive SymPy symbol); a built-in name is refused if different."""
+        from llm_formulas.formulas.symbols import declare_in
+
+        return declare_in(self, name, latex, meaning, unit, integer=integer, source=source, maximum=maximum,
+                          minimum=minimum)
+
+    def source(self, key: str, *, authors: str, title: str, date: str, venue: str = "", short: str = "",
+               kind: str = "paper", title_en: str = "", arxiv: str = "", url: str = "") -> object:
+        """Add a work to this catalogue's bibliography; ``Source(key, where)`` then cites it here."""
+        from llm_formulas.formulas.bibliography import add_work
+
+        return add_work(self, key, kind=kind, short=short, authors=authors, title=title, venue=venue, date=date,
+                        title_en=title_en, arxiv=arxiv, url=url)
+
+    def model(self, name: str, values: dict[str, int] | None = None, *, config: dict | None = None) -> dict[str, int]:
+        """A named model: values by symbol name, or a Hugging Face ``config`` dict read by the project's readers."""
+        from llm_formulas.formulas.presets import model_values
+
+        with self:
+            resolved = model_values(values=values, config=config)
+        if name in self.presets and self.presets[name] != resolved:
+            raise ValueError(f"model {name!r} is already registered in {self.name!r} with other values")
+        self.presets[name] = resolved
+        return resolved
+
+    def derivation(self, make: Callable[[], object]) -> Callable[[], object]:
+        """Decorator: ``make()`` builds a Derivation of this catalogue; ``llm-formulas check --module`` proves it."""
+        if make not in self.derivations:
+            self.derivations.append(make)
+        return make
+
+    # --- reading ------------------------------------------------------------------
+    def search(self, text: str) -> list[Formula]:
+        """Formulas whose id or meaning contains every word of ``text`` (case-insensitive): own first, then built-in."""
+        with self:
+            return search(text)
+
+
+def _user_chain(start: Catalogue | None) -> list[Catalogue]:
+    return list(scope.chain(start)) if start is not None else list(scope.chain())
+
+
+_BUILTIN_FORMULAS: dict[str, Formula] = {}
+_ORIGIN: dict[str, str] = {}  # built-in formula id → the module that registered it
 
 
 def formula(
@@ -99,15 +242,26 @@ def formula(
     related: Iterable[str] = (),
     symbol_latex: str = "",
     notes: str = "",
+    replace: bool = False,
 ) -> Formula:
-    """Create and register a formula; its id must be new."""
-    if id in _CATALOGUE:
-        raise ValueError(f"formula id {id!r} registered twice")
-    for symbol in expr.free_symbols:
-        quantity(symbol)  # every symbol must come from the table
+    """Create and register a formula in the active catalogue (the built-in one unless a user's is entered).
+
+    The declared unit is checked against the expression's at once (a FLOP count declared in bytes is refused).
+    """
+    return _register(scope.active(), id, expr, unit, meaning, sources=sources, conditions=conditions, related=related,
+                     symbol_latex=symbol_latex, notes=notes, replace=replace)
+
+
+def _register(owner: Catalogue | None, id: str, expr: sp.Expr, unit: Unit | str, meaning: str, *,
+              sources: Iterable[Source], conditions: Iterable[Condition], related: Iterable[str], symbol_latex: str,
+              notes: str, replace: bool) -> Formula:
+    from llm_formulas.formulas.dimensions import check_declared_unit
+
+    for symbol in sp.sympify(expr).free_symbols:
+        quantity(symbol)  # every symbol must come from the table (or the user catalogue's own)
     entry = Formula(
         id=id,
-        expr=sp.sympify(expr),
+        dimensioned=sp.sympify(expr),
         unit=as_unit(unit),
         meaning=meaning,
         sources=tuple(sources),
@@ -115,9 +269,20 @@ def formula(
         related=tuple(related),
         symbol_latex=symbol_latex,
         notes=notes,
+        catalogue=owner,
     )
-    _CATALOGUE[id] = entry
-    _ORIGIN[id] = caller_module()
+    check_declared_unit(entry.dimensioned, entry.unit)  # DimensionError names both units
+    table = _BUILTIN_FORMULAS if owner is None else owner.formulas
+    existing = table.get(id)
+    if owner is not None and id in _BUILTIN_FORMULAS:
+        raise ValueError(f"formula id {id!r} is a built-in formula: choose another id for your own")
+    if existing is not None and not replace:
+        if existing == entry:
+            return existing  # the same formula again: a cell run twice, a module imported twice
+        raise ValueError(f"formula id {id!r} registered twice with different contents (replace=True to redefine it)")
+    table[id] = entry
+    if owner is None:
+        _ORIGIN[id] = caller_module(3)
     return entry
 
 
@@ -127,8 +292,8 @@ def caller_module(depth: int = 2) -> str:
 
 
 def origin_topic(formula_id: str) -> str:
-    """The topic whose module registered ``formula_id`` (``architecture`` for params.decoder.total)."""
-    get(formula_id)
+    """The topic whose module registered the built-in ``formula_id`` (``architecture`` for params.decoder.total)."""
+    _builtin(formula_id)
     return _ORIGIN[formula_id].rpartition(".")[2]
 
 
@@ -140,20 +305,26 @@ def topic_rank(module: str) -> int:
 
 def load_topics() -> None:
     for topic in TOPICS:
+        _load(topic)
+
+
+def _load(topic: str) -> None:
+    """Import a built-in topic module; its formulas register in the built-in catalogue whatever is active."""
+    token = scope.enter(None)
+    try:
         importlib.import_module(f"llm_formulas.formulas.{topic}")
+    finally:
+        scope.leave(token)
 
 
-_READ_OBSERVER: list[Callable[[str], None] | None] = [None]
+_READS = threading.local()  # the catalogue ids read (``get``) in this thread since a derivation last took them
 
 
-def observe_reads(observer: Callable[[str], None] | None) -> Callable[[str], None] | None:
-    """Call ``observer(id)`` on every later ``get``; returns the previous observer.
-
-    The derivation engine uses it to see which entries a derivation reads while it
-    is built (a derivation may not read the entry it concludes).
-    """
-    previous, _READ_OBSERVER[0] = _READ_OBSERVER[0], observer
-    return previous
+def take_reads() -> list[str]:
+    """The ids read since the last call, in order (the derivation engine attributes them to the step it adds)."""
+    reads = getattr(_READS, "ids", [])
+    _READS.ids = []
+    return reads
 
 
 # where an id's second part says its formula lives, when not in the topic its first part names
@@ -164,30 +335,54 @@ HOMES = {"decoder": "architecture", "kv_cache": "architecture", "lora": "precisi
 
 
 def get(id: str) -> Formula:
-    """The formula ``id``, loading its own topic first (``eval params.total`` builds one topic, not seven), then the
-    module its second part points at, then the others one at a time until it is found."""
-    parts = id.split(".")
-    for topic in (parts[0], HOMES.get(parts[1] if len(parts) > 1 else ""), *TOPICS):
-        if id in _CATALOGUE:
-            break
-        if topic in TOPICS:
-            importlib.import_module(f"llm_formulas.formulas.{topic}")
-    try:
-        entry = _CATALOGUE[id]
-    except KeyError:
-        raise UnknownFormula(f"unknown formula id {id!r} (see 'llm-formulas list')") from None
-    if _READ_OBSERVER[0] is not None:
-        _READ_OBSERVER[0](id)
+    """The formula ``id``: the active user catalogues first, then the built-in one, loading its own topic first
+    (``eval params.total`` builds one topic, not seven), then the module its second part points at, then the
+    others one at a time until it is found. An unknown id raises UnknownFormula with the nearest ids.
+
+    The read is logged for the derivation engine: a derivation may not read the entry it concludes.
+    """
+    entry = lookup(id)
+    if not hasattr(_READS, "ids"):
+        _READS.ids = []
+    _READS.ids.append(id)
     return entry
 
 
+def lookup(id: str) -> Formula:
+    """``get`` without logging the read: for the engine checking a conclusion, which must not count as a read."""
+    entry = next((user.formulas[id] for user in scope.chain() if id in user.formulas), None)
+    return _builtin(id) if entry is None else entry
+
+
+def _builtin(id: str) -> Formula:
+    parts = id.split(".")
+    for topic in (parts[0], HOMES.get(parts[1] if len(parts) > 1 else ""), *TOPICS):
+        if id in _BUILTIN_FORMULAS:
+            break
+        if topic in TOPICS:
+            _load(topic)
+    try:
+        return _BUILTIN_FORMULAS[id]
+    except KeyError:
+        known = list(_BUILTIN_FORMULAS) + [i for user in scope.chain() for i in user.formulas]
+        raise UnknownFormula(f"unknown formula id {id!r}{did_you_mean(id, known)} (see 'llm-formulas list')") from None
+
+
+def search(text: str) -> list[Formula]:
+    """Formulas whose id or meaning holds every word of ``text`` (case-insensitive): the active user catalogues'
+    first, then the built-in ones in catalogue order."""
+    words = text.lower().split()
+    candidates = [f for user in scope.chain() for f in user.formulas.values()] + all_formulas()
+    return [f for f in candidates if all(w in f"{f.id} {f.meaning}".lower() for w in words)]
+
+
 def all_formulas() -> list[Formula]:
-    """Every formula, topic by topic in TOPICS order, each topic in its module's order."""
+    """Every built-in formula, topic by topic in TOPICS order, each topic in its module's order."""
     load_topics()
-    return sorted(_CATALOGUE.values(), key=lambda f: topic_rank(_ORIGIN.get(f.id, "")))
+    return sorted(_BUILTIN_FORMULAS.values(), key=lambda f: topic_rank(_ORIGIN.get(f.id, "")))
 
 
 def catalogue() -> dict[str, Formula]:
-    """The live mapping (tests may swap an entry to see ``check`` fail)."""
+    """The live mapping of built-in formulas (tests may swap an entry to see ``check`` fail)."""
     load_topics()
-    return _CATALOGUE
+    return _BUILTIN_FORMULAS

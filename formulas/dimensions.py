@@ -17,7 +17,7 @@ from fractions import Fraction
 import sympy as sp
 from sympy.core.relational import Relational
 
-from llm_formulas.formulas.symbols import quantity
+from llm_formulas.formulas.symbols import is_declared, quantity
 from llm_formulas.formulas.units import DIMENSIONLESS, Unit
 
 
@@ -78,6 +78,51 @@ def dimension_of(expr: sp.Basic) -> Unit:
             dimension_of(arg)
         return DIMENSIONLESS
     raise DimensionError(f"cannot take the unit of {expr!r} ({type(expr).__name__})")
+
+
+def units_of(expr: sp.Basic) -> Unit:
+    """The unit a derivation step states, read leniently: a derivation counts in bare numbers as often as in
+    marked ones (``V·d_emb`` parameters before ``u_param`` is put in), so a pure-number term beside a term with a unit
+    is taken as unstated, and a symbol outside the table (``sympy.Symbol("x")``) as a pure number. Two terms
+    (of a sum, a Max, a comparison) that both state units must state the same one: bytes beside FLOPs is a
+    DimensionError naming both."""
+    return _lenient(sp.sympify(expr))
+
+
+def _lenient(expr: sp.Basic) -> Unit:
+    if isinstance(expr, sp.Symbol):
+        return quantity(expr).unit if is_declared(expr.name) else DIMENSIONLESS
+    if isinstance(expr, (sp.Add, sp.Max, sp.Min, sp.Mod)):
+        return _one_stated(expr.args)
+    if isinstance(expr, sp.Piecewise):
+        return _one_stated([value for value, _ in expr.args])
+    if isinstance(expr, Relational):
+        _one_stated(expr.args)
+        return DIMENSIONLESS
+    if isinstance(expr, sp.Mul):
+        unit = DIMENSIONLESS
+        for factor in expr.args:
+            unit = unit * _lenient(factor)
+        return unit
+    if isinstance(expr, sp.Pow) and expr.exp.is_Rational:
+        return _lenient(expr.base) ** Fraction(int(expr.exp.p), int(expr.exp.q))
+    if isinstance(expr, (sp.Sum, sp.Product, sp.Subs, sp.Derivative, sp.Integral)):
+        return _lenient(expr.args[0]) if not isinstance(expr, sp.Product) else DIMENSIONLESS
+    if isinstance(expr, _UNIT_PRESERVING):
+        return _lenient(expr.args[0])
+    if isinstance(expr, sp.Basic) and expr.args:
+        for arg in expr.args:
+            _lenient(arg)
+    return DIMENSIONLESS
+
+
+def _one_stated(terms) -> Unit:
+    stated = [(term, _lenient(term)) for term in terms]
+    units = [(term, unit) for term, unit in stated if not unit.is_dimensionless]
+    for term, unit in units[1:]:
+        if unit != units[0][1]:
+            raise DimensionError(f"cannot add {units[0][0]} [{units[0][1]}] and {term} [{unit}]")
+    return units[0][1] if units else DIMENSIONLESS
 
 
 def _check_relational(condition: sp.Basic) -> None:

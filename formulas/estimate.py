@@ -70,7 +70,7 @@ from typing import Callable, Literal
 import sympy as sp
 
 from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.symbols import quantity
+from llm_formulas.formulas.symbols import is_declared, quantity
 
 Recompute = Literal["none", "selective", "full"]
 Precision = Literal["bf16", "fp8"]
@@ -227,13 +227,17 @@ EXACT_OPS = Ops(where=lambda cond, x, y: x if cond else y, minimum=sp.Min, maxim
 
 @cache
 def _exact_function(formula_id: str) -> tuple[tuple[sp.Symbol, ...], sp.Expr]:
-    expr = get(formula_id).value_expr
+    expr = get(formula_id).expr
     return tuple(sorted(expr.free_symbols, key=lambda s: s.name)), expr
 
 
 def exact(formula_id: str, **values: object) -> sp.Rational:
-    """Evaluate a formula exactly; extra values are ignored, a missing one is an error
-    (unless a switch set to 0 removes its term, as pos_table = 0 removes n_pos)."""
+    """Evaluate a formula exactly; values of other declared symbols are ignored (the report passes one dict to every
+    formula), a name no symbol has is an error (a typo), and so is a missing value (unless a switch set to 0
+    removes its term, as pos_table = 0 removes n_pos)."""
+    unknown = [name for name in values if not is_declared(name)]
+    if unknown:
+        raise KeyError(f"{formula_id}: no symbol is named {', '.join(repr(name) for name in unknown)}")
     symbols, expr = _exact_function(formula_id)
     result = expr.xreplace({s: sp.sympify(values[s.name]) for s in symbols if s.name in values})
     if result.free_symbols:

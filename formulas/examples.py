@@ -37,7 +37,7 @@ class WorkedExample:
 
     def exact(self) -> sp.Rational:
         """The formula evaluated exactly at the article's inputs."""
-        return get(self.formula_id).value_expr.subs(self.values)
+        return get(self.formula_id).expr.subs(self.values)
 
     def scaled(self) -> float:
         """The exact value in the article's display unit (``scale_name``)."""

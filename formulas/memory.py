@@ -550,7 +550,7 @@ layer_moe = _decoder_forms(
 
 first_stage = formula(
     "memory.activations.1f1b",
-    l * layer_tp.expr,
+    l * layer_tp.dimensioned,
     "byte",
     "activations on the first pipeline stage under 1F1B: p micro-batches of l/p layers, l layers' worth",
     sources=[KORTHIKANTI, BILIBILI],
@@ -561,7 +561,7 @@ first_stage = formula(
 )
 first_stage_interleaved = formula(
     "memory.activations.1f1b.interleaved",
-    l * layer_tp.expr * (1 + (p - 1) / (p * v)),
+    l * layer_tp.dimensioned * (1 + (p - 1) / (p * v)),
     "byte",
     "activations on the first pipeline stage under interleaved 1F1B with v model chunks per GPU",
     sources=[KORTHIKANTI, NARAYANAN],
@@ -595,7 +595,7 @@ llama_002 = formula(
 )
 training_selective = formula(
     "memory.training.selective",
-    model_states.expr + selective_001.expr,
+    model_states.dimensioned + selective_001.dimensioned,
     "byte",
     "001's training memory: model states (16Ψ) plus the whole model's activations under selective recompute",
     sources=[LI],
@@ -634,7 +634,7 @@ kv_cache = formula(
 )
 inference = formula(
     "memory.inference",
-    q_bf16 * P + kv_cache.expr + b * s * h * q,
+    q_bf16 * P + kv_cache.dimensioned + b * s * h * q,
     "byte",
     "inference footprint: 16-bit weights, the KV cache and the current layer's [b, s, h] activations",
     sources=[LI],
@@ -646,7 +646,7 @@ inference = formula(
 
 per_gpu = formula(
     "memory.per_gpu",
-    zero.expr + first_stage.expr,
+    zero.dimensioned + first_stage.dimensioned,
     "byte",
     "memory of the first pipeline stage's GPU: 16Ψ/(t·p) model states and l layers' worth of TP activations (1F1B)",
     sources=[BILIBILI, KORTHIKANTI],
@@ -657,7 +657,7 @@ per_gpu = formula(
 )
 headroom = formula(
     "memory.per_gpu.headroom",
-    M_gpu - per_gpu.expr,
+    M_gpu - per_gpu.dimensioned,
     "byte",
     "memory left on a GPU of capacity M_GPU: the layout fits when this is ≥ 0",
     sources=[BILIBILI],
@@ -666,11 +666,11 @@ headroom = formula(
 )
 max_micro_batch = formula(
     "memory.max_micro_batch",
-    sp.floor((M_gpu - zero.expr) / (first_stage.expr / b)) * u_seq,
+    sp.floor((M_gpu - zero.dimensioned) / (first_stage.dimensioned / b)) * u_seq,
     "sequence",
     "the largest micro-batch whose activations fit beside the model states on the first pipeline stage",
     sources=[BILIBILI, KORTHIKANTI],
-    conditions=[SHARDED, MEGATRON_TP, Condition("the model states fit: M_GPU > 16Ψ/(t·p)", sp.StrictGreaterThan(M_gpu, zero.expr))],
+    conditions=[SHARDED, MEGATRON_TP, Condition("the model states fit: M_GPU > 16Ψ/(t·p)", sp.StrictGreaterThan(M_gpu, zero.dimensioned))],
     related=["memory.per_gpu"],
     symbol_latex=r"b_{max}",
 )

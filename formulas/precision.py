@@ -33,13 +33,8 @@ from llm_formulas.formulas.parallelism import EXPERTS_SPLIT
 from llm_formulas.formulas.symbols import (
     a,
     b,
-    b_k,
-    b_mlp,
-    b_o,
     B_q,
-    b_q,
     B_q2,
-    b_v,
     c,
     c_byte,
     constant_values,
@@ -185,7 +180,7 @@ lora_layer = formula(
 )
 lora_total = formula(
     "params.lora.total",
-    l * lora_layer.expr,
+    l * lora_layer.dimensioned,
     "parameter",
     "trainable LoRA parameters of the model: the targeted projections of every layer",
     sources=[HU, PEFT],
@@ -216,7 +211,7 @@ frozen = formula(
 )
 lora_training = formula(
     "memory.lora.states",
-    frozen.expr + lora_states.expr,
+    frozen.dimensioned + lora_states.dimensioned,
     "byte",
     "model states of LoRA/QLoRA fine-tuning: the frozen base and the adapters with their gradients and Adam states",
     sources=[HU, QLORA, PEFT],
@@ -284,7 +279,7 @@ quantized = formula(
 )
 kept = formula(
     "params.quantized.kept",
-    sp.expand(arch.total.expr - quantized.expr),  # expanded: the projection matrices cancel symbolically, not in floats
+    sp.expand(arch.total.dimensioned - quantized.dimensioned),  # expanded: the projection matrices cancel symbolically, not in floats
     "parameter",
     "the parameters that stay 16-bit when the base is quantized (Ψ_16): everything but the layers' projection matrices",
     sources=[QLORA],
@@ -293,7 +288,7 @@ kept = formula(
 )
 lora_per_gpu = formula(
     "memory.lora.states.per_gpu",
-    lora_training.expr / (t * p),
+    lora_training.dimensioned / (t * p),
     "byte",
     "LoRA/QLoRA model states per GPU: the frozen base and the adapters split over t·p model-parallel ranks, "
     "replicated over the data-parallel ones",
@@ -315,7 +310,7 @@ adapters_forward = formula(
 )
 lora_forward = formula(
     "flops.lora.forward",
-    arch.forward.expr + adapters_forward.expr,
+    arch.forward.dimensioned + adapters_forward.dimensioned,
     "FLOP",
     "forward FLOPs of LoRA fine-tuning: the base model's and the adapters'",
     sources=[HU, arch.FLOP_COUNTER],
@@ -325,7 +320,7 @@ lora_forward = formula(
 )
 lora_backward = formula(
     "flops.lora.backward",
-    arch.forward.expr + l * arch.scores.expr + 2 * adapters_forward.expr,
+    arch.forward.dimensioned + l * arch.scores.dimensioned + 2 * adapters_forward.dimensioned,
     "FLOP",
     "backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients "
     "of QKᵀ and scores·V, and both gradients of each adapter matrix",
@@ -371,8 +366,8 @@ def lora_inputs(model_type: str, model: dict[str, int], rank: int, targets: tupl
         raise LoraError(f"a quantized base of a mixture-of-experts model ({model_type}) is not modelled")
     bytes_per_weight = {
         16: q_bf16,
-        8: int8.expr.subs(d_in, h),  # one fp32 scale per row of h weights: an upper bound (down_proj's rows hold d_ff)
-        4: nf4.expr.subs(QLORA_BLOCKS),
+        8: int8.dimensioned.subs(d_in, h),  # one fp32 scale per row of h weights: an upper bound (down_proj's rows hold d_ff)
+        4: nf4.dimensioned.subs(QLORA_BLOCKS),
     }[base_bits]
     values = {switch.name: int(name in targets) for name, switch in MODULES.items()}
     q = bytes_per_weight.xreplace(constant_values()).subs(h, model["h"])

@@ -10,12 +10,14 @@ analysis sees their unit, and every proof or evaluation substitutes the value.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy as sp
 
 from llm_formulas.formulas.bibliography import Source
+from llm_formulas.formulas import scope
 from llm_formulas.formulas.units import Unit, as_unit
 
 
@@ -31,6 +33,7 @@ class Quantity:
     value: sp.Rational | None = None
     maximum: sp.Rational | None = None
     minimum: sp.Rational | None = None
+    default: sp.Integer | None = None  # a structural switch's classic value (``switch``)
 
     @property
     def name(self) -> str:
@@ -46,6 +49,8 @@ class Quantity:
 
 
 _REGISTRY: dict[str, Quantity] = {}
+_CONSTANTS: dict[sp.Symbol, sp.Rational] = {}
+TABLE3 = Source("000", "Table 3")  # the foundation's table of notation
 
 
 def declare(
@@ -55,7 +60,7 @@ def declare(
     unit: Unit | str,
     *,
     integer: bool,
-    source: Source = Source("000", "Table 3"),
+    source: Source,
     maximum: int | None = None,
     minimum: int | None = None,
 ) -> sp.Symbol:
@@ -81,71 +86,104 @@ def _register(entry: Quantity) -> None:
     if existing is not None and existing != entry:
         raise ValueError(f"symbol {entry.name!r} is already declared differently")
     _REGISTRY[entry.name] = entry
+    if entry.value is not None:
+        _CONSTANTS[entry.symbol] = entry.value
+
+
+class UnknownSymbol(KeyError):
+    """A name that no symbol of the active catalogues has; the message suggests the nearest names."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 def quantity(name_or_symbol: str | sp.Symbol) -> Quantity:
-    """The registry entry of a symbol, by name or by symbol."""
+    """The registry entry of a symbol, by name or by symbol: the built-in table, then the active user catalogues."""
     name = name_or_symbol if isinstance(name_or_symbol, str) else name_or_symbol.name
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise KeyError(f"unknown symbol {name!r}") from None
+    entry = _REGISTRY.get(name) or scope.find("symbols", name)
+    if entry is None:
+        raise UnknownSymbol(f"unknown symbol {name!r}{did_you_mean(name, [q.name for q in all_quantities()])}")
+    return entry
+
+
+def did_you_mean(name: str, known: list[str]) -> str:
+    """``"; did you mean 'h'?"`` for the names closest to ``name`` (or ``""`` when none is close)."""
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+def resolve(name_or_symbol: str | sp.Symbol) -> sp.Symbol:
+    """The catalogue's symbol for a name or for a symbol of that name.
+
+    The catalogue's symbols carry assumptions (``h`` is a positive integer), so ``sympy.Symbol("h")`` is another
+    symbol that prints alike: ``resolve`` maps either to the catalogue's ``h``; an unknown name raises
+    ``UnknownSymbol`` with the nearest names.
+    """
+    return quantity(name_or_symbol).symbol
 
 
 def is_declared(name: str) -> bool:
-    return name in _REGISTRY
+    return name in _REGISTRY or scope.find("symbols", name) is not None
 
 
 def all_quantities() -> list[Quantity]:
-    return list(_REGISTRY.values())
+    """The built-in symbols in table order, then those of the active user catalogues."""
+    own = [entry for user in scope.chain() for entry in user.symbols.values()]
+    return list(_REGISTRY.values()) + own
 
 
 def table_order(symbol: sp.Symbol) -> int:
-    """Position of a symbol in the table (the order help and reports list inputs in)."""
-    return list(_REGISTRY).index(symbol.name)
+    """Position of a symbol in the table (the order help and reports list inputs in); user symbols come last."""
+    names = [q.name for q in all_quantities()]
+    return names.index(symbol.name)
 
 
 def constant_values() -> dict[sp.Symbol, sp.Rational]:
     """Substitution that replaces every unit-carrying constant by its value."""
-    return {q.symbol: q.value for q in _REGISTRY.values() if q.value is not None}
+    return dict(_CONSTANTS)
+
+
+def switch_defaults() -> dict[sp.Symbol, sp.Integer]:
+    """The classic model's value of every structural switch that has one (``switch(default=...)``)."""
+    return {q.symbol: q.default for q in _REGISTRY.values() if q.default is not None}
 
 
 def latex_names() -> dict[sp.Symbol, str]:
-    """``symbol_names`` for ``sympy.latex``, built from the registry."""
-    return {q.symbol: q.latex for q in _REGISTRY.values() if q.value is None}
+    """``symbol_names`` for ``sympy.latex``, built from the registry (and the active user catalogues)."""
+    return {q.symbol: q.latex for q in all_quantities() if q.value is None}
 
 
 # --- batch and sequence -------------------------------------------------------
-b = declare("b", "b", "micro-batch size", "1", integer=True)
-B = declare("B", "B", "global batch size", "1", integer=True)
-s = declare("s", "s", "sequence length", "1", integer=True)
+b = declare("b", "b", "micro-batch size", "1", integer=True, source=TABLE3)
+B = declare("B", "B", "global batch size", "1", integer=True, source=TABLE3)
+s = declare("s", "s", "sequence length", "1", integer=True, source=TABLE3)
 # --- model shape ----------------------------------------------------------------
-h = declare("h", "h", "hidden size", "1", integer=True)
-a = declare("a", "a", "attention heads", "1", integer=True)
+h = declare("h", "h", "hidden size", "1", integer=True, source=TABLE3)
+a = declare("a", "a", "attention heads", "1", integer=True, source=TABLE3)
 g = declare("g", "g", "key/value heads", "1", integer=True, source=Source("ainslie2023", "g key/value heads"))
 d_head = declare("d_head", "d_{head}", "head dimension", "1", integer=True, source=Source("vaswani2017", "§3.2.2, d_k"))
 d_ff = declare("d_ff", "d_{ff}", "MLP inner width", "1", integer=True, source=Source("vaswani2017", "§3.3, d_ff"))
-l = declare("l", "l", "layers", "1", integer=True)  # noqa: E741 - the sources' name
-V = declare("V", "V", "vocabulary size", "1", integer=True)
+l = declare("l", "l", "layers", "1", integer=True, source=TABLE3)  # noqa: E741 - the sources' name
+V = declare("V", "V", "vocabulary size", "1", integer=True, source=TABLE3)
 E = declare("E", "E", "experts", "1", integer=True, source=Source("fedus2021", "§2, experts"))
 k = declare("k", "k", "experts per token", "1", integer=True, source=Source("jiang2024", "top-2 of 8 experts per token"))
 # --- parallel layout ------------------------------------------------------------
-t = declare("t", "t", "tensor parallel degree", "1", integer=True)
-p = declare("p", "p", "pipeline parallel degree", "1", integer=True)
-d = declare("d", "d", "data parallel degree", "1", integer=True)
-n = declare("n", "n", "GPUs (workers)", "1", integer=True)
-m = declare("m", "m", "micro-batches per iteration", "1", integer=True)
+t = declare("t", "t", "tensor parallel degree", "1", integer=True, source=TABLE3)
+p = declare("p", "p", "pipeline parallel degree", "1", integer=True, source=TABLE3)
+d = declare("d", "d", "data parallel degree", "1", integer=True, source=TABLE3)
+n = declare("n", "n", "GPUs (workers)", "1", integer=True, source=TABLE3)
+m = declare("m", "m", "micro-batches per iteration", "1", integer=True, source=TABLE3)
 v = declare("v", "v", "virtual pipeline stages per GPU", "1", integer=True, source=Source("narayanan2021", "§2.2.2, interleaved schedule"))
 # --- model and data size --------------------------------------------------------
-P = declare("P", r"\Psi", "parameters", "parameter", integer=False)
-D = declare("D", "D", "training tokens", "token", integer=False)
+P = declare("P", r"\Psi", "parameters", "parameter", integer=False, source=TABLE3)
+D = declare("D", "D", "training tokens", "token", integer=False, source=TABLE3)
 # --- hardware and efficiency ------------------------------------------------------
-X = declare("X", "X", "peak FLOP/s of one GPU", "FLOP/second", integer=False)
-U = declare("U", "U", "utilization (MFU)", "1", integer=False, maximum=1)
+X = declare("X", "X", "peak FLOP/s of one GPU", "FLOP/second", integer=False, source=TABLE3)
+U = declare("U", "U", "utilization (MFU)", "1", integer=False, maximum=1, source=TABLE3)
 W_mem = declare("W_mem", r"W_{mem}", "memory bandwidth", "byte/second", integer=False, source=Source("williams2009", "memory bandwidth"))
 W_link = declare("W_link", r"W_{link}", "link bandwidth", "byte/second", integer=False, source=Source("001", "NVLink and PCIe bandwidth"))
-r = declare("r", "r", "allowed communication-to-compute time ratio", "1", integer=False)
-f = declare("f", "f", "serial fraction (Amdahl)", "1", integer=False, maximum=1)
+r = declare("r", "r", "allowed communication-to-compute time ratio", "1", integer=False, source=TABLE3)
+f = declare("f", "f", "serial fraction (Amdahl)", "1", integer=False, maximum=1, source=TABLE3)
 
 # --- one matrix multiplication [M, K] x [K, N] ------------------------------------
 M_rows = declare("M_rows", "M", "rows of a GEMM's left operand", "1", integer=True, source=Source("000", "§3.2"))
@@ -221,55 +259,63 @@ B_q2 = declare("B_q2", r"B_{q2}", "first-level constants per second-level block 
 ARCH = Source("transformers", "configuration switches of the modelling code")
 
 
-def switch(name: str, latex: str, meaning: str, *, maximum: int | None = 1, source: Source = ARCH) -> sp.Symbol:
-    """Register a non-negative integer symbol (a 0/1 switch unless ``maximum`` says otherwise)."""
+def switch(name: str, latex: str, meaning: str, *, default: int | None, maximum: int | None = 1,
+           source: Source = ARCH) -> sp.Symbol:
+    """Register a non-negative integer symbol (a 0/1 switch unless ``maximum`` says otherwise).
+
+    ``default`` is its value in the classic model (000's GPT: biases, LayerNorm, a learned position table, a tied
+    head; no MoE, MLA, window or recompute), which ``eval``, the library and the generated functions use when the
+    switch is not given; ``None`` where there is no classic value (a size that matters only under another switch,
+    MLA's d_rope under mla = 1; a framework's behaviour).
+    """
     symbol = sp.Symbol(name, integer=True, nonnegative=True)
     bound = None if maximum is None else sp.Integer(maximum)
-    _register(Quantity(symbol, latex, meaning, as_unit("1"), source, maximum=bound))
+    fallback = None if default is None else sp.Integer(default)
+    _register(Quantity(symbol, latex, meaning, as_unit("1"), source, maximum=bound, default=fallback))
     return symbol
 
 
 n_pos = declare("n_pos", r"n_{pos}", "positions of the learned position table (max_position_embeddings)", "1", integer=True, source=ARCH)
-o_pos = switch("o_pos", r"o_{pos}", "extra rows of the position table (OPT: 2)", maximum=None)
-n_norm = switch("n_norm", r"n_{norm}", "norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B)", maximum=None)
-pos_table = switch("pos_table", r"\sigma_{pos}", "1 if the model has a learned position table (GPT-2, OPT), 0 for rotary/ALiBi")
-gated = switch("gated", r"\sigma_{gated}", "1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two")
-b_q = switch("b_q", r"\sigma_{b_Q}", "1 if the query projection has a bias")
-b_k = switch("b_k", r"\sigma_{b_K}", "1 if the key projection has a bias")
-b_v = switch("b_v", r"\sigma_{b_V}", "1 if the value projection has a bias")
-b_o = switch("b_o", r"\sigma_{b_O}", "1 if the attention output projection has a bias")
-b_mlp = switch("b_mlp", r"\sigma_{b_{mlp}}", "1 if the MLP matrices have biases")
-norm_bias = switch("norm_bias", r"\sigma_{\beta}", "1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only)")
-norm_final = switch("norm_final", r"\sigma_{final}", "1 if a norm follows the last layer (0: OPT with post-norm)")
-emb_norm = switch("emb_norm", r"\sigma_{emb}", "1 if a norm follows the token embedding (BLOOM)")
-tied = switch("tied", r"\sigma_{tied}", "1 if the output head reuses the token embedding")
-head_bias = switch("head_bias", r"\sigma_{b_{head}}", "1 if the output head has a bias (GPT-J)")
+o_pos = switch("o_pos", r"o_{pos}", "extra rows of the position table (OPT: 2)", maximum=None, default=0)
+n_norm = switch("n_norm", r"n_{norm}", "norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B)", maximum=None, default=2)
+pos_table = switch("pos_table", r"\sigma_{pos}", "1 if the model has a learned position table (GPT-2, OPT), 0 for rotary/ALiBi", default=1)
+gated = switch("gated", r"\sigma_{gated}", "1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two", default=0)
+b_q = switch("b_q", r"\sigma_{b_Q}", "1 if the query projection has a bias", default=1)
+b_k = switch("b_k", r"\sigma_{b_K}", "1 if the key projection has a bias", default=1)
+b_v = switch("b_v", r"\sigma_{b_V}", "1 if the value projection has a bias", default=1)
+b_o = switch("b_o", r"\sigma_{b_O}", "1 if the attention output projection has a bias", default=1)
+b_mlp = switch("b_mlp", r"\sigma_{b_{mlp}}", "1 if the MLP matrices have biases", default=1)
+norm_bias = switch("norm_bias", r"\sigma_{\beta}", "1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only)", default=1)
+norm_final = switch("norm_final", r"\sigma_{final}", "1 if a norm follows the last layer (0: OPT with post-norm)", default=1)
+emb_norm = switch("emb_norm", r"\sigma_{emb}", "1 if a norm follows the token embedding (BLOOM)", default=0)
+tied = switch("tied", r"\sigma_{tied}", "1 if the output head reuses the token embedding", default=1)
+head_bias = switch("head_bias", r"\sigma_{b_{head}}", "1 if the output head has a bias (GPT-J)", default=0)
 d_emb = declare("d_emb", r"d_{emb}", "token embedding width (h except OPT's word_embed_proj_dim)", "1", integer=True, source=ARCH)
-proj_emb = switch("proj_emb", r"\sigma_{proj}", "1 if project_in/project_out map the embedding width to h and back (OPT-350m)")
+proj_emb = switch("proj_emb", r"\sigma_{proj}", "1 if project_in/project_out map the embedding width to h and back (OPT-350m)", default=0)
 
 # --- today's families: MLA, mixture-of-experts layers, windows, multi-token prediction ---
-mla = switch("mla", r"\sigma_{MLA}", "1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent")
-q_lora = switch("q_lora", r"\sigma_{r_Q}", "1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0)")
-r_q = switch("r_q", r"r_Q", "MLA query latent rank (q_lora_rank; 0 without one)", maximum=None)
-r_kv = switch("r_kv", r"r_{KV}", "MLA key/value latent rank (kv_lora_rank; 0 without MLA)", maximum=None)
-d_rope = switch("d_rope", r"d_{rope}", "MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim)", maximum=None)
-d_nope = switch("d_nope", r"d_{nope}", "MLA non-rotary part of a query/key head (qk_nope_head_dim)", maximum=None)
-d_v = switch("d_v", r"d_{v}", "MLA value head width (v_head_dim)", maximum=None)
-qk_norm = switch("qk_norm", r"\sigma_{qk}", "1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5)")
-qk_norm_full = switch("qk_norm_full", r"\sigma_{qk,full}", "1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2)")
-sink = switch("sink", r"\sigma_{sink}", "1 if each head has a learned attention-sink logit (gpt-oss)")
-l_moe = switch("l_moe", r"l_{moe}", "layers whose MLP is a mixture of experts (0 for a dense model)", maximum=None)
+mla = switch("mla", r"\sigma_{MLA}", "1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent", default=0)
+q_lora = switch("q_lora", r"\sigma_{r_Q}", "1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0)", default=0)
+r_q = switch("r_q", r"r_Q", "MLA query latent rank (q_lora_rank; 0 without one)", maximum=None, default=None)
+r_kv = switch("r_kv", r"r_{KV}", "MLA key/value latent rank (kv_lora_rank; 0 without MLA)", maximum=None, default=None)
+d_rope = switch("d_rope", r"d_{rope}", "MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim)", maximum=None, default=None)
+d_nope = switch("d_nope", r"d_{nope}", "MLA non-rotary part of a query/key head (qk_nope_head_dim)", maximum=None, default=None)
+d_v = switch("d_v", r"d_{v}", "MLA value head width (v_head_dim)", maximum=None, default=None)
+qk_norm = switch("qk_norm", r"\sigma_{qk}", "1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5)", default=0)
+qk_norm_full = switch("qk_norm_full", r"\sigma_{qk,full}", "1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2)", default=0)
+sink = switch("sink", r"\sigma_{sink}", "1 if each head has a learned attention-sink logit (gpt-oss)", default=0)
+l_moe = switch("l_moe", r"l_{moe}", "layers whose MLP is a mixture of experts (0 for a dense model)", maximum=None, default=0)
 d_moe = declare("d_moe", r"d_{moe}", "width of one routed expert (moe_intermediate_size; d_ff when the config has one width)", "1", integer=True, source=ARCH)
-d_sh = switch("d_sh", r"d_{sh}", "total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe)", maximum=None)
-sh_gate = switch("sh_gate", r"\sigma_{sh}", "1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE)")
-router_bias = switch("router_bias", r"\sigma_{b_{router}}", "1 if the router has a bias (gpt-oss)")
-all_experts = switch("all_experts", r"\sigma_{all}", "1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24)")
-l_win = switch("l_win", r"l_{win}", "layers with a sliding window or attention chunks (the rest attend to the whole context)", maximum=None)
+d_sh = switch("d_sh", r"d_{sh}", "total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe)", maximum=None, default=0)
+sh_gate = switch("sh_gate", r"\sigma_{sh}", "1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE)", default=0)
+router_bias = switch("router_bias", r"\sigma_{b_{router}}", "1 if the router has a bias (gpt-oss)", default=0)
+all_experts = switch("all_experts", r"\sigma_{all}", "1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24)", default=0)
+l_win = switch("l_win", r"l_{win}", "layers with a sliding window or attention chunks (the rest attend to the whole context)", maximum=None, default=0)
 W = declare("W", "W", "attention window (sliding_window, or attention_chunk_size of chunked layers)", "1", integer=True, source=Source("jiang2023", "§2, sliding window W"))
-n_mtp = switch("n_mtp", r"n_{MTP}", "multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers)", maximum=None, source=Source("deepseek2024v3", "§2.2, D MTP modules"))
+n_mtp = switch("n_mtp", r"n_{MTP}", "multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers)", maximum=None, source=Source("deepseek2024v3", "§2.2, D MTP modules"), default=0)
 c_f = declare("c_f", r"c_f", "MoE capacity factor: an expert takes at most c_f·k·T/E tokens of T", "1", integer=False, source=Source("lepikhin2020", "§2.2, expert capacity"))
 n_blk = declare("n_blk", r"n_{blk}", "tokens per block of a paged KV cache (vLLM: 16)", "1", integer=True, source=Source("kwon2023", "§4.2, KV blocks"))
-n_sink = switch("n_sink", r"n_{sink}", "first tokens a windowed cache keeps as attention sinks (StreamingLLM: 4)", maximum=None, source=Source("xiao2023", "§3, sink tokens"))
+n_sink = switch("n_sink", r"n_{sink}", "first tokens a windowed cache keeps as attention sinks (StreamingLLM: 4)", maximum=None, source=Source("xiao2023", "§3, sink tokens"), default=0)
 
 # --- the performance model (formulas/performance.py) ------------------------------
 ROOFLINE = Source("williams2009", "the roofline's sustained compute and memory rates")
@@ -282,28 +328,28 @@ W_pp = declare("W_pp", r"W_{PP}", "one-way bandwidth between neighbouring pipeli
 W_intra = declare("W_intra", r"W_{intra}", "one-way bandwidth a collective sustains inside a node (NVLink)", "byte/second", integer=False, source=COLLECTIVE)
 W_net = declare("W_net", r"W_{net}", "one-way network bandwidth a collective sustains per GPU across nodes", "byte/second", integer=False, source=COLLECTIVE)
 d_node = declare("d_node", r"d_{node}", "data-parallel ranks inside one node (the intra-node level of a hierarchical all-reduce)", "1", integer=True, source=Source("jia2018", "hierarchical all-reduce"))
-flash = switch("flash", r"\sigma_{flash}", "1 when attention is one fused kernel (FlashAttention): no s² scores in HBM", source=Source("dao2023", "fused attention"))
-seq_par = switch("seq_par", r"\sigma_{SP}", "1 with Megatron sequence parallelism: norms and dropouts on s/t tokens", source=Source("korthikanti2022", "§4.2.2, sequence parallelism"))
-rc_full = switch("rc_full", r"\sigma_{full}", "1 with full activation recompute: each layer's forward runs again in the backward", source=Source("korthikanti2022", "§5, full recompute"))
-rc_sel = switch("rc_sel", r"\sigma_{sel}", "1 with selective recompute: the attention core runs again in the backward", source=Source("korthikanti2022", "§5, selective recompute"))
-piped = switch("piped", r"\sigma_{PP}", "1 when there is a pipeline (p > 1): activations cross stage boundaries", source=Source("narayanan2021", "§2.2, pipeline parallelism"))
+flash = switch("flash", r"\sigma_{flash}", "1 when attention is one fused kernel (FlashAttention): no s² scores in HBM", source=Source("dao2023", "fused attention"), default=0)
+seq_par = switch("seq_par", r"\sigma_{SP}", "1 with Megatron sequence parallelism: norms and dropouts on s/t tokens", source=Source("korthikanti2022", "§4.2.2, sequence parallelism"), default=0)
+rc_full = switch("rc_full", r"\sigma_{full}", "1 with full activation recompute: each layer's forward runs again in the backward", source=Source("korthikanti2022", "§5, full recompute"), default=0)
+rc_sel = switch("rc_sel", r"\sigma_{sel}", "1 with selective recompute: the attention core runs again in the backward", source=Source("korthikanti2022", "§5, selective recompute"), default=0)
+piped = switch("piped", r"\sigma_{PP}", "1 when there is a pipeline (p > 1): activations cross stage boundaries", source=Source("narayanan2021", "§2.2, pipeline parallelism"), default=None)
 # framework switches: what an implementation overlaps (formulas/frameworks.py names the published ones)
 ovl_dp = switch("ovl_dp", r"\sigma_{DP}^{ovl}", "1 when the DP gradient reduction overlaps the last micro-batch's backward (PyTorch DDP "
                 "buckets, Megatron Core --overlap-grad-reduce); 0 when it runs after it (Megatron-LM 2021's local DDP, "
-                "DeepSpeed's pipeline engine)", source=Source("li2020", "gradient bucketing"))
+                "DeepSpeed's pipeline engine)", source=Source("li2020", "gradient bucketing"), default=None)
 ovl_tp = switch("ovl_tp", r"\sigma_{TP}^{ovl}", "1 when the backward all-reduce of a column-parallel layer's input gradient overlaps its "
                 "weight-gradient GEMM (Megatron-LM since September 2021; Korthikanti et al. 2022 §6.2)",
-                source=Source("korthikanti2022", "§6.2, all-reduce overlapped with the linear weight's gradient computation"))
+                source=Source("korthikanti2022", "§6.2, all-reduce overlapped with the linear weight's gradient computation"), default=None)
 p2p_serial = switch("p2p_serial", r"\sigma_{P2P}^{ser}", "1 when a stage's pipeline sends and receives run one after another "
                     "(DeepSpeed's PipelineEngine), 0 when both directions go in one batched call (Megatron-LM's batch_isend_irecv)",
-                    source=Source("narayanan2021", "§4.1, send and receive in the forward and backward direction in parallel"))
+                    source=Source("narayanan2021", "§4.1, send and receive in the forward and backward direction in parallel"), default=None)
 p2p_grad_whole = switch("p2p_grad_whole", r"\sigma_{P2P}^{grad}", "1 when each TP rank sends a stage's input gradient whole (b·s·h) "
                         "rather than as a 1/t slice all-gathered on receipt (DeepSpeed's PipelineEngine before v0.5.4: "
                         "is_grad_partitioned = False)",
-                        source=Source("deepspeed-pipe", "engine.py _exec_send_grads, is_grad_partitioned"))
+                        source=Source("deepspeed-pipe", "engine.py _exec_send_grads, is_grad_partitioned"), default=None)
 grad_fp32 = switch("grad_fp32", r"\sigma_{acc}^{fp32}", "1 when every micro-batch's 16-bit gradients are added into fp32 "
                    "gradients after its backward (DeepSpeed's BF16_Optimizer: update_hp_grads after each backward pass)",
-                   source=Source("deepspeed-pipe", "engine.py _exec_backward_pass, bf16_optimizer.py update_hp_grads"))
+                   source=Source("deepspeed-pipe", "engine.py _exec_backward_pass, bf16_optimizer.py update_hp_grads"), default=None)
 T_slow = declare("T_slow", r"T_{mb}^{max}", "one micro-batch's forward and backward on the slowest of uneven pipeline stages",
                  "second", integer=False, source=Source("narayanan2021", "§2.2, 1F1B schedule"))
 T_stages = declare("T_stages", r"\sum_i T_{mb,i}", "one micro-batch's forward and backward summed over the pipeline stages",
@@ -313,13 +359,13 @@ tau_bwd = declare("tau_bwd", r"\tau_{bwd}", "one micro-batch's backward on one p
 
 # --- LoRA targets (formulas/precision.py): 1 if the named projection carries an adapter ------------------
 LORA_SOURCE = Source("peft", "LoraConfig.target_modules")
-lora_q = switch("lora_q", r"\lambda_{Q}", "1 if q_proj carries a LoRA adapter", source=LORA_SOURCE)
-lora_k = switch("lora_k", r"\lambda_{K}", "1 if k_proj carries a LoRA adapter", source=LORA_SOURCE)
-lora_v = switch("lora_v", r"\lambda_{V}", "1 if v_proj carries a LoRA adapter", source=LORA_SOURCE)
-lora_o = switch("lora_o", r"\lambda_{O}", "1 if o_proj carries a LoRA adapter", source=LORA_SOURCE)
-lora_gate = switch("lora_gate", r"\lambda_{gate}", "1 if gate_proj carries a LoRA adapter", source=LORA_SOURCE)
-lora_up = switch("lora_up", r"\lambda_{up}", "1 if up_proj carries a LoRA adapter", source=LORA_SOURCE)
-lora_down = switch("lora_down", r"\lambda_{down}", "1 if down_proj carries a LoRA adapter", source=LORA_SOURCE)
+lora_q = switch("lora_q", r"\lambda_{Q}", "1 if q_proj carries a LoRA adapter", source=LORA_SOURCE, default=None)
+lora_k = switch("lora_k", r"\lambda_{K}", "1 if k_proj carries a LoRA adapter", source=LORA_SOURCE, default=None)
+lora_v = switch("lora_v", r"\lambda_{V}", "1 if v_proj carries a LoRA adapter", source=LORA_SOURCE, default=None)
+lora_o = switch("lora_o", r"\lambda_{O}", "1 if o_proj carries a LoRA adapter", source=LORA_SOURCE, default=None)
+lora_gate = switch("lora_gate", r"\lambda_{gate}", "1 if gate_proj carries a LoRA adapter", source=LORA_SOURCE, default=None)
+lora_up = switch("lora_up", r"\lambda_{up}", "1 if up_proj carries a LoRA adapter", source=LORA_SOURCE, default=None)
+lora_down = switch("lora_down", r"\lambda_{down}", "1 if down_proj carries a LoRA adapter", source=LORA_SOURCE, default=None)
 
 # --- measured rates, energy, emissions and cost (issue 14) ---------------------------
 X_run = declare("X_run", r"X_{run}", "achieved (measured) FLOP/s of one GPU, counted as the paper counts model FLOPs", "FLOP/second", integer=False, source=Source("narayanan2021", "Table 1, achieved teraFLOP/s per GPU"))
@@ -336,7 +382,7 @@ W_gpu = declare("W_gpu", r"W_{GPU}", "board power of one GPU (its TDP or measure
 PUE = declare("PUE", r"\mathrm{PUE}", "power usage effectiveness of the data centre (facility power over IT power, at least 1)", "1", integer=False, minimum=1, source=Source("touvron2023a", "§6, PUE 1.1"))
 I_co2 = declare("I_co2", r"I_{CO_2}", "carbon intensity of the grid: grams of CO2-equivalent per kWh", "gram", integer=False, source=Source("touvron2023a", "§6, 0.385 kg CO2eq/kWh"))
 c_rent = declare("c_rent", r"c_{GPU\cdot h}", "rental price of one GPU for one hour", "dollar", integer=False, source=Source("deepseek2024", "Table 1, $2 per H800 GPU-hour"))
-causal = switch("causal", r"\sigma_{causal}", "1 if only the causal (lower) triangle of the attention scores is computed, 0 for the full square", source=Source("kaplan2020", "Table 1, causal attention FLOPs"))
+causal = switch("causal", r"\sigma_{causal}", "1 if only the causal (lower) triangle of the attention scores is computed, 0 for the full square", source=Source("kaplan2020", "Table 1, causal attention FLOPs"), default=0)
 # --- failures and checkpoints (issue 14; 001 on fault tolerance) ----------------------
 M_fail = declare("M_fail", r"M_{GPU}^{fail}", "mean time between failures of one GPU (with its share of the host)", "second", integer=False, source=Source("001", "one failure per GPU per month"))
 tau_ckpt = declare("tau_ckpt", r"\tau_{ckpt}", "time between two checkpoints", "second", integer=False, source=Source("young1974", "the checkpoint interval"))

@@ -11,7 +11,7 @@ from llm_formulas.render.cli.main import main
 
 def value(formula_id: str, **inputs) -> sp.Basic:
     """A catalogue formula evaluated exactly at inputs given by symbol name."""
-    expr = get(formula_id).value_expr
+    expr = get(formula_id).expr
     return expr.subs({quantity(name).symbol: sp.Rational(v) for name, v in inputs.items()})
 
 

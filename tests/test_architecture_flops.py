@@ -59,10 +59,10 @@ def test_forward_and_backward_equal_the_flop_counter(models, family, index):
     model = models(family, index)
     for batch, seq in SHAPES:
         forward, backward, head = measure(model, config["vocab_size"], batch, seq)
-        assert architecture.evaluate(get("flops.decoder.forward").expr, b=batch, s=seq) == forward, (batch, seq)
-        assert architecture.evaluate(get("flops.decoder.backward").expr, b=batch, s=seq) == backward == 2 * forward
-        assert architecture.evaluate(get("flops.decoder.logits").expr, b=batch, s=seq) == head
-        assert architecture.evaluate(get("flops.decoder.training").expr, b=batch, s=seq) == forward + backward
+        assert architecture.evaluate(get("flops.decoder.forward").dimensioned, b=batch, s=seq) == forward, (batch, seq)
+        assert architecture.evaluate(get("flops.decoder.backward").dimensioned, b=batch, s=seq) == backward == 2 * forward
+        assert architecture.evaluate(get("flops.decoder.logits").dimensioned, b=batch, s=seq) == head
+        assert architecture.evaluate(get("flops.decoder.training").dimensioned, b=batch, s=seq) == forward + backward
 
 
 def test_the_flop_cases_cover_every_family():
@@ -75,7 +75,7 @@ def test_the_attention_scores_grow_with_the_square_of_the_sequence(models):
     model = models("llama", 1)
     f = {seq: measure(model, config["vocab_size"], 1, seq)[0] for seq in (4, 5, 6)}
     second_difference = f[6] - 2 * f[5] + f[4]
-    expected = get("flops.decoder.attention.scores").expr
+    expected = get("flops.decoder.attention.scores").dimensioned
     architecture = read_config(config)
     per_layer = [architecture.evaluate(expected, b=1, s=seq) for seq in (4, 5, 6)]
     layers = config["num_hidden_layers"]

@@ -5,7 +5,6 @@ made in code; the readers (formulas.hf_config) get the same dict a config.json h
 """
 
 import pytest
-import sympy as sp
 import torch
 from architecture_configs import CASES, CONFIGS, build, config_json, hf_config
 
@@ -20,7 +19,7 @@ def count(model: torch.nn.Module) -> int:
 
 
 def total(config: dict) -> int:
-    return read_config(config).evaluate(get("params.decoder.total").expr)
+    return read_config(config).evaluate(get("params.decoder.total").dimensioned)
 
 
 @pytest.mark.parametrize("family, index", CASES)
@@ -51,13 +50,13 @@ def test_active_parameters_of_mixtral(index):
     experts = sum(p.numel() for name, p in model.named_parameters() if ".experts." in name)
     rest = count(model) - experts
     expected = rest + experts * config["num_experts_per_tok"] // config["num_local_experts"]
-    assert read_config(config).evaluate(get("params.decoder.active").expr) == expected
+    assert read_config(config).evaluate(get("params.decoder.active").dimensioned) == expected
 
 
 def test_dense_models_have_every_parameter_active():
     architecture = read_config(config_json("llama", 1))
     assert architecture.values[E] == architecture.values[k] == 1
-    assert architecture.evaluate(get("params.decoder.active").expr) == architecture.evaluate(get("params.decoder.total").expr)
+    assert architecture.evaluate(get("params.decoder.active").dimensioned) == architecture.evaluate(get("params.decoder.total").dimensioned)
 
 
 def test_gpt2_small_published_count():
@@ -87,7 +86,7 @@ def test_the_classic_reduction_would_catch_a_wrong_term(monkeypatch):
     assert all(o.ok for o in classic_params().check())
     entries = catalogue()
     monkeypatch.setitem(entries, "params.decoder.total",
-                        dataclasses.replace(entries["params.decoder.total"], expr=entries["params.decoder.total"].expr + h))
+                        dataclasses.replace(entries["params.decoder.total"], dimensioned=entries["params.decoder.total"].dimensioned + h))
     failed = [o for o in classic_params().check() if not o.ok]
     assert failed and failed[0].method == "counterexample"
 

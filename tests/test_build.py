@@ -17,7 +17,7 @@ from llm_formulas.formulas.catalogue import all_formulas
 from llm_formulas.formulas.examples import all_examples
 from llm_formulas.render.cli.main import main
 from llm_formulas.render.printers.escape import md_text, tex_text
-from llm_formulas.render.printers.latex import formula_latex
+from llm_formulas.formulas.latex import formula_latex
 
 EXPECTED = {"reference.md", "reference.html", "reference.tex", "calculator.html", "llm_formulas_numeric.py"}
 

@@ -113,7 +113,7 @@ def fresh_derivations():
 
 def test_breaking_one_formula_makes_check_fail_and_name_the_step(capsys, monkeypatch, fresh_derivations):
     entries = catalogue()
-    broken = dataclasses.replace(entries["params.layer"], expr=entries["params.layer"].expr + h)
+    broken = dataclasses.replace(entries["params.layer"], dimensioned=entries["params.layer"].dimensioned + h)
     monkeypatch.setitem(entries, "params.layer", broken)
     code, out, _ = run(capsys, "check")
     assert code == 1

@@ -145,10 +145,10 @@ def test_gpus_and_utilization_are_solved_not_restated():
         outcomes = derivation.check()
         assert outcomes and all(o.ok for o in outcomes), formula_id
     # and the solutions satisfy the equation they solve: T(n) = τ and T(U) = τ, by substitution
-    training_time = get("cluster.training_time").value_expr
+    training_time = get("cluster.training_time").expr
     n_, U_, tau_ = (quantity(name).symbol for name in ("n", "U", "tau"))
-    assert sp.simplify(training_time.subs(n_, get("cluster.gpus_for_deadline").value_expr) - tau_) == 0
-    assert sp.simplify(training_time.subs(U_, get("cluster.mfu").value_expr) - tau_) == 0
+    assert sp.simplify(training_time.subs(n_, get("cluster.gpus_for_deadline").expr) - tau_) == 0
+    assert sp.simplify(training_time.subs(U_, get("cluster.mfu").expr) - tau_) == 0
 
 
 # --- the command line -------------------------------------------------------------------

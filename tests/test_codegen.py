@@ -108,7 +108,7 @@ def test_generated_function_equals_sympy(formula, numeric):
     expr = formula.expr.subs(constant_values())
     args = list(formula.inputs)
     points = _valid_points(formula, rng)
-    got = np.broadcast_to(getattr(numeric, function_name(formula.id))(*[points[s] for s in args]), (POINTS,))
+    got = np.broadcast_to(getattr(numeric, function_name(formula.id))(**{s.name: points[s] for s in args}), (POINTS,))
     oracle = sp.lambdify(args, expr, "mpmath")
     rows = list(zip(*[points[s].tolist() for s in args])) if args else [()] * POINTS
     with mpmath.workdps(40):
@@ -136,9 +136,9 @@ def test_functions_broadcast_scalars_with_arrays(numeric):
             continue
         points = _valid_points(formula, rng)
         vector = points[args[0]][:5]
-        scalars = [float(points[s][0]) for s in args[1:]]
+        scalars = {s.name: float(points[s][0]) for s in args[1:]}
         function = getattr(numeric, function_name(formula.id))
-        together = np.asarray(function(vector, *scalars))
-        one_by_one = np.array([float(function(x, *scalars)) for x in vector])
+        together = np.asarray(function(**{args[0].name: vector}, **scalars))
+        one_by_one = np.array([float(function(**{args[0].name: x}, **scalars)) for x in vector])
         assert together.shape == (5,), formula.id
         np.testing.assert_array_equal(together, one_by_one, err_msg=formula.id)

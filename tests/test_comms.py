@@ -180,7 +180,7 @@ def test_a_wrong_proportionality_claim_would_fail():
     from llm_formulas.formulas.symbols import h, t
 
     probe = Derivation("probe", "false claim")
-    ratio = probe.defines("ratio", _quotient(get("comms.bandwidth.tp").expr, t / h**2), "wrong shape")
+    ratio = probe.defines("ratio", _quotient(get("comms.bandwidth.tp").dimensioned, t / h**2), "wrong shape")
     probe.defines("∂/∂h", sp.diff(ratio, h), "derivative")
     probe.equals("∂/∂h = 0", sp.Integer(0), "claimed zero")
     assert not probe.check()[-1].ok
@@ -262,6 +262,6 @@ def test_every_formula_evaluates_via_cli(capsys, formula_id):
     code, out, err = run(capsys, "eval", formula_id, *(f"{s.name}={SAMPLE.get(s.name, '8')}" for s in inputs), "--json")
     assert code == 0, err
     doc = json.loads(out)
-    expected = get(formula_id).value_expr.subs({s: sp.Rational(SAMPLE.get(s.name, "8")) for s in inputs})
+    expected = get(formula_id).expr.subs({s: sp.Rational(SAMPLE.get(s.name, "8")) for s in inputs})
     assert doc["unit"] == str(get(formula_id).unit)
     assert doc["value"] == pytest.approx(float(expected), rel=1e-12)

@@ -113,7 +113,7 @@ def test_s19_slides_figure_is_the_blocks_without_logits():
     from llm_formulas.formulas.catalogue import get
     from llm_formulas.formulas.symbols import b as b_, h as h_, l as l_, s as s_
 
-    three_forwards = 3 * l_ * get("flops.layer.forward").value_expr  # the unit mark (1 FLOP) put in
+    three_forwards = 3 * l_ * get("flops.layer.forward").expr  # the unit mark (1 FLOP) put in
     assert Integer(three_forwards.subs({b_: B, s_: s, l_: l, h_: h})) == Integer(blocks.numerator) / blocks.denominator
 
 

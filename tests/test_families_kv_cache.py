@@ -35,9 +35,9 @@ def cached_bytes(family: str, index: int, batch: int, seq: int, dtype: torch.dty
 def test_cache_bytes_equal_dynamic_cache_layer_by_layer(family, index, seq):
     architecture = read_config(config_json(family, index))
     measured = cached_bytes(family, index, 2, seq, torch.bfloat16)
-    expected = {kind: architecture.evaluate(get(f"memory.kv_cache.layer.{kind}").expr, b=2, s=seq, q=2) for kind in ("full", "window")}
+    expected = {kind: architecture.evaluate(get(f"memory.kv_cache.layer.{kind}").dimensioned, b=2, s=seq, q=2) for kind in ("full", "window")}
     assert measured == [expected[kind] for kind in architecture.layer_kinds]
-    assert sum(measured) == architecture.evaluate(get("memory.kv_cache.decoder").expr, b=2, s=seq, q=2)
+    assert sum(measured) == architecture.evaluate(get("memory.kv_cache.decoder").dimensioned, b=2, s=seq, q=2)
 
 
 def test_the_windowed_cases_have_both_kinds_and_the_window_bites():

@@ -25,7 +25,7 @@ def meta_model(config: dict) -> torch.nn.Module:
 
 
 def evaluate(config: dict, formula_id: str, **extra) -> int:
-    return read_config(config).evaluate(get(formula_id).expr, **extra)
+    return read_config(config).evaluate(get(formula_id).dimensioned, **extra)
 
 
 @pytest.mark.parametrize("name", NEW_PRESETS)

@@ -44,9 +44,9 @@ def kept_pairs(family: str, index: int, seq: int) -> list[int]:
 def test_kernel_flops_price_the_pairs_the_mask_keeps(family, index, seq, kinds):
     architecture = read_config(config_json(family, index))
     pairs = kept_pairs(family, index, seq)
-    square = architecture.evaluate(get("flops.decoder.attention.scores").expr, b=1, s=seq)
+    square = architecture.evaluate(get("flops.decoder.attention.scores").dimensioned, b=1, s=seq)
     for kind, kept in zip(kinds, pairs, strict=True):
-        kernel = architecture.evaluate(get(KERNEL_FORMULA[kind]).expr, b=1, s=seq)
+        kernel = architecture.evaluate(get(KERNEL_FORMULA[kind]).dimensioned, b=1, s=seq)
         assert kernel * seq**2 == square * kept  # the kernel's FLOPs are the square's, pair for pair
         assert kept < seq**2  # so eager attention did skippable work: square − kernel
 
@@ -66,8 +66,8 @@ def test_llama4_runs_every_expert_and_the_skipped_figure_says_how_much():
             model(tokens, use_cache=False)
     experts = sum(sum(ops.values()) for name, ops in counter.get_flop_counts().items() if name.endswith("layers.1.feed_forward.experts"))
     architecture = read_config(config)
-    assert experts == architecture.evaluate(get("flops.decoder.experts").expr, b=2, s=5)
-    skipped = architecture.evaluate(get("flops.decoder.experts.skipped").expr, b=2, s=5)
+    assert experts == architecture.evaluate(get("flops.decoder.experts").dimensioned, b=2, s=5)
+    skipped = architecture.evaluate(get("flops.decoder.experts.skipped").dimensioned, b=2, s=5)
     E, k = config["num_local_experts"], config["num_experts_per_tok"]
     assert skipped == experts * (E - k) // E  # a top-k kernel would run k of the E
 
@@ -86,12 +86,12 @@ def test_mla_decode_step_reexpands_the_latent_cache():
             model(torch.tensor([[7]]), cache=cache, use_cache=True)
     counts = counter.get_flop_counts()
     attention = sum(sum(ops.values()) for name, ops in counts.items() if name.endswith("layers.0.self_attn"))
-    own = architecture.evaluate(get("flops.decoder.attention.projections.mla").expr, b=1, s=1)
+    own = architecture.evaluate(get("flops.decoder.attention.projections.mla").dimensioned, b=1, s=1)
     r_kv, a, d_nope, d_v = config["kv_lora_rank"], config["num_attention_heads"], config["qk_nope_head_dim"], config["v_head_dim"]
     one_token_up = 2 * r_kv * a * (d_nope + d_v)  # kv_b_proj of the new token alone, already inside the naive figure
-    naive = architecture.evaluate(get("flops.decoder.mla.decode.naive").expr, s=prompt + 1)
+    naive = architecture.evaluate(get("flops.decoder.mla.decode.naive").dimensioned, s=prompt + 1)
     assert attention == naive + own - one_token_up
-    absorbed = architecture.evaluate(get("flops.decoder.mla.decode.absorbed").expr, s=prompt + 1)
+    absorbed = architecture.evaluate(get("flops.decoder.mla.decode.absorbed").dimensioned, s=prompt + 1)
     assert absorbed < naive  # the absorbed form does not re-expand the cache
 
 
@@ -100,8 +100,8 @@ def test_absorption_wins_for_deepseek_v3_at_long_context():
     from llm_formulas.formulas.presets import preset
 
     architecture = read_config(preset("deepseek-v3").config)
-    naive = architecture.evaluate(get("flops.decoder.mla.decode.naive").expr, s=32768)
-    absorbed = architecture.evaluate(get("flops.decoder.mla.decode.absorbed").expr, s=32768)
+    naive = architecture.evaluate(get("flops.decoder.mla.decode.naive").dimensioned, s=32768)
+    absorbed = architecture.evaluate(get("flops.decoder.mla.decode.absorbed").dimensioned, s=32768)
     # hand arithmetic: naive ≈ 2·32768·512·128·256 = 1.10e12; absorbed ≈ 2·128·32768·(576 + 512) = 9.1e9
     assert naive == 2 * 32768 * 512 * 128 * 256 + 2 * 128 * 32768 * (192 + 128)
     assert absorbed == 2 * 128 * 128 * 512 + 2 * 128 * 32768 * (512 + 64) + 2 * 128 * 32768 * 512 + 2 * 128 * 512 * 128

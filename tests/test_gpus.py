@@ -64,12 +64,12 @@ def test_the_sources_figures_agree_with_the_presets():
 ])
 def test_presets_reproduce_s11(key, precision, link, sources_exact):
     values = {**gpu(key).values(precision, link), h: 8192, q: 2}
-    bound = get("comms.tp.max_degree").value_expr.subs(values)
+    bound = get("comms.tp.max_degree").expr.subs(values)
     assert f"{float(bound):.2f}" == sources_exact
 
 
 def test_presets_give_the_balance_batches_of_s14():
-    balance = get("inference.balance_batch").value_expr
+    balance = get("inference.balance_batch").expr
     h100 = balance.subs({**gpu("h100-sxm").values(), q_w: 2})
     assert round(h100) == 295  # 001: 989 / 3.35 = 295
     rtx = balance.subs({**gpu("rtx4090").values("fp16"), q_w: 2})

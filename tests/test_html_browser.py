@@ -146,7 +146,7 @@ def test_calculator_numbers_equal_python(model, gpu, layout, overrides):
     compared = 0
     for formula in all_formulas():
         shown = page.values[formula.id]
-        exact = formula.value_expr.xreplace(values)  # exact: every input is a number (xreplace, not the slow subs)
+        exact = formula.expr.xreplace(values)  # exact: every input is a number (xreplace, not the slow subs)
         if not exact.is_finite:
             assert shown in ("", "NaN", "Infinity", "-Infinity"), formula.id
             continue

@@ -11,7 +11,6 @@ import pytest
 
 from build_session import built
 from llm_formulas.render.documents.build import compile_pdf
-from llm_formulas.render.printers.escape import tex_math, tex_text
 
 pytestmark = pytest.mark.skipif((shutil.which("pdflatex") is None) and not os.environ.get("CI"), reason="needs pdflatex (CI installs texlive)")
 

@@ -32,7 +32,7 @@ def test_a_sample_of_mutants_is_all_killed_by_proofs_and_unit_checks():
 
 
 def test_a_unit_change_is_killed_by_the_unit_check():
-    mutant = Mutant("params.layer", "demo", get("params.layer").expr / u_param)  # a pure number declared in parameters
+    mutant = Mutant("params.layer", "demo", get("params.layer").dimensioned / u_param)  # a pure number declared in parameters
     assert kill(mutant, [], random.Random(1)).startswith("unit check")
 
 

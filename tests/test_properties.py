@@ -57,7 +57,7 @@ def is_switch(symbol: sp.Symbol) -> bool:
 
 @pytest.mark.parametrize("formula", FORMULAS, ids=by_id)
 def test_dimension_equals_declared_unit(formula):
-    assert check_declared_unit(formula.expr, formula.unit) == "exact"
+    assert check_declared_unit(formula.dimensioned, formula.unit) == "exact"
 
 
 # --- 2. exactness ----------------------------------------------------------------------
@@ -66,7 +66,7 @@ def test_dimension_equals_declared_unit(formula):
 @pytest.mark.parametrize("formula", FORMULAS, ids=by_id)
 def test_no_float_in_expression_or_conditions(formula):
     assert formula.expr.atoms(sp.Float) == set(), formula.expr
-    assert formula.value_expr.atoms(sp.Float) == set(), formula.value_expr
+    assert formula.expr.atoms(sp.Float) == set(), formula.expr
     for condition in formula.conditions:
         if isinstance(condition.predicate, sp.Basic):
             assert condition.predicate.atoms(sp.Float) == set(), condition.text
@@ -146,7 +146,7 @@ def test_counts_are_integers(formula, data):
 ZERO_FAMILY = [x for x in FORMULAS if x.id == "memory.zero" or x.id.startswith("memory.zero.")]
 PER_GPU_STATES = ZERO_FAMILY + [get("comms.dp.per_iteration"), get("comms.dp.sent_per_iteration")]
 SHARDED_BY_D = ("memory.zero.stage3", "memory.zero.offload.cpu")
-STATES = get("memory.model_states").expr
+STATES = get("memory.model_states").dimensioned
 
 
 def test_zero_family_is_there():
@@ -175,7 +175,7 @@ def test_per_gpu_states_inverse_in_t_and_p(formula, data, k):
 
 @pytest.mark.parametrize("formula_id", SHARDED_BY_D)
 def test_zero3_inverse_in_d_symbolically(formula_id):
-    expr = get(formula_id).expr
+    expr = get(formula_id).dimensioned
     assert vanishes(2 * expr.subs(d, 2 * d) - expr)
     assert vanishes(5 * expr.subs(d, 5 * d) - expr)
 
@@ -184,25 +184,25 @@ def test_zero3_inverse_in_d_symbolically(formula_id):
 @SOME
 @given(values=point({t, p, d, P}), k=st.integers(2, 1024))
 def test_zero3_inverse_in_d(formula_id, values, k):
-    expr = get(formula_id).expr
+    expr = get(formula_id).dimensioned
     assert evaluate(expr, {**values, d: values[d] * k}) * k == evaluate(expr, values)
 
 
 def test_states_conserved_when_resharded_symbolically():
     # all n = t·p·d GPUs together hold one copy of the 16Ψ model states under ZeRO-3;
     # t·p model-parallel GPUs hold one copy without ZeRO (and each data-parallel replica holds one)
-    assert vanishes(get("memory.zero.stage3").expr * t * p * d - STATES)
-    assert vanishes(get("memory.zero").expr * t * p - STATES)
+    assert vanishes(get("memory.zero.stage3").dimensioned * t * p * d - STATES)
+    assert vanishes(get("memory.zero").dimensioned * t * p - STATES)
     # ZeRO-Offload only moves states: GPU side (per model-parallel rank) + CPU side (per GPU) = 16Ψ
-    assert vanishes(get("memory.zero.offload.gpu").expr * t * p + get("memory.zero.offload.cpu").expr * t * p * d - STATES)
+    assert vanishes(get("memory.zero.offload.gpu").dimensioned * t * p + get("memory.zero.offload.cpu").dimensioned * t * p * d - STATES)
     # the DP gradient all-reduce carries one gradient per model-parallel rank: t·p of them make Ψ·q_Ψ
-    assert sp.cancel(get("comms.dp.per_iteration").expr * t * p).free_symbols.isdisjoint({t, p})
+    assert sp.cancel(get("comms.dp.per_iteration").dimensioned * t * p).free_symbols.isdisjoint({t, p})
 
 
 @SOME
 @given(first=point({t, p, d}), second=point({t, p, d}), size=point({P}))
 def test_states_conserved_between_two_layouts(first, second, size):
-    stage3, stage0 = get("memory.zero.stage3").expr, get("memory.zero").expr
+    stage3, stage0 = get("memory.zero.stage3").dimensioned, get("memory.zero").dimensioned
     total = evaluate(STATES, size)
 
     def on_all_gpus(layout):
@@ -218,7 +218,7 @@ def test_states_conserved_between_two_layouts(first, second, size):
 @SOME
 @given(values=point({t, p, d, P}))
 def test_zero_stages_ordered_and_equal_without_data_parallelism(values):
-    stages = [get(i).expr for i in ("memory.zero", "memory.zero.stage1", "memory.zero.stage2", "memory.zero.stage3")]
+    stages = [get(i).dimensioned for i in ("memory.zero", "memory.zero.stage1", "memory.zero.stage2", "memory.zero.stage3")]
     per_gpu = [evaluate(x, values) for x in stages]
     assert per_gpu[0] >= per_gpu[1] >= per_gpu[2] >= per_gpu[3] > 0
     if values[d] > 1:
@@ -233,13 +233,13 @@ def test_zero_stages_ordered_and_equal_without_data_parallelism(values):
 
 
 def test_sequence_parallelism_sends_what_tensor_parallelism_sends():
-    assert vanishes(get("comms.sp.per_microbatch").expr - get("comms.tp.sent_per_microbatch").expr)
+    assert vanishes(get("comms.sp.per_microbatch").dimensioned - get("comms.tp.sent_per_microbatch").dimensioned)
 
 
 @pytest.mark.parametrize("formula_id", ["comms.tp.per_microbatch", "comms.tp.sent_per_microbatch", "comms.sp.per_microbatch", "comms.tp.per_iteration"])
 def test_tp_traffic_times_p_free_of_p(formula_id):
     # at fixed l the p stages split the layers: per GPU ∝ 1/p, summed over a pipeline independent of p
-    expr = get(formula_id).expr
+    expr = get(formula_id).dimensioned
     assert p in expr.free_symbols
     assert p not in sp.cancel(evaluate(expr * p, {})).free_symbols
 
@@ -270,25 +270,25 @@ def test_collectives_found():
 
 @pytest.mark.parametrize("name", collectives())
 def test_collective_bytes_are_buffer_times_redundancy(name):
-    assert vanishes(get(f"comms.collective.{name}").expr - x_msg * get(f"comms.redundancy.{name}").expr)
+    assert vanishes(get(f"comms.collective.{name}").dimensioned - x_msg * get(f"comms.redundancy.{name}").dimensioned)
 
 
 def test_allreduce_is_reduce_scatter_then_allgather():
-    parts = get("comms.collective.reduce_scatter").expr + get("comms.collective.allgather").expr
-    assert vanishes(get("comms.collective.allreduce").expr - parts)
+    parts = get("comms.collective.reduce_scatter").dimensioned + get("comms.collective.allgather").dimensioned
+    assert vanishes(get("comms.collective.allreduce").dimensioned - parts)
 
 
 def test_sent_bytes_are_volume_times_ring_redundancy():
-    ring = get("comms.redundancy.allreduce").expr
-    tp = get("comms.tp.per_microbatch").expr * ring.subs(n, t)
-    assert vanishes(get("comms.tp.sent_per_microbatch").expr - tp)
-    dp = get("comms.dp.per_iteration").expr * ring.subs(n, d)
-    assert vanishes(get("comms.dp.sent_per_iteration").expr - dp)
+    ring = get("comms.redundancy.allreduce").dimensioned
+    tp = get("comms.tp.per_microbatch").dimensioned * ring.subs(n, t)
+    assert vanishes(get("comms.tp.sent_per_microbatch").dimensioned - tp)
+    dp = get("comms.dp.per_iteration").dimensioned * ring.subs(n, d)
+    assert vanishes(get("comms.dp.sent_per_iteration").dimensioned - dp)
 
 
 def test_per_iteration_is_m_micro_batches():
-    assert vanishes(get("comms.tp.per_iteration").expr - m * get("comms.tp.per_microbatch").expr)
-    assert vanishes(get("comms.pp.per_iteration").expr - m * get("comms.pp.per_microbatch").expr)
+    assert vanishes(get("comms.tp.per_iteration").dimensioned - m * get("comms.tp.per_microbatch").dimensioned)
+    assert vanishes(get("comms.pp.per_iteration").dimensioned - m * get("comms.pp.per_microbatch").dimensioned)
 
 
 # --- 5. invariants: monotone in b and s -------------------------------------------------------
@@ -342,7 +342,7 @@ def test_headroom_shrinks_with_b_and_s(size, data):
 def test_max_micro_batch_does_not_grow_with_s(data, slack):
     formula = get("memory.max_micro_batch")
     values = data.draw(valid_point(formula))
-    states = evaluate(get("memory.zero").expr, values)
+    states = evaluate(get("memory.zero").dimensioned, values)
     values[M_gpu] = states + slack  # its stated condition: the model states fit
     smaller = evaluate(formula.expr, values)
     longer = evaluate(formula.expr, {**values, s: values[s] + 1})
@@ -354,7 +354,7 @@ def test_max_micro_batch_does_not_grow_with_s(data, slack):
 def test_max_micro_batch_is_where_headroom_runs_out(data, slack):
     largest, headroom = get("memory.max_micro_batch"), get("memory.per_gpu.headroom")
     values = data.draw(valid_point(largest))
-    values[M_gpu] = evaluate(get("memory.zero").expr, values) + slack
+    values[M_gpu] = evaluate(get("memory.zero").dimensioned, values) + slack
     fits = evaluate(largest.expr, values)
     if fits >= 1:
         assert evaluate(headroom.expr, {**values, b: fits}) >= 0, (values, fits)
@@ -365,14 +365,14 @@ def test_max_micro_batch_is_where_headroom_runs_out(data, slack):
 
 
 def test_interleaving_divides_the_bubble_by_v():
-    assert vanishes(get("cluster.bubble.interleaved").expr * v - get("cluster.bubble").expr)
+    assert vanishes(get("cluster.bubble.interleaved").dimensioned * v - get("cluster.bubble").dimensioned)
 
 
 @SOME
 @given(values=point({p, m, v}))
 def test_bubble_falls_with_m(values):
     for formula_id in ("cluster.bubble", "cluster.bubble.interleaved"):
-        expr = get(formula_id).expr
+        expr = get(formula_id).dimensioned
         now = evaluate(expr, values)
         later = evaluate(expr, {**values, m: values[m] + 1})
         if values[p] == 1:
@@ -384,7 +384,7 @@ def test_bubble_falls_with_m(values):
 @SOME
 @given(values=point({n, f}))
 def test_amdahl_between_1_and_n(values):
-    expr = get("cluster.amdahl").expr
+    expr = get("cluster.amdahl").dimensioned
     speedup = evaluate(expr, values)
     assert 1 <= speedup <= values[n]
     assert speedup <= 1 / values[f]  # the serial part alone bounds it

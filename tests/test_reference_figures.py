@@ -18,7 +18,7 @@ def test_memory_plot_crosses_the_80_gb_line():
     per_sequence = 2048 * 5120 * 40 * (10 + 3 + 10)
     assert states == 26 * 10**9 and per_sequence == 9_646_899_200
     values = {quantity(name).symbol: Fraction(value) for name, value in MEMORY_SCENARIO.items()}
-    total = get("memory.per_gpu").value_expr.subs(values)
+    total = get("memory.per_gpu").expr.subs(values)
     at = {b: total.subs(quantity("b").symbol, b) for b in (1, 5, 6, 12)}
     assert at[5] == states + 5 * per_sequence and at[1] < 80 * 10**9  # the smallest micro-batch fits
     assert at[5] <= 80 * 10**9 < at[6] and at[12] > 80 * 10**9  # A100 80 GB: b = 5 fits, b = 6 does not

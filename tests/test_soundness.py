@@ -25,7 +25,7 @@ def failures(derivation):
 
 def test_a_derivation_may_not_read_the_entry_it_concludes():
     d = Derivation("demo.circular", "reads its own conclusion")
-    d.defines("Ψ", get("params.layer").expr, "the layer count, read back from the catalogue")
+    d.defines("Ψ", get("params.layer").dimensioned, "the layer count, read back from the catalogue")
     d.concludes("params.layer")
     failed = failures(d)
     assert list(failed) == ["params.layer"]
@@ -35,7 +35,7 @@ def test_a_derivation_may_not_read_the_entry_it_concludes():
 
 def test_reading_another_entry_is_composition_not_a_circle():
     d = Derivation("demo.composed", "builds on another entry")
-    d.defines("Ψ_layers", l * get("params.layer").expr, "l layers")
+    d.defines("Ψ_layers", l * get("params.layer").dimensioned, "l layers")
     d.equals("Ψ_layers", l * (12 * h**2 + 13 * h), "expand", aside=True)
     assert failures(d) == {}
 
@@ -106,7 +106,7 @@ def test_the_dropped_part_is_negligible_only_under_its_own_condition():
 
 def test_user_helpers_give_the_same_errors_one_line_each():
     d = Derivation("mine", "a user's derivation")
-    d.defines("x", get("params.layer").expr, "read back")
+    d.defines("x", get("params.layer").dimensioned, "read back")
     d.defines("unused", h, "nothing uses this")
     d.concludes("params.layer", of="x")
     with pytest.raises(AssertionError) as failure:
@@ -132,7 +132,7 @@ def _check_with(formula_id, expr):
     """Check every derivation that concludes or reads ``formula_id`` with its expression replaced."""
     entries = catalogue()
     original = entries[formula_id]
-    entries[formula_id] = dataclasses.replace(original, expr=expr)
+    entries[formula_id] = dataclasses.replace(original, dimensioned=expr)
     try:
         built = [build(make) for make in factories()]
         relevant = [d for d in built if formula_id in d.established or formula_id in d.reads]
@@ -151,7 +151,7 @@ def _check_with(formula_id, expr):
     ],
 )
 def test_the_mutants_the_issue_found_surviving_now_fail(formula_id, change):
-    expr = get(formula_id).expr
+    expr = get(formula_id).dimensioned
     mutated = expr.xreplace(change)
     assert mutated != expr
     failed = _check_with(formula_id, mutated)

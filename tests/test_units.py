@@ -76,4 +76,4 @@ def test_functions_need_dimensionless_arguments():
 
 def test_every_registered_formula_has_its_declared_unit():
     for formula in all_formulas():
-        check_declared_unit(formula.expr, formula.unit)
+        check_declared_unit(formula.dimensioned, formula.unit)

@@ -52,7 +52,8 @@ def show(formula_id: str, as_latex: bool) -> Result:
     from llm_formulas.derivations.proof import valued
     from llm_formulas.formulas.catalogue import get
     from llm_formulas.formulas.symbols import quantity
-    from llm_formulas.render.printers.latex import formula_latex, step_latex
+    from llm_formulas.formulas.latex import formula_latex
+    from llm_formulas.derivations.latex import step_latex
 
     _known_formula(formula_id)
     formula = get(formula_id)
@@ -65,6 +66,7 @@ def show(formula_id: str, as_latex: bool) -> Result:
         "unit": str(formula.unit),
         "meaning": formula.meaning,
         "inputs": [{"name": s.name, "meaning": quantity(s).meaning, "unit": str(quantity(s).unit)} for s in formula.inputs],
+        "defaults": {s.name: int(v) for s, v in formula.defaults.items()},
         "conditions": [c.text for c in formula.conditions],
         "sources": [str(src) for src in formula.sources],
         "notes": formula.notes,
@@ -79,11 +81,18 @@ def _show_text(formula: Formula, doc: dict, as_latex: bool) -> str:
     from llm_formulas.derivations.catalogue import derivation_of
     from llm_formulas.derivations.proof import valued
     from llm_formulas.formulas.catalogue import get
-    from llm_formulas.render.printers.latex import step_latex
+    from llm_formulas.derivations.latex import step_latex
 
     body = doc["latex"] if as_latex else sp.pretty(valued(formula.expr), use_unicode=True)
     lines = [f"{formula.id} — {formula.meaning}", f"unit: {formula.unit}", "", body, ""]
-    lines.append("inputs: " + ", ".join(f"{i['name']} ({i['meaning']})" for i in doc["inputs"]))
+    needed = {s.name for s in formula.required}
+    lines.append("inputs: " + ", ".join(f"{i['name']} ({i['meaning']})" for i in doc["inputs"] if i["name"] in needed))
+    under_switch = [i["name"] for i in doc["inputs"] if i["name"] not in needed and i["name"] not in doc["defaults"]]
+    if under_switch:
+        lines.append("needed only when a switch leaves its classic value: " + ", ".join(under_switch))
+    if doc["defaults"]:
+        lines.append("switches, at their classic values unless given: "
+                     + ", ".join(f"{name} = {value}" for name, value in doc["defaults"].items()))
     if doc["conditions"]:
         lines.append("valid when: " + "; ".join(doc["conditions"]))
     lines.append("sources: " + "; ".join(doc["sources"]))
@@ -122,7 +131,7 @@ def step_text(step: Step) -> str:
         return f"claimed {plain(step.expr)} ≠ {plain(step.correct)}"
     if step.claim == "concludes":
         bindings = ", ".join(f"{symbol} = {plain(value)}" for symbol, value in step.where.items())
-        return f"{step.formula_id} ≡ {plain(get(step.formula_id).expr)}" + (f"   (with {bindings})" if bindings else "")
+        return f"{step.formula_id} ≡ {plain(get(step.formula_id).dimensioned)}" + (f"   (with {bindings})" if bindings else "")
     if step.claim == "bounds":
         return f"{step.reference} {'≤' if step.direction == 'upper' else '≥'} {plain(step.expr)}"
     text = f"{step.label} {_PLAIN[step.claim]} {plain(step.expr)}"
@@ -141,24 +150,21 @@ def evaluate(formula_id: str, assignments: list[str], unit: str | None = None) -
 
     from llm_formulas.render.printers.human import exact
 
-    from llm_formulas.derivations.proof import valued
     from llm_formulas.formulas.catalogue import get
+    from llm_formulas.formulas.evaluation import bind
     from llm_formulas.render.cli.inputs import parse_assignments
 
     _known_formula(formula_id)
     formula = get(formula_id)
     values = parse_assignments(assignments)
-    needed = formula.inputs
-    missing = [s.name for s in needed if s not in values]
-    if missing:
-        raise InputError(f"{formula_id} needs {', '.join(missing)} (missing)")
-    unused = [s.name for s in values if s not in needed]
+    unused = [s.name for s in values if s not in formula.inputs]
     if unused:
         raise InputError(f"{formula_id} does not use {', '.join(unused)}")
-    for condition in formula.conditions:
-        if condition.holds(values) is False:
-            raise InputError(f"{formula_id} requires {condition.text}")
-    value = valued(formula.expr).subs(values)
+    try:
+        bound = bind(formula, values)
+    except ValueError as error:  # a missing input, a violated condition: one line
+        raise InputError(str(error)) from None
+    value = formula.expr.xreplace(bound)
     if not value.is_Rational:  # logarithms and the like: 2·log(4)/log(2) is 4
         value = sp.simplify(value)
     doc = {
@@ -167,6 +173,7 @@ def evaluate(formula_id: str, assignments: list[str], unit: str | None = None) -
         "exact": str(value),
         "unit": str(formula.unit),
         "inputs": {s.name: number_json(v) for s, v in values.items()},
+        "defaults": {s.name: int(v) for s, v in bound.items() if s not in values},
     }
     if formula.id in COUNTED_AS:
         doc["counts"] = COUNTED_AS[formula.id]

@@ -44,7 +44,7 @@ def kv_cache(hf_config: str | None, model: str | None, batch: str, seq: str, dty
         raise InputError(f"--layout mla-expanded: {architecture.model_type} has no latent attention (only DeepSeek-V2/V3 do)")
 
     def evaluate(formula_id: str, **extra: int) -> int:
-        return architecture.evaluate(get(formula_id).expr, **(shape | extra))
+        return architecture.evaluate(get(formula_id).dimensioned, **(shape | extra))
 
     per_layer = {"full": evaluate("memory.kv_cache.layer.full"), "window": evaluate("memory.kv_cache.layer.window")}
     tokens = {"full": shape["s"], "window": min(shape["s"], value["W"] - 1)}

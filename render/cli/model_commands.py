@@ -39,7 +39,7 @@ def load_architecture(hf_config: str | None, model: str | None) -> tuple[Archite
 def _value(architecture: Architecture, formula_id: str, **extra: int) -> int:
     from llm_formulas.formulas.catalogue import get
 
-    return architecture.evaluate(get(formula_id).expr, **extra)
+    return architecture.evaluate(get(formula_id).dimensioned, **extra)
 
 
 def parameter_components(architecture: Architecture) -> dict[str, int]:

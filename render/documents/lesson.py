@@ -6,7 +6,7 @@ A notebook starts with ``from llm_formulas.render.documents.lesson import *``. E
 reads goes through ``render.printers.human`` (GB, TFLOP, days, GiB where the source
 speaks binary); each ``Value`` keeps its exact Rational, one attribute away
 (``value.exact``). Equations are printed from the catalogue's own expressions
-(``render.printers.latex``), never typed into the notebook.
+(``formulas.latex``, ``derivations.latex``), never typed into the notebook.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from llm_formulas.render.documents import lesson_plots
 from llm_formulas.render.documents.exercises import check, exercise
 from llm_formulas.render.printers.human import exact as _exact_text
 from llm_formulas.render.printers.human import human
-from llm_formulas.render.printers.latex import formula_latex, latex, step_latex
+from llm_formulas.formulas.latex import formula_latex, latex
+from llm_formulas.derivations.latex import step_latex
 
 __all__ = ["model", "gpu", "derive", "formula", "evaluate", "put", "source_figure", "refutation", "picture",
            "exercise", "check", "note", "slips", "show", "Value"]
@@ -152,7 +153,7 @@ def put(formula_id: str, *, binary: bool = False, label: str = "", **values: obj
     Returns the exact ``Value`` (``.exact`` for every digit)."""
     entry = get(formula_id)
     result = evaluate(formula_id, binary=binary, **values)
-    expr = entry.value_expr
+    expr = entry.expr
     numbers = {}  # each input becomes its own placeholder symbol, printed as its number
     printed = dict(latex_names())
     for symbol in expr.free_symbols:

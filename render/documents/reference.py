@@ -23,7 +23,8 @@ from llm_formulas.formulas.examples import WorkedExample, all_examples, examples
 from llm_formulas.formulas.symbols import Quantity, all_quantities, quantity
 from llm_formulas.render.printers import mathml as mm
 from llm_formulas.render.documents.defaults import GPUS, LAYOUTS, MODELS, default
-from llm_formulas.render.printers.latex import formula_latex, label_latex, step_latex
+from llm_formulas.formulas.latex import formula_latex
+from llm_formulas.derivations.latex import label_latex, step_latex
 from llm_formulas.derivations.proof import valued
 from llm_formulas.formulas.bibliography import Source, Work, cited, work
 from llm_formulas.render.printers.human import exact as exact_text
@@ -259,7 +260,7 @@ def formula_mathml(formula: Formula) -> str:
 
 
 def step_mathml(step: Step, tex: str = "") -> str:
-    """One derivation step as MathML, laid out as ``render.printers.latex.step_latex`` lays out its LaTeX (``tex``)."""
+    """One derivation step as MathML, laid out as ``derivations.latex.step_latex`` lays out its LaTeX (``tex``)."""
     if step.claim == "refutes":
         return mm.math_block(mm.text("claimed: "), mm.expr_mathml(step.expr), mm.relation("≠"), mm.expr_mathml(step.correct), tex=tex)
     if step.claim == "concludes":

@@ -65,10 +65,10 @@ def numeric(formula_id: str, **values: object) -> np.ndarray:
         function, names = generated.FORMULAS[formula_id], generated.INPUTS[formula_id]
     except KeyError:
         raise KeyError(f"{formula_id} is not in the generated module: run render.numeric.evaluator.regenerate()") from None
-    missing = [name for name in names if name not in values]
+    missing = [name for name in generated.REQUIRED[formula_id] if name not in values]
     if missing:
         raise KeyError(f"{formula_id} needs {', '.join(missing)}")
-    return function(*(values[name] for name in names))
+    return function(**{name: values[name] for name in names if name in values})
 
 
 @cache

@@ -2,13 +2,26 @@
 
 One function per formula, named after its id (dots become underscores). Every
 argument may be a scalar or a NumPy array; arguments are cast to float64 and
-broadcast, and the result is a float64 array (or NumPy scalar). ``FORMULAS``
-maps each id to its function and ``INPUTS`` to its argument names.
+broadcast, and the result is a float64 array (or NumPy scalar). Structural switches
+are keyword arguments at their classic values (mla=0), and a size that matters only when
+a switch leaves its classic value (d_rope) defaults to None. ``FORMULAS`` maps each id
+to its function, ``INPUTS`` to its argument names and ``REQUIRED`` to those without a default.
 """
 
 import functools  # noqa: F401 - used by printed Max/Min
 
 import numpy
+
+
+def _gated(formula, name, value, switches):
+    """A size that matters only when a switch leaves its classic value (MLA's d_rope under mla = 1): None is 0
+    while every such switch keeps its classic value, and an error naming the size otherwise."""
+    if value is not None:
+        return value
+    for switch, (given, classic) in switches.items():
+        if numpy.any(numpy.asarray(given) != classic):
+            raise TypeError(f"{formula} needs {name} when {switch} is not {classic}")
+    return 0
 
 
 def params_layer_attention(h):
@@ -1025,7 +1038,7 @@ def memory_activations_layer_gated(b, s, h, a, g, d_head, d_ff):
     return 5*a*b*s**2 + b*s*(8*d_ff + 4*d_head*(a + g) + 10*h)
 
 
-def memory_activations_layer_general_tp(b, s, h, a, g, d_head, d_ff, t, gated):
+def memory_activations_layer_general_tp(b, s, h, a, g, d_head, d_ff, t, *, gated=0):
     r"""activations of one layer per GPU with tensor parallelism, for GQA heads of d_head and a (gated) MLP of width d_ff.
 
     memory.activations.layer.general.tp [byte] = 5*a*b*s**2/t + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
@@ -1041,7 +1054,7 @@ def memory_activations_layer_general_tp(b, s, h, a, g, d_head, d_ff, t, gated):
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
         t: tensor parallel degree [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
 
     Returns: activations of one layer per GPU with tensor parallelism, for GQA heads of d_head and a (gated) MLP of width d_ff [byte]
 
@@ -1061,7 +1074,7 @@ def memory_activations_layer_general_tp(b, s, h, a, g, d_head, d_ff, t, gated):
     return 5*a*b*s**2/t + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
 
 
-def memory_activations_layer_general_tp_sp(b, s, h, a, g, d_head, d_ff, t, gated):
+def memory_activations_layer_general_tp_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0):
     r"""activations of one layer per GPU with tensor and sequence parallelism, for any block (GQA, d_head, gated MLP).
 
     memory.activations.layer.general.tp_sp [byte] = (5*a*b*s**2 + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t
@@ -1077,7 +1090,7 @@ def memory_activations_layer_general_tp_sp(b, s, h, a, g, d_head, d_ff, t, gated
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
         t: tensor parallel degree [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
 
     Returns: activations of one layer per GPU with tensor and sequence parallelism, for any block (GQA, d_head, gated MLP) [byte]
 
@@ -1097,7 +1110,7 @@ def memory_activations_layer_general_tp_sp(b, s, h, a, g, d_head, d_ff, t, gated
     return (5*a*b*s**2 + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t
 
 
-def memory_activations_layer_general_selective(b, s, h, a, g, d_head, d_ff, t, gated):
+def memory_activations_layer_general_selective(b, s, h, a, g, d_head, d_ff, t, *, gated=0):
     r"""activations of one layer per GPU, tensor parallel, selective recompute, for any block (GQA, d_head, gated MLP).
 
     memory.activations.layer.general.selective [byte] = b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
@@ -1113,7 +1126,7 @@ def memory_activations_layer_general_selective(b, s, h, a, g, d_head, d_ff, t, g
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
         t: tensor parallel degree [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
 
     Returns: activations of one layer per GPU, tensor parallel, selective recompute, for any block (GQA, d_head, gated MLP) [byte]
 
@@ -1133,7 +1146,7 @@ def memory_activations_layer_general_selective(b, s, h, a, g, d_head, d_ff, t, g
     return b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
 
 
-def memory_activations_layer_general_selective_sp(b, s, h, a, g, d_head, d_ff, t, gated):
+def memory_activations_layer_general_selective_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0):
     r"""activations of one layer per GPU, tensor + sequence parallel, selective recompute, for any block.
 
     memory.activations.layer.general.selective_sp [byte] = b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/t
@@ -1149,7 +1162,7 @@ def memory_activations_layer_general_selective_sp(b, s, h, a, g, d_head, d_ff, t
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
         t: tensor parallel degree [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
 
     Returns: activations of one layer per GPU, tensor + sequence parallel, selective recompute, for any block [byte]
 
@@ -1169,7 +1182,7 @@ def memory_activations_layer_general_selective_sp(b, s, h, a, g, d_head, d_ff, t
     return b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/t
 
 
-def memory_activations_layer_general_flash(b, s, h, a, g, d_head, d_ff, t, gated):
+def memory_activations_layer_general_flash(b, s, h, a, g, d_head, d_ff, t, *, gated=0):
     r"""activations of one layer per GPU, tensor parallel, FlashAttention, for any block (GQA, d_head, gated MLP).
 
     memory.activations.layer.general.flash [byte] = 4*a*b*s/t + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
@@ -1185,7 +1198,7 @@ def memory_activations_layer_general_flash(b, s, h, a, g, d_head, d_ff, t, gated
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
         t: tensor parallel degree [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
 
     Returns: activations of one layer per GPU, tensor parallel, FlashAttention, for any block (GQA, d_head, gated MLP) [byte]
 
@@ -1205,7 +1218,7 @@ def memory_activations_layer_general_flash(b, s, h, a, g, d_head, d_ff, t, gated
     return 4*a*b*s/t + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
 
 
-def memory_activations_layer_general_flash_sp(b, s, h, a, g, d_head, d_ff, t, gated):
+def memory_activations_layer_general_flash_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0):
     r"""activations of one layer per GPU, tensor + sequence parallel, FlashAttention, for any block.
 
     memory.activations.layer.general.flash_sp [byte] = (4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t
@@ -1221,7 +1234,7 @@ def memory_activations_layer_general_flash_sp(b, s, h, a, g, d_head, d_ff, t, ga
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
         t: tensor parallel degree [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
 
     Returns: activations of one layer per GPU, tensor + sequence parallel, FlashAttention, for any block [byte]
 
@@ -1241,7 +1254,7 @@ def memory_activations_layer_general_flash_sp(b, s, h, a, g, d_head, d_ff, t, ga
     return (4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t
 
 
-def memory_activations_layer_decoder_tp(b, s, h, a, g, d_head, d_ff, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+def memory_activations_layer_decoder_tp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel.
 
     memory.activations.layer.decoder.tp [byte] = 5*a*b*s**2/t + b*s*(10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
@@ -1257,14 +1270,14 @@ def memory_activations_layer_decoder_tp(b, s, h, a, g, d_head, d_ff, t, gated, m
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
         t: tensor parallel degree [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel [byte]
 
@@ -1272,6 +1285,11 @@ def memory_activations_layer_decoder_tp(b, s, h, a, g, d_head, d_ff, t, gated, m
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
     """
+    r_q = _gated('memory.activations.layer.decoder.tp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('memory.activations.layer.decoder.tp', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.activations.layer.decoder.tp', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('memory.activations.layer.decoder.tp', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('memory.activations.layer.decoder.tp', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -1291,7 +1309,7 @@ def memory_activations_layer_decoder_tp(b, s, h, a, g, d_head, d_ff, t, gated, m
     return 5*a*b*s**2/t + b*s*(10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
 
 
-def memory_activations_layer_decoder_tp_sp(b, s, h, a, g, d_head, d_ff, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+def memory_activations_layer_decoder_tp_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor + sequence parallel.
 
     memory.activations.layer.decoder.tp_sp [byte] = 5*a*b*s**2/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + 10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
@@ -1307,14 +1325,14 @@ def memory_activations_layer_decoder_tp_sp(b, s, h, a, g, d_head, d_ff, t, gated
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
         t: tensor parallel degree [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor + sequence parallel [byte]
 
@@ -1322,6 +1340,11 @@ def memory_activations_layer_decoder_tp_sp(b, s, h, a, g, d_head, d_ff, t, gated
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
     """
+    r_q = _gated('memory.activations.layer.decoder.tp_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('memory.activations.layer.decoder.tp_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.activations.layer.decoder.tp_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('memory.activations.layer.decoder.tp_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('memory.activations.layer.decoder.tp_sp', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -1341,7 +1364,7 @@ def memory_activations_layer_decoder_tp_sp(b, s, h, a, g, d_head, d_ff, t, gated
     return 5*a*b*s**2/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + 10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
 
 
-def memory_activations_layer_decoder_selective(b, s, h, a, g, d_head, d_ff, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+def memory_activations_layer_decoder_selective(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel, selective recompute.
 
     memory.activations.layer.decoder.selective [byte] = b*s*(10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
@@ -1357,14 +1380,14 @@ def memory_activations_layer_decoder_selective(b, s, h, a, g, d_head, d_ff, t, g
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
         t: tensor parallel degree [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel, selective recompute [byte]
 
@@ -1372,6 +1395,11 @@ def memory_activations_layer_decoder_selective(b, s, h, a, g, d_head, d_ff, t, g
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
     """
+    r_q = _gated('memory.activations.layer.decoder.selective', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('memory.activations.layer.decoder.selective', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.activations.layer.decoder.selective', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('memory.activations.layer.decoder.selective', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('memory.activations.layer.decoder.selective', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -1391,7 +1419,7 @@ def memory_activations_layer_decoder_selective(b, s, h, a, g, d_head, d_ff, t, g
     return b*s*(10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
 
 
-def memory_activations_layer_decoder_selective_sp(b, s, h, a, g, d_head, d_ff, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+def memory_activations_layer_decoder_selective_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor + sequence parallel, selective recompute.
 
     memory.activations.layer.decoder.selective_sp [byte] = b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + 10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
@@ -1407,14 +1435,14 @@ def memory_activations_layer_decoder_selective_sp(b, s, h, a, g, d_head, d_ff, t
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
         t: tensor parallel degree [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor + sequence parallel, selective recompute [byte]
 
@@ -1422,6 +1450,11 @@ def memory_activations_layer_decoder_selective_sp(b, s, h, a, g, d_head, d_ff, t
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
     """
+    r_q = _gated('memory.activations.layer.decoder.selective_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('memory.activations.layer.decoder.selective_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.activations.layer.decoder.selective_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('memory.activations.layer.decoder.selective_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('memory.activations.layer.decoder.selective_sp', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -1441,7 +1474,7 @@ def memory_activations_layer_decoder_selective_sp(b, s, h, a, g, d_head, d_ff, t
     return b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + 10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
 
 
-def memory_activations_layer_decoder_flash(b, s, h, a, g, d_head, d_ff, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+def memory_activations_layer_decoder_flash(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel, FlashAttention.
 
     memory.activations.layer.decoder.flash [byte] = 4*a*b*s/t + b*s*(10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
@@ -1457,14 +1490,14 @@ def memory_activations_layer_decoder_flash(b, s, h, a, g, d_head, d_ff, t, gated
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
         t: tensor parallel degree [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel, FlashAttention [byte]
 
@@ -1472,6 +1505,11 @@ def memory_activations_layer_decoder_flash(b, s, h, a, g, d_head, d_ff, t, gated
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
     """
+    r_q = _gated('memory.activations.layer.decoder.flash', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('memory.activations.layer.decoder.flash', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.activations.layer.decoder.flash', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('memory.activations.layer.decoder.flash', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('memory.activations.layer.decoder.flash', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -1491,7 +1529,7 @@ def memory_activations_layer_decoder_flash(b, s, h, a, g, d_head, d_ff, t, gated
     return 4*a*b*s/t + b*s*(10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
 
 
-def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor + sequence parallel, FlashAttention.
 
     memory.activations.layer.decoder.flash_sp [byte] = 4*a*b*s/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + 10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
@@ -1507,14 +1545,14 @@ def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, ga
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
         t: tensor parallel degree [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor + sequence parallel, FlashAttention [byte]
 
@@ -1522,6 +1560,11 @@ def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, ga
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
     """
+    r_q = _gated('memory.activations.layer.decoder.flash_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('memory.activations.layer.decoder.flash_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.activations.layer.decoder.flash_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('memory.activations.layer.decoder.flash_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('memory.activations.layer.decoder.flash_sp', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -1541,7 +1584,7 @@ def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, ga
     return 4*a*b*s/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + 10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
 
 
-def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, d_moe, d_sh, sh_gate):
+def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel.
 
     memory.activations.layer.decoder.moe.tp [byte] = 5*a*b*s**2/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + 10*h + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4))/t)
@@ -1558,17 +1601,17 @@ def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, gate
         E: experts [1]
         k: experts per token [1]
         t: tensor parallel degree [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel [byte]
 
@@ -1576,6 +1619,11 @@ def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, gate
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
+    r_q = _gated('memory.activations.layer.decoder.moe.tp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('memory.activations.layer.decoder.moe.tp', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.activations.layer.decoder.moe.tp', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('memory.activations.layer.decoder.moe.tp', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('memory.activations.layer.decoder.moe.tp', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -1585,21 +1633,21 @@ def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, gate
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     t = numpy.asarray(t, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     return 5*a*b*s**2/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + 10*h + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4))/t)
 
 
-def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, d_moe, d_sh, sh_gate):
+def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel.
 
     memory.activations.layer.decoder.moe.tp_sp [byte] = 5*a*b*s**2/t + b*s*(2*h*k + 4*k + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4) + 2*h*sh_gate + 10*h + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
@@ -1616,17 +1664,17 @@ def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, g
         E: experts [1]
         k: experts per token [1]
         t: tensor parallel degree [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel [byte]
 
@@ -1634,6 +1682,11 @@ def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, g
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
+    r_q = _gated('memory.activations.layer.decoder.moe.tp_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('memory.activations.layer.decoder.moe.tp_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.activations.layer.decoder.moe.tp_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('memory.activations.layer.decoder.moe.tp_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('memory.activations.layer.decoder.moe.tp_sp', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -1643,21 +1696,21 @@ def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, g
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     t = numpy.asarray(t, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     return 5*a*b*s**2/t + b*s*(2*h*k + 4*k + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4) + 2*h*sh_gate + 10*h + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
 
-def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, d_moe, d_sh, sh_gate):
+def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, selective recompute.
 
     memory.activations.layer.decoder.moe.selective [byte] = b*s*(4*E + 2*h*k + 2*h*sh_gate + 10*h + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4))/t)
@@ -1674,17 +1727,17 @@ def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, 
         E: experts [1]
         k: experts per token [1]
         t: tensor parallel degree [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, selective recompute [byte]
 
@@ -1692,6 +1745,11 @@ def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, 
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
+    r_q = _gated('memory.activations.layer.decoder.moe.selective', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('memory.activations.layer.decoder.moe.selective', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.activations.layer.decoder.moe.selective', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('memory.activations.layer.decoder.moe.selective', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('memory.activations.layer.decoder.moe.selective', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -1701,21 +1759,21 @@ def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, 
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     t = numpy.asarray(t, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     return b*s*(4*E + 2*h*k + 2*h*sh_gate + 10*h + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4))/t)
 
 
-def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, k, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, d_moe, d_sh, sh_gate):
+def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, selective recompute.
 
     memory.activations.layer.decoder.moe.selective_sp [byte] = b*s*(2*h*k + 4*k + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4) + 2*h*sh_gate + 10*h + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
@@ -1732,17 +1790,17 @@ def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, 
         E: experts [1]
         k: experts per token [1]
         t: tensor parallel degree [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, selective recompute [byte]
 
@@ -1750,6 +1808,11 @@ def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, 
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
+    r_q = _gated('memory.activations.layer.decoder.moe.selective_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('memory.activations.layer.decoder.moe.selective_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.activations.layer.decoder.moe.selective_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('memory.activations.layer.decoder.moe.selective_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('memory.activations.layer.decoder.moe.selective_sp', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -1759,21 +1822,21 @@ def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, 
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     t = numpy.asarray(t, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     return b*s*(2*h*k + 4*k + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4) + 2*h*sh_gate + 10*h + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
 
-def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, d_moe, d_sh, sh_gate):
+def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, FlashAttention.
 
     memory.activations.layer.decoder.moe.flash [byte] = 4*a*b*s/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + 10*h + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4))/t)
@@ -1790,17 +1853,17 @@ def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, g
         E: experts [1]
         k: experts per token [1]
         t: tensor parallel degree [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, FlashAttention [byte]
 
@@ -1808,6 +1871,11 @@ def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, g
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
     """
+    r_q = _gated('memory.activations.layer.decoder.moe.flash', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('memory.activations.layer.decoder.moe.flash', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.activations.layer.decoder.moe.flash', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('memory.activations.layer.decoder.moe.flash', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('memory.activations.layer.decoder.moe.flash', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -1817,21 +1885,21 @@ def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, g
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     t = numpy.asarray(t, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     return 4*a*b*s/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + 10*h + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4))/t)
 
 
-def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, d_moe, d_sh, sh_gate):
+def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, FlashAttention.
 
     memory.activations.layer.decoder.moe.flash_sp [byte] = 4*a*b*s/t + b*s*(2*h*k + 4*k + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4) + 2*h*sh_gate + 10*h + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
@@ -1848,17 +1916,17 @@ def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t
         E: experts [1]
         k: experts per token [1]
         t: tensor parallel degree [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, FlashAttention [byte]
 
@@ -1866,6 +1934,11 @@ def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
     """
+    r_q = _gated('memory.activations.layer.decoder.moe.flash_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('memory.activations.layer.decoder.moe.flash_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.activations.layer.decoder.moe.flash_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('memory.activations.layer.decoder.moe.flash_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('memory.activations.layer.decoder.moe.flash_sp', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -1875,17 +1948,17 @@ def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     t = numpy.asarray(t, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     return 4*a*b*s/t + b*s*(2*h*k + 4*k + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4) + 2*h*sh_gate + 10*h + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
 
@@ -3735,7 +3808,7 @@ def inference_kv_recompute_reads(s, h, l):
     return 2*h**2*l*s
 
 
-def params_decoder_embeddings(h, V, n_pos, o_pos, pos_table, norm_bias, emb_norm, d_emb, proj_emb):
+def params_decoder_embeddings(h, V, n_pos, d_emb, *, o_pos=0, pos_table=1, norm_bias=1, emb_norm=0, proj_emb=0):
     r"""token embedding (width d_emb, projected to h and back in OPT-350m), learned position table (with OPT's 2 extra rows) and embedding norm (BLOOM).
 
     params.decoder.embeddings [parameter] = V*d_emb + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos)
@@ -3746,12 +3819,12 @@ def params_decoder_embeddings(h, V, n_pos, o_pos, pos_table, norm_bias, emb_norm
         h: hidden size [1]
         V: vocabulary size [1]
         n_pos: positions of the learned position table (max_position_embeddings) [1]
-        o_pos: extra rows of the position table (OPT: 2) [1]
-        pos_table: 1 if the model has a learned position table (GPT-2, OPT), 0 for rotary/ALiBi [1]
-        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1]
-        emb_norm: 1 if a norm follows the token embedding (BLOOM) [1]
         d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
-        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
+        o_pos: extra rows of the position table (OPT: 2) [1] (default 0, the classic model)
+        pos_table: 1 if the model has a learned position table (GPT-2, OPT), 0 for rotary/ALiBi [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        emb_norm: 1 if a norm follows the token embedding (BLOOM) [1] (default 0, the classic model)
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1] (default 0, the classic model)
 
     Returns: token embedding (width d_emb, projected to h and back in OPT-350m), learned position table (with OPT's 2 extra rows) and embedding norm (BLOOM) [parameter]
 
@@ -3760,16 +3833,16 @@ def params_decoder_embeddings(h, V, n_pos, o_pos, pos_table, norm_bias, emb_norm
     h = numpy.asarray(h, dtype=numpy.float64)
     V = numpy.asarray(V, dtype=numpy.float64)
     n_pos = numpy.asarray(n_pos, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
     o_pos = numpy.asarray(o_pos, dtype=numpy.float64)
     pos_table = numpy.asarray(pos_table, dtype=numpy.float64)
     norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
     emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
     proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
     return V*d_emb + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos)
 
 
-def params_decoder_attention_mla(h, a, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+def params_decoder_attention_mla(h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, r_q=None):
     r"""one layer's multi-head latent attention from its ranks: queries h→r_Q (normed) →a·(d_nope + d_rope) or h→a·(d_nope + d_rope); the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h.
 
     params.decoder.attention.mla [parameter] = a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv
@@ -3779,29 +3852,30 @@ def params_decoder_attention_mla(h, a, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
     Args:
         h: hidden size [1]
         a: attention heads [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
         d_v: MLA value head width (v_head_dim) [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
 
     Returns: one layer's multi-head latent attention from its ranks: queries h→r_Q (normed) →a·(d_nope + d_rope) or h→a·(d_nope + d_rope); the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h [parameter]
 
     Sources: transformers 5.24, parameter shapes; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
+    r_q = _gated('params.decoder.attention.mla', 'r_q', r_q, {'q_lora': (q_lora, 0)})
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
     return a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv
 
 
-def params_decoder_attention(h, a, g, d_head, b_q, b_k, b_v, b_o, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, qk_norm, qk_norm_full, sink):
+def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""one layer's attention: W_Q (h×a·d_head), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch; or MLA; plus q/k norms and one sink logit per head where the family has them.
 
     params.decoder.attention [parameter] = a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
@@ -3813,20 +3887,20 @@ def params_decoder_attention(h, a, g, d_head, b_q, b_k, b_v, b_o, mla, q_lora, r
         a: attention heads [1]
         g: key/value heads [1]
         d_head: head dimension [1]
-        b_q: 1 if the query projection has a bias [1]
-        b_k: 1 if the key projection has a bias [1]
-        b_v: 1 if the value projection has a bias [1]
-        b_o: 1 if the attention output projection has a bias [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
-        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1]
-        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1]
-        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1]
+        b_q: 1 if the query projection has a bias [1] (default 1, the classic model)
+        b_k: 1 if the key projection has a bias [1] (default 1, the classic model)
+        b_v: 1 if the value projection has a bias [1] (default 1, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: one layer's attention: W_Q (h×a·d_head), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch; or MLA; plus q/k norms and one sink logit per head where the family has them [parameter]
 
@@ -3834,6 +3908,11 @@ def params_decoder_attention(h, a, g, d_head, b_q, b_k, b_v, b_o, mla, q_lora, r
 
     Sources: transformers 5.24, parameter shapes; Ainslie et al. 2023, g key/value heads; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE; OpenAI 2025, §2.1 alternating banded window of 128 tokens, learned attention sinks
     """
+    r_q = _gated('params.decoder.attention', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('params.decoder.attention', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('params.decoder.attention', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('params.decoder.attention', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('params.decoder.attention', 'd_v', d_v, {'mla': (mla, 0)})
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
@@ -3844,18 +3923,18 @@ def params_decoder_attention(h, a, g, d_head, b_q, b_k, b_v, b_o, mla, q_lora, r
     b_o = numpy.asarray(b_o, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
     return a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
 
 
-def params_decoder_mlp(h, d_ff, gated, b_mlp):
+def params_decoder_mlp(h, d_ff, *, gated=0, b_mlp=1):
     r"""one dense MLP: up (and gate) h×d_ff, down d_ff×h, biases by switch.
 
     params.decoder.mlp [parameter] = b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2)
@@ -3865,8 +3944,8 @@ def params_decoder_mlp(h, d_ff, gated, b_mlp):
     Args:
         h: hidden size [1]
         d_ff: MLP inner width [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        b_mlp: 1 if the MLP matrices have biases [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
 
     Returns: one dense MLP: up (and gate) h×d_ff, down d_ff×h, biases by switch [parameter]
 
@@ -3879,7 +3958,7 @@ def params_decoder_mlp(h, d_ff, gated, b_mlp):
     return b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2)
 
 
-def params_decoder_expert(h, gated, b_mlp, d_moe):
+def params_decoder_expert(h, d_moe, *, gated=0, b_mlp=1):
     r"""one routed expert: an MLP of width d_moe (transformers 5.24 stores a layer's E experts as 3-D tensors, E of these each).
 
     params.decoder.expert [parameter] = b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)
@@ -3888,22 +3967,22 @@ def params_decoder_expert(h, gated, b_mlp, d_moe):
 
     Args:
         h: hidden size [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        b_mlp: 1 if the MLP matrices have biases [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
 
     Returns: one routed expert: an MLP of width d_moe (transformers 5.24 stores a layer's E experts as 3-D tensors, E of these each) [parameter]
 
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts
     """
     h = numpy.asarray(h, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     return b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)
 
 
-def params_decoder_shared_experts(h, gated, d_sh, sh_gate):
+def params_decoder_shared_experts(h, sh_gate, *, gated=0, d_sh=0):
     r"""a MoE layer's shared experts, every token's: one gated MLP of their total width d_sh, and Qwen2-MoE's h→1 gate.
 
     params.decoder.shared_experts [parameter] = d_sh*h*(gated + 2) + h*sh_gate
@@ -3912,22 +3991,22 @@ def params_decoder_shared_experts(h, gated, d_sh, sh_gate):
 
     Args:
         h: hidden size [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
 
     Returns: a MoE layer's shared experts, every token's: one gated MLP of their total width d_sh, and Qwen2-MoE's h→1 gate [parameter]
 
     Sources: transformers 5.24, parameter shapes; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
     h = numpy.asarray(h, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     return d_sh*h*(gated + 2) + h*sh_gate
 
 
-def params_decoder_router(h, E, router_bias):
+def params_decoder_router(h, E, *, router_bias=0):
     r"""one MoE layer's router: an h×E matrix, with a bias in gpt-oss.
 
     params.decoder.router [parameter] = E*h + E*router_bias
@@ -3937,7 +4016,7 @@ def params_decoder_router(h, E, router_bias):
     Args:
         h: hidden size [1]
         E: experts [1]
-        router_bias: 1 if the router has a bias (gpt-oss) [1]
+        router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
 
     Returns: one MoE layer's router: an h×E matrix, with a bias in gpt-oss [parameter]
 
@@ -3949,7 +4028,7 @@ def params_decoder_router(h, E, router_bias):
     return E*h + E*router_bias
 
 
-def params_decoder_norms(h, n_norm, norm_bias):
+def params_decoder_norms(h, *, n_norm=2, norm_bias=1):
     r"""one layer's norms: n_norm of them, h (RMSNorm) or 2h (LayerNorm) each.
 
     params.decoder.norms [parameter] = h*n_norm*(norm_bias + 1)
@@ -3958,8 +4037,8 @@ def params_decoder_norms(h, n_norm, norm_bias):
 
     Args:
         h: hidden size [1]
-        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1]
-        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
 
     Returns: one layer's norms: n_norm of them, h (RMSNorm) or 2h (LayerNorm) each [parameter]
 
@@ -3971,7 +4050,7 @@ def params_decoder_norms(h, n_norm, norm_bias):
     return h*n_norm*(norm_bias + 1)
 
 
-def params_decoder_layer(h, a, g, d_head, d_ff, n_norm, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, qk_norm, qk_norm_full, sink):
+def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""one dense decoder layer: attention, MLP, norms.
 
     params.decoder.layer [parameter] = a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
@@ -3984,29 +4063,34 @@ def params_decoder_layer(h, a, g, d_head, d_ff, n_norm, gated, b_q, b_k, b_v, b_
         g: key/value heads [1]
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
-        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        b_q: 1 if the query projection has a bias [1]
-        b_k: 1 if the key projection has a bias [1]
-        b_v: 1 if the value projection has a bias [1]
-        b_o: 1 if the attention output projection has a bias [1]
-        b_mlp: 1 if the MLP matrices have biases [1]
-        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
-        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1]
-        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1]
-        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_q: 1 if the query projection has a bias [1] (default 1, the classic model)
+        b_k: 1 if the key projection has a bias [1] (default 1, the classic model)
+        b_v: 1 if the value projection has a bias [1] (default 1, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: one dense decoder layer: attention, MLP, norms [parameter]
 
     Sources: transformers 5.24, parameter shapes
     """
+    r_q = _gated('params.decoder.layer', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('params.decoder.layer', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('params.decoder.layer', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('params.decoder.layer', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('params.decoder.layer', 'd_v', d_v, {'mla': (mla, 0)})
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
@@ -4022,18 +4106,18 @@ def params_decoder_layer(h, a, g, d_head, d_ff, n_norm, gated, b_q, b_k, b_v, b_
     norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
     return a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
 
 
-def params_decoder_layer_moe(h, a, g, d_head, E, n_norm, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, qk_norm, qk_norm_full, sink, d_moe, d_sh, sh_gate, router_bias):
+def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""one mixture-of-experts layer: attention, E routed experts, router, shared experts, norms.
 
     params.decoder.layer.moe [parameter] = E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
@@ -4046,38 +4130,44 @@ def params_decoder_layer_moe(h, a, g, d_head, E, n_norm, gated, b_q, b_k, b_v, b
         g: key/value heads [1]
         d_head: head dimension [1]
         E: experts [1]
-        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        b_q: 1 if the query projection has a bias [1]
-        b_k: 1 if the key projection has a bias [1]
-        b_v: 1 if the value projection has a bias [1]
-        b_o: 1 if the attention output projection has a bias [1]
-        b_mlp: 1 if the MLP matrices have biases [1]
-        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
-        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1]
-        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1]
-        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
-        router_bias: 1 if the router has a bias (gpt-oss) [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_q: 1 if the query projection has a bias [1] (default 1, the classic model)
+        b_k: 1 if the key projection has a bias [1] (default 1, the classic model)
+        b_v: 1 if the value projection has a bias [1] (default 1, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: one mixture-of-experts layer: attention, E routed experts, router, shared experts, norms [parameter]
 
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts
     """
+    r_q = _gated('params.decoder.layer.moe', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('params.decoder.layer.moe', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('params.decoder.layer.moe', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('params.decoder.layer.moe', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('params.decoder.layer.moe', 'd_v', d_v, {'mla': (mla, 0)})
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     b_q = numpy.asarray(b_q, dtype=numpy.float64)
@@ -4088,22 +4178,21 @@ def params_decoder_layer_moe(h, a, g, d_head, E, n_norm, gated, b_q, b_k, b_v, b
     norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     return E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
 
 
-def params_decoder_layer_active(h, a, g, d_head, E, k, n_norm, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, qk_norm, qk_norm_full, sink, d_moe, d_sh, sh_gate, router_bias):
+def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""the parameters of one MoE layer that a token uses: k of the E routed experts, the shared ones and the router.
 
     params.decoder.layer.active [parameter] = E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
@@ -4117,39 +4206,45 @@ def params_decoder_layer_active(h, a, g, d_head, E, k, n_norm, gated, b_q, b_k, 
         d_head: head dimension [1]
         E: experts [1]
         k: experts per token [1]
-        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        b_q: 1 if the query projection has a bias [1]
-        b_k: 1 if the key projection has a bias [1]
-        b_v: 1 if the value projection has a bias [1]
-        b_o: 1 if the attention output projection has a bias [1]
-        b_mlp: 1 if the MLP matrices have biases [1]
-        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
-        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1]
-        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1]
-        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
-        router_bias: 1 if the router has a bias (gpt-oss) [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_q: 1 if the query projection has a bias [1] (default 1, the classic model)
+        b_k: 1 if the key projection has a bias [1] (default 1, the classic model)
+        b_v: 1 if the value projection has a bias [1] (default 1, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: the parameters of one MoE layer that a token uses: k of the E routed experts, the shared ones and the router [parameter]
 
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
+    r_q = _gated('params.decoder.layer.active', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('params.decoder.layer.active', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('params.decoder.layer.active', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('params.decoder.layer.active', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('params.decoder.layer.active', 'd_v', d_v, {'mla': (mla, 0)})
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     b_q = numpy.asarray(b_q, dtype=numpy.float64)
@@ -4160,22 +4255,21 @@ def params_decoder_layer_active(h, a, g, d_head, E, k, n_norm, gated, b_q, b_k, 
     norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     return E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
 
 
-def params_decoder_final_norm(h, norm_bias, norm_final):
+def params_decoder_final_norm(h, *, norm_bias=1, norm_final=1):
     r"""the norm after the last layer.
 
     params.decoder.final_norm [parameter] = h*norm_final*(norm_bias + 1)
@@ -4184,8 +4278,8 @@ def params_decoder_final_norm(h, norm_bias, norm_final):
 
     Args:
         h: hidden size [1]
-        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1]
-        norm_final: 1 if a norm follows the last layer (0: OPT with post-norm) [1]
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        norm_final: 1 if a norm follows the last layer (0: OPT with post-norm) [1] (default 1, the classic model)
 
     Returns: the norm after the last layer [parameter]
 
@@ -4197,7 +4291,7 @@ def params_decoder_final_norm(h, norm_bias, norm_final):
     return h*norm_final*(norm_bias + 1)
 
 
-def params_decoder_head(V, tied, head_bias, d_emb):
+def params_decoder_head(V, head_bias, *, tied=1, d_emb=None):
     r"""the output head's own parameters: a V×d_emb matrix unless tied to the embedding, and a bias (GPT-J, Phi-3.5-MoE's option).
 
     params.decoder.head [parameter] = V*d_emb*(1 - tied) + V*head_bias
@@ -4206,22 +4300,23 @@ def params_decoder_head(V, tied, head_bias, d_emb):
 
     Args:
         V: vocabulary size [1]
-        tied: 1 if the output head reuses the token embedding [1]
         head_bias: 1 if the output head has a bias (GPT-J) [1]
-        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
+        tied: 1 if the output head reuses the token embedding [1] (default 1, the classic model)
+        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: the output head's own parameters: a V×d_emb matrix unless tied to the embedding, and a bias (GPT-J, Phi-3.5-MoE's option) [parameter]
 
     Sources: transformers 5.24, parameter shapes
     """
+    d_emb = _gated('params.decoder.head', 'd_emb', d_emb, {'tied': (tied, 1)})
     V = numpy.asarray(V, dtype=numpy.float64)
-    tied = numpy.asarray(tied, dtype=numpy.float64)
     head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
+    tied = numpy.asarray(tied, dtype=numpy.float64)
     d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
     return V*d_emb*(1 - tied) + V*head_bias
 
 
-def params_decoder_total(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, pos_table, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, norm_final, emb_norm, tied, head_bias, d_emb, proj_emb, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, qk_norm, qk_norm_full, sink, l_moe, d_moe, d_sh, sh_gate, router_bias):
+def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
     r"""parameters of a decoder model: embeddings, l − l_moe dense and l_moe MoE layers, final norm, head (what transformers' model.parameters() holds).
 
     params.decoder.total [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
@@ -4236,39 +4331,39 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, p
         d_ff: MLP inner width [1]
         l: layers [1]
         V: vocabulary size [1]
-        E: experts [1]
         n_pos: positions of the learned position table (max_position_embeddings) [1]
-        o_pos: extra rows of the position table (OPT: 2) [1]
-        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1]
-        pos_table: 1 if the model has a learned position table (GPT-2, OPT), 0 for rotary/ALiBi [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        b_q: 1 if the query projection has a bias [1]
-        b_k: 1 if the key projection has a bias [1]
-        b_v: 1 if the value projection has a bias [1]
-        b_o: 1 if the attention output projection has a bias [1]
-        b_mlp: 1 if the MLP matrices have biases [1]
-        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1]
-        norm_final: 1 if a norm follows the last layer (0: OPT with post-norm) [1]
-        emb_norm: 1 if a norm follows the token embedding (BLOOM) [1]
-        tied: 1 if the output head reuses the token embedding [1]
-        head_bias: 1 if the output head has a bias (GPT-J) [1]
         d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
-        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
-        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1]
-        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1]
-        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1]
-        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
-        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
-        router_bias: 1 if the router has a bias (gpt-oss) [1]
+        o_pos: extra rows of the position table (OPT: 2) [1] (default 0, the classic model)
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        pos_table: 1 if the model has a learned position table (GPT-2, OPT), 0 for rotary/ALiBi [1] (default 1, the classic model)
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_q: 1 if the query projection has a bias [1] (default 1, the classic model)
+        b_k: 1 if the key projection has a bias [1] (default 1, the classic model)
+        b_v: 1 if the value projection has a bias [1] (default 1, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        norm_final: 1 if a norm follows the last layer (0: OPT with post-norm) [1] (default 1, the classic model)
+        emb_norm: 1 if a norm follows the token embedding (BLOOM) [1] (default 0, the classic model)
+        tied: 1 if the output head reuses the token embedding [1] (default 1, the classic model)
+        head_bias: 1 if the output head has a bias (GPT-J) [1] (default 0, the classic model)
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
 
     Returns: parameters of a decoder model: embeddings, l − l_moe dense and l_moe MoE layers, final norm, head (what transformers' model.parameters() holds) [parameter]
 
@@ -4276,6 +4371,13 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, p
 
     Sources: transformers 5.24, parameter shapes; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
+    E = _gated('params.decoder.total', 'E', E, {'l_moe': (l_moe, 0)})
+    r_q = _gated('params.decoder.total', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('params.decoder.total', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('params.decoder.total', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('params.decoder.total', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('params.decoder.total', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('params.decoder.total', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
@@ -4283,8 +4385,8 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, p
     d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
     l = numpy.asarray(l, dtype=numpy.float64)
     V = numpy.asarray(V, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
     n_pos = numpy.asarray(n_pos, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
     o_pos = numpy.asarray(o_pos, dtype=numpy.float64)
     n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
     pos_table = numpy.asarray(pos_table, dtype=numpy.float64)
@@ -4299,27 +4401,27 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, p
     emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
     tied = numpy.asarray(tied, dtype=numpy.float64)
     head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
     proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
 
 
-def params_decoder_active(h, a, g, d_head, d_ff, l, V, E, k, n_pos, o_pos, n_norm, pos_table, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, norm_final, emb_norm, tied, head_bias, d_emb, proj_emb, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, qk_norm, qk_norm_full, sink, l_moe, d_moe, d_sh, sh_gate, router_bias):
+def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
     r"""parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E.
 
     params.decoder.active [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
@@ -4334,40 +4436,40 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, E, k, n_pos, o_pos, n_nor
         d_ff: MLP inner width [1]
         l: layers [1]
         V: vocabulary size [1]
-        E: experts [1]
-        k: experts per token [1]
         n_pos: positions of the learned position table (max_position_embeddings) [1]
-        o_pos: extra rows of the position table (OPT: 2) [1]
-        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1]
-        pos_table: 1 if the model has a learned position table (GPT-2, OPT), 0 for rotary/ALiBi [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        b_q: 1 if the query projection has a bias [1]
-        b_k: 1 if the key projection has a bias [1]
-        b_v: 1 if the value projection has a bias [1]
-        b_o: 1 if the attention output projection has a bias [1]
-        b_mlp: 1 if the MLP matrices have biases [1]
-        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1]
-        norm_final: 1 if a norm follows the last layer (0: OPT with post-norm) [1]
-        emb_norm: 1 if a norm follows the token embedding (BLOOM) [1]
-        tied: 1 if the output head reuses the token embedding [1]
-        head_bias: 1 if the output head has a bias (GPT-J) [1]
         d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
-        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
-        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1]
-        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1]
-        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1]
-        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
-        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
-        router_bias: 1 if the router has a bias (gpt-oss) [1]
+        o_pos: extra rows of the position table (OPT: 2) [1] (default 0, the classic model)
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        pos_table: 1 if the model has a learned position table (GPT-2, OPT), 0 for rotary/ALiBi [1] (default 1, the classic model)
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_q: 1 if the query projection has a bias [1] (default 1, the classic model)
+        b_k: 1 if the key projection has a bias [1] (default 1, the classic model)
+        b_v: 1 if the value projection has a bias [1] (default 1, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        norm_final: 1 if a norm follows the last layer (0: OPT with post-norm) [1] (default 1, the classic model)
+        emb_norm: 1 if a norm follows the token embedding (BLOOM) [1] (default 0, the classic model)
+        tied: 1 if the output head reuses the token embedding [1] (default 1, the classic model)
+        head_bias: 1 if the output head has a bias (GPT-J) [1] (default 0, the classic model)
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        k: experts per token [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
 
     Returns: parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E [parameter]
 
@@ -4375,6 +4477,14 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, E, k, n_pos, o_pos, n_nor
 
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
+    E = _gated('params.decoder.active', 'E', E, {'l_moe': (l_moe, 0)})
+    k = _gated('params.decoder.active', 'k', k, {'l_moe': (l_moe, 0)})
+    r_q = _gated('params.decoder.active', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('params.decoder.active', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('params.decoder.active', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('params.decoder.active', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('params.decoder.active', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('params.decoder.active', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
@@ -4382,9 +4492,8 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, E, k, n_pos, o_pos, n_nor
     d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
     l = numpy.asarray(l, dtype=numpy.float64)
     V = numpy.asarray(V, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
     n_pos = numpy.asarray(n_pos, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
     o_pos = numpy.asarray(o_pos, dtype=numpy.float64)
     n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
     pos_table = numpy.asarray(pos_table, dtype=numpy.float64)
@@ -4399,27 +4508,28 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, E, k, n_pos, o_pos, n_nor
     emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
     tied = numpy.asarray(tied, dtype=numpy.float64)
     head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
     proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
 
 
-def params_decoder_mtp(h, a, g, d_head, E, n_norm, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, qk_norm, qk_norm_full, sink, d_moe, d_sh, sh_gate, router_bias, n_mtp):
+def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""n_MTP multi-token-prediction modules, each two input norms, a 2h→h projection, one MoE layer and an output norm; the embedding and the output head are the main model's.
 
     params.decoder.mtp [parameter] = n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
@@ -4432,39 +4542,46 @@ def params_decoder_mtp(h, a, g, d_head, E, n_norm, gated, b_q, b_k, b_v, b_o, b_
         g: key/value heads [1]
         d_head: head dimension [1]
         E: experts [1]
-        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        b_q: 1 if the query projection has a bias [1]
-        b_k: 1 if the key projection has a bias [1]
-        b_v: 1 if the value projection has a bias [1]
-        b_o: 1 if the attention output projection has a bias [1]
-        b_mlp: 1 if the MLP matrices have biases [1]
-        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
-        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1]
-        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1]
-        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
-        router_bias: 1 if the router has a bias (gpt-oss) [1]
         n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_q: 1 if the query projection has a bias [1] (default 1, the classic model)
+        b_k: 1 if the key projection has a bias [1] (default 1, the classic model)
+        b_v: 1 if the value projection has a bias [1] (default 1, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: n_MTP multi-token-prediction modules, each two input norms, a 2h→h projection, one MoE layer and an output norm; the embedding and the output head are the main model's [parameter]
 
     Sources: DeepSeek-AI 2024 (V3), §2.1 (first 3 layers dense, 1 shared + 256 routed experts, 8 active), §2.2 Multi-Token Prediction
     """
+    r_q = _gated('params.decoder.mtp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('params.decoder.mtp', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('params.decoder.mtp', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('params.decoder.mtp', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('params.decoder.mtp', 'd_v', d_v, {'mla': (mla, 0)})
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
     n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     b_q = numpy.asarray(b_q, dtype=numpy.float64)
@@ -4475,23 +4592,21 @@ def params_decoder_mtp(h, a, g, d_head, E, n_norm, gated, b_q, b_k, b_v, b_o, b_
     norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
-    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
     return n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
 
 
-def flops_decoder_attention_projections_mla(b, s, h, a, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+def flops_decoder_attention_projections_mla(b, s, h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, r_q=None):
     r"""one MLA layer's projections over bs tokens, the latent up-projected for every token (transformers' naive form).
 
     flops.decoder.attention.projections.mla [FLOP] = 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
@@ -4503,31 +4618,32 @@ def flops_decoder_attention_projections_mla(b, s, h, a, q_lora, r_q, r_kv, d_rop
         s: sequence length [1]
         h: hidden size [1]
         a: attention heads [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
         d_v: MLA value head width (v_head_dim) [1]
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
 
     Returns: one MLA layer's projections over bs tokens, the latent up-projected for every token (transformers' naive form) [FLOP]
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
+    r_q = _gated('flops.decoder.attention.projections.mla', 'r_q', r_q, {'q_lora': (q_lora, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
     return 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
 
-def flops_decoder_attention_projections(b, s, h, a, g, d_head, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head], two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h] (or MLA's).
 
     flops.decoder.attention.projections [FLOP] = b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
@@ -4541,18 +4657,23 @@ def flops_decoder_attention_projections(b, s, h, a, g, d_head, mla, q_lora, r_q,
         a: attention heads [1]
         g: key/value heads [1]
         d_head: head dimension [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head], two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h] (or MLA's) [FLOP]
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Ainslie et al. 2023, g key/value heads
     """
+    r_q = _gated('flops.decoder.attention.projections', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('flops.decoder.attention.projections', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('flops.decoder.attention.projections', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('flops.decoder.attention.projections', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('flops.decoder.attention.projections', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -4569,7 +4690,7 @@ def flops_decoder_attention_projections(b, s, h, a, g, d_head, mla, q_lora, r_q,
     return b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
 
-def flops_decoder_attention_scores(b, s, a, d_head, mla, d_rope, d_nope, d_v):
+def flops_decoder_attention_scores(b, s, a, d_head, *, mla=0, d_rope=None, d_nope=None, d_v=None):
     r"""one layer's QKᵀ and scores·V over the full s×s square, per sequence and head: 4b·a·s²·d_head (MLA: heads of d_nope + d_rope and d_v); GQA repeats K, V to a heads.
 
     flops.decoder.attention.scores [FLOP] = 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
@@ -4581,10 +4702,10 @@ def flops_decoder_attention_scores(b, s, a, d_head, mla, d_rope, d_nope, d_v):
         s: sequence length [1]
         a: attention heads [1]
         d_head: head dimension [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: one layer's QKᵀ and scores·V over the full s×s square, per sequence and head: 4b·a·s²·d_head (MLA: heads of d_nope + d_rope and d_v); GQA repeats K, V to a heads [FLOP]
 
@@ -4592,6 +4713,9 @@ def flops_decoder_attention_scores(b, s, a, d_head, mla, d_rope, d_nope, d_v):
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
+    d_rope = _gated('flops.decoder.attention.scores', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('flops.decoder.attention.scores', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('flops.decoder.attention.scores', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -4603,7 +4727,7 @@ def flops_decoder_attention_scores(b, s, a, d_head, mla, d_rope, d_nope, d_v):
     return 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
 
 
-def flops_decoder_attention_scores_causal(b, s, a, d_head, mla, d_rope, d_nope, d_v):
+def flops_decoder_attention_scores_causal(b, s, a, d_head, *, mla=0, d_rope=None, d_nope=None, d_v=None):
     r"""one layer's attention matmuls on the s(s + 1)/2 query-key pairs the causal mask keeps (what a causal kernel computes).
 
     flops.decoder.attention.scores.causal [FLOP] = a*b*s*(s + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
@@ -4615,15 +4739,18 @@ def flops_decoder_attention_scores_causal(b, s, a, d_head, mla, d_rope, d_nope, 
         s: sequence length [1]
         a: attention heads [1]
         d_head: head dimension [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: one layer's attention matmuls on the s(s + 1)/2 query-key pairs the causal mask keeps (what a causal kernel computes) [FLOP]
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
+    d_rope = _gated('flops.decoder.attention.scores.causal', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('flops.decoder.attention.scores.causal', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('flops.decoder.attention.scores.causal', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -4635,7 +4762,7 @@ def flops_decoder_attention_scores_causal(b, s, a, d_head, mla, d_rope, d_nope, 
     return a*b*s*(s + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
 
 
-def flops_decoder_attention_scores_windowed(b, s, a, d_head, mla, d_rope, d_nope, d_v, W):
+def flops_decoder_attention_scores_windowed(b, s, a, d_head, W, *, mla=0, d_rope=None, d_nope=None, d_v=None):
     r"""one sliding-window layer's attention matmuls on the pairs the window keeps, each query the W latest keys (itself included).
 
     flops.decoder.attention.scores.windowed [FLOP] = 2*a*b*(W*s - W*(W - 1)/2)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
@@ -4647,11 +4774,11 @@ def flops_decoder_attention_scores_windowed(b, s, a, d_head, mla, d_rope, d_nope
         s: sequence length [1]
         a: attention heads [1]
         d_head: head dimension [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: one sliding-window layer's attention matmuls on the pairs the window keeps, each query the W latest keys (itself included) [FLOP]
 
@@ -4659,19 +4786,22 @@ def flops_decoder_attention_scores_windowed(b, s, a, d_head, mla, d_rope, d_nope
 
     Sources: Jiang et al. 2023, §2 sliding window attention, rolling buffer cache; Gemma Team 2025, §2 local:global layers 5:1, window 1024 (Gemma 2: 1:1, window 4096)
     """
+    d_rope = _gated('flops.decoder.attention.scores.windowed', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('flops.decoder.attention.scores.windowed', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('flops.decoder.attention.scores.windowed', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
     return 2*a*b*(W*s - 1/2*W*(W - 1))*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
 
 
-def flops_decoder_attention_scores_chunked(b, s, a, d_head, mla, d_rope, d_nope, d_v, W):
+def flops_decoder_attention_scores_chunked(b, s, a, d_head, W, *, mla=0, d_rope=None, d_nope=None, d_v=None):
     r"""one chunked layer's attention matmuls (Llama-4): causal attention inside chunks of W tokens, s/W chunks.
 
     flops.decoder.attention.scores.chunked [FLOP] = a*b*s*(W + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
@@ -4683,11 +4813,11 @@ def flops_decoder_attention_scores_chunked(b, s, a, d_head, mla, d_rope, d_nope,
         s: sequence length [1]
         a: attention heads [1]
         d_head: head dimension [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: one chunked layer's attention matmuls (Llama-4): causal attention inside chunks of W tokens, s/W chunks [FLOP]
 
@@ -4695,19 +4825,22 @@ def flops_decoder_attention_scores_chunked(b, s, a, d_head, mla, d_rope, d_nope,
 
     Sources: transformers 5.24, parameter shapes
     """
+    d_rope = _gated('flops.decoder.attention.scores.chunked', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('flops.decoder.attention.scores.chunked', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('flops.decoder.attention.scores.chunked', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
     return a*b*s*(W + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
 
 
-def flops_decoder_mlp(b, s, h, d_ff, gated):
+def flops_decoder_mlp(b, s, h, d_ff, *, gated=0):
     r"""one dense layer's MLP GEMMs: 2 or 3 matrices h×d_ff.
 
     flops.decoder.mlp [FLOP] = 2*b*d_ff*h*s*(gated + 2)
@@ -4719,7 +4852,7 @@ def flops_decoder_mlp(b, s, h, d_ff, gated):
         s: sequence length [1]
         h: hidden size [1]
         d_ff: MLP inner width [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
 
     Returns: one dense layer's MLP GEMMs: 2 or 3 matrices h×d_ff [FLOP]
 
@@ -4733,7 +4866,7 @@ def flops_decoder_mlp(b, s, h, d_ff, gated):
     return 2*b*d_ff*h*s*(gated + 2)
 
 
-def flops_decoder_experts(b, s, h, E, k, gated, d_moe, all_experts):
+def flops_decoder_experts(b, s, h, k, d_moe, *, gated=0, all_experts=0, E=None):
     r"""one MoE layer's routed experts: each token through its k experts (an expert sees only its tokens, so the rows add up to k·bs), or through all E where the implementation runs every expert (Llama-4).
 
     flops.decoder.experts [FLOP] = 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k)
@@ -4744,11 +4877,11 @@ def flops_decoder_experts(b, s, h, E, k, gated, d_moe, all_experts):
         b: micro-batch size [1]
         s: sequence length [1]
         h: hidden size [1]
-        E: experts [1]
         k: experts per token [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
 
     Returns: one MoE layer's routed experts: each token through its k experts (an expert sees only its tokens, so the rows add up to k·bs), or through all E where the implementation runs every expert (Llama-4) [FLOP]
 
@@ -4756,18 +4889,19 @@ def flops_decoder_experts(b, s, h, E, k, gated, d_moe, all_experts):
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Fedus et al. 2021, router h·E, k of E experts
     """
+    E = _gated('flops.decoder.experts', 'E', E, {'all_experts': (all_experts, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
     return 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k)
 
 
-def flops_decoder_experts_skipped(b, s, h, E, k, gated, d_moe, all_experts):
+def flops_decoder_experts_skipped(b, s, h, E, k, d_moe, all_experts, *, gated=0):
     r"""the expert FLOPs of one MoE layer that a top-k kernel would skip where the implementation runs every expert.
 
     flops.decoder.experts.skipped [FLOP] = 2*all_experts*b*d_moe*h*s*(E - k)*(gated + 2)
@@ -4780,9 +4914,9 @@ def flops_decoder_experts_skipped(b, s, h, E, k, gated, d_moe, all_experts):
         h: hidden size [1]
         E: experts [1]
         k: experts per token [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
 
     Returns: the expert FLOPs of one MoE layer that a top-k kernel would skip where the implementation runs every expert [FLOP]
 
@@ -4795,13 +4929,13 @@ def flops_decoder_experts_skipped(b, s, h, E, k, gated, d_moe, all_experts):
     h = numpy.asarray(h, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
     return 2*all_experts*b*d_moe*h*s*(E - k)*(gated + 2)
 
 
-def flops_decoder_experts_capacity(b, s, h, k, gated, d_moe, c_f):
+def flops_decoder_experts_capacity(b, s, h, k, d_moe, c_f, *, gated=0):
     r"""the most a capacity-limited MoE layer computes: E experts of c_f·k·bs/E token slots each.
 
     flops.decoder.experts.capacity [FLOP] = 2*b*c_f*d_moe*h*k*s*(gated + 2)
@@ -4813,9 +4947,9 @@ def flops_decoder_experts_capacity(b, s, h, k, gated, d_moe, c_f):
         s: sequence length [1]
         h: hidden size [1]
         k: experts per token [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
         c_f: MoE capacity factor: an expert takes at most c_f·k·T/E tokens of T [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
 
     Returns: the most a capacity-limited MoE layer computes: E experts of c_f·k·bs/E token slots each [FLOP]
 
@@ -4825,13 +4959,13 @@ def flops_decoder_experts_capacity(b, s, h, k, gated, d_moe, c_f):
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     c_f = numpy.asarray(c_f, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
     return 2*b*c_f*d_moe*h*k*s*(gated + 2)
 
 
-def flops_decoder_shared_experts(b, s, h, gated, d_sh, sh_gate):
+def flops_decoder_shared_experts(b, s, h, sh_gate, *, gated=0, d_sh=0):
     r"""one MoE layer's shared experts on every token (and Qwen2-MoE's [bs,h]×[h,1] gate).
 
     flops.decoder.shared_experts [FLOP] = 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
@@ -4842,9 +4976,9 @@ def flops_decoder_shared_experts(b, s, h, gated, d_sh, sh_gate):
         b: micro-batch size [1]
         s: sequence length [1]
         h: hidden size [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
 
     Returns: one MoE layer's shared experts on every token (and Qwen2-MoE's [bs,h]×[h,1] gate) [FLOP]
 
@@ -4853,9 +4987,9 @@ def flops_decoder_shared_experts(b, s, h, gated, d_sh, sh_gate):
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     return 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
 
 
@@ -4883,7 +5017,7 @@ def flops_decoder_router(b, s, h, E):
     return 2*E*b*h*s
 
 
-def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v):
+def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""forward FLOPs of one dense decoder layer (norms, softmax, activations, rotary: no GEMM, not counted).
 
     flops.decoder.layer.forward [FLOP] = 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
@@ -4898,19 +5032,24 @@ def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, gated, mla, q_lora,
         g: key/value heads [1]
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: forward FLOPs of one dense decoder layer (norms, softmax, activations, rotary: no GEMM, not counted) [FLOP]
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
+    r_q = _gated('flops.decoder.layer.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('flops.decoder.layer.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('flops.decoder.layer.forward', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('flops.decoder.layer.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('flops.decoder.layer.forward', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -4929,7 +5068,7 @@ def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, gated, mla, q_lora,
     return 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
 
-def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, d_moe, d_sh, sh_gate, all_experts):
+def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, all_experts=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""forward FLOPs of one MoE layer: attention, routed and shared experts, router.
 
     flops.decoder.layer.forward.moe [FLOP] = 2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
@@ -4945,23 +5084,28 @@ def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, gated, mla, q_l
         d_head: head dimension [1]
         E: experts [1]
         k: experts per token [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
-        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: forward FLOPs of one MoE layer: attention, routed and shared experts, router [FLOP]
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Fedus et al. 2021, router h·E, k of E experts
     """
+    r_q = _gated('flops.decoder.layer.forward.moe', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('flops.decoder.layer.forward.moe', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('flops.decoder.layer.forward.moe', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('flops.decoder.layer.forward.moe', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('flops.decoder.layer.forward.moe', 'd_v', d_v, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -4970,22 +5114,22 @@ def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, gated, mla, q_l
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     return 2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
 
 
-def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, E, k, gated, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, l_moe, d_moe, d_sh, sh_gate, all_experts):
+def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
     r"""forward FLOPs of all l layers (what full recomputation repeats).
 
     flops.decoder.layers.forward [FLOP] = l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
@@ -5001,21 +5145,21 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, E, k, gated, ml
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
         l: layers [1]
-        E: experts [1]
-        k: experts per token [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
-        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
-        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
-        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        k: experts per token [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
 
     Returns: forward FLOPs of all l layers (what full recomputation repeats) [FLOP]
 
@@ -5023,6 +5167,14 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, E, k, gated, ml
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
+    E = _gated('flops.decoder.layers.forward', 'E', E, {'l_moe': (l_moe, 0)})
+    k = _gated('flops.decoder.layers.forward', 'k', k, {'l_moe': (l_moe, 0)})
+    r_q = _gated('flops.decoder.layers.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('flops.decoder.layers.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('flops.decoder.layers.forward', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('flops.decoder.layers.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('flops.decoder.layers.forward', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('flops.decoder.layers.forward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -5031,21 +5183,21 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, E, k, gated, ml
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
     l = numpy.asarray(l, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     return l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
 
 
@@ -5099,7 +5251,7 @@ def flops_decoder_logits(b, s, V, d_emb):
     return 2*V*b*d_emb*s
 
 
-def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, d_emb, proj_emb, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, l_moe, d_moe, d_sh, sh_gate, all_experts):
+def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
     r"""forward FLOPs of a decoder model for b sequences of s tokens.
 
     flops.decoder.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
@@ -5116,23 +5268,23 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, d_emb,
         d_ff: MLP inner width [1]
         l: layers [1]
         V: vocabulary size [1]
-        E: experts [1]
-        k: experts per token [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
         d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
-        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
-        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
-        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
-        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        k: experts per token [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
 
     Returns: forward FLOPs of a decoder model for b sequences of s tokens [FLOP]
 
@@ -5140,6 +5292,14 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, d_emb,
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
+    E = _gated('flops.decoder.forward', 'E', E, {'l_moe': (l_moe, 0)})
+    k = _gated('flops.decoder.forward', 'k', k, {'l_moe': (l_moe, 0)})
+    r_q = _gated('flops.decoder.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('flops.decoder.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('flops.decoder.forward', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('flops.decoder.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('flops.decoder.forward', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('flops.decoder.forward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -5149,27 +5309,27 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, d_emb,
     d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
     l = numpy.asarray(l, dtype=numpy.float64)
     V = numpy.asarray(V, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
     d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
     proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     return 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
 
 
-def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, d_emb, proj_emb, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, l_moe, d_moe, d_sh, sh_gate, all_experts):
+def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
     r"""backward FLOPs: for each GEMM Y = XW, dX = dY·Wᵀ and dW = Xᵀ·dY.
 
     flops.decoder.backward [FLOP] = 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 2*l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 2*(l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
@@ -5186,23 +5346,23 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, d_emb
         d_ff: MLP inner width [1]
         l: layers [1]
         V: vocabulary size [1]
-        E: experts [1]
-        k: experts per token [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
         d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
-        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
-        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
-        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
-        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        k: experts per token [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
 
     Returns: backward FLOPs: for each GEMM Y = XW, dX = dY·Wᵀ and dW = Xᵀ·dY [FLOP]
 
@@ -5210,6 +5370,14 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, d_emb
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
+    E = _gated('flops.decoder.backward', 'E', E, {'l_moe': (l_moe, 0)})
+    k = _gated('flops.decoder.backward', 'k', k, {'l_moe': (l_moe, 0)})
+    r_q = _gated('flops.decoder.backward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('flops.decoder.backward', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('flops.decoder.backward', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('flops.decoder.backward', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('flops.decoder.backward', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('flops.decoder.backward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -5219,27 +5387,27 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, d_emb
     d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
     l = numpy.asarray(l, dtype=numpy.float64)
     V = numpy.asarray(V, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
     d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
     proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     return 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 2*l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 2*(l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
 
 
-def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, d_emb, proj_emb, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, l_moe, d_moe, d_sh, sh_gate, all_experts):
+def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
     r"""training FLOPs of one step: forward + backward.
 
     flops.decoder.training [FLOP] = 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 3*l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 3*(l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
@@ -5256,23 +5424,23 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, d_emb
         d_ff: MLP inner width [1]
         l: layers [1]
         V: vocabulary size [1]
-        E: experts [1]
-        k: experts per token [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
         d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
-        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
-        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
-        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
-        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        k: experts per token [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
 
     Returns: training FLOPs of one step: forward + backward [FLOP]
 
@@ -5280,6 +5448,14 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, d_emb
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
+    E = _gated('flops.decoder.training', 'E', E, {'l_moe': (l_moe, 0)})
+    k = _gated('flops.decoder.training', 'k', k, {'l_moe': (l_moe, 0)})
+    r_q = _gated('flops.decoder.training', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('flops.decoder.training', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('flops.decoder.training', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('flops.decoder.training', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('flops.decoder.training', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('flops.decoder.training', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -5289,23 +5465,23 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, E, k, gated, d_emb
     d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
     l = numpy.asarray(l, dtype=numpy.float64)
     V = numpy.asarray(V, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
     d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
     proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     return 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 3*l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 3*(l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
 
 
@@ -5365,7 +5541,7 @@ def flops_decoder_mla_decode_absorbed(s, a, r_kv, d_rope, d_nope, d_v):
     return 2*a*d_nope*r_kv + 2*a*d_v*r_kv + 2*a*r_kv*s + 2*a*s*(d_rope + r_kv)
 
 
-def memory_kv_cache_layer_full(b, s, g, d_head, q, mla, r_kv, d_rope):
+def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, r_kv=None, d_rope=None):
     r"""one full-attention layer's cache: a key and a value of g heads (MLA: the latent and the shared rope key) for each of s tokens.
 
     memory.kv_cache.layer.full [byte] = b*q*s*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
@@ -5378,14 +5554,16 @@ def memory_kv_cache_layer_full(b, s, g, d_head, q, mla, r_kv, d_rope):
         g: key/value heads [1]
         d_head: head dimension [1]
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: one full-attention layer's cache: a key and a value of g heads (MLA: the latent and the shared rope key) for each of s tokens [byte]
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer, DynamicSlidingWindowLayer; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
+    r_kv = _gated('memory.kv_cache.layer.full', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.kv_cache.layer.full', 'd_rope', d_rope, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
@@ -5397,7 +5575,7 @@ def memory_kv_cache_layer_full(b, s, g, d_head, q, mla, r_kv, d_rope):
     return b*q*s*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
 
 
-def memory_kv_cache_layer_window(b, s, g, d_head, q, mla, r_kv, d_rope, W):
+def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, r_kv=None, d_rope=None):
     r"""one sliding-window (or chunked) layer's cache: the latest W − 1 tokens; the next query brings the W-th.
 
     memory.kv_cache.layer.window [byte] = b*q*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))*Min(s, W - 1)
@@ -5410,28 +5588,30 @@ def memory_kv_cache_layer_window(b, s, g, d_head, q, mla, r_kv, d_rope, W):
         g: key/value heads [1]
         d_head: head dimension [1]
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: one sliding-window (or chunked) layer's cache: the latest W − 1 tokens; the next query brings the W-th [byte]
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer, DynamicSlidingWindowLayer; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache
     """
+    r_kv = _gated('memory.kv_cache.layer.window', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.kv_cache.layer.window', 'd_rope', d_rope, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     q = numpy.asarray(q, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
     return b*q*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1])
 
 
-def memory_kv_cache_decoder(b, s, g, d_head, l, q, mla, r_kv, d_rope, l_win, W):
+def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, r_kv=None, d_rope=None, W=None):
     r"""the bytes transformers' DynamicCache holds after b sequences of s tokens: l − l_win full layers, l_win windowed ones.
 
     memory.kv_cache.decoder [byte] = b*l_win*q*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))*Min(s, W - 1) + b*q*s*(l - l_win)*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
@@ -5445,11 +5625,11 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, mla, r_kv, d_rope, l_win, W):
         d_head: head dimension [1]
         l: layers [1]
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1]
-        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
 
     Returns: the bytes transformers' DynamicCache holds after b sequences of s tokens: l − l_win full layers, l_win windowed ones [byte]
 
@@ -5457,6 +5637,9 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, mla, r_kv, d_rope, l_win, W):
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer, DynamicSlidingWindowLayer; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache; Gemma Team 2025, §2 local:global layers 5:1, window 1024 (Gemma 2: 1:1, window 4096); DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
+    r_kv = _gated('memory.kv_cache.decoder', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.kv_cache.decoder', 'd_rope', d_rope, {'mla': (mla, 0)})
+    W = _gated('memory.kv_cache.decoder', 'W', W, {'l_win': (l_win, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
@@ -5464,14 +5647,14 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, mla, r_kv, d_rope, l_win, W):
     l = numpy.asarray(l, dtype=numpy.float64)
     q = numpy.asarray(q, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
+    l_win = numpy.asarray(l_win, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    l_win = numpy.asarray(l_win, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
     return b*l_win*q*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1]) + b*q*s*(l - l_win)*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
 
 
-def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, mla, r_kv, d_rope, l_win, W, n_blk):
+def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=0, r_kv=None, d_rope=None, W=None):
     r"""the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache).
 
     memory.kv_cache.decoder.paged [byte] = b*n_blk*q*(l_win*ceiling(Min(s, W - 1)/n_blk) + (l - l_win)*ceiling(s/n_blk))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
@@ -5485,12 +5668,12 @@ def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, mla, r_kv, d_rope, l_wi
         d_head: head dimension [1]
         l: layers [1]
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1]
-        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
         n_blk: tokens per block of a paged KV cache (vLLM: 16) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
 
     Returns: the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache) [byte]
 
@@ -5498,18 +5681,21 @@ def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, mla, r_kv, d_rope, l_wi
 
     Sources: Kwon et al. 2023, §4.2 KV blocks
     """
+    r_kv = _gated('memory.kv_cache.decoder.paged', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.kv_cache.decoder.paged', 'd_rope', d_rope, {'mla': (mla, 0)})
+    W = _gated('memory.kv_cache.decoder.paged', 'W', W, {'l_win': (l_win, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     l = numpy.asarray(l, dtype=numpy.float64)
     q = numpy.asarray(q, dtype=numpy.float64)
+    n_blk = numpy.asarray(n_blk, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
+    l_win = numpy.asarray(l_win, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    l_win = numpy.asarray(l_win, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    n_blk = numpy.asarray(n_blk, dtype=numpy.float64)
     return b*n_blk*q*(l_win*numpy.ceil(functools.reduce(numpy.minimum, [s, W - 1])/n_blk) + (l - l_win)*numpy.ceil(s/n_blk))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
 
 
@@ -5545,7 +5731,7 @@ def memory_kv_cache_decoder_mla_expanded(b, s, a, l, q, d_rope, d_nope, d_v):
     return a*b*l*q*s*(d_nope + d_rope + d_v)
 
 
-def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, mla, r_kv, d_rope, W, n_sink):
+def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, n_sink=0, r_kv=None, d_rope=None):
     r"""a windowed layer that also keeps the first n_sink tokens (StreamingLLM's attention sinks).
 
     memory.kv_cache.layer.window_sinks [byte] = b*q*(n_sink + Min(s, W - 1))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
@@ -5558,26 +5744,28 @@ def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, mla, r_kv, d_rope, W,
         g: key/value heads [1]
         d_head: head dimension [1]
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
-        n_sink: first tokens a windowed cache keeps as attention sinks (StreamingLLM: 4) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        n_sink: first tokens a windowed cache keeps as attention sinks (StreamingLLM: 4) [1] (default 0, the classic model)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: a windowed layer that also keeps the first n_sink tokens (StreamingLLM's attention sinks) [byte]
 
     Sources: Xiao et al. 2023, §3 sink tokens
     """
+    r_kv = _gated('memory.kv_cache.layer.window_sinks', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.kv_cache.layer.window_sinks', 'd_rope', d_rope, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     q = numpy.asarray(q, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
+    n_sink = numpy.asarray(n_sink, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    n_sink = numpy.asarray(n_sink, dtype=numpy.float64)
     return b*q*(n_sink + functools.reduce(numpy.minimum, [s, W - 1]))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
 
 
@@ -5653,7 +5841,7 @@ def perf_gemm_efficiency(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem
     return eta_gemm/(1 + (1/2)*X*eta_gemm*tau_k/(K_inner*M_rows*N_cols) + (1/2)*X*eta_gemm*q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(K_inner*M_rows*N_cols*W_mem*eta_mem))
 
 
-def perf_tp_layer(b, s, h, t, q, tau_k, W_tp, seq_par):
+def perf_tp_layer(b, s, h, t, q, tau_k, W_tp, *, seq_par=0):
     r"""TP communication of one layer's forward per micro-batch: two all-reduces of b·s·h·q (with SP a reduce-scatter and an all-gather each), blocking; the backward has as many.
 
     perf.tp.layer [second] = 2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)
@@ -5668,7 +5856,7 @@ def perf_tp_layer(b, s, h, t, q, tau_k, W_tp, seq_par):
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
         tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
         W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
-        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1] (default 0, the classic model)
 
     Returns: TP communication of one layer's forward per micro-batch: two all-reduces of b·s·h·q (with SP a reduce-scatter and an all-gather each), blocking; the backward has as many [second]
 
@@ -5685,7 +5873,7 @@ def perf_tp_layer(b, s, h, t, q, tau_k, W_tp, seq_par):
     return 2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)
 
 
-def perf_tp_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, seq_par, ovl_tp):
+def perf_tp_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, ovl_tp, *, gated=0, seq_par=0):
     r"""TP communication of one layer's backward per micro-batch: the two input-gradient all-reduces of the column-parallel GEMMs, blocking, or (σ_TP^ovl = 1) each overlapped with that GEMM's weight-gradient computation: only what exceeds it is exposed.
 
     perf.tp.backward [second] = ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t))
@@ -5704,13 +5892,13 @@ def perf_tp_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, gated, eta_gem
         X: peak FLOP/s of one GPU [FLOP/second]
         W_mem: memory bandwidth [byte/second]
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
         eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
         eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
         tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
         W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
-        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
         ovl_tp: 1 when the backward all-reduce of a column-parallel layer's input gradient overlaps its weight-gradient GEMM (Megatron-LM since September 2021; Korthikanti et al. 2022 §6.2) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1] (default 0, the classic model)
 
     Returns: TP communication of one layer's backward per micro-batch: the two input-gradient all-reduces of the column-parallel GEMMs, blocking, or (σ_TP^ovl = 1) each overlapped with that GEMM's weight-gradient computation: only what exceeds it is exposed [second]
 
@@ -5727,17 +5915,17 @@ def perf_tp_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, gated, eta_gem
     X = numpy.asarray(X, dtype=numpy.float64)
     W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
     q = numpy.asarray(q, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
     eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
     eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
     tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
     W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
-    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
     ovl_tp = numpy.asarray(ovl_tp, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
     return ovl_tp*(tau_k*(2*seq_par + 2) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)]) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)])) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t))
 
 
-def perf_layer_forward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, flash, seq_par):
+def perf_layer_forward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, *, gated=0, flash=0, seq_par=0):
     r"""one layer's forward per micro-batch on one GPU under t: GEMMs, attention core, element-wise work, TP all-reduces.
 
     perf.layer.forward [second] = flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
@@ -5756,13 +5944,13 @@ def perf_layer_forward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, gated, eta_g
         X: peak FLOP/s of one GPU [FLOP/second]
         W_mem: memory bandwidth [byte/second]
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
         eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
         eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
         tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
         W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
-        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1]
-        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1] (default 0, the classic model)
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1] (default 0, the classic model)
 
     Returns: one layer's forward per micro-batch on one GPU under t: GEMMs, attention core, element-wise work, TP all-reduces [second]
 
@@ -5781,17 +5969,17 @@ def perf_layer_forward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, gated, eta_g
     X = numpy.asarray(X, dtype=numpy.float64)
     W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
     q = numpy.asarray(q, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
     eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
     eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
     tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
     W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
     flash = numpy.asarray(flash, dtype=numpy.float64)
     seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
     return flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
 
 
-def perf_layer_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, flash, seq_par, rc_full, rc_sel, ovl_tp):
+def perf_layer_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, ovl_tp, *, gated=0, flash=0, seq_par=0, rc_full=0, rc_sel=0):
     r"""one layer's backward per micro-batch: two GEMMs per forward GEMM, the attention backward, twice the element-wise bytes, the two input-gradient all-reduces (blocking or overlapped), and the forward that recompute repeats (all of it, all-reduces included, or the attention core).
 
     perf.layer.backward [second] = 5*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 18*tau_k + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
@@ -5810,16 +5998,16 @@ def perf_layer_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, gated, eta_
         X: peak FLOP/s of one GPU [FLOP/second]
         W_mem: memory bandwidth [byte/second]
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
         eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
         eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
         tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
         W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
-        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1]
-        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
-        rc_full: 1 with full activation recompute: each layer's forward runs again in the backward [1]
-        rc_sel: 1 with selective recompute: the attention core runs again in the backward [1]
         ovl_tp: 1 when the backward all-reduce of a column-parallel layer's input gradient overlaps its weight-gradient GEMM (Megatron-LM since September 2021; Korthikanti et al. 2022 §6.2) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1] (default 0, the classic model)
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1] (default 0, the classic model)
+        rc_full: 1 with full activation recompute: each layer's forward runs again in the backward [1] (default 0, the classic model)
+        rc_sel: 1 with selective recompute: the attention core runs again in the backward [1] (default 0, the classic model)
 
     Returns: one layer's backward per micro-batch: two GEMMs per forward GEMM, the attention backward, twice the element-wise bytes, the two input-gradient all-reduces (blocking or overlapped), and the forward that recompute repeats (all of it, all-reduces included, or the attention core) [second]
 
@@ -5838,16 +6026,16 @@ def perf_layer_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, gated, eta_
     X = numpy.asarray(X, dtype=numpy.float64)
     W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
     q = numpy.asarray(q, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
     eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
     eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
     tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
     W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    ovl_tp = numpy.asarray(ovl_tp, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
     flash = numpy.asarray(flash, dtype=numpy.float64)
     seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
     rc_full = numpy.asarray(rc_full, dtype=numpy.float64)
     rc_sel = numpy.asarray(rc_sel, dtype=numpy.float64)
-    ovl_tp = numpy.asarray(ovl_tp, dtype=numpy.float64)
     return (5/2)*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + ovl_tp*(tau_k*(2*seq_par + 2) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)]) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)])) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 18*tau_k + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
 
 
@@ -5959,7 +6147,7 @@ def perf_grad_accumulate_fp32(t, p, P, W_mem, eta_mem, grad_fp32):
     return 18*P*grad_fp32/(W_mem*eta_mem*p*t)
 
 
-def perf_stage_microbatch(b, s, h, a, g, d_head, d_ff, l, V, t, p, v, P, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, W_pp, W_intra, flash, seq_par, rc_full, rc_sel, piped, ovl_tp, p2p_serial, p2p_grad_whole, grad_fp32):
+def perf_stage_microbatch(b, s, h, a, g, d_head, d_ff, l, V, t, p, v, P, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, W_pp, W_intra, piped, ovl_tp, p2p_serial, p2p_grad_whole, grad_fp32, *, gated=0, flash=0, seq_par=0, rc_full=0, rc_sel=0):
     r"""one micro-batch's forward and backward on the slowest (last) stage: its l/p layers, the logits, the p2p messages and any fp32 gradient accumulation.
 
     perf.stage.microbatch [second] = 18*P*grad_fp32/(W_mem*eta_mem*p*t) + 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*(7*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + piped*v*((p2p_serial + 1)*(2*tau_k + b*h*q*s*(p2p_grad_whole*(t - 1) + 1)/(W_pp*t) + b*h*q*s/(W_pp*t)) + b*h*q*s*(1 - p2p_grad_whole)*(t - 1)/(W_intra*t) + b*h*q*s*(t - 1)/(W_intra*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem)
@@ -5983,22 +6171,22 @@ def perf_stage_microbatch(b, s, h, a, g, d_head, d_ff, l, V, t, p, v, P, X, W_me
         X: peak FLOP/s of one GPU [FLOP/second]
         W_mem: memory bandwidth [byte/second]
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
         eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
         eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
         tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
         W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
         W_pp: one-way bandwidth between neighbouring pipeline stages [byte/second]
         W_intra: one-way bandwidth a collective sustains inside a node (NVLink) [byte/second]
-        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1]
-        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
-        rc_full: 1 with full activation recompute: each layer's forward runs again in the backward [1]
-        rc_sel: 1 with selective recompute: the attention core runs again in the backward [1]
         piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1]
         ovl_tp: 1 when the backward all-reduce of a column-parallel layer's input gradient overlaps its weight-gradient GEMM (Megatron-LM since September 2021; Korthikanti et al. 2022 §6.2) [1]
         p2p_serial: 1 when a stage's pipeline sends and receives run one after another (DeepSpeed's PipelineEngine), 0 when both directions go in one batched call (Megatron-LM's batch_isend_irecv) [1]
         p2p_grad_whole: 1 when each TP rank sends a stage's input gradient whole (b·s·h) rather than as a 1/t slice all-gathered on receipt (DeepSpeed's PipelineEngine before v0.5.4: is_grad_partitioned = False) [1]
         grad_fp32: 1 when every micro-batch's 16-bit gradients are added into fp32 gradients after its backward (DeepSpeed's BF16_Optimizer: update_hp_grads after each backward pass) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1] (default 0, the classic model)
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1] (default 0, the classic model)
+        rc_full: 1 with full activation recompute: each layer's forward runs again in the backward [1] (default 0, the classic model)
+        rc_sel: 1 with selective recompute: the attention core runs again in the backward [1] (default 0, the classic model)
 
     Returns: one micro-batch's forward and backward on the slowest (last) stage: its l/p layers, the logits, the p2p messages and any fp32 gradient accumulation [second]
 
@@ -6022,26 +6210,26 @@ def perf_stage_microbatch(b, s, h, a, g, d_head, d_ff, l, V, t, p, v, P, X, W_me
     X = numpy.asarray(X, dtype=numpy.float64)
     W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
     q = numpy.asarray(q, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
     eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
     eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
     tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
     W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
     W_pp = numpy.asarray(W_pp, dtype=numpy.float64)
     W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
-    flash = numpy.asarray(flash, dtype=numpy.float64)
-    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
-    rc_full = numpy.asarray(rc_full, dtype=numpy.float64)
-    rc_sel = numpy.asarray(rc_sel, dtype=numpy.float64)
     piped = numpy.asarray(piped, dtype=numpy.float64)
     ovl_tp = numpy.asarray(ovl_tp, dtype=numpy.float64)
     p2p_serial = numpy.asarray(p2p_serial, dtype=numpy.float64)
     p2p_grad_whole = numpy.asarray(p2p_grad_whole, dtype=numpy.float64)
     grad_fp32 = numpy.asarray(grad_fp32, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    flash = numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
+    rc_full = numpy.asarray(rc_full, dtype=numpy.float64)
+    rc_sel = numpy.asarray(rc_sel, dtype=numpy.float64)
     return 18*P*grad_fp32/(W_mem*eta_mem*p*t) + 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*((7/2)*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + ovl_tp*(tau_k*(2*seq_par + 2) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)]) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)])) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + piped*v*((p2p_serial + 1)*(2*tau_k + b*h*q*s*(p2p_grad_whole*(t - 1) + 1)/(W_pp*t) + b*h*q*s/(W_pp*t)) + b*h*q*s*(1 - p2p_grad_whole)*(t - 1)/(W_intra*t) + b*h*q*s*(t - 1)/(W_intra*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem)
 
 
-def perf_pipeline(b, s, h, a, g, d_head, d_ff, l, V, t, p, m, v, P, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, W_pp, W_intra, flash, seq_par, rc_full, rc_sel, piped, ovl_tp, p2p_serial, p2p_grad_whole, grad_fp32):
+def perf_pipeline(b, s, h, a, g, d_head, d_ff, l, V, t, p, m, v, P, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, W_pp, W_intra, piped, ovl_tp, p2p_serial, p2p_grad_whole, grad_fp32, *, gated=0, flash=0, seq_par=0, rc_full=0, rc_sel=0):
     r"""m micro-batches through p stages (1F1B, interleaved with v chunks): m + (p−1)/v slots of one micro-batch's stage time.
 
     perf.pipeline [second] = (m + (p - 1)/v)*(18*P*grad_fp32/(W_mem*eta_mem*p*t) + 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*(7*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + piped*v*((p2p_serial + 1)*(2*tau_k + b*h*q*s*(p2p_grad_whole*(t - 1) + 1)/(W_pp*t) + b*h*q*s/(W_pp*t)) + b*h*q*s*(1 - p2p_grad_whole)*(t - 1)/(W_intra*t) + b*h*q*s*(t - 1)/(W_intra*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem))
@@ -6066,22 +6254,22 @@ def perf_pipeline(b, s, h, a, g, d_head, d_ff, l, V, t, p, m, v, P, X, W_mem, q,
         X: peak FLOP/s of one GPU [FLOP/second]
         W_mem: memory bandwidth [byte/second]
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
         eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
         eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
         tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
         W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
         W_pp: one-way bandwidth between neighbouring pipeline stages [byte/second]
         W_intra: one-way bandwidth a collective sustains inside a node (NVLink) [byte/second]
-        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1]
-        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
-        rc_full: 1 with full activation recompute: each layer's forward runs again in the backward [1]
-        rc_sel: 1 with selective recompute: the attention core runs again in the backward [1]
         piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1]
         ovl_tp: 1 when the backward all-reduce of a column-parallel layer's input gradient overlaps its weight-gradient GEMM (Megatron-LM since September 2021; Korthikanti et al. 2022 §6.2) [1]
         p2p_serial: 1 when a stage's pipeline sends and receives run one after another (DeepSpeed's PipelineEngine), 0 when both directions go in one batched call (Megatron-LM's batch_isend_irecv) [1]
         p2p_grad_whole: 1 when each TP rank sends a stage's input gradient whole (b·s·h) rather than as a 1/t slice all-gathered on receipt (DeepSpeed's PipelineEngine before v0.5.4: is_grad_partitioned = False) [1]
         grad_fp32: 1 when every micro-batch's 16-bit gradients are added into fp32 gradients after its backward (DeepSpeed's BF16_Optimizer: update_hp_grads after each backward pass) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1] (default 0, the classic model)
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1] (default 0, the classic model)
+        rc_full: 1 with full activation recompute: each layer's forward runs again in the backward [1] (default 0, the classic model)
+        rc_sel: 1 with selective recompute: the attention core runs again in the backward [1] (default 0, the classic model)
 
     Returns: m micro-batches through p stages (1F1B, interleaved with v chunks): m + (p−1)/v slots of one micro-batch's stage time [second]
 
@@ -6104,22 +6292,22 @@ def perf_pipeline(b, s, h, a, g, d_head, d_ff, l, V, t, p, m, v, P, X, W_mem, q,
     X = numpy.asarray(X, dtype=numpy.float64)
     W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
     q = numpy.asarray(q, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
     eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
     eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
     tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
     W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
     W_pp = numpy.asarray(W_pp, dtype=numpy.float64)
     W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
-    flash = numpy.asarray(flash, dtype=numpy.float64)
-    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
-    rc_full = numpy.asarray(rc_full, dtype=numpy.float64)
-    rc_sel = numpy.asarray(rc_sel, dtype=numpy.float64)
     piped = numpy.asarray(piped, dtype=numpy.float64)
     ovl_tp = numpy.asarray(ovl_tp, dtype=numpy.float64)
     p2p_serial = numpy.asarray(p2p_serial, dtype=numpy.float64)
     p2p_grad_whole = numpy.asarray(p2p_grad_whole, dtype=numpy.float64)
     grad_fp32 = numpy.asarray(grad_fp32, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    flash = numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
+    rc_full = numpy.asarray(rc_full, dtype=numpy.float64)
+    rc_sel = numpy.asarray(rc_sel, dtype=numpy.float64)
     return (m + (p - 1)/v)*(18*P*grad_fp32/(W_mem*eta_mem*p*t) + 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*((7/2)*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + ovl_tp*(tau_k*(2*seq_par + 2) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)]) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)])) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + piped*v*((p2p_serial + 1)*(2*tau_k + b*h*q*s*(p2p_grad_whole*(t - 1) + 1)/(W_pp*t) + b*h*q*s/(W_pp*t)) + b*h*q*s*(1 - p2p_grad_whole)*(t - 1)/(W_intra*t) + b*h*q*s*(t - 1)/(W_intra*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem))
 
 
@@ -6181,7 +6369,7 @@ def perf_dp_allreduce(t, p, d, P, q_w, W_intra, W_net, d_node):
     return P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t)
 
 
-def perf_window_forward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, flash, seq_par):
+def perf_window_forward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, *, gated=0, flash=0, seq_par=0):
     r"""one micro-batch's forward on one stage: the compute a prefetched all-gather hides under.
 
     perf.window.forward [second] = l*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p
@@ -6202,13 +6390,13 @@ def perf_window_forward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, gated
         X: peak FLOP/s of one GPU [FLOP/second]
         W_mem: memory bandwidth [byte/second]
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
         eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
         eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
         tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
         W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
-        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1]
-        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1] (default 0, the classic model)
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1] (default 0, the classic model)
 
     Returns: one micro-batch's forward on one stage: the compute a prefetched all-gather hides under [second]
 
@@ -6227,17 +6415,17 @@ def perf_window_forward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, gated
     X = numpy.asarray(X, dtype=numpy.float64)
     W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
     q = numpy.asarray(q, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
     eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
     eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
     tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
     W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
     flash = numpy.asarray(flash, dtype=numpy.float64)
     seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
     return l*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p
 
 
-def perf_window_backward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, gated, eta_gemm, eta_mem, tau_k, W_tp, flash, seq_par, rc_full, rc_sel, ovl_tp):
+def perf_window_backward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, ovl_tp, *, gated=0, flash=0, seq_par=0, rc_full=0, rc_sel=0):
     r"""one micro-batch's backward on one stage: the compute bucketed gradient collectives hide under.
 
     perf.window.backward [second] = l*(5*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 18*tau_k + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p
@@ -6258,16 +6446,16 @@ def perf_window_backward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, gate
         X: peak FLOP/s of one GPU [FLOP/second]
         W_mem: memory bandwidth [byte/second]
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
         eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
         eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
         tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
         W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
-        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1]
-        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1]
-        rc_full: 1 with full activation recompute: each layer's forward runs again in the backward [1]
-        rc_sel: 1 with selective recompute: the attention core runs again in the backward [1]
         ovl_tp: 1 when the backward all-reduce of a column-parallel layer's input gradient overlaps its weight-gradient GEMM (Megatron-LM since September 2021; Korthikanti et al. 2022 §6.2) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        flash: 1 when attention is one fused kernel (FlashAttention): no s² scores in HBM [1] (default 0, the classic model)
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1] (default 0, the classic model)
+        rc_full: 1 with full activation recompute: each layer's forward runs again in the backward [1] (default 0, the classic model)
+        rc_sel: 1 with selective recompute: the attention core runs again in the backward [1] (default 0, the classic model)
 
     Returns: one micro-batch's backward on one stage: the compute bucketed gradient collectives hide under [second]
 
@@ -6286,16 +6474,16 @@ def perf_window_backward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, gate
     X = numpy.asarray(X, dtype=numpy.float64)
     W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
     q = numpy.asarray(q, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
     eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
     eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
     tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
     W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    ovl_tp = numpy.asarray(ovl_tp, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
     flash = numpy.asarray(flash, dtype=numpy.float64)
     seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
     rc_full = numpy.asarray(rc_full, dtype=numpy.float64)
     rc_sel = numpy.asarray(rc_sel, dtype=numpy.float64)
-    ovl_tp = numpy.asarray(ovl_tp, dtype=numpy.float64)
     return l*((5/2)*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + ovl_tp*(tau_k*(2*seq_par + 2) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)]) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)])) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 18*tau_k + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p
 
 
@@ -6581,7 +6769,7 @@ def perf_optimizer_sharded(t, p, d, P, W_mem, eta_mem):
     return 30*P/(W_mem*d*eta_mem*p*t)
 
 
-def params_ep_experts(h, E, gated, b_mlp, l_moe, d_moe):
+def params_ep_experts(h, E, l_moe, d_moe, *, gated=0, b_mlp=1):
     r"""parameters of the routed experts: E experts of width d_moe in each of the l_moe MoE layers (0 when dense).
 
     params.ep.experts [parameter] = E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))
@@ -6591,10 +6779,10 @@ def params_ep_experts(h, E, gated, b_mlp, l_moe, d_moe):
     Args:
         h: hidden size [1]
         E: experts [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        b_mlp: 1 if the MLP matrices have biases [1]
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
 
     Returns: parameters of the routed experts: E experts of width d_moe in each of the l_moe MoE layers (0 when dense) [parameter]
 
@@ -6602,10 +6790,10 @@ def params_ep_experts(h, E, gated, b_mlp, l_moe, d_moe):
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
     return E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))
 
 
@@ -6967,7 +7155,7 @@ def comms_zero_stage3_ep_cp_sent(t, p, d, P, q_w, e, c, P_exp):
     return P_exp*q_w*(3*c*d/e - 3)/(c*d*p*t) + q_w*(P - P_exp)*(3*c*d - 3)/(c*d*p*t)
 
 
-def memory_activations_layer_cp(b, s, h, a, g, d_head, d_ff, t, c, gated):
+def memory_activations_layer_cp(b, s, h, a, g, d_head, d_ff, t, c, *, gated=0):
     r"""activations of one layer per GPU with context and tensor parallelism: s/c tokens, a flash attention core (Q, K, V, output, fp32 log-sum-exp), no s² tensor.
 
     memory.activations.layer.cp [byte] = 4*a*b*s/(c*t) + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)/c
@@ -6984,7 +7172,7 @@ def memory_activations_layer_cp(b, s, h, a, g, d_head, d_ff, t, c, gated):
         d_ff: MLP inner width [1]
         t: tensor parallel degree [1]
         c: context parallel degree: the GPUs one sequence is split over [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
 
     Returns: activations of one layer per GPU with context and tensor parallelism: s/c tokens, a flash attention core (Q, K, V, output, fp32 log-sum-exp), no s² tensor [byte]
 
@@ -7005,7 +7193,7 @@ def memory_activations_layer_cp(b, s, h, a, g, d_head, d_ff, t, c, gated):
     return 4*a*b*s/(c*t) + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)/c
 
 
-def memory_activations_layer_cp_sp(b, s, h, a, g, d_head, d_ff, t, c, gated):
+def memory_activations_layer_cp_sp(b, s, h, a, g, d_head, d_ff, t, c, *, gated=0):
     r"""activations of one layer per GPU with context, tensor and sequence parallelism (flash attention core).
 
     memory.activations.layer.cp_sp [byte] = 4*a*b*s/(c*t) + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/(c*t)
@@ -7022,7 +7210,7 @@ def memory_activations_layer_cp_sp(b, s, h, a, g, d_head, d_ff, t, c, gated):
         d_ff: MLP inner width [1]
         t: tensor parallel degree [1]
         c: context parallel degree: the GPUs one sequence is split over [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
 
     Returns: activations of one layer per GPU with context, tensor and sequence parallelism (flash attention core) [byte]
 
@@ -7597,7 +7785,7 @@ def memory_int8_bytes_per_weight(d_in):
     return 1 + 4/d_in
 
 
-def params_quantized_linear(h, a, g, d_head, d_ff, l, E, gated, l_moe, d_moe, d_sh):
+def params_quantized_linear(h, a, g, d_head, d_ff, l, *, gated=0, l_moe=0, d_sh=0, E=None, d_moe=None):
     r"""the weights a quantizer converts: every projection matrix of the l layers (Q, K, V, O; dense MLPs; routed and shared experts and routers of the l_moe MoE layers); bitsandbytes replaces their nn.Linear, while biases, norms, embeddings and the output head stay 16-bit.
 
     params.quantized.linear [parameter] = d_ff*h*(gated + 2)*(l - l_moe) + l*(2*a*d_head*h + 2*d_head*g*h) + l_moe*(E*d_moe*h*(gated + 2) + E*h + d_sh*h*(gated + 2))
@@ -7611,31 +7799,33 @@ def params_quantized_linear(h, a, g, d_head, d_ff, l, E, gated, l_moe, d_moe, d_
         d_head: head dimension [1]
         d_ff: MLP inner width [1]
         l: layers [1]
-        E: experts [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
-        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
 
     Returns: the weights a quantizer converts: every projection matrix of the l layers (Q, K, V, O; dense MLPs; routed and shared experts and routers of the l_moe MoE layers); bitsandbytes replaces their nn.Linear, while biases, norms, embeddings and the output head stay 16-bit [parameter]
 
     Sources: Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter; transformers 5.24, integrations/bitsandbytes.py: replace_with_bnb_linear, lm_head skipped
     """
+    E = _gated('params.quantized.linear', 'E', E, {'l_moe': (l_moe, 0)})
+    d_moe = _gated('params.quantized.linear', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
     l = numpy.asarray(l, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     return d_ff*h*(gated + 2)*(l - l_moe) + l*(2*a*d_head*h + 2*d_head*g*h) + l_moe*(E*d_moe*h*(gated + 2) + E*h + d_sh*h*(gated + 2))
 
 
-def params_quantized_kept(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, pos_table, gated, b_q, b_k, b_v, b_o, b_mlp, norm_bias, norm_final, emb_norm, tied, head_bias, d_emb, proj_emb, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, qk_norm, qk_norm_full, sink, l_moe, d_moe, sh_gate, router_bias):
+def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, sh_gate=0, router_bias=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
     r"""the parameters that stay 16-bit when the base is quantized (Ψ_16): everything but the layers' projection matrices.
 
     params.quantized.kept [parameter] = E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*b_q*d_head*l*mla + a*b_q*d_head*l - 2*a*d_head*h*l*mla + a*d_head*l*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*l*mla*q_lora*r_q + a*d_v*h*l*mla + a*d_v*l*mla*r_kv + a*l*sink - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe + b_mlp*d_ff*l - b_mlp*d_ff*l_moe + b_mlp*h*l - b_mlp*h*l_moe - b_o*h*l*mla + b_o*h*l - b_v*d_head*g*l*mla + b_v*d_head*g*l + 2*d_emb*h*proj_emb - 2*d_head*g*h*l*mla + d_head*g*l*qk_norm_full + 2*d_head*l*qk_norm + d_rope*h*l*mla + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l_moe*sh_gate + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv
@@ -7650,43 +7840,50 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, 
         d_ff: MLP inner width [1]
         l: layers [1]
         V: vocabulary size [1]
-        E: experts [1]
         n_pos: positions of the learned position table (max_position_embeddings) [1]
-        o_pos: extra rows of the position table (OPT: 2) [1]
-        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1]
-        pos_table: 1 if the model has a learned position table (GPT-2, OPT), 0 for rotary/ALiBi [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
-        b_q: 1 if the query projection has a bias [1]
-        b_k: 1 if the key projection has a bias [1]
-        b_v: 1 if the value projection has a bias [1]
-        b_o: 1 if the attention output projection has a bias [1]
-        b_mlp: 1 if the MLP matrices have biases [1]
-        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1]
-        norm_final: 1 if a norm follows the last layer (0: OPT with post-norm) [1]
-        emb_norm: 1 if a norm follows the token embedding (BLOOM) [1]
-        tied: 1 if the output head reuses the token embedding [1]
-        head_bias: 1 if the output head has a bias (GPT-J) [1]
         d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
-        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
-        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1]
-        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1]
-        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1]
-        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
-        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
-        router_bias: 1 if the router has a bias (gpt-oss) [1]
+        o_pos: extra rows of the position table (OPT: 2) [1] (default 0, the classic model)
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        pos_table: 1 if the model has a learned position table (GPT-2, OPT), 0 for rotary/ALiBi [1] (default 1, the classic model)
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_q: 1 if the query projection has a bias [1] (default 1, the classic model)
+        b_k: 1 if the key projection has a bias [1] (default 1, the classic model)
+        b_v: 1 if the value projection has a bias [1] (default 1, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        norm_final: 1 if a norm follows the last layer (0: OPT with post-norm) [1] (default 1, the classic model)
+        emb_norm: 1 if a norm follows the token embedding (BLOOM) [1] (default 0, the classic model)
+        tied: 1 if the output head reuses the token embedding [1] (default 1, the classic model)
+        head_bias: 1 if the output head has a bias (GPT-J) [1] (default 0, the classic model)
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
 
     Returns: the parameters that stay 16-bit when the base is quantized (Ψ_16): everything but the layers' projection matrices [parameter]
 
     Sources: Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
     """
+    E = _gated('params.quantized.kept', 'E', E, {'l_moe': (l_moe, 0)})
+    r_q = _gated('params.quantized.kept', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('params.quantized.kept', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('params.quantized.kept', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('params.quantized.kept', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('params.quantized.kept', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('params.quantized.kept', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
@@ -7694,8 +7891,8 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, 
     d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
     l = numpy.asarray(l, dtype=numpy.float64)
     V = numpy.asarray(V, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
     n_pos = numpy.asarray(n_pos, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
     o_pos = numpy.asarray(o_pos, dtype=numpy.float64)
     n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
     pos_table = numpy.asarray(pos_table, dtype=numpy.float64)
@@ -7710,22 +7907,22 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, E, n_pos, o_pos, n_norm, 
     emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
     tied = numpy.asarray(tied, dtype=numpy.float64)
     head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
     proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     return E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*b_q*d_head*l*mla + a*b_q*d_head*l - 2*a*d_head*h*l*mla + a*d_head*l*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*l*mla*q_lora*r_q + a*d_v*h*l*mla + a*d_v*l*mla*r_kv + a*l*sink - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe + b_mlp*d_ff*l - b_mlp*d_ff*l_moe + b_mlp*h*l - b_mlp*h*l_moe - b_o*h*l*mla + b_o*h*l - b_v*d_head*g*l*mla + b_v*d_head*g*l + 2*d_emb*h*proj_emb - 2*d_head*g*h*l*mla + d_head*g*l*qk_norm_full + 2*d_head*l*qk_norm + d_rope*h*l*mla + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l_moe*sh_gate + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv
 
 
@@ -7807,7 +8004,7 @@ def flops_lora_adapters_forward(b, s, h, a, g, d_head, d_ff, l, r_lora, lora_q, 
     return 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h))
 
 
-def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, d_emb, proj_emb, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, l_moe, d_moe, d_sh, sh_gate, all_experts, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down):
+def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
     r"""forward FLOPs of LoRA fine-tuning: the base model's and the adapters'.
 
     flops.lora.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
@@ -7824,24 +8021,8 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, d
         d_ff: MLP inner width [1]
         l: layers [1]
         V: vocabulary size [1]
-        E: experts [1]
-        k: experts per token [1]
         r_lora: LoRA rank [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
         d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
-        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
-        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
-        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
-        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
         lora_q: 1 if q_proj carries a LoRA adapter [1]
         lora_k: 1 if k_proj carries a LoRA adapter [1]
         lora_v: 1 if v_proj carries a LoRA adapter [1]
@@ -7849,6 +8030,22 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, d
         lora_gate: 1 if gate_proj carries a LoRA adapter [1]
         lora_up: 1 if up_proj carries a LoRA adapter [1]
         lora_down: 1 if down_proj carries a LoRA adapter [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        k: experts per token [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
 
     Returns: forward FLOPs of LoRA fine-tuning: the base model's and the adapters' [FLOP]
 
@@ -7856,6 +8053,14 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, d
 
     Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
+    E = _gated('flops.lora.forward', 'E', E, {'l_moe': (l_moe, 0)})
+    k = _gated('flops.lora.forward', 'k', k, {'l_moe': (l_moe, 0)})
+    r_q = _gated('flops.lora.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('flops.lora.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('flops.lora.forward', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('flops.lora.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('flops.lora.forward', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('flops.lora.forward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -7865,24 +8070,8 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, d
     d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
     l = numpy.asarray(l, dtype=numpy.float64)
     V = numpy.asarray(V, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
     r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
     d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
     lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
     lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
@@ -7890,10 +8079,26 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, d
     lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
     lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
     lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     return 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
 
 
-def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, d_emb, proj_emb, mla, q_lora, r_q, r_kv, d_rope, d_nope, d_v, l_moe, d_moe, d_sh, sh_gate, all_experts, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down):
+def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
     r"""backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients of QKᵀ and scores·V, and both gradients of each adapter matrix.
 
     flops.lora.backward [FLOP] = 2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 4*b*d_emb*h*proj_emb*s + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
@@ -7910,24 +8115,8 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, 
         d_ff: MLP inner width [1]
         l: layers [1]
         V: vocabulary size [1]
-        E: experts [1]
-        k: experts per token [1]
         r_lora: LoRA rank [1]
-        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1]
         d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
-        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1]
-        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1]
-        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1]
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1]
-        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1]
-        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
-        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
-        d_v: MLA value head width (v_head_dim) [1]
-        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
-        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
-        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1]
-        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1]
-        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
         lora_q: 1 if q_proj carries a LoRA adapter [1]
         lora_k: 1 if k_proj carries a LoRA adapter [1]
         lora_v: 1 if v_proj carries a LoRA adapter [1]
@@ -7935,6 +8124,22 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, 
         lora_gate: 1 if gate_proj carries a LoRA adapter [1]
         lora_up: 1 if up_proj carries a LoRA adapter [1]
         lora_down: 1 if down_proj carries a LoRA adapter [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        k: experts per token [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
 
     Returns: backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients of QKᵀ and scores·V, and both gradients of each adapter matrix [FLOP]
 
@@ -7942,6 +8147,14 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, 
 
     Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
+    E = _gated('flops.lora.backward', 'E', E, {'l_moe': (l_moe, 0)})
+    k = _gated('flops.lora.backward', 'k', k, {'l_moe': (l_moe, 0)})
+    r_q = _gated('flops.lora.backward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('flops.lora.backward', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('flops.lora.backward', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('flops.lora.backward', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('flops.lora.backward', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('flops.lora.backward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -7951,24 +8164,8 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, 
     d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
     l = numpy.asarray(l, dtype=numpy.float64)
     V = numpy.asarray(V, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
     r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
     d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
     lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
     lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
@@ -7976,6 +8173,22 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, E, k, r_lora, gated, 
     lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
     lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
     lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     return 2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 4*b*d_emb*h*proj_emb*s + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
 
 
@@ -8107,7 +8320,7 @@ def utilization_selective_overhead(s, h, l, V):
     return (1/18)*s/(h*((1/12)*V/(h*l) + 1 + (1/6)*s/h))
 
 
-def utilization_attention_per_token(s, h, l, causal):
+def utilization_attention_per_token(s, h, l, *, causal=0):
     r"""forward FLOPs of QKᵀ and scores·V per token: 4lhs over the full square, 2lh(s+1) over the causal triangle.
 
     utilization.attention_per_token [FLOP/token] = 2*h*l*(-causal*(s - 1) + 2*s)
@@ -8118,7 +8331,7 @@ def utilization_attention_per_token(s, h, l, causal):
         s: sequence length [1]
         h: hidden size [1]
         l: layers [1]
-        causal: 1 if only the causal (lower) triangle of the attention scores is computed, 0 for the full square [1]
+        causal: 1 if only the causal (lower) triangle of the attention scores is computed, 0 for the full square [1] (default 0, the classic model)
 
     Returns: forward FLOPs of QKᵀ and scores·V per token: 4lhs over the full square, 2lh(s+1) over the causal triangle [FLOP/token]
 
@@ -9656,12 +9869,12 @@ INPUTS = {
     'memory.activations.layer.decoder.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.layer.decoder.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.layer.decoder.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.moe.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_sh', 'sh_gate'),
-    'memory.activations.layer.decoder.moe.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_sh', 'sh_gate'),
-    'memory.activations.layer.decoder.moe.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_sh', 'sh_gate'),
-    'memory.activations.layer.decoder.moe.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_sh', 'sh_gate'),
-    'memory.activations.layer.decoder.moe.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_sh', 'sh_gate'),
-    'memory.activations.layer.decoder.moe.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_sh', 'sh_gate'),
+    'memory.activations.layer.decoder.moe.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.1f1b': ('b', 's', 'h', 'a', 'l', 't'),
     'memory.activations.1f1b.interleaved': ('b', 's', 'h', 'a', 'l', 't', 'p', 'v'),
     'memory.activations.selective_001': ('b', 's', 'h', 'l', 't'),
@@ -9736,65 +9949,65 @@ INPUTS = {
     'inference.tp.traffic_per_token': ('b', 'h', 'l', 'q'),
     'inference.kv_recompute.flops': ('b', 's', 'h', 'l'),
     'inference.kv_recompute.reads': ('s', 'h', 'l'),
-    'params.decoder.embeddings': ('h', 'V', 'n_pos', 'o_pos', 'pos_table', 'norm_bias', 'emb_norm', 'd_emb', 'proj_emb'),
-    'params.decoder.attention.mla': ('h', 'a', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'params.decoder.attention': ('h', 'a', 'g', 'd_head', 'b_q', 'b_k', 'b_v', 'b_o', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'qk_norm', 'qk_norm_full', 'sink'),
+    'params.decoder.embeddings': ('h', 'V', 'n_pos', 'd_emb', 'o_pos', 'pos_table', 'norm_bias', 'emb_norm', 'proj_emb'),
+    'params.decoder.attention.mla': ('h', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'q_lora', 'r_q'),
+    'params.decoder.attention': ('h', 'a', 'g', 'd_head', 'b_q', 'b_k', 'b_v', 'b_o', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'params.decoder.mlp': ('h', 'd_ff', 'gated', 'b_mlp'),
-    'params.decoder.expert': ('h', 'gated', 'b_mlp', 'd_moe'),
-    'params.decoder.shared_experts': ('h', 'gated', 'd_sh', 'sh_gate'),
+    'params.decoder.expert': ('h', 'd_moe', 'gated', 'b_mlp'),
+    'params.decoder.shared_experts': ('h', 'sh_gate', 'gated', 'd_sh'),
     'params.decoder.router': ('h', 'E', 'router_bias'),
     'params.decoder.norms': ('h', 'n_norm', 'norm_bias'),
-    'params.decoder.layer': ('h', 'a', 'g', 'd_head', 'd_ff', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'qk_norm', 'qk_norm_full', 'sink'),
-    'params.decoder.layer.moe': ('h', 'a', 'g', 'd_head', 'E', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'qk_norm', 'qk_norm_full', 'sink', 'd_moe', 'd_sh', 'sh_gate', 'router_bias'),
-    'params.decoder.layer.active': ('h', 'a', 'g', 'd_head', 'E', 'k', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'qk_norm', 'qk_norm_full', 'sink', 'd_moe', 'd_sh', 'sh_gate', 'router_bias'),
+    'params.decoder.layer': ('h', 'a', 'g', 'd_head', 'd_ff', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.layer.moe': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.layer.active': ('h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'params.decoder.final_norm': ('h', 'norm_bias', 'norm_final'),
-    'params.decoder.head': ('V', 'tied', 'head_bias', 'd_emb'),
-    'params.decoder.total': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'n_pos', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'router_bias'),
-    'params.decoder.active': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'n_pos', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'router_bias'),
-    'params.decoder.mtp': ('h', 'a', 'g', 'd_head', 'E', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'qk_norm', 'qk_norm_full', 'sink', 'd_moe', 'd_sh', 'sh_gate', 'router_bias', 'n_mtp'),
-    'flops.decoder.attention.projections.mla': ('b', 's', 'h', 'a', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.head': ('V', 'head_bias', 'tied', 'd_emb'),
+    'params.decoder.total': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
+    'params.decoder.active': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
+    'params.decoder.mtp': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_mtp', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.attention.projections.mla': ('b', 's', 'h', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'q_lora', 'r_q'),
     'flops.decoder.attention.projections': ('b', 's', 'h', 'a', 'g', 'd_head', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'flops.decoder.attention.scores': ('b', 's', 'a', 'd_head', 'mla', 'd_rope', 'd_nope', 'd_v'),
     'flops.decoder.attention.scores.causal': ('b', 's', 'a', 'd_head', 'mla', 'd_rope', 'd_nope', 'd_v'),
-    'flops.decoder.attention.scores.windowed': ('b', 's', 'a', 'd_head', 'mla', 'd_rope', 'd_nope', 'd_v', 'W'),
-    'flops.decoder.attention.scores.chunked': ('b', 's', 'a', 'd_head', 'mla', 'd_rope', 'd_nope', 'd_v', 'W'),
+    'flops.decoder.attention.scores.windowed': ('b', 's', 'a', 'd_head', 'W', 'mla', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.attention.scores.chunked': ('b', 's', 'a', 'd_head', 'W', 'mla', 'd_rope', 'd_nope', 'd_v'),
     'flops.decoder.mlp': ('b', 's', 'h', 'd_ff', 'gated'),
-    'flops.decoder.experts': ('b', 's', 'h', 'E', 'k', 'gated', 'd_moe', 'all_experts'),
-    'flops.decoder.experts.skipped': ('b', 's', 'h', 'E', 'k', 'gated', 'd_moe', 'all_experts'),
-    'flops.decoder.experts.capacity': ('b', 's', 'h', 'k', 'gated', 'd_moe', 'c_f'),
-    'flops.decoder.shared_experts': ('b', 's', 'h', 'gated', 'd_sh', 'sh_gate'),
+    'flops.decoder.experts': ('b', 's', 'h', 'k', 'd_moe', 'gated', 'all_experts', 'E'),
+    'flops.decoder.experts.skipped': ('b', 's', 'h', 'E', 'k', 'd_moe', 'all_experts', 'gated'),
+    'flops.decoder.experts.capacity': ('b', 's', 'h', 'k', 'd_moe', 'c_f', 'gated'),
+    'flops.decoder.shared_experts': ('b', 's', 'h', 'sh_gate', 'gated', 'd_sh'),
     'flops.decoder.router': ('b', 's', 'h', 'E'),
     'flops.decoder.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'flops.decoder.layer.forward.moe': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_sh', 'sh_gate', 'all_experts'),
-    'flops.decoder.layers.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'E', 'k', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'all_experts'),
+    'flops.decoder.layer.forward.moe': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'all_experts', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.layers.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'gated', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
     'flops.decoder.embedding_projections': ('b', 's', 'h', 'd_emb', 'proj_emb'),
     'flops.decoder.logits': ('b', 's', 'V', 'd_emb'),
-    'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'all_experts'),
-    'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'all_experts'),
-    'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'gated', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'all_experts'),
+    'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
+    'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
+    'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
     'flops.decoder.mla.decode.naive': ('s', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'flops.decoder.mla.decode.absorbed': ('s', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.kv_cache.layer.full': ('b', 's', 'g', 'd_head', 'q', 'mla', 'r_kv', 'd_rope'),
-    'memory.kv_cache.layer.window': ('b', 's', 'g', 'd_head', 'q', 'mla', 'r_kv', 'd_rope', 'W'),
-    'memory.kv_cache.decoder': ('b', 's', 'g', 'd_head', 'l', 'q', 'mla', 'r_kv', 'd_rope', 'l_win', 'W'),
-    'memory.kv_cache.decoder.paged': ('b', 's', 'g', 'd_head', 'l', 'q', 'mla', 'r_kv', 'd_rope', 'l_win', 'W', 'n_blk'),
+    'memory.kv_cache.layer.window': ('b', 's', 'g', 'd_head', 'q', 'W', 'mla', 'r_kv', 'd_rope'),
+    'memory.kv_cache.decoder': ('b', 's', 'g', 'd_head', 'l', 'q', 'mla', 'l_win', 'r_kv', 'd_rope', 'W'),
+    'memory.kv_cache.decoder.paged': ('b', 's', 'g', 'd_head', 'l', 'q', 'n_blk', 'mla', 'l_win', 'r_kv', 'd_rope', 'W'),
     'memory.kv_cache.decoder.mla_expanded': ('b', 's', 'a', 'l', 'q', 'd_rope', 'd_nope', 'd_v'),
-    'memory.kv_cache.layer.window_sinks': ('b', 's', 'g', 'd_head', 'q', 'mla', 'r_kv', 'd_rope', 'W', 'n_sink'),
+    'memory.kv_cache.layer.window_sinks': ('b', 's', 'g', 'd_head', 'q', 'W', 'mla', 'n_sink', 'r_kv', 'd_rope'),
     'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.tp.layer': ('b', 's', 'h', 't', 'q', 'tau_k', 'W_tp', 'seq_par'),
-    'perf.tp.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'seq_par', 'ovl_tp'),
-    'perf.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'flash', 'seq_par'),
-    'perf.layer.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'flash', 'seq_par', 'rc_full', 'rc_sel', 'ovl_tp'),
+    'perf.tp.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'ovl_tp', 'gated', 'seq_par'),
+    'perf.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'gated', 'flash', 'seq_par'),
+    'perf.layer.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'ovl_tp', 'gated', 'flash', 'seq_par', 'rc_full', 'rc_sel'),
     'perf.logits': ('b', 's', 'h', 'V', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.pp.p2p': ('b', 's', 'h', 't', 'v', 'q', 'tau_k', 'W_pp', 'W_intra', 'piped', 'p2p_serial', 'p2p_grad_whole'),
     'perf.grad.accumulate_fp32': ('t', 'p', 'P', 'W_mem', 'eta_mem', 'grad_fp32'),
-    'perf.stage.microbatch': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'v', 'P', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'W_pp', 'W_intra', 'flash', 'seq_par', 'rc_full', 'rc_sel', 'piped', 'ovl_tp', 'p2p_serial', 'p2p_grad_whole', 'grad_fp32'),
-    'perf.pipeline': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'm', 'v', 'P', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'W_pp', 'W_intra', 'flash', 'seq_par', 'rc_full', 'rc_sel', 'piped', 'ovl_tp', 'p2p_serial', 'p2p_grad_whole', 'grad_fp32'),
+    'perf.stage.microbatch': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'v', 'P', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'W_pp', 'W_intra', 'piped', 'ovl_tp', 'p2p_serial', 'p2p_grad_whole', 'grad_fp32', 'gated', 'flash', 'seq_par', 'rc_full', 'rc_sel'),
+    'perf.pipeline': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'm', 'v', 'P', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'W_pp', 'W_intra', 'piped', 'ovl_tp', 'p2p_serial', 'p2p_grad_whole', 'grad_fp32', 'gated', 'flash', 'seq_par', 'rc_full', 'rc_sel'),
     'perf.pipeline.uneven': ('m', 'T_slow', 'T_stages'),
     'perf.dp.allreduce': ('t', 'p', 'd', 'P', 'q_w', 'W_intra', 'W_net', 'd_node'),
-    'perf.window.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'flash', 'seq_par'),
-    'perf.window.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p', 'X', 'W_mem', 'q', 'gated', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'flash', 'seq_par', 'rc_full', 'rc_sel', 'ovl_tp'),
+    'perf.window.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'gated', 'flash', 'seq_par'),
+    'perf.window.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'ovl_tp', 'gated', 'flash', 'seq_par', 'rc_full', 'rc_sel'),
     'perf.zero.stage0.exposed': ('t', 'p', 'd', 'P', 'q_w', 'W_intra', 'W_net', 'd_node', 'ovl_dp', 'tau_bwd'),
     'perf.zero.stage1.exposed': ('t', 'p', 'd', 'P', 'q_w', 'W_intra', 'W_net', 'd_node', 'ovl_dp', 'tau_bwd'),
     'perf.zero.stage2.exposed': ('t', 'p', 'd', 'm', 'P', 'q_w', 'W_intra', 'W_net', 'd_node', 'tau_bwd'),
@@ -9804,7 +10017,7 @@ INPUTS = {
     'perf.zero.stage3.sent': ('t', 'p', 'd', 'm', 'P', 'q_w'),
     'perf.optimizer': ('t', 'p', 'P', 'W_mem', 'eta_mem'),
     'perf.optimizer.sharded': ('t', 'p', 'd', 'P', 'W_mem', 'eta_mem'),
-    'params.ep.experts': ('h', 'E', 'gated', 'b_mlp', 'l_moe', 'd_moe'),
+    'params.ep.experts': ('h', 'E', 'l_moe', 'd_moe', 'gated', 'b_mlp'),
     'params.per_gpu.ep': ('t', 'p', 'P', 'e', 'P_exp'),
     'memory.zero.ep_cp': ('t', 'p', 'P', 'e', 'P_exp'),
     'memory.zero.ep_cp.stage1': ('t', 'p', 'd', 'P', 'e', 'c', 'P_exp'),
@@ -9838,18 +10051,323 @@ INPUTS = {
     'memory.qlora.bytes_per_weight': ('B_q', 'B_q2'),
     'memory.qlora.bytes_per_weight.single': ('B_q',),
     'memory.int8.bytes_per_weight': ('d_in',),
-    'params.quantized.linear': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'E', 'gated', 'l_moe', 'd_moe', 'd_sh'),
-    'params.quantized.kept': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'n_pos', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_moe', 'sh_gate', 'router_bias'),
+    'params.quantized.linear': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'gated', 'l_moe', 'd_sh', 'E', 'd_moe'),
+    'params.quantized.kept': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'sh_gate', 'router_bias', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
     'memory.lora.states.per_gpu': ('t', 'p', 'P', 'q_base', 'P_keep', 'P_lora'),
     'flops.lora.adapters.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'r_lora', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
-    'flops.lora.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'r_lora', 'gated', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'all_experts', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
-    'flops.lora.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'E', 'k', 'r_lora', 'gated', 'd_emb', 'proj_emb', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'l_moe', 'd_moe', 'd_sh', 'sh_gate', 'all_experts', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
+    'flops.lora.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'r_lora', 'd_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
+    'flops.lora.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'r_lora', 'd_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
     'utilization.of_peak': ('X', 'X_run'),
     'utilization.aggregate': ('n', 'X_run'),
     'utilization.mfu.iteration': ('B', 's', 'h', 'l', 'V', 'n', 'X', 'tau'),
     'utilization.hfu.selective': ('B', 's', 'h', 'l', 'V', 'n', 'X', 'tau'),
     'utilization.selective_overhead': ('s', 'h', 'l', 'V'),
     'utilization.attention_per_token': ('s', 'h', 'l', 'causal'),
+    'utilization.training_per_token': ('s', 'a', 'd_head', 'l', 'P'),
+    'utilization.mfu.throughput': ('s', 'a', 'd_head', 'l', 'n', 'P', 'X', 'R_tok'),
+    'utilization.mfu.throughput.weights': ('n', 'P', 'X', 'R_tok'),
+    'utilization.hfu.remat': ('U', 'f_remat'),
+    'utilization.remat_share': ('U', 'U_hw'),
+    'utilization.time_overhead': ('tau', 'tau_0'),
+    'utilization.throughput_gain': ('tau', 'tau_0'),
+    'utilization.training_time.megatron': ('s', 'h', 'l', 'V', 'n', 'D', 'X_run'),
+    'conventions.korthikanti.hfu': ('B', 's', 'h', 'l', 'V', 'n', 'X', 'tau'),
+    'conventions.korthikanti.overhead': ('s', 'h', 'l', 'V'),
+    'conventions.kaplan.forward_per_token': ('s', 'h', 'l', 'P'),
+    'conventions.megatron.eq4': ('n', 'P', 'D', 'X_run'),
+    'conventions.chinchilla.pinned': ('C_flops',),
+    'conventions.chinchilla.forward': ('s', 'h', 'a', 'l', 'V'),
+    'energy.pf_day': (),
+    'energy.pf_days': ('C_flops',),
+    'energy.training': ('H_gpu', 'W_gpu', 'PUE'),
+    'energy.emissions': ('H_gpu', 'W_gpu', 'PUE', 'I_co2'),
+    'cost.training': ('H_gpu', 'c_rent'),
+    'cost.wall_clock': ('n', 'H_gpu'),
+    'cost.payback_months': ('c_rent', 'c_gpu'),
+    'cost.tokens_per_dollar': ('P', 'X', 'U', 'c_rent'),
+    'cost.breakeven_rent': ('c_gpu', 'N_pay'),
+    'cost.value_ratio': ('c_gpu', 'c_ref', 'x_thr'),
+    'cost.compute_ratio': ('X', 'X_ref'),
+    'cost.bandwidth_ratio': ('W_mem', 'W_ref'),
+    'reliability.cluster_mtbf': ('n', 'M_fail'),
+    'reliability.checkpoint.size': ('P',),
+    'reliability.checkpoint.time': ('P', 'W_store'),
+    'reliability.wasted': ('n', 'M_fail', 'tau_ckpt', 'delta_ckpt', 'R_restore'),
+    'reliability.young_daly': ('n', 'M_fail', 'delta_ckpt'),
+    'reliability.goodput': ('n', 'M_fail', 'delta_ckpt', 'R_restore'),
+    'reliability.restart_share': ('n', 'M_fail', 'R_restore'),
+    'pipeline.step_factor': ('p', 'w_max', 'w_tot'),
+    'pipeline.bubble.uneven': ('p', 'm', 'w_max', 'w_tot'),
+    'pipeline.logits_layers': ('s', 'h', 'V'),
+    'pipeline.activations.first_stage': ('b', 's', 'h', 'a', 't', 'p', 'l_first'),
+    'pipeline.activations.embedding_dropout': ('b', 's', 'h', 't', 'p'),
+    'pipeline.activations.output_layer': ('b', 's', 'h', 'V', 't'),
+    'pipeline.activations.whole_model': ('b', 's', 'h', 'a', 'l', 'V', 't'),
+    'optimizations.selective_recompute.saving': ('s', 'h', 'a'),
+    'optimizations.zero_r.tp_checkpointing': ('b', 's', 'h', 'q'),
+    'optimizations.zero_r.partitioned_activations': ('b', 's', 'h', 'q'),
+    'optimizations.scatter_gather': ('b', 's', 'h', 't', 'q'),
+    'optimizations.onebit_adam.reduction': ('f_w', 'k_cmp'),
+    'optimizations.kv.contiguous_waste': ('s', 's_max'),
+    'optimizations.kv.paged_waste': ('s', 'k_blk'),
+    'optimizations.static_batching.utilization': ('s', 's_max'),
+    'optimizations.pipeline.naive_in_flight': ('p',),
+    'optimizations.pipeline.min_global_batch': ('b', 'p', 'd'),
+    'optimizations.export_penalty': ('n', 'P', 'D', 'X', 'U', 'pi_pen'),
+}
+
+REQUIRED = {
+    'params.layer.attention': ('h',),
+    'params.layer.mlp': ('h',),
+    'params.layer.norms': ('h',),
+    'params.layer': ('h',),
+    'params.total': ('s', 'h', 'l', 'V'),
+    'params.narayanan': ('s', 'h', 'l', 'V'),
+    'params.approx': ('h', 'l'),
+    'flops.gemm': ('M_rows', 'K_inner', 'N_cols'),
+    'flops.layer.forward': ('b', 's', 'h'),
+    'flops.logits': ('b', 's', 'h', 'V'),
+    'flops.forward': ('b', 's', 'h', 'l', 'V'),
+    'flops.backward': ('b', 's', 'h', 'l', 'V'),
+    'flops.training': ('b', 's', 'h', 'l', 'V'),
+    'flops.training.recompute': ('b', 's', 'h', 'l', 'V'),
+    'flops.training.approx': ('P', 'D'),
+    'flops.training.recompute.approx': ('P', 'D'),
+    'flops.megatron': ('B', 's', 'h', 'l', 'V'),
+    'flops.inference.per_token': ('P',),
+    'flops.recompute.from_scratch': ('l',),
+    'memory.model_states': ('P',),
+    'memory.model_states.fp32_grads': ('P',),
+    'memory.model_states.grad_buffers': ('P',),
+    'memory.ddp.buckets': ('P',),
+    'memory.bf16.fp32_grads': ('P',),
+    'memory.model_states.sgd_momentum': ('P',),
+    'memory.optimizer.adam': ('P',),
+    'memory.model_states.inference': ('P',),
+    'memory.model_states.inference.int8': ('P',),
+    'memory.model_states.inference.int4': ('P',),
+    'memory.zero': ('t', 'p', 'P'),
+    'memory.zero.stage1': ('t', 'p', 'd', 'P'),
+    'memory.zero.stage2': ('t', 'p', 'd', 'P'),
+    'memory.zero.stage3': ('t', 'p', 'd', 'P'),
+    'memory.zero.offload.gpu': ('t', 'p', 'P'),
+    'memory.zero.offload.cpu': ('t', 'p', 'd', 'P'),
+    'memory.activations.layer': ('b', 's', 'h', 'a'),
+    'memory.activations.layer.exact': ('b', 's', 'h', 'a'),
+    'memory.activations.layer.tp': ('b', 's', 'h', 'a', 't'),
+    'memory.activations.layer.tp_sp': ('b', 's', 'h', 'a', 't'),
+    'memory.activations.layer.selective': ('b', 's', 'h', 't'),
+    'memory.activations.layer.selective_sp': ('b', 's', 'h', 't'),
+    'memory.activations.layer.full_recompute': ('b', 's', 'h'),
+    'memory.activations.layer.full_recompute_sp': ('b', 's', 'h', 't'),
+    'memory.activations.layer.flash': ('b', 's', 'h', 'a', 't'),
+    'memory.activations.layer.gated': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff'),
+    'memory.activations.layer.general.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
+    'memory.activations.layer.general.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
+    'memory.activations.layer.general.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
+    'memory.activations.layer.general.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
+    'memory.activations.layer.general.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
+    'memory.activations.layer.general.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
+    'memory.activations.layer.decoder.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
+    'memory.activations.layer.decoder.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
+    'memory.activations.layer.decoder.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
+    'memory.activations.layer.decoder.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
+    'memory.activations.layer.decoder.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
+    'memory.activations.layer.decoder.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
+    'memory.activations.layer.decoder.moe.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe'),
+    'memory.activations.layer.decoder.moe.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe'),
+    'memory.activations.layer.decoder.moe.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe'),
+    'memory.activations.layer.decoder.moe.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe'),
+    'memory.activations.layer.decoder.moe.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe'),
+    'memory.activations.layer.decoder.moe.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe'),
+    'memory.activations.1f1b': ('b', 's', 'h', 'a', 'l', 't'),
+    'memory.activations.1f1b.interleaved': ('b', 's', 'h', 'a', 'l', 't', 'p', 'v'),
+    'memory.activations.selective_001': ('b', 's', 'h', 'l', 't'),
+    'memory.activations.llama_002': ('b', 's', 'h', 'a', 'd_ff', 'l'),
+    'memory.training.selective': ('b', 's', 'h', 'l', 't', 'P'),
+    'memory.kv_cache.per_token': ('g', 'd_head', 'l', 'q'),
+    'memory.kv_cache.per_sequence': ('s', 'g', 'd_head', 'l', 'q'),
+    'memory.kv_cache': ('b', 's', 'g', 'd_head', 'l', 'q'),
+    'memory.inference': ('b', 's', 'h', 'g', 'd_head', 'l', 'P', 'q'),
+    'memory.per_gpu': ('b', 's', 'h', 'a', 'l', 't', 'p', 'P'),
+    'memory.per_gpu.headroom': ('b', 's', 'h', 'a', 'l', 't', 'p', 'P', 'M_gpu'),
+    'memory.max_micro_batch': ('s', 'h', 'a', 'l', 't', 'p', 'P', 'M_gpu'),
+    'comms.redundancy.allreduce': ('n',),
+    'comms.collective.allreduce': ('n', 'x_msg'),
+    'comms.redundancy.reduce_scatter': ('n',),
+    'comms.collective.reduce_scatter': ('n', 'x_msg'),
+    'comms.redundancy.allgather': ('n',),
+    'comms.collective.allgather': ('n', 'x_msg'),
+    'comms.redundancy.alltoall': ('n',),
+    'comms.collective.alltoall': ('n', 'x_msg'),
+    'comms.redundancy.gather': ('n',),
+    'comms.collective.gather': ('n', 'x_msg'),
+    'comms.redundancy.broadcast': (),
+    'comms.collective.broadcast': ('x_msg',),
+    'comms.redundancy.sendrecv': (),
+    'comms.collective.sendrecv': ('x_msg',),
+    'comms.collective.allreduce.ring_steps': ('n',),
+    'comms.collective.allreduce.tree_steps': ('n',),
+    'comms.bus_bandwidth': ('W_alg', 'rho'),
+    'comms.tp.per_microbatch': ('b', 's', 'h', 'l', 'p', 'q'),
+    'comms.tp.sent_per_microbatch': ('b', 's', 'h', 'l', 't', 'p', 'q'),
+    'comms.sp.per_microbatch': ('b', 's', 'h', 'l', 't', 'p', 'q'),
+    'comms.tp.per_iteration': ('b', 's', 'h', 'l', 'p', 'm', 'q'),
+    'comms.pp.per_microbatch': ('b', 's', 'h', 'q'),
+    'comms.pp.per_iteration': ('b', 's', 'h', 'm', 'q'),
+    'comms.pp.per_iteration.interleaved': ('b', 's', 'h', 'm', 'v', 'q'),
+    'comms.dp.per_iteration': ('t', 'p', 'P', 'q_w'),
+    'comms.dp.sent_per_iteration': ('t', 'p', 'd', 'P', 'q_w'),
+    'comms.zero.stage1': ('P', 'q_w'),
+    'comms.zero.stage2': ('P', 'q_w'),
+    'comms.zero.stage3': ('P', 'q_w'),
+    'comms.zero.stage3.sent': ('t', 'p', 'd', 'P', 'q_w'),
+    'comms.bandwidth.tp': ('h', 't', 'X', 'U', 'r', 'q'),
+    'comms.bandwidth.pp': ('h', 'l', 't', 'p', 'X', 'U', 'r', 'q'),
+    'comms.bandwidth.dp': ('B', 's', 'd', 'X', 'U', 'r', 'q'),
+    'comms.tp.attention_intensity': ('h', 't', 'q'),
+    'comms.tp.required_link': ('h', 't', 'X', 'q'),
+    'comms.tp.max_degree': ('h', 'X', 'W_link', 'q'),
+    'comms.nic.time': ('P', 'g_node', 'k_nic', 'W_nic'),
+    'comms.nic.count': ('P', 'tau', 'g_node', 'W_nic'),
+    'cluster.bubble': ('p', 'm'),
+    'cluster.bubble.interleaved': ('p', 'm', 'v'),
+    'cluster.amdahl': ('n', 'f'),
+    'cluster.training_time': ('n', 'P', 'D', 'X', 'U'),
+    'cluster.training_time.recompute': ('n', 'P', 'D', 'X', 'U'),
+    'cluster.gpus_for_deadline': ('P', 'D', 'X', 'U', 'tau'),
+    'cluster.mfu': ('n', 'P', 'D', 'X', 'tau'),
+    'cluster.hfu': ('n', 'P', 'D', 'X', 'tau'),
+    'cluster.gpu_hours': ('P', 'D', 'X', 'U'),
+    'cluster.mfu.gpu_hours': ('P', 'D', 'X', 'H_gpu'),
+    'inference.arithmetic_intensity': ('b', 'q_w'),
+    'inference.roofline': ('b', 'X', 'W_mem', 'q_w'),
+    'inference.latency.memory_bound': ('n', 'P', 'W_mem', 'q_w'),
+    'inference.latency.compute_bound': ('b', 'n', 'P', 'X'),
+    'inference.latency.step': ('b', 'n', 'P', 'X', 'W_mem', 'q_w'),
+    'inference.balance_batch': ('X', 'W_mem', 'q_w'),
+    'inference.latency.pipeline': ('P', 'W_mem', 'q_w'),
+    'inference.pipeline.stage_traffic': ('b', 'h', 'q'),
+    'inference.pipeline.transfer_time': ('b', 'h', 'W_link', 'q'),
+    'inference.latency.pipeline.network': ('b', 'h', 'p', 'P', 'W_mem', 'W_link', 'q', 'q_w'),
+    'inference.pipeline.max_batch': ('h', 'p', 'P', 'W_mem', 'W_link', 'q', 'q_w', 'tau'),
+    'inference.tp.traffic_per_token': ('b', 'h', 'l', 'q'),
+    'inference.kv_recompute.flops': ('b', 's', 'h', 'l'),
+    'inference.kv_recompute.reads': ('s', 'h', 'l'),
+    'params.decoder.embeddings': ('h', 'V', 'n_pos', 'd_emb'),
+    'params.decoder.attention.mla': ('h', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.attention': ('h', 'a', 'g', 'd_head'),
+    'params.decoder.mlp': ('h', 'd_ff'),
+    'params.decoder.expert': ('h', 'd_moe'),
+    'params.decoder.shared_experts': ('h', 'sh_gate'),
+    'params.decoder.router': ('h', 'E'),
+    'params.decoder.norms': ('h',),
+    'params.decoder.layer': ('h', 'a', 'g', 'd_head', 'd_ff'),
+    'params.decoder.layer.moe': ('h', 'a', 'g', 'd_head', 'E', 'd_moe'),
+    'params.decoder.layer.active': ('h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe'),
+    'params.decoder.final_norm': ('h',),
+    'params.decoder.head': ('V', 'head_bias'),
+    'params.decoder.total': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb'),
+    'params.decoder.active': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb'),
+    'params.decoder.mtp': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_mtp'),
+    'flops.decoder.attention.projections.mla': ('b', 's', 'h', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.attention.projections': ('b', 's', 'h', 'a', 'g', 'd_head'),
+    'flops.decoder.attention.scores': ('b', 's', 'a', 'd_head'),
+    'flops.decoder.attention.scores.causal': ('b', 's', 'a', 'd_head'),
+    'flops.decoder.attention.scores.windowed': ('b', 's', 'a', 'd_head', 'W'),
+    'flops.decoder.attention.scores.chunked': ('b', 's', 'a', 'd_head', 'W'),
+    'flops.decoder.mlp': ('b', 's', 'h', 'd_ff'),
+    'flops.decoder.experts': ('b', 's', 'h', 'k', 'd_moe'),
+    'flops.decoder.experts.skipped': ('b', 's', 'h', 'E', 'k', 'd_moe', 'all_experts'),
+    'flops.decoder.experts.capacity': ('b', 's', 'h', 'k', 'd_moe', 'c_f'),
+    'flops.decoder.shared_experts': ('b', 's', 'h', 'sh_gate'),
+    'flops.decoder.router': ('b', 's', 'h', 'E'),
+    'flops.decoder.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff'),
+    'flops.decoder.layer.forward.moe': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe'),
+    'flops.decoder.layers.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l'),
+    'flops.decoder.embedding_projections': ('b', 's', 'h', 'd_emb', 'proj_emb'),
+    'flops.decoder.logits': ('b', 's', 'V', 'd_emb'),
+    'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb'),
+    'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb'),
+    'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb'),
+    'flops.decoder.mla.decode.naive': ('s', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.mla.decode.absorbed': ('s', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.kv_cache.layer.full': ('b', 's', 'g', 'd_head', 'q'),
+    'memory.kv_cache.layer.window': ('b', 's', 'g', 'd_head', 'q', 'W'),
+    'memory.kv_cache.decoder': ('b', 's', 'g', 'd_head', 'l', 'q'),
+    'memory.kv_cache.decoder.paged': ('b', 's', 'g', 'd_head', 'l', 'q', 'n_blk'),
+    'memory.kv_cache.decoder.mla_expanded': ('b', 's', 'a', 'l', 'q', 'd_rope', 'd_nope', 'd_v'),
+    'memory.kv_cache.layer.window_sinks': ('b', 's', 'g', 'd_head', 'q', 'W'),
+    'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.tp.layer': ('b', 's', 'h', 't', 'q', 'tau_k', 'W_tp'),
+    'perf.tp.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'ovl_tp'),
+    'perf.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp'),
+    'perf.layer.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'ovl_tp'),
+    'perf.logits': ('b', 's', 'h', 'V', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.pp.p2p': ('b', 's', 'h', 't', 'v', 'q', 'tau_k', 'W_pp', 'W_intra', 'piped', 'p2p_serial', 'p2p_grad_whole'),
+    'perf.grad.accumulate_fp32': ('t', 'p', 'P', 'W_mem', 'eta_mem', 'grad_fp32'),
+    'perf.stage.microbatch': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'v', 'P', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'W_pp', 'W_intra', 'piped', 'ovl_tp', 'p2p_serial', 'p2p_grad_whole', 'grad_fp32'),
+    'perf.pipeline': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'm', 'v', 'P', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'W_pp', 'W_intra', 'piped', 'ovl_tp', 'p2p_serial', 'p2p_grad_whole', 'grad_fp32'),
+    'perf.pipeline.uneven': ('m', 'T_slow', 'T_stages'),
+    'perf.dp.allreduce': ('t', 'p', 'd', 'P', 'q_w', 'W_intra', 'W_net', 'd_node'),
+    'perf.window.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp'),
+    'perf.window.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'ovl_tp'),
+    'perf.zero.stage0.exposed': ('t', 'p', 'd', 'P', 'q_w', 'W_intra', 'W_net', 'd_node', 'ovl_dp', 'tau_bwd'),
+    'perf.zero.stage1.exposed': ('t', 'p', 'd', 'P', 'q_w', 'W_intra', 'W_net', 'd_node', 'ovl_dp', 'tau_bwd'),
+    'perf.zero.stage2.exposed': ('t', 'p', 'd', 'm', 'P', 'q_w', 'W_intra', 'W_net', 'd_node', 'tau_bwd'),
+    'perf.zero.stage3.exposed': ('t', 'p', 'd', 'm', 'P', 'q_w', 'W_intra', 'W_net', 'd_node', 'tau_fwd', 'tau_bwd'),
+    'perf.zero.stage1.sent': ('t', 'p', 'd', 'P', 'q_w'),
+    'perf.zero.stage2.sent': ('t', 'p', 'd', 'm', 'P', 'q_w'),
+    'perf.zero.stage3.sent': ('t', 'p', 'd', 'm', 'P', 'q_w'),
+    'perf.optimizer': ('t', 'p', 'P', 'W_mem', 'eta_mem'),
+    'perf.optimizer.sharded': ('t', 'p', 'd', 'P', 'W_mem', 'eta_mem'),
+    'params.ep.experts': ('h', 'E', 'l_moe', 'd_moe'),
+    'params.per_gpu.ep': ('t', 'p', 'P', 'e', 'P_exp'),
+    'memory.zero.ep_cp': ('t', 'p', 'P', 'e', 'P_exp'),
+    'memory.zero.ep_cp.stage1': ('t', 'p', 'd', 'P', 'e', 'c', 'P_exp'),
+    'memory.zero.ep_cp.stage2': ('t', 'p', 'd', 'P', 'e', 'c', 'P_exp'),
+    'memory.zero.ep_cp.stage3': ('t', 'p', 'd', 'P', 'c', 'P_exp'),
+    'comms.ep.per_layer': ('b', 's', 'h', 'k', 'q', 'e', 'c'),
+    'comms.ep.per_layer.sp': ('b', 's', 'h', 'k', 't', 'q', 'e', 'c'),
+    'comms.ep.per_microbatch': ('b', 's', 'h', 'k', 'p', 'q', 'e', 'c', 'l_moe'),
+    'comms.ep.per_microbatch.sp': ('b', 's', 'h', 'k', 't', 'p', 'q', 'e', 'c', 'l_moe'),
+    'comms.dp.ep_cp.sent_per_iteration': ('t', 'p', 'd', 'P', 'q_w', 'e', 'c', 'P_exp'),
+    'comms.zero.stage3.ep_cp.sent': ('t', 'p', 'd', 'P', 'q_w', 'e', 'c', 'P_exp'),
+    'memory.activations.layer.cp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'c'),
+    'memory.activations.layer.cp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'c'),
+    'memory.activations.layer.cp.full_recompute': ('b', 's', 'h', 'c'),
+    'memory.activations.layer.cp.full_recompute_sp': ('b', 's', 'h', 't', 'c'),
+    'comms.cp.per_layer': ('b', 's', 'g', 'd_head', 't', 'q', 'c'),
+    'comms.cp.per_microbatch': ('b', 's', 'g', 'd_head', 'l', 't', 'p', 'q', 'c'),
+    'memory.distributed_optimizer': ('t', 'p', 'd', 'P'),
+    'memory.fp8.model_states': ('P',),
+    'memory.fp8.weight_copies': ('t', 'p', 'P', 'e', 'P_exp'),
+    'memory.fp8.weight_copies.zero3': ('t', 'p', 'd', 'P', 'c'),
+    'memory.fp8.activations.saving': ('b', 's', 'h', 'a', 'd_head', 'd_ff', 't'),
+    'memory.fp8.activations.saving_sp': ('b', 's', 'h', 'a', 'd_head', 'd_ff', 't'),
+    'params.lora.matrix': ('r_lora', 'd_in', 'd_out'),
+    'params.lora.layer': ('h', 'a', 'g', 'd_head', 'd_ff', 'r_lora', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
+    'params.lora.total': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'r_lora', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
+    'memory.lora.adapter_states': ('P_lora',),
+    'memory.lora.frozen_base': ('P', 'q_base', 'P_keep'),
+    'memory.lora.states': ('P', 'q_base', 'P_keep', 'P_lora'),
+    'memory.lora.activations.layer': ('b', 's', 'r_lora', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
+    'memory.qlora.bytes_per_weight': ('B_q', 'B_q2'),
+    'memory.qlora.bytes_per_weight.single': ('B_q',),
+    'memory.int8.bytes_per_weight': ('d_in',),
+    'params.quantized.linear': ('h', 'a', 'g', 'd_head', 'd_ff', 'l'),
+    'params.quantized.kept': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb'),
+    'memory.lora.states.per_gpu': ('t', 'p', 'P', 'q_base', 'P_keep', 'P_lora'),
+    'flops.lora.adapters.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'r_lora', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
+    'flops.lora.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'r_lora', 'd_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
+    'flops.lora.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'r_lora', 'd_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
+    'utilization.of_peak': ('X', 'X_run'),
+    'utilization.aggregate': ('n', 'X_run'),
+    'utilization.mfu.iteration': ('B', 's', 'h', 'l', 'V', 'n', 'X', 'tau'),
+    'utilization.hfu.selective': ('B', 's', 'h', 'l', 'V', 'n', 'X', 'tau'),
+    'utilization.selective_overhead': ('s', 'h', 'l', 'V'),
+    'utilization.attention_per_token': ('s', 'h', 'l'),
     'utilization.training_per_token': ('s', 'a', 'd_head', 'l', 'P'),
     'utilization.mfu.throughput': ('s', 'a', 'd_head', 'l', 'n', 'P', 'X', 'R_tok'),
     'utilization.mfu.throughput.weights': ('n', 'P', 'X', 'R_tok'),

@@ -115,7 +115,7 @@ def _traced_choose(key, options):
 
 def _traced(formula_id: str, **values: object) -> sp.Expr:
     """A formula with the report's values put in (symbols, or expressions of them)."""
-    expr = get(formula_id).value_expr
+    expr = get(formula_id).expr
     return expr.xreplace({s: _basic(values[s.name]) for s in expr.free_symbols if s.name in values})
 
 

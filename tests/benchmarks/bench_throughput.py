@@ -81,7 +81,7 @@ def memory_rows() -> list[tuple[str, float]]:
     x = random_configs(N_POINTS)
     names = generated.INPUTS["memory.per_gpu"]
     args = [x[name] for name in names]
-    expr = valued(get("memory.per_gpu").expr)
+    expr = valued(get("memory.per_gpu").dimensioned)
     symbols = sorted(expr.free_symbols, key=lambda s: names.index(s.name))
     lambdified = sp.lambdify(symbols, expr)
 
@@ -114,7 +114,7 @@ def megatron_1t():
 @cache
 def _lambdified(formula_id: str):
     names = generated.INPUTS[formula_id]
-    expr = valued(get(formula_id).expr)
+    expr = valued(get(formula_id).dimensioned)
     symbols = sorted(expr.free_symbols, key=lambda s: names.index(s.name))
     return sp.lambdify(symbols, expr), tuple(s.name for s in symbols)
 

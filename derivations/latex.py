@@ -1,22 +1,15 @@
-"""LaTeX of formulas and derivation steps, printed from the same expressions that compute."""
+"""LaTeX of derivation steps: each step a displayed line, printed from the expression the engine checks."""
 
 from __future__ import annotations
 
 import re
 
-import sympy as sp
-
 from llm_formulas.derivations.engine import Step
-from llm_formulas.derivations.proof import valued
-from llm_formulas.formulas.catalogue import Formula
-from llm_formulas.formulas.symbols import latex_names
+from llm_formulas.formulas.latex import formula_latex, latex
+
+__all__ = ["label_latex", "step_latex", "derivation_latex"]
 
 _GREEK = {"Ψ": r"\Psi", "Σ": r"\Sigma", "ε": r"\varepsilon"}
-
-
-def latex(expr: sp.Basic) -> str:
-    """Constants become their values; symbols take their registered LaTeX names."""
-    return sp.latex(valued(expr), symbol_names=latex_names())
 
 
 def label_latex(label: str) -> str:
@@ -31,12 +24,6 @@ def label_latex(label: str) -> str:
     )
     text = text.replace("²", "^2")
     return text.strip()
-
-
-def formula_latex(formula: Formula) -> str:
-    """``lhs = expression`` for a catalogue formula."""
-    lhs = formula.symbol_latex or r"\mathrm{" + formula.id.replace("_", r"\_") + "}"
-    return f"{lhs} = {latex(formula.expr)}"
 
 
 _RELATION = {"defines": ":=", "equals": "=", "solves": "=", "concludes": "=", "approximates": r"\approx"}
@@ -59,3 +46,13 @@ def step_latex(step: Step, formula_lookup) -> str:
     if step.claim == "approximates":
         text += rf"\quad\left(\text{{relative error }} {latex(step.error)}\right)"
     return text
+
+
+def derivation_latex(derivation) -> str:
+    """A whole derivation as one ``aligned`` block: its title, then its steps numbered as ``check`` numbers them."""
+    from llm_formulas.formulas.catalogue import lookup, within
+
+    with within(derivation.catalogue):
+        lines = [rf"\text{{{index}.}}\quad & {step_latex(step, lookup)}" for index, step in enumerate(derivation.steps, 1)]
+    title = derivation.title.replace("\\", "").replace("{", "").replace("}", "")
+    return r"\begin{aligned}&\textbf{" + title + r"}\\ " + r" \\ ".join(lines) + r"\end{aligned}"

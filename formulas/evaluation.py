@@ -1,0 +1,71 @@
+"""Evaluating a formula: names resolved, numbers made exact, switches at their classic values unless given.
+
+``bind(formula, values)`` turns what a caller gives (names as strings or symbols, numbers as ints, Fractions,
+SymPy numbers, decimal strings or floats) into exact values by the catalogue's own symbols; a name no catalogue
+declares raises ``UnknownSymbol`` with the nearest names. Every structural switch the caller leaves out takes its
+classic value (``formulas.symbols.switch_defaults``), so a plain GPT block needs no MLA inputs; an input that is
+still missing is named. ``evaluate`` returns the exact value (or a float with ``numeric=True``).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Mapping
+
+import sympy as sp
+
+from llm_formulas.formulas.catalogue import Formula, within
+from llm_formulas.formulas.symbols import resolve, table_order
+
+__all__ = ["MissingInput", "bind", "evaluate", "exact_number"]
+
+
+class MissingInput(ValueError):
+    """A formula was evaluated without a value it needs (its name and the missing inputs are in the message)."""
+
+
+def exact_number(value: object) -> sp.Rational:
+    """An exact number from an int, a Fraction, a SymPy number, a decimal string ("7e9", "0.35", "3/4") or a float
+    (taken at its shortest decimal form, 0.4 as 2/5). Anything else raises TypeError; nothing is evaluated."""
+    if isinstance(value, bool):
+        raise TypeError("a number is expected, not a boolean")
+    if isinstance(value, (int, Fraction)):
+        return sp.Rational(value)
+    if isinstance(value, sp.Basic) and value.is_Rational:
+        return sp.Rational(value)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(f"{value} is not a finite number")
+        return sp.Rational(repr(value))
+    if isinstance(value, str):
+        try:
+            return sp.Rational(Fraction(value.strip()))  # Python's own exact decimal and fraction reader
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"{value[:80]!r} is not a number (a decimal such as 7e9 or 0.35, or a fraction 3/4)") from None
+    raise TypeError(f"{value!r} is not a number (give an int, a Fraction, a decimal string or a float)")
+
+
+def bind(formula: Formula, values: Mapping[str | sp.Symbol, object]) -> dict[sp.Symbol, sp.Rational]:
+    """Exact values by symbol for every input ``formula`` needs: given ones resolved, left-out switches at their
+    classic values; an unknown name raises UnknownSymbol, a missing input MissingInput, a violated condition
+    ValueError. Names the formula does not use are accepted (a whole model's values may be passed)."""
+    with within(formula.catalogue):
+        given = {resolve(name): exact_number(value) for name, value in values.items()}
+    bound = {**{symbol: default for symbol, default in formula.defaults.items() if symbol not in given}, **given}
+    missing = formula.expr.xreplace(bound).free_symbols
+    if missing:
+        with within(formula.catalogue):
+            names = ", ".join(symbol.name for symbol in sorted(missing, key=table_order))
+        raise MissingInput(f"{formula.id} needs {names} (missing)")
+    for condition in formula.conditions:
+        if condition.holds(bound) is False:
+            raise ValueError(f"{formula.id} requires {condition.text}")
+    return {symbol: value for symbol, value in bound.items() if symbol in formula.expr.free_symbols}
+
+
+def evaluate(formula: Formula, values: Mapping[str | sp.Symbol, object], *, numeric: bool = False) -> sp.Expr | float:
+    """The formula's exact value at ``values`` (``bind``); ``numeric=True`` gives a float."""
+    value = formula.expr.xreplace(bind(formula, values))
+    if not value.is_Rational:  # logarithms and the like: 2·log(4)/log(2) is 4
+        value = sp.simplify(value)
+    return float(value) if numeric else value
