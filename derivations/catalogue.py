@@ -10,10 +10,11 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from functools import cache
+from types import ModuleType
 from typing import Callable
 
 from llm_formulas.derivations.engine import Derivation, Outcome, building
-from llm_formulas.formulas.catalogue import TOPICS, all_formulas, origin_topic
+from llm_formulas.formulas.catalogue import TOPICS, Catalogue, all_formulas, origin_topic
 from llm_formulas.formulas.dimensions import DimensionError, check_declared_unit
 
 
@@ -101,6 +102,38 @@ def coverage_outcomes() -> list[Outcome]:
                 "" if f.id in established else "no derivation concludes this formula")
         for index, f in enumerate(all_formulas(), start=1)
     ]
+
+
+def check_module(module: ModuleType) -> Report:
+    """A user's module checked as ``check`` checks the catalogue: each ``Catalogue`` it holds (its formulas' units,
+    its derivations' steps, units and soundness, every formula concluded by one of them), and the derivations its
+    ``DERIVATIONS`` list builds, the way the project's own topic modules list theirs."""
+    catalogues = [value for value in vars(module).values() if isinstance(value, Catalogue)]
+    makers = list(getattr(module, "DERIVATIONS", ()))
+    if not catalogues and not makers:
+        raise ValueError(f"{module.__name__} holds no Catalogue and no DERIVATIONS list")
+    outcomes: list[Outcome] = []
+    for owner in catalogues:
+        with owner:
+            built = [build(make) for make in owner.derivations]
+            for derivation in built:
+                outcomes.extend(derivation.check())
+            established = {formula_id for derivation in built for formula_id in derivation.established}
+            for index, formula in enumerate(owner, start=1):
+                try:
+                    how = check_declared_unit(formula.dimensioned, formula.unit)
+                    outcomes.append(Outcome("units", index, formula.id, "unit", f"declared {formula.unit}", True, how))
+                except DimensionError as error:
+                    outcomes.append(Outcome("units", index, formula.id, "unit", f"declared {formula.unit}", False,
+                                            "dimensions", str(error)))
+                concluded = formula.id in established
+                outcomes.append(Outcome("coverage", index, formula.id, "established", "concluded by a derivation",
+                                        concluded, "lookup", "" if concluded else
+                                        f"no derivation of {owner.name!r} concludes this formula (register one with "
+                                        "@catalogue.derivation)"))
+    for make in makers:
+        outcomes.extend(build(make).check())
+    return Report(tuple(outcomes))
 
 
 def check_all() -> Report:

@@ -51,6 +51,8 @@ from llm_formulas.formulas.catalogue import Source, lookup, take_reads, within
 from llm_formulas.formulas.dimensions import DimensionError, units_of
 from llm_formulas.formulas.symbols import resolve
 
+__all__ = ["Derivation", "Outcome", "Step"]
+
 
 def building() -> None:
     """Start building a derivation afresh: forget the catalogue reads made so far in this thread (``check`` calls

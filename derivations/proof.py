@@ -15,6 +15,9 @@ import sympy as sp
 
 from llm_formulas.formulas.symbols import constant_values, is_declared, quantity, resolve
 
+__all__ = ["Regime", "Verdict", "much_greater", "much_less", "prove_equal", "prove_negligible", "prove_nonnegative",
+           "prove_vanishes", "valued"]
+
 _QUICK = (("expand", sp.expand), ("doit", lambda e: sp.expand(e.doit())))
 _SLOW = (
     ("cancel", sp.cancel),

@@ -21,6 +21,8 @@ from llm_formulas.derivations.engine import Derivation
 from llm_formulas.formulas.dimensions import DimensionError, units_of
 from llm_formulas.derivations.proof import Regime, built_from, changed_kept_terms, limits_match, prove_equal, prove_negligible, prove_vanishes, valued
 
+__all__ = ["assert_approximation", "assert_derivation", "assert_identity"]
+
 
 def _show(expr: sp.Basic) -> str:
     return sp.pretty(valued(expr), use_unicode=True)

@@ -18,6 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from llm_formulas.formulas import scope
+
+__all__ = ["Source", "Work", "WORKS", "cited", "work"]
+
 Kind = Literal["seed", "paper", "datasheet", "software"]
 
 
@@ -407,26 +411,42 @@ _work(
 
 
 def work(key: str) -> Work:
-    """The entry with this key; an unknown key is a programming error, named."""
-    try:
-        return WORKS[key]
-    except KeyError:
-        raise KeyError(f"no bibliography entry {key!r} (formulas/bibliography.py)") from None
+    """The entry with this key, built-in or of an active user catalogue; an unknown key is an error, named."""
+    entry = WORKS.get(key) or scope.find("works", key)
+    if entry is None:
+        raise KeyError(f"no bibliography entry {key!r} (formulas/bibliography.py, or Catalogue.source for your own)")
+    return entry
+
+
+def add_work(owner: scope.Scope, key: str, *, kind: str, short: str, authors: str, title: str, venue: str, date: str,
+             title_en: str = "", arxiv: str = "", url: str = "") -> Work:
+    """A work of a user's catalogue (``Catalogue.source``); a key the built-in bibliography has is refused."""
+    if kind not in ("seed", "paper", "datasheet", "software"):
+        raise ValueError(f"kind {kind!r}: one of paper, datasheet, software")
+    if key in WORKS:
+        raise ValueError(f"bibliography key {key!r} is a built-in work: choose another key")
+    label = short or f"{authors.split(',')[0].split(' and ')[0].strip()} {date[:4]}".strip()
+    entry = Work(key, kind, label, authors, title, venue, date, title_en=title_en, arxiv=arxiv, url=url)
+    existing = owner.works.get(key)
+    if existing is not None and existing != entry:
+        raise ValueError(f"bibliography key {key!r} is already in this catalogue with other details")
+    owner.works[key] = entry
+    return entry
 
 
 @dataclass(frozen=True)
 class Source:
     """Where a formula comes from: a bibliography entry and the place in it."""
 
-    ref: str  # a key of WORKS
+    ref: str  # a key of WORKS, or of an active user catalogue's works
     where: str = ""
 
     def __post_init__(self) -> None:
-        work(self.ref)
+        object.__setattr__(self, "_work", work(self.ref))  # resolved now: a user's work prints outside its scope too
 
     @property
     def work(self) -> Work:
-        return work(self.ref)
+        return self._work
 
     def __str__(self) -> str:
         short = self.work.short

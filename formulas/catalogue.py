@@ -23,6 +23,9 @@ from llm_formulas.formulas import scope
 from llm_formulas.formulas.symbols import constant_values, did_you_mean, quantity, switch_defaults, table_order
 from llm_formulas.formulas.units import Unit, as_unit
 
+__all__ = ["TOPICS", "Catalogue", "Condition", "Formula", "UnknownFormula", "all_formulas", "at_most", "divides",
+           "formula", "get", "lookup", "search"]
+
 TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture", "performance",
                           "parallelism", "precision",
                           "utilization", "conventions", "energy", "cost", "reliability", "pipeline", "optimizations")
@@ -113,6 +116,9 @@ class Formula:
         with within(self.catalogue):
             return sorted(self.expr.xreplace(self.defaults).free_symbols, key=table_order)
 
+    def __repr__(self) -> str:
+        return f"Formula({self.id!r}: {sp.sstr(self.expr)} [{self.unit}])"
+
     def _repr_latex_(self) -> str:
         """Jupyter shows the formula as an equation."""
         from llm_formulas.formulas.latex import formula_latex
@@ -173,7 +179,11 @@ class Catalogue:
             return get(id)
 
     def __contains__(self, id: str) -> bool:
-        return any(id in scope_.formulas for scope_ in _user_chain(self)) or id in _BUILTIN_FORMULAS
+        try:
+            self.get(id)
+        except UnknownFormula:
+            return False
+        return True
 
     def __iter__(self) -> Iterator[Formula]:
         """This catalogue's own formulas, in the order they were registered."""
@@ -199,6 +209,11 @@ class Catalogue:
         return add_work(self, key, kind=kind, short=short, authors=authors, title=title, venue=venue, date=date,
                         title_en=title_en, arxiv=arxiv, url=url)
 
+    def cite(self, key: str, where: str = "") -> Source:
+        """``Source(key, where)`` for a work of this catalogue (or a built-in one)."""
+        with self:
+            return Source(key, where)
+
     def model(self, name: str, values: dict[str, int] | None = None, *, config: dict | None = None) -> dict[str, int]:
         """A named model: values by symbol name, or a Hugging Face ``config`` dict read by the project's readers."""
         from llm_formulas.formulas.presets import model_values
@@ -221,10 +236,6 @@ class Catalogue:
         """Formulas whose id or meaning contains every word of ``text`` (case-insensitive): own first, then built-in."""
         with self:
             return search(text)
-
-
-def _user_chain(start: Catalogue | None) -> list[Catalogue]:
-    return list(scope.chain(start)) if start is not None else list(scope.chain())
 
 
 _BUILTIN_FORMULAS: dict[str, Formula] = {}

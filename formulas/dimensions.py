@@ -20,6 +20,8 @@ from sympy.core.relational import Relational
 from llm_formulas.formulas.symbols import is_declared, quantity
 from llm_formulas.formulas.units import DIMENSIONLESS, Unit
 
+__all__ = ["DimensionError", "check_declared_unit", "dimension_of", "units_of"]
+
 
 class DimensionError(ValueError):
     """An expression that mixes units; the message names the offending terms."""

@@ -36,6 +36,21 @@ def names() -> list[str]:
     return sorted(path.stem for path in MODELS_DIR.glob("*.json"))
 
 
+def model_values(*, values: dict[str, int] | None = None, config: dict | None = None) -> dict[str, int]:
+    """A model as values by symbol name: given directly (checked against the symbol table) or read from a
+    Hugging Face ``config`` dict by the project's readers (``Catalogue.model``)."""
+    from llm_formulas.formulas.evaluation import exact_number
+    from llm_formulas.formulas.symbols import resolve
+
+    if (values is None) == (config is None):
+        raise ValueError("give a model's values or its config, one of the two")
+    if config is not None:
+        from llm_formulas.formulas.hf_config import read_config
+
+        return {symbol.name: int(value) for symbol, value in read_config(config).values.items()}
+    return {resolve(name).name: exact_number(value) for name, value in values.items()}
+
+
 def preset(name: str) -> Preset:
     """The preset called ``name``; ConfigError lists the known names otherwise."""
     from llm_formulas.formulas.hf_config import ConfigError

@@ -73,6 +73,27 @@ def declare(
     return symbol
 
 
+def declare_in(owner: scope.Scope, name: str, latex: str, meaning: str, unit: Unit | str, *, integer: bool,
+               source: Source, maximum: int | None = None, minimum: int | None = None) -> sp.Symbol:
+    """Declare a symbol in a user's catalogue: a positive symbol like ``declare``'s, known only while that
+    catalogue is active. A name the built-in table (or an enclosing catalogue) already has is refused unless the
+    declaration is the same; declaring the same symbol twice is a no-op."""
+    symbol = sp.Symbol(name, positive=True, integer=integer) if integer else sp.Symbol(name, positive=True)
+    entry = Quantity(symbol, latex, meaning, as_unit(unit), source,
+                     maximum=None if maximum is None else sp.Integer(maximum),
+                     minimum=None if minimum is None else sp.Integer(minimum))
+    token = scope.enter(owner)
+    try:
+        existing = _REGISTRY.get(name) or scope.find("symbols", name)
+    finally:
+        scope.leave(token)
+    if existing is not None and existing != entry:
+        where = "the built-in table" if name in _REGISTRY else "an active catalogue"
+        raise ValueError(f"symbol {name!r} is already declared differently in {where}: choose another name")
+    owner.symbols[name] = entry
+    return symbol
+
+
 def constant(name: str, latex: str, value: int | Fraction, meaning: str, unit: Unit | str, source: Source) -> sp.Symbol:
     """Register a unit-carrying constant; it prints as its value."""
     symbol = sp.Symbol(name, positive=True)
@@ -414,3 +435,11 @@ k_nic = declare("k_nic", r"k_{NIC}", "network cards (NICs) in one machine", "1",
 W_nic = declare("W_nic", r"W_{NIC}", "one-way bandwidth of one network card (ConnectX-6 200 Gb/s: 25 GB/s)", "byte/second", integer=False, source=NICS)
 tau_0 = declare("tau_0", r"\tau_0", "the baseline's time for the same work (the run another is compared against)", "second", integer=False, source=Source("korthikanti2022", "Table 4, the baseline's forward and backward times"))
 c_month = constant("c_month", r"\mathrm{month}", 30 * 86400, "one month of 30 days, in seconds", "second", Source("001", "months to pay back"))
+
+
+# ``from llm_formulas.formulas.symbols import *`` brings the table's symbols and its functions, nothing else
+# (E is the number of experts here, as in the sources' notation, not SymPy's Euler number).
+__all__ = sorted(name for name, value in list(globals().items())
+                 if isinstance(value, sp.Symbol) and not name.startswith("_")) + [
+    "Quantity", "UnknownSymbol", "all_quantities", "constant", "constant_values", "declare", "declare_in",
+    "is_declared", "latex_names", "quantity", "resolve", "switch", "switch_defaults", "table_order"]

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+__all__ = ["BASE_UNITS", "DIMENSIONLESS", "Unit", "UnitSyntaxError", "as_unit"]
+
 BASE_UNITS: tuple[str, ...] = (
     "parameter",
     "token",

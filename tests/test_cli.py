@@ -128,7 +128,7 @@ def test_commands_import_only_what_they_use():
     import sys
 
     heavy = ("sympy", "llm_formulas.formulas.precision", "llm_formulas.render.printers.codegen", "matplotlib", "nbformat", "jinja2")
-    probe = ("import contextlib, io, json, sys\nfrom render.cli.main import main\n"
+    probe = ("import contextlib, io, json, sys\nfrom llm_formulas.render.cli.main import main\n"
              "try:\n    with contextlib.redirect_stdout(io.StringIO()):\n        main(sys.argv[1:])\n"
              "except SystemExit:\n    pass\n"
              f"print(json.dumps([m for m in {heavy!r} if m in sys.modules]))")

@@ -27,7 +27,7 @@ from llm_formulas.formulas.catalogue import all_formulas, get
 from llm_formulas.formulas.dimensions import check_declared_unit
 from llm_formulas.formulas.examples import all_examples
 from llm_formulas.formulas.symbols import M_gpu, P, b, d, f, l, m, n, p, s, t, v, x_msg
-from strategies import evaluate, point, satisfies, valid_point
+from llm_formulas.testing.strategies import evaluate, point, satisfies, valid_point
 
 FORMULAS = all_formulas()
 # In CI (CI is set) Hypothesis draws the same examples every run, so a failure there reproduces locally with CI=1.

@@ -1,5 +1,87 @@
-"""llm-formulas: the arithmetic of large-model systems as checked SymPy derivations."""
+"""llm-formulas: the arithmetic of large-model systems as checked SymPy derivations.
 
+The public API, in one place (everything else is internal)::
+
+    import llm_formulas as lf
+
+    lf.get("params.total")                                   # a Formula: .expr (plain SymPy), .unit, .sources, ...
+    lf.search("kv cache")                                    # formulas whose id or meaning holds the words
+    lf.evaluate("params.total", l=12, h=768, V=50257, s=1024)   # 124439808, exactly
+    lf.evaluate("flops.decoder.attention.scores", b=1, s=2048, a=96, d_head=128)  # switches at classic values
+    lf.latex("params.layer"), lf.markdown("params.layer")    # rendered from the expression that computes
+    f = lf.numpy_function("memory.zero"); f(P=7e9, t=1, p=1) # a NumPy-vectorised callable, like lambdify
+    h, l = lf.symbols("h l")                                 # the catalogue's symbols (with their assumptions)
+
+    mine = lf.Catalogue("acme")                              # your own formulas, symbols, sources and models
+    with mine:
+        ...                                                  # lf.formula(...) registers into it
+
+    d = lf.Derivation("acme.layer", "one layer, part by part")   # proofs: defines / equals / approximates / concludes
+    lf.assert_derivation(d); lf.assert_identity(a, b); lf.assert_approximation(exact, approx, dropped=..., condition=...)
+
+``llm_formulas.testing`` holds the assertion helpers and Hypothesis strategies for property tests; the pytest
+plugin (loaded automatically) gives the ``llm_catalogue`` fixture, which isolates a test's registrations.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
 from importlib.metadata import version as _version
+from typing import TYPE_CHECKING
 
 __version__: str = _version("llm-formulas")
+
+# name → the module that defines it. Loaded on first use (PEP 562): ``import llm_formulas`` and the command line's
+# start-up stay free of SymPy until a name is used.
+_EXPORTS = {
+    "Derivation": "llm_formulas.derivations.engine",
+    "much_greater": "llm_formulas.derivations.proof",
+    "much_less": "llm_formulas.derivations.proof",
+    "assert_approximation": "llm_formulas.derivations.testing",
+    "assert_derivation": "llm_formulas.derivations.testing",
+    "assert_identity": "llm_formulas.derivations.testing",
+    "Source": "llm_formulas.formulas.bibliography",
+    "Catalogue": "llm_formulas.formulas.catalogue",
+    "Formula": "llm_formulas.formulas.catalogue",
+    "UnknownFormula": "llm_formulas.formulas.catalogue",
+    "formula": "llm_formulas.formulas.catalogue",
+    "get": "llm_formulas.formulas.catalogue",
+    "search": "llm_formulas.formulas.catalogue",
+    "DimensionError": "llm_formulas.formulas.dimensions",
+    "MissingInput": "llm_formulas.formulas.evaluation",
+    "UnknownSymbol": "llm_formulas.formulas.symbols",
+    "evaluate": "llm_formulas.render.library",
+    "latex": "llm_formulas.render.library",
+    "markdown": "llm_formulas.render.library",
+    "numpy_function": "llm_formulas.render.library",
+    "symbol": "llm_formulas.render.library",
+    "symbols": "llm_formulas.render.library",
+    "unit_of": "llm_formulas.render.library",
+}
+
+__all__ = ["__version__", *sorted(_EXPORTS)]
+
+if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported eagerly
+    from llm_formulas.derivations.engine import Derivation
+    from llm_formulas.derivations.proof import much_greater, much_less
+    from llm_formulas.derivations.testing import assert_approximation, assert_derivation, assert_identity
+    from llm_formulas.formulas.bibliography import Source
+    from llm_formulas.formulas.catalogue import Catalogue, Formula, UnknownFormula, formula, get, search
+    from llm_formulas.formulas.dimensions import DimensionError
+    from llm_formulas.formulas.evaluation import MissingInput
+    from llm_formulas.formulas.symbols import UnknownSymbol
+    from llm_formulas.render.library import evaluate, latex, markdown, numpy_function, symbol, symbols, unit_of
+
+
+def __getattr__(name: str) -> object:
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'llm_formulas' has no attribute {name!r}") from None
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

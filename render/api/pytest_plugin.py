@@ -1,1 +1,35 @@
-"""pytest plugin (placeholder until the fixtures land)."""
+"""The pytest plugin of llm-formulas (registered through the ``pytest11`` entry point; imports nothing until used).
+
+Fixtures:
+
+- ``llm_catalogue``: a fresh ``llm_formulas.Catalogue``, active for the test; what the test registers (formulas,
+  symbols, sources, models) lives in it and is gone after the test, so tests never see each other's entries, and
+  a module that registers at import cannot clash with a test that registers the same ids.
+- ``llm_assert``: the assertion helpers (``identity``, ``approximation``, ``derivation``), for tests that prefer a
+  fixture to an import.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+
+@pytest.fixture
+def llm_catalogue(request: pytest.FixtureRequest):
+    """A fresh catalogue named after the test, active while it runs (the catalogue reads log starts empty)."""
+    from llm_formulas.formulas.catalogue import Catalogue, take_reads
+
+    take_reads()  # reads made by other tests are not this test's derivations' reads
+    catalogue = Catalogue(request.node.nodeid)
+    with catalogue:
+        yield catalogue
+
+
+@pytest.fixture
+def llm_assert() -> SimpleNamespace:
+    """``llm_assert.identity(a, b)``, ``llm_assert.approximation(...)``, ``llm_assert.derivation(d)``."""
+    from llm_formulas.derivations.testing import assert_approximation, assert_derivation, assert_identity
+
+    return SimpleNamespace(identity=assert_identity, approximation=assert_approximation, derivation=assert_derivation)

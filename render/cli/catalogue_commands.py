@@ -209,14 +209,43 @@ def _converted(value, formula: Formula, unit: str) -> object:
         raise InputError(f"--unit {quote(unit)}: {error}") from None
 
 
-def check(verbose: bool) -> Result:
-    from llm_formulas.derivations.catalogue import check_all
+def check(verbose: bool, modules: list[str] | None = None) -> Result:
+    """Prove the catalogue, or with ``--module`` a user's own modules, with the same engine and units."""
+    from llm_formulas.derivations.catalogue import check_all, check_module
 
-    report = check_all()
+    if modules:
+        from llm_formulas.derivations.catalogue import Report
+
+        outcomes = []
+        for name in modules:
+            try:
+                outcomes.extend(check_module(_import_user_module(name)).outcomes)
+            except ValueError as error:
+                raise InputError(str(error)) from None
+        report = Report(tuple(outcomes))
+    else:
+        report = check_all()
     doc = report.as_json()
     lines = [o.describe() for o in (report.outcomes if verbose else report.failed)]
     summary = f"{doc['derivations']} derivations, {doc['steps']} checks, {len(report.failed)} failed"
     return Result(doc, "\n".join(lines + [summary]), 0 if report.ok else 1)
+
+
+def _import_user_module(name: str) -> object:
+    """``PKG.MODULE`` imported as ``python -m`` would (the working directory first on the path); a module that
+    cannot be imported is bad input, named with its error."""
+    import importlib
+    import os
+    import sys
+
+    if not all(part.isidentifier() for part in name.split(".")):
+        raise InputError(f"--module {quote(name)} is not a dotted module name (PKG.MODULE)")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        return importlib.import_module(name)
+    except Exception as error:  # the user's code: any failure to import is theirs to fix, in one line
+        raise InputError(f"cannot import {quote(name)}: {type(error).__name__}: {str(error)[:120]}") from None
 
 
 def check_mutations(sample: int | None, workers: int) -> Result:
@@ -234,6 +263,12 @@ def check_mutations(sample: int | None, workers: int) -> Result:
     finally:
         progress.close()
     return Result(report.as_json(), report.text(), 0 if not report.survivors else 1)
+
+
+def _check(args) -> Result:
+    if args.mutations and args.module:
+        raise InputError("--mutations mutates the built-in catalogue; it does not take --module")
+    return check_mutations(args.sample, args.workers) if args.mutations else check(args.verbose, args.module)
 
 
 def register(add_command) -> None:
@@ -254,9 +289,12 @@ def register(add_command) -> None:
     checked = add_command(
         "check",
         "prove every derivation step, unit and cross-check; exit 1 if any fails",
-        lambda args: check_mutations(args.sample, args.workers) if args.mutations else check(args.verbose),
+        lambda args: _check(args),
     )
     checked.add_argument("--verbose", action="store_true", help="list every check, not only failures")
+    checked.add_argument("--module", action="append", metavar="PKG.MODULE",
+                         help="prove a module of your own instead of the catalogue: its Catalogue objects (units, "
+                              "derivations, coverage) and its DERIVATIONS list; repeat for several")
     checked.add_argument(
         "--mutations",
         action="store_true",

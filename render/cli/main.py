@@ -61,6 +61,8 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
         "3 an internal error, 130 interrupted. Numbers: digits, one optional a/b, an exponent (1e9), "
         "and for counts a k/M/B/T suffix (7B = 7·10⁹).",
     )
+    parser.add_argument("--version", action="version", version=f"llm-formulas {_version()}",
+                        help="print the package version and exit")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
     chosen = _chosen_command(argv)
 
@@ -78,6 +80,15 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
         module = importlib.import_module(COMMANDS[chosen][0])
         module.register(lambda name, help_text, handler: add_command(name, help_text, handler) if name == chosen else _Parser())
     return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("llm-formulas")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
 
 
 def _emit(text: str) -> None:

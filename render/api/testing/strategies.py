@@ -1,4 +1,10 @@
-"""Hypothesis strategies: exact, valid points for the catalogue's formulas.
+"""Hypothesis strategies: exact, valid points for the catalogue's formulas (``pip install 'llm-formulas[hypothesis]'``).
+
+    from hypothesis import given
+    from llm_formulas.testing.strategies import valid_point
+
+    @given(valid_point("memory.zero"))
+    def test_zero_is_below_the_replicated_states(values): ...
 
 A value respects its symbol's declaration in ``formulas/symbols.py``: integer
 symbols draw integers (from 1 when positive, from 0 for a non-negative switch,
@@ -70,14 +76,14 @@ def satisfies(formula: Formula, values: dict[sp.Symbol, sp.Rational]) -> bool:
     return True
 
 
-def valid_point(formula: Formula) -> st.SearchStrategy[dict[sp.Symbol, sp.Rational]]:
-    """A point for ``formula``'s inputs where its testable conditions hold."""
-    return _valid_point(formula.id)
+def valid_point(formula: Formula | str) -> st.SearchStrategy[dict[sp.Symbol, sp.Rational]]:
+    """A point for a formula's inputs (a Formula, a user's included, or a catalogue id) where its testable
+    conditions hold."""
+    return _valid_point(get(formula) if isinstance(formula, str) else formula)
 
 
 @cache
-def _valid_point(formula_id: str) -> st.SearchStrategy[dict[sp.Symbol, sp.Rational]]:
-    formula = get(formula_id)
+def _valid_point(formula: Formula) -> st.SearchStrategy[dict[sp.Symbol, sp.Rational]]:
     tests = [c.predicate for c in formula.conditions if c.predicate is not None]
     symbols = set(formula.inputs)
     for test in tests:
