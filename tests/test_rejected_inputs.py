@@ -1,4 +1,4 @@
-"""Every row of the README's "Rejected inputs" table, run: one line on stderr, exit 2, no traceback."""
+"""Every row of the user guide's "Rejected inputs" table, run: one line on stderr, exit 2, no traceback."""
 
 import json
 import re
@@ -9,8 +9,7 @@ import pytest
 
 from llm_formulas.render.cli.main import main
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-TABLE = README.split("## Rejected inputs", 1)[1].split("\n## ", 1)[0]
+TABLE = (Path(__file__).resolve().parent.parent / "render" / "documents" / "guide" / "rejected-inputs.md").read_text()
 ROWS = re.findall(r"^\| ([^|]+?) \| `([^`]+)` \| `([^`]+)` \|$", TABLE, flags=re.M)
 
 LLAMA = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2,

@@ -136,7 +136,10 @@ def main(argv: list[str] | None = None) -> int:
         return _fail("error: standard output is closed", BAD_INPUT)
     _ascii_safe_output()
     try:
-        args = build_parser(argv).parse_args(argv)
+        try:
+            args = build_parser(argv).parse_args(argv)
+        except SystemExit as done:  # --help and --version print, then end: an exit code, not an exception
+            return done.code if isinstance(done.code, int) else OK
         result = args.handler(args)
         if args.json:
             _emit(_json(result.doc))

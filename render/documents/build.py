@@ -1,7 +1,7 @@
 """``llm-formulas build [--out DIR] [--notebooks-dir DIR]``: render every artifact.
 
 Writes into OUT (default ``site/``, not setuptools' ``build/``): reference.md, reference.html,
-reference.tex and reference.pdf (when pdflatex is on PATH), the generated
+reference.tex and reference.pdf (when pdflatex is on PATH), the user guide (guide.md, guide.html), the generated
 NumPy module, calculator.html, the plots, the teaching notebooks (under
 OUT/notebooks unless ``--notebooks-dir`` names another directory: the
 repository's committed copies are refreshed with ``--notebooks-dir notebooks``)
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Iterator, TextIO
 
 from llm_formulas.render.documents.calculator import calculator_page
+from llm_formulas.render.documents.guide import guide_html, guide_markdown
 from llm_formulas.render.printers.codegen import MODULE_NAME, module_source
 from llm_formulas.render.documents.notebooks import LESSONS, write_notebooks
 from llm_formulas.render.documents.plots import FORMATS, PLOTS, render_plots, save_plots
@@ -106,17 +107,18 @@ def compile_pdf(tex: str, assets: dict[str, bytes] | None = None) -> bytes:
 
 MANIFEST = "manifest.json"
 REFERENCE = ("reference.md", "reference.html", "reference.tex", "reference.pdf")
+GUIDE = ("guide.md", "guide.html")
 
 
 def planned_files(out: Path, notebooks_dir: Path | None = None) -> list[Path]:
     """Every file a build may write besides the manifest, known before anything is rendered."""
     notebooks = notebooks_dir or out / "notebooks"
     return ([out / "plots" / f"{name}.{extension}" for name in PLOTS for extension in FORMATS]
-            + [out / name for name in (*REFERENCE, f"{MODULE_NAME}.py", "calculator.html")]
+            + [out / name for name in (*REFERENCE, *GUIDE, f"{MODULE_NAME}.py", "calculator.html")]
             + [notebooks / f"{name}.ipynb" for name in LESSONS])
 
 
-STAGES = ("plots", "reference", "numeric code", "calculator", "notebooks", "PDF")
+STAGES = ("plots", "reference", "guide", "numeric code", "calculator", "notebooks", "PDF")
 
 
 class Stages:
@@ -177,6 +179,9 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
     figures = {f"plots/{plot.name}.pdf": plot.files["pdf"] for plot in plots}
     with ThreadPoolExecutor(max_workers=1) as background:  # pdflatex runs while Python renders the rest
         pdf = background.submit(compile_pdf, tex, figures) if shutil.which("pdflatex") else None
+        with stage("guide"):
+            manifest.write("guide.md", guide_markdown())
+            manifest.write("guide.html", guide_html())
         with stage("numeric code"):
             manifest.write(f"{MODULE_NAME}.py", module_source())
         with stage("calculator"):
