@@ -9,6 +9,7 @@ An id once published keeps its meaning.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import sys
 import threading
@@ -226,10 +227,16 @@ class Catalogue:
         return resolved
 
     def derivation(self, make: Callable[[], object]) -> Callable[[], object]:
-        """Decorator: ``make()`` builds a Derivation of this catalogue; ``llm-formulas check --module`` proves it."""
-        if make not in self.derivations:
-            self.derivations.append(make)
-        return make
+        """Decorator: ``make()`` builds a Derivation of this catalogue (it runs with the catalogue active, so its
+        symbols and formulas are found wherever it is called); ``llm-formulas check --module`` proves it."""
+
+        @functools.wraps(make)
+        def in_catalogue() -> object:
+            with self:
+                return make()
+
+        self.derivations.append(in_catalogue)
+        return in_catalogue
 
     # --- reading ------------------------------------------------------------------
     def search(self, text: str) -> list[Formula]:
