@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 
-from llm_formulas.derivations.engine import Step
+import sympy as sp
+
+from llm_formulas.derivations.engine import Outcome, Step
+from llm_formulas.derivations.proof import valued
 from llm_formulas.formulas.latex import formula_latex, latex
 
-__all__ = ["label_latex", "step_latex", "derivation_latex"]
+__all__ = ["label_latex", "step_latex", "derivation_latex", "verdict_latex"]
 
 _GREEK = {"Ψ": r"\Psi", "Σ": r"\Sigma", "ε": r"\varepsilon"}
 
@@ -48,11 +51,31 @@ def step_latex(step: Step, formula_lookup) -> str:
     return text
 
 
+def verdict_latex(outcome: Outcome, step: Step) -> str:
+    """The engine's verdict on a step, to print beside it: a definition, proved (how), an approximation's
+    vanishing error, a refuted slip, or NOT PROVED in red."""
+    if step.claim == "defines" and outcome.ok:
+        return r"\text{definition}"
+    if not outcome.ok:
+        return r"\color{red}{\text{NOT PROVED}}"
+    if step.claim == "refutes":
+        ratio = sp.simplify(valued(step.expr) / valued(step.correct))
+        shown = f"{float(ratio):.4g}" if ratio.is_number else latex(ratio)
+        return r"\color{red}{\text{slip refuted: claimed/correct} = " + shown + "}"
+    if step.claim == "approximates":
+        limits = r",\ ".join(f"{latex(symbol)} \\to {sp.latex(limit)}" for symbol, limit in step.limits)
+        return r"\color{green}{\checkmark\ \text{exact error, vanishes as }" + limits + "}"
+    return r"\color{green}{\checkmark\ \text{proved (" + outcome.method + ")}}"
+
+
 def derivation_latex(derivation) -> str:
-    """A whole derivation as one ``aligned`` block: its title, then its steps numbered as ``check`` numbers them."""
+    """A whole derivation as one ``aligned`` block: its title, then its steps numbered as ``check`` numbers them,
+    each with the engine's verdict beside it."""
     from llm_formulas.formulas.catalogue import lookup, within
 
     with within(derivation.catalogue):
-        lines = [rf"\text{{{index}.}}\quad & {step_latex(step, lookup)}" for index, step in enumerate(derivation.steps, 1)]
+        outcomes = derivation.check()
+        lines = [rf"\text{{{index}.}}\quad & {step_latex(step, lookup)} \qquad {verdict_latex(outcome, step)}"
+                 for index, (step, outcome) in enumerate(zip(derivation.steps, outcomes), 1)]
     title = derivation.title.replace("\\", "").replace("{", "").replace("}", "")
     return r"\begin{aligned}&\textbf{" + title + r"}\\ " + r" \\ ".join(lines) + r"\end{aligned}"

@@ -20,7 +20,7 @@ from llm_formulas.derivations.catalogue import all_derivations, derivation_of
 from llm_formulas.derivations.engine import Derivation, Outcome, Step
 from llm_formulas.derivations.proof import valued
 from llm_formulas.formulas import estimate as _estimate
-from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.catalogue import get, lookup, within
 from llm_formulas.formulas.examples import example as _example
 from llm_formulas.formulas.gpus import gpu as _gpu
 from llm_formulas.formulas.presets import preset
@@ -31,7 +31,7 @@ from llm_formulas.render.documents.exercises import check, exercise
 from llm_formulas.render.printers.human import exact as _exact_text
 from llm_formulas.render.printers.human import human
 from llm_formulas.formulas.latex import formula_latex, latex
-from llm_formulas.derivations.latex import step_latex
+from llm_formulas.derivations.latex import step_latex, verdict_latex
 
 __all__ = ["model", "gpu", "derive", "formula", "evaluate", "put", "source_figure", "refutation", "picture",
            "exercise", "check", "note", "slips", "show", "Value"]
@@ -75,21 +75,6 @@ def evaluate(formula_id: str, *, binary: bool = False, **values: object) -> Valu
     return Value(sp.nsimplify(_estimate.exact(formula_id, **values)), get(formula_id).unit, binary)
 
 
-def _verdict(outcome: Outcome, step: Step) -> str:
-    if step.claim == "defines":
-        return r"\text{definition}"
-    if not outcome.ok:
-        return r"\color{red}{\text{NOT PROVED}}"
-    if step.claim == "refutes":
-        ratio = sp.simplify(valued(step.expr) / valued(step.correct))
-        shown = f"{float(ratio):.4g}" if ratio.is_number else latex(ratio)
-        return r"\color{red}{\text{slip refuted: claimed/correct} = " + shown + "}"
-    if step.claim == "approximates":
-        limits = r",\ ".join(f"{latex(symbol)} \\to {sp.latex(limit)}" for symbol, limit in step.limits)
-        return r"\color{green}{\checkmark\ \text{exact error, vanishes as }" + limits + "}"
-    return r"\color{green}{\checkmark\ \text{proved (" + outcome.method + ")}}"
-
-
 def _derivation(derivation_id: str) -> Derivation:
     """A derivation by its id (most share their formula's id; a few, such as a reduction proof, have their own)."""
     found = next((d for d in all_derivations() if d.id == derivation_id), None)
@@ -111,11 +96,17 @@ def slips(article: str) -> None:
         refutation(derivation.id, derivation.steps[index].label)
 
 
-def derive(derivation_id: str, *, only: tuple[str, ...] = ()) -> None:
-    """Show a derivation of the engine, each step as an equation with its proof verdict beside it.
+def derive(derivation: str | Derivation, *, only: tuple[str, ...] = ()) -> None:
+    """Show a derivation (the catalogue's, by id, or one of the reader's own), each step as an equation with its
+    proof verdict beside it.
 
     ``only`` keeps the steps with these labels (a long derivation shown in part)."""
-    derivation = _derivation(derivation_id)
+    derivation = derivation if isinstance(derivation, Derivation) else _derivation(derivation)
+    with within(derivation.catalogue):  # a reader's own derivation reads their catalogue
+        _show_derivation(derivation, only)
+
+
+def _show_derivation(derivation: Derivation, only: tuple[str, ...]) -> None:
     outcomes = derivation.check()
     display(Markdown(f"**Derivation `{derivation.id}`: {derivation.title}** ({sum(o.ok for o in outcomes)} of "
                      f"{len(outcomes)} steps checked)"))
@@ -123,7 +114,7 @@ def derive(derivation_id: str, *, only: tuple[str, ...] = ()) -> None:
         if only and step.label not in only:
             continue
         display(Markdown(f"{outcome.index}. *{step.claim}*: {step.why}" + (f" (when {step.condition})" if step.condition else "")))
-        display(Math(step_latex(step, get) + r"\qquad " + _verdict(outcome, step)))
+        display(Math(step_latex(step, lookup) + r"\qquad " + verdict_latex(outcome, step)))
 
 
 def formula(formula_id: str) -> None:
@@ -203,7 +194,7 @@ def refutation(derivation_id: str, label: str) -> None:
         display(Markdown(f"the source: **{figures[0]}**; correct: **{figures[1]}**; source / correct = "
                          f"{float(claimed / correct):.4g} ({verdict}, exactly {_exact_text(claimed)} against {_exact_text(correct)} {step.unit})"))
     else:
-        display(Math(step_latex(step, get) + r"\qquad " + _verdict(outcome, step)))
+        display(Math(step_latex(step, lookup) + r"\qquad " + verdict_latex(outcome, step)))
 
 
 def picture(name: str, **options: object) -> None:
