@@ -21,7 +21,7 @@ from llm_formulas.formulas.latex import formula_latex, latex as expression_latex
 from llm_formulas.formulas.symbols import resolve
 from llm_formulas.formulas.units import Unit
 
-__all__ = ["as_formula", "evaluate", "latex", "markdown", "numpy_function", "symbol", "symbols", "unit_of"]
+__all__ = ["as_formula", "evaluate", "latex", "markdown", "model", "numpy_function", "symbol", "symbols", "unit_of"]
 
 Target = str | Formula | sp.Basic
 
@@ -49,17 +49,37 @@ def symbols(names: str) -> tuple[sp.Symbol, ...]:
     return tuple(resolve(name) for name in names.replace(",", " ").split())
 
 
+def model(name: str) -> dict[str, object]:
+    """A named model's sizes and switches by symbol name: one registered with ``Catalogue.model`` in an active
+    catalogue, else a built-in preset (``llm-formulas params --model NAME`` lists them)."""
+    return _sizes(name)
+
+
+def _sizes(name: str) -> dict[str, object]:
+    from llm_formulas.formulas import scope
+    from llm_formulas.formulas.presets import preset
+
+    own = scope.find("presets", name)
+    if own is not None:
+        return dict(own)
+    return {symbol.name: value for symbol, value in preset(name).architecture.values.items()}
+
+
 def evaluate(target: Target, values: Mapping[str | sp.Symbol, object] | None = None, /, *, numeric: bool = False,
-             **named: object) -> sp.Expr | float:
+             model: str | None = None, **named: object) -> sp.Expr | float:
     """The exact value of a formula (or expression) at the given inputs; ``numeric=True`` gives a float.
 
     Inputs are named by string or symbol, in a mapping or as keywords (``evaluate("params.total", l=12, h=768,
     V=50257, s=1024)`` is 124,439,808); numbers may be ints, Fractions, decimal strings or floats. Structural
     switches left out take their classic values; an unknown name raises with a "did you mean", a missing input
     names what is missing, a violated condition says which. Values of symbols the formula does not use are
-    accepted (a whole model's values may be passed).
+    accepted (a whole model's values may be passed). ``model="llama2-70b"`` (a built-in preset or one of an active
+    catalogue) supplies the model's sizes; values given beside it win.
     """
-    return evaluate_formula(as_formula(target), {**dict(values or {}), **named}, numeric=numeric)
+    formula = as_formula(target)
+    with within(formula.catalogue):
+        sizes = _sizes(model) if model is not None else {}
+    return evaluate_formula(formula, {**sizes, **dict(values or {}), **named}, numeric=numeric)
 
 
 def latex(target: Target | Derivation) -> str:

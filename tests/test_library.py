@@ -287,3 +287,13 @@ def test_the_hypothesis_strategies_ship_with_the_package():
         assert lf.evaluate("comms.tp.per_microbatch", values) > 0
 
     check()
+
+
+def test_models_by_name_built_in_or_own():
+    # Llama-2-70B: 68,976,648,192 parameters as transformers builds meta-llama/Llama-2-70b-hf (tests/test_architecture_params.py)
+    assert lf.evaluate("params.decoder.total", model="llama2-70b") == 68_976_648_192
+    acme = lf.Catalogue("acme")
+    acme.model("gpt2-small", {"l": 12, "h": 768, "V": 50257, "s": 1024})
+    with acme:
+        assert lf.evaluate("params.total", model="gpt2-small") == GPT2_SMALL
+        assert lf.evaluate("params.total", model="gpt2-small", l=24) > GPT2_SMALL  # a value beside the model wins

@@ -53,6 +53,7 @@ _EXPORTS = {
     "evaluate": "llm_formulas.render.library",
     "latex": "llm_formulas.render.library",
     "markdown": "llm_formulas.render.library",
+    "model": "llm_formulas.render.library",
     "numpy_function": "llm_formulas.render.library",
     "symbol": "llm_formulas.render.library",
     "symbols": "llm_formulas.render.library",
@@ -70,7 +71,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
     from llm_formulas.formulas.dimensions import DimensionError
     from llm_formulas.formulas.evaluation import MissingInput
     from llm_formulas.formulas.symbols import UnknownSymbol
-    from llm_formulas.render.library import evaluate, latex, markdown, numpy_function, symbol, symbols, unit_of
+    from llm_formulas.render.library import evaluate, latex, markdown, model, numpy_function, symbol, symbols, unit_of
 
 
 def __getattr__(name: str) -> object:
