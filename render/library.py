@@ -1,13 +1,15 @@
-"""The library's public functions: read the catalogue, evaluate, render and compile any formula or expression.
+"""The library's public functions: read the catalogue, evaluate, render and turn into NumPy code any formula or
+expression.
 
 Each function takes a catalogue id (``"params.total"``), a ``Formula`` (the built-in catalogue's or a user's) or, where
 it makes sense, a plain SymPy expression built from the catalogue's symbols. ``llm_formulas`` re-exports them; this
 module is their one implementation, shared with the command line (``eval``) and the generated NumPy module
-(``numpy_function`` compiles the same printed source as ``build`` writes).
+(``numpy_function`` prints its expression with the generated module's printer).
 """
 
 from __future__ import annotations
 
+import inspect
 from typing import Callable, Mapping
 
 import sympy as sp
@@ -120,16 +122,43 @@ def markdown(target: Target | Derivation) -> str:
 def numpy_function(target: Target) -> Callable[..., object]:
     """A NumPy-vectorised Python function of a formula or expression, like ``sympy.lambdify``: arguments by name
     (the inputs it needs positionally, switches as keywords at their classic values), scalars or arrays cast to
-    float64 and broadcast. It is compiled from the same printed source ``build`` writes into the generated module,
-    so the two never disagree; its docstring states the formula, units and sources."""
-    from llm_formulas.render.printers.codegen import FUNCTION_GLOBALS, function_name, function_source, signature
+    float64 and broadcast. Its expression is printed by the same printer, with the same arguments and the same
+    rule for switch-gated sizes, as the generated module ``build`` writes, so the two agree to the bit; its
+    docstring states the formula, units and sources."""
+    import functools
+
+    import numpy
+
+    from llm_formulas.derivations.proof import valued
+    from llm_formulas.render.numeric.gating import _gated
+    from llm_formulas.render.printers.codegen import docstring, function_name, gating, numpy_printer, signature
 
     formula = as_formula(target)
     with within(formula.catalogue):
-        source = function_source(formula, signature(formula))
-    namespace = dict(FUNCTION_GLOBALS)
-    exec(compile(source, f"<llm_formulas {formula.id}>", "exec"), namespace)  # our own printed code, not user input
-    return namespace[function_name(formula.id)]
+        arguments = signature(formula)
+        gates = {size: gating(formula, size) for size in arguments
+                 if size not in formula.required and size not in formula.defaults}
+        doc = docstring(formula, arguments)
+    core = sp.lambdify(arguments, valued(formula.expr), modules=[{"functools": functools}, "numpy"],
+                       printer=numpy_printer(), docstring_limit=0)
+    parameters = [inspect.Parameter(s.name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for s in formula.required]
+    parameters += [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=int(v)) for s, v in formula.defaults.items()]
+    parameters += [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=None) for s in gates]
+    call_signature = inspect.Signature(parameters)
+
+    def function(*args: object, **kwargs: object) -> object:
+        given = call_signature.bind(*args, **kwargs)
+        given.apply_defaults()
+        values = dict(given.arguments)
+        for size, switches in gates.items():
+            values[size.name] = _gated(formula.id, size.name, values[size.name],
+                                       {s.name: (values[s.name], int(v)) for s, v in switches.items()})
+        return core(*(numpy.asarray(values[s.name], dtype=numpy.float64) for s in arguments))
+
+    function.__name__ = function.__qualname__ = function_name(formula.id)
+    function.__doc__ = doc
+    function.__signature__ = call_signature
+    return function
 
 
 def unit_of(target: Target) -> Unit:

@@ -10,12 +10,14 @@ The module imports NumPy only, never SymPy.
 
 from __future__ import annotations
 
+import inspect
 import keyword
 
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 
 from llm_formulas.formulas.catalogue import Formula, all_formulas
+from llm_formulas.render.numeric.gating import _gated
 from llm_formulas.formulas.symbols import quantity
 from llm_formulas.formulas.latex import formula_latex
 from llm_formulas.derivations.proof import valued
@@ -32,26 +34,12 @@ a switch leaves its classic value (d_rope) defaults to None. ``FORMULAS`` maps e
 to its function, ``INPUTS`` to its argument names and ``REQUIRED`` to those without a default.
 """
 '''
-# What every printed function needs: the module's imports and its one helper (``numpy_function`` runs it too).
-_PRELUDE = '''
-import functools  # noqa: F401 - used by printed Max/Min
-
-import numpy
-
-
-def _gated(formula, name, value, switches):
-    """A size that matters only when a switch leaves its classic value (MLA's d_rope under mla = 1): None is 0
-    while every such switch keeps its classic value, and an error naming the size otherwise."""
-    if value is not None:
-        return value
-    for switch, (given, classic) in switches.items():
-        if numpy.any(numpy.asarray(given) != classic):
-            raise TypeError(f"{formula} needs {name} when {switch} is not {classic}")
-    return 0
-'''
+# What every printed function needs: the module's imports and its one helper, whose source is printed from the
+# function numpy_function calls (render/numeric/gating.py), so that the two cannot differ.
+_PRELUDE = (
+    "\nimport functools  # noqa: F401 - used by printed Max/Min\n\nimport numpy\n\n\n" + inspect.getsource(_gated)
+)
 _HEADER = _DOC + _PRELUDE
-FUNCTION_GLOBALS: dict = {}
-exec(compile(_PRELUDE, "<llm_formulas_numeric prelude>", "exec"), FUNCTION_GLOBALS)  # our own text, above
 
 
 def function_name(formula_id: str) -> str:
@@ -59,12 +47,18 @@ def function_name(formula_id: str) -> str:
     return name + "_" if keyword.iskeyword(name) else name
 
 
+def numpy_printer() -> NumPyPrinter:
+    """The one printer of numeric code: the generated module's and ``numpy_function``'s."""
+    return NumPyPrinter({"fully_qualified_modules": True, "allow_unknown_functions": False})
+
+
 def numpy_expression(formula: Formula) -> str:
-    printer = NumPyPrinter({"fully_qualified_modules": True, "allow_unknown_functions": False})
-    return printer.doprint(valued(formula.expr))
+    return numpy_printer().doprint(valued(formula.expr))
 
 
-def _docstring(formula: Formula, inputs: list[sp.Symbol]) -> str:
+def docstring(formula: Formula, inputs: list[sp.Symbol]) -> str:
+    """A function's documentation: the meaning, the expression and its LaTeX, every argument with its unit (and its
+    default), the result's unit, the conditions and the sources."""
     lines = [
         f"{formula.meaning}.",
         "",
@@ -84,8 +78,13 @@ def _docstring(formula: Formula, inputs: list[sp.Symbol]) -> str:
     lines += ["", f"Returns: {formula.meaning} [{formula.unit}]"]
     if formula.conditions:
         lines += ["", "Valid when: " + "; ".join(c.text for c in formula.conditions)]
-    lines += ["", "Sources: " + "; ".join(str(s) for s in formula.sources)]
-    body = "\n".join(f"    {line}" if line else "" for line in lines).replace('"""', "'''")
+    if formula.sources:
+        lines += ["", "Sources: " + "; ".join(str(s) for s in formula.sources)]
+    return "\n".join(lines)
+
+
+def _docstring(formula: Formula, inputs: list[sp.Symbol]) -> str:
+    body = "\n".join(f"    {line}" if line else "" for line in docstring(formula, inputs).split("\n")).replace('"""', "'''")
     return f'    r"""{body.lstrip()}\n    """'
 
 
@@ -96,7 +95,7 @@ def signature(formula: Formula) -> list[sp.Symbol]:
     return required + list(formula.defaults) + [s for s in formula.inputs if s not in required and s not in formula.defaults]
 
 
-def _gating(formula: Formula, size: sp.Symbol) -> dict[sp.Symbol, sp.Integer]:
+def gating(formula: Formula, size: sp.Symbol) -> dict[sp.Symbol, sp.Integer]:
     """The switches whose classic values remove ``size`` from the expression; putting 0 for it there must be exact."""
     gates = {switch: value for switch, value in formula.defaults.items()
              if size not in formula.expr.xreplace({switch: value}).free_symbols}
@@ -115,7 +114,7 @@ def function_source(formula: Formula, inputs: list[sp.Symbol]) -> str:
     arguments = ", ".join(required + (["*", *keywords] if keywords else []))
     lines = [f"def {function_name(formula.id)}({arguments}):", _docstring(formula, inputs)]
     for size in gated:
-        switches = ", ".join(f"{switch.name!r}: ({switch.name}, {int(value)})" for switch, value in _gating(formula, size).items())
+        switches = ", ".join(f"{switch.name!r}: ({switch.name}, {int(value)})" for switch, value in gating(formula, size).items())
         lines.append(f"    {size.name} = _gated({formula.id!r}, {size.name!r}, {size.name}, {{{switches}}})")
     lines += [f"    {s.name} = numpy.asarray({s.name}, dtype=numpy.float64)" for s in inputs]
     expression = numpy_expression(formula)

@@ -54,7 +54,7 @@ def point(symbols) -> st.SearchStrategy[dict[sp.Symbol, sp.Rational]]:
 
 def evaluate(expr: sp.Basic, values: dict[sp.Symbol, sp.Basic]) -> sp.Basic:
     """``expr`` at ``values``, constants put in, exactly (structural replacement)."""
-    return sp.sympify(expr).xreplace({**constant_values(), **values})
+    return expr.xreplace({**constant_values(), **values})
 
 
 def _repair(test: sp.Basic, values: dict[sp.Symbol, sp.Rational]) -> None:
