@@ -52,9 +52,11 @@ def fresh(tmp_path_factory) -> dict[str, Path]:
     python = venv / "bin" / "python"
     purelib = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=root)
                    .stdout.strip())
-    (purelib / "test-run-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet", str(wheel)],
          cwd=root)
+    # Only now the path file: pip would otherwise see the test run's own copy (a non-editable install in CI)
+    # through it and call the requirement satisfied, installing nothing.
+    (purelib / "test-run-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     return {"root": root, "python": python, "purelib": purelib, "bin": venv / "bin"}
 
 
