@@ -84,6 +84,8 @@ from llm_formulas.formulas.symbols import (
     proj_emb,
     s,
     tied,
+    kv_expand,
+    x_attn,
 )
 
 # The classic GPT of the foundation (000 §3.1–3.2): its shapes, and every switch at its classic value
@@ -190,10 +192,23 @@ def norms() -> Derivation:
     return d
 
 
+def cross_attention() -> Derivation:
+    d = Derivation("params.decoder.cross_attention", "A cross-attention block", (TRANSFORMERS,))
+    q_ = d.defines("Ψ_Q^x", h * (a * d_head) + b_q * a * d_head, "queries from the layer's hidden state (GPT-2's q_attn)")
+    kv = d.defines("Ψ_KV^x", 2 * (h * (a * d_head)) + (b_k + b_v) * a * d_head,
+                   "keys and values of all a heads from the encoder's hidden states (GPT-2's c_attn, h→2h)")
+    o = d.defines("Ψ_O^x", (a * d_head) * h + b_o * h, "the output projection (c_proj)")
+    block = d.defines("Ψ_x,block", q_ + kv + o, "fused or separate, the shapes add up the same", parts=("Ψ_Q^x", "Ψ_KV^x", "Ψ_O^x"))
+    d.defines("Ψ_cross", x_attn * (block + one_norm()), "the block and its own norm (ln_cross_attn) in every layer that has one")
+    d.concludes("params.decoder.cross_attention")
+    return d
+
+
 def layer() -> Derivation:
     d = Derivation("params.decoder.layer", "One dense decoder layer", (TRANSFORMERS,))
-    d.defines("Ψ_layer", sum(get(i).dimensioned for i in ("params.decoder.attention", "params.decoder.mlp", "params.decoder.norms")),
-              "attention, the MLP, norms")
+    d.defines("Ψ_layer", sum(get(i).dimensioned for i in ("params.decoder.attention", "params.decoder.cross_attention",
+                                                           "params.decoder.mlp", "params.decoder.norms")),
+              "attention (and a cross-attention block where the family has one), the MLP, norms")
     d.concludes("params.decoder.layer")
     return d
 
@@ -504,14 +519,21 @@ def mla_decode_absorbed() -> Derivation:
     return d
 
 
+def _kv_heads() -> sp.Expr:
+    return (1 - kv_expand) * g + kv_expand * a
+
+
 def _kv_width() -> sp.Expr:
-    return (1 - mla) * (g * d_head + g * d_head) + mla * (r_kv + d_rope)
+    return (1 - mla) * (_kv_heads() * d_head + _kv_heads() * d_head) + mla * (r_kv + d_rope)
 
 
 def kv_full_layer() -> Derivation:
     d = Derivation("memory.kv_cache.layer.full", "Cache of a full-attention layer", (CACHE, DEEPSEEK_V2))
-    per_token = d.defines("w_KV", (1 - mla) * (g * d_head + g * d_head) + mla * (r_kv + d_rope),
-                          "a key and a value of g heads [b, g, s, d_head] each; MLA caches the normed latent [b, 1, s, r_KV] "
+    heads = d.defines("g_KV", (1 - kv_expand) * g + kv_expand * a,
+                      "the key/value heads cached: g, or all a where the family broadcasts K and V to every query head before "
+                      "writing the cache (transformers' Falcon with new_decoder_architecture: full-size storages)")
+    per_token = d.defines("w_KV", (1 - mla) * (heads * d_head + heads * d_head) + mla * (r_kv + d_rope),
+                          "a key and a value of g_KV heads [b, g_KV, s, d_head] each; MLA caches the normed latent [b, 1, s, r_KV] "
                           "and the rotated shared key [b, 1, s, d_rope] instead")
     d.defines("M_KV^full", b * s * per_token * q, "s tokens of every sequence, q bytes per value")
     d.concludes("memory.kv_cache.layer.full")
@@ -537,7 +559,8 @@ def kv_decoder() -> Derivation:
 
 def kv_classic() -> Derivation:
     d = Derivation("memory.kv_cache.decoder.classic", "Without windows or MLA, the cache is 001's", (CACHE,))
-    d.defines("M_KV|full", get("memory.kv_cache.decoder").dimensioned.xreplace({l_win: 0, mla: 0}), "every layer full, per-head K and V")
+    d.defines("M_KV|full", get("memory.kv_cache.decoder").dimensioned.xreplace({l_win: 0, mla: 0, kv_expand: 0}),
+              "every layer full, per-head K and V of the g key/value heads")
     d.equals("M_KV", get("memory.kv_cache").dimensioned, "2·l·g·d_head·s·b·q")
     return d
 
@@ -578,6 +601,7 @@ DERIVATIONS = (
     shared_experts,
     router,
     norms,
+    cross_attention,
     layer,
     layer_moe,
     layer_active,

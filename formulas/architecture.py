@@ -78,6 +78,8 @@ from llm_formulas.formulas.symbols import (
     tied,
     u_flop,
     u_param,
+    kv_expand,
+    x_attn,
 )
 
 TRANSFORMERS = Source("transformers", "parameter shapes")
@@ -184,18 +186,28 @@ norms = formula(
     sources=[TRANSFORMERS],
     symbol_latex=r"\Psi_{norm}",
 )
+cross_attention = formula(
+    "params.decoder.cross_attention",
+    x_attn * (4 * h * a * d_head + (b_q + b_k + b_v) * a * d_head + b_o * h + norm) * u_param,
+    "parameter",
+    "one layer's cross-attention block where the family has one (GPT-2's add_cross_attention): queries from the layer, "
+    "keys and values of every head from the encoder's states, an output projection, biases by switch, and its own norm",
+    sources=[TRANSFORMERS],
+    symbol_latex=r"\Psi_{cross}",
+)
 layer = formula(
     "params.decoder.layer",
-    attention.dimensioned + mlp.dimensioned + norms.dimensioned,
+    attention.dimensioned + cross_attention.dimensioned + mlp.dimensioned + norms.dimensioned,
     "parameter",
-    "one dense decoder layer: attention, MLP, norms",
+    "one dense decoder layer: attention (and cross-attention where the family has it), MLP, norms",
     sources=[TRANSFORMERS],
-    related=["params.decoder.attention", "params.decoder.mlp", "params.decoder.norms"],
+    related=["params.decoder.attention", "params.decoder.cross_attention", "params.decoder.mlp", "params.decoder.norms"],
     symbol_latex=r"\Psi_{layer}",
 )
 layer_moe = formula(
     "params.decoder.layer.moe",
-    attention.dimensioned + E * expert.dimensioned + router.dimensioned + shared_experts.dimensioned + norms.dimensioned,
+    attention.dimensioned + cross_attention.dimensioned + E * expert.dimensioned + router.dimensioned + shared_experts.dimensioned
+    + norms.dimensioned,
     "parameter",
     "one mixture-of-experts layer: attention, E routed experts, router, shared experts, norms",
     sources=[TRANSFORMERS, FEDUS],
@@ -204,7 +216,8 @@ layer_moe = formula(
 )
 layer_active = formula(
     "params.decoder.layer.active",
-    attention.dimensioned + k * expert.dimensioned + router.dimensioned + shared_experts.dimensioned + norms.dimensioned,
+    attention.dimensioned + cross_attention.dimensioned + k * expert.dimensioned + router.dimensioned
+    + shared_experts.dimensioned + norms.dimensioned,
     "parameter",
     "the parameters of one MoE layer that a token uses: k of the E routed experts, the shared ones and the router",
     sources=[TRANSFORMERS, FEDUS, MIXTRAL],
@@ -476,13 +489,15 @@ mla_decode_absorbed = formula(
 
 # --- KV cache ----------------------------------------------------------------------
 
-kv_width = (1 - mla) * 2 * g * d_head + mla * (r_kv + d_rope)  # values cached per token and layer
+kv_heads = g + kv_expand * (a - g)  # key/value heads the cache holds: g, or a where the family expands them first (Falcon)
+kv_width = (1 - mla) * 2 * kv_heads * d_head + mla * (r_kv + d_rope)  # values cached per token and layer
 
 kv_full_layer = formula(
     "memory.kv_cache.layer.full",
     b * s * kv_width * q,
     "byte",
-    "one full-attention layer's cache: a key and a value of g heads (MLA: the latent and the shared rope key) for each of s tokens",
+    "one full-attention layer's cache: a key and a value of g heads (a where the family expands them first; MLA: the latent "
+    "and the shared rope key) for each of s tokens",
     sources=[CACHE, DEEPSEEK_V2],
     symbol_latex=r"M_{KV}^{full}",
 )

@@ -78,6 +78,15 @@ class _Reader:
             raise ConfigError(f"{self.model_type} config: missing key {keys[0]!r}")
         return default
 
+    def count(self, key: str, default: int) -> int:
+        """A non-negative integer (0 switches a feature off: num_nextn_predict_layers = 0, no MTP module)."""
+        value = self.config.get(key)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value > MAX_SIZE:
+            raise ConfigError(f"{self.model_type} config: {key!r} must be a non-negative integer, got {_short(value)}")
+        return value
+
     def optional_size(self, key: str, default: int | None = None) -> int | None:
         """A positive integer that may be absent or null (a feature switched off)."""
         if self.config.get(key, default) is None:
@@ -169,6 +178,8 @@ def _base(
         S.emb_norm: 0,
         S.tied: int(tied),
         S.head_bias: 0,
+        S.kv_expand: 0,
+        S.x_attn: 0,
     }
 
 
@@ -185,7 +196,8 @@ def _gpt2(r: _Reader) -> dict:
         d_ff=r.size("n_inner", default=4 * h), tied=r.flag("tie_word_embeddings", True),
         layer_norm=True, bias_qkv=1, bias_o=1, bias_mlp=1,
     )
-    values.update({S.pos_table: 1, S.n_pos: r.size("n_positions", "max_position_embeddings"), S.o_pos: 0})
+    values.update({S.pos_table: 1, S.n_pos: r.size("n_positions", "max_position_embeddings"), S.o_pos: 0,
+                   S.x_attn: r.flag("add_cross_attention", False)})  # GPT2Block builds crossattention and ln_cross_attn
     return values
 
 
@@ -248,11 +260,13 @@ def _falcon(r: _Reader) -> dict:
     parallel = r.flag("parallel_attn", True)
     lns = r.size("num_ln_in_parallel_attn", default=2 if new else 1)
     bias = r.flag("bias", False)
-    return _base(
+    values = _base(
         r, h=h, a=a, g=g, l=r.size("num_hidden_layers"), d_ff=r.size("ffn_hidden_size", default=4 * h),
         tied=r.flag("tie_word_embeddings", True), layer_norm=True,
         n_norm=2 if (not parallel or lns == 2) else 1, bias_qkv=bias, bias_o=bias, bias_mlp=bias,
     )
+    values[S.kv_expand] = int(new)  # FalconAttention broadcasts K and V to every query head before the cache update
+    return values
 
 
 def _llama_like(kv_default: int | None = None, head_dim_default: int | None = None, *, tied: bool = False,
@@ -295,6 +309,17 @@ def _pattern(r: _Reader, layers: int, rule: str) -> list[str]:
     """transformers' layer_types when the config.json leaves them out (each family's configuration_*.py)."""
     if rule == "all":  # Mistral, Mixtral, Phi-3, PhiMoE: sliding_window set → every layer (cache_utils.get_layer_types_and_kwargs)
         return ["sliding_attention" if r.config.get("sliding_window", r.window_default) is not None else "full_attention"] * layers
+    if rule in ("qwen", "qwen2_moe"):  # Qwen2/3: use_sliding_window sets sliding_window; Qwen2Config.__post_init__
+        if not r.flag("use_sliding_window", False) or r.config.get("sliding_window", r.window_default) is None:
+            return ["full_attention"] * layers
+        first = r.count("max_window_layers", 28)
+        if rule == "qwen":  # layers from max_window_layers on slide (configuration_qwen2.py, configuration_qwen3.py)
+            return ["sliding_attention" if i >= first else "full_attention" for i in range(layers)]
+        # Qwen2-MoE: the even layers below max_window_layers slide (configuration_qwen2_moe.py)
+        return ["sliding_attention" if (i + 1) % 2 and i < first else "full_attention" for i in range(layers)]
+    if rule == "qwen3_moe":  # Qwen3MoeConfig keeps sliding_window only under use_sliding_window: then every layer slides
+        on = r.flag("use_sliding_window", False) and r.config.get("sliding_window", r.window_default) is not None
+        return ["sliding_attention" if on else "full_attention"] * layers
     if rule == "alternate":  # Gemma-2, gpt-oss: even layers sliding
         return ["sliding_attention" if (i + 1) % 2 else "full_attention" for i in range(layers)]
     if rule == "gemma3":  # five sliding layers, then a global one
@@ -329,11 +354,12 @@ def _windows(r: _Reader, layers: int, rule: str) -> dict:
 
 def _qwen(experts: tuple[int, int, int] | None, kv_default: int, head_dim_default: int | None = None) -> Callable[[_Reader], dict]:
     """Qwen3 and Qwen3-MoE (``experts``: its config's experts, experts per token and expert width by default):
-    q/k norms per head; their sliding-window option is refused."""
+    q/k norms per head; sliding windows under use_sliding_window by each config class's rule."""
 
     def read(r: _Reader) -> dict:
-        r.refuse("use_sliding_window", True, "Qwen's sliding-window layers")
-        values = _llama_like(kv_default, head_dim_default, qkv_bias="attention_bias", mlp_bias=False)(r)
+        read_llama = _windowed(4096, "qwen" if experts is None else "qwen3_moe", kv_default=kv_default,
+                               head_dim_default=head_dim_default, qkv_bias="attention_bias", mlp_bias=False)
+        values = read_llama(r)
         values[S.qk_norm] = 1
         if experts is not None:
             values.update(_qwen_moe_layers(r, values, *experts))
@@ -386,7 +412,7 @@ def _deepseek_moe(r: _Reader, values: dict, defaults: DeepSeekMoE) -> dict:
     shared = r.optional_size("n_shared_experts", default=defaults.shared) or 0
     return {S.l_moe: values[S.l] - dense, S.E: r.size("n_routed_experts", default=defaults.experts),
             S.k: r.size("num_experts_per_tok", default=defaults.per_token), S.d_moe: d_moe, S.d_sh: shared * d_moe,
-            S.n_mtp: r.optional_size("num_nextn_predict_layers", default=defaults.mtp) or 0}
+            S.n_mtp: r.count("num_nextn_predict_layers", defaults.mtp)}
 
 
 # DeepseekV2Config leaves num_experts_per_tok None: a config.json must give it
@@ -417,8 +443,7 @@ def _glm4_moe(r: _Reader) -> dict:
 
 
 def _qwen2_moe(r: _Reader) -> dict:
-    r.refuse("use_sliding_window", True, "Qwen's sliding-window layers")
-    values = _llama_like(16, qkv_bias="qkv_bias", bias_default=True, o_bias=False, mlp_bias=False)(r)
+    values = _windowed(4096, "qwen2_moe", kv_default=16, qkv_bias="qkv_bias", bias_default=True, o_bias=False, mlp_bias=False)(r)
     values.update(_qwen_moe_layers(r, values, 60, 4, 1408))  # Qwen2MoeConfig's defaults
     values.update({S.d_sh: r.size("shared_expert_intermediate_size", default=5632), S.sh_gate: 1})
     return values
@@ -476,7 +501,7 @@ READERS: dict[str, Callable[[_Reader], dict]] = {
     "llama": _llama_like(qkv_bias="attention_bias"),
     "mistral": _windowed(4096, "all", kv_default=8, mlp_bias=False),
     "mixtral": _windowed(None, "all", kv_default=8, mlp_bias=False, experts=(8, 2)),
-    "qwen2": _llama_like(32, qkv_bias=1, mlp_bias=False),  # Qwen2: biases on Q, K, V only
+    "qwen2": _windowed(4096, "qwen", kv_default=32, qkv_bias=1, mlp_bias=False),  # Qwen2: biases on Q, K, V only
     "gemma": _llama_like(16, 256, tied=True, qkv_bias="attention_bias", mlp_bias=False),
     "phi3": _windowed(None, "all", mlp_bias=False),
     "deepseek_v2": _deepseek,

@@ -437,6 +437,13 @@ tau_0 = declare("tau_0", r"\tau_0", "the baseline's time for the same work (the 
 c_month = constant("c_month", r"\mathrm{month}", 30 * 86400, "one month of 30 days, in seconds", "second", Source("001", "months to pay back"))
 
 
+# --- families (issue 28): the switches and sizes of the families read from config.json -------------------
+kv_expand = switch("kv_expand", r"\sigma_{KV}^{exp}", "1 if keys and values are expanded to every query head before the cache "
+                   "(Falcon's new decoder architecture in transformers): the cache holds a heads, not g", default=0)
+x_attn = switch("x_attn", r"\sigma_{cross}", "1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention)",
+                default=0)
+
+
 # ``from llm_formulas.formulas.symbols import *`` brings the table's symbols and its functions, nothing else
 # (E is the number of experts here, as in the sources' notation, not SymPy's Euler number).
 __all__ = sorted(name for name, value in list(globals().items())

@@ -118,7 +118,6 @@ def test_unmodelled_features_are_refused_naming_the_field(extra, message):
 
 
 @pytest.mark.parametrize("config, message", [
-    ({"model_type": "qwen3", "use_sliding_window": True}, "'use_sliding_window' = True is not modelled"),
     ({"model_type": "deepseek_v3", "attention_bias": True}, "'attention_bias' = True is not modelled"),
     ({"model_type": "llama4_text", "hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 8,
       "vocab_size": 10, "moe_layers": [5]}, "'moe_layers' must be a list of layer indices below 2"),

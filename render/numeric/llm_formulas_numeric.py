@@ -4050,12 +4050,46 @@ def params_decoder_norms(h, *, n_norm=2, norm_bias=1):
     return h*n_norm*(norm_bias + 1)
 
 
-def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
-    r"""one dense decoder layer: attention, MLP, norms.
+def params_decoder_cross_attention(h, a, d_head, x_attn, *, b_q=1, b_k=1, b_v=1, b_o=1, norm_bias=1):
+    r"""one layer's cross-attention block where the family has one (GPT-2's add_cross_attention): queries from the layer, keys and values of every head from the encoder's states, an output projection, biases by switch, and its own norm.
 
-    params.decoder.layer [parameter] = a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
+    params.decoder.cross_attention [parameter] = x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))
 
-    LaTeX: \Psi_{layer} = a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)
+    LaTeX: \Psi_{cross} = \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1]
+        b_q: 1 if the query projection has a bias [1] (default 1, the classic model)
+        b_k: 1 if the key projection has a bias [1] (default 1, the classic model)
+        b_v: 1 if the value projection has a bias [1] (default 1, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+
+    Returns: one layer's cross-attention block where the family has one (GPT-2's add_cross_attention): queries from the layer, keys and values of every head from the encoder's states, an output projection, biases by switch, and its own norm [parameter]
+
+    Sources: transformers 5.24, parameter shapes
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
+    b_q = numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = numpy.asarray(b_o, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    return x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))
+
+
+def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, x_attn=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+    r"""one dense decoder layer: attention (and cross-attention where the family has it), MLP, norms.
+
+    params.decoder.layer [parameter] = a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
+
+    LaTeX: \Psi_{layer} = a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)
 
     Args:
         h: hidden size [1]
@@ -4076,13 +4110,14 @@ def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k
         qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
         qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: one dense decoder layer: attention, MLP, norms [parameter]
+    Returns: one dense decoder layer: attention (and cross-attention where the family has it), MLP, norms [parameter]
 
     Sources: transformers 5.24, parameter shapes
     """
@@ -4109,20 +4144,21 @@ def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k
     qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
     qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
     sink = numpy.asarray(sink, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
+    return a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
 
 
-def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""one mixture-of-experts layer: attention, E routed experts, router, shared experts, norms.
 
-    params.decoder.layer.moe [parameter] = E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
+    params.decoder.layer.moe [parameter] = E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
 
-    LaTeX: \Psi_{layer}^{moe} = E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)
+    LaTeX: \Psi_{layer}^{moe} = E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)
 
     Args:
         h: hidden size [1]
@@ -4147,6 +4183,7 @@ def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -4184,20 +4221,21 @@ def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
+    return E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
 
 
-def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""the parameters of one MoE layer that a token uses: k of the E routed experts, the shared ones and the router.
 
-    params.decoder.layer.active [parameter] = E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
+    params.decoder.layer.active [parameter] = E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
 
-    LaTeX: \Psi_{layer}^{active} = E h + E \sigma_{b_{router}} + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + k \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)
+    LaTeX: \Psi_{layer}^{active} = E h + E \sigma_{b_{router}} + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + k \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)
 
     Args:
         h: hidden size [1]
@@ -4223,6 +4261,7 @@ def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -4261,12 +4300,13 @@ def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
+    return E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
 
 
 def params_decoder_final_norm(h, *, norm_bias=1, norm_final=1):
@@ -4316,12 +4356,12 @@ def params_decoder_head(V, head_bias, *, tied=1, d_emb=None):
     return V*d_emb*(1 - tied) + V*head_bias
 
 
-def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
+def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
     r"""parameters of a decoder model: embeddings, l − l_moe dense and l_moe MoE layers, final norm, head (what transformers' model.parameters() holds).
 
-    params.decoder.total [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
+    params.decoder.total [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
 
-    LaTeX: \Psi = V d_{emb} \left(1 - \sigma_{tied}\right) + V d_{emb} + V \sigma_{b_{head}} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right) + \left(l - l_{moe}\right) \left(a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right)
+    LaTeX: \Psi = V d_{emb} \left(1 - \sigma_{tied}\right) + V d_{emb} + V \sigma_{b_{head}} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right) + \left(l - l_{moe}\right) \left(a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right)
 
     Args:
         h: hidden size [1]
@@ -4357,6 +4397,7 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -4411,6 +4452,7 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
@@ -4418,15 +4460,15 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
+    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
 
 
-def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
+def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
     r"""parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E.
 
-    params.decoder.active [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
+    params.decoder.active [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
 
-    LaTeX: \Psi_{active} = V d_{emb} \left(1 - \sigma_{tied}\right) + V d_{emb} + V \sigma_{b_{head}} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + k \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right) + \left(l - l_{moe}\right) \left(a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right)
+    LaTeX: \Psi_{active} = V d_{emb} \left(1 - \sigma_{tied}\right) + V d_{emb} + V \sigma_{b_{head}} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + k \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right) + \left(l - l_{moe}\right) \left(a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right)
 
     Args:
         h: hidden size [1]
@@ -4462,6 +4504,7 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         k: experts per token [1] (needed only when a switch leaves its classic value)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
@@ -4518,6 +4561,7 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
@@ -4526,15 +4570,15 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
+    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
 
 
-def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""n_MTP multi-token-prediction modules, each two input norms, a 2h→h projection, one MoE layer and an output norm; the embedding and the output head are the main model's.
 
-    params.decoder.mtp [parameter] = n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
+    params.decoder.mtp [parameter] = n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
 
-    LaTeX: \Psi_{MTP} = n_{MTP} \left(E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + 2 h^{2} + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + 3 h \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right)
+    LaTeX: \Psi_{MTP} = n_{MTP} \left(E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + 2 h^{2} + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + 3 h \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right)
 
     Args:
         h: hidden size [1]
@@ -4560,6 +4604,7 @@ def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -4598,12 +4643,13 @@ def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
+    return n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
 
 
 def flops_decoder_attention_projections_mla(b, s, h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, r_q=None):
@@ -5541,12 +5587,12 @@ def flops_decoder_mla_decode_absorbed(s, a, r_kv, d_rope, d_nope, d_v):
     return 2*a*d_nope*r_kv + 2*a*d_v*r_kv + 2*a*r_kv*s + 2*a*s*(d_rope + r_kv)
 
 
-def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, r_kv=None, d_rope=None):
-    r"""one full-attention layer's cache: a key and a value of g heads (MLA: the latent and the shared rope key) for each of s tokens.
+def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
+    r"""one full-attention layer's cache: a key and a value of g heads (a where the family expands them first; MLA: the latent and the shared rope key) for each of s tokens.
 
-    memory.kv_cache.layer.full [byte] = b*q*s*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+    memory.kv_cache.layer.full [byte] = b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
-    LaTeX: M_{KV}^{full} = b q s \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+    LaTeX: M_{KV}^{full} = b q s \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5555,13 +5601,16 @@ def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, r_kv=None, d_rope=N
         d_head: head dimension [1]
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: one full-attention layer's cache: a key and a value of g heads (MLA: the latent and the shared rope key) for each of s tokens [byte]
+    Returns: one full-attention layer's cache: a key and a value of g heads (a where the family expands them first; MLA: the latent and the shared rope key) for each of s tokens [byte]
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer, DynamicSlidingWindowLayer; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
+    a = _gated('memory.kv_cache.layer.full', 'a', a, {'kv_expand': (kv_expand, 0)})
     r_kv = _gated('memory.kv_cache.layer.full', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('memory.kv_cache.layer.full', 'd_rope', d_rope, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
@@ -5570,17 +5619,19 @@ def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, r_kv=None, d_rope=N
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     q = numpy.asarray(q, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
+    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return b*q*s*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+    return b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
 
-def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, r_kv=None, d_rope=None):
+def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
     r"""one sliding-window (or chunked) layer's cache: the latest W − 1 tokens; the next query brings the W-th.
 
-    memory.kv_cache.layer.window [byte] = b*q*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))*Min(s, W - 1)
+    memory.kv_cache.layer.window [byte] = b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*Min(s, W - 1)
 
-    LaTeX: M_{KV}^{win} = b q \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right) \min\left(s, W - 1\right)
+    LaTeX: M_{KV}^{win} = b q \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right) \min\left(s, W - 1\right)
 
     Args:
         b: micro-batch size [1]
@@ -5590,6 +5641,8 @@ def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, r_kv=None, d_r
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
 
@@ -5597,6 +5650,7 @@ def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, r_kv=None, d_r
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer, DynamicSlidingWindowLayer; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache
     """
+    a = _gated('memory.kv_cache.layer.window', 'a', a, {'kv_expand': (kv_expand, 0)})
     r_kv = _gated('memory.kv_cache.layer.window', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('memory.kv_cache.layer.window', 'd_rope', d_rope, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
@@ -5606,17 +5660,19 @@ def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, r_kv=None, d_r
     q = numpy.asarray(q, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
+    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return b*q*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1])
+    return b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1])
 
 
-def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, r_kv=None, d_rope=None, W=None):
+def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, kv_expand=0, a=None, r_kv=None, d_rope=None, W=None):
     r"""the bytes transformers' DynamicCache holds after b sequences of s tokens: l − l_win full layers, l_win windowed ones.
 
-    memory.kv_cache.decoder [byte] = b*l_win*q*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))*Min(s, W - 1) + b*q*s*(l - l_win)*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+    memory.kv_cache.decoder [byte] = b*l_win*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*Min(s, W - 1) + b*q*s*(l - l_win)*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
-    LaTeX: M_{KV} = b l_{win} q \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right) \min\left(s, W - 1\right) + b q s \left(l - l_{win}\right) \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+    LaTeX: M_{KV} = b l_{win} q \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right) \min\left(s, W - 1\right) + b q s \left(l - l_{win}\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5627,6 +5683,8 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, r_kv=None,
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
@@ -5637,6 +5695,7 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, r_kv=None,
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer, DynamicSlidingWindowLayer; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache; Gemma Team 2025, §2 local:global layers 5:1, window 1024 (Gemma 2: 1:1, window 4096); DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
+    a = _gated('memory.kv_cache.decoder', 'a', a, {'kv_expand': (kv_expand, 0)})
     r_kv = _gated('memory.kv_cache.decoder', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('memory.kv_cache.decoder', 'd_rope', d_rope, {'mla': (mla, 0)})
     W = _gated('memory.kv_cache.decoder', 'W', W, {'l_win': (l_win, 0)})
@@ -5648,18 +5707,20 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, r_kv=None,
     q = numpy.asarray(q, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return b*l_win*q*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1]) + b*q*s*(l - l_win)*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+    return b*l_win*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1]) + b*q*s*(l - l_win)*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
 
-def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=0, r_kv=None, d_rope=None, W=None):
+def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=0, kv_expand=0, a=None, r_kv=None, d_rope=None, W=None):
     r"""the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache).
 
-    memory.kv_cache.decoder.paged [byte] = b*n_blk*q*(l_win*ceiling(Min(s, W - 1)/n_blk) + (l - l_win)*ceiling(s/n_blk))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+    memory.kv_cache.decoder.paged [byte] = b*n_blk*q*(l_win*ceiling(Min(s, W - 1)/n_blk) + (l - l_win)*ceiling(s/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
-    LaTeX: M_{KV}^{paged} = b n_{blk} q \left(l_{win} \left\lceil{\frac{\min\left(s, W - 1\right)}{n_{blk}}}\right\rceil + \left(l - l_{win}\right) \left\lceil{\frac{s}{n_{blk}}}\right\rceil\right) \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+    LaTeX: M_{KV}^{paged} = b n_{blk} q \left(l_{win} \left\lceil{\frac{\min\left(s, W - 1\right)}{n_{blk}}}\right\rceil + \left(l - l_{win}\right) \left\lceil{\frac{s}{n_{blk}}}\right\rceil\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5671,6 +5732,8 @@ def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=
         n_blk: tokens per block of a paged KV cache (vLLM: 16) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
@@ -5681,6 +5744,7 @@ def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=
 
     Sources: Kwon et al. 2023, §4.2 KV blocks
     """
+    a = _gated('memory.kv_cache.decoder.paged', 'a', a, {'kv_expand': (kv_expand, 0)})
     r_kv = _gated('memory.kv_cache.decoder.paged', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('memory.kv_cache.decoder.paged', 'd_rope', d_rope, {'mla': (mla, 0)})
     W = _gated('memory.kv_cache.decoder.paged', 'W', W, {'l_win': (l_win, 0)})
@@ -5693,10 +5757,12 @@ def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=
     n_blk = numpy.asarray(n_blk, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return b*n_blk*q*(l_win*numpy.ceil(functools.reduce(numpy.minimum, [s, W - 1])/n_blk) + (l - l_win)*numpy.ceil(s/n_blk))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+    return b*n_blk*q*(l_win*numpy.ceil(functools.reduce(numpy.minimum, [s, W - 1])/n_blk) + (l - l_win)*numpy.ceil(s/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
 
 def memory_kv_cache_decoder_mla_expanded(b, s, a, l, q, d_rope, d_nope, d_v):
@@ -5731,12 +5797,12 @@ def memory_kv_cache_decoder_mla_expanded(b, s, a, l, q, d_rope, d_nope, d_v):
     return a*b*l*q*s*(d_nope + d_rope + d_v)
 
 
-def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, n_sink=0, r_kv=None, d_rope=None):
+def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, n_sink=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
     r"""a windowed layer that also keeps the first n_sink tokens (StreamingLLM's attention sinks).
 
-    memory.kv_cache.layer.window_sinks [byte] = b*q*(n_sink + Min(s, W - 1))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+    memory.kv_cache.layer.window_sinks [byte] = b*q*(n_sink + Min(s, W - 1))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
-    LaTeX: M_{KV}^{sink} = b q \left(n_{sink} + \min\left(s, W - 1\right)\right) \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+    LaTeX: M_{KV}^{sink} = b q \left(n_{sink} + \min\left(s, W - 1\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5747,6 +5813,8 @@ def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, n_sink=0
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         n_sink: first tokens a windowed cache keeps as attention sinks (StreamingLLM: 4) [1] (default 0, the classic model)
+        kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
 
@@ -5754,6 +5822,7 @@ def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, n_sink=0
 
     Sources: Xiao et al. 2023, §3 sink tokens
     """
+    a = _gated('memory.kv_cache.layer.window_sinks', 'a', a, {'kv_expand': (kv_expand, 0)})
     r_kv = _gated('memory.kv_cache.layer.window_sinks', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('memory.kv_cache.layer.window_sinks', 'd_rope', d_rope, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
@@ -5764,9 +5833,11 @@ def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, n_sink=0
     W = numpy.asarray(W, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     n_sink = numpy.asarray(n_sink, dtype=numpy.float64)
+    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return b*q*(n_sink + functools.reduce(numpy.minimum, [s, W - 1]))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+    return b*q*(n_sink + functools.reduce(numpy.minimum, [s, W - 1]))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
 
 def perf_gemm_time(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem, tau_k):
@@ -7825,12 +7896,12 @@ def params_quantized_linear(h, a, g, d_head, d_ff, l, *, gated=0, l_moe=0, d_sh=
     return d_ff*h*(gated + 2)*(l - l_moe) + l*(2*a*d_head*h + 2*d_head*g*h) + l_moe*(E*d_moe*h*(gated + 2) + E*h + d_sh*h*(gated + 2))
 
 
-def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, sh_gate=0, router_bias=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
+def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, sh_gate=0, router_bias=0, x_attn=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
     r"""the parameters that stay 16-bit when the base is quantized (Ψ_16): everything but the layers' projection matrices.
 
-    params.quantized.kept [parameter] = E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*b_q*d_head*l*mla + a*b_q*d_head*l - 2*a*d_head*h*l*mla + a*d_head*l*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*l*mla*q_lora*r_q + a*d_v*h*l*mla + a*d_v*l*mla*r_kv + a*l*sink - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe + b_mlp*d_ff*l - b_mlp*d_ff*l_moe + b_mlp*h*l - b_mlp*h*l_moe - b_o*h*l*mla + b_o*h*l - b_v*d_head*g*l*mla + b_v*d_head*g*l + 2*d_emb*h*proj_emb - 2*d_head*g*h*l*mla + d_head*g*l*qk_norm_full + 2*d_head*l*qk_norm + d_rope*h*l*mla + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l_moe*sh_gate + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv
+    params.quantized.kept [parameter] = E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias - V*d_emb*tied + 2*V*d_emb + V*head_bias + a*b_k*d_head*l*x_attn - a*b_q*d_head*l*mla + a*b_q*d_head*l*x_attn + a*b_q*d_head*l + a*b_v*d_head*l*x_attn - 2*a*d_head*h*l*mla + 4*a*d_head*h*l*x_attn + a*d_head*l*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*l*mla*q_lora*r_q + a*d_v*h*l*mla + a*d_v*l*mla*r_kv + a*l*sink - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe + b_mlp*d_ff*l - b_mlp*d_ff*l_moe + b_mlp*h*l - b_mlp*h*l_moe - b_o*h*l*mla + b_o*h*l*x_attn + b_o*h*l - b_v*d_head*g*l*mla + b_v*d_head*g*l + 2*d_emb*h*proj_emb - 2*d_head*g*h*l*mla + d_head*g*l*qk_norm_full + 2*d_head*l*qk_norm + d_rope*h*l*mla + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l*norm_bias*x_attn + h*l*x_attn + h*l_moe*sh_gate + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv
 
-    LaTeX: \Psi_{16} = E \sigma_{b_{mlp}} d_{moe} \sigma_{gated} l_{moe} + E \sigma_{b_{mlp}} d_{moe} l_{moe} + E \sigma_{b_{mlp}} h l_{moe} + E l_{moe} \sigma_{b_{router}} - V d_{emb} \sigma_{tied} + 2 V d_{emb} + V \sigma_{b_{head}} - a \sigma_{b_Q} d_{head} l \sigma_{MLA} + a \sigma_{b_Q} d_{head} l - 2 a d_{head} h l \sigma_{MLA} + a d_{head} l \sigma_{qk,full} - a d_{nope} h l \sigma_{MLA} \sigma_{r_Q} + a d_{nope} h l \sigma_{MLA} + a d_{nope} l \sigma_{MLA} \sigma_{r_Q} r_Q + a d_{nope} l \sigma_{MLA} r_{KV} - a d_{rope} h l \sigma_{MLA} \sigma_{r_Q} + a d_{rope} h l \sigma_{MLA} + a d_{rope} l \sigma_{MLA} \sigma_{r_Q} r_Q + a d_{v} h l \sigma_{MLA} + a d_{v} l \sigma_{MLA} r_{KV} + a l \sigma_{sink} - \sigma_{b_K} d_{head} g l \sigma_{MLA} + \sigma_{b_K} d_{head} g l + \sigma_{b_{mlp}} d_{ff} \sigma_{gated} l - \sigma_{b_{mlp}} d_{ff} \sigma_{gated} l_{moe} + \sigma_{b_{mlp}} d_{ff} l - \sigma_{b_{mlp}} d_{ff} l_{moe} + \sigma_{b_{mlp}} h l - \sigma_{b_{mlp}} h l_{moe} - \sigma_{b_O} h l \sigma_{MLA} + \sigma_{b_O} h l - \sigma_{b_V} d_{head} g l \sigma_{MLA} + \sigma_{b_V} d_{head} g l + 2 d_{emb} h \sigma_{proj} - 2 d_{head} g h l \sigma_{MLA} + d_{head} g l \sigma_{qk,full} + 2 d_{head} l \sigma_{qk} + d_{rope} h l \sigma_{MLA} + \sigma_{emb} h \sigma_{\beta} + \sigma_{emb} h + h l \sigma_{MLA} \sigma_{r_Q} r_Q + h l \sigma_{MLA} r_{KV} + h l n_{norm} \sigma_{\beta} + h l n_{norm} + h l_{moe} \sigma_{sh} + h n_{pos} \sigma_{pos} + h \sigma_{\beta} \sigma_{final} + h \sigma_{final} + h o_{pos} \sigma_{pos} + l \sigma_{MLA} \sigma_{r_Q} r_Q + l \sigma_{MLA} r_{KV}
+    LaTeX: \Psi_{16} = E \sigma_{b_{mlp}} d_{moe} \sigma_{gated} l_{moe} + E \sigma_{b_{mlp}} d_{moe} l_{moe} + E \sigma_{b_{mlp}} h l_{moe} + E l_{moe} \sigma_{b_{router}} - V d_{emb} \sigma_{tied} + 2 V d_{emb} + V \sigma_{b_{head}} + a \sigma_{b_K} d_{head} l \sigma_{cross} - a \sigma_{b_Q} d_{head} l \sigma_{MLA} + a \sigma_{b_Q} d_{head} l \sigma_{cross} + a \sigma_{b_Q} d_{head} l + a \sigma_{b_V} d_{head} l \sigma_{cross} - 2 a d_{head} h l \sigma_{MLA} + 4 a d_{head} h l \sigma_{cross} + a d_{head} l \sigma_{qk,full} - a d_{nope} h l \sigma_{MLA} \sigma_{r_Q} + a d_{nope} h l \sigma_{MLA} + a d_{nope} l \sigma_{MLA} \sigma_{r_Q} r_Q + a d_{nope} l \sigma_{MLA} r_{KV} - a d_{rope} h l \sigma_{MLA} \sigma_{r_Q} + a d_{rope} h l \sigma_{MLA} + a d_{rope} l \sigma_{MLA} \sigma_{r_Q} r_Q + a d_{v} h l \sigma_{MLA} + a d_{v} l \sigma_{MLA} r_{KV} + a l \sigma_{sink} - \sigma_{b_K} d_{head} g l \sigma_{MLA} + \sigma_{b_K} d_{head} g l + \sigma_{b_{mlp}} d_{ff} \sigma_{gated} l - \sigma_{b_{mlp}} d_{ff} \sigma_{gated} l_{moe} + \sigma_{b_{mlp}} d_{ff} l - \sigma_{b_{mlp}} d_{ff} l_{moe} + \sigma_{b_{mlp}} h l - \sigma_{b_{mlp}} h l_{moe} - \sigma_{b_O} h l \sigma_{MLA} + \sigma_{b_O} h l \sigma_{cross} + \sigma_{b_O} h l - \sigma_{b_V} d_{head} g l \sigma_{MLA} + \sigma_{b_V} d_{head} g l + 2 d_{emb} h \sigma_{proj} - 2 d_{head} g h l \sigma_{MLA} + d_{head} g l \sigma_{qk,full} + 2 d_{head} l \sigma_{qk} + d_{rope} h l \sigma_{MLA} + \sigma_{emb} h \sigma_{\beta} + \sigma_{emb} h + h l \sigma_{MLA} \sigma_{r_Q} r_Q + h l \sigma_{MLA} r_{KV} + h l n_{norm} \sigma_{\beta} + h l n_{norm} + h l \sigma_{\beta} \sigma_{cross} + h l \sigma_{cross} + h l_{moe} \sigma_{sh} + h n_{pos} \sigma_{pos} + h \sigma_{\beta} \sigma_{final} + h \sigma_{final} + h o_{pos} \sigma_{pos} + l \sigma_{MLA} \sigma_{r_Q} r_Q + l \sigma_{MLA} r_{KV}
 
     Args:
         h: hidden size [1]
@@ -7865,6 +7936,7 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -7916,6 +7988,7 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
@@ -7923,7 +7996,7 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    return E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*b_q*d_head*l*mla + a*b_q*d_head*l - 2*a*d_head*h*l*mla + a*d_head*l*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*l*mla*q_lora*r_q + a*d_v*h*l*mla + a*d_v*l*mla*r_kv + a*l*sink - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe + b_mlp*d_ff*l - b_mlp*d_ff*l_moe + b_mlp*h*l - b_mlp*h*l_moe - b_o*h*l*mla + b_o*h*l - b_v*d_head*g*l*mla + b_v*d_head*g*l + 2*d_emb*h*proj_emb - 2*d_head*g*h*l*mla + d_head*g*l*qk_norm_full + 2*d_head*l*qk_norm + d_rope*h*l*mla + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l_moe*sh_gate + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv
+    return E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias - V*d_emb*tied + 2*V*d_emb + V*head_bias + a*b_k*d_head*l*x_attn - a*b_q*d_head*l*mla + a*b_q*d_head*l*x_attn + a*b_q*d_head*l + a*b_v*d_head*l*x_attn - 2*a*d_head*h*l*mla + 4*a*d_head*h*l*x_attn + a*d_head*l*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*l*mla*q_lora*r_q + a*d_v*h*l*mla + a*d_v*l*mla*r_kv + a*l*sink - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe + b_mlp*d_ff*l - b_mlp*d_ff*l_moe + b_mlp*h*l - b_mlp*h*l_moe - b_o*h*l*mla + b_o*h*l*x_attn + b_o*h*l - b_v*d_head*g*l*mla + b_v*d_head*g*l + 2*d_emb*h*proj_emb - 2*d_head*g*h*l*mla + d_head*g*l*qk_norm_full + 2*d_head*l*qk_norm + d_rope*h*l*mla + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l*norm_bias*x_attn + h*l*x_attn + h*l_moe*sh_gate + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv
 
 
 def memory_lora_states_per_gpu(t, p, P, q_base, P_keep, P_lora):
@@ -9652,6 +9725,7 @@ FORMULAS = {
     'params.decoder.shared_experts': params_decoder_shared_experts,
     'params.decoder.router': params_decoder_router,
     'params.decoder.norms': params_decoder_norms,
+    'params.decoder.cross_attention': params_decoder_cross_attention,
     'params.decoder.layer': params_decoder_layer,
     'params.decoder.layer.moe': params_decoder_layer_moe,
     'params.decoder.layer.active': params_decoder_layer_active,
@@ -9957,14 +10031,15 @@ INPUTS = {
     'params.decoder.shared_experts': ('h', 'sh_gate', 'gated', 'd_sh'),
     'params.decoder.router': ('h', 'E', 'router_bias'),
     'params.decoder.norms': ('h', 'n_norm', 'norm_bias'),
-    'params.decoder.layer': ('h', 'a', 'g', 'd_head', 'd_ff', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'params.decoder.layer.moe': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'params.decoder.layer.active': ('h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.cross_attention': ('h', 'a', 'd_head', 'x_attn', 'b_q', 'b_k', 'b_v', 'b_o', 'norm_bias'),
+    'params.decoder.layer': ('h', 'a', 'g', 'd_head', 'd_ff', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'x_attn', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.layer.moe': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.layer.active': ('h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'params.decoder.final_norm': ('h', 'norm_bias', 'norm_final'),
     'params.decoder.head': ('V', 'head_bias', 'tied', 'd_emb'),
-    'params.decoder.total': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
-    'params.decoder.active': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
-    'params.decoder.mtp': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_mtp', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.total': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
+    'params.decoder.active': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
+    'params.decoder.mtp': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_mtp', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'flops.decoder.attention.projections.mla': ('b', 's', 'h', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'q_lora', 'r_q'),
     'flops.decoder.attention.projections': ('b', 's', 'h', 'a', 'g', 'd_head', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'flops.decoder.attention.scores': ('b', 's', 'a', 'd_head', 'mla', 'd_rope', 'd_nope', 'd_v'),
@@ -9987,12 +10062,12 @@ INPUTS = {
     'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
     'flops.decoder.mla.decode.naive': ('s', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'flops.decoder.mla.decode.absorbed': ('s', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.kv_cache.layer.full': ('b', 's', 'g', 'd_head', 'q', 'mla', 'r_kv', 'd_rope'),
-    'memory.kv_cache.layer.window': ('b', 's', 'g', 'd_head', 'q', 'W', 'mla', 'r_kv', 'd_rope'),
-    'memory.kv_cache.decoder': ('b', 's', 'g', 'd_head', 'l', 'q', 'mla', 'l_win', 'r_kv', 'd_rope', 'W'),
-    'memory.kv_cache.decoder.paged': ('b', 's', 'g', 'd_head', 'l', 'q', 'n_blk', 'mla', 'l_win', 'r_kv', 'd_rope', 'W'),
+    'memory.kv_cache.layer.full': ('b', 's', 'g', 'd_head', 'q', 'mla', 'kv_expand', 'a', 'r_kv', 'd_rope'),
+    'memory.kv_cache.layer.window': ('b', 's', 'g', 'd_head', 'q', 'W', 'mla', 'kv_expand', 'a', 'r_kv', 'd_rope'),
+    'memory.kv_cache.decoder': ('b', 's', 'g', 'd_head', 'l', 'q', 'mla', 'l_win', 'kv_expand', 'a', 'r_kv', 'd_rope', 'W'),
+    'memory.kv_cache.decoder.paged': ('b', 's', 'g', 'd_head', 'l', 'q', 'n_blk', 'mla', 'l_win', 'kv_expand', 'a', 'r_kv', 'd_rope', 'W'),
     'memory.kv_cache.decoder.mla_expanded': ('b', 's', 'a', 'l', 'q', 'd_rope', 'd_nope', 'd_v'),
-    'memory.kv_cache.layer.window_sinks': ('b', 's', 'g', 'd_head', 'q', 'W', 'mla', 'n_sink', 'r_kv', 'd_rope'),
+    'memory.kv_cache.layer.window_sinks': ('b', 's', 'g', 'd_head', 'q', 'W', 'mla', 'n_sink', 'kv_expand', 'a', 'r_kv', 'd_rope'),
     'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.tp.layer': ('b', 's', 'h', 't', 'q', 'tau_k', 'W_tp', 'seq_par'),
@@ -10052,7 +10127,7 @@ INPUTS = {
     'memory.qlora.bytes_per_weight.single': ('B_q',),
     'memory.int8.bytes_per_weight': ('d_in',),
     'params.quantized.linear': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'gated', 'l_moe', 'd_sh', 'E', 'd_moe'),
-    'params.quantized.kept': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'sh_gate', 'router_bias', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
+    'params.quantized.kept': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'sh_gate', 'router_bias', 'x_attn', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
     'memory.lora.states.per_gpu': ('t', 'p', 'P', 'q_base', 'P_keep', 'P_lora'),
     'flops.lora.adapters.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'r_lora', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
     'flops.lora.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'r_lora', 'd_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
@@ -10262,6 +10337,7 @@ REQUIRED = {
     'params.decoder.shared_experts': ('h', 'sh_gate'),
     'params.decoder.router': ('h', 'E'),
     'params.decoder.norms': ('h',),
+    'params.decoder.cross_attention': ('h', 'a', 'd_head', 'x_attn'),
     'params.decoder.layer': ('h', 'a', 'g', 'd_head', 'd_ff'),
     'params.decoder.layer.moe': ('h', 'a', 'g', 'd_head', 'E', 'd_moe'),
     'params.decoder.layer.active': ('h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe'),
