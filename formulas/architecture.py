@@ -80,7 +80,15 @@ from llm_formulas.formulas.symbols import (
     u_param,
     kv_expand,
     x_attn,
+    attn_gate,
+    l_mamba,
+    l_ssd,
+    l_lru,
+    l_gdn,
+    l_noattn,
+    l_nomlp,
 )
+from llm_formulas.formulas import recurrent
 
 TRANSFORMERS = Source("transformers", "parameter shapes")
 FLOP_COUNTER = Source("pytorch", "FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm")
@@ -136,11 +144,12 @@ mla_attention = formula(
 )
 attention = formula(
     "params.decoder.attention",
-    ((1 - mla) * (h * a * d_head + 2 * h * g * d_head + a * d_head * h + b_q * a * d_head + (b_k + b_v) * g * d_head + b_o * h)
+    ((1 - mla) * ((1 + attn_gate) * (h * a * d_head + b_q * a * d_head) + 2 * h * g * d_head + a * d_head * h + (b_k + b_v) * g * d_head
+                  + b_o * h)
      + qk_norm * 2 * d_head + qk_norm_full * (a + g) * d_head + sink * a) * u_param + mla * mla_attention.dimensioned,
     "parameter",
-    "one layer's attention: W_Q (h×a·d_head), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch; or MLA; "
-    "plus q/k norms and one sink logit per head where the family has them",
+    "one layer's attention: W_Q (h×a·d_head, twice that with an output gate), W_K and W_V (h×g·d_head), W_O (a·d_head×h), "
+    "biases by switch; or MLA; plus q/k norms and one sink logit per head where the family has them",
     sources=[TRANSFORMERS, AINSLIE, DEEPSEEK_V2, GPT_OSS],
     conditions=[GROUPS],
     symbol_latex=r"\Psi_{attn}",
@@ -240,21 +249,35 @@ head = formula(
     sources=[TRANSFORMERS],
     symbol_latex=r"\Psi_{head}",
 )
+l_rec = l_mamba + l_ssd + l_lru + l_gdn  # layers with a recurrent mixer in place of attention
+l_attn = l - l_rec - l_noattn  # layers with attention
+l_mlp = l - l_moe - l_nomlp  # layers with a dense MLP
+HYBRID = Source("transformers", "hybrid decoder layers (Jamba, Nemotron-H, RecurrentGemma, Qwen3-Next; Mamba, Mamba-2)")
+MIXERS = at_most(l_mamba + l_ssd + l_lru + l_gdn + l_noattn, l)  # the layers without attention are some of the l
+CHANNELS = at_most(l_moe + l_nomlp, l)
+
 total = formula(
     "params.decoder.total",
-    embeddings.dimensioned + (l - l_moe) * layer.dimensioned + l_moe * layer_moe.dimensioned + final_norm.dimensioned + head.dimensioned,
+    embeddings.dimensioned + l_attn * attention.dimensioned + l * (cross_attention.dimensioned + norms.dimensioned)
+    + l_mamba * recurrent.mamba.dimensioned + l_ssd * recurrent.mamba2.dimensioned + l_lru * recurrent.rglru.dimensioned
+    + l_gdn * recurrent.gdn.dimensioned + l_mlp * mlp.dimensioned
+    + l_moe * (E * expert.dimensioned + router.dimensioned + shared_experts.dimensioned) + final_norm.dimensioned + head.dimensioned,
     "parameter",
-    "parameters of a decoder model: embeddings, l − l_moe dense and l_moe MoE layers, final norm, head "
-    "(what transformers' model.parameters() holds)",
-    sources=[TRANSFORMERS, BILIBILI],
-    conditions=[MOE_LAYERS],
-    related=["params.decoder.layer", "params.decoder.layer.moe", "params.total"],
+    "parameters of a decoder model: embeddings; attention in the layers that have it, a recurrent mixer (Mamba, Mamba-2, "
+    "RG-LRU, gated delta-net) in the others; every layer's norms; a dense MLP or the experts, router and shared experts; "
+    "final norm, head (what transformers' model.parameters() holds)",
+    sources=[TRANSFORMERS, BILIBILI, HYBRID],
+    conditions=[MOE_LAYERS, MIXERS, CHANNELS],
+    related=["params.decoder.layer", "params.decoder.layer.moe", "params.recurrent.mamba", "params.total"],
     notes="DeepSeek-V3's multi-token-prediction module is not built by transformers: params.decoder.mtp adds it.",
     symbol_latex=r"\Psi",
 )
 active = formula(
     "params.decoder.active",
-    embeddings.dimensioned + (l - l_moe) * layer.dimensioned + l_moe * layer_active.dimensioned + final_norm.dimensioned + head.dimensioned,
+    embeddings.dimensioned + l_attn * attention.dimensioned + l * (cross_attention.dimensioned + norms.dimensioned)
+    + l_mamba * recurrent.mamba.dimensioned + l_ssd * recurrent.mamba2.dimensioned + l_lru * recurrent.rglru.dimensioned
+    + l_gdn * recurrent.gdn.dimensioned + l_mlp * mlp.dimensioned
+    + l_moe * (k * expert.dimensioned + router.dimensioned + shared_experts.dimensioned) + final_norm.dimensioned + head.dimensioned,
     "parameter",
     "parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E",
     sources=[TRANSFORMERS, FEDUS, MIXTRAL],
@@ -290,9 +313,10 @@ mla_projections = formula(
 )
 projections = formula(
     "flops.decoder.attention.projections",
-    (1 - mla) * 2 * b * s * h * d_head * (2 * a + 2 * g) * u_flop + mla * mla_projections.dimensioned,
+    (1 - mla) * 2 * b * s * h * d_head * ((2 + attn_gate) * a + 2 * g) * u_flop + mla * mla_projections.dimensioned,
     "FLOP",
-    "one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head], two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h] (or MLA's)",
+    "one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head] (doubled with an output gate), two [bs,h]×[h,g·d_head], "
+    "[bs,a·d_head]×[a·d_head,h] (or MLA's)",
     sources=[FLOP_COUNTER, AINSLIE],
     symbol_latex=r"F_{proj}",
 )
@@ -408,12 +432,16 @@ layer_forward_moe = formula(
 )
 layers_forward = formula(
     "flops.decoder.layers.forward",
-    (l - l_moe) * layer_forward.dimensioned + l_moe * layer_forward_moe.dimensioned,
+    l_attn * (projections.dimensioned + scores.dimensioned) + l_mamba * recurrent.mamba_forward.dimensioned
+    + l_ssd * recurrent.mamba2_forward.dimensioned + l_lru * recurrent.rglru_forward.dimensioned
+    + l_gdn * recurrent.gdn_forward.dimensioned + l_mlp * mlp_forward.dimensioned
+    + l_moe * (experts_forward.dimensioned + shared_forward.dimensioned + router_forward.dimensioned),
     "FLOP",
-    "forward FLOPs of all l layers (what full recomputation repeats)",
-    sources=[FLOP_COUNTER],
-    conditions=[MOE_LAYERS],
-    related=["flops.decoder.layer.forward", "flops.decoder.layer.forward.moe"],
+    "forward FLOPs of all l layers (what full recomputation repeats): attention or a recurrent mixer, a dense MLP or the "
+    "experts, as each layer has them",
+    sources=[FLOP_COUNTER, HYBRID],
+    conditions=[MOE_LAYERS, MIXERS, CHANNELS],
+    related=["flops.decoder.layer.forward", "flops.decoder.layer.forward.moe", "flops.recurrent.mamba"],
     symbol_latex=r"F_{layers}",
 )
 embedding_projections = formula(
@@ -509,21 +537,25 @@ kv_window_layer = formula(
     sources=[CACHE, MISTRAL],
     symbol_latex=r"M_{KV}^{win}",
 )
+states = (l_mamba * recurrent.mamba_state.dimensioned + l_ssd * recurrent.mamba2_state.dimensioned
+          + l_lru * recurrent.rglru_state.dimensioned + l_gdn * recurrent.gdn_state.dimensioned)  # fixed-size, whatever s is
+
 kv_decoder = formula(
     "memory.kv_cache.decoder",
-    (l - l_win) * kv_full_layer.dimensioned + l_win * kv_window_layer.dimensioned,
+    (l_attn - l_win) * kv_full_layer.dimensioned + l_win * kv_window_layer.dimensioned + states,
     "byte",
-    "the bytes transformers' DynamicCache holds after b sequences of s tokens: l − l_win full layers, l_win windowed ones",
-    sources=[CACHE, MISTRAL, GEMMA, DEEPSEEK_V2],
-    conditions=[WINDOW_LAYERS],
-    related=["memory.kv_cache.layer.full", "memory.kv_cache.layer.window", "memory.kv_cache"],
+    "the bytes transformers' DynamicCache holds after b sequences of s tokens: full attention layers s tokens, the l_win "
+    "windowed ones W − 1, and the fixed-size state of each recurrent layer; layers without a mixer hold nothing",
+    sources=[CACHE, MISTRAL, GEMMA, DEEPSEEK_V2, HYBRID],
+    conditions=[WINDOW_LAYERS, MIXERS],
+    related=["memory.kv_cache.layer.full", "memory.kv_cache.layer.window", "memory.state.mamba", "memory.kv_cache"],
     symbol_latex=r"M_{KV}",
 )
 kv_paged = formula(
     "memory.kv_cache.decoder.paged",
-    b * kv_width * q * ((l - l_win) * sp.ceiling(s / n_blk) + l_win * sp.ceiling(sp.Min(s, W - 1) / n_blk)) * n_blk,
+    b * kv_width * q * ((l_attn - l_win) * sp.ceiling(s / n_blk) + l_win * sp.ceiling(sp.Min(s, W - 1) / n_blk)) * n_blk + states,
     "byte",
-    "the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache)",
+    "the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache); recurrent states as they are",
     sources=[PAGED],
     conditions=[WINDOW_LAYERS],
     related=["memory.kv_cache.decoder"],

@@ -444,6 +444,57 @@ x_attn = switch("x_attn", r"\sigma_{cross}", "1 if every layer has a cross-atten
                 default=0)
 
 
+attn_gate = switch("attn_gate", r"\sigma_{gate}", "1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's "
+                   "gated attention)", default=0)
+# layers whose token mixer is not attention, and layers without a mixer or an MLP (hybrid and state-space models)
+HYBRID = Source("transformers", "the hybrid models' decoder layers: mamba, mamba2, jamba, nemotron_h, recurrent_gemma, qwen3_next")
+l_mamba = switch("l_mamba", r"l_{S6}", "layers whose mixer is a Mamba (S6) selective scan instead of attention", maximum=None,
+                 default=0, source=Source("gu2023", "§3, the Mamba block"))
+l_ssd = switch("l_ssd", r"l_{SSD}", "layers whose mixer is a Mamba-2 (SSD) block instead of attention", maximum=None, default=0,
+               source=Source("dao2024", "§7, the Mamba-2 block"))
+l_lru = switch("l_lru", r"l_{LRU}", "layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention", maximum=None,
+               default=0, source=Source("de2024", "§2.4, the recurrent block"))
+l_gdn = switch("l_gdn", r"l_{GDN}", "layers whose mixer is a gated delta-net (linear attention) instead of attention", maximum=None,
+               default=0, source=Source("yang2024gdn", "§3, gated delta rule"))
+l_noattn = switch("l_noattn", r"l_{\varnothing mix}", "layers with no token mixer at all, only an MLP or experts (Nemotron-H's)",
+                  maximum=None, default=0, source=HYBRID)
+l_nomlp = switch("l_nomlp", r"l_{\varnothing mlp}", "layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's)", maximum=None,
+                 default=0, source=HYBRID)
+d_ssm = switch("d_ssm", r"d_{ssm}", "inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h)", maximum=None, default=None,
+               source=Source("gu2023", "§3.4, E = 2"))
+N_ssm = switch("N_ssm", r"N", "state size per channel of a Mamba or Mamba-2 mixer (state_size)", maximum=None, default=None,
+               source=Source("gu2023", "§3.1, N"))
+r_dt = switch("r_dt", r"r_{\Delta}", "rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉)", maximum=None, default=None,
+              source=Source("gu2023", "§3.6, Δ rank"))
+k_conv = switch("k_conv", r"k_{conv}", "kernel width of a mixer's causal depthwise convolution (conv_kernel: 4)", maximum=None,
+                default=None, source=Source("gu2023", "§3.4, the short convolution"))
+b_ssm = switch("b_ssm", r"\sigma_{b_{ssm}}", "1 if a Mamba mixer's input and output projections have biases (use_bias)", default=0,
+               source=HYBRID)
+b_conv = switch("b_conv", r"\sigma_{b_{conv}}", "1 if the mixer's convolution has a bias (use_conv_bias)", default=0, source=HYBRID)
+dt_norm = switch("dt_norm", r"\sigma_{\Delta BC}", "1 if Δ, B and C get RMSNorms inside the mixer (Jamba)", default=0,
+                 source=Source("lieber2024", "§2, RMSNorm inside Mamba layers"))
+n_ssmh = switch("n_ssmh", r"n_{SSD}", "heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim)", maximum=None, default=None,
+                source=Source("dao2024", "§7.2, multi-head SSM"))
+n_grp = switch("n_grp", r"n_{grp}", "groups of B and C in a Mamba-2 mixer (n_groups)", maximum=None, default=None,
+               source=Source("dao2024", "§7.2, grouped B and C"))
+Q_ssd = switch("Q_ssd", r"Q_{SSD}", "chunk length of the Mamba-2 scan (chunk_size: 256); the sequence is padded to whole chunks",
+               maximum=None, default=256, source=Source("dao2024", "§6, the chunked SSD algorithm"))
+d_lru = switch("d_lru", r"d_{LRU}", "width of a Griffin recurrent block (lru_width)", maximum=None, default=None,
+               source=Source("de2024", "§2.4, RG-LRU width"))
+w_lru = switch("w_lru", r"w_{LRU}", "block width of the RG-LRU's block-diagonal gates (lru_width / heads)", maximum=None, default=None,
+               source=Source("de2024", "§2.4, block-diagonal gates"))
+n_kh = switch("n_kh", r"n_{K}^{lin}", "query/key heads of a gated delta-net (linear_num_key_heads)", maximum=None, default=None,
+              source=Source("yang2024gdn", "§3"))
+n_vh = switch("n_vh", r"n_{V}^{lin}", "value heads of a gated delta-net (linear_num_value_heads)", maximum=None, default=None,
+              source=Source("yang2024gdn", "§3"))
+d_kh = switch("d_kh", r"d_{K}^{lin}", "query/key head width of a gated delta-net (linear_key_head_dim)", maximum=None, default=None,
+              source=Source("yang2024gdn", "§3"))
+d_vh = switch("d_vh", r"d_{V}^{lin}", "value head width of a gated delta-net (linear_value_head_dim)", maximum=None, default=None,
+              source=Source("yang2024gdn", "§3"))
+Q_gdn = switch("Q_gdn", r"Q_{GDN}", "chunk length of the gated delta rule's chunked scan (64 in transformers' torch path)",
+               maximum=None, default=64, source=Source("yang2024gdn", "§3.3, chunkwise form"))
+
+
 # ``from llm_formulas.formulas.symbols import *`` brings the table's symbols and its functions, nothing else
 # (E is the number of experts here, as in the sources' notation, not SymPy's Euler number).
 __all__ = sorted(name for name, value in list(globals().items())

@@ -1,0 +1,352 @@
+"""The families, each declared: the few lines of data that say how transformers 5.24 builds its decoder block.
+
+A declaration (formulas/blocks.py :class:`Family`) names what differs from a Llama block (RMSNorm before
+attention and MLP, a gated MLP, grouped-query attention, no biases, an untied head): its config keys and their
+defaults (each family's configuration_*.py), the layers that slide or hold experts or a recurrent mixer, and the
+options it refuses. ``FAMILIES`` maps a model_type to its declaration; the README's and the guide's family table
+are generated from it, and ``check`` proves each declaration reduces to the classic form it names
+(derivations/families.py).
+"""
+
+from __future__ import annotations
+
+from llm_formulas.formulas.blocks import (
+    HEAD_DIM,
+    Attention,
+    Config,
+    ConfigError,
+    Count,
+    Embedding,
+    Experts,
+    Family,
+    Flag,
+    Key,
+    Kinds,
+    Latent,
+    Mlp,
+    Norms,
+    Rule,
+    short,
+)
+
+FULL, SLIDING, CHUNKED = "full_attention", "sliding_attention", "chunked_attention"
+ATTENTION_BIAS = Flag("attention_bias", False)
+MLP_BIAS = Flag("mlp_bias", False)
+FOUR_H = Rule("4h", lambda config, values: 4 * values["h"])
+
+
+def tied(default: bool) -> Embedding:
+    return Embedding(tied=Flag("tie_word_embeddings", default))
+
+
+# --- layer types when a config.json leaves them out (each family's configuration_*.py) ------------------------
+
+
+def every_layer_slides(default: int | None):
+    """Mistral, Mixtral, Phi-3, PhiMoE: sliding_window set → every layer (cache_utils.get_layer_types_and_kwargs)."""
+
+    def pattern(config: Config, layers: int) -> list[str]:
+        return [SLIDING if config.get("sliding_window", default) is not None else FULL] * layers
+
+    return pattern
+
+
+def alternate(config: Config, layers: int) -> list[str]:
+    """Gemma-2, gpt-oss: the even layers slide."""
+    return [SLIDING if (i + 1) % 2 else FULL for i in range(layers)]
+
+
+def one_global_in(period_default: int, *keys: str):
+    """Gemma-3 (6), Cohere-2 (4): period − 1 sliding layers, then a global one."""
+
+    def pattern(config: Config, layers: int) -> list[str]:
+        period = config.size(*keys, default=period_default)
+        return [SLIDING if (i + 1) % period else FULL for i in range(layers)]
+
+    return pattern
+
+
+def llama4_chunks(config: Config, layers: int) -> list[str]:
+    """Llama-4: chunked where RoPE is used (no_rope_layers[i] = 1), if attention_chunk_size is set."""
+    interval = config.size("no_rope_layer_interval", default=4)
+    no_rope = config.get("no_rope_layers") or [int((i + 1) % interval != 0) for i in range(layers)]
+    chunked = config.get("attention_chunk_size", 8192) is not None
+    return [CHUNKED if rope and chunked else FULL for rope in no_rope]
+
+
+def _qwen_window(config: Config) -> bool:
+    return bool(config.flag("use_sliding_window", False)) and config.get("sliding_window", 4096) is not None
+
+
+def qwen_from_max_window_layers(config: Config, layers: int) -> list[str]:
+    """Qwen2, Qwen3: under use_sliding_window, the layers from max_window_layers on (configuration_qwen2.py)."""
+    first = config.count("max_window_layers", 28)
+    return [SLIDING if _qwen_window(config) and i >= first else FULL for i in range(layers)]
+
+
+def qwen2_moe_windows(config: Config, layers: int) -> list[str]:
+    """Qwen2-MoE: under use_sliding_window, the even layers below max_window_layers (configuration_qwen2_moe.py)."""
+    first = config.count("max_window_layers", 28)
+    return [SLIDING if _qwen_window(config) and (i + 1) % 2 and i < first else FULL for i in range(layers)]
+
+
+def qwen3_moe_windows(config: Config, layers: int) -> list[str]:
+    """Qwen3-MoE keeps sliding_window only under use_sliding_window: then every layer slides."""
+    return [SLIDING if _qwen_window(config) else FULL] * layers
+
+
+# --- which layers hold experts -------------------------------------------------------------------------------
+
+
+def every(config: Config, layers: int) -> set[int]:
+    return set(range(layers))
+
+
+def qwen_sparse_step(config: Config, layers: int) -> set[int]:
+    """Qwen2/3-MoE: layer i is MoE unless in mlp_only_layers, when (i + 1) is a multiple of decoder_sparse_step."""
+    step = config.size("decoder_sparse_step", default=1)
+    dense = config.indices("mlp_only_layers", layers, [])
+    return {i for i in range(layers) if i not in dense and (i + 1) % step == 0}
+
+
+def after_first_dense(default: int):
+    """DeepSeek-V2/V3, GLM-4.5: the first first_k_dense_replace layers dense, the rest MoE."""
+
+    def layout(config: Config, layers: int) -> set[int]:
+        dense = config.get("first_k_dense_replace", default)
+        if isinstance(dense, bool) or not isinstance(dense, int) or not 0 <= dense <= layers:
+            raise ConfigError(f"{config.model_type} config: 'first_k_dense_replace' must be a layer count, got {short(dense)}")
+        return set(range(dense, layers))
+
+    return layout
+
+
+def llama4_moe_layers(config: Config, layers: int) -> set[int]:
+    """Llama-4: moe_layers, by default every interleave_moe_layer_step-th layer."""
+    step = config.size("interleave_moe_layer_step", default=1)
+    return config.indices("moe_layers", layers, list(range(step - 1, layers, step)))
+
+
+# --- family rules no single key states ------------------------------------------------------------------------
+
+
+def _falcon_kv_heads(config: Config, values: dict) -> int:
+    if config.flag("new_decoder_architecture", False):
+        return config.size("num_kv_heads", default=values["a"])
+    return 1 if config.flag("multi_query", True) else values["a"]
+
+
+def _falcon_norms(config: Config, values: dict) -> int:
+    new = config.flag("new_decoder_architecture", False)
+    lns = config.size("num_ln_in_parallel_attn", default=2 if new else 1)
+    return 2 if (not config.flag("parallel_attn", True) or lns == 2) else 1
+
+
+def _opt_final(config: Config, values: dict) -> int:
+    affine = config.flag("layer_norm_elementwise_affine", True)
+    return int(config.flag("do_layer_norm_before", True) and not config.flag("_remove_final_layer_norm", False)) * affine
+
+
+def _deepseek_shared(default: int) -> Rule:
+    return Rule("n_shared_experts · moe_intermediate_size",
+                lambda config, values: (config.optional_size("n_shared_experts", default=default) or 0) * values["d_moe"])
+
+
+def _mla(config_defaults: bool = True) -> Latent:
+    return Latent(q_rank=Key("q_lora_rank", default=1536), kv_rank=Key("kv_lora_rank", default=512), rope=Key("qk_rope_head_dim", default=64),
+                  nope=Key("qk_nope_head_dim", default=128), v=Key("v_head_dim", default=128))
+
+
+MLA_HEAD = Rule("qk_nope_head_dim + qk_rope_head_dim", lambda config, values: values["d_rope"] + values["d_nope"])
+
+
+def _deepseek(model_type: str, title: str, experts: int, per_token: int | None, width: int, first_dense: int, shared: int,
+              mtp: int) -> Family:
+    """DeepSeek-V2/V3: multi-head latent attention and DeepSeekMoE (DeepseekV2/V3Config's defaults for absent keys;
+    DeepseekV2Config leaves num_experts_per_tok None, so a config.json must give it)."""
+    return Family(
+        model_type, title,
+        attention=Attention(kv_heads=Rule("= a (MLA keeps per-head keys and values)", lambda c, v: v["a"]), head_dim=MLA_HEAD,
+                            latent=_mla()),
+        experts=Experts(after_first_dense(first_dense), Key("n_routed_experts", default=experts), Key("num_experts_per_tok", default=per_token),
+                        Key("moe_intermediate_size", default=width), shared=_deepseek_shared(shared)),
+        extra={"n_mtp": Count("num_nextn_predict_layers", mtp)},
+        refuse=(("attention_bias", True, "biases on MLA's projections"), ("mlp_bias", True, "biases on DeepSeek-V2's MLPs")),
+        reduces_to=None, why_not="multi-head latent attention (reduces to the attention decoder with mla = 0)",
+    )
+
+
+GEMMA_NORMS = Norms(per_layer=4, placement="sandwich")  # input, post-attention, pre- and post-feedforward
+
+FAMILIES: dict[str, Family] = {f.model_type: f for f in (
+    # --- the classic families ---
+    Family(
+        "gpt2", "GPT-2, DistilGPT2",
+        hidden=Key("n_embd", "hidden_size"), layers=Key("n_layer", "num_hidden_layers"),
+        attention=Attention(heads=Key("n_head", "num_attention_heads"), kv_heads=Rule("= a", lambda c, v: v["a"]), head_dim=HEAD_DIM,
+                            qkv_bias=1, out_bias=1, cross=Flag("add_cross_attention", False)),
+        mlp=Mlp(width=Key("n_inner", default=FOUR_H), gated=0, bias=1), norms=Norms(layer_norm=1),
+        embedding=Embedding(tied=Flag("tie_word_embeddings", True), positions=1, n_pos=Key("n_positions", "max_position_embeddings")),
+        reduces_to="gpt",
+    ),
+    Family(
+        "gptj", "GPT-J",
+        hidden=Key("n_embd", "hidden_size"), layers=Key("n_layer", "num_hidden_layers"),
+        attention=Attention(heads=Key("n_head", "num_attention_heads"), kv_heads=Rule("= a", lambda c, v: v["a"]), head_dim=HEAD_DIM),
+        mlp=Mlp(width=Key("n_inner", default=FOUR_H), gated=0, bias=1), norms=Norms(layer_norm=1, per_layer=1, placement="parallel"),
+        embedding=Embedding(tied=Flag("tie_word_embeddings", False), head_bias=1),
+        reduces_to=None, why_not="one LayerNorm feeds attention and MLP in parallel; a head bias",
+    ),
+    Family(
+        "gpt_neox", "GPT-NeoX, Pythia",
+        attention=Attention(kv_heads=Rule("= a", lambda c, v: v["a"]), head_dim=HEAD_DIM, qkv_bias=Flag("attention_bias", True),
+                            out_bias=Flag("attention_bias", True)),
+        mlp=Mlp(gated=0, bias=1), norms=Norms(layer_norm=1), embedding=tied(False),
+        reduces_to=None, why_not="rotary positions: the classic GPT without its position table",
+    ),
+    Family(
+        "opt", "OPT",
+        attention=Attention(kv_heads=Rule("= a", lambda c, v: v["a"]), head_dim=HEAD_DIM, qkv_bias=Flag("enable_bias", True),
+                            out_bias=Flag("enable_bias", True)),
+        mlp=Mlp(width=Key("ffn_dim"), gated=0, bias=Flag("enable_bias", True)),
+        norms=Norms(layer_norm=1, per_layer=Rule("2 with elementwise affine, else 0",
+                                                 lambda c, v: 2 * c.flag("layer_norm_elementwise_affine", True)),
+                    final=Rule("a final LayerNorm under pre-norm (do_layer_norm_before), unless removed", _opt_final)),
+        embedding=Embedding(tied=Flag("tie_word_embeddings", True), positions=1, n_pos=Key("max_position_embeddings"), o_pos=2,
+                            width=Key("word_embed_proj_dim", default=Rule("h", lambda c, v: v["h"])),
+                            project=Rule("project_in/out exist when word_embed_proj_dim ≠ h", lambda c, v: int(v["d_emb"] != v["h"]))),
+        reduces_to=None, why_not="a position table with 2 extra rows (OPTLearnedPositionalEmbedding)",
+    ),
+    Family(
+        "bloom", "BLOOM",
+        hidden=Key("hidden_size", "n_embed"), layers=Key("n_layer", "num_hidden_layers"),
+        attention=Attention(heads=Key("n_head", "num_attention_heads"), kv_heads=Rule("= a", lambda c, v: v["a"]), head_dim=HEAD_DIM,
+                            qkv_bias=1, out_bias=1),
+        mlp=Mlp(width=FOUR_H, gated=0, bias=1), norms=Norms(layer_norm=1, embedding=1),
+        embedding=Embedding(tied=Flag("tie_word_embeddings", True)),
+        reduces_to=None, why_not="ALiBi (no position table) and a LayerNorm after the embedding",
+    ),
+    Family(
+        "falcon", "Falcon-7B/40B/180B, Falcon2",
+        hidden=Key("hidden_size", "n_embed"),
+        attention=Attention(kv_heads=Rule("new architecture: num_kv_heads; else 1 (multi_query) or a", _falcon_kv_heads), head_dim=HEAD_DIM,
+                            qkv_bias=Flag("bias", False), out_bias=Flag("bias", False),
+                            kv_expand=Flag("new_decoder_architecture", False)),  # K, V broadcast to every query head before the cache
+        mlp=Mlp(width=Key("ffn_hidden_size", default=FOUR_H), gated=0, bias=Flag("bias", False)),
+        norms=Norms(layer_norm=1, per_layer=Rule("1 when parallel attention shares one LayerNorm, else 2", _falcon_norms), placement="parallel"),
+        embedding=tied(True),
+        reduces_to=None, why_not="LayerNorms and a plain MLP, parallel attention (the GPT form without biases or table)",
+    ),
+    Family(
+        "llama", "Llama 1/2/3.x, DeepSeek-R1-Distill-Llama, SmolLM2, TinyLlama",
+        attention=Attention(qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS), mlp=Mlp(bias=MLP_BIAS),
+    ),
+    Family(
+        "mistral", "Mistral-7B, Mistral-Nemo, Ministral",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=8)), kinds=Kinds(every_layer_slides(4096), window_default=4096),
+    ),
+    Family(
+        "mixtral", "Mixtral-8x7B/8x22B",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=8)), kinds=Kinds(every_layer_slides(None)),
+        experts=Experts(every, Key("num_local_experts", "num_experts", default=8), Key("num_experts_per_tok", default=2),
+                        Rule("intermediate_size", lambda c, v: v["d_ff"])),
+    ),
+    Family(
+        "qwen2", "Qwen2, Qwen2.5, DeepSeek-R1-Distill-Qwen",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=32), qkv_bias=1),  # biases on Q, K, V only
+        kinds=Kinds(qwen_from_max_window_layers, window_default=4096),
+        reduces_to=None, why_not="biases on Q, K and V always",
+    ),
+    Family(
+        "gemma", "Gemma",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=16), head_dim=Key("head_dim", default=256),
+                            qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS), embedding=tied(True),
+    ),
+    Family("phi3", "Phi-3, Phi-3.5-mini, Phi-4, Phi-4-mini", kinds=Kinds(every_layer_slides(None))),
+    # --- today's families ---
+    _deepseek("deepseek_v2", "DeepSeek-V2, V2-Lite, Coder-V2", 64, None, 1407, 0, 2, 0),
+    _deepseek("deepseek_v3", "DeepSeek-V3, R1, V3.1, Kimi-K2, Moonlight", 256, 8, 2048, 3, 1, 1),
+    Family(
+        "qwen3", "Qwen3 dense",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=32), head_dim=Key("head_dim", default=128),
+                            qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS, qk_norm=1),
+        kinds=Kinds(qwen_from_max_window_layers, window_default=4096),
+        reduces_to=None, why_not="q/k RMSNorms in every layer",
+    ),
+    Family(
+        "qwen3_moe", "Qwen3-MoE (30B-A3B, 235B-A22B, Coder-480B)",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=4), qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS, qk_norm=1),
+        experts=Experts(qwen_sparse_step, Key("num_experts", "num_local_experts", default=128), Key("num_experts_per_tok", default=8),
+                        Key("moe_intermediate_size", default=768)),
+        kinds=Kinds(qwen3_moe_windows, window_default=4096),
+        reduces_to=None, why_not="q/k RMSNorms in every layer",
+    ),
+    Family(
+        "qwen2_moe", "Qwen1.5-MoE, Qwen2-MoE",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=16), qkv_bias=Flag("qkv_bias", True)),
+        experts=Experts(qwen_sparse_step, Key("num_experts", "num_local_experts", default=60), Key("num_experts_per_tok", default=4),
+                        Key("moe_intermediate_size", default=1408), shared=Key("shared_expert_intermediate_size", default=5632),
+                        shared_gate=1),
+        kinds=Kinds(qwen2_moe_windows, window_default=4096),
+        reduces_to=None, why_not="a gated shared expert in every MoE layer",
+    ),
+    Family(
+        "gemma2", "Gemma 2",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=4), head_dim=Key("head_dim", default=256),
+                            qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS),
+        norms=GEMMA_NORMS, embedding=tied(True), kinds=Kinds(alternate, window_default=4096),
+        reduces_to=None, why_not="four RMSNorms per layer",
+    ),
+    Family(
+        "gemma3_text", "Gemma 3 text (1B; the text model of 4B-27B)",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=4), head_dim=Key("head_dim", default=256),
+                            qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS, qk_norm=1),
+        norms=GEMMA_NORMS, embedding=tied(True),
+        kinds=Kinds(one_global_in(6, "sliding_window_pattern", "_sliding_window_pattern"), window_default=4096),
+        refuse=(("use_bidirectional_attention", True, "Gemma-3's bidirectional variant changes the window"),),
+        reduces_to=None, why_not="four RMSNorms per layer and q/k norms",
+    ),
+    Family(
+        "gpt_oss", "gpt-oss-20b/120b",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=8), head_dim=Key("head_dim", default=64),
+                            qkv_bias=Flag("attention_bias", True), out_bias=Flag("attention_bias", True), sinks=1),
+        experts=Experts(every, Key("num_local_experts", "num_experts", default=128), Key("num_experts_per_tok", default=4),
+                        Rule("intermediate_size", lambda c, v: v["d_ff"]), router_bias=1),
+        extra={"b_mlp": 1},  # the experts' biases
+        kinds=Kinds(alternate, window_default=128),
+        reduces_to=None, why_not="learned attention sinks and biased experts",
+    ),
+    Family(
+        "llama4_text", "Llama 4 text (Scout, Maverick)",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=8), head_dim=Key("head_dim", default=128),
+                            qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS),
+        mlp=Mlp(width=Key("intermediate_size_mlp", default=16384)),
+        experts=Experts(llama4_moe_layers, Key("num_local_experts", default=16), Key("num_experts_per_tok", default=1),
+                        Key("intermediate_size"), shared=Rule("intermediate_size (one shared expert)", lambda c, v: v["d_moe"]),
+                        all_experts=1),
+        kinds=Kinds(llama4_chunks),
+        reduces_to=None, why_not="a shared expert in every MoE layer",
+    ),
+    Family(
+        "olmo2", "OLMo 2",
+        attention=Attention(qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS, qk_norm_all=1), norms=Norms(placement="post"),
+        reduces_to=None, why_not="q/k RMSNorms over all heads",
+    ),
+    Family(
+        "glm4_moe", "GLM-4.5, GLM-4.5-Air, GLM-4.6",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=8), qkv_bias=ATTENTION_BIAS, qk_norm=Flag("use_qk_norm", False)),
+        experts=Experts(after_first_dense(1), Key("n_routed_experts", default=128), Key("num_experts_per_tok", default=8),
+                        Key("moe_intermediate_size", default=1408), shared=_deepseek_shared(1)),
+        extra={"n_mtp": Count("num_nextn_predict_layers", 1)},
+        reduces_to=None, why_not="biases on Q, K and V (attention_bias) with an unbiased output",
+    ),
+    Family(
+        "phimoe", "Phi-3.5-MoE",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=8), qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS),
+        norms=Norms(layer_norm=1), embedding=Embedding(tied=Flag("tie_word_embeddings", False), head_bias=Flag("lm_head_bias", False)),
+        experts=Experts(every, Key("num_local_experts", "num_experts", default=16), Key("num_experts_per_tok", default=2),
+                        Rule("intermediate_size", lambda c, v: v["d_ff"])),
+        kinds=Kinds(every_layer_slides(None)),
+        reduces_to=None, why_not="LayerNorms (scale and shift)",
+    ),
+)}
