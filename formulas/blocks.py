@@ -43,9 +43,16 @@ class Config:
         self.read: dict[str, object] = {}  # key → the value given, in the order first read
         self.defaulted: dict[str, object] = {}  # key → the default taken because the config leaves it out
 
+    def raw(self, key: str) -> object:
+        """A key's value or None; a dotted key reads a nested object (DBRX's attn_config.kv_n_heads)."""
+        value: object = self.data
+        for part in key.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        return value
+
     def get(self, key: str, default: object = None) -> object:
         """The raw value (recorded as read, or as defaulted)."""
-        value = self.data.get(key)
+        value = self.raw(key)
         if value is None:
             self.defaulted.setdefault(key, default)
             return default
@@ -58,7 +65,7 @@ class Config:
     def size(self, *keys: str, default: int | None = None) -> int:
         """The first key present (aliases), a positive integer; else the default, else an error."""
         for key in keys:
-            value = self.data.get(key)
+            value = self.raw(key)
             if value is not None:
                 self.read.setdefault(key, value)
                 if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
@@ -80,8 +87,8 @@ class Config:
 
     def optional_size(self, key: str, default: int | None = None) -> int | None:
         """A positive integer that may be absent or null (a feature switched off)."""
-        if self.data.get(key, default) is None:
-            self.defaulted.setdefault(key, None) if key not in self.data else self.read.setdefault(key, None)
+        if (default if self.raw(key) is None and key not in self.data else self.raw(key)) is None:
+            (self.read if key in self.data else self.defaulted).setdefault(key, None)
             return None
         return self.size(key, default=default)
 
@@ -109,7 +116,7 @@ class Config:
 
     def refuse(self, key: str, unsupported: object, why: str) -> None:
         """A feature the counts do not model: one line naming the key."""
-        if self.data.get(key) == unsupported:
+        if self.raw(key) == unsupported:
             raise ConfigError(f"{self.model_type} config: {key!r} = {short(unsupported)} is not modelled ({why})")
 
 
@@ -162,14 +169,14 @@ def resolve(spec: Spec, config: Config, values: dict) -> int:
     if isinstance(spec, int):
         return spec
     if isinstance(spec, Key):
-        present = next((name for name in spec.names if config.data.get(name) is not None), None)
+        present = next((name for name in spec.names if config.raw(name) is not None), None)
         if present is None and spec.default is not None and not isinstance(spec.default, int):
             fallback = resolve(spec.default, config, values)
             config.defaulted.setdefault(spec.names[0], fallback)
             return fallback
         return config.size(*spec.names, default=spec.default)
     if isinstance(spec, Flag):
-        if config.data.get(spec.name) is None and not isinstance(spec.default, bool):
+        if config.raw(spec.name) is None and not isinstance(spec.default, bool):
             fallback = resolve(spec.default, config, values)
             config.defaulted.setdefault(spec.name, bool(fallback))
             return fallback
@@ -297,6 +304,7 @@ class Kinds:
     recurrent: str | None = None  # what "linear_attention"/"mamba" entries are: "mamba", "mamba2", "rglru", "gdn"
     types_key: str = "layer_types"
     single_block: bool = False
+    window_keys: tuple[str, ...] = ("sliding_window",)
 
 
 @dataclass(frozen=True)
@@ -447,5 +455,5 @@ def _counts(family: Family, config: Config, layers: list[Layer], chunked: bool) 
     })
     if windowed:  # Llama-4's chunked layers are held as a window of the chunk size
         counts["W"] = (config.size("attention_chunk_size", default=8192) if chunked
-                       else config.size("sliding_window", default=family.kinds.window_default))
+                       else config.size(*family.kinds.window_keys, default=family.kinds.window_default))
     return counts

@@ -23,6 +23,7 @@ from llm_formulas.formulas.blocks import (
     Key,
     Kinds,
     Latent,
+    Mixer,
     Mlp,
     Norms,
     Rule,
@@ -57,13 +58,29 @@ def alternate(config: Config, layers: int) -> list[str]:
 
 
 def one_global_in(period_default: int, *keys: str):
-    """Gemma-3 (6), Cohere-2 (4): period − 1 sliding layers, then a global one."""
+    """Gemma-3 (6), Cohere-2 (4), OLMo-3 (4, no key): period − 1 sliding layers, then a global one."""
 
     def pattern(config: Config, layers: int) -> list[str]:
-        period = config.size(*keys, default=period_default)
+        period = config.size(*keys, default=period_default) if keys else period_default
         return [SLIDING if (i + 1) % period else FULL for i in range(layers)]
 
     return pattern
+
+
+def exaone4_windows(config: Config, layers: int) -> list[str]:
+    """EXAONE-4: every sliding_window_pattern-th layer global, the others sliding; no sliding_window, no windows
+    (configuration_exaone4.py; a string pattern such as "LLLG" only with layer_types given, as transformers reads it)."""
+    if config.get("sliding_window", 4096) is None:
+        return [FULL] * layers
+    return one_global_in(4, "sliding_window_pattern")(config, layers)
+
+
+def smollm3_windows(config: Config, layers: int) -> list[str]:
+    """SmolLM3: under use_sliding_window, the layers without RoPE (no_rope_layers[i] = 0) slide."""
+    interval = config.size("no_rope_layer_interval", default=4)
+    no_rope = config.get("no_rope_layers") or [int((i + 1) % interval != 0) for i in range(layers)]
+    on = config.flag("use_sliding_window", False) and config.get("sliding_window") is not None
+    return [SLIDING if on and not rope else FULL for rope in no_rope]
 
 
 def llama4_chunks(config: Config, layers: int) -> list[str]:
@@ -93,6 +110,42 @@ def qwen2_moe_windows(config: Config, layers: int) -> list[str]:
 def qwen3_moe_windows(config: Config, layers: int) -> list[str]:
     """Qwen3-MoE keeps sliding_window only under use_sliding_window: then every layer slides."""
     return [SLIDING if _qwen_window(config) else FULL] * layers
+
+
+def every_layer(kind: str):
+    """Mamba, Mamba-2, Falcon-Mamba: every layer the same recurrent mixer."""
+    return lambda config, layers: [kind] * layers
+
+
+def jamba_layers(config: Config, layers: int) -> list[str]:
+    """Jamba: attention where i % attn_layer_period = attn_layer_offset, Mamba elsewhere (layers_block_type)."""
+    attention = interleaved("attn_layer_period", "attn_layer_offset", 8, 4)(config, layers)
+    return [FULL if i in attention else "mamba" for i in range(layers)]
+
+
+NEMOTRON_H_PATTERN = {"M": "linear_attention", "E": "moe", "*": "full_attention", "-": "mlp"}
+
+
+def nemotron_h_layers(config: Config, layers: int) -> list[str]:
+    """Nemotron-H: hybrid_override_pattern, one character a layer (M Mamba-2, * attention, - MLP, E experts)."""
+    pattern = config.get("hybrid_override_pattern", "M" + "E" + "*" + "-")
+    if not isinstance(pattern, str) or not set(pattern) <= set(NEMOTRON_H_PATTERN) or len(pattern) != layers:
+        raise config.fail("hybrid_override_pattern", f"{layers} characters of M, E, * and -", pattern)
+    return [NEMOTRON_H_PATTERN[c] for c in pattern]
+
+
+def recurrent_gemma_layers(config: Config, layers: int) -> list[str]:
+    """RecurrentGemma: block_types repeated over the layers; its attention layers are local (sliding)."""
+    blocks = config.get("block_types", ["recurrent", "recurrent", "attention"])
+    if not isinstance(blocks, list) or not blocks or not set(blocks) <= {"recurrent", "attention"}:
+        raise config.fail("block_types", "a list of 'recurrent' and 'attention'", blocks)
+    return ["linear_attention" if blocks[i % len(blocks)] == "recurrent" else SLIDING for i in range(layers)]
+
+
+def qwen3_next_layers(config: Config, layers: int) -> list[str]:
+    """Qwen3-Next: a full-attention layer every full_attention_interval-th, gated delta-nets between."""
+    interval = config.size("full_attention_interval", default=4)
+    return ["linear_attention" if (i + 1) % interval else FULL for i in range(layers)]
 
 
 # --- which layers hold experts -------------------------------------------------------------------------------
@@ -127,7 +180,43 @@ def llama4_moe_layers(config: Config, layers: int) -> set[int]:
     return config.indices("moe_layers", layers, list(range(step - 1, layers, step)))
 
 
+def interleaved(period_key: str, offset_key: str, period: int, offset: int):
+    """Jamba: the layers i with i % period = offset (attn_layer_period/offset, expert_layer_period/offset)."""
+
+    def layout(config: Config, layers: int) -> set[int]:
+        every_, first = config.size(period_key, default=period), config.count(offset_key, offset)
+        return {i for i in range(layers) if i % every_ == first}
+
+    return layout
+
+
 # --- family rules no single key states ------------------------------------------------------------------------
+
+
+def nothing(config: Config, layers: int) -> set[int]:
+    """Nemotron-H: its expert layers are its own layer type ("E"), not a layout over the others."""
+    return set()
+
+
+NO_ATTENTION = Attention(heads=1, kv_heads=1, head_dim=1)  # a pure state-space model: the attention terms count 0 layers
+AUTO_DT_RANK = Rule("time_step_rank, 'auto': ⌈h/16⌉", lambda c, v: _dt_rank(c, "time_step_rank", v["h"]))
+
+
+def _dt_rank(config: Config, key: str, h: int) -> int:
+    value = config.get(key, "auto")
+    return -(-h // 16) if value == "auto" else config.size(key)
+
+
+def _mamba(model_type: str, title: str) -> Family:
+    """Mamba and Falcon-Mamba (MambaConfig's defaults; Falcon-Mamba's B, C, Δ RMSNorms have no weights)."""
+    return Family(
+        model_type, title, attention=NO_ATTENTION, mlp=Mlp(width=0), norms=Norms(per_layer=1), embedding=tied(True),
+        mixer=Mixer("mamba", {"d_ssm": Key("intermediate_size", default=Rule("expand·h", lambda c, v: c.size("expand", default=2) * v["h"])),
+                              "N_ssm": Key("state_size", default=16), "r_dt": AUTO_DT_RANK, "k_conv": Key("conv_kernel", default=4),
+                              "b_ssm": Flag("use_bias", False), "b_conv": Flag("use_conv_bias", True)}),
+        kinds=Kinds(every_layer("mamba"), recurrent="mamba", single_block=True),
+        reduces_to=None, why_not="no attention: a Mamba mixer in every layer",
+    )
 
 
 def _falcon_kv_heads(config: Config, values: dict) -> int:
@@ -339,6 +428,195 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
                         Key("moe_intermediate_size", default=1408), shared=_deepseek_shared(1)),
         extra={"n_mtp": Count("num_nextn_predict_layers", 1)},
         reduces_to=None, why_not="biases on Q, K and V (attention_bias) with an unbiased output",
+    ),
+    # --- families added in issue 28 ---
+    Family(
+        "starcoder2", "StarCoder2",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=2), qkv_bias=Flag("use_bias", True), out_bias=Flag("use_bias", True)),
+        mlp=Mlp(gated=0, bias=Flag("use_bias", True)), norms=Norms(layer_norm=1), embedding=tied(True),
+        kinds=Kinds(every_layer_slides(None)),
+        reduces_to=None, why_not="LayerNorms and a plain MLP with rotary positions",
+    ),
+    Family(
+        "cohere", "Command-R, Command-R+, Aya 23/Expanse",
+        attention=Attention(qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS, qk_norm_all=Flag("use_qk_norm", False)),
+        norms=Norms(per_layer=1, placement="parallel"), embedding=tied(True),
+        reduces_to=None, why_not="one LayerNorm (no shift) feeds attention and MLP in parallel",
+    ),
+    Family(
+        "cohere2", "Command-R7B, Command-A",
+        attention=Attention(qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS),
+        norms=Norms(per_layer=1, placement="parallel"), embedding=tied(True),
+        kinds=Kinds(one_global_in(4, "sliding_window_pattern"), window_default=4096),
+        reduces_to=None, why_not="one LayerNorm (no shift) feeds attention and MLP in parallel",
+    ),
+    Family("granite", "Granite 3.x dense", attention=Attention(qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS), mlp=Mlp(bias=MLP_BIAS)),
+    Family(
+        "granitemoe", "Granite 3.x MoE",
+        attention=Attention(qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS),
+        experts=Experts(every, Key("num_local_experts", default=8), Key("num_experts_per_tok", default=2),
+                        Rule("intermediate_size", lambda c, v: v["d_ff"])),
+    ),
+    Family(
+        "granitemoeshared", "Granite MoE with a shared expert",
+        attention=Attention(qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS),
+        experts=Experts(every, Key("num_local_experts", default=8), Key("num_experts_per_tok", default=2),
+                        Rule("intermediate_size", lambda c, v: v["d_ff"]), shared=Count("shared_intermediate_size", 0)),
+        reduces_to=None, why_not="a shared expert in every layer",
+    ),
+    Family(
+        "stablelm", "StableLM 2, StableLM-3B-4E1T",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=32), qkv_bias=Flag("use_qkv_bias", False),
+                            qk_norm_all=Flag("qk_layernorm", False)),  # a LayerNorm (no shift) per head on queries and keys
+        norms=Norms(layer_norm=1, per_layer=Rule("1 under use_parallel_residual, else 2",
+                                                 lambda c, v: 1 if c.flag("use_parallel_residual", False) else 2)),
+        reduces_to=None, why_not="LayerNorms (scale and shift)",
+    ),
+    Family(
+        "olmoe", "OLMoE",
+        attention=Attention(qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS, qk_norm_all=1),
+        experts=Experts(every, Key("num_experts", default=64), Key("num_experts_per_tok", default=8), Rule("intermediate_size", lambda c, v: v["d_ff"])),
+        reduces_to=None, why_not="q/k RMSNorms over all heads",
+    ),
+    Family(
+        "smollm3", "SmolLM3",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=4), qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS),
+        mlp=Mlp(bias=MLP_BIAS), embedding=tied(True), kinds=Kinds(smollm3_windows),
+    ),
+    Family(
+        "glm", "GLM-4-9B",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=2), head_dim=Key("head_dim", default=128),
+                            qkv_bias=Flag("attention_bias", True)),
+        reduces_to=None, why_not="biases on Q, K and V (attention_bias) with an unbiased output",
+    ),
+    Family(
+        "glm4", "GLM-4-0414, GLM-Z1",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=2), head_dim=Key("head_dim", default=128),
+                            qkv_bias=Flag("attention_bias", True)),
+        norms=Norms(per_layer=4, placement="sandwich"),
+        reduces_to=None, why_not="four RMSNorms per layer",
+    ),
+    Family(
+        "olmo3", "OLMo 3",
+        attention=Attention(qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS, qk_norm_all=1), norms=Norms(placement="post"),
+        kinds=Kinds(one_global_in(4), window_default=4096),
+        reduces_to=None, why_not="q/k RMSNorms over all heads",
+    ),
+    Family(
+        "exaone4", "EXAONE 4.0",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=32), qk_norm=1), norms=Norms(placement="post"),
+        kinds=Kinds(exaone4_windows, window_default=4096),
+        reduces_to=None, why_not="q/k RMSNorms in every layer",
+    ),
+    Family(
+        "seed_oss", "Seed-OSS",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=8), head_dim=Key("head_dim", default=128),
+                            qkv_bias=Flag("attention_bias", True), out_bias=Flag("attention_out_bias", False)),
+        mlp=Mlp(bias=MLP_BIAS),
+        reduces_to=None, why_not="biases on Q, K and V by default",
+    ),
+    Family(
+        "minimax_m2", "MiniMax-M2",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=8), head_dim=Key("head_dim", default=128), qk_norm_all=1),
+        experts=Experts(every, Key("num_local_experts", default=256), Key("num_experts_per_tok", default=8),
+                        Rule("intermediate_size", lambda c, v: v["d_ff"])),
+        reduces_to=None, why_not="q/k RMSNorms over all heads",
+    ),
+    Family(
+        "phi", "Phi-1, Phi-1.5, Phi-2",
+        attention=Attention(qkv_bias=1, out_bias=1), mlp=Mlp(gated=0, bias=1),
+        norms=Norms(layer_norm=1, per_layer=1, placement="parallel"), embedding=Embedding(tied=Flag("tie_word_embeddings", False), head_bias=1),
+        refuse=(("qk_layernorm", True, "Phi's per-head LayerNorms on queries and keys"),),
+        reduces_to=None, why_not="one LayerNorm feeds attention and MLP in parallel; a head bias",
+    ),
+    Family(
+        "gpt_neo", "GPT-Neo", layers=Key("num_layers", "num_hidden_layers"),
+        attention=Attention(heads=Key("num_heads", "num_attention_heads"), kv_heads=Rule("= a", lambda c, v: v["a"]), head_dim=HEAD_DIM, out_bias=1),
+        mlp=Mlp(width=Key("intermediate_size", default=FOUR_H), gated=0, bias=1), norms=Norms(layer_norm=1),
+        embedding=Embedding(tied=Flag("tie_word_embeddings", True), positions=1, n_pos=Key("max_position_embeddings", default=2048)),
+        reduces_to=None, why_not="no biases on Q, K and V (its local layers mask a window of 256 but cache every token)",
+    ),
+    Family(
+        "mpt", "MPT",
+        hidden=Key("d_model"), layers=Key("n_layers"),
+        attention=Attention(heads=Key("n_heads"), kv_heads=Rule("= a", lambda c, v: v["a"]), head_dim=HEAD_DIM),
+        mlp=Mlp(width=FOUR_H, gated=0), norms=Norms(), embedding=tied(True),
+        reduces_to=None, why_not="LayerNorms without shifts, a plain MLP, ALiBi",
+    ),
+    Family(
+        "dbrx", "DBRX",
+        hidden=Key("d_model"), layers=Key("n_layers"),
+        attention=Attention(heads=Key("n_heads"), kv_heads=Key("attn_config.kv_n_heads", default=1), head_dim=HEAD_DIM),
+        mlp=Mlp(width=Key("ffn_config.ffn_hidden_size", default=3584)),
+        experts=Experts(every, Key("ffn_config.moe_num_experts", default=4), Key("ffn_config.moe_top_k", default=1),
+                        Rule("ffn_config.ffn_hidden_size", lambda c, v: v["d_ff"])),
+    ),
+    # --- state-space and hybrid families ---
+    _mamba("mamba", "Mamba"),
+    _mamba("falcon_mamba", "Falcon-Mamba"),
+    Family(
+        "mamba2", "Mamba-2, Codestral-Mamba",
+        attention=NO_ATTENTION, mlp=Mlp(width=0), norms=Norms(per_layer=1), embedding=tied(False),
+        mixer=Mixer("mamba2", {"d_ssm": Rule("expand·h", lambda c, v: c.size("expand", default=2) * v["h"]),
+                               "N_ssm": Key("state_size", default=128), "n_ssmh": Key("num_heads", default=128),
+                               "n_grp": Key("n_groups", default=8), "k_conv": Key("conv_kernel", default=4),
+                               "b_ssm": Flag("use_bias", False), "b_conv": Flag("use_conv_bias", True), "Q_ssd": Key("chunk_size", default=256)}),
+        kinds=Kinds(every_layer("mamba"), recurrent="mamba2", single_block=True),
+        reduces_to=None, why_not="no attention: a Mamba-2 mixer in every layer",
+    ),
+    Family(
+        "jamba", "Jamba 1.5/1.6/1.7",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=8)),
+        experts=Experts(interleaved("expert_layer_period", "expert_layer_offset", 2, 1), Key("num_experts", default=16),
+                        Key("num_experts_per_tok", default=2), Rule("intermediate_size", lambda c, v: v["d_ff"])),
+        mixer=Mixer("mamba", {"d_ssm": Rule("mamba_expand·h", lambda c, v: c.size("mamba_expand", default=2) * v["h"]),
+                              "N_ssm": Key("mamba_d_state", default=16), "r_dt": Rule("mamba_dt_rank, 'auto': ⌈h/16⌉",
+                                                                                       lambda c, v: _dt_rank(c, "mamba_dt_rank", v["h"])),
+                              "k_conv": Key("mamba_d_conv", default=4), "b_ssm": Flag("mamba_proj_bias", False),
+                              "b_conv": Flag("mamba_conv_bias", True), "dt_norm": 1}),
+        kinds=Kinds(jamba_layers, recurrent="mamba", types_key="layers_block_type"),
+        reduces_to=None, why_not="Mamba layers between its attention layers",
+    ),
+    Family(
+        "nemotron_h", "Nemotron-H, Nemotron Nano 2, Nemotron 3 Nano",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=8), head_dim=Key("head_dim", default=128),
+                            qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS),
+        mlp=Mlp(gated=0), norms=Norms(per_layer=1),
+        experts=Experts(nothing, Key("n_routed_experts", default=8), Key("num_experts_per_tok", default=2),
+                        Key("moe_intermediate_size", default=7688), shared=Key("moe_shared_expert_intermediate_size", default=7688)),
+        mixer=Mixer("mamba2", {"n_ssmh": Key("mamba_num_heads", default=128),
+                               "d_ssm": Rule("mamba_num_heads·mamba_head_dim", lambda c, v: v["n_ssmh"] * c.size("mamba_head_dim", default=64)),
+                               "N_ssm": Key("ssm_state_size", default=128),
+                               "n_grp": Key("n_groups", default=8), "k_conv": Key("conv_kernel", default=4),
+                               "b_ssm": Flag("use_bias", False), "b_conv": Flag("use_conv_bias", True), "Q_ssd": Key("chunk_size", default=128)}),
+        kinds=Kinds(nemotron_h_layers, recurrent="mamba2", types_key="layers_block_type", single_block=True),
+        refuse=(("mlp_bias", True, "biases on Nemotron-H's MLPs and shared experts"),),
+        reduces_to=None, why_not="Mamba-2, attention, MLP and expert layers, one block each",
+    ),
+    Family(
+        "recurrent_gemma", "RecurrentGemma (Griffin)",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=1), qkv_bias=ATTENTION_BIAS, out_bias=1),
+        mlp=Mlp(width=Rule("intermediate_size / 2", lambda c, v: c.size("intermediate_size", default=15360) // 2), bias=1),
+        embedding=tied(True),
+        mixer=Mixer("rglru", {"d_lru": Key("lru_width", default=Rule("h", lambda c, v: v["h"])),
+                              "w_lru": Rule("lru_width / num_attention_heads", lambda c, v: v["d_lru"] // v["a"]),
+                              "k_conv": Key("conv1d_width", default=4)}),
+        kinds=Kinds(recurrent_gemma_layers, window_default=2048, recurrent="rglru", types_key="layers_block_type",
+                    window_keys=("attention_window_size", "sliding_window")),
+        reduces_to=None, why_not="recurrent blocks between local attention layers",
+    ),
+    Family(
+        "qwen3_next", "Qwen3-Next",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=2), head_dim=Key("head_dim", default=256),
+                            qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS, qk_norm=1, gate=1),
+        experts=Experts(qwen_sparse_step, Key("num_experts", default=512), Key("num_experts_per_tok", default=10),
+                        Key("moe_intermediate_size", default=512), shared=Key("shared_expert_intermediate_size", default=512),
+                        shared_gate=1),
+        mixer=Mixer("gdn", {"n_kh": Key("linear_num_key_heads", default=16), "n_vh": Key("linear_num_value_heads", default=32),
+                            "d_kh": Key("linear_key_head_dim", default=128), "d_vh": Key("linear_value_head_dim", default=128),
+                            "k_conv": Key("linear_conv_kernel_dim", default=4), "Q_gdn": 64}),
+        kinds=Kinds(qwen3_next_layers, recurrent="gdn"),
+        reduces_to=None, why_not="gated delta-nets between gated attention layers",
     ),
     Family(
         "phimoe", "Phi-3.5-MoE",
