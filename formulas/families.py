@@ -95,10 +95,15 @@ def _qwen_window(config: Config) -> bool:
     return bool(config.flag("use_sliding_window", False)) and config.get("sliding_window", 4096) is not None
 
 
-def qwen_from_max_window_layers(config: Config, layers: int) -> list[str]:
-    """Qwen2, Qwen3: under use_sliding_window, the layers from max_window_layers on (configuration_qwen2.py)."""
-    first = config.count("max_window_layers", 28)
-    return [SLIDING if _qwen_window(config) and i >= first else FULL for i in range(layers)]
+def qwen_from_max_window_layers(default: int = 28):
+    """Qwen2, Qwen3 (max_window_layers 28), Qwen2.5-VL's text model (80): under use_sliding_window, the layers from
+    max_window_layers on (configuration_qwen2.py, configuration_qwen2_5_vl.py)."""
+
+    def pattern(config: Config, layers: int) -> list[str]:
+        first = config.count("max_window_layers", default)
+        return [SLIDING if _qwen_window(config) and i >= first else FULL for i in range(layers)]
+
+    return pattern
 
 
 def qwen2_moe_windows(config: Config, layers: int) -> list[str]:
@@ -343,7 +348,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
     Family(
         "qwen2", "Qwen2, Qwen2.5, DeepSeek-R1-Distill-Qwen",
         attention=Attention(kv_heads=Key("num_key_value_heads", default=32), qkv_bias=1),  # biases on Q, K, V only
-        kinds=Kinds(qwen_from_max_window_layers, window_default=4096),
+        kinds=Kinds(qwen_from_max_window_layers(), window_default=4096),
         reduces_to=None, why_not="biases on Q, K and V always",
     ),
     Family(
@@ -359,7 +364,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         "qwen3", "Qwen3 dense",
         attention=Attention(kv_heads=Key("num_key_value_heads", default=32), head_dim=Key("head_dim", default=128),
                             qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS, qk_norm=1),
-        kinds=Kinds(qwen_from_max_window_layers, window_default=4096),
+        kinds=Kinds(qwen_from_max_window_layers(), window_default=4096),
         reduces_to=None, why_not="q/k RMSNorms in every layer",
     ),
     Family(
@@ -550,6 +555,36 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         mlp=Mlp(width=Key("ffn_config.ffn_hidden_size", default=3584)),
         experts=Experts(every, Key("ffn_config.moe_num_experts", default=4), Key("ffn_config.moe_top_k", default=1),
                         Rule("ffn_config.ffn_hidden_size", lambda c, v: v["d_ff"])),
+    ),
+    Family(
+        "ministral", "Ministral-8B",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=8)), kinds=Kinds(every_layer_slides(4096), window_default=4096),
+    ),
+    Family(
+        "ministral3", "Ministral 3 (text)",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=8), head_dim=Key("head_dim", default=128)),
+        kinds=Kinds(every_layer_slides(None)),
+    ),
+    # --- the text models of multimodal checkpoints (formulas/multimodal.py) ---
+    Family(
+        "qwen2_5_vl_text", "Qwen2.5-VL (text model)",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=8), qkv_bias=1),
+        kinds=Kinds(qwen_from_max_window_layers(80), window_default=4096),
+        reduces_to=None, why_not="biases on Q, K and V always",
+    ),
+    Family(
+        "qwen3_vl_text", "Qwen3-VL (text model)",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=32), head_dim=Key("head_dim", default=128),
+                            qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS, qk_norm=1),
+        reduces_to=None, why_not="q/k RMSNorms in every layer",
+    ),
+    Family(
+        "qwen3_vl_moe_text", "Qwen3-VL-MoE (text model)",
+        attention=Attention(kv_heads=Key("num_key_value_heads", default=16), qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS, qk_norm=1),
+        experts=Experts(qwen_sparse_step, Key("num_experts", default=60), Key("num_experts_per_tok", default=4),
+                        Key("moe_intermediate_size", default=1408)),
+        embedding=tied(True),
+        reduces_to=None, why_not="q/k RMSNorms in every layer",
     ),
     # --- state-space and hybrid families ---
     _mamba("mamba", "Mamba"),

@@ -16,6 +16,7 @@ import sympy as sp
 from llm_formulas.formulas import symbols as S
 from llm_formulas.formulas.blocks import MAX_SIZE, Config, ConfigError, Family, Layer, read_family, short
 from llm_formulas.formulas.families import FAMILIES
+from llm_formulas.formulas.multimodal import MULTIMODAL, Piece, tower_pieces
 
 __all__ = ["MAX_SIZE", "Architecture", "ConfigError", "read_config"]
 
@@ -32,6 +33,8 @@ class Architecture:
     layers: tuple[Layer, ...] = ()
     keys_read: dict[str, object] = field(default_factory=dict)  # config key → value, as read
     defaults: dict[str, object] = field(default_factory=dict)  # config key → the default taken where the config has none
+    towers: tuple[Piece, ...] = ()  # a multimodal checkpoint's vision tower and projector, counted apart
+    multimodal: str | None = None  # its top-level model_type (gemma3, qwen2_5_vl, ...)
 
     def evaluate(self, expr: sp.Expr, **extra: int) -> int:
         """The exact value of an expression at this architecture (plus e.g. b, s)."""
@@ -44,6 +47,19 @@ class Architecture:
         if not value.is_integer:
             raise ConfigError(f"{self.model_type}: the count came out as {value}, not a whole number")
         return int(value)
+
+    def tower_parameters(self) -> dict[str, int]:
+        """The vision tower's and the projector's parameters (empty for a text-only model)."""
+        from llm_formulas.formulas.catalogue import get
+
+        counts: dict[str, int] = {}
+        for piece in self.towers:
+            formula = get(piece.formula_id).dimensioned
+            names = {symbol.name for symbol in formula.free_symbols}
+            values = {S.quantity(name).symbol: value for name, value in piece.values.items() if name in names}
+            counted = Architecture(self.model_type, values).evaluate(formula)
+            counts[piece.component] = counts.get(piece.component, 0) + piece.count * counted
+        return counts
 
 
 # Keys that bring parameters or layers the counts leave out: refused, never silently ignored.
@@ -61,9 +77,11 @@ def read_config(config: object) -> Architecture:
     model_type = config.get("model_type")
     if model_type is None:
         raise ConfigError("config: missing key 'model_type'")
+    if isinstance(model_type, str) and model_type in MULTIMODAL:
+        return _read_multimodal(config, model_type)
     family = FAMILIES.get(model_type) if isinstance(model_type, str) else None
     if family is None:
-        raise ConfigError(f"unknown model_type {short(model_type)}; known: {', '.join(sorted(FAMILIES))}")
+        raise ConfigError(f"unknown model_type {short(model_type)}; known: {', '.join(sorted({*FAMILIES, *MULTIMODAL}))}")
     for key, what in UNMODELLED_KEYS.items():
         if config.get(key) is not None:
             raise ConfigError(f"{model_type} config: {key!r} is not counted ({what})")
@@ -71,3 +89,26 @@ def read_config(config: object) -> Architecture:
     values, layers = read_family(family, reader)
     kinds = tuple(layer.mixer for layer in layers)
     return Architecture(model_type, values, kinds, family, layers, dict(reader.read), dict(reader.defaulted))
+
+
+def _read_multimodal(config: dict, model_type: str) -> Architecture:
+    """A multimodal config: its text_config by the text family, its vision_config by the declared tower."""
+    declared = MULTIMODAL[model_type]
+    top = Config(config, model_type)
+    text, vision = config.get("text_config"), config.get("vision_config")
+    for key, value in (("text_config", text), ("vision_config", vision)):
+        if not isinstance(value, dict):
+            raise ConfigError(f"{model_type} config: {key!r} must be an object, got {short(value)}")
+    for key in ("audio_config", "quantization_config"):
+        if config.get(key) is not None:
+            raise ConfigError(f"{model_type} config: {key!r} is not counted ({UNMODELLED_KEYS[key]})")
+    text_type = text.get("model_type", declared.text_type)
+    family = FAMILIES.get(text_type) if isinstance(text_type, str) else None
+    if family is None:
+        raise ConfigError(f"{model_type} config: text_config model_type {short(text_type)} is not a known text family")
+    tied = declared.tied.fn(top, {})
+    reader = Config({**text, "tie_word_embeddings": bool(tied)}, f"{model_type} text_config")
+    values, layers = read_family(family, reader)
+    pieces = tower_pieces(declared.tower, Config(vision, f"{model_type} vision_config"), top, values[S.h])
+    return Architecture(text_type, values, tuple(layer.mixer for layer in layers), family, layers, dict(reader.read),
+                        dict(reader.defaulted), pieces, model_type)

@@ -495,6 +495,19 @@ Q_gdn = switch("Q_gdn", r"Q_{GDN}", "chunk length of the gated delta rule's chun
                maximum=None, default=64, source=Source("yang2024gdn", "§3.3, chunkwise form"))
 
 
+# vision towers (formulas/towers.py): the patch stem, position table and projector of a multimodal model
+TOWER = Source("transformers", "the vision towers of gemma3 (SigLIP), mistral3 (Pixtral), qwen2_5_vl, qwen3_vl, llama4")
+C_img = switch("C_img", r"C_{img}", "input channels of an image (num_channels: 3)", maximum=None, default=None, source=TOWER)
+P_img = switch("P_img", r"P", "patch side in pixels (patch_size: 14, 16)", maximum=None, default=None, source=TOWER)
+P_t = switch("P_t", r"P_t", "frames per patch of a video-capable stem (temporal_patch_size: 2; 1 for a still image)", maximum=None,
+             default=None, source=TOWER)
+b_patch = switch("b_patch", r"\sigma_{b_{patch}}", "1 if the patch embedding has a bias", default=0, source=TOWER)
+n_vpos = switch("n_vpos", r"n_{pos}^{img}", "rows of a vision tower's learned position table ((image_size/patch_size)², or "
+                "num_position_embeddings; 0 with rotary positions)", maximum=None, default=0, source=TOWER)
+cls_tok = switch("cls_tok", r"\sigma_{cls}", "1 if the tower prepends a learned class embedding (Llama-4)", default=0, source=TOWER)
+b_lin = switch("b_lin", r"\sigma_{b}", "1 if a linear layer has a bias", default=0, source=TOWER)
+
+
 # ``from llm_formulas.formulas.symbols import *`` brings the table's symbols and its functions, nothing else
 # (E is the number of experts here, as in the sources' notation, not SymPy's Euler number).
 __all__ = sorted(name for name, value in list(globals().items())

@@ -6608,6 +6608,76 @@ def memory_state_gdn(b, q, k_conv, n_kh, n_vh, d_kh, d_vh):
     return b*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh))
 
 
+def params_vision_patch_embedding(h, C_img, P_img, P_t, *, b_patch=0):
+    r"""a vision tower's patch embedding: each patch of C channels, P_t frames and P×P pixels mapped to the tower's width h (a Conv2d/Conv3d of stride P, or Llama-4's unfolded linear), with a bias by switch.
+
+    params.vision.patch_embedding [parameter] = C_img*P_img**2*P_t*h + b_patch*h
+
+    LaTeX: \Psi_{patch} = C_{img} P^{2} P_t h + \sigma_{b_{patch}} h
+
+    Args:
+        h: hidden size [1]
+        C_img: input channels of an image (num_channels: 3) [1]
+        P_img: patch side in pixels (patch_size: 14, 16) [1]
+        P_t: frames per patch of a video-capable stem (temporal_patch_size: 2; 1 for a still image) [1]
+        b_patch: 1 if the patch embedding has a bias [1] (default 0, the classic model)
+
+    Returns: a vision tower's patch embedding: each patch of C channels, P_t frames and P×P pixels mapped to the tower's width h (a Conv2d/Conv3d of stride P, or Llama-4's unfolded linear), with a bias by switch [parameter]
+
+    Sources: transformers 5.24, modeling_siglip.py, modeling_pixtral.py, modeling_qwen2_5_vl.py, modeling_qwen3_vl.py, modeling_llama4.py; Zhai et al. 2023, §2: a ViT image encoder of patches
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    C_img = numpy.asarray(C_img, dtype=numpy.float64)
+    P_img = numpy.asarray(P_img, dtype=numpy.float64)
+    P_t = numpy.asarray(P_t, dtype=numpy.float64)
+    b_patch = numpy.asarray(b_patch, dtype=numpy.float64)
+    return C_img*P_img**2*P_t*h + b_patch*h
+
+
+def params_vision_positions(h, cls_tok, *, n_vpos=0):
+    r"""a vision tower's learned position table of n_pos rows and a class embedding where it has one (Llama-4); towers with 2-D rotary positions (Pixtral, Qwen2.5-VL) have neither.
+
+    params.vision.positions [parameter] = cls_tok*h + h*n_vpos
+
+    LaTeX: \Psi_{pos}^{img} = \sigma_{cls} h + h n_{pos}^{img}
+
+    Args:
+        h: hidden size [1]
+        cls_tok: 1 if the tower prepends a learned class embedding (Llama-4) [1]
+        n_vpos: rows of a vision tower's learned position table ((image_size/patch_size)², or num_position_embeddings; 0 with rotary positions) [1] (default 0, the classic model)
+
+    Returns: a vision tower's learned position table of n_pos rows and a class embedding where it has one (Llama-4); towers with 2-D rotary positions (Pixtral, Qwen2.5-VL) have neither [parameter]
+
+    Sources: transformers 5.24, modeling_siglip.py, modeling_pixtral.py, modeling_qwen2_5_vl.py, modeling_qwen3_vl.py, modeling_llama4.py; Zhai et al. 2023, §2: a ViT image encoder of patches
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    cls_tok = numpy.asarray(cls_tok, dtype=numpy.float64)
+    n_vpos = numpy.asarray(n_vpos, dtype=numpy.float64)
+    return cls_tok*h + h*n_vpos
+
+
+def params_vision_linear(d_in, d_out, *, b_lin=0):
+    r"""one linear layer of a projector: d_in×d_out weights and a bias of d_out by switch.
+
+    params.vision.linear [parameter] = b_lin*d_out + d_in*d_out
+
+    LaTeX: \Psi_{linear} = \sigma_{b} d_{out} + d_{in} d_{out}
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+        b_lin: 1 if a linear layer has a bias [1] (default 0, the classic model)
+
+    Returns: one linear layer of a projector: d_in×d_out weights and a bias of d_out by switch [parameter]
+
+    Sources: transformers 5.24, modeling_siglip.py, modeling_pixtral.py, modeling_qwen2_5_vl.py, modeling_qwen3_vl.py, modeling_llama4.py; Bai et al. 2025, §2.1: the vision encoder and its MLP-based patch merger
+    """
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = numpy.asarray(d_out, dtype=numpy.float64)
+    b_lin = numpy.asarray(b_lin, dtype=numpy.float64)
+    return b_lin*d_out + d_in*d_out
+
+
 def perf_gemm_time(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem, tau_k):
     r"""time of one [M,K]·[K,N] GEMM: its FLOPs at η_gemm of peak, its operands' bytes at η_mem of HBM, one kernel's fixed cost.
 
@@ -10708,6 +10778,9 @@ FORMULAS = {
     'params.recurrent.gdn': params_recurrent_gdn,
     'flops.recurrent.gdn': flops_recurrent_gdn,
     'memory.state.gdn': memory_state_gdn,
+    'params.vision.patch_embedding': params_vision_patch_embedding,
+    'params.vision.positions': params_vision_positions,
+    'params.vision.linear': params_vision_linear,
     'perf.gemm.time': perf_gemm_time,
     'perf.gemm.efficiency': perf_gemm_efficiency,
     'perf.tp.layer': perf_tp_layer,
@@ -11026,6 +11099,9 @@ INPUTS = {
     'params.recurrent.gdn': ('h', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'flops.recurrent.gdn': ('b', 's', 'h', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh', 'Q_gdn'),
     'memory.state.gdn': ('b', 'q', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.vision.patch_embedding': ('h', 'C_img', 'P_img', 'P_t', 'b_patch'),
+    'params.vision.positions': ('h', 'cls_tok', 'n_vpos'),
+    'params.vision.linear': ('d_in', 'd_out', 'b_lin'),
     'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.tp.layer': ('b', 's', 'h', 't', 'q', 'tau_k', 'W_tp', 'seq_par'),
@@ -11344,6 +11420,9 @@ REQUIRED = {
     'params.recurrent.gdn': ('h', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'flops.recurrent.gdn': ('b', 's', 'h', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'memory.state.gdn': ('b', 'q', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.vision.patch_embedding': ('h', 'C_img', 'P_img', 'P_t'),
+    'params.vision.positions': ('h', 'cls_tok'),
+    'params.vision.linear': ('d_in', 'd_out'),
     'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.tp.layer': ('b', 's', 'h', 't', 'q', 'tau_k', 'W_tp'),
