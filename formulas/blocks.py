@@ -280,6 +280,7 @@ class Experts:
     shared_gate: Spec = 0
     router_bias: Spec = 0
     all_experts: Spec = 0
+    score_bias: Spec = 0  # an fp32 e_score_correction_bias buffer of E in each MoE layer
 
 
 @dataclass(frozen=True)
@@ -382,7 +383,7 @@ def classic_values() -> dict[str, int]:
         "E": 1, "k": 1, "l_moe": 0, "d_sh": 0, "sh_gate": 0, "router_bias": 0, "all_experts": 0, "mla": 0, "q_lora": 0,
         "r_q": 0, "r_kv": 0, "d_rope": 0, "d_nope": 0, "d_v": 0, "l_win": 0, "W": 1, "n_mtp": 0, "emb_norm": 0,
         "l_mamba": 0, "l_ssd": 0, "l_lru": 0, "l_gdn": 0, "l_noattn": 0, "l_nomlp": 0, "qk_norm": 0, "qk_norm_full": 0, "sink": 0,
-        "attn_gate": 0, "kv_expand": 0, "x_attn": 0, **NEUTRAL,
+        "attn_gate": 0, "kv_expand": 0, "x_attn": 0, "score_bias": 0, **NEUTRAL,
     }
 
 
@@ -439,7 +440,8 @@ def _optional(spec: Spec, config: Config, values: dict) -> int | None:
 
 def _with_experts(experts: Experts, config: Config, v: dict, layers: list[Layer]) -> list[Layer]:
     for name, spec in (("E", experts.count), ("k", experts.per_token), ("d_moe", experts.width), ("d_sh", experts.shared),
-                       ("sh_gate", experts.shared_gate), ("router_bias", experts.router_bias), ("all_experts", experts.all_experts)):
+                       ("sh_gate", experts.shared_gate), ("router_bias", experts.router_bias), ("all_experts", experts.all_experts),
+                       ("score_bias", experts.score_bias)):
         v[name] = resolve(spec, config, v)
     moe = experts.layout(config, v["l"])
     return [Layer(layer.mixer, "moe") if i in moe and layer.channel == "mlp" else layer for i, layer in enumerate(layers)]

@@ -10,6 +10,8 @@ are generated from it, and ``check`` proves each declaration reduces to the clas
 
 from __future__ import annotations
 
+import dataclasses
+
 from llm_formulas.formulas.blocks import (
     HEAD_DIM,
     Attention,
@@ -263,7 +265,7 @@ def _deepseek(model_type: str, title: str, experts: int, per_token: int | None, 
         attention=Attention(kv_heads=Rule("= a (MLA keeps per-head keys and values)", lambda c, v: v["a"]), head_dim=MLA_HEAD,
                             latent=_mla()),
         experts=Experts(after_first_dense(first_dense), Key("n_routed_experts", default=experts), Key("num_experts_per_tok", default=per_token),
-                        Key("moe_intermediate_size", default=width), shared=_deepseek_shared(shared)),
+                        Key("moe_intermediate_size", default=width), shared=_deepseek_shared(shared), score_bias=int(model_type == "deepseek_v3")),
         extra={"n_mtp": Count("num_nextn_predict_layers", mtp)},
         refuse=(("attention_bias", True, "biases on MLA's projections"), ("mlp_bias", True, "biases on DeepSeek-V2's MLPs")),
         reduces_to=None, why_not="multi-head latent attention (reduces to the attention decoder with mla = 0)",
@@ -359,7 +361,9 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
     Family("phi3", "Phi-3, Phi-3.5-mini, Phi-4, Phi-4-mini", kinds=Kinds(every_layer_slides(None))),
     # --- today's families ---
     _deepseek("deepseek_v2", "DeepSeek-V2, V2-Lite, Coder-V2", 64, None, 1407, 0, 2, 0),
-    _deepseek("deepseek_v3", "DeepSeek-V3, R1, V3.1, Kimi-K2, Moonlight", 256, 8, 2048, 3, 1, 1),
+    _deepseek("deepseek_v3", "DeepSeek-V3, R1, V3.1, Moonlight", 256, 8, 2048, 3, 1, 1),
+    # Kimi-K2's config.json names model_type kimi_k2 and architectures DeepseekV3ForCausalLM: read as DeepSeek-V3
+    dataclasses.replace(_deepseek("deepseek_v3", "", 256, 8, 2048, 3, 1, 1), model_type="kimi_k2", title="Kimi-K2 (as DeepSeek-V3)"),
     Family(
         "qwen3", "Qwen3 dense",
         attention=Attention(kv_heads=Key("num_key_value_heads", default=32), head_dim=Key("head_dim", default=128),
@@ -430,7 +434,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         "glm4_moe", "GLM-4.5, GLM-4.5-Air, GLM-4.6",
         attention=Attention(kv_heads=Key("num_key_value_heads", default=8), qkv_bias=ATTENTION_BIAS, qk_norm=Flag("use_qk_norm", False)),
         experts=Experts(after_first_dense(1), Key("n_routed_experts", default=128), Key("num_experts_per_tok", default=8),
-                        Key("moe_intermediate_size", default=1408), shared=_deepseek_shared(1)),
+                        Key("moe_intermediate_size", default=1408), shared=_deepseek_shared(1), score_bias=1),
         extra={"n_mtp": Count("num_nextn_predict_layers", 1)},
         reduces_to=None, why_not="biases on Q, K and V (attention_bias) with an unbiased output",
     ),
@@ -524,7 +528,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         "minimax_m2", "MiniMax-M2",
         attention=Attention(kv_heads=Key("num_key_value_heads", default=8), head_dim=Key("head_dim", default=128), qk_norm_all=1),
         experts=Experts(every, Key("num_local_experts", default=256), Key("num_experts_per_tok", default=8),
-                        Rule("intermediate_size", lambda c, v: v["d_ff"])),
+                        Rule("intermediate_size", lambda c, v: v["d_ff"]), score_bias=1),
         reduces_to=None, why_not="q/k RMSNorms over all heads",
     ),
     Family(
@@ -618,7 +622,8 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
                             qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS),
         mlp=Mlp(gated=0), norms=Norms(per_layer=1),
         experts=Experts(nothing, Key("n_routed_experts", default=8), Key("num_experts_per_tok", default=2),
-                        Key("moe_intermediate_size", default=7688), shared=Key("moe_shared_expert_intermediate_size", default=7688)),
+                        Key("moe_intermediate_size", default=7688), shared=Key("moe_shared_expert_intermediate_size", default=7688),
+                        score_bias=1),
         mixer=Mixer("mamba2", {"n_ssmh": Key("mamba_num_heads", default=128),
                                "d_ssm": Rule("mamba_num_heads·mamba_head_dim", lambda c, v: v["n_ssmh"] * c.size("mamba_head_dim", default=64)),
                                "N_ssm": Key("ssm_state_size", default=128),

@@ -17,6 +17,7 @@ from llm_formulas.formulas import symbols as S
 from llm_formulas.formulas.blocks import MAX_SIZE, Config, ConfigError, Family, Layer, read_family, short
 from llm_formulas.formulas.families import FAMILIES
 from llm_formulas.formulas.multimodal import MULTIMODAL, Piece, tower_pieces
+from llm_formulas.formulas.quantization import Scheme, checkpoint_dtype_bytes, inventory, read_scheme, skipped
 
 __all__ = ["MAX_SIZE", "Architecture", "ConfigError", "read_config"]
 
@@ -35,6 +36,8 @@ class Architecture:
     defaults: dict[str, object] = field(default_factory=dict)  # config key → the default taken where the config has none
     towers: tuple[Piece, ...] = ()  # a multimodal checkpoint's vision tower and projector, counted apart
     multimodal: str | None = None  # its top-level model_type (gemma3, qwen2_5_vl, ...)
+    scheme: Scheme | None = None  # the quantization_config's scheme, where the checkpoint is quantized
+    dtype_bytes: int = 2  # bytes of the checkpoint's unquantized values (torch_dtype)
 
     def evaluate(self, expr: sp.Expr, **extra: int) -> int:
         """The exact value of an expression at this architecture (plus e.g. b, s)."""
@@ -47,6 +50,50 @@ class Architecture:
         if not value.is_integer:
             raise ConfigError(f"{self.model_type}: the count came out as {value}, not a whole number")
         return int(value)
+
+    def stored_weight_bytes(self, dtype_bytes: int | None = None) -> dict:
+        """The bytes of the weights as the checkpoint stores them, with the parameter count (unchanged by quantization).
+
+        ``dtype_bytes`` overrides the checkpoint's dtype for the unquantized values (2: bf16/fp16, 4: fp32). Returns
+        {"bytes", "parameters", "scheme", "quantized": {"parameters", "bytes"}, "unquantized": {"parameters",
+        "bytes"}, "by_role": {role: bytes}}: the matrices the scheme converts priced by memory.weights.*, the rest
+        (norms, biases, embedding, head, routers, the towers) at the dtype.
+        """
+        from llm_formulas.formulas.catalogue import get
+
+        width = self.dtype_bytes if dtype_bytes is None else dtype_bytes
+        names = {symbol.name: value for symbol, value in self.values.items()}
+        total = self.evaluate(get("params.decoder.total").dimensioned) + sum(self.tower_parameters().values())
+        by_role: dict[str, int] = {}
+        converted_params = converted_bytes = 0
+        for matrix in inventory(names):
+            params = matrix.count * matrix.d_in * matrix.d_out
+            if self.scheme is not None and matrix.role in self.scheme.roles and not skipped(matrix, self.scheme.skip):
+                each = self._matrix_bytes(matrix)
+                converted_params += params
+                converted_bytes += matrix.count * each
+                by_role[matrix.role] = by_role.get(matrix.role, 0) + matrix.count * each
+            else:
+                by_role[matrix.role] = by_role.get(matrix.role, 0) + params * width
+        rest = total - converted_params
+        listed = sum(by_role.values()) - converted_bytes
+        by_role["other"] = rest * width - listed  # norms, biases, convolutions, positions, the towers
+        buffers = 4 * names["score_bias"] * names["E"] * names["l_moe"]  # fp32 routing-score correction biases
+        if buffers:
+            by_role["buffers"] = buffers
+        return {"bytes": converted_bytes + rest * width + buffers, "parameters": total, "scheme": None if self.scheme is None else self.scheme.method,
+                "dtype_bytes": width, "quantized": {"parameters": converted_params, "bytes": converted_bytes},
+                "unquantized": {"parameters": rest, "bytes": rest * width}, "by_role": by_role}
+
+    def _matrix_bytes(self, matrix) -> int:
+        from llm_formulas.formulas.catalogue import get
+
+        sizes = dict(self.scheme.values)
+        if sizes.get("G_q") == -1:  # one group per input row set: the whole input
+            sizes["G_q"] = matrix.d_in
+        sizes.update({"d_in": matrix.d_in, "d_out": matrix.d_out})
+        values = {S.quantity(name).symbol: value for name, value in sizes.items()}
+        return Architecture(self.model_type, values).evaluate(get(self.scheme.formula_id).dimensioned)
 
     def tower_parameters(self) -> dict[str, int]:
         """The vision tower's and the projector's parameters (empty for a text-only model)."""
@@ -64,9 +111,8 @@ class Architecture:
 
 # Keys that bring parameters or layers the counts leave out: refused, never silently ignored.
 UNMODELLED_KEYS = {
-    "vision_config": "a vision tower; pass the text model's config (its text_config)",
+    "vision_config": "a vision tower of a model_type without one; pass the text model's config (its text_config)",
     "audio_config": "an audio tower; pass the text model's config",
-    "quantization_config": "quantized weights and their scales; count the unquantized model without it",
 }
 
 
@@ -85,10 +131,12 @@ def read_config(config: object) -> Architecture:
     for key, what in UNMODELLED_KEYS.items():
         if config.get(key) is not None:
             raise ConfigError(f"{model_type} config: {key!r} is not counted ({what})")
+    scheme = read_scheme(config, model_type)
     reader = Config(config, model_type)
     values, layers = read_family(family, reader)
     kinds = tuple(layer.mixer for layer in layers)
-    return Architecture(model_type, values, kinds, family, layers, dict(reader.read), dict(reader.defaulted))
+    return Architecture(model_type, values, kinds, family, layers, dict(reader.read), dict(reader.defaulted),
+                        scheme=scheme, dtype_bytes=checkpoint_dtype_bytes(config))
 
 
 def _read_multimodal(config: dict, model_type: str) -> Architecture:
@@ -99,9 +147,9 @@ def _read_multimodal(config: dict, model_type: str) -> Architecture:
     for key, value in (("text_config", text), ("vision_config", vision)):
         if not isinstance(value, dict):
             raise ConfigError(f"{model_type} config: {key!r} must be an object, got {short(value)}")
-    for key in ("audio_config", "quantization_config"):
-        if config.get(key) is not None:
-            raise ConfigError(f"{model_type} config: {key!r} is not counted ({UNMODELLED_KEYS[key]})")
+    if config.get("audio_config") is not None:
+        raise ConfigError(f"{model_type} config: 'audio_config' is not counted ({UNMODELLED_KEYS['audio_config']})")
+    scheme = read_scheme(config, model_type)
     text_type = text.get("model_type", declared.text_type)
     family = FAMILIES.get(text_type) if isinstance(text_type, str) else None
     if family is None:
@@ -111,4 +159,4 @@ def _read_multimodal(config: dict, model_type: str) -> Architecture:
     values, layers = read_family(family, reader)
     pieces = tower_pieces(declared.tower, Config(vision, f"{model_type} vision_config"), top, values[S.h])
     return Architecture(text_type, values, tuple(layer.mixer for layer in layers), family, layers, dict(reader.read),
-                        dict(reader.defaulted), pieces, model_type)
+                        dict(reader.defaulted), pieces, model_type, scheme, checkpoint_dtype_bytes(config))

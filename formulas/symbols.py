@@ -508,6 +508,18 @@ cls_tok = switch("cls_tok", r"\sigma_{cls}", "1 if the tower prepends a learned 
 b_lin = switch("b_lin", r"\sigma_{b}", "1 if a linear layer has a bias", default=0, source=TOWER)
 
 
+# quantized weights as stored (formulas/weights.py)
+QUANT = Source("transformers", "quantizers/ and integrations/: finegrained_fp8, mxfp4, gptq, awq, bitsandbytes")
+B_r = switch("B_r", r"B_{r}", "output rows per FP8 scale block (weight_block_size[0]: 128)", maximum=None, default=None, source=QUANT)
+B_c = switch("B_c", r"B_{c}", "input columns per FP8 scale block (weight_block_size[1]: 128)", maximum=None, default=None, source=QUANT)
+G_q = switch("G_q", r"G", "input rows per GPTQ/AWQ quantization group (group_size: 128; the whole input when -1)", maximum=None,
+             default=None, source=Source("frantar2022", "§4, grouping"))
+n_bits = switch("n_bits", r"n_{bits}", "bits per GPTQ/AWQ weight (bits: 4 or 8)", maximum=None, default=None,
+                source=Source("frantar2022", "§4"))
+score_bias = switch("score_bias", r"\sigma_{corr}", "1 if each MoE layer keeps an fp32 routing-score correction bias of E (a stored buffer, "
+                    "not a parameter: DeepSeek-V3, GLM-4.5, MiniMax-M2, Nemotron-H)", default=0, source=Source("deepseek2024v3", "§2.1.2, auxiliary-loss-free load balancing: a bias per expert"))
+
+
 # ``from llm_formulas.formulas.symbols import *`` brings the table's symbols and its functions, nothing else
 # (E is the number of experts here, as in the sources' notation, not SymPy's Euler number).
 __all__ = sorted(name for name, value in list(globals().items())

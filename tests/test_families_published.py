@@ -104,7 +104,7 @@ def test_gpt_oss_keeps_127_tokens_in_half_its_layers():
 
 @pytest.mark.parametrize("extra, message", [
     ({"vision_config": {"hidden_size": 1152}}, "'vision_config' is not counted"),
-    ({"quantization_config": {"quant_method": "mxfp4"}}, "'quantization_config' is not counted"),
+    ({"quantization_config": {"quant_method": "eetq"}}, "quant_method 'eetq' is not modelled"),
     ({"layer_types": ["linear_attention", "full_attention"]}, r"layer_types\[0\] = 'linear_attention' is not modelled"),
     ({"layer_types": ["full_attention", "banded"]}, r"layer_types\[1\] = 'banded' is not modelled"),
     ({"layer_types": ["full_attention"]}, "'layer_types' must list 2 layer types"),

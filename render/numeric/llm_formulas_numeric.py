@@ -6678,6 +6678,164 @@ def params_vision_linear(d_in, d_out, *, b_lin=0):
     return b_lin*d_out + d_in*d_out
 
 
+def memory_weights_fp8_block(d_in, d_out, B_r, B_c):
+    r"""one matrix in block-scaled FP8: an E4M3 byte per weight and an fp32 scale per B_r×B_c block.
+
+    memory.weights.fp8_block [byte] = d_in*d_out + 4*ceiling(d_in/B_c)*ceiling(d_out/B_r)
+
+    LaTeX: M_{FP8} = d_{in} d_{out} + 4 \left\lceil{\frac{d_{in}}{B_{c}}}\right\rceil \left\lceil{\frac{d_{out}}{B_{r}}}\right\rceil
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+        B_r: output rows per FP8 scale block (weight_block_size[0]: 128) [1]
+        B_c: input columns per FP8 scale block (weight_block_size[1]: 128) [1]
+
+    Returns: one matrix in block-scaled FP8: an E4M3 byte per weight and an fp32 scale per B_r×B_c block [byte]
+
+    Sources: transformers 5.24, integrations/finegrained_fp8.py: FP8Linear weight and weight_scale_inv; DeepSeek-AI 2024 (V3), §3.3.2: fine-grained quantization, 1×128 activation tiles and 128×128 weight blocks
+    """
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = numpy.asarray(d_out, dtype=numpy.float64)
+    B_r = numpy.asarray(B_r, dtype=numpy.float64)
+    B_c = numpy.asarray(B_c, dtype=numpy.float64)
+    return d_in*d_out + 4*numpy.ceil(d_in/B_c)*numpy.ceil(d_out/B_r)
+
+
+def memory_weights_mxfp4(d_in, d_out):
+    r"""one matrix in MXFP4: two E2M1 weights a byte and an E8M0 scale byte per 32 inputs (4.25 bits a weight).
+
+    memory.weights.mxfp4 [byte] = 17*d_in*d_out/32
+
+    LaTeX: M_{MXFP4} = \frac{17 d_{in} d_{out}}{32}
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+
+    Returns: one matrix in MXFP4: two E2M1 weights a byte and an E8M0 scale byte per 32 inputs (4.25 bits a weight) [byte]
+
+    Sources: OCP 2023, §5: MXFP4, blocks of 32 E2M1 elements with a shared E8M0 scale; OpenAI 2025, §2: MoE weights in MXFP4, 4.25 bits per parameter
+    """
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = numpy.asarray(d_out, dtype=numpy.float64)
+    return (17/32)*d_in*d_out
+
+
+def memory_weights_gptq(d_in, d_out, G_q, n_bits):
+    r"""one matrix in GPTQ: n_bits a weight packed in int32, packed zero points and fp16 scales per group of G inputs and output, and an int32 group index per input.
+
+    memory.weights.gptq [byte] = d_in*d_out*n_bits/8 + 4*d_in + d_in*d_out*n_bits/(8*G_q) + 2*d_in*d_out/G_q
+
+    LaTeX: M_{GPTQ} = \frac{d_{in} d_{out} n_{bits}}{8} + 4 d_{in} + \frac{d_{in} d_{out} n_{bits}}{8 G} + \frac{2 d_{in} d_{out}}{G}
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+        G_q: input rows per GPTQ/AWQ quantization group (group_size: 128; the whole input when -1) [1]
+        n_bits: bits per GPTQ/AWQ weight (bits: 4 or 8) [1]
+
+    Returns: one matrix in GPTQ: n_bits a weight packed in int32, packed zero points and fp16 scales per group of G inputs and output, and an int32 group index per input [byte]
+
+    Sources: Frantar et al. 2022, §4: groups of g columns share a scale and zero point
+    """
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = numpy.asarray(d_out, dtype=numpy.float64)
+    G_q = numpy.asarray(G_q, dtype=numpy.float64)
+    n_bits = numpy.asarray(n_bits, dtype=numpy.float64)
+    return (1/8)*d_in*d_out*n_bits + 4*d_in + (1/8)*d_in*d_out*n_bits/G_q + 2*d_in*d_out/G_q
+
+
+def memory_weights_awq(d_in, d_out, G_q, n_bits):
+    r"""one matrix in AWQ's GEMM layout: n_bits a weight packed in int32, packed zero points and fp16 scales per group of G inputs and output.
+
+    memory.weights.awq [byte] = d_in*d_out*n_bits/8 + d_in*d_out*n_bits/(8*G_q) + 2*d_in*d_out/G_q
+
+    LaTeX: M_{AWQ} = \frac{d_{in} d_{out} n_{bits}}{8} + \frac{d_{in} d_{out} n_{bits}}{8 G} + \frac{2 d_{in} d_{out}}{G}
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+        G_q: input rows per GPTQ/AWQ quantization group (group_size: 128; the whole input when -1) [1]
+        n_bits: bits per GPTQ/AWQ weight (bits: 4 or 8) [1]
+
+    Returns: one matrix in AWQ's GEMM layout: n_bits a weight packed in int32, packed zero points and fp16 scales per group of G inputs and output [byte]
+
+    Sources: Lin et al. 2023, §3: group-wise INT4 quantization
+    """
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = numpy.asarray(d_out, dtype=numpy.float64)
+    G_q = numpy.asarray(G_q, dtype=numpy.float64)
+    n_bits = numpy.asarray(n_bits, dtype=numpy.float64)
+    return (1/8)*d_in*d_out*n_bits + (1/8)*d_in*d_out*n_bits/G_q + 2*d_in*d_out/G_q
+
+
+def memory_weights_nf4(d_in, d_out, B_q):
+    r"""one matrix in bitsandbytes' 4-bit format: two weights a byte, an fp32 absmax per block of B_q, the 16 code values.
+
+    memory.weights.nf4 [byte] = d_in*d_out/2 + 4*ceiling(d_in*d_out/B_q) + 64
+
+    LaTeX: M_{NF4} = \frac{d_{in} d_{out}}{2} + 4 \left\lceil{\frac{d_{in} d_{out}}{B_{q}}}\right\rceil + 64
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+        B_q: weights per quantization block (QLoRA: 64) [1]
+
+    Returns: one matrix in bitsandbytes' 4-bit format: two weights a byte, an fp32 absmax per block of B_q, the 16 code values [byte]
+
+    Sources: Dettmers et al. 2023, §3: NF4 in blocks of 64, double quantization of the constants in blocks of 256
+    """
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = numpy.asarray(d_out, dtype=numpy.float64)
+    B_q = numpy.asarray(B_q, dtype=numpy.float64)
+    return (1/2)*d_in*d_out + 4*numpy.ceil(d_in*d_out/B_q) + 64
+
+
+def memory_weights_nf4_double(d_in, d_out, B_q, B_q2):
+    r"""the same with double quantization: each block's absmax in one byte, an fp32 per B_q2 of them, the 256-value code of the second level and the 16 of the first.
+
+    memory.weights.nf4.double [byte] = d_in*d_out/2 + 4*ceiling(ceiling(d_in*d_out/B_q)/B_q2) + ceiling(d_in*d_out/B_q) + 1088
+
+    LaTeX: M_{NF4}^{DQ} = \frac{d_{in} d_{out}}{2} + 4 \left\lceil{\frac{\left\lceil{\frac{d_{in} d_{out}}{B_{q}}}\right\rceil}{B_{q2}}}\right\rceil + \left\lceil{\frac{d_{in} d_{out}}{B_{q}}}\right\rceil + 1088
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+        B_q: weights per quantization block (QLoRA: 64) [1]
+        B_q2: first-level constants per second-level block (QLoRA double quantization: 256) [1]
+
+    Returns: the same with double quantization: each block's absmax in one byte, an fp32 per B_q2 of them, the 256-value code of the second level and the 16 of the first [byte]
+
+    Sources: Dettmers et al. 2023, §3: NF4 in blocks of 64, double quantization of the constants in blocks of 256
+    """
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = numpy.asarray(d_out, dtype=numpy.float64)
+    B_q = numpy.asarray(B_q, dtype=numpy.float64)
+    B_q2 = numpy.asarray(B_q2, dtype=numpy.float64)
+    return (1/2)*d_in*d_out + 4*numpy.ceil(numpy.ceil(d_in*d_out/B_q)/B_q2) + numpy.ceil(d_in*d_out/B_q) + 1088
+
+
+def memory_weights_int8(d_in, d_out):
+    r"""one matrix in LLM.int8(): an int8 a weight and an fp32 scale per output row (SCB).
+
+    memory.weights.int8 [byte] = d_in*d_out + 4*d_out
+
+    LaTeX: M_{int8} = d_{in} d_{out} + 4 d_{out}
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+
+    Returns: one matrix in LLM.int8(): an int8 a weight and an fp32 scale per output row (SCB) [byte]
+
+    Sources: Dettmers et al. 2022, §3.1: vector-wise quantization, one scale per row
+    """
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = numpy.asarray(d_out, dtype=numpy.float64)
+    return d_in*d_out + 4*d_out
+
+
 def perf_gemm_time(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem, tau_k):
     r"""time of one [M,K]·[K,N] GEMM: its FLOPs at η_gemm of peak, its operands' bytes at η_mem of HBM, one kernel's fixed cost.
 
@@ -10781,6 +10939,13 @@ FORMULAS = {
     'params.vision.patch_embedding': params_vision_patch_embedding,
     'params.vision.positions': params_vision_positions,
     'params.vision.linear': params_vision_linear,
+    'memory.weights.fp8_block': memory_weights_fp8_block,
+    'memory.weights.mxfp4': memory_weights_mxfp4,
+    'memory.weights.gptq': memory_weights_gptq,
+    'memory.weights.awq': memory_weights_awq,
+    'memory.weights.nf4': memory_weights_nf4,
+    'memory.weights.nf4.double': memory_weights_nf4_double,
+    'memory.weights.int8': memory_weights_int8,
     'perf.gemm.time': perf_gemm_time,
     'perf.gemm.efficiency': perf_gemm_efficiency,
     'perf.tp.layer': perf_tp_layer,
@@ -11102,6 +11267,13 @@ INPUTS = {
     'params.vision.patch_embedding': ('h', 'C_img', 'P_img', 'P_t', 'b_patch'),
     'params.vision.positions': ('h', 'cls_tok', 'n_vpos'),
     'params.vision.linear': ('d_in', 'd_out', 'b_lin'),
+    'memory.weights.fp8_block': ('d_in', 'd_out', 'B_r', 'B_c'),
+    'memory.weights.mxfp4': ('d_in', 'd_out'),
+    'memory.weights.gptq': ('d_in', 'd_out', 'G_q', 'n_bits'),
+    'memory.weights.awq': ('d_in', 'd_out', 'G_q', 'n_bits'),
+    'memory.weights.nf4': ('d_in', 'd_out', 'B_q'),
+    'memory.weights.nf4.double': ('d_in', 'd_out', 'B_q', 'B_q2'),
+    'memory.weights.int8': ('d_in', 'd_out'),
     'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.tp.layer': ('b', 's', 'h', 't', 'q', 'tau_k', 'W_tp', 'seq_par'),
@@ -11423,6 +11595,13 @@ REQUIRED = {
     'params.vision.patch_embedding': ('h', 'C_img', 'P_img', 'P_t'),
     'params.vision.positions': ('h', 'cls_tok'),
     'params.vision.linear': ('d_in', 'd_out'),
+    'memory.weights.fp8_block': ('d_in', 'd_out', 'B_r', 'B_c'),
+    'memory.weights.mxfp4': ('d_in', 'd_out'),
+    'memory.weights.gptq': ('d_in', 'd_out', 'G_q', 'n_bits'),
+    'memory.weights.awq': ('d_in', 'd_out', 'G_q', 'n_bits'),
+    'memory.weights.nf4': ('d_in', 'd_out', 'B_q'),
+    'memory.weights.nf4.double': ('d_in', 'd_out', 'B_q', 'B_q2'),
+    'memory.weights.int8': ('d_in', 'd_out'),
     'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.tp.layer': ('b', 's', 'h', 't', 'q', 'tau_k', 'W_tp'),
