@@ -252,6 +252,7 @@ class Norms:
     layer_norm: Spec = 0  # 1: LayerNorm with a shift; 0: RMSNorm (or a LayerNorm without bias)
     per_layer: Spec = 2
     placement: str = "pre"
+    kind: str = ""  # the norm's name where the switch alone does not say it (a LayerNorm without a shift)
     final: Spec = 1
     embedding: Spec = 0
 
