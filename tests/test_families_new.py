@@ -16,7 +16,8 @@ from family_oracle import cache_bytes, forward_flops, meta_count, tiny
 from llm_formulas.formulas.catalogue import get
 from llm_formulas.formulas.hf_config import read_config
 
-SHAPES = [(1, 5), (2, 7)]
+SHAPES = [(2, 7)]  # past the windows of 4; the recurrent scans also at (1, 9): three chunks of 4, one padded
+MORE = {family: [(1, 9)] for family in RECURRENT}
 KIND_FORMULA = {"full": "memory.kv_cache.layer.full", "window": "memory.kv_cache.layer.window", "mamba": "memory.state.mamba",
                 "mamba2": "memory.state.mamba2", "rglru": "memory.state.rglru", "gdn": "memory.state.gdn"}
 
@@ -32,7 +33,7 @@ def test_parameters_flops_and_cache_equal_transformers(family, index):
     architecture = read_config(config)
     assert architecture.evaluate(get("params.decoder.total").dimensioned) == meta_count(config)
     model = tiny(config)
-    for batch, seq in SHAPES:
+    for batch, seq in SHAPES + MORE.get(family, []):
         assert architecture.evaluate(get("flops.decoder.forward").dimensioned, b=batch, s=seq) == forward_flops(model, config, batch, seq)
         measured = cache_bytes(model, config, batch, seq)
         assert measured == per_layer(architecture, b=batch, s=seq, q=4), (batch, seq)
