@@ -84,7 +84,20 @@ from llm_formulas.formulas.symbols import (
     proj_emb,
     s,
     tied,
+    kv_expand,
+    x_attn,
+    attn_gate,
+    l_mamba,
+    l_ssd,
+    l_lru,
+    l_gdn,
+    l_noattn,
+    l_nomlp,
 )
+from llm_formulas.formulas.architecture import HYBRID
+
+MIXER_IDS = {l_mamba: "recurrent.mamba", l_ssd: "recurrent.mamba2", l_lru: "recurrent.rglru", l_gdn: "recurrent.gdn"}
+NO_HYBRID = {count: 0 for count in (*MIXER_IDS, l_noattn, l_nomlp)}  # an attention decoder: every layer attention and an MLP
 
 # The classic GPT of the foundation (000 §3.1–3.2): its shapes, and every switch at its classic value
 # (formulas/symbols.py states each switch's default once: biases, LayerNorm, a position table, a tied head).
@@ -131,7 +144,9 @@ def mla_attention() -> Derivation:
 
 def attention() -> Derivation:
     d = Derivation("params.decoder.attention", "Attention parameters with g key/value heads of width d_head", (TRANSFORMERS, GPT_OSS))
-    q_ = d.defines("Ψ_Q", h * (a * d_head) + b_q * a * d_head, "a query heads of width d_head: an h×a·d_head matrix and its bias")
+    q_ = d.defines("Ψ_Q", (1 + attn_gate) * (h * (a * d_head) + b_q * a * d_head),
+                   "a query heads of width d_head: an h×a·d_head matrix and its bias; twice that where q_proj also yields "
+                   "the output gate (Qwen3-Next)")
     kv = d.defines("Ψ_KV", 2 * (h * (g * d_head)) + (b_k + b_v) * g * d_head, "keys and values have g heads only (GQA; MQA g = 1)")
     o = d.defines("Ψ_O", (a * d_head) * h + b_o * h, "the output projection maps the a·d_head concatenated heads back to h")
     standard = d.defines("Ψ_attn,std", q_ + kv + o, "fused (Falcon, Phi-3, GPT-2's c_attn) or separate, the shapes add up the same",
@@ -190,10 +205,23 @@ def norms() -> Derivation:
     return d
 
 
+def cross_attention() -> Derivation:
+    d = Derivation("params.decoder.cross_attention", "A cross-attention block", (TRANSFORMERS,))
+    q_ = d.defines("Ψ_Q^x", h * (a * d_head) + b_q * a * d_head, "queries from the layer's hidden state (GPT-2's q_attn)")
+    kv = d.defines("Ψ_KV^x", 2 * (h * (a * d_head)) + (b_k + b_v) * a * d_head,
+                   "keys and values of all a heads from the encoder's hidden states (GPT-2's c_attn, h→2h)")
+    o = d.defines("Ψ_O^x", (a * d_head) * h + b_o * h, "the output projection (c_proj)")
+    block = d.defines("Ψ_x,block", q_ + kv + o, "fused or separate, the shapes add up the same", parts=("Ψ_Q^x", "Ψ_KV^x", "Ψ_O^x"))
+    d.defines("Ψ_cross", x_attn * (block + one_norm()), "the block and its own norm (ln_cross_attn) in every layer that has one")
+    d.concludes("params.decoder.cross_attention")
+    return d
+
+
 def layer() -> Derivation:
     d = Derivation("params.decoder.layer", "One dense decoder layer", (TRANSFORMERS,))
-    d.defines("Ψ_layer", sum(get(i).dimensioned for i in ("params.decoder.attention", "params.decoder.mlp", "params.decoder.norms")),
-              "attention, the MLP, norms")
+    d.defines("Ψ_layer", sum(get(i).dimensioned for i in ("params.decoder.attention", "params.decoder.cross_attention",
+                                                           "params.decoder.mlp", "params.decoder.norms")),
+              "attention (and a cross-attention block where the family has one), the MLP, norms")
     d.concludes("params.decoder.layer")
     return d
 
@@ -234,12 +262,22 @@ def head() -> Derivation:
     return d
 
 
+def hybrid_params() -> sp.Expr:
+    """What hybrid layers change: a recurrent mixer's parameters instead of attention's; no mixer, or no MLP, at all."""
+    attention_ = get("params.decoder.attention").dimensioned
+    return (sum(count * (get(f"params.{name}").dimensioned - attention_) for count, name in MIXER_IDS.items())
+            - l_noattn * attention_ - l_nomlp * get("params.decoder.mlp").dimensioned)
+
+
 def total() -> Derivation:
-    d = Derivation("params.decoder.total", "The whole decoder", (TRANSFORMERS, BILIBILI))
+    d = Derivation("params.decoder.total", "The whole decoder", (TRANSFORMERS, BILIBILI, HYBRID))
     parts = [get(i).dimensioned for i in ("params.decoder.embeddings", "params.decoder.final_norm", "params.decoder.head")]
     body = d.defines("Ψ_layers", (l - l_moe) * get("params.decoder.layer").dimensioned + l_moe * get("params.decoder.layer.moe").dimensioned,
-                     "l − l_moe dense layers and l_moe MoE layers (DeepSeek-V3: 3 and 58; Mixtral: 0 and 32)")
-    d.defines("Ψ", parts[0] + body + parts[1] + parts[2], "embeddings, the layers, final norm, head")
+                     "l − l_moe dense layers and l_moe MoE layers (DeepSeek-V3: 3 and 58; Mixtral: 0 and 32), each with attention")
+    mixed = d.defines("Ψ_hybrid", hybrid_params(),
+                      "hybrid models: l_S6, l_SSD, l_LRU, l_GDN layers hold a recurrent mixer instead of attention, l_∅mix "
+                      "layers no mixer (Nemotron-H's MLP layers), l_∅mlp layers no MLP (Mamba's); each keeps its norms")
+    d.defines("Ψ", parts[0] + body + mixed + parts[1] + parts[2], "embeddings, the layers, final norm, head")
     d.concludes("params.decoder.total")
     return d
 
@@ -249,8 +287,8 @@ def active() -> Derivation:
     d.defines("Ψ_active", get("params.decoder.total").dimensioned - l_moe * (E - k) * get("params.decoder.expert").dimensioned,
               "the total less the E − k routed experts a token skips in each of the l_moe MoE layers; a dense model has all active")
     d.equals("Ψ_active", sum(get(i).dimensioned for i in ("params.decoder.embeddings", "params.decoder.final_norm", "params.decoder.head"))
-             + (l - l_moe) * get("params.decoder.layer").dimensioned + l_moe * get("params.decoder.layer.active").dimensioned,
-             "the same, layer by layer")
+             + (l - l_moe) * get("params.decoder.layer").dimensioned + l_moe * get("params.decoder.layer.active").dimensioned
+             + hybrid_params(), "the same, layer by layer")
     d.concludes("params.decoder.active")
     return d
 
@@ -291,7 +329,7 @@ def mla_projections() -> Derivation:
 
 def projections() -> Derivation:
     d = Derivation("flops.decoder.attention.projections", "Q, K, V and O projections", (FLOP_COUNTER,))
-    q_ = d.defines("F_Q", gemm(b * s, h, a * d_head), "[bs, h] × [h, a·d_head]")
+    q_ = d.defines("F_Q", (1 + attn_gate) * gemm(b * s, h, a * d_head), "[bs, h] × [h, a·d_head] (twice with an output gate)")
     kv = d.defines("F_KV", 2 * gemm(b * s, h, g * d_head), "keys and values: [bs, h] × [h, g·d_head] each")
     o = d.defines("F_O", gemm(b * s, a * d_head, h), "[bs, a·d_head] × [a·d_head, h]")
     standard = d.defines("F_proj,std", q_ + kv + o, "Q, K, V and O", parts=("F_Q", "F_KV", "F_O"))
@@ -425,9 +463,14 @@ def layer_forward_moe() -> Derivation:
 
 
 def layers_forward() -> Derivation:
-    d = Derivation("flops.decoder.layers.forward", "Forward FLOPs of the layers", (FLOP_COUNTER,))
-    d.defines("F_layers", (l - l_moe) * get("flops.decoder.layer.forward").dimensioned + l_moe * get("flops.decoder.layer.forward.moe").dimensioned,
-              "dense and MoE layers")
+    d = Derivation("flops.decoder.layers.forward", "Forward FLOPs of the layers", (FLOP_COUNTER, HYBRID))
+    body = d.defines("F_layers,attn", (l - l_moe) * get("flops.decoder.layer.forward").dimensioned
+                     + l_moe * get("flops.decoder.layer.forward.moe").dimensioned, "dense and MoE layers, each with attention")
+    attention_ = get("flops.decoder.attention.projections").dimensioned + get("flops.decoder.attention.scores").dimensioned
+    mixed = d.defines("F_hybrid", sum(count * (get(f"flops.{name}").dimensioned - attention_) for count, name in MIXER_IDS.items())
+                      - l_noattn * attention_ - l_nomlp * get("flops.decoder.mlp").dimensioned,
+                      "a recurrent mixer's forward instead of attention's; nothing for a layer without a mixer or an MLP")
+    d.defines("F_layers", body + mixed, "as each layer is built")
     d.concludes("flops.decoder.layers.forward")
     return d
 
@@ -504,14 +547,21 @@ def mla_decode_absorbed() -> Derivation:
     return d
 
 
+def _kv_heads() -> sp.Expr:
+    return (1 - kv_expand) * g + kv_expand * a
+
+
 def _kv_width() -> sp.Expr:
-    return (1 - mla) * (g * d_head + g * d_head) + mla * (r_kv + d_rope)
+    return (1 - mla) * (_kv_heads() * d_head + _kv_heads() * d_head) + mla * (r_kv + d_rope)
 
 
 def kv_full_layer() -> Derivation:
     d = Derivation("memory.kv_cache.layer.full", "Cache of a full-attention layer", (CACHE, DEEPSEEK_V2))
-    per_token = d.defines("w_KV", (1 - mla) * (g * d_head + g * d_head) + mla * (r_kv + d_rope),
-                          "a key and a value of g heads [b, g, s, d_head] each; MLA caches the normed latent [b, 1, s, r_KV] "
+    heads = d.defines("g_KV", (1 - kv_expand) * g + kv_expand * a,
+                      "the key/value heads cached: g, or all a where the family broadcasts K and V to every query head before "
+                      "writing the cache (transformers' Falcon with new_decoder_architecture: full-size storages)")
+    per_token = d.defines("w_KV", (1 - mla) * (heads * d_head + heads * d_head) + mla * (r_kv + d_rope),
+                          "a key and a value of g_KV heads [b, g_KV, s, d_head] each; MLA caches the normed latent [b, 1, s, r_KV] "
                           "and the rotated shared key [b, 1, s, d_rope] instead")
     d.defines("M_KV^full", b * s * per_token * q, "s tokens of every sequence, q bytes per value")
     d.concludes("memory.kv_cache.layer.full")
@@ -527,25 +577,39 @@ def kv_window_layer() -> Derivation:
     return d
 
 
+def recurrent_states() -> sp.Expr:
+    return sum(count * get(f"memory.state.{name.split('.')[1]}").dimensioned for count, name in MIXER_IDS.items())
+
+
 def kv_decoder() -> Derivation:
-    d = Derivation("memory.kv_cache.decoder", "The whole cache", (CACHE, GEMMA, GPT_OSS))
-    d.defines("M_KV", (l - l_win) * get("memory.kv_cache.layer.full").dimensioned + l_win * get("memory.kv_cache.layer.window").dimensioned,
-              "Gemma-3: 5 window layers to 1 full; Gemma-2, gpt-oss: 1 to 1; Mistral-7B-v0.1: all windowed; DeepSeek: all full")
+    d = Derivation("memory.kv_cache.decoder", "The whole cache", (CACHE, GEMMA, GPT_OSS, HYBRID))
+    attending = d.defines("l_attn", l - sum(MIXER_IDS) - l_noattn, "the layers with attention: the rest hold a recurrent state or nothing")
+    kv = d.defines("M_KV,attn", (attending - l_win) * get("memory.kv_cache.layer.full").dimensioned
+                   + l_win * get("memory.kv_cache.layer.window").dimensioned,
+                   "Gemma-3: 5 window layers to 1 full; Gemma-2, gpt-oss: 1 to 1; Mistral-7B-v0.1: all windowed; DeepSeek: all full")
+    states = d.defines("M_state", recurrent_states(),
+                       "each recurrent layer's fixed-size state (Jamba: 28 Mamba layers to 4 attention; Qwen3-Next: 3 delta-nets to 1)")
+    d.defines("M_KV", kv + states, "what the cache holds", parts=("M_KV,attn", "M_state"))
     d.concludes("memory.kv_cache.decoder")
     return d
 
 
 def kv_classic() -> Derivation:
     d = Derivation("memory.kv_cache.decoder.classic", "Without windows or MLA, the cache is 001's", (CACHE,))
-    d.defines("M_KV|full", get("memory.kv_cache.decoder").dimensioned.xreplace({l_win: 0, mla: 0}), "every layer full, per-head K and V")
+    d.defines("M_KV|full", get("memory.kv_cache.decoder").dimensioned.xreplace({l_win: 0, mla: 0, kv_expand: 0, **NO_HYBRID}),
+              "every layer full, per-head K and V of the g key/value heads")
     d.equals("M_KV", get("memory.kv_cache").dimensioned, "2·l·g·d_head·s·b·q")
     return d
 
 
 def kv_paged() -> Derivation:
     d = Derivation("memory.kv_cache.decoder.paged", "A paged cache", (PAGED,))
-    d.defines("M_KV^paged", b * _kv_width() * q * n_blk * ((l - l_win) * sp.ceiling(s / n_blk) + l_win * sp.ceiling(sp.Min(s, W - 1) / n_blk)),
-              "each sequence's tokens of each layer in whole blocks: at most n_blk − 1 slots idle per sequence and layer")
+    attending = l - sum(MIXER_IDS) - l_noattn
+    blocks = d.defines("M_KV^blocks", b * _kv_width() * q * n_blk * ((attending - l_win) * sp.ceiling(s / n_blk)
+                                                                     + l_win * sp.ceiling(sp.Min(s, W - 1) / n_blk)),
+                       "each sequence's tokens of each attention layer in whole blocks: at most n_blk − 1 slots idle per "
+                       "sequence and layer")
+    d.defines("M_KV^paged", blocks + recurrent_states(), "the recurrent layers' states as they are")
     d.concludes("memory.kv_cache.decoder.paged")
     return d
 
@@ -554,7 +618,8 @@ def kv_mla_expanded() -> Derivation:
     d = Derivation("memory.kv_cache.decoder.mla_expanded", "MLA's cache decompressed per head", (DEEPSEEK_V2,))
     full = d.defines("M_KV^exp", b * s * l * (a * (d_nope + d_rope) + a * d_v) * q,
                      "per-head keys of d_nope + d_rope and values of d_v, as an engine without MLA kernels stores them")
-    d.equals("M_KV^exp", get("memory.kv_cache.decoder").dimensioned.xreplace({mla: 1, l_win: 0}) * (a * (d_nope + d_rope + d_v)) / (r_kv + d_rope),
+    d.equals("M_KV^exp", get("memory.kv_cache.decoder").dimensioned.xreplace({mla: 1, l_win: 0, **NO_HYBRID})
+             * (a * (d_nope + d_rope + d_v)) / (r_kv + d_rope),
              "the latent cache times a(d_nope + d_rope + d_v)/(r_KV + d_rope): 128·320/576 = 71.1× for DeepSeek-V3")
     d.concludes("memory.kv_cache.decoder.mla_expanded")
     return d
@@ -569,6 +634,8 @@ def kv_sinks() -> Derivation:
     return d
 
 
+from llm_formulas.derivations.families import DERIVATIONS as FAMILY_REDUCTIONS  # noqa: E402 - after the decoder's own
+
 DERIVATIONS = (
     embeddings,
     mla_attention,
@@ -578,6 +645,7 @@ DERIVATIONS = (
     shared_experts,
     router,
     norms,
+    cross_attention,
     layer,
     layer_moe,
     layer_active,
@@ -617,4 +685,5 @@ DERIVATIONS = (
     kv_paged,
     kv_mla_expanded,
     kv_sinks,
+    *FAMILY_REDUCTIONS,
 )

@@ -51,6 +51,7 @@ from llm_formulas.formulas.symbols import (
     s,
     sh_gate,
     sink,
+    attn_gate,
     t,
     u_flop,
     u_param,
@@ -196,7 +197,7 @@ def int8() -> Derivation:
 
 def quantized() -> Derivation:
     dv = Derivation("params.quantized.linear", "The projection matrices a quantizer converts", (QLORA,))
-    plain = {**NO_BIASES, mla: 0, qk_norm: 0, qk_norm_full: 0, sink: 0}
+    plain = {**NO_BIASES, mla: 0, qk_norm: 0, qk_norm_full: 0, sink: 0, attn_gate: 0}
     attention = dv.defines("Ψ_attn^W", get("params.decoder.attention").dimensioned.subs(plain),
                            "W_Q, W_K, W_V, W_O: the attention's parameters without biases, q/k norms or sinks (no MLA)")
     dense = dv.defines("Ψ_mlp^W", get("params.decoder.mlp").dimensioned.subs(NO_BIASES), "a dense MLP's two or three matrices")

@@ -78,7 +78,17 @@ from llm_formulas.formulas.symbols import (
     tied,
     u_flop,
     u_param,
+    kv_expand,
+    x_attn,
+    attn_gate,
+    l_mamba,
+    l_ssd,
+    l_lru,
+    l_gdn,
+    l_noattn,
+    l_nomlp,
 )
+from llm_formulas.formulas import recurrent
 
 TRANSFORMERS = Source("transformers", "parameter shapes")
 FLOP_COUNTER = Source("pytorch", "FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm")
@@ -134,11 +144,12 @@ mla_attention = formula(
 )
 attention = formula(
     "params.decoder.attention",
-    ((1 - mla) * (h * a * d_head + 2 * h * g * d_head + a * d_head * h + b_q * a * d_head + (b_k + b_v) * g * d_head + b_o * h)
+    ((1 - mla) * ((1 + attn_gate) * (h * a * d_head + b_q * a * d_head) + 2 * h * g * d_head + a * d_head * h + (b_k + b_v) * g * d_head
+                  + b_o * h)
      + qk_norm * 2 * d_head + qk_norm_full * (a + g) * d_head + sink * a) * u_param + mla * mla_attention.dimensioned,
     "parameter",
-    "one layer's attention: W_Q (h×a·d_head), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch; or MLA; "
-    "plus q/k norms and one sink logit per head where the family has them",
+    "one layer's attention: W_Q (h×a·d_head, twice that with an output gate), W_K and W_V (h×g·d_head), W_O (a·d_head×h), "
+    "biases by switch; or MLA; plus q/k norms and one sink logit per head where the family has them",
     sources=[TRANSFORMERS, AINSLIE, DEEPSEEK_V2, GPT_OSS],
     conditions=[GROUPS],
     symbol_latex=r"\Psi_{attn}",
@@ -184,18 +195,28 @@ norms = formula(
     sources=[TRANSFORMERS],
     symbol_latex=r"\Psi_{norm}",
 )
+cross_attention = formula(
+    "params.decoder.cross_attention",
+    x_attn * (4 * h * a * d_head + (b_q + b_k + b_v) * a * d_head + b_o * h + norm) * u_param,
+    "parameter",
+    "one layer's cross-attention block where the family has one (GPT-2's add_cross_attention): queries from the layer, "
+    "keys and values of every head from the encoder's states, an output projection, biases by switch, and its own norm",
+    sources=[TRANSFORMERS],
+    symbol_latex=r"\Psi_{cross}",
+)
 layer = formula(
     "params.decoder.layer",
-    attention.dimensioned + mlp.dimensioned + norms.dimensioned,
+    attention.dimensioned + cross_attention.dimensioned + mlp.dimensioned + norms.dimensioned,
     "parameter",
-    "one dense decoder layer: attention, MLP, norms",
+    "one dense decoder layer: attention (and cross-attention where the family has it), MLP, norms",
     sources=[TRANSFORMERS],
-    related=["params.decoder.attention", "params.decoder.mlp", "params.decoder.norms"],
+    related=["params.decoder.attention", "params.decoder.cross_attention", "params.decoder.mlp", "params.decoder.norms"],
     symbol_latex=r"\Psi_{layer}",
 )
 layer_moe = formula(
     "params.decoder.layer.moe",
-    attention.dimensioned + E * expert.dimensioned + router.dimensioned + shared_experts.dimensioned + norms.dimensioned,
+    attention.dimensioned + cross_attention.dimensioned + E * expert.dimensioned + router.dimensioned + shared_experts.dimensioned
+    + norms.dimensioned,
     "parameter",
     "one mixture-of-experts layer: attention, E routed experts, router, shared experts, norms",
     sources=[TRANSFORMERS, FEDUS],
@@ -204,7 +225,8 @@ layer_moe = formula(
 )
 layer_active = formula(
     "params.decoder.layer.active",
-    attention.dimensioned + k * expert.dimensioned + router.dimensioned + shared_experts.dimensioned + norms.dimensioned,
+    attention.dimensioned + cross_attention.dimensioned + k * expert.dimensioned + router.dimensioned
+    + shared_experts.dimensioned + norms.dimensioned,
     "parameter",
     "the parameters of one MoE layer that a token uses: k of the E routed experts, the shared ones and the router",
     sources=[TRANSFORMERS, FEDUS, MIXTRAL],
@@ -227,21 +249,35 @@ head = formula(
     sources=[TRANSFORMERS],
     symbol_latex=r"\Psi_{head}",
 )
+l_rec = l_mamba + l_ssd + l_lru + l_gdn  # layers with a recurrent mixer in place of attention
+l_attn = l - l_rec - l_noattn  # layers with attention
+l_mlp = l - l_moe - l_nomlp  # layers with a dense MLP
+HYBRID = Source("transformers", "hybrid decoder layers (Jamba, Nemotron-H, RecurrentGemma, Qwen3-Next; Mamba, Mamba-2)")
+MIXERS = at_most(l_mamba + l_ssd + l_lru + l_gdn + l_noattn, l)  # the layers without attention are some of the l
+CHANNELS = at_most(l_moe + l_nomlp, l)
+
 total = formula(
     "params.decoder.total",
-    embeddings.dimensioned + (l - l_moe) * layer.dimensioned + l_moe * layer_moe.dimensioned + final_norm.dimensioned + head.dimensioned,
+    embeddings.dimensioned + l_attn * attention.dimensioned + l * (cross_attention.dimensioned + norms.dimensioned)
+    + l_mamba * recurrent.mamba.dimensioned + l_ssd * recurrent.mamba2.dimensioned + l_lru * recurrent.rglru.dimensioned
+    + l_gdn * recurrent.gdn.dimensioned + l_mlp * mlp.dimensioned
+    + l_moe * (E * expert.dimensioned + router.dimensioned + shared_experts.dimensioned) + final_norm.dimensioned + head.dimensioned,
     "parameter",
-    "parameters of a decoder model: embeddings, l − l_moe dense and l_moe MoE layers, final norm, head "
-    "(what transformers' model.parameters() holds)",
-    sources=[TRANSFORMERS, BILIBILI],
-    conditions=[MOE_LAYERS],
-    related=["params.decoder.layer", "params.decoder.layer.moe", "params.total"],
+    "parameters of a decoder model: embeddings; attention in the layers that have it, a recurrent mixer (Mamba, Mamba-2, "
+    "RG-LRU, gated delta-net) in the others; every layer's norms; a dense MLP or the experts, router and shared experts; "
+    "final norm, head (what transformers' model.parameters() holds)",
+    sources=[TRANSFORMERS, BILIBILI, HYBRID],
+    conditions=[MOE_LAYERS, MIXERS, CHANNELS],
+    related=["params.decoder.layer", "params.decoder.layer.moe", "params.recurrent.mamba", "params.total"],
     notes="DeepSeek-V3's multi-token-prediction module is not built by transformers: params.decoder.mtp adds it.",
     symbol_latex=r"\Psi",
 )
 active = formula(
     "params.decoder.active",
-    embeddings.dimensioned + (l - l_moe) * layer.dimensioned + l_moe * layer_active.dimensioned + final_norm.dimensioned + head.dimensioned,
+    embeddings.dimensioned + l_attn * attention.dimensioned + l * (cross_attention.dimensioned + norms.dimensioned)
+    + l_mamba * recurrent.mamba.dimensioned + l_ssd * recurrent.mamba2.dimensioned + l_lru * recurrent.rglru.dimensioned
+    + l_gdn * recurrent.gdn.dimensioned + l_mlp * mlp.dimensioned
+    + l_moe * (k * expert.dimensioned + router.dimensioned + shared_experts.dimensioned) + final_norm.dimensioned + head.dimensioned,
     "parameter",
     "parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E",
     sources=[TRANSFORMERS, FEDUS, MIXTRAL],
@@ -277,9 +313,10 @@ mla_projections = formula(
 )
 projections = formula(
     "flops.decoder.attention.projections",
-    (1 - mla) * 2 * b * s * h * d_head * (2 * a + 2 * g) * u_flop + mla * mla_projections.dimensioned,
+    (1 - mla) * 2 * b * s * h * d_head * ((2 + attn_gate) * a + 2 * g) * u_flop + mla * mla_projections.dimensioned,
     "FLOP",
-    "one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head], two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h] (or MLA's)",
+    "one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head] (doubled with an output gate), two [bs,h]×[h,g·d_head], "
+    "[bs,a·d_head]×[a·d_head,h] (or MLA's)",
     sources=[FLOP_COUNTER, AINSLIE],
     symbol_latex=r"F_{proj}",
 )
@@ -395,12 +432,16 @@ layer_forward_moe = formula(
 )
 layers_forward = formula(
     "flops.decoder.layers.forward",
-    (l - l_moe) * layer_forward.dimensioned + l_moe * layer_forward_moe.dimensioned,
+    l_attn * (projections.dimensioned + scores.dimensioned) + l_mamba * recurrent.mamba_forward.dimensioned
+    + l_ssd * recurrent.mamba2_forward.dimensioned + l_lru * recurrent.rglru_forward.dimensioned
+    + l_gdn * recurrent.gdn_forward.dimensioned + l_mlp * mlp_forward.dimensioned
+    + l_moe * (experts_forward.dimensioned + shared_forward.dimensioned + router_forward.dimensioned),
     "FLOP",
-    "forward FLOPs of all l layers (what full recomputation repeats)",
-    sources=[FLOP_COUNTER],
-    conditions=[MOE_LAYERS],
-    related=["flops.decoder.layer.forward", "flops.decoder.layer.forward.moe"],
+    "forward FLOPs of all l layers (what full recomputation repeats): attention or a recurrent mixer, a dense MLP or the "
+    "experts, as each layer has them",
+    sources=[FLOP_COUNTER, HYBRID],
+    conditions=[MOE_LAYERS, MIXERS, CHANNELS],
+    related=["flops.decoder.layer.forward", "flops.decoder.layer.forward.moe", "flops.recurrent.mamba"],
     symbol_latex=r"F_{layers}",
 )
 embedding_projections = formula(
@@ -476,13 +517,15 @@ mla_decode_absorbed = formula(
 
 # --- KV cache ----------------------------------------------------------------------
 
-kv_width = (1 - mla) * 2 * g * d_head + mla * (r_kv + d_rope)  # values cached per token and layer
+kv_heads = g + kv_expand * (a - g)  # key/value heads the cache holds: g, or a where the family expands them first (Falcon)
+kv_width = (1 - mla) * 2 * kv_heads * d_head + mla * (r_kv + d_rope)  # values cached per token and layer
 
 kv_full_layer = formula(
     "memory.kv_cache.layer.full",
     b * s * kv_width * q,
     "byte",
-    "one full-attention layer's cache: a key and a value of g heads (MLA: the latent and the shared rope key) for each of s tokens",
+    "one full-attention layer's cache: a key and a value of g heads (a where the family expands them first; MLA: the latent "
+    "and the shared rope key) for each of s tokens",
     sources=[CACHE, DEEPSEEK_V2],
     symbol_latex=r"M_{KV}^{full}",
 )
@@ -494,21 +537,25 @@ kv_window_layer = formula(
     sources=[CACHE, MISTRAL],
     symbol_latex=r"M_{KV}^{win}",
 )
+states = (l_mamba * recurrent.mamba_state.dimensioned + l_ssd * recurrent.mamba2_state.dimensioned
+          + l_lru * recurrent.rglru_state.dimensioned + l_gdn * recurrent.gdn_state.dimensioned)  # fixed-size, whatever s is
+
 kv_decoder = formula(
     "memory.kv_cache.decoder",
-    (l - l_win) * kv_full_layer.dimensioned + l_win * kv_window_layer.dimensioned,
+    (l_attn - l_win) * kv_full_layer.dimensioned + l_win * kv_window_layer.dimensioned + states,
     "byte",
-    "the bytes transformers' DynamicCache holds after b sequences of s tokens: l − l_win full layers, l_win windowed ones",
-    sources=[CACHE, MISTRAL, GEMMA, DEEPSEEK_V2],
-    conditions=[WINDOW_LAYERS],
-    related=["memory.kv_cache.layer.full", "memory.kv_cache.layer.window", "memory.kv_cache"],
+    "the bytes transformers' DynamicCache holds after b sequences of s tokens: full attention layers s tokens, the l_win "
+    "windowed ones W − 1, and the fixed-size state of each recurrent layer; layers without a mixer hold nothing",
+    sources=[CACHE, MISTRAL, GEMMA, DEEPSEEK_V2, HYBRID],
+    conditions=[WINDOW_LAYERS, MIXERS],
+    related=["memory.kv_cache.layer.full", "memory.kv_cache.layer.window", "memory.state.mamba", "memory.kv_cache"],
     symbol_latex=r"M_{KV}",
 )
 kv_paged = formula(
     "memory.kv_cache.decoder.paged",
-    b * kv_width * q * ((l - l_win) * sp.ceiling(s / n_blk) + l_win * sp.ceiling(sp.Min(s, W - 1) / n_blk)) * n_blk,
+    b * kv_width * q * ((l_attn - l_win) * sp.ceiling(s / n_blk) + l_win * sp.ceiling(sp.Min(s, W - 1) / n_blk)) * n_blk + states,
     "byte",
-    "the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache)",
+    "the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache); recurrent states as they are",
     sources=[PAGED],
     conditions=[WINDOW_LAYERS],
     related=["memory.kv_cache.decoder"],

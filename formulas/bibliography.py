@@ -397,6 +397,55 @@ _work(
     "GShard: Scaling Giant Models with Conditional Computation and Automatic Sharding", "ICLR 2021", "2020", arxiv="2006.16668",
 )
 
+# --- the families of issue 28: state-space, recurrent and linear-attention layers, towers, quantized weights ---
+_work(
+    "gu2023", "paper", "Gu & Dao 2023", "Albert Gu, Tri Dao", "Mamba: Linear-Time Sequence Modeling with Selective State Spaces",
+    "COLM 2024", "2023", arxiv="2312.00752",
+)
+_work(
+    "dao2024", "paper", "Dao & Gu 2024", "Tri Dao, Albert Gu",
+    "Transformers are SSMs: Generalized Models and Efficient Algorithms Through Structured State Space Duality", "ICML 2024", "2024",
+    arxiv="2405.21060",
+)
+_work(
+    "de2024", "paper", "De et al. 2024", "Soham De, Samuel L. Smith, Anushan Fernando, Aleksandar Botev, George Cristian-Muraru et al.",
+    "Griffin: Mixing Gated Linear Recurrences with Local Attention for Efficient Language Models", "arXiv preprint", "2024",
+    arxiv="2402.19427",
+)
+_work(
+    "yang2024gdn", "paper", "Yang et al. 2024", "Songlin Yang, Jan Kautz, Ali Hatamizadeh",
+    "Gated Delta Networks: Improving Mamba2 with Delta Rule", "ICLR 2025", "2024", arxiv="2412.06464",
+)
+_work(
+    "lieber2024", "paper", "Lieber et al. 2024", "Opher Lieber, Barak Lenz, Hofit Bata et al. (AI21 Labs)",
+    "Jamba: A Hybrid Transformer-Mamba Language Model", "arXiv preprint", "2024", arxiv="2403.19887",
+)
+_work(
+    "nvidia2025h", "paper", "NVIDIA 2025 (Nemotron-H)", "NVIDIA", "Nemotron-H: A Family of Accurate and Efficient Hybrid "
+    "Mamba-Transformer Models", "arXiv preprint", "2025", arxiv="2504.03624",
+)
+_work(
+    "zhai2023", "paper", "Zhai et al. 2023", "Xiaohua Zhai, Basil Mustafa, Alexander Kolesnikov, Lucas Beyer",
+    "Sigmoid Loss for Language Image Pre-Training (SigLIP)", "ICCV 2023", "2023", arxiv="2303.15343",
+)
+_work(
+    "bai2025vl", "paper", "Bai et al. 2025", "Shuai Bai, Keqin Chen, Xuejing Liu et al. (Qwen Team)", "Qwen2.5-VL Technical Report",
+    "arXiv preprint", "2025", arxiv="2502.13923",
+)
+_work(
+    "frantar2022", "paper", "Frantar et al. 2022", "Elias Frantar, Saleh Ashkboos, Torsten Hoefler, Dan Alistarh",
+    "GPTQ: Accurate Post-Training Quantization for Generative Pre-trained Transformers", "ICLR 2023", "2022", arxiv="2210.17323",
+)
+_work(
+    "lin2023awq", "paper", "Lin et al. 2023", "Ji Lin, Jiaming Tang, Haotian Tang, Shang Yang et al.",
+    "AWQ: Activation-aware Weight Quantization for LLM Compression and Acceleration", "MLSys 2024", "2023", arxiv="2306.00978",
+)
+_work(
+    "ocp2023mx", "paper", "OCP 2023", "Open Compute Project (AMD, Arm, Intel, Meta, Microsoft, NVIDIA, Qualcomm)",
+    "OCP Microscaling Formats (MX) Specification v1.0", "Open Compute Project", "2023",
+    url="https://www.opencompute.org/documents/ocp-microscaling-formats-mx-v1-0-spec-final-pdf",
+)
+
 # --- software, cited as the implementation a formula is measured against ---------------------
 _work(
     "transformers", "software", "transformers 5.24", "Thomas Wolf et al. (Hugging Face)",

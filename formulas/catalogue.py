@@ -27,7 +27,7 @@ from llm_formulas.formulas.units import Unit, as_unit
 __all__ = ["TOPICS", "Catalogue", "Condition", "Formula", "UnknownFormula", "all_formulas", "at_most", "divides",
            "formula", "get", "lookup", "search"]
 
-TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture", "performance",
+TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture", "recurrent", "towers", "weights", "performance",
                           "parallelism", "precision",
                           "utilization", "conventions", "energy", "cost", "reliability", "pipeline", "optimizations")
 
@@ -349,7 +349,8 @@ def take_reads() -> list[str]:
 # (params.decoder.total is the general decoder's, formulas/architecture.py; memory.fp8.* the precision module's)
 HOMES = {"decoder": "architecture", "kv_cache": "architecture", "lora": "precision", "qlora": "precision",
          "fp8": "precision", "int8": "precision", "quantized": "precision", "ep": "parallelism", "cp": "parallelism",
-         "per_gpu": "parallelism", "distributed_optimizer": "parallelism", "zero": "parallelism", "dp": "parallelism"}
+         "per_gpu": "parallelism", "distributed_optimizer": "parallelism", "zero": "parallelism", "dp": "parallelism",
+         "recurrent": "recurrent", "state": "recurrent", "vision": "towers", "weights": "weights"}
 
 
 def get(id: str) -> Formula:

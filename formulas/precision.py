@@ -283,6 +283,7 @@ kept = formula(
     "parameter",
     "the parameters that stay 16-bit when the base is quantized (Ψ_16): everything but the layers' projection matrices",
     sources=[QLORA],
+    conditions=list(arch.total.conditions),  # the decoder's layer counts: the MoE and hybrid layers are some of the l
     related=["params.quantized.linear", "params.decoder.total"],
     symbol_latex=r"\Psi_{16}",
 )

@@ -437,6 +437,89 @@ tau_0 = declare("tau_0", r"\tau_0", "the baseline's time for the same work (the 
 c_month = constant("c_month", r"\mathrm{month}", 30 * 86400, "one month of 30 days, in seconds", "second", Source("001", "months to pay back"))
 
 
+# --- families (issue 28): the switches and sizes of the families read from config.json -------------------
+kv_expand = switch("kv_expand", r"\sigma_{KV}^{exp}", "1 if keys and values are expanded to every query head before the cache "
+                   "(Falcon's new decoder architecture in transformers): the cache holds a heads, not g", default=0)
+x_attn = switch("x_attn", r"\sigma_{cross}", "1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention)",
+                default=0)
+
+
+attn_gate = switch("attn_gate", r"\sigma_{gate}", "1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's "
+                   "gated attention)", default=0)
+# layers whose token mixer is not attention, and layers without a mixer or an MLP (hybrid and state-space models)
+HYBRID = Source("transformers", "the hybrid models' decoder layers: mamba, mamba2, jamba, nemotron_h, recurrent_gemma, qwen3_next")
+l_mamba = switch("l_mamba", r"l_{S6}", "layers whose mixer is a Mamba (S6) selective scan instead of attention", maximum=None,
+                 default=0, source=Source("gu2023", "§3, the Mamba block"))
+l_ssd = switch("l_ssd", r"l_{SSD}", "layers whose mixer is a Mamba-2 (SSD) block instead of attention", maximum=None, default=0,
+               source=Source("dao2024", "§7, the Mamba-2 block"))
+l_lru = switch("l_lru", r"l_{LRU}", "layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention", maximum=None,
+               default=0, source=Source("de2024", "§2.4, the recurrent block"))
+l_gdn = switch("l_gdn", r"l_{GDN}", "layers whose mixer is a gated delta-net (linear attention) instead of attention", maximum=None,
+               default=0, source=Source("yang2024gdn", "§3, gated delta rule"))
+l_noattn = switch("l_noattn", r"l_{\varnothing mix}", "layers with no token mixer at all, only an MLP or experts (Nemotron-H's)",
+                  maximum=None, default=0, source=HYBRID)
+l_nomlp = switch("l_nomlp", r"l_{\varnothing mlp}", "layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's)", maximum=None,
+                 default=0, source=HYBRID)
+d_ssm = switch("d_ssm", r"d_{ssm}", "inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h)", maximum=None, default=None,
+               source=Source("gu2023", "§3.4, E = 2"))
+N_ssm = switch("N_ssm", r"N", "state size per channel of a Mamba or Mamba-2 mixer (state_size)", maximum=None, default=None,
+               source=Source("gu2023", "§3.1, N"))
+r_dt = switch("r_dt", r"r_{\Delta}", "rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉)", maximum=None, default=None,
+              source=Source("gu2023", "§3.6, Δ rank"))
+k_conv = switch("k_conv", r"k_{conv}", "kernel width of a mixer's causal depthwise convolution (conv_kernel: 4)", maximum=None,
+                default=None, source=Source("gu2023", "§3.4, the short convolution"))
+b_ssm = switch("b_ssm", r"\sigma_{b_{ssm}}", "1 if a Mamba mixer's input and output projections have biases (use_bias)", default=0,
+               source=HYBRID)
+b_conv = switch("b_conv", r"\sigma_{b_{conv}}", "1 if the mixer's convolution has a bias (use_conv_bias)", default=0, source=HYBRID)
+dt_norm = switch("dt_norm", r"\sigma_{\Delta BC}", "1 if Δ, B and C get RMSNorms inside the mixer (Jamba)", default=0,
+                 source=Source("lieber2024", "§2, RMSNorm inside Mamba layers"))
+n_ssmh = switch("n_ssmh", r"n_{SSD}", "heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim)", maximum=None, default=None,
+                source=Source("dao2024", "§7.2, multi-head SSM"))
+n_grp = switch("n_grp", r"n_{grp}", "groups of B and C in a Mamba-2 mixer (n_groups)", maximum=None, default=None,
+               source=Source("dao2024", "§7.2, grouped B and C"))
+Q_ssd = switch("Q_ssd", r"Q_{SSD}", "chunk length of the Mamba-2 scan (chunk_size: 256); the sequence is padded to whole chunks",
+               maximum=None, default=256, source=Source("dao2024", "§6, the chunked SSD algorithm"))
+d_lru = switch("d_lru", r"d_{LRU}", "width of a Griffin recurrent block (lru_width)", maximum=None, default=None,
+               source=Source("de2024", "§2.4, RG-LRU width"))
+w_lru = switch("w_lru", r"w_{LRU}", "block width of the RG-LRU's block-diagonal gates (lru_width / heads)", maximum=None, default=None,
+               source=Source("de2024", "§2.4, block-diagonal gates"))
+n_kh = switch("n_kh", r"n_{K}^{lin}", "query/key heads of a gated delta-net (linear_num_key_heads)", maximum=None, default=None,
+              source=Source("yang2024gdn", "§3"))
+n_vh = switch("n_vh", r"n_{V}^{lin}", "value heads of a gated delta-net (linear_num_value_heads)", maximum=None, default=None,
+              source=Source("yang2024gdn", "§3"))
+d_kh = switch("d_kh", r"d_{K}^{lin}", "query/key head width of a gated delta-net (linear_key_head_dim)", maximum=None, default=None,
+              source=Source("yang2024gdn", "§3"))
+d_vh = switch("d_vh", r"d_{V}^{lin}", "value head width of a gated delta-net (linear_value_head_dim)", maximum=None, default=None,
+              source=Source("yang2024gdn", "§3"))
+Q_gdn = switch("Q_gdn", r"Q_{GDN}", "chunk length of the gated delta rule's chunked scan (64 in transformers' torch path)",
+               maximum=None, default=64, source=Source("yang2024gdn", "§3.3, chunkwise form"))
+
+
+# vision towers (formulas/towers.py): the patch stem, position table and projector of a multimodal model
+TOWER = Source("transformers", "the vision towers of gemma3 (SigLIP), mistral3 (Pixtral), qwen2_5_vl, qwen3_vl, llama4")
+C_img = switch("C_img", r"C_{img}", "input channels of an image (num_channels: 3)", maximum=None, default=None, source=TOWER)
+P_img = switch("P_img", r"P", "patch side in pixels (patch_size: 14, 16)", maximum=None, default=None, source=TOWER)
+P_t = switch("P_t", r"P_t", "frames per patch of a video-capable stem (temporal_patch_size: 2; 1 for a still image)", maximum=None,
+             default=None, source=TOWER)
+b_patch = switch("b_patch", r"\sigma_{b_{patch}}", "1 if the patch embedding has a bias", default=0, source=TOWER)
+n_vpos = switch("n_vpos", r"n_{pos}^{img}", "rows of a vision tower's learned position table ((image_size/patch_size)², or "
+                "num_position_embeddings; 0 with rotary positions)", maximum=None, default=0, source=TOWER)
+cls_tok = switch("cls_tok", r"\sigma_{cls}", "1 if the tower prepends a learned class embedding (Llama-4)", default=0, source=TOWER)
+b_lin = switch("b_lin", r"\sigma_{b}", "1 if a linear layer has a bias", default=0, source=TOWER)
+
+
+# quantized weights as stored (formulas/weights.py)
+QUANT = Source("transformers", "quantizers/ and integrations/: finegrained_fp8, mxfp4, gptq, awq, bitsandbytes")
+B_r = switch("B_r", r"B_{r}", "output rows per FP8 scale block (weight_block_size[0]: 128)", maximum=None, default=None, source=QUANT)
+B_c = switch("B_c", r"B_{c}", "input columns per FP8 scale block (weight_block_size[1]: 128)", maximum=None, default=None, source=QUANT)
+G_q = switch("G_q", r"G", "input rows per GPTQ/AWQ quantization group (group_size: 128; the whole input when -1)", maximum=None,
+             default=None, source=Source("frantar2022", "§4, grouping"))
+n_bits = switch("n_bits", r"n_{bits}", "bits per GPTQ/AWQ weight (bits: 4 or 8)", maximum=None, default=None,
+                source=Source("frantar2022", "§4"))
+score_bias = switch("score_bias", r"\sigma_{corr}", "1 if each MoE layer keeps an fp32 routing-score correction bias of E (a stored buffer, "
+                    "not a parameter: DeepSeek-V3, GLM-4.5, MiniMax-M2, Nemotron-H)", default=0, source=Source("deepseek2024v3", "§2.1.2, auxiliary-loss-free load balancing: a bias per expert"))
+
+
 # ``from llm_formulas.formulas.symbols import *`` brings the table's symbols and its functions, nothing else
 # (E is the number of experts here, as in the sources' notation, not SymPy's Euler number).
 __all__ = sorted(name for name, value in list(globals().items())

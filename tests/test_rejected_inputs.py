@@ -28,10 +28,10 @@ CONFIGS = {
     "mixtral.json": json.dumps(LLAMA | {"model_type": "mixtral", "num_key_value_heads": 4, "num_local_experts": 8,
                                         "num_experts_per_tok": 2}),
     "vision.json": json.dumps(LLAMA | {"model_type": "gemma3_text", "vision_config": {"hidden_size": 1152}}),
-    "mxfp4.json": json.dumps(LLAMA | {"model_type": "gpt_oss", "quantization_config": {"quant_method": "mxfp4"}}),
+    "quanto.json": json.dumps(LLAMA | {"quantization_config": {"quant_method": "quanto", "weights": "int4"}}),
     "linear.json": json.dumps(LLAMA | {"model_type": "gemma2", "layer_types": ["full_attention", "linear_attention"]}),
     "banded.json": json.dumps(LLAMA | {"model_type": "gemma2", "layer_types": ["banded", "full_attention"]}),
-    "qwen-window.json": json.dumps(LLAMA | {"model_type": "qwen3", "use_sliding_window": True}),
+    "hybrid.json": json.dumps(LLAMA | {"model_type": "nemotron_h", "hybrid_override_pattern": "M*-"}),
     # 720,720 = 2⁴·3²·5·7·11·13 heads and layers: a layout space of 169 million layouts on 720,720 GPUs
     "divisible.json": json.dumps(LLAMA | {"hidden_size": 1441440, "num_attention_heads": 720720, "num_hidden_layers": 720720}),
     "reference.md": "notes of my own, where a build would write",

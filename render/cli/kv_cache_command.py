@@ -15,6 +15,15 @@ from llm_formulas.render.cli.numbers import InputError
 from llm_formulas.render.cli.result import Result
 
 DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4, "fp8": 1}
+KIND_FORMULAS = {  # what one layer of each kind holds (a recurrent layer: its fixed-size state, whatever s is)
+    "full": "memory.kv_cache.layer.full", "window": "memory.kv_cache.layer.window", "mamba": "memory.state.mamba",
+    "mamba2": "memory.state.mamba2", "rglru": "memory.state.rglru", "gdn": "memory.state.gdn",
+}
+STATE_WORDS = {"mamba": "Mamba states (convolution in q, the scan's d_ssm × N in fp32)",
+               "mamba2": "Mamba-2 states (convolution in q, the heads' states in fp32)",
+               "rglru": "RG-LRU states (convolution in q, the recurrence in fp32)",
+               "gdn": "gated delta-net states (convolution in q, a d_K × d_V state per value head in fp32)",
+               "none": "layers without a token mixer: nothing cached"}
 LAYOUTS = "transformers, paged:N (N tokens per block), mla-expanded"
 
 
@@ -46,31 +55,38 @@ def kv_cache(hf_config: str | None, model: str | None, batch: str, seq: str, dty
     def evaluate(formula_id: str, **extra: int) -> int:
         return architecture.evaluate(get(formula_id).dimensioned, **(shape | extra))
 
-    per_layer = {"full": evaluate("memory.kv_cache.layer.full"), "window": evaluate("memory.kv_cache.layer.window")}
+    per_layer = {kind: evaluate(formula) for kind, formula in KIND_FORMULAS.items()} | {"none": 0}
     tokens = {"full": shape["s"], "window": min(shape["s"], value["W"] - 1)}
     if name == "paged":
-        per_token = per_layer["full"] // shape["s"]  # one token of every sequence in one layer
-        for kind in per_layer:  # whole blocks of each sequence's tokens
+        per_token = evaluate("memory.kv_cache.layer.full", s=1)  # one token of every sequence in one layer
+        for kind in ("full", "window"):  # whole blocks of each sequence's tokens; recurrent states as they are
             tokens[kind] = -(-tokens[kind] // block) * block
             per_layer[kind] = per_token * tokens[kind]
     if name == "mla-expanded":
         per_layer["full"] = evaluate("memory.kv_cache.decoder.mla_expanded") // value["l"]
-    layers = [{"index": i, "kind": kind, "tokens": tokens[kind], "bytes": per_layer[kind]} for i, kind in enumerate(architecture.layer_kinds)]
+    layers = [{"index": i, "kind": kind, "tokens": tokens.get(kind, 0), "bytes": per_layer[kind]} for i, kind in enumerate(architecture.layer_kinds)]
     total = sum(entry["bytes"] for entry in layers)
     formula_id = {"transformers": "memory.kv_cache.decoder", "paged": "memory.kv_cache.decoder.paged",
                   "mla-expanded": "memory.kv_cache.decoder.mla_expanded"}[name]
     if total != evaluate(formula_id):  # the per-layer sum and the closed form are one figure
         raise AssertionError(f"{formula_id}: layers add up to {total}, the formula gives {evaluate(formula_id)}")
-    kinds = {kind: {"layers": architecture.layer_kinds.count(kind), "tokens": tokens[kind], "bytes_per_layer": per_layer[kind],
-                    "bytes": architecture.layer_kinds.count(kind) * per_layer[kind]}
-             for kind in ("full", "window") if kind in architecture.layer_kinds}
+    present = [kind for kind in (*KIND_FORMULAS, "none") if kind in architecture.layer_kinds]
+    kinds = {kind: {"layers": architecture.layer_kinds.count(kind), "tokens": tokens.get(kind, 0), "bytes_per_layer": per_layer[kind],
+                    "bytes": architecture.layer_kinds.count(kind) * per_layer[kind]} for kind in present}
     default = evaluate("memory.kv_cache.decoder")
+    from llm_formulas.render.cli.model_commands import provenance, provenance_lines
+
+    source = provenance(architecture)
     doc = {"bytes": total, "layout": layout, "dtype": dtype, "batch": shape["b"], "seq": shape["s"], "formula": formula_id,
-           "transformers_bytes": default, "kinds": kinds, "layers": layers}
+           "transformers_bytes": default, "kinds": kinds, "layers": layers, **source}
     per_token = "latent r_KV + d_rope" if value["mla"] else "K and V of g heads"
     lines = [f"{label} [{architecture.model_type}], b={shape['b']}, s={shape['s']}, {dtype}, layout {layout}",
              f"total   {human(total, 'byte')}  ({total:,} bytes; {quantity('q').name} = {shape['q']} bytes per value, {per_token})"]
     for kind, entry in kinds.items():
+        if kind in STATE_WORDS:
+            lines.append(f"  {entry['layers']} {kind} layers, {STATE_WORDS[kind]}: fixed, {human(entry['bytes_per_layer'], 'byte')} "
+                         f"per layer, {human(entry['bytes'], 'byte')}")
+            continue
         window = f" (window W = {value['W']}: W − 1 kept)" if kind == "window" else ""
         lines.append(f"  {entry['layers']} {kind} layers{window}: {entry['tokens']:,} tokens each, "
                      f"{human(entry['bytes_per_layer'], 'byte')} per layer, {human(entry['bytes'], 'byte')}")
@@ -81,6 +97,7 @@ def kv_cache(hf_config: str | None, model: str | None, batch: str, seq: str, dty
                                f"{value['a'] * (value['d_nope'] + value['d_rope'] + value['d_v'])} values per token and layer "
                                f"instead of {value['r_kv'] + value['d_rope']}"}[name]
         lines.append(f"vs transformers' {human(default, 'byte')}: {'+' if difference >= 0 else ''}{human(difference, 'byte')}, {why}")
+    lines += provenance_lines(source)
     return Result(doc, "\n".join(lines))
 
 

@@ -42,23 +42,51 @@ def _value(architecture: Architecture, formula_id: str, **extra: int) -> int:
     return architecture.evaluate(get(formula_id).dimensioned, **extra)
 
 
+MIXERS = {"l_mamba": "recurrent.mamba", "l_ssd": "recurrent.mamba2", "l_lru": "recurrent.rglru", "l_gdn": "recurrent.gdn"}
+
+
+def layer_counts(architecture: Architecture) -> dict[str, int]:
+    """Layers by what they hold: attention (l_attn), a dense MLP (l_mlp), experts (l_moe), each recurrent mixer."""
+    from llm_formulas.formulas.symbols import quantity
+
+    v = {name: architecture.values[quantity(name).symbol] for name in ("l", "l_moe", "l_noattn", "l_nomlp", *MIXERS)}
+    return {**v, "l_attn": v["l"] - sum(v[name] for name in MIXERS) - v["l_noattn"], "l_mlp": v["l"] - v["l_moe"] - v["l_nomlp"]}
+
+
 def parameter_components(architecture: Architecture) -> dict[str, int]:
     """Per-component counts; they add up to params.decoder.total."""
     from llm_formulas.formulas.symbols import quantity
 
-    v = {name: architecture.values[quantity(name).symbol] for name in ("l", "l_moe", "E")}
-    dense, moe_layers = v["l"] - v["l_moe"], v["l_moe"]
+    n = layer_counts(architecture)
+    experts = architecture.values[quantity("E").symbol]
     components = {
         "embeddings": _value(architecture, "params.decoder.embeddings"),
-        "attention": v["l"] * _value(architecture, "params.decoder.attention"),
-        "mlp": dense * _value(architecture, "params.decoder.mlp"),
-        "experts": moe_layers * v["E"] * _value(architecture, "params.decoder.expert"),
-        "shared_experts": moe_layers * _value(architecture, "params.decoder.shared_experts"),
-        "router": moe_layers * _value(architecture, "params.decoder.router"),
-        "norms": v["l"] * _value(architecture, "params.decoder.norms") + _value(architecture, "params.decoder.final_norm"),
+        "attention": n["l_attn"] * _value(architecture, "params.decoder.attention")
+        + n["l"] * _value(architecture, "params.decoder.cross_attention"),
+        "recurrent_mixers": sum(n[count] * _value(architecture, f"params.{name}") for count, name in MIXERS.items()),
+        "mlp": n["l_mlp"] * _value(architecture, "params.decoder.mlp"),
+        "experts": n["l_moe"] * experts * _value(architecture, "params.decoder.expert"),
+        "shared_experts": n["l_moe"] * _value(architecture, "params.decoder.shared_experts"),
+        "router": n["l_moe"] * _value(architecture, "params.decoder.router"),
+        "norms": n["l"] * _value(architecture, "params.decoder.norms") + _value(architecture, "params.decoder.final_norm"),
         "head": _value(architecture, "params.decoder.head"),
     }
     return {name: count for name, count in components.items() if count or name in ("embeddings", "attention", "norms", "head")}
+
+
+def provenance(architecture: Architecture) -> dict:
+    """Which family read the config, and the keys it read and the defaults it took (config key → value)."""
+    family = architecture.family
+    return {"family": architecture.model_type, "title": "" if family is None else family.title, "multimodal": architecture.multimodal,
+            "keys_read": {key: value for key, value in architecture.keys_read.items() if not isinstance(value, (dict, list))},
+            "defaults": {key: value for key, value in architecture.defaults.items() if not isinstance(value, (dict, list))}}
+
+
+def provenance_lines(doc: dict) -> list[str]:
+    """Two lines for people: the keys read, the defaults taken."""
+    read = ", ".join(doc["keys_read"]) or "none"
+    taken = ", ".join(f"{key}={value}" for key, value in doc["defaults"].items()) or "none"
+    return [f"read by the {doc['family']} declaration ({doc['title']}) from: {read}", f"transformers' defaults taken: {taken}"]
 
 
 def params(hf_config: str | None, model: str | None, mtp: bool = False) -> Result:
@@ -66,21 +94,31 @@ def params(hf_config: str | None, model: str | None, mtp: bool = False) -> Resul
     total = _value(architecture, "params.decoder.total")
     active = _value(architecture, "params.decoder.active")
     components = parameter_components(architecture)
+    source = provenance(architecture)
+    stored = architecture.stored_weight_bytes()
+    towers = architecture.tower_parameters()
     doc = {"total": total, "active": active, "components": components, "model_type": architecture.model_type,
-           "unit": "parameter"}
+           "unit": "parameter", **source, "stored_weights": stored}
     from llm_formulas.render.printers.human import human
 
     rows = [("total", total), ("active", active)] + [(f"  {name}", count) for name, count in components.items()]
+    if towers:
+        doc["towers"] = towers
+        rows += [(f"{name} (apart)", count) for name, count in towers.items()]
     width = max(len(name) for name, _ in rows)
     shown = [human(count, "1") if count >= 10**6 else f"{count:,}" for _, count in rows]
     number_width = max(len(text) for text in shown)
-    lines = [f"{label} [{architecture.model_type}]: parameters"]
+    kind = f"{architecture.multimodal} → text {architecture.model_type}" if architecture.multimodal else architecture.model_type
+    lines = [f"{label} [{kind}]: parameters"]
     lines += [f"{name:<{width}}  {text:>{number_width}}  ({count:,})" for (name, count), text in zip(rows, shown)]
+    scheme = stored["scheme"] or f"unquantized, {stored['dtype_bytes']} bytes a value"
+    lines.append(f"weights as stored ({scheme}): {human(stored['bytes'], 'byte')} ({stored['bytes']:,} bytes)")
     if mtp:  # the multi-token-prediction modules the config declares, which transformers does not build
         extra = _value(architecture, "params.decoder.mtp")
         doc |= {"mtp": extra, "total_with_mtp": total + extra}
         lines.append(f"with {architecture.values[_symbol('n_mtp')]} MTP module(s): +{human(extra, '1')} = {human(total + extra, '1')} "
                      f"({total + extra:,}; embedding and head shared; a checkpoint storing copies adds 2·V·h per module)")
+    lines += provenance_lines(source)
     return Result(doc, "\n".join(lines))
 
 
@@ -91,9 +129,13 @@ def _symbol(name: str):
 
 
 FLOP_COMPONENTS = {  # name: (formula, layers it runs in)
-    "attention_projections": ("flops.decoder.attention.projections", "l"),
-    "attention_scores": ("flops.decoder.attention.scores", "l"),
-    "mlp": ("flops.decoder.mlp", "dense"),
+    "attention_projections": ("flops.decoder.attention.projections", "l_attn"),
+    "attention_scores": ("flops.decoder.attention.scores", "l_attn"),
+    "mamba": ("flops.recurrent.mamba", "l_mamba"),
+    "mamba2": ("flops.recurrent.mamba2", "l_ssd"),
+    "rg_lru": ("flops.recurrent.rglru", "l_lru"),
+    "gated_delta_net": ("flops.recurrent.gdn", "l_gdn"),
+    "mlp": ("flops.decoder.mlp", "l_mlp"),
     "experts": ("flops.decoder.experts", "l_moe"),
     "shared_experts": ("flops.decoder.shared_experts", "l_moe"),
     "router": ("flops.decoder.router", "l_moe"),
@@ -102,12 +144,10 @@ FLOP_COMPONENTS = {  # name: (formula, layers it runs in)
 
 def flops(hf_config: str | None, model: str | None, batch: str, seq: str) -> Result:
     architecture, label = load_architecture(hf_config, model)
-    from llm_formulas.formulas.symbols import quantity
     from llm_formulas.render.cli.inputs import parse_count
 
     shape = {"b": parse_count(batch, "b", "--batch"), "s": parse_count(seq, "s", "--seq")}
-    layers = {name: architecture.values[quantity(name).symbol] for name in ("l", "l_moe")}
-    layers["dense"] = layers["l"] - layers["l_moe"]
+    layers = layer_counts(architecture)
     components = {name: layers[which] * _value(architecture, fid, **shape) for name, (fid, which) in FLOP_COMPONENTS.items()}
     components["embedding_projections"] = _value(architecture, "flops.decoder.embedding_projections", **shape)
     components["logits"] = _value(architecture, "flops.decoder.logits", **shape)

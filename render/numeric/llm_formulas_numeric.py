@@ -3875,12 +3875,12 @@ def params_decoder_attention_mla(h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, r
     return a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv
 
 
-def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
-    r"""one layer's attention: W_Q (h×a·d_head), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch; or MLA; plus q/k norms and one sink logit per head where the family has them.
+def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+    r"""one layer's attention: W_Q (h×a·d_head, twice that with an output gate), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch; or MLA; plus q/k norms and one sink logit per head where the family has them.
 
-    params.decoder.attention [parameter] = a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
+    params.decoder.attention [parameter] = a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
-    LaTeX: \Psi_{attn} = a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)
+    LaTeX: \Psi_{attn} = a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)
 
     Args:
         h: hidden size [1]
@@ -3896,13 +3896,14 @@ def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla
         qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
         qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: one layer's attention: W_Q (h×a·d_head), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch; or MLA; plus q/k norms and one sink logit per head where the family has them [parameter]
+    Returns: one layer's attention: W_Q (h×a·d_head, twice that with an output gate), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch; or MLA; plus q/k norms and one sink logit per head where the family has them [parameter]
 
     Valid when: g divides a
 
@@ -3926,12 +3927,13 @@ def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla
     qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
     qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
     sink = numpy.asarray(sink, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
+    return a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
 
 def params_decoder_mlp(h, d_ff, *, gated=0, b_mlp=1):
@@ -4050,12 +4052,46 @@ def params_decoder_norms(h, *, n_norm=2, norm_bias=1):
     return h*n_norm*(norm_bias + 1)
 
 
-def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
-    r"""one dense decoder layer: attention, MLP, norms.
+def params_decoder_cross_attention(h, a, d_head, x_attn, *, b_q=1, b_k=1, b_v=1, b_o=1, norm_bias=1):
+    r"""one layer's cross-attention block where the family has one (GPT-2's add_cross_attention): queries from the layer, keys and values of every head from the encoder's states, an output projection, biases by switch, and its own norm.
 
-    params.decoder.layer [parameter] = a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
+    params.decoder.cross_attention [parameter] = x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))
 
-    LaTeX: \Psi_{layer} = a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)
+    LaTeX: \Psi_{cross} = \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1]
+        b_q: 1 if the query projection has a bias [1] (default 1, the classic model)
+        b_k: 1 if the key projection has a bias [1] (default 1, the classic model)
+        b_v: 1 if the value projection has a bias [1] (default 1, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+
+    Returns: one layer's cross-attention block where the family has one (GPT-2's add_cross_attention): queries from the layer, keys and values of every head from the encoder's states, an output projection, biases by switch, and its own norm [parameter]
+
+    Sources: transformers 5.24, parameter shapes
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
+    b_q = numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = numpy.asarray(b_o, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    return x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))
+
+
+def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+    r"""one dense decoder layer: attention (and cross-attention where the family has it), MLP, norms.
+
+    params.decoder.layer [parameter] = a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
+
+    LaTeX: \Psi_{layer} = a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)
 
     Args:
         h: hidden size [1]
@@ -4076,13 +4112,15 @@ def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k
         qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
         qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: one dense decoder layer: attention, MLP, norms [parameter]
+    Returns: one dense decoder layer: attention (and cross-attention where the family has it), MLP, norms [parameter]
 
     Sources: transformers 5.24, parameter shapes
     """
@@ -4109,20 +4147,22 @@ def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k
     qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
     qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
     sink = numpy.asarray(sink, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
+    return a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
 
-def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""one mixture-of-experts layer: attention, E routed experts, router, shared experts, norms.
 
-    params.decoder.layer.moe [parameter] = E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
+    params.decoder.layer.moe [parameter] = E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
-    LaTeX: \Psi_{layer}^{moe} = E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)
+    LaTeX: \Psi_{layer}^{moe} = E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)
 
     Args:
         h: hidden size [1]
@@ -4147,6 +4187,8 @@ def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -4184,20 +4226,22 @@ def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
+    return E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
 
-def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""the parameters of one MoE layer that a token uses: k of the E routed experts, the shared ones and the router.
 
-    params.decoder.layer.active [parameter] = E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
+    params.decoder.layer.active [parameter] = E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
-    LaTeX: \Psi_{layer}^{active} = E h + E \sigma_{b_{router}} + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + k \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)
+    LaTeX: \Psi_{layer}^{active} = E h + E \sigma_{b_{router}} + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + k \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)
 
     Args:
         h: hidden size [1]
@@ -4223,6 +4267,8 @@ def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -4261,12 +4307,14 @@ def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))
+    return E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
 
 def params_decoder_final_norm(h, *, norm_bias=1, norm_final=1):
@@ -4316,12 +4364,12 @@ def params_decoder_head(V, head_bias, *, tied=1, d_emb=None):
     return V*d_emb*(1 - tied) + V*head_bias
 
 
-def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
-    r"""parameters of a decoder model: embeddings, l − l_moe dense and l_moe MoE layers, final norm, head (what transformers' model.parameters() holds).
+def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""parameters of a decoder model: embeddings; attention in the layers that have it, a recurrent mixer (Mamba, Mamba-2, RG-LRU, gated delta-net) in the others; every layer's norms; a dense MLP or the experts, router and shared experts; final norm, head (what transformers' model.parameters() holds).
 
-    params.decoder.total [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
+    params.decoder.total [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: \Psi = V d_{emb} \left(1 - \sigma_{tied}\right) + V d_{emb} + V \sigma_{b_{head}} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right) + \left(l - l_{moe}\right) \left(a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right)
+    LaTeX: \Psi = V d_{emb} \left(1 - \sigma_{tied}\right) + V d_{emb} + V \sigma_{b_{head}} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{GDN} \left(d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}\right) + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right) + l_{SSD} \left(\sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)\right) + \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + \left(a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
 
     Args:
         h: hidden size [1]
@@ -4357,6 +4405,17 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
+        b_ssm: 1 if a Mamba mixer's input and output projections have biases (use_bias) [1] (default 0, the classic model)
+        b_conv: 1 if the mixer's convolution has a bias (use_conv_bias) [1] (default 0, the classic model)
+        dt_norm: 1 if Δ, B and C get RMSNorms inside the mixer (Jamba) [1] (default 0, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -4364,12 +4423,24 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: parameters of a decoder model: embeddings, l − l_moe dense and l_moe MoE layers, final norm, head (what transformers' model.parameters() holds) [parameter]
+    Returns: parameters of a decoder model: embeddings; attention in the layers that have it, a recurrent mixer (Mamba, Mamba-2, RG-LRU, gated delta-net) in the others; every layer's norms; a dense MLP or the experts, router and shared experts; final norm, head (what transformers' model.parameters() holds) [parameter]
 
-    Valid when: l_moe ≤ l
+    Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
 
-    Sources: transformers 5.24, parameter shapes; Yu 2024 (000), §3.1–3.2 (the classic case)
+    Sources: transformers 5.24, parameter shapes; Yu 2024 (000), §3.1–3.2 (the classic case); transformers 5.24, hybrid decoder layers (Jamba, Nemotron-H, RecurrentGemma, Qwen3-Next; Mamba, Mamba-2)
     """
     E = _gated('params.decoder.total', 'E', E, {'l_moe': (l_moe, 0)})
     r_q = _gated('params.decoder.total', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
@@ -4378,6 +4449,18 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
     d_nope = _gated('params.decoder.total', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('params.decoder.total', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('params.decoder.total', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    d_ssm = _gated('params.decoder.total', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('params.decoder.total', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    r_dt = _gated('params.decoder.total', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('params.decoder.total', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_ssmh = _gated('params.decoder.total', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    n_grp = _gated('params.decoder.total', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('params.decoder.total', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    w_lru = _gated('params.decoder.total', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('params.decoder.total', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('params.decoder.total', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('params.decoder.total', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('params.decoder.total', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
@@ -4411,6 +4494,17 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
+    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = numpy.asarray(dt_norm, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
@@ -4418,15 +4512,27 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
+def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E.
 
-    params.decoder.active [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
+    params.decoder.active [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: \Psi_{active} = V d_{emb} \left(1 - \sigma_{tied}\right) + V d_{emb} + V \sigma_{b_{head}} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + k \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right) + \left(l - l_{moe}\right) \left(a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right)
+    LaTeX: \Psi_{active} = V d_{emb} \left(1 - \sigma_{tied}\right) + V d_{emb} + V \sigma_{b_{head}} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{GDN} \left(d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}\right) + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh} + k \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right)\right) + l_{SSD} \left(\sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)\right) + \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + \left(a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
 
     Args:
         h: hidden size [1]
@@ -4462,6 +4568,17 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
+        b_ssm: 1 if a Mamba mixer's input and output projections have biases (use_bias) [1] (default 0, the classic model)
+        b_conv: 1 if the mixer's convolution has a bias (use_conv_bias) [1] (default 0, the classic model)
+        dt_norm: 1 if Δ, B and C get RMSNorms inside the mixer (Jamba) [1] (default 0, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         k: experts per token [1] (needed only when a switch leaves its classic value)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
@@ -4470,6 +4587,18 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E [parameter]
 
@@ -4485,6 +4614,18 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     d_nope = _gated('params.decoder.active', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('params.decoder.active', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('params.decoder.active', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    d_ssm = _gated('params.decoder.active', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('params.decoder.active', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    r_dt = _gated('params.decoder.active', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('params.decoder.active', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_ssmh = _gated('params.decoder.active', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    n_grp = _gated('params.decoder.active', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('params.decoder.active', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    w_lru = _gated('params.decoder.active', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('params.decoder.active', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('params.decoder.active', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('params.decoder.active', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('params.decoder.active', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
@@ -4518,6 +4659,17 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
+    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = numpy.asarray(dt_norm, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
@@ -4526,15 +4678,27 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l_moe*(E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""n_MTP multi-token-prediction modules, each two input norms, a 2h→h projection, one MoE layer and an output norm; the embedding and the output head are the main model's.
 
-    params.decoder.mtp [parameter] = n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
+    params.decoder.mtp [parameter] = n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
 
-    LaTeX: \Psi_{MTP} = n_{MTP} \left(E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + 2 h^{2} + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + 3 h \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right)
+    LaTeX: \Psi_{MTP} = n_{MTP} \left(E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + 2 h^{2} + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + 3 h \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right)
 
     Args:
         h: hidden size [1]
@@ -4560,6 +4724,8 @@ def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -4598,12 +4764,14 @@ def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
+    return n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
 
 
 def flops_decoder_attention_projections_mla(b, s, h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, r_q=None):
@@ -4643,12 +4811,12 @@ def flops_decoder_attention_projections_mla(b, s, h, a, r_kv, d_rope, d_nope, d_
     return 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
 
-def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
-    r"""one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head], two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h] (or MLA's).
+def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+    r"""one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head] (doubled with an output gate), two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h] (or MLA's).
 
-    flops.decoder.attention.projections [FLOP] = b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+    flops.decoder.attention.projections [FLOP] = b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
-    LaTeX: F_{proj} = b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)
+    LaTeX: F_{proj} = b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -4659,13 +4827,14 @@ def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=
         d_head: head dimension [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head], two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h] (or MLA's) [FLOP]
+    Returns: one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head] (doubled with an output gate), two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h] (or MLA's) [FLOP]
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Ainslie et al. 2023, g key/value heads
     """
@@ -4682,12 +4851,13 @@ def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+    return b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
 
 def flops_decoder_attention_scores(b, s, a, d_head, *, mla=0, d_rope=None, d_nope=None, d_v=None):
@@ -5017,12 +5187,12 @@ def flops_decoder_router(b, s, h, E):
     return 2*E*b*h*s
 
 
-def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, q_lora=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""forward FLOPs of one dense decoder layer (norms, softmax, activations, rotary: no GEMM, not counted).
 
-    flops.decoder.layer.forward [FLOP] = 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+    flops.decoder.layer.forward [FLOP] = 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
-    LaTeX: F_{layer} = 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)
+    LaTeX: F_{layer} = 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5035,6 +5205,7 @@ def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, 
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -5060,20 +5231,21 @@ def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, 
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+    return 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
 
-def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, all_experts=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""forward FLOPs of one MoE layer: attention, routed and shared experts, router.
 
-    flops.decoder.layer.forward.moe [FLOP] = 2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
+    flops.decoder.layer.forward.moe [FLOP] = 2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
 
-    LaTeX: F_{layer}^{moe} = 2 E b h s + 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)
+    LaTeX: F_{layer}^{moe} = 2 E b h s + 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)
 
     Args:
         b: micro-batch size [1]
@@ -5091,6 +5263,7 @@ def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -5121,20 +5294,21 @@ def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
+    return 2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
 
 
-def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
-    r"""forward FLOPs of all l layers (what full recomputation repeats).
+def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""forward FLOPs of all l layers (what full recomputation repeats): attention or a recurrent mixer, a dense MLP or the experts, as each layer has them.
 
-    flops.decoder.layers.forward [FLOP] = l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+    flops.decoder.layers.forward [FLOP] = 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{layers} = l_{moe} \left(2 E b h s + 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + \left(l - l_{moe}\right) \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right)
+    LaTeX: F_{layers} = 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil\right) + l_{LRU} \left(6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h s + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)\right) + \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
 
     Args:
         b: micro-batch size [1]
@@ -5152,6 +5326,15 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
+        Q_ssd: chunk length of the Mamba-2 scan (chunk_size: 256); the sequence is padded to whole chunks [1] (default 256, the classic model)
+        Q_gdn: chunk length of the gated delta rule's chunked scan (64 in transformers' torch path) [1] (default 64, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         k: experts per token [1] (needed only when a switch leaves its classic value)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
@@ -5160,12 +5343,24 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: forward FLOPs of all l layers (what full recomputation repeats) [FLOP]
+    Returns: forward FLOPs of all l layers (what full recomputation repeats): attention or a recurrent mixer, a dense MLP or the experts, as each layer has them [FLOP]
 
-    Valid when: l_moe ≤ l
+    Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
 
-    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, hybrid decoder layers (Jamba, Nemotron-H, RecurrentGemma, Qwen3-Next; Mamba, Mamba-2)
     """
     E = _gated('flops.decoder.layers.forward', 'E', E, {'l_moe': (l_moe, 0)})
     k = _gated('flops.decoder.layers.forward', 'k', k, {'l_moe': (l_moe, 0)})
@@ -5175,6 +5370,18 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla
     d_nope = _gated('flops.decoder.layers.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.decoder.layers.forward', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('flops.decoder.layers.forward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    d_ssm = _gated('flops.decoder.layers.forward', 'd_ssm', d_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    N_ssm = _gated('flops.decoder.layers.forward', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    r_dt = _gated('flops.decoder.layers.forward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('flops.decoder.layers.forward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_ssmh = _gated('flops.decoder.layers.forward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    n_grp = _gated('flops.decoder.layers.forward', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('flops.decoder.layers.forward', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    w_lru = _gated('flops.decoder.layers.forward', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('flops.decoder.layers.forward', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('flops.decoder.layers.forward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('flops.decoder.layers.forward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('flops.decoder.layers.forward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -5190,6 +5397,15 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
+    Q_ssd = numpy.asarray(Q_ssd, dtype=numpy.float64)
+    Q_gdn = numpy.asarray(Q_gdn, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
@@ -5198,7 +5414,19 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    return l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
 def flops_decoder_embedding_projections(b, s, h, d_emb, proj_emb):
@@ -5251,12 +5479,12 @@ def flops_decoder_logits(b, s, V, d_emb):
     return 2*V*b*d_emb*s
 
 
-def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
+def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""forward FLOPs of a decoder model for b sequences of s tokens.
 
-    flops.decoder.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+    flops.decoder.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{fwd} = 2 V b d_{emb} s + 4 b d_{emb} h \sigma_{proj} s + l_{moe} \left(2 E b h s + 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + \left(l - l_{moe}\right) \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right)
+    LaTeX: F_{fwd} = 2 V b d_{emb} s + 4 b d_{emb} h \sigma_{proj} s + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil\right) + l_{LRU} \left(6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h s + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)\right) + \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
 
     Args:
         b: micro-batch size [1]
@@ -5277,6 +5505,15 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
+        Q_ssd: chunk length of the Mamba-2 scan (chunk_size: 256); the sequence is padded to whole chunks [1] (default 256, the classic model)
+        Q_gdn: chunk length of the gated delta rule's chunked scan (64 in transformers' torch path) [1] (default 64, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         k: experts per token [1] (needed only when a switch leaves its classic value)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
@@ -5285,6 +5522,18 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: forward FLOPs of a decoder model for b sequences of s tokens [FLOP]
 
@@ -5300,6 +5549,18 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
     d_nope = _gated('flops.decoder.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.decoder.forward', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('flops.decoder.forward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    d_ssm = _gated('flops.decoder.forward', 'd_ssm', d_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    N_ssm = _gated('flops.decoder.forward', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    r_dt = _gated('flops.decoder.forward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('flops.decoder.forward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_ssmh = _gated('flops.decoder.forward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    n_grp = _gated('flops.decoder.forward', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('flops.decoder.forward', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    w_lru = _gated('flops.decoder.forward', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('flops.decoder.forward', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('flops.decoder.forward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('flops.decoder.forward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('flops.decoder.forward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -5318,6 +5579,15 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
+    Q_ssd = numpy.asarray(Q_ssd, dtype=numpy.float64)
+    Q_gdn = numpy.asarray(Q_gdn, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
@@ -5326,15 +5596,27 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    return 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
+def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""backward FLOPs: for each GEMM Y = XW, dX = dY·Wᵀ and dW = Xᵀ·dY.
 
-    flops.decoder.backward [FLOP] = 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 2*l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 2*(l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+    flops.decoder.backward [FLOP] = 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 4*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + 2*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 2*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 2*l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 2*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + 2*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{bwd} = 4 V b d_{emb} s + 8 b d_{emb} h \sigma_{proj} s + 2 l_{moe} \left(2 E b h s + 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + 2 \left(l - l_{moe}\right) \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right)
+    LaTeX: F_{bwd} = 4 V b d_{emb} s + 8 b d_{emb} h \sigma_{proj} s + 4 b d_{ff} h s \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + 2 l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil\right) + 2 l_{LRU} \left(6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}\right) + 2 l_{S6} \left(2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + 2 l_{moe} \left(2 E b h s + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + 2 l_{SSD} \left(2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)\right) + 2 \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
 
     Args:
         b: micro-batch size [1]
@@ -5355,6 +5637,15 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
+        Q_ssd: chunk length of the Mamba-2 scan (chunk_size: 256); the sequence is padded to whole chunks [1] (default 256, the classic model)
+        Q_gdn: chunk length of the gated delta rule's chunked scan (64 in transformers' torch path) [1] (default 64, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         k: experts per token [1] (needed only when a switch leaves its classic value)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
@@ -5363,6 +5654,18 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: backward FLOPs: for each GEMM Y = XW, dX = dY·Wᵀ and dW = Xᵀ·dY [FLOP]
 
@@ -5378,6 +5681,18 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     d_nope = _gated('flops.decoder.backward', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.decoder.backward', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('flops.decoder.backward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    d_ssm = _gated('flops.decoder.backward', 'd_ssm', d_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    N_ssm = _gated('flops.decoder.backward', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    r_dt = _gated('flops.decoder.backward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('flops.decoder.backward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_ssmh = _gated('flops.decoder.backward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    n_grp = _gated('flops.decoder.backward', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('flops.decoder.backward', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    w_lru = _gated('flops.decoder.backward', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('flops.decoder.backward', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('flops.decoder.backward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('flops.decoder.backward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('flops.decoder.backward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -5396,6 +5711,15 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
+    Q_ssd = numpy.asarray(Q_ssd, dtype=numpy.float64)
+    Q_gdn = numpy.asarray(Q_gdn, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
@@ -5404,15 +5728,27 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    return 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 2*l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 2*(l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 4*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + 2*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 2*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 2*l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 2*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + 2*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
+def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""training FLOPs of one step: forward + backward.
 
-    flops.decoder.training [FLOP] = 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 3*l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 3*(l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+    flops.decoder.training [FLOP] = 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 6*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 3*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + 3*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 3*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 3*l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 3*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + 3*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{train} = 6 V b d_{emb} s + 12 b d_{emb} h \sigma_{proj} s + 3 l_{moe} \left(2 E b h s + 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + 3 \left(l - l_{moe}\right) \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right)
+    LaTeX: F_{train} = 6 V b d_{emb} s + 12 b d_{emb} h \sigma_{proj} s + 6 b d_{ff} h s \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + 3 l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil\right) + 3 l_{LRU} \left(6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}\right) + 3 l_{S6} \left(2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + 3 l_{moe} \left(2 E b h s + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + 3 l_{SSD} \left(2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)\right) + 3 \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
 
     Args:
         b: micro-batch size [1]
@@ -5433,6 +5769,15 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
+        Q_ssd: chunk length of the Mamba-2 scan (chunk_size: 256); the sequence is padded to whole chunks [1] (default 256, the classic model)
+        Q_gdn: chunk length of the gated delta rule's chunked scan (64 in transformers' torch path) [1] (default 64, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         k: experts per token [1] (needed only when a switch leaves its classic value)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
@@ -5441,6 +5786,18 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: training FLOPs of one step: forward + backward [FLOP]
 
@@ -5456,6 +5813,18 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     d_nope = _gated('flops.decoder.training', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.decoder.training', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('flops.decoder.training', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    d_ssm = _gated('flops.decoder.training', 'd_ssm', d_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    N_ssm = _gated('flops.decoder.training', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    r_dt = _gated('flops.decoder.training', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('flops.decoder.training', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_ssmh = _gated('flops.decoder.training', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    n_grp = _gated('flops.decoder.training', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('flops.decoder.training', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    w_lru = _gated('flops.decoder.training', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('flops.decoder.training', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('flops.decoder.training', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('flops.decoder.training', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('flops.decoder.training', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -5474,6 +5843,15 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
+    Q_ssd = numpy.asarray(Q_ssd, dtype=numpy.float64)
+    Q_gdn = numpy.asarray(Q_gdn, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
@@ -5482,7 +5860,19 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    return 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 3*l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 3*(l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 6*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 3*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + 3*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 3*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 3*l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 3*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + 3*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
 def flops_decoder_mla_decode_naive(s, a, r_kv, d_rope, d_nope, d_v):
@@ -5541,12 +5931,12 @@ def flops_decoder_mla_decode_absorbed(s, a, r_kv, d_rope, d_nope, d_v):
     return 2*a*d_nope*r_kv + 2*a*d_v*r_kv + 2*a*r_kv*s + 2*a*s*(d_rope + r_kv)
 
 
-def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, r_kv=None, d_rope=None):
-    r"""one full-attention layer's cache: a key and a value of g heads (MLA: the latent and the shared rope key) for each of s tokens.
+def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
+    r"""one full-attention layer's cache: a key and a value of g heads (a where the family expands them first; MLA: the latent and the shared rope key) for each of s tokens.
 
-    memory.kv_cache.layer.full [byte] = b*q*s*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+    memory.kv_cache.layer.full [byte] = b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
-    LaTeX: M_{KV}^{full} = b q s \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+    LaTeX: M_{KV}^{full} = b q s \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5555,13 +5945,16 @@ def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, r_kv=None, d_rope=N
         d_head: head dimension [1]
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: one full-attention layer's cache: a key and a value of g heads (MLA: the latent and the shared rope key) for each of s tokens [byte]
+    Returns: one full-attention layer's cache: a key and a value of g heads (a where the family expands them first; MLA: the latent and the shared rope key) for each of s tokens [byte]
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer, DynamicSlidingWindowLayer; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
+    a = _gated('memory.kv_cache.layer.full', 'a', a, {'kv_expand': (kv_expand, 0)})
     r_kv = _gated('memory.kv_cache.layer.full', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('memory.kv_cache.layer.full', 'd_rope', d_rope, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
@@ -5570,17 +5963,19 @@ def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, r_kv=None, d_rope=N
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     q = numpy.asarray(q, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
+    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return b*q*s*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+    return b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
 
-def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, r_kv=None, d_rope=None):
+def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
     r"""one sliding-window (or chunked) layer's cache: the latest W − 1 tokens; the next query brings the W-th.
 
-    memory.kv_cache.layer.window [byte] = b*q*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))*Min(s, W - 1)
+    memory.kv_cache.layer.window [byte] = b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*Min(s, W - 1)
 
-    LaTeX: M_{KV}^{win} = b q \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right) \min\left(s, W - 1\right)
+    LaTeX: M_{KV}^{win} = b q \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right) \min\left(s, W - 1\right)
 
     Args:
         b: micro-batch size [1]
@@ -5590,6 +5985,8 @@ def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, r_kv=None, d_r
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
 
@@ -5597,6 +5994,7 @@ def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, r_kv=None, d_r
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer, DynamicSlidingWindowLayer; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache
     """
+    a = _gated('memory.kv_cache.layer.window', 'a', a, {'kv_expand': (kv_expand, 0)})
     r_kv = _gated('memory.kv_cache.layer.window', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('memory.kv_cache.layer.window', 'd_rope', d_rope, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
@@ -5606,17 +6004,19 @@ def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, r_kv=None, d_r
     q = numpy.asarray(q, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
+    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return b*q*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1])
+    return b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1])
 
 
-def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, r_kv=None, d_rope=None, W=None):
-    r"""the bytes transformers' DynamicCache holds after b sequences of s tokens: l − l_win full layers, l_win windowed ones.
+def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""the bytes transformers' DynamicCache holds after b sequences of s tokens: full attention layers s tokens, the l_win windowed ones W − 1, and the fixed-size state of each recurrent layer; layers without a mixer hold nothing.
 
-    memory.kv_cache.decoder [byte] = b*l_win*q*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))*Min(s, W - 1) + b*q*s*(l - l_win)*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+    memory.kv_cache.decoder [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*l_win*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*Min(s, W - 1) + b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
-    LaTeX: M_{KV} = b l_{win} q \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right) \min\left(s, W - 1\right) + b q s \left(l - l_{win}\right) \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+    LaTeX: M_{KV} = b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q \left(2 N n_{grp} + d_{ssm}\right)\right) + b l_{win} q \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right) \min\left(s, W - 1\right) + b q s \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)
 
     Args:
         b: micro-batch size [1]
@@ -5627,19 +6027,45 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, r_kv=None,
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: the bytes transformers' DynamicCache holds after b sequences of s tokens: l − l_win full layers, l_win windowed ones [byte]
+    Returns: the bytes transformers' DynamicCache holds after b sequences of s tokens: full attention layers s tokens, the l_win windowed ones W − 1, and the fixed-size state of each recurrent layer; layers without a mixer hold nothing [byte]
 
-    Valid when: l_win ≤ l
+    Valid when: l_win ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l
 
-    Sources: transformers 5.24, cache_utils.py: DynamicLayer, DynamicSlidingWindowLayer; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache; Gemma Team 2025, §2 local:global layers 5:1, window 1024 (Gemma 2: 1:1, window 4096); DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    Sources: transformers 5.24, cache_utils.py: DynamicLayer, DynamicSlidingWindowLayer; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache; Gemma Team 2025, §2 local:global layers 5:1, window 1024 (Gemma 2: 1:1, window 4096); DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE; transformers 5.24, hybrid decoder layers (Jamba, Nemotron-H, RecurrentGemma, Qwen3-Next; Mamba, Mamba-2)
     """
+    a = _gated('memory.kv_cache.decoder', 'a', a, {'kv_expand': (kv_expand, 0)})
     r_kv = _gated('memory.kv_cache.decoder', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('memory.kv_cache.decoder', 'd_rope', d_rope, {'mla': (mla, 0)})
     W = _gated('memory.kv_cache.decoder', 'W', W, {'l_win': (l_win, 0)})
+    d_ssm = _gated('memory.kv_cache.decoder', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('memory.kv_cache.decoder', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('memory.kv_cache.decoder', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_grp = _gated('memory.kv_cache.decoder', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('memory.kv_cache.decoder', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('memory.kv_cache.decoder', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('memory.kv_cache.decoder', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('memory.kv_cache.decoder', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('memory.kv_cache.decoder', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
@@ -5648,18 +6074,34 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, r_kv=None,
     q = numpy.asarray(q, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return b*l_win*q*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1]) + b*q*s*(l - l_win)*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*l_win*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1]) + b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
 
-def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=0, r_kv=None, d_rope=None, W=None):
-    r"""the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache).
+def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache); recurrent states as they are.
 
-    memory.kv_cache.decoder.paged [byte] = b*n_blk*q*(l_win*ceiling(Min(s, W - 1)/n_blk) + (l - l_win)*ceiling(s/n_blk))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+    memory.kv_cache.decoder.paged [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*n_blk*q*(l_win*ceiling(Min(s, W - 1)/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*ceiling(s/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
-    LaTeX: M_{KV}^{paged} = b n_{blk} q \left(l_{win} \left\lceil{\frac{\min\left(s, W - 1\right)}{n_{blk}}}\right\rceil + \left(l - l_{win}\right) \left\lceil{\frac{s}{n_{blk}}}\right\rceil\right) \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+    LaTeX: M_{KV}^{paged} = b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q \left(2 N n_{grp} + d_{ssm}\right)\right) + b n_{blk} q \left(l_{win} \left\lceil{\frac{\min\left(s, W - 1\right)}{n_{blk}}}\right\rceil + \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right) \left\lceil{\frac{s}{n_{blk}}}\right\rceil\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5671,19 +6113,45 @@ def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=
         n_blk: tokens per block of a paged KV cache (vLLM: 16) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache) [byte]
+    Returns: the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache); recurrent states as they are [byte]
 
     Valid when: l_win ≤ l
 
     Sources: Kwon et al. 2023, §4.2 KV blocks
     """
+    a = _gated('memory.kv_cache.decoder.paged', 'a', a, {'kv_expand': (kv_expand, 0)})
     r_kv = _gated('memory.kv_cache.decoder.paged', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('memory.kv_cache.decoder.paged', 'd_rope', d_rope, {'mla': (mla, 0)})
     W = _gated('memory.kv_cache.decoder.paged', 'W', W, {'l_win': (l_win, 0)})
+    d_ssm = _gated('memory.kv_cache.decoder.paged', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('memory.kv_cache.decoder.paged', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('memory.kv_cache.decoder.paged', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_grp = _gated('memory.kv_cache.decoder.paged', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('memory.kv_cache.decoder.paged', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('memory.kv_cache.decoder.paged', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('memory.kv_cache.decoder.paged', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('memory.kv_cache.decoder.paged', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('memory.kv_cache.decoder.paged', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
@@ -5693,10 +6161,26 @@ def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=
     n_blk = numpy.asarray(n_blk, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return b*n_blk*q*(l_win*numpy.ceil(functools.reduce(numpy.minimum, [s, W - 1])/n_blk) + (l - l_win)*numpy.ceil(s/n_blk))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*n_blk*q*(l_win*numpy.ceil(functools.reduce(numpy.minimum, [s, W - 1])/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*numpy.ceil(s/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
 
 def memory_kv_cache_decoder_mla_expanded(b, s, a, l, q, d_rope, d_nope, d_v):
@@ -5731,12 +6215,12 @@ def memory_kv_cache_decoder_mla_expanded(b, s, a, l, q, d_rope, d_nope, d_v):
     return a*b*l*q*s*(d_nope + d_rope + d_v)
 
 
-def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, n_sink=0, r_kv=None, d_rope=None):
+def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, n_sink=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
     r"""a windowed layer that also keeps the first n_sink tokens (StreamingLLM's attention sinks).
 
-    memory.kv_cache.layer.window_sinks [byte] = b*q*(n_sink + Min(s, W - 1))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+    memory.kv_cache.layer.window_sinks [byte] = b*q*(n_sink + Min(s, W - 1))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
-    LaTeX: M_{KV}^{sink} = b q \left(n_{sink} + \min\left(s, W - 1\right)\right) \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+    LaTeX: M_{KV}^{sink} = b q \left(n_{sink} + \min\left(s, W - 1\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5747,6 +6231,8 @@ def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, n_sink=0
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         n_sink: first tokens a windowed cache keeps as attention sinks (StreamingLLM: 4) [1] (default 0, the classic model)
+        kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
 
@@ -5754,6 +6240,7 @@ def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, n_sink=0
 
     Sources: Xiao et al. 2023, §3 sink tokens
     """
+    a = _gated('memory.kv_cache.layer.window_sinks', 'a', a, {'kv_expand': (kv_expand, 0)})
     r_kv = _gated('memory.kv_cache.layer.window_sinks', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('memory.kv_cache.layer.window_sinks', 'd_rope', d_rope, {'mla': (mla, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
@@ -5764,9 +6251,589 @@ def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, n_sink=0
     W = numpy.asarray(W, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     n_sink = numpy.asarray(n_sink, dtype=numpy.float64)
+    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return b*q*(n_sink + functools.reduce(numpy.minimum, [s, W - 1]))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+    return b*q*(n_sink + functools.reduce(numpy.minimum, [s, W - 1]))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
+
+
+def params_recurrent_mamba(h, d_ssm, N_ssm, r_dt, k_conv, *, b_ssm=0, b_conv=0, dt_norm=0):
+    r"""one Mamba mixer: in_proj h→2d_ssm, a depthwise convolution of k_conv taps, x_proj d_ssm→r_Δ + 2N, dt_proj r_Δ→d_ssm (biased), A (d_ssm×N), D, out_proj d_ssm→h; biases by switch; Jamba's RMSNorms on Δ, B and C.
+
+    params.recurrent.mamba [parameter] = N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)
+
+    LaTeX: \Psi_{S6} = N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)
+
+    Args:
+        h: hidden size [1]
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1]
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1]
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+        b_ssm: 1 if a Mamba mixer's input and output projections have biases (use_bias) [1] (default 0, the classic model)
+        b_conv: 1 if the mixer's convolution has a bias (use_conv_bias) [1] (default 0, the classic model)
+        dt_norm: 1 if Δ, B and C get RMSNorms inside the mixer (Jamba) [1] (default 0, the classic model)
+
+    Returns: one Mamba mixer: in_proj h→2d_ssm, a depthwise convolution of k_conv taps, x_proj d_ssm→r_Δ + 2N, dt_proj r_Δ→d_ssm (biased), A (d_ssm×N), D, out_proj d_ssm→h; biases by switch; Jamba's RMSNorms on Δ, B and C [parameter]
+
+    Sources: transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; Gu & Dao 2023, §3.4, Figure 3: the Mamba block; Lieber et al. 2024, §2: RMSNorms on Δ, B, C
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = numpy.asarray(dt_norm, dtype=numpy.float64)
+    return N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)
+
+
+def flops_recurrent_mamba(b, s, h, d_ssm, N_ssm, r_dt, k_conv):
+    r"""one Mamba mixer's forward as FlopCounterMode counts transformers' reference path: the four projections, the convolution over s + k_conv − 1 positions, and one state readout [d_ssm, N]×[N, 1] per token.
+
+    flops.recurrent.mamba [FLOP] = 2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))
+
+    LaTeX: F_{S6} = 2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1]
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1]
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+
+    Returns: one Mamba mixer's forward as FlopCounterMode counts transformers' reference path: the four projections, the convolution over s + k_conv − 1 positions, and one state readout [d_ssm, N]×[N, 1] per token [FLOP]
+
+    Sources: PyTorch 2.13, FlopCounterMode: mm/bmm/addmm/baddbmm 2MKN, convolution 2·out·(in/groups)·k; transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; Gu & Dao 2023, §3.4, Figure 3: the Mamba block
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    return 2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))
+
+
+def memory_state_mamba(b, q, d_ssm, N_ssm, k_conv):
+    r"""what one Mamba layer's cache holds for b sequences, whatever their length: the convolution's last k_conv inputs [b, d_ssm, k_conv] in q bytes and the state [b, d_ssm, N] in fp32.
+
+    memory.state.mamba [byte] = b*(4*N_ssm*d_ssm + d_ssm*k_conv*q)
+
+    LaTeX: M_{S6} = b \left(4 N d_{ssm} + d_{ssm} k_{conv} q\right)
+
+    Args:
+        b: micro-batch size [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1]
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+
+    Returns: what one Mamba layer's cache holds for b sequences, whatever their length: the convolution's last k_conv inputs [b, d_ssm, k_conv] in q bytes and the state [b, d_ssm, N] in fp32 [byte]
+
+    Sources: transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states); Gu & Dao 2023, §3.4, Figure 3: the Mamba block
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    return b*(4*N_ssm*d_ssm + d_ssm*k_conv*q)
+
+
+def params_recurrent_mamba2(h, d_ssm, N_ssm, k_conv, n_ssmh, n_grp, *, b_ssm=0, b_conv=0):
+    r"""one Mamba-2 mixer: in_proj h→ z, x (d_ssm each), grouped B and C (n_grp·N each) and Δ (one per head); a depthwise convolution over x, B, C; dt_bias, A and D per head; the gated RMSNorm (d_ssm); out_proj d_ssm→h.
+
+    params.recurrent.mamba2 [parameter] = b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)
+
+    LaTeX: \Psi_{SSD} = \sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)
+
+    Args:
+        h: hidden size [1]
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1]
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1]
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1]
+        b_ssm: 1 if a Mamba mixer's input and output projections have biases (use_bias) [1] (default 0, the classic model)
+        b_conv: 1 if the mixer's convolution has a bias (use_conv_bias) [1] (default 0, the classic model)
+
+    Returns: one Mamba-2 mixer: in_proj h→ z, x (d_ssm each), grouped B and C (n_grp·N each) and Δ (one per head); a depthwise convolution over x, B, C; dt_bias, A and D per head; the gated RMSNorm (d_ssm); out_proj d_ssm→h [parameter]
+
+    Sources: transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; Dao & Gu 2024, §7, Figure 6: the Mamba-2 block; §6, the chunked algorithm
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
+    return b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)
+
+
+def flops_recurrent_mamba2(b, s, h, d_ssm, N_ssm, k_conv, n_ssmh, n_grp, *, Q_ssd=256):
+    r"""one Mamba-2 mixer's forward on transformers' chunked reference scan: projections, convolution, and per chunk of Q tokens (the sequence padded to ⌈s/Q⌉ chunks) the C·Bᵀ scores and their values, the chunk states, the passing of states between chunks and their readout.
+
+    flops.recurrent.mamba2 [FLOP] = 2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))
+
+    LaTeX: F_{SSD} = 2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1]
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1]
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1]
+        Q_ssd: chunk length of the Mamba-2 scan (chunk_size: 256); the sequence is padded to whole chunks [1] (default 256, the classic model)
+
+    Returns: one Mamba-2 mixer's forward on transformers' chunked reference scan: projections, convolution, and per chunk of Q tokens (the sequence padded to ⌈s/Q⌉ chunks) the C·Bᵀ scores and their values, the chunk states, the passing of states between chunks and their readout [FLOP]
+
+    Sources: PyTorch 2.13, FlopCounterMode: mm/bmm/addmm/baddbmm 2MKN, convolution 2·out·(in/groups)·k; transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; Dao & Gu 2024, §7, Figure 6: the Mamba-2 block; §6, the chunked algorithm
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    Q_ssd = numpy.asarray(Q_ssd, dtype=numpy.float64)
+    return 2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))
+
+
+def memory_state_mamba2(b, q, d_ssm, N_ssm, k_conv, n_grp):
+    r"""one Mamba-2 layer's cache for b sequences: the convolution's last k_conv inputs of x, B and C in q bytes and the state [b, n_SSD, d_ssm/n_SSD, N] in fp32.
+
+    memory.state.mamba2 [byte] = b*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm))
+
+    LaTeX: M_{SSD} = b \left(4 N d_{ssm} + k_{conv} q \left(2 N n_{grp} + d_{ssm}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1]
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1]
+
+    Returns: one Mamba-2 layer's cache for b sequences: the convolution's last k_conv inputs of x, B and C in q bytes and the state [b, n_SSD, d_ssm/n_SSD, N] in fp32 [byte]
+
+    Sources: transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states); Dao & Gu 2024, §7, Figure 6: the Mamba-2 block; §6, the chunked algorithm
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    return b*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm))
+
+
+def params_recurrent_rglru(h, k_conv, d_lru, w_lru):
+    r"""one Griffin recurrent block: linear_x and linear_y h→d_LRU and linear_out d_LRU→h (biased), a depthwise convolution (biased), the RG-LRU's recurrence parameter and its two block-diagonal gates (heads of w_LRU×w_LRU, biased).
+
+    params.recurrent.rglru [parameter] = 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h
+
+    LaTeX: \Psi_{LRU} = 3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h
+
+    Args:
+        h: hidden size [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+        d_lru: width of a Griffin recurrent block (lru_width) [1]
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1]
+
+    Returns: one Griffin recurrent block: linear_x and linear_y h→d_LRU and linear_out d_LRU→h (biased), a depthwise convolution (biased), the RG-LRU's recurrence parameter and its two block-diagonal gates (heads of w_LRU×w_LRU, biased) [parameter]
+
+    Sources: transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; De et al. 2024, §2.4: the recurrent block and the RG-LRU
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    return 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h
+
+
+def flops_recurrent_rglru(b, s, h, k_conv, d_lru, w_lru):
+    r"""one recurrent block's forward: the three projections, the convolution, the input and recurrence gates (block-diagonal baddbmm); the scan itself is elementwise.
+
+    flops.recurrent.rglru [FLOP] = 6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru
+
+    LaTeX: F_{LRU} = 6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+        d_lru: width of a Griffin recurrent block (lru_width) [1]
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1]
+
+    Returns: one recurrent block's forward: the three projections, the convolution, the input and recurrence gates (block-diagonal baddbmm); the scan itself is elementwise [FLOP]
+
+    Sources: PyTorch 2.13, FlopCounterMode: mm/bmm/addmm/baddbmm 2MKN, convolution 2·out·(in/groups)·k; transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; De et al. 2024, §2.4: the recurrent block and the RG-LRU
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    return 6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru
+
+
+def memory_state_rglru(b, q, k_conv, d_lru):
+    r"""one recurrent block's state for b sequences: the convolution's last k_conv − 1 inputs in q bytes, the RG-LRU state in fp32 (recurrent_states 'always computed in full precision').
+
+    memory.state.rglru [byte] = b*(d_lru*q*(k_conv - 1) + 4*d_lru)
+
+    LaTeX: M_{LRU} = b \left(d_{LRU} q \left(k_{conv} - 1\right) + 4 d_{LRU}\right)
+
+    Args:
+        b: micro-batch size [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+        d_lru: width of a Griffin recurrent block (lru_width) [1]
+
+    Returns: one recurrent block's state for b sequences: the convolution's last k_conv − 1 inputs in q bytes, the RG-LRU state in fp32 (recurrent_states 'always computed in full precision') [byte]
+
+    Sources: transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; De et al. 2024, §2.4: the recurrent block and the RG-LRU
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    return b*(d_lru*q*(k_conv - 1) + 4*d_lru)
+
+
+def params_recurrent_gdn(h, k_conv, n_kh, n_vh, d_kh, d_vh):
+    r"""one gated delta-net: in_proj_qkvz h→ q, k (n_K heads of d_K), v and the output gate z (n_V heads of d_V), in_proj_ba h→ β and the decay (one each per value head); a depthwise convolution over q, k, v (no bias); dt_bias and A per value head; the gated RMSNorm of a head (d_V); out_proj n_V·d_V→h.
+
+    params.recurrent.gdn [parameter] = d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh
+
+    LaTeX: \Psi_{GDN} = d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}
+
+    Args:
+        h: hidden size [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1]
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1]
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1]
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1]
+
+    Returns: one gated delta-net: in_proj_qkvz h→ q, k (n_K heads of d_K), v and the output gate z (n_V heads of d_V), in_proj_ba h→ β and the decay (one each per value head); a depthwise convolution over q, k, v (no bias); dt_bias and A per value head; the gated RMSNorm of a head (d_V); out_proj n_V·d_V→h [parameter]
+
+    Sources: transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; Yang et al. 2024, §3: gated delta rule, chunkwise form
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh
+
+
+def flops_recurrent_gdn(b, s, h, k_conv, n_kh, n_vh, d_kh, d_vh, *, Q_gdn=64):
+    r"""one gated delta-net's forward on transformers' chunked torch path (chunks of Q tokens, the sequence padded to ⌈s/Q⌉): projections, convolution, and per chunk and value head the two Q×Q products of keys, the intra-chunk attention on the new values, and three products with the d_K×d_V state.
+
+    flops.recurrent.gdn [FLOP] = 2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)
+
+    LaTeX: F_{GDN} = 2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1]
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1]
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1]
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1]
+        Q_gdn: chunk length of the gated delta rule's chunked scan (64 in transformers' torch path) [1] (default 64, the classic model)
+
+    Returns: one gated delta-net's forward on transformers' chunked torch path (chunks of Q tokens, the sequence padded to ⌈s/Q⌉): projections, convolution, and per chunk and value head the two Q×Q products of keys, the intra-chunk attention on the new values, and three products with the d_K×d_V state [FLOP]
+
+    Sources: PyTorch 2.13, FlopCounterMode: mm/bmm/addmm/baddbmm 2MKN, convolution 2·out·(in/groups)·k; transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; Yang et al. 2024, §3: gated delta rule, chunkwise form
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    Q_gdn = numpy.asarray(Q_gdn, dtype=numpy.float64)
+    return 2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)
+
+
+def memory_state_gdn(b, q, k_conv, n_kh, n_vh, d_kh, d_vh):
+    r"""one gated delta-net's cache for b sequences: the convolution's last k_conv inputs of q, k, v in q bytes and one d_K×d_V state per value head in fp32.
+
+    memory.state.gdn [byte] = b*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh))
+
+    LaTeX: M_{GDN} = b \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1]
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1]
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1]
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1]
+
+    Returns: one gated delta-net's cache for b sequences: the convolution's last k_conv inputs of q, k, v in q bytes and one d_K×d_V state per value head in fp32 [byte]
+
+    Sources: transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states); Yang et al. 2024, §3: gated delta rule, chunkwise form
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return b*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh))
+
+
+def params_vision_patch_embedding(h, C_img, P_img, P_t, *, b_patch=0):
+    r"""a vision tower's patch embedding: each patch of C channels, P_t frames and P×P pixels mapped to the tower's width h (a Conv2d/Conv3d of stride P, or Llama-4's unfolded linear), with a bias by switch.
+
+    params.vision.patch_embedding [parameter] = C_img*P_img**2*P_t*h + b_patch*h
+
+    LaTeX: \Psi_{patch} = C_{img} P^{2} P_t h + \sigma_{b_{patch}} h
+
+    Args:
+        h: hidden size [1]
+        C_img: input channels of an image (num_channels: 3) [1]
+        P_img: patch side in pixels (patch_size: 14, 16) [1]
+        P_t: frames per patch of a video-capable stem (temporal_patch_size: 2; 1 for a still image) [1]
+        b_patch: 1 if the patch embedding has a bias [1] (default 0, the classic model)
+
+    Returns: a vision tower's patch embedding: each patch of C channels, P_t frames and P×P pixels mapped to the tower's width h (a Conv2d/Conv3d of stride P, or Llama-4's unfolded linear), with a bias by switch [parameter]
+
+    Sources: transformers 5.24, modeling_siglip.py, modeling_pixtral.py, modeling_qwen2_5_vl.py, modeling_qwen3_vl.py, modeling_llama4.py; Zhai et al. 2023, §2: a ViT image encoder of patches
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    C_img = numpy.asarray(C_img, dtype=numpy.float64)
+    P_img = numpy.asarray(P_img, dtype=numpy.float64)
+    P_t = numpy.asarray(P_t, dtype=numpy.float64)
+    b_patch = numpy.asarray(b_patch, dtype=numpy.float64)
+    return C_img*P_img**2*P_t*h + b_patch*h
+
+
+def params_vision_positions(h, cls_tok, *, n_vpos=0):
+    r"""a vision tower's learned position table of n_pos rows and a class embedding where it has one (Llama-4); towers with 2-D rotary positions (Pixtral, Qwen2.5-VL) have neither.
+
+    params.vision.positions [parameter] = cls_tok*h + h*n_vpos
+
+    LaTeX: \Psi_{pos}^{img} = \sigma_{cls} h + h n_{pos}^{img}
+
+    Args:
+        h: hidden size [1]
+        cls_tok: 1 if the tower prepends a learned class embedding (Llama-4) [1]
+        n_vpos: rows of a vision tower's learned position table ((image_size/patch_size)², or num_position_embeddings; 0 with rotary positions) [1] (default 0, the classic model)
+
+    Returns: a vision tower's learned position table of n_pos rows and a class embedding where it has one (Llama-4); towers with 2-D rotary positions (Pixtral, Qwen2.5-VL) have neither [parameter]
+
+    Sources: transformers 5.24, modeling_siglip.py, modeling_pixtral.py, modeling_qwen2_5_vl.py, modeling_qwen3_vl.py, modeling_llama4.py; Zhai et al. 2023, §2: a ViT image encoder of patches
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    cls_tok = numpy.asarray(cls_tok, dtype=numpy.float64)
+    n_vpos = numpy.asarray(n_vpos, dtype=numpy.float64)
+    return cls_tok*h + h*n_vpos
+
+
+def params_vision_linear(d_in, d_out, *, b_lin=0):
+    r"""one linear layer of a projector: d_in×d_out weights and a bias of d_out by switch.
+
+    params.vision.linear [parameter] = b_lin*d_out + d_in*d_out
+
+    LaTeX: \Psi_{linear} = \sigma_{b} d_{out} + d_{in} d_{out}
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+        b_lin: 1 if a linear layer has a bias [1] (default 0, the classic model)
+
+    Returns: one linear layer of a projector: d_in×d_out weights and a bias of d_out by switch [parameter]
+
+    Sources: transformers 5.24, modeling_siglip.py, modeling_pixtral.py, modeling_qwen2_5_vl.py, modeling_qwen3_vl.py, modeling_llama4.py; Bai et al. 2025, §2.1: the vision encoder and its MLP-based patch merger
+    """
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = numpy.asarray(d_out, dtype=numpy.float64)
+    b_lin = numpy.asarray(b_lin, dtype=numpy.float64)
+    return b_lin*d_out + d_in*d_out
+
+
+def memory_weights_fp8_block(d_in, d_out, B_r, B_c):
+    r"""one matrix in block-scaled FP8: an E4M3 byte per weight and an fp32 scale per B_r×B_c block.
+
+    memory.weights.fp8_block [byte] = d_in*d_out + 4*ceiling(d_in/B_c)*ceiling(d_out/B_r)
+
+    LaTeX: M_{FP8} = d_{in} d_{out} + 4 \left\lceil{\frac{d_{in}}{B_{c}}}\right\rceil \left\lceil{\frac{d_{out}}{B_{r}}}\right\rceil
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+        B_r: output rows per FP8 scale block (weight_block_size[0]: 128) [1]
+        B_c: input columns per FP8 scale block (weight_block_size[1]: 128) [1]
+
+    Returns: one matrix in block-scaled FP8: an E4M3 byte per weight and an fp32 scale per B_r×B_c block [byte]
+
+    Sources: transformers 5.24, integrations/finegrained_fp8.py: FP8Linear weight and weight_scale_inv; DeepSeek-AI 2024 (V3), §3.3.2: fine-grained quantization, 1×128 activation tiles and 128×128 weight blocks
+    """
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = numpy.asarray(d_out, dtype=numpy.float64)
+    B_r = numpy.asarray(B_r, dtype=numpy.float64)
+    B_c = numpy.asarray(B_c, dtype=numpy.float64)
+    return d_in*d_out + 4*numpy.ceil(d_in/B_c)*numpy.ceil(d_out/B_r)
+
+
+def memory_weights_mxfp4(d_in, d_out):
+    r"""one matrix in MXFP4: two E2M1 weights a byte and an E8M0 scale byte per 32 inputs (4.25 bits a weight).
+
+    memory.weights.mxfp4 [byte] = 17*d_in*d_out/32
+
+    LaTeX: M_{MXFP4} = \frac{17 d_{in} d_{out}}{32}
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+
+    Returns: one matrix in MXFP4: two E2M1 weights a byte and an E8M0 scale byte per 32 inputs (4.25 bits a weight) [byte]
+
+    Sources: OCP 2023, §5: MXFP4, blocks of 32 E2M1 elements with a shared E8M0 scale; OpenAI 2025, §2: MoE weights in MXFP4, 4.25 bits per parameter
+    """
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = numpy.asarray(d_out, dtype=numpy.float64)
+    return (17/32)*d_in*d_out
+
+
+def memory_weights_gptq(d_in, d_out, G_q, n_bits):
+    r"""one matrix in GPTQ: n_bits a weight packed in int32, packed zero points and fp16 scales per group of G inputs and output, and an int32 group index per input.
+
+    memory.weights.gptq [byte] = d_in*d_out*n_bits/8 + 4*d_in + d_in*d_out*n_bits/(8*G_q) + 2*d_in*d_out/G_q
+
+    LaTeX: M_{GPTQ} = \frac{d_{in} d_{out} n_{bits}}{8} + 4 d_{in} + \frac{d_{in} d_{out} n_{bits}}{8 G} + \frac{2 d_{in} d_{out}}{G}
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+        G_q: input rows per GPTQ/AWQ quantization group (group_size: 128; the whole input when -1) [1]
+        n_bits: bits per GPTQ/AWQ weight (bits: 4 or 8) [1]
+
+    Returns: one matrix in GPTQ: n_bits a weight packed in int32, packed zero points and fp16 scales per group of G inputs and output, and an int32 group index per input [byte]
+
+    Sources: Frantar et al. 2022, §4: groups of g columns share a scale and zero point
+    """
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = numpy.asarray(d_out, dtype=numpy.float64)
+    G_q = numpy.asarray(G_q, dtype=numpy.float64)
+    n_bits = numpy.asarray(n_bits, dtype=numpy.float64)
+    return (1/8)*d_in*d_out*n_bits + 4*d_in + (1/8)*d_in*d_out*n_bits/G_q + 2*d_in*d_out/G_q
+
+
+def memory_weights_awq(d_in, d_out, G_q, n_bits):
+    r"""one matrix in AWQ's GEMM layout: n_bits a weight packed in int32, packed zero points and fp16 scales per group of G inputs and output.
+
+    memory.weights.awq [byte] = d_in*d_out*n_bits/8 + d_in*d_out*n_bits/(8*G_q) + 2*d_in*d_out/G_q
+
+    LaTeX: M_{AWQ} = \frac{d_{in} d_{out} n_{bits}}{8} + \frac{d_{in} d_{out} n_{bits}}{8 G} + \frac{2 d_{in} d_{out}}{G}
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+        G_q: input rows per GPTQ/AWQ quantization group (group_size: 128; the whole input when -1) [1]
+        n_bits: bits per GPTQ/AWQ weight (bits: 4 or 8) [1]
+
+    Returns: one matrix in AWQ's GEMM layout: n_bits a weight packed in int32, packed zero points and fp16 scales per group of G inputs and output [byte]
+
+    Sources: Lin et al. 2023, §3: group-wise INT4 quantization
+    """
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = numpy.asarray(d_out, dtype=numpy.float64)
+    G_q = numpy.asarray(G_q, dtype=numpy.float64)
+    n_bits = numpy.asarray(n_bits, dtype=numpy.float64)
+    return (1/8)*d_in*d_out*n_bits + (1/8)*d_in*d_out*n_bits/G_q + 2*d_in*d_out/G_q
+
+
+def memory_weights_nf4(d_in, d_out, B_q):
+    r"""one matrix in bitsandbytes' 4-bit format: two weights a byte, an fp32 absmax per block of B_q, the 16 code values.
+
+    memory.weights.nf4 [byte] = d_in*d_out/2 + 4*ceiling(d_in*d_out/B_q) + 64
+
+    LaTeX: M_{NF4} = \frac{d_{in} d_{out}}{2} + 4 \left\lceil{\frac{d_{in} d_{out}}{B_{q}}}\right\rceil + 64
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+        B_q: weights per quantization block (QLoRA: 64) [1]
+
+    Returns: one matrix in bitsandbytes' 4-bit format: two weights a byte, an fp32 absmax per block of B_q, the 16 code values [byte]
+
+    Sources: Dettmers et al. 2023, §3: NF4 in blocks of 64, double quantization of the constants in blocks of 256
+    """
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = numpy.asarray(d_out, dtype=numpy.float64)
+    B_q = numpy.asarray(B_q, dtype=numpy.float64)
+    return (1/2)*d_in*d_out + 4*numpy.ceil(d_in*d_out/B_q) + 64
+
+
+def memory_weights_nf4_double(d_in, d_out, B_q, B_q2):
+    r"""the same with double quantization: each block's absmax in one byte, an fp32 per B_q2 of them, the 256-value code of the second level and the 16 of the first.
+
+    memory.weights.nf4.double [byte] = d_in*d_out/2 + 4*ceiling(ceiling(d_in*d_out/B_q)/B_q2) + ceiling(d_in*d_out/B_q) + 1088
+
+    LaTeX: M_{NF4}^{DQ} = \frac{d_{in} d_{out}}{2} + 4 \left\lceil{\frac{\left\lceil{\frac{d_{in} d_{out}}{B_{q}}}\right\rceil}{B_{q2}}}\right\rceil + \left\lceil{\frac{d_{in} d_{out}}{B_{q}}}\right\rceil + 1088
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+        B_q: weights per quantization block (QLoRA: 64) [1]
+        B_q2: first-level constants per second-level block (QLoRA double quantization: 256) [1]
+
+    Returns: the same with double quantization: each block's absmax in one byte, an fp32 per B_q2 of them, the 256-value code of the second level and the 16 of the first [byte]
+
+    Sources: Dettmers et al. 2023, §3: NF4 in blocks of 64, double quantization of the constants in blocks of 256
+    """
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = numpy.asarray(d_out, dtype=numpy.float64)
+    B_q = numpy.asarray(B_q, dtype=numpy.float64)
+    B_q2 = numpy.asarray(B_q2, dtype=numpy.float64)
+    return (1/2)*d_in*d_out + 4*numpy.ceil(numpy.ceil(d_in*d_out/B_q)/B_q2) + numpy.ceil(d_in*d_out/B_q) + 1088
+
+
+def memory_weights_int8(d_in, d_out):
+    r"""one matrix in LLM.int8(): an int8 a weight and an fp32 scale per output row (SCB).
+
+    memory.weights.int8 [byte] = d_in*d_out + 4*d_out
+
+    LaTeX: M_{int8} = d_{in} d_{out} + 4 d_{out}
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+
+    Returns: one matrix in LLM.int8(): an int8 a weight and an fp32 scale per output row (SCB) [byte]
+
+    Sources: Dettmers et al. 2022, §3.1: vector-wise quantization, one scale per row
+    """
+    d_in = numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = numpy.asarray(d_out, dtype=numpy.float64)
+    return d_in*d_out + 4*d_out
 
 
 def perf_gemm_time(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem, tau_k):
@@ -7825,12 +8892,12 @@ def params_quantized_linear(h, a, g, d_head, d_ff, l, *, gated=0, l_moe=0, d_sh=
     return d_ff*h*(gated + 2)*(l - l_moe) + l*(2*a*d_head*h + 2*d_head*g*h) + l_moe*(E*d_moe*h*(gated + 2) + E*h + d_sh*h*(gated + 2))
 
 
-def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, sh_gate=0, router_bias=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
+def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the parameters that stay 16-bit when the base is quantized (Ψ_16): everything but the layers' projection matrices.
 
-    params.quantized.kept [parameter] = E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*b_q*d_head*l*mla + a*b_q*d_head*l - 2*a*d_head*h*l*mla + a*d_head*l*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*l*mla*q_lora*r_q + a*d_v*h*l*mla + a*d_v*l*mla*r_kv + a*l*sink - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe + b_mlp*d_ff*l - b_mlp*d_ff*l_moe + b_mlp*h*l - b_mlp*h*l_moe - b_o*h*l*mla + b_o*h*l - b_v*d_head*g*l*mla + b_v*d_head*g*l + 2*d_emb*h*proj_emb - 2*d_head*g*h*l*mla + d_head*g*l*qk_norm_full + 2*d_head*l*qk_norm + d_rope*h*l*mla + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l_moe*sh_gate + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv
+    params.quantized.kept [parameter] = E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias + 2*N_ssm*b_conv*l_ssd*n_grp + 2*N_ssm*b_ssm*l_ssd*n_grp + 3*N_ssm*d_ssm*l_mamba + 2*N_ssm*dt_norm*l_mamba + 2*N_ssm*h*l_ssd*n_grp + 2*N_ssm*k_conv*l_ssd*n_grp - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*attn_gate*b_q*d_head*l*mla + a*attn_gate*b_q*d_head*l + a*attn_gate*b_q*d_head*l_gdn*mla - a*attn_gate*b_q*d_head*l_gdn + a*attn_gate*b_q*d_head*l_lru*mla - a*attn_gate*b_q*d_head*l_lru + a*attn_gate*b_q*d_head*l_mamba*mla - a*attn_gate*b_q*d_head*l_mamba + a*attn_gate*b_q*d_head*l_noattn*mla - a*attn_gate*b_q*d_head*l_noattn + a*attn_gate*b_q*d_head*l_ssd*mla - a*attn_gate*b_q*d_head*l_ssd - a*attn_gate*d_head*h*l*mla + a*attn_gate*d_head*h*l + a*attn_gate*d_head*h*l_gdn*mla - a*attn_gate*d_head*h*l_gdn + a*attn_gate*d_head*h*l_lru*mla - a*attn_gate*d_head*h*l_lru + a*attn_gate*d_head*h*l_mamba*mla - a*attn_gate*d_head*h*l_mamba + a*attn_gate*d_head*h*l_noattn*mla - a*attn_gate*d_head*h*l_noattn + a*attn_gate*d_head*h*l_ssd*mla - a*attn_gate*d_head*h*l_ssd + a*b_k*d_head*l*x_attn - a*b_q*d_head*l*mla + a*b_q*d_head*l*x_attn + a*b_q*d_head*l + a*b_q*d_head*l_gdn*mla - a*b_q*d_head*l_gdn + a*b_q*d_head*l_lru*mla - a*b_q*d_head*l_lru + a*b_q*d_head*l_mamba*mla - a*b_q*d_head*l_mamba + a*b_q*d_head*l_noattn*mla - a*b_q*d_head*l_noattn + a*b_q*d_head*l_ssd*mla - a*b_q*d_head*l_ssd + a*b_v*d_head*l*x_attn - 2*a*d_head*h*l*mla + 4*a*d_head*h*l*x_attn + 2*a*d_head*h*l_gdn*mla - 2*a*d_head*h*l_gdn + 2*a*d_head*h*l_lru*mla - 2*a*d_head*h*l_lru + 2*a*d_head*h*l_mamba*mla - 2*a*d_head*h*l_mamba + 2*a*d_head*h*l_noattn*mla - 2*a*d_head*h*l_noattn + 2*a*d_head*h*l_ssd*mla - 2*a*d_head*h*l_ssd + a*d_head*l*qk_norm_full - a*d_head*l_gdn*qk_norm_full - a*d_head*l_lru*qk_norm_full - a*d_head*l_mamba*qk_norm_full - a*d_head*l_noattn*qk_norm_full - a*d_head*l_ssd*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*h*l_gdn*mla*q_lora - a*d_nope*h*l_gdn*mla + a*d_nope*h*l_lru*mla*q_lora - a*d_nope*h*l_lru*mla + a*d_nope*h*l_mamba*mla*q_lora - a*d_nope*h*l_mamba*mla + a*d_nope*h*l_noattn*mla*q_lora - a*d_nope*h*l_noattn*mla + a*d_nope*h*l_ssd*mla*q_lora - a*d_nope*h*l_ssd*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_nope*l_gdn*mla*q_lora*r_q - a*d_nope*l_gdn*mla*r_kv - a*d_nope*l_lru*mla*q_lora*r_q - a*d_nope*l_lru*mla*r_kv - a*d_nope*l_mamba*mla*q_lora*r_q - a*d_nope*l_mamba*mla*r_kv - a*d_nope*l_noattn*mla*q_lora*r_q - a*d_nope*l_noattn*mla*r_kv - a*d_nope*l_ssd*mla*q_lora*r_q - a*d_nope*l_ssd*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*h*l_gdn*mla*q_lora - a*d_rope*h*l_gdn*mla + a*d_rope*h*l_lru*mla*q_lora - a*d_rope*h*l_lru*mla + a*d_rope*h*l_mamba*mla*q_lora - a*d_rope*h*l_mamba*mla + a*d_rope*h*l_noattn*mla*q_lora - a*d_rope*h*l_noattn*mla + a*d_rope*h*l_ssd*mla*q_lora - a*d_rope*h*l_ssd*mla + a*d_rope*l*mla*q_lora*r_q - a*d_rope*l_gdn*mla*q_lora*r_q - a*d_rope*l_lru*mla*q_lora*r_q - a*d_rope*l_mamba*mla*q_lora*r_q - a*d_rope*l_noattn*mla*q_lora*r_q - a*d_rope*l_ssd*mla*q_lora*r_q + a*d_v*h*l*mla - a*d_v*h*l_gdn*mla - a*d_v*h*l_lru*mla - a*d_v*h*l_mamba*mla - a*d_v*h*l_noattn*mla - a*d_v*h*l_ssd*mla + a*d_v*l*mla*r_kv - a*d_v*l_gdn*mla*r_kv - a*d_v*l_lru*mla*r_kv - a*d_v*l_mamba*mla*r_kv - a*d_v*l_noattn*mla*r_kv - a*d_v*l_ssd*mla*r_kv + a*l*sink - a*l_gdn*sink - a*l_lru*sink - a*l_mamba*sink - a*l_noattn*sink - a*l_ssd*sink + b_conv*d_ssm*l_mamba + b_conv*d_ssm*l_ssd - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_k*d_head*g*l_gdn*mla - b_k*d_head*g*l_gdn + b_k*d_head*g*l_lru*mla - b_k*d_head*g*l_lru + b_k*d_head*g*l_mamba*mla - b_k*d_head*g*l_mamba + b_k*d_head*g*l_noattn*mla - b_k*d_head*g*l_noattn + b_k*d_head*g*l_ssd*mla - b_k*d_head*g*l_ssd + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe - b_mlp*d_ff*gated*l_nomlp + b_mlp*d_ff*l - b_mlp*d_ff*l_moe - b_mlp*d_ff*l_nomlp + b_mlp*h*l - b_mlp*h*l_moe - b_mlp*h*l_nomlp - b_o*h*l*mla + b_o*h*l*x_attn + b_o*h*l + b_o*h*l_gdn*mla - b_o*h*l_gdn + b_o*h*l_lru*mla - b_o*h*l_lru + b_o*h*l_mamba*mla - b_o*h*l_mamba + b_o*h*l_noattn*mla - b_o*h*l_noattn + b_o*h*l_ssd*mla - b_o*h*l_ssd + 2*b_ssm*d_ssm*l_mamba + 2*b_ssm*d_ssm*l_ssd + b_ssm*h*l_mamba + b_ssm*h*l_ssd + b_ssm*l_ssd*n_ssmh - b_v*d_head*g*l*mla + b_v*d_head*g*l + b_v*d_head*g*l_gdn*mla - b_v*d_head*g*l_gdn + b_v*d_head*g*l_lru*mla - b_v*d_head*g*l_lru + b_v*d_head*g*l_mamba*mla - b_v*d_head*g*l_mamba + b_v*d_head*g*l_noattn*mla - b_v*d_head*g*l_noattn + b_v*d_head*g*l_ssd*mla - b_v*d_head*g*l_ssd + 2*d_emb*h*proj_emb - d_ff*gated*h*l_nomlp - 2*d_ff*h*l_nomlp - 2*d_head*g*h*l*mla + 2*d_head*g*h*l_gdn*mla - 2*d_head*g*h*l_gdn + 2*d_head*g*h*l_lru*mla - 2*d_head*g*h*l_lru + 2*d_head*g*h*l_mamba*mla - 2*d_head*g*h*l_mamba + 2*d_head*g*h*l_noattn*mla - 2*d_head*g*h*l_noattn + 2*d_head*g*h*l_ssd*mla - 2*d_head*g*h*l_ssd + d_head*g*l*qk_norm_full - d_head*g*l_gdn*qk_norm_full - d_head*g*l_lru*qk_norm_full - d_head*g*l_mamba*qk_norm_full - d_head*g*l_noattn*qk_norm_full - d_head*g*l_ssd*qk_norm_full + 2*d_head*l*qk_norm - 2*d_head*l_gdn*qk_norm - 2*d_head*l_lru*qk_norm - 2*d_head*l_mamba*qk_norm - 2*d_head*l_noattn*qk_norm - 2*d_head*l_ssd*qk_norm + 2*d_kh*h*l_gdn*n_kh + 2*d_kh*k_conv*l_gdn*n_kh + 3*d_lru*h*l_lru + d_lru*k_conv*l_lru + 2*d_lru*l_lru*w_lru + 6*d_lru*l_lru + d_rope*h*l*mla - d_rope*h*l_gdn*mla - d_rope*h*l_lru*mla - d_rope*h*l_mamba*mla - d_rope*h*l_noattn*mla - d_rope*h*l_ssd*mla + 3*d_ssm*h*l_mamba + 3*d_ssm*h*l_ssd + d_ssm*k_conv*l_mamba + d_ssm*k_conv*l_ssd + 2*d_ssm*l_mamba*r_dt + 2*d_ssm*l_mamba + d_ssm*l_ssd + 3*d_vh*h*l_gdn*n_vh + d_vh*k_conv*l_gdn*n_vh + d_vh*l_gdn + dt_norm*l_mamba*r_dt + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l*norm_bias*x_attn + h*l*x_attn - h*l_gdn*mla*q_lora*r_q - h*l_gdn*mla*r_kv + 2*h*l_gdn*n_vh - h*l_lru*mla*q_lora*r_q - h*l_lru*mla*r_kv + h*l_lru - h*l_mamba*mla*q_lora*r_q - h*l_mamba*mla*r_kv + h*l_moe*sh_gate - h*l_noattn*mla*q_lora*r_q - h*l_noattn*mla*r_kv - h*l_ssd*mla*q_lora*r_q - h*l_ssd*mla*r_kv + h*l_ssd*n_ssmh + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv - l_gdn*mla*q_lora*r_q - l_gdn*mla*r_kv + 2*l_gdn*n_vh - l_lru*mla*q_lora*r_q - l_lru*mla*r_kv - l_mamba*mla*q_lora*r_q - l_mamba*mla*r_kv - l_noattn*mla*q_lora*r_q - l_noattn*mla*r_kv - l_ssd*mla*q_lora*r_q - l_ssd*mla*r_kv + 3*l_ssd*n_ssmh
 
-    LaTeX: \Psi_{16} = E \sigma_{b_{mlp}} d_{moe} \sigma_{gated} l_{moe} + E \sigma_{b_{mlp}} d_{moe} l_{moe} + E \sigma_{b_{mlp}} h l_{moe} + E l_{moe} \sigma_{b_{router}} - V d_{emb} \sigma_{tied} + 2 V d_{emb} + V \sigma_{b_{head}} - a \sigma_{b_Q} d_{head} l \sigma_{MLA} + a \sigma_{b_Q} d_{head} l - 2 a d_{head} h l \sigma_{MLA} + a d_{head} l \sigma_{qk,full} - a d_{nope} h l \sigma_{MLA} \sigma_{r_Q} + a d_{nope} h l \sigma_{MLA} + a d_{nope} l \sigma_{MLA} \sigma_{r_Q} r_Q + a d_{nope} l \sigma_{MLA} r_{KV} - a d_{rope} h l \sigma_{MLA} \sigma_{r_Q} + a d_{rope} h l \sigma_{MLA} + a d_{rope} l \sigma_{MLA} \sigma_{r_Q} r_Q + a d_{v} h l \sigma_{MLA} + a d_{v} l \sigma_{MLA} r_{KV} + a l \sigma_{sink} - \sigma_{b_K} d_{head} g l \sigma_{MLA} + \sigma_{b_K} d_{head} g l + \sigma_{b_{mlp}} d_{ff} \sigma_{gated} l - \sigma_{b_{mlp}} d_{ff} \sigma_{gated} l_{moe} + \sigma_{b_{mlp}} d_{ff} l - \sigma_{b_{mlp}} d_{ff} l_{moe} + \sigma_{b_{mlp}} h l - \sigma_{b_{mlp}} h l_{moe} - \sigma_{b_O} h l \sigma_{MLA} + \sigma_{b_O} h l - \sigma_{b_V} d_{head} g l \sigma_{MLA} + \sigma_{b_V} d_{head} g l + 2 d_{emb} h \sigma_{proj} - 2 d_{head} g h l \sigma_{MLA} + d_{head} g l \sigma_{qk,full} + 2 d_{head} l \sigma_{qk} + d_{rope} h l \sigma_{MLA} + \sigma_{emb} h \sigma_{\beta} + \sigma_{emb} h + h l \sigma_{MLA} \sigma_{r_Q} r_Q + h l \sigma_{MLA} r_{KV} + h l n_{norm} \sigma_{\beta} + h l n_{norm} + h l_{moe} \sigma_{sh} + h n_{pos} \sigma_{pos} + h \sigma_{\beta} \sigma_{final} + h \sigma_{final} + h o_{pos} \sigma_{pos} + l \sigma_{MLA} \sigma_{r_Q} r_Q + l \sigma_{MLA} r_{KV}
+    LaTeX: \Psi_{16} = E \sigma_{b_{mlp}} d_{moe} \sigma_{gated} l_{moe} + E \sigma_{b_{mlp}} d_{moe} l_{moe} + E \sigma_{b_{mlp}} h l_{moe} + E l_{moe} \sigma_{b_{router}} + 2 N \sigma_{b_{conv}} l_{SSD} n_{grp} + 2 N \sigma_{b_{ssm}} l_{SSD} n_{grp} + 3 N d_{ssm} l_{S6} + 2 N \sigma_{\Delta BC} l_{S6} + 2 N h l_{SSD} n_{grp} + 2 N k_{conv} l_{SSD} n_{grp} - V d_{emb} \sigma_{tied} + 2 V d_{emb} + V \sigma_{b_{head}} - a \sigma_{gate} \sigma_{b_Q} d_{head} l \sigma_{MLA} + a \sigma_{gate} \sigma_{b_Q} d_{head} l + a \sigma_{gate} \sigma_{b_Q} d_{head} l_{GDN} \sigma_{MLA} - a \sigma_{gate} \sigma_{b_Q} d_{head} l_{GDN} + a \sigma_{gate} \sigma_{b_Q} d_{head} l_{LRU} \sigma_{MLA} - a \sigma_{gate} \sigma_{b_Q} d_{head} l_{LRU} + a \sigma_{gate} \sigma_{b_Q} d_{head} l_{S6} \sigma_{MLA} - a \sigma_{gate} \sigma_{b_Q} d_{head} l_{S6} + a \sigma_{gate} \sigma_{b_Q} d_{head} l_{\varnothing mix} \sigma_{MLA} - a \sigma_{gate} \sigma_{b_Q} d_{head} l_{\varnothing mix} + a \sigma_{gate} \sigma_{b_Q} d_{head} l_{SSD} \sigma_{MLA} - a \sigma_{gate} \sigma_{b_Q} d_{head} l_{SSD} - a \sigma_{gate} d_{head} h l \sigma_{MLA} + a \sigma_{gate} d_{head} h l + a \sigma_{gate} d_{head} h l_{GDN} \sigma_{MLA} - a \sigma_{gate} d_{head} h l_{GDN} + a \sigma_{gate} d_{head} h l_{LRU} \sigma_{MLA} - a \sigma_{gate} d_{head} h l_{LRU} + a \sigma_{gate} d_{head} h l_{S6} \sigma_{MLA} - a \sigma_{gate} d_{head} h l_{S6} + a \sigma_{gate} d_{head} h l_{\varnothing mix} \sigma_{MLA} - a \sigma_{gate} d_{head} h l_{\varnothing mix} + a \sigma_{gate} d_{head} h l_{SSD} \sigma_{MLA} - a \sigma_{gate} d_{head} h l_{SSD} + a \sigma_{b_K} d_{head} l \sigma_{cross} - a \sigma_{b_Q} d_{head} l \sigma_{MLA} + a \sigma_{b_Q} d_{head} l \sigma_{cross} + a \sigma_{b_Q} d_{head} l + a \sigma_{b_Q} d_{head} l_{GDN} \sigma_{MLA} - a \sigma_{b_Q} d_{head} l_{GDN} + a \sigma_{b_Q} d_{head} l_{LRU} \sigma_{MLA} - a \sigma_{b_Q} d_{head} l_{LRU} + a \sigma_{b_Q} d_{head} l_{S6} \sigma_{MLA} - a \sigma_{b_Q} d_{head} l_{S6} + a \sigma_{b_Q} d_{head} l_{\varnothing mix} \sigma_{MLA} - a \sigma_{b_Q} d_{head} l_{\varnothing mix} + a \sigma_{b_Q} d_{head} l_{SSD} \sigma_{MLA} - a \sigma_{b_Q} d_{head} l_{SSD} + a \sigma_{b_V} d_{head} l \sigma_{cross} - 2 a d_{head} h l \sigma_{MLA} + 4 a d_{head} h l \sigma_{cross} + 2 a d_{head} h l_{GDN} \sigma_{MLA} - 2 a d_{head} h l_{GDN} + 2 a d_{head} h l_{LRU} \sigma_{MLA} - 2 a d_{head} h l_{LRU} + 2 a d_{head} h l_{S6} \sigma_{MLA} - 2 a d_{head} h l_{S6} + 2 a d_{head} h l_{\varnothing mix} \sigma_{MLA} - 2 a d_{head} h l_{\varnothing mix} + 2 a d_{head} h l_{SSD} \sigma_{MLA} - 2 a d_{head} h l_{SSD} + a d_{head} l \sigma_{qk,full} - a d_{head} l_{GDN} \sigma_{qk,full} - a d_{head} l_{LRU} \sigma_{qk,full} - a d_{head} l_{S6} \sigma_{qk,full} - a d_{head} l_{\varnothing mix} \sigma_{qk,full} - a d_{head} l_{SSD} \sigma_{qk,full} - a d_{nope} h l \sigma_{MLA} \sigma_{r_Q} + a d_{nope} h l \sigma_{MLA} + a d_{nope} h l_{GDN} \sigma_{MLA} \sigma_{r_Q} - a d_{nope} h l_{GDN} \sigma_{MLA} + a d_{nope} h l_{LRU} \sigma_{MLA} \sigma_{r_Q} - a d_{nope} h l_{LRU} \sigma_{MLA} + a d_{nope} h l_{S6} \sigma_{MLA} \sigma_{r_Q} - a d_{nope} h l_{S6} \sigma_{MLA} + a d_{nope} h l_{\varnothing mix} \sigma_{MLA} \sigma_{r_Q} - a d_{nope} h l_{\varnothing mix} \sigma_{MLA} + a d_{nope} h l_{SSD} \sigma_{MLA} \sigma_{r_Q} - a d_{nope} h l_{SSD} \sigma_{MLA} + a d_{nope} l \sigma_{MLA} \sigma_{r_Q} r_Q + a d_{nope} l \sigma_{MLA} r_{KV} - a d_{nope} l_{GDN} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{nope} l_{GDN} \sigma_{MLA} r_{KV} - a d_{nope} l_{LRU} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{nope} l_{LRU} \sigma_{MLA} r_{KV} - a d_{nope} l_{S6} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{nope} l_{S6} \sigma_{MLA} r_{KV} - a d_{nope} l_{\varnothing mix} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{nope} l_{\varnothing mix} \sigma_{MLA} r_{KV} - a d_{nope} l_{SSD} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{nope} l_{SSD} \sigma_{MLA} r_{KV} - a d_{rope} h l \sigma_{MLA} \sigma_{r_Q} + a d_{rope} h l \sigma_{MLA} + a d_{rope} h l_{GDN} \sigma_{MLA} \sigma_{r_Q} - a d_{rope} h l_{GDN} \sigma_{MLA} + a d_{rope} h l_{LRU} \sigma_{MLA} \sigma_{r_Q} - a d_{rope} h l_{LRU} \sigma_{MLA} + a d_{rope} h l_{S6} \sigma_{MLA} \sigma_{r_Q} - a d_{rope} h l_{S6} \sigma_{MLA} + a d_{rope} h l_{\varnothing mix} \sigma_{MLA} \sigma_{r_Q} - a d_{rope} h l_{\varnothing mix} \sigma_{MLA} + a d_{rope} h l_{SSD} \sigma_{MLA} \sigma_{r_Q} - a d_{rope} h l_{SSD} \sigma_{MLA} + a d_{rope} l \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{rope} l_{GDN} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{rope} l_{LRU} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{rope} l_{S6} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{rope} l_{\varnothing mix} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{rope} l_{SSD} \sigma_{MLA} \sigma_{r_Q} r_Q + a d_{v} h l \sigma_{MLA} - a d_{v} h l_{GDN} \sigma_{MLA} - a d_{v} h l_{LRU} \sigma_{MLA} - a d_{v} h l_{S6} \sigma_{MLA} - a d_{v} h l_{\varnothing mix} \sigma_{MLA} - a d_{v} h l_{SSD} \sigma_{MLA} + a d_{v} l \sigma_{MLA} r_{KV} - a d_{v} l_{GDN} \sigma_{MLA} r_{KV} - a d_{v} l_{LRU} \sigma_{MLA} r_{KV} - a d_{v} l_{S6} \sigma_{MLA} r_{KV} - a d_{v} l_{\varnothing mix} \sigma_{MLA} r_{KV} - a d_{v} l_{SSD} \sigma_{MLA} r_{KV} + a l \sigma_{sink} - a l_{GDN} \sigma_{sink} - a l_{LRU} \sigma_{sink} - a l_{S6} \sigma_{sink} - a l_{\varnothing mix} \sigma_{sink} - a l_{SSD} \sigma_{sink} + \sigma_{b_{conv}} d_{ssm} l_{S6} + \sigma_{b_{conv}} d_{ssm} l_{SSD} - \sigma_{b_K} d_{head} g l \sigma_{MLA} + \sigma_{b_K} d_{head} g l + \sigma_{b_K} d_{head} g l_{GDN} \sigma_{MLA} - \sigma_{b_K} d_{head} g l_{GDN} + \sigma_{b_K} d_{head} g l_{LRU} \sigma_{MLA} - \sigma_{b_K} d_{head} g l_{LRU} + \sigma_{b_K} d_{head} g l_{S6} \sigma_{MLA} - \sigma_{b_K} d_{head} g l_{S6} + \sigma_{b_K} d_{head} g l_{\varnothing mix} \sigma_{MLA} - \sigma_{b_K} d_{head} g l_{\varnothing mix} + \sigma_{b_K} d_{head} g l_{SSD} \sigma_{MLA} - \sigma_{b_K} d_{head} g l_{SSD} + \sigma_{b_{mlp}} d_{ff} \sigma_{gated} l - \sigma_{b_{mlp}} d_{ff} \sigma_{gated} l_{moe} - \sigma_{b_{mlp}} d_{ff} \sigma_{gated} l_{\varnothing mlp} + \sigma_{b_{mlp}} d_{ff} l - \sigma_{b_{mlp}} d_{ff} l_{moe} - \sigma_{b_{mlp}} d_{ff} l_{\varnothing mlp} + \sigma_{b_{mlp}} h l - \sigma_{b_{mlp}} h l_{moe} - \sigma_{b_{mlp}} h l_{\varnothing mlp} - \sigma_{b_O} h l \sigma_{MLA} + \sigma_{b_O} h l \sigma_{cross} + \sigma_{b_O} h l + \sigma_{b_O} h l_{GDN} \sigma_{MLA} - \sigma_{b_O} h l_{GDN} + \sigma_{b_O} h l_{LRU} \sigma_{MLA} - \sigma_{b_O} h l_{LRU} + \sigma_{b_O} h l_{S6} \sigma_{MLA} - \sigma_{b_O} h l_{S6} + \sigma_{b_O} h l_{\varnothing mix} \sigma_{MLA} - \sigma_{b_O} h l_{\varnothing mix} + \sigma_{b_O} h l_{SSD} \sigma_{MLA} - \sigma_{b_O} h l_{SSD} + 2 \sigma_{b_{ssm}} d_{ssm} l_{S6} + 2 \sigma_{b_{ssm}} d_{ssm} l_{SSD} + \sigma_{b_{ssm}} h l_{S6} + \sigma_{b_{ssm}} h l_{SSD} + \sigma_{b_{ssm}} l_{SSD} n_{SSD} - \sigma_{b_V} d_{head} g l \sigma_{MLA} + \sigma_{b_V} d_{head} g l + \sigma_{b_V} d_{head} g l_{GDN} \sigma_{MLA} - \sigma_{b_V} d_{head} g l_{GDN} + \sigma_{b_V} d_{head} g l_{LRU} \sigma_{MLA} - \sigma_{b_V} d_{head} g l_{LRU} + \sigma_{b_V} d_{head} g l_{S6} \sigma_{MLA} - \sigma_{b_V} d_{head} g l_{S6} + \sigma_{b_V} d_{head} g l_{\varnothing mix} \sigma_{MLA} - \sigma_{b_V} d_{head} g l_{\varnothing mix} + \sigma_{b_V} d_{head} g l_{SSD} \sigma_{MLA} - \sigma_{b_V} d_{head} g l_{SSD} + 2 d_{emb} h \sigma_{proj} - d_{ff} \sigma_{gated} h l_{\varnothing mlp} - 2 d_{ff} h l_{\varnothing mlp} - 2 d_{head} g h l \sigma_{MLA} + 2 d_{head} g h l_{GDN} \sigma_{MLA} - 2 d_{head} g h l_{GDN} + 2 d_{head} g h l_{LRU} \sigma_{MLA} - 2 d_{head} g h l_{LRU} + 2 d_{head} g h l_{S6} \sigma_{MLA} - 2 d_{head} g h l_{S6} + 2 d_{head} g h l_{\varnothing mix} \sigma_{MLA} - 2 d_{head} g h l_{\varnothing mix} + 2 d_{head} g h l_{SSD} \sigma_{MLA} - 2 d_{head} g h l_{SSD} + d_{head} g l \sigma_{qk,full} - d_{head} g l_{GDN} \sigma_{qk,full} - d_{head} g l_{LRU} \sigma_{qk,full} - d_{head} g l_{S6} \sigma_{qk,full} - d_{head} g l_{\varnothing mix} \sigma_{qk,full} - d_{head} g l_{SSD} \sigma_{qk,full} + 2 d_{head} l \sigma_{qk} - 2 d_{head} l_{GDN} \sigma_{qk} - 2 d_{head} l_{LRU} \sigma_{qk} - 2 d_{head} l_{S6} \sigma_{qk} - 2 d_{head} l_{\varnothing mix} \sigma_{qk} - 2 d_{head} l_{SSD} \sigma_{qk} + 2 d_{K}^{lin} h l_{GDN} n_{K}^{lin} + 2 d_{K}^{lin} k_{conv} l_{GDN} n_{K}^{lin} + 3 d_{LRU} h l_{LRU} + d_{LRU} k_{conv} l_{LRU} + 2 d_{LRU} l_{LRU} w_{LRU} + 6 d_{LRU} l_{LRU} + d_{rope} h l \sigma_{MLA} - d_{rope} h l_{GDN} \sigma_{MLA} - d_{rope} h l_{LRU} \sigma_{MLA} - d_{rope} h l_{S6} \sigma_{MLA} - d_{rope} h l_{\varnothing mix} \sigma_{MLA} - d_{rope} h l_{SSD} \sigma_{MLA} + 3 d_{ssm} h l_{S6} + 3 d_{ssm} h l_{SSD} + d_{ssm} k_{conv} l_{S6} + d_{ssm} k_{conv} l_{SSD} + 2 d_{ssm} l_{S6} r_{\Delta} + 2 d_{ssm} l_{S6} + d_{ssm} l_{SSD} + 3 d_{V}^{lin} h l_{GDN} n_{V}^{lin} + d_{V}^{lin} k_{conv} l_{GDN} n_{V}^{lin} + d_{V}^{lin} l_{GDN} + \sigma_{\Delta BC} l_{S6} r_{\Delta} + \sigma_{emb} h \sigma_{\beta} + \sigma_{emb} h + h l \sigma_{MLA} \sigma_{r_Q} r_Q + h l \sigma_{MLA} r_{KV} + h l n_{norm} \sigma_{\beta} + h l n_{norm} + h l \sigma_{\beta} \sigma_{cross} + h l \sigma_{cross} - h l_{GDN} \sigma_{MLA} \sigma_{r_Q} r_Q - h l_{GDN} \sigma_{MLA} r_{KV} + 2 h l_{GDN} n_{V}^{lin} - h l_{LRU} \sigma_{MLA} \sigma_{r_Q} r_Q - h l_{LRU} \sigma_{MLA} r_{KV} + h l_{LRU} - h l_{S6} \sigma_{MLA} \sigma_{r_Q} r_Q - h l_{S6} \sigma_{MLA} r_{KV} + h l_{moe} \sigma_{sh} - h l_{\varnothing mix} \sigma_{MLA} \sigma_{r_Q} r_Q - h l_{\varnothing mix} \sigma_{MLA} r_{KV} - h l_{SSD} \sigma_{MLA} \sigma_{r_Q} r_Q - h l_{SSD} \sigma_{MLA} r_{KV} + h l_{SSD} n_{SSD} + h n_{pos} \sigma_{pos} + h \sigma_{\beta} \sigma_{final} + h \sigma_{final} + h o_{pos} \sigma_{pos} + l \sigma_{MLA} \sigma_{r_Q} r_Q + l \sigma_{MLA} r_{KV} - l_{GDN} \sigma_{MLA} \sigma_{r_Q} r_Q - l_{GDN} \sigma_{MLA} r_{KV} + 2 l_{GDN} n_{V}^{lin} - l_{LRU} \sigma_{MLA} \sigma_{r_Q} r_Q - l_{LRU} \sigma_{MLA} r_{KV} - l_{S6} \sigma_{MLA} \sigma_{r_Q} r_Q - l_{S6} \sigma_{MLA} r_{KV} - l_{\varnothing mix} \sigma_{MLA} \sigma_{r_Q} r_Q - l_{\varnothing mix} \sigma_{MLA} r_{KV} - l_{SSD} \sigma_{MLA} \sigma_{r_Q} r_Q - l_{SSD} \sigma_{MLA} r_{KV} + 3 l_{SSD} n_{SSD}
 
     Args:
         h: hidden size [1]
@@ -7865,6 +8932,17 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
+        b_ssm: 1 if a Mamba mixer's input and output projections have biases (use_bias) [1] (default 0, the classic model)
+        b_conv: 1 if the mixer's convolution has a bias (use_conv_bias) [1] (default 0, the classic model)
+        dt_norm: 1 if Δ, B and C get RMSNorms inside the mixer (Jamba) [1] (default 0, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -7872,8 +8950,22 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: the parameters that stay 16-bit when the base is quantized (Ψ_16): everything but the layers' projection matrices [parameter]
+
+    Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
 
     Sources: Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
     """
@@ -7884,6 +8976,18 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     d_nope = _gated('params.quantized.kept', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('params.quantized.kept', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('params.quantized.kept', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    d_ssm = _gated('params.quantized.kept', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('params.quantized.kept', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    r_dt = _gated('params.quantized.kept', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('params.quantized.kept', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_ssmh = _gated('params.quantized.kept', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    n_grp = _gated('params.quantized.kept', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('params.quantized.kept', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    w_lru = _gated('params.quantized.kept', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('params.quantized.kept', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('params.quantized.kept', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('params.quantized.kept', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('params.quantized.kept', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
@@ -7916,6 +9020,17 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
+    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = numpy.asarray(dt_norm, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
@@ -7923,7 +9038,19 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    return E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*b_q*d_head*l*mla + a*b_q*d_head*l - 2*a*d_head*h*l*mla + a*d_head*l*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*l*mla*q_lora*r_q + a*d_v*h*l*mla + a*d_v*l*mla*r_kv + a*l*sink - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe + b_mlp*d_ff*l - b_mlp*d_ff*l_moe + b_mlp*h*l - b_mlp*h*l_moe - b_o*h*l*mla + b_o*h*l - b_v*d_head*g*l*mla + b_v*d_head*g*l + 2*d_emb*h*proj_emb - 2*d_head*g*h*l*mla + d_head*g*l*qk_norm_full + 2*d_head*l*qk_norm + d_rope*h*l*mla + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l_moe*sh_gate + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias + 2*N_ssm*b_conv*l_ssd*n_grp + 2*N_ssm*b_ssm*l_ssd*n_grp + 3*N_ssm*d_ssm*l_mamba + 2*N_ssm*dt_norm*l_mamba + 2*N_ssm*h*l_ssd*n_grp + 2*N_ssm*k_conv*l_ssd*n_grp - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*attn_gate*b_q*d_head*l*mla + a*attn_gate*b_q*d_head*l + a*attn_gate*b_q*d_head*l_gdn*mla - a*attn_gate*b_q*d_head*l_gdn + a*attn_gate*b_q*d_head*l_lru*mla - a*attn_gate*b_q*d_head*l_lru + a*attn_gate*b_q*d_head*l_mamba*mla - a*attn_gate*b_q*d_head*l_mamba + a*attn_gate*b_q*d_head*l_noattn*mla - a*attn_gate*b_q*d_head*l_noattn + a*attn_gate*b_q*d_head*l_ssd*mla - a*attn_gate*b_q*d_head*l_ssd - a*attn_gate*d_head*h*l*mla + a*attn_gate*d_head*h*l + a*attn_gate*d_head*h*l_gdn*mla - a*attn_gate*d_head*h*l_gdn + a*attn_gate*d_head*h*l_lru*mla - a*attn_gate*d_head*h*l_lru + a*attn_gate*d_head*h*l_mamba*mla - a*attn_gate*d_head*h*l_mamba + a*attn_gate*d_head*h*l_noattn*mla - a*attn_gate*d_head*h*l_noattn + a*attn_gate*d_head*h*l_ssd*mla - a*attn_gate*d_head*h*l_ssd + a*b_k*d_head*l*x_attn - a*b_q*d_head*l*mla + a*b_q*d_head*l*x_attn + a*b_q*d_head*l + a*b_q*d_head*l_gdn*mla - a*b_q*d_head*l_gdn + a*b_q*d_head*l_lru*mla - a*b_q*d_head*l_lru + a*b_q*d_head*l_mamba*mla - a*b_q*d_head*l_mamba + a*b_q*d_head*l_noattn*mla - a*b_q*d_head*l_noattn + a*b_q*d_head*l_ssd*mla - a*b_q*d_head*l_ssd + a*b_v*d_head*l*x_attn - 2*a*d_head*h*l*mla + 4*a*d_head*h*l*x_attn + 2*a*d_head*h*l_gdn*mla - 2*a*d_head*h*l_gdn + 2*a*d_head*h*l_lru*mla - 2*a*d_head*h*l_lru + 2*a*d_head*h*l_mamba*mla - 2*a*d_head*h*l_mamba + 2*a*d_head*h*l_noattn*mla - 2*a*d_head*h*l_noattn + 2*a*d_head*h*l_ssd*mla - 2*a*d_head*h*l_ssd + a*d_head*l*qk_norm_full - a*d_head*l_gdn*qk_norm_full - a*d_head*l_lru*qk_norm_full - a*d_head*l_mamba*qk_norm_full - a*d_head*l_noattn*qk_norm_full - a*d_head*l_ssd*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*h*l_gdn*mla*q_lora - a*d_nope*h*l_gdn*mla + a*d_nope*h*l_lru*mla*q_lora - a*d_nope*h*l_lru*mla + a*d_nope*h*l_mamba*mla*q_lora - a*d_nope*h*l_mamba*mla + a*d_nope*h*l_noattn*mla*q_lora - a*d_nope*h*l_noattn*mla + a*d_nope*h*l_ssd*mla*q_lora - a*d_nope*h*l_ssd*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_nope*l_gdn*mla*q_lora*r_q - a*d_nope*l_gdn*mla*r_kv - a*d_nope*l_lru*mla*q_lora*r_q - a*d_nope*l_lru*mla*r_kv - a*d_nope*l_mamba*mla*q_lora*r_q - a*d_nope*l_mamba*mla*r_kv - a*d_nope*l_noattn*mla*q_lora*r_q - a*d_nope*l_noattn*mla*r_kv - a*d_nope*l_ssd*mla*q_lora*r_q - a*d_nope*l_ssd*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*h*l_gdn*mla*q_lora - a*d_rope*h*l_gdn*mla + a*d_rope*h*l_lru*mla*q_lora - a*d_rope*h*l_lru*mla + a*d_rope*h*l_mamba*mla*q_lora - a*d_rope*h*l_mamba*mla + a*d_rope*h*l_noattn*mla*q_lora - a*d_rope*h*l_noattn*mla + a*d_rope*h*l_ssd*mla*q_lora - a*d_rope*h*l_ssd*mla + a*d_rope*l*mla*q_lora*r_q - a*d_rope*l_gdn*mla*q_lora*r_q - a*d_rope*l_lru*mla*q_lora*r_q - a*d_rope*l_mamba*mla*q_lora*r_q - a*d_rope*l_noattn*mla*q_lora*r_q - a*d_rope*l_ssd*mla*q_lora*r_q + a*d_v*h*l*mla - a*d_v*h*l_gdn*mla - a*d_v*h*l_lru*mla - a*d_v*h*l_mamba*mla - a*d_v*h*l_noattn*mla - a*d_v*h*l_ssd*mla + a*d_v*l*mla*r_kv - a*d_v*l_gdn*mla*r_kv - a*d_v*l_lru*mla*r_kv - a*d_v*l_mamba*mla*r_kv - a*d_v*l_noattn*mla*r_kv - a*d_v*l_ssd*mla*r_kv + a*l*sink - a*l_gdn*sink - a*l_lru*sink - a*l_mamba*sink - a*l_noattn*sink - a*l_ssd*sink + b_conv*d_ssm*l_mamba + b_conv*d_ssm*l_ssd - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_k*d_head*g*l_gdn*mla - b_k*d_head*g*l_gdn + b_k*d_head*g*l_lru*mla - b_k*d_head*g*l_lru + b_k*d_head*g*l_mamba*mla - b_k*d_head*g*l_mamba + b_k*d_head*g*l_noattn*mla - b_k*d_head*g*l_noattn + b_k*d_head*g*l_ssd*mla - b_k*d_head*g*l_ssd + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe - b_mlp*d_ff*gated*l_nomlp + b_mlp*d_ff*l - b_mlp*d_ff*l_moe - b_mlp*d_ff*l_nomlp + b_mlp*h*l - b_mlp*h*l_moe - b_mlp*h*l_nomlp - b_o*h*l*mla + b_o*h*l*x_attn + b_o*h*l + b_o*h*l_gdn*mla - b_o*h*l_gdn + b_o*h*l_lru*mla - b_o*h*l_lru + b_o*h*l_mamba*mla - b_o*h*l_mamba + b_o*h*l_noattn*mla - b_o*h*l_noattn + b_o*h*l_ssd*mla - b_o*h*l_ssd + 2*b_ssm*d_ssm*l_mamba + 2*b_ssm*d_ssm*l_ssd + b_ssm*h*l_mamba + b_ssm*h*l_ssd + b_ssm*l_ssd*n_ssmh - b_v*d_head*g*l*mla + b_v*d_head*g*l + b_v*d_head*g*l_gdn*mla - b_v*d_head*g*l_gdn + b_v*d_head*g*l_lru*mla - b_v*d_head*g*l_lru + b_v*d_head*g*l_mamba*mla - b_v*d_head*g*l_mamba + b_v*d_head*g*l_noattn*mla - b_v*d_head*g*l_noattn + b_v*d_head*g*l_ssd*mla - b_v*d_head*g*l_ssd + 2*d_emb*h*proj_emb - d_ff*gated*h*l_nomlp - 2*d_ff*h*l_nomlp - 2*d_head*g*h*l*mla + 2*d_head*g*h*l_gdn*mla - 2*d_head*g*h*l_gdn + 2*d_head*g*h*l_lru*mla - 2*d_head*g*h*l_lru + 2*d_head*g*h*l_mamba*mla - 2*d_head*g*h*l_mamba + 2*d_head*g*h*l_noattn*mla - 2*d_head*g*h*l_noattn + 2*d_head*g*h*l_ssd*mla - 2*d_head*g*h*l_ssd + d_head*g*l*qk_norm_full - d_head*g*l_gdn*qk_norm_full - d_head*g*l_lru*qk_norm_full - d_head*g*l_mamba*qk_norm_full - d_head*g*l_noattn*qk_norm_full - d_head*g*l_ssd*qk_norm_full + 2*d_head*l*qk_norm - 2*d_head*l_gdn*qk_norm - 2*d_head*l_lru*qk_norm - 2*d_head*l_mamba*qk_norm - 2*d_head*l_noattn*qk_norm - 2*d_head*l_ssd*qk_norm + 2*d_kh*h*l_gdn*n_kh + 2*d_kh*k_conv*l_gdn*n_kh + 3*d_lru*h*l_lru + d_lru*k_conv*l_lru + 2*d_lru*l_lru*w_lru + 6*d_lru*l_lru + d_rope*h*l*mla - d_rope*h*l_gdn*mla - d_rope*h*l_lru*mla - d_rope*h*l_mamba*mla - d_rope*h*l_noattn*mla - d_rope*h*l_ssd*mla + 3*d_ssm*h*l_mamba + 3*d_ssm*h*l_ssd + d_ssm*k_conv*l_mamba + d_ssm*k_conv*l_ssd + 2*d_ssm*l_mamba*r_dt + 2*d_ssm*l_mamba + d_ssm*l_ssd + 3*d_vh*h*l_gdn*n_vh + d_vh*k_conv*l_gdn*n_vh + d_vh*l_gdn + dt_norm*l_mamba*r_dt + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l*norm_bias*x_attn + h*l*x_attn - h*l_gdn*mla*q_lora*r_q - h*l_gdn*mla*r_kv + 2*h*l_gdn*n_vh - h*l_lru*mla*q_lora*r_q - h*l_lru*mla*r_kv + h*l_lru - h*l_mamba*mla*q_lora*r_q - h*l_mamba*mla*r_kv + h*l_moe*sh_gate - h*l_noattn*mla*q_lora*r_q - h*l_noattn*mla*r_kv - h*l_ssd*mla*q_lora*r_q - h*l_ssd*mla*r_kv + h*l_ssd*n_ssmh + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv - l_gdn*mla*q_lora*r_q - l_gdn*mla*r_kv + 2*l_gdn*n_vh - l_lru*mla*q_lora*r_q - l_lru*mla*r_kv - l_mamba*mla*q_lora*r_q - l_mamba*mla*r_kv - l_noattn*mla*q_lora*r_q - l_noattn*mla*r_kv - l_ssd*mla*q_lora*r_q - l_ssd*mla*r_kv + 3*l_ssd*n_ssmh
 
 
 def memory_lora_states_per_gpu(t, p, P, q_base, P_keep, P_lora):
@@ -8004,12 +9131,12 @@ def flops_lora_adapters_forward(b, s, h, a, g, d_head, d_ff, l, r_lora, lora_q, 
     return 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h))
 
 
-def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
+def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""forward FLOPs of LoRA fine-tuning: the base model's and the adapters'.
 
-    flops.lora.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+    flops.lora.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{fwd}^{LoRA} = 2 V b d_{emb} s + 4 b d_{emb} h \sigma_{proj} s + 2 b l s \left(\lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)\right) + l_{moe} \left(2 E b h s + 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + \left(l - l_{moe}\right) \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right)
+    LaTeX: F_{fwd}^{LoRA} = 2 V b d_{emb} s + 4 b d_{emb} h \sigma_{proj} s + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + 2 b l s \left(\lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil\right) + l_{LRU} \left(6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h s + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)\right) + \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
 
     Args:
         b: micro-batch size [1]
@@ -8038,6 +9165,15 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
+        Q_ssd: chunk length of the Mamba-2 scan (chunk_size: 256); the sequence is padded to whole chunks [1] (default 256, the classic model)
+        Q_gdn: chunk length of the gated delta rule's chunked scan (64 in transformers' torch path) [1] (default 64, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         k: experts per token [1] (needed only when a switch leaves its classic value)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
@@ -8046,6 +9182,18 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: forward FLOPs of LoRA fine-tuning: the base model's and the adapters' [FLOP]
 
@@ -8061,6 +9209,18 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
     d_nope = _gated('flops.lora.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.lora.forward', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('flops.lora.forward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    d_ssm = _gated('flops.lora.forward', 'd_ssm', d_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    N_ssm = _gated('flops.lora.forward', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    r_dt = _gated('flops.lora.forward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('flops.lora.forward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_ssmh = _gated('flops.lora.forward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    n_grp = _gated('flops.lora.forward', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('flops.lora.forward', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    w_lru = _gated('flops.lora.forward', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('flops.lora.forward', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('flops.lora.forward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('flops.lora.forward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('flops.lora.forward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -8087,6 +9247,15 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
+    Q_ssd = numpy.asarray(Q_ssd, dtype=numpy.float64)
+    Q_gdn = numpy.asarray(Q_gdn, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
@@ -8095,15 +9264,27 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    return 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
+def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients of QKᵀ and scores·V, and both gradients of each adapter matrix.
 
-    flops.lora.backward [FLOP] = 2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 4*b*d_emb*h*proj_emb*s + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+    flops.lora.backward [FLOP] = 2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{bwd}^{LoRA} = 2 V b d_{emb} s + 2 a b l s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 4 b d_{emb} h \sigma_{proj} s + 4 b l s \left(\lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)\right) + l_{moe} \left(2 E b h s + 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + \left(l - l_{moe}\right) \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right)
+    LaTeX: F_{bwd}^{LoRA} = 2 V b d_{emb} s + 2 a b l s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 4 b d_{emb} h \sigma_{proj} s + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + 4 b l s \left(\lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil\right) + l_{LRU} \left(6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h s + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)\right) + \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
 
     Args:
         b: micro-batch size [1]
@@ -8132,6 +9313,15 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
+        Q_ssd: chunk length of the Mamba-2 scan (chunk_size: 256); the sequence is padded to whole chunks [1] (default 256, the classic model)
+        Q_gdn: chunk length of the gated delta rule's chunked scan (64 in transformers' torch path) [1] (default 64, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         k: experts per token [1] (needed only when a switch leaves its classic value)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
@@ -8140,6 +9330,18 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients of QKᵀ and scores·V, and both gradients of each adapter matrix [FLOP]
 
@@ -8155,6 +9357,18 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q
     d_nope = _gated('flops.lora.backward', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.lora.backward', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('flops.lora.backward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    d_ssm = _gated('flops.lora.backward', 'd_ssm', d_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    N_ssm = _gated('flops.lora.backward', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    r_dt = _gated('flops.lora.backward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('flops.lora.backward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_ssmh = _gated('flops.lora.backward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    n_grp = _gated('flops.lora.backward', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('flops.lora.backward', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    w_lru = _gated('flops.lora.backward', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('flops.lora.backward', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('flops.lora.backward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('flops.lora.backward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('flops.lora.backward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -8181,6 +9395,15 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
+    Q_ssd = numpy.asarray(Q_ssd, dtype=numpy.float64)
+    Q_gdn = numpy.asarray(Q_gdn, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
@@ -8189,7 +9412,19 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    return 2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 4*b*d_emb*h*proj_emb*s + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_moe*(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return 2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
 def utilization_of_peak(X, X_run):
@@ -9652,6 +10887,7 @@ FORMULAS = {
     'params.decoder.shared_experts': params_decoder_shared_experts,
     'params.decoder.router': params_decoder_router,
     'params.decoder.norms': params_decoder_norms,
+    'params.decoder.cross_attention': params_decoder_cross_attention,
     'params.decoder.layer': params_decoder_layer,
     'params.decoder.layer.moe': params_decoder_layer_moe,
     'params.decoder.layer.active': params_decoder_layer_active,
@@ -9688,6 +10924,28 @@ FORMULAS = {
     'memory.kv_cache.decoder.paged': memory_kv_cache_decoder_paged,
     'memory.kv_cache.decoder.mla_expanded': memory_kv_cache_decoder_mla_expanded,
     'memory.kv_cache.layer.window_sinks': memory_kv_cache_layer_window_sinks,
+    'params.recurrent.mamba': params_recurrent_mamba,
+    'flops.recurrent.mamba': flops_recurrent_mamba,
+    'memory.state.mamba': memory_state_mamba,
+    'params.recurrent.mamba2': params_recurrent_mamba2,
+    'flops.recurrent.mamba2': flops_recurrent_mamba2,
+    'memory.state.mamba2': memory_state_mamba2,
+    'params.recurrent.rglru': params_recurrent_rglru,
+    'flops.recurrent.rglru': flops_recurrent_rglru,
+    'memory.state.rglru': memory_state_rglru,
+    'params.recurrent.gdn': params_recurrent_gdn,
+    'flops.recurrent.gdn': flops_recurrent_gdn,
+    'memory.state.gdn': memory_state_gdn,
+    'params.vision.patch_embedding': params_vision_patch_embedding,
+    'params.vision.positions': params_vision_positions,
+    'params.vision.linear': params_vision_linear,
+    'memory.weights.fp8_block': memory_weights_fp8_block,
+    'memory.weights.mxfp4': memory_weights_mxfp4,
+    'memory.weights.gptq': memory_weights_gptq,
+    'memory.weights.awq': memory_weights_awq,
+    'memory.weights.nf4': memory_weights_nf4,
+    'memory.weights.nf4.double': memory_weights_nf4_double,
+    'memory.weights.int8': memory_weights_int8,
     'perf.gemm.time': perf_gemm_time,
     'perf.gemm.efficiency': perf_gemm_efficiency,
     'perf.tp.layer': perf_tp_layer,
@@ -9951,22 +11209,23 @@ INPUTS = {
     'inference.kv_recompute.reads': ('s', 'h', 'l'),
     'params.decoder.embeddings': ('h', 'V', 'n_pos', 'd_emb', 'o_pos', 'pos_table', 'norm_bias', 'emb_norm', 'proj_emb'),
     'params.decoder.attention.mla': ('h', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'q_lora', 'r_q'),
-    'params.decoder.attention': ('h', 'a', 'g', 'd_head', 'b_q', 'b_k', 'b_v', 'b_o', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.attention': ('h', 'a', 'g', 'd_head', 'b_q', 'b_k', 'b_v', 'b_o', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'params.decoder.mlp': ('h', 'd_ff', 'gated', 'b_mlp'),
     'params.decoder.expert': ('h', 'd_moe', 'gated', 'b_mlp'),
     'params.decoder.shared_experts': ('h', 'sh_gate', 'gated', 'd_sh'),
     'params.decoder.router': ('h', 'E', 'router_bias'),
     'params.decoder.norms': ('h', 'n_norm', 'norm_bias'),
-    'params.decoder.layer': ('h', 'a', 'g', 'd_head', 'd_ff', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'params.decoder.layer.moe': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'params.decoder.layer.active': ('h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.cross_attention': ('h', 'a', 'd_head', 'x_attn', 'b_q', 'b_k', 'b_v', 'b_o', 'norm_bias'),
+    'params.decoder.layer': ('h', 'a', 'g', 'd_head', 'd_ff', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.layer.moe': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.layer.active': ('h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'params.decoder.final_norm': ('h', 'norm_bias', 'norm_final'),
     'params.decoder.head': ('V', 'head_bias', 'tied', 'd_emb'),
-    'params.decoder.total': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
-    'params.decoder.active': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
-    'params.decoder.mtp': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_mtp', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.total': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.decoder.active': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.decoder.mtp': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_mtp', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'flops.decoder.attention.projections.mla': ('b', 's', 'h', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'q_lora', 'r_q'),
-    'flops.decoder.attention.projections': ('b', 's', 'h', 'a', 'g', 'd_head', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.attention.projections': ('b', 's', 'h', 'a', 'g', 'd_head', 'mla', 'q_lora', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'flops.decoder.attention.scores': ('b', 's', 'a', 'd_head', 'mla', 'd_rope', 'd_nope', 'd_v'),
     'flops.decoder.attention.scores.causal': ('b', 's', 'a', 'd_head', 'mla', 'd_rope', 'd_nope', 'd_v'),
     'flops.decoder.attention.scores.windowed': ('b', 's', 'a', 'd_head', 'W', 'mla', 'd_rope', 'd_nope', 'd_v'),
@@ -9977,22 +11236,44 @@ INPUTS = {
     'flops.decoder.experts.capacity': ('b', 's', 'h', 'k', 'd_moe', 'c_f', 'gated'),
     'flops.decoder.shared_experts': ('b', 's', 'h', 'sh_gate', 'gated', 'd_sh'),
     'flops.decoder.router': ('b', 's', 'h', 'E'),
-    'flops.decoder.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'flops.decoder.layer.forward.moe': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'all_experts', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'flops.decoder.layers.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'gated', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
+    'flops.decoder.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'gated', 'mla', 'q_lora', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.layer.forward.moe': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.layers.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'gated', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'flops.decoder.embedding_projections': ('b', 's', 'h', 'd_emb', 'proj_emb'),
     'flops.decoder.logits': ('b', 's', 'V', 'd_emb'),
-    'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
-    'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
-    'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
+    'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'flops.decoder.mla.decode.naive': ('s', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'flops.decoder.mla.decode.absorbed': ('s', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.kv_cache.layer.full': ('b', 's', 'g', 'd_head', 'q', 'mla', 'r_kv', 'd_rope'),
-    'memory.kv_cache.layer.window': ('b', 's', 'g', 'd_head', 'q', 'W', 'mla', 'r_kv', 'd_rope'),
-    'memory.kv_cache.decoder': ('b', 's', 'g', 'd_head', 'l', 'q', 'mla', 'l_win', 'r_kv', 'd_rope', 'W'),
-    'memory.kv_cache.decoder.paged': ('b', 's', 'g', 'd_head', 'l', 'q', 'n_blk', 'mla', 'l_win', 'r_kv', 'd_rope', 'W'),
+    'memory.kv_cache.layer.full': ('b', 's', 'g', 'd_head', 'q', 'mla', 'kv_expand', 'a', 'r_kv', 'd_rope'),
+    'memory.kv_cache.layer.window': ('b', 's', 'g', 'd_head', 'q', 'W', 'mla', 'kv_expand', 'a', 'r_kv', 'd_rope'),
+    'memory.kv_cache.decoder': ('b', 's', 'g', 'd_head', 'l', 'q', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'memory.kv_cache.decoder.paged': ('b', 's', 'g', 'd_head', 'l', 'q', 'n_blk', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'memory.kv_cache.decoder.mla_expanded': ('b', 's', 'a', 'l', 'q', 'd_rope', 'd_nope', 'd_v'),
-    'memory.kv_cache.layer.window_sinks': ('b', 's', 'g', 'd_head', 'q', 'W', 'mla', 'n_sink', 'r_kv', 'd_rope'),
+    'memory.kv_cache.layer.window_sinks': ('b', 's', 'g', 'd_head', 'q', 'W', 'mla', 'n_sink', 'kv_expand', 'a', 'r_kv', 'd_rope'),
+    'params.recurrent.mamba': ('h', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'b_ssm', 'b_conv', 'dt_norm'),
+    'flops.recurrent.mamba': ('b', 's', 'h', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv'),
+    'memory.state.mamba': ('b', 'q', 'd_ssm', 'N_ssm', 'k_conv'),
+    'params.recurrent.mamba2': ('h', 'd_ssm', 'N_ssm', 'k_conv', 'n_ssmh', 'n_grp', 'b_ssm', 'b_conv'),
+    'flops.recurrent.mamba2': ('b', 's', 'h', 'd_ssm', 'N_ssm', 'k_conv', 'n_ssmh', 'n_grp', 'Q_ssd'),
+    'memory.state.mamba2': ('b', 'q', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp'),
+    'params.recurrent.rglru': ('h', 'k_conv', 'd_lru', 'w_lru'),
+    'flops.recurrent.rglru': ('b', 's', 'h', 'k_conv', 'd_lru', 'w_lru'),
+    'memory.state.rglru': ('b', 'q', 'k_conv', 'd_lru'),
+    'params.recurrent.gdn': ('h', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'flops.recurrent.gdn': ('b', 's', 'h', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh', 'Q_gdn'),
+    'memory.state.gdn': ('b', 'q', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.vision.patch_embedding': ('h', 'C_img', 'P_img', 'P_t', 'b_patch'),
+    'params.vision.positions': ('h', 'cls_tok', 'n_vpos'),
+    'params.vision.linear': ('d_in', 'd_out', 'b_lin'),
+    'memory.weights.fp8_block': ('d_in', 'd_out', 'B_r', 'B_c'),
+    'memory.weights.mxfp4': ('d_in', 'd_out'),
+    'memory.weights.gptq': ('d_in', 'd_out', 'G_q', 'n_bits'),
+    'memory.weights.awq': ('d_in', 'd_out', 'G_q', 'n_bits'),
+    'memory.weights.nf4': ('d_in', 'd_out', 'B_q'),
+    'memory.weights.nf4.double': ('d_in', 'd_out', 'B_q', 'B_q2'),
+    'memory.weights.int8': ('d_in', 'd_out'),
     'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.tp.layer': ('b', 's', 'h', 't', 'q', 'tau_k', 'W_tp', 'seq_par'),
@@ -10052,11 +11333,11 @@ INPUTS = {
     'memory.qlora.bytes_per_weight.single': ('B_q',),
     'memory.int8.bytes_per_weight': ('d_in',),
     'params.quantized.linear': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'gated', 'l_moe', 'd_sh', 'E', 'd_moe'),
-    'params.quantized.kept': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'sh_gate', 'router_bias', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
+    'params.quantized.kept': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'memory.lora.states.per_gpu': ('t', 'p', 'P', 'q_base', 'P_keep', 'P_lora'),
     'flops.lora.adapters.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'r_lora', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
-    'flops.lora.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'r_lora', 'd_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
-    'flops.lora.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'r_lora', 'd_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
+    'flops.lora.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'r_lora', 'd_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'flops.lora.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'r_lora', 'd_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'utilization.of_peak': ('X', 'X_run'),
     'utilization.aggregate': ('n', 'X_run'),
     'utilization.mfu.iteration': ('B', 's', 'h', 'l', 'V', 'n', 'X', 'tau'),
@@ -10262,6 +11543,7 @@ REQUIRED = {
     'params.decoder.shared_experts': ('h', 'sh_gate'),
     'params.decoder.router': ('h', 'E'),
     'params.decoder.norms': ('h',),
+    'params.decoder.cross_attention': ('h', 'a', 'd_head', 'x_attn'),
     'params.decoder.layer': ('h', 'a', 'g', 'd_head', 'd_ff'),
     'params.decoder.layer.moe': ('h', 'a', 'g', 'd_head', 'E', 'd_moe'),
     'params.decoder.layer.active': ('h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe'),
@@ -10298,6 +11580,28 @@ REQUIRED = {
     'memory.kv_cache.decoder.paged': ('b', 's', 'g', 'd_head', 'l', 'q', 'n_blk'),
     'memory.kv_cache.decoder.mla_expanded': ('b', 's', 'a', 'l', 'q', 'd_rope', 'd_nope', 'd_v'),
     'memory.kv_cache.layer.window_sinks': ('b', 's', 'g', 'd_head', 'q', 'W'),
+    'params.recurrent.mamba': ('h', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv'),
+    'flops.recurrent.mamba': ('b', 's', 'h', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv'),
+    'memory.state.mamba': ('b', 'q', 'd_ssm', 'N_ssm', 'k_conv'),
+    'params.recurrent.mamba2': ('h', 'd_ssm', 'N_ssm', 'k_conv', 'n_ssmh', 'n_grp'),
+    'flops.recurrent.mamba2': ('b', 's', 'h', 'd_ssm', 'N_ssm', 'k_conv', 'n_ssmh', 'n_grp'),
+    'memory.state.mamba2': ('b', 'q', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp'),
+    'params.recurrent.rglru': ('h', 'k_conv', 'd_lru', 'w_lru'),
+    'flops.recurrent.rglru': ('b', 's', 'h', 'k_conv', 'd_lru', 'w_lru'),
+    'memory.state.rglru': ('b', 'q', 'k_conv', 'd_lru'),
+    'params.recurrent.gdn': ('h', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'flops.recurrent.gdn': ('b', 's', 'h', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'memory.state.gdn': ('b', 'q', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.vision.patch_embedding': ('h', 'C_img', 'P_img', 'P_t'),
+    'params.vision.positions': ('h', 'cls_tok'),
+    'params.vision.linear': ('d_in', 'd_out'),
+    'memory.weights.fp8_block': ('d_in', 'd_out', 'B_r', 'B_c'),
+    'memory.weights.mxfp4': ('d_in', 'd_out'),
+    'memory.weights.gptq': ('d_in', 'd_out', 'G_q', 'n_bits'),
+    'memory.weights.awq': ('d_in', 'd_out', 'G_q', 'n_bits'),
+    'memory.weights.nf4': ('d_in', 'd_out', 'B_q'),
+    'memory.weights.nf4.double': ('d_in', 'd_out', 'B_q', 'B_q2'),
+    'memory.weights.int8': ('d_in', 'd_out'),
     'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.tp.layer': ('b', 's', 'h', 't', 'q', 'tau_k', 'W_tp'),

@@ -96,12 +96,31 @@ def signature(formula: Formula) -> list[sp.Symbol]:
 
 
 def gating(formula: Formula, size: sp.Symbol) -> dict[sp.Symbol, sp.Integer]:
-    """The switches whose classic values remove ``size`` from the expression; putting 0 for it there must be exact."""
+    """The switches whose classic values remove ``size`` from the expression; putting 0 for it there must be exact.
+
+    One switch may remove it alone (MLA's d_rope under mla = 0); where none does (a Mamba-2 width d_ssm in both the
+    l_S6 and the l_SSD layers' terms), the fewest switches that together remove every term holding it."""
     gates = {switch: value for switch, value in formula.defaults.items()
              if size not in formula.expr.xreplace({switch: value}).free_symbols}
+    if not gates:
+        gates = _joint_gates(formula, size)
     classic = formula.expr.xreplace(gates)
     if sp.expand(formula.expr.xreplace({**gates, size: 0}) - classic) != 0:
         raise ValueError(f"{formula.id}: 0 for {size} under the classic switches is not exact")
+    return gates
+
+
+def _joint_gates(formula: Formula, size: sp.Symbol) -> dict[sp.Symbol, sp.Integer]:
+    """A greedy cover of the expanded terms holding ``size`` by switches whose classic value is 0 in them."""
+    terms = [term for term in sp.Add.make_args(sp.expand(formula.expr)) if size in term.free_symbols]
+    zeros = {switch: value for switch, value in formula.defaults.items() if value == 0}
+    gates: dict[sp.Symbol, sp.Integer] = {}
+    while terms:
+        best = max(zeros, key=lambda switch: sum(switch in term.free_symbols for term in terms), default=None)
+        if best is None or not any(best in term.free_symbols for term in terms):
+            break
+        gates[best] = zeros.pop(best)
+        terms = [term for term in terms if best not in term.free_symbols]
     return gates
 
 
