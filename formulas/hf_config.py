@@ -20,13 +20,16 @@ from typing import Callable
 import sympy as sp
 
 from llm_formulas.formulas import symbols as S
+from llm_formulas.formulas.bounds import MAX_LAYERS, MAX_SIZE
 
 
 class ConfigError(ValueError):
     """A config the readers cannot map: the message names the model_type or key."""
 
 
-MAX_SIZE = 2**31  # no real dimension comes near; a larger one is a typo or an attack
+# no real dimension comes near MAX_SIZE, nor a depth near MAX_LAYERS (formulas/bounds.py): a larger one is a typo or an
+# attack, and the readers build one entry per layer
+LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_nextn_predict_layers")
 
 
 def _short(value: object) -> str:
@@ -71,8 +74,9 @@ class _Reader:
             if value is not None:
                 if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                     raise ConfigError(f"{self.model_type} config: {key!r} must be a positive integer, got {_short(value)}")
-                if value > MAX_SIZE:
-                    raise ConfigError(f"{self.model_type} config: {key!r} = {_short(value)} is out of range (at most 2^31)")
+                limit = MAX_LAYERS if key in LAYER_KEYS else MAX_SIZE
+                if value > limit:
+                    raise ConfigError(f"{self.model_type} config: {key!r} = {_short(value)} is out of range (at most {limit:,})")
                 return value
         if default is None:
             raise ConfigError(f"{self.model_type} config: missing key {keys[0]!r}")
