@@ -178,8 +178,10 @@ def test_build_never_writes_through_a_symlink_nor_over_a_stranger(tmp_path):
     (out / "reference.tex").unlink()
     (out / "reference.tex").symlink_to(precious)
     (out / "plots" / "notes.txt").write_text("mine")
-    again = run("build", "--out", str(out), "--no-execute", timeout=300)
+    again = run("build", "--out", str(out), "--no-execute", "--no-pdf", timeout=300)  # PATH's pdflatex never runs
     assert again.returncode == 0, again.stderr
+    assert b"skipped reference.pdf: --no-pdf" in again.stdout
+    assert not (out / "reference.pdf").exists()  # the session's PDF, not remade, is not left beside the new sources
     assert precious.read_text() == "keep me" and not (out / "reference.tex").is_symlink()
     assert (out / "plots" / "notes.txt").read_text() == "mine"
     assert _previous_build_is_whole(out) and (out / "manifest.json").exists()
