@@ -177,9 +177,10 @@ def run(args: argparse.Namespace) -> Result:
     spec = read_spec(args.spec)
     if args.workers is not None and args.scheduler is not None:
         raise InputError("give --workers (a local Dask cluster) or --scheduler (a running one), not both")
-    workers = int(parse_fraction(args.workers, "--workers")) if args.workers is not None else None
-    if workers is not None and not 1 <= workers <= 256:
-        raise InputError("--workers must be a whole number from 1 to 256")
+    workers = parse_fraction(args.workers, "--workers") if args.workers is not None else None
+    if workers is not None and (workers.denominator != 1 or not 1 <= workers <= 256):
+        raise InputError(f"--workers must be a whole number from 1 to 256, got {quote(args.workers)}")
+    workers = None if workers is None else int(workers)
     scheduler = None if args.scheduler is None else read_scheduler(args.scheduler)
     try:
         if scheduler is None and workers is None:
