@@ -19,13 +19,16 @@ from typing import Callable, Union
 import sympy as sp
 
 from llm_formulas.formulas import symbols as S
+from llm_formulas.formulas.bounds import MAX_LAYERS, MAX_SIZE
 
 
 class ConfigError(ValueError):
     """A config the readers cannot map: the message names the model_type or key."""
 
 
-MAX_SIZE = 2**31  # no real dimension comes near; a larger one is a typo or an attack
+# no real dimension comes near MAX_SIZE, nor a depth near MAX_LAYERS (formulas/bounds.py): a larger one is a typo or an
+# attack, and the reader builds one entry per layer
+LAYER_KEYS = ("num_hidden_layers", "n_layer", "n_layers", "num_layers", "num_nextn_predict_layers", "max_window_layers")
 
 
 def short(value: object) -> str:
@@ -70,8 +73,9 @@ class Config:
                 self.read.setdefault(key, value)
                 if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                     raise self.fail(key, "a positive integer", value)
-                if value > MAX_SIZE:
-                    raise ConfigError(f"{self.model_type} config: {key!r} = {short(value)} is out of range (at most 2^31)")
+                limit = MAX_LAYERS if key.split(".")[-1] in LAYER_KEYS else MAX_SIZE
+                if value > limit:
+                    raise ConfigError(f"{self.model_type} config: {key!r} = {short(value)} is out of range (at most {limit:,})")
                 return value
         if default is None:
             raise ConfigError(f"{self.model_type} config: missing key {keys[0]!r}")
@@ -81,8 +85,11 @@ class Config:
     def count(self, key: str, default: int) -> int:
         """A non-negative integer (0 switches a feature off: num_nextn_predict_layers = 0, no MTP module)."""
         value = self.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value > MAX_SIZE:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise self.fail(key, "a non-negative integer", value)
+        limit = MAX_LAYERS if key.split(".")[-1] in LAYER_KEYS else MAX_SIZE
+        if value > limit:
+            raise ConfigError(f"{self.model_type} config: {key!r} = {short(value)} is out of range (at most {limit:,})")
         return value
 
     def optional_size(self, key: str, default: int | None = None) -> int | None:

@@ -64,12 +64,14 @@ def model_values(base: dict, layout_numbers: dict, settings: dict, efficiency: E
 
 def _stage_times(values: dict, p: object, stages: list[tuple[int, object, bool]], ev) -> list[object]:
     """Each uneven stage's micro-batch time: perf.stage.microbatch at its layers (l/p → its count) and its parameters
-    (P/(t·p) → its own over t), the logits on the last stage only."""
-    times = []
+    (P/(t·p) → its own over t), the logits on the last stage only. Stages alike are evaluated once: a partition of
+    l layers has at most about √(2l) distinct stage sizes, however many stages it has."""
+    times: dict[tuple, object] = {}
     for count, params, last in stages:
-        own = values | {"l": count * p, "P": params * p}
-        times.append(ev("perf.stage.microbatch", **own) - (0 if last else ev("perf.logits", **own)))
-    return times
+        if (count, params, last) not in times:
+            own = values | {"l": count * p, "P": params * p}
+            times[count, params, last] = ev("perf.stage.microbatch", **own) - (0 if last else ev("perf.logits", **own))
+    return [times[stage] for stage in stages]
 
 
 def predict(base: dict, layout_numbers: dict, settings: dict, efficiency: Efficiency, network: object, node: int,

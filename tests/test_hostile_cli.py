@@ -147,12 +147,15 @@ def test_an_ascii_terminal_gets_ascii(arguments):
 
 
 def _previous_build_is_whole(out: Path) -> bool:
-    """No manifest, or a manifest whose every file has the bytes it lists."""
+    """No manifest, an incomplete one (an interrupted build's: it names the tool's files and vouches for no bytes),
+    or a complete one whose every file has the bytes it lists."""
     manifest = out / "manifest.json"
     if not manifest.exists():
         return True
-    rows = json.loads(manifest.read_text())["files"]
-    return all(hashlib.sha256((out / row["path"]).read_bytes()).hexdigest() == row["sha256"] for row in rows)
+    document = json.loads(manifest.read_text())
+    if not document.get("complete"):
+        return all(set(row) == {"path"} for row in document["files"])
+    return all(hashlib.sha256((out / row["path"]).read_bytes()).hexdigest() == row["sha256"] for row in document["files"])
 
 
 def test_build_never_writes_through_a_symlink_nor_over_a_stranger(tmp_path):
@@ -175,8 +178,10 @@ def test_build_never_writes_through_a_symlink_nor_over_a_stranger(tmp_path):
     (out / "reference.tex").unlink()
     (out / "reference.tex").symlink_to(precious)
     (out / "plots" / "notes.txt").write_text("mine")
-    again = run("build", "--out", str(out), "--no-execute", timeout=300)
+    again = run("build", "--out", str(out), "--no-execute", "--no-pdf", timeout=300)  # PATH's pdflatex never runs
     assert again.returncode == 0, again.stderr
+    assert b"skipped reference.pdf: --no-pdf" in again.stdout
+    assert not (out / "reference.pdf").exists()  # the session's PDF, not remade, is not left beside the new sources
     assert precious.read_text() == "keep me" and not (out / "reference.tex").is_symlink()
     assert (out / "plots" / "notes.txt").read_text() == "mine"
     assert _previous_build_is_whole(out) and (out / "manifest.json").exists()
@@ -213,7 +218,7 @@ def test_a_full_disk_is_one_line_and_leaves_no_partial_file(tmp_path):
     out = tmp_path / "out"
     result = subprocess.run([*COMMAND, "build", "--out", str(out), "--no-execute"], capture_output=True, timeout=300, preexec_fn=_limit_file_size)
     assert_one_line(result, says="cannot write")
-    assert not (out / "manifest.json").exists() and not list(out.rglob("*.partial"))
+    assert _previous_build_is_whole(out) and not list(out.rglob("*.partial"))  # no manifest that vouches for a byte
 
 
 def test_a_file_where_a_folder_must_be_is_bad_input(tmp_path):

@@ -291,7 +291,7 @@ def test_sizing_says_why_a_layout_is_invalid():
     assert page.verdict["reason.text"] == "the global batch 33 must be a multiple of b·d = 2"
     page = _Sizing()  # a suffix is for counts only, as on the command line: U = 1k is no number
     page.feed(chromium(sizing_url("llama2-70b", "a100-80gb", SIZING[0][2]).replace("U=0.4", "U=1k"), "--dump-dom"))
-    assert page.verdict["verdict.text"] == "invalid input" and page.verdict["reason.text"].startswith("not a valid number: U")
+    assert page.verdict["verdict.text"] == "invalid input" and page.verdict["reason.text"] == "U: a k/M/B/T suffix is for counts, not for U ('1k')"
 
 
 def test_screenshot_of_the_sizing_page():

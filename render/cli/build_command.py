@@ -1,10 +1,13 @@
-"""``llm-formulas build [--out DIR] [--notebooks-dir DIR] [--no-execute] [--force]``: render every artifact (render.documents.build).
+"""``llm-formulas build [--out DIR] [--notebooks-dir DIR] [--no-execute] [--no-pdf] [--force]``: render every artifact
+(render.documents.build).
 
 The default folder is ``site/``: ``build/`` is setuptools' (``pip install .`` fills build/lib and
 build/bdist.*). On a terminal each stage is announced on stderr as it runs; piped, or with ``--json``,
 only the summary is printed (the files are listed in OUT/manifest.json).
 Problems with the output folder (read-only, full, a file where a folder must be,
-a file the previous build did not write) are one line and exit code 2.
+a file the previous build did not write) are one line and exit code 2; so is a TeX installation
+that cannot compile the PDF, once everything else is written and listed: the line says what to
+install, or to pass ``--no-pdf``.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import argparse
 import sys
 import time
 
-from llm_formulas.render.cli.numbers import InputError
+from llm_formulas.render.cli.numbers import InputError, printable
 from llm_formulas.render.cli.result import Result
 
 
@@ -31,14 +34,18 @@ def run_build(args: argparse.Namespace) -> Result:
     started = time.perf_counter()
     try:
         stages = Stages(sys.stderr if sys.stderr.isatty() and not args.json else None)
-        manifest = build(out, notebooks, force=args.force, execute=not args.no_execute, stages=stages)
+        manifest = build(out, notebooks, force=args.force, execute=not args.no_execute, stages=stages, pdf=not args.no_pdf)
     except OutputError as error:
         raise InputError(str(error)) from None
     elapsed = time.perf_counter() - started
     document = manifest.as_json()
+    shown = printable(str(out), 200)
+    if manifest.pdf_failure is not None:
+        raise InputError(f"reference.pdf not made: {manifest.pdf_failure}; or skip the PDF with --no-pdf. The other "
+                         f"{len(document['files'])} files are written (listed in {shown}/manifest.json)")
     lines = [f"  skipped {reason}" for reason in document["skipped"]]
-    lines.append(f"wrote {len(document['files'])} files to {out}/ in {elapsed:.1f} s (listed in {out / 'manifest.json'}); "
-                 f"open {out / 'reference.html'} and {out / 'calculator.html'} in a browser")
+    lines.append(f"wrote {len(document['files'])} files to {shown}/ in {elapsed:.1f} s (listed in {shown}/manifest.json); "
+                 f"open {shown}/reference.html and {shown}/calculator.html in a browser")
     return Result(document, "\n".join(lines))
 
 
@@ -52,5 +59,7 @@ def register(add_command) -> None:
     )
     built.add_argument("--no-execute", action="store_true",
                        help="write the teaching notebooks without running them (no outputs; faster)")
+    built.add_argument("--no-pdf", action="store_true",
+                       help="skip reference.pdf (pdflatex is otherwise run when it is on PATH)")
     built.add_argument("--force", action="store_true",
                        help="replace files in OUT that the previous build's manifest does not list (never follows symlinks)")

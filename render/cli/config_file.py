@@ -40,9 +40,20 @@ def read_config_bytes(path: str) -> tuple[bytes, str]:
         raise InputError(f"cannot read {label}: {kind}; give a config.json file, or - for standard input")
     try:
         with open(path, "rb") as stream:
-            return _read_capped(stream, label), printable(path, 200)
+            return _read_capped(stream, label), printable(path)
     except OSError as error:
         raise InputError(f"cannot read {label}: {error.strerror or error}") from None
+
+
+def unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """``json.loads``' object_pairs_hook: an object that gives a key twice is refused (by default the last one would
+    silently win, so ``"seq": 2048, ..., "seq": "1e100"`` would read as the second)."""
+    document = {}
+    for key, value in pairs:
+        if key in document:
+            raise ValueError(f"the key {quote(key)} is given twice")
+        document[key] = value
+    return document
 
 
 def read_json_config(path: str) -> tuple[object, str]:
@@ -53,7 +64,7 @@ def read_json_config(path: str) -> tuple[object, str]:
     except UnicodeDecodeError:
         raise InputError(f"{label} is not valid JSON: not UTF-8 text") from None
     try:
-        return json.loads(text), label
-    except (ValueError, RecursionError) as error:  # JSONDecodeError, over-long integers, deep nesting
+        return json.loads(text, object_pairs_hook=unique_keys), label
+    except (ValueError, RecursionError) as error:  # JSONDecodeError, over-long integers, deep nesting, a key twice
         first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise InputError(f"{label} is not valid JSON: {first_line[:120]}") from None
+        raise InputError(f"{label} is not valid JSON: {printable(first_line, 120)}") from None

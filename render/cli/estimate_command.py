@@ -13,7 +13,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from llm_formulas.render.cli.model_commands import add_model_source, load_architecture
-from llm_formulas.render.cli.numbers import InputError, quote
+from llm_formulas.render.cli.numbers import InputError, parse_fraction, printable, quote
 from llm_formulas.render.cli.result import Result, number_json
 
 if TYPE_CHECKING:
@@ -134,6 +134,7 @@ def apply_layout_preset(args: argparse.Namespace) -> None:
 
 
 def read_layout(args: argparse.Namespace) -> Layout:
+    from llm_formulas.formulas.bounds import bound_violation
     from llm_formulas.formulas.estimate import Layout
     from llm_formulas.render.cli.inputs import parse_count
 
@@ -150,6 +151,10 @@ def read_layout(args: argparse.Namespace) -> Layout:
         m = parse_count(args.micro_batches or "1", "m")
     e, c = parse_count(args.ep, "e"), parse_count(args.cp, "c")
     n = parse_count(args.gpus, "n") if args.gpus is not None else t * p * c * d
+    for name, value in (("n", n), ("B", b * m * d)):  # the degrees within their bounds, their products too
+        beyond = bound_violation(name, value)
+        if beyond is not None:
+            raise InputError(f"invalid layout: {beyond}")
     stages = read_stages(args.stages) if args.stages is not None else None
     embedding = read_embedding_stages(args.embedding_stages, p) if args.embedding_stages is not None else ()
     if embedding and stages is None:
@@ -173,13 +178,17 @@ def read_recompute_layers(text: str) -> int:
 
 
 def read_stages(text: str) -> tuple[int, ...]:
-    """``5,6,...,5``: whole layer counts, each at least 1 (an empty stage is named)."""
-    from llm_formulas.render.cli.inputs import parse_number
+    """``5,6,...,5``: whole layer counts, each at least 1 (an empty stage is named); more stages than a pipeline may
+    have (formulas.bounds.MAX_STAGES) are refused before any is read."""
+    from llm_formulas.formulas.bounds import stages_violation
 
+    too_many = stages_violation(text.count(",") + 1)
+    if too_many is not None:
+        raise InputError(too_many)
     counts = []
     for index, item in enumerate(text.split(","), start=1):
-        value = parse_number(item, f"--stages (stage {index})")
-        if value < 0 or not value.is_integer:
+        value = parse_fraction(item, f"--stages (stage {index})")  # a Fraction: 10,000 of them in 0.1 s
+        if value < 0 or value.denominator != 1:
             raise InputError(f"--stages: stage {index} must hold a whole number of layers, got {quote(item)}")
         if value == 0:
             raise InputError(f"--stages: stage {index} of the partition is empty")
@@ -236,6 +245,9 @@ def read_inputs(args: argparse.Namespace, model: dict[str, int], model_type: str
         if utilization is not None:
             raise InputError("give --mfu or --achieved, not both")
         achieved = check_value(quantity("X_run"), parse_number(args.achieved, "--achieved") * 10**12)
+        if achieved > preset.flops():  # named as typed: the U it implies is no flag of the user's
+            raise InputError(f"--achieved {printable(args.achieved)} TFLOP/s is above the {preset.name}'s peak of "
+                             f"{float(preset.flops()) / 10**12:g} TFLOP/s")
         utilization = check_value(quantity("U"), achieved / preset.flops())
     performance = None
     if utilization is None:
@@ -246,10 +258,10 @@ def read_inputs(args: argparse.Namespace, model: dict[str, int], model_type: str
     overlap = check_value(quantity("r"), parse_number(args.overlap, "--overlap"))
     network = parse_number(args.network, "--network") * 10**9
     if network <= 0:
-        raise InputError(f"--network must be positive, got {args.network}")
+        raise InputError(f"--network must be positive, got {quote(args.network)}")
     tokens = parse_number(args.tokens, "--tokens", suffix_allowed=True) if args.tokens is not None else None
     if tokens is not None and tokens <= 0:
-        raise InputError(f"--tokens must be positive, got {args.tokens}")
+        raise InputError(f"--tokens must be positive, got {quote(args.tokens)}")
     return Inputs(
         model=model,
         gpu=preset.inputs(),
@@ -289,6 +301,10 @@ def run(args: argparse.Namespace) -> Result:
     if inputs.lora is not None and not inputs.framework.lora:
         raise InputError(f"--finetune {args.finetune} is modelled only under --framework default, not {inputs.framework.key}")
     report = estimate(layout, inputs)
+    if inputs.utilization is not None:  # an assumed U: its recomputation must stay within the GPU's peak
+        beyond = peak_violation(float(report["time"]["hfu"]), given_as(args), _limit(args, report, inputs))
+        if beyond is not None:
+            raise InputError(beyond)
     report["footprint"] = read_footprint(args, report, layout)
     doc = {
         "model": label,
@@ -301,10 +317,52 @@ def run(args: argparse.Namespace) -> Result:
         } | ({"recompute_layers": layout.recompute_layers, "chunk_layers": model["l"] // (layout.p * layout.v)}
              if layout.recompute_layers is not None else {})
           | ({"stages": list(layout.stages), "embedding_stages": [i + 1 for i in layout.embedding_stages]} if layout.stages else {}),
-        "assumptions": assumptions_json(inputs) | {"tokens_default": args.tokens is None},
+        "assumptions": assumptions_json(inputs) | {"tokens_default": args.tokens is None}
+                       | ({} if inputs.utilization is None else {"U_given_as": given_as(args)}),
     } | _to_json(report)
     doc["units"] = report_units(doc)
     return Result(doc, render_text(doc))
+
+
+def given_as(args: argparse.Namespace) -> str:
+    """The option that set U, as typed: ``--mfu 0.5``, or ``--achieved 297`` (TFLOP/s over the GPU's peak)."""
+    if getattr(args, "achieved", None) is not None:
+        return f"--achieved {printable(args.achieved)}"
+    return f"--mfu {printable(args.mfu)}"
+
+
+def peak_violation(hfu: float, given: str, limit: str) -> str | None:
+    """Why an assumed utilization cannot be: its HFU, the recomputed FLOPs on top of the model's, above the GPU's
+    peak (formulas.bounds.MAX_HFU); ``given`` names it as typed (``--mfu 1``, the page's ``U = 1``), ``limit`` the
+    most it may be. None when it is within."""
+    from llm_formulas.formulas.bounds import MAX_HFU
+    from llm_formulas.render.printers.human import significant
+
+    if hfu <= MAX_HFU:
+        return None
+    digits = 4
+    while float(significant(100 * hfu, digits).replace(",", "")) <= 100 * MAX_HFU:  # never "100 %" for 100.004 %
+        digits += 1
+    return (f"{given} means HFU {significant(100 * hfu, digits)} % with the recomputed FLOPs on top: no GPU computes "
+            f"above its peak; give at most {limit}")
+
+
+def floor_significant(x: float, digits: int = 3) -> float:
+    """``x`` > 0 rounded down to ``digits`` significant digits: a limit stated without crossing it."""
+    import math
+
+    scale = 10 ** (digits - 1 - math.floor(math.log10(x)))
+    return math.floor(x * scale) / scale
+
+
+def _limit(args: argparse.Namespace, report: dict, inputs: Inputs) -> str:
+    """The largest U (in the option the user typed) whose HFU stays within the peak: U / HFU."""
+    from llm_formulas.render.printers.human import significant
+
+    share = float(inputs.utilization) / float(report["time"]["hfu"])
+    if getattr(args, "achieved", None) is not None:
+        return f"--achieved {significant(floor_significant(share * chosen_gpu(args.gpu).flops() / 10**12))}"
+    return f"--mfu {significant(floor_significant(share))}"
 
 
 def read_footprint(args: argparse.Namespace, report: dict, layout: Layout) -> dict:
@@ -414,7 +472,7 @@ def render_text(doc: dict) -> str:
         f"  total {human(memory['total'], 'byte')} of {human(memory['capacity'], 'byte')}: "
         + (f"fits, {human(memory['left'], 'byte')} left" if memory["fits"]
            else f"DOES NOT FIT, {human(-memory['left'], 'byte')} over"),
-        f"  largest micro-batch that fits: {memory['max_micro_batch']:,}",
+        f"  largest micro-batch that fits: {_whole(memory['max_micro_batch'])}",
     ]
     degrees = {"tp": lay["t"], "pp": lay["p"], "dp": lay["d"] * lay["c"], "ep": lay["e"], "cp": lay["c"]}
     used = [dim for dim in ("tp", "pp", "dp", "ep", "cp") if degrees[dim] > 1]
@@ -432,11 +490,11 @@ def render_text(doc: dict) -> str:
         lines += [
             "uneven pipeline stages",
             f"  layers {stages['stages']}, embedding on stages {stages['embedding_stages'] or 'none'}; first stage "
-            f"{stages['first_stage_params']:,.0f} parameters; slowest stage {stages['slowest_stage']} "
+            f"{_whole(stages['first_stage_params'])} parameters; slowest stage {stages['slowest_stage']} "
             f"({max(stages['stage_work']):.3f} layer-forwards with the logits), ×{stages['step_factor']:.4f} the mean stage",
         ]
     lines += ["time", "  " + _mode_line(doc), _step_line(time, lay["t"] > 1, lay["p"] > 1, lay["d"] > 1),
-        f"  {time['iterations']:,} iterations for {human(time['tokens'], '1')} tokens: "
+        f"  {_whole(time['iterations'])} iterations for {human(time['tokens'], '1')} tokens: "
         f"{human(time['training_days'] * 86400, 'second')}, {human(time['gpu_hours'], '1')} GPU-hours, "
         f"{significant(time['tokens_per_gpu_second'])} tokens/s per GPU (6ΨD at that MFU alone: {human(time['ideal_days'] * 86400, 'second')})",
         f"inference (one replica of t·p = {lay['t'] * lay['p']} GPU{'s' if lay['t'] * lay['p'] > 1 else ''}, "
@@ -445,12 +503,13 @@ def render_text(doc: dict) -> str:
     foot = doc["footprint"]
     lines.insert(
         len(lines) - 1,  # before the inference heading
-        f"footprint: {foot['gpu_hours']:,.0f} GPU-hours, ${foot['cost_dollars']:,.0f} at ${foot['price_per_gpu_hour']:g}/GPU-hour"
-        + (f", {foot['energy_joules'] / 3.6e9:,.1f} MWh at {foot['board_watts']:g} W × PUE {foot['PUE']:g}, "
-           f"{foot['emissions_grams'] / 1e6:,.1f} tCO2eq at {foot['carbon_intensity_g_per_kwh']:g} g/kWh" if "energy_joules" in foot else "")
+        f"footprint: {human(foot['gpu_hours'], '1')} GPU-hours, {human(foot['cost_dollars'], 'dollar')} at "
+        f"${foot['price_per_gpu_hour']:g}/GPU-hour"
+        + (f", {human(foot['energy_joules'], 'joule')} at {foot['board_watts']:g} W × PUE {foot['PUE']:g}, "
+           f"{human(foot['emissions_grams'], 'gram')} at {foot['carbon_intensity_g_per_kwh']:g} g/kWh" if "energy_joules" in foot else "")
     )
     bound = "memory" if inference["latency_memory_bound"] >= inference["latency_compute_bound"] else "compute"
-    in_flight = f", {inference['sequences_in_flight']:,} sequences in flight" if lay["p"] > 1 else ""
+    in_flight = f", {_whole(inference['sequences_in_flight'])} sequences in flight" if lay["p"] > 1 else ""
     lines.append(
         f"  KV cache {human(inference['kv_cache_per_sequence'], 'byte')} per sequence   token latency "
         f"{human(inference['token_latency'], 'second')} ({bound}-bound"
@@ -493,12 +552,28 @@ def _step_line(time: dict, tensor: bool, piped: bool, data: bool) -> str:
                    f"exposed comms {human(time['exposed_comm_seconds'], 'second')}")
 
 
+def _whole(count: float) -> str:
+    """A count as its digits with thousands separators (``32,902,420``); from 10¹⁵ on, in exponent notation."""
+    from llm_formulas.render.printers.human import significant
+
+    return f"{count:,.0f}" if abs(count) < 1e15 else significant(count)
+
+
+def _share(fraction: float) -> str:
+    """A utilization as a percentage, one decimal (``50.0%``); one far below 1 in exponent notation."""
+    from llm_formulas.render.printers.human import significant
+
+    return f"{fraction:.1%}" if fraction == 0 or abs(fraction) >= 1e-3 else f"{significant(100 * fraction)}%"
+
+
 def _mode_line(doc: dict) -> str:
     time, assumptions = doc["time"], doc["assumptions"]
     if time["mode"] == "given":
-        return (f"MFU given: U = {time['mfu']:.1%} (--mfu); HFU {time['hfu']:.1%} (recompute counted); "
-                f"achieved over the whole step: MFU {time['step_mfu']:.1%}")
-    return (f"MFU predicted: {time['mfu']:.1%} (HFU {time['hfu']:.1%}, recompute counted); performance constants "
+        given = assumptions["U_given_as"]
+        option = "--mfu" if given.startswith("--mfu") else f"{given} TFLOP/s of the GPU's peak"
+        return (f"MFU given: U = {_share(time['mfu'])} ({option}); HFU {_share(time['hfu'])} (recompute counted); "
+                f"achieved over the whole step: MFU {_share(time['step_mfu'])}")
+    return (f"MFU predicted: {_share(time['mfu'])} (HFU {_share(time['hfu'])}, recompute counted); performance constants "
             f"{assumptions['constants']['provenance']}")
 
 

@@ -3,13 +3,16 @@
 Numbers follow the one grammar of render.cli.numbers (``1e9``, ``0.35``, ``3/4``,
 ``7B``), exact, never through eval or sympify. Unknown names and values that break
 a symbol's assumptions (integer, positive, at most 1) are refused with a one-line
-message; a k/M/B/T suffix is accepted only for a quantity that counts things.
+message; a k/M/B/T suffix is accepted only for a quantity that counts things. A count
+typed for a layout or a workload (GPUs, degrees, batches, tokens per sequence, layers)
+is also held to the shared bounds of formulas/bounds.py.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
+from llm_formulas.formulas.bounds import bound_violation
 from llm_formulas.formulas.symbols import Quantity, is_declared, quantity
 from llm_formulas.render.cli.numbers import InputError, parse_fraction, quote
 
@@ -28,25 +31,36 @@ def parse_number(text: str, what: str = "value", *, suffix_allowed: bool = False
     return sp.Rational(value.numerator, value.denominator)
 
 
+def shown(value: sp.Rational) -> str:
+    """A value as an error line quotes it: exact (``7/20``) unless longer than 40 characters (``1e+100``)."""
+    text = str(value)
+    return text if len(text) <= 40 else f"{float(value):.3g}"
+
+
 def check_value(entry: Quantity, value: sp.Rational) -> sp.Rational:
     """Refuse a value that breaks the symbol's assumptions."""
     if entry.symbol.is_positive and value <= 0:
-        raise InputError(f"{entry.name} ({entry.meaning}) must be positive, got {value}")
+        raise InputError(f"{entry.name} ({entry.meaning}) must be positive, got {shown(value)}")
     if value < 0:
-        raise InputError(f"{entry.name} ({entry.meaning}) must not be negative, got {value}")
+        raise InputError(f"{entry.name} ({entry.meaning}) must not be negative, got {shown(value)}")
     if entry.is_integer and not value.is_integer:
-        raise InputError(f"{entry.name} ({entry.meaning}) must be a whole number, got {value}")
+        raise InputError(f"{entry.name} ({entry.meaning}) must be a whole number, got {shown(value)}")
     if entry.maximum is not None and value > entry.maximum:
-        raise InputError(f"{entry.name} ({entry.meaning}) must be at most {entry.maximum}, got {value}")
+        raise InputError(f"{entry.name} ({entry.meaning}) must be at most {entry.maximum}, got {shown(value)}")
     if entry.minimum is not None and value < entry.minimum:
-        raise InputError(f"{entry.name} ({entry.meaning}) must be at least {entry.minimum}, got {value}")
+        raise InputError(f"{entry.name} ({entry.meaning}) must be at least {entry.minimum}, got {shown(value)}")
     return value
 
 
 def parse_count(text: str, name: str, option: str | None = None) -> int:
-    """A count typed for the symbol ``name`` (an option's value, or name=value), checked like any input."""
+    """A count typed for the symbol ``name`` (an option's value, or name=value), checked like any input and held to
+    its bound (formulas.bounds.COUNT_BOUNDS)."""
     entry = quantity(name)
-    return int(check_value(entry, parse_number(text, option or name, suffix_allowed=counts(entry))))
+    value = int(check_value(entry, parse_number(text, option or name, suffix_allowed=counts(entry))))
+    beyond = bound_violation(name, value)
+    if beyond is not None:
+        raise InputError(beyond if option is None else f"{option}: {beyond}")
+    return value
 
 
 def parse_assignments(items: list[str]) -> dict[sp.Symbol, sp.Rational]:

@@ -11,7 +11,7 @@ blocks of N (memory.kv_cache.decoder.paged); ``--layout mla-expanded`` stores ML
 from __future__ import annotations
 
 from llm_formulas.render.cli.model_commands import add_model_source, load_architecture
-from llm_formulas.render.cli.numbers import InputError
+from llm_formulas.render.cli.numbers import InputError, quote
 from llm_formulas.render.cli.result import Result
 
 DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4, "fp8": 1}
@@ -36,7 +36,7 @@ def _layout(text: str) -> tuple[str, int]:
     name, sep, block = text.partition(":")
     if name == "paged" and sep:
         return name, parse_count(block, "n_blk", "--layout paged:N")
-    raise InputError(f"--layout: unknown layout {text!r}; known: {LAYOUTS}")
+    raise InputError(f"--layout: unknown layout {quote(text)}; known: {LAYOUTS}")
 
 
 def kv_cache(hf_config: str | None, model: str | None, batch: str, seq: str, dtype: str, layout: str) -> Result:

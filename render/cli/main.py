@@ -18,10 +18,11 @@ import argparse
 import importlib
 import json
 import os
+import re
 import sys
 from typing import Callable
 
-from llm_formulas.render.cli.numbers import InputError
+from llm_formulas.render.cli.numbers import QUOTE_LENGTH, InputError, error_line, printable, quote
 
 # command → (module with register(add_command), one-line help shown by --help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -42,9 +43,31 @@ COMMANDS: dict[str, tuple[str, str]] = {
 OK, FAILED, BAD_INPUT, INTERNAL_ERROR, INTERRUPTED = 0, 1, 2, 3, 130
 
 
+_TYPED = re.compile(r"'((?:[^'\\]|\\.)*)'|\S{%d,}" % (QUOTE_LENGTH + 1))  # a repr'd value ('x', 'don\'t'), a long word
+
+
+def _typed_at_most(message: str) -> str:
+    """argparse's words with each value it quotes back (an invalid choice, an ambiguous option) cut to QUOTE_LENGTH
+    characters, as our own messages quote input."""
+    def cut(found: re.Match) -> str:
+        inner = found[1]
+        if inner is None:
+            return printable(found[0])
+        return quote(inner) if len(inner) > QUOTE_LENGTH else found[0]
+
+    return _TYPED.sub(cut, message)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse would print usage over several lines
-        raise InputError(message)
+        raise InputError(_typed_at_most(message))
+
+    def parse_args(self, args=None, namespace=None):  # argparse's own joins every unrecognized argument, raw
+        namespace, extras = self.parse_known_args(args, namespace)
+        if extras:
+            shown = ", ".join(quote(word) for word in extras[:3]) + (f" and {len(extras) - 3} more" if len(extras) > 3 else "")
+            raise InputError(f"unrecognized arguments: {shown}")
+        return namespace
 
 
 def _chosen_command(argv: list[str]) -> str | None:
@@ -114,7 +137,7 @@ def _json(doc: object) -> str:
 
 def _fail(message: str, code: int) -> int:
     try:
-        print(f"llm-formulas: {message}", file=sys.stderr)
+        print(error_line(f"llm-formulas: {message}"), file=sys.stderr)
     except (OSError, ValueError):  # stderr closed too: the exit code still tells
         pass
     return code

@@ -12,7 +12,8 @@ and nothing typed is ever evaluated as code.
 
 Error lines quote at most 80 characters of what was typed, with control and
 other non-printable characters escaped, so that a hostile argument can neither
-flood the terminal nor move its cursor.
+flood the terminal nor move its cursor; ``error_line`` escapes every line the
+command line prints on stderr, whatever produced it (argparse's words included).
 
 Imports nothing heavy: ``--help`` and argument errors never load SymPy.
 """
@@ -45,6 +46,15 @@ def printable(text: str, limit: int = QUOTE_LENGTH) -> str:
 def quote(text: str, limit: int = QUOTE_LENGTH) -> str:
     """``text`` for an error line: printable(text) in quotes."""
     return "'" + printable(text, limit).replace("'", "\\'") + "'"
+
+
+MAX_LINE = 500  # characters of one error line: a message quotes at most QUOTE_LENGTH of each thing typed
+
+
+def error_line(message: str) -> str:
+    """The line the command line prints for ``message``: every control character escaped (nothing typed can move the
+    cursor or start a second line), at most MAX_LINE characters."""
+    return printable(message, MAX_LINE)
 
 
 def _part(text: str, whole: str, what: str, suffix_allowed: bool) -> Fraction:

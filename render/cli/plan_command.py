@@ -47,17 +47,15 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
                               "to selective, sp to 0)")
 
 
-PLAN_LIMIT = 10**7  # GPUs or sequences: far beyond any cluster, small enough to enumerate
-
-
-def _whole(text: str, option: str, least: int) -> int:
+def _whole(text: str, option: str, least: int, most: int) -> int:
     value = parse_fraction(text, option)
-    if value.denominator != 1 or value < least:
-        raise InputError(f"{option} must be a whole number of at least {least}, got {text}")
+    if value.denominator != 1 or not least <= value <= most:
+        raise InputError(f"{option} must be a whole number from {least} to {most:,}, got {quote(text)}")
     return int(value)
 
 
 def run(args: argparse.Namespace) -> Result:
+    from llm_formulas.formulas.bounds import MAX_GPUS, MAX_LAYOUTS
     from llm_formulas.formulas.estimate import Layout, model_values, unpredicted
     from llm_formulas.render.cli.inputs import parse_count
     from llm_formulas.render.numeric.plan import SpaceTooLarge, plan
@@ -68,13 +66,12 @@ def run(args: argparse.Namespace) -> Result:
     reason = unpredicted(Layout(n=1, t=1, p=1, d=1, b=1, m=1, s=1), inputs)  # FP8 or LoRA without --mfu
     if reason is not None:
         raise InputError(reason)
-    n, global_batch, s = parse_count(args.gpus, "n"), parse_count(args.global_batch, "B"), parse_count(args.seq, "s")
-    for value, option in ((n, "--gpus"), (global_batch, "--global-batch")):
-        if value > PLAN_LIMIT:
-            raise InputError(f"{option} = {value} is beyond what plan enumerates (at most {PLAN_LIMIT:,})")
-    top = _whole(args.top, "--top", least=1)
+    # n, B and s within the shared bounds (formulas/bounds.py): far beyond any cluster, small enough to enumerate
+    n = parse_count(args.gpus, "n", "--gpus")
+    global_batch, s = parse_count(args.global_batch, "B", "--global-batch"), parse_count(args.seq, "s", "--seq")
+    top = _whole(args.top, "--top", 1, MAX_LAYOUTS)
     default_tp = "0" if args.mfu is None else str(GPUS_PER_NODE)
-    max_tp = _whole(args.max_tp if args.max_tp is not None else default_tp, "--max-tp", least=0)
+    max_tp = _whole(args.max_tp if args.max_tp is not None else default_tp, "--max-tp", 0, MAX_GPUS)
     if args.explain is not None:
         return _explain(args, model, inputs, label, n, global_batch, s, max_tp or None)
     bar = Progress("plan")

@@ -20,61 +20,87 @@ import argparse
 import csv
 import io
 import json
+import re
 import tomllib
 from pathlib import Path
 
-from llm_formulas.render.cli.config_file import read_config_bytes
-from llm_formulas.render.cli.numbers import InputError, parse_fraction, quote
+from llm_formulas.render.cli.config_file import read_config_bytes, unique_keys
+from llm_formulas.render.cli.numbers import InputError, parse_fraction, printable, quote
 from llm_formulas.render.cli.result import Result
 from llm_formulas.render.numeric import GPUS_PER_NODE
 
 REQUIRED = ("models", "gpus", "sizes", "global_batch", "seq")
 OPTIONAL = ("tokens", "mfu", "overlap", "network", "top", "max_tp")
 MAX_CASES = 1000
+SCHEDULER = re.compile(r"(tcp|tls|ucx)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):[0-9]{1,5}", re.ASCII)
 
 
-def _number(document: dict, key: str, suffix_allowed: bool = True):
-    value = document[key]
+def _text(document: dict, key: str, value: object = None) -> str:
+    """A spec value as the command line would have read it: a JSON/TOML number or a string of the number grammar."""
+    value = document[key] if value is None else value
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise InputError(f"sweep spec: {key} must be a number, got {quote(str(value))}")
-    return parse_fraction(str(value), f"sweep spec {key}", suffix_allowed=suffix_allowed)
+        raise InputError(f"sweep spec: {key} must be a number, got {quote(json.dumps(value, default=str))}")
+    return value if isinstance(value, str) else repr(value)  # 1e+100, 0.5; an int of 400 digits is refused by length
 
 
-def _whole(document: dict, key: str, least: int = 1) -> int:
-    value = _number(document, key)
-    if value.denominator != 1 or value < least:
-        raise InputError(f"sweep spec: {key} must be a whole number of at least {least}, got {quote(str(document[key]))}")
+def _count(document: dict, key: str, name: str, value: object = None) -> int:
+    """A count held to the symbol's rules and the shared bounds, exactly as ``plan``'s option would be."""
+    from llm_formulas.render.cli.inputs import parse_count
+
+    return parse_count(_text(document, key, value), name, f"sweep spec {key}")
+
+
+def _whole(document: dict, key: str, least: int, most: int) -> int:
+    value = parse_fraction(_text(document, key), f"sweep spec {key}")
+    if value.denominator != 1 or not least <= value <= most:
+        raise InputError(f"sweep spec: {key} must be a whole number from {least} to {most:,}, got {quote(_text(document, key))}")
     return int(value)
+
+
+def _distinct(key: str, items: list) -> None:
+    """A case listed twice would be swept twice and its counts doubled: refused."""
+    seen = set()
+    for item in items:
+        if item in seen:
+            raise InputError(f"sweep spec: {key} lists {quote(str(item))} twice")
+        seen.add(item)
 
 
 def _names(document: dict, key: str) -> tuple[str, ...]:
     value = document[key]
     if not isinstance(value, list) or not value or not all(isinstance(item, str) for item in value):
         raise InputError(f"sweep spec: {key} must be a non-empty list of names")
+    _distinct(key, value)
     return tuple(value)
 
 
 def read_spec(path: str):
-    """The Spec in the file at ``path`` (JSON, or TOML when it ends in .toml); one line for anything wrong."""
+    """The Spec in the file at ``path`` (JSON, or TOML when it ends in .toml); one line for anything wrong. Every value
+    goes through the command line's number grammar and bounds (``plan``'s), a key given twice is refused."""
     import sympy as sp
 
+    from llm_formulas.formulas.bounds import MAX_GPUS, MAX_LAYOUTS
     from llm_formulas.formulas.gpus import PRESETS
     from llm_formulas.formulas.presets import names
+    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.render.cli.inputs import check_value, parse_number
     from llm_formulas.render.numeric.sweep import Spec
 
     data, label = read_config_bytes(path)
     try:
         text = data.decode("utf-8")
-        document = tomllib.loads(text) if path.endswith(".toml") else json.loads(text)
+        document = tomllib.loads(text) if path.endswith(".toml") else json.loads(text, object_pairs_hook=unique_keys)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise InputError(f"sweep spec {label} is not valid {'TOML' if path.endswith('.toml') else 'JSON'}: {str(error)[:100]}") from None
+        first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise InputError(f"sweep spec {label} is not valid {'TOML' if path.endswith('.toml') else 'JSON'}: "
+                         f"{printable(first_line, 100)}") from None
     if not isinstance(document, dict):
         raise InputError(f"sweep spec {label} must be a table/object")
     unknown = sorted(set(document) - set(REQUIRED) - set(OPTIONAL))
     missing = [key for key in REQUIRED if key not in document]
     if unknown or missing:
         raise InputError(f"sweep spec {label}: " + "; ".join(
-            ([f"unknown keys {', '.join(map(quote, unknown))}"] if unknown else []) + ([f"missing {', '.join(missing)}"] if missing else [])))
+            ([f"unknown keys {', '.join(map(quote, unknown[:5]))}"] if unknown else []) + ([f"missing {', '.join(missing)}"] if missing else [])))
     models, gpus = _names(document, "models"), _names(document, "gpus")
     for name in models:
         if name not in names():
@@ -85,26 +111,29 @@ def read_spec(path: str):
     sizes = document["sizes"]
     if not isinstance(sizes, list) or not sizes:
         raise InputError("sweep spec: sizes must be a non-empty list of GPU counts")
-    sizes = tuple(_whole({"sizes": size}, "sizes") for size in sizes)
     if len(models) * len(gpus) * len(sizes) > MAX_CASES:
         raise InputError(f"sweep spec: {len(models) * len(gpus) * len(sizes)} cases; at most {MAX_CASES}")
+    sizes = tuple(_count(document, "sizes", "n", size) for size in sizes)
+    _distinct("sizes", sizes)
 
     def ratio(key: str, default: str) -> sp.Rational:
-        value = _number(document, key, suffix_allowed=False) if key in document else parse_fraction(default)
+        value = parse_number(_text(document, key), f"sweep spec {key}") if key in document else parse_number(default)
         if not 0 < value <= 1:
-            raise InputError(f"sweep spec: {key} must be in (0, 1], got {quote(str(document.get(key)))}")
-        return sp.Rational(value.numerator, value.denominator)
+            raise InputError(f"sweep spec: {key} must be in (0, 1], got {quote(_text(document, key))}")
+        return value
 
-    network = _number(document, "network", suffix_allowed=False) if "network" in document else parse_fraction("25")
+    network = parse_number(_text(document, "network"), "sweep spec network") if "network" in document else sp.Integer(25)
     if network <= 0:
         raise InputError("sweep spec: network must be positive (GB/s)")
-    max_tp = _whole(document, "max_tp", least=0) if "max_tp" in document else GPUS_PER_NODE
+    tokens = None
+    if "tokens" in document:
+        tokens = check_value(quantity("D"), parse_number(_text(document, "tokens"), "sweep spec tokens", suffix_allowed=True))
+    max_tp = _whole(document, "max_tp", 0, MAX_GPUS) if "max_tp" in document else GPUS_PER_NODE
     return Spec(
-        models=models, gpus=gpus, sizes=sizes, global_batch=_whole(document, "global_batch"), seq=_whole(document, "seq"),
-        tokens=_whole(document, "tokens") if "tokens" in document else None,
-        utilization=ratio("mfu", "1/2"), overlap=ratio("overlap", "1/2"),
-        network=sp.Rational(network.numerator, network.denominator) * 10**9,
-        top=_whole(document, "top") if "top" in document else 1, max_tp=max_tp or None,
+        models=models, gpus=gpus, sizes=sizes, global_batch=_count(document, "global_batch", "B"),
+        seq=_count(document, "seq", "s"), tokens=tokens,
+        utilization=ratio("mfu", "1/2"), overlap=ratio("overlap", "1/2"), network=network * 10**9,
+        top=_whole(document, "top", 1, MAX_LAYOUTS) if "top" in document else 1, max_tp=max_tp or None,
     )
 
 
@@ -127,9 +156,19 @@ def table_bytes(rows: list[dict], out: Path) -> bytes:
     return text.getvalue().encode("utf-8")
 
 
+def read_scheduler(address: str) -> str:
+    """``--scheduler``: a running Dask scheduler's address, PROTOCOL://HOST:PORT (Dask's own parser raises ValueError
+    on anything else, and ``inproc://`` names a scheduler inside another process's memory)."""
+    if not SCHEDULER.fullmatch(address) or not 0 < int(address.rsplit(":", 1)[1]) < 65536:
+        raise InputError(f"--scheduler {quote(address)} is not a Dask scheduler address: give tcp://HOST:PORT "
+                         "(or tls:// or ucx://)")
+    return address
+
+
 def run(args: argparse.Namespace) -> Result:
     from llm_formulas.render.cli.progress import Progress
     from llm_formulas.render.documents.safe_write import OutputError, write_atomically
+    from llm_formulas.render.numeric.plan import SpaceTooLarge
     from llm_formulas.render.numeric.sweep import run_in_process, run_on_dask
 
     out = Path(args.out)
@@ -138,28 +177,35 @@ def run(args: argparse.Namespace) -> Result:
     spec = read_spec(args.spec)
     if args.workers is not None and args.scheduler is not None:
         raise InputError("give --workers (a local Dask cluster) or --scheduler (a running one), not both")
-    workers = int(parse_fraction(args.workers, "--workers")) if args.workers is not None else None
-    if workers is not None and not 1 <= workers <= 256:
-        raise InputError("--workers must be a whole number from 1 to 256")
-    if args.scheduler is None and workers is None:
-        bar = Progress("sweep")
-        rows = run_in_process(spec, progress=bar.update)
-        bar.close()
-    else:
-        try:
-            import dask.distributed  # noqa: F401
-        except ImportError:
-            raise InputError("--workers and --scheduler need Dask: pip install 'dask[distributed]'") from None
-        try:
-            rows = run_on_dask(spec, scheduler=args.scheduler, workers=workers or 2, processes=True)
-        except OSError as error:
-            raise InputError(f"cannot reach the Dask scheduler {quote(str(args.scheduler))}: {str(error)[:120]}") from None
+    workers = parse_fraction(args.workers, "--workers") if args.workers is not None else None
+    if workers is not None and (workers.denominator != 1 or not 1 <= workers <= 256):
+        raise InputError(f"--workers must be a whole number from 1 to 256, got {quote(args.workers)}")
+    workers = None if workers is None else int(workers)
+    scheduler = None if args.scheduler is None else read_scheduler(args.scheduler)
+    try:
+        if scheduler is None and workers is None:
+            bar = Progress("sweep")
+            rows = run_in_process(spec, progress=bar.update)
+            bar.close()
+        else:
+            try:
+                import dask.distributed  # noqa: F401
+            except ImportError:
+                raise InputError("--workers and --scheduler need Dask: pip install 'dask[distributed]'") from None
+            try:
+                rows = run_on_dask(spec, scheduler=scheduler, workers=workers or 2, processes=True)
+            except SpaceTooLarge:
+                raise
+            except (OSError, ValueError) as error:  # unreachable, refused, timed out (TimeoutError is an OSError)
+                raise InputError(f"cannot reach the Dask scheduler {quote(str(scheduler))}: {printable(str(error), 120)}") from None
+    except SpaceTooLarge as error:
+        raise InputError(f"sweep spec: {error}") from None
     try:
         write_atomically(out, table_bytes(rows, out))
     except OutputError as error:
         raise InputError(str(error)) from None
     doc = {"out": str(out), "rows": len(rows), "cases": len(spec.models) * len(spec.gpus) * len(spec.sizes)}
-    return Result(doc, f"wrote {len(rows)} ranked layouts of {doc['cases']} cases to {out}")
+    return Result(doc, f"wrote {len(rows)} ranked layouts of {doc['cases']} cases to {printable(str(out), 200)}")
 
 
 def register(add_command) -> None:

@@ -30,7 +30,7 @@ def _at(inputs) -> str:
 
 def validate(paper_filter: str | None):
     from llm_formulas.derivations.published import validate as judge_all
-    from llm_formulas.render.cli.numbers import InputError
+    from llm_formulas.render.cli.numbers import InputError, quote
     from llm_formulas.render.cli.result import Result, number_json
 
     verdicts = judge_all()
@@ -38,7 +38,7 @@ def validate(paper_filter: str | None):
         verdicts = [v for v in verdicts if paper_filter.lower() in (v.row.id + " " + v.row.paper).lower()]
     predicted, predicted_lines = _predictions(paper_filter)
     if not verdicts and not any(predicted.values()):
-        raise InputError(f"no published row matches {paper_filter!r}")
+        raise InputError(f"no published row matches {quote(paper_filter)}")
     rows, lines = [], []
     for v in verdicts:
         row = v.row
@@ -98,7 +98,7 @@ def validate(paper_filter: str | None):
         f"validate: {len(verdicts)} published figures from {papers} paper{'s' if papers != 1 else ''}: "
         f"{counts['reproduced']} reproduced, {counts['explained']} explained, {counts['differs']} differ"
         if verdicts else
-        f"validate: no published figure matches {paper_filter!r}, {sum(map(len, predicted.values()))} predicted runs do (above)"
+        f"validate: no published figure matches {quote(paper_filter)}, {sum(map(len, predicted.values()))} predicted runs do (above)"
     )
     doc = {"rows": rows, "summary": {"rows": len(verdicts), "papers": papers, **counts,
                                      "confirmed": len(verdicts) - len(unverified), "unverified": unverified},

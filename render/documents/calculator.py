@@ -20,7 +20,9 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from llm_formulas.formulas.bounds import BOUND_UNITS, COUNT_BOUNDS, LAYER_COUNTS, MAX_HFU, MAX_LAYERS, MAX_SIZE
 from llm_formulas.formulas.symbols import quantity, table_order
+from llm_formulas.render.cli.inputs import counts
 from llm_formulas.render.cli.estimate_command import DEFAULTS as ESTIMATE_DEFAULTS
 from llm_formulas.render.documents.defaults import GPUS, LAYOUTS, MODELS, default, literal
 from llm_formulas.render.printers.jscodegen import SETTINGS, javascript, report_javascript
@@ -68,6 +70,21 @@ class InputField:
     zero_allowed: bool
     typed_unit: str = ""  # the unit the field is typed in, when not the base unit
     scale: int = 1  # base units per typed unit
+    minimum: str = ""
+    count: bool = False  # a k/M/B/T suffix is allowed (render.cli.inputs.counts)
+
+
+def page_bounds() -> dict:
+    """formulas/bounds.py for the page's script: each count's bound and what it counts, the model's sizes and layer
+    counts, the peak."""
+    return {"counts": {name: [bound, BOUND_UNITS[name]] for name, bound in COUNT_BOUNDS.items()}, "size": MAX_SIZE,
+            "layers": MAX_LAYERS, "layerCounts": list(LAYER_COUNTS), "hfu": MAX_HFU}
+
+
+def report_inputs(names: tuple[str, ...]) -> list[str]:
+    """The inputs the sizing report reads and the page validates: the traced report's, less the settings, with the
+    global batch B for m = B/(b·d), which follows the layout."""
+    return sorted((set(names) - set(SETTINGS) - set(FOLLOWS_LAYOUT)) | {"B"})
 
 
 def presets() -> dict:
@@ -105,6 +122,8 @@ def calculator_page() -> tuple[str, tuple[str, ...]]:
             not symbol.is_positive,
             typed_unit,
             scale,
+            "" if entry.minimum is None else str(entry.minimum),
+            counts(entry),
         )
     groups: dict[str, list[dict]] = {}
     for formula in script.formulas:
@@ -132,6 +151,9 @@ def calculator_page() -> tuple[str, tuple[str, ...]]:
         presets_json=json.dumps(presets(), sort_keys=True, ensure_ascii=False).replace("</", "<\\/"),
         derived_json=json.dumps(derived, sort_keys=True),
         derived=derived,
+        bounds_json=json.dumps(page_bounds(), sort_keys=True),
+        model_json=json.dumps(list(_model_names())),
+        report_inputs_json=json.dumps(report_inputs(report.inputs)),
         network_default=ESTIMATE_DEFAULTS["network"],
     )
     return html, script.skipped

@@ -25,8 +25,17 @@ class OutputError(Exception):
     """The output folder cannot take the build: read-only, full, or in the way; the message says which file."""
 
 
+def named(path: Path | str) -> str:
+    """A path for a message: its last 80 characters at most (the file's name is at the end), control characters
+    escaped, as every error line quotes what was typed."""
+    from llm_formulas.render.cli.numbers import QUOTE_LENGTH, printable
+
+    text = str(path)
+    return printable(text if len(text) <= QUOTE_LENGTH else "…" + text[-(QUOTE_LENGTH - 1):], QUOTE_LENGTH)
+
+
 def _problem(path: Path, error: OSError) -> OutputError:
-    return OutputError(f"cannot write {path}: {error.strerror or error}")
+    return OutputError(f"cannot write {named(path)}: {error.strerror or error}")
 
 
 def ensure_folder(folder: Path) -> None:
@@ -43,9 +52,9 @@ def ensure_folder(folder: Path) -> None:
         except OSError as error:
             raise _problem(part, error) from None
         if stat.S_ISLNK(status.st_mode) and part == folder:
-            raise OutputError(f"{part} is a symlink; the build writes only into real folders")
+            raise OutputError(f"{named(part)} is a symlink; the build writes only into real folders")
         if not stat.S_ISLNK(status.st_mode) and not stat.S_ISDIR(status.st_mode):
-            raise OutputError(f"{part} is a file where a folder must be")
+            raise OutputError(f"{named(part)} is a file where a folder must be")
 
 
 def _file_mode() -> int:
@@ -60,7 +69,7 @@ def write_atomically(path: Path, data: bytes) -> Path:
     writes (a temporary file starts private, 0o600: a web server could not serve the site)."""
     ensure_folder(path.parent)
     if path.is_dir() and not path.is_symlink():
-        raise OutputError(f"{path} is a folder where a file must be")
+        raise OutputError(f"{named(path)} is a folder where a file must be")
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
     try:
         with os.fdopen(handle, "wb") as stream:
@@ -115,9 +124,9 @@ class Ownership:
         except OSError:
             return
         if stat.S_ISDIR(status.st_mode):
-            raise OutputError(f"{path} is a folder where a file must be")
+            raise OutputError(f"{named(path)} is a folder where a file must be")
         if not stat.S_ISREG(status.st_mode) and not (self.force or relative in self.owned):
-            raise OutputError(f"{path} exists and the previous build did not write it; move it away or pass --force")
+            raise OutputError(f"{named(path)} exists and the previous build did not write it; move it away or pass --force")
 
     def check(self, relative: str, path: Path, data: bytes) -> bool:
         """True when ``path`` must be written; False when it already holds ``data``; OutputError when it isn't ours."""
@@ -127,4 +136,4 @@ class Ownership:
             return False
         if self.force or relative in self.owned:
             return True
-        raise OutputError(f"{path} exists and the previous build did not write it; move it away or pass --force")
+        raise OutputError(f"{named(path)} exists and the previous build did not write it; move it away or pass --force")

@@ -24,6 +24,7 @@ from typing import Callable
 
 import numpy as np
 
+from llm_formulas.formulas.bounds import MAX_HFU, MAX_LAYOUTS  # layouts × settings: beyond it plan asks for a narrower search
 from llm_formulas.formulas.estimate import RECOMPUTE_MODES, Evaluator, Inputs, Layout, estimate, layout_violation
 from llm_formulas.formulas.frameworks import DEFAULT, Framework
 from llm_formulas.formulas.layouts import balanced_stages
@@ -36,7 +37,7 @@ SETTINGS: tuple[tuple[int, str, bool], ...] = tuple(
     (zero, recompute, parallel) for zero in (0, 1, 2, 3) for recompute in RECOMPUTE_MODES for parallel in (False, True)
 )
 FIGURES = ("step_seconds", "compute_seconds", "bubble", "bubble_seconds", "exposed_comm_seconds", "memory_total",
-           "training_days", "mfu", "fits")
+           "training_days", "mfu", "fits", "within_peak")
 PREDICTED = ("tp_seconds", "pp_seconds", "dp_exposed_seconds", "optimizer_seconds", "compute_efficiency", "hfu")  # predicted mode
 
 
@@ -74,9 +75,6 @@ class Shapes:
 
     def chunks(self, size: int) -> list[Shapes]:
         return [self.take(slice(start, start + size)) for start in range(0, len(self), size)]
-
-
-MAX_LAYOUTS = 2_000_000  # layouts × settings: about 2 s and 300 MB here; beyond it plan asks for a narrower search
 
 
 class SpaceTooLarge(ValueError):
@@ -184,6 +182,9 @@ def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[
             "training_days": time["training_days"],
             "mfu": time["mfu"],
             "fits": report["memory"]["fits"],
+            # an assumed MFU with recomputation on top may need more than the GPU's peak (HFU > 1): no such layout runs
+            "hfu": time["hfu"],
+            "within_peak": time["hfu"] <= MAX_HFU,
         } | {name: time["predicted"][name] for name in PREDICTED if "predicted" in time}
         parts.append(part | {name: np.broadcast_to(value, len(part["t"])) for name, value in figures.items()})
         if progress is not None:
@@ -209,11 +210,16 @@ def _with_settings(space: Shapes, offered: tuple[tuple[int, str, bool], ...] = S
     return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
 
 
+def runs(table: dict[str, np.ndarray]) -> np.ndarray:
+    """The layouts that can run: their memory fits and their hardware FLOPs stay within the GPU's peak (HFU ≤ 1)."""
+    return table["fits"] & table["within_peak"]
+
+
 def rank(table: dict[str, np.ndarray], top: int) -> np.ndarray:
     """Indices of the ``top`` fastest layouts that fit, one per distinct (t, p, d, b, m, v) at its best setting."""
     keys = [table[name] for name in reversed(SHAPE_FIELDS + SETTING_FIELDS)] + [table["memory_total"], table["step_seconds"]]
     order = np.lexsort(keys)
-    order = order[table["fits"][order]]
+    order = order[runs(table)[order]]
     shape_key = np.stack([table[name][order] for name in SHAPE_FIELDS], axis=1)
     _, first = np.unique(shape_key, axis=0, return_index=True)
     return order[np.sort(first)[:top]]
@@ -226,7 +232,7 @@ def row(table: dict[str, np.ndarray], index: int, layers: int) -> dict:
         layout["stages"] = list(balanced_stages(layers, layout["p"]))
     layout |= {"zero": int(table["zero"][index]), "recompute": RECOMPUTE_MODES[int(table["recompute"][index])],
                "sequence_parallel": bool(table["sequence_parallel"][index])}
-    figures = {name: float(table[name][index]) for name in FIGURES + PREDICTED if name != "fits" and name in table}
+    figures = {name: float(table[name][index]) for name in FIGURES + PREDICTED if name not in ("fits", "within_peak") and name in table}
     return {"layout": layout} | figures
 
 
@@ -268,7 +274,7 @@ def plan(model: dict[str, int], inputs: Inputs, n: int, global_batch: int, s: in
     entries = [row(table, int(index), int(model["l"])) for index in best]
     for place, entry in enumerate(entries[:top]):
         entry["reason"] = reason(entry, entries[place + 1] if place + 1 < len(entries) else None)
-    return {"explored": len(table["fits"]), "fitting": int(np.count_nonzero(table["fits"])), "ranked": entries[:top]}
+    return {"explored": len(table["fits"]), "fitting": int(np.count_nonzero(runs(table))), "ranked": entries[:top]}
 
 
 class NotRanked(ValueError):
@@ -318,6 +324,9 @@ def explain(model: dict[str, int], inputs: Inputs, layout: Layout, max_tp: int |
     if not table["fits"][index]:
         raise NotRanked(f"layout does not fit: {mine['memory_total'] / 1e9:.1f} GB per GPU of "
                         f"{float(inputs.gpu['M_gpu']) / 1e9:.0f} GB")
+    if not table["within_peak"][index]:
+        raise NotRanked(f"layout cannot run at the assumed MFU: its recomputation needs HFU {100 * mine['hfu']:.1f} %, "
+                        f"above the GPU's peak")
     ranked = rank(table, len(table["fits"]))
     steps = table["step_seconds"][ranked]
     place = int(np.count_nonzero(steps < table["step_seconds"][index])) + 1

@@ -20,7 +20,7 @@ import sympy as sp
 from llm_formulas.formulas.estimate import RECOMPUTE_MODES, Inputs, model_values
 from llm_formulas.formulas.gpus import gpu
 from llm_formulas.formulas.presets import preset
-from llm_formulas.render.numeric.plan import GPUS_PER_NODE, SHAPE_FIELDS, Shapes, evaluate, rank, reason, row, shapes
+from llm_formulas.render.numeric.plan import GPUS_PER_NODE, SHAPE_FIELDS, Shapes, evaluate, rank, reason, row, runs, shapes
 from llm_formulas.render.cli.progress import Progress
 
 DEFAULT_CHUNK = 4096
@@ -35,12 +35,18 @@ class Spec:
     sizes: tuple[int, ...]
     global_batch: int
     seq: int
-    tokens: int | None = None
+    tokens: sp.Rational | int | None = None
     utilization: sp.Rational = sp.Rational(1, 2)
     overlap: sp.Rational = sp.Rational(1, 2)
     network: sp.Rational = sp.Integer(25 * 10**9)
     top: int = 1
     max_tp: int | None = GPUS_PER_NODE
+
+    def __post_init__(self) -> None:
+        for name in ("models", "gpus", "sizes"):  # a case listed twice would be swept twice, its counts doubled
+            items = getattr(self, name)
+            if len(set(items)) != len(items):
+                raise ValueError(f"a sweep lists one of its {name} twice: {items}")
 
 
 @dataclass(frozen=True)
@@ -74,7 +80,7 @@ def run_task(task: Task, seq: int, top: int) -> tuple[tuple[str, str, int], int,
     """A chunk's best ``top`` + 1 distinct layouts, with how many it explored and how many fit."""
     table = evaluate(task.chunk, task.n, seq, task.inputs)
     best = [row(table, int(index), int(task.inputs.model["l"])) for index in rank(table, top + 1)]
-    return (task.model, task.gpu, task.n), len(table["fits"]), int(table["fits"].sum()), best
+    return (task.model, task.gpu, task.n), len(table["fits"]), int(runs(table).sum()), best
 
 
 def _order(entry: dict) -> tuple:

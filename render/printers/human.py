@@ -5,7 +5,9 @@ FLOP/s and bytes (decimal, GB = 10⁹ B, unless ``binary=True``: GiB = 2³⁰ B)
 count suffixes k/M/B/T for parameters and tokens, and for durations the largest
 of µs, ms, s, minutes, hours, days, years that keeps the number at least 1;
 energy in kWh/MWh/GWh, CO2-equivalent in g/kg/t, money as $ with k/M/B.
-Three significant digits: ``84 ZFLOP``, ``1.25 GiB``, ``60.9 days``.
+Three significant digits: ``84 ZFLOP``, ``1.25 GiB``, ``60.9 days``. A number far
+from 1 that no unit brings near it is written in exponent notation (``3.49e-80 s``,
+``1.00e+30 B``, ``2.09e-4``), never as 80 zeros or a 100-digit integer.
 
 ``DISPLAY_UNITS`` names every unit a user may ask for (``eval --unit GiB``)
 with its base unit and its size in it; ``convert`` refuses a unit of another
@@ -72,13 +74,46 @@ def _as_fraction_or_float(value: object) -> Fraction | float:
     return float(value)  # type: ignore[arg-type]
 
 
+def _exponent_form(x: float, digits: int) -> str:
+    """``1.23e+15``, ``3.49e-80``: ``digits`` significant digits, the exponent without leading zeros (as JavaScript's
+    ``toExponential`` writes it, so that the sizing page prints the same)."""
+    mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+    return f"{mantissa}e{exponent[0]}{int(exponent[1:])}"
+
+
+def _exact_exponent_form(x: Fraction, digits: int) -> str:
+    """The exponent form of an exact value beyond floating-point range (10⁴⁰⁰, 10⁻⁴⁰⁰), computed exactly."""
+    size = abs(x)
+    exponent = len(str(size.numerator)) - len(str(size.denominator))
+    while size >= Fraction(10) ** (exponent + 1):
+        exponent += 1
+    while size < Fraction(10) ** exponent:
+        exponent -= 1
+    mantissa = round(size / Fraction(10) ** exponent * 10 ** (digits - 1))
+    if mantissa >= 10**digits:  # 9.995 rounds up to 10.0
+        mantissa, exponent = mantissa // 10, exponent + 1
+    text = str(mantissa)
+    sign = "-" if x < 0 else ""
+    return f"{sign}{text[0]}.{text[1:]}e{'+' if exponent >= 0 else '-'}{abs(exponent)}"
+
+
+SMALL, LARGE = 1e-3, 1e15  # below and above these, exponent notation: never 80 zeros, never a 30-digit integer
+
+
 def significant(x: float, digits: int = 3) -> str:
-    """``x`` to ``digits`` significant digits, without exponent below 10⁶ and without trailing zeros."""
+    """``x`` to ``digits`` significant digits without trailing zeros: ``0.35``, ``17.5``, ``4,096`` with thousands
+    separators up to 10¹⁵, exponent notation beyond it and below 10⁻³ (``1.23e+18``, ``3.49e-80``). An exact value
+    too large or too small for a float keeps its exponent (``1.00e+400``)."""
+    if isinstance(x, Fraction) or getattr(x, "is_Rational", False):
+        exact = _as_fraction_or_float(x)
+        if exact != 0 and not 1e-300 < abs(exact) < 1e300:
+            return _exact_exponent_form(exact, digits)
+        x = float(exact)
     if x == 0 or not math.isfinite(x):
         return "0" if x == 0 else str(x)
+    if abs(x) >= LARGE or abs(x) < SMALL:
+        return _exponent_form(x, digits)
     if abs(x) >= 1000:
-        if abs(x) >= 1e15:
-            return f"{x:.{digits - 1}e}"
         return f"{round(x):,}"
     decimals = max(0, digits - 1 - math.floor(math.log10(abs(x))))
     text = f"{x:.{decimals}f}"
@@ -96,45 +131,62 @@ def _scaled(x: float, table: list[tuple[str, object]]) -> tuple[float, str]:
     return x / float(chosen[1]), chosen[0]
 
 
+def _prefixed(x: float, table: list[tuple[str, object]]) -> tuple[str, str]:
+    """``x`` in the table's largest unit that keeps it at least 1 (``1.25``, ``"G"``); beyond the table's last unit
+    by ten thousand times or more, in exponent notation of the first (``1.00e+30``, ``""``): never ``1,000,000 YB``."""
+    scaled, name = _scaled(x, table)
+    if name == table[-1][0] and abs(scaled) >= 10_000:
+        return _exponent_form(x, 3), table[0][0]
+    return significant(scaled), name
+
+
 def duration(seconds: float) -> str:
-    """``seconds`` as the size calls for: ``17.5 ms``, ``4.2 hours``, ``60.9 days`` (nothing at all: ``0 s``)."""
+    """``seconds`` as the size calls for: ``17.5 ms``, ``4.2 hours``, ``60.9 days`` (nothing at all: ``0 s``); below a
+    nanosecond in seconds (``3.49e-80 s``)."""
     if seconds == 0:
         return "0 s"
+    if abs(seconds) < 1e-9:
+        return f"{_exponent_form(seconds, 3)} s"
     x, name = _scaled(seconds, _DURATIONS)
     return f"{significant(x)} {name}"
 
 
 def human(value: object, unit: Unit | str, *, binary: bool = False) -> str:
-    """``value`` (a number in ``unit``) in the unit a person would read, three significant digits."""
+    """``value`` (a number in ``unit``) in the unit a person would read, three significant digits; far beyond the
+    largest unit, or below the smallest, in exponent notation."""
     unit = as_unit(unit)
-    x = float(_as_fraction_or_float(value))
+    number = _as_fraction_or_float(value)
+    if isinstance(number, Fraction) and number != 0 and not 1e-300 < abs(number) < 1e300:  # beyond a float
+        base = {BYTE: " B", BYTE / SECOND: " B/s", FLOP / SECOND: " FLOP/s", SECOND: " s"}.get(unit, f" {unit}")
+        return significant(number) + ("" if unit.is_dimensionless else base)  # the exact exponent, in the base unit
+    x = float(number)
     if unit == BYTE or unit == BYTE / SECOND:
-        scaled, prefix = _scaled(x, _BINARY if binary else _DECIMAL)
-        return f"{significant(scaled)} {prefix}B" + ("/s" if unit != BYTE else "")
+        shown, prefix = _prefixed(x, _BINARY if binary else _DECIMAL)
+        return f"{shown} {prefix}B" + ("/s" if unit != BYTE else "")
     if unit == FLOP or unit == FLOP / SECOND:
-        scaled, prefix = _scaled(x, _DECIMAL)
-        return f"{significant(scaled)} {prefix}FLOP" + ("/s" if unit != FLOP else "")
+        shown, prefix = _prefixed(x, _DECIMAL)
+        return f"{shown} {prefix}FLOP" + ("/s" if unit != FLOP else "")
     if unit == SECOND:
         return duration(x)
     if unit == JOULE:
-        scaled, name = _scaled(x, _ENERGY)
-        return f"{significant(scaled)} {name}"
+        shown, name = _prefixed(x, _ENERGY)
+        return f"{shown} {name}"
     if unit == GRAM:
-        scaled, name = _scaled(x, _MASS)
-        return f"{significant(scaled)} {name} CO2e"
+        shown, name = _prefixed(x, _MASS)
+        return f"{shown} {name} CO2e"
     if unit == DOLLAR:
-        scaled, suffix = _scaled(x, _COUNT)
-        return f"${significant(scaled)}{suffix}"
+        shown, suffix = _prefixed(x, _COUNT)
+        return f"${shown}{suffix}"
     if unit.is_dimensionless:
         if abs(x) >= 10**6:
-            scaled, suffix = _scaled(x, _COUNT)
-            return f"{significant(scaled)}{suffix}" if suffix else significant(x)
+            shown, suffix = _prefixed(x, _COUNT)
+            return f"{shown}{suffix}"
         return significant(x)
     if unit.is_single_base and unit.exponents[0][0] in ("parameter", "token", "sequence", "GPU"):
         name = unit.exponents[0][0]
-        scaled, suffix = _scaled(x, _COUNT)
+        shown, suffix = _prefixed(x, _COUNT)
         plural = "" if abs(x) == 1 else "s"
-        return f"{significant(scaled)}{suffix} {name}{plural}" if suffix else f"{significant(x)} {name}{plural}"
+        return f"{shown}{suffix} {name}{plural}"
     if unit.as_dict.get("second") == 1 and len(unit.exponents) == 2:  # GPU·second and the like
         other = [name for name, power in unit.exponents if name != "second"]
         if other and unit.as_dict[other[0]] == 1:

@@ -2,8 +2,8 @@
 
 SymPy's JavaScript printer (``jscode``) writes each formula (constants
 replaced by their values) as a function of its inputs, and each testable
-validity condition (``t divides a``) as a predicate; no formula is written by
-hand in JS. JavaScript numbers are IEEE doubles, as the generated NumPy code's
+validity condition (``t divides a``; its constants valued too) as a predicate
+of inputs only; no formula is written by hand in JS. JavaScript numbers are IEEE doubles, as the generated NumPy code's
 float64. A formula the printer cannot write (an unsupported function) is left
 out of the page and reported in ``skipped``.
 """
@@ -39,13 +39,13 @@ def formula_entry(formula: Formula, inputs: tuple[sp.Symbol, ...]) -> str:
     names = [s.name for s in inputs]
     conditions = []
     for condition in formula.conditions:
-        test = condition.predicate
-        if test is None:
+        if condition.predicate is None:
             continue
+        test = valued(condition.predicate)  # the constants (q_bf16, q_fp32) are values, not inputs the page lacks
         arguments = [s.name for s in sorted(test.free_symbols, key=table_order)]
         conditions.append(
             f"{{text: {json.dumps(condition.text, ensure_ascii=False)}, inputs: {json.dumps(arguments)}, "
-            f"holds: {_function(arguments, jscode(valued(test)))}}}"
+            f"holds: {_function(arguments, jscode(test))}}}"
         )
     fields = [
         f"id: {json.dumps(formula.id)}",
