@@ -14,8 +14,8 @@ A request of s_in prompt tokens and s_out output tokens is served in two phases 
 
 The time of each phase is the performance model's roofline term by term (formulas/performance.py, Williams et al.
 2009): FLOPs at a fraction η of the GPU's peak, bytes at η_HBM of its HBM bandwidth, a fixed cost τ_L per layer,
-and per layer two tensor-parallel all-reduces priced by the α-β model of a ring, 2(t − 1)·τ + 2(t − 1)/t·x/W
-(Thakur et al. 2005): a decoding step's messages are b·h·q bytes, so the latency term dominates them. Decoding gets
+and per layer two tensor-parallel all-reduces priced by the α-β model (Thakur et al. 2005), one message latency τ and
+2(t − 1)/t·x/W: a decoding step's messages are b·h·q bytes, so the latency term dominates them. Decoding gets
 its own compute fraction η_dec (skinny GEMMs), the prefill η_pf. Pipeline stages run in series: a token crosses all
 p of them (p − 1 hops) and the time is the whole model's over the t GPUs of a stage, with p batches in flight.
 
@@ -59,7 +59,7 @@ LEVIATHAN = Source("leviathan2023", "§3.1 eq. (1) and Theorem 3.8: (1 − α^(�
                    "an improvement (1 − α^(γ+1))/((1 − α)(γc + 1))")
 MTP = Source("deepseek2024v3", "§2.2 and §5.4.3: one MTP module, second-token acceptance 85–90 %, 1.8× TPS")
 ROOFLINE = Source("williams2009", "attainable performance bounded by peak compute and by bandwidth × intensity")
-THAKUR = Source("thakur2005", "§2 cost model α + nβ; ring all-reduce 2(p − 1)α + 2(p − 1)/p·nβ")
+THAKUR = Source("thakur2005", "§2: the cost model α + nβ of a message; a ring all-reduce moves 2(p − 1)/p·n")
 PAGED = Source("kwon2023", "§4.2: KV blocks of a fixed number of tokens")
 GPTQ = Source("frantar2022", "§5: 4-bit weights with a scale and zero point per group of 128")
 VLLM = Source("vllm", "profile_run: the peak activation memory of a forward of max_num_batched_tokens tokens")
@@ -67,6 +67,7 @@ SARATHI = Source("agrawal2024", "§4: chunked prefills piggybacked on decoding s
 DISTSERVE = Source("zhong2024", "§3: prefill and decoding instances sized separately")
 LITTLE = Source("little1961", "L = λW")
 FEDUS = Source("fedus2021", "§2: top-k routing of each token to its experts")
+CUSTOM_AR = Source("vllm", "custom_all_reduce: one-shot all-reduce of small messages over NVLink")
 MEGATRON_TP = Source("shoeybi2019", "§3: two all-reduces in the forward of each layer")
 PP_SERIES = Source("001", "inference: pipeline stages run in series")
 
@@ -369,11 +370,13 @@ max_context = formula(
 
 allreduce = formula(
     "serving.time.allreduce",
-    2 * (t - 1) * tau_ar + 2 * (t - 1) / t * x_msg / W_tp,
+    sp.Min(t - 1, 1) * tau_ar + 2 * (t - 1) / t * x_msg / W_tp,
     "second",
-    "a ring all-reduce of x bytes over t GPUs: 2(t − 1) steps, each a message's latency τ, moving 2(t − 1)/t of the buffer "
-    "at the link's one-way bandwidth",
-    sources=[THAKUR, Source("nccl-tests", "bus bandwidth of an all-reduce 2(n − 1)/n")],
+    "an all-reduce of x bytes over t GPUs: one message latency τ (none on one GPU), and 2(t − 1)/t of the buffer at the "
+    "link's one-way bandwidth; a decoding step's few kilobytes are latency-bound",
+    sources=[THAKUR, Source("nccl-tests", "bus bandwidth of an all-reduce 2(n − 1)/n"), CUSTOM_AR],
+    conditions=[Condition("small messages go in one shot (every rank reads its peers' buffers over NVLink at once): the "
+                          "latency does not grow with t as a ring's 2(t − 1) steps would")],
     symbol_latex=r"T_{AR}",
 )
 alltoall = formula(

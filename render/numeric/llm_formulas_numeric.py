@@ -10640,11 +10640,11 @@ def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *,
 
 
 def serving_time_allreduce(t, x_msg, W_tp, tau_ar):
-    r"""a ring all-reduce of x bytes over t GPUs: 2(t − 1) steps, each a message's latency τ, moving 2(t − 1)/t of the buffer at the link's one-way bandwidth.
+    r"""an all-reduce of x bytes over t GPUs: one message latency τ (none on one GPU), and 2(t − 1)/t of the buffer at the link's one-way bandwidth; a decoding step's few kilobytes are latency-bound.
 
-    serving.time.allreduce [second] = tau_ar*(2*t - 2) + x_msg*(2*t - 2)/(W_tp*t)
+    serving.time.allreduce [second] = tau_ar*Min(1, t - 1) + x_msg*(2*t - 2)/(W_tp*t)
 
-    LaTeX: T_{AR} = \tau_{msg} \left(2 t - 2\right) + \frac{x \left(2 t - 2\right)}{W_{TP} t}
+    LaTeX: T_{AR} = \tau_{msg} \min\left(1, t - 1\right) + \frac{x \left(2 t - 2\right)}{W_{TP} t}
 
     Args:
         t: tensor parallel degree [1]
@@ -10652,15 +10652,17 @@ def serving_time_allreduce(t, x_msg, W_tp, tau_ar):
         W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
         tau_ar: latency of one step of a ring collective: a message's fixed cost (calibrated) [second]
 
-    Returns: a ring all-reduce of x bytes over t GPUs: 2(t − 1) steps, each a message's latency τ, moving 2(t − 1)/t of the buffer at the link's one-way bandwidth [second]
+    Returns: an all-reduce of x bytes over t GPUs: one message latency τ (none on one GPU), and 2(t − 1)/t of the buffer at the link's one-way bandwidth; a decoding step's few kilobytes are latency-bound [second]
 
-    Sources: Thakur et al. 2005, §2 cost model α + nβ; ring all-reduce 2(p − 1)α + 2(p − 1)/p·nβ; nccl-tests, bus bandwidth of an all-reduce 2(n − 1)/n
+    Valid when: small messages go in one shot (every rank reads its peers' buffers over NVLink at once): the latency does not grow with t as a ring's 2(t − 1) steps would
+
+    Sources: Thakur et al. 2005, §2: the cost model α + nβ of a message; a ring all-reduce moves 2(p − 1)/p·n; nccl-tests, bus bandwidth of an all-reduce 2(n − 1)/n; vLLM, custom_all_reduce: one-shot all-reduce of small messages over NVLink
     """
     t = numpy.asarray(t, dtype=numpy.float64)
     x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
     W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
     tau_ar = numpy.asarray(tau_ar, dtype=numpy.float64)
-    return tau_ar*(2*t - 2) + x_msg*(2*t - 2)/(W_tp*t)
+    return tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + x_msg*(2*t - 2)/(W_tp*t)
 
 
 def serving_time_alltoall(x_msg, e, W_tp, tau_ar):
@@ -10678,7 +10680,7 @@ def serving_time_alltoall(x_msg, e, W_tp, tau_ar):
 
     Returns: an all-to-all of x bytes per GPU over e GPUs (expert dispatch or combine): e − 1 messages, (e − 1)/e of the buffer leaves [second]
 
-    Sources: Thakur et al. 2005, §2 cost model α + nβ; ring all-reduce 2(p − 1)α + 2(p − 1)/p·nβ; Lepikhin et al. 2020, §3.2, all-to-all dispatch and combine
+    Sources: Thakur et al. 2005, §2: the cost model α + nβ of a message; a ring all-reduce moves 2(p − 1)/p·n; Lepikhin et al. 2020, §3.2, all-to-all dispatch and combine
     """
     x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
     e = numpy.asarray(e, dtype=numpy.float64)
@@ -10690,9 +10692,9 @@ def serving_time_alltoall(x_msg, e, W_tp, tau_ar):
 def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, N_kv, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, *, mla=0, r_kv=None, d_rope=None):
     r"""one decoding step of a replica: the GEMMs' FLOPs F_fwd and the attention's at η_dec of the t GPUs' peak, the weights R_w and the cache at η_HBM of their bandwidth, τ_L per layer, TP all-reduces of b·h·q bytes, p − 1 stage hops (the stages in series).
 
-    serving.time.decode_step [second] = F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*(2*t - 2) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp)
+    serving.time.decode_step [second] = F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp)
 
-    LaTeX: T_{dec} = \frac{F_{fwd}}{X \eta_{dec} t} + \frac{N_{KV} b \left(2 a d_{head} \left(2 - 2 \sigma_{MLA}\right) + 2 a \sigma_{MLA} \left(d_{rope} + 2 r_{KV}\right)\right)}{X \eta_{dec} t} + \frac{N_{KV} b q_{KV} \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{W_{mem} \eta_{HBM} \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \left(2 t - 2\right) + \frac{b h q \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q}{W_{PP}}\right)
+    LaTeX: T_{dec} = \frac{F_{fwd}}{X \eta_{dec} t} + \frac{N_{KV} b \left(2 a d_{head} \left(2 - 2 \sigma_{MLA}\right) + 2 a \sigma_{MLA} \left(d_{rope} + 2 r_{KV}\right)\right)}{X \eta_{dec} t} + \frac{N_{KV} b q_{KV} \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{W_{mem} \eta_{HBM} \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \min\left(1, t - 1\right) + \frac{b h q \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q}{W_{PP}}\right)
 
     Args:
         b: micro-batch size [1]
@@ -10724,7 +10726,7 @@ def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_p
 
     Valid when: one kernel per GEMM, compute and memory time added (formulas/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth
 
-    Sources: Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity; Thakur et al. 2005, §2 cost model α + nβ; ring all-reduce 2(p − 1)α + 2(p − 1)/p·nβ; Li Bojie (001), inference: pipeline stages run in series; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
+    Sources: Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity; Thakur et al. 2005, §2: the cost model α + nβ of a message; a ring all-reduce moves 2(p − 1)/p·n; Li Bojie (001), inference: pipeline stages run in series; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
     """
     r_kv = _gated('serving.time.decode_step', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('serving.time.decode_step', 'd_rope', d_rope, {'mla': (mla, 0)})
@@ -10752,15 +10754,15 @@ def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_p
     mla = numpy.asarray(mla, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*(2*t - 2) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp)
+    return F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp)
 
 
 def serving_time_prefill(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, eta_pf, eta_hbm, tau_L, tau_ar, F_fwd, R_w):
     r"""one prefill of b prompts of s_in tokens: its FLOPs at η_pf of peak, the weights read once, τ_L per layer, all-reduces of b·s_in·h·q bytes and stage hops: the time to the first token.
 
-    serving.time.prefill [second] = F_fwd/(X*eta_pf*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*(2*t - 2) + b*h*q*s_in*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q*s_in/W_pp)
+    serving.time.prefill [second] = F_fwd/(X*eta_pf*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*s_in*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q*s_in/W_pp)
 
-    LaTeX: T_{pf} = \frac{F_{fwd}}{X \eta_{pf} t} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \left(2 t - 2\right) + \frac{b h q s_{in} \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q s_{in}}{W_{PP}}\right)
+    LaTeX: T_{pf} = \frac{F_{fwd}}{X \eta_{pf} t} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \min\left(1, t - 1\right) + \frac{b h q s_{in} \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q s_{in}}{W_{PP}}\right)
 
     Args:
         b: micro-batch size [1]
@@ -10785,7 +10787,7 @@ def serving_time_prefill(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, eta_pf, e
 
     Valid when: one kernel per GEMM, compute and memory time added (formulas/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth
 
-    Sources: Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity; Thakur et al. 2005, §2 cost model α + nβ; ring all-reduce 2(p − 1)α + 2(p − 1)/p·nβ; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
+    Sources: Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity; Thakur et al. 2005, §2: the cost model α + nβ of a message; a ring all-reduce moves 2(p − 1)/p·n; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
     """
     b = numpy.asarray(b, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -10804,15 +10806,15 @@ def serving_time_prefill(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, eta_pf, e
     tau_ar = numpy.asarray(tau_ar, dtype=numpy.float64)
     F_fwd = numpy.asarray(F_fwd, dtype=numpy.float64)
     R_w = numpy.asarray(R_w, dtype=numpy.float64)
-    return F_fwd/(X*eta_pf*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*(2*t - 2) + b*h*q*s_in*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q*s_in/W_pp)
+    return F_fwd/(X*eta_pf*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*s_in*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q*s_in/W_pp)
 
 
 def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, s_out, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, T_pf, *, mla=0, l_win=0, r_kv=None, d_rope=None, W=None):
     r"""a batch's latency to its last token: the prefill, then s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1; the step is affine in N_KV, so the sum is s_out − 1 steps at an empty cache plus the slope times Σ N_KV.
 
-    serving.time.e2e [second] = T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*(2*t - 2) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp)) + (l_win*(W*(s_out - Min(s_out - 1, Max(0, W - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, W - s_in)) + (Min(s_out - 1, Max(0, W - s_in)) + 1)*Min(s_out - 1, Max(0, W - s_in))/2) + (l - l_win)*(s_in*(s_out - 1) + s_out*(s_out - 1)/2))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))
+    serving.time.e2e [second] = T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp)) + (l_win*(W*(s_out - Min(s_out - 1, Max(0, W - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, W - s_in)) + (Min(s_out - 1, Max(0, W - s_in)) + 1)*Min(s_out - 1, Max(0, W - s_in))/2) + (l - l_win)*(s_in*(s_out - 1) + s_out*(s_out - 1)/2))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))
 
-    LaTeX: T_{e2e} = T_{pf} + \left(s_{out} - 1\right) \left(\frac{F_{fwd}}{X \eta_{dec} t} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \left(2 t - 2\right) + \frac{b h q \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q}{W_{PP}}\right)\right) + \left(l_{win} \left(W \left(s_{out} - \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) - 1\right) + s_{in} \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + \frac{\left(\min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + 1\right) \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right)}{2}\right) + \left(l - l_{win}\right) \left(s_{in} \left(s_{out} - 1\right) + \frac{s_{out} \left(s_{out} - 1\right)}{2}\right)\right) \left(\frac{b \left(2 a d_{head} \left(2 - 2 \sigma_{MLA}\right) + 2 a \sigma_{MLA} \left(d_{rope} + 2 r_{KV}\right)\right)}{X \eta_{dec} t} + \frac{b q_{KV} \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{W_{mem} \eta_{HBM} \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)}\right)
+    LaTeX: T_{e2e} = T_{pf} + \left(s_{out} - 1\right) \left(\frac{F_{fwd}}{X \eta_{dec} t} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \min\left(1, t - 1\right) + \frac{b h q \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q}{W_{PP}}\right)\right) + \left(l_{win} \left(W \left(s_{out} - \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) - 1\right) + s_{in} \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + \frac{\left(\min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + 1\right) \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right)}{2}\right) + \left(l - l_{win}\right) \left(s_{in} \left(s_{out} - 1\right) + \frac{s_{out} \left(s_{out} - 1\right)}{2}\right)\right) \left(\frac{b \left(2 a d_{head} \left(2 - 2 \sigma_{MLA}\right) + 2 a \sigma_{MLA} \left(d_{rope} + 2 r_{KV}\right)\right)}{X \eta_{dec} t} + \frac{b q_{KV} \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{W_{mem} \eta_{HBM} \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)}\right)
 
     Args:
         b: micro-batch size [1]
@@ -10881,7 +10883,7 @@ def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in,
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*(2*t - 2) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp)) + (l_win*(W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])])) + (l - l_win)*(s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1)))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))))
+    return T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp)) + (l_win*(W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])])) + (l - l_win)*(s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1)))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))))
 
 
 def serving_time_tpot(s_out, T_pf, T_e2e):
