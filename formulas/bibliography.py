@@ -403,12 +403,6 @@ _work(
     "Fast Inference from Transformers via Speculative Decoding", "ICML 2023", "2023", arxiv="2211.17192",
 )
 _work(
-    "pope2022", "paper", "Pope et al. 2022",
-    "Reiner Pope, Sholto Douglas, Aakanksha Chowdhery, Jacob Devlin, James Bradbury, Anselm Levskaya, Jonathan Heek, "
-    "Kefan Xiao, Shivani Agrawal, Jeff Dean",
-    "Efficiently Scaling Transformer Inference", "MLSys 2023", "2022", arxiv="2211.05102",
-)
-_work(
     "thakur2005", "paper", "Thakur et al. 2005", "Rajeev Thakur, Rolf Rabenseifner, William Gropp",
     "Optimization of Collective Communication Operations in MPICH", "International Journal of High Performance "
     "Computing Applications 19(1)", "2005",
