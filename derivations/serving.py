@@ -7,8 +7,8 @@ growing context is evaluated by SymPy (``Sum(...).doit()``), below and beyond a 
 equal to the step-by-step sum where SymPy can sum it whole (no windowed layers). The expected number of experts b
 tokens touch is built from the probability that one expert is missed, C(E − 1, k)/C(E, k) = 1 − k/E. The
 speculative-decoding closed form is proved by its telescoping difference (a geometric series), and the DeepSeek-V3
-MTP case is γ = 1. The time formulas reduce to the inference topic's memory-bound latency and to the comms topic's
-ring all-reduce where their assumptions coincide.
+MTP case is γ = 1. The time formulas reduce to the inference topic's memory-bound and compute-bound latencies where
+their assumptions coincide, and an all-reduce moves the comms topic's 2(t − 1)/t of its buffer.
 """
 
 from __future__ import annotations
@@ -340,11 +340,11 @@ def max_context() -> Derivation:
 # --- time ------------------------------------------------------------------------------------------------
 
 def allreduce() -> Derivation:
-    d = Derivation("serving.time.allreduce", "A ring all-reduce, latency and bandwidth", (S.THAKUR,))
-    d.defines("T_α", _at("comms.collective.allreduce.ring_steps", n=t) * tau_ar, "2(t − 1) steps, each a message's latency")
+    d = Derivation("serving.time.allreduce", "An all-reduce, latency and bandwidth", (S.THAKUR,))
+    d.defines("T_α", sp.Min(t - 1, 1) * tau_ar, "one message's latency, in one shot; none on one GPU (t − 1 = 0)")
     d.defines("T_β", _at("comms.collective.allreduce", n=t) / W_tp, "the 2(t − 1)/t·x bytes each GPU sends, at W_TP")
-    d.defines("T_AR", _at("comms.collective.allreduce.ring_steps", n=t) * tau_ar + _at("comms.collective.allreduce", n=t) / W_tp,
-              "the α-β model", parts=("T_α", "T_β"))
+    d.defines("T_AR", sp.Min(t - 1, 1) * tau_ar + _at("comms.collective.allreduce", n=t) / W_tp, "the α-β model",
+              parts=("T_α", "T_β"))
     d.concludes("serving.time.allreduce")
     return d
 

@@ -694,7 +694,7 @@ def _inference(base: dict, b: object, active: object, inputs: Inputs, ev: Evalua
     ``inference.latency.*`` over the t GPUs of a stage, stages in series) and the balance batch X/W_mem its ridge point."""
     from llm_formulas.formulas.serving_calibration import constants
 
-    real = (lambda value: value) if ops is EXACT_OPS else float
+    real = (lambda value: value) if ops.minimum is sp.Min else float  # SymPy (exact or traced) keeps Rationals
     replica = base | {"n": base["t"] * base["p"], "b": b}
     stage = replica | {"n": base["t"]}
     memory_bound = ev("inference.latency.memory_bound", **stage)
@@ -704,7 +704,7 @@ def _inference(base: dict, b: object, active: object, inputs: Inputs, ev: Evalua
     step = replica | {name: real(value) for name, value in constants("16").values().items()} | {
         "q_kv": Q_16BIT, "s_ctx": base["s"], "W_tp": ops.where(t <= inputs.node_size, nvlink, inputs.network),
         "W_pp": ops.where(t * p <= inputs.node_size, nvlink, inputs.network)}
-    step |= {"E_hit": ops.where(base["all_experts"] == 1, ops.number(base["E"]), ev("serving.decode.experts_touched", **step))}
+    step |= {"E_hit": base["all_experts"] * base["E"] + (1 - base["all_experts"]) * ev("serving.decode.experts_touched", **step)}
     step |= {"F_fwd": ev("serving.decode.flops.linear", **step), "R_w": ev("serving.decode.weights_read", **step),
              "N_kv": ev("serving.decode.context", **step)}
     token = ev("serving.time.decode_step", **step)

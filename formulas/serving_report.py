@@ -82,37 +82,39 @@ class ServeInputs:
         return self.constants or constants("8" if compute_precision(self.weights) == "fp8" else "16")
 
 
-def base_values(inputs: ServeInputs, t: object, p: object, ops: Ops = EXACT_OPS) -> dict:
+def base_values(inputs: ServeInputs, t: object, p: object, ops: Ops = EXACT_OPS, given: dict | None = None) -> dict:
     """The symbol values every formula of the report takes: the model, the GPU at the weights' precision, the links,
-    the constants, the dtypes."""
+    the constants, the dtypes. ``given`` replaces the GPU's figures (X, W_mem, W_link, M_gpu) and the dtypes' bytes
+    (q_w, q_kv): the sizing page traces the report with them as its own inputs."""
     gpu, real = inputs.gpu, _real(ops)
-    nvlink, network = real(gpu.link() / 2), real(inputs.network)  # one way: a ring sends and receives at once
+    figures = {"X": real(gpu.flops(compute_precision(inputs.weights))), "W_mem": real(gpu.memory_bandwidth),
+               "W_link": real(gpu.link()), "M_gpu": real(gpu.memory),
+               "q_w": real(weight_bytes(inputs.weights, inputs.int4_group)), "q_kv": KV_BYTES[inputs.kv]} | (given or {})
+    nvlink, network = figures.pop("W_link") / 2, real(inputs.network)  # one way: a ring sends and receives at once
     in_node = inputs.node_size
-    values = dict(inputs.model) | {name: real(v) for name, v in inputs.fitted.values().items()} | {
-        "t": t, "p": p, "q": Q_ACTIVATION, "q_w": real(weight_bytes(inputs.weights, inputs.int4_group)),
-        "q_kv": KV_BYTES[inputs.kv], "X": real(gpu.flops(compute_precision(inputs.weights))),
-        "W_mem": real(gpu.memory_bandwidth), "M_gpu": real(gpu.memory),
+    return dict(inputs.model) | {name: real(v) for name, v in inputs.fitted.values().items()} | figures | {
+        "t": t, "p": p, "q": Q_ACTIVATION,
         "W_tp": ops.where(t <= in_node, nvlink, network), "W_pp": ops.where(t * p <= in_node, nvlink, network),
     }
-    return values
 
 
 def _real(ops: Ops):
-    """A GPU figure or constant as the evaluator's number: exact as it is, or a float beside NumPy arrays."""
-    return (lambda value: value) if ops is EXACT_OPS else float
+    """A GPU figure or constant as the evaluator's number: as it is for SymPy (exact, or traced for the page), a float
+    beside NumPy arrays."""
+    return (lambda value: value) if ops.minimum is sp.Min else float
 
 
 def report(t: object, p: object, e: object, d: object, b: object, s_in: object, s_out: object, inputs: ServeInputs,
-           ev: Evaluator = exact, ops: Ops = EXACT_OPS) -> dict:
-    """The serving report as nested sections of numbers (exact Rationals, or NumPy arrays of layouts)."""
+           ev: Evaluator = exact, ops: Ops = EXACT_OPS, given: dict | None = None) -> dict:
+    """The serving report as nested sections of numbers (exact Rationals, NumPy arrays of layouts, or SymPy expressions
+    of the page's inputs when traced with ``given``: base_values's figures, and c_rent and W_gpu for the cost)."""
     t, p, e, d, b, s_in, s_out = (ops.number(x) for x in (t, p, e, d, b, s_in, s_out))
-    values = base_values(inputs, t, p, ops) | {"e": e, "b": b, "s_in": s_in, "s_out": s_out}
+    values = base_values(inputs, t, p, ops, given) | {"e": e, "b": b, "s_in": s_in, "s_out": s_out}
     model = inputs.model
-    every = ops.number(model["E"])
 
     def experts(tokens: object) -> object:  # distinct experts reached; every one where the implementation runs them all
         reached = ev("serving.decode.experts_touched", **(values | {"b": tokens}))
-        return ops.where(model["all_experts"] == 1, every, reached)
+        return model["all_experts"] * model["E"] + (1 - model["all_experts"]) * reached
 
     hit_decode, hit_prefill = experts(b), experts(b * s_in)
     read_decode = ev("serving.decode.weights_read", **(values | {"E_hit": hit_decode}))
@@ -144,14 +146,15 @@ def report(t: object, p: object, e: object, d: object, b: object, s_in: object, 
     capacity = values["M_gpu"]
     room = capacity - weights - workspace
     max_batch = ops.where(room > 0, ops.maximum(-ops.ceiling(-ev("serving.memory.max_batch", **held)), 0), 0)  # ⌊x⌋
-    windowed_only = model["l_win"] >= model["l"]
-    longest_context = None if windowed_only else ops.where(room > 0, ops.maximum(
-        -ops.ceiling(-ev("serving.memory.max_context", **held)), 0), 0)
+    longest_context = ops.where(model["l_win"] < model["l"], ops.where(room > 0, ops.maximum(  # -1: no context fills it
+        -ops.ceiling(-ev("serving.memory.max_context", **(held | {"l_win": ops.minimum(model["l_win"], model["l"] - 1)}))), 0), 0), -1)
 
     replica_rate = p * b * s_out / total  # p batches in flight
     rate = d * replica_rate
     gpus = t * p * d
-    price = inputs.price if inputs.price is not None else inputs.gpu.rent
+    given = given or {}
+    price = given.get("c_rent", inputs.price if inputs.price is not None else inputs.gpu.rent)
+    power = given.get("W_gpu", inputs.gpu.tdp)
     result = {
         "ttft_seconds": prefill,
         "tpot_seconds": tpot,
@@ -176,8 +179,8 @@ def report(t: object, p: object, e: object, d: object, b: object, s_in: object, 
     if price is not None:
         result["dollars_per_million_output_tokens"] = 10**6 * ev("serving.cost.per_token", c_rent=real(price), n=gpus, R_out=rate)
         result["price_per_gpu_hour"] = price
-    if inputs.gpu.tdp is not None:
-        result["joules_per_output_token"] = ev("serving.energy.per_token", W_gpu=real(inputs.gpu.tdp), n=gpus, R_out=rate)
+    if power is not None:
+        result["joules_per_output_token"] = ev("serving.energy.per_token", W_gpu=real(power), n=gpus, R_out=rate)
     return result
 
 

@@ -188,7 +188,7 @@ def _one(label: str, values: dict, inputs, t: int, p: int, e: int, d: int, b: in
         lines.append("KV wall         the weights and workspace alone exceed the GPU's memory: more GPUs (--tp, --pp) or "
                      "smaller weights (--weights)")
     else:
-        context = "" if memory["max_context"] is None else f"; longest context at batch {b}: {int(memory['max_context']):,} tokens"
+        context = "" if memory["max_context"] < 0 else f"; longest context at batch {b}: {int(memory['max_context']):,} tokens"
         lines.append(f"KV wall         at most {int(memory['max_batch']):,} sequences of {s_in + s_out:,} tokens fit{context}")
     pf, step = doc["prefill"], doc["decode_step"]
     lines.append(f"TTFT            {human(doc['ttft_seconds'], 'second')}  (the prefill of {b} × {s_in} tokens; bound by "
