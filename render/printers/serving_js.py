@@ -8,12 +8,10 @@ network is the page's ``network`` setting. The page therefore runs the report ``
 
 from __future__ import annotations
 
-import json
-
 import sympy as sp
-from sympy.printing.jscode import jscode
 
-from llm_formulas.render.printers.jscodegen import SETTINGS, Report, _basic, _flatten, _traced, _traced_choose, _traced_where
+from llm_formulas.render.printers.jscodegen import (SETTINGS, Report, _basic, _traced, _traced_choose, _traced_where,
+                                                   traced_function)
 
 GIVEN = ("X", "W_mem", "W_link", "M_gpu", "q_w", "q_kv", "c_rent", "W_gpu")
 CONSTANTS = ("eta_pf", "eta_dec", "eta_hbm", "tau_L", "tau_ar")
@@ -36,13 +34,4 @@ def serving_javascript(model_names: tuple[str, ...]) -> Report:
     ops = Ops(where=_traced_where, minimum=sp.Min, maximum=sp.Max, number=_basic, choose=_traced_choose, ceiling=sp.ceiling)
     traced = report(symbol("t"), symbol("p"), 1, 1, symbol("b"), symbol("s_in"), symbol("s_out"), inputs, _traced, ops,
                     given={name: symbol(name) for name in GIVEN})
-    flat = _flatten(traced)
-    names = tuple(sorted({s.name for expr in flat.values() for s in expr.free_symbols}))
-    shared, reduced = sp.cse(list(flat.values()), symbols=sp.numbered_symbols("y_"), optimizations=None)
-    lines = ["function serving_report(given) {"]
-    lines += [f"  const {name} = given[{json.dumps(name)}];" for name in names]
-    lines += [f"  const {temp} = {jscode(expr)};" for temp, expr in shared]
-    lines.append("  return {")
-    lines += [f"    {json.dumps(path)}: {jscode(expr)}," for path, expr in zip(flat, reduced)]
-    lines += ["  };", "}"]
-    return Report("\n".join(lines).replace("</", "<\\/") + "\n", names, tuple(flat))
+    return traced_function("serving_report", traced, "y_")
