@@ -7,7 +7,8 @@ The first prints memory per GPU and whether it fits, the largest batch that fits
 end-to-end latency, output tokens per second (the deployment, per GPU, per user), what bounds each phase, and $ per
 million output tokens and energy per token at the GPU preset's rental price and board power
 (formulas/serving_report.py). ``--json`` → {"ttft_seconds", "tpot_seconds", "e2e_seconds", "output_tokens_per_second",
-"decode_bytes_per_step", "memory": {"per_gpu_bytes", "fits", "max_batch", ...}, ...}.
+"decode_bytes_per_step", "memory": {"per_gpu_bytes", "fits", "max_batch", "max_context", ...}, ...}; ``max_context``
+is what the memory allows (−1 when every layer is windowed: no context fills it), whatever the model's window.
 
 ``--slo ttft=T,tpot=T --rate R`` searches tensor and pipeline degrees and batches (render/numeric/serving_plan.py,
 vectorised) for the fewest GPUs whose replicas meet both latencies at R requests per second, and says why the winner
@@ -137,7 +138,8 @@ def serve(args) -> Result:
         b = parse_count(args.batch, "b", "--batch")
         _check_layout(values, label, t, p, e, s_in, s_out, config)
         inputs = _inputs(args, values)
-        return _one(label, values, inputs, t, p, e, d, b, s_in, s_out)
+        limit = config.get("max_position_embeddings") if isinstance(config, dict) else None
+        return _one(label, values, inputs, t, p, e, d, b, s_in, s_out, limit if isinstance(limit, int) else None)
     if args.rate is None:
         raise InputError("--slo needs --rate R (requests per second)")
     if args.batch is not None:
@@ -153,7 +155,8 @@ def serve(args) -> Result:
     return _slo(label, _inputs(args, values), parse_slo(args.slo), rate, s_in, s_out)
 
 
-def _one(label: str, values: dict, inputs, t: int, p: int, e: int, d: int, b: int, s_in: int, s_out: int) -> Result:
+def _one(label: str, values: dict, inputs, t: int, p: int, e: int, d: int, b: int, s_in: int, s_out: int,
+         window: int | None = None) -> Result:
     from llm_formulas.formulas.serving_report import bound, report
     from llm_formulas.render.cli.result import number_json
     from llm_formulas.render.printers.human import human
@@ -188,7 +191,9 @@ def _one(label: str, values: dict, inputs, t: int, p: int, e: int, d: int, b: in
         lines.append("KV wall         the weights and workspace alone exceed the GPU's memory: more GPUs (--tp, --pp) or "
                      "smaller weights (--weights)")
     else:
-        context = "" if memory["max_context"] < 0 else f"; longest context at batch {b}: {int(memory['max_context']):,} tokens"
+        longest = int(memory["max_context"])
+        beyond = f" (beyond the model's {window:,}-token window)" if window is not None and longest > window else ""
+        context = "" if longest < 0 else f"; longest context at batch {b}: {longest:,} tokens{beyond}"
         lines.append(f"KV wall         at most {int(memory['max_batch']):,} sequences of {s_in + s_out:,} tokens fit{context}")
     pf, step = doc["prefill"], doc["decode_step"]
     lines.append(f"TTFT            {human(doc['ttft_seconds'], 'second')}  (the prefill of {b} × {s_in} tokens; bound by "
