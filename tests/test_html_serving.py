@@ -10,13 +10,14 @@ from html.parser import HTMLParser
 from urllib.parse import urlencode
 
 import pytest
+from build_session import built
 from test_html_browser import CHROMIUM, chromium
 
 from llm_formulas.formulas.estimate import model_values
 from llm_formulas.formulas.gpus import PRESETS
 from llm_formulas.formulas.presets import preset
 from llm_formulas.formulas.serving_report import ServeInputs, report
-from llm_formulas.render.documents.calculator import SERVING_DEFAULTS, calculator_page
+from llm_formulas.render.documents.calculator import SERVING_DEFAULTS
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs a Chromium")
 
@@ -49,8 +50,9 @@ class _Serving(HTMLParser):
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
+    """The page ``llm-formulas build`` writes (the run's one build, shared with tests/test_html_browser.py), copied."""
     path = tmp_path_factory.mktemp("calculator") / "calculator.html"
-    path.write_text(calculator_page()[0], encoding="utf-8")
+    path.write_text((built().out / "calculator.html").read_text(encoding="utf-8"), encoding="utf-8")
     return path
 
 
@@ -67,9 +69,8 @@ def served(page, query: dict, script: str = "") -> _Serving:
 
 
 CASES = [  # model preset, GPU preset, the page's layout fields; the view's batch and request are its defaults
-    ("llama2-70b", "h100-sxm", {"t": "8", "p": "1"}),
-    ("mixtral-8x7b", "a100-80gb", {"t": "2", "p": "2"}),
-    ("deepseek-v3", "h200", {"t": "8", "p": "1"}),
+    ("mixtral-8x7b", "a100-80gb", {"t": "2", "p": "2"}),  # MoE, two stages
+    ("deepseek-v3", "h200", {"t": "8", "p": "1"}),  # MLA and MoE
 ]
 
 

@@ -131,20 +131,26 @@ def draw_phases(ax, name: str = "llama3.1-70b", gpu_key: str = "h100-sxm", t: in
     peak, bandwidth = float(served.gpu.flops("bf16")), float(served.gpu.memory_bandwidth)
     intensity = np.logspace(-0.5, 4.5, 200)
     ax.plot(intensity, np.minimum(peak, intensity * bandwidth) / 1e12, "k", linewidth=2, label=f"{served.gpu.name} roofline")
-    for b in batches:
-        doc = exact_report(name, gpu_key, t, b, s_in, 64)
-        flops = float(doc["flops"]["decode_step"]) / t
-        moved = float(doc["weights_read_bytes"] + doc["kv_read_bytes"]) / t
-        ax.plot(flops / moved, min(peak, flops / moved * bandwidth) / 1e12, "o", color="tab:blue")
-        ax.annotate(f"decode b={b}", (flops / moved, min(peak, flops / moved * bandwidth) / 1e12), xytext=(4, -10),
-                    textcoords="offset points", fontsize=7)
-    doc = exact_report(name, gpu_key, t, 1, s_in, 64)
-    flops, moved = float(doc["flops"]["prefill"]) / t, float(doc["weights_read_bytes"]) / t
-    ax.plot(flops / moved, peak / 1e12, "s", color="tab:red")
-    ax.annotate(f"prefill of {s_in} tokens", (flops / moved, peak / 1e12), xytext=(-60, -14), textcoords="offset points", fontsize=7)
+    phases = phase_intensities(name, gpu_key, t, s_in, np.array(batches, dtype=np.float64))
+    for b, point in zip(batches, phases["decode"]):
+        ax.plot(point, min(peak, point * bandwidth) / 1e12, "o", color="tab:blue")
+        ax.annotate(f"decode b={b}", (point, min(peak, point * bandwidth) / 1e12), xytext=(4, -10), textcoords="offset points",
+                    fontsize=7)
+    ax.plot(phases["prefill"], peak / 1e12, "s", color="tab:red")
+    ax.annotate(f"prefill of {s_in} tokens", (phases["prefill"], peak / 1e12), xytext=(-60, -14), textcoords="offset points",
+                fontsize=7)
     ax.set(xscale="log", yscale="log", xlabel="FLOPs per byte read from HBM", ylabel="attainable TFLOP/s per GPU",
            title=f"{title(name)}, TP {t}: the prefill is compute-bound, decoding memory-bound")
     ax.legend(fontsize=7, loc="lower right")
+
+
+def phase_intensities(name: str, gpu_key: str, t: int, s_in: int, batches: np.ndarray) -> dict:
+    """FLOPs per byte read: of a decoding step at each batch (its weights and cache), and of one prompt's prefill."""
+    b = np.asarray(batches, dtype=np.float64)
+    doc = report(np.full_like(b, t), np.ones_like(b), 1, 1, b, s_in, 64, _floats(inputs(name, gpu_key)), numeric, NUMPY_OPS)
+    decode = doc["flops"]["decode_step"] / (doc["weights_read_bytes"] + doc["kv_read_bytes"])
+    prefill = doc["flops"]["prefill"][0] / (doc["weights_read_bytes"][0])  # batch 1: one prompt, the weights read once
+    return {"decode": decode, "prefill": float(prefill)}
 
 
 def draw_tpot(ax, name: str = "llama3.1-70b", gpu_key: str = "h100-sxm", t: int = 8, s_in: int = 2000, s_out: int = 500) -> None:

@@ -22,10 +22,8 @@ def _figures() -> dict[str, str]:
     widest = int(fitting[-1])
     wall = SF.kv_wall(MODEL, GPU, T, np.array([8192, 32768, 131072]))
     wall8 = SF.kv_wall(MODEL, GPU, T, np.array([8192, 32768, 131072]), "fp8", "fp8")
-    prefill = SF.exact_report(MODEL, GPU, T, 1, S_IN, 64)
-    decode1 = SF.exact_report(MODEL, GPU, T, 1, S_IN, 64)
-    intensity_prefill = float(prefill["flops"]["prefill"] / prefill["weights_read_bytes"])
-    intensity_decode = float(decode1["flops"]["decode_step"] / (decode1["weights_read_bytes"] + decode1["kv_read_bytes"]))
+    phases = SF.phase_intensities(MODEL, GPU, T, S_IN, np.array([1.0]))  # the points the roofline picture draws
+    intensity_prefill, intensity_decode = phases["prefill"], float(phases["decode"][0])
     experts = SF.experts_curve("deepseek-v3")
     eat = {int(b): i for i, b in enumerate(experts["batch"])}
     fp8 = SF.decode_curve(MODEL, GPU, T, S_IN, S_OUT, "fp8", "fp8")
