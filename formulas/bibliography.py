@@ -445,6 +445,82 @@ _work(
     "OCP Microscaling Formats (MX) Specification v1.0", "Open Compute Project", "2023",
     url="https://www.opencompute.org/documents/ocp-microscaling-formats-mx-v1-0-spec-final-pdf",
 )
+# --- serving (issue 24): papers, engines and the published serving measurements ---------------
+_work(
+    "leviathan2023", "paper", "Leviathan et al. 2023", "Yaniv Leviathan, Matan Kalman, Yossi Matias",
+    "Fast Inference from Transformers via Speculative Decoding", "ICML 2023", "2023", arxiv="2211.17192",
+)
+_work(
+    "thakur2005", "paper", "Thakur et al. 2005", "Rajeev Thakur, Rolf Rabenseifner, William Gropp",
+    "Optimization of Collective Communication Operations in MPICH", "International Journal of High Performance "
+    "Computing Applications 19(1)", "2005",
+)
+_work(
+    "yu2022", "paper", "Yu et al. 2022", "Gyeong-In Yu, Joo Seong Jeong, Geon-Woo Kim, Soojeong Kim, Byung-Gon Chun",
+    "Orca: A Distributed Serving System for Transformer-Based Generative Models", "OSDI '22", "2022",
+)
+_work(
+    "agrawal2024", "paper", "Agrawal et al. 2024",
+    "Amey Agrawal, Nitin Kedia, Ashish Panwar, Jayashree Mohan, Nipun Kwatra, Bhargav S. Gulavani, Alexey Tumanov, "
+    "Ramachandran Ramjee",
+    "Taming Throughput-Latency Tradeoff in LLM Inference with Sarathi-Serve", "OSDI '24", "2024", arxiv="2403.02310",
+)
+_work(
+    "zhong2024", "paper", "Zhong et al. 2024",
+    "Yinmin Zhong, Shengyu Liu, Junda Chen, Jianbo Hu, Yibo Zhu, Xuanzhe Liu, Xin Jin, Hao Zhang",
+    "DistServe: Disaggregating Prefill and Decoding for Goodput-optimized Large Language Model Serving", "OSDI '24",
+    "2024", arxiv="2401.09670",
+)
+_work(
+    "little1961", "paper", "Little 1961", "John D. C. Little", "A Proof for the Queuing Formula: L = λW",
+    "Operations Research 9(3)", "1961",
+)
+_work(
+    "trtllm-0.8", "software", "TensorRT-LLM 0.8 performance tables", "NVIDIA",
+    "TensorRT-LLM documentation, docs/source/performance.md ('All data was generated using version 0.8.0'): "
+    "Peak Throughput and Low Latency tables, gptSessionBenchmark", "github.com/NVIDIA/TensorRT-LLM", "2024",
+    url="https://github.com/NVIDIA/TensorRT-LLM/blob/v0.8.0/docs/source/performance.md",
+)
+_work(
+    "trtllm-0.6", "software", "TensorRT-LLM 0.6.1 performance tables", "NVIDIA",
+    "TensorRT-LLM documentation, docs/source/performance.md at commit 138f96d45f90 ('updated for v0.6.1'; low-latency "
+    "tables from v0.5)", "github.com/NVIDIA/TensorRT-LLM", "2023",
+    url="https://github.com/NVIDIA/TensorRT-LLM/blob/138f96d45f90b9667426f7c47297d8c06bafac73/docs/source/performance.md",
+)
+_work(
+    "fastertransformer", "software", "FasterTransformer GPT guide", "NVIDIA",
+    "FasterTransformer, docs/gpt_guide.md, Performance (commit df4a7534860137e060e18d2ebf019906120ea204)",
+    "github.com/NVIDIA/FasterTransformer", "2022",
+    url="https://github.com/NVIDIA/FasterTransformer/blob/df4a7534860137e060e18d2ebf019906120ea204/docs/gpt_guide.md",
+)
+_work(
+    "lmdeploy-0.1", "software", "LMDeploy v0.1.0a1 benchmark", "InternLM / Shanghai AI Laboratory",
+    "LMDeploy, docs/en/benchmark/a100_fp16.md, static inference benchmark (commit 3e391df4673326f79363eebe030876861a9b7090)",
+    "github.com/InternLM/lmdeploy", "2023",
+    url="https://github.com/InternLM/lmdeploy/blob/3e391df4673326f79363eebe030876861a9b7090/docs/en/benchmark/a100_fp16.md",
+)
+_work(
+    "gpt-fast", "software", "gpt-fast", "PyTorch team",
+    "gpt-fast, README.md Benchmarks and quantize.py (commit 0f925b5d4ce457b89a7ca6c9ce50f42bf2576945)",
+    "github.com/pytorch-labs/gpt-fast", "2023",
+    url="https://github.com/pytorch-labs/gpt-fast/blob/0f925b5d4ce457b89a7ca6c9ce50f42bf2576945/README.md",
+)
+_work(
+    "nim-1.8", "software", "NVIDIA NIM 1.8 benchmarks", "NVIDIA",
+    "NIM for LLMs benchmarking guide, Performance: Llama-3.3-70B-Instruct, NIM 1.8.0, 2 × H100 80 GB, FP8 TP2",
+    "docs.nvidia.com", "2025", url="https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance.md",
+)
+_work(
+    "vllm", "software", "vLLM", "vLLM project",
+    "vLLM, vllm/worker (profile_run: the peak activation memory of a forward of max_num_batched_tokens tokens is "
+    "reserved before the KV blocks; block_size 16)", "github.com/vllm-project/vllm", "2024",
+)
+_work(
+    "gpu-prices-2026", "datasheet", "pricegpu 2026", "pricegpu.pages.dev",
+    "H100 vs A100 Cloud Pricing: typical on-demand ranges early 2026 (A100 80GB SXM $1.49-2.49/h, H100 SXM 80GB "
+    "$2.49-3.99/h; Lambda, CoreWeave, vast.ai, RunPod)", "web page", "2026",
+    url="https://pricegpu.pages.dev/blog/h100-vs-a100-cloud-price",
+)
 
 # --- software, cited as the implementation a formula is measured against ---------------------
 _work(

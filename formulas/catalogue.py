@@ -29,7 +29,7 @@ __all__ = ["TOPICS", "Catalogue", "Condition", "Formula", "UnknownFormula", "all
 
 TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture", "recurrent", "towers", "weights", "performance",
                           "parallelism", "precision",
-                          "utilization", "conventions", "energy", "cost", "reliability", "pipeline", "optimizations")
+                          "utilization", "conventions", "energy", "cost", "reliability", "pipeline", "optimizations", "serving")
 
 
 class UnknownFormula(KeyError):

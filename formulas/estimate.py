@@ -57,8 +57,9 @@ Conventions (each stated in the report):
   of the backward's memory and the step's, the activations freed by then; what a framework keeps all
   run long (``Framework.resident_states``: PyTorch DDP's buckets, ``memory.ddp.buckets``, 2Ψ/(t·p);
   DeepSpeed's bf16 fp32 gradients, ``memory.bf16.fp32_grads``, 4Ψ/(t·p)) adds to both;
-- decoding runs the p pipeline stages in series (``inference.latency.pipeline``): a token takes the
-  whole model's time over the t GPUs of one stage; p batches in flight, one per stage.
+- decoding is the serving model's step at a context of s tokens (formulas/serving.py: the weights once, the
+  experts b tokens reach, the KV cache, the GEMMs and attention, per-layer costs, all-reduces); the p pipeline stages
+  run in series, so a token's latency is the p stages' and a stage's is one of them; p batches in flight, one per stage.
 """
 
 from __future__ import annotations
@@ -456,7 +457,7 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
             # what the whole step achieves, bubble and exposed communication included (= mfu when predicted)
             "step_mfu": training / (n * inputs.gpu["X"] * step_time),
         } | ({} if predicted is None else {"predicted": predicted}),
-        "inference": _inference(base, b, active, ev, ops),
+        "inference": _inference(base, b, active, inputs, ev, ops),
     }
     if stages is not None:
         report["pipeline"] = stages
@@ -679,30 +680,51 @@ def _comms(layout: Layout, base: dict, ev: Evaluator, ops: Ops) -> dict:
             "ep": ops.where(base["e"] > 1, ep * m, 0), "cp": ops.where(base["c"] > 1, cp * m, 0)}
 
 
-def _inference(base: dict, b: object, active: object, ev: Evaluator, ops: Ops) -> dict:
-    """One replica (t·p GPUs) decoding batches of b sequences of s tokens: every weight is read per step
-    (total Ψ), each token computes with the Ψ it uses (active Ψ; the same for a dense model).
+def _inference(base: dict, b: object, active: object, inputs: Inputs, ev: Evaluator, ops: Ops) -> dict:
+    """One replica (t·p GPUs) decoding batches of b sequences at a context of s tokens, by the serving model
+    (formulas/serving.py, constants fitted on TensorRT-LLM 0.8: formulas/serving_calibration.py): a decoding step reads
+    the weights once (an MoE layer the experts b tokens reach, ``serving.decode.experts_touched``) and every sequence's
+    cache (``serving.decode.kv_read``), computes its GEMMs and attention, pays τ_L per layer and two all-reduces per
+    layer, 16-bit weights and cache.
 
-    The p pipeline stages run in series (``inference.latency.pipeline``: p does not shorten a token): a token's
-    latency is that of the whole model over the t GPUs of one stage, ``inference.latency.*`` at n = t (at t = 1
-    the memory-bound term is ``inference.latency.pipeline`` itself). With p batches in flight, one per stage,
-    the replica emits p·b tokens per token latency."""
+    Two latencies, named for what they are: a *stage's* (one of the p stages: its l/p layers, its share of the weights,
+    the cache and the FLOPs, over its t GPUs) and a *token's* (``token_latency``: the p stages in series with p − 1 hops,
+    ``serving.time.decode_step``). With p batches in flight, one per stage, the replica emits p·b tokens per token
+    latency. ``latency_memory_bound`` and ``latency_compute_bound`` are 001's sketch of the same step (weights only,
+    ``inference.latency.*`` over the t GPUs of a stage, stages in series) and the balance batch X/W_mem its ridge point."""
+    from llm_formulas.formulas.serving_calibration import constants
+
+    real = (lambda value: value) if ops.minimum is sp.Min else float  # SymPy (exact or traced) keeps Rationals
     replica = base | {"n": base["t"] * base["p"], "b": b}
     stage = replica | {"n": base["t"]}
     memory_bound = ev("inference.latency.memory_bound", **stage)
     compute_bound = ev("inference.latency.compute_bound", **(stage | {"P": active}))  # FLOPs: the Ψ a token uses
-    step = ops.maximum(memory_bound, compute_bound)
+    t, p, layers = base["t"], base["p"], base["l"]
+    nvlink = inputs.gpu["W_link"] / 2
+    step = replica | {name: real(value) for name, value in constants("16").values().items()} | {
+        "q_kv": Q_16BIT, "s_ctx": base["s"], "W_tp": ops.where(t <= inputs.node_size, nvlink, inputs.network),
+        "W_pp": ops.where(t * p <= inputs.node_size, nvlink, inputs.network)}
+    step |= {"E_hit": base["all_experts"] * base["E"] + (1 - base["all_experts"]) * ev("serving.decode.experts_touched", **step)}
+    step |= {"F_fwd": ev("serving.decode.flops.linear", **step), "R_w": ev("serving.decode.weights_read", **step),
+             "N_kv": ev("serving.decode.context", **step)}
+    token = ev("serving.time.decode_step", **step)
+    one_stage = ev("serving.time.decode_step", **(step | {"p": 1, "l": layers / p, "F_fwd": step["F_fwd"] / p,
+                                                          "R_w": step["R_w"] / p, "N_kv": step["N_kv"] / p}))
     return {
         # what transformers' cache holds: windowed layers W − 1 tokens, MLA the latent (memory.kv_cache when neither)
         "kv_cache_per_sequence": ev("memory.kv_cache.decoder", **(replica | {"b": 1})),
         "kv_cache_batch": ev("memory.kv_cache.decoder", **replica),
         "weights_per_gpu": ev("memory.model_states.inference", **replica) / replica["n"],
         "kv_cache_per_gpu": ev("memory.kv_cache.decoder", **replica) / replica["n"],
+        "weights_read_per_step": step["R_w"],
+        "kv_read_per_step": ev("serving.decode.kv_read", **step),
+        "experts_touched": step["E_hit"],
+        "stage_latency": one_stage,
+        "token_latency": token,
         "latency_memory_bound": memory_bound,
         "latency_compute_bound": compute_bound,
-        "token_latency": step,
-        "sequences_in_flight": base["p"] * b,
-        "tokens_per_second": base["p"] * b / step,
+        "sequences_in_flight": p * b,
+        "tokens_per_second": p * b / token,
         "balance_batch": ev("inference.balance_batch", **replica),
     }
 

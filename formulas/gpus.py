@@ -15,7 +15,7 @@ a GPU without FP8 tensor cores (Ampere) has none.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import sympy as sp
@@ -83,6 +83,8 @@ class GPU:
     int8: sp.Rational | None = None
     fp64: sp.Rational | None = None
     tdp: sp.Rational | None = None  # watts
+    rent: sp.Rational | None = None  # $ per GPU-hour, on demand (None: no cited price)
+    rent_source: Source | None = None
 
     def flops(self, precision: Precision = "bf16") -> sp.Rational:
         """Peak dense FLOP/s of the tensor cores (CUDA cores for fp32) at ``precision`` (INT8: operations/s)."""
@@ -150,6 +152,13 @@ PRESETS: dict[str, GPU] = {
             fp8=_tflops("1321.2") / 2, int8=_tflops("1321.2") / 2, fp64=None, tdp=sp.Integer(450)),
     )
 }
+
+
+RENT_2026 = Source("gpu-prices-2026", "the low end of the typical on-demand range, early 2026")
+RENT_H800 = Source("deepseek2024v3", "Table 1, $2 per H800 GPU-hour")
+_RENTS = {"a100-80gb": ("1.49", RENT_2026), "h100-sxm": ("2.49", RENT_2026), "h800": ("2", RENT_H800)}
+PRESETS = {key: replace(gpu, rent=sp.Rational(_RENTS[key][0]), rent_source=_RENTS[key][1]) if key in _RENTS else gpu
+           for key, gpu in PRESETS.items()}
 
 
 def gpu(key: str) -> GPU:

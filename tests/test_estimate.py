@@ -5,6 +5,8 @@ from fractions import Fraction
 
 import pytest
 
+from llm_formulas.formulas.serving_calibration import constants
+
 from llm_formulas.render.cli.main import main
 from helpers import cli_json
 
@@ -74,11 +76,18 @@ def test_llama2_70b_report_against_hand_arithmetic(capsys):
     kv = 2 * l * g * d_head * s * 2
     assert kv == 1_342_177_280  # 1.25 GiB: 2 × 80 layers × 8 KV heads × 128 × 4096 tokens × 2 bytes
     assert report["inference"]["kv_cache_per_sequence"] == kv
-    # every 16-bit weight read once per token (001); the p stages run one after the other, each over its t GPUs
+    # 001's sketch: every 16-bit weight read once per token; the p stages run one after the other, each over its t GPUs
     latency = p * Fraction(2 * params // p, t * A100_80GB["W_mem"])
     assert latency == pytest.approx(8.457e-3, rel=1e-4)  # 4 × the 2.11 ms the report printed when it divided by t·p
-    assert report["inference"]["token_latency"] == pytest.approx(float(latency), rel=1e-12)
-    assert report["inference"]["tokens_per_second"] == pytest.approx(float(p * b / latency), rel=1e-12)  # p in flight
+    assert report["inference"]["latency_memory_bound"] == pytest.approx(float(latency), rel=1e-12)
+    # the serving model's token: p stages in series; each stage its l/p layers; the weights' 16-bit bytes read once,
+    # the embedding at the b rows looked up only; the 1.25 GiB cache of each of the b sequences read too
+    token, stage = report["inference"]["token_latency"], report["inference"]["stage_latency"]
+    assert report["inference"]["weights_read_per_step"] == 2 * (params - 32000 * 8192 + b * 8192)
+    assert report["inference"]["kv_read_per_step"] == b * kv
+    assert token > float(latency) and token == pytest.approx(p * stage + (p - 1) * (b * 8192 * 2 / (25 * 10**9)
+                                                                                   + float(constants("16").tau_ar)), rel=1e-12)
+    assert report["inference"]["tokens_per_second"] == pytest.approx(p * b / token, rel=1e-12)  # p in flight
 
     step = Fraction(report["time"]["step_seconds"])
     # with --mfu the compute runs at U (HFU counts the recomputed FLOPs too); over the whole step the bubble and

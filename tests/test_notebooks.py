@@ -215,6 +215,9 @@ INDEPENDENT = {
     "reliability.mtbf_2048": 30 * 24 * 60 / 2048,  # 21.1 minutes; Li Bojie (001) says "about 20 minutes"
     "pipeline.bloom_last_stage": 250880 / (12 * 14336 + 2 * 2048),  # 1.424
     "optimizations.onebit_warmup": 1 / (0.15 + 0.85 / 32),  # 5.66
+    # (80 GB − 2 bytes × 70,553,706,496 / 8) / (8192 tokens × 2 × 80 × 8 × 128 × 2 bytes / 8 GPUs): 185.9
+    "serving.kv_wall": (80e9 - 2 * 70_553_706_496 / 8) / (8192 * 2 * 80 * 8 * 128 * 2 / 8),
+    "serving.speculative": (1 - 0.8**5) / (1 - 0.8) / (4 * 0.05 + 1),  # Leviathan et al. 2023, Theorem 3.8: 2.80
 }
 
 

@@ -383,7 +383,8 @@ UNITS = (
     ("memory.*", "byte"), ("comms.bytes.*", "byte"), ("comms.seconds.*", "second"), ("comms.*", "byte/second"),
     ("time.*_seconds", "second"), ("time.*_days", "day"), ("time.tokens", "token"), ("time.gpu_hours", "GPU-hour"),
     ("time.tokens_per_gpu_second", "token/second"), ("time.*", "1"),
-    ("inference.latency_*", "second"), ("inference.token_latency", "second"), ("inference.tokens_per_second", "token/second"),
+    ("inference.latency_*", "second"), ("inference.token_latency", "second"), ("inference.stage_latency", "second"),
+    ("inference.experts_touched", "1"), ("inference.tokens_per_second", "token/second"),
     ("inference.sequences_in_flight", "sequence"), ("inference.balance_batch", "sequence"), ("inference.*", "byte"),
 )
 
@@ -508,13 +509,17 @@ def render_text(doc: dict) -> str:
         + (f", {human(foot['energy_joules'], 'joule')} at {foot['board_watts']:g} W × PUE {foot['PUE']:g}, "
            f"{human(foot['emissions_grams'], 'gram')} at {foot['carbon_intensity_g_per_kwh']:g} g/kWh" if "energy_joules" in foot else "")
     )
-    bound = "memory" if inference["latency_memory_bound"] >= inference["latency_compute_bound"] else "compute"
     in_flight = f", {_whole(inference['sequences_in_flight'])} sequences in flight" if lay["p"] > 1 else ""
+    stages = (f"a stage {human(inference['stage_latency'], 'second')}, a token {human(inference['token_latency'], 'second')} "
+              f"({lay['p']} stages in series)") if lay["p"] > 1 else f"a token {human(inference['token_latency'], 'second')}"
     lines.append(
-        f"  KV cache {human(inference['kv_cache_per_sequence'], 'byte')} per sequence   token latency "
-        f"{human(inference['token_latency'], 'second')} ({bound}-bound"
-        + (f", {lay['p']} stages in series" if lay["p"] > 1 else "") + f")   "
-        f"{significant(inference['tokens_per_second'])} tokens/s{in_flight}   balance batch {significant(inference['balance_batch'])}"
+        f"  KV cache {human(inference['kv_cache_per_sequence'], 'byte')} per sequence   a decoding step at {lay['s']:,} tokens "
+        f"reads {human(inference['weights_read_per_step'], 'byte')} of weights and {human(inference['kv_read_per_step'], 'byte')} "
+        f"of cache: {stages}   {significant(inference['tokens_per_second'])} tokens/s{in_flight}"
+    )
+    lines.append(
+        f"  weights only (001's sketch): {human(inference['latency_memory_bound'], 'second')} a token, compute-bound from "
+        f"batch {significant(inference['balance_batch'])}; llm-formulas serve prices prefill, TTFT and the KV wall"
     )
     return "\n".join(lines)
 

@@ -37,7 +37,9 @@ def validate(paper_filter: str | None):
     if paper_filter:
         verdicts = [v for v in verdicts if paper_filter.lower() in (v.row.id + " " + v.row.paper).lower()]
     predicted, predicted_lines = _predictions(paper_filter)
-    if not verdicts and not any(predicted.values()):
+    serving, serving_lines = _serving(paper_filter)
+    predicted_lines = predicted_lines + serving_lines
+    if not verdicts and not any(predicted.values()) and not any(serving.values()):
         raise InputError(f"no published row matches {quote(paper_filter)}")
     rows, lines = [], []
     for v in verdicts:
@@ -98,11 +100,12 @@ def validate(paper_filter: str | None):
         f"validate: {len(verdicts)} published figures from {papers} paper{'s' if papers != 1 else ''}: "
         f"{counts['reproduced']} reproduced, {counts['explained']} explained, {counts['differs']} differ"
         if verdicts else
-        f"validate: no published figure matches {quote(paper_filter)}, {sum(map(len, predicted.values()))} predicted runs do (above)"
+        f"validate: no published figure matches {quote(paper_filter)}, "
+        f"{sum(map(len, predicted.values())) + sum(map(len, serving.values()))} predicted runs do (above)"
     )
     doc = {"rows": rows, "summary": {"rows": len(verdicts), "papers": papers, **counts,
                                      "confirmed": len(verdicts) - len(unverified), "unverified": unverified},
-           "predictions": predicted}
+           "predictions": predicted, "serving": serving}
     return Result(doc, "\n".join(lines + predicted_lines + [summary]), 1 if counts["differs"] else 0)
 
 
@@ -134,6 +137,37 @@ def _predictions(paper_filter: str | None) -> tuple[dict, list[str]]:
             shown = FIGURE_UNITS[row["figure"]]
             lines.append(f"  {row['run']}  published {shown(row['published'])}  predicted {shown(row['predicted'])}  error {row['error']:+.1%}"
                          + (f"  ({row['note']})" if "note" in row and abs(row["error"]) > 0.1 else ""))
+    return groups, lines
+
+
+SERVING_ROLES = {"calibration": "fitted: the serving constants come from these rows",
+                 "validation": "not fitted: predicted with the calibration source's constants",
+                 "consistency": "not fitted: an older release of the calibration source's own tables"}
+
+
+def _serving(paper_filter: str | None) -> tuple[dict, list[str]]:
+    """The serving model against published serving measurements (render.numeric.serving_calibrate): every used row with
+    its error, by source and metric, and the excluded rows counted by reason; reported, not judged."""
+    from llm_formulas.render.numeric.serving_calibrate import excluded, predictions, summary
+
+    groups = predictions()
+    if paper_filter:
+        groups = {source: [e for e in entries if paper_filter.lower() in (e["id"] + " " + e["source"] + " " + e["setup"]).lower()]
+                  for source, entries in groups.items()}
+        groups = {source: entries for source, entries in groups.items() if entries}
+    lines = []
+    for source, figures in summary(groups).items():
+        lines.append(f"serving, {source} ({SERVING_ROLES[figures['role']]}): {figures['rows']} rows, median error "
+                     f"{figures['median_error']:.1%}, largest {figures['max_error']:.1%}")
+        for metric, by_metric in figures["metrics"].items():
+            lines.append(f"  {metric}: {by_metric['rows']} rows, median {by_metric['median_error']:.1%}, largest {by_metric['max_error']:.1%}")
+        for entry in groups[source]:
+            shown = f"  {entry['id']}  {entry['setup']}  {entry['metric']}  published {entry['published']:g} {entry['unit']}  " \
+                    f"predicted {entry['predicted']:.4g}  error {entry['error']:+.1%}"
+            lines.append(shown + (f"  [excluded: {entry['excluded']}]" if "excluded" in entry else ""))
+    if not paper_filter:
+        for reason, count in excluded().items():
+            lines.append(f"serving rows excluded ({count}): {reason}")
     return groups, lines
 
 

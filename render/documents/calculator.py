@@ -4,7 +4,10 @@ At the top, the report of ``llm-formulas estimate`` (formulas.estimate traced wi
 to JavaScript by ``render.printers.jscodegen.report_javascript``): a verdict with the memory per GPU, a
 stacked bar of the memory (weights, gradients, optimizer states, activations; weights and KV cache when
 decoding) against the GPU's memory, the step split into compute, bubble and exposed communication,
-training time, GPU-hours, tokens/s per GPU, MFU and HFU, and the largest micro-batch that fits. A layout
+training time, GPU-hours, tokens/s per GPU, MFU and HFU, and the largest micro-batch that fits. Below it the
+serving view (``llm-formulas serve``'s report traced, render/printers/serving_js.py): for a batch and a request of the
+model on the GPU and the layout's t·p, the memory per GPU beside the KV wall (the largest batch, the longest context),
+TTFT, TPOT, end-to-end latency, tokens/s, what bounds each phase, and $ and J per output token. A layout
 that breaks one of estimate's rules says which (``LAYOUT_RULES`` in the page, tested against
 ``formulas.estimate.layout_violation``). Below, folded, every formula of the catalogue with one input per
 symbol (symbol-table order, documented defaults). n = t·p·d and m = B/(b·d) follow the layout; Ψ may be
@@ -26,6 +29,7 @@ from llm_formulas.render.cli.inputs import counts
 from llm_formulas.render.cli.estimate_command import DEFAULTS as ESTIMATE_DEFAULTS
 from llm_formulas.render.documents.defaults import GPUS, LAYOUTS, MODELS, default, literal
 from llm_formulas.render.printers.jscodegen import SETTINGS, javascript, report_javascript
+from llm_formulas.render.printers.serving_js import serving_javascript
 from llm_formulas.render.documents.reference import anchor, topic_of, topic_title
 from llm_formulas.render.documents.templating import render
 
@@ -87,6 +91,31 @@ def report_inputs(names: tuple[str, ...]) -> list[str]:
     return sorted((set(names) - set(SETTINGS) - set(FOLLOWS_LAYOUT)) | {"B"})
 
 
+SERVING_DEFAULTS = {"b": "64", "s_in": "2000", "s_out": "500"}  # the serving view's batch and request (a chat turn)
+
+
+def serving_tables() -> dict:
+    """What the serving view reads besides the page's inputs: each GPU preset's FP8 peak (None: no FP8 tensor cores),
+    rental price and board power; the dtypes' bytes and compute precision; the fitted constants
+    (formulas/serving_calibration.py, render/printers/serving_js.py traces the report they enter)."""
+    from llm_formulas.formulas import gpus
+    from llm_formulas.formulas.serving_calibration import constants
+    from llm_formulas.formulas.serving_report import KV_BYTES, WEIGHT_DTYPES, compute_precision, weight_bytes
+
+    def number(value: object) -> float | None:
+        return None if value is None else float(value)
+
+    return {
+        "gpus": {gpu.name: {"bf16": float(gpu.bf16), "fp8": number(gpu.fp8), "rent": number(gpu.rent), "tdp": number(gpu.tdp)}
+                 for gpu in gpus.PRESETS.values()},
+        "weights": {dtype: {"bytes": float(weight_bytes(dtype)), "precision": "8" if compute_precision(dtype) == "fp8" else "16"}
+                    for dtype in WEIGHT_DTYPES},
+        "kv": {dtype: float(size) for dtype, size in KV_BYTES.items()},
+        "constants": {precision: {name: float(value) for name, value in constants(precision).values().items()}
+                      for precision in ("16", "8")},
+    }
+
+
 def presets() -> dict:
     def table(entries):
         return {e.name: {"values": e.values, "source": e.source} for e in entries}
@@ -132,6 +161,7 @@ def calculator_page() -> tuple[str, tuple[str, ...]]:
     present = {f.id for f in script.formulas}
     derived = {name: next(fid for fid in ids if fid in present) for name, ids in DERIVED.items() if present & set(ids)}
     report = report_javascript(_model_names(), ("X", "W_mem", "W_link", "M_gpu"))
+    serving = serving_javascript(_model_names())
     settings = set(SETTINGS)
     missing = [name for name in report.inputs if name not in fields and name not in settings]
     if missing:
@@ -155,5 +185,8 @@ def calculator_page() -> tuple[str, tuple[str, ...]]:
         model_json=json.dumps(list(_model_names())),
         report_inputs_json=json.dumps(report_inputs(report.inputs)),
         network_default=ESTIMATE_DEFAULTS["network"],
+        serving_js=serving.source,
+        serving_json=json.dumps(serving_tables(), sort_keys=True, ensure_ascii=False).replace("</", "<\\/"),
+        serving_defaults=SERVING_DEFAULTS,
     )
     return html, script.skipped

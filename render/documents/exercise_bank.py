@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from llm_formulas.formulas import estimate
+
 from llm_formulas.render.documents.exercises import Step, gpu, model, register
 
 LLAMA2_70B = model("llama2-70b")
@@ -118,6 +120,28 @@ register(
     "An H100 SXM does 989 TFLOPS and reads 3.35 TB/s of HBM. Up to which decoding batch is a step memory-bound "
     "(16-bit weights)?",
     Step("balance", "the balance batch X·q/(2·W_mem)", "inference.balance_batch", {"q_w": 2, "X": 989 * 10**12, "W_mem": 3350 * 10**9}),
+)
+
+# --- serving ---------------------------------------------------------------------------------
+LLAMA31_70B = {"P": 70_553_706_496, "V": 128256, "d_emb": 8192, "tied": 0, "q_w": 2, "t": 8, "p": 1}  # meta-llama config.json
+KV_WALL = {"M_gpu": 80 * 10**9, "M_ws": 0, "p": 1, "t": 8, "g": 8, "mla": 0, "d_head": 128, "l": 80, "l_win": 0, "W": 1,
+           "s_ctx": 8192, "q_kv": 2}
+register(
+    "serving.kv_wall",
+    "Llama-3.1-70B (Ψ = 70,553,706,496 parameters, 16-bit, untied 128256 × 8192 embedding and head) on 8 H100s of 80 GB "
+    "(TP 8); its 16-bit cache holds K and V of 8 KV heads of 128 in each of 80 layers. Leaving out any workspace, how "
+    "many sequences of 8192 tokens fit beside the weights?",
+    Step("weights", "weight bytes per GPU", "serving.memory.weights", LLAMA31_70B, "GB"),
+    Step("batch", "the largest batch: the memory left over the cache of one sequence on one GPU",
+         "serving.memory.max_batch", KV_WALL | {"M_w": estimate.exact("serving.memory.weights", **LLAMA31_70B)}),
+)
+register(
+    "serving.speculative",
+    "A draft model proposes γ = 4 tokens, each accepted with probability α = 0.8, and one draft step costs c = 0.05 of "
+    "a target step. How many times faster than plain decoding does speculative decoding run?",
+    Step("tokens", "expected tokens per target step", "serving.speculative.tokens", {"alpha_acc": "4/5", "gamma_spec": 4}),
+    Step("speedup", "over the cost of a step, γc + 1", "serving.speculative.speedup",
+         {"alpha_acc": "4/5", "gamma_spec": 4, "c_draft": "1/20"}),
 )
 
 # --- article 000 ----------------------------------------------------------------------------

@@ -226,6 +226,13 @@ PICTURES: dict[str, Callable] = {
 }
 
 
+def _serving_pictures() -> dict[str, Callable]:
+    """The serving lessons' pictures (render/documents/serving_figures.py), drawn from the numbers their prose quotes."""
+    from llm_formulas.render.documents.serving_figures import PICTURES as SERVING
+
+    return SERVING
+
+
 def figure_png(figure) -> bytes:
     """A drawn figure as PNG bytes with fixed metadata."""
     figure.tight_layout()
@@ -238,7 +245,7 @@ def png(name: str, **options: object) -> bytes:
     """One picture as PNG bytes; the same name and options give the same bytes."""
     with plt.rc_context(STYLE):
         figure, ax = plt.subplots()
-        PICTURES[name](ax, **options)
+        (PICTURES.get(name) or _serving_pictures()[name])(ax, **options)
         data = figure_png(figure)
         plt.close(figure)
     return data

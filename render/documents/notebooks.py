@@ -29,7 +29,7 @@ from nbformat.notebooknode import NotebookNode
 # In order: the articles as they were written (the sources are numbered 000, 001, 002, 004;
 # no 003 was among them), then the topics from parameters to inference.
 LESSONS = ("article_000", "article_001", "article_002", "article_004",
-           "params", "flops", "memory", "comms", "cluster", "inference", "perf",
+           "params", "flops", "memory", "comms", "cluster", "inference", "serving", "perf",
            "utilization", "conventions", "energy", "cost", "reliability", "pipeline", "optimizations", "own_formula")
 KERNEL = "python3"
 EXECUTION_TIMEOUT = 600

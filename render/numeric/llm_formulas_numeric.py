@@ -10741,6 +10741,1716 @@ def optimizations_export_penalty(n, P, D, X, U, pi_pen):
     return 6*D*P*(pi_pen + 1)/(U*X*n)
 
 
+def serving_decode_context(l, s_ctx, *, l_win=0, W=None):
+    r"""cached positions one sequence's decoding step reads over all layers: s_ctx in each of the l − l_win full layers, min(s_ctx, W) in each windowed one.
+
+    serving.decode.context [1] = l_win*Min(W, s_ctx) + s_ctx*(l - l_win)
+
+    LaTeX: N_{KV} = l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{win}\right)
+
+    Args:
+        l: layers [1]
+        s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
+        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+
+    Returns: cached positions one sequence's decoding step reads over all layers: s_ctx in each of the l − l_win full layers, min(s_ctx, W) in each windowed one [1]
+
+    Valid when: l_win ≤ l
+
+    Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache
+    """
+    W = _gated('serving.decode.context', 'W', W, {'l_win': (l_win, 0)})
+    l = numpy.asarray(l, dtype=numpy.float64)
+    s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
+    l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    return l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_win)
+
+
+def serving_decode_context_sum(l, s_in, s_out, *, l_win=0, W=None):
+    r"""N_KV summed over a request's s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1: (s_out − 1)·s_in + s_out(s_out − 1)/2 per full layer; per windowed layer the u = min(max(W − s_in, 0), s_out − 1) steps below the window, then W each.
+
+    serving.decode.context.sum [1] = l_win*(W*(s_out - Min(s_out - 1, Max(0, W - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, W - s_in)) + (Min(s_out - 1, Max(0, W - s_in)) + 1)*Min(s_out - 1, Max(0, W - s_in))/2) + (l - l_win)*(s_in*(s_out - 1) + s_out*(s_out - 1)/2)
+
+    LaTeX: \sum N_{KV} = l_{win} \left(W \left(s_{out} - \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) - 1\right) + s_{in} \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + \frac{\left(\min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + 1\right) \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right)}{2}\right) + \left(l - l_{win}\right) \left(s_{in} \left(s_{out} - 1\right) + \frac{s_{out} \left(s_{out} - 1\right)}{2}\right)
+
+    Args:
+        l: layers [1]
+        s_in: prompt tokens of one request (its prefill) [1]
+        s_out: output tokens of one request (the first from the prefill, the rest one per decoding step) [1]
+        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+
+    Returns: N_KV summed over a request's s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1: (s_out − 1)·s_in + s_out(s_out − 1)/2 per full layer; per windowed layer the u = min(max(W − s_in, 0), s_out − 1) steps below the window, then W each [1]
+
+    Valid when: l_win ≤ l
+
+    Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
+    """
+    W = _gated('serving.decode.context.sum', 'W', W, {'l_win': (l_win, 0)})
+    l = numpy.asarray(l, dtype=numpy.float64)
+    s_in = numpy.asarray(s_in, dtype=numpy.float64)
+    s_out = numpy.asarray(s_out, dtype=numpy.float64)
+    l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    return l_win*(W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])])) + (l - l_win)*(s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1))
+
+
+def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, l_win=0, r_kv=None, d_rope=None, W=None):
+    r"""cache bytes one decoding step reads: N_KV positions of each of b sequences, K and V of g heads each (MLA: the latent r_KV and the shared rope key).
+
+    serving.decode.kv_read [byte] = b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_win))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+
+    LaTeX: R_{KV} = b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{win}\right)\right) \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+
+    Returns: cache bytes one decoding step reads: N_KV positions of each of b sequences, K and V of g heads each (MLA: the latent r_KV and the shared rope key) [byte]
+
+    Valid when: l_win ≤ l
+
+    Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    """
+    r_kv = _gated('serving.decode.kv_read', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('serving.decode.kv_read', 'd_rope', d_rope, {'mla': (mla, 0)})
+    W = _gated('serving.decode.kv_read', 'W', W, {'l_win': (l_win, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
+    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    return b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_win))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+
+
+def serving_decode_kv_read_mla_expanded(b, a, l, d_rope, d_nope, d_v, s_ctx, q_kv, *, l_win=0, W=None):
+    r"""the same for an MLA model whose engine caches the up-projected per-head keys a·(d_nope + d_rope) and values a·d_v.
+
+    serving.decode.kv_read.mla_expanded [byte] = a*b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_win))*(d_nope + d_rope + d_v)
+
+    LaTeX: R_{KV}^{exp} = a b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{win}\right)\right) \left(d_{nope} + d_{rope} + d_{v}\right)
+
+    Args:
+        b: micro-batch size [1]
+        a: attention heads [1]
+        l: layers [1]
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1]
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
+        d_v: MLA value head width (v_head_dim) [1]
+        s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
+        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+
+    Returns: the same for an MLA model whose engine caches the up-projected per-head keys a·(d_nope + d_rope) and values a·d_v [byte]
+
+    Sources: DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    """
+    W = _gated('serving.decode.kv_read.mla_expanded', 'W', W, {'l_win': (l_win, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
+    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
+    l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    return a*b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_win))*(d_nope + d_rope + d_v)
+
+
+def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, r_kv=None, d_rope=None):
+    r"""cache bytes one decoding step writes: the new token's K and V (or latent) in every layer of b sequences.
+
+    serving.decode.kv_written [byte] = b*l*q_kv*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+
+    LaTeX: W_{KV} = b l q_{KV} \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: cache bytes one decoding step writes: the new token's K and V (or latent) in every layer of b sequences [byte]
+
+    Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step
+    """
+    r_kv = _gated('serving.decode.kv_written', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('serving.decode.kv_written', 'd_rope', d_rope, {'mla': (mla, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    return b*l*q_kv*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))
+
+
+def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
+    r"""a decoding step's GEMMs without its attention over the cache: every layer's projections, dense MLPs, routed (k per token) and shared experts and routers, and the logits, for b new tokens.
+
+    serving.decode.flops.linear [FLOP] = 2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe) + l*(b*d_head*h*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate))
+
+    LaTeX: F_{dec}^{lin} = 2 V b d_{emb} + 4 b d_{emb} h \sigma_{proj} + 2 b d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe}\right) + l \left(b d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) + l_{moe} \left(2 E b h + 2 b d_{moe} h \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        k: experts per token [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+
+    Returns: a decoding step's GEMMs without its attention over the cache: every layer's projections, dense MLPs, routed (k per token) and shared experts and routers, and the logits, for b new tokens [FLOP]
+
+    Valid when: l_moe ≤ l
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
+    """
+    E = _gated('serving.decode.flops.linear', 'E', E, {'l_moe': (l_moe, 0)})
+    k = _gated('serving.decode.flops.linear', 'k', k, {'l_moe': (l_moe, 0)})
+    r_q = _gated('serving.decode.flops.linear', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('serving.decode.flops.linear', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('serving.decode.flops.linear', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('serving.decode.flops.linear', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('serving.decode.flops.linear', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('serving.decode.flops.linear', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    return 2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe) + l*(b*d_head*h*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate))
+
+
+def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, l_win=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None):
+    r"""one decoding step at context s_ctx as transformers runs it with a DynamicCache (eager attention): the GEMMs, QKᵀ and scores·V over N_KV cached positions per sequence, and for MLA the up-projection of the cached latents through W_UK, W_UV again (the new token's is among the projections).
+
+    serving.decode.flops [FLOP] = 2*V*b*d_emb + 2*a*b*mla*r_kv*(d_nope + d_v)*(-l + l_win*Min(W, s_ctx) + s_ctx*(l - l_win)) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*Min(W, s_ctx) + s_ctx*(l - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe) + l*(b*d_head*h*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate))
+
+    LaTeX: F_{dec} = 2 V b d_{emb} + 2 a b \sigma_{MLA} r_{KV} \left(d_{nope} + d_{v}\right) \left(- l + l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{win}\right)\right) + 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{win}\right)\right) + 4 b d_{emb} h \sigma_{proj} + 2 b d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe}\right) + l \left(b d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) + l_{moe} \left(2 E b h + 2 b d_{moe} h \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
+        s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        k: experts per token [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+
+    Returns: one decoding step at context s_ctx as transformers runs it with a DynamicCache (eager attention): the GEMMs, QKᵀ and scores·V over N_KV cached positions per sequence, and for MLA the up-projection of the cached latents through W_UK, W_UV again (the new token's is among the projections) [FLOP]
+
+    Valid when: l_moe ≤ l; l_win ≤ l
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    """
+    E = _gated('serving.decode.flops', 'E', E, {'l_moe': (l_moe, 0)})
+    k = _gated('serving.decode.flops', 'k', k, {'l_moe': (l_moe, 0)})
+    r_q = _gated('serving.decode.flops', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('serving.decode.flops', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('serving.decode.flops', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('serving.decode.flops', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('serving.decode.flops', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('serving.decode.flops', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    W = _gated('serving.decode.flops', 'W', W, {'l_win': (l_win, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    return 2*V*b*d_emb + 2*a*b*mla*r_kv*(d_nope + d_v)*(-l + l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_win)) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe) + l*(b*d_head*h*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate))
+
+
+def serving_decode_attention_flops(b, a, d_head, N_kv, *, mla=0, r_kv=None, d_rope=None):
+    r"""attention FLOPs of a decoding step as a serving engine runs it: QKᵀ and scores·V over N_KV positions per sequence, 4a·d_head each; MLA with W_UK and W_UV absorbed, 2a(r_KV + d_rope) + 2a·r_KV on the latent itself.
+
+    serving.decode.attention.flops [FLOP] = N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))
+
+    LaTeX: F_{dec}^{attn} = N_{KV} b \left(2 a d_{head} \left(2 - 2 \sigma_{MLA}\right) + 2 a \sigma_{MLA} \left(d_{rope} + 2 r_{KV}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        N_kv: cached positions one sequence's decoding step reads, summed over the layers [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: attention FLOPs of a decoding step as a serving engine runs it: QKᵀ and scores·V over N_KV positions per sequence, 4a·d_head each; MLA with W_UK and W_UV absorbed, 2a(r_KV + d_rope) + 2a·r_KV on the latent itself [FLOP]
+
+    Sources: DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    """
+    r_kv = _gated('serving.decode.attention.flops', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('serving.decode.attention.flops', 'd_rope', d_rope, {'mla': (mla, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    N_kv = numpy.asarray(N_kv, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    return N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))
+
+
+def serving_decode_experts_touched(b, E, k):
+    r"""expected distinct routed experts the b tokens of a decoding step reach in one MoE layer: each expert is missed by a token with probability 1 − k/E, by all b with (1 − k/E)^b.
+
+    serving.decode.experts_touched [1] = E*(1 - (1 - k/E)**b)
+
+    LaTeX: E_{hit} = E \left(1 - \left(1 - \frac{k}{E}\right)^{b}\right)
+
+    Args:
+        b: micro-batch size [1]
+        E: experts [1]
+        k: experts per token [1]
+
+    Returns: expected distinct routed experts the b tokens of a decoding step reach in one MoE layer: each expert is missed by a token with probability 1 − k/E, by all b with (1 − k/E)^b [1]
+
+    Valid when: uniform routing: each token's k experts are k distinct of the E, every set equally likely, tokens independent (balanced routers approach it; a skewed router touches fewer); k ≤ E; E ≤ 4096: evaluated in float64, 1 − (1 − k/E)^b keeps 12 significant digits up to there (no released MoE has more experts)
+
+    Sources: Fedus et al. 2021, §2: top-k routing of each token to its experts
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    return E*(1 - (1 - k/E)**b)
+
+
+def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None):
+    r"""parameters one decoding step reads: all of them once, but the embedding table only at the b rows looked up (the head reads the whole V×d_emb matrix, its own or the tied one) and of each MoE layer's E experts the E_hit routed to.
+
+    serving.decode.params_read [parameter] = V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
+
+    LaTeX: \Psi_{read} = V \sigma_{b_{head}} + b h \sigma_{pos} + 2 d_{emb} h \sigma_{proj} + d_{emb} \left(V + b\right) + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + E_{hit} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right) + \left(l - l_{moe}\right) \left(a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        pos_table: 1 if the model has a learned position table (GPT-2, OPT), 0 for rotary/ALiBi [1] (default 1, the classic model)
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_q: 1 if the query projection has a bias [1] (default 1, the classic model)
+        b_k: 1 if the key projection has a bias [1] (default 1, the classic model)
+        b_v: 1 if the value projection has a bias [1] (default 1, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        norm_final: 1 if a norm follows the last layer (0: OPT with post-norm) [1] (default 1, the classic model)
+        emb_norm: 1 if a norm follows the token embedding (BLOOM) [1] (default 0, the classic model)
+        head_bias: 1 if the output head has a bias (GPT-J) [1] (default 0, the classic model)
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        E_hit: distinct routed experts one MoE layer reads in a decoding step (the mean over the MoE layers) [1] (needed only when a switch leaves its classic value)
+
+    Returns: parameters one decoding step reads: all of them once, but the embedding table only at the b rows looked up (the head reads the whole V×d_emb matrix, its own or the tied one) and of each MoE layer's E experts the E_hit routed to [parameter]
+
+    Valid when: l_moe ≤ l; E_hit ≤ E
+
+    Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, §2: top-k routing of each token to its experts; Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity
+    """
+    E = _gated('serving.decode.params_read', 'E', E, {'l_moe': (l_moe, 0)})
+    r_q = _gated('serving.decode.params_read', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('serving.decode.params_read', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('serving.decode.params_read', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('serving.decode.params_read', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('serving.decode.params_read', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('serving.decode.params_read', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    E_hit = _gated('serving.decode.params_read', 'E_hit', E_hit, {'l_moe': (l_moe, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
+    pos_table = numpy.asarray(pos_table, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    b_q = numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    norm_final = numpy.asarray(norm_final, dtype=numpy.float64)
+    emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
+    head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
+    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    E_hit = numpy.asarray(E_hit, dtype=numpy.float64)
+    return V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v)))
+
+
+def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None):
+    r"""weight bytes one decoding step reads: the matrices at q_Ψ bytes per parameter, the head and the embedding rows in 16 bits (quantizers leave them so).
+
+    serving.decode.weights_read [byte] = 2*d_emb*(V + b) + q_w*(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))))
+
+    LaTeX: R_{w} = 2 d_{emb} \left(V + b\right) + q_{\Psi} \left(V \sigma_{b_{head}} + b h \sigma_{pos} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + E_{hit} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right) + \left(l - l_{moe}\right) \left(a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a \sigma_{b_Q} d_{head} + 2 a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right)\right)\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        pos_table: 1 if the model has a learned position table (GPT-2, OPT), 0 for rotary/ALiBi [1] (default 1, the classic model)
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_q: 1 if the query projection has a bias [1] (default 1, the classic model)
+        b_k: 1 if the key projection has a bias [1] (default 1, the classic model)
+        b_v: 1 if the value projection has a bias [1] (default 1, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        norm_final: 1 if a norm follows the last layer (0: OPT with post-norm) [1] (default 1, the classic model)
+        emb_norm: 1 if a norm follows the token embedding (BLOOM) [1] (default 0, the classic model)
+        head_bias: 1 if the output head has a bias (GPT-J) [1] (default 0, the classic model)
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        E_hit: distinct routed experts one MoE layer reads in a decoding step (the mean over the MoE layers) [1] (needed only when a switch leaves its classic value)
+
+    Returns: weight bytes one decoding step reads: the matrices at q_Ψ bytes per parameter, the head and the embedding rows in 16 bits (quantizers leave them so) [byte]
+
+    Valid when: l_moe ≤ l; E_hit ≤ E
+
+    Sources: Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity; Frantar et al. 2022, §5: 4-bit weights with a scale and zero point per group of 128
+    """
+    E = _gated('serving.decode.weights_read', 'E', E, {'l_moe': (l_moe, 0)})
+    r_q = _gated('serving.decode.weights_read', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('serving.decode.weights_read', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('serving.decode.weights_read', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('serving.decode.weights_read', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('serving.decode.weights_read', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('serving.decode.weights_read', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    E_hit = _gated('serving.decode.weights_read', 'E_hit', E_hit, {'l_moe': (l_moe, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
+    pos_table = numpy.asarray(pos_table, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    b_q = numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    norm_final = numpy.asarray(norm_final, dtype=numpy.float64)
+    emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
+    head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
+    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    E_hit = numpy.asarray(E_hit, dtype=numpy.float64)
+    return 2*d_emb*(V + b) + q_w*(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*b_q*d_head + 2*a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v))))
+
+
+def serving_weights_int4(B_q, q_s):
+    r"""bytes per 4-bit weight with a scale and zero point of q_s bytes per group of B_q weights (GPTQ, AWQ: 128; gpt-fast: 32 with bf16 scale and zero).
+
+    serving.weights.int4 [byte/parameter] = 1/2 + q_s/B_q
+
+    LaTeX: q_{int4}^{G} = \frac{1}{2} + \frac{q_{s}}{B_{q}}
+
+    Args:
+        B_q: weights per quantization block (QLoRA: 64) [1]
+        q_s: bytes of one quantization group's scale and zero point (gpt-fast int4: two bf16 values, 4 bytes) [byte]
+
+    Returns: bytes per 4-bit weight with a scale and zero point of q_s bytes per group of B_q weights (GPTQ, AWQ: 128; gpt-fast: 32 with bf16 scale and zero) [byte/parameter]
+
+    Sources: Frantar et al. 2022, §5: 4-bit weights with a scale and zero point per group of 128; gpt-fast, quantize.py, WeightOnlyInt4QuantHandler: groupsize, scales_and_zeros
+    """
+    B_q = numpy.asarray(B_q, dtype=numpy.float64)
+    q_s = numpy.asarray(q_s, dtype=numpy.float64)
+    return 1/2 + q_s/B_q
+
+
+def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
+    r"""a prefill of b prompts of s_in tokens as eager attention computes it: every GEMM at s = s_in, the full s_in² attention square in every layer, the logits of the last token only (logits_to_keep = 1).
+
+    serving.prefill.flops [FLOP] = 2*V*b*d_emb + 4*b*d_emb*h*proj_emb*s_in + l_moe*(2*E*b*h*s_in + 2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s_in*(gated + 2) + b*d_head*h*s_in*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+
+    LaTeX: F_{pf} = 2 V b d_{emb} + 4 b d_{emb} h \sigma_{proj} s_{in} + l_{moe} \left(2 E b h s_{in} + 2 a b s_{in}^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s_{in} \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b d_{moe} h s_{in} \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \sigma_{MLA} s_{in} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right) + 2 b s_{in} \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + \left(l - l_{moe}\right) \left(2 a b s_{in}^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 2 b d_{ff} h s_{in} \left(\sigma_{gated} + 2\right) + b d_{head} h s_{in} \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} s_{in} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
+        s_in: prompt tokens of one request (its prefill) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        k: experts per token [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+
+    Returns: a prefill of b prompts of s_in tokens as eager attention computes it: every GEMM at s = s_in, the full s_in² attention square in every layer, the logits of the last token only (logits_to_keep = 1) [FLOP]
+
+    Valid when: l_moe ≤ l
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
+    """
+    E = _gated('serving.prefill.flops', 'E', E, {'l_moe': (l_moe, 0)})
+    k = _gated('serving.prefill.flops', 'k', k, {'l_moe': (l_moe, 0)})
+    r_q = _gated('serving.prefill.flops', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('serving.prefill.flops', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('serving.prefill.flops', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('serving.prefill.flops', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('serving.prefill.flops', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('serving.prefill.flops', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    s_in = numpy.asarray(s_in, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    return 2*V*b*d_emb + 4*b*d_emb*h*proj_emb*s_in + l_moe*(2*E*b*h*s_in + 2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(2*a + 2*g) + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + (l - l_moe)*(2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s_in*(gated + 2) + b*d_head*h*s_in*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))
+
+
+def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, l_win=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None):
+    r"""the same prefill as a causal kernel computes it: s_in(s_in + 1)/2 query-key pairs in a full layer, s_in·m − m(m − 1)/2 with m = min(s_in, W) in a windowed one.
+
+    serving.prefill.flops.causal [FLOP] = 2*V*b*d_emb + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*(s_in*Min(W, s_in) - (Min(W, s_in) - 1)*Min(W, s_in)/2) + s_in*(l - l_win)*(s_in + 1)/2) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe) + l*(b*d_head*h*s_in*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))) + l_moe*(2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate))
+
+    LaTeX: F_{pf}^{causal} = 2 V b d_{emb} + 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(l_{win} \left(s_{in} \min\left(W, s_{in}\right) - \frac{\left(\min\left(W, s_{in}\right) - 1\right) \min\left(W, s_{in}\right)}{2}\right) + \frac{s_{in} \left(l - l_{win}\right) \left(s_{in} + 1\right)}{2}\right) + 4 b d_{emb} h \sigma_{proj} s_{in} + 2 b d_{ff} h s_{in} \left(\sigma_{gated} + 2\right) \left(l - l_{moe}\right) + l \left(b d_{head} h s_{in} \left(2 - 2 \sigma_{MLA}\right) \left(2 a + 2 g\right) + 2 b \sigma_{MLA} s_{in} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) + l_{moe} \left(2 E b h s_{in} + 2 b d_{moe} h s_{in} \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s_{in} \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
+        s_in: prompt tokens of one request (its prefill) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        k: experts per token [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+
+    Returns: the same prefill as a causal kernel computes it: s_in(s_in + 1)/2 query-key pairs in a full layer, s_in·m − m(m − 1)/2 with m = min(s_in, W) in a windowed one [FLOP]
+
+    Valid when: l_moe ≤ l; l_win ≤ l
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache; Dao 2023, causal masking skips the masked blocks
+    """
+    E = _gated('serving.prefill.flops.causal', 'E', E, {'l_moe': (l_moe, 0)})
+    k = _gated('serving.prefill.flops.causal', 'k', k, {'l_moe': (l_moe, 0)})
+    r_q = _gated('serving.prefill.flops.causal', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('serving.prefill.flops.causal', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('serving.prefill.flops.causal', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('serving.prefill.flops.causal', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('serving.prefill.flops.causal', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('serving.prefill.flops.causal', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    W = _gated('serving.prefill.flops.causal', 'W', W, {'l_win': (l_win, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    s_in = numpy.asarray(s_in, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
+    l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    return 2*V*b*d_emb + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*(s_in*functools.reduce(numpy.minimum, [W, s_in]) - 1/2*(functools.reduce(numpy.minimum, [W, s_in]) - 1)*functools.reduce(numpy.minimum, [W, s_in])) + (1/2)*s_in*(l - l_win)*(s_in + 1)) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe) + l*(b*d_head*h*s_in*(2 - 2*mla)*(2*a + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))) + l_moe*(2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate))
+
+
+def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, l_win=0, d_rope=None, d_nope=None, d_v=None, W=None):
+    r"""what eager attention computes and a causal kernel skips: the s_in(s_in − 1)/2 pairs above the diagonal of every layer, and in a windowed one also the (s_in − m)(s_in − m + 1)/2 below it outside the band, QKᵀ and scores·V each.
+
+    serving.prefill.flops.masked [FLOP] = 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l*s_in*(s_in - 1)/2 + l_win*(s_in - Min(W, s_in))*(s_in - Min(W, s_in) + 1)/2)
+
+    LaTeX: F_{pf}^{masked} = 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(\frac{l s_{in} \left(s_{in} - 1\right)}{2} + \frac{l_{win} \left(s_{in} - \min\left(W, s_{in}\right)\right) \left(s_{in} - \min\left(W, s_{in}\right) + 1\right)}{2}\right)
+
+    Args:
+        b: micro-batch size [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        s_in: prompt tokens of one request (its prefill) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+
+    Returns: what eager attention computes and a causal kernel skips: the s_in(s_in − 1)/2 pairs above the diagonal of every layer, and in a windowed one also the (s_in − m)(s_in − m + 1)/2 below it outside the band, QKᵀ and scores·V each [FLOP]
+
+    Valid when: l_win ≤ l
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache
+    """
+    d_rope = _gated('serving.prefill.flops.masked', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('serving.prefill.flops.masked', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('serving.prefill.flops.masked', 'd_v', d_v, {'mla': (mla, 0)})
+    W = _gated('serving.prefill.flops.masked', 'W', W, {'l_win': (l_win, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    s_in = numpy.asarray(s_in, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    return 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*((1/2)*l*s_in*(s_in - 1) + (1/2)*l_win*(s_in - functools.reduce(numpy.minimum, [W, s_in]))*(s_in - functools.reduce(numpy.minimum, [W, s_in]) + 1))
+
+
+def serving_memory_weights(V, t, p, P, q_w, d_emb, *, tied=1):
+    r"""weight bytes one GPU holds: the matrices at q_Ψ and the embedding and head in 16 bits, over the t·p GPUs of a replica (under expert parallelism a GPU holds whole experts instead of slices: the same bytes).
+
+    serving.memory.weights [byte] = (2*V*d_emb*(2 - tied) + q_w*(P - V*d_emb*(2 - tied)))/(p*t)
+
+    LaTeX: M_{w} = \frac{2 V d_{emb} \left(2 - \sigma_{tied}\right) + q_{\Psi} \left(\Psi - V d_{emb} \left(2 - \sigma_{tied}\right)\right)}{p t}
+
+    Args:
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        P: parameters [parameter]
+        q_w: bytes per parameter of a weight or gradient copy (2 for bf16/fp16, 4 for fp32) [byte/parameter]
+        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
+        tied: 1 if the output head reuses the token embedding [1] (default 1, the classic model)
+
+    Returns: weight bytes one GPU holds: the matrices at q_Ψ and the embedding and head in 16 bits, over the t·p GPUs of a replica (under expert parallelism a GPU holds whole experts instead of slices: the same bytes) [byte]
+
+    Sources: Frantar et al. 2022, §5: 4-bit weights with a scale and zero point per group of 128; Kwon et al. 2023, §4, the weights beside the KV cache
+    """
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_w = numpy.asarray(q_w, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    tied = numpy.asarray(tied, dtype=numpy.float64)
+    return (2*V*d_emb*(2 - tied) + q_w*(P - V*d_emb*(2 - tied)))/(p*t)
+
+
+def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, l_win=0, r_kv=None, d_rope=None, W=None):
+    r"""cache bytes one GPU holds for b sequences of s_ctx tokens: each stage its layers, each TP rank min(t, g) of the g KV heads' share (MLA: the whole latent on every rank).
+
+    serving.memory.kv [byte] = b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_win))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t)))
+
+    LaTeX: M_{KV} = \frac{b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{win}\right)\right) \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)}
+
+    Args:
+        b: micro-batch size [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+
+    Returns: cache bytes one GPU holds for b sequences of s_ctx tokens: each stage its layers, each TP rank min(t, g) of the g KV heads' share (MLA: the whole latent on every rank) [byte]
+
+    Valid when: l_win ≤ l
+
+    Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; Kwon et al. 2023, §4.2: KV blocks of a fixed number of tokens; Shoeybi et al. 2019, §3: two all-reduces in the forward of each layer
+    """
+    r_kv = _gated('serving.memory.kv', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('serving.memory.kv', 'd_rope', d_rope, {'mla': (mla, 0)})
+    W = _gated('serving.memory.kv', 'W', W, {'l_win': (l_win, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
+    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    return b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_win))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t])))
+
+
+def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0, l_win=0, r_kv=None, d_rope=None, W=None):
+    r"""the same cache in whole blocks of n_blk tokens per sequence and layer (PagedAttention: vLLM's blocks of 16).
+
+    serving.memory.kv.paged [byte] = b*n_blk*q_kv*(l_win*ceiling(Min(W, s_ctx)/n_blk) + (l - l_win)*ceiling(s_ctx/n_blk))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t)))
+
+    LaTeX: M_{KV}^{paged} = \frac{b n_{blk} q_{KV} \left(l_{win} \left\lceil{\frac{\min\left(W, s_{ctx}\right)}{n_{blk}}}\right\rceil + \left(l - l_{win}\right) \left\lceil{\frac{s_{ctx}}{n_{blk}}}\right\rceil\right) \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)}
+
+    Args:
+        b: micro-batch size [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        n_blk: tokens per block of a paged KV cache (vLLM: 16) [1]
+        s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+
+    Returns: the same cache in whole blocks of n_blk tokens per sequence and layer (PagedAttention: vLLM's blocks of 16) [byte]
+
+    Valid when: l_win ≤ l
+
+    Sources: Kwon et al. 2023, §4.2: KV blocks of a fixed number of tokens
+    """
+    r_kv = _gated('serving.memory.kv.paged', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('serving.memory.kv.paged', 'd_rope', d_rope, {'mla': (mla, 0)})
+    W = _gated('serving.memory.kv.paged', 'W', W, {'l_win': (l_win, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    n_blk = numpy.asarray(n_blk, dtype=numpy.float64)
+    s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
+    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    return b*n_blk*q_kv*(l_win*numpy.ceil(functools.reduce(numpy.minimum, [W, s_ctx])/n_blk) + (l - l_win)*numpy.ceil(s_ctx/n_blk))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t])))
+
+
+def serving_memory_workspace(h, a, g, d_head, d_ff, t, q, n_chunk, *, gated=0):
+    r"""one GPU's workspace for a forward of n_chunk tokens, one layer's transients at a time: the residual and its norm (h each), the QKV output and the MLP's up (and gate) output, split over t.
+
+    serving.memory.workspace [byte] = n_chunk*q*(2*h + (d_ff*(gated + 1) + d_head*(a + 2*g))/t)
+
+    LaTeX: M_{ws} = n_{chunk} q \left(2 h + \frac{d_{ff} \left(\sigma_{gated} + 1\right) + d_{head} \left(a + 2 g\right)}{t}\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        n_chunk: prompt tokens a chunked prefill adds to one step (its chunk size) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+
+    Returns: one GPU's workspace for a forward of n_chunk tokens, one layer's transients at a time: the residual and its norm (h each), the QKV output and the MLP's up (and gate) output, split over t [byte]
+
+    Sources: vLLM, profile_run: the peak activation memory of a forward of max_num_batched_tokens tokens
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    n_chunk = numpy.asarray(n_chunk, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return n_chunk*q*(2*h + (d_ff*(gated + 1) + d_head*(a + 2*g))/t)
+
+
+def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla=0, l_win=0, r_kv=None, d_rope=None, W=None):
+    r"""what one GPU holds while serving: its weights, its share of the cache of b sequences at context s_ctx, the workspace.
+
+    serving.memory.per_gpu [byte] = M_w + M_ws + b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_win))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t)))
+
+    LaTeX: M_{serve} = M_{w} + M_{ws} + \frac{b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{win}\right)\right) \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)}
+
+    Args:
+        b: micro-batch size [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
+        M_w: bytes of weights one GPU holds [byte]
+        M_ws: workspace one GPU reserves for a prefill's activations [byte]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+
+    Returns: what one GPU holds while serving: its weights, its share of the cache of b sequences at context s_ctx, the workspace [byte]
+
+    Valid when: l_win ≤ l
+
+    Sources: Kwon et al. 2023, §4; vLLM, profile_run: the peak activation memory of a forward of max_num_batched_tokens tokens
+    """
+    r_kv = _gated('serving.memory.per_gpu', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('serving.memory.per_gpu', 'd_rope', d_rope, {'mla': (mla, 0)})
+    W = _gated('serving.memory.per_gpu', 'W', W, {'l_win': (l_win, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
+    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
+    M_w = numpy.asarray(M_w, dtype=numpy.float64)
+    M_ws = numpy.asarray(M_ws, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    return M_w + M_ws + b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_win))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t])))
+
+
+def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, *, mla=0, l_win=0, r_kv=None, d_rope=None, W=None):
+    r"""the KV wall: the most sequences of s_ctx tokens whose cache fits beside the weights and the workspace (round down; none if the weights alone do not fit).
+
+    serving.memory.max_batch [sequence] = p*(mla + (1 - mla)*Min(g, t))*(M_gpu - M_w - M_ws)/(q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_win))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv)))
+
+    LaTeX: b_{max} = \frac{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right) \left(M_{GPU} - M_{w} - M_{ws}\right)}{q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{win}\right)\right) \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}
+
+    Args:
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        M_gpu: memory capacity of one GPU [byte]
+        s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
+        M_w: bytes of weights one GPU holds [byte]
+        M_ws: workspace one GPU reserves for a prefill's activations [byte]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+
+    Returns: the KV wall: the most sequences of s_ctx tokens whose cache fits beside the weights and the workspace (round down; none if the weights alone do not fit) [sequence]
+
+    Valid when: l_win ≤ l; a cached position holds values (2g·d_head, or r_KV + d_rope under MLA); M_GPU > M_w + M_ws
+
+    Sources: Kwon et al. 2023, §2.3, the KV cache limits the batch
+    """
+    r_kv = _gated('serving.memory.max_batch', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('serving.memory.max_batch', 'd_rope', d_rope, {'mla': (mla, 0)})
+    W = _gated('serving.memory.max_batch', 'W', W, {'l_win': (l_win, 0)})
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    M_gpu = numpy.asarray(M_gpu, dtype=numpy.float64)
+    s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
+    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
+    M_w = numpy.asarray(M_w, dtype=numpy.float64)
+    M_ws = numpy.asarray(M_ws, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    return p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))*(M_gpu - M_w - M_ws)/(q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_win))*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv)))
+
+
+def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *, mla=0, l_win=0, r_kv=None, d_rope=None, W=None):
+    r"""the longest context b sequences can reach: the full layers' cache grows with s_ctx, the windowed layers' stays at W.
+
+    serving.memory.max_context [1] = (-W*l_win + p*(mla + (1 - mla)*Min(g, t))*(M_gpu - M_w - M_ws)/(b*q_kv*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))))/(l - l_win)
+
+    LaTeX: s_{max} = \frac{- W l_{win} + \frac{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right) \left(M_{GPU} - M_{w} - M_{ws}\right)}{b q_{KV} \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}}{l - l_{win}}
+
+    Args:
+        b: micro-batch size [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        M_gpu: memory capacity of one GPU [byte]
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
+        M_w: bytes of weights one GPU holds [byte]
+        M_ws: workspace one GPU reserves for a prefill's activations [byte]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+
+    Returns: the longest context b sequences can reach: the full layers' cache grows with s_ctx, the windowed layers' stays at W [1]
+
+    Valid when: a cached position holds values (2g·d_head, or r_KV + d_rope under MLA); l_win < l (with windows only, no context fills the memory); the answer is at least W (below it the windowed layers grow too)
+
+    Sources: Kwon et al. 2023, §2.3
+    """
+    r_kv = _gated('serving.memory.max_context', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('serving.memory.max_context', 'd_rope', d_rope, {'mla': (mla, 0)})
+    W = _gated('serving.memory.max_context', 'W', W, {'l_win': (l_win, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    M_gpu = numpy.asarray(M_gpu, dtype=numpy.float64)
+    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
+    M_w = numpy.asarray(M_w, dtype=numpy.float64)
+    M_ws = numpy.asarray(M_ws, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    return (-W*l_win + p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))*(M_gpu - M_w - M_ws)/(b*q_kv*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))))/(l - l_win)
+
+
+def serving_time_allreduce(t, x_msg, W_tp, tau_ar):
+    r"""an all-reduce of x bytes over t GPUs: one message latency τ (none on one GPU), and 2(t − 1)/t of the buffer at the link's one-way bandwidth; a decoding step's few kilobytes are latency-bound.
+
+    serving.time.allreduce [second] = tau_ar*Min(1, t - 1) + x_msg*(2*t - 2)/(W_tp*t)
+
+    LaTeX: T_{AR} = \tau_{msg} \min\left(1, t - 1\right) + \frac{x \left(2 t - 2\right)}{W_{TP} t}
+
+    Args:
+        t: tensor parallel degree [1]
+        x_msg: bytes of the buffer a collective works on (per participant) [byte]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        tau_ar: latency of one step of a ring collective: a message's fixed cost (calibrated) [second]
+
+    Returns: an all-reduce of x bytes over t GPUs: one message latency τ (none on one GPU), and 2(t − 1)/t of the buffer at the link's one-way bandwidth; a decoding step's few kilobytes are latency-bound [second]
+
+    Valid when: small messages go in one shot (every rank reads its peers' buffers over NVLink at once): the latency does not grow with t as a ring's 2(t − 1) steps would
+
+    Sources: Thakur et al. 2005, §2: the cost model α + nβ of a message; a ring all-reduce moves 2(p − 1)/p·n; nccl-tests, bus bandwidth of an all-reduce 2(n − 1)/n; vLLM, custom_all_reduce: one-shot all-reduce of small messages over NVLink
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    tau_ar = numpy.asarray(tau_ar, dtype=numpy.float64)
+    return tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + x_msg*(2*t - 2)/(W_tp*t)
+
+
+def serving_time_alltoall(x_msg, e, W_tp, tau_ar):
+    r"""an all-to-all of x bytes per GPU over e GPUs (expert dispatch or combine): e − 1 messages, (e − 1)/e of the buffer leaves.
+
+    serving.time.alltoall [second] = tau_ar*(e - 1) + x_msg*(e - 1)/(W_tp*e)
+
+    LaTeX: T_{A2A} = \tau_{msg} \left(e - 1\right) + \frac{x \left(e - 1\right)}{W_{TP} e}
+
+    Args:
+        x_msg: bytes of the buffer a collective works on (per participant) [byte]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        tau_ar: latency of one step of a ring collective: a message's fixed cost (calibrated) [second]
+
+    Returns: an all-to-all of x bytes per GPU over e GPUs (expert dispatch or combine): e − 1 messages, (e − 1)/e of the buffer leaves [second]
+
+    Sources: Thakur et al. 2005, §2: the cost model α + nβ of a message; a ring all-reduce moves 2(p − 1)/p·n; Lepikhin et al. 2020, §3.2, all-to-all dispatch and combine
+    """
+    x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    tau_ar = numpy.asarray(tau_ar, dtype=numpy.float64)
+    return tau_ar*(e - 1) + x_msg*(e - 1)/(W_tp*e)
+
+
+def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, N_kv, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, *, mla=0, r_kv=None, d_rope=None):
+    r"""one decoding step of a replica: the GEMMs' FLOPs F_fwd and the attention's at η_dec of the t GPUs' peak, the weights R_w and the cache at η_HBM of their bandwidth, τ_L per layer, TP all-reduces of b·h·q bytes, p − 1 stage hops (the stages in series).
+
+    serving.time.decode_step [second] = F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp)
+
+    LaTeX: T_{dec} = \frac{F_{fwd}}{X \eta_{dec} t} + \frac{N_{KV} b \left(2 a d_{head} \left(2 - 2 \sigma_{MLA}\right) + 2 a \sigma_{MLA} \left(d_{rope} + 2 r_{KV}\right)\right)}{X \eta_{dec} t} + \frac{N_{KV} b q_{KV} \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{W_{mem} \eta_{HBM} \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \min\left(1, t - 1\right) + \frac{b h q \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q}{W_{PP}}\right)
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        W_pp: one-way bandwidth between neighbouring pipeline stages [byte/second]
+        N_kv: cached positions one sequence's decoding step reads, summed over the layers [1]
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
+        eta_dec: fraction of peak FLOP/s a decoding step's skinny GEMMs and attention sustain (calibrated) [1]
+        eta_hbm: fraction of the HBM bandwidth a forward pass's weight and cache reads sustain (calibrated) [1]
+        tau_L: fixed cost of one layer's kernels in one forward pass: launches, tails, synchronisation (calibrated) [second]
+        tau_ar: latency of one step of a ring collective: a message's fixed cost (calibrated) [second]
+        F_fwd: FLOPs of one forward pass of a replica (a prefill, or a decoding step without its attention over the cache) [FLOP]
+        R_w: bytes of weights one forward pass of a replica reads [byte]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: one decoding step of a replica: the GEMMs' FLOPs F_fwd and the attention's at η_dec of the t GPUs' peak, the weights R_w and the cache at η_HBM of their bandwidth, τ_L per layer, TP all-reduces of b·h·q bytes, p − 1 stage hops (the stages in series) [second]
+
+    Valid when: one kernel per GEMM, compute and memory time added (formulas/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth
+
+    Sources: Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity; Thakur et al. 2005, §2: the cost model α + nβ of a message; a ring all-reduce moves 2(p − 1)/p·n; Li Bojie (001), inference: pipeline stages run in series; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
+    """
+    r_kv = _gated('serving.time.decode_step', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('serving.time.decode_step', 'd_rope', d_rope, {'mla': (mla, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    W_pp = numpy.asarray(W_pp, dtype=numpy.float64)
+    N_kv = numpy.asarray(N_kv, dtype=numpy.float64)
+    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
+    eta_dec = numpy.asarray(eta_dec, dtype=numpy.float64)
+    eta_hbm = numpy.asarray(eta_hbm, dtype=numpy.float64)
+    tau_L = numpy.asarray(tau_L, dtype=numpy.float64)
+    tau_ar = numpy.asarray(tau_ar, dtype=numpy.float64)
+    F_fwd = numpy.asarray(F_fwd, dtype=numpy.float64)
+    R_w = numpy.asarray(R_w, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    return F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp)
+
+
+def serving_time_prefill(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, eta_pf, eta_hbm, tau_L, tau_ar, F_fwd, R_w):
+    r"""one prefill of b prompts of s_in tokens: its FLOPs at η_pf of peak, the weights read once, τ_L per layer, all-reduces of b·s_in·h·q bytes and stage hops: the time to the first token.
+
+    serving.time.prefill [second] = F_fwd/(X*eta_pf*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*s_in*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q*s_in/W_pp)
+
+    LaTeX: T_{pf} = \frac{F_{fwd}}{X \eta_{pf} t} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \min\left(1, t - 1\right) + \frac{b h q s_{in} \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q s_{in}}{W_{PP}}\right)
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        W_pp: one-way bandwidth between neighbouring pipeline stages [byte/second]
+        s_in: prompt tokens of one request (its prefill) [1]
+        eta_pf: fraction of peak FLOP/s a prefill's GEMMs and attention sustain (calibrated) [1]
+        eta_hbm: fraction of the HBM bandwidth a forward pass's weight and cache reads sustain (calibrated) [1]
+        tau_L: fixed cost of one layer's kernels in one forward pass: launches, tails, synchronisation (calibrated) [second]
+        tau_ar: latency of one step of a ring collective: a message's fixed cost (calibrated) [second]
+        F_fwd: FLOPs of one forward pass of a replica (a prefill, or a decoding step without its attention over the cache) [FLOP]
+        R_w: bytes of weights one forward pass of a replica reads [byte]
+
+    Returns: one prefill of b prompts of s_in tokens: its FLOPs at η_pf of peak, the weights read once, τ_L per layer, all-reduces of b·s_in·h·q bytes and stage hops: the time to the first token [second]
+
+    Valid when: one kernel per GEMM, compute and memory time added (formulas/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth
+
+    Sources: Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity; Thakur et al. 2005, §2: the cost model α + nβ of a message; a ring all-reduce moves 2(p − 1)/p·n; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    W_pp = numpy.asarray(W_pp, dtype=numpy.float64)
+    s_in = numpy.asarray(s_in, dtype=numpy.float64)
+    eta_pf = numpy.asarray(eta_pf, dtype=numpy.float64)
+    eta_hbm = numpy.asarray(eta_hbm, dtype=numpy.float64)
+    tau_L = numpy.asarray(tau_L, dtype=numpy.float64)
+    tau_ar = numpy.asarray(tau_ar, dtype=numpy.float64)
+    F_fwd = numpy.asarray(F_fwd, dtype=numpy.float64)
+    R_w = numpy.asarray(R_w, dtype=numpy.float64)
+    return F_fwd/(X*eta_pf*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*s_in*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q*s_in/W_pp)
+
+
+def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, s_out, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, T_pf, *, mla=0, l_win=0, r_kv=None, d_rope=None, W=None):
+    r"""a batch's latency to its last token: the prefill, then s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1; the step is affine in N_KV, so the sum is s_out − 1 steps at an empty cache plus the slope times Σ N_KV.
+
+    serving.time.e2e [second] = T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp)) + (l_win*(W*(s_out - Min(s_out - 1, Max(0, W - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, W - s_in)) + (Min(s_out - 1, Max(0, W - s_in)) + 1)*Min(s_out - 1, Max(0, W - s_in))/2) + (l - l_win)*(s_in*(s_out - 1) + s_out*(s_out - 1)/2))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))
+
+    LaTeX: T_{e2e} = T_{pf} + \left(s_{out} - 1\right) \left(\frac{F_{fwd}}{X \eta_{dec} t} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \min\left(1, t - 1\right) + \frac{b h q \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q}{W_{PP}}\right)\right) + \left(l_{win} \left(W \left(s_{out} - \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) - 1\right) + s_{in} \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + \frac{\left(\min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + 1\right) \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right)}{2}\right) + \left(l - l_{win}\right) \left(s_{in} \left(s_{out} - 1\right) + \frac{s_{out} \left(s_{out} - 1\right)}{2}\right)\right) \left(\frac{b \left(2 a d_{head} \left(2 - 2 \sigma_{MLA}\right) + 2 a \sigma_{MLA} \left(d_{rope} + 2 r_{KV}\right)\right)}{X \eta_{dec} t} + \frac{b q_{KV} \left(d_{head} g \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{W_{mem} \eta_{HBM} \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)}\right)
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        W_pp: one-way bandwidth between neighbouring pipeline stages [byte/second]
+        s_in: prompt tokens of one request (its prefill) [1]
+        s_out: output tokens of one request (the first from the prefill, the rest one per decoding step) [1]
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
+        eta_dec: fraction of peak FLOP/s a decoding step's skinny GEMMs and attention sustain (calibrated) [1]
+        eta_hbm: fraction of the HBM bandwidth a forward pass's weight and cache reads sustain (calibrated) [1]
+        tau_L: fixed cost of one layer's kernels in one forward pass: launches, tails, synchronisation (calibrated) [second]
+        tau_ar: latency of one step of a ring collective: a message's fixed cost (calibrated) [second]
+        F_fwd: FLOPs of one forward pass of a replica (a prefill, or a decoding step without its attention over the cache) [FLOP]
+        R_w: bytes of weights one forward pass of a replica reads [byte]
+        T_pf: time of one batch's prefill: the time to its first token [second]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+
+    Returns: a batch's latency to its last token: the prefill, then s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1; the step is affine in N_KV, so the sum is s_out − 1 steps at an empty cache plus the slope times Σ N_KV [second]
+
+    Valid when: one kernel per GEMM, compute and memory time added (formulas/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth; l_win ≤ l; s_out ≥ 2: a request that decodes at least once
+
+    Sources: Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation; Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity
+    """
+    r_kv = _gated('serving.time.e2e', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('serving.time.e2e', 'd_rope', d_rope, {'mla': (mla, 0)})
+    W = _gated('serving.time.e2e', 'W', W, {'l_win': (l_win, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    W_pp = numpy.asarray(W_pp, dtype=numpy.float64)
+    s_in = numpy.asarray(s_in, dtype=numpy.float64)
+    s_out = numpy.asarray(s_out, dtype=numpy.float64)
+    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
+    eta_dec = numpy.asarray(eta_dec, dtype=numpy.float64)
+    eta_hbm = numpy.asarray(eta_hbm, dtype=numpy.float64)
+    tau_L = numpy.asarray(tau_L, dtype=numpy.float64)
+    tau_ar = numpy.asarray(tau_ar, dtype=numpy.float64)
+    F_fwd = numpy.asarray(F_fwd, dtype=numpy.float64)
+    R_w = numpy.asarray(R_w, dtype=numpy.float64)
+    T_pf = numpy.asarray(T_pf, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    W = numpy.asarray(W, dtype=numpy.float64)
+    return T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp)) + (l_win*(W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])])) + (l - l_win)*(s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1)))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*g*(2 - 2*mla) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))))
+
+
+def serving_time_tpot(s_out, T_pf, T_e2e):
+    r"""time per output token (TPOT): the mean decoding step after the first token.
+
+    serving.time.tpot [second] = (T_e2e - T_pf)/(s_out - 1)
+
+    LaTeX: T_{tok} = \frac{T_{e2e} - T_{pf}}{s_{out} - 1}
+
+    Args:
+        s_out: output tokens of one request (the first from the prefill, the rest one per decoding step) [1]
+        T_pf: time of one batch's prefill: the time to its first token [second]
+        T_e2e: time from a batch's start to its last token [second]
+
+    Returns: time per output token (TPOT): the mean decoding step after the first token [second]
+
+    Valid when: s_out ≥ 2: a request that decodes at least once
+
+    Sources: Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation; NVIDIA NIM 1.8 benchmarks, ITL, inter-token latency
+    """
+    s_out = numpy.asarray(s_out, dtype=numpy.float64)
+    T_pf = numpy.asarray(T_pf, dtype=numpy.float64)
+    T_e2e = numpy.asarray(T_e2e, dtype=numpy.float64)
+    return (T_e2e - T_pf)/(s_out - 1)
+
+
+def serving_throughput_per_gpu(b, t, s_out, T_e2e):
+    r"""output tokens per second per GPU of a replica of t·p GPUs keeping p batches of b in flight, one per stage: p·b·s_out tokens every T_e2e.
+
+    serving.throughput.per_gpu [token/second] = b*s_out/(T_e2e*t)
+
+    LaTeX: R_{GPU} = \frac{b s_{out}}{T_{e2e} t}
+
+    Args:
+        b: micro-batch size [1]
+        t: tensor parallel degree [1]
+        s_out: output tokens of one request (the first from the prefill, the rest one per decoding step) [1]
+        T_e2e: time from a batch's start to its last token [second]
+
+    Returns: output tokens per second per GPU of a replica of t·p GPUs keeping p batches of b in flight, one per stage: p·b·s_out tokens every T_e2e [token/second]
+
+    Sources: Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation; Li Bojie (001), inference: pipeline stages run in series
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    s_out = numpy.asarray(s_out, dtype=numpy.float64)
+    T_e2e = numpy.asarray(T_e2e, dtype=numpy.float64)
+    return b*s_out/(T_e2e*t)
+
+
+def serving_throughput_per_user(T_tok):
+    r"""output tokens per second one user sees after the first: one per decoding step.
+
+    serving.throughput.per_user [token/second] = 1/T_tok
+
+    LaTeX: R_{user} = \frac{1}{T_{tok}}
+
+    Args:
+        T_tok: time per output token after the first (TPOT): the mean decoding step [second]
+
+    Returns: output tokens per second one user sees after the first: one per decoding step [token/second]
+
+    Sources: Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
+    """
+    T_tok = numpy.asarray(T_tok, dtype=numpy.float64)
+    return T_tok**(-1.0)
+
+
+def serving_batching_static(b, s_out, s_long, T_pf, T_tok):
+    r"""output tokens per second of a static batch whose requests want s_out tokens on average: it runs s_long − 1 steps, until its longest request ends, while the finished ones idle.
+
+    serving.batching.static [token/second] = b*s_out/(T_pf + T_tok*(s_long - 1))
+
+    LaTeX: R_{static} = \frac{b s_{out}}{T_{pf} + T_{tok} \left(s_{out}^{max} - 1\right)}
+
+    Args:
+        b: micro-batch size [1]
+        s_out: output tokens of one request (the first from the prefill, the rest one per decoding step) [1]
+        s_long: the longest output of a static batch's requests (the batch runs until it ends) [1]
+        T_pf: time of one batch's prefill: the time to its first token [second]
+        T_tok: time per output token after the first (TPOT): the mean decoding step [second]
+
+    Returns: output tokens per second of a static batch whose requests want s_out tokens on average: it runs s_long − 1 steps, until its longest request ends, while the finished ones idle [token/second]
+
+    Valid when: s_out ≤ s_long
+
+    Sources: Yu et al. 2022, §2.2: early-finished requests wait for the batch
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s_out = numpy.asarray(s_out, dtype=numpy.float64)
+    s_long = numpy.asarray(s_long, dtype=numpy.float64)
+    T_pf = numpy.asarray(T_pf, dtype=numpy.float64)
+    T_tok = numpy.asarray(T_tok, dtype=numpy.float64)
+    return b*s_out/(T_pf + T_tok*(s_long - 1))
+
+
+def serving_batching_continuous_step(b, t, X, s_out, eta_pf, F_pf, T_tok):
+    r"""a decoding step of continuous batching in steady state: b slots, each freed after s_out tokens, so b/s_out prompts join per step and their prefill FLOPs ride on the step's weight reads.
+
+    serving.batching.continuous.step [second] = F_pf*b/(X*eta_pf*s_out*t) + T_tok
+
+    LaTeX: T_{step}^{cont} = \frac{F_{pf} b}{X \eta_{pf} s_{out} t} + T_{tok}
+
+    Args:
+        b: micro-batch size [1]
+        t: tensor parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        s_out: output tokens of one request (the first from the prefill, the rest one per decoding step) [1]
+        eta_pf: fraction of peak FLOP/s a prefill's GEMMs and attention sustain (calibrated) [1]
+        F_pf: FLOPs of one request's prefill [FLOP]
+        T_tok: time per output token after the first (TPOT): the mean decoding step [second]
+
+    Returns: a decoding step of continuous batching in steady state: b slots, each freed after s_out tokens, so b/s_out prompts join per step and their prefill FLOPs ride on the step's weight reads [second]
+
+    Sources: Yu et al. 2022, §3.1, iteration-level scheduling; Agrawal et al. 2024, §4: chunked prefills piggybacked on decoding steps
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    s_out = numpy.asarray(s_out, dtype=numpy.float64)
+    eta_pf = numpy.asarray(eta_pf, dtype=numpy.float64)
+    F_pf = numpy.asarray(F_pf, dtype=numpy.float64)
+    T_tok = numpy.asarray(T_tok, dtype=numpy.float64)
+    return F_pf*b/(X*eta_pf*s_out*t) + T_tok
+
+
+def serving_batching_continuous(b, t, X, s_out, eta_pf, F_pf, T_tok):
+    r"""output tokens per second of continuous batching in steady state: b tokens per step.
+
+    serving.batching.continuous [token/second] = b/(F_pf*b/(X*eta_pf*s_out*t) + T_tok)
+
+    LaTeX: R_{cont} = \frac{b}{\frac{F_{pf} b}{X \eta_{pf} s_{out} t} + T_{tok}}
+
+    Args:
+        b: micro-batch size [1]
+        t: tensor parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        s_out: output tokens of one request (the first from the prefill, the rest one per decoding step) [1]
+        eta_pf: fraction of peak FLOP/s a prefill's GEMMs and attention sustain (calibrated) [1]
+        F_pf: FLOPs of one request's prefill [FLOP]
+        T_tok: time per output token after the first (TPOT): the mean decoding step [second]
+
+    Returns: output tokens per second of continuous batching in steady state: b tokens per step [token/second]
+
+    Sources: Yu et al. 2022, §3.1
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    s_out = numpy.asarray(s_out, dtype=numpy.float64)
+    eta_pf = numpy.asarray(eta_pf, dtype=numpy.float64)
+    F_pf = numpy.asarray(F_pf, dtype=numpy.float64)
+    T_tok = numpy.asarray(T_tok, dtype=numpy.float64)
+    return b/(F_pf*b/(X*eta_pf*s_out*t) + T_tok)
+
+
+def serving_chunked_ttft(t, X, s_in, eta_pf, F_pf, T_tok, n_chunk):
+    r"""time to the first token with chunked prefill: ⌈s_in/n_chunk⌉ steps, each a decoding step of the batch carrying n_chunk of the prompt's tokens (their share of its FLOPs).
+
+    serving.chunked.ttft [second] = (F_pf*n_chunk/(X*eta_pf*s_in*t) + T_tok)*ceiling(s_in/n_chunk)
+
+    LaTeX: T_{TTFT}^{chunk} = \left(\frac{F_{pf} n_{chunk}}{X \eta_{pf} s_{in} t} + T_{tok}\right) \left\lceil{\frac{s_{in}}{n_{chunk}}}\right\rceil
+
+    Args:
+        t: tensor parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        s_in: prompt tokens of one request (its prefill) [1]
+        eta_pf: fraction of peak FLOP/s a prefill's GEMMs and attention sustain (calibrated) [1]
+        F_pf: FLOPs of one request's prefill [FLOP]
+        T_tok: time per output token after the first (TPOT): the mean decoding step [second]
+        n_chunk: prompt tokens a chunked prefill adds to one step (its chunk size) [1]
+
+    Returns: time to the first token with chunked prefill: ⌈s_in/n_chunk⌉ steps, each a decoding step of the batch carrying n_chunk of the prompt's tokens (their share of its FLOPs) [second]
+
+    Sources: Agrawal et al. 2024, §4: chunked prefills piggybacked on decoding steps
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    s_in = numpy.asarray(s_in, dtype=numpy.float64)
+    eta_pf = numpy.asarray(eta_pf, dtype=numpy.float64)
+    F_pf = numpy.asarray(F_pf, dtype=numpy.float64)
+    T_tok = numpy.asarray(T_tok, dtype=numpy.float64)
+    n_chunk = numpy.asarray(n_chunk, dtype=numpy.float64)
+    return (F_pf*n_chunk/(X*eta_pf*s_in*t) + T_tok)*numpy.ceil(s_in/n_chunk)
+
+
+def serving_speculative_tokens(alpha_acc, gamma_spec):
+    r"""expected tokens one target step emits with γ drafted tokens each accepted with probability α (the accepted prefix and one more, sampled from the target).
+
+    serving.speculative.tokens [token] = (1 - alpha_acc**(gamma_spec + 1))/(1 - alpha_acc)
+
+    LaTeX: \mathbb{E}[\#\,tokens] = \frac{1 - \alpha^{\gamma + 1}}{1 - \alpha}
+
+    Args:
+        alpha_acc: probability that the target model accepts a drafted token (expected acceptance rate) [1]
+        gamma_spec: tokens drafted per target step in speculative decoding [1]
+
+    Returns: expected tokens one target step emits with γ drafted tokens each accepted with probability α (the accepted prefix and one more, sampled from the target) [token]
+
+    Valid when: α < 1 (at α = 1 every draft is accepted: γ + 1 tokens)
+
+    Sources: Leviathan et al. 2023, §3.1 eq. (1) and Theorem 3.8: (1 − α^(γ+1))/(1 − α) tokens per run, an improvement (1 − α^(γ+1))/((1 − α)(γc + 1))
+    """
+    alpha_acc = numpy.asarray(alpha_acc, dtype=numpy.float64)
+    gamma_spec = numpy.asarray(gamma_spec, dtype=numpy.float64)
+    return (1 - alpha_acc**(gamma_spec + 1))/(1 - alpha_acc)
+
+
+def serving_speculative_speedup(alpha_acc, gamma_spec, c_draft):
+    r"""speed-up of speculative decoding over plain decoding: the tokens per target step over the cost of a step, γ draft steps of c and the target's one; DeepSeek-V3's one MTP module is γ = 1: (1 + α)/(c + 1).
+
+    serving.speculative.speedup [1] = (1 - alpha_acc**(gamma_spec + 1))/((1 - alpha_acc)*(c_draft*gamma_spec + 1))
+
+    LaTeX: S_{spec} = \frac{1 - \alpha^{\gamma + 1}}{\left(1 - \alpha\right) \left(c \gamma + 1\right)}
+
+    Args:
+        alpha_acc: probability that the target model accepts a drafted token (expected acceptance rate) [1]
+        gamma_spec: tokens drafted per target step in speculative decoding [1]
+        c_draft: time of one draft step over one target step [1]
+
+    Returns: speed-up of speculative decoding over plain decoding: the tokens per target step over the cost of a step, γ draft steps of c and the target's one; DeepSeek-V3's one MTP module is γ = 1: (1 + α)/(c + 1) [1]
+
+    Valid when: α < 1
+
+    Sources: Leviathan et al. 2023, §3.1 eq. (1) and Theorem 3.8: (1 − α^(γ+1))/(1 − α) tokens per run, an improvement (1 − α^(γ+1))/((1 − α)(γc + 1)); DeepSeek-AI 2024 (V3), §2.2 and §5.4.3: one MTP module, second-token acceptance 85–90 %, 1.8× TPS
+    """
+    alpha_acc = numpy.asarray(alpha_acc, dtype=numpy.float64)
+    gamma_spec = numpy.asarray(gamma_spec, dtype=numpy.float64)
+    c_draft = numpy.asarray(c_draft, dtype=numpy.float64)
+    return (1 - alpha_acc**(gamma_spec + 1))/((1 - alpha_acc)*(c_draft*gamma_spec + 1))
+
+
+def serving_disaggregated_ratio(b, s_out, T_pf, T_tok, n_pf, n_dec, b_pf):
+    r"""prefill GPUs per decoding GPU for a request mix: a request holds a prefill instance's n_pf GPUs for T_pf/b_pf and a decoding slot of n_dec/b GPUs for its s_out − 1 steps of T_tok (Little's law for each pool).
+
+    serving.disaggregated.ratio [1] = T_pf*b*n_pf/(T_tok*b_pf*n_dec*(s_out - 1))
+
+    LaTeX: n_{pf}/n_{dec} = \frac{T_{pf} b n_{pf}}{T_{tok} b_{pf} n_{dec} \left(s_{out} - 1\right)}
+
+    Args:
+        b: micro-batch size [1]
+        s_out: output tokens of one request (the first from the prefill, the rest one per decoding step) [1]
+        T_pf: time of one batch's prefill: the time to its first token [second]
+        T_tok: time per output token after the first (TPOT): the mean decoding step [second]
+        n_pf: GPUs of one prefill instance [1]
+        n_dec: GPUs of one decoding instance [1]
+        b_pf: prompts one prefill instance processes together [1]
+
+    Returns: prefill GPUs per decoding GPU for a request mix: a request holds a prefill instance's n_pf GPUs for T_pf/b_pf and a decoding slot of n_dec/b GPUs for its s_out − 1 steps of T_tok (Little's law for each pool) [1]
+
+    Valid when: s_out ≥ 2: a request that decodes at least once
+
+    Sources: Zhong et al. 2024, §3: prefill and decoding instances sized separately; Little 1961, L = λW
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s_out = numpy.asarray(s_out, dtype=numpy.float64)
+    T_pf = numpy.asarray(T_pf, dtype=numpy.float64)
+    T_tok = numpy.asarray(T_tok, dtype=numpy.float64)
+    n_pf = numpy.asarray(n_pf, dtype=numpy.float64)
+    n_dec = numpy.asarray(n_dec, dtype=numpy.float64)
+    b_pf = numpy.asarray(b_pf, dtype=numpy.float64)
+    return T_pf*b*n_pf/(T_tok*b_pf*n_dec*(s_out - 1))
+
+
+def serving_replicas(b, p, T_e2e, R_req):
+    r"""data-parallel replicas for R requests per second: by Little's law R·T_e2e requests are in flight, a replica holds p·b of them (round up).
+
+    serving.replicas [1] = R_req*T_e2e/(b*p)
+
+    LaTeX: d = \frac{R_{req} T_{e2e}}{b p}
+
+    Args:
+        b: micro-batch size [1]
+        p: pipeline parallel degree [1]
+        T_e2e: time from a batch's start to its last token [second]
+        R_req: requests arriving per second [sequence/second]
+
+    Returns: data-parallel replicas for R requests per second: by Little's law R·T_e2e requests are in flight, a replica holds p·b of them (round up) [1]
+
+    Sources: Little 1961, L = λW
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    T_e2e = numpy.asarray(T_e2e, dtype=numpy.float64)
+    R_req = numpy.asarray(R_req, dtype=numpy.float64)
+    return R_req*T_e2e/(b*p)
+
+
+def serving_cost_per_token(n, c_rent, R_out):
+    r"""rent per output token: n GPUs at c per GPU-hour over the tokens they emit in an hour.
+
+    serving.cost.per_token [dollar/token] = c_rent*n/(3600*R_out)
+
+    LaTeX: c_{tok} = \frac{c_{GPU\cdot h} n}{3600 R_{out}}
+
+    Args:
+        n: GPUs (workers) [1]
+        c_rent: rental price of one GPU for one hour [dollar]
+        R_out: output tokens per second of a deployment [token/second]
+
+    Returns: rent per output token: n GPUs at c per GPU-hour over the tokens they emit in an hour [dollar/token]
+
+    Sources: DeepSeek-AI 2024 (V3), Table 1, $2 per H800 GPU-hour
+    """
+    n = numpy.asarray(n, dtype=numpy.float64)
+    c_rent = numpy.asarray(c_rent, dtype=numpy.float64)
+    R_out = numpy.asarray(R_out, dtype=numpy.float64)
+    return (1/3600)*c_rent*n/R_out
+
+
+def serving_energy_per_token(n, W_gpu, R_out):
+    r"""board energy per output token: n GPUs at their power over the tokens per second they emit.
+
+    serving.energy.per_token [joule/token] = W_gpu*n/R_out
+
+    LaTeX: E_{tok} = \frac{W_{GPU} n}{R_{out}}
+
+    Args:
+        n: GPUs (workers) [1]
+        W_gpu: board power of one GPU (its TDP or measured draw) [joule/second]
+        R_out: output tokens per second of a deployment [token/second]
+
+    Returns: board energy per output token: n GPUs at their power over the tokens per second they emit [joule/token]
+
+    Sources: Touvron et al. 2023b, Table 2, power consumption (W)
+    """
+    n = numpy.asarray(n, dtype=numpy.float64)
+    W_gpu = numpy.asarray(W_gpu, dtype=numpy.float64)
+    R_out = numpy.asarray(R_out, dtype=numpy.float64)
+    return W_gpu*n/R_out
+
+
 FORMULAS = {
     'params.layer.attention': params_layer_attention,
     'params.layer.mlp': params_layer_mlp,
@@ -11067,6 +12777,46 @@ FORMULAS = {
     'optimizations.pipeline.naive_in_flight': optimizations_pipeline_naive_in_flight,
     'optimizations.pipeline.min_global_batch': optimizations_pipeline_min_global_batch,
     'optimizations.export_penalty': optimizations_export_penalty,
+    'serving.decode.context': serving_decode_context,
+    'serving.decode.context.sum': serving_decode_context_sum,
+    'serving.decode.kv_read': serving_decode_kv_read,
+    'serving.decode.kv_read.mla_expanded': serving_decode_kv_read_mla_expanded,
+    'serving.decode.kv_written': serving_decode_kv_written,
+    'serving.decode.flops.linear': serving_decode_flops_linear,
+    'serving.decode.flops': serving_decode_flops,
+    'serving.decode.attention.flops': serving_decode_attention_flops,
+    'serving.decode.experts_touched': serving_decode_experts_touched,
+    'serving.decode.params_read': serving_decode_params_read,
+    'serving.decode.weights_read': serving_decode_weights_read,
+    'serving.weights.int4': serving_weights_int4,
+    'serving.prefill.flops': serving_prefill_flops,
+    'serving.prefill.flops.causal': serving_prefill_flops_causal,
+    'serving.prefill.flops.masked': serving_prefill_flops_masked,
+    'serving.memory.weights': serving_memory_weights,
+    'serving.memory.kv': serving_memory_kv,
+    'serving.memory.kv.paged': serving_memory_kv_paged,
+    'serving.memory.workspace': serving_memory_workspace,
+    'serving.memory.per_gpu': serving_memory_per_gpu,
+    'serving.memory.max_batch': serving_memory_max_batch,
+    'serving.memory.max_context': serving_memory_max_context,
+    'serving.time.allreduce': serving_time_allreduce,
+    'serving.time.alltoall': serving_time_alltoall,
+    'serving.time.decode_step': serving_time_decode_step,
+    'serving.time.prefill': serving_time_prefill,
+    'serving.time.e2e': serving_time_e2e,
+    'serving.time.tpot': serving_time_tpot,
+    'serving.throughput.per_gpu': serving_throughput_per_gpu,
+    'serving.throughput.per_user': serving_throughput_per_user,
+    'serving.batching.static': serving_batching_static,
+    'serving.batching.continuous.step': serving_batching_continuous_step,
+    'serving.batching.continuous': serving_batching_continuous,
+    'serving.chunked.ttft': serving_chunked_ttft,
+    'serving.speculative.tokens': serving_speculative_tokens,
+    'serving.speculative.speedup': serving_speculative_speedup,
+    'serving.disaggregated.ratio': serving_disaggregated_ratio,
+    'serving.replicas': serving_replicas,
+    'serving.cost.per_token': serving_cost_per_token,
+    'serving.energy.per_token': serving_energy_per_token,
 }
 
 INPUTS = {
@@ -11395,6 +13145,46 @@ INPUTS = {
     'optimizations.pipeline.naive_in_flight': ('p',),
     'optimizations.pipeline.min_global_batch': ('b', 'p', 'd'),
     'optimizations.export_penalty': ('n', 'P', 'D', 'X', 'U', 'pi_pen'),
+    'serving.decode.context': ('l', 's_ctx', 'l_win', 'W'),
+    'serving.decode.context.sum': ('l', 's_in', 's_out', 'l_win', 'W'),
+    'serving.decode.kv_read': ('b', 'g', 'd_head', 'l', 's_ctx', 'q_kv', 'mla', 'l_win', 'r_kv', 'd_rope', 'W'),
+    'serving.decode.kv_read.mla_expanded': ('b', 'a', 'l', 'd_rope', 'd_nope', 'd_v', 's_ctx', 'q_kv', 'l_win', 'W'),
+    'serving.decode.kv_written': ('b', 'g', 'd_head', 'l', 'q_kv', 'mla', 'r_kv', 'd_rope'),
+    'serving.decode.flops.linear': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
+    'serving.decode.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_ctx', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'l_win', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'W'),
+    'serving.decode.attention.flops': ('b', 'a', 'd_head', 'N_kv', 'mla', 'r_kv', 'd_rope'),
+    'serving.decode.experts_touched': ('b', 'E', 'k'),
+    'serving.decode.params_read': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'E_hit'),
+    'serving.decode.weights_read': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'q_w', 'd_emb', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'E_hit'),
+    'serving.weights.int4': ('B_q', 'q_s'),
+    'serving.prefill.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_in', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
+    'serving.prefill.flops.causal': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_in', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'l_win', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'W'),
+    'serving.prefill.flops.masked': ('b', 'a', 'd_head', 'l', 's_in', 'mla', 'l_win', 'd_rope', 'd_nope', 'd_v', 'W'),
+    'serving.memory.weights': ('V', 't', 'p', 'P', 'q_w', 'd_emb', 'tied'),
+    'serving.memory.kv': ('b', 'g', 'd_head', 'l', 't', 'p', 's_ctx', 'q_kv', 'mla', 'l_win', 'r_kv', 'd_rope', 'W'),
+    'serving.memory.kv.paged': ('b', 'g', 'd_head', 'l', 't', 'p', 'n_blk', 's_ctx', 'q_kv', 'mla', 'l_win', 'r_kv', 'd_rope', 'W'),
+    'serving.memory.workspace': ('h', 'a', 'g', 'd_head', 'd_ff', 't', 'q', 'n_chunk', 'gated'),
+    'serving.memory.per_gpu': ('b', 'g', 'd_head', 'l', 't', 'p', 's_ctx', 'q_kv', 'M_w', 'M_ws', 'mla', 'l_win', 'r_kv', 'd_rope', 'W'),
+    'serving.memory.max_batch': ('g', 'd_head', 'l', 't', 'p', 'M_gpu', 's_ctx', 'q_kv', 'M_w', 'M_ws', 'mla', 'l_win', 'r_kv', 'd_rope', 'W'),
+    'serving.memory.max_context': ('b', 'g', 'd_head', 'l', 't', 'p', 'M_gpu', 'q_kv', 'M_w', 'M_ws', 'mla', 'l_win', 'r_kv', 'd_rope', 'W'),
+    'serving.time.allreduce': ('t', 'x_msg', 'W_tp', 'tau_ar'),
+    'serving.time.alltoall': ('x_msg', 'e', 'W_tp', 'tau_ar'),
+    'serving.time.decode_step': ('b', 'h', 'a', 'g', 'd_head', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 'N_kv', 'q_kv', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w', 'mla', 'r_kv', 'd_rope'),
+    'serving.time.prefill': ('b', 'h', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 's_in', 'eta_pf', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w'),
+    'serving.time.e2e': ('b', 'h', 'a', 'g', 'd_head', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 's_in', 's_out', 'q_kv', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w', 'T_pf', 'mla', 'l_win', 'r_kv', 'd_rope', 'W'),
+    'serving.time.tpot': ('s_out', 'T_pf', 'T_e2e'),
+    'serving.throughput.per_gpu': ('b', 't', 's_out', 'T_e2e'),
+    'serving.throughput.per_user': ('T_tok',),
+    'serving.batching.static': ('b', 's_out', 's_long', 'T_pf', 'T_tok'),
+    'serving.batching.continuous.step': ('b', 't', 'X', 's_out', 'eta_pf', 'F_pf', 'T_tok'),
+    'serving.batching.continuous': ('b', 't', 'X', 's_out', 'eta_pf', 'F_pf', 'T_tok'),
+    'serving.chunked.ttft': ('t', 'X', 's_in', 'eta_pf', 'F_pf', 'T_tok', 'n_chunk'),
+    'serving.speculative.tokens': ('alpha_acc', 'gamma_spec'),
+    'serving.speculative.speedup': ('alpha_acc', 'gamma_spec', 'c_draft'),
+    'serving.disaggregated.ratio': ('b', 's_out', 'T_pf', 'T_tok', 'n_pf', 'n_dec', 'b_pf'),
+    'serving.replicas': ('b', 'p', 'T_e2e', 'R_req'),
+    'serving.cost.per_token': ('n', 'c_rent', 'R_out'),
+    'serving.energy.per_token': ('n', 'W_gpu', 'R_out'),
 }
 
 REQUIRED = {
@@ -11723,4 +13513,44 @@ REQUIRED = {
     'optimizations.pipeline.naive_in_flight': ('p',),
     'optimizations.pipeline.min_global_batch': ('b', 'p', 'd'),
     'optimizations.export_penalty': ('n', 'P', 'D', 'X', 'U', 'pi_pen'),
+    'serving.decode.context': ('l', 's_ctx'),
+    'serving.decode.context.sum': ('l', 's_in', 's_out'),
+    'serving.decode.kv_read': ('b', 'g', 'd_head', 'l', 's_ctx', 'q_kv'),
+    'serving.decode.kv_read.mla_expanded': ('b', 'a', 'l', 'd_rope', 'd_nope', 'd_v', 's_ctx', 'q_kv'),
+    'serving.decode.kv_written': ('b', 'g', 'd_head', 'l', 'q_kv'),
+    'serving.decode.flops.linear': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb'),
+    'serving.decode.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_ctx'),
+    'serving.decode.attention.flops': ('b', 'a', 'd_head', 'N_kv'),
+    'serving.decode.experts_touched': ('b', 'E', 'k'),
+    'serving.decode.params_read': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb'),
+    'serving.decode.weights_read': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'q_w', 'd_emb'),
+    'serving.weights.int4': ('B_q', 'q_s'),
+    'serving.prefill.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_in'),
+    'serving.prefill.flops.causal': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_in'),
+    'serving.prefill.flops.masked': ('b', 'a', 'd_head', 'l', 's_in'),
+    'serving.memory.weights': ('V', 't', 'p', 'P', 'q_w', 'd_emb'),
+    'serving.memory.kv': ('b', 'g', 'd_head', 'l', 't', 'p', 's_ctx', 'q_kv'),
+    'serving.memory.kv.paged': ('b', 'g', 'd_head', 'l', 't', 'p', 'n_blk', 's_ctx', 'q_kv'),
+    'serving.memory.workspace': ('h', 'a', 'g', 'd_head', 'd_ff', 't', 'q', 'n_chunk'),
+    'serving.memory.per_gpu': ('b', 'g', 'd_head', 'l', 't', 'p', 's_ctx', 'q_kv', 'M_w', 'M_ws'),
+    'serving.memory.max_batch': ('g', 'd_head', 'l', 't', 'p', 'M_gpu', 's_ctx', 'q_kv', 'M_w', 'M_ws'),
+    'serving.memory.max_context': ('b', 'g', 'd_head', 'l', 't', 'p', 'M_gpu', 'q_kv', 'M_w', 'M_ws'),
+    'serving.time.allreduce': ('t', 'x_msg', 'W_tp', 'tau_ar'),
+    'serving.time.alltoall': ('x_msg', 'e', 'W_tp', 'tau_ar'),
+    'serving.time.decode_step': ('b', 'h', 'a', 'g', 'd_head', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 'N_kv', 'q_kv', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w'),
+    'serving.time.prefill': ('b', 'h', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 's_in', 'eta_pf', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w'),
+    'serving.time.e2e': ('b', 'h', 'a', 'g', 'd_head', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 's_in', 's_out', 'q_kv', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w', 'T_pf'),
+    'serving.time.tpot': ('s_out', 'T_pf', 'T_e2e'),
+    'serving.throughput.per_gpu': ('b', 't', 's_out', 'T_e2e'),
+    'serving.throughput.per_user': ('T_tok',),
+    'serving.batching.static': ('b', 's_out', 's_long', 'T_pf', 'T_tok'),
+    'serving.batching.continuous.step': ('b', 't', 'X', 's_out', 'eta_pf', 'F_pf', 'T_tok'),
+    'serving.batching.continuous': ('b', 't', 'X', 's_out', 'eta_pf', 'F_pf', 'T_tok'),
+    'serving.chunked.ttft': ('t', 'X', 's_in', 'eta_pf', 'F_pf', 'T_tok', 'n_chunk'),
+    'serving.speculative.tokens': ('alpha_acc', 'gamma_spec'),
+    'serving.speculative.speedup': ('alpha_acc', 'gamma_spec', 'c_draft'),
+    'serving.disaggregated.ratio': ('b', 's_out', 'T_pf', 'T_tok', 'n_pf', 'n_dec', 'b_pf'),
+    'serving.replicas': ('b', 'p', 'T_e2e', 'R_req'),
+    'serving.cost.per_token': ('n', 'c_rent', 'R_out'),
+    'serving.energy.per_token': ('n', 'W_gpu', 'R_out'),
 }

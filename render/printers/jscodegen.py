@@ -159,11 +159,17 @@ def report_javascript(model_names: tuple[str, ...], gpu_names: tuple[str, ...]) 
                     network=SETTINGS["network"], tokens=symbol("D"), utilization=symbol("U"), overlap=symbol("r"))
     ops = Ops(where=_traced_where, minimum=sp.Min, maximum=sp.Max, number=_basic, choose=_traced_choose,
               ceiling=sp.ceiling)
-    flat = _flatten(estimate(layout, inputs, _traced, ops))
+    return traced_function("estimate_report", estimate(layout, inputs, _traced, ops), "x_")
+
+
+def traced_function(name: str, report: dict, temporaries: str) -> Report:
+    """``function NAME(given) {...}`` returning every number of a traced report by its dotted path; common
+    subexpressions shared as ``const`` temporaries (``sympy.cse``, named ``temporaries`` + a number)."""
+    flat = _flatten(report)
     names = tuple(sorted({s.name for expr in flat.values() for s in expr.free_symbols}))
-    shared, reduced = sp.cse(list(flat.values()), symbols=sp.numbered_symbols("x_"), optimizations=None)
-    lines = ["function estimate_report(given) {"]
-    lines += [f"  const {name} = given[{json.dumps(name)}];" for name in names]
+    shared, reduced = sp.cse(list(flat.values()), symbols=sp.numbered_symbols(temporaries), optimizations=None)
+    lines = [f"function {name}(given) {{"]
+    lines += [f"  const {symbol} = given[{json.dumps(symbol)}];" for symbol in names]
     lines += [f"  const {temp} = {jscode(expr)};" for temp, expr in shared]
     lines.append("  return {")
     lines += [f"    {json.dumps(path)}: {jscode(expr)}," for path, expr in zip(flat, reduced)]

@@ -1,6 +1,30 @@
-"""Lesson: Li Bojie, "Training large models: why the A100 beats the 4090", re-derived."""
+"""Lesson: Li Bojie, "Training large models: why the A100 beats the 4090", re-derived.
 
+The inference figures of its prose are computed below from the essay's worked examples (formulas/examples.py, the
+catalogue at the essay's inputs) and the GPU presets, by the calls its code cells make, and rendered into the text:
+a stage's latency and a token's are named apart, and each balance batch names the FLOP/s figure it divides.
+"""
+
+from llm_formulas.formulas.examples import example
+from llm_formulas.formulas.gpus import gpu
+from llm_formulas.formulas.estimate import exact
 from llm_formulas.render.documents.notebooks import code, markdown
+from llm_formulas.render.printers.human import human
+
+
+def _figures() -> dict[str, str]:
+    stage, token, busy = (example(case).exact() for case in ("S14a", "S14b", "S14c"))
+    stages = 8  # the essay's 8 cards, one pipeline stage each
+    rtx = gpu("rtx4090")
+    balance = {name: exact("inference.balance_batch", q_w=2, X=rtx.flops(name), W_mem=rtx.memory_bandwidth) for name in ("fp16", "bf16")}
+    return {"stage": human(stage, "second"), "token": human(token, "second"), "busy_stage": human(busy, "second"),
+            "busy_token": human(stages * busy, "second"), "stages": f"{stages}",
+            "essay_balance": f"{float(example('S14d').exact()):.0f}", "balance_bf16": f"{float(balance['bf16']):.0f}",
+            "x_bf16": human(rtx.flops("bf16"), "FLOP/second"), "x_fp16": human(rtx.flops("fp16"), "FLOP/second"),
+            "h100_balance": f"{float(example('S14e').exact()):.0f}"}
+
+
+F = _figures()
 
 CELLS = [
     markdown("""
@@ -93,17 +117,22 @@ figures (reads are of 2-byte values):
     code("""
 source_figure("S13a")
 refutation("inference.kv_recompute.flops", "001: 16K FLOPs per byte")"""),
-    markdown("""
+    markdown(f"""
 ## Inference on 4090s
 
 The essay's last part turns the question around: if the 4090 is poor at training, is it any
 good at serving? Its argument is the inference lesson's: decoding reads every weight per step,
 so memory bandwidth, not compute, sets the pace at small batches.
 
-Decoding reads every weight once per step. LLaMA-2 70B over 8 cards: 17.5 ms per stage per
-token, and since pipeline stages run in series, 0.14 s per token. At batch 1024 the step is
-compute-bound, 54.3 ms. The balance batch (memory and compute equally slow) is 330 on a 4090
-and 295 on an H100: a property of the GPU, not of the model.
+Decoding reads every weight once per step. LLaMA-2 70B over {F['stages']} cards: {F['stage']} per
+*stage* per token, and since pipeline stages run in series, {F['token']} per *token*. At batch
+1024 a stage's step is compute-bound, {F['busy_stage']}; a token of that batch crosses all
+{F['stages']} stages, {F['busy_token']}. (The essay prints the stage's figure beside the token's of batch 1:
+the two are not comparable.) The balance batch (memory and compute equally slow) is
+{F['essay_balance']} on a 4090 with the FLOP/s the essay divides, its FP16-accumulate peak of
+{F['x_fp16']}; with its BF16 (and FP32-accumulate) peak of {F['x_bf16']}, the figure the roofline
+below draws, it is {F['balance_bf16']}. An H100 balances at {F['h100_balance']}: a property of the GPU, not of
+the model.
 """),
     code("""
 for case in ("S14a", "S14b", "S14c", "S14d", "S14e"):

@@ -1,0 +1,75 @@
+"""The serving lesson, the inference lesson and article_001's inference cells: every figure their prose quotes is the
+value the lesson computes, and the contradictions issue 24 lists are gone.
+
+Each lesson module computes its prose's figures (``F``) by the calls its pictures and code cells make; here the
+committed notebooks' Markdown must hold those figures, and the figures are checked against independent arithmetic
+(the essay's inputs, the GPUs' datasheets) or against the exact report ``llm-formulas serve`` prints.
+"""
+
+import json
+
+import nbformat
+import pytest
+from helpers import cli_json
+
+from llm_formulas.render.documents.lessons import article_001, inference, serving
+from llm_formulas.render.documents.serving_figures import LLAMA31_70B
+from llm_formulas.render.printers.human import human
+
+NOTEBOOKS = __import__("pathlib").Path(__file__).resolve().parents[1] / "notebooks"
+
+
+def prose(name: str) -> str:
+    nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    return "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+
+
+@pytest.mark.parametrize("lesson", [article_001, inference, serving], ids=lambda m: m.__name__.rpartition(".")[2])
+def test_every_computed_figure_is_in_the_committed_prose(lesson):
+    text = prose(lesson.__name__.rpartition(".")[2])
+    missing = [name for name, figure in lesson.F.items() if figure not in text]
+    assert not missing, missing
+
+
+def test_article_001_names_a_stage_and_a_token():
+    # the essay: 17.5 ms per stage (70B × 2 bytes / 8 / 1 TB/s), 0.14 s per token; batch 1024 compute-bound per stage:
+    # 1024 × 2 × 70e9 / (8 × 330e12) = 54.3 ms, and through the 8 stages in series 8 × that = 434 ms
+    figures = article_001.F
+    assert figures["stage"] == human(2 * 70e9 / 8 / 1e12, "second") == "17.5 ms"
+    assert figures["token"] == human(2 * 70e9 / 1e12, "second")
+    assert figures["busy_stage"] == human(1024 * 2 * 70e9 / (8 * 330e12), "second") == "54.3 ms"
+    assert figures["busy_token"] == human(8 * 1024 * 2 * 70e9 / (8 * 330e12), "second") == "434 ms"
+    text = prose("article_001")
+    assert "per\n*stage* per token" in text and "per *token*" in text and "crosses all\n8 stages, 434 ms" in text
+
+
+def test_the_balance_batches_name_their_flops():
+    # Ada whitepaper: FP16 with FP16 accumulate 330.3 TFLOPS, BF16/FP16 with FP32 accumulate 165.2; 1,008 GB/s
+    assert inference.F["balance_fp16"] == f"{330.3e12 / 1.008e12:.0f}" == "328"
+    assert inference.F["balance_bf16"] == f"{165.2e12 / 1.008e12:.0f}" == "164"
+    assert article_001.F["essay_balance"] == "330" and article_001.F["balance_bf16"] == "164"  # the essay's 1 TB/s
+    for name in ("inference", "article_001"):
+        text = prose(name)
+        assert "FP16-accumulate" in text or "FP16\naccumulation" in text or "FP16 accumulation" in text
+        assert "BF16" in text
+
+
+def test_the_inference_lesson_calls_a_stage_a_stage():
+    # Llama-2-70B, 68,976,648,192 parameters in 16 bits over 8 cards of 1,008 GB/s: per stage, and 8 stages in series
+    assert inference.F["stage"] == human(2 * 68_976_648_192 / 8 / 1.008e12, "second")
+    assert inference.F["token"] == human(2 * 68_976_648_192 / 1.008e12, "second")
+    text = prose("inference")
+    assert f"**{inference.F['stage']} per stage**" in text and f"**{inference.F['token']} per token**" in text
+
+
+def test_the_serving_lessons_figures_are_the_exact_reports(tmp_path, capsys):
+    # the lesson's TPOT at batch 1 and 64 (NumPy arrays) against the exact report of the serve command
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(LLAMA31_70B))
+    for batch, key in ((1, "tpot_1"), (64, "tpot_64")):
+        doc = cli_json(capsys, "serve", "--hf-config", str(path), "--gpu", "h100-sxm", "--tp", "8", "--batch", str(batch),
+                       "--input", "2000", "--output", "500")
+        assert human(doc["tpot_seconds"], "second") == serving.F[key]
+    answer = serving.F
+    assert int(answer["gpus"]) == int(answer["tp"]) * int(answer["replicas"])
+    assert int(answer["replicas"]) == -(-1000 // int(answer["per_replica"]))  # ⌈1000 users / users per replica⌉
