@@ -25,7 +25,8 @@ from llm_formulas.formulas.units import Unit, as_unit
 
 TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture", "performance",
                           "parallelism", "precision",
-                          "utilization", "conventions", "energy", "cost", "reliability", "pipeline", "optimizations")
+                          "utilization", "conventions", "energy", "cost", "reliability", "pipeline", "optimizations",
+                          "framework_memory", "peers")
 
 
 class UnknownFormula(KeyError):

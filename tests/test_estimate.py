@@ -40,17 +40,22 @@ def test_llama2_70b_report_against_hand_arithmetic(capsys):
     selective = l * 4 * B * a * s**2 * d_head  # selective recompute re-runs QKᵀ and scores·V: 2 GEMMs of 2·s²·d_head per head
     assert report["flops"]["recomputed"] == selective
 
-    states = Fraction(16 * params, t * p)  # mixed-precision Adam, 16 bytes per parameter (ZeRO paper §3.1), Ψ/(t·p) per GPU
-    # Korthikanti et al. 2022 §4's count, tensor by tensor, for Llama-2's block on one of t ranks under selective
-    # recompute (16-bit values, 1-byte dropout masks): whole on every rank, the two norms' inputs, the QKV input,
-    # the MLP input (2 bytes · h each) and the two dropout masks (1 byte · h each), 10h per token; split t ways,
-    # Q (a·d_head) and K, V (g·d_head each, read in place by GQA), the output projection's input (a·d_head), and
-    # the SwiGLU's gate input, SiLU output, up projection and product (d_ff each), 2 bytes each
-    per_token = 10 * h + Fraction(2 * (a * d_head + 2 * g * d_head + a * d_head) + 2 * 4 * d_ff, t)
-    assert per_token == 81920 + 33280  # 10·8192 + (2·(8192 + 2·1024 + 8192) + 8·28672)/8
-    activations = s * b * per_token * Fraction(l, p) * min(p, m)  # 1F1B: min(p, m) micro-batches of l/p layers
-    assert report["memory"]["model_states"] == pytest.approx(float(states), rel=1e-12)
-    assert report["memory"]["activations"] == pytest.approx(float(activations), rel=1e-12)
+    # Megatron Core in bf16 (the default framework): bf16 weights, fp32 main gradients, fp32 master weights and Adam's
+    # m, v, 2 + 4 + 12 = 18 bytes per parameter (megatron/training/theoretical_memory_usage.py L293-303 at d98e8a64;
+    # docs/user-guide/features/dist_optimizer.md). The first of p stages holds l/p layers, their projections split t
+    # ways and their two RMSNorm scales whole on every rank, and the vocabulary-parallel embedding's V·h/t (L247-264)
+    first_stage = Fraction(l, p) * (Fraction(per_layer - 2 * h, t) + 2 * h) + Fraction(V * h, t)
+    states = 18 * first_stage
+    # Korthikanti et al. 2022 §4's count, tensor by tensor, for Llama-2's block as Megatron Core runs it on one of t
+    # ranks under selective recompute, no dropout (p = 0 saves no mask), SwiGLU fused (bias_swiglu_impl keeps its
+    # input only): whole on every rank, the two norms' inputs, the QKV input and the MLP input, 2 bytes · h each;
+    # split t ways, Q (a·d_head) and K, V (g·d_head each, read in place by GQA), the output projection's input
+    # (a·d_head), the gate-and-up output (2·d_ff) and the product (d_ff), 2 bytes each
+    per_token = 8 * h + Fraction(2 * (a * d_head + 2 * g * d_head + a * d_head) + 2 * 3 * d_ff, t)
+    assert per_token == 65536 + 26112  # 8·8192 + (2·(8192 + 2·1024 + 8192) + 6·28672)/8
+    # 1F1B: min(p, m) micro-batches of l/p layers and of the embedding's int64 token ids (8 bytes a token), and the
+    # one layer whose core the backward recomputes: its softmax output, a/t heads of s² 16-bit values
+    activations = (s * b * per_token * Fraction(l, p) + 8 * s * b) * min(p, m) + Fraction(2 * a * s * s * b, t)
     assert report["memory"]["fits"] == (states + activations <= A100_80GB["M_gpu"])
 
     tp_bytes = 4 * Fraction(2 * (t - 1), t) * b * s * h * 2 * Fraction(l, p) * m  # 4 ring all-reduces of bsh per layer

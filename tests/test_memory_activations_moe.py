@@ -27,6 +27,9 @@ def statistics(s, b, *, norms=2, router=False, shared_gate=False, shards=1):
     return tokens * (norms * 2 * 2 + (4 if router else 0) + (2 if shared_gate else 0))
 
 
+CLASSIC_RUN = dict(drop=1, glu_fused=0)  # the reference blocks' dropout (p = 0.1) and unfused SwiGLU
+
+
 def sizes(**named):
     return {quantity(name).symbol: number for name, number in named.items()}
 
@@ -42,7 +45,7 @@ def test_moe_layer_equals_saved_bytes(s, b, h, a, g, d_head, E, k, d_moe, d_sh, 
     if mode == "flash":
         g = a  # the reference's flash core runs without GQA
     measured = measure(s, b, h, a, block=MoELayer, mode=mode, tp=tp, g=g, d_head=d_head, E=E, k=k, d_moe=d_moe, d_sh=d_sh)
-    named = dict(s=s, b=b, h=h, a=a, g=g, d_head=d_head, E=E, k=k, d_moe=d_moe, d_sh=d_sh, gated=1, sh_gate=0, mla=0, t=tp)
+    named = dict(s=s, b=b, h=h, a=a, g=g, d_head=d_head, E=E, k=k, d_moe=d_moe, d_sh=d_sh, gated=1, sh_gate=0, mla=0, t=tp, t_e=tp, **CLASSIC_RUN)
     assert measured == value(f"memory.activations.layer.decoder.moe.{suffix}", **named) + statistics(s, b, router=True)
     tensors = decoder_tensors(mode, tp=sp.Integer(tp), mlp="moe")
     assert measured == valued(exact_bytes(tensors)).subs(sizes(**named))
@@ -54,7 +57,7 @@ def test_moe_layer_with_sequence_parallelism(mode, suffix):
     tp = 2
     measured = measure(s, b, h, a, block=MoELayer, mode=mode, tp=tp, g=g, d_head=d_head, E=E, k=k, d_moe=d_moe, d_sh=d_sh,
                        sequence_parallel=True)
-    named = dict(s=s, b=b, h=h, a=a, g=g, d_head=d_head, E=E, k=k, d_moe=d_moe, d_sh=d_sh, gated=1, sh_gate=0, mla=0, t=tp)
+    named = dict(s=s, b=b, h=h, a=a, g=g, d_head=d_head, E=E, k=k, d_moe=d_moe, d_sh=d_sh, gated=1, sh_gate=0, mla=0, t=tp, t_e=tp, **CLASSIC_RUN)
     assert measured == value(f"memory.activations.layer.decoder.moe.{suffix}_sp", **named) \
         + statistics(s, b, router=True, shards=tp)
 
@@ -64,7 +67,7 @@ def test_moe_layer_ungated_with_a_gated_shared_expert(tp):
     s, b, h, a, g, d_head, E, k, d_moe, d_sh = MOE_SHAPES[1]
     measured = measure(s, b, h, a, block=MoELayer, tp=tp, g=g, d_head=d_head, E=E, k=k, d_moe=d_moe, d_sh=d_sh,
                        gated=False, sh_gate=True)
-    named = dict(s=s, b=b, h=h, a=a, g=g, d_head=d_head, E=E, k=k, d_moe=d_moe, d_sh=d_sh, gated=0, sh_gate=1, mla=0, t=tp)
+    named = dict(s=s, b=b, h=h, a=a, g=g, d_head=d_head, E=E, k=k, d_moe=d_moe, d_sh=d_sh, gated=0, sh_gate=1, mla=0, t=tp, t_e=tp, **CLASSIC_RUN)
     assert measured == value("memory.activations.layer.decoder.moe.tp", **named) + statistics(s, b, router=True, shared_gate=True)
 
 
@@ -98,7 +101,7 @@ MLA_SHAPES = [(16, 2, 64, 4, 24, 32, 8, 16, 12), (12, 3, 96, 6, 0, 48, 16, 16, 2
 
 def mla_named(s, b, h, a, r_q, r_kv, d_rope, d_nope, d_v, tp, **more):
     return dict(s=s, b=b, h=h, a=a, g=a, d_head=d_nope + d_rope, mla=1, q_lora=int(r_q > 0), r_q=r_q, r_kv=r_kv,
-                d_rope=d_rope, d_nope=d_nope, d_v=d_v, t=tp, **more)
+                d_rope=d_rope, d_nope=d_nope, d_v=d_v, t=tp, t_e=tp, **CLASSIC_RUN, **more)
 
 
 @pytest.mark.parametrize("s, b, h, a, r_q, r_kv, d_rope, d_nope, d_v", MLA_SHAPES)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import keyword
 
+from itertools import combinations
+
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 
@@ -92,9 +94,15 @@ def signature(formula: Formula) -> list[sp.Symbol]:
 
 
 def _gating(formula: Formula, size: sp.Symbol) -> dict[sp.Symbol, sp.Integer]:
-    """The switches whose classic values remove ``size`` from the expression; putting 0 for it there must be exact."""
+    """The switches whose classic values remove ``size`` from the expression (each alone; else the fewest that do it
+    together: E leaves a stage's count only when l_moe and n_MTP are both 0); putting 0 for it there must be exact."""
     gates = {switch: value for switch, value in formula.defaults.items()
              if size not in formula.expr.xreplace({switch: value}).free_symbols}
+    for count in range(2, 4):
+        if gates:
+            break
+        gates = next((dict(group) for group in combinations(formula.defaults.items(), count)
+                      if size not in formula.expr.xreplace(dict(group)).free_symbols), {})
     classic = formula.expr.xreplace(gates)
     if sp.expand(formula.expr.xreplace({**gates, size: 0}) - classic) != 0:
         raise ValueError(f"{formula.id}: 0 for {size} under the classic switches is not exact")

@@ -1,0 +1,3 @@
+"""Proofs of formulas/peers.py (placeholder)."""
+
+DERIVATIONS = ()
