@@ -343,7 +343,9 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     if layout.recompute_layers is not None:  # block recompute: the share of the layers recomputed in full, the rest none
         rebuilt = ops.where(layout.recompute_layers > 0, rebuilt, 0 * rebuilt)
         per_layer = share * per_layer + (1 - share) * layer_activations(0)
-    memory, held = _memory(layout, base | {"b": b}, inputs, framework, per_layer, rebuilt, ev, ops)
+    # an MTP module (the last stage) holds one more MoE layer and its own output layer and loss
+    mtp_layer = 0 if not holds.mtp else _per_layer_activations(activation, base | {"b": b}, ev, ops, moe_only=True)
+    memory, held = _memory(layout, base | {"b": b}, inputs, framework, per_layer, rebuilt, mtp_layer, ev, ops)
     capacity = inputs.gpu["M_gpu"]
     bubble = ops.where(interleaved, ev("cluster.bubble.interleaved", **base), ev("cluster.bubble", **base))
     stages = None
@@ -502,12 +504,12 @@ FLASH_AT = (6, 7, 6, 7, 4, 5, 6, 7)  # under context parallelism: the flash form
 HF_FORMULAS = {"transformers": "memory.activations.layer.transformers", "amp": "memory.activations.layer.amp"}
 
 
-def _per_layer_activations(activation: object, values: dict, ev: Evaluator, ops: Ops) -> object:
+def _per_layer_activations(activation: object, values: dict, ev: Evaluator, ops: Ops, moe_only: bool = False) -> object:
     """Bytes one layer stores, on average over the model's l layers: the l − l_moe dense layers'
     (``memory.activations.layer.decoder.*``, GQA or latent attention, which at σ_drop = 1, σ_GLU = 0 and mla = 0 is
     ``memory.activations.layer.general.*``) and the l_moe MoE layers' own forms
     (``memory.activations.layer.decoder.moe.*``), l_moe/l of them MoE. Under context parallelism (c > 1) a layer is
-    its flash form (or full recompute) at the rank's s/c tokens."""
+    its flash form (or full recompute) at the rank's s/c tokens. ``moe_only``: the MoE layer's alone (an MTP module's)."""
     c = values["c"]
     chunk = values | {"s": values["s"] / c}
 
@@ -518,7 +520,10 @@ def _per_layer_activations(activation: object, values: dict, ev: Evaluator, ops:
             ops.choose(activation, {i: (lambda f=f: ev(f, **values)) for i, f in enumerate(formulas)}),
         )
 
-    dense, moe = pick(DECODER_ACTIVATION_FORMULAS), pick(MOE_ACTIVATION_FORMULAS)
+    moe = pick(MOE_ACTIVATION_FORMULAS)
+    if moe_only:
+        return moe
+    dense = pick(DECODER_ACTIVATION_FORMULAS)
     return dense + ops.number(values["l_moe"]) / ops.number(values["l"]) * (moe - dense)  # the dense form when l_moe = 0
 
 
@@ -584,14 +589,15 @@ def _states(zero: object, dense: object, experts: object, base: dict, formulas: 
 
 
 def _memory(layout: Layout, base: dict, inputs: Inputs, framework: object, per_layer: object, rebuilt: object,
-            ev: Evaluator, ops: Ops) -> tuple[dict, dict]:
+            mtp_layer: object, ev: Evaluator, ops: Ops) -> tuple[dict, dict]:
     """Memory of the first and the last pipeline stage's GPU, and the larger of the two.
 
     States: ``_states`` of each end's parameters (``_stage_held``) at the framework's bytes (``Holdings``), with what it
     keeps all run long (``Framework.resident_states``: DDP's buckets, DeepSpeed's bf16 fp32 gradients). Activations:
     the first stage holds min(p, m) micro-batches of its layers and of the embedding (×(1 + (p−1)/(p·v)) interleaved),
     the last one micro-batch of its layers (interleaved: (v−1)·p + 1 chunks of l/(p·v)) and the output layer and loss;
-    each stage also holds the one layer the backward rebuilds (``rebuilt``) and what the framework gathers for the
+    each stage also holds the one layer the backward rebuilds (``rebuilt``), the last each MTP module's MoE layer
+    (``mtp_layer``) and output layer and loss (its 2h-wide projection input is left out), and what the framework gathers for the
     passes (ZeRO-3's or FSDP's units, autocast's weight casts). The optimizer step's peak (``Framework.step_states``,
     ``Holdings.step``) replaces the activations by its own buffers."""
     holds = framework.holds
@@ -601,19 +607,21 @@ def _memory(layout: Layout, base: dict, inputs: Inputs, framework: object, per_l
     expert_replicas = t * c * d / (base["t_e"] * base["e"])
     sp_on = layout.sequence_parallel
     hf = holds.blocks != "megatron"
+    tokens = base | {"s": base["s"] / c}  # the rank's s/c tokens under context parallelism
     if hf:  # transformers' head and loss; its embedding keeps the ids only (no dropout in the Llama family)
-        logits = ev(f"memory.activations.logits.{'amp' if holds.blocks == 'amp' else 'transformers'}", **base)
-        embedding = ev("memory.activations.embedding", **(base | {"drop": 0}))
+        logits = ev(f"memory.activations.logits.{'amp' if holds.blocks == 'amp' else 'transformers'}", **tokens)
+        embedding = ev("memory.activations.embedding", **(tokens | {"drop": 0}))
     else:
-        logits = ops.where(sp_on, ev("memory.activations.logits_sp", **base), ev("memory.activations.logits", **base))
-        embedding = ops.where(sp_on, ev("memory.activations.embedding_sp", **base), ev("memory.activations.embedding", **base))
+        logits = ops.where(sp_on, ev("memory.activations.logits_sp", **tokens), ev("memory.activations.logits", **tokens))
+        embedding = ops.where(sp_on, ev("memory.activations.embedding_sp", **tokens), ev("memory.activations.embedding", **tokens))
     in_flight = ops.minimum(p, m)
     interleave = 1 + ops.where(v > 1, (p - 1) / (p * v), 0)
     piped = p > 1
     if layout.stages is None:
         first_layers, last_layers = base["l"] / p, ((v - 1) * p + 1) * base["l"] / (p * v)
-    else:
+    else:  # an explicit partition: the token ids only where the embedding is
         first_layers, last_layers = layout.stages[0], layout.stages[-1]
+        embedding = embedding if 0 in layout.embedding_stages else 0 * embedding
     stages = {}
     for end in ("first", "last"):
         dense, experts = held[end], held[f"{end}_experts"]
@@ -631,9 +639,10 @@ def _memory(layout: Layout, base: dict, inputs: Inputs, framework: object, per_l
         gathered = ops.choose(zero, {stage: (lambda stage=stage: ev(holds.gathered[stage], **(own | {"P_unit": _unit(holds, base, ev, ops)}))
                                              if stage in holds.gathered else 0 * states) for stage in range(4)})
         if end == "first":  # at p = 1 the only stage: one micro-batch, the output layer and loss too
-            activations = (per_layer * first_layers + embedding) * in_flight * interleave + ops.where(piped, 0 * logits, logits)
+            ends = logits + base["n_mtp"] * (mtp_layer + logits)  # the last stage's, when it is this one
+            activations = (per_layer * first_layers + embedding) * in_flight * interleave + ops.where(piped, 0 * ends, ends)
         else:
-            activations = per_layer * last_layers + logits
+            activations = per_layer * last_layers + logits + base["n_mtp"] * (mtp_layer + logits)
         activations = activations + rebuilt
         step = None
         if framework.step_states is not None:  # Megatron-LM 2021: the fp32 gradient copy at the step
