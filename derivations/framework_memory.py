@@ -88,15 +88,17 @@ def ddp_fp32_buckets() -> Derivation:
 
 def weight_casts() -> Derivation:
     dv = Derivation("memory.amp.weight_casts", "Autocast's bf16 copies of the Linear weights", (fm.AUTOCAST,))
-    layers = dv.defines("Ψ_linear,layers", l * (get("params.decoder.attention").dimensioned + get("params.decoder.mlp").dimensioned),
-                        "each layer's projections and MLP are nn.Linear; its norms run their multiply in fp32: no cast")
+    layers = dv.defines("Ψ_linear,layers", l * (get("params.decoder.attention").dimensioned + get("params.decoder.mlp").dimensioned
+                                                - fm.ATTENTION_NORMS * u_param),
+                        "each layer's projections and MLP are nn.Linear; its norms (q/k norms, sinks too) run in fp32: no cast")
     head = dv.defines("Ψ_head", V * d_emb * u_param, "lm_head is an nn.Linear (a tied one casts the shared table); the "
                       "embedding lookup is no autocast op")
     casts = dv.defines("M_casts", q_bf16 * (layers + head), "one bf16 copy of each, saved by its Linear for the backward")
     dv.concludes("memory.amp.weight_casts")
     dense = {fm.l_moe: 0}
     dv.defines("M_casts(Ψ)", q_bf16 * (get("params.decoder.total").dimensioned - get("params.decoder.embeddings").dimensioned
-                                       - l * get("params.decoder.norms").dimensioned - get("params.decoder.final_norm").dimensioned
+                                       - l * (get("params.decoder.norms").dimensioned + fm.ATTENTION_NORMS * u_param)
+                                       - get("params.decoder.final_norm").dimensioned
                                        - get("params.decoder.head").dimensioned + V * d_emb * u_param).xreplace(dense),
                "the same from the model's count: Ψ less the embeddings and the norms, with the head's table once")
     dv.equals("M_casts(Ψ)", casts, "for a dense model", aside=True)
@@ -152,8 +154,10 @@ def _stage(target: str, title: str, last: bool) -> Derivation:
     layers_part = dv.defines("Ψ_layers", get("params.stage.layers").dimensioned, "the stage's l/p layers")
     if last:
         ends = dv.defines("Ψ_ends", (tied * fm.token_embedding + get("params.decoder.head").dimensioned) / t
-                          + get("params.decoder.final_norm").dimensioned + fm.mtp_dense,
-                          "the head's 1/t (a tied model's copy of the embedding), the final norm, the MTP modules")
+                          + get("params.decoder.final_norm").dimensioned + fm.mtp_dense
+                          + n_mtp * (1 - tied) * fm.token_embedding / t,
+                          "the head's 1/t (a tied model's copy of the embedding), the final norm, the MTP modules and, "
+                          "untied, the embedding the MTP stage builds for its shifted tokens")
     else:
         ends = dv.defines("Ψ_ends", fm.token_embedding / t + fm.embedding_extras
                           + (1 - piped) * (get("params.decoder.head").dimensioned / t

@@ -61,10 +61,12 @@ from llm_formulas.formulas.symbols import (
     q_o,
     q_p,
     qk_norm,
+    qk_norm_full,
     r_kv,
     r_q,
     s,
     sh_gate,
+    sink,
     t,
     t_e,
     tied,
@@ -164,9 +166,10 @@ ddp_fp32_buckets = formula(
     related=["memory.ddp.buckets"],
     symbol_latex=r"M_{DDP}^{fp32}",
 )
+ATTENTION_NORMS = qk_norm * 2 * d_head + qk_norm_full * (a + g) * d_head + sink * a  # no Linear: no cast
 weight_casts = formula(
     "memory.amp.weight_casts",
-    q_bf16 * (l * (arch.attention.dimensioned + arch.mlp.dimensioned) + V * d_emb * u_param),
+    q_bf16 * (l * (arch.attention.dimensioned + arch.mlp.dimensioned - ATTENTION_NORMS * u_param) + V * d_emb * u_param),
     "byte",
     "autocast's bf16 copies of every nn.Linear weight of a dense model: the l layers' attention and MLP and the head "
     "(the embedding's and the norms' not), each saved for its layer's backward",
@@ -211,8 +214,12 @@ mtp_dense = n_mtp * (3 * norm * u_param + 2 * h * h * u_param / t
                      + replicated_moe.dimensioned)
 token_embedding = V * d_emb * u_param
 embedding_extras = arch.embeddings.dimensioned - token_embedding  # position table, embedding norm, OPT's projections
-STAGE_SOURCES = [ESTIMATOR, DUPLICATED, TIED_COPY, Source("deepseek2024v3", "§2.2 (the MTP modules)")]
-STAGE = [MEAN_LAYER, divides(t_e, t), Condition("e divides E")]
+MTP_EMBEDDING = Source("megatron-core", "models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; "
+                       "transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, "
+                       "final_layernorm)")
+STAGE_SOURCES = [ESTIMATOR, DUPLICATED, TIED_COPY, MTP_EMBEDDING, Source("deepseek2024v3", "§2.2 (the MTP modules)")]
+STAGE = [MEAN_LAYER, divides(t_e, t), Condition("e divides E"),
+         Condition("n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)")]
 
 stage_layers = formula(
     "params.stage.layers",
@@ -251,10 +258,10 @@ first_dense = formula(
 last_dense = formula(
     "params.stage.last",
     stage_layers.dimensioned + (tied * token_embedding + arch.head.dimensioned) / t
-    + arch.final_norm.dimensioned + mtp_dense,
+    + arch.final_norm.dimensioned + mtp_dense + n_mtp * (1 - tied) * token_embedding / t,
     "parameter",
     "parameters one GPU of the last pipeline stage (p > 1) holds, the routed experts aside: l/p layers, the head's 1/t "
-    "(tied: Megatron Core's copy of the embedding), the final norm and the MTP modules",
+    "(tied: Megatron Core's copy of the embedding), the final norm and the MTP modules with their own embedding's 1/t",
     sources=STAGE_SOURCES,
     conditions=STAGE,
     related=["params.stage.first"],

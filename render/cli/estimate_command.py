@@ -169,7 +169,7 @@ def read_layout(args: argparse.Namespace) -> Layout:
         zero=int(args.zero), recompute=args.recompute, sequence_parallel=args.sequence_parallel, attention=args.attention,
         e=e, c=c, stages=stages, embedding_stages=embedding,
         recompute_layers=None if args.recompute_layers is None else read_recompute_layers(args.recompute_layers),
-        expert_tp=None if getattr(args, "expert_tp", None) is None else parse_count(args.expert_tp, "t_E"),
+        expert_tp=None if getattr(args, "expert_tp", None) is None else parse_count(args.expert_tp, "t_e"),
     )
 
 
