@@ -13,15 +13,16 @@ import functools  # noqa: F401 - used by printed Max/Min
 import numpy
 
 
-def _gated(formula, name, value, switches):
-    """A size that matters only when a switch leaves its classic value (MLA's d_rope under mla = 1): None is 0
-    while every such switch keeps its classic value, and an error naming the size otherwise."""
+def _gated(formula, name, value, switches, neutral=0):
+    """A size that matters only when a switch leaves its classic value (MLA's d_rope under mla = 1): None is 0 (1
+    where the size divides a term the switch removes: e under l_moe = 0) while every such switch keeps its classic
+    value, and an error naming the size otherwise."""
     if value is not None:
         return value
     for switch, (given, classic) in switches.items():
         if numpy.any(numpy.asarray(given) != classic):
             raise TypeError(f"{formula} needs {name} when {switch} is not {classic}")
-    return 0
+    return neutral
 
 
 def params_layer_attention(h):
@@ -10581,6 +10582,661 @@ def memory_activations_logits_amp(b, s, h, V):
     return b*s*(4*V + 10*h + 8)
 
 
+def peers_megatron_params(h, a, g, d_head, d_ff, l, V, t, p, *, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, n_mtp=0, E=None, e=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, piped=None, t_e=None):
+    r"""Megatron-LM's estimator: the parameters of the most loaded shard (the first stage: l/p layers, one MTP block, the embedding; at p = 1 an untied head too).
+
+    peers.megatron.params [parameter] = n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p + (E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
+
+    LaTeX: \Psi_{Megatron} = n_{MTP} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right) + \frac{V h \left(1 - \sigma_{PP}\right) \left(1 - \sigma_{tied}\right) + V h + n_{MTP} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \frac{l_{moe} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \left(l - l_{moe}\right) \left(d_{ff} h \left(\sigma_{gated} + 2\right) + d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right)}{p}}{t} + \frac{2 h \left(l - l_{moe}\right) \left(\sigma_{\beta} + 1\right) + h \left(\sigma_{\beta} + 1\right) + l_{moe} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right)}{p} + \frac{\frac{E d_{moe} h l_{moe} \left(\sigma_{gated} + 2\right)}{p} + E d_{moe} h n_{MTP} \left(\sigma_{gated} + 2\right)}{e t_{E}}
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        tied: 1 if the output head reuses the token embedding [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1] (needed only when a switch leaves its classic value)
+        t_e: expert tensor parallel degree: the ranks one expert's width is split over (Megatron Core: t unless --expert-tensor-parallel-size; DeepSeek-V3 trained with 1) [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's estimator: the parameters of the most loaded shard (the first stage: l/p layers, one MTP block, the embedding; at p = 1 an untied head too) [parameter]
+
+    Valid when: p divides l (the estimator divides the layers evenly, fractions allowed)
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L59–267
+    """
+    E = _gated('peers.megatron.params', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    e = _gated('peers.megatron.params', 'e', e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
+    r_q = _gated('peers.megatron.params', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('peers.megatron.params', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('peers.megatron.params', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('peers.megatron.params', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('peers.megatron.params', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('peers.megatron.params', 'd_moe', d_moe, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    piped = _gated('peers.megatron.params', 'piped', piped, {'tied': (tied, 1)})
+    t_e = _gated('peers.megatron.params', 't_e', t_e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    tied = numpy.asarray(tied, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    piped = numpy.asarray(piped, dtype=numpy.float64)
+    t_e = numpy.asarray(t_e, dtype=numpy.float64)
+    return n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p + (E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
+
+
+def peers_megatron_states(h, a, g, d_head, d_ff, l, V, t, p, *, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, n_mtp=0, E=None, e=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, piped=None, t_e=None):
+    r"""Megatron-LM's estimator: weight and optimizer memory of the most loaded shard without the distributed optimizer, 18 bytes per parameter (bf16 weight, fp32 main gradient, fp32 master weight, Adam's m and v).
+
+    peers.megatron.states [byte] = 18*n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + 18*(V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + 18*(2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p + 18*(E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
+
+    LaTeX: M_{Megatron} = 18 n_{MTP} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right) + \frac{18 \left(V h \left(1 - \sigma_{PP}\right) \left(1 - \sigma_{tied}\right) + V h + n_{MTP} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \frac{l_{moe} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \left(l - l_{moe}\right) \left(d_{ff} h \left(\sigma_{gated} + 2\right) + d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right)}{p}\right)}{t} + \frac{18 \left(2 h \left(l - l_{moe}\right) \left(\sigma_{\beta} + 1\right) + h \left(\sigma_{\beta} + 1\right) + l_{moe} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right)\right)}{p} + \frac{18 \left(\frac{E d_{moe} h l_{moe} \left(\sigma_{gated} + 2\right)}{p} + E d_{moe} h n_{MTP} \left(\sigma_{gated} + 2\right)\right)}{e t_{E}}
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        tied: 1 if the output head reuses the token embedding [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1] (needed only when a switch leaves its classic value)
+        t_e: expert tensor parallel degree: the ranks one expert's width is split over (Megatron Core: t unless --expert-tensor-parallel-size; DeepSeek-V3 trained with 1) [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's estimator: weight and optimizer memory of the most loaded shard without the distributed optimizer, 18 bytes per parameter (bf16 weight, fp32 main gradient, fp32 master weight, Adam's m and v) [byte]
+
+    Valid when: p divides l (the estimator divides the layers evenly, fractions allowed)
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L293–303 (num_bytes_per_parameter)
+    """
+    E = _gated('peers.megatron.states', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    e = _gated('peers.megatron.states', 'e', e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
+    r_q = _gated('peers.megatron.states', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('peers.megatron.states', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('peers.megatron.states', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('peers.megatron.states', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('peers.megatron.states', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('peers.megatron.states', 'd_moe', d_moe, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    piped = _gated('peers.megatron.states', 'piped', piped, {'tied': (tied, 1)})
+    t_e = _gated('peers.megatron.states', 't_e', t_e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    tied = numpy.asarray(tied, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    piped = numpy.asarray(piped, dtype=numpy.float64)
+    t_e = numpy.asarray(t_e, dtype=numpy.float64)
+    return 18*n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + 18*(V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + 18*(2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p + 18*(E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
+
+
+def peers_megatron_states_distributed_optimizer(h, a, g, d_head, d_ff, l, V, t, p, d, *, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, n_mtp=0, E=None, e=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, piped=None, t_e=None):
+    r"""Megatron-LM's estimator with --use-distributed-optimizer: 6 + 12/d bytes per parameter, the experts' over their t·d/(t_E·e) expert-data-parallel replicas.
+
+    peers.megatron.states.distributed_optimizer [byte] = (6 + 12/d)*(n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p) + (6 + 12*e*t_e/(d*t))*(E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
+
+    LaTeX: M_{Megatron}^{dist} = \left(6 + \frac{12}{d}\right) \left(n_{MTP} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right) + \frac{V h \left(1 - \sigma_{PP}\right) \left(1 - \sigma_{tied}\right) + V h + n_{MTP} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \frac{l_{moe} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \left(l - l_{moe}\right) \left(d_{ff} h \left(\sigma_{gated} + 2\right) + d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right)}{p}}{t} + \frac{2 h \left(l - l_{moe}\right) \left(\sigma_{\beta} + 1\right) + h \left(\sigma_{\beta} + 1\right) + l_{moe} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right)}{p}\right) + \frac{\left(6 + \frac{12 e t_{E}}{d t}\right) \left(\frac{E d_{moe} h l_{moe} \left(\sigma_{gated} + 2\right)}{p} + E d_{moe} h n_{MTP} \left(\sigma_{gated} + 2\right)\right)}{e t_{E}}
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        tied: 1 if the output head reuses the token embedding [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1] (needed only when a switch leaves its classic value)
+        t_e: expert tensor parallel degree: the ranks one expert's width is split over (Megatron Core: t unless --expert-tensor-parallel-size; DeepSeek-V3 trained with 1) [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's estimator with --use-distributed-optimizer: 6 + 12/d bytes per parameter, the experts' over their t·d/(t_E·e) expert-data-parallel replicas [byte]
+
+    Valid when: p divides l (the estimator divides the layers evenly, fractions allowed); c = 1: the estimator's data_parallel_size leaves context parallelism out
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–212, L293–303
+    """
+    E = _gated('peers.megatron.states.distributed_optimizer', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    e = _gated('peers.megatron.states.distributed_optimizer', 'e', e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
+    r_q = _gated('peers.megatron.states.distributed_optimizer', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('peers.megatron.states.distributed_optimizer', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('peers.megatron.states.distributed_optimizer', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('peers.megatron.states.distributed_optimizer', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('peers.megatron.states.distributed_optimizer', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('peers.megatron.states.distributed_optimizer', 'd_moe', d_moe, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    piped = _gated('peers.megatron.states.distributed_optimizer', 'piped', piped, {'tied': (tied, 1)})
+    t_e = _gated('peers.megatron.states.distributed_optimizer', 't_e', t_e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    tied = numpy.asarray(tied, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    piped = numpy.asarray(piped, dtype=numpy.float64)
+    t_e = numpy.asarray(t_e, dtype=numpy.float64)
+    return (6 + 12/d)*(n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p) + (6 + 12*e*t_e/(d*t))*(E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
+
+
+def peers_megatron_activations(b, s, h, d_ff, l, V, t, p, piped):
+    r"""Megatron-LM's estimator with sequence parallelism and selective recompute: the first stage's activations per GPU (Korthikanti et al. Table 2 at l layers, the input ids and embedding dropout of p micro-batches, at p = 1 the head and loss).
+
+    peers.megatron.activations [byte] = (b*h*l*s*(4*d_ff/h + 18) + b*h*p*s + b*h*s*(4 - 4*piped)*(V/h + 1) + 8*b*p*s)/t
+
+    LaTeX: A_{Megatron} = \frac{b h l s \left(\frac{4 d_{ff}}{h} + 18\right) + b h p s + b h s \left(4 - 4 \sigma_{PP}\right) \left(\frac{V}{h} + 1\right) + 8 b p s}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1]
+
+    Returns: Megatron-LM's estimator with sequence parallelism and selective recompute: the first stage's activations per GPU (Korthikanti et al. Table 2 at l layers, the input ids and embedding dropout of p micro-batches, at p = 1 the head and loss) [byte]
+
+    Valid when: m ≥ p and no interleaving (v = 1): the estimator's min(1, m/p) and interleaving factors are 1; sequence parallelism and selective recompute (report_theoretical_memory L466–470)
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L308–379; Korthikanti et al. 2022, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    piped = numpy.asarray(piped, dtype=numpy.float64)
+    return (b*h*l*s*(4*d_ff/h + 18) + b*h*p*s + b*h*s*(4 - 4*piped)*(V/h + 1) + 8*b*p*s)/t
+
+
+def peers_megatron_activations_without_sp(b, s, h, l, V, t, p, piped):
+    r"""Megatron-LM's estimator in every other case (no sequence parallelism, or another recompute): Korthikanti's selective TP row at l layers, the ids and embedding dropout, at p = 1 the logits and final norm in 16 bits, +5 %.
+
+    peers.megatron.activations.without_sp [byte] = 21*b*h*l*s*(10 + 24/t)/20 + 21*b*h*p*s/20 + 42*b*p*s/5 + 21*(2 - 2*piped)*(V*b*s/t + b*h*s)/20
+
+    LaTeX: A_{Megatron}^{no\,SP} = \frac{21 b h l s \left(10 + \frac{24}{t}\right)}{20} + \frac{21 b h p s}{20} + \frac{42 b p s}{5} + \frac{21 \left(2 - 2 \sigma_{PP}\right) \left(\frac{V b s}{t} + b h s\right)}{20}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1]
+
+    Returns: Megatron-LM's estimator in every other case (no sequence parallelism, or another recompute): Korthikanti's selective TP row at l layers, the ids and embedding dropout, at p = 1 the logits and final norm in 16 bits, +5 % [byte]
+
+    Valid when: m ≥ p and no interleaving (v = 1): the estimator's min(1, m/p) and interleaving factors are 1
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L382–453
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    piped = numpy.asarray(piped, dtype=numpy.float64)
+    return (21/20)*b*h*l*s*(10 + 24/t) + (21/20)*b*h*p*s + (42/5)*b*p*s + (21/20)*(2 - 2*piped)*(V*b*s/t + b*h*s)
+
+
+def peers_megatron_flops(b, s, h, a, g, d_head, d_ff, l, V, *, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, n_mtp=0, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
+    r"""Megatron-LM's num_floating_point_operations for b sequences: 3 GEMMs (forward, wgrad, dgrad) of 2 FLOPs per multiply-add for the MLPs, the attention projections, one MTP head and the logits; the s² core halved for the causal mask.
+
+    peers.megatron.flops [FLOP] = b*l*s**2*(a*d_head*(6 - 6*mla) + 3*a*mla*(d_nope + d_rope + d_v)) + 6*b*s*(V*h*(n_mtp + 1) + d_ff*h*(gated + 2)*(l - l_moe) + h*l_moe*(gated + 2)*(d_moe*k + d_sh) + l*(mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + 1) + r_kv*(a*(d_nope + d_v) + h + 1)) + (1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g))) + n_mtp*(2*h**2 + 3*h))
+
+    LaTeX: F_{Megatron} = b l s^{2} \left(a d_{head} \left(6 - 6 \sigma_{MLA}\right) + 3 a \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 6 b s \left(V h \left(n_{MTP} + 1\right) + d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe}\right) + h l_{moe} \left(\sigma_{gated} + 2\right) \left(d_{moe} k + d_{sh}\right) + l \left(\sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + h \left(a d_{head} + 2 d_{head} g\right)\right)\right) + n_{MTP} \left(2 h^{2} + 3 h\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
+        k: experts per token [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's num_floating_point_operations for b sequences: 3 GEMMs (forward, wgrad, dgrad) of 2 FLOPs per multiply-add for the MLPs, the attention projections, one MTP head and the logits; the s² core halved for the causal mask [FLOP]
+
+    Sources: Megatron-LM theoretical memory, training.py L1009–1311 (transformer_flops)
+    """
+    k = _gated('peers.megatron.flops', 'k', k, {'l_moe': (l_moe, 0)})
+    r_q = _gated('peers.megatron.flops', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('peers.megatron.flops', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('peers.megatron.flops', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('peers.megatron.flops', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('peers.megatron.flops', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('peers.megatron.flops', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    return b*l*s**2*(a*d_head*(6 - 6*mla) + 3*a*mla*(d_nope + d_rope + d_v)) + 6*b*s*(V*h*(n_mtp + 1) + d_ff*h*(gated + 2)*(l - l_moe) + h*l_moe*(gated + 2)*(d_moe*k + d_sh) + l*(mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + 1) + r_kv*(a*(d_nope + d_v) + h + 1)) + (1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g))) + n_mtp*(2*h**2 + 3*h))
+
+
+def peers_deepspeed_zero2(d, P):
+    r"""DeepSpeed's estimate_zero2_model_states_mem_needs without offload: 2Ψ + 18Ψ/N, the 16-bit parameters whole and '2 grads16 + 4 grads32 + 4 params32 + 8 optimizer states' partitioned over the N = d replicas.
+
+    peers.deepspeed.zero2 [byte] = 2*P + 18*P/d
+
+    LaTeX: M_{DS}^{ZeRO-2} = 2 \Psi + \frac{18 \Psi}{d}
+
+    Args:
+        d: data parallel degree [1]
+        P: parameters [parameter]
+
+    Returns: DeepSpeed's estimate_zero2_model_states_mem_needs without offload: 2Ψ + 18Ψ/N, the 16-bit parameters whole and '2 grads16 + 4 grads32 + 4 params32 + 8 optimizer states' partitioned over the N = d replicas [byte]
+
+    Valid when: Ψ: the parameters of the model object on one rank (the GPU's (t, p) shard)
+
+    Sources: DeepSpeed ZeRO 0.16, stage_1_and_2.py L2430–2447
+    """
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    return 2*P + 18*P/d
+
+
+def peers_deepspeed_zero3(d, P, P_unit):
+    r"""DeepSpeed's estimate_zero3_model_states_mem_needs without offload: 4λ for the largest module's gathered 16-bit weights and gradients, 18Ψ/N partitioned.
+
+    peers.deepspeed.zero3 [byte] = 18*P/d + 4*P_unit
+
+    LaTeX: M_{DS}^{ZeRO-3} = \frac{18 \Psi}{d} + 4 \Psi_{unit}
+
+    Args:
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        P_unit: parameters gathered at once under ZeRO-3 or FSDP: DeepSpeed's largest module, FSDP's wrapped unit (a decoder layer) [parameter]
+
+    Returns: DeepSpeed's estimate_zero3_model_states_mem_needs without offload: 4λ for the largest module's gathered 16-bit weights and gradients, 18Ψ/N partitioned [byte]
+
+    Valid when: Ψ: the parameters of the model object on one rank; λ its largest module (P_unit)
+
+    Sources: DeepSpeed ZeRO 0.16, stage3.py L3008–3044
+    """
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    P_unit = numpy.asarray(P_unit, dtype=numpy.float64)
+    return 18*P/d + 4*P_unit
+
+
+def peers_llm_analysis_activations(b, s, h, a, d_ff, l, V, t):
+    r"""llm-analysis's training activations per GPU of a dense model, no recompute, flash attention, sp = t: l layers of one micro-batch, the embedding, the logits and the last layernorm.
+
+    peers.llm_analysis.activations [byte] = b*s*(2*V + 6*h + l*(8*a + 4*d_ff + 25*h))/t
+
+    LaTeX: A_{llm\text{-}analysis} = \frac{b s \left(2 V + 6 h + l \left(8 a + 4 d_{ff} + 25 h\right)\right)}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+
+    Returns: llm-analysis's training activations per GPU of a dense model, no recompute, flash attention, sp = t: l layers of one micro-batch, the embedding, the logits and the last layernorm [byte]
+
+    Valid when: a dense model without multi-head latent attention
+
+    Sources: llm-analysis, analysis.py L553–766 (per layer), L2103–2138 (the model)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    return b*s*(2*V + 6*h + l*(8*a + 4*d_ff + 25*h))/t
+
+
+def peers_llm_analysis_activations_moe(b, s, h, a, l, V, k, t, d_moe):
+    r"""llm-analysis's training activations per GPU of a mixture of experts (every layer MoE, top-k, no shared expert): its MoE MLP keeps two h-wide inputs, the k copies' inputs (whole and 1/t) and their token indices.
+
+    peers.llm_analysis.activations.moe [byte] = b*s*(2*V + 6*h + l*(8*a + 4*d_moe*k + 2*h*k*t + 2*h*k + 27*h + 2*k*t))/t
+
+    LaTeX: A_{llm\text{-}analysis}^{MoE} = \frac{b s \left(2 V + 6 h + l \left(8 a + 4 d_{moe} k + 2 h k t + 2 h k + 27 h + 2 k t\right)\right)}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        k: experts per token [1]
+        t: tensor parallel degree [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+
+    Returns: llm-analysis's training activations per GPU of a mixture of experts (every layer MoE, top-k, no shared expert): its MoE MLP keeps two h-wide inputs, the k copies' inputs (whole and 1/t) and their token indices [byte]
+
+    Valid when: every layer a mixture of experts without shared experts; no multi-head latent attention
+
+    Sources: llm-analysis, analysis.py L701–712 (the MoE MLP), L553–766, L2103–2138
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    return b*s*(2*V + 6*h + l*(8*a + 4*d_moe*k + 2*h*k*t + 2*h*k + 27*h + 2*k*t))/t
+
+
+def peers_llm_analysis_kv_cache(b, s, h, a, g, l, t, p, q):
+    r"""llm-analysis's KV cache per GPU: for each of the stage's l/p layers K and V of h/a values for max(g/t, 1) heads, b sequences of s tokens.
+
+    peers.llm_analysis.kv_cache [byte] = 2*b*h*l*q*s*Max(1, g/t)/(a*p)
+
+    LaTeX: M_{KV}^{llm\text{-}analysis} = \frac{2 b h l q s \max\left(1, \frac{g}{t}\right)}{a p}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+
+    Returns: llm-analysis's KV cache per GPU: for each of the stage's l/p layers K and V of h/a values for max(g/t, 1) heads, b sequences of s tokens [byte]
+
+    Valid when: no multi-head latent attention; d_head = h/a (llm-analysis and Transformer Math size the heads from h)
+
+    Sources: llm-analysis, analysis.py L886–919
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    return 2*b*h*l*q*s*functools.reduce(numpy.maximum, [1, g/t])/(a*p)
+
+
+def peers_llm_analysis_flops(b, s, h, a, g, d_ff, l, V, *, gated=0):
+    r"""llm-analysis's training FLOPs for b sequences: 3× the forward (QKV and output projections, QKᵀ and ·V over the full square, the MLP, the logits).
+
+    peers.llm_analysis.flops [FLOP] = 6*V*b*h*s + 3*l*(b*d_ff*h*s*(2*gated + 4) + 4*b*h**2*s + 4*b*h*s**2 + 4*b*g*h**2*s/a)
+
+    LaTeX: F_{llm\text{-}analysis} = 6 V b h s + 3 l \left(b d_{ff} h s \left(2 \sigma_{gated} + 4\right) + 4 b h^{2} s + 4 b h s^{2} + \frac{4 b g h^{2} s}{a}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+
+    Returns: llm-analysis's training FLOPs for b sequences: 3× the forward (QKV and output projections, QKᵀ and ·V over the full square, the MLP, the logits) [FLOP]
+
+    Valid when: a dense model without multi-head latent attention; d_head = h/a (llm-analysis and Transformer Math size the heads from h)
+
+    Sources: llm-analysis, analysis.py L921–1042, L2232–2249
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return 6*V*b*h*s + 3*l*(b*d_ff*h*s*(2*gated + 4) + 4*b*h**2*s + 4*b*h*s**2 + 4*b*g*h**2*s/a)
+
+
+def peers_transformer_math_activations(b, s, h, l, t):
+    r"""Transformer Math 101's activations per GPU with selective recompute: sbhL(10 + 24/t) (Korthikanti et al., no sequence parallelism).
+
+    peers.transformer_math.activations [byte] = b*h*l*s*(10 + 24/t)
+
+    LaTeX: A_{TM101} = b h l s \left(10 + \frac{24}{t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+
+    Returns: Transformer Math 101's activations per GPU with selective recompute: sbhL(10 + 24/t) (Korthikanti et al., no sequence parallelism) [byte]
+
+    Valid when: a dense model without multi-head latent attention
+
+    Sources: Anthony et al. 2023, Activations and Batch Size; Korthikanti et al. 2022, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    return b*h*l*s*(10 + 24/t)
+
+
+def peers_transformer_math_states(t, p, d, P):
+    r"""Transformer Math 101's 3D-parallel ZeRO-1 states per GPU: model/(PP·TP) + optimizer/N + gradients/PP, 2, 12 and 2 bytes per parameter.
+
+    peers.transformer_math.states [byte] = 2*P/p + 2*P/(p*t) + 12*P/(d*p*t)
+
+    LaTeX: M_{TM101} = \frac{2 \Psi}{p} + \frac{2 \Psi}{p t} + \frac{12 \Psi}{d p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+
+    Returns: Transformer Math 101's 3D-parallel ZeRO-1 states per GPU: model/(PP·TP) + optimizer/N + gradients/PP, 2, 12 and 2 bytes per parameter [byte]
+
+    Valid when: a dense model without multi-head latent attention
+
+    Sources: Anthony et al. 2023, 3D Parallelism; Sharded Optimizers
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    return 2*P/p + 2*P/(p*t) + 12*P/(d*p*t)
+
+
+def peers_transformer_math_flops(b, s, P):
+    r"""Transformer Math 101's compute for b sequences of s tokens: C = 6PD.
+
+    peers.transformer_math.flops [FLOP] = 6*P*b*s
+
+    LaTeX: F_{TM101} = 6 \Psi b s
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        P: parameters [parameter]
+
+    Returns: Transformer Math 101's compute for b sequences of s tokens: C = 6PD [FLOP]
+
+    Sources: Anthony et al. 2023, Compute Requirements
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    return 6*P*b*s
+
+
 FORMULAS = {
     'params.layer.attention': params_layer_attention,
     'params.layer.mlp': params_layer_mlp,
@@ -10911,6 +11567,21 @@ FORMULAS = {
     'memory.activations.layer.amp.full_recompute': memory_activations_layer_amp_full_recompute,
     'memory.activations.logits.transformers': memory_activations_logits_transformers,
     'memory.activations.logits.amp': memory_activations_logits_amp,
+    'peers.megatron.params': peers_megatron_params,
+    'peers.megatron.states': peers_megatron_states,
+    'peers.megatron.states.distributed_optimizer': peers_megatron_states_distributed_optimizer,
+    'peers.megatron.activations': peers_megatron_activations,
+    'peers.megatron.activations.without_sp': peers_megatron_activations_without_sp,
+    'peers.megatron.flops': peers_megatron_flops,
+    'peers.deepspeed.zero2': peers_deepspeed_zero2,
+    'peers.deepspeed.zero3': peers_deepspeed_zero3,
+    'peers.llm_analysis.activations': peers_llm_analysis_activations,
+    'peers.llm_analysis.activations.moe': peers_llm_analysis_activations_moe,
+    'peers.llm_analysis.kv_cache': peers_llm_analysis_kv_cache,
+    'peers.llm_analysis.flops': peers_llm_analysis_flops,
+    'peers.transformer_math.activations': peers_transformer_math_activations,
+    'peers.transformer_math.states': peers_transformer_math_states,
+    'peers.transformer_math.flops': peers_transformer_math_flops,
 }
 
 INPUTS = {
@@ -11243,6 +11914,21 @@ INPUTS = {
     'memory.activations.layer.amp.full_recompute': ('b', 's', 'h'),
     'memory.activations.logits.transformers': ('b', 's', 'h', 'V'),
     'memory.activations.logits.amp': ('b', 's', 'h', 'V'),
+    'peers.megatron.params': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'gated', 'norm_bias', 'tied', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'n_mtp', 'E', 'e', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'piped', 't_e'),
+    'peers.megatron.states': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'gated', 'norm_bias', 'tied', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'n_mtp', 'E', 'e', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'piped', 't_e'),
+    'peers.megatron.states.distributed_optimizer': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'd', 'gated', 'norm_bias', 'tied', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'n_mtp', 'E', 'e', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'piped', 't_e'),
+    'peers.megatron.activations': ('b', 's', 'h', 'd_ff', 'l', 'V', 't', 'p', 'piped'),
+    'peers.megatron.activations.without_sp': ('b', 's', 'h', 'l', 'V', 't', 'p', 'piped'),
+    'peers.megatron.flops': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'gated', 'mla', 'q_lora', 'l_moe', 'd_sh', 'n_mtp', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
+    'peers.deepspeed.zero2': ('d', 'P'),
+    'peers.deepspeed.zero3': ('d', 'P', 'P_unit'),
+    'peers.llm_analysis.activations': ('b', 's', 'h', 'a', 'd_ff', 'l', 'V', 't'),
+    'peers.llm_analysis.activations.moe': ('b', 's', 'h', 'a', 'l', 'V', 'k', 't', 'd_moe'),
+    'peers.llm_analysis.kv_cache': ('b', 's', 'h', 'a', 'g', 'l', 't', 'p', 'q'),
+    'peers.llm_analysis.flops': ('b', 's', 'h', 'a', 'g', 'd_ff', 'l', 'V', 'gated'),
+    'peers.transformer_math.activations': ('b', 's', 'h', 'l', 't'),
+    'peers.transformer_math.states': ('t', 'p', 'd', 'P'),
+    'peers.transformer_math.flops': ('b', 's', 'P'),
 }
 
 REQUIRED = {
@@ -11575,4 +12261,19 @@ REQUIRED = {
     'memory.activations.layer.amp.full_recompute': ('b', 's', 'h'),
     'memory.activations.logits.transformers': ('b', 's', 'h', 'V'),
     'memory.activations.logits.amp': ('b', 's', 'h', 'V'),
+    'peers.megatron.params': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p'),
+    'peers.megatron.states': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p'),
+    'peers.megatron.states.distributed_optimizer': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'd'),
+    'peers.megatron.activations': ('b', 's', 'h', 'd_ff', 'l', 'V', 't', 'p', 'piped'),
+    'peers.megatron.activations.without_sp': ('b', 's', 'h', 'l', 'V', 't', 'p', 'piped'),
+    'peers.megatron.flops': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V'),
+    'peers.deepspeed.zero2': ('d', 'P'),
+    'peers.deepspeed.zero3': ('d', 'P', 'P_unit'),
+    'peers.llm_analysis.activations': ('b', 's', 'h', 'a', 'd_ff', 'l', 'V', 't'),
+    'peers.llm_analysis.activations.moe': ('b', 's', 'h', 'a', 'l', 'V', 'k', 't', 'd_moe'),
+    'peers.llm_analysis.kv_cache': ('b', 's', 'h', 'a', 'g', 'l', 't', 'p', 'q'),
+    'peers.llm_analysis.flops': ('b', 's', 'h', 'a', 'g', 'd_ff', 'l', 'V'),
+    'peers.transformer_math.activations': ('b', 's', 'h', 'l', 't'),
+    'peers.transformer_math.states': ('t', 'p', 'd', 'P'),
+    'peers.transformer_math.flops': ('b', 's', 'P'),
 }

@@ -39,15 +39,16 @@ import functools  # noqa: F401 - used by printed Max/Min
 import numpy
 
 
-def _gated(formula, name, value, switches):
-    """A size that matters only when a switch leaves its classic value (MLA's d_rope under mla = 1): None is 0
-    while every such switch keeps its classic value, and an error naming the size otherwise."""
+def _gated(formula, name, value, switches, neutral=0):
+    """A size that matters only when a switch leaves its classic value (MLA's d_rope under mla = 1): None is 0 (1
+    where the size divides a term the switch removes: e under l_moe = 0) while every such switch keeps its classic
+    value, and an error naming the size otherwise."""
     if value is not None:
         return value
     for switch, (given, classic) in switches.items():
         if numpy.any(numpy.asarray(given) != classic):
             raise TypeError(f"{formula} needs {name} when {switch} is not {classic}")
-    return 0
+    return neutral
 '''
 
 
@@ -104,9 +105,10 @@ def _gating(formula: Formula, size: sp.Symbol) -> dict[sp.Symbol, sp.Integer]:
         gates = next((dict(group) for group in combinations(formula.defaults.items(), count)
                       if size not in formula.expr.xreplace(dict(group)).free_symbols), {})
     classic = formula.expr.xreplace(gates)
-    if sp.expand(formula.expr.xreplace({**gates, size: 0}) - classic) != 0:
-        raise ValueError(f"{formula.id}: 0 for {size} under the classic switches is not exact")
-    return gates
+    for neutral in (0, 1):  # 0, unless the size divides a removed term (then 0·x/0 is no number)
+        if sp.expand(formula.expr.xreplace({**gates, size: neutral}) - classic) == 0:
+            return gates, neutral
+    raise ValueError(f"{formula.id}: neither 0 nor 1 for {size} under the classic switches is exact")
 
 
 def function_source(formula: Formula, inputs: list[sp.Symbol]) -> str:
@@ -118,8 +120,10 @@ def function_source(formula: Formula, inputs: list[sp.Symbol]) -> str:
     arguments = ", ".join(required + (["*", *keywords] if keywords else []))
     lines = [f"def {function_name(formula.id)}({arguments}):", _docstring(formula, inputs)]
     for size in gated:
-        switches = ", ".join(f"{switch.name!r}: ({switch.name}, {int(value)})" for switch, value in _gating(formula, size).items())
-        lines.append(f"    {size.name} = _gated({formula.id!r}, {size.name!r}, {size.name}, {{{switches}}})")
+        gates, neutral = _gating(formula, size)
+        switches = ", ".join(f"{switch.name!r}: ({switch.name}, {int(value)})" for switch, value in gates.items())
+        extra = f", {neutral}" if neutral else ""
+        lines.append(f"    {size.name} = _gated({formula.id!r}, {size.name!r}, {size.name}, {{{switches}}}{extra})")
     lines += [f"    {s.name} = numpy.asarray({s.name}, dtype=numpy.float64)" for s in inputs]
     expression = numpy_expression(formula)
     lines.append(f"    return {expression}" if inputs else f"    return numpy.float64({expression})")
