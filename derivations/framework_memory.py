@@ -58,7 +58,7 @@ def _defined(target: str, title: str, label: str, expr: sp.Expr, why: str, sourc
 
 
 def step_fp32() -> Derivation:
-    return _defined("memory.zero.step_fp32_grads", "DeepSpeed's step casts the gradient partition to fp32", "M_step",
+    return _defined("memory.deepspeed.step_fp32_grads", "DeepSpeed's step casts the gradient partition to fp32", "M_step",
                     q_fp32 * P / d, "the rank's 1/d partition, 4 bytes per value, while the 16-bit partition is still held",
                     (fm.DEEPSPEED_STEP,))
 

@@ -256,7 +256,7 @@ def deepspeed_zero(stage: int) -> Derivation:
     held = states + (_f("memory.zero3.gathered") if stage == 3 else 0)
     ours = ("M_ours", held, "DeepSpeed's ZeRO in bf16 at its backward: " + (
         "bf16 weights whole, bf16 gradients and Adam partitioned" if stage == 2 else "everything partitioned, the gathered module"))
-    terms = [("step's fp32 gradients", -_f("memory.zero.step_fp32_grads"),
+    terms = [("step's fp32 gradients", -_f("memory.deepspeed.step_fp32_grads"),
               "the fp32 copy of the gradient partition exists only during the step (stage_1_and_2.py L1891–1917); the "
               "estimator counts it all run long: it prices the step's peak")]
     if stage == 3:

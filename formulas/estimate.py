@@ -7,15 +7,24 @@ on any evaluator: exact SymPy Rationals for ``llm-formulas estimate``, NumPy
 arrays of layouts for sweeps and ``plan``.
 
 Conventions (each stated in the report):
-- weights and activations in 16-bit (q = 2 bytes); mixed-precision Adam;
-- activations are Korthikanti et al.'s stored tensors at the model's own block: GQA heads of
-  d_head, a gated or ungated MLP of width d_ff (``memory.activations.layer.general.*``; the
-  classic terms when g = a, d_head = h/a, d_ff = 4h, gated = 0), multi-head latent attention
-  (``memory.activations.layer.decoder.*``, mla = 1), and for the l_moe mixture-of-experts layers
-  their router, k dispatched copies per token, experts of width d_moe and shared experts
-  (``memory.activations.layer.decoder.moe.*``); a layer's bytes are the mean over the l layers
-  (l_moe/l of them MoE); the first pipeline stage holds min(p, m) micro-batches of its l/p
-  layers (1F1B), ×(1 + (p−1)/(p·v)) when interleaved;
+- activations in 16-bit (q = 2 bytes); the states at the bytes the framework keeps (``Framework.holds``,
+  formulas/framework_memory.py: ``memory.states.*`` at q_W, q_G, q_O; the default is a current Megatron Core job,
+  bf16 weights and fp32 main gradients, 18 bytes per parameter, ZeRO 1 its distributed optimizer);
+- the parameters a GPU holds are its stage's (``params.stage.*``): l/p mean layers with their projections split t
+  ways and their norms, routers and MLA down projections whole, the embedding on the first stage, the head (or a
+  tied model's copy), the final norm and the MTP modules on the last, the routed experts over t_E·e ranks and
+  t·c·d/(t_E·e) replicas;
+- activations are the stored tensors at the model's own block as the framework runs it: GQA heads of d_head or
+  multi-head latent attention, a gated or ungated MLP of width d_ff, dropout masks only where the model trains with
+  dropout (σ_drop), SwiGLU fused or not (σ_GLU) (``memory.activations.layer.decoder.*``), and for the l_moe
+  mixture-of-experts layers their router, k dispatched copies per token, experts of width d_moe and shared experts
+  (``memory.activations.layer.decoder.moe.*``); transformers' own modules for the FSDP and HF Trainer frameworks
+  (``memory.activations.layer.transformers.*``, ``.amp.*``); a layer's bytes are the mean over the l layers
+  (l_moe/l of them MoE); the first pipeline stage holds min(p, m) micro-batches of its l/p layers and of the
+  embedding (1F1B), ×(1 + (p−1)/(p·v)) when interleaved; the last stage one micro-batch of its layers, the output
+  layer and loss (``memory.activations.logits*``) and an MTP module's layer and loss; under recompute each stage also
+  holds the one layer the backward rebuilds (no recompute's form less the stored one); the report's memory is the
+  more loaded of the two ends (``memory.first_stage``, ``memory.last_stage``);
 - TP traffic crosses the GPU's NVLink (PCIe without one) at half the preset's figure,
   which counts both directions while a ring sends and receives at once; PP and DP
   traffic crosses the inter-node network at ``network`` bytes/s per GPU each way;
@@ -52,11 +61,12 @@ Conventions (each stated in the report):
   activations, input gradients only for frozen weights, the adapters' gradients all-reduced;
 - FlashAttention (``attention="flash"``) keeps no s² tensor (``memory.activations.layer.general.flash``):
   with it, no recompute and selective recompute store the same;
-- a framework whose optimizer holds more than 16 bytes per parameter at its step
-  (``Framework.step_states``: Megatron-LM 2021's fp32 gradient copy, 20Ψ/(t·p)) peaks at the larger
-  of the backward's memory and the step's, the activations freed by then; what a framework keeps all
-  run long (``Framework.resident_states``: PyTorch DDP's buckets, ``memory.ddp.buckets``, 2Ψ/(t·p);
-  DeepSpeed's bf16 fp32 gradients, ``memory.bf16.fp32_grads``, 4Ψ/(t·p)) adds to both;
+- a framework whose optimizer step holds more than its states (``Framework.step_states``: Megatron-LM 2021's fp32
+  gradient copy, 20 bytes per parameter; ``Holdings.step``: DeepSpeed's fp32 gradient partition) peaks at the larger
+  of the backward's memory and the step's, the activations freed by then; what a framework keeps all run long
+  (``Framework.resident_states``: PyTorch DDP's buckets, ``memory.ddp.buckets``; DeepSpeed's bf16 fp32 gradients,
+  ``memory.bf16.fp32_grads``) adds to both, and what it gathers for the passes (``Holdings.gathered``: ZeRO-3's
+  module, FSDP's units, autocast's weight casts) to the backward's;
 - decoding runs the p pipeline stages in series (``inference.latency.pipeline``): a token takes the
   whole model's time over the t GPUs of one stage; p batches in flight, one per stage.
 """

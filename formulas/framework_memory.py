@@ -125,7 +125,7 @@ states = {
     for stage in range(4)
 }
 step_fp32 = formula(
-    "memory.zero.step_fp32_grads",
+    "memory.deepspeed.step_fp32_grads",
     q_fp32 * P / d,
     "byte",
     "DeepSpeed ZeRO's optimizer step: the rank's 1/d partition of the gradients cast to fp32 beside the 16-bit ones",
@@ -218,7 +218,7 @@ MTP_EMBEDDING = Source("megatron-core", "models/gpt/gpt_model.py L166–181: the
                        "transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, "
                        "final_layernorm)")
 STAGE_SOURCES = [ESTIMATOR, DUPLICATED, TIED_COPY, MTP_EMBEDDING, Source("deepseek2024v3", "§2.2 (the MTP modules)")]
-STAGE = [MEAN_LAYER, divides(t_e, t), Condition("e divides E"),
+STAGE = [MEAN_LAYER, Condition("t_E divides t"), Condition("e divides E"), arch.MOE_LAYERS,
          Condition("n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)")]
 
 stage_layers = formula(

@@ -153,7 +153,7 @@ DEEPSPEED = Holdings(
     "(stage_1_and_2.py L1885–1921); ZeRO-3 gathers a module's 16-bit weights and gradients (its estimator's 4·largest "
     "layer, stage3.py L3008–3044); Megatron-DeepSpeed's blocks (unfused SwiGLU); the pipeline engine refuses ZeRO 2 and 3 "
     "(pipe/engine.py L77–78)",
-    step="memory.zero.step_fp32_grads", gathered={3: "memory.zero3.gathered"})
+    step="memory.deepspeed.step_fp32_grads", gathered={3: "memory.zero3.gathered"})
 FSDP = Holdings(
     4, 4, 8,
     "PyTorch FSDP with MixedPrecision(param_dtype=bf16) around transformers' modules: the sharded parameters kept in "

@@ -503,7 +503,7 @@ MOE = (
     "expert tensor parallelism t_E < t (--expert-tensor-parallel-size) the t/t_E ranks of one group route different "
     "tokens to experts of width d_moe/t_E: a rank holds t_E/t of the copies' 2h + 4 bytes, the experts' bytes unchanged."
 )
-MOE_TP = [MEGATRON_TP, divides(t, g), divides(t, d_moe), divides(t, d_sh), divides(t_e, t),
+MOE_TP = [MEGATRON_TP, divides(t, g), divides(t, d_moe), divides(t, d_sh), Condition("t_E divides t"),
           Condition("without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)")]
 
 d_qk = d_nope + d_rope  # an MLA query/key head

@@ -151,7 +151,7 @@ deepspeed_zero2 = formula(
     "'2 grads16 + 4 grads32 + 4 params32 + 8 optimizer states' partitioned over the N = d replicas",
     sources=[Source(DEEPSPEED, "stage_1_and_2.py L2430–2447")],
     conditions=[Condition("Ψ: the parameters of the model object on one rank (the GPU's (t, p) shard)")],
-    related=["memory.states.stage2", "memory.zero.step_fp32_grads"],
+    related=["memory.states.stage2", "memory.deepspeed.step_fp32_grads"],
     symbol_latex=r"M_{DS}^{ZeRO-2}",
 )
 deepspeed_zero3 = formula(

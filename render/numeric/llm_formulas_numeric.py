@@ -1642,7 +1642,7 @@ def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_mo
 
     Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel [byte]
 
-    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_e divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
+    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_E divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
@@ -1710,7 +1710,7 @@ def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d
 
     Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel [byte]
 
-    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_e divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
+    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_E divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
@@ -1778,7 +1778,7 @@ def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, 
 
     Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, selective recompute [byte]
 
-    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_e divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
+    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_E divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
@@ -1846,7 +1846,7 @@ def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, 
 
     Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, selective recompute [byte]
 
-    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_e divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
+    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_E divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
@@ -1914,7 +1914,7 @@ def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d
 
     Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, FlashAttention [byte]
 
-    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_e divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
+    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_E divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
     """
@@ -1982,7 +1982,7 @@ def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t
 
     Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, FlashAttention [byte]
 
-    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_e divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
+    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_E divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
     """
@@ -9671,10 +9671,10 @@ def memory_states_stage3(d, P, q_p, q_g, q_o):
     return P*q_g/d + P*q_o/d + P*q_p/d
 
 
-def memory_zero_step_fp32_grads(d, P):
+def memory_deepspeed_step_fp32_grads(d, P):
     r"""DeepSpeed ZeRO's optimizer step: the rank's 1/d partition of the gradients cast to fp32 beside the 16-bit ones.
 
-    memory.zero.step_fp32_grads [byte] = 4*P/d
+    memory.deepspeed.step_fp32_grads [byte] = 4*P/d
 
     LaTeX: M_{step}^{fp32} = \frac{4 \Psi}{d}
 
@@ -9944,7 +9944,7 @@ def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_
 
     Returns: parameters of a stage's l/p layers one GPU holds, the routed experts aside: their projections 1/t, what TP replicates whole [parameter]
 
-    Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_e divides t; e divides E; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
+    Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_E divides t; e divides E; l_moe ≤ l; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
 
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024 (V3), §2.2 (the MTP modules)
     """
@@ -10008,7 +10008,7 @@ def params_stage_layers_experts(h, E, p, e, l_moe, d_moe, t_e, *, gated=0, b_mlp
 
     Returns: routed-expert parameters of a stage's l/p layers one GPU holds: l_moe/p MoE layers' E experts over t_E·e ranks [parameter]
 
-    Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_e divides t; e divides E; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
+    Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_E divides t; e divides E; l_moe ≤ l; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
 
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024 (V3), §2.2 (the MTP modules)
     """
@@ -10078,7 +10078,7 @@ def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *
 
     Returns: parameters one GPU of the first pipeline stage holds, the routed experts aside: l/p layers (their projections 1/t, what TP replicates whole), the token embedding's 1/t and the position table; at p = 1 also the head, the final norm and the MTP modules [parameter]
 
-    Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_e divides t; e divides E; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
+    Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_E divides t; e divides E; l_moe ≤ l; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
 
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024 (V3), §2.2 (the MTP modules)
     """
@@ -10182,7 +10182,7 @@ def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gat
 
     Returns: parameters one GPU of the last pipeline stage (p > 1) holds, the routed experts aside: l/p layers, the head's 1/t (tied: Megatron Core's copy of the embedding), the final norm and the MTP modules with their own embedding's 1/t [parameter]
 
-    Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_e divides t; e divides E; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
+    Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_E divides t; e divides E; l_moe ≤ l; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
 
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024 (V3), §2.2 (the MTP modules)
     """
@@ -10251,7 +10251,7 @@ def params_stage_mtp_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, b_mlp=1):
 
     Returns: routed-expert parameters of the MTP modules one GPU of the last stage holds (the only stage at p = 1): n_MTP MoE layers' E experts over t_E·e ranks [parameter]
 
-    Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_e divides t; e divides E; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
+    Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_E divides t; e divides E; l_moe ≤ l; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
 
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024 (V3), §2.2 (the MTP modules)
     """
@@ -11544,7 +11544,7 @@ FORMULAS = {
     'memory.states.stage1': memory_states_stage1,
     'memory.states.stage2': memory_states_stage2,
     'memory.states.stage3': memory_states_stage3,
-    'memory.zero.step_fp32_grads': memory_zero_step_fp32_grads,
+    'memory.deepspeed.step_fp32_grads': memory_deepspeed_step_fp32_grads,
     'memory.zero3.gathered': memory_zero3_gathered,
     'memory.fsdp.gathered': memory_fsdp_gathered,
     'memory.ddp.buckets.fp32': memory_ddp_buckets_fp32,
@@ -11891,7 +11891,7 @@ INPUTS = {
     'memory.states.stage1': ('d', 'P', 'q_p', 'q_g', 'q_o'),
     'memory.states.stage2': ('d', 'P', 'q_p', 'q_g', 'q_o'),
     'memory.states.stage3': ('d', 'P', 'q_p', 'q_g', 'q_o'),
-    'memory.zero.step_fp32_grads': ('d', 'P'),
+    'memory.deepspeed.step_fp32_grads': ('d', 'P'),
     'memory.zero3.gathered': ('P_unit',),
     'memory.fsdp.gathered': ('P_unit',),
     'memory.ddp.buckets.fp32': ('P',),
@@ -12238,7 +12238,7 @@ REQUIRED = {
     'memory.states.stage1': ('d', 'P', 'q_p', 'q_g', 'q_o'),
     'memory.states.stage2': ('d', 'P', 'q_p', 'q_g', 'q_o'),
     'memory.states.stage3': ('d', 'P', 'q_p', 'q_g', 'q_o'),
-    'memory.zero.step_fp32_grads': ('d', 'P'),
+    'memory.deepspeed.step_fp32_grads': ('d', 'P'),
     'memory.zero3.gathered': ('P_unit',),
     'memory.fsdp.gathered': ('P_unit',),
     'memory.ddp.buckets.fp32': ('P',),
