@@ -29,8 +29,8 @@ from llm_formulas.derivations.proof import much_greater, valued
 from llm_formulas.formulas.catalogue import get
 from llm_formulas.formulas.memory import (BILIBILI, DEEPSEEK_MLA, DEEPSEEK_MOE, DEEPSPEED_BF16, ESTIMATE_002, FLASH, HF_MOE, KORTHIKANTI,
                              LI, MEGATRON_MOE, MIXTRAL, NARAYANAN, TORCH_DDP, ZERO, ZERO_OFFLOAD)
-from llm_formulas.formulas.symbols import (E, M_gpu, P, a, b, c_byte, d, d_ff, d_head, d_moe, d_nope, d_rope, d_sh, d_v, g, gated, h, k, l,
-                              mla, p, q, q_bf16, q_fp32, q_lora, r_kv, r_q, s, sh_gate, t, v)
+from llm_formulas.formulas.symbols import (E, M_gpu, P, a, b, c_byte, d, d_ff, d_head, d_moe, d_nope, d_rope, d_sh, d_v, drop, g, gated,
+                              glu_fused, h, k, l, mla, p, q, q_bf16, q_fp32, q_lora, r_kv, r_q, s, sh_gate, t, t_e, v)
 
 HALF, MASK, FP32, INDEX = 2 * c_byte, c_byte, 4 * c_byte, 8 * c_byte  # INDEX: an int64 index, as torch returns them
 Core = Literal["eager", "selective", "flash"]
@@ -492,6 +492,8 @@ STATISTICS = ("LN₁ mean, rstd", "LN₂ mean, rstd", "q latent mean, rstd", "kv
 ROUTING = ("router scores", "top-k indices", "top-k values", "dispatch order", "token index", "expert in", "expert product",
            "routing weights")  # what routing adds to a dense MLP: gone with one expert, no router, no permutation
 ONE_EXPERT = {E: 1, k: 1, d_moe: d_ff, d_sh: 0, sh_gate: 0}  # a MoE layer with one expert of the dense width, none shared
+DROPOUT = ("attn dropout mask", "dropped scores", "attn out mask", "MLP out mask")  # gone without dropout (σ_drop = 0)
+CLASSIC_RUN = (mla, drop, glu_fused), (0, 1, 0)  # GQA attention, dropout, an unfused SwiGLU: the general block
 
 
 def mla_tensors(core: Core, tp: sp.Expr, whole: sp.Expr) -> tuple[list[Stored], list[Stored]]:
@@ -520,11 +522,13 @@ def mla_tensors(core: Core, tp: sp.Expr, whole: sp.Expr) -> tuple[list[Stored], 
     return latent, core_tensors + [Stored("proj in (MLA)", mla * heads * d_v, HALF, "input of the output projection: a/t heads of d_v")]
 
 
-def moe_tensors(tp: sp.Expr, whole: sp.Expr) -> list[Stored]:
+def moe_tensors(tp: sp.Expr, whole: sp.Expr, sequence_parallel: bool = False) -> list[Stored]:
     """A top-k MoE MLP's tensors per rank (tests/moe_block.py, after Megatron-Core's MoELayer): the router on the rank's
-    tokens (bs, or bs/t under SP), the bs·k dispatched copies (whole: all-gathered over the t ranks under SP), each
-    copy's expert MLP at d_moe/t, the shared experts at d_sh/t."""
-    tokens, copies = s * b / whole, s * b * k
+    tokens (bs, or bs/t under SP), the bs·k dispatched copies (whole: all-gathered over the t ranks under SP; t_E/t of
+    them when the experts' tensor parallelism t_E is narrower), each copy's expert MLP at d_moe/t_E, the shared experts
+    at d_sh/t. σ_GLU = 1 (Megatron Core's weighted_bias_swiglu_impl) keeps neither the SiLU's output nor the product."""
+    tokens, copies = s * b / whole, s * b * k * (t_e / tp if sequence_parallel else 1)
+    width = t_e if sequence_parallel else tp
     return [
         Stored("router in", s * b * h / whole, HALF, "the second norm's output: input of the router GEMM and of the shared experts"),
         Stored("router scores", tokens * E, FP32, "the fp32 softmax over the E experts, saved as its output"),
@@ -534,13 +538,15 @@ def moe_tensors(tp: sp.Expr, whole: sp.Expr) -> list[Stored]:
         Stored("dispatch order", tokens * k, INDEX, "the copies sorted by expert (argsort): the weights' gather keeps the order"),
         Stored("token index", tokens * k, INDEX, "the token each copy comes from: kept by the tokens' gather and the scatter back"),
         Stored("expert in", copies * h, HALF, "the dispatched copies, the experts' GEMM input (all-gathered over t under SP)"),
-        Stored("expert act in", copies * (1 + gated) * d_moe / tp, HALF, "fc1's output: the activation's input (gated: and the up projection)"),
-        Stored("expert act out", gated * copies * d_moe / tp, HALF, "gated: the SiLU's output, left factor of the gating product"),
-        Stored("expert product", copies * d_moe / tp, HALF, "the activation's output (gated: the product), kept by the routing weight's multiply"),
-        Stored("routing weights", copies, FP32, "each copy's fp32 weight, kept by the same multiply"),
-        Stored("expert fc2 in", copies * d_moe / tp, HALF, "the weighted product, input of the down projection"),
+        Stored("expert act in", copies * (1 + gated) * d_moe / width, HALF, "fc1's output: the activation's input (gated: and the up projection)"),
+        Stored("expert act out", gated * (1 - glu_fused) * copies * d_moe / width, HALF,
+               "gated, unfused: the SiLU's output, left factor of the gating product"),
+        Stored("expert product", (1 - gated * glu_fused) * copies * d_moe / width, HALF,
+               "the activation's output (gated: the product), kept by the routing weight's multiply unless fused"),
+        Stored("routing weights", copies, FP32, "each copy's fp32 weight, kept by the same multiply (or the fused kernel)"),
+        Stored("expert fc2 in", copies * d_moe / width, HALF, "the weighted product, input of the down projection"),
         Stored("shared act in", s * b * (1 + gated) * d_sh / tp, HALF, "the shared experts' fc1 output (gated: gate and up)"),
-        Stored("shared act out", gated * s * b * d_sh / tp, HALF, "gated: the SiLU's output"),
+        Stored("shared act out", gated * (1 - glu_fused) * s * b * d_sh / tp, HALF, "gated, unfused: the SiLU's output"),
         Stored("shared fc2 in", s * b * d_sh / tp, HALF, "the shared experts' down-projection input"),
         Stored("shared gate", sh_gate * tokens, HALF, "Qwen2-MoE's sigmoid gate h → 1, its output"),
         Stored("shared out", sh_gate * s * b * h / whole, HALF, "the shared experts' output, kept by the gate's multiply"),
@@ -557,6 +563,10 @@ def decoder_tensors(core: Core = "eager", tp: sp.Expr = t, sequence_parallel: bo
     for tensor in general_tensors(core, tp, sequence_parallel):
         if tensor.label in GQA_ONLY:
             tensor = replace(tensor, values=(1 - mla) * tensor.values)
+        if tensor.label in DROPOUT:
+            tensor = replace(tensor, values=drop * tensor.values)
+        if tensor.label == "act out":
+            tensor = replace(tensor, values=(1 - glu_fused) * tensor.values)
         if mlp == "moe" and tensor.label in DENSE_MLP:
             continue
         tensors.append(tensor)
@@ -565,7 +575,7 @@ def decoder_tensors(core: Core = "eager", tp: sp.Expr = t, sequence_parallel: bo
         elif tensor.label == "proj in":
             tensors += heads
         elif tensor.label == "LN₂ mean, rstd" and mlp == "moe":
-            tensors += moe_tensors(tp, whole)
+            tensors += moe_tensors(tp, whole, sequence_parallel)
     return tensors
 
 
@@ -573,13 +583,15 @@ def _decoder_printed(mode: str, whole: sp.Expr, split: sp.Expr, copies: sp.Expr)
     """A layer's closed form per GPU from its bytes per token: ``whole`` (split along s under SP), ``split`` (t ways),
     ``copies`` (whole on every rank), and the core's s² or log-sum-exp terms."""
     sequence_parallel = mode.endswith("_sp")
-    per_token = copies + ((whole + split) / t if sequence_parallel else whole + split / t)
-    core = {"tp": 5 * a * s**2 * b / t, "selective": 0, "flash": 4 * a * s * b / t}[mode.removesuffix("_sp")]
+    per_token = (copies * t_e / t + (whole + split) / t) if sequence_parallel else copies + whole + split / t
+    core = {"tp": (2 + 3 * drop) * a * s**2 * b / t, "selective": 0, "flash": 4 * a * s * b / t}[mode.removesuffix("_sp")]
     return (s * b * per_token + core) * c_byte
 
 
 CORES: dict[str, Core] = {"tp": "eager", "selective": "selective", "flash": "flash"}
-ATTENTION_WHOLE = 5 * h + mla * (4 * q_lora * r_q + 4 * r_kv + 2 * d_rope)  # LN₁ in, QKV in, 1-byte mask; MLA's latents
+ATTENTION_WHOLE = (4 + drop) * h + mla * (4 * q_lora * r_q + 4 * r_kv + 2 * d_rope)  # LN₁ in, QKV in, the mask; MLA's latents
+MLP_WHOLE = (4 + drop) * h  # LN₂ in, fc1 in, the mask after the MLP
+GLU = 4 + 4 * gated - 2 * gated * glu_fused  # the MLP's bytes per unit of width: gate input, SiLU output (unfused), up, product
 ATTENTION_HEADS = (1 - mla) * 4 * d_head * (a + g) + mla * 2 * a * (3 * d_nope + 2 * d_rope + 2 * d_v)  # Q, K, V, proj in
 
 
@@ -597,23 +609,25 @@ def _stats_dropped(target: str, title: str, tensors: list[Stored], printed: sp.E
 def layer_decoder(mode: str) -> Derivation:
     target = f"memory.activations.layer.decoder.{mode}"
     sequence_parallel = mode.endswith("_sp")
-    printed = _decoder_printed(mode, ATTENTION_WHOLE + 5 * h, ATTENTION_HEADS + 4 * (1 + gated) * d_ff, sp.Integer(0))
+    printed = _decoder_printed(mode, ATTENTION_WHOLE + MLP_WHOLE, ATTENTION_HEADS + GLU * d_ff, sp.Integer(0))
     dv = _stats_dropped(target, f"Any dense decoder layer, GQA or latent attention ({mode})",
                         decoder_tensors(CORES[mode.removesuffix("_sp")], sequence_parallel=sequence_parallel), printed,
                         "attention: LN₁ in, its output, the mask (5h per token) and MLA's latents whole, the heads' tensors "
                         "split; the dense MLP as memory.activations.layer.general.*",
                         (KORTHIKANTI, DEEPSEEK_MLA, HF_MOE) + ((FLASH,) if mode.startswith("flash") else ()))
-    dv.defines("A(mla = 0)", sp.Subs(printed, (mla,), (0,)), "GQA attention: no latent, the general block's heads")
+    dv.defines("A(classic run)", sp.Subs(printed, *CLASSIC_RUN),
+               "GQA attention (no latent), with dropout, an unfused SwiGLU: the general block's tensors")
     general = f"memory.activations.layer.general.{mode}"
-    dv.equals("A(mla = 0)", get(general).dimensioned, f"exactly {general}")
+    dv.equals("A(classic run)", get(general).dimensioned, f"exactly {general}")
     return dv
 
 
 def layer_decoder_moe(mode: str) -> Derivation:
     target = f"memory.activations.layer.decoder.moe.{mode}"
     sequence_parallel = mode.endswith("_sp")
-    printed = _decoder_printed(mode, ATTENTION_WHOLE + 5 * h + 4 * E + 28 * k + 2 * sh_gate * h,
-                               ATTENTION_HEADS + 2 * k * (3 + 2 * gated) * d_moe + 4 * (1 + gated) * d_sh, 2 * k * h + 4 * k)
+    printed = _decoder_printed(mode, ATTENTION_WHOLE + MLP_WHOLE + 4 * E + 28 * k + 2 * sh_gate * h,
+                               ATTENTION_HEADS + 2 * k * (3 + 2 * gated - 2 * gated * glu_fused) * d_moe + GLU * d_sh,
+                               2 * k * h + 4 * k)
     tensors = decoder_tensors(CORES[mode.removesuffix("_sp")], sequence_parallel=sequence_parallel, mlp="moe")
     dv = _stats_dropped(target, f"A mixture-of-experts layer ({mode})", tensors, printed,
                         "the router's fp32 scores (4E), int64 indices, order and token index (24k) and fp32 top-k values (4k) "

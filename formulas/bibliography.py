@@ -535,6 +535,56 @@ _work(
 )
 
 
+# --- the frameworks and the other calculators, as their code holds memory (issue 25) -----------------
+_work(
+    "megatron-core", "software", "Megatron Core 2026", "NVIDIA",
+    "Megatron-LM and Megatron Core at commit d98e8a64dd (22 August 2026): megatron/core/distributed/param_and_grad_buffer.py, "
+    "megatron/core/optimizer/distrib_optimizer.py, megatron/core/fusions/fused_bias_swiglu.py, "
+    "megatron/core/tensor_parallel/cross_entropy.py, megatron/core/transformer/moe/, megatron/training/arguments.py",
+    "github.com/NVIDIA/Megatron-LM", "2026",
+)
+_work(
+    "megatron-estimator", "software", "Megatron-LM theoretical memory", "NVIDIA",
+    "Megatron-LM, megatron/training/theoretical_memory_usage.py (compute_weight_and_optimizer_memory, "
+    "compute_activation_memory, compute_activation_memory_without_sp) and megatron/training/training.py "
+    "(num_floating_point_operations), at commit d98e8a64dd", "github.com/NVIDIA/Megatron-LM", "2026",
+)
+_work(
+    "deepspeed-zero", "software", "DeepSpeed ZeRO 0.16", "Microsoft DeepSpeed team",
+    "DeepSpeed 0.16.5 (commit 38327e07f6): deepspeed/runtime/zero/stage_1_and_2.py (estimate_zero2_model_states_mem_needs, "
+    "the optimizer step), deepspeed/runtime/zero/stage3.py (estimate_zero3_model_states_mem_needs)",
+    "github.com/microsoft/DeepSpeed", "2025",
+)
+_work(
+    "llm-analysis", "software", "llm-analysis", "Cheng Li",
+    "llm-analysis: Latency and Memory Analysis of Transformer Models for Training and Inference, llm_analysis/analysis.py "
+    "at commit d841e40aec", "github.com/cli99/llm-analysis", "2024",
+)
+_work(
+    "anthony2023", "software", "Anthony et al. 2023", "Quentin Anthony, Stella Biderman, Hailey Schoelkopf",
+    "Transformer Math 101", "EleutherAI blog", "2023", url="https://blog.eleuther.ai/transformer-math/",
+)
+_work(
+    "eleuther-cookbook", "software", "EleutherAI cookbook", "EleutherAI",
+    "cookbook, calc/calc_transformer_mem.py (calc_mem) at commit 827ee3b293", "github.com/EleutherAI/cookbook", "2026",
+)
+_work(
+    "pytorch-fsdp", "software", "PyTorch FSDP", "the PyTorch distributed team",
+    "torch.distributed.fsdp: ShardingStrategy, MixedPrecision, BackwardPrefetch (fsdp/api.py) and FSDP2's "
+    "MixedPrecisionPolicy (fsdp/_fully_shard/_fsdp_api.py)", "github.com/pytorch/pytorch", "2023",
+)
+_work(
+    "hf-memory-anatomy", "software", "transformers docs: model memory anatomy", "Hugging Face",
+    "transformers documentation, docs/source/en/model_memory_anatomy.md (\"Anatomy of Model's Memory\") at commit 7d5e65fe8a",
+    "github.com/huggingface/transformers", "undated",
+)
+_work(
+    "accelerate", "software", "accelerate", "Sylvain Gugger, Lysandre Debut, Thomas Wolf, Philipp Schmid, Zachary Mueller, "
+    "Sourab Mangrulkar, Marc Sun, Benjamin Bossan",
+    "Accelerate: Training and inference at scale made simple, efficient and adaptable (utils/dataclasses.py, "
+    "DistributedDataParallelKwargs)", "github.com/huggingface/accelerate", "2022",
+)
+
 def work(key: str) -> Work:
     """The entry with this key, built-in or of an active user catalogue; an unknown key is an error, named."""
     entry = WORKS.get(key) or scope.find("works", key)

@@ -29,7 +29,8 @@ __all__ = ["TOPICS", "Catalogue", "Condition", "Formula", "UnknownFormula", "all
 
 TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture", "recurrent", "towers", "weights", "performance",
                           "parallelism", "precision",
-                          "utilization", "conventions", "energy", "cost", "reliability", "pipeline", "optimizations", "serving")
+                          "utilization", "conventions", "energy", "cost", "reliability", "pipeline", "optimizations", "serving",
+                          "framework_memory", "peers")
 
 
 class UnknownFormula(KeyError):

@@ -7,15 +7,24 @@ on any evaluator: exact SymPy Rationals for ``llm-formulas estimate``, NumPy
 arrays of layouts for sweeps and ``plan``.
 
 Conventions (each stated in the report):
-- weights and activations in 16-bit (q = 2 bytes); mixed-precision Adam;
-- activations are Korthikanti et al.'s stored tensors at the model's own block: GQA heads of
-  d_head, a gated or ungated MLP of width d_ff (``memory.activations.layer.general.*``; the
-  classic terms when g = a, d_head = h/a, d_ff = 4h, gated = 0), multi-head latent attention
-  (``memory.activations.layer.decoder.*``, mla = 1), and for the l_moe mixture-of-experts layers
-  their router, k dispatched copies per token, experts of width d_moe and shared experts
-  (``memory.activations.layer.decoder.moe.*``); a layer's bytes are the mean over the l layers
-  (l_moe/l of them MoE); the first pipeline stage holds min(p, m) micro-batches of its l/p
-  layers (1F1B), ×(1 + (p−1)/(p·v)) when interleaved;
+- activations in 16-bit (q = 2 bytes); the states at the bytes the framework keeps (``Framework.holds``,
+  formulas/framework_memory.py: ``memory.states.*`` at q_W, q_G, q_O; the default is a current Megatron Core job,
+  bf16 weights and fp32 main gradients, 18 bytes per parameter, ZeRO 1 its distributed optimizer);
+- the parameters a GPU holds are its stage's (``params.stage.*``): l/p mean layers with their projections split t
+  ways and their norms, routers and MLA down projections whole, the embedding on the first stage, the head (or a
+  tied model's copy), the final norm and the MTP modules on the last, the routed experts over t_E·e ranks and
+  t·c·d/(t_E·e) replicas;
+- activations are the stored tensors at the model's own block as the framework runs it: GQA heads of d_head or
+  multi-head latent attention, a gated or ungated MLP of width d_ff, dropout masks only where the model trains with
+  dropout (σ_drop), SwiGLU fused or not (σ_GLU) (``memory.activations.layer.decoder.*``), and for the l_moe
+  mixture-of-experts layers their router, k dispatched copies per token, experts of width d_moe and shared experts
+  (``memory.activations.layer.decoder.moe.*``); transformers' own modules for the FSDP and HF Trainer frameworks
+  (``memory.activations.layer.transformers.*``, ``.amp.*``); a layer's bytes are the mean over the l layers
+  (l_moe/l of them MoE); the first pipeline stage holds min(p, m) micro-batches of its l/p layers and of the
+  embedding (1F1B), ×(1 + (p−1)/(p·v)) when interleaved; the last stage one micro-batch of its layers, the output
+  layer and loss (``memory.activations.logits*``) and an MTP module's layer and loss; under recompute each stage also
+  holds the one layer the backward rebuilds (no recompute's form less the stored one); the report's memory is the
+  more loaded of the two ends (``memory.first_stage``, ``memory.last_stage``);
 - TP traffic crosses the GPU's NVLink (PCIe without one) at half the preset's figure,
   which counts both directions while a ring sends and receives at once; PP and DP
   traffic crosses the inter-node network at ``network`` bytes/s per GPU each way;
@@ -52,11 +61,12 @@ Conventions (each stated in the report):
   activations, input gradients only for frozen weights, the adapters' gradients all-reduced;
 - FlashAttention (``attention="flash"``) keeps no s² tensor (``memory.activations.layer.general.flash``):
   with it, no recompute and selective recompute store the same;
-- a framework whose optimizer holds more than 16 bytes per parameter at its step
-  (``Framework.step_states``: Megatron-LM 2021's fp32 gradient copy, 20Ψ/(t·p)) peaks at the larger
-  of the backward's memory and the step's, the activations freed by then; what a framework keeps all
-  run long (``Framework.resident_states``: PyTorch DDP's buckets, ``memory.ddp.buckets``, 2Ψ/(t·p);
-  DeepSpeed's bf16 fp32 gradients, ``memory.bf16.fp32_grads``, 4Ψ/(t·p)) adds to both;
+- a framework whose optimizer step holds more than its states (``Framework.step_states``: Megatron-LM 2021's fp32
+  gradient copy, 20 bytes per parameter; ``Holdings.step``: DeepSpeed's fp32 gradient partition) peaks at the larger
+  of the backward's memory and the step's, the activations freed by then; what a framework keeps all run long
+  (``Framework.resident_states``: PyTorch DDP's buckets, ``memory.ddp.buckets``; DeepSpeed's bf16 fp32 gradients,
+  ``memory.bf16.fp32_grads``) adds to both, and what it gathers for the passes (``Holdings.gathered``: ZeRO-3's
+  module, FSDP's units, autocast's weight casts) to the backward's;
 - decoding is the serving model's step at a context of s tokens (formulas/serving.py: the weights once, the
   experts b tokens reach, the KV cache, the GEMMs and attention, per-layer costs, all-reduces); the p pipeline stages
   run in series, so a token's latency is the p stages' and a stage's is one of them; p batches in flight, one per stage.
@@ -71,6 +81,7 @@ from typing import Callable, Literal
 import sympy as sp
 
 from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.frameworks import DEFAULT
 from llm_formulas.formulas.symbols import is_declared, quantity
 
 Recompute = Literal["none", "selective", "full"]
@@ -108,6 +119,7 @@ class Layout:
     e: int = 1  # expert parallel degree, taken from the d data-parallel ranks
     c: int = 1  # context parallel degree: n = t·p·c·d
     recompute_layers: int | None = None  # with full recompute: the layers of each model chunk recomputed (None: all)
+    expert_tp: int | None = None  # t_E, the ranks one expert's width is split over (None: t, Megatron Core's default)
 
     @property
     def global_batch(self) -> int:
@@ -150,6 +162,11 @@ def layout_violation(layout: Layout, model: dict[str, int]) -> str | None:
         block_rule = block_recompute_violation(layout, model["l"])
         if block_rule is not None:
             return block_rule
+    if layout.expert_tp is not None:
+        if t % layout.expert_tp:
+            return f"the expert tensor-parallel degree t_E = {layout.expert_tp} must divide t = {t}"
+        if layout.expert_tp != t and not layout.sequence_parallel:
+            return f"expert tensor parallelism t_E = {layout.expert_tp} ≠ t needs sequence parallelism (Megatron Core's MoE dispatcher)"
     if layout.v > 1 and (p == 1 or layout.m % p):
         return f"interleaving (v = {layout.v}) needs p > 1 and m a multiple of p (m = {layout.m}, p = {p})"
     return None
@@ -264,16 +281,6 @@ class Inputs:
     framework: object | None = None  # formulas.frameworks.Framework: what the implementation overlaps (None: the default)
 
 
-def _resident_states(framework: object | None, base: dict, ev: Evaluator) -> object:
-    """What a framework keeps beside memory.zero's states all run long, of the parameters this GPU holds
-    (``Framework.resident_states``: PyTorch DDP's buckets, 2Ψ; DeepSpeed's bf16 fp32 gradients, 4Ψ); full training only:
-    the CLI refuses LoRA under any framework but the default, which keeps none."""
-    if framework is None or not framework.resident_states:
-        return 0
-    own = base | {"P": ev("params.per_gpu.ep", **base)}
-    return sum(ev(key, **own) for key in framework.resident_states)
-
-
 def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = EXACT_OPS) -> dict:
     """The report as nested sections of numbers (exact or arrays, by evaluator).
 
@@ -315,14 +322,13 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
         2: lambda: share * ev("flops.decoder.layers.forward", **(base | {"b": B})),  # full: the layers, not the logits
     })
 
-    states = ops.choose(layout.zero, {stage: (lambda f=formula_id: ev(f, **base)) for stage, formula_id in ZERO_STATES.items()})
-    if lora:  # frozen base and fp32 adapters; ZeRO does not apply to a frozen base here
-        states = ev("memory.lora.states.per_gpu", **base)
+    framework = inputs.framework or DEFAULT
+    holds = framework.holds
+    base |= holds.switches() | {"t_e": t if layout.expert_tp is None else ops.number(layout.expert_tp),
+                                "piped": ops.where(pipeline, 1, 0), "drop": model.get("drop", 1)}
+    if not holds.mtp:  # the multi-token-prediction modules exist only where the framework builds them
+        base["n_mtp"] = 0
     fp8 = inputs.precision == "fp8"
-    if fp8:  # the FP8 weight and its transpose, of the weights this GPU holds (its shard under ZeRO-3)
-        states = states + _fp8_copies(layout.zero, base, ev, ops)
-    resident = _resident_states(inputs.framework, base, ev)
-    states = states + resident
     chunk = base | {"b": b, "s": s / c}  # the rank's tokens
 
     def activation_of(mode: object) -> object:
@@ -330,6 +336,8 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
 
     def layer_activations(mode: object) -> object:
         """Bytes one layer stores under that recompute mode."""
+        if holds.blocks != "megatron":  # transformers' own modules (dense, one GPU)
+            return _transformers_layer(mode, holds.blocks, layout.attention, base | {"b": b}, ev, ops)
         stored = _per_layer_activations(activation_of(mode), base | {"b": b}, ev, ops)
         if fp8:  # the four GEMM inputs saved in FP8, unless the layer is recomputed in full
             saving = ops.where(layout.sequence_parallel, ev("memory.fp8.activations.saving_sp", **chunk),
@@ -341,32 +349,20 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
 
     activation = activation_of(mode)
     per_layer = layer_activations(mode)
+    # the one layer being rebuilt in the backward holds what recompute dropped (full: all of it; selective: the core)
+    rebuilt = layer_activations(0) - per_layer
     if layout.recompute_layers is not None:  # block recompute: the share of the layers recomputed in full, the rest none
+        rebuilt = ops.where(layout.recompute_layers > 0, rebuilt, 0 * rebuilt)
         per_layer = share * per_layer + (1 - share) * layer_activations(0)
-    in_flight = ops.minimum(p, m)
-    interleave = 1 + ops.where(interleaved, (p - 1) / (p * v), 0)
-    activations = per_layer * (layers / p) * in_flight * interleave
-    memory_total = states + activations
+    # an MTP module (the last stage) holds one more MoE layer and its own output layer and loss
+    mtp_layer = 0 if not holds.mtp else _per_layer_activations(activation, base | {"b": b}, ev, ops, moe_only=True)
+    memory, held = _memory(layout, base | {"b": b}, inputs, framework, per_layer, rebuilt, mtp_layer, ev, ops)
     capacity = inputs.gpu["M_gpu"]
-    # activations are linear in b: the largest b whose activations fit beside the model states (0: none fits)
-    max_micro_batch = ops.maximum(-ops.ceiling(-(capacity - states) * b / activations), 0)
-
     bubble = ops.where(interleaved, ev("cluster.bubble.interleaved", **base), ev("cluster.bubble", **base))
     stages = None
-    if layout.stages is not None:  # one exact layout: the first stage's memory, the slowest stage's time
+    if layout.stages is not None:  # one exact layout: the slowest stage's time
         stages = _uneven_stages(layout, base | {"b": b}, ev)
-        first = base | {"P": stages["first_stage_params"], "P_exp": stages["first_stage_experts"], "p": 1}
-        states = ops.choose(layout.zero, {k: (lambda f=f: ev(f, **first)) for k, f in ZERO_STATES.items()})
-        states = states + _resident_states(inputs.framework, first, ev)
-        activations = per_layer * layout.stages[0] * in_flight
-        memory_total = states + activations
-        max_micro_batch = ops.maximum(-ops.ceiling(-(capacity - states) * b / activations), 0)
         bubble = stages["bubble"]  # against the balanced compute: fill, drain and the slowest stage's excess
-    step_states = None
-    framework = inputs.framework
-    if framework is not None and framework.step_states is not None:  # the optimizer step's peak, activations freed
-        step_states = ev(framework.step_states, **(base | {"P": ev("params.per_gpu.ep", **base)})) + resident
-        memory_total = ops.maximum(memory_total, step_states)
     comms = _comms(layout, base, ev, ops)
     nvlink = inputs.gpu["W_link"] / 2
     link = {"tp": nvlink, "pp": inputs.network, "dp": inputs.network,  # bytes/s one way
@@ -402,12 +398,13 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
     iterations = ops.ceiling(tokens / (B * s))
 
     report = {
-        "params": {"total": total, "active": active, "per_gpu": ev("params.per_gpu.ep", **base), "experts": base["P_exp"],
+        "params": {"total": total, "active": active, "per_gpu": held["dense"] + held["experts"], "experts": base["P_exp"],
                    "trainable": base["P_lora"] if lora else total,
-                   # the parameters a GPU holds between uses: ZeRO-3 shards them over the c·d replicas too (experts
-                   # over c·d/e of their e-fold smaller share: the same Ψ/(t·p·c·d))
-                   "per_gpu_stored": ops.choose(layout.zero, {stage: (lambda stage=stage: total / (t * p * c * d) if stage == 3
-                                                                      else ev("params.per_gpu.ep", **base)) for stage in range(4)})},
+                   # the parameters the first stage's GPU holds between uses: ZeRO-3 shards them over the c·d replicas
+                   # (the experts over their t·c·d/(t_E·e) expert-data-parallel replicas)
+                   "per_gpu_stored": ops.choose(layout.zero, {stage: (lambda stage=stage: held["dense"] / (c * d) + held["experts"]
+                                                                      / held["expert_replicas"] if stage == 3 else
+                                                                      held["dense"] + held["experts"]) for stage in range(4)})},
         "flops": {
             "forward": forward,
             "backward": backward,
@@ -415,19 +412,14 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = E
             "recomputed": recomputed,
             "per_token": training / (B * s),
         },
-        "memory": {
-            "model_states": states,
-            **_state_parts(layout.zero, base, inputs, ev, ops),
-            "activations": activations,
-            "total": memory_total,
+        "memory": memory | {
             "capacity": capacity,
-            "left": capacity - memory_total,
-            "fits": memory_total <= capacity,
-            "max_micro_batch": max_micro_batch,
-            **({} if step_states is None else {"optimizer_step": step_states}),
-            "activation_formula": _activation_label(activation, base, ops) if layout.recompute_layers is None else
-            f"{_activation_label(activation, base, ops)} for {layout.recompute_layers} layers per chunk, "
-            f"{_activation_label(activation_of(0), base, ops)} for the others",
+            "left": capacity - memory["total"],
+            "fits": memory["total"] <= capacity,
+            "activation_formula": _activation_label(activation, base, ops, holds.blocks, layout.attention)
+            if layout.recompute_layers is None else
+            f"{_activation_label(activation, base, ops, holds.blocks, layout.attention)} for {layout.recompute_layers} "
+            f"layers per chunk, {_activation_label(activation_of(0), base, ops, holds.blocks, layout.attention)} for the others",
         },
         "comms": {
             "bytes": comms,
@@ -499,23 +491,8 @@ def _uneven_stages(layout: Layout, base: dict, ev: Evaluator) -> dict:
     }
 
 
-ZERO_STATES = {  # memory.zero.* with the experts over e ranks and c·d/e replicas (exactly memory.zero.* at e = c = 1)
-    0: "memory.zero.ep_cp", 1: "memory.zero.ep_cp.stage1", 2: "memory.zero.ep_cp.stage2", 3: "memory.zero.ep_cp.stage3",
-}
-ACTIVATION_FORMULAS = (  # per-layer bytes by recompute mode and sequence parallelism, at the model's g, d_head, d_ff, gated
-    "memory.activations.layer.general.tp",
-    "memory.activations.layer.general.tp_sp",
-    "memory.activations.layer.general.selective",
-    "memory.activations.layer.general.selective_sp",
-    "memory.activations.layer.full_recompute",
-    "memory.activations.layer.full_recompute_sp",
-    "memory.activations.layer.general.flash",
-    "memory.activations.layer.general.flash_sp",
-)
-
-
-DECODER_ACTIVATION_FORMULAS = (  # the same choices for a dense layer of any attention (MLA too), at the model's sizes
-    "memory.activations.layer.decoder.tp",
+DECODER_ACTIVATION_FORMULAS = (  # per-layer bytes by recompute mode and sequence parallelism, for a dense layer of any
+    "memory.activations.layer.decoder.tp",  # attention (GQA or MLA) at the model's sizes and the framework's switches
     "memory.activations.layer.decoder.tp_sp",
     "memory.activations.layer.decoder.selective",
     "memory.activations.layer.decoder.selective_sp",
@@ -535,61 +512,47 @@ MOE_ACTIVATION_FORMULAS = (  # and for a mixture-of-experts layer (router, k cop
     "memory.activations.layer.decoder.moe.flash_sp",
 )
 FLASH_AT = (6, 7, 6, 7, 4, 5, 6, 7)  # under context parallelism: the flash form (or full recompute) of the same SP choice
+HF_FORMULAS = {"transformers": "memory.activations.layer.transformers", "amp": "memory.activations.layer.amp"}
 
 
-CP_ACTIVATION_FORMULAS = (  # the same choices under context parallelism (c > 1): a flash core, s/c tokens
-    "memory.activations.layer.cp",
-    "memory.activations.layer.cp_sp",
-    "memory.activations.layer.cp",
-    "memory.activations.layer.cp_sp",
-    "memory.activations.layer.cp.full_recompute",
-    "memory.activations.layer.cp.full_recompute_sp",
-    "memory.activations.layer.cp",  # flash: the context-parallel core is a flash kernel already
-    "memory.activations.layer.cp_sp",
-)
-
-
-def _per_layer_activations(activation: object, values: dict, ev: Evaluator, ops: Ops) -> object:
-    """Bytes one layer stores, on average over the model's l layers: the l − l_moe dense layers' and the l_moe MoE
-    layers' own forms (``memory.activations.layer.decoder.moe.*``), l_moe/l of them MoE. A dense layer is
-    ``memory.activations.layer.general.*`` (``.cp*`` under context parallelism) for GQA attention and
-    ``memory.activations.layer.decoder.*`` for latent attention (mla = 1), which equals the general form at mla = 0.
-    Under context parallelism (c > 1) the latent and MoE layers are their flash forms (or full recompute) at the
-    rank's s/c tokens, as ``memory.activations.layer.cp*`` is the general flash form at s/c."""
+def _per_layer_activations(activation: object, values: dict, ev: Evaluator, ops: Ops, moe_only: bool = False) -> object:
+    """Bytes one layer stores, on average over the model's l layers: the l − l_moe dense layers'
+    (``memory.activations.layer.decoder.*``, GQA or latent attention, which at σ_drop = 1, σ_GLU = 0 and mla = 0 is
+    ``memory.activations.layer.general.*``) and the l_moe MoE layers' own forms
+    (``memory.activations.layer.decoder.moe.*``), l_moe/l of them MoE. Under context parallelism (c > 1) a layer is
+    its flash form (or full recompute) at the rank's s/c tokens. ``moe_only``: the MoE layer's alone (an MTP module's)."""
     c = values["c"]
     chunk = values | {"s": values["s"] / c}
 
-    def pick(formulas: tuple[str, ...], at_c: dict) -> object:
+    def pick(formulas: tuple[str, ...]) -> object:
         return ops.where(
             c > 1,
-            ops.choose(activation, {i: (lambda f=formulas[FLASH_AT[i]]: ev(f, **at_c)) for i in range(len(formulas))}),
+            ops.choose(activation, {i: (lambda f=formulas[FLASH_AT[i]]: ev(f, **chunk)) for i in range(len(formulas))}),
             ops.choose(activation, {i: (lambda f=f: ev(f, **values)) for i, f in enumerate(formulas)}),
         )
 
-    general = ops.where(
-        c > 1,
-        ops.choose(activation, {i: (lambda f=f: ev(f, **values)) for i, f in enumerate(CP_ACTIVATION_FORMULAS)}),
-        ops.choose(activation, {i: (lambda f=f: ev(f, **values)) for i, f in enumerate(ACTIVATION_FORMULAS)}),
-    )
-    dense = ops.where(values["mla"], pick(DECODER_ACTIVATION_FORMULAS, chunk), general)
-    moe = pick(MOE_ACTIVATION_FORMULAS, chunk)
+    moe = pick(MOE_ACTIVATION_FORMULAS)
+    if moe_only:
+        return moe
+    dense = pick(DECODER_ACTIVATION_FORMULAS)
     return dense + ops.number(values["l_moe"]) / ops.number(values["l"]) * (moe - dense)  # the dense form when l_moe = 0
 
 
-def _activation_label(activation: object, values: dict, ops: Ops) -> object:
-    """The formula ids ``_per_layer_activations`` used (None when the model is symbolic: the sizing page)."""
-    mla, moe_layers, layers = values["mla"], values["l_moe"], values["l"]
-    if any(isinstance(x, sp.Basic) and not x.is_Number for x in (mla, moe_layers, layers)):
+def _activation_label(activation: object, values: dict, ops: Ops, blocks: str = "megatron", attention: str = "eager") -> object:
+    """The formula ids ``_per_layer_activations`` (or the transformers forms) used (None when the model is symbolic:
+    the sizing page)."""
+    moe_layers, layers = values["l_moe"], values["l"]
+    if any(isinstance(x, sp.Basic) and not x.is_Number for x in (moe_layers, layers)):
         return None
+    if blocks != "megatron":
+        full = "memory.activations.layer.amp.full_recompute" if blocks == "amp" else "memory.activations.layer.full_recompute"
+        core = f"{HF_FORMULAS[blocks]}.{'sdpa' if attention == 'flash' else 'eager'}"
+        return ops.choose(activation, {i: (lambda i=i: full if i in (4, 5) else core) for i in range(8)})
     c = values["c"]
 
     def label(i: int, at_c: bool) -> str:
         index, tokens = (FLASH_AT[i], " at s/c") if at_c else (i, "")
-        if mla:
-            dense = DECODER_ACTIVATION_FORMULAS[index] + tokens
-        else:
-            dense = (CP_ACTIVATION_FORMULAS if at_c else ACTIVATION_FORMULAS)[i]
-        moe = MOE_ACTIVATION_FORMULAS[index] + tokens
+        dense, moe = DECODER_ACTIVATION_FORMULAS[index] + tokens, MOE_ACTIVATION_FORMULAS[index] + tokens
         if not moe_layers:
             return dense
         if moe_layers == layers:
@@ -600,30 +563,166 @@ def _activation_label(activation: object, values: dict, ops: Ops) -> object:
                      ops.choose(activation, {i: (lambda i=i: label(i, False)) for i in range(8)}))
 
 
-def _state_parts(zero: object, base: dict, inputs: Inputs, ev: Evaluator, ops: Ops) -> dict:
-    """The model states split as ZeRO partitions them (Rajbhandari et al. 2020): 16-bit weights (2Ψ), 16-bit
-    gradients (16Ψ − 2Ψ − 12Ψ) and Adam's fp32 part (12Ψ). Whole, a part covers the parameters the GPU holds
-    (params.per_gpu.ep); partitioned (from stages 3, 2 and 1), Ψ/(t·p·c·d) of them, experts included. FP8 adds
-    its weight copies to the weights; LoRA's parts are the frozen base with the adapters, and the adapters'
-    gradients and Adam moments."""
-    t, p, c, d = base["t"], base["p"], base["c"], base["d"]
+def _stage_held(layout: Layout, base: dict, ev: Evaluator) -> dict[str, object]:
+    """The parameters one GPU of the first and of the last pipeline stage holds, dense and routed experts apart
+    (``params.stage.*``: TP splits the projections and the vocabulary, keeps the norms, router and MLA's down
+    projections whole; the first stage holds the embedding, the last the head or a tied model's copy of it, the final
+    norm and the MTP modules). An explicit partition puts its own layer counts on the two ends, the embedding and the
+    head where ``embedding_stages`` says."""
+    experts, mtp = ev("params.stage.layers.experts", **base), ev("params.stage.mtp.experts", **base)
+    if layout.stages is None:
+        return {"first": ev("params.stage.first", **base), "last": ev("params.stage.last", **base),
+                "first_experts": experts + (1 - base["piped"]) * mtp, "last_experts": experts + mtp}
+    layers, last = sum(layout.stages), len(layout.stages) - 1
+    piped = base | {"piped": 1}
+    own_layers = ev("params.stage.layers", **base)
+    embedding = ev("params.stage.first", **piped) - own_layers  # the embedding's 1/t and the position table
+    tail = ev("params.stage.last", **base) - own_layers  # the head's 1/t (or the tied copy), the final norm, the MTP modules
+    held = {}
+    for end, count, extra in (("first", layout.stages[0], embedding if 0 in layout.embedding_stages else 0),
+                              ("last", layout.stages[-1], tail if last in layout.embedding_stages else 0)):
+        at = base | {"p": sp.Rational(layers, count)}  # l/p: the stage's own layers
+        held[end] = ev("params.stage.layers", **at) + extra
+        held[f"{end}_experts"] = ev("params.stage.layers.experts", **at) + (mtp if end == "last" else 0)
+    return held
+
+
+def _states(zero: object, dense: object, experts: object, base: dict, formulas: tuple[str, ...], ev: Evaluator,
+            ops: Ops, **widths: object) -> object:
+    """A GPU's model states: the dense parameters partitioned over the c·d data-parallel replicas, the experts over
+    their t·c·d/(t_E·e) (Megatron's expert data-parallel size), at the framework's bytes unless ``widths`` say others."""
+    values = base | widths
+    replicas = {"dense": (dense, base["c"] * base["d"]),
+                "experts": (experts, base["t"] * base["c"] * base["d"] / (base["t_e"] * base["e"]))}
+    return sum(ops.choose(zero, {stage: (lambda f=formulas[stage], held=held, over=over: ev(f, **(values | {"P": held, "d": over})))
+                                 for stage in range(len(formulas))})
+               for held, over in replicas.values())
+
+
+def _memory(layout: Layout, base: dict, inputs: Inputs, framework: object, per_layer: object, rebuilt: object,
+            mtp_layer: object, ev: Evaluator, ops: Ops) -> tuple[dict, dict]:
+    """Memory of the first and the last pipeline stage's GPU, and the larger of the two.
+
+    States: ``_states`` of each end's parameters (``_stage_held``) at the framework's bytes (``Holdings``), with what it
+    keeps all run long (``Framework.resident_states``: DDP's buckets, DeepSpeed's bf16 fp32 gradients). Activations:
+    the first stage holds min(p, m) micro-batches of its layers and of the embedding (×(1 + (p−1)/(p·v)) interleaved),
+    the last one micro-batch of its layers (interleaved: (v−1)·p + 1 chunks of l/(p·v)) and the output layer and loss;
+    each stage also holds the one layer the backward rebuilds (``rebuilt``), the last each MTP module's MoE layer
+    (``mtp_layer``) and output layer and loss (its 2h-wide projection input is left out), and what the framework gathers for the
+    passes (ZeRO-3's or FSDP's units, autocast's weight casts). The optimizer step's peak (``Framework.step_states``,
+    ``Holdings.step``) replaces the activations by its own buffers."""
+    holds = framework.holds
+    t, p, d, m, v, c = (base[name] for name in ("t", "p", "d", "m", "v", "c"))
+    zero, lora = layout.zero, inputs.lora is not None
+    held = _stage_held(layout, base, ev)
+    expert_replicas = t * c * d / (base["t_e"] * base["e"])
+    sp_on = layout.sequence_parallel
+    hf = holds.blocks != "megatron"
+    tokens = base | {"s": base["s"] / c}  # the rank's s/c tokens under context parallelism
+    if hf:  # transformers' head and loss; its embedding keeps the ids only (no dropout in the Llama family)
+        logits = ev(f"memory.activations.logits.{'amp' if holds.blocks == 'amp' else 'transformers'}", **tokens)
+        embedding = ev("memory.activations.embedding", **(tokens | {"drop": 0}))
+    else:
+        logits = ops.where(sp_on, ev("memory.activations.logits_sp", **tokens), ev("memory.activations.logits", **tokens))
+        embedding = ops.where(sp_on, ev("memory.activations.embedding_sp", **tokens), ev("memory.activations.embedding", **tokens))
+    in_flight = ops.minimum(p, m)
+    interleave = 1 + ops.where(v > 1, (p - 1) / (p * v), 0)
+    piped = p > 1
+    if layout.stages is None:
+        first_layers, last_layers = base["l"] / p, ((v - 1) * p + 1) * base["l"] / (p * v)
+    else:  # an explicit partition: the token ids only where the embedding is
+        first_layers, last_layers = layout.stages[0], layout.stages[-1]
+        embedding = embedding if 0 in layout.embedding_stages else 0 * embedding
+    stages = {}
+    for end in ("first", "last"):
+        dense, experts = held[end], held[f"{end}_experts"]
+        own = base | {"P": dense + experts}
+        if lora:  # frozen base and fp32 adapters; ZeRO does not apply to a frozen base here
+            states = ev("memory.lora.states.per_gpu", **base)
+        else:
+            states = _states(zero, dense, experts, base, holds.states, ev, ops)
+        if inputs.precision == "fp8":  # the FP8 weight and its transpose, of the weights this GPU holds
+            states = states + _fp8_copies(zero, base, ev, ops)
+        resident = sum((ev(key, **own) for key in framework.resident_states), 0 * states)
+        if holds.resident_needs_dp:
+            resident = ops.where(d * c > 1, resident, 0 * resident)
+        states = states + resident
+        gathered = ops.choose(zero, {stage: (lambda stage=stage: ev(holds.gathered[stage], **(own | {"P_unit": _unit(holds, base, ev, ops)}))
+                                             if stage in holds.gathered else 0 * states) for stage in range(4)})
+        if end == "first":  # at p = 1 the only stage: one micro-batch, the output layer and loss too
+            ends = logits + base["n_mtp"] * (mtp_layer + logits)  # the last stage's, when it is this one
+            activations = (per_layer * first_layers + embedding) * in_flight * interleave + ops.where(piped, 0 * ends, ends)
+        else:
+            activations = per_layer * last_layers + logits + base["n_mtp"] * (mtp_layer + logits)
+        activations = activations + rebuilt
+        step = None
+        if framework.step_states is not None:  # Megatron-LM 2021: the fp32 gradient copy at the step
+            step = ev(framework.step_states, **own) + resident
+        if holds.step is not None:  # DeepSpeed: the fp32 gradient partition beside the states
+            step = states + _states(zero, dense, experts, base, (holds.step,) * 4, ev, ops)
+        total = states + gathered + activations
+        if step is not None:
+            total = ops.maximum(total, step)
+        stages[end] = {"model_states": states, "activations": activations, "gathered": gathered, "total": total,
+                       **({} if step is None else {"optimizer_step": step}), "params": dense + experts}
+    first, last = stages["first"], stages["last"]
+    heavier = ops.where(piped, last["total"] > first["total"], False)  # the last stage is the most loaded
+    pick = {key: ops.where(heavier, last[key], first[key]) for key in first}
+    capacity = inputs.gpu["M_gpu"]
+    # activations are linear in b: the largest b whose activations fit beside the states on both ends (0: none fits)
+    fitting = [ops.maximum(-ops.ceiling(-(capacity - stage["model_states"] - stage["gathered"]) * base["b"] / stage["activations"]), 0)
+               for stage in (first, last)]
+    memory = {
+        "model_states": pick["model_states"],
+        **_state_parts(zero, held, base, inputs, holds, ev, ops),
+        "activations": pick["activations"],
+        "gathered": pick["gathered"],
+        "total": pick["total"],
+        "most_loaded_stage": ops.where(heavier, p, 1),
+        "max_micro_batch": ops.where(piped, ops.minimum(*fitting), fitting[0]),
+        **({"optimizer_step": pick["optimizer_step"]} if "optimizer_step" in pick else {}),
+        "first_stage": {key: first[key] for key in ("params", "model_states", "activations", "total")},
+        "last_stage": {key: last[key] for key in ("params", "model_states", "activations", "total")},
+    }
+    return memory, {"dense": held["first"], "experts": held["first_experts"], "expert_replicas": expert_replicas}
+
+
+def _unit(holds: object, base: dict, ev: Evaluator, ops: Ops) -> object:
+    """Ψ_unit, what ZeRO-3 or FSDP gathers at once: DeepSpeed's largest module (its estimator's largest_layer_params: the
+    embedding or one MLP matrix, 1/t each), FSDP's wrapped unit (a decoder layer, or the root's embedding and head)."""
+    t = base["t"]
+    if holds.blocks == "megatron":
+        return ops.maximum(base["V"] * base["d_emb"], (1 + base["gated"]) * base["h"] * base["d_ff"]) / t
+    return ops.maximum(ev("params.decoder.layer", **base),
+                       ev("params.decoder.embeddings", **base) + ev("params.decoder.head", **base))
+
+
+def _state_parts(zero: object, held: dict, base: dict, inputs: Inputs, holds: object, ev: Evaluator, ops: Ops) -> dict:
+    """The first stage's states split as ZeRO partitions them (Rajbhandari et al. 2020): the weights (q_W), the
+    gradients (q_G) and the optimizer's states (q_O), each the same ``_states`` at the other two widths 0. LoRA's parts
+    are the frozen base with the adapters, and the adapters' gradients and Adam moments; FP8 adds its weight copies."""
+    t, p = base["t"], base["p"]
     if inputs.lora is not None:
         adapters = base["P_lora"] / (t * p)
         return {"weights": ev("memory.lora.frozen_base", **base) / (t * p) + 4 * adapters,
                 "gradients": 4 * adapters, "optimizer": 8 * adapters}
-    held, spread = ev("params.per_gpu.ep", **base), base["P"] / (t * p * c * d)
-    per_parameter = {name: ev(formula, **(base | {"P": 1}))
-                     for name, formula in (("weights", "memory.model_states.inference"), ("optimizer", "memory.optimizer.adam"),
-                                           ("all", "memory.model_states"))}
-    widths = {"weights": per_parameter["weights"], "optimizer": per_parameter["optimizer"],
-              "gradients": per_parameter["all"] - per_parameter["weights"] - per_parameter["optimizer"]}
-    parts = {name: widths[name] * ops.choose(zero, {stage: (lambda stage=stage, first=first: spread if stage >= first else held)
-                                                     for stage in range(4)})
-             for name, first in (("weights", 3), ("gradients", 2), ("optimizer", 1))}
+    widths = {"weights": "q_p", "gradients": "q_g", "optimizer": "q_o"}
+    parts = {name: _states(zero, held["first"], held["first_experts"], base, holds.states, ev, ops,
+                           **{other: 0 for other in widths.values() if other != width})
+             for name, width in widths.items()}
     if inputs.precision == "fp8":
         parts["weights"] = parts["weights"] + _fp8_copies(zero, base, ev, ops)
-    parts["gradients"] = parts["gradients"] + _resident_states(inputs.framework, base, ev)  # copies of the gradients
     return parts
+
+
+def _transformers_layer(mode: object, blocks: str, attention: object, values: dict, ev: Evaluator, ops: Ops) -> object:
+    """Bytes one transformers Llama-family layer stores (t = 1): the eager or sdpa form in bf16 or under autocast; with
+    gradient checkpointing (full recompute) its input, bf16 or the fp32 residual under autocast."""
+    kind = "amp" if blocks == "amp" else "transformers"
+    full = "memory.activations.layer.amp.full_recompute" if blocks == "amp" else "memory.activations.layer.full_recompute"
+    core = ops.where(_flash(attention), ev(f"memory.activations.layer.{kind}.sdpa", **values),
+                     ev(f"memory.activations.layer.{kind}.eager", **values))
+    return ops.choose(mode, {0: lambda: core, 1: lambda: core, 2: lambda: ev(full, **values)})
 
 
 def _fp8_copies(zero: object, base: dict, ev: Evaluator, ops: Ops) -> object:

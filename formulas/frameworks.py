@@ -76,9 +76,102 @@ those). No switch is fitted to a run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 RECOMPUTE_ALL = ("none", "selective", "full")
+STATES = ("memory.states", "memory.states.stage1", "memory.states.stage2", "memory.states.stage3")  # by ZeRO stage
+BLOCKS = ("megatron", "transformers", "amp")  # whose layers, head and loss the activations are measured on
+
+
+@dataclass(frozen=True)
+class Holdings:
+    """What a framework keeps in memory (formulas/framework_memory.py), each read off its code; ``sources`` says where.
+
+    ``weights``, ``grads``, ``optimizer``: q_W, q_G, q_O bytes per parameter; ``states``: the formula of each ZeRO stage
+    it offers; ``step``: what its optimizer step adds (a partition formula, of the GPU's parameters); ``gathered``: by
+    ZeRO stage, what the forward and backward hold besides the states (ZeRO-3's and FSDP's gathered units, autocast's
+    weight casts); ``blocks``: the layers whose saved tensors are measured (Megatron's reference blocks, transformers'
+    in bf16, or under autocast); ``glu_fused``: SwiGLU one fused kernel; ``mtp``: it builds the multi-token-prediction
+    modules; ``expert_tp``: the experts' tensor parallelism may be set apart from t; ``resident_needs_dp``: its
+    resident buffers (DDP's buckets) exist only with more than one data-parallel rank."""
+
+    weights: int
+    grads: int
+    optimizer: int
+    sources: str
+    blocks: str = "megatron"
+    glu_fused: int = 0
+    mtp: bool = False
+    expert_tp: bool = False
+    states: tuple[str, ...] = STATES
+    step: str | None = None
+    gathered: dict[int, str] = field(default_factory=dict)
+    resident_needs_dp: bool = False
+
+    def __post_init__(self) -> None:
+        if self.blocks not in BLOCKS:
+            raise ValueError(f"blocks must be one of {', '.join(BLOCKS)}")
+
+    def switches(self) -> dict[str, int]:
+        """The values of the memory formulas' framework symbols."""
+        return {"q_p": self.weights, "q_g": self.grads, "q_o": self.optimizer, "glu_fused": self.glu_fused}
+
+    def words(self) -> str:
+        """What it keeps, in one line."""
+        precision = {2: "16-bit", 4: "fp32"}
+        blocks = {"megatron": "Megatron's blocks, head and vocabulary-parallel loss",
+                  "transformers": "transformers' modules in bf16", "amp": "transformers' modules under bf16 autocast"}[self.blocks]
+        return (f"{precision[self.weights]} weights, {precision[self.grads]} gradients, {self.optimizer} bytes of Adam state "
+                f"per parameter ({self.weights + self.grads + self.optimizer} in all); {blocks}; SwiGLU "
+                f"{'fused' if self.glu_fused else 'unfused'}" + ("; builds the MTP modules" if self.mtp else "")
+                + ("; expert TP settable" if self.expert_tp else "")
+                + (f"; its step adds {self.step}" if self.step else "")
+                + "".join(f"; ZeRO {stage} also holds {formula_id} in the passes" for stage, formula_id in sorted(self.gathered.items())))
+
+
+MEGATRON_LM = Holdings(2, 2, 12, "Megatron-LM's fp16/bf16 optimizer: 16-bit weights and gradients, fp32 master weights and "
+                       "Adam moments; its blocks as tests/megatron_block.py (dropout masks as the model trains, GELU or an "
+                       "unfused SwiGLU); the head and mpu.vocab_parallel_cross_entropy on the last stage, the embedding on "
+                       "the first")
+MEGATRON_CORE = Holdings(
+    2, 4, 12,
+    "Megatron Core at d98e8a64: --bf16 keeps fp32 main gradients (megatron/training/arguments.py L1204–1217: "
+    "accumulate_allreduce_grads_in_fp32 unless --grad-reduce-in-bf16; param_and_grad_buffer.py L924 the grad dtype) in a "
+    "whole buffer beside the whole bf16 parameter buffer (param_and_grad_buffer.py L1180–1195); the distributed optimizer "
+    "(ZeRO 1) shards only the fp32 main parameters and Adam's moments (distrib_optimizer.py L347–470, "
+    "docs/user-guide/features/dist_optimizer.md: 6 + 12/d); ZeRO 2 and 3 are Megatron-FSDP's optim_grads and "
+    "optim_grads_params (arguments.py --data-parallel-sharding-strategy; its gathered units are not priced); SwiGLU "
+    "fused by default (--no-bias-swiglu-fusion turns it off, arguments.py L2895–2898; mlp.py L308–317, "
+    "moe/experts.py L963–971: weighted_bias_swiglu_impl); dropout as the model trains; the MTP modules "
+    "(--mtp-num-layers) on the last stage; --expert-tensor-parallel-size (model_parallel_config.py: t by default); "
+    "the optimizer step adds nothing (the fp32 main grads are the shards' .grad)",
+    glu_fused=1, mtp=True, expert_tp=True)
+DEEPSPEED = Holdings(
+    2, 2, 12,
+    "DeepSpeed 0.16.5 ZeRO in bf16 (38327e07): the 16-bit gradients in the model dtype when ZeRO is on (engine.py "
+    "get_data_types), partitioned from stage 2; the step casts the rank's gradient partition to fp32 beside them "
+    "(stage_1_and_2.py L1885–1921); ZeRO-3 gathers a module's 16-bit weights and gradients (its estimator's 4·largest "
+    "layer, stage3.py L3008–3044); Megatron-DeepSpeed's blocks (unfused SwiGLU); the pipeline engine refuses ZeRO 2 and 3 "
+    "(pipe/engine.py L77–78)",
+    step="memory.deepspeed.step_fp32_grads", gathered={3: "memory.zero3.gathered"})
+FSDP = Holdings(
+    4, 4, 8,
+    "PyTorch FSDP with MixedPrecision(param_dtype=bf16) around transformers' modules: the sharded parameters kept in "
+    "fp32 for the optimizer, the gradients upcast to fp32 after the backward (keep_low_precision_grads=False), Adam's "
+    "moments of the fp32 shard (fsdp/api.py MixedPrecision, ShardingStrategy); ZeRO 3 is FULL_SHARD (the current and "
+    "prefetched units' bf16 parameters and the current unit's gradients gathered, BackwardPrefetch.BACKWARD_PRE), ZeRO 2 "
+    "SHARD_GRAD_OP (the bf16 parameters stay unsharded from the forward to the backward), ZeRO 0 NO_SHARD (a bf16 copy "
+    "for the passes)",
+    blocks="transformers", states=("memory.states", "memory.states.stage3", "memory.states.stage3", "memory.states.stage3"),
+    gathered={0: "memory.model_states.inference", 2: "memory.model_states.inference", 3: "memory.fsdp.gathered"})
+HF_TRAINER = Holdings(
+    4, 4, 8,
+    "the Hugging Face Trainer with bf16=True on a model loaded in fp32 (transformers docs, model_memory_anatomy.md at "
+    "7d5e65fe: 'mixed precision … 6 bytes' for the weights, 4 for the gradients, 8 for AdamW): torch.autocast keeps the "
+    "fp32 model and casts each nn.Linear's weight to bf16 for the passes (memory.amp.weight_casts, measured), the "
+    "gradients fp32; DDP (through accelerate, gradient_as_bucket_view=False) adds an fp32 copy of the gradients in its "
+    "buckets when there is more than one process; transformers' eager modules under autocast (measured)",
+    blocks="amp", gathered={0: "memory.amp.weight_casts"}, resident_needs_dp=True)
 
 
 @dataclass(frozen=True)
@@ -100,6 +193,9 @@ class Framework:
     step_states: str | None = None  # the model states at the optimizer step, when they exceed the 16 bytes of memory.zero
     resident_states: tuple[str, ...] = ()  # memory formulas (of the GPU's parameters) kept all run long beside memory.zero's
     lora: bool = False  # LoRA/QLoRA fine-tuning (--finetune): only the default framework models it
+    holds: Holdings = MEGATRON_LM  # what it keeps in memory
+    tensor: bool = True  # False: t must be 1
+    pipeline_zero: int = 3  # the highest ZeRO stage it runs with p > 1
 
     def __post_init__(self) -> None:
         if self.p2p_grad_whole and not self.p2p_serial:  # perf.pp.p2p's condition
@@ -110,12 +206,20 @@ class Framework:
         return {"ovl_dp": self.ovl_dp, "ovl_tp": self.ovl_tp, "p2p_serial": self.p2p_serial, "p2p_grad_whole": self.p2p_grad_whole,
                 "grad_fp32": self.grad_fp32}
 
-    def lacks(self, zero: int, recompute: str, sequence_parallel: bool, v: int, p: int = 1) -> str | None:
+    def lacks(self, zero: int, recompute: str, sequence_parallel: bool, v: int, p: int = 1, t: int = 1,
+              expert_tp: int | None = None) -> str | None:
         """The first feature of a layout this framework does not have, in words, or None."""
         if p > 1 and not self.pipeline:
             return f"{self.key} has no pipeline parallelism (p must be 1)"
+        if t > 1 and not self.tensor:
+            return f"{self.key} has no tensor parallelism (t must be 1)"
         if zero not in self.zero:
             return f"{self.key} has no ZeRO stage {zero} (it offers {', '.join(map(str, self.zero))})"
+        if p > 1 and zero > self.pipeline_zero:
+            return (f"{self.key} has no ZeRO {zero} with pipeline parallelism (DeepSpeed's pipeline engine refuses ZeRO 2 "
+                    f"and 3: ZeRO 0-{self.pipeline_zero} with p > 1)")
+        if expert_tp is not None and expert_tp != t and not self.holds.expert_tp:
+            return f"{self.key} splits an expert over the t tensor-parallel ranks (no separate expert tensor parallelism)"
         if recompute not in self.recompute:
             return f"{self.key} has no {recompute} recompute (it offers {', '.join(self.recompute)})"
         if sequence_parallel and not self.sequence_parallel:
@@ -134,10 +238,24 @@ class Framework:
                 f"{'; gradients added into fp32 after every micro-batch' if self.grad_fp32 else ''}"
                 f"{''.join('; also holds ' + key + ' all run long' for key in self.resident_states)}")
 
+    def lacks_model(self, model: dict[str, int]) -> str | None:
+        """Why this framework's measured blocks do not cover the model (transformers' forms: the dense Llama family)."""
+        if self.holds.blocks == "megatron":
+            return None
+        if model.get("l_moe") or model.get("mla"):
+            return (f"{self.key} prices transformers' own modules, measured for dense Llama-family layers only: not "
+                    f"{'multi-head latent attention' if model.get('mla') else 'mixture-of-experts layers'}")
+        if model.get("norm_bias", 0) or model.get("pos_table", 0) or model.get("drop", 0):
+            return (f"{self.key} prices transformers' Llama-family modules (RMSNorm, rotary positions, no dropout); this "
+                    "model's block is another")
+        return None
+
 
 FRAMEWORKS: dict[str, Framework] = {framework.key: framework for framework in (
-    Framework("default", "DP reduction overlapped with the last backward, TP all-reduces blocking, batched p2p, every feature "
-              "(issue 16's reference model)", ovl_dp=1, ovl_tp=0, p2p_serial=0, lora=True),
+    Framework("default", "a current Megatron Core job: DP reduction overlapped with the last backward, TP all-reduces "
+              "blocking, batched p2p, every feature (issue 16's reference model); bf16 weights with fp32 main gradients, "
+              "the distributed optimizer at ZeRO 1, fused SwiGLU", ovl_dp=1, ovl_tp=0, p2p_serial=0, lora=True,
+              holds=MEGATRON_CORE),
     Framework("megatron-lm-2021", "Megatron-LM as Narayanan et al. 2021 ran it (April 2021 release): local DDP all-reduce after "
               "the backward, blocking TP, batched p2p with scatter/gather; no ZeRO, no selective recompute, no sequence parallelism",
               ovl_dp=0, ovl_tp=0, p2p_serial=0, zero=(0,), recompute=("none", "full"), sequence_parallel=False,
@@ -159,13 +277,27 @@ FRAMEWORKS: dict[str, Framework] = {framework.key: framework for framework in (
               "sends the stage's input gradient whole", ovl_dp=0, ovl_tp=0, p2p_serial=1, p2p_grad_whole=1, grad_fp32=1,
               zero=(0, 1), recompute=("none", "full"), sequence_parallel=False, interleaving=False,
               resident_states=("memory.bf16.fp32_grads",)),
+    Framework("deepspeed", "DeepSpeed ZeRO 1-3 in bf16 (Megatron-DeepSpeed's blocks): 16-bit gradients, the step's fp32 "
+              "gradient partition, ZeRO-3's gathered module; gradient reduction after the backward, blocking TP",
+              ovl_dp=0, ovl_tp=0, p2p_serial=1, zero=(1, 2, 3), sequence_parallel=False, interleaving=False,
+              holds=DEEPSPEED, pipeline_zero=1),
+    Framework("fsdp", "PyTorch FSDP around transformers' modules, bf16 mixed precision: fp32 sharded parameters, "
+              "gradients and Adam states; ZeRO 0/2/3 as NO_SHARD/SHARD_GRAD_OP/FULL_SHARD; no TP or pipeline",
+              ovl_dp=1, ovl_tp=0, p2p_serial=0, zero=(0, 2, 3), recompute=("none", "full"), sequence_parallel=False,
+              interleaving=False, pipeline=False, tensor=False, holds=FSDP),
+    Framework("hf-trainer", "the Hugging Face Trainer (transformers' eager modules, bf16 autocast on an fp32 model, DDP): "
+              "16 bytes per parameter, the bf16 weight casts during the passes, DDP's fp32 buckets; no ZeRO, TP or pipeline",
+              ovl_dp=1, ovl_tp=0, p2p_serial=0, zero=(0,), recompute=("none", "full"), sequence_parallel=False,
+              interleaving=False, pipeline=False, tensor=False, resident_states=("memory.ddp.buckets.fp32",),
+              holds=HF_TRAINER),
 )}
+ALIASES = {"megatron-core": "default"}  # the default framework by what it is
 DEFAULT = FRAMEWORKS["default"]
 
 
 def framework(key: str) -> Framework:
     """The framework of that name; KeyError (naming the choices) for any other."""
     try:
-        return FRAMEWORKS[key]
+        return FRAMEWORKS[ALIASES.get(key, key)]
     except KeyError:
         raise KeyError(f"unknown framework {key!r}: choose one of {', '.join(FRAMEWORKS)}") from None

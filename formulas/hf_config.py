@@ -116,6 +116,37 @@ UNMODELLED_KEYS = {
 }
 
 
+DROPOUT_KEYS = ("resid_pdrop", "embd_pdrop", "attn_pdrop", "hidden_dropout", "attention_dropout", "dropout")
+DROPOUT_DEFAULTS = {"gpt2": {"resid_pdrop": 0.1, "embd_pdrop": 0.1, "attn_pdrop": 0.1}, "opt": {"dropout": 0.1}}  # transformers'
+
+
+def _dropout(config: dict, model_type: str) -> int:
+    """σ_drop: 1 if the config trains with any dropout (its keys, else transformers' defaults: GPT-2 and OPT 0.1, the
+    other families 0), so a framework's blocks save masks (formulas/memory.py, the decoder forms)."""
+    defaults = DROPOUT_DEFAULTS.get(model_type, {})
+    rates = [config.get(key, defaults.get(key, 0.0)) for key in DROPOUT_KEYS]
+    for key, rate in zip(DROPOUT_KEYS, rates):
+        if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not 0 <= rate < 1:
+            raise ConfigError(f"{model_type} config: {key!r} must be a dropout probability in [0, 1), got {_short(rate)}")
+    return int(any(rate > 0 for rate in rates))
+
+
+DROPOUT_KEYS = ("resid_pdrop", "embd_pdrop", "attn_pdrop", "hidden_dropout", "attention_dropout", "dropout", "resid_dropout",
+                "embed_dropout")
+DROPOUT_DEFAULTS = {"gpt2": {"resid_pdrop": 0.1, "embd_pdrop": 0.1, "attn_pdrop": 0.1}, "opt": {"dropout": 0.1}}  # transformers'
+
+
+def _dropout(config: dict, model_type: str) -> int:
+    """σ_drop: 1 if the config trains with any dropout (its keys, else transformers' defaults: GPT-2 and OPT 0.1, the
+    other families 0), so a framework's blocks save masks (formulas/memory.py, the decoder forms)."""
+    defaults = DROPOUT_DEFAULTS.get(model_type, {})
+    rates = [config.get(key, defaults.get(key, 0.0)) for key in DROPOUT_KEYS]
+    for key, rate in zip(DROPOUT_KEYS, rates):
+        if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not 0 <= rate < 1:
+            raise ConfigError(f"{model_type} config: {key!r} must be a dropout probability in [0, 1), got {short(rate)}")
+    return int(any(rate > 0 for rate in rates))
+
+
 def read_config(config: object) -> Architecture:
     """A config.json dict → Architecture; ConfigError names what is wrong."""
     if not isinstance(config, dict):
@@ -134,6 +165,7 @@ def read_config(config: object) -> Architecture:
     scheme = read_scheme(config, model_type)
     reader = Config(config, model_type)
     values, layers = read_family(family, reader)
+    values[S.drop] = _dropout(config, model_type)
     kinds = tuple(layer.mixer for layer in layers)
     return Architecture(model_type, values, kinds, family, layers, dict(reader.read), dict(reader.defaulted),
                         scheme=scheme, dtype_bytes=checkpoint_dtype_bytes(config))
@@ -157,6 +189,7 @@ def _read_multimodal(config: dict, model_type: str) -> Architecture:
     tied = declared.tied.fn(top, {})
     reader = Config({**text, "tie_word_embeddings": bool(tied)}, f"{model_type} text_config")
     values, layers = read_family(family, reader)
+    values[S.drop] = _dropout(text, text_type)
     pieces = tower_pieces(declared.tower, Config(vision, f"{model_type} vision_config"), top, values[S.h])
     return Architecture(text_type, values, tuple(layer.mixer for layer in layers), family, layers, dict(reader.read),
                         dict(reader.defaulted), pieces, model_type, scheme, checkpoint_dtype_bytes(config))

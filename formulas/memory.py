@@ -36,8 +36,10 @@ from llm_formulas.formulas.symbols import (
     d_rope,
     d_sh,
     d_v,
+    drop,
     g,
     gated,
+    glu_fused,
     h,
     k,
     l,
@@ -54,6 +56,7 @@ from llm_formulas.formulas.symbols import (
     q_int8,
     s,
     t,
+    t_e,
     v,
     u_seq,
 )
@@ -464,7 +467,12 @@ DECODER = (
     "LayerNorms', are dropped. transformers' DeepseekV3Attention keeps the same tensors, less the rotary products its "
     "unfused rotate_half saves, and in eager attention an fp32 copy of the scores' softmax; its FlashAttention-2 path "
     "pads V to d_nope + d_rope (+a·(d_nope + d_rope − d_v)/t twice: V and the kernel's output). With mla = 0 each "
-    "reduces exactly to memory.activations.layer.general.*."
+    "reduces exactly to memory.activations.layer.general.*. Two switches say how the framework runs the block: "
+    "σ_drop = 0 (no dropout, as Llama, Mixtral and DeepSeek train) removes the two 1-byte residual masks and, in the "
+    "eager core, the scores' mask and dropped copy (dropout with p = 0 returns its input and saves nothing: the "
+    "softmax output is the scores·V input); σ_GLU = 1 (Megatron Core's fused bias_swiglu_impl) keeps the gate-and-up "
+    "output and the product but not the SiLU's output (6·d_ff instead of 8·d_ff bytes per token, gated). At "
+    "σ_drop = 1, σ_GLU = 0 each form is the classic block's."
 )
 MOE = (
     " A mixture-of-experts layer: the attention as memory.activations.layer.decoder.*, then a router h → E whose "
@@ -489,34 +497,43 @@ MOE = (
     "2d_moe/t bytes per copy for what the multiply saves) and loop over the experts, saving each one's gathered rows "
     "instead of one permuted buffer (the same bytes); a load-balancing loss over all E logits reads the scores "
     "already kept. With E = k = 1, d_moe = d_ff, no shared expert and the routing tensors removed it reduces exactly to "
-    "memory.activations.layer.decoder.*."
+    "memory.activations.layer.decoder.*. Megatron Core's fused path (σ_GLU = 1: weighted_bias_swiglu_impl, "
+    "megatron/core/transformer/moe/experts.py) keeps an expert's fc1 output and its fp32 weight only, not the SiLU "
+    "output and the product: 2(3 + 2σ_gated − 2σ_gated·σ_GLU)·d_moe/t bytes per copy. Under sequence parallelism with "
+    "expert tensor parallelism t_E < t (--expert-tensor-parallel-size) the t/t_E ranks of one group route different "
+    "tokens to experts of width d_moe/t_E: a rank holds t_E/t of the copies' 2h + 4 bytes, the experts' bytes unchanged."
 )
-MOE_TP = [MEGATRON_TP, divides(t, g), divides(t, d_moe), divides(t, d_sh)]
+MOE_TP = [MEGATRON_TP, divides(t, g), divides(t, d_moe), divides(t, d_sh), Condition("t_E divides t"),
+          Condition("without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)")]
 
 d_qk = d_nope + d_rope  # an MLA query/key head
 # bytes per token, 16-bit values (2 bytes), 1-byte masks, fp32 (4) and int64 (8) where stated:
 MLA_LATENT = 4 * q_lora * r_q + 4 * r_kv + 2 * d_rope  # the latents before and after their norms, the rope key with c_KV
 MLA_HEADS = 2 * a * (2 * d_qk + d_nope + 2 * d_v)  # Q, K (d_qk each), V's whole up-projection (d_nope + d_v), proj in (d_v)
 ATTENTION_SPLIT = (1 - mla) * 4 * d_head * (a + g) + mla * MLA_HEADS  # the heads' tensors, split t ways
-DENSE_MLP_SPLIT = 4 * (1 + gated) * d_ff  # the dense MLP's d_ff-wide tensors
+GLU = 4 + 4 * gated - 2 * gated * glu_fused  # bytes per unit of MLP width: an unfused SwiGLU keeps 4 tensors, a fused one 3
+DENSE_MLP_SPLIT = GLU * d_ff  # the dense MLP's d_ff-wide tensors
 MOE_ROUTER = 4 * E + 28 * k + 2 * sh_gate * h  # fp32 scores, int64 indices and order and token index, fp32 top-k values; the gated shared output
 MOE_COPIES = 2 * k * h + 4 * k  # the dispatched copies and their fp32 weights, whole on every tensor-parallel rank
-MOE_SPLIT = 2 * k * (3 + 2 * gated) * d_moe + 4 * (1 + gated) * d_sh  # the experts' and shared experts' inner tensors
-DECODER_WHOLE = 10 * h + mla * MLA_LATENT  # per token, whole on every rank unless sequence parallelism splits it
+MOE_SPLIT = 2 * k * (3 + 2 * gated - 2 * gated * glu_fused) * d_moe + GLU * d_sh  # the experts' and shared experts' inner tensors
+DECODER_WHOLE = (8 + 2 * drop) * h + mla * MLA_LATENT  # per token, whole on every rank unless sequence parallelism splits it
+SCORES = (2 + 3 * drop) * a * s**2 * b  # eager core: the softmax output, with dropout its mask and the dropped scores
 
 
 def _decoder_forms(prefix: str, whole, split, copies, title: str, notes: str, related: str, conditions) -> dict:
     """The six per-GPU forms (eager, selective, flash; without and with sequence parallelism) of one layer kind:
     ``whole`` bytes per token replicated over t ranks (split along s by SP), ``split`` split t ways, ``copies``
-    whole on every rank even under SP."""
-    scores = 5 * a * s**2 * b / t
+    whole on every rank without SP (every rank routes all tokens) and t_E/t of them with it (the t/t_E ranks of one
+    expert-tensor-parallel group dispatch different tokens)."""
+    scores = SCORES / t
+    shared = copies * t_e / t
     forms = {
         "tp": (s * b * (whole + copies + split / t) + scores, "tensor parallel"),
-        "tp_sp": (s * b * (copies + (whole + split) / t) + scores, "tensor + sequence parallel"),
+        "tp_sp": (s * b * (shared + (whole + split) / t) + scores, "tensor + sequence parallel"),
         "selective": (s * b * (whole + copies + split / t), "tensor parallel, selective recompute"),
-        "selective_sp": (s * b * (copies + (whole + split) / t), "tensor + sequence parallel, selective recompute"),
+        "selective_sp": (s * b * (shared + (whole + split) / t), "tensor + sequence parallel, selective recompute"),
         "flash": (s * b * (whole + copies + split / t) + LSE / t, "tensor parallel, FlashAttention"),
-        "flash_sp": (s * b * (copies + (whole + split) / t) + LSE / t, "tensor + sequence parallel, FlashAttention"),
+        "flash_sp": (s * b * (shared + (whole + split) / t) + LSE / t, "tensor + sequence parallel, FlashAttention"),
     }
     return {
         mode: formula(

@@ -554,6 +554,28 @@ score_bias = switch("score_bias", r"\sigma_{corr}", "1 if each MoE layer keeps a
                     "not a parameter: DeepSeek-V3, GLM-4.5, MiniMax-M2, Nemotron-H)", default=0, source=Source("deepseek2024v3", "§2.1.2, auxiliary-loss-free load balancing: a bias per expert"))
 
 
+# --- memory as the frameworks hold it (issue 25; formulas/frameworks.py, formulas/stage_memory.py) ----------
+MEGATRON_CORE = Source("megatron-core", "megatron/core and megatron/training at commit d98e8a64")
+drop = switch("drop", r"\sigma_{drop}", "1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 "
+              "without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input)",
+              source=Source("pytorch", "aten/src/ATen/native/Dropout.cpp: p = 0 returns the input"), default=1)
+glu_fused = switch("glu_fused", r"\sigma_{GLU}", "1 if the gated activation (SwiGLU) is one fused kernel that saves only its "
+                   "input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops",
+                   source=Source("megatron-core", "megatron/core/fusions/fused_bias_swiglu.py, SwiGLUFunction"), default=0)
+t_e = declare("t_e", r"t_{E}", "expert tensor parallel degree: the ranks one expert's width is split over (Megatron Core: t "
+              "unless --expert-tensor-parallel-size; DeepSeek-V3 trained with 1)", "1", integer=True,
+              source=Source("megatron-core", "megatron/core/model_parallel_config.py, expert_tensor_parallel_size"))
+q_p = declare("q_p", r"q_{W}", "bytes per parameter of the model's own weights, kept all run long (2 bf16; 4 when the model "
+              "is fp32 and autocast or FSDP casts it)", "byte/parameter", integer=False, source=MEGATRON_CORE)
+q_g = declare("q_g", r"q_{G}", "bytes per parameter of the gradient a framework keeps (4: Megatron Core's fp32 main grads; 2: "
+              "DeepSpeed ZeRO's bf16 grads)", "byte/parameter", integer=False, source=MEGATRON_CORE)
+q_o = declare("q_o", r"q_{O}", "bytes per parameter of the optimizer's states (12: fp32 master weight, Adam's m and v; 8: m and "
+              "v when the weights are fp32 already)", "byte/parameter", integer=False, source=Source("rajbhandari2020", "§3"))
+P_unit = declare("P_unit", r"\Psi_{unit}", "parameters gathered at once under ZeRO-3 or FSDP: DeepSpeed's largest module, "
+                 "FSDP's wrapped unit (a decoder layer)", "parameter", integer=False,
+                 source=Source("deepspeed-zero", "stage3.py, estimate_zero3_model_states_mem_needs: largest_layer_params"))
+
+
 # ``from llm_formulas.formulas.symbols import *`` brings the table's symbols and its functions, nothing else
 # (E is the number of experts here, as in the sources' notation, not SymPy's Euler number).
 __all__ = sorted(name for name, value in list(globals().items())

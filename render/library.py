@@ -150,9 +150,9 @@ def numpy_function(target: Target) -> Callable[..., object]:
         given = call_signature.bind(*args, **kwargs)
         given.apply_defaults()
         values = dict(given.arguments)
-        for size, switches in gates.items():
+        for size, (switches, neutral) in gates.items():
             values[size.name] = _gated(formula.id, size.name, values[size.name],
-                                       {s.name: (values[s.name], int(v)) for s, v in switches.items()})
+                                       {s.name: (values[s.name], int(v)) for s, v in switches.items()}, neutral)
         return core(*(numpy.asarray(values[s.name], dtype=numpy.float64) for s in arguments))
 
     function.__name__ = function.__qualname__ = function_name(formula.id)

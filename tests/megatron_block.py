@@ -14,7 +14,12 @@ group's shared K and V, never repeating them; ``d_head`` may differ from h/a. ``
 layer), "flash" (F.scaled_dot_product_attention; no attention dropout).
 ``sequence_parallel`` (with tp > 1) keeps the norm and dropout regions as [s/t, b, h]
 shards, gathers them before the column-parallel GEMMs (saving only the shard) and
-reduce-scatters after the row-parallel ones.
+reduce-scatters after the row-parallel ones. ``dropout=0`` runs as Megatron Core with
+--attention-dropout 0 --hidden-dropout 0 (Llama's recipe): F.dropout with p = 0 returns its
+input (ATen's Dropout.cpp), so no mask is saved and the softmax output is the scores·V
+input. ``fused_swiglu`` replaces SiLU and product by one autograd function that saves only
+its input, as Megatron Core's SwiGLUFunction (megatron/core/fusions/fused_bias_swiglu.py
+L216–263 at d98e8a64).
 
 ``saved_bytes`` counts the unique storages saved for backward
 (torch.autograd.graph.saved_tensors_hooks), parameters excluded.
@@ -72,13 +77,34 @@ class GatheredLinear(torch.autograd.Function):
 
 
 def bool_dropout(x: torch.Tensor, p: float, training: bool) -> torch.Tensor:
+    if p == 0:  # what F.dropout does at p = 0: the input itself, nothing saved
+        return x
     return torch.native_dropout(x, p, training)[0]
+
+
+class FusedSwiGLU(torch.autograd.Function):
+    """SiLU(gate)·up in one function that keeps only its [.., 2·d_ff] input, as Megatron Core's SwiGLUFunction."""
+
+    @staticmethod
+    def forward(ctx, z: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(z)
+        gate, up = z.chunk(2, dim=-1)
+        return F.silu(gate) * up
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor):
+        (z,) = ctx.saved_tensors
+        gate, up = z.chunk(2, dim=-1)
+        sig = torch.sigmoid(gate)
+        silu = gate * sig
+        return torch.cat([grad * up * sig * (1 + gate * (1 - sig)), grad * silu], dim=-1)
 
 
 class MegatronLayer(torch.nn.Module):
     def __init__(self, h: int, a: int, *, tp: int = 1, mode: str = "eager", dropout: float = 0.1, d_ff: int | None = None,
-                 sequence_parallel: bool = False, g: int | None = None, d_head: int | None = None):
+                 sequence_parallel: bool = False, g: int | None = None, d_head: int | None = None, fused_swiglu: bool = False):
         super().__init__()
+        self.fused_swiglu = fused_swiglu
         g = a if g is None else g
         assert a % g == 0 and g % tp == 0 and (d_head is not None or h % a == 0)
         assert mode != "flash" or g == a
@@ -138,6 +164,8 @@ class MegatronLayer(torch.nn.Module):
 
     def mlp(self, y: torch.Tensor) -> torch.Tensor:
         z = self.column(self.fc1, y)
+        if self.gated and self.fused_swiglu:
+            return self.row(self.fc2, FusedSwiGLU.apply(z))
         if self.gated:
             gate, up = z.chunk(2, dim=-1)
             return self.row(self.fc2, F.silu(gate) * up)

@@ -25,6 +25,10 @@ Expert parallelism is not simulated: under balanced routing an expert-parallel r
 parallelism the router and dispatch run on the rank's s/tp tokens and the copies are all-gathered over the
 tp ranks before the experts (Megatron-Core's all-to-all dispatcher; repeats of this rank's copies stand in for
 the others'), so the experts' h-wide input is whole; the outputs are reduce-scattered back.
+``fused_swiglu`` runs each expert's SwiGLU and routing-weight multiply as one function that keeps fc1's output
+and the fp32 weight, as Megatron Core's WeightedSwiGLUFunction (fused_bias_swiglu.py L266–290, used by
+moe/experts.py L963–971 at d98e8a64). ``expert_tp`` (t_E < tp, with sequence parallelism) splits each expert over
+t_E ranks only: the copies are not all-gathered over tp, every expert runs at width d_moe/t_E on this rank's copies.
 Where the reference differs from a real framework: Megatron-Core's fused permute keeps an int32 map instead of
 the int64 indices, and its all-to-all buffers (not saved for backward) are not modelled; transformers' Mixtral
 and DeepseekV3 multiply the weights into each expert's h-wide output instead (saving that output, + h − d_moe
@@ -46,7 +50,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from megatron_block import DTYPE, GatheredLinear, MegatronLayer
+from megatron_block import DTYPE, FusedSwiGLU, GatheredLinear, MegatronLayer
 
 
 class Rotary(torch.autograd.Function):
@@ -74,20 +78,42 @@ def rotary_tables(s: int, width: int) -> tuple[torch.Tensor, torch.Tensor]:
     return angles.cos().to(DTYPE)[:, None, :], angles.sin().to(DTYPE)[:, None, :]
 
 
+class WeightedSwiGLU(torch.autograd.Function):
+    """SiLU(gate)·up·w in one function that keeps its input and the fp32 weights (Megatron Core's WeightedSwiGLUFunction)."""
+
+    @staticmethod
+    def forward(ctx, z: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(z, w)
+        gate, up = z.chunk(2, dim=-1)
+        return (F.silu(gate) * up * w).to(z.dtype)
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor):
+        z, w = ctx.saved_tensors
+        gate, up = z.float().chunk(2, dim=-1)
+        sig = torch.sigmoid(gate)
+        glu = gate * sig * up
+        g = grad.float() * w
+        dz = torch.cat([g * up * sig * (1 + gate * (1 - sig)), g * gate * sig], dim=-1)
+        return dz.to(z.dtype), (grad.float() * glu).sum(-1, keepdim=True)
+
+
 class MoELayer(MegatronLayer):
     """The dense reference layer with its MLP replaced by E experts of width d_moe, k per token (see the module)."""
 
     def __init__(self, h: int, a: int, *, E: int, k: int, d_moe: int, gated: bool = True, d_sh: int = 0,
-                 sh_gate: bool = False, **options):
+                 sh_gate: bool = False, expert_tp: int | None = None, **options):
         super().__init__(h, a, **options)
         tp = self.tp
-        assert d_moe % tp == 0 and d_sh % tp == 0 and k <= E
+        self.expert_tp = tp if expert_tp is None else expert_tp
+        assert d_moe % self.expert_tp == 0 and d_sh % tp == 0 and k <= E
+        assert self.expert_tp == tp or self.sequence_parallel
         self.E, self.k, self.moe_gated, self.d_sh, self.has_sh_gate = E, k, gated, d_sh, sh_gate
         del self.fc1, self.fc2  # the dense MLP's matrices
         self.router = torch.nn.Linear(h, E, bias=False, dtype=DTYPE)
-        width = (2 if gated else 1) * d_moe // tp
+        width = (2 if gated else 1) * d_moe // self.expert_tp
         self.w1 = torch.nn.Parameter(torch.randn(E, width, h, dtype=DTYPE) / h**0.5)
-        self.w2 = torch.nn.Parameter(torch.randn(E, h, d_moe // tp, dtype=DTYPE) / d_moe**0.5)
+        self.w2 = torch.nn.Parameter(torch.randn(E, h, d_moe // self.expert_tp, dtype=DTYPE) / d_moe**0.5)
         if d_sh:
             self.sh_fc1 = torch.nn.Linear(h, (2 if gated else 1) * d_sh // tp, dtype=DTYPE)
             self.sh_fc2 = torch.nn.Linear(d_sh // tp, h, dtype=DTYPE)
@@ -95,6 +121,8 @@ class MoELayer(MegatronLayer):
             self.sh_gate = torch.nn.Linear(h, 1, bias=False, dtype=DTYPE)
 
     def activation(self, z: torch.Tensor) -> torch.Tensor:
+        if self.moe_gated and self.fused_swiglu:  # the shared experts: Megatron Core's MLP, bias_swiglu_impl
+            return FusedSwiGLU.apply(z)
         if self.moe_gated:
             gate, up = z.chunk(2, dim=-1)
             return F.silu(gate) * up
@@ -105,7 +133,10 @@ class MoELayer(MegatronLayer):
         outputs, start = [], 0
         for expert, rows in enumerate(counts):
             x, w = copies[start:start + rows], weights[start:start + rows, None]
-            weighted = (self.activation(F.linear(x, self.w1[expert])) * w).to(DTYPE)
+            if self.moe_gated and self.fused_swiglu:
+                weighted = WeightedSwiGLU.apply(F.linear(x, self.w1[expert]), w)
+            else:
+                weighted = (self.activation(F.linear(x, self.w1[expert])) * w).to(DTYPE)
             outputs.append(F.linear(weighted, self.w2[expert]))
             start += rows
         return torch.cat(outputs)
@@ -121,7 +152,9 @@ class MoELayer(MegatronLayer):
             token_of = order // self.k
             counts = torch.bincount(index.flatten(), minlength=self.E).tolist()
         copies, routed_weights = tokens[token_of], weights.flatten()[order]
-        if self.sequence_parallel:  # all-gather over the tp ranks: every rank runs its d_moe/tp of all copies
+        if self.sequence_parallel and self.expert_tp < self.tp:  # experts over t_E ranks: this rank's copies only
+            out = self.experts(copies, routed_weights, counts)
+        elif self.sequence_parallel:  # all-gather over the tp ranks: every rank runs its d_moe/tp of all copies
             copies, routed_weights = copies.repeat(self.tp, 1), routed_weights.repeat(self.tp)
             out = torch.cat([self.experts(part, w, counts) for part, w in
                              zip(copies.chunk(self.tp), routed_weights.chunk(self.tp))])

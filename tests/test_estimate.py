@@ -42,17 +42,22 @@ def test_llama2_70b_report_against_hand_arithmetic(capsys):
     selective = l * 4 * B * a * s**2 * d_head  # selective recompute re-runs QKᵀ and scores·V: 2 GEMMs of 2·s²·d_head per head
     assert report["flops"]["recomputed"] == selective
 
-    states = Fraction(16 * params, t * p)  # mixed-precision Adam, 16 bytes per parameter (ZeRO paper §3.1), Ψ/(t·p) per GPU
-    # Korthikanti et al. 2022 §4's count, tensor by tensor, for Llama-2's block on one of t ranks under selective
-    # recompute (16-bit values, 1-byte dropout masks): whole on every rank, the two norms' inputs, the QKV input,
-    # the MLP input (2 bytes · h each) and the two dropout masks (1 byte · h each), 10h per token; split t ways,
-    # Q (a·d_head) and K, V (g·d_head each, read in place by GQA), the output projection's input (a·d_head), and
-    # the SwiGLU's gate input, SiLU output, up projection and product (d_ff each), 2 bytes each
-    per_token = 10 * h + Fraction(2 * (a * d_head + 2 * g * d_head + a * d_head) + 2 * 4 * d_ff, t)
-    assert per_token == 81920 + 33280  # 10·8192 + (2·(8192 + 2·1024 + 8192) + 8·28672)/8
-    activations = s * b * per_token * Fraction(l, p) * min(p, m)  # 1F1B: min(p, m) micro-batches of l/p layers
-    assert report["memory"]["model_states"] == pytest.approx(float(states), rel=1e-12)
-    assert report["memory"]["activations"] == pytest.approx(float(activations), rel=1e-12)
+    # Megatron Core in bf16 (the default framework): bf16 weights, fp32 main gradients, fp32 master weights and Adam's
+    # m, v, 2 + 4 + 12 = 18 bytes per parameter (megatron/training/theoretical_memory_usage.py L293-303 at d98e8a64;
+    # docs/user-guide/features/dist_optimizer.md). The first of p stages holds l/p layers, their projections split t
+    # ways and their two RMSNorm scales whole on every rank, and the vocabulary-parallel embedding's V·h/t (L247-264)
+    first_stage = Fraction(l, p) * (Fraction(per_layer - 2 * h, t) + 2 * h) + Fraction(V * h, t)
+    states = 18 * first_stage
+    # Korthikanti et al. 2022 §4's count, tensor by tensor, for Llama-2's block as Megatron Core runs it on one of t
+    # ranks under selective recompute, no dropout (p = 0 saves no mask), SwiGLU fused (bias_swiglu_impl keeps its
+    # input only): whole on every rank, the two norms' inputs, the QKV input and the MLP input, 2 bytes · h each;
+    # split t ways, Q (a·d_head) and K, V (g·d_head each, read in place by GQA), the output projection's input
+    # (a·d_head), the gate-and-up output (2·d_ff) and the product (d_ff), 2 bytes each
+    per_token = 8 * h + Fraction(2 * (a * d_head + 2 * g * d_head + a * d_head) + 2 * 3 * d_ff, t)
+    assert per_token == 65536 + 26112  # 8·8192 + (2·(8192 + 2·1024 + 8192) + 6·28672)/8
+    # 1F1B: min(p, m) micro-batches of l/p layers and of the embedding's int64 token ids (8 bytes a token), and the
+    # one layer whose core the backward recomputes: its softmax output, a/t heads of s² 16-bit values
+    activations = (s * b * per_token * Fraction(l, p) + 8 * s * b) * min(p, m) + Fraction(2 * a * s * s * b, t)
     assert report["memory"]["fits"] == (states + activations <= A100_80GB["M_gpu"])
 
     tp_bytes = 4 * Fraction(2 * (t - 1), t) * b * s * h * 2 * Fraction(l, p) * m  # 4 ring all-reduces of bsh per layer
@@ -125,23 +130,29 @@ def test_zero3_shards_the_parameters_a_gpu_holds(capsys):
 
 def test_flash_attention_drops_the_s2_terms(capsys):
     # Dao et al. 2022: the flash kernel keeps Q, K, V and an fp32 log-sum-exp per head and token instead of the
-    # a·s² scores; per layer and token (t = 1, bytes): 10h + 4·d_head·(a + g) + 4·d_ff + 4·a (Llama-2-7B: MHA, SwiGLU)
-    h, a, d_head, d_ff, l, s = 4096, 32, 128, 11008, 32, 4096
+    # a·s² scores; per layer and token (t = 1, bytes), as Megatron Core runs Llama-2-7B (MHA, no dropout, SwiGLU fused:
+    # bias_swiglu_impl keeps the gate-and-up output and the product, megatron/core/fusions/fused_bias_swiglu.py):
+    # 8h + 4·d_head·(a + g) + 6·d_ff + 4·a
+    h, a, d_head, d_ff, l, s, V = 4096, 32, 128, 11008, 32, 4096, 32000
     report = cli_json(capsys, "estimate", "--model", "llama2-7b", "--gpu", "a100-80gb", "--seq", str(s),
                       "--recompute", "none", "--attention", "flash")
-    per_token = 10 * h + 4 * d_head * (a + a) + 2 * 4 * d_ff + 4 * a  # gated MLP: four d_ff-wide 16-bit tensors
-    assert report["memory"]["activations"] == per_token * s * l
+    per_token = 8 * h + 4 * d_head * (a + a) + 2 * 3 * d_ff + 4 * a
+    # one stage: also the token ids (int64) and the output layer and loss (the final norm's and the head's inputs,
+    # the fp32 softmax over V, the target mask and int64 targets: megatron/core/tensor_parallel/cross_entropy.py L181)
+    outside = 8 + 4 * h + 4 * V + 9
+    assert report["memory"]["activations"] == (per_token * l + outside) * s
     eager = cli_json(capsys, "estimate", "--model", "llama2-7b", "--gpu", "a100-80gb", "--seq", str(s), "--recompute", "none")
-    assert eager["memory"]["activations"] - report["memory"]["activations"] == (5 * a * s * s - 4 * a * s) * l
+    # eager keeps the softmax output (no dropout: it is scores·V's input), 2·a·s² per layer, not the log-sum-exp
+    assert eager["memory"]["activations"] - report["memory"]["activations"] == (2 * a * s * s - 4 * a * s) * l
 
 
 # 000 §4.1.2 (SOURCES.md S6): the article's three layouts, each in its two "typical" settings: (1) ZeRO-1, selective
 # recompute, sequence parallel; (2) no ZeRO, no recompute. Its Table 10 was lost: each must produce a full report, and
 # setting (1), the one the article recommends, must fit an 80 GB A100.
 S6 = [  # h, a, l from LLaMA Table 2 and GPT-3 Table 2.1; d_ff: LLaMA's SwiGLU width (config.json), GPT-3's 4h GELU
-    ("llama-13b", dict(tp=2, pp=1, dp=212, gb=1272, seq=4096, h=5120, a=40, l=40, d_ff=13824, gated=1)),
-    ("llama-65b", dict(tp=4, pp=4, dp=132, gb=2112, seq=2048, h=8192, a=64, l=80, d_ff=22016, gated=1)),
-    ("gpt3-175b", dict(tp=8, pp=8, dp=18, gb=1152, seq=2048, h=12288, a=96, l=96, d_ff=4 * 12288, gated=0)),
+    ("llama-13b", dict(tp=2, pp=1, dp=212, gb=1272, seq=4096, h=5120, a=40, l=40, d_ff=13824, gated=1, V=32000)),
+    ("llama-65b", dict(tp=4, pp=4, dp=132, gb=2112, seq=2048, h=8192, a=64, l=80, d_ff=22016, gated=1, V=32000)),
+    ("gpt3-175b", dict(tp=8, pp=8, dp=18, gb=1152, seq=2048, h=12288, a=96, l=96, d_ff=4 * 12288, gated=0, V=50257)),
 ]
 
 
@@ -162,21 +173,40 @@ def test_s6_layouts_produce_full_reports(capsys, model, layout, setting):
     assert set(report) >= {"params", "flops", "memory", "comms", "time", "inference"}
     params, t, p, d, s, h, a, l = (report["params"]["total"], layout["tp"], layout["pp"], layout["dp"], layout["seq"],
                                    layout["h"], layout["a"], layout["l"])
-    in_flight = min(p, layout["gb"] // d) * Fraction(l, p)  # 1F1B: min(p, m) micro-batches of l/p layers, b = 1
     # Korthikanti et al. 2022 §4, per token, bytes: norms' inputs, QKV input, MLP input 2h each, two 1-byte masks:
     # 10h; Q, K, V and the projection input, h each (no GQA, d_head = h/a): 2·4h; the MLP's d_ff-wide tensors, two
     # for GELU (input, output), four for SwiGLU (gate, SiLU output, up, product): 2·(2 + 2·gated)·d_ff. GPT-3's
     # d_ff = 4h gives Korthikanti Table 2's 10h + 24h = 34h.
-    whole, split = 10 * h, 2 * 4 * h + 2 * (2 + 2 * layout["gated"]) * layout["d_ff"]
+    gated, d_ff, V = layout["gated"], layout["d_ff"], layout["V"]
+    drop = 1 - gated  # GPT-2's config trains with dropout 0.1, LLaMA's with none
+    # Megatron Core (the default framework), per token, bytes: the norms' inputs, the QKV input, the MLP input 2h each,
+    # with dropout its two 1-byte masks: (8 + 2·drop)h; Q, K, V and the projection input, h each (no GQA, d_head =
+    # h/a): 2·4h; the MLP's d_ff-wide tensors, two for GELU (input, output), three for the fused SwiGLU (gate-and-up,
+    # product): 2·(2 + gated)·d_ff. GPT-3's d_ff = 4h gives Korthikanti Table 2's 10h + 24h = 34h.
+    whole, split = (8 + 2 * drop) * h, 2 * 4 * h + 2 * (2 + gated) * d_ff
+    # the first stage's GPU: l/p layers, their projections (and column-parallel biases) 1/t, their norms (and the
+    # row-parallel biases) whole, the embedding's V·h/t and GPT-2's learned position table whole; at p = 1 also the
+    # head (tied: none), the final norm
+    if gated:  # LLaMA: RMSNorm, no biases, untied head
+        layer_split, layer_whole, embedding, ends = 4 * h * h + 3 * h * d_ff, 2 * h, Fraction(V * h, t), Fraction(V * h, t) + h
+    else:  # GPT-3 as GPT-2: c_attn 3h² + 3h, c_proj h² (+ h whole), c_fc 4h² + 4h, its c_proj 4h² (+ h whole), 2 LayerNorms
+        layer_split, layer_whole, embedding, ends = 12 * h * h + 7 * h, 2 * h + 4 * h, Fraction(V * h, t) + 2048 * h, 2 * h
+    first_params = Fraction(l, p) * (Fraction(layer_split, t) + layer_whole) + embedding + (ends if p == 1 else 0)
+    embedding_bytes = 8 + drop * Fraction(h, t if setting == "zero1-selective-sp" else 1)  # int64 ids, the dropout mask
+    head_bytes = 4 * Fraction(h, t if setting == "zero1-selective-sp" else 1) + Fraction(4 * V, t) + 9  # at p = 1
     if setting == "zero1-selective-sp":
-        states = (4 * params + Fraction(12 * params, d)) / (t * p)  # ZeRO-1: 000 Table 6 under 3D parallelism
+        states = (6 + Fraction(12, d)) * first_params  # the distributed optimizer: docs/user-guide/features/dist_optimizer.md
         per_layer = Fraction(s * (whole + split), t)  # selective recompute with sequence parallelism: all split t ways
+        rebuilt = Fraction((2 + 3 * drop) * a * s * s, t)  # the core the backward recomputes, one layer: softmax (mask, dropped)
         assert report["memory"]["fits"] is True
     else:
-        states = Fraction(16 * params, t * p)
-        per_layer = s * (whole + Fraction(split, t)) + Fraction(5 * a * s * s, t)  # TP, no recompute: + 5as²b/t scores
-    assert report["memory"]["model_states"] == pytest.approx(float(states), rel=1e-12)
-    assert report["memory"]["activations"] == pytest.approx(float(per_layer * in_flight), rel=1e-12)
+        states = 18 * first_params  # bf16 weights, fp32 main gradients, fp32 master and Adam's m, v
+        per_layer = s * (whole + Fraction(split, t)) + Fraction((2 + 3 * drop) * a * s * s, t)  # TP, no recompute
+        rebuilt = 0
+    activations = (per_layer * Fraction(l, p) + s * embedding_bytes) * min(p, layout["gb"] // d) + rebuilt \
+        + (s * head_bytes if p == 1 else 0)
+    assert report["memory"]["first_stage"]["model_states"] == pytest.approx(float(states), rel=1e-12)
+    assert report["memory"]["first_stage"]["activations"] == pytest.approx(float(activations), rel=1e-12)
     # bytes each GPU sends per iteration, by hand: TP (or SP's reduce-scatter + all-gather, the same bytes) 4 ring
     # all-reduces of b·s·h 16-bit values per layer, 2(t − 1)/t of the buffer each, l/p layers, m micro-batches;
     # DP a ring all-reduce of this rank's 16-bit gradients (ZeRO-1 reduce-scatters and all-gathers: the same bytes)
@@ -221,8 +251,14 @@ def test_full_recompute_keeps_only_each_layers_input_and_reruns_the_layers(capsy
     t, p, d, m, s, h, l, V, B = 8, 4, 2, 16, 4096, 8192, 80, 32000, 32
     report = cli_json(capsys, "estimate", "--model", "llama2-70b", "--gpu", "a100-80gb", "--tp", str(t), "--pp", str(p),
                       "--dp", str(d), "--micro-batches", str(m), "--seq", str(s), "--recompute", "full", "--sequence-parallel")
-    # Korthikanti §5: full recompute keeps each layer's 16-bit input, 2sbh, split over t by sequence parallelism
-    assert report["memory"]["activations"] == pytest.approx(2 * s * h / t * (l / p) * min(p, m), rel=1e-12)
+    # Korthikanti §5: full recompute keeps each layer's 16-bit input, 2sbh, split over t by sequence parallelism, and
+    # the int64 token ids of each micro-batch in flight; during its backward one layer is rebuilt whole: the tensors
+    # of selective recompute's inventory with the core's softmax output (no dropout, SwiGLU fused) less the input it
+    # already counts
+    a, g, d_head, d_ff = (LLAMA2_70B[k] for k in ("a", "g", "d_head", "d_ff"))
+    layer = Fraction(s * (8 * h + 2 * (2 * a * d_head + 2 * g * d_head) + 6 * d_ff) + 2 * a * s * s, t)
+    expected = (Fraction(2 * s * h, t) * Fraction(l, p) + 8 * s) * min(p, m) + layer - Fraction(2 * s * h, t)
+    assert report["memory"]["first_stage"]["activations"] == pytest.approx(float(expected), rel=1e-12)
     # the layers' forward runs again, the logits (2·B·s·h·V) do not (Narayanan et al. 2021: 4× layers, 3× logits)
     assert report["flops"]["recomputed"] == report["flops"]["forward"] - 2 * B * s * h * V
 
@@ -243,7 +279,12 @@ def test_a_mixture_of_experts_computes_with_its_active_parameters(capsys, tmp_pa
     total, active = 46_702_792_704, 12_879_925_248  # transformers' Mixtral-8x7B: all parameters, and a token's share
     assert (report["params"]["total"], report["params"]["active"]) == (total, active)
     assert report["time"]["ideal_days"] == pytest.approx(float(Fraction(6 * active * tokens) / (n * X * U) / 86400), rel=1e-12)
-    assert report["memory"]["model_states"] == pytest.approx(16 * total / 32, rel=1e-12)  # every expert's states are kept
+    # every expert's states are kept, 18 bytes each (Megatron Core): the first stage's 8 layers (projections and
+    # experts 1/t, norms and the router whole) and the embedding's V·h/t
+    h, d_ff, V, E = 4096, 14336, 32000, 8
+    layer_split = 2 * h * 4096 + 2 * h * 1024 + E * 3 * h * d_ff
+    first = 8 * (Fraction(layer_split, 8) + 2 * h + h * E) + Fraction(V * h, 8)
+    assert report["memory"]["first_stage"]["model_states"] == pytest.approx(float(18 * first), rel=1e-12)
 
 
 def test_iterations_are_whole(capsys):
@@ -262,10 +303,12 @@ def test_fewer_micro_batches_than_stages_hold_only_m_in_flight(capsys):
     # 2021 §2.2): m = 2 on p = 4 stages holds 2 micro-batches of l/p layers; m = 16 holds p = 4
     h, a, g, d_head, d_ff, l = (LLAMA2_70B[k] for k in ("h", "a", "g", "d_head", "d_ff", "l"))
     t, p, s = 8, 4, 4096
-    per_token = 10 * h + Fraction(2 * (a * d_head + 2 * g * d_head + a * d_head) + 2 * 4 * d_ff, t)  # selective, TP
+    per_token = 8 * h + Fraction(2 * (a * d_head + 2 * g * d_head + a * d_head) + 2 * 3 * d_ff, t)  # selective, TP
+    rebuilt = Fraction(2 * a * s * s, t)  # the one layer's core (softmax output) recomputed in the backward
     for m, in_flight in ((2, 2), (3, 3), (16, 4)):
         report = _llama2_70b_states_and_activations(capsys, "--micro-batches", str(m), "--recompute", "selective")
-        assert report["memory"]["activations"] == pytest.approx(float(s * per_token * Fraction(l, p) * in_flight), rel=1e-12)
+        expected = s * (per_token * Fraction(l, p) + 8) * in_flight + rebuilt  # and each micro-batch's int64 token ids
+        assert report["memory"]["first_stage"]["activations"] == pytest.approx(float(expected), rel=1e-12)
 
 
 def test_zero_stages_traffic_by_hand(capsys):
@@ -280,9 +323,12 @@ def test_zero_stages_traffic_by_hand(capsys):
         report = _llama2_70b_states_and_activations(capsys, "--zero", str(stage))
         dp = passes * Fraction(d - 1, d) * shard_bytes
         assert report["comms"]["bytes"]["dp"] == pytest.approx(float(dp), rel=1e-12), stage
-    # and their model states: 16 bytes per parameter, of which ZeRO-1 splits the 12 of Adam, ZeRO-2 also the 2 of
-    # the gradients, ZeRO-3 also the 2 of the weights, over the d replicas (000 Table 6)
-    for stage, split in {0: 0, 1: 12, 2: 14, 3: 16}.items():
+    # and their model states on the first stage's GPU (its l/p layers, the RMSNorm scales whole, the embedding's V·h/t):
+    # 18 bytes per parameter in Megatron Core, of which ZeRO-1 (the distributed optimizer) splits the 12 of Adam and the
+    # master weights, ZeRO-2 also the 4 of the fp32 gradients, ZeRO-3 also the 2 of the weights, over the d replicas
+    h, a, g, d_head, d_ff, l, V = (LLAMA2_70B[k] for k in ("h", "a", "g", "d_head", "d_ff", "l", "V"))
+    first = Fraction(l, p) * (Fraction(2 * h * a * d_head + 2 * h * g * d_head + 3 * h * d_ff, t) + 2 * h) + Fraction(V * h, t)
+    for stage, split in {0: 0, 1: 12, 2: 16, 3: 18}.items():
         report = _llama2_70b_states_and_activations(capsys, "--zero", str(stage))
-        states = Fraction((16 - split) * params + Fraction(split * params, d), t * p)
-        assert report["memory"]["model_states"] == pytest.approx(float(states), rel=1e-12), stage
+        states = (18 - split) * first + Fraction(split, d) * first
+        assert report["memory"]["first_stage"]["model_states"] == pytest.approx(float(states), rel=1e-12), stage

@@ -27,6 +27,9 @@ def statistics(s, b, *, norms=2, router=False, shared_gate=False, shards=1):
     return tokens * (norms * 2 * 2 + (4 if router else 0) + (2 if shared_gate else 0))
 
 
+CLASSIC_RUN = dict(drop=1, glu_fused=0)  # the reference blocks' dropout (p = 0.1) and unfused SwiGLU
+
+
 def sizes(**named):
     return {quantity(name).symbol: number for name, number in named.items()}
 
@@ -42,7 +45,7 @@ def test_moe_layer_equals_saved_bytes(s, b, h, a, g, d_head, E, k, d_moe, d_sh, 
     if mode == "flash":
         g = a  # the reference's flash core runs without GQA
     measured = measure(s, b, h, a, block=MoELayer, mode=mode, tp=tp, g=g, d_head=d_head, E=E, k=k, d_moe=d_moe, d_sh=d_sh)
-    named = dict(s=s, b=b, h=h, a=a, g=g, d_head=d_head, E=E, k=k, d_moe=d_moe, d_sh=d_sh, gated=1, sh_gate=0, mla=0, t=tp)
+    named = dict(s=s, b=b, h=h, a=a, g=g, d_head=d_head, E=E, k=k, d_moe=d_moe, d_sh=d_sh, gated=1, sh_gate=0, mla=0, t=tp, t_e=tp, **CLASSIC_RUN)
     assert measured == value(f"memory.activations.layer.decoder.moe.{suffix}", **named) + statistics(s, b, router=True)
     tensors = decoder_tensors(mode, tp=sp.Integer(tp), mlp="moe")
     assert measured == valued(exact_bytes(tensors)).subs(sizes(**named))
@@ -54,7 +57,7 @@ def test_moe_layer_with_sequence_parallelism(mode, suffix):
     tp = 2
     measured = measure(s, b, h, a, block=MoELayer, mode=mode, tp=tp, g=g, d_head=d_head, E=E, k=k, d_moe=d_moe, d_sh=d_sh,
                        sequence_parallel=True)
-    named = dict(s=s, b=b, h=h, a=a, g=g, d_head=d_head, E=E, k=k, d_moe=d_moe, d_sh=d_sh, gated=1, sh_gate=0, mla=0, t=tp)
+    named = dict(s=s, b=b, h=h, a=a, g=g, d_head=d_head, E=E, k=k, d_moe=d_moe, d_sh=d_sh, gated=1, sh_gate=0, mla=0, t=tp, t_e=tp, **CLASSIC_RUN)
     assert measured == value(f"memory.activations.layer.decoder.moe.{suffix}_sp", **named) \
         + statistics(s, b, router=True, shards=tp)
 
@@ -64,7 +67,7 @@ def test_moe_layer_ungated_with_a_gated_shared_expert(tp):
     s, b, h, a, g, d_head, E, k, d_moe, d_sh = MOE_SHAPES[1]
     measured = measure(s, b, h, a, block=MoELayer, tp=tp, g=g, d_head=d_head, E=E, k=k, d_moe=d_moe, d_sh=d_sh,
                        gated=False, sh_gate=True)
-    named = dict(s=s, b=b, h=h, a=a, g=g, d_head=d_head, E=E, k=k, d_moe=d_moe, d_sh=d_sh, gated=0, sh_gate=1, mla=0, t=tp)
+    named = dict(s=s, b=b, h=h, a=a, g=g, d_head=d_head, E=E, k=k, d_moe=d_moe, d_sh=d_sh, gated=0, sh_gate=1, mla=0, t=tp, t_e=tp, **CLASSIC_RUN)
     assert measured == value("memory.activations.layer.decoder.moe.tp", **named) + statistics(s, b, router=True, shared_gate=True)
 
 
@@ -98,7 +101,7 @@ MLA_SHAPES = [(16, 2, 64, 4, 24, 32, 8, 16, 12), (12, 3, 96, 6, 0, 48, 16, 16, 2
 
 def mla_named(s, b, h, a, r_q, r_kv, d_rope, d_nope, d_v, tp, **more):
     return dict(s=s, b=b, h=h, a=a, g=a, d_head=d_nope + d_rope, mla=1, q_lora=int(r_q > 0), r_q=r_q, r_kv=r_kv,
-                d_rope=d_rope, d_nope=d_nope, d_v=d_v, t=tp, **more)
+                d_rope=d_rope, d_nope=d_nope, d_v=d_v, t=tp, t_e=tp, **CLASSIC_RUN, **more)
 
 
 @pytest.mark.parametrize("s, b, h, a, r_q, r_kv, d_rope, d_nope, d_v", MLA_SHAPES)
@@ -187,45 +190,56 @@ DEEPSEEK_LAYOUT = ["--gpu", "h800", "--tp", "8", "--dp", "32", "--ep", "32", "--
 
 def test_estimate_prices_mixtral_8x7b_as_moe_layers(capsys):
     # Mixtral 8x7B (Jiang et al. 2024, Table 1: h 4096, 32 layers, 32 heads of 128, 8 KV heads, 8 experts of 14336,
-    # top 2), t = 2 with sequence parallelism, selective recompute; bytes per token on one rank:
-    h, t_ = 4096, 2
-    split_along_s = (2 * h + 2 * h + h + 2 * h + 2 * h + h  # LN₁ in, QKV in, 1-byte mask; LN₂ in, router in, mask
+    # top 2), t = 2 with sequence parallelism, selective recompute, as Megatron Core runs it (no dropout, the experts'
+    # SwiGLU fused: weighted_bias_swiglu_impl keeps fc1's output and the fp32 weight, moe/experts.py L963-971); bytes
+    # per token on one rank:
+    h, t_, s = 4096, 2, 4096
+    split_along_s = (2 * h + 2 * h + 2 * h + 2 * h  # LN₁ in, QKV in; LN₂ in, router in (no dropout masks)
                      + 4 * 8 + 3 * 8 * 2 + 4 * 2)  # fp32 scores over 8 experts; int64 indices, order, token index; fp32 top-2
     heads = 2 * 32 * 128 + 2 * 8 * 128 + 2 * 8 * 128 + 2 * 32 * 128  # Q, K, V, the output projection's input
-    experts = 2 * 2 * (2 * 14336 + 14336 + 14336 + 14336)  # per copy: gate and up, SiLU, weighted product, fc2 input
+    experts = 2 * 2 * (2 * 14336 + 14336)  # per copy: gate-and-up output, fc2's weighted input
     copies = 2 * (2 * h + 4)  # the two dispatched copies (all-gathered over t) and their fp32 weights
     per_token = copies + (split_along_s + heads + experts) // t_
-    # the first of 4 stages holds 32/4 layers of 4 micro-batches (1F1B, m = 256/8 = 32)
-    expected = 4096 * per_token * (32 // 4) * 4
+    # the first of 4 stages holds 32/4 layers of 4 micro-batches (1F1B, m = 256/8 = 32) and their int64 token ids;
+    # the backward rebuilds one layer's core: the softmax output of a/t = 16 heads, s² values each
+    expected = s * (per_token * (32 // 4) + 8) * 4 + 2 * 16 * s * s
     report = cli_json(capsys, "estimate", "--model", "mixtral-8x7b", *MIXTRAL_LAYOUT)
-    assert report["memory"]["activations"] == expected == 24_971_313_152
+    assert report["memory"]["first_stage"]["activations"] == expected == 17_455_251_456
     assert report["memory"]["activation_formula"] == "memory.activations.layer.decoder.moe.selective_sp"
 
 
 def test_estimate_prices_deepseek_v3_as_mla_and_moe_layers(capsys):
     # DeepSeek-V3 (DeepSeek-AI 2024, §2 and §4.2: h 7168, 61 layers, the first 3 dense (d_ff 18432), 128 heads, r_Q 1536,
-    # r_KV 512, d_rope 64, d_nope 128, d_v 128; 256 routed experts of 2048, 8 per token, 1 shared), t = 8 with sequence
-    # parallelism, selective recompute, one stage; bytes per token on one rank, every term split along s or over heads:
-    h = 7168
-    attention = (2 * h + 2 * h + h  # LN₁ in, its output, the 1-byte mask
+    # r_KV 512, d_rope 64, d_nope 128, d_v 128; 256 routed experts of 2048, 8 per token, 1 shared; 1 MTP module),
+    # t = 8 with sequence parallelism, selective recompute, one stage, as Megatron Core runs it (no dropout, SwiGLU
+    # fused); bytes per token on one rank, every term split along s or over heads:
+    h, s, V = 7168, 4096, 129280
+    attention = (2 * h + 2 * h  # LN₁ in, its output
                  + 2 * 1536 + 2 * 1536  # the query latent before and after its norm
                  + 2 * (512 + 64) + 2 * 512  # the key/value latent with the rope key, and the normed latent
                  + 2 * 128 * 192 * 2 + 2 * 128 * (128 + 128) + 2 * 128 * 128)  # Q, K; V's up projection; proj input
-    dense_mlp = 2 * h + 2 * h + h + 4 * 2 * 18432  # LN₂ in, fc1 in, mask; gate, SiLU, up, product
-    moe_mlp = (2 * h + 2 * h + h + 4 * 256 + 3 * 8 * 8 + 4 * 8  # norm, router input, mask; scores, indices, top-k values
-               + 8 * 2 * 5 * 2048 + 4 * 2 * 2048)  # 8 copies through a 2048-wide expert; the shared expert
+    dense_mlp = 2 * h + 2 * h + 2 * 3 * 18432  # LN₂ in, fc1 in; gate-and-up, product
+    moe_mlp = (2 * h + 2 * h + 4 * 256 + 3 * 8 * 8 + 4 * 8  # norm, router input; scores, indices, top-k values
+               + 8 * 2 * 3 * 2048 + 2 * 3 * 2048)  # 8 copies through a 2048-wide expert; the shared expert
     copies = 8 * (2 * h + 4)  # whole on each rank: all-gathered over t
-    per_token = 3 * (attention + dense_mlp) // 8 + 58 * ((attention + moe_mlp) // 8 + copies)
+    moe_layer = (attention + moe_mlp) // 8 + copies
+    per_token = 3 * (attention + dense_mlp) // 8 + 58 * moe_layer
+    # outside the layers: the token ids; the output layer and loss (the final norm's and head's inputs on s/t tokens,
+    # the fp32 softmax of V/t, the target mask and int64 targets, cross_entropy.py L181); the MTP module's MoE layer
+    # and its own output layer and loss; and the core (softmax output, 16 heads of s²) of the layer being rebuilt
+    head = 4 * h // 8 + 4 * V // 8 + 9
+    expected = s * (per_token + 8 + head + moe_layer + head) + 2 * 16 * s * s
     report = cli_json(capsys, "estimate", "--model", "deepseek-v3", *DEEPSEEK_LAYOUT)
-    assert report["memory"]["activations"] == 4096 * per_token == 41_508_306_944
+    assert report["memory"]["activations"] == expected == 40_693_456_896
     assert report["memory"]["activation_formula"] == ("memory.activations.layer.decoder.moe.selective_sp (58 MoE layers) + "
                                                       "memory.activations.layer.decoder.selective_sp (3 dense)")
 
 
-def test_estimate_dense_models_keep_the_general_forms(capsys):
+def test_estimate_dense_models_use_the_decoder_forms(capsys):
     report = cli_json(capsys, "estimate", "--model", "llama2-70b", "--gpu", "a100-80gb", "--tp", "8", "--pp", "4", "--dp", "2",
                       "--global-batch", "32", "--seq", "4096")
-    assert report["memory"]["activation_formula"] == "memory.activations.layer.general.selective"
-    # 80/4 layers of 4 micro-batches, sbh(10 + (4·128·(64 + 8) + 4·2·28672)/(8h)) bytes each (h 8192, s 4096)
-    per_token = 10 * 8192 + (4 * 128 * (64 + 8) + 4 * 2 * 28672) // 8
-    assert report["memory"]["activations"] == 4096 * per_token * 20 * 4
+    assert report["memory"]["activation_formula"] == "memory.activations.layer.decoder.selective"
+    # 80/4 layers of 4 micro-batches, sb(8h + (4·128·(64 + 8) + 2·3·28672)/8) bytes each (h 8192, s 4096: no dropout,
+    # SwiGLU fused), with their token ids, and one layer's rebuilt core (2·(64/8)·s²)
+    per_token = 8 * 8192 + (4 * 128 * (64 + 8) + 2 * 3 * 28672) // 8
+    assert report["memory"]["first_stage"]["activations"] == (4096 * per_token * 20 + 8 * 4096) * 4 + 2 * 8 * 4096**2

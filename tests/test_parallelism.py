@@ -51,18 +51,22 @@ def test_zero_states_with_experts_over_e_ranks(capsys, mixtral, zero):
     t, d, e = 2, 8, 4
     doc = report(capsys, mixtral, "--tp", str(t), "--dp", str(d), "--ep", str(e), "--zero", str(zero),
                  "--global-batch", "8", "--sequence-parallel")
-    # ZeRO (Rajbhandari et al. 2019): 2 + 2 + 12 bytes per parameter; stage k partitions the first k of
-    # (optimizer states, gradients, weights) over the replicas. Dense replicas: d; an expert's replicas: d/e.
+    # ZeRO (Rajbhandari et al. 2019) at Megatron Core's bytes: bf16 weights 2, fp32 main gradients 4, fp32 master and
+    # Adam 12 per parameter; stage k partitions the last k of (weights, gradients, optimizer states) over the
+    # replicas. Dense replicas: d; an expert's replicas: t·d/(t_E·e) = d/e (Megatron's expert data-parallel size,
+    # theoretical_memory_usage.py L205-212). TP keeps each layer's two RMSNorm scales and the E×h router whole
+    # (megatron/core/transformer/moe/router.py L62-88), and the final norm, on every rank
     def states(params, replicas):
-        optimizer, grads, weights = 12 * params, 2 * params, 2 * params
+        optimizer, grads, weights = 12 * params, 4 * params, 2 * params
         return (optimizer / (replicas if zero >= 1 else 1) + grads / (replicas if zero >= 2 else 1)
                 + weights / (replicas if zero >= 3 else 1))
-    dense = Fraction(TOTAL - EXPERTS, t)
+    replicated = L * (2 * H + 8 * H) + H
+    dense = Fraction(TOTAL - EXPERTS - replicated, t) + replicated
     experts = Fraction(EXPERTS, t * e)
     expected = states(dense, d) + states(experts, Fraction(d, e))
     assert doc["memory"]["model_states"] == pytest.approx(float(expected), rel=1e-12)
-    if zero == 3:  # fully partitioned: 16 bytes of each parameter spread over all t·d GPUs, whatever e is
-        assert doc["memory"]["model_states"] == pytest.approx(16 * TOTAL / (t * d), rel=1e-12)
+    if zero == 3:  # fully partitioned: 18 bytes of each parameter a GPU holds spread over the d replicas, whatever e is
+        assert doc["memory"]["model_states"] == pytest.approx(18 * float(dense + Fraction(EXPERTS, t)) / d, rel=1e-12)
 
 
 def test_all_to_all_bytes_per_iteration(capsys, mixtral):
@@ -101,11 +105,15 @@ def test_ring_attention_bytes_and_activations(capsys):
     assert doc["comms"]["bytes"]["cp"] == per_layer * l * m
     # t·c = 32 GPUs span four nodes: the ring crosses the network (--network default 25 GB/s)
     assert doc["comms"]["link_bandwidth"]["cp"] == 25 * 10**9
-    # activations per token of one rank (Korthikanti et al. 2022 §4 as tests/test_estimate.py writes it out),
-    # plus the flash kernel's fp32 log-sum-exp per head (Dao et al. 2022), for s/c tokens; one micro-batch in flight
-    per_token = 10 * h + Fraction(2 * (a * d_head + 2 * g * d_head + a * d_head) + 2 * 4 * d_ff, t) + Fraction(4 * a, t)
-    assert doc["memory"]["activations"] == pytest.approx(float(per_token * (s // c) * l), rel=1e-12)
-    assert doc["memory"]["activation_formula"] == "memory.activations.layer.cp"
+    # activations per token of one rank (Korthikanti et al. 2022 §4 as tests/test_estimate.py writes it out, for
+    # Megatron Core: no dropout, fused SwiGLU), plus the flash kernel's fp32 log-sum-exp per head of the rank's a/t
+    # (Dao et al. 2022), for s/c tokens; one micro-batch in flight, with its token ids and the output layer and loss
+    # (the final norm's and head's inputs, the fp32 softmax of V/t, the target mask and int64 targets)
+    V = 32000
+    per_token = 8 * h + Fraction(2 * (a * d_head + 2 * g * d_head + a * d_head) + 2 * 3 * d_ff, t) + Fraction(4 * a, t)
+    outside = 8 + 4 * h + Fraction(4 * V, t) + 9
+    assert doc["memory"]["activations"] == pytest.approx(float((per_token * l + outside) * (s // c)), rel=1e-12)
+    assert doc["memory"]["activation_formula"] == "memory.activations.layer.decoder.flash at s/c"
     # TP all-reduces carry the rank's s/c tokens: 4 per layer of b·(s/c)·h bf16 values, ring factor 2(t−1)/t
     assert doc["comms"]["bytes"]["tp"] == pytest.approx(float(4 * (s // c) * h * 2 * l * Fraction(2 * 7, 8) * m), rel=1e-12)
 

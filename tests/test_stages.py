@@ -34,21 +34,28 @@ def test_bloom_first_stage_and_slowest_stage_by_hand():
     time = report["time"]
     assert time["bubble"] == bubble
     assert time["step_seconds"] == time["compute_seconds"] * (1 + bubble) + time["exposed_comm_seconds"]
-    # the first stage keeps p = 12 micro-batches of its 5 layers' inputs (full recompute: 2sbh bytes
-    # per layer, s = 2048, b = 2, h = 14336, replicated across the TP group)
-    assert report["memory"]["activations"] == 12 * 5 * (2 * 2048 * 2 * 14336)
+    # the first stage keeps p = 12 micro-batches of its 5 layers' inputs (full recompute: 2sbh bytes per layer, s = 2048,
+    # b = 2, h = 14336, replicated across the TP group) and of the embedding's int64 token ids; while the backward
+    # rebuilds one layer it holds that layer's tensors as Megatron Core keeps them without dropout (BLOOM trained with
+    # none): the norms', QKV and MLP inputs 8h whole; Q, K, V, the projection input 2h each and the 4h GELU's input
+    # and output 2·4h each over t = 4; the softmax output, 2 bytes for each of the a/t = 28 heads' s² scores
+    s, b, h, a, t = 2048, 2, 14336, 112, 4
+    rebuilt = s * b * (8 * h + (8 * h + 16 * h) // t) + 2 * (a // t) * s * s * b - 2 * s * b * h
+    assert report["memory"]["first_stage"]["activations"] == 12 * (5 * 2 * s * b * h + 8 * s * b) + rebuilt
 
 
 def test_balanced_stages_give_back_the_even_report():
     model = model_values(preset("llama2-7b").architecture.values)
     even = Layout(n=4, t=1, p=4, d=1, b=1, m=8, s=2048)
-    explicit = Layout(n=4, t=1, p=4, d=1, b=1, m=8, s=2048, stages=(8, 8, 8, 8))
+    explicit = Layout(n=4, t=1, p=4, d=1, b=1, m=8, s=2048, stages=(8, 8, 8, 8), embedding_stages=(0, 3))
+    bare = Layout(n=4, t=1, p=4, d=1, b=1, m=8, s=2048, stages=(8, 8, 8, 8))
     inputs = Inputs(model=model, gpu=gpu("a100-80gb").inputs(), network=25 * 10**9, tokens=None,
                     utilization=sp.Rational(1, 2), overlap=sp.Rational(1, 2))
     a, b = estimate(even, inputs), estimate(explicit, inputs)
-    assert a["memory"]["activations"] == b["memory"]["activations"]
-    # without the embedding on stage 1, its states are those of 8 blocks alone: Ψ_layer·8·16 bytes
-    assert b["memory"]["model_states"] == 8 * value("params.decoder.layer", **model) * 16
+    for end in ("first_stage", "last_stage"):
+        assert a["memory"][end] == b["memory"][end]
+    # without the embedding on stage 1, its states are those of 8 blocks alone: Ψ_layer·8·18 bytes (Megatron Core)
+    assert estimate(bare, inputs)["memory"]["first_stage"]["model_states"] == 8 * value("params.decoder.layer", **model) * 18
     # the logits make the last stage the slowest even when the blocks are balanced
     assert b["pipeline"]["slowest_stage"] == 4 and b["time"]["bubble"] > a["time"]["bubble"]
 
@@ -77,7 +84,7 @@ def test_the_bloom_layout_preset_is_the_published_layout(capsys):
 def test_an_moe_first_stage_holds_its_share_of_the_experts():
     # Mixtral-8x7B (32 layers, all MoE, untied 32000 × 4096 embedding and head) over stages 7, 8, 8, 9 with the
     # embedding on the first: it holds 7/32 of the layers' parameters (experts included) and the embedding. ZeRO 0,
-    # t = 1, e = 2: 16 bytes per dense parameter, the experts halved (memory.zero.ep_cp at p = 1), by hand
+    # t = 1, e = 2: 18 bytes per dense parameter, the experts halved (memory.zero.ep_cp at p = 1), by hand
     model = model_values(preset("mixtral-8x7b").architecture.values)
     layout = Layout(n=4, t=1, p=4, d=1, b=1, m=8, s=4096, zero=0, recompute="full", stages=(7, 8, 8, 9),
                     embedding_stages=(0,), e=1)
@@ -87,8 +94,10 @@ def test_an_moe_first_stage_holds_its_share_of_the_experts():
     total, experts, embedding = report["params"]["total"], report["params"]["experts"], 32000 * 4096
     first = sp.Rational(7, 32) * (total - 2 * embedding) + embedding
     assert report["pipeline"]["first_stage_params"] == first
-    assert report["memory"]["model_states"] == 16 * first
+    # its GPU's states: the same layers (the final norm is the last stage's), 18 bytes per parameter (Megatron Core)
+    first_gpu = sp.Rational(7, 32) * (total - 2 * embedding - 4096) + embedding
+    assert report["memory"]["first_stage"]["model_states"] == 18 * first_gpu
     spread = estimate(Layout(n=8, t=1, p=4, d=2, b=1, m=8, s=4096, zero=0, recompute="full", stages=(7, 8, 8, 9),
                              embedding_stages=(0,), e=2), inputs)
     share = sp.Rational(7, 32) * experts  # the first stage's experts, of which each of the e = 2 ranks holds half
-    assert spread["memory"]["model_states"] == 16 * (first - share) + 16 * share / 2 > 0
+    assert spread["memory"]["first_stage"]["model_states"] == 18 * (first_gpu - share) + 18 * share / 2 > 0

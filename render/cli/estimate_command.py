@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 RECOMPUTE_CHOICES = ("none", "selective", "full")  # formulas.estimate.RECOMPUTE_MODES, named here so --help loads no SymPy
 ATTENTION_CHOICES = ("eager", "flash")  # formulas.estimate.ATTENTION_KERNELS
-FRAMEWORK_CHOICES = ("default", "megatron-lm-2021", "megatron-lm-2021-torch", "megatron-lm-2022", "deepspeed-pipe", "deepspeed-pipe-2021")  # formulas.frameworks.FRAMEWORKS
+FRAMEWORK_CHOICES = ("default", "megatron-core", "megatron-lm-2021", "megatron-lm-2021-torch", "megatron-lm-2022", "deepspeed-pipe",
+                     "deepspeed-pipe-2021", "deepspeed", "fsdp", "hf-trainer")  # formulas.frameworks.FRAMEWORKS and ALIASES
 TOKENS_PER_PARAMETER = 20  # formulas.estimate.TOKENS_PER_PARAMETER (Hoffmann et al. 2022), the default D
 
 DEFAULTS = {"overlap": "0.5", "network": "25"}  # r = 1/2 (with --mfu); 200 Gb/s per GPU
@@ -48,8 +49,14 @@ def add_assumption_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--flash-attention", dest="attention", action="store_const", const="flash",
                          help="the same as --attention flash")
     command.add_argument("--framework", default="default", choices=FRAMEWORK_CHOICES,
-                         help="the implementation the predicted step time assumes, and the features plan may use: default "
-                              "(DP all-reduce overlapped, TP blocking, every feature), megatron-lm-2021 (Narayanan et al. 2021's "
+                         help="the implementation priced: what it keeps in memory (formulas/frameworks.py Holdings), what "
+                              "the predicted step time assumes and the features plan may use: default = megatron-core (a "
+                              "current Megatron Core job: bf16 weights, fp32 main gradients, 18 bytes per parameter, the "
+                              "distributed optimizer at ZeRO 1, fused SwiGLU; DP all-reduce overlapped, TP blocking, every "
+                              "feature), deepspeed (ZeRO 1-3 in bf16: 16-bit gradients, the step's fp32 gradient partition, "
+                              "ZeRO-3's gathered module), fsdp (PyTorch FSDP around transformers' modules: fp32 shards, "
+                              "ZeRO 0/2/3, no TP or pipeline), hf-trainer (the Hugging Face Trainer: autocast on an fp32 "
+                              "model, DDP, no ZeRO, TP or pipeline), megatron-lm-2021 (Narayanan et al. 2021's "
                               "code: no ZeRO, no selective recompute or sequence parallelism, DP all-reduce after the backward), "
                               "megatron-lm-2021-torch (the same with --DDP-impl torch, without a pipeline: DP all-reduce under the "
                               "last backward, DDP's buckets a second copy of the gradients), "
@@ -80,6 +87,9 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--interleave", default="1", metavar="V", help="virtual pipeline stages per GPU v (default 1)")
     command.add_argument("--ep", default="1", metavar="E", help="expert parallel degree e: divides the experts and d (default 1)")
     command.add_argument("--cp", default="1", metavar="C", help="context parallel degree c: divides the sequence; n = t·p·c·d (default 1)")
+    command.add_argument("--expert-tp", metavar="T_E",
+                         help="expert tensor parallel degree t_E, dividing t (Megatron Core's --expert-tensor-parallel-size; "
+                              "default t; DeepSeek-V3 trained with 1); t_E < t needs --sequence-parallel")
     command.add_argument("--micro-batch", default="1", metavar="B", help="micro-batch size b in sequences (default 1)")
     batch = command.add_mutually_exclusive_group()
     batch.add_argument("--micro-batches", metavar="M", help="micro-batches per iteration m")
@@ -164,6 +174,7 @@ def read_layout(args: argparse.Namespace) -> Layout:
         zero=int(args.zero), recompute=args.recompute, sequence_parallel=args.sequence_parallel, attention=args.attention,
         e=e, c=c, stages=stages, embedding_stages=embedding,
         recompute_layers=None if args.recompute_layers is None else read_recompute_layers(args.recompute_layers),
+        expert_tp=None if getattr(args, "expert_tp", None) is None else parse_count(args.expert_tp, "t_e"),
     )
 
 
@@ -295,9 +306,7 @@ def run(args: argparse.Namespace) -> Result:
     reason = unpredicted(layout, inputs)
     if reason is not None:
         raise InputError(reason)
-    missing = inputs.framework.lacks(layout.zero, layout.recompute, layout.sequence_parallel, layout.v, layout.p)
-    if missing is not None:
-        raise InputError(f"invalid layout for --framework: {missing}")
+    check_framework(inputs.framework, layout, model)
     if inputs.lora is not None and not inputs.framework.lora:
         raise InputError(f"--finetune {args.finetune} is modelled only under --framework default, not {inputs.framework.key}")
     report = estimate(layout, inputs)
@@ -314,6 +323,7 @@ def run(args: argparse.Namespace) -> Result:
             "n": layout.n, "t": layout.t, "p": layout.p, "d": layout.d, "v": layout.v, "b": layout.b, "m": layout.m,
             "B": layout.global_batch, "s": layout.s, "zero": layout.zero, "recompute": layout.recompute,
             "sequence_parallel": layout.sequence_parallel, "attention": layout.attention, "e": layout.e, "c": layout.c,
+            "expert_tp": layout.t if layout.expert_tp is None else layout.expert_tp,
         } | ({"recompute_layers": layout.recompute_layers, "chunk_layers": model["l"] // (layout.p * layout.v)}
              if layout.recompute_layers is not None else {})
           | ({"stages": list(layout.stages), "embedding_stages": [i + 1 for i in layout.embedding_stages]} if layout.stages else {}),
@@ -365,6 +375,15 @@ def _limit(args: argparse.Namespace, report: dict, inputs: Inputs) -> str:
     return f"--mfu {significant(floor_significant(share))}"
 
 
+def check_framework(chosen: object, layout: Layout, model: dict[str, int]) -> None:
+    """One line and exit 2 for a layout option the framework lacks (ZeRO 3 under megatron-lm-2021, TP under
+    hf-trainer) or a model its measured blocks do not cover (a MoE model under transformers' modules)."""
+    missing = chosen.lacks(layout.zero, layout.recompute, layout.sequence_parallel, layout.v, layout.p, layout.t,
+                           layout.expert_tp) or chosen.lacks_model(model)
+    if missing is not None:
+        raise InputError(f"invalid layout for --framework: {missing}")
+
+
 def read_footprint(args: argparse.Namespace, report: dict, layout: Layout) -> dict:
     """GPU-hours, energy, emissions and cost of the run (formulas/footprint.py), the flags checked."""
     from llm_formulas.formulas.footprint import footprint
@@ -380,6 +399,7 @@ def read_footprint(args: argparse.Namespace, report: dict, layout: Layout) -> di
 UNITS = (
     ("params.*", "parameter"), ("flops.per_token", "FLOP/token"), ("flops.*", "FLOP"),
     ("memory.fits", "bool"), ("memory.max_micro_batch", "sequence"), ("memory.activation_formula", "formula id"),
+    ("memory.most_loaded_stage", "1"), ("memory.*_stage.params", "parameter"),
     ("memory.*", "byte"), ("comms.bytes.*", "byte"), ("comms.seconds.*", "second"), ("comms.*", "byte/second"),
     ("time.*_seconds", "second"), ("time.*_days", "day"), ("time.tokens", "token"), ("time.gpu_hours", "GPU-hour"),
     ("time.tokens_per_gpu_second", "token/second"), ("time.*", "1"),
@@ -404,7 +424,8 @@ def assumptions_json(inputs: Inputs) -> dict[str, object]:
     common = {"network_bytes_per_second": float(inputs.network), "gpus_per_node": inputs.node_size, "bytes_per_value": 2,
               "precision": inputs.precision, "lora": lora,
               "framework": {"name": inputs.framework.key, "features": inputs.framework.features(),
-                            "pipeline": inputs.framework.pipeline} if inputs.framework else None}
+                            "pipeline": inputs.framework.pipeline, "holds": inputs.framework.holds.words(),
+                            "sources": inputs.framework.holds.sources} if inputs.framework else None}
     if inputs.utilization is not None:
         return {"mode": "given", "U": float(inputs.utilization), "r": float(inputs.overlap)} | common
     constants = inputs.efficiency
@@ -438,7 +459,8 @@ def render_text(doc: dict) -> str:
 
     lay, assumed, params, flops = doc["layout"], doc["assumptions"], doc["params"], doc["flops"]
     memory, comms, time, inference = doc["memory"], doc["comms"], doc["time"], doc["inference"]
-    zero = f"ZeRO {lay['zero']}" + (" (the sharding of Megatron’s distributed optimizer)" if lay["zero"] == 1 else "")
+    name = assumed["framework"]["name"]
+    zero = f"ZeRO {lay['zero']}" + (" (Megatron’s distributed optimizer)" if lay["zero"] == 1 and name == "default" else "")
     settings = [zero, f"recompute {lay['recompute']}{_block(lay)}", f"{lay['attention']} attention"]
     if lay["sequence_parallel"]:
         settings.append("sequence parallel")
@@ -458,7 +480,8 @@ def render_text(doc: dict) -> str:
         + "".join(f" {name}={lay[name]}" for name in ("e", "c") if lay[name] > 1) + f"  b={lay['b']} m={lay['m']} B={lay['B']} s={lay['s']}  "
         + ", ".join(settings),
         f"assumes: {speed}, {tokens}, network {human(assumed['network_bytes_per_second'], 'byte/second')} per GPU "
-        f"(PP, DP), {assumed['gpus_per_node']} GPUs per node, bf16 weights and activations (2 bytes), mixed-precision Adam",
+        f"(PP, DP), {assumed['gpus_per_node']} GPUs per node, bf16 activations (2 bytes)",
+        f"prices: {'Megatron Core' if name == 'default' else name} — {assumed['framework']['holds']}",
         "",
         "parameters",
         f"  total {human(params['total'], '1')}   active {human(params['active'], '1')}   "
@@ -467,9 +490,12 @@ def render_text(doc: dict) -> str:
         "FLOPs per iteration",
         f"  forward {human(flops['forward'], 'FLOP')}   backward {human(flops['backward'], 'FLOP')}   "
         f"training {human(flops['training'], 'FLOP')}   recomputed {human(flops['recomputed'], 'FLOP')}",
-        "memory per GPU (first pipeline stage)",
+        f"memory per GPU ({_stage_name(memory['most_loaded_stage'], lay['p'])}, the most loaded)",
         f"  model states {human(memory['model_states'], 'byte')}   activations {human(memory['activations'], 'byte')} "
-        f"({memory['activation_formula']})",
+        f"({memory['activation_formula']})" + (f"   gathered for the passes {human(memory['gathered'], 'byte')}"
+                                               if memory["gathered"] else ""),
+        *([f"  first stage {human(memory['first_stage']['total'], 'byte')}, last stage "
+           f"{human(memory['last_stage']['total'], 'byte')} (the output layer and loss, one micro-batch)"] if lay["p"] > 1 else []),
         f"  total {human(memory['total'], 'byte')} of {human(memory['capacity'], 'byte')}: "
         + (f"fits, {human(memory['left'], 'byte')} left" if memory["fits"]
            else f"DOES NOT FIT, {human(-memory['left'], 'byte')} over"),
@@ -522,6 +548,13 @@ def render_text(doc: dict) -> str:
         f"batch {significant(inference['balance_batch'])}; llm-formulas serve prices prefill, TTFT and the KV wall"
     )
     return "\n".join(lines)
+
+
+def _stage_name(stage: int, stages: int) -> str:
+    """Which pipeline stage a GPU is on, in words."""
+    if stages == 1:
+        return "one stage"
+    return "first pipeline stage" if stage == 1 else "last pipeline stage"
 
 
 def _training(assumptions: dict) -> str:

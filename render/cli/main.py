@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "kv-cache": ("llm_formulas.render.cli.kv_cache_command", "bytes a decoding KV cache holds for b sequences of s tokens, per layer kind (default: what transformers' cache holds)"),
     "estimate": ("llm_formulas.render.cli.estimate_command", "the training and inference report for a model, a GPU and a parallel layout"),
     "plan": ("llm_formulas.render.cli.plan_command", "search parallel layouts of a model on n GPUs, fastest first"),
+    "compare": ("llm_formulas.render.cli.compare_command", "the other calculators' figures (Megatron-LM, DeepSpeed, llm-analysis, Transformer Math) beside ours and the measured form, each difference a proved claim"),
     "validate": ("llm_formulas.render.cli.validate_command", "reproduce the published figures of 12 papers at their printed precision; exit 1 on an unexplained difference"),
     "serve": ("llm_formulas.render.cli.serve_command", "serving a model on a GPU layout: memory and the KV wall, TTFT, TPOT, tokens/s, cost; --slo searches the fewest GPUs"),
     "sweep": ("llm_formulas.render.cli.sweep_command", "rank the layouts of many models × GPUs × cluster sizes, in process or on Dask"),

@@ -63,6 +63,9 @@ def run(args: argparse.Namespace) -> Result:
     architecture, label = load_architecture(args.hf_config, args.model)
     model = model_values(architecture.values)
     inputs = read_inputs(args, model, architecture.model_type)
+    unmeasured = inputs.framework.lacks_model(model)  # transformers' forms cover the dense Llama family only
+    if unmeasured is not None:
+        raise InputError(f"invalid model for --framework: {unmeasured}")
     reason = unpredicted(Layout(n=1, t=1, p=1, d=1, b=1, m=1, s=1), inputs)  # FP8 or LoRA without --mfu
     if reason is not None:
         raise InputError(reason)
@@ -189,9 +192,11 @@ def _mode(assumptions: dict) -> str:
 def render_text(doc: dict) -> str:
     from llm_formulas.render.printers.human import human
 
+    framework = doc["assumptions"]["framework"]
     lines = [
         f"{doc['model']} on {doc['n']} × {doc['gpu']}, global batch {doc['global_batch']} × {doc['s']} tokens",
         f"{doc['explored']:,} layouts explored, {doc['fitting']:,} fit; " + _mode(doc["assumptions"]),
+        f"memory priced as {'Megatron Core' if framework['name'] == 'default' else framework['name']}: {framework['holds']}",
     ]
     if not doc["explored"]:
         return "\n".join(lines + ["no valid layout: t·p·c·d = n needs t | a, g (t ≤ --max-tp), p | l, c | s, e | d, E and d | B"])

@@ -8,6 +8,8 @@ metadata: the same inputs give the same bytes). The pictures:
   l × ``memory.activations.layer.general.*``);
 - ``memory_breakdown``: weights, gradients, Adam states and activations per GPU, stacked,
   for several (t, p) layouts;
+- ``memory_by_framework``: the same model and layout as Megatron Core, DeepSpeed and FSDP hold it
+  (``estimate`` with each framework of formulas/frameworks.py);
 - ``roofline``: attainable FLOP/s of decoding against the batch, with each GPU's balance
   batch (``inference.roofline``, ``inference.balance_batch``);
 - ``decode_latency``: time per decoding step against the batch, memory- against
@@ -100,6 +102,35 @@ def memory_breakdown(ax, model: str = "llama2-70b", layouts: tuple[tuple[int, in
         bottom += np.asarray(heights)
     ax.axhline(float(gpu(gpu_key).memory) / GB, color="firebrick", linewidth=2, label=f"{gpu(gpu_key).name}")
     ax.set(ylabel="GB per GPU", title=f"{preset(model).title}: memory per GPU, b = {b}, s = {s}")
+    ax.legend(fontsize=7)
+
+
+def memory_by_framework(ax, model: str = "llama2-7b", gpu_key: str = "a100-80gb", d: int = 8, s: int = 4096,
+                        frameworks: tuple[tuple[str, int], ...] = (("default", 1), ("deepspeed", 3), ("fsdp", 3))) -> None:
+    """The same model and layout priced as each framework holds it (estimate with ``Inputs.framework``): its weights,
+    gradients and optimizer states, what it gathers for the passes, and the activations, stacked."""
+    from llm_formulas.formulas.frameworks import framework
+
+    values = estimate.model_values(preset(model).architecture.values)
+    layout = estimate.Layout(n=d, t=1, p=1, d=d, b=1, m=1, s=s, recompute="full", attention="flash")
+    names, parts = [], {"weights": [], "gradients": [], "optimizer states": [], "gathered for the passes": [],
+                        "activations": []}
+    for key, zero in frameworks:
+        chosen = framework(key)
+        inputs = estimate.Inputs(model=values, gpu=gpu(gpu_key).inputs(), network=25 * 10**9, tokens=None,
+                                 utilization=Fraction(2, 5), overlap=Fraction(1, 2), framework=chosen)
+        memory = estimate.estimate(estimate.Layout(**{**layout.__dict__, "zero": zero}), inputs)["memory"]
+        names.append(f"{'Megatron Core' if key == 'default' else key}\nZeRO {zero}")
+        parts["gathered for the passes"].append(float(memory["gathered"]) / GB)
+        for part in ("weights", "gradients", "activations"):
+            parts[part].append(float(memory[part]) / GB)
+        parts["optimizer states"].append(float(memory["optimizer"]) / GB)
+    bottom = np.zeros(len(names))
+    for label, heights in parts.items():
+        ax.bar(names, heights, bottom=bottom, label=label)
+        bottom += np.asarray(heights)
+    ax.axhline(float(gpu(gpu_key).memory) / GB, color="firebrick", linewidth=2, label=gpu(gpu_key).name)
+    ax.set(ylabel="GB per GPU", title=f"{preset(model).title} on {d} GPUs, s = {s}, full recompute: three frameworks")
     ax.legend(fontsize=7)
 
 
@@ -223,6 +254,7 @@ PICTURES: dict[str, Callable] = {
     "flops_shares": flops_shares,
     "training_days": training_days,
     "amdahl": amdahl,
+    "memory_by_framework": memory_by_framework,
 }
 
 

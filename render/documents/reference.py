@@ -40,6 +40,7 @@ TOPIC_TITLES = {
     "inference": "Inference",
     "architecture": "Architectures",
     "perf": "Performance model: the predicted step time",
+    "peers": "Where the calculators disagree",  # formulas/peers.py: each peer's formula and the proved terms of its difference
 }
 
 ARTICLES = {key: f"{work(key).short}: {work(key).title_en}" for key in ("000", "001", "002", "004")}

@@ -7,12 +7,13 @@ The generated module (render/printers/codegen.py) prints this function's own sou
 import numpy
 
 
-def _gated(formula, name, value, switches):
-    """A size that matters only when a switch leaves its classic value (MLA's d_rope under mla = 1): None is 0
-    while every such switch keeps its classic value, and an error naming the size otherwise."""
+def _gated(formula, name, value, switches, neutral=0):
+    """A size that matters only when a switch leaves its classic value (MLA's d_rope under mla = 1): None is 0 (1
+    where the size divides a term the switch removes: e under l_moe = 0) while every such switch keeps its classic
+    value, and an error naming the size otherwise."""
     if value is not None:
         return value
     for switch, (given, classic) in switches.items():
         if numpy.any(numpy.asarray(given) != classic):
             raise TypeError(f"{formula} needs {name} when {switch} is not {classic}")
-    return 0
+    return neutral

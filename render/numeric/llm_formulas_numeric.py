@@ -13,15 +13,16 @@ import functools  # noqa: F401 - used by printed Max/Min
 import numpy
 
 
-def _gated(formula, name, value, switches):
-    """A size that matters only when a switch leaves its classic value (MLA's d_rope under mla = 1): None is 0
-    while every such switch keeps its classic value, and an error naming the size otherwise."""
+def _gated(formula, name, value, switches, neutral=0):
+    """A size that matters only when a switch leaves its classic value (MLA's d_rope under mla = 1): None is 0 (1
+    where the size divides a term the switch removes: e under l_moe = 0) while every such switch keeps its classic
+    value, and an error naming the size otherwise."""
     if value is not None:
         return value
     for switch, (given, classic) in switches.items():
         if numpy.any(numpy.asarray(given) != classic):
             raise TypeError(f"{formula} needs {name} when {switch} is not {classic}")
-    return 0
+    return neutral
 
 
 def params_layer_attention(h):
@@ -1254,12 +1255,12 @@ def memory_activations_layer_general_flash_sp(b, s, h, a, g, d_head, d_ff, t, *,
     return (4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t
 
 
-def memory_activations_layer_decoder_tp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_tp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel.
 
-    memory.activations.layer.decoder.tp [byte] = 5*a*b*s**2/t + b*s*(10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
+    memory.activations.layer.decoder.tp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
 
-    LaTeX: A_{dec}^{tp} = \frac{5 a b s^{2}}{t} + b s \left(10 h + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right)}{t}\right)
+    LaTeX: A_{dec}^{tp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + b s \left(h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right)}{t}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1273,6 +1274,8 @@ def memory_activations_layer_decoder_tp(b, s, h, a, g, d_head, d_ff, t, *, gated
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
+        glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -1301,20 +1304,22 @@ def memory_activations_layer_decoder_tp(b, s, h, a, g, d_head, d_ff, t, *, gated
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    drop = numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 5*a*b*s**2/t + b*s*(10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
+    return a*b*s**2*(3*drop + 2)/t + b*s*(h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
 
 
-def memory_activations_layer_decoder_tp_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_tp_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor + sequence parallel.
 
-    memory.activations.layer.decoder.tp_sp [byte] = 5*a*b*s**2/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + 10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
+    memory.activations.layer.decoder.tp_sp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
 
-    LaTeX: A_{dec}^{tp,sp} = \frac{5 a b s^{2}}{t} + \frac{b s \left(2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 10 h + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)\right)}{t}
+    LaTeX: A_{dec}^{tp,sp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + \frac{b s \left(2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)\right)}{t}
 
     Args:
         b: micro-batch size [1]
@@ -1328,6 +1333,8 @@ def memory_activations_layer_decoder_tp_sp(b, s, h, a, g, d_head, d_ff, t, *, ga
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
+        glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -1356,20 +1363,22 @@ def memory_activations_layer_decoder_tp_sp(b, s, h, a, g, d_head, d_ff, t, *, ga
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    drop = numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 5*a*b*s**2/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + 10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
+    return a*b*s**2*(3*drop + 2)/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
 
 
-def memory_activations_layer_decoder_selective(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_selective(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel, selective recompute.
 
-    memory.activations.layer.decoder.selective [byte] = b*s*(10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
+    memory.activations.layer.decoder.selective [byte] = b*s*(h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
 
-    LaTeX: A_{dec}^{selective} = b s \left(10 h + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right)}{t}\right)
+    LaTeX: A_{dec}^{selective} = b s \left(h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right)}{t}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1383,6 +1392,8 @@ def memory_activations_layer_decoder_selective(b, s, h, a, g, d_head, d_ff, t, *
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
+        glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -1411,20 +1422,22 @@ def memory_activations_layer_decoder_selective(b, s, h, a, g, d_head, d_ff, t, *
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    drop = numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return b*s*(10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
+    return b*s*(h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
 
 
-def memory_activations_layer_decoder_selective_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_selective_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor + sequence parallel, selective recompute.
 
-    memory.activations.layer.decoder.selective_sp [byte] = b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + 10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
+    memory.activations.layer.decoder.selective_sp [byte] = b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
 
-    LaTeX: A_{dec}^{selective,sp} = \frac{b s \left(2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 10 h + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)\right)}{t}
+    LaTeX: A_{dec}^{selective,sp} = \frac{b s \left(2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)\right)}{t}
 
     Args:
         b: micro-batch size [1]
@@ -1438,6 +1451,8 @@ def memory_activations_layer_decoder_selective_sp(b, s, h, a, g, d_head, d_ff, t
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
+        glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -1466,20 +1481,22 @@ def memory_activations_layer_decoder_selective_sp(b, s, h, a, g, d_head, d_ff, t
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    drop = numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + 10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
+    return b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
 
 
-def memory_activations_layer_decoder_flash(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_flash(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel, FlashAttention.
 
-    memory.activations.layer.decoder.flash [byte] = 4*a*b*s/t + b*s*(10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
+    memory.activations.layer.decoder.flash [byte] = 4*a*b*s/t + b*s*(h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
 
-    LaTeX: A_{dec}^{flash} = \frac{4 a b s}{t} + b s \left(10 h + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right)}{t}\right)
+    LaTeX: A_{dec}^{flash} = \frac{4 a b s}{t} + b s \left(h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right)}{t}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1493,6 +1510,8 @@ def memory_activations_layer_decoder_flash(b, s, h, a, g, d_head, d_ff, t, *, ga
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
+        glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -1521,20 +1540,22 @@ def memory_activations_layer_decoder_flash(b, s, h, a, g, d_head, d_ff, t, *, ga
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    drop = numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 4*a*b*s/t + b*s*(10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
+    return 4*a*b*s/t + b*s*(h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
 
 
-def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor + sequence parallel, FlashAttention.
 
-    memory.activations.layer.decoder.flash_sp [byte] = 4*a*b*s/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + 10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
+    memory.activations.layer.decoder.flash_sp [byte] = 4*a*b*s/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
 
-    LaTeX: A_{dec}^{flash,sp} = \frac{4 a b s}{t} + \frac{b s \left(2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 10 h + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)\right)}{t}
+    LaTeX: A_{dec}^{flash,sp} = \frac{4 a b s}{t} + \frac{b s \left(2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)\right)}{t}
 
     Args:
         b: micro-batch size [1]
@@ -1548,6 +1569,8 @@ def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, *,
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
+        glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -1576,20 +1599,22 @@ def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, *,
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    drop = numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 4*a*b*s/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + 10*h + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
+    return 4*a*b*s/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
 
 
-def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel.
 
-    memory.activations.layer.decoder.moe.tp [byte] = 5*a*b*s**2/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + 10*h + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4))/t)
+    memory.activations.layer.decoder.moe.tp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
 
-    LaTeX: A_{moe}^{tp} = \frac{5 a b s^{2}}{t} + b s \left(4 E + 2 h k + 2 h \sigma_{sh} + 10 h + 32 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(2 \sigma_{gated} + 3\right) + d_{sh} \left(4 \sigma_{gated} + 4\right)}{t}\right)
+    LaTeX: A_{moe}^{tp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + b s \left(4 E + 2 h k + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 32 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right)}{t}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1607,6 +1632,8 @@ def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_mo
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
+        glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -1615,7 +1642,7 @@ def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_mo
 
     Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel [byte]
 
-    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh
+    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_E divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
@@ -1639,20 +1666,22 @@ def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_mo
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    drop = numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 5*a*b*s**2/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + 10*h + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4))/t)
+    return a*b*s**2*(3*drop + 2)/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
 
 
-def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel.
 
-    memory.activations.layer.decoder.moe.tp_sp [byte] = 5*a*b*s**2/t + b*s*(2*h*k + 4*k + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4) + 2*h*sh_gate + 10*h + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+    memory.activations.layer.decoder.moe.tp_sp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
-    LaTeX: A_{moe}^{tp,sp} = \frac{5 a b s^{2}}{t} + b s \left(2 h k + 4 k + \frac{4 E + 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(2 \sigma_{gated} + 3\right) + d_{sh} \left(4 \sigma_{gated} + 4\right) + 2 h \sigma_{sh} + 10 h + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)}{t}\right)
+    LaTeX: A_{moe}^{tp,sp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + b s \left(\frac{t_{E} \left(2 h k + 4 k\right)}{t} + \frac{4 E + 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)}{t}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1665,11 +1694,14 @@ def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d
         k: experts per token [1]
         t: tensor parallel degree [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        t_e: expert tensor parallel degree: the ranks one expert's width is split over (Megatron Core: t unless --expert-tensor-parallel-size; DeepSeek-V3 trained with 1) [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
+        glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -1678,7 +1710,7 @@ def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d
 
     Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel [byte]
 
-    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh
+    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_E divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
@@ -1697,25 +1729,28 @@ def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d
     k = numpy.asarray(k, dtype=numpy.float64)
     t = numpy.asarray(t, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    t_e = numpy.asarray(t_e, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    drop = numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 5*a*b*s**2/t + b*s*(2*h*k + 4*k + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4) + 2*h*sh_gate + 10*h + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+    return a*b*s**2*(3*drop + 2)/t + b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
 
-def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, selective recompute.
 
-    memory.activations.layer.decoder.moe.selective [byte] = b*s*(4*E + 2*h*k + 2*h*sh_gate + 10*h + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4))/t)
+    memory.activations.layer.decoder.moe.selective [byte] = b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
 
-    LaTeX: A_{moe}^{selective} = b s \left(4 E + 2 h k + 2 h \sigma_{sh} + 10 h + 32 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(2 \sigma_{gated} + 3\right) + d_{sh} \left(4 \sigma_{gated} + 4\right)}{t}\right)
+    LaTeX: A_{moe}^{selective} = b s \left(4 E + 2 h k + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 32 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right)}{t}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1733,6 +1768,8 @@ def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, 
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
+        glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -1741,7 +1778,7 @@ def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, 
 
     Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, selective recompute [byte]
 
-    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh
+    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_E divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
@@ -1765,20 +1802,22 @@ def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, 
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    drop = numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return b*s*(4*E + 2*h*k + 2*h*sh_gate + 10*h + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4))/t)
+    return b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
 
 
-def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, selective recompute.
 
-    memory.activations.layer.decoder.moe.selective_sp [byte] = b*s*(2*h*k + 4*k + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4) + 2*h*sh_gate + 10*h + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+    memory.activations.layer.decoder.moe.selective_sp [byte] = b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
-    LaTeX: A_{moe}^{selective,sp} = b s \left(2 h k + 4 k + \frac{4 E + 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(2 \sigma_{gated} + 3\right) + d_{sh} \left(4 \sigma_{gated} + 4\right) + 2 h \sigma_{sh} + 10 h + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)}{t}\right)
+    LaTeX: A_{moe}^{selective,sp} = b s \left(\frac{t_{E} \left(2 h k + 4 k\right)}{t} + \frac{4 E + 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)}{t}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1791,11 +1830,14 @@ def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, 
         k: experts per token [1]
         t: tensor parallel degree [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        t_e: expert tensor parallel degree: the ranks one expert's width is split over (Megatron Core: t unless --expert-tensor-parallel-size; DeepSeek-V3 trained with 1) [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
+        glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -1804,7 +1846,7 @@ def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, 
 
     Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, selective recompute [byte]
 
-    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh
+    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_E divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
@@ -1823,25 +1865,28 @@ def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, 
     k = numpy.asarray(k, dtype=numpy.float64)
     t = numpy.asarray(t, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    t_e = numpy.asarray(t_e, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    drop = numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return b*s*(2*h*k + 4*k + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4) + 2*h*sh_gate + 10*h + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+    return b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
 
-def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, FlashAttention.
 
-    memory.activations.layer.decoder.moe.flash [byte] = 4*a*b*s/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + 10*h + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4))/t)
+    memory.activations.layer.decoder.moe.flash [byte] = 4*a*b*s/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
 
-    LaTeX: A_{moe}^{flash} = \frac{4 a b s}{t} + b s \left(4 E + 2 h k + 2 h \sigma_{sh} + 10 h + 32 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(2 \sigma_{gated} + 3\right) + d_{sh} \left(4 \sigma_{gated} + 4\right)}{t}\right)
+    LaTeX: A_{moe}^{flash} = \frac{4 a b s}{t} + b s \left(4 E + 2 h k + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 32 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right)}{t}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1859,6 +1904,8 @@ def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
+        glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -1867,7 +1914,7 @@ def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d
 
     Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, FlashAttention [byte]
 
-    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh
+    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_E divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
     """
@@ -1891,20 +1938,22 @@ def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    drop = numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 4*a*b*s/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + 10*h + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4))/t)
+    return 4*a*b*s/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
 
 
-def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, FlashAttention.
 
-    memory.activations.layer.decoder.moe.flash_sp [byte] = 4*a*b*s/t + b*s*(2*h*k + 4*k + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4) + 2*h*sh_gate + 10*h + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+    memory.activations.layer.decoder.moe.flash_sp [byte] = 4*a*b*s/t + b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
-    LaTeX: A_{moe}^{flash,sp} = \frac{4 a b s}{t} + b s \left(2 h k + 4 k + \frac{4 E + 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(2 \sigma_{gated} + 3\right) + d_{sh} \left(4 \sigma_{gated} + 4\right) + 2 h \sigma_{sh} + 10 h + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)}{t}\right)
+    LaTeX: A_{moe}^{flash,sp} = \frac{4 a b s}{t} + b s \left(\frac{t_{E} \left(2 h k + 4 k\right)}{t} + \frac{4 E + 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)}{t}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1917,11 +1966,14 @@ def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t
         k: experts per token [1]
         t: tensor parallel degree [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        t_e: expert tensor parallel degree: the ranks one expert's width is split over (Megatron Core: t unless --expert-tensor-parallel-size; DeepSeek-V3 trained with 1) [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
+        glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -1930,7 +1982,7 @@ def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t
 
     Returns: activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, FlashAttention [byte]
 
-    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh
+    Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_E divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
     """
@@ -1949,17 +2001,20 @@ def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t
     k = numpy.asarray(k, dtype=numpy.float64)
     t = numpy.asarray(t, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    t_e = numpy.asarray(t_e, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    drop = numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 4*a*b*s/t + b*s*(2*h*k + 4*k + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(2*gated + 3) + d_sh*(4*gated + 4) + 2*h*sh_gate + 10*h + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+    return 4*a*b*s/t + b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
 
 def memory_activations_1f1b(b, s, h, a, l, t):
@@ -4450,7 +4505,7 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
     d_v = _gated('params.decoder.total', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('params.decoder.total', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     d_ssm = _gated('params.decoder.total', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('params.decoder.total', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    N_ssm = _gated('params.decoder.total', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
     r_dt = _gated('params.decoder.total', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
     k_conv = _gated('params.decoder.total', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
     n_ssmh = _gated('params.decoder.total', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
@@ -4615,7 +4670,7 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     d_v = _gated('params.decoder.active', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('params.decoder.active', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     d_ssm = _gated('params.decoder.active', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('params.decoder.active', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    N_ssm = _gated('params.decoder.active', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
     r_dt = _gated('params.decoder.active', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
     k_conv = _gated('params.decoder.active', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
     n_ssmh = _gated('params.decoder.active', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
@@ -5370,8 +5425,8 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla
     d_nope = _gated('flops.decoder.layers.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.decoder.layers.forward', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('flops.decoder.layers.forward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('flops.decoder.layers.forward', 'd_ssm', d_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
-    N_ssm = _gated('flops.decoder.layers.forward', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    d_ssm = _gated('flops.decoder.layers.forward', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('flops.decoder.layers.forward', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
     r_dt = _gated('flops.decoder.layers.forward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
     k_conv = _gated('flops.decoder.layers.forward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
     n_ssmh = _gated('flops.decoder.layers.forward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
@@ -5549,8 +5604,8 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
     d_nope = _gated('flops.decoder.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.decoder.forward', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('flops.decoder.forward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('flops.decoder.forward', 'd_ssm', d_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
-    N_ssm = _gated('flops.decoder.forward', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    d_ssm = _gated('flops.decoder.forward', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('flops.decoder.forward', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
     r_dt = _gated('flops.decoder.forward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
     k_conv = _gated('flops.decoder.forward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
     n_ssmh = _gated('flops.decoder.forward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
@@ -5681,8 +5736,8 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     d_nope = _gated('flops.decoder.backward', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.decoder.backward', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('flops.decoder.backward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('flops.decoder.backward', 'd_ssm', d_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
-    N_ssm = _gated('flops.decoder.backward', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    d_ssm = _gated('flops.decoder.backward', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('flops.decoder.backward', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
     r_dt = _gated('flops.decoder.backward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
     k_conv = _gated('flops.decoder.backward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
     n_ssmh = _gated('flops.decoder.backward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
@@ -5813,8 +5868,8 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     d_nope = _gated('flops.decoder.training', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.decoder.training', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('flops.decoder.training', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('flops.decoder.training', 'd_ssm', d_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
-    N_ssm = _gated('flops.decoder.training', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    d_ssm = _gated('flops.decoder.training', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('flops.decoder.training', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
     r_dt = _gated('flops.decoder.training', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
     k_conv = _gated('flops.decoder.training', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
     n_ssmh = _gated('flops.decoder.training', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
@@ -6058,7 +6113,7 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, kv_expand=
     d_rope = _gated('memory.kv_cache.decoder', 'd_rope', d_rope, {'mla': (mla, 0)})
     W = _gated('memory.kv_cache.decoder', 'W', W, {'l_win': (l_win, 0)})
     d_ssm = _gated('memory.kv_cache.decoder', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('memory.kv_cache.decoder', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    N_ssm = _gated('memory.kv_cache.decoder', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
     k_conv = _gated('memory.kv_cache.decoder', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
     n_grp = _gated('memory.kv_cache.decoder', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
     d_lru = _gated('memory.kv_cache.decoder', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
@@ -6144,7 +6199,7 @@ def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=
     d_rope = _gated('memory.kv_cache.decoder.paged', 'd_rope', d_rope, {'mla': (mla, 0)})
     W = _gated('memory.kv_cache.decoder.paged', 'W', W, {'l_win': (l_win, 0)})
     d_ssm = _gated('memory.kv_cache.decoder.paged', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('memory.kv_cache.decoder.paged', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    N_ssm = _gated('memory.kv_cache.decoder.paged', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
     k_conv = _gated('memory.kv_cache.decoder.paged', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
     n_grp = _gated('memory.kv_cache.decoder.paged', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
     d_lru = _gated('memory.kv_cache.decoder.paged', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
@@ -8977,7 +9032,7 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     d_v = _gated('params.quantized.kept', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('params.quantized.kept', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     d_ssm = _gated('params.quantized.kept', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('params.quantized.kept', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    N_ssm = _gated('params.quantized.kept', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
     r_dt = _gated('params.quantized.kept', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
     k_conv = _gated('params.quantized.kept', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
     n_ssmh = _gated('params.quantized.kept', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
@@ -9209,8 +9264,8 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
     d_nope = _gated('flops.lora.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.lora.forward', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('flops.lora.forward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('flops.lora.forward', 'd_ssm', d_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
-    N_ssm = _gated('flops.lora.forward', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    d_ssm = _gated('flops.lora.forward', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('flops.lora.forward', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
     r_dt = _gated('flops.lora.forward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
     k_conv = _gated('flops.lora.forward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
     n_ssmh = _gated('flops.lora.forward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
@@ -9357,8 +9412,8 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q
     d_nope = _gated('flops.lora.backward', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.lora.backward', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('flops.lora.backward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('flops.lora.backward', 'd_ssm', d_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
-    N_ssm = _gated('flops.lora.backward', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    d_ssm = _gated('flops.lora.backward', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('flops.lora.backward', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
     r_dt = _gated('flops.lora.backward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
     k_conv = _gated('flops.lora.backward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
     n_ssmh = _gated('flops.lora.backward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
@@ -11448,8 +11503,8 @@ def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=
     d_nope = _gated('serving.prefill.flops', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('serving.prefill.flops', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('serving.prefill.flops', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('serving.prefill.flops', 'd_ssm', d_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
-    N_ssm = _gated('serving.prefill.flops', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    d_ssm = _gated('serving.prefill.flops', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('serving.prefill.flops', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
     r_dt = _gated('serving.prefill.flops', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
     k_conv = _gated('serving.prefill.flops', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
     n_ssmh = _gated('serving.prefill.flops', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
@@ -12558,6 +12613,1696 @@ def serving_energy_per_token(n, W_gpu, R_out):
     return W_gpu*n/R_out
 
 
+def memory_states(P, q_p, q_g, q_o):
+    r"""model states of Ψ parameters at ZeRO stage 0, q_W bytes per weight, q_G per gradient and q_O of optimizer state.
+
+    memory.states [byte] = P*q_g + P*q_o + P*q_p
+
+    LaTeX: M_{states}^{0} = \Psi q_{G} + \Psi q_{O} + \Psi q_{W}
+
+    Args:
+        P: parameters [parameter]
+        q_p: bytes per parameter of the model's own weights, kept all run long (2 bf16; 4 when the model is fp32 and autocast or FSDP casts it) [byte/parameter]
+        q_g: bytes per parameter of the gradient a framework keeps (4: Megatron Core's fp32 main grads; 2: DeepSpeed ZeRO's bf16 grads) [byte/parameter]
+        q_o: bytes per parameter of the optimizer's states (12: fp32 master weight, Adam's m and v; 8: m and v when the weights are fp32 already) [byte/parameter]
+
+    Returns: model states of Ψ parameters at ZeRO stage 0, q_W bytes per weight, q_G per gradient and q_O of optimizer state [byte]
+
+    Valid when: Ψ: the parameters of the group the GPU holds (the dense ones, or the experts'); d: the replicas that partition them
+
+    Sources: Rajbhandari et al. 2020, §5, Figure 1; Megatron Core 2026, megatron/training/arguments.py L1204–1217 (bf16: fp32 main grads), param_and_grad_buffer.py (the whole grad and param buffers), distrib_optimizer.py L347–470; Megatron Core distributed optimizer, bytes per parameter: bf16 param, fp32 grads 18 → 6 + 12/d
+    """
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_p = numpy.asarray(q_p, dtype=numpy.float64)
+    q_g = numpy.asarray(q_g, dtype=numpy.float64)
+    q_o = numpy.asarray(q_o, dtype=numpy.float64)
+    return P*q_g + P*q_o + P*q_p
+
+
+def memory_states_stage1(d, P, q_p, q_g, q_o):
+    r"""model states of Ψ parameters at ZeRO stage 1, q_W bytes per weight, q_G per gradient and q_O of optimizer state, the last 1 of them partitioned over the d replicas.
+
+    memory.states.stage1 [byte] = P*q_g + P*q_p + P*q_o/d
+
+    LaTeX: M_{states}^{1} = \Psi q_{G} + \Psi q_{W} + \frac{\Psi q_{O}}{d}
+
+    Args:
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        q_p: bytes per parameter of the model's own weights, kept all run long (2 bf16; 4 when the model is fp32 and autocast or FSDP casts it) [byte/parameter]
+        q_g: bytes per parameter of the gradient a framework keeps (4: Megatron Core's fp32 main grads; 2: DeepSpeed ZeRO's bf16 grads) [byte/parameter]
+        q_o: bytes per parameter of the optimizer's states (12: fp32 master weight, Adam's m and v; 8: m and v when the weights are fp32 already) [byte/parameter]
+
+    Returns: model states of Ψ parameters at ZeRO stage 1, q_W bytes per weight, q_G per gradient and q_O of optimizer state, the last 1 of them partitioned over the d replicas [byte]
+
+    Valid when: Ψ: the parameters of the group the GPU holds (the dense ones, or the experts'); d: the replicas that partition them
+
+    Sources: Rajbhandari et al. 2020, §5, Figure 1; Megatron Core 2026, megatron/training/arguments.py L1204–1217 (bf16: fp32 main grads), param_and_grad_buffer.py (the whole grad and param buffers), distrib_optimizer.py L347–470; Megatron Core distributed optimizer, bytes per parameter: bf16 param, fp32 grads 18 → 6 + 12/d
+    """
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_p = numpy.asarray(q_p, dtype=numpy.float64)
+    q_g = numpy.asarray(q_g, dtype=numpy.float64)
+    q_o = numpy.asarray(q_o, dtype=numpy.float64)
+    return P*q_g + P*q_p + P*q_o/d
+
+
+def memory_states_stage2(d, P, q_p, q_g, q_o):
+    r"""model states of Ψ parameters at ZeRO stage 2, q_W bytes per weight, q_G per gradient and q_O of optimizer state, the last 2 of them partitioned over the d replicas.
+
+    memory.states.stage2 [byte] = P*q_p + P*q_g/d + P*q_o/d
+
+    LaTeX: M_{states}^{2} = \Psi q_{W} + \frac{\Psi q_{G}}{d} + \frac{\Psi q_{O}}{d}
+
+    Args:
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        q_p: bytes per parameter of the model's own weights, kept all run long (2 bf16; 4 when the model is fp32 and autocast or FSDP casts it) [byte/parameter]
+        q_g: bytes per parameter of the gradient a framework keeps (4: Megatron Core's fp32 main grads; 2: DeepSpeed ZeRO's bf16 grads) [byte/parameter]
+        q_o: bytes per parameter of the optimizer's states (12: fp32 master weight, Adam's m and v; 8: m and v when the weights are fp32 already) [byte/parameter]
+
+    Returns: model states of Ψ parameters at ZeRO stage 2, q_W bytes per weight, q_G per gradient and q_O of optimizer state, the last 2 of them partitioned over the d replicas [byte]
+
+    Valid when: Ψ: the parameters of the group the GPU holds (the dense ones, or the experts'); d: the replicas that partition them
+
+    Sources: Rajbhandari et al. 2020, §5, Figure 1; Megatron Core 2026, megatron/training/arguments.py L1204–1217 (bf16: fp32 main grads), param_and_grad_buffer.py (the whole grad and param buffers), distrib_optimizer.py L347–470; Megatron Core distributed optimizer, bytes per parameter: bf16 param, fp32 grads 18 → 6 + 12/d
+    """
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_p = numpy.asarray(q_p, dtype=numpy.float64)
+    q_g = numpy.asarray(q_g, dtype=numpy.float64)
+    q_o = numpy.asarray(q_o, dtype=numpy.float64)
+    return P*q_p + P*q_g/d + P*q_o/d
+
+
+def memory_states_stage3(d, P, q_p, q_g, q_o):
+    r"""model states of Ψ parameters at ZeRO stage 3, q_W bytes per weight, q_G per gradient and q_O of optimizer state, the last 3 of them partitioned over the d replicas.
+
+    memory.states.stage3 [byte] = P*q_g/d + P*q_o/d + P*q_p/d
+
+    LaTeX: M_{states}^{3} = \frac{\Psi q_{G}}{d} + \frac{\Psi q_{O}}{d} + \frac{\Psi q_{W}}{d}
+
+    Args:
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        q_p: bytes per parameter of the model's own weights, kept all run long (2 bf16; 4 when the model is fp32 and autocast or FSDP casts it) [byte/parameter]
+        q_g: bytes per parameter of the gradient a framework keeps (4: Megatron Core's fp32 main grads; 2: DeepSpeed ZeRO's bf16 grads) [byte/parameter]
+        q_o: bytes per parameter of the optimizer's states (12: fp32 master weight, Adam's m and v; 8: m and v when the weights are fp32 already) [byte/parameter]
+
+    Returns: model states of Ψ parameters at ZeRO stage 3, q_W bytes per weight, q_G per gradient and q_O of optimizer state, the last 3 of them partitioned over the d replicas [byte]
+
+    Valid when: Ψ: the parameters of the group the GPU holds (the dense ones, or the experts'); d: the replicas that partition them
+
+    Sources: Rajbhandari et al. 2020, §5, Figure 1; Megatron Core 2026, megatron/training/arguments.py L1204–1217 (bf16: fp32 main grads), param_and_grad_buffer.py (the whole grad and param buffers), distrib_optimizer.py L347–470; Megatron Core distributed optimizer, bytes per parameter: bf16 param, fp32 grads 18 → 6 + 12/d
+    """
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    q_p = numpy.asarray(q_p, dtype=numpy.float64)
+    q_g = numpy.asarray(q_g, dtype=numpy.float64)
+    q_o = numpy.asarray(q_o, dtype=numpy.float64)
+    return P*q_g/d + P*q_o/d + P*q_p/d
+
+
+def memory_deepspeed_step_fp32_grads(d, P):
+    r"""DeepSpeed ZeRO's optimizer step: the rank's 1/d partition of the gradients cast to fp32 beside the 16-bit ones.
+
+    memory.deepspeed.step_fp32_grads [byte] = 4*P/d
+
+    LaTeX: M_{step}^{fp32} = \frac{4 \Psi}{d}
+
+    Args:
+        d: data parallel degree [1]
+        P: parameters [parameter]
+
+    Returns: DeepSpeed ZeRO's optimizer step: the rank's 1/d partition of the gradients cast to fp32 beside the 16-bit ones [byte]
+
+    Valid when: Ψ: the parameters of the group the GPU holds (the dense ones, or the experts'); d: the replicas that partition them
+
+    Sources: DeepSpeed ZeRO 0.16, stage_1_and_2.py L1885–1921: single_grad_partition = flatten(...).to(fp32) beside the bit16 partition during the step
+    """
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    return 4*P/d
+
+
+def memory_zero3_gathered(P_unit):
+    r"""ZeRO-3's gathered parameters as DeepSpeed's estimator prices them: the largest module's 16-bit weights and gradients, 4·Ψ_unit.
+
+    memory.zero3.gathered [byte] = 4*P_unit
+
+    LaTeX: M_{gathered}^{ZeRO-3} = 4 \Psi_{unit}
+
+    Args:
+        P_unit: parameters gathered at once under ZeRO-3 or FSDP: DeepSpeed's largest module, FSDP's wrapped unit (a decoder layer) [parameter]
+
+    Returns: ZeRO-3's gathered parameters as DeepSpeed's estimator prices them: the largest module's 16-bit weights and gradients, 4·Ψ_unit [byte]
+
+    Sources: DeepSpeed ZeRO 0.16, stage3.py L3008–3044: largest_layer_memory = 4 · largest_layer_params
+    """
+    P_unit = numpy.asarray(P_unit, dtype=numpy.float64)
+    return 4*P_unit
+
+
+def memory_fsdp_gathered(P_unit):
+    r"""FSDP FULL_SHARD's gathered unit at the backward's peak: the current and the prefetched unit's bf16 parameters and the current unit's unsharded bf16 gradients, 6·Ψ_unit.
+
+    memory.fsdp.gathered [byte] = 6*P_unit
+
+    LaTeX: M_{gathered}^{FSDP} = 6 \Psi_{unit}
+
+    Args:
+        P_unit: parameters gathered at once under ZeRO-3 or FSDP: DeepSpeed's largest module, FSDP's wrapped unit (a decoder layer) [parameter]
+
+    Returns: FSDP FULL_SHARD's gathered unit at the backward's peak: the current and the prefetched unit's bf16 parameters and the current unit's unsharded bf16 gradients, 6·Ψ_unit [byte]
+
+    Sources: PyTorch FSDP, FULL_SHARD unshards before the forward and backward; BACKWARD_PRE holds the current and next parameters and the current gradients; MixedPrecision keeps the sharded parameters in full precision
+    """
+    P_unit = numpy.asarray(P_unit, dtype=numpy.float64)
+    return 6*P_unit
+
+
+def memory_ddp_buckets_fp32(P):
+    r"""PyTorch DDP's buckets for fp32 gradients (Hugging Face Trainer through accelerate: gradient_as_bucket_view=False): a second fp32 copy of every gradient (4Ψ).
+
+    memory.ddp.buckets.fp32 [byte] = 4*P
+
+    LaTeX: M_{DDP}^{fp32} = 4 \Psi
+
+    Args:
+        P: parameters [parameter]
+
+    Returns: PyTorch DDP's buckets for fp32 gradients (Hugging Face Trainer through accelerate: gradient_as_bucket_view=False): a second fp32 copy of every gradient (4Ψ) [byte]
+
+    Sources: PyTorch DDP 2020, gradient_as_bucket_view=False; accelerate, DistributedDataParallelKwargs(gradient_as_bucket_view=False)
+    """
+    P = numpy.asarray(P, dtype=numpy.float64)
+    return 4*P
+
+
+def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, mla=0, q_lora=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+    r"""autocast's bf16 copies of every nn.Linear weight of a dense model: the l layers' attention and MLP and the head (the embedding's and the norms' not), each saved for its layer's backward.
+
+    memory.amp.weight_casts [byte] = 2*V*d_emb + 2*l*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
+
+    LaTeX: M_{AMP}^{casts} = 2 V d_{emb} + 2 l \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_q: 1 if the query projection has a bias [1] (default 1, the classic model)
+        b_k: 1 if the key projection has a bias [1] (default 1, the classic model)
+        b_v: 1 if the value projection has a bias [1] (default 1, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: autocast's bf16 copies of every nn.Linear weight of a dense model: the l layers' attention and MLP and the head (the embedding's and the norms' not), each saved for its layer's backward [byte]
+
+    Sources: PyTorch 2.13, torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts; transformers docs: model memory anatomy, mixed precision keeps the model in fp32 and in 16-bit: 6 bytes
+    """
+    r_q = _gated('memory.amp.weight_casts', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('memory.amp.weight_casts', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.amp.weight_casts', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('memory.amp.weight_casts', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('memory.amp.weight_casts', 'd_v', d_v, {'mla': (mla, 0)})
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    b_q = numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return 2*V*d_emb + 2*l*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
+
+
+def params_decoder_replicated(h, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
+    r"""the parameters of a dense layer that tensor parallelism keeps whole on every rank: norms, the row-parallel biases of the output projection and fc2, q/k norms, MLA's down projections and latent norms.
+
+    params.decoder.replicated [parameter] = b_mlp*h + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)
+
+    LaTeX: \Psi_{rep} = \sigma_{b_{mlp}} h + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)
+
+    Args:
+        h: hidden size [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        d_head: head dimension [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: the parameters of a dense layer that tensor parallelism keeps whole on every rank: norms, the row-parallel biases of the output projection and fc2, q/k norms, MLA's down projections and latent norms [parameter]
+
+    Sources: Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard
+    """
+    d_head = _gated('params.decoder.replicated', 'd_head', d_head, {'qk_norm': (qk_norm, 0)})
+    r_q = _gated('params.decoder.replicated', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('params.decoder.replicated', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('params.decoder.replicated', 'd_rope', d_rope, {'mla': (mla, 0)})
+    h = numpy.asarray(h, dtype=numpy.float64)
+    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
+    b_o = numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    return b_mlp*h + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)
+
+
+def params_decoder_replicated_moe(h, E, *, n_norm=2, b_o=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, sh_gate=0, router_bias=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
+    r"""the parameters of a MoE layer kept whole on every TP rank: norms, the output projection's bias, q/k norms, MLA's down projections, the router and the shared-expert gate.
+
+    params.decoder.replicated.moe [parameter] = E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)
+
+    LaTeX: \Psi_{rep}^{moe} = E h + E \sigma_{b_{router}} + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)
+
+    Args:
+        h: hidden size [1]
+        E: experts [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        d_head: head dimension [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: the parameters of a MoE layer kept whole on every TP rank: norms, the output projection's bias, q/k norms, MLA's down projections, the router and the shared-expert gate [parameter]
+
+    Sources: Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard
+    """
+    d_head = _gated('params.decoder.replicated.moe', 'd_head', d_head, {'qk_norm': (qk_norm, 0)})
+    r_q = _gated('params.decoder.replicated.moe', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('params.decoder.replicated.moe', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('params.decoder.replicated.moe', 'd_rope', d_rope, {'mla': (mla, 0)})
+    h = numpy.asarray(h, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
+    b_o = numpy.asarray(b_o, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    return E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)
+
+
+def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+    r"""parameters of a stage's l/p layers one GPU holds, the routed experts aside: their projections 1/t, what TP replicates whole.
+
+    params.stage.layers [parameter] = (l_moe*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)) + (l - l_moe)*(b_mlp*h + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)) + (l_moe*(a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))) + (l - l_moe)*(a*sink - b_mlp*h + b_mlp*(d_ff*(gated + 1) + h) - b_o*h*(1 - mla) + d_ff*h*(gated + 2) + d_head*qk_norm_full*(a + g) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))))/t)/p
+
+    LaTeX: \Psi_{GPU}^{layers} = \frac{l_{moe} \left(E h + E \sigma_{b_{router}} + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)\right) + \left(l - l_{moe}\right) \left(\sigma_{b_{mlp}} h + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)\right) + \frac{l_{moe} \left(a \sigma_{sink} - \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) - \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) + \left(l - l_{moe}\right) \left(a \sigma_{sink} - \sigma_{b_{mlp}} h + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) - \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + d_{head} \sigma_{qk,full} \left(a + g\right) - \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right)}{t}}{p}
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_q: 1 if the query projection has a bias [1] (default 1, the classic model)
+        b_k: 1 if the key projection has a bias [1] (default 1, the classic model)
+        b_v: 1 if the value projection has a bias [1] (default 1, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: parameters of a stage's l/p layers one GPU holds, the routed experts aside: their projections 1/t, what TP replicates whole [parameter]
+
+    Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_E divides t; e divides E; l_moe ≤ l; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024 (V3), §2.2 (the MTP modules)
+    """
+    E = _gated('params.stage.layers', 'E', E, {'l_moe': (l_moe, 0)})
+    r_q = _gated('params.stage.layers', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('params.stage.layers', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('params.stage.layers', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('params.stage.layers', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('params.stage.layers', 'd_v', d_v, {'mla': (mla, 0)})
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    b_q = numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return (l_moe*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)) + (l - l_moe)*(b_mlp*h + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)) + (l_moe*(a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))) + (l - l_moe)*(a*sink - b_mlp*h + b_mlp*(d_ff*(gated + 1) + h) - b_o*h*(1 - mla) + d_ff*h*(gated + 2) + d_head*qk_norm_full*(a + g) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))))/t)/p
+
+
+def params_stage_layers_experts(h, E, p, e, l_moe, d_moe, t_e, *, gated=0, b_mlp=1):
+    r"""routed-expert parameters of a stage's l/p layers one GPU holds: l_moe/p MoE layers' E experts over t_E·e ranks.
+
+    params.stage.layers.experts [parameter] = E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))/(e*p*t_e)
+
+    LaTeX: \Psi_{GPU,E}^{layers} = \frac{E l_{moe} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right)}{e p t_{E}}
+
+    Args:
+        h: hidden size [1]
+        E: experts [1]
+        p: pipeline parallel degree [1]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        t_e: expert tensor parallel degree: the ranks one expert's width is split over (Megatron Core: t unless --expert-tensor-parallel-size; DeepSeek-V3 trained with 1) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+
+    Returns: routed-expert parameters of a stage's l/p layers one GPU holds: l_moe/p MoE layers' E experts over t_E·e ranks [parameter]
+
+    Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_E divides t; e divides E; l_moe ≤ l; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024 (V3), §2.2 (the MTP modules)
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    t_e = numpy.asarray(t_e, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
+    return E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))/(e*p*t_e)
+
+
+def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, n_mtp=0, x_attn=0, attn_gate=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+    r"""parameters one GPU of the first pipeline stage holds, the routed experts aside: l/p layers (their projections 1/t, what TP replicates whole), the token embedding's 1/t and the position table; at p = 1 also the head, the final norm and the MTP modules.
+
+    params.stage.first [parameter] = V*d_emb/t + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + (1 - piped)*(h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*(1 - tied) + V*head_bias)/t) + (l_moe*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)) + (l - l_moe)*(b_mlp*h + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)) + (l_moe*(a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))) + (l - l_moe)*(a*sink - b_mlp*h + b_mlp*(d_ff*(gated + 1) + h) - b_o*h*(1 - mla) + d_ff*h*(gated + 2) + d_head*qk_norm_full*(a + g) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))))/t)/p
+
+    LaTeX: \Psi_{GPU}^{first} = \frac{V d_{emb}}{t} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + \left(1 - \sigma_{PP}\right) \left(h \sigma_{final} \left(\sigma_{\beta} + 1\right) + n_{MTP} \left(E h + E \sigma_{b_{router}} + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \frac{2 h^{2}}{t} + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + 3 h \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \frac{a \sigma_{sink} - \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) - \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)}{t}\right) + \frac{V d_{emb} \left(1 - \sigma_{tied}\right) + V \sigma_{b_{head}}}{t}\right) + \frac{l_{moe} \left(E h + E \sigma_{b_{router}} + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)\right) + \left(l - l_{moe}\right) \left(\sigma_{b_{mlp}} h + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)\right) + \frac{l_{moe} \left(a \sigma_{sink} - \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) - \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) + \left(l - l_{moe}\right) \left(a \sigma_{sink} - \sigma_{b_{mlp}} h + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) - \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + d_{head} \sigma_{qk,full} \left(a + g\right) - \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right)}{t}}{p}
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        n_pos: positions of the learned position table (max_position_embeddings) [1]
+        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1]
+        o_pos: extra rows of the position table (OPT: 2) [1] (default 0, the classic model)
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        pos_table: 1 if the model has a learned position table (GPT-2, OPT), 0 for rotary/ALiBi [1] (default 1, the classic model)
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_q: 1 if the query projection has a bias [1] (default 1, the classic model)
+        b_k: 1 if the key projection has a bias [1] (default 1, the classic model)
+        b_v: 1 if the value projection has a bias [1] (default 1, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        norm_final: 1 if a norm follows the last layer (0: OPT with post-norm) [1] (default 1, the classic model)
+        emb_norm: 1 if a norm follows the token embedding (BLOOM) [1] (default 0, the classic model)
+        tied: 1 if the output head reuses the token embedding [1] (default 1, the classic model)
+        head_bias: 1 if the output head has a bias (GPT-J) [1] (default 0, the classic model)
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: parameters one GPU of the first pipeline stage holds, the routed experts aside: l/p layers (their projections 1/t, what TP replicates whole), the token embedding's 1/t and the position table; at p = 1 also the head, the final norm and the MTP modules [parameter]
+
+    Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_E divides t; e divides E; l_moe ≤ l; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024 (V3), §2.2 (the MTP modules)
+    """
+    E = _gated('params.stage.first', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    r_q = _gated('params.stage.first', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('params.stage.first', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('params.stage.first', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('params.stage.first', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('params.stage.first', 'd_v', d_v, {'mla': (mla, 0)})
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    n_pos = numpy.asarray(n_pos, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    piped = numpy.asarray(piped, dtype=numpy.float64)
+    o_pos = numpy.asarray(o_pos, dtype=numpy.float64)
+    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
+    pos_table = numpy.asarray(pos_table, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    b_q = numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    norm_final = numpy.asarray(norm_final, dtype=numpy.float64)
+    emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
+    tied = numpy.asarray(tied, dtype=numpy.float64)
+    head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
+    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return V*d_emb/t + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + (1 - piped)*(h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*(1 - tied) + V*head_bias)/t) + (l_moe*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)) + (l - l_moe)*(b_mlp*h + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)) + (l_moe*(a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))) + (l - l_moe)*(a*sink - b_mlp*h + b_mlp*(d_ff*(gated + 1) + h) - b_o*h*(1 - mla) + d_ff*h*(gated + 2) + d_head*qk_norm_full*(a + g) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))))/t)/p
+
+
+def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, tied=1, head_bias=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, n_mtp=0, x_attn=0, attn_gate=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+    r"""parameters one GPU of the last pipeline stage (p > 1) holds, the routed experts aside: l/p layers, the head's 1/t (tied: Megatron Core's copy of the embedding), the final norm and the MTP modules with their own embedding's 1/t.
+
+    params.stage.last [parameter] = V*d_emb*n_mtp*(1 - tied)/t + h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*tied + V*d_emb*(1 - tied) + V*head_bias)/t + (l_moe*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)) + (l - l_moe)*(b_mlp*h + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)) + (l_moe*(a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))) + (l - l_moe)*(a*sink - b_mlp*h + b_mlp*(d_ff*(gated + 1) + h) - b_o*h*(1 - mla) + d_ff*h*(gated + 2) + d_head*qk_norm_full*(a + g) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))))/t)/p
+
+    LaTeX: \Psi_{GPU}^{last} = \frac{V d_{emb} n_{MTP} \left(1 - \sigma_{tied}\right)}{t} + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + n_{MTP} \left(E h + E \sigma_{b_{router}} + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \frac{2 h^{2}}{t} + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + 3 h \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \frac{a \sigma_{sink} - \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) - \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)}{t}\right) + \frac{V d_{emb} \sigma_{tied} + V d_{emb} \left(1 - \sigma_{tied}\right) + V \sigma_{b_{head}}}{t} + \frac{l_{moe} \left(E h + E \sigma_{b_{router}} + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)\right) + \left(l - l_{moe}\right) \left(\sigma_{b_{mlp}} h + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)\right) + \frac{l_{moe} \left(a \sigma_{sink} - \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) - \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) + \left(l - l_{moe}\right) \left(a \sigma_{sink} - \sigma_{b_{mlp}} h + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) - \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + d_{head} \sigma_{qk,full} \left(a + g\right) - \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right)}{t}}{p}
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_q: 1 if the query projection has a bias [1] (default 1, the classic model)
+        b_k: 1 if the key projection has a bias [1] (default 1, the classic model)
+        b_v: 1 if the value projection has a bias [1] (default 1, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        norm_final: 1 if a norm follows the last layer (0: OPT with post-norm) [1] (default 1, the classic model)
+        tied: 1 if the output head reuses the token embedding [1] (default 1, the classic model)
+        head_bias: 1 if the output head has a bias (GPT-J) [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: parameters one GPU of the last pipeline stage (p > 1) holds, the routed experts aside: l/p layers, the head's 1/t (tied: Megatron Core's copy of the embedding), the final norm and the MTP modules with their own embedding's 1/t [parameter]
+
+    Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_E divides t; e divides E; l_moe ≤ l; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024 (V3), §2.2 (the MTP modules)
+    """
+    E = _gated('params.stage.last', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    r_q = _gated('params.stage.last', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('params.stage.last', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('params.stage.last', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('params.stage.last', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('params.stage.last', 'd_v', d_v, {'mla': (mla, 0)})
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
+    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    b_q = numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    norm_final = numpy.asarray(norm_final, dtype=numpy.float64)
+    tied = numpy.asarray(tied, dtype=numpy.float64)
+    head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return V*d_emb*n_mtp*(1 - tied)/t + h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*tied + V*d_emb*(1 - tied) + V*head_bias)/t + (l_moe*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)) + (l - l_moe)*(b_mlp*h + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)) + (l_moe*(a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))) + (l - l_moe)*(a*sink - b_mlp*h + b_mlp*(d_ff*(gated + 1) + h) - b_o*h*(1 - mla) + d_ff*h*(gated + 2) + d_head*qk_norm_full*(a + g) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))))/t)/p
+
+
+def params_stage_mtp_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, b_mlp=1):
+    r"""routed-expert parameters of the MTP modules one GPU of the last stage holds (the only stage at p = 1): n_MTP MoE layers' E experts over t_E·e ranks.
+
+    params.stage.mtp.experts [parameter] = E*n_mtp*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))/(e*t_e)
+
+    LaTeX: \Psi_{GPU,E}^{MTP} = \frac{E n_{MTP} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right)}{e t_{E}}
+
+    Args:
+        h: hidden size [1]
+        E: experts [1]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1]
+        t_e: expert tensor parallel degree: the ranks one expert's width is split over (Megatron Core: t unless --expert-tensor-parallel-size; DeepSeek-V3 trained with 1) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+
+    Returns: routed-expert parameters of the MTP modules one GPU of the last stage holds (the only stage at p = 1): n_MTP MoE layers' E experts over t_E·e ranks [parameter]
+
+    Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_E divides t; e divides E; l_moe ≤ l; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024 (V3), §2.2 (the MTP modules)
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
+    t_e = numpy.asarray(t_e, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
+    return E*n_mtp*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))/(e*t_e)
+
+
+def memory_activations_logits(b, s, h, V, t):
+    r"""activations of the output layer and the vocabulary-parallel cross-entropy per GPU of the last stage, one micro-batch.
+
+    memory.activations.logits [byte] = b*s*(4*V/t + 4*h + 9)
+
+    LaTeX: A_{logits} = b s \left(\frac{4 V}{t} + 4 h + 9\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+
+    Returns: activations of the output layer and the vocabulary-parallel cross-entropy per GPU of the last stage, one micro-batch [byte]
+
+    Valid when: t divides V
+
+    Sources: Megatron Core 2026, tensor_parallel/cross_entropy.py L25, L181: the logits cast to fp32, save_for_backward(exp_logits, target_mask, masked_target_1d); Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    return b*s*(4*V/t + 4*h + 9)
+
+
+def memory_activations_logits_sp(b, s, h, V, t):
+    r"""the output layer and loss with sequence parallelism: the norm's and the head's inputs on the rank's s/t tokens.
+
+    memory.activations.logits_sp [byte] = b*s*(4*V/t + 4*h/t + 9)
+
+    LaTeX: A_{logits}^{SP} = b s \left(\frac{4 V}{t} + \frac{4 h}{t} + 9\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+
+    Returns: the output layer and loss with sequence parallelism: the norm's and the head's inputs on the rank's s/t tokens [byte]
+
+    Valid when: t divides V; t divides s
+
+    Sources: Megatron Core 2026, tensor_parallel/cross_entropy.py L25, L181: the logits cast to fp32, save_for_backward(exp_logits, target_mask, masked_target_1d); Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    return b*s*(4*V/t + 4*h/t + 9)
+
+
+def memory_activations_embedding(b, s, h, *, drop=1):
+    r"""activations of the token embedding on the first stage, one micro-batch: the int64 token ids the lookup keeps, and with dropout its 1-byte mask.
+
+    memory.activations.embedding [byte] = b*s*(drop*h + 8)
+
+    LaTeX: A_{emb} = b s \left(\sigma_{drop} h + 8\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
+
+    Returns: activations of the token embedding on the first stage, one micro-batch: the int64 token ids the lookup keeps, and with dropout its 1-byte mask [byte]
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, tensor_parallel/layers.py VocabParallelEmbedding (masked_input)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    drop = numpy.asarray(drop, dtype=numpy.float64)
+    return b*s*(drop*h + 8)
+
+
+def memory_activations_embedding_sp(b, s, h, t, *, drop=1):
+    r"""the token embedding with sequence parallelism: the ids whole, the dropout mask on the rank's s/t tokens.
+
+    memory.activations.embedding_sp [byte] = b*s*(drop*h/t + 8)
+
+    LaTeX: A_{emb}^{SP} = b s \left(\frac{\sigma_{drop} h}{t} + 8\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        t: tensor parallel degree [1]
+        drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
+
+    Returns: the token embedding with sequence parallelism: the ids whole, the dropout mask on the rank's s/t tokens [byte]
+
+    Valid when: t divides s
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    drop = numpy.asarray(drop, dtype=numpy.float64)
+    return b*s*(drop*h/t + 8)
+
+
+def memory_activations_layer_transformers_eager(b, s, h, a, d_head, d_ff, *, gated=0):
+    r"""activations of one transformers Llama-family layer in bf16, eager attention.
+
+    memory.activations.layer.transformers.eager [byte] = 6*a*b*s**2 + b*s*(8*a*d_head + d_ff*(4*gated + 4) + 16*h)
+
+    LaTeX: A_{HF}^{eager} = 6 a b s^{2} + b s \left(8 a d_{head} + d_{ff} \left(4 \sigma_{gated} + 4\right) + 16 h\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+
+    Returns: activations of one transformers Llama-family layer in bf16, eager attention [byte]
+
+    Valid when: a transformers decoder of the Llama family: RMSNorm, rotary positions, no dropout, one GPU (t = 1)
+
+    Sources: transformers 5.24, models/llama/modeling_llama.py: LlamaRMSNorm, LlamaMLP, eager_attention_forward (repeat_kv, softmax in fp32), loss_utils.py ForCausalLMLoss (logits.float(), cross_entropy); PyTorch 2.13, torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return 6*a*b*s**2 + b*s*(8*a*d_head + d_ff*(4*gated + 4) + 16*h)
+
+
+def memory_activations_layer_transformers_sdpa(b, s, h, a, g, d_head, d_ff, *, gated=0):
+    r"""activations of one transformers Llama-family layer in bf16, sdpa (flash) attention.
+
+    memory.activations.layer.transformers.sdpa [byte] = 4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 16*h)
+
+    LaTeX: A_{HF}^{sdpa} = 4 a b s + b s \left(d_{ff} \left(4 \sigma_{gated} + 4\right) + 4 d_{head} \left(a + g\right) + 16 h\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+
+    Returns: activations of one transformers Llama-family layer in bf16, sdpa (flash) attention [byte]
+
+    Valid when: a transformers decoder of the Llama family: RMSNorm, rotary positions, no dropout, one GPU (t = 1)
+
+    Sources: transformers 5.24, models/llama/modeling_llama.py: LlamaRMSNorm, LlamaMLP, eager_attention_forward (repeat_kv, softmax in fp32), loss_utils.py ForCausalLMLoss (logits.float(), cross_entropy); PyTorch 2.13, torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return 4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 16*h)
+
+
+def memory_activations_layer_amp_eager(b, s, h, a, d_head, d_ff, *, gated=0):
+    r"""activations of one transformers Llama-family layer under bf16 autocast, eager attention.
+
+    memory.activations.layer.amp.eager [byte] = 6*a*b*s**2 + b*s*(8*a*d_head + d_ff*(4*gated + 4) + h*(2*gated + 8) + 16*h)
+
+    LaTeX: A_{AMP}^{eager} = 6 a b s^{2} + b s \left(8 a d_{head} + d_{ff} \left(4 \sigma_{gated} + 4\right) + h \left(2 \sigma_{gated} + 8\right) + 16 h\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+
+    Returns: activations of one transformers Llama-family layer under bf16 autocast, eager attention [byte]
+
+    Valid when: a transformers decoder of the Llama family: RMSNorm, rotary positions, no dropout, one GPU (t = 1)
+
+    Sources: transformers 5.24, models/llama/modeling_llama.py: LlamaRMSNorm, LlamaMLP, eager_attention_forward (repeat_kv, softmax in fp32), loss_utils.py ForCausalLMLoss (logits.float(), cross_entropy); PyTorch 2.13, torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return 6*a*b*s**2 + b*s*(8*a*d_head + d_ff*(4*gated + 4) + h*(2*gated + 8) + 16*h)
+
+
+def memory_activations_layer_amp_sdpa(b, s, h, a, g, d_head, d_ff, *, gated=0):
+    r"""activations of one transformers Llama-family layer under bf16 autocast, sdpa (flash) attention.
+
+    memory.activations.layer.amp.sdpa [byte] = 4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + h*(2*gated + 8) + 16*h)
+
+    LaTeX: A_{AMP}^{sdpa} = 4 a b s + b s \left(d_{ff} \left(4 \sigma_{gated} + 4\right) + 4 d_{head} \left(a + g\right) + h \left(2 \sigma_{gated} + 8\right) + 16 h\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+
+    Returns: activations of one transformers Llama-family layer under bf16 autocast, sdpa (flash) attention [byte]
+
+    Valid when: a transformers decoder of the Llama family: RMSNorm, rotary positions, no dropout, one GPU (t = 1)
+
+    Sources: transformers 5.24, models/llama/modeling_llama.py: LlamaRMSNorm, LlamaMLP, eager_attention_forward (repeat_kv, softmax in fp32), loss_utils.py ForCausalLMLoss (logits.float(), cross_entropy); PyTorch 2.13, torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return 4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + h*(2*gated + 8) + 16*h)
+
+
+def memory_activations_layer_amp_full_recompute(b, s, h):
+    r"""a transformers layer under autocast with gradient checkpointing: only its fp32 input.
+
+    memory.activations.layer.amp.full_recompute [byte] = 4*b*h*s
+
+    LaTeX: A_{AMP}^{full} = 4 b h s
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+
+    Returns: a transformers layer under autocast with gradient checkpointing: only its fp32 input [byte]
+
+    Valid when: a transformers decoder of the Llama family: RMSNorm, rotary positions, no dropout, one GPU (t = 1)
+
+    Sources: transformers 5.24, models/llama/modeling_llama.py: LlamaRMSNorm, LlamaMLP, eager_attention_forward (repeat_kv, softmax in fp32), loss_utils.py ForCausalLMLoss (logits.float(), cross_entropy); PyTorch 2.13, torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    return 4*b*h*s
+
+
+def memory_activations_logits_transformers(b, s, h, V):
+    r"""transformers' final norm, head and loss in bf16, one micro-batch: the norm (6h), the head's input (2h), the fp32 log-softmax of the upcast logits (4V) and the int64 targets.
+
+    memory.activations.logits.transformers [byte] = b*s*(4*V + 8*h + 8)
+
+    LaTeX: A_{HF}^{logits} = b s \left(4 V + 8 h + 8\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        V: vocabulary size [1]
+
+    Returns: transformers' final norm, head and loss in bf16, one micro-batch: the norm (6h), the head's input (2h), the fp32 log-softmax of the upcast logits (4V) and the int64 targets [byte]
+
+    Valid when: a transformers decoder of the Llama family: RMSNorm, rotary positions, no dropout, one GPU (t = 1)
+
+    Sources: transformers 5.24, models/llama/modeling_llama.py: LlamaRMSNorm, LlamaMLP, eager_attention_forward (repeat_kv, softmax in fp32), loss_utils.py ForCausalLMLoss (logits.float(), cross_entropy); PyTorch 2.13, torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    return b*s*(4*V + 8*h + 8)
+
+
+def memory_activations_logits_amp(b, s, h, V):
+    r"""transformers' final norm, head and loss under autocast: the fp32 norm (8h), the head's bf16 input cast (2h), the fp32 log-softmax (4V) and the targets.
+
+    memory.activations.logits.amp [byte] = b*s*(4*V + 10*h + 8)
+
+    LaTeX: A_{AMP}^{logits} = b s \left(4 V + 10 h + 8\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        V: vocabulary size [1]
+
+    Returns: transformers' final norm, head and loss under autocast: the fp32 norm (8h), the head's bf16 input cast (2h), the fp32 log-softmax (4V) and the targets [byte]
+
+    Valid when: a transformers decoder of the Llama family: RMSNorm, rotary positions, no dropout, one GPU (t = 1)
+
+    Sources: transformers 5.24, models/llama/modeling_llama.py: LlamaRMSNorm, LlamaMLP, eager_attention_forward (repeat_kv, softmax in fp32), loss_utils.py ForCausalLMLoss (logits.float(), cross_entropy); PyTorch 2.13, torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    return b*s*(4*V + 10*h + 8)
+
+
+def peers_megatron_params(h, a, g, d_head, d_ff, l, V, t, p, *, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, n_mtp=0, E=None, e=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, piped=None, t_e=None):
+    r"""Megatron-LM's estimator: the parameters of the most loaded shard (the first stage: l/p layers, one MTP block, the embedding; at p = 1 an untied head too).
+
+    peers.megatron.params [parameter] = n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p + (E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
+
+    LaTeX: \Psi_{Megatron} = n_{MTP} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right) + \frac{V h \left(1 - \sigma_{PP}\right) \left(1 - \sigma_{tied}\right) + V h + n_{MTP} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \frac{l_{moe} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \left(l - l_{moe}\right) \left(d_{ff} h \left(\sigma_{gated} + 2\right) + d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right)}{p}}{t} + \frac{2 h \left(l - l_{moe}\right) \left(\sigma_{\beta} + 1\right) + h \left(\sigma_{\beta} + 1\right) + l_{moe} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right)}{p} + \frac{\frac{E d_{moe} h l_{moe} \left(\sigma_{gated} + 2\right)}{p} + E d_{moe} h n_{MTP} \left(\sigma_{gated} + 2\right)}{e t_{E}}
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        tied: 1 if the output head reuses the token embedding [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1] (needed only when a switch leaves its classic value)
+        t_e: expert tensor parallel degree: the ranks one expert's width is split over (Megatron Core: t unless --expert-tensor-parallel-size; DeepSeek-V3 trained with 1) [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's estimator: the parameters of the most loaded shard (the first stage: l/p layers, one MTP block, the embedding; at p = 1 an untied head too) [parameter]
+
+    Valid when: p divides l (the estimator divides the layers evenly, fractions allowed)
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L59–267
+    """
+    E = _gated('peers.megatron.params', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    e = _gated('peers.megatron.params', 'e', e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
+    r_q = _gated('peers.megatron.params', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('peers.megatron.params', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('peers.megatron.params', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('peers.megatron.params', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('peers.megatron.params', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('peers.megatron.params', 'd_moe', d_moe, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    piped = _gated('peers.megatron.params', 'piped', piped, {'tied': (tied, 1)})
+    t_e = _gated('peers.megatron.params', 't_e', t_e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    tied = numpy.asarray(tied, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    piped = numpy.asarray(piped, dtype=numpy.float64)
+    t_e = numpy.asarray(t_e, dtype=numpy.float64)
+    return n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p + (E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
+
+
+def peers_megatron_states(h, a, g, d_head, d_ff, l, V, t, p, *, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, n_mtp=0, E=None, e=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, piped=None, t_e=None):
+    r"""Megatron-LM's estimator: weight and optimizer memory of the most loaded shard without the distributed optimizer, 18 bytes per parameter (bf16 weight, fp32 main gradient, fp32 master weight, Adam's m and v).
+
+    peers.megatron.states [byte] = 18*n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + 18*(V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + 18*(2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p + 18*(E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
+
+    LaTeX: M_{Megatron} = 18 n_{MTP} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right) + \frac{18 \left(V h \left(1 - \sigma_{PP}\right) \left(1 - \sigma_{tied}\right) + V h + n_{MTP} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \frac{l_{moe} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \left(l - l_{moe}\right) \left(d_{ff} h \left(\sigma_{gated} + 2\right) + d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right)}{p}\right)}{t} + \frac{18 \left(2 h \left(l - l_{moe}\right) \left(\sigma_{\beta} + 1\right) + h \left(\sigma_{\beta} + 1\right) + l_{moe} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right)\right)}{p} + \frac{18 \left(\frac{E d_{moe} h l_{moe} \left(\sigma_{gated} + 2\right)}{p} + E d_{moe} h n_{MTP} \left(\sigma_{gated} + 2\right)\right)}{e t_{E}}
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        tied: 1 if the output head reuses the token embedding [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1] (needed only when a switch leaves its classic value)
+        t_e: expert tensor parallel degree: the ranks one expert's width is split over (Megatron Core: t unless --expert-tensor-parallel-size; DeepSeek-V3 trained with 1) [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's estimator: weight and optimizer memory of the most loaded shard without the distributed optimizer, 18 bytes per parameter (bf16 weight, fp32 main gradient, fp32 master weight, Adam's m and v) [byte]
+
+    Valid when: p divides l (the estimator divides the layers evenly, fractions allowed)
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L293–303 (num_bytes_per_parameter)
+    """
+    E = _gated('peers.megatron.states', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    e = _gated('peers.megatron.states', 'e', e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
+    r_q = _gated('peers.megatron.states', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('peers.megatron.states', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('peers.megatron.states', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('peers.megatron.states', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('peers.megatron.states', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('peers.megatron.states', 'd_moe', d_moe, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    piped = _gated('peers.megatron.states', 'piped', piped, {'tied': (tied, 1)})
+    t_e = _gated('peers.megatron.states', 't_e', t_e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    tied = numpy.asarray(tied, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    piped = numpy.asarray(piped, dtype=numpy.float64)
+    t_e = numpy.asarray(t_e, dtype=numpy.float64)
+    return 18*n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + 18*(V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + 18*(2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p + 18*(E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
+
+
+def peers_megatron_states_distributed_optimizer(h, a, g, d_head, d_ff, l, V, t, p, d, *, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, n_mtp=0, E=None, e=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, piped=None, t_e=None):
+    r"""Megatron-LM's estimator with --use-distributed-optimizer: 6 + 12/d bytes per parameter, the experts' over their t·d/(t_E·e) expert-data-parallel replicas.
+
+    peers.megatron.states.distributed_optimizer [byte] = (6 + 12/d)*(n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p) + (6 + 12*e*t_e/(d*t))*(E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
+
+    LaTeX: M_{Megatron}^{dist} = \left(6 + \frac{12}{d}\right) \left(n_{MTP} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right) + \frac{V h \left(1 - \sigma_{PP}\right) \left(1 - \sigma_{tied}\right) + V h + n_{MTP} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \frac{l_{moe} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \left(l - l_{moe}\right) \left(d_{ff} h \left(\sigma_{gated} + 2\right) + d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right)}{p}}{t} + \frac{2 h \left(l - l_{moe}\right) \left(\sigma_{\beta} + 1\right) + h \left(\sigma_{\beta} + 1\right) + l_{moe} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right)}{p}\right) + \frac{\left(6 + \frac{12 e t_{E}}{d t}\right) \left(\frac{E d_{moe} h l_{moe} \left(\sigma_{gated} + 2\right)}{p} + E d_{moe} h n_{MTP} \left(\sigma_{gated} + 2\right)\right)}{e t_{E}}
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        tied: 1 if the output head reuses the token embedding [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1] (needed only when a switch leaves its classic value)
+        t_e: expert tensor parallel degree: the ranks one expert's width is split over (Megatron Core: t unless --expert-tensor-parallel-size; DeepSeek-V3 trained with 1) [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's estimator with --use-distributed-optimizer: 6 + 12/d bytes per parameter, the experts' over their t·d/(t_E·e) expert-data-parallel replicas [byte]
+
+    Valid when: p divides l (the estimator divides the layers evenly, fractions allowed); c = 1: the estimator's data_parallel_size leaves context parallelism out
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–212, L293–303
+    """
+    E = _gated('peers.megatron.states.distributed_optimizer', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    e = _gated('peers.megatron.states.distributed_optimizer', 'e', e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
+    r_q = _gated('peers.megatron.states.distributed_optimizer', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('peers.megatron.states.distributed_optimizer', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('peers.megatron.states.distributed_optimizer', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('peers.megatron.states.distributed_optimizer', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('peers.megatron.states.distributed_optimizer', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('peers.megatron.states.distributed_optimizer', 'd_moe', d_moe, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    piped = _gated('peers.megatron.states.distributed_optimizer', 'piped', piped, {'tied': (tied, 1)})
+    t_e = _gated('peers.megatron.states.distributed_optimizer', 't_e', t_e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    tied = numpy.asarray(tied, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    piped = numpy.asarray(piped, dtype=numpy.float64)
+    t_e = numpy.asarray(t_e, dtype=numpy.float64)
+    return (6 + 12/d)*(n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p) + (6 + 12*e*t_e/(d*t))*(E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
+
+
+def peers_megatron_activations(b, s, h, d_ff, l, V, t, p, piped):
+    r"""Megatron-LM's estimator with sequence parallelism and selective recompute: the first stage's activations per GPU (Korthikanti et al. Table 2 at l layers, the input ids and embedding dropout of p micro-batches, at p = 1 the head and loss).
+
+    peers.megatron.activations [byte] = (b*h*l*s*(4*d_ff/h + 18) + b*h*p*s + b*h*s*(4 - 4*piped)*(V/h + 1) + 8*b*p*s)/t
+
+    LaTeX: A_{Megatron} = \frac{b h l s \left(\frac{4 d_{ff}}{h} + 18\right) + b h p s + b h s \left(4 - 4 \sigma_{PP}\right) \left(\frac{V}{h} + 1\right) + 8 b p s}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1]
+
+    Returns: Megatron-LM's estimator with sequence parallelism and selective recompute: the first stage's activations per GPU (Korthikanti et al. Table 2 at l layers, the input ids and embedding dropout of p micro-batches, at p = 1 the head and loss) [byte]
+
+    Valid when: m ≥ p and no interleaving (v = 1): the estimator's min(1, m/p) and interleaving factors are 1; sequence parallelism and selective recompute (report_theoretical_memory L466–470)
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L308–379; Korthikanti et al. 2022, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    piped = numpy.asarray(piped, dtype=numpy.float64)
+    return (b*h*l*s*(4*d_ff/h + 18) + b*h*p*s + b*h*s*(4 - 4*piped)*(V/h + 1) + 8*b*p*s)/t
+
+
+def peers_megatron_activations_without_sp(b, s, h, l, V, t, p, piped):
+    r"""Megatron-LM's estimator in every other case (no sequence parallelism, or another recompute): Korthikanti's selective TP row at l layers, the ids and embedding dropout, at p = 1 the logits and final norm in 16 bits, +5 %.
+
+    peers.megatron.activations.without_sp [byte] = 21*b*h*l*s*(10 + 24/t)/20 + 21*b*h*p*s/20 + 42*b*p*s/5 + 21*(2 - 2*piped)*(V*b*s/t + b*h*s)/20
+
+    LaTeX: A_{Megatron}^{no\,SP} = \frac{21 b h l s \left(10 + \frac{24}{t}\right)}{20} + \frac{21 b h p s}{20} + \frac{42 b p s}{5} + \frac{21 \left(2 - 2 \sigma_{PP}\right) \left(\frac{V b s}{t} + b h s\right)}{20}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1]
+
+    Returns: Megatron-LM's estimator in every other case (no sequence parallelism, or another recompute): Korthikanti's selective TP row at l layers, the ids and embedding dropout, at p = 1 the logits and final norm in 16 bits, +5 % [byte]
+
+    Valid when: m ≥ p and no interleaving (v = 1): the estimator's min(1, m/p) and interleaving factors are 1
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L382–453
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    piped = numpy.asarray(piped, dtype=numpy.float64)
+    return (21/20)*b*h*l*s*(10 + 24/t) + (21/20)*b*h*p*s + (42/5)*b*p*s + (21/20)*(2 - 2*piped)*(V*b*s/t + b*h*s)
+
+
+def peers_megatron_flops(b, s, h, a, g, d_head, d_ff, l, V, *, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, n_mtp=0, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
+    r"""Megatron-LM's num_floating_point_operations for b sequences: 3 GEMMs (forward, wgrad, dgrad) of 2 FLOPs per multiply-add for the MLPs, the attention projections, one MTP head and the logits; the s² core halved for the causal mask.
+
+    peers.megatron.flops [FLOP] = b*l*s**2*(a*d_head*(6 - 6*mla) + 3*a*mla*(d_nope + d_rope + d_v)) + 6*b*s*(V*h*(n_mtp + 1) + d_ff*h*(gated + 2)*(l - l_moe) + h*l_moe*(gated + 2)*(d_moe*k + d_sh) + l*(mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + 1) + r_kv*(a*(d_nope + d_v) + h + 1)) + (1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g))) + n_mtp*(2*h**2 + 3*h))
+
+    LaTeX: F_{Megatron} = b l s^{2} \left(a d_{head} \left(6 - 6 \sigma_{MLA}\right) + 3 a \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 6 b s \left(V h \left(n_{MTP} + 1\right) + d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe}\right) + h l_{moe} \left(\sigma_{gated} + 2\right) \left(d_{moe} k + d_{sh}\right) + l \left(\sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + h \left(a d_{head} + 2 d_{head} g\right)\right)\right) + n_{MTP} \left(2 h^{2} + 3 h\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
+        k: experts per token [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's num_floating_point_operations for b sequences: 3 GEMMs (forward, wgrad, dgrad) of 2 FLOPs per multiply-add for the MLPs, the attention projections, one MTP head and the logits; the s² core halved for the causal mask [FLOP]
+
+    Sources: Megatron-LM theoretical memory, training.py L1009–1311 (transformer_flops)
+    """
+    k = _gated('peers.megatron.flops', 'k', k, {'l_moe': (l_moe, 0)})
+    r_q = _gated('peers.megatron.flops', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('peers.megatron.flops', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('peers.megatron.flops', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('peers.megatron.flops', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('peers.megatron.flops', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('peers.megatron.flops', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    return b*l*s**2*(a*d_head*(6 - 6*mla) + 3*a*mla*(d_nope + d_rope + d_v)) + 6*b*s*(V*h*(n_mtp + 1) + d_ff*h*(gated + 2)*(l - l_moe) + h*l_moe*(gated + 2)*(d_moe*k + d_sh) + l*(mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + 1) + r_kv*(a*(d_nope + d_v) + h + 1)) + (1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g))) + n_mtp*(2*h**2 + 3*h))
+
+
+def peers_deepspeed_zero2(d, P):
+    r"""DeepSpeed's estimate_zero2_model_states_mem_needs without offload: 2Ψ + 18Ψ/N, the 16-bit parameters whole and '2 grads16 + 4 grads32 + 4 params32 + 8 optimizer states' partitioned over the N = d replicas.
+
+    peers.deepspeed.zero2 [byte] = 2*P + 18*P/d
+
+    LaTeX: M_{DS}^{ZeRO-2} = 2 \Psi + \frac{18 \Psi}{d}
+
+    Args:
+        d: data parallel degree [1]
+        P: parameters [parameter]
+
+    Returns: DeepSpeed's estimate_zero2_model_states_mem_needs without offload: 2Ψ + 18Ψ/N, the 16-bit parameters whole and '2 grads16 + 4 grads32 + 4 params32 + 8 optimizer states' partitioned over the N = d replicas [byte]
+
+    Valid when: Ψ: the parameters of the model object on one rank (the GPU's (t, p) shard)
+
+    Sources: DeepSpeed ZeRO 0.16, stage_1_and_2.py L2430–2447
+    """
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    return 2*P + 18*P/d
+
+
+def peers_deepspeed_zero3(d, P, P_unit):
+    r"""DeepSpeed's estimate_zero3_model_states_mem_needs without offload: 4λ for the largest module's gathered 16-bit weights and gradients, 18Ψ/N partitioned.
+
+    peers.deepspeed.zero3 [byte] = 18*P/d + 4*P_unit
+
+    LaTeX: M_{DS}^{ZeRO-3} = \frac{18 \Psi}{d} + 4 \Psi_{unit}
+
+    Args:
+        d: data parallel degree [1]
+        P: parameters [parameter]
+        P_unit: parameters gathered at once under ZeRO-3 or FSDP: DeepSpeed's largest module, FSDP's wrapped unit (a decoder layer) [parameter]
+
+    Returns: DeepSpeed's estimate_zero3_model_states_mem_needs without offload: 4λ for the largest module's gathered 16-bit weights and gradients, 18Ψ/N partitioned [byte]
+
+    Valid when: Ψ: the parameters of the model object on one rank; λ its largest module (P_unit)
+
+    Sources: DeepSpeed ZeRO 0.16, stage3.py L3008–3044
+    """
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    P_unit = numpy.asarray(P_unit, dtype=numpy.float64)
+    return 18*P/d + 4*P_unit
+
+
+def peers_llm_analysis_activations(b, s, h, a, d_ff, l, V, t):
+    r"""llm-analysis's training activations per GPU of a dense model, no recompute, flash attention, sp = t: l layers of one micro-batch, the embedding, the logits and the last layernorm.
+
+    peers.llm_analysis.activations [byte] = b*s*(2*V + 6*h + l*(8*a + 4*d_ff + 25*h))/t
+
+    LaTeX: A_{llm\text{-}analysis} = \frac{b s \left(2 V + 6 h + l \left(8 a + 4 d_{ff} + 25 h\right)\right)}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        t: tensor parallel degree [1]
+
+    Returns: llm-analysis's training activations per GPU of a dense model, no recompute, flash attention, sp = t: l layers of one micro-batch, the embedding, the logits and the last layernorm [byte]
+
+    Valid when: a dense model without multi-head latent attention
+
+    Sources: llm-analysis, analysis.py L553–766 (per layer), L2103–2138 (the model)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    return b*s*(2*V + 6*h + l*(8*a + 4*d_ff + 25*h))/t
+
+
+def peers_llm_analysis_activations_moe(b, s, h, a, l, V, k, t, d_moe):
+    r"""llm-analysis's training activations per GPU of a mixture of experts (every layer MoE, top-k, no shared expert): its MoE MLP keeps two h-wide inputs, the k copies' inputs (whole and 1/t) and their token indices.
+
+    peers.llm_analysis.activations.moe [byte] = b*s*(2*V + 6*h + l*(8*a + 4*d_moe*k + 2*h*k*t + 2*h*k + 27*h + 2*k*t))/t
+
+    LaTeX: A_{llm\text{-}analysis}^{MoE} = \frac{b s \left(2 V + 6 h + l \left(8 a + 4 d_{moe} k + 2 h k t + 2 h k + 27 h + 2 k t\right)\right)}{t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        k: experts per token [1]
+        t: tensor parallel degree [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+
+    Returns: llm-analysis's training activations per GPU of a mixture of experts (every layer MoE, top-k, no shared expert): its MoE MLP keeps two h-wide inputs, the k copies' inputs (whole and 1/t) and their token indices [byte]
+
+    Valid when: every layer a mixture of experts without shared experts; no multi-head latent attention
+
+    Sources: llm-analysis, analysis.py L701–712 (the MoE MLP), L553–766, L2103–2138
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    return b*s*(2*V + 6*h + l*(8*a + 4*d_moe*k + 2*h*k*t + 2*h*k + 27*h + 2*k*t))/t
+
+
+def peers_llm_analysis_kv_cache(b, s, h, a, g, l, t, p, q):
+    r"""llm-analysis's KV cache per GPU: for each of the stage's l/p layers K and V of h/a values for max(g/t, 1) heads, b sequences of s tokens.
+
+    peers.llm_analysis.kv_cache [byte] = 2*b*h*l*q*s*Max(1, g/t)/(a*p)
+
+    LaTeX: M_{KV}^{llm\text{-}analysis} = \frac{2 b h l q s \max\left(1, \frac{g}{t}\right)}{a p}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+
+    Returns: llm-analysis's KV cache per GPU: for each of the stage's l/p layers K and V of h/a values for max(g/t, 1) heads, b sequences of s tokens [byte]
+
+    Valid when: no multi-head latent attention; d_head = h/a (llm-analysis and Transformer Math size the heads from h)
+
+    Sources: llm-analysis, analysis.py L886–919
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    return 2*b*h*l*q*s*functools.reduce(numpy.maximum, [1, g/t])/(a*p)
+
+
+def peers_llm_analysis_flops(b, s, h, a, g, d_ff, l, V, *, gated=0):
+    r"""llm-analysis's training FLOPs for b sequences: 3× the forward (QKV and output projections, QKᵀ and ·V over the full square, the MLP, the logits).
+
+    peers.llm_analysis.flops [FLOP] = 6*V*b*h*s + 3*l*(b*d_ff*h*s*(2*gated + 4) + 4*b*h**2*s + 4*b*h*s**2 + 4*b*g*h**2*s/a)
+
+    LaTeX: F_{llm\text{-}analysis} = 6 V b h s + 3 l \left(b d_{ff} h s \left(2 \sigma_{gated} + 4\right) + 4 b h^{2} s + 4 b h s^{2} + \frac{4 b g h^{2} s}{a}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+
+    Returns: llm-analysis's training FLOPs for b sequences: 3× the forward (QKV and output projections, QKᵀ and ·V over the full square, the MLP, the logits) [FLOP]
+
+    Valid when: a dense model without multi-head latent attention; d_head = h/a (llm-analysis and Transformer Math size the heads from h)
+
+    Sources: llm-analysis, analysis.py L921–1042, L2232–2249
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return 6*V*b*h*s + 3*l*(b*d_ff*h*s*(2*gated + 4) + 4*b*h**2*s + 4*b*h*s**2 + 4*b*g*h**2*s/a)
+
+
+def peers_transformer_math_activations(b, s, h, l, t):
+    r"""Transformer Math 101's activations per GPU with selective recompute: sbhL(10 + 24/t) (Korthikanti et al., no sequence parallelism).
+
+    peers.transformer_math.activations [byte] = b*h*l*s*(10 + 24/t)
+
+    LaTeX: A_{TM101} = b h l s \left(10 + \frac{24}{t}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+
+    Returns: Transformer Math 101's activations per GPU with selective recompute: sbhL(10 + 24/t) (Korthikanti et al., no sequence parallelism) [byte]
+
+    Valid when: a dense model without multi-head latent attention
+
+    Sources: Anthony et al. 2023, Activations and Batch Size; Korthikanti et al. 2022, Table 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    return b*h*l*s*(10 + 24/t)
+
+
+def peers_transformer_math_states(t, p, d, P):
+    r"""Transformer Math 101's 3D-parallel ZeRO-1 states per GPU: model/(PP·TP) + optimizer/N + gradients/PP, 2, 12 and 2 bytes per parameter.
+
+    peers.transformer_math.states [byte] = 2*P/p + 2*P/(p*t) + 12*P/(d*p*t)
+
+    LaTeX: M_{TM101} = \frac{2 \Psi}{p} + \frac{2 \Psi}{p t} + \frac{12 \Psi}{d p t}
+
+    Args:
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        d: data parallel degree [1]
+        P: parameters [parameter]
+
+    Returns: Transformer Math 101's 3D-parallel ZeRO-1 states per GPU: model/(PP·TP) + optimizer/N + gradients/PP, 2, 12 and 2 bytes per parameter [byte]
+
+    Valid when: a dense model without multi-head latent attention
+
+    Sources: Anthony et al. 2023, 3D Parallelism; Sharded Optimizers
+    """
+    t = numpy.asarray(t, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    d = numpy.asarray(d, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    return 2*P/p + 2*P/(p*t) + 12*P/(d*p*t)
+
+
+def peers_transformer_math_flops(b, s, P):
+    r"""Transformer Math 101's compute for b sequences of s tokens: C = 6PD.
+
+    peers.transformer_math.flops [FLOP] = 6*P*b*s
+
+    LaTeX: F_{TM101} = 6 \Psi b s
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        P: parameters [parameter]
+
+    Returns: Transformer Math 101's compute for b sequences of s tokens: C = 6PD [FLOP]
+
+    Sources: Anthony et al. 2023, Compute Requirements
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    P = numpy.asarray(P, dtype=numpy.float64)
+    return 6*P*b*s
+
+
 FORMULAS = {
     'params.layer.attention': params_layer_attention,
     'params.layer.mlp': params_layer_mlp,
@@ -12924,6 +14669,48 @@ FORMULAS = {
     'serving.replicas': serving_replicas,
     'serving.cost.per_token': serving_cost_per_token,
     'serving.energy.per_token': serving_energy_per_token,
+    'memory.states': memory_states,
+    'memory.states.stage1': memory_states_stage1,
+    'memory.states.stage2': memory_states_stage2,
+    'memory.states.stage3': memory_states_stage3,
+    'memory.deepspeed.step_fp32_grads': memory_deepspeed_step_fp32_grads,
+    'memory.zero3.gathered': memory_zero3_gathered,
+    'memory.fsdp.gathered': memory_fsdp_gathered,
+    'memory.ddp.buckets.fp32': memory_ddp_buckets_fp32,
+    'memory.amp.weight_casts': memory_amp_weight_casts,
+    'params.decoder.replicated': params_decoder_replicated,
+    'params.decoder.replicated.moe': params_decoder_replicated_moe,
+    'params.stage.layers': params_stage_layers,
+    'params.stage.layers.experts': params_stage_layers_experts,
+    'params.stage.first': params_stage_first,
+    'params.stage.last': params_stage_last,
+    'params.stage.mtp.experts': params_stage_mtp_experts,
+    'memory.activations.logits': memory_activations_logits,
+    'memory.activations.logits_sp': memory_activations_logits_sp,
+    'memory.activations.embedding': memory_activations_embedding,
+    'memory.activations.embedding_sp': memory_activations_embedding_sp,
+    'memory.activations.layer.transformers.eager': memory_activations_layer_transformers_eager,
+    'memory.activations.layer.transformers.sdpa': memory_activations_layer_transformers_sdpa,
+    'memory.activations.layer.amp.eager': memory_activations_layer_amp_eager,
+    'memory.activations.layer.amp.sdpa': memory_activations_layer_amp_sdpa,
+    'memory.activations.layer.amp.full_recompute': memory_activations_layer_amp_full_recompute,
+    'memory.activations.logits.transformers': memory_activations_logits_transformers,
+    'memory.activations.logits.amp': memory_activations_logits_amp,
+    'peers.megatron.params': peers_megatron_params,
+    'peers.megatron.states': peers_megatron_states,
+    'peers.megatron.states.distributed_optimizer': peers_megatron_states_distributed_optimizer,
+    'peers.megatron.activations': peers_megatron_activations,
+    'peers.megatron.activations.without_sp': peers_megatron_activations_without_sp,
+    'peers.megatron.flops': peers_megatron_flops,
+    'peers.deepspeed.zero2': peers_deepspeed_zero2,
+    'peers.deepspeed.zero3': peers_deepspeed_zero3,
+    'peers.llm_analysis.activations': peers_llm_analysis_activations,
+    'peers.llm_analysis.activations.moe': peers_llm_analysis_activations_moe,
+    'peers.llm_analysis.kv_cache': peers_llm_analysis_kv_cache,
+    'peers.llm_analysis.flops': peers_llm_analysis_flops,
+    'peers.transformer_math.activations': peers_transformer_math_activations,
+    'peers.transformer_math.states': peers_transformer_math_states,
+    'peers.transformer_math.flops': peers_transformer_math_flops,
 }
 
 INPUTS = {
@@ -12978,18 +14765,18 @@ INPUTS = {
     'memory.activations.layer.general.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
     'memory.activations.layer.general.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
     'memory.activations.layer.general.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
-    'memory.activations.layer.decoder.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.moe.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.moe.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.moe.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.moe.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.moe.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.moe.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.1f1b': ('b', 's', 'h', 'a', 'l', 't'),
     'memory.activations.1f1b.interleaved': ('b', 's', 'h', 'a', 'l', 't', 'p', 'v'),
     'memory.activations.selective_001': ('b', 's', 'h', 'l', 't'),
@@ -13292,6 +15079,48 @@ INPUTS = {
     'serving.replicas': ('b', 'p', 'T_e2e', 'R_req'),
     'serving.cost.per_token': ('n', 'c_rent', 'R_out'),
     'serving.energy.per_token': ('n', 'W_gpu', 'R_out'),
+    'memory.states': ('P', 'q_p', 'q_g', 'q_o'),
+    'memory.states.stage1': ('d', 'P', 'q_p', 'q_g', 'q_o'),
+    'memory.states.stage2': ('d', 'P', 'q_p', 'q_g', 'q_o'),
+    'memory.states.stage3': ('d', 'P', 'q_p', 'q_g', 'q_o'),
+    'memory.deepspeed.step_fp32_grads': ('d', 'P'),
+    'memory.zero3.gathered': ('P_unit',),
+    'memory.fsdp.gathered': ('P_unit',),
+    'memory.ddp.buckets.fp32': ('P',),
+    'memory.amp.weight_casts': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'mla', 'q_lora', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.replicated': ('h', 'n_norm', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'd_head', 'r_q', 'r_kv', 'd_rope'),
+    'params.decoder.replicated.moe': ('h', 'E', 'n_norm', 'b_o', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'sh_gate', 'router_bias', 'd_head', 'r_q', 'r_kv', 'd_rope'),
+    'params.stage.layers': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.stage.layers.experts': ('h', 'E', 'p', 'e', 'l_moe', 'd_moe', 't_e', 'gated', 'b_mlp'),
+    'params.stage.first': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'n_pos', 'd_emb', 'piped', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'n_mtp', 'x_attn', 'attn_gate', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.stage.last': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'd_emb', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'tied', 'head_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'n_mtp', 'x_attn', 'attn_gate', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.stage.mtp.experts': ('h', 'E', 'e', 'd_moe', 'n_mtp', 't_e', 'gated', 'b_mlp'),
+    'memory.activations.logits': ('b', 's', 'h', 'V', 't'),
+    'memory.activations.logits_sp': ('b', 's', 'h', 'V', 't'),
+    'memory.activations.embedding': ('b', 's', 'h', 'drop'),
+    'memory.activations.embedding_sp': ('b', 's', 'h', 't', 'drop'),
+    'memory.activations.layer.transformers.eager': ('b', 's', 'h', 'a', 'd_head', 'd_ff', 'gated'),
+    'memory.activations.layer.transformers.sdpa': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'gated'),
+    'memory.activations.layer.amp.eager': ('b', 's', 'h', 'a', 'd_head', 'd_ff', 'gated'),
+    'memory.activations.layer.amp.sdpa': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'gated'),
+    'memory.activations.layer.amp.full_recompute': ('b', 's', 'h'),
+    'memory.activations.logits.transformers': ('b', 's', 'h', 'V'),
+    'memory.activations.logits.amp': ('b', 's', 'h', 'V'),
+    'peers.megatron.params': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'gated', 'norm_bias', 'tied', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'n_mtp', 'E', 'e', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'piped', 't_e'),
+    'peers.megatron.states': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'gated', 'norm_bias', 'tied', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'n_mtp', 'E', 'e', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'piped', 't_e'),
+    'peers.megatron.states.distributed_optimizer': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'd', 'gated', 'norm_bias', 'tied', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'n_mtp', 'E', 'e', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'piped', 't_e'),
+    'peers.megatron.activations': ('b', 's', 'h', 'd_ff', 'l', 'V', 't', 'p', 'piped'),
+    'peers.megatron.activations.without_sp': ('b', 's', 'h', 'l', 'V', 't', 'p', 'piped'),
+    'peers.megatron.flops': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'gated', 'mla', 'q_lora', 'l_moe', 'd_sh', 'n_mtp', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
+    'peers.deepspeed.zero2': ('d', 'P'),
+    'peers.deepspeed.zero3': ('d', 'P', 'P_unit'),
+    'peers.llm_analysis.activations': ('b', 's', 'h', 'a', 'd_ff', 'l', 'V', 't'),
+    'peers.llm_analysis.activations.moe': ('b', 's', 'h', 'a', 'l', 'V', 'k', 't', 'd_moe'),
+    'peers.llm_analysis.kv_cache': ('b', 's', 'h', 'a', 'g', 'l', 't', 'p', 'q'),
+    'peers.llm_analysis.flops': ('b', 's', 'h', 'a', 'g', 'd_ff', 'l', 'V', 'gated'),
+    'peers.transformer_math.activations': ('b', 's', 'h', 'l', 't'),
+    'peers.transformer_math.states': ('t', 'p', 'd', 'P'),
+    'peers.transformer_math.flops': ('b', 's', 'P'),
 }
 
 REQUIRED = {
@@ -13353,11 +15182,11 @@ REQUIRED = {
     'memory.activations.layer.decoder.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
     'memory.activations.layer.decoder.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
     'memory.activations.layer.decoder.moe.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe'),
-    'memory.activations.layer.decoder.moe.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe'),
+    'memory.activations.layer.decoder.moe.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e'),
     'memory.activations.layer.decoder.moe.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe'),
-    'memory.activations.layer.decoder.moe.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe'),
+    'memory.activations.layer.decoder.moe.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e'),
     'memory.activations.layer.decoder.moe.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe'),
-    'memory.activations.layer.decoder.moe.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe'),
+    'memory.activations.layer.decoder.moe.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e'),
     'memory.activations.1f1b': ('b', 's', 'h', 'a', 'l', 't'),
     'memory.activations.1f1b.interleaved': ('b', 's', 'h', 'a', 'l', 't', 'p', 'v'),
     'memory.activations.selective_001': ('b', 's', 'h', 'l', 't'),
@@ -13660,4 +15489,46 @@ REQUIRED = {
     'serving.replicas': ('b', 'p', 'T_e2e', 'R_req'),
     'serving.cost.per_token': ('n', 'c_rent', 'R_out'),
     'serving.energy.per_token': ('n', 'W_gpu', 'R_out'),
+    'memory.states': ('P', 'q_p', 'q_g', 'q_o'),
+    'memory.states.stage1': ('d', 'P', 'q_p', 'q_g', 'q_o'),
+    'memory.states.stage2': ('d', 'P', 'q_p', 'q_g', 'q_o'),
+    'memory.states.stage3': ('d', 'P', 'q_p', 'q_g', 'q_o'),
+    'memory.deepspeed.step_fp32_grads': ('d', 'P'),
+    'memory.zero3.gathered': ('P_unit',),
+    'memory.fsdp.gathered': ('P_unit',),
+    'memory.ddp.buckets.fp32': ('P',),
+    'memory.amp.weight_casts': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb'),
+    'params.decoder.replicated': ('h',),
+    'params.decoder.replicated.moe': ('h', 'E'),
+    'params.stage.layers': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p'),
+    'params.stage.layers.experts': ('h', 'E', 'p', 'e', 'l_moe', 'd_moe', 't_e'),
+    'params.stage.first': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'n_pos', 'd_emb', 'piped'),
+    'params.stage.last': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'd_emb'),
+    'params.stage.mtp.experts': ('h', 'E', 'e', 'd_moe', 'n_mtp', 't_e'),
+    'memory.activations.logits': ('b', 's', 'h', 'V', 't'),
+    'memory.activations.logits_sp': ('b', 's', 'h', 'V', 't'),
+    'memory.activations.embedding': ('b', 's', 'h'),
+    'memory.activations.embedding_sp': ('b', 's', 'h', 't'),
+    'memory.activations.layer.transformers.eager': ('b', 's', 'h', 'a', 'd_head', 'd_ff'),
+    'memory.activations.layer.transformers.sdpa': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff'),
+    'memory.activations.layer.amp.eager': ('b', 's', 'h', 'a', 'd_head', 'd_ff'),
+    'memory.activations.layer.amp.sdpa': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff'),
+    'memory.activations.layer.amp.full_recompute': ('b', 's', 'h'),
+    'memory.activations.logits.transformers': ('b', 's', 'h', 'V'),
+    'memory.activations.logits.amp': ('b', 's', 'h', 'V'),
+    'peers.megatron.params': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p'),
+    'peers.megatron.states': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p'),
+    'peers.megatron.states.distributed_optimizer': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'd'),
+    'peers.megatron.activations': ('b', 's', 'h', 'd_ff', 'l', 'V', 't', 'p', 'piped'),
+    'peers.megatron.activations.without_sp': ('b', 's', 'h', 'l', 'V', 't', 'p', 'piped'),
+    'peers.megatron.flops': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V'),
+    'peers.deepspeed.zero2': ('d', 'P'),
+    'peers.deepspeed.zero3': ('d', 'P', 'P_unit'),
+    'peers.llm_analysis.activations': ('b', 's', 'h', 'a', 'd_ff', 'l', 'V', 't'),
+    'peers.llm_analysis.activations.moe': ('b', 's', 'h', 'a', 'l', 'V', 'k', 't', 'd_moe'),
+    'peers.llm_analysis.kv_cache': ('b', 's', 'h', 'a', 'g', 'l', 't', 'p', 'q'),
+    'peers.llm_analysis.flops': ('b', 's', 'h', 'a', 'g', 'd_ff', 'l', 'V'),
+    'peers.transformer_math.activations': ('b', 's', 'h', 'l', 't'),
+    'peers.transformer_math.states': ('t', 'p', 'd', 'P'),
+    'peers.transformer_math.flops': ('b', 's', 'P'),
 }

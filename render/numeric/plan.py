@@ -109,7 +109,7 @@ def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None 
     The rules are layout_violation's (t·p·c·d = n; t | a, g; p·v | l; c | s; e | d, e | E, e = 1 for a dense
     model; v > 1 only with p > 1 and p | m), applied column-wise; with ``uneven``, a p that does not divide l is
     allowed too, at v = 1, its stages balanced as formulas.layouts.balanced_stages splits them; a ``framework``
-    without interleaving keeps v = 1, one without a pipeline p = 1. The space is counted before it is built, and SpaceTooLarge says so when
+    without interleaving keeps v = 1, one without a pipeline p = 1, one without tensor parallelism t = 1. The space is counted before it is built, and SpaceTooLarge says so when
     its layouts × settings would exceed MAX_LAYOUTS."""
     a, g, l = int(model["a"]), int(model["g"]), int(model["l"])
     experts = int(model["E"]) if model.get("l_moe") and split else 1  # split = False: no expert or context parallelism
@@ -121,7 +121,7 @@ def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None 
     c = all_divisors[s % all_divisors == 0]
     t, c, p = (column.ravel() for column in np.meshgrid(t, c, all_divisors, indexing="ij"))
     splittable = np.array([uneven and balanced_stages(l, int(q)) is not None for q in p], dtype=bool)
-    keep = (n % (t * c * p) == 0) & ((l % p == 0) | splittable) & (framework.pipeline | (p == 1))
+    keep = (n % (t * c * p) == 0) & ((l % p == 0) | splittable) & (framework.pipeline | (p == 1)) & (framework.tensor | (t == 1))
     t, c, p = t[keep], c[keep], p[keep]
     d = n // (t * c * p)
     keep = global_batch % d == 0
@@ -161,7 +161,10 @@ def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[
     One call of the report per ``chunk`` layouts, settings included (they pick formula ids element
     by element), and per stage partition of the uneven ones; ``progress(done, total)`` after each call."""
     numeric_in = numeric_inputs(inputs)
-    columns = _with_settings(space, settings(inputs.framework))
+    chosen = inputs.framework or DEFAULT
+    columns = _with_settings(space, settings(chosen))
+    runs = (columns["p"] == 1) | (columns["zero"] <= chosen.pipeline_zero)  # DeepSpeed's pipeline engine: ZeRO 0-1 only
+    columns = {name: column[runs] for name, column in columns.items()}
     calls = _groups(columns, int(inputs.model["l"]), chunk)
     parts = []
     for done, (stages, rows) in enumerate(calls, start=1):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import keyword
+from itertools import combinations
 
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
@@ -95,19 +96,27 @@ def signature(formula: Formula) -> list[sp.Symbol]:
     return required + list(formula.defaults) + [s for s in formula.inputs if s not in required and s not in formula.defaults]
 
 
-def gating(formula: Formula, size: sp.Symbol) -> dict[sp.Symbol, sp.Integer]:
-    """The switches whose classic values remove ``size`` from the expression; putting 0 for it there must be exact.
+def gating(formula: Formula, size: sp.Symbol) -> tuple[dict[sp.Symbol, sp.Integer], int]:
+    """The switches whose classic values remove ``size`` from the expression, and the neutral value (0, or 1 where
+    the size divides a term they remove: e under l_moe = 0) for which putting it there is exact.
 
-    One switch may remove it alone (MLA's d_rope under mla = 0); where none does (a Mamba-2 width d_ssm in both the
-    l_S6 and the l_SSD layers' terms), the fewest switches that together remove every term holding it."""
+    One switch may remove it alone (MLA's d_rope under mla = 0); else the fewest that do it together (E leaves a
+    stage's count only when l_moe and n_MTP are both 0); else a greedy cover of the terms holding it (a Mamba-2 width
+    d_ssm in both the l_S6 and the l_SSD layers' terms)."""
     gates = {switch: value for switch, value in formula.defaults.items()
              if size not in formula.expr.xreplace({switch: value}).free_symbols}
+    for count in range(2, 4):
+        if gates:
+            break
+        gates = next((dict(group) for group in combinations(formula.defaults.items(), count)
+                      if size not in formula.expr.xreplace(dict(group)).free_symbols), {})
     if not gates:
         gates = _joint_gates(formula, size)
     classic = formula.expr.xreplace(gates)
-    if sp.expand(formula.expr.xreplace({**gates, size: 0}) - classic) != 0:
-        raise ValueError(f"{formula.id}: 0 for {size} under the classic switches is not exact")
-    return gates
+    for neutral in (0, 1):  # 0, unless the size divides a removed term (then 0·x/0 is no number)
+        if sp.expand(formula.expr.xreplace({**gates, size: neutral}) - classic) == 0:
+            return gates, neutral
+    raise ValueError(f"{formula.id}: neither 0 nor 1 for {size} under the classic switches is exact")
 
 
 def _joint_gates(formula: Formula, size: sp.Symbol) -> dict[sp.Symbol, sp.Integer]:
@@ -133,8 +142,10 @@ def function_source(formula: Formula, inputs: list[sp.Symbol]) -> str:
     arguments = ", ".join(required + (["*", *keywords] if keywords else []))
     lines = [f"def {function_name(formula.id)}({arguments}):", _docstring(formula, inputs)]
     for size in gated:
-        switches = ", ".join(f"{switch.name!r}: ({switch.name}, {int(value)})" for switch, value in gating(formula, size).items())
-        lines.append(f"    {size.name} = _gated({formula.id!r}, {size.name!r}, {size.name}, {{{switches}}})")
+        gates, neutral = gating(formula, size)
+        switches = ", ".join(f"{switch.name!r}: ({switch.name}, {int(value)})" for switch, value in gates.items())
+        extra = f", {neutral}" if neutral else ""
+        lines.append(f"    {size.name} = _gated({formula.id!r}, {size.name!r}, {size.name}, {{{switches}}}{extra})")
     lines += [f"    {s.name} = numpy.asarray({s.name}, dtype=numpy.float64)" for s in inputs]
     expression = numpy_expression(formula)
     lines.append(f"    return {expression}" if inputs else f"    return numpy.float64({expression})")

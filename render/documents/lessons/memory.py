@@ -137,6 +137,18 @@ The states fit, yet one unsplit layer of Llama-2-70B at b = 1, s = 4096 stores m
 gigabyte, and with 80 layers even full recompute needs several GB more. ZeRO-3 trades memory
 for traffic (3Ψ bytes per iteration instead of 2Ψ): the communication lesson weighs that.
 
+## 8. Which framework does this price?
+
+The formulas above are the classic recipe (16Ψ, Korthikanti's blocks). A real job holds what its framework's code
+keeps: `llm-formulas estimate` prices **a current Megatron Core job** by default (bf16 weights with fp32 main gradients,
+18 bytes per parameter; ZeRO 1 is its distributed optimizer, 6 + 12/d; fused SwiGLU; no dropout masks for Llama; the
+first stage's embedding, the last stage's head and loss, the layer the backward rebuilds), and `--framework` picks
+another (formulas/frameworks.py says, with sources, what each keeps). The same model and the same 8 GPUs, three ways:
+Megatron Core keeps its fp32 gradients whole, DeepSpeed's ZeRO-3 shards everything and gathers one module at a time,
+FSDP keeps fp32 shards and gathers a decoder layer (and the next) in bf16.
+"""),
+    code("""picture("memory_by_framework", model="llama2-7b", gpu_key="a100-80gb", d=8, s=4096)"""),
+    markdown("""
 ## Exercises
 
 Type your answer in place of `None` and run the cell; the helper says right or wrong and, when
