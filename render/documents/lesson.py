@@ -173,10 +173,12 @@ def source_figure(case: str, *, binary: bool | None = None) -> None:
     if case_.claimed is not None:
         ratio = float(case_.claimed / exact_value)
         agreement = "agrees to 3 digits" if abs(ratio - 1) < 5e-3 else f"source / exact = {ratio:.4g}" + (
-            "" if case_.slip else " (the source rounds)")
+            "" if case_.slip else " (another accounting: see below)" if case_.convention else " (the source rounds)")
         lines.append(f"- {agreement}")
     if case_.slip:
         lines.append(f"- slip: {case_.slip}")
+    if case_.convention:
+        lines.append(f"- not a slip, a convention: {case_.convention}")
     display(Markdown("\n".join(lines)))
 
 

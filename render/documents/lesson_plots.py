@@ -19,7 +19,9 @@ metadata: the same inputs give the same bytes). The pictures:
 - ``flops_shares``: which GEMMs take a forward pass's FLOPs as the sequence grows
   (``flops.decoder.*``);
 - ``training_days``: days of training against the GPU count (``cluster.training_time``);
-- ``amdahl``: speed-up against workers for several serial fractions (``cluster.amdahl``).
+- ``amdahl``: speed-up against workers for several serial fractions (``cluster.amdahl``);
+- the schematics of ``render.documents.schematics``: ``pipeline_schedule``, ``ring_allreduce``,
+  ``tp_sharding``, ``zero_partitioning``.
 """
 
 from __future__ import annotations
@@ -36,8 +38,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from llm_formulas.formulas import estimate  # noqa: E402
+from llm_formulas.formulas.examples import example as _example  # noqa: E402
 from llm_formulas.formulas.gpus import gpu  # noqa: E402
 from llm_formulas.formulas.presets import preset  # noqa: E402
+from llm_formulas.render.documents import schematics  # noqa: E402
 from llm_formulas.render.documents.plots import curve  # noqa: E402
 
 STYLE = {"figure.figsize": (6.4, 3.8), "figure.dpi": 80, "font.size": 9, "axes.grid": True, "grid.alpha": 0.3}
@@ -63,23 +67,41 @@ def _at(formula_id: str, sweep: str, xs, values: dict[str, object]) -> np.ndarra
     return curve(formula_id, sweep, np.asarray(xs, dtype=np.float64), **_text(values))
 
 
+def first_stage_bytes(model: str, mode: str, b: int, t: int, p: int, s: int) -> int:
+    """Bytes on the first pipeline stage's GPU: 16Ψ/(t·p) of states and, under 1F1B, l layers' worth of activations
+    (``memory.zero`` + l × ``memory.activations.layer.general.*``), exactly."""
+    values = _model(model) | {"t": t, "p": p, "s": s, "b": b}
+    return int(estimate.exact("memory.zero", **values) + values["l"] * estimate.exact(ACTIVATIONS[mode], **values))
+
+
+def largest_micro_batch(model: str, gpu_key: str, mode: str, t: int, p: int, s: int, most: int = 64) -> int:
+    """The largest micro-batch (up to ``most``) whose first stage fits the GPU's memory; 0 when not even b = 1 fits."""
+    capacity = gpu(gpu_key).memory
+    return max((b for b in range(1, most + 1) if first_stage_bytes(model, mode, b, t, p, s) <= capacity), default=0)
+
+
 def memory_vs_micro_batch(ax, model: str = "llama2-70b", gpu_key: str = "a100-80gb", t: int = 8, p: int = 8, s: int = 4096) -> None:
     values = _model(model) | {"t": t, "p": p, "s": s}
     capacity = float(gpu(gpu_key).memory) / GB
     b = np.arange(1, 17)
     states = float(estimate.exact("memory.zero", **values)) / GB
+    top = capacity * 2.2
     for mode, formula_id in ACTIVATIONS.items():
         total = states + values["l"] * _at(formula_id, "b", b, values) / GB  # 1F1B: the first stage holds l layers' worth
-        (line,) = ax.plot(b, total, marker="o", markersize=3, label=f"recompute {mode}")
-        fits = b[total <= capacity]
-        if len(fits):
-            ax.annotate(f"b ≤ {fits[-1]}", (fits[-1], total[fits[-1] - 1]), textcoords="offset points", xytext=(4, -12),
+        fits = largest_micro_batch(model, gpu_key, mode, t, p, s, most=len(b))
+        note = (f"{total[0]:.0f} GB at b = 1, above the chart" if total[0] > top else f"fits up to b = {fits}" if fits
+                else "does not fit at b = 1")
+        (line,) = ax.plot(b, total, marker="o", markersize=3, label=f"recompute {mode}: {note}")
+        if fits:
+            ax.annotate(f"b ≤ {fits}", (fits, total[fits - 1]), textcoords="offset points", xytext=(4, -12),
                         fontsize=8, color=line.get_color())
     ax.axhline(states, color="grey", linestyle="--", linewidth=1, label=f"model states 16Ψ/(t·p) = {states:.1f} GB")
     ax.axhline(capacity, color="firebrick", linewidth=2, label=f"HBM {capacity:.0f} GB")
-    ax.set(xlabel="micro-batch b (sequences)", ylabel="GB per GPU", ylim=(0, capacity * 2.2),
-           title=f"{preset(model).title}, t = {t}, p = {p}, s = {s}: first pipeline stage")
-    ax.legend(fontsize=7, loc="upper left")
+    ax.set(xlabel="micro-batch b (sequences)", ylabel="GB per GPU", ylim=(0, top), xlim=(0.5, b[-1] + 0.5),
+           )
+    ax.set_title(f"{preset(model).title}, tensor {t} × pipeline {p}, {s} tokens: the first stage", fontsize=8)
+    ax.set_xticks(b[::2])
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
 
 
 def memory_breakdown(ax, model: str = "llama2-70b", layouts: tuple[tuple[int, int], ...] = ((8, 1), (8, 2), (8, 4), (8, 8)),
@@ -140,20 +162,57 @@ def bandwidth_vs_tp(ax, h: int = 8192, gpus: tuple[str, ...] = ("rtx4090", "a100
         values = _gpu_values(key) | {"h": h, "U": U, "r": r}
         (line,) = ax.plot(t, _at("comms.bandwidth.tp", "t", t, values) / GB, marker="o", label=f"needed, {gpu(key).name}")
         ax.axhline(float(gpu(key).link()) / 2 / GB, color=line.get_color(), linestyle=":", label="its link, one way")
-    ax.set(xscale="log", yscale="log", xlabel="tensor parallel degree t", ylabel="GB/s per GPU, one way",
-           title=f"Bandwidth TP needs, h = {h}, U = {U}, r = {r}")
+    ax.set(xscale="log", yscale="log", xlabel="tensor parallel degree t", ylabel="GB/s per GPU, one way")
+    ax.set_title(f"Link bandwidth a tensor-parallel layer of hidden size {h} needs at {float(Fraction(U)):.0%} utilization,\n"
+                 f"its all-reduces taking at most {float(Fraction(r)):g}× the compute time (the whole-layer rule)", fontsize=8)
     ax.set_xticks(t, [str(x) for x in t])
-    ax.legend(fontsize=6, ncol=2, loc="upper left")
+    ax.legend(fontsize=6, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
 
 
-def bubble_vs_m(ax, stages: tuple[int, ...] = (2, 4, 8, 12, 16)) -> None:
-    m = np.arange(1, 65)
+def tp_link_need(ax, cases: tuple[str, ...] = ("S11c", "S11d", "S11e", "S11f")) -> None:
+    """Li Bojie's rule (001): the one-way link a TP rank needs to feed its Q, K, V projections, X·q·t/(6h), against t,
+    for each of the essay's GPUs (its cases' X, h, q), beside each one's link one way; they cross at comms.tp.max_degree."""
+    t = np.array([1, 2, 4, 8, 16, 32, 64])
+    entries = [(_example(case), {name: value for name, value in _example(case).inputs}) for case in cases]
+    colours: dict[object, str] = {}
+    for flops in dict.fromkeys(values["X"] for _, values in entries):  # one line of need per compute figure
+        names = "/".join(dict.fromkeys(e.title.split(", ", 1)[1].split(" on ")[0] for e, v in entries if v["X"] == flops))
+        values = next(v for _, v in entries if v["X"] == flops)
+        (line,) = ax.plot(t, _at("comms.tp.required_link", "t", t, values) / GB, marker="o",
+                          label=f"{names} at {float(flops) / 1e12:.0f} TFLOPS needs")
+        colours[flops] = line.get_color()
+    for entry, values in entries:
+        name = entry.title.split(", ", 1)[1].split(" (")[0]  # "RTX 4090 on PCIe Gen4"
+        link = float(values["W_link"]) / 2 / GB
+        t_max = float(estimate.exact("comms.tp.max_degree", **_text(values)))
+        colour = colours[values["X"]]
+        ax.axhline(link, color=colour, linestyle=":", linewidth=1)
+        ax.annotate(f"{name}, {link:.0f} GB/s one way: t ≤ {t_max:.3g}", (t_max, link), textcoords="offset points",
+                    xytext=(8, -10), fontsize=7, color=colour)
+        ax.plot([t_max], [link], "o", color=colour, markersize=5, markerfacecolor="white")
+    ax.set(xscale="log", yscale="log", xlabel="tensor parallel degree t", ylabel="GB/s per GPU, one way")
+    ax.set_title("The essay's rule: the link must bring each rank's Q, K, V inputs as fast as it computes them\n"
+                 "(X·q·t / 6h, h = 8192, 16-bit); it keeps up to the left of each circle", fontsize=8)
+    ax.set_xticks(t, [str(x) for x in t])
+    ax.legend(fontsize=7, loc="upper left")
+
+
+def bubble_vs_m(ax, stages: tuple[int, ...] = (2, 4, 8, 12, 16), mark: tuple[int, int] | None = None) -> None:
+    """The bubble against m, one line per stage count p; ``mark`` = (p, m) puts a run's point on its line."""
+    most = max(256, 2 * mark[1] if mark else 0)
+    m = np.unique(np.round(np.logspace(0, np.log2(most), 80, base=2)))
     for p in stages:
-        ax.plot(m, 100 * _at("cluster.bubble", "m", m, {"p": p}), label=f"p = {p}")
-    ax.axhline(10, color="grey", linestyle=":", linewidth=1)
+        ax.plot(m, 100 * _at("cluster.bubble", "m", m, {"p": p}), label=f"{p} stages")
+    if mark:
+        p, count = mark
+        bubble = 100 * float(estimate.exact("cluster.bubble", p=p, m=count))
+        ax.plot([count], [bubble], "k*", markersize=9)
+        ax.annotate(f"{p} stages, m = {count}: {bubble:.1f} %", (count, bubble), textcoords="offset points", xytext=(-20, 10),
+                    fontsize=8, ha="right")
+    ax.axhline(10, color="grey", linestyle=":", linewidth=1, label="10 % of the compute time")
     ax.set(xscale="log", yscale="log", xlabel="micro-batches per iteration m", ylabel="bubble, % of compute time",
-           title="Pipeline bubble (p − 1)/m")
-    ax.legend(fontsize=8)
+           title="Pipeline bubble (p − 1)/m of p stages")
+    ax.legend(fontsize=7, loc="lower left")
 
 
 def params_breakdown(ax, models: tuple[str, ...] = ("llama2-7b", "llama2-13b", "llama2-70b", "gpt3-175b")) -> None:
@@ -187,8 +246,9 @@ def flops_shares(ax, model: str = "llama2-7b", seqs: tuple[int, ...] = (512, 102
         ax.bar(labels, share, bottom=bottom, label=label)
         bottom += share
     ax.bar(labels, 100 - bottom, bottom=bottom, label="logits")
-    ax.set(xlabel="sequence length s", ylabel="% of forward FLOPs", title=f"{preset(model).title}: who does the FLOPs")
-    ax.legend(fontsize=7, loc="lower left")
+    ax.set(xlabel="sequence length s (tokens)", ylabel="% of forward FLOPs", ylim=(0, 100),
+           title=f"{preset(model).title}: who does the FLOPs of a forward pass")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=4, frameon=False)
 
 
 def training_days(ax, model: str = "llama2-70b", tokens: float = 2e12, gpu_key: str = "a100-80gb", U: str = "2/5") -> None:
@@ -218,12 +278,19 @@ PICTURES: dict[str, Callable] = {
     "roofline": roofline,
     "decode_latency": decode_latency,
     "bandwidth_vs_tp": bandwidth_vs_tp,
+    "tp_link_need": tp_link_need,
     "bubble_vs_m": bubble_vs_m,
     "params_breakdown": params_breakdown,
     "flops_shares": flops_shares,
     "training_days": training_days,
     "amdahl": amdahl,
+    "pipeline_schedule": schematics.pipeline_schedule,
+    "ring_allreduce": schematics.ring_allreduce,
+    "tp_sharding": schematics.tp_sharding,
+    "zero_partitioning": schematics.zero_partitioning,
 }
+SIZES = {"pipeline_schedule": (7.2, 4.6), "ring_allreduce": (7.2, 2.6), "tp_sharding": (7.6, 2.6), "zero_partitioning": (6.4, 4.2)}
+SCHEMATIC_DPI = 110  # the schematics carry small labels
 
 
 def figure_png(figure) -> bytes:
@@ -236,7 +303,7 @@ def figure_png(figure) -> bytes:
 
 def png(name: str, **options: object) -> bytes:
     """One picture as PNG bytes; the same name and options give the same bytes."""
-    with plt.rc_context(STYLE):
+    with plt.rc_context(STYLE | ({"figure.figsize": SIZES[name], "figure.dpi": SCHEMATIC_DPI} if name in SIZES else {})):
         figure, ax = plt.subplots()
         PICTURES[name](ax, **options)
         data = figure_png(figure)

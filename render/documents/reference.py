@@ -147,6 +147,7 @@ class ExampleView:
     slip: str
     documented: bool
     conditions_hold: bool
+    convention: str = ""
 
 
 @dataclass(frozen=True)
@@ -316,6 +317,7 @@ def example_view(example: WorkedExample) -> ExampleView:
         slip=example.slip,
         documented=True,
         conditions_hold=_conditions_hold(formula, example.values),
+        convention=example.convention,
     )
 
 
