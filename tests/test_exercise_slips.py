@@ -31,7 +31,7 @@ SLIPPED = [
     ("memory.kv_gqa", "one sequence, not the batch", "1.25 GiB"),
     ("comms.allreduce", "one pass only", 7 / 8),
     ("comms.allreduce", "2× the buffer", 2.0),
-    ("comms.max_tp_4090", "the bytes per value forgotten", 3 * 64e9 * 8192 / 330e12),
+    ("comms.max_tp_4090", "twice too much: q forgotten or 64 GB/s taken as one way", 3 * 64e9 * 8192 / 330e12),
     ("comms.max_tp_4090", "one link direction only", 3 * 32e9 * 8192 / (330e12 * 2)),
     ("cluster.amdahl", "the serial part ignored", 512),
     ("cluster.amdahl", "0.05 read as a fraction, not a percentage", 1 / (0.05 + 0.95 / 512)),

@@ -134,8 +134,8 @@ register(
     "16-bit. Up to which tensor-parallel degree t does the link keep up with the attention projections?",
     Step("t_max", "3·W_link·h/(X·q)", "comms.tp.max_degree", RTX4090_001),
     slips=(
-        Slip("the bytes per value forgotten", "each value the link carries is q = 2 bytes in 16-bit: divide the FLOPs per value by 2 to get FLOPs per byte.",
-             values={"q": 1}),
+        Slip("twice too much: q forgotten or 64 GB/s taken as one way", "64 GB/s is PCIe Gen4 both ways (the formula's W_link "
+             "counts both), and each 16-bit value is q = 2 bytes.", values={"q": 1}),
         Slip("one link direction only", "the essay's 64 GB/s counts both directions of PCIe Gen4; the formula takes it as given.",
              times=sp.Rational(1, 2)),
     ),

@@ -65,7 +65,9 @@ def _fraction(value: object) -> Fraction:
         return value
     if isinstance(value, int):
         return Fraction(value)
-    rational = sp.nsimplify(value) if not isinstance(value, float) else sp.Rational(repr(value))
+    if isinstance(value, float) or type(value).__name__ in ("float64", "float32"):  # a float of the numeric path
+        return Fraction(repr(float(value)))
+    rational = sp.nsimplify(value)
     return Fraction(int(rational.p), int(rational.q))
 
 
@@ -138,6 +140,19 @@ class Figures:
         else:
             self._add(Figure(symbol, exact, unit, _show(exact, unit), 3))
 
+    def model_values(self, key: str) -> dict[str, object]:
+        """The sizes of a model the lesson compares with its own (named in ``compare_models``), with its ``P``."""
+        if key not in self.compare_models and key != self.model_key:
+            raise KeyError(f"lesson {self.lesson}: {key!r} is not among the models it names ({self.compare_models})")
+        sizes = estimate.model_values(preset(key).architecture.values)
+        sizes["P"] = int(estimate.exact("params.decoder.total", **sizes))
+        return sizes
+
+    def input(self, symbol: str, value: object) -> Fraction:
+        """One more input the lesson derives from the others (m = B/(b·d)): a figure, and a value every formula sees."""
+        self._input(symbol, value, str(get_unit(symbol)))
+        return self[symbol]
+
     def name(self, name: str, text: str) -> None:
         """A name the prose quotes (the model's title, the GPU's): words, not a number."""
         self._add(Figure(name, None, "", text, None))
@@ -190,6 +205,21 @@ class Figures:
         entry = worked_example(case)
         return self.number(name, _fraction(entry.exact()), unit=str(get(entry.formula_id).unit), display=display,
                            binary=binary, digits=digits)
+
+    def published(self, name: str, row_id: str, measured: str = "") -> Fraction:
+        """A paper's printed figure (``formulas/published``: its digits and unit, ``52 %``), or, with ``measured``, an
+        input the paper measured and printed (Megatron's 163 TFLOP/s per GPU)."""
+        from llm_formulas.formulas.published import published_rows
+
+        row = next(r for r in published_rows() if r.id == row_id)
+        if measured:
+            value = _fraction(next(m.value for m in row.measured if m.name == measured))
+            return self.number(name, value, unit=str(get_unit(measured)))
+        value = _fraction(sp.Rational(row.printed_text) * row.scale)
+        unit = "%" if row.unit == "%" else row.unit
+        shown = f"{row.printed_text} {unit}"
+        digits = len(row.printed_text.replace(".", "").lstrip("0")) or 1
+        return self._add(Figure(name, value, "1" if unit == "%" else row.unit, shown, digits))
 
     def source_input(self, name: str, case: str, symbol: str) -> Fraction:
         """An input a source's worked example used (``D`` of S10, ``X`` of S11c), as that source wrote it."""
@@ -245,9 +275,19 @@ def _digits(x: float, digits: int | None) -> str:
     return significant(x, digits) if digits else f"{x:,}"
 
 
+COUNTS = (("T", 10**12), ("B", 10**9), ("M", 10**6), ("k", 10**3))
+
+
 def _show(value: Fraction, unit: str, binary: bool = False, digits: int = 3) -> str:
-    """A value in human units; another precision than three digits only for plain numbers."""
+    """A value in human units (three digits), a count (``68.98B parameters``) or a plain number to ``digits`` digits;
+    a whole number below a million with every digit."""
     parsed = as_unit(unit)
     if parsed.is_dimensionless:
+        if value.denominator == 1 and abs(value) < 10**6:
+            return _integer_text(value)
         return significant(float(value), digits)
+    if parsed.is_single_base and parsed.exponents[0][0] in ("parameter", "token") and digits != 3:
+        name = parsed.exponents[0][0] + "s"
+        suffix, size = next(((s, n) for s, n in COUNTS if abs(value) >= n), ("", 1))
+        return f"{significant(float(value / size), digits)}{suffix} {name}"
     return human(value, unit, binary=binary)
