@@ -26,7 +26,7 @@ NUMBER = r"\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?"
 TYPED = re.compile(rf"(?<![\w.·/^_§−-])({NUMBER})(?:\s?×\s?10[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?(?:\s?(?:{UNITS})|\s(?:s|W))(?![\w/])")
 DOLLARS = re.compile(rf"\$\s?{NUMBER}|(?<![\w.])\d+(?:\.\d+)?×")  # dollars, and factors such as 20×
 RELATION = re.compile(rf"[=≈≤≥<>~]\s*({NUMBER})(?!\s?×|[\w·(ΨαβγδεθλμπρστφψΩ²³/^_.])")  # "= 2 × forward": a formula
-DEFINITION = re.compile(r"^(\d{1,2}) (?:bytes?)$")  # a width by definition: 2 bytes per 16-bit value, 16 per parameter
+DEFINITION = re.compile(r"^(\d{1,2}) (?:bytes?|FLOPs?)$")  # by definition: 2 bytes per 16-bit value, 6 FLOPs per parameter
 CODE_SPAN = re.compile(r"`[^`]*`|\$[^$]*\$|\]\([^)]*\)|\b[AH][18]00 \d+ GB")  # code, math, links, product names
 
 

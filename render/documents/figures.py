@@ -153,6 +153,11 @@ class Figures:
         self._input(symbol, value, str(get_unit(symbol)))
         return self[symbol]
 
+    def literal(self, name: str, value: int) -> int:
+        """A whole number as code writes it (``2000000000000``), for a code cell's inputs."""
+        self._add(Figure(name, Fraction(value), "1", str(int(value)), None))
+        return value
+
     def name(self, name: str, text: str) -> None:
         """A name the prose quotes (the model's title, the GPU's): words, not a number."""
         self._add(Figure(name, None, "", text, None))
@@ -187,12 +192,16 @@ class Figures:
         """A source's printed figure, in the source's own words (``formulas.examples``): ``{{S7}}``."""
         self._add(Figure(name or case, None, "", worked_example(case).claimed_text, None))
 
-    def claimed(self, name: str, case: str) -> Fraction:
-        """A source's printed figure as a number, in the source's unit and digits (``34.8 PFLOP``, ``t ≤ 2.4``'s 2.4)."""
+    def claimed(self, name: str, case: str, percent: bool = False) -> Fraction:
+        """A source's printed figure as a number, in the source's unit and digits (``34.8 PFLOP``, ``t ≤ 2.4``'s 2.4;
+        ``percent``: a fraction the source printed as a percentage, ``40.5 %``)."""
         entry = worked_example(case)
         if entry.claimed is None:
             raise ValueError(f"case {case} prints no number")
         value = _fraction(entry.claimed)
+        if percent:
+            text = f"{float(value * 100):g}"
+            return self._add(Figure(name, value, "1", f"{text} %", len(text.replace(".", "").lstrip("0"))))
         scaled = f"{float(value / _fraction(entry.scale)):g}"
         unit = str(get(entry.formula_id).unit)
         shown = f"{scaled} {entry.scale_name}".strip() if entry.scale_name or as_unit(unit).is_dimensionless else human(value, unit)
