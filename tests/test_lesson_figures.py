@@ -111,6 +111,10 @@ def read_back(shown: str) -> tuple[Fraction, Fraction, str]:
               "sequence": "sequence", "GPUs": "GPU", "GPU": "GPU", "layers": "layer", "layer": "layer"}
     if unit == "" or unit in counts:
         return value, half, counts.get(unit, "1")
+    if unit == "tokens/s":
+        return value, half, "token/second"
+    if unit == "tCO2eq":  # the papers' tonnes of CO2-equivalent
+        return value * 10**6, half * 10**6, "gram"
     if unit.endswith(" CO2e"):
         scale = {"g": 1, "kg": 10**3, "t": 10**6, "kt": 10**9}[unit.split()[0]]
         return value * scale, half * scale, "gram"

@@ -46,6 +46,8 @@ from llm_formulas.formulas.presets import preset
 from llm_formulas.formulas.units import as_unit
 from llm_formulas.render.printers.human import convert, human, significant
 
+PUBLISHED_UNITS = {"%": "1", "days": "second", "tCO2eq": "gram", "$M": "dollar", "ZFLOP": "FLOP", "FLOP": "FLOP",
+                   "TiB": "byte", "GiB": "byte", "PFLOP/s": "FLOP/second", "billion": "parameter"}
 SLOT = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}")
 
 
@@ -215,20 +217,21 @@ class Figures:
         return self.number(name, _fraction(entry.exact()), unit=str(get(entry.formula_id).unit), display=display,
                            binary=binary, digits=digits)
 
-    def published(self, name: str, row_id: str, measured: str = "") -> Fraction:
-        """A paper's printed figure (``formulas/published``: its digits and unit, ``52 %``), or, with ``measured``, an
-        input the paper measured and printed (Megatron's 163 TFLOP/s per GPU)."""
+    def published(self, name: str, row_id: str, measured: str = "", input: str = "") -> Fraction:
+        """A paper's printed figure (``formulas/published``: its digits and unit, ``52 %``), or an input of that row:
+        ``measured`` one the paper measured and printed (Megatron's 163 TFLOP/s per GPU), ``input`` one it states."""
         from llm_formulas.formulas.published import published_rows
 
         row = next(r for r in published_rows() if r.id == row_id)
-        if measured:
-            value = _fraction(next(m.value for m in row.measured if m.name == measured))
-            return self.number(name, value, unit=str(get_unit(measured)))
+        if measured or input:
+            pairs = [(m.name, m.value) for m in row.measured] if measured else list(row.inputs)
+            value = _fraction(dict(pairs)[measured or input])
+            return self.number(name, value, unit=str(get_unit(measured or input)))
         value = _fraction(sp.Rational(row.printed_text) * row.scale)
-        unit = "%" if row.unit == "%" else row.unit
-        shown = f"{row.printed_text} {unit}"
+        base = PUBLISHED_UNITS.get(row.unit, row.unit)
+        shown = f"${row.printed_text}M" if row.unit == "$M" else f"{row.printed_text} {row.unit}"
         digits = len(row.printed_text.replace(".", "").lstrip("0")) or 1
-        return self._add(Figure(name, value, "1" if unit == "%" else row.unit, shown, digits))
+        return self._add(Figure(name, value, base, shown, digits))
 
     def source_input(self, name: str, case: str, symbol: str) -> Fraction:
         """An input a source's worked example used (``D`` of S10, ``X`` of S11c), as that source wrote it."""
@@ -295,6 +298,8 @@ def _show(value: Fraction, unit: str, binary: bool = False, digits: int = 3) -> 
         if value.denominator == 1 and abs(value) < 10**6:
             return _integer_text(value)
         return significant(float(value), digits)
+    if unit == "token/second":
+        return f"{significant(float(value), digits)} tokens/s"
     if parsed.is_single_base and parsed.exponents[0][0] in ("parameter", "token") and digits != 3:
         name = parsed.exponents[0][0] + "s"
         suffix, size = next(((s, n) for s, n in COUNTS if abs(value) >= n), ("", 1))
