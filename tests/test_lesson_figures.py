@@ -23,7 +23,7 @@ UNITS = (r"%|GiB|MiB|KiB|TiB|GB/s|TB/s|MB/s|KB/s|Gbit/s|Gbps|Gb/s|GB|MB|KB|kB|TB
          r"kWh|MWh|GWh|kW|MW|W|tCO2eq|tonnes?|tokens?|parameters|sequences|GPUs|GPU-hours|GPU hours|layers|blocks|heads|"
          r"stages|micro-batches|replicas|nodes|bytes?|times")
 NUMBER = r"\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?"
-TYPED = re.compile(rf"(?<![\w.·/^_§−-])({NUMBER})(?:\s?×\s?10[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?(?:\s?(?:{UNITS})|\s(?:s|W))(?![\w/])")
+TYPED = re.compile(rf"(?<![\w.·/^_§−-])(?<![−+×] )({NUMBER})(?:\s?×\s?10[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?(?:\s?(?:{UNITS})|\s(?:s|W))(?![\w/])")
 DOLLARS = re.compile(rf"\$\s?{NUMBER}|(?<![\w.])\d+(?:\.\d+)?×")  # dollars, and factors such as 20×
 RELATION = re.compile(rf"[=≈≤≥<>~]\s*({NUMBER})(?!\s?×|[\w·(ΨαβγδεθλμπρστφψΩ²³/^_.])")  # "= 2 × forward": a formula
 DEFINITION = re.compile(r"^(\d{1,2}) (?:bytes?|FLOPs?)$")  # by definition: 2 bytes per 16-bit value, 6 FLOPs per parameter
@@ -46,7 +46,8 @@ def typed_figures(template: str) -> list[str]:
     """The quantities typed into a template outside its slots, its code spans and its math."""
     prose = CODE_SPAN.sub(" ", SLOT.sub(" ", template))
     found = [m.group(0) for m in TYPED.finditer(prose) if not DEFINITION.match(m.group(0).strip())]
-    found += [m.group(0) for m in DOLLARS.finditer(prose)] + [m.group(0) for m in RELATION.finditer(prose)]
+    found += [m.group(0) for m in DOLLARS.finditer(prose)]
+    found += [m.group(0) for m in RELATION.finditer(prose) if m.group(1) != "0"]  # "… = 0": an equation, not a figure
     return found
 
 
@@ -111,6 +112,8 @@ def read_back(shown: str) -> tuple[Fraction, Fraction, str]:
               "sequence": "sequence", "GPUs": "GPU", "GPU": "GPU", "layers": "layer", "layer": "layer"}
     if unit == "" or unit in counts:
         return value, half, counts.get(unit, "1")
+    if unit == "W":
+        return value, half, "joule/second"
     if unit == "tokens/s":
         return value, half, "token/second"
     if unit == "tCO2eq":  # the papers' tonnes of CO2-equivalent

@@ -69,8 +69,18 @@ def gpu(key: str) -> dict[str, sp.Rational]:
     return gpu_preset(key).inputs()
 
 
+def rational(value: object) -> sp.Rational:
+    """``value`` as an exact SymPy Rational. Never ``nsimplify`` a Rational: SymPy 1.14 turns some into surds
+    (``nsimplify(Rational(1455, 2))`` is a product of fractional powers)."""
+    if isinstance(value, sp.Rational):
+        return value
+    if isinstance(value, (int, Fraction)):
+        return sp.Rational(value)
+    return sp.nsimplify(value)  # a float or a string of one: read as the shortest rational
+
+
 def _fraction(value: sp.Basic) -> Fraction:
-    value = sp.nsimplify(value)
+    value = rational(value)
     return Fraction(int(value.p), int(value.q))
 
 
@@ -90,7 +100,7 @@ class Step:
         return str(get(self.formula_id).unit)
 
     def exact(self) -> sp.Rational:
-        return sp.nsimplify(estimate.exact(self.formula_id, **self.values) * sp.nsimplify(self.times))
+        return rational(estimate.exact(self.formula_id, **self.values) * rational(self.times))
 
     def shown(self) -> Fraction:
         """The step's value in its display unit, as the reader would type it."""
@@ -119,7 +129,7 @@ class Slip:
 
     def value(self, step: Step) -> Fraction:
         changed = Step(step.key, step.what, self.formula_id or step.formula_id, step.values | self.values, step.unit,
-                       sp.nsimplify(step.times) * sp.nsimplify(self.times))
+                       rational(step.times) * rational(self.times))
         total = changed.exact() + sum((extra.exact() for extra in self.plus), sp.Integer(0))
         number = _fraction(total)
         unit = self.read_as or step.unit

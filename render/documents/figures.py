@@ -44,6 +44,7 @@ from llm_formulas.formulas.gpus import gpu as gpu_preset
 from llm_formulas.formulas.layouts import LAYOUTS
 from llm_formulas.formulas.presets import preset
 from llm_formulas.formulas.units import as_unit
+from llm_formulas.render.documents.exercises import rational as exact_rational
 from llm_formulas.render.printers.human import convert, human, significant
 
 PUBLISHED_UNITS = {"%": "1", "days": "second", "tCO2eq": "gram", "$M": "dollar", "ZFLOP": "FLOP", "FLOP": "FLOP",
@@ -65,11 +66,13 @@ class Figure:
 def _fraction(value: object) -> Fraction:
     if isinstance(value, Fraction):
         return value
-    if isinstance(value, int):
+    if isinstance(value, (int, str)):  # a string is read exactly: "3.1428e23", "7/20"
         return Fraction(value)
     if isinstance(value, float) or type(value).__name__ in ("float64", "float32"):  # a float of the numeric path
         return Fraction(repr(float(value)))
-    rational = sp.nsimplify(value)
+    rational = exact_rational(value)
+    if not rational.is_Rational:  # an irrational value (Young's square root): its float, to the digits the prose prints
+        return Fraction(repr(float(rational)))
     return Fraction(int(rational.p), int(rational.q))
 
 
@@ -77,6 +80,11 @@ def _integer_text(value: Fraction) -> str:
     """An input such as s = 4096 or V = 250880 as a person writes it: thousands separated from 10⁵ up."""
     number = int(value)
     return f"{number:,}" if abs(number) >= 100_000 else str(number)
+
+
+def _rational(value: object) -> sp.Rational:
+    exact = _fraction(value)
+    return sp.Rational(exact.numerator, exact.denominator)
 
 
 class Rendered(str):
@@ -136,8 +144,8 @@ class Figures:
     def _input(self, symbol: str, value: object, unit: str) -> None:
         exact = _fraction(value)
         self.values[symbol] = sp.Rational(exact.numerator, exact.denominator)
-        if unit in ("1", "parameter", "sequence", "token", "layer") and exact.denominator == 1:
-            shown = _integer_text(exact) if unit != "parameter" else human(exact, unit)
+        if unit in ("1", "parameter", "sequence", "token", "layer", "GPU") and exact.denominator == 1:
+            shown = (f"{int(exact):,}" if unit == "GPU" else _integer_text(exact)) if unit != "parameter" else human(exact, unit)
             self._add(Figure(symbol, exact, unit, shown, None if unit != "parameter" else 3))
         else:
             self._add(Figure(symbol, exact, unit, _show(exact, unit), 3))
@@ -166,7 +174,8 @@ class Figures:
 
     def compute(self, formula_id: str, *, times: object = 1, **values: object) -> Fraction:
         """A catalogue formula at the lesson's values and ``values``, exactly: a step towards a figure, not one."""
-        return _fraction(sp.nsimplify(estimate.exact(formula_id, **(self.values | values)) * sp.nsimplify(times)))
+        exact = {name: _rational(value) for name, value in values.items()}
+        return _fraction(estimate.exact(formula_id, **(self.values | exact)) * _rational(times))
 
     def value(self, name: str, formula_id: str, *, display: str = "", binary: bool = False, digits: int = 3,
               times: object = 1, percent: bool = False, **values: object) -> Fraction:
@@ -226,6 +235,8 @@ class Figures:
         if measured or input:
             pairs = [(m.name, m.value) for m in row.measured] if measured else list(row.inputs)
             value = _fraction(dict(pairs)[measured or input])
+            if name == (measured or input):  # named after its symbol: an input every formula of the lesson sees
+                return self.input(name, value)
             return self.number(name, value, unit=str(get_unit(measured or input)))
         value = _fraction(sp.Rational(row.printed_text) * row.scale)
         base = PUBLISHED_UNITS.get(row.unit, row.unit)
@@ -236,6 +247,8 @@ class Figures:
     def source_input(self, name: str, case: str, symbol: str) -> Fraction:
         """An input a source's worked example used (``D`` of S10, ``X`` of S11c), as that source wrote it."""
         value = dict(worked_example(case).inputs)[symbol]
+        if name == symbol:  # named after its symbol: an input every formula of the lesson sees
+            return self.input(name, value)
         return self.number(name, value, unit=str(get_unit(symbol)))
 
     def refuted(self, name: str, derivation_id: str, label: str, *, display: str = "", digits: int = 3) -> None:
@@ -298,6 +311,8 @@ def _show(value: Fraction, unit: str, binary: bool = False, digits: int = 3) -> 
         if value.denominator == 1 and abs(value) < 10**6:
             return _integer_text(value)
         return significant(float(value), digits)
+    if unit == "joule/second":
+        return f"{significant(float(value), digits)} W"
     if unit == "token/second":
         return f"{significant(float(value), digits)} tokens/s"
     if parsed.is_single_base and parsed.exponents[0][0] in ("parameter", "token") and digits != 3:

@@ -272,6 +272,110 @@ def amdahl(ax, fractions: tuple[str, ...] = ("1/2000", "1/200", "1/20")) -> None
     ax.legend(fontsize=8)
 
 
+def waste_vs_interval(ax, n: int = 2048, M_fail: int = 30 * DAY, delta_ckpt: int = 60, R_restore: int = 600) -> None:
+    """The share of the time lost to checkpoints, restarts and re-done work against the checkpoint interval
+    (``reliability.wasted``), with Young's interval (``reliability.young_daly``) marked."""
+    values = {"n": n, "M_fail": M_fail, "delta_ckpt": delta_ckpt, "R_restore": R_restore}
+    tau = np.unique(np.round(np.logspace(np.log10(30), np.log10(4 * 3600), 90)))
+    ax.plot(tau / 60, 100 * _at("reliability.wasted", "tau_ckpt", tau, values), label="lost: checkpoints + restarts + re-done work")
+    ax.plot(tau / 60, 100 * delta_ckpt / tau, ":", label="writing checkpoints, δ/τ")
+    ax.plot(tau / 60, 100 * n * (R_restore + tau / 2) / M_fail, ":", label="restarts and re-done work, n(R + τ/2)/M")
+    best = float(estimate.exact("reliability.young_daly", **values))
+    lost = 100 * float(estimate.exact("reliability.wasted", **values, tau_ckpt=sp_rational(best)))
+    ax.plot([best / 60], [lost], "k*", markersize=9)
+    ax.annotate(f"Young's interval {best / 60:.1f} min: {lost:.0f} % lost", (best / 60, lost), textcoords="offset points",
+                xytext=(8, 8), fontsize=8)
+    ax.set(xscale="log", xlabel="checkpoint interval τ (minutes)", ylabel="% of the run's time", ylim=(0, 150))
+    ax.set_title(f"{n} GPUs, each failing once in {M_fail / DAY:.0f} days; {delta_ckpt} s to checkpoint, "
+                 f"{R_restore / 60:.0f} minutes to restart", fontsize=8)
+    ax.legend(fontsize=7, loc="upper right")
+
+
+def onebit_vs_warmup(ax, k_cmp: int = 32, marks: tuple[str, ...] = ("0.15", "0.174")) -> None:
+    """How many times less 1-bit Adam sends (``optimizations.onebit_adam.reduction``) against its warm-up share."""
+    f = np.linspace(0.005, 0.6, 200)
+    ax.plot(100 * f, _at("optimizations.onebit_adam.reduction", "f_w", f, {"k_cmp": k_cmp}), label=f"1/(f + (1 − f)/{k_cmp})")
+    ax.plot(100 * f, 1 / f, ":", label="1/f: no compressor beats the warm-up")
+    ax.axhline(k_cmp, color="grey", linestyle="--", linewidth=1, label=f"{k_cmp}×: the compression alone")
+    for number, mark in enumerate(marks):
+        value = float(estimate.exact("optimizations.onebit_adam.reduction", f_w=mark, k_cmp=k_cmp))
+        ax.plot([100 * float(Fraction(mark))], [value], "ko", markersize=4)
+        ax.annotate(f"{float(Fraction(mark)):.1%} warm-up: {value:.2f}×", (100 * float(Fraction(mark)), value),
+                    textcoords="offset points", xytext=(10, 18 - 26 * number), fontsize=8,
+                    arrowprops={"arrowstyle": "-", "linewidth": 0.5})
+    ax.set(xlabel="warm-up share of the steps f (%)", ylabel="times less traffic", ylim=(0, k_cmp * 1.15),
+           title="1-bit Adam: the uncompressed warm-up sets the gain")
+    ax.legend(fontsize=7, loc="upper right")
+
+
+def utilization_rows(ax, rows: tuple[str, ...] = ("megatron2021.t1.3.6B.peak", "megatron2021.t1.1T.peak", "korthikanti2022.t5.175B.mfu",
+                                                  "korthikanti2022.t5.175B.hfu", "palm2022.b.mfu", "palm2022.t3.mtnlg.mfu")) -> None:
+    """Published utilizations as printed (formulas/published), each beside the catalogue's value at the paper's inputs."""
+    from llm_formulas.formulas.published import published_rows
+
+    found = {row.id: row for row in published_rows()}
+    names, printed, ours = [], [], []
+    for key in rows:
+        row = found[key]
+        values = dict(row.inputs) | {m.name: m.value for m in row.measured}
+        names.append(key.split(".", 1)[0].replace("2021", " 2021").replace("2022", " 2022") + "\n" + key.split(".", 2)[-1])
+        printed.append(float(row.printed * row.scale) * 100)
+        ours.append(float(estimate.exact(row.formula, **{k: str(v) for k, v in values.items()})) * 100)
+    x = np.arange(len(rows))
+    ax.bar(x - 0.2, printed, 0.4, label="as printed")
+    ax.bar(x + 0.2, ours, 0.4, label="the catalogue, at the paper's inputs")
+    ax.set_xticks(x, names, fontsize=6)
+    ax.set(ylabel="% of peak", ylim=(0, 70), title="Utilizations the papers print, and their formulas evaluated")
+    ax.legend(fontsize=7, loc="upper left")
+
+
+def flops_conventions(ax, model: str = "gpt3-175b", B: int = 1536, s: int = 2048) -> None:
+    """One iteration's FLOPs under each convention, as a share of the exact count (``flops.training``)."""
+    values = _model(model) | {"B": B, "b": B, "s": s, "D": B * s}
+    exact = float(estimate.exact("flops.training", **values))
+    counts = {"6ΨD": "flops.training.approx", "exact\n(forward + backward)": "flops.training",
+              "Megatron Eq. 3\n(full recompute)": "flops.megatron", "8ΨD\n(full recompute)": "flops.training.recompute.approx"}
+    names = list(counts)
+    shares = [100 * float(estimate.exact(formula_id, **values)) / exact for formula_id in counts.values()]
+    bars = ax.bar(names, shares, color=["#9ecae1", "#3182bd", "#fdae6b", "#e6550d"])
+    for bar, share in zip(bars, shares):
+        ax.text(bar.get_x() + bar.get_width() / 2, share + 1, f"{share:.1f} %", ha="center", fontsize=8)
+    ax.set_xticks(range(len(names)), names, fontsize=7)
+    ax.set(ylabel="% of the exact count", ylim=(0, 150))
+    ax.set_title(f"{preset(model).title}, {B} sequences of {s} tokens: one iteration's FLOPs by convention", fontsize=8)
+
+
+def emissions_by_grid(ax, H_gpu: int = 1720320, W_gpu: int = 400, pues: tuple[str, ...] = ("1", "1.1", "1.5")) -> None:
+    """A run's emissions (``energy.emissions``) against the grid's carbon intensity, one line per PUE."""
+    intensity = np.linspace(20, 800, 100)
+    for pue in pues:
+        ax.plot(intensity, _at("energy.emissions", "I_co2", intensity, {"H_gpu": H_gpu, "W_gpu": W_gpu, "PUE": pue}) / 1e6,
+                label=f"PUE {pue}")
+    for name, grid in (("France", 57), ("US average", 385)):
+        ax.axvline(grid, color="grey", linestyle=":", linewidth=1)
+        ax.text(grid + 8, 0.97, name, fontsize=7, rotation=90, va="top", transform=ax.get_xaxis_transform())
+    ax.set(xlabel="grid carbon intensity (g CO2e per kWh)", ylabel="tonnes of CO2e",
+           title=f"{H_gpu:,} GPU-hours at {W_gpu} W: the grid decides")
+    ax.legend(fontsize=7, loc="upper left")
+
+
+def tokens_per_dollar(ax, gpus: tuple[str, ...] = ("a100-80gb", "h100-sxm"), U: str = "2/5", c_rent: int = 2) -> None:
+    """Tokens one dollar of rent trains (``cost.tokens_per_dollar``) against the model's size."""
+    P = np.logspace(9, 12, 60)
+    for key in gpus:
+        values = {"X": str(gpu(key).flops("bf16")), "U": U, "c_rent": str(c_rent)}
+        ax.plot(P / 1e9, _at("cost.tokens_per_dollar", "P", P, values), label=f"{gpu(key).name}")
+    ax.set(xscale="log", yscale="log", xlabel="parameters (billions)", ylabel="tokens per dollar",
+           title=f"Tokens a dollar trains at {float(Fraction(U)):.0%} of peak and ${c_rent} per GPU-hour")
+    ax.legend(fontsize=7)
+
+
+def sp_rational(value: float):
+    import sympy as sp
+
+    return sp.nsimplify(value, rational=True)
+
+
 PICTURES: dict[str, Callable] = {
     "memory_vs_micro_batch": memory_vs_micro_batch,
     "memory_breakdown": memory_breakdown,
@@ -284,12 +388,19 @@ PICTURES: dict[str, Callable] = {
     "flops_shares": flops_shares,
     "training_days": training_days,
     "amdahl": amdahl,
+    "waste_vs_interval": waste_vs_interval,
+    "onebit_vs_warmup": onebit_vs_warmup,
+    "utilization_rows": utilization_rows,
+    "flops_conventions": flops_conventions,
+    "emissions_by_grid": emissions_by_grid,
+    "tokens_per_dollar": tokens_per_dollar,
     "pipeline_schedule": schematics.pipeline_schedule,
+    "uneven_schedule": schematics.uneven_schedule,
     "ring_allreduce": schematics.ring_allreduce,
     "tp_sharding": schematics.tp_sharding,
     "zero_partitioning": schematics.zero_partitioning,
 }
-SIZES = {"pipeline_schedule": (7.2, 4.6), "ring_allreduce": (7.2, 2.6), "tp_sharding": (7.6, 2.6), "zero_partitioning": (6.4, 4.2)}
+SIZES = {"pipeline_schedule": (7.2, 4.6), "uneven_schedule": (7.6, 4.0), "ring_allreduce": (7.2, 2.6), "tp_sharding": (7.6, 2.6), "zero_partitioning": (6.4, 4.2)}
 SCHEMATIC_DPI = 110  # the schematics carry small labels
 
 

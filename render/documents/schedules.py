@@ -63,9 +63,12 @@ def interleaved_orders(p: int, v: int, m: int) -> list[Order]:
     return orders
 
 
-def replay(orders: list[Order], forward: Fraction, backward: Fraction, v: int = 1) -> list[Event]:
-    """Every event of the orders on ``len(orders)`` GPUs, a chunk's forward taking ``forward``, its backward ``backward``."""
+def replay(orders: list[Order], forward, backward, v: int = 1) -> list[Event]:
+    """Every event of the orders on ``len(orders)`` GPUs, a chunk's forward taking ``forward``, its backward ``backward``
+    (one time for every GPU, or a list of one per GPU: uneven stages)."""
     p = len(orders)
+    forward = list(forward) if isinstance(forward, (list, tuple)) else [forward] * p
+    backward = list(backward) if isinstance(backward, (list, tuple)) else [backward] * p
     done: dict[tuple[str, int, int], Fraction] = {}  # (kind, virtual stage, micro-batch) -> end
     clock, position, events = [Fraction(0)] * p, [0] * p, []
     while any(position[g] < len(orders[g]) for g in range(p)):
@@ -79,7 +82,7 @@ def replay(orders: list[Order], forward: Fraction, backward: Fraction, v: int = 
             if needs is not None and needs not in done:
                 continue
             start = max(clock[g], done[needs] if needs is not None else Fraction(0))
-            clock[g] = start + (forward if kind == "F" else backward)
+            clock[g] = start + (forward if kind == "F" else backward)[g]
             done[(kind, stage, k)] = clock[g]
             events.append(Event(g, kind, chunk, k, start, clock[g]))
             position[g] += 1
@@ -92,6 +95,11 @@ def replay(orders: list[Order], forward: Fraction, backward: Fraction, v: int = 
 def one_f_one_b(p: int, m: int, forward: Fraction = Fraction(1), backward: Fraction = Fraction(2)) -> list[Event]:
     """1F1B on p equal stages, m micro-batches; a stage's forward takes ``forward``, its backward ``backward``."""
     return replay(one_f_one_b_orders(p, m), forward, backward)
+
+
+def uneven(work: list[Fraction], m: int) -> list[Event]:
+    """1F1B over stages of uneven work (a stage's forward takes its ``work``, its backward twice that)."""
+    return replay(one_f_one_b_orders(len(work), m), [Fraction(w) for w in work], [2 * Fraction(w) for w in work])
 
 
 def interleaved(p: int, v: int, m: int, forward: Fraction = Fraction(1), backward: Fraction = Fraction(2)) -> list[Event]:

@@ -22,7 +22,7 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from llm_formulas.formulas import estimate
 from llm_formulas.formulas.presets import preset
-from llm_formulas.render.documents.schedules import idle_share, interleaved, makespan, one_f_one_b
+from llm_formulas.render.documents.schedules import idle_share, interleaved, makespan, one_f_one_b, uneven
 
 FORWARD, BACKWARD = "#9ecae1", "#fdae6b"
 SECOND_CHUNK = {"F": "#3182bd", "B": "#e6550d"}
@@ -36,12 +36,13 @@ def _model(name: str) -> dict[str, object]:
 
 
 def _gantt(ax, events, top: float, label: str, p: int) -> None:
+    span = float(makespan(events))
     for event in events:
         y = top - event.gpu
         colour = (FORWARD if event.kind == "F" else BACKWARD) if event.chunk == 0 else SECOND_CHUNK[event.kind]
         width = float(event.end - event.start)
         ax.add_patch(Rectangle((float(event.start), y - 0.4), width, 0.8, facecolor=colour, edgecolor="white", linewidth=0.6))
-        if width >= 0.45:
+        if width >= span / 45:  # numbers only where they can be read
             ax.text(float(event.start) + width / 2, y, str(event.micro_batch + 1), ha="center", va="center", fontsize=6,
                     color="black" if event.chunk == 0 else "white")
     for gpu in range(p):
@@ -67,6 +68,31 @@ def pipeline_schedule(ax, p: int = 4, m: int = 8, v: int = 2) -> None:
     for side in ("left", "right", "top"):
         ax.spines[side].set_visible(False)
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, frameon=False)
+
+
+def uneven_schedule(ax, model: str = "bloom-176b", stages: tuple[int, ...] = (5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5),
+                    s: int = 2048, m: int = 24) -> None:
+    """1F1B over uneven stages: each stage's forward its blocks (the last also the output head, ``pipeline.logits_layers``
+    layer-forwards of work), its backward twice that; the slowest stage paces every slot."""
+    values = _model(model)
+    head = estimate.exact("pipeline.logits_layers", V=values["V"], h=values["h"], s=s)
+    work = [Fraction(count) for count in stages]
+    work[-1] += Fraction(int(head.p), int(head.q))
+    events = uneven(work, m)
+    p = len(stages)
+    _gantt(ax, events, p - 1, f"blocks per stage {', '.join(map(str, stages))}, the last stage also runs the head "
+           f"(+{float(head):.2f}); m = {m}", p)
+    w_max, w_tot = max(work), sum(work)
+    factor = float(estimate.exact("pipeline.step_factor", p=p, w_max=str(w_max), w_tot=str(w_tot)))
+    balanced = (m + p - 1) * 3 * w_tot / p
+    ax.axvline(float(balanced), color="black", linestyle=":", linewidth=1, label="where balanced stages of the same work would end")
+    ax.set(xlim=(-12, float(makespan(events)) * 1.01), ylim=(-0.8, p + 0.9), xlabel="time (one block's forward = 1)", yticks=[])
+    ax.set_title(f"{preset(model).title}'s uneven stages under 1F1B, replayed: the slowest stage paces every slot "
+                 f"(p·w_max/w_tot = {factor:.3f})", fontsize=8)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)
+    ax.grid(False)
+    for side in ("left", "right", "top"):
+        ax.spines[side].set_visible(False)
 
 
 def _ring_states(n: int) -> list[list[list[frozenset[int]]]]:

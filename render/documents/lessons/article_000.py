@@ -19,7 +19,7 @@ CELLS = [
 # Article 000: what hardware do large models need? (Yu Chen, Bilibili, 2024)
 
 > *"How many GPUs, how much memory and how much bandwidth do we need to train {{model}} on
-> {{gpu}}s, and which of those runs out first?"*
+> {{gpu}} GPUs, and which of those runs out first?"*
 
 This is the question Bilibili's server team set out to answer in 郁晨 (Yu Chen), "万字长文解析：
 大模型需要怎样的硬件算力" ("What hardware compute do large models need: a long-form analysis",

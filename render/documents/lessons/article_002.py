@@ -27,7 +27,7 @@ CELLS = [
     markdown(F.text("""
 # Article 002: estimating the resources to train a large model
 
-> *"We want to continue pre-training a model of Ψ = {{P}} on D = {{D}}, on {{gpu}}s. How many
+> *"We want to continue pre-training a model of Ψ = {{P}} on D = {{D}}, on {{gpu}} GPUs. How many
 > GPU-hours do we budget, and how much memory per GPU?"*
 
 The short, unsigned article "大模型训练资源评估：算力与显存需求详解" ("Estimating the resources to
@@ -69,9 +69,9 @@ The slip propagates: the article then plans {{schedule}} on {{n}} A100s, which i
 factor of ten. Check it with the catalogue: the corrected budget on {{n}} GPUs is
 {{schedule_correct}}.
 """)),
-    code("""
+    code(F.text("""
 days = put("cluster.training_time", P=34 * 10**9, D=5 * 10**9, n={{n}}, X=312 * 10**12, U="7/20", label="the run on {{n}} A100s at U = {{U}}")
-refutation("cluster.gpu_hours", "002: 14.5 days on 80 A100")"""),
+refutation("cluster.gpu_hours", "002: 14.5 days on 80 A100")""")),
     code("""picture("training_days", model="llama2-70b", tokens=2e12, gpu_key="a100-80gb", U="87/200")"""),
     markdown(F.text("""
 The picture puts the same arithmetic in perspective for the Llama-2-70B run the article

@@ -119,12 +119,12 @@ waste of serving memory, 1-bit Adam the DP traffic.
 Every slip the engine refutes in these slides (the list grows as more errata are proved):
 """)),
     code("""slips("004")"""),
-    markdown("""
+    markdown(F.text("""
 ## Exercises
 
 Type your answer in place of `None`; a wrong answer gets the slip it matches or the step that
 differs. The solutions are not in this notebook.
-"""),
+""")),
     code("""exercise("article_004.states")"""),
     code("""
 answer = None  # GB
@@ -133,8 +133,8 @@ check("article_004.states", answer)"""),
     code("""
 answer = None  # PFLOP
 check("article_004.iteration_flops", answer)"""),
-    markdown("""
+    markdown(F.text("""
 What the checker says to a reader who forgot the factor 3 of the backward pass:
-"""),
+""")),
     code("""check("article_004.iteration_flops", 11.58, layer=165.5)"""),
 ]

@@ -44,7 +44,7 @@ the utilization that a published run must have reached. Plan about {{minutes}}.
 Numbers are printed in human units (days, ZFLOP = 10²¹ FLOP); evaluate `.exact` on any value
 to see every digit.
 """)),
-    markdown("""
+    markdown(F.text("""
 ## 1. How much work: 6ΨD
 
 Each token passes every weight once forward (a multiply and an add: 2 FLOPs per parameter)
@@ -52,7 +52,7 @@ and twice backward (the gradient for the input and the gradient for the weight):
 parameter per token. The engine proves this as an approximation of the exact per-layer count,
 with the exact relative error (the attention scores and the logits, which 6Ψ leaves out)
 and the limit in which that error vanishes. The flops lesson goes through the exact count.
-"""),
+""")),
     code(F.text("""
 derive("flops.training.approx")
 M = model("llama2-70b")
@@ -75,10 +75,10 @@ formula assumes U does not drop as n grows, which the next sections question), a
 full recompute, which does the forward pass twice (8ΨD).
 """)),
     code("""picture("training_days", model="llama2-70b", tokens=2e12, gpu_key="a100-80gb", U="2/5")"""),
-    markdown("""
+    markdown(F.text("""
 Turned around: how many GPUs for a deadline τ? Solve T = τ for n. The engine does the solving
 and proves the solution satisfies the equation.
-"""),
+""")),
     code(F.text("""
 derive("cluster.gpus_for_deadline")
 gpus = put("cluster.gpus_for_deadline", P=M["P"], D={{D_value}}, X=A100["X"], U="2/5", tau=30 * 86400)""")),
@@ -145,9 +145,9 @@ check("cluster.amdahl", answer)"""),
     code("""
 answer = None  # days
 check("cluster.llama2_70b_days", answer)"""),
-    markdown("""
+    markdown(F.text("""
 What the checker says to a reader who used 8ΨD (full recompute) where the question says no
 recompute: the first step differs, by 4/3.
-"""),
+""")),
     code("""check("cluster.llama2_70b_days", 1623, flops=1.12e24)"""),
 ]

@@ -43,14 +43,14 @@ as d/(B·s). Li Bojie's essay adds a sharp bound, the largest TP degree a link c
 lesson derives all of these with the engine and puts {{model}} on A100, H100 and RTX 4090
 through them. About {{minutes}}.
 """)),
-    markdown("""
+    markdown(F.text("""
 ## 1. What an all-reduce costs
 
 A ring all-reduce over n GPUs is a reduce-scatter followed by an all-gather: 2(n − 1) steps,
 each moving 1/n of the buffer. Each GPU sends 2(n − 1)/n times the buffer, the "redundancy"
 that NCCL's bus bandwidth accounts for (Bilibili's Table 5). The picture follows four GPUs
 through the ring, step by step:
-"""),
+""")),
     code("""
 picture("ring_allreduce", n=4)
 derive("comms.collective.allreduce")"""),
@@ -73,11 +73,11 @@ M = model("llama2-70b")
 layout = dict(b={{b}}, s={{s}}, t={{t}}, p={{p}}, q={{q}})
 derive("comms.tp.per_microbatch")
 tp_bytes = put("comms.tp.sent_per_microbatch", **M, **layout, label="bytes each GPU sends for TP per micro-batch")""")),
-    markdown("""
+    markdown(F.text("""
 Gigabytes per micro-batch, while the compute of that micro-batch on one A100 takes well under
 a second. Compare data parallelism, which sends the gradients of this GPU's share once per
 iteration, whatever the batch:
-"""),
+""")),
     code(F.text("""
 dp_bytes = put("comms.dp.sent_per_iteration", **M, t={{t}}, p={{p}}, d={{d}}, q_w={{q_w}}, label="bytes each GPU sends for DP per iteration (d = {{d}})")""")),
     markdown(F.text("""
@@ -102,14 +102,14 @@ criterion; across nodes ({{network}}) an A100 runs out at t ≈ {{network_runs_o
 is generous: it lets the all-reduces overlap with the whole layer's compute.
 """)),
     code("""picture("bandwidth_vs_tp", h=8192, gpus=("rtx4090", "a100-80gb", "h100-sxm"), U="1/2", r="1")"""),
-    markdown("""
+    markdown(F.text("""
 ## 4. Li Bojie's bound: the largest useful TP degree
 
 Li's sharper argument does not grant that overlap: it looks at the attention projections: a TP rank computes 2·3·(h/t) FLOPs
 per byte of input it receives. Its compute stays busy only if that intensity exceeds what the
 link can feed, X/(W_link/2). Solving for t gives t_max = 3·W_link·h/(X·q); the engine solves
 the inequality and checks that the intensity at t_max equals the need:
-"""),
+""")),
     code("""derive("comms.tp.max_degree")"""),
     code("""
 source_figure("S11c")

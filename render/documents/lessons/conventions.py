@@ -26,7 +26,7 @@ CELLS = [
     markdown(F.text("""
 # Conventions: the paper's formula as printed, beside the physical count
 
-> *"Korthikanti et al. report {{k_hfu}} hardware FLOPs utilization for {{model}} on {{gpu}}s.
+> *"Korthikanti et al. report {{k_hfu}} hardware FLOPs utilization for {{model}} on {{gpu}} GPUs.
 > Counting the FLOPs the GPU runs, we get {{physical_hfu}}. Who is wrong?"*
 
 Neither: they count differently. The catalogue states each paper's formula exactly as printed

@@ -32,34 +32,34 @@ recomputed forward pass too. The model is {{model}} (with Llama-2-7B for long se
 Plan about {{minutes}}. The counts here are the ones PyTorch's own `FlopCounterMode` reports for
 a real forward pass of the same model (the project's tests compare them exactly).
 """)),
-    markdown("""
+    markdown(F.text("""
 ## 1. One GEMM: 2·M·K·N
 
 Multiplying an M×K matrix by a K×N matrix takes M·N dot products of length K: K multiplies and
 K − 1 adds each. The engine proves that 2MKN is this count up to a relative error that
 vanishes as K grows:
-"""),
+""")),
     code("""derive("flops.gemm")"""),
-    markdown("""
+    markdown(F.text("""
 ## 2. One layer, GEMM by GEMM
 
 For b sequences of s tokens (b·s rows) a GPT layer does: the Q, K, V projections (3 GEMMs of
 h×h: 6bsh²), the scores QKᵀ (2bs²h), the scores times V (2bs²h), the output projection
 (2bsh²), and the MLP's two GEMMs of h×4h (16bsh²). The engine defines each and proves the sum:
-"""),
+""")),
     code("""derive("flops.layer.forward")"""),
-    markdown("""
+    markdown(F.text("""
 The whole forward pass adds the logits (2bshV) and factors neatly as
 24·b·s·l·h²·(1 + s/(6h) + V/(12lh)):
-"""),
+""")),
     code("""derive("flops.forward")"""),
-    markdown("""
+    markdown(F.text("""
 ## 3. Backward is twice forward, training is three times
 
 Every GEMM Y = XW has two GEMMs in its backward pass, one for the input's gradient and one for
 the weight's, each as large as the forward one. So backward = 2 × forward and a training step
 = 3 × forward. With Ψ ≈ 12lh² and D = b·s tokens the step is 6ΨD times (1 + s/(6h) + ...):
-"""),
+""")),
     code("""
 derive("flops.backward")
 derive("flops.training.approx")"""),
@@ -81,21 +81,21 @@ are {{scores_over_mlp}} times the MLP's FLOPs. The picture shows, for Llama-2-7B
 the work as s grows (counting the full s × s square of scores, as eager attention computes it):
 """)),
     code(F.text("""picture("flops_shares", model="llama2-7b", seqs=(512, 1024, 2048, 4096, 8192, 16384, {{long_s}}))""")),
-    markdown("""
+    markdown(F.text("""
 ## 5. Recompute and Megatron's 96
 
 With full activation recompute the forward pass runs twice: 4 × forward, 8ΨD. Megatron
 (Narayanan et al. 2021) reports 96·B·s·l·h²·(1 + s/(6h) + V/(16lh)): the recomputed case,
 where the logits are not recomputed (3 × the logits, 4 × the layers). The engine proves the
 catalogue's formula equals that accounting:
-"""),
+""")),
     code(F.text("""
 derive("flops.megatron")
 megatron = put("flops.megatron", **G, B={{B}}, s={{s}})""")),
-    markdown("""
+    markdown(F.text("""
 And inference: one token through the model costs the forward pass only, 2Ψ per token (the
 Bilibili article prints 6 here, a slip the article lesson shows with its refutation):
-"""),
+""")),
     code("""derive("flops.inference.per_token")"""),
     markdown(F.text("""
 Why bother with the exact count when the shortcut is within a few percent? Because the error
@@ -124,8 +124,8 @@ check("flops.gpt3", answer)"""),
     code("""
 answer = None  # TFLOP
 check("flops.llama2_7b_forward", answer)"""),
-    markdown("""
+    markdown(F.text("""
 The checker on a common slip, 6ΨD used for a forward pass (three times too much):
-"""),
+""")),
     code("""check("flops.llama2_7b_forward", 6 * 6.738e9 * 4096 / 1e12)"""),
 ]

@@ -46,19 +46,19 @@ to find the micro-batch at which the sum crosses the HBM line. Plan about {{minu
 Run the cells in order; every number is printed in GB (10⁹ bytes) unless a source speaks
 GiB, and every printed value keeps its exact form: evaluate `value.exact` in a new cell.
 """)),
-    markdown("""
+    markdown(F.text("""
 ## 1. How many parameters?
 
 The parameter count comes from the model's own shapes (its Hugging Face config), counted
 exactly as `transformers` builds the model; the lesson on parameters derives it. "70B" is a
 name: the real count is a little below.
-"""),
+""")),
     code(F.text("""
 M = model("llama2-70b")
 A100 = gpu("a100-80gb")
 P = evaluate("params.decoder.total", **M)
 note(f"{{model}} holds Ψ = **{P}** (exactly {P.exact}).")""")),
-    markdown("""
+    markdown(F.text("""
 ## 2. Model states: 16 bytes per parameter
 
 Mixed-precision training with Adam keeps, for every parameter, a 16-bit weight (2 bytes) used
@@ -66,7 +66,7 @@ by the forward and backward passes, a 16-bit gradient (2 bytes), and in fp32 the
 of the weight, Adam's momentum and Adam's variance (4 + 4 + 4 bytes). That is where the
 famous 16Ψ comes from. The engine states it as a definition, then proves that the catalogue's
 closed form is the same expression:
-"""),
+""")),
     code("""derive("memory.model_states")"""),
     code("""states = put("memory.model_states", **M)"""),
     markdown(F.text("""
@@ -80,10 +80,10 @@ data parallelism):
 derive("memory.zero")
 layout = dict(t={{t}}, p={{p}}, d={{d}}, s={{s}})
 shard = put("memory.zero", **M, **layout)""")),
-    markdown("""
+    markdown(F.text("""
 The printed value is rounded to three digits, in the unit a person reads. Every value keeps
 its exact form, one attribute away:
-"""),
+""")),
     code("""shard.exact"""),
     markdown(F.text("""
 {{shard}} of the {{M_gpu}} are gone to the states. What remains must hold the activations.
@@ -108,13 +108,13 @@ recommendation) it reads:
     code(F.text("""
 formula("memory.activations.layer.general.selective")
 layer = put("memory.activations.layer.general.selective", **M, **layout, b={{b}})""")),
-    markdown("""
+    markdown(F.text("""
 ## 4. How many layers' worth does one GPU hold?
 
 With 1F1B pipelining the first stage starts p micro-batches before the first backward comes
 back, so it holds p micro-batches of its l/p layers: l layers' worth, whatever p is. This is
 why the first stage is the one that runs out of memory.
-"""),
+""")),
     code("""derive("memory.activations.1f1b")"""),
     code(F.text("""
 activations = Value(M["l"] * layer.value, layer.unit)
@@ -189,10 +189,10 @@ check("memory.training_70b", answer)"""),
     code("""
 answer = None  # your figure, in GiB
 check("memory.kv_gqa", answer)"""),
-    markdown("""
+    markdown(F.text("""
 An example of what the checker says: suppose a reader forgot the fp32 Adam states and typed
 the 16-bit weights and gradients plus the activations. The helper does not give the answer
 away; it names the slip and the step where it happened.
-"""),
+""")),
     code("""check("memory.training_70b", 1010, states=280, activations=730)"""),
 ]

@@ -41,22 +41,22 @@ output head) and finds out why 12·l·h² misses it. Every count here equals wha
 builds from the model's config: the project's tests count the real model's parameters on the
 meta device and compare. Plan {{minutes}}.
 """)),
-    markdown("""
+    markdown(F.text("""
 ## 1. The classic GPT layer
 
 Attention holds four h×h matrices (Q, K, V and the output projection) and their biases; the
 MLP goes h → 4h → h, two matrices of 4h² with biases; two LayerNorms hold a scale and a shift
 each. The engine builds each block from its shapes and proves the closed forms:
-"""),
+""")),
     code("""
 derive("params.layer.attention")
 derive("params.layer")"""),
-    markdown("""
+    markdown(F.text("""
 The whole model adds the token embedding (V×h), a learned position table (s×h) and the final
 LayerNorm; GPT ties the output head to the embedding. Dropping everything but the leading term
 gives 12·l·h², and the engine proves the approximation with its exact relative error, which
 vanishes as h grows:
-"""),
+""")),
     code("""
 derive("params.total")
 derive("params.approx")"""),
@@ -68,11 +68,11 @@ G = model("gpt3-175b")
 exact_gpt3 = evaluate("params.decoder.total", **G)
 rule_gpt3 = put("params.approx", **G)
 note(f"Exact: **{exact_gpt3}**; the rule: **{rule_gpt3}**; the rule / exact = {float(rule_gpt3) / float(exact_gpt3):.4f}.")"""),
-    markdown("""
+    markdown(F.text("""
 ## 2. Llama is not GPT
 
 Now the model of the opening question. Its numbers:
-"""),
+""")),
     code("""
 M = model("llama2-70b")
 note(", ".join(f"{name} = {M[name]:,}" for name in ("h", "a", "g", "d_head", "d_ff", "l", "V")))
@@ -135,8 +135,8 @@ check("params.gpt2", answer)"""),
     code("""
 answer = None  # a whole number of parameters
 check("params.llama2_7b", answer)"""),
-    markdown("""
+    markdown(F.text("""
 A reader who counted Llama-2-7B's MLP with two matrices (GPT style) learns where the slip is:
-"""),
+""")),
     code("""check("params.llama2_7b", 6.2e9, attention=67108864, mlp=2 * 4096 * 11008)"""),
 ]

@@ -202,12 +202,12 @@ result = explain(cluster.sizes, cluster.inputs("default"), today)
 print(f"rank {result['rank']} of {result['of']}; first: {result['first']['layout']}")
 for term in result["terms"]:
     print(f"  {term['meaning']:<40} {term['difference']:+.2f} s")''')),
-    markdown("""
+    markdown(F.text("""
 ## Exercises
 
 Type your answer in place of `None`; the helper says right or wrong and, when wrong, which slip
 it matches. The solutions are not in this notebook.
-"""),
+""")),
     code('''exercise("perf.bubble")'''),
     code('''
 answer = None  # a fraction of the compute time, e.g. 0.25
