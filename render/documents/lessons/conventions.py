@@ -62,6 +62,11 @@ derive("conventions.kaplan.forward_per_token")
 derive("conventions.chinchilla.forward")
 derive("conventions.chinchilla.pinned")"""),
     markdown(F.text("""
+How far apart the counts of one {{model}} iteration land, each as a share of the exact forward and
+backward count:
+""")),
+    code("""picture("flops_conventions", model="gpt3-175b", B=1536, s=2048)"""),
+    markdown(F.text("""
 ## 4. Why keep both numbers
 
 It is tempting to call a convention an error and move on. It is more useful to state it, for

@@ -9,6 +9,8 @@ ROW = "llama2.t2.7B.co2"
 for symbol in ("H_gpu", "W_gpu", "PUE", "I_co2"):
     F.published(symbol, ROW, input=symbol)
 F.published("printed", ROW)
+F.literal("H_code", int(F["H_gpu"]))
+F.literal("W_code", int(F["W_gpu"]))
 F.number("emissions_kg", F.compute("energy.emissions") / 1000, digits=6)
 F.number("truncated_13b", F.compute("energy.emissions", **{"H_gpu": 368640}) / 10**6, digits=6)
 F.published("printed_13b", "llama2.t2.13B.co2")
@@ -89,6 +91,11 @@ emissions at the intensity you give (`--carbon-intensity`). A PUE below 1 is ref
 data centre draws less than its IT equipment.
 """)),
 
+    markdown(F.text("""
+The picture draws the emissions of these {{H_gpu}} GPU-hours against the grid's intensity, for three
+PUEs:
+""")),
+    code(F.text("""picture("emissions_by_grid", H_gpu={{H_code}}, W_gpu={{W_code}}, pues=("1", "1.1", "1.5"))""")),
     markdown(F.text("""
 ## Summary, and what to try next
 

@@ -83,6 +83,11 @@ mtnlg = dict(R_tok="65.43e3", n=2240, X=gpu("a100-80gb")["X"])
 put("utilization.mfu.throughput.weights", P="529.6e9", **mtnlg)
 put("utilization.mfu.throughput.weights", P="530e9", **mtnlg)"""),
     markdown(F.text("""
+The papers' rows side by side, each printed figure beside the catalogue's formula at the paper's
+own inputs:
+""")),
+    code("""picture("utilization_rows")"""),
+    markdown(F.text("""
 ## 4. What the three forms have in common, and where they part
 
 All three divide the same thing, FLOPs the model needs, by the same thing, FLOPs the chips
