@@ -82,6 +82,7 @@ derive("cost.payback_months")
 put("cost.payback_months", c_gpu=40000, c_rent=2)
 derive("cost.tokens_per_dollar")
 put("cost.tokens_per_dollar", X=gpu("a100-80gb")["X"], U="0.4", P=7 * 10**9, c_rent=2)"""),
+    code("""picture("tokens_per_dollar", gpus=("a100-80gb", "h100-sxm"), U="2/5", c_rent=2)"""),
     markdown(F.text("""
 ## What the price of a GPU-hour hides
 
