@@ -76,6 +76,24 @@ SLIPPED = [
     ("reliability.mtbf_2048", "seconds where minutes were asked", 30 * DAY / 2048),
     ("pipeline.bloom_last_stage", "the attention's 2s left out", 250880 / (12 * 14336)),
     ("optimizations.onebit_warmup", "the warm-up ignored", 32),
+    ("moe.flops_per_token", "every expert counted", 6 * 46_702_792_704),
+    ("moe.flops_per_token", "the forward pass only", 2 * (46_702_792_704 - 32 * 6 * 3 * 4096 * 14336)),
+    # the Llama-2-70B base: 525,606,912 parameters in bf16, 68,451,041,280 projections in NF4
+    ("precision.qlora_base", "the quantization constants forgotten", (2 * 525_606_912 + 68_451_041_280 / 2) / GB),
+    ("precision.qlora_base", "everything in 4 bits", 68_976_648_192 / 2 / GB),
+    ("precision.qlora_base", "GiB where GB were asked",
+     (2 * 525_606_912 + 68_451_041_280 * (1 / 2 + 1 / 64 + 4 / 16384)) / GiB),
+    ("long_context.cp_activations", "c forgotten", 80 * (4 * 64 * 131072 / 8 + 131072 * (8 * 28672 + 4 * 128 * 72 + 10 * 8192) / 8) / GB),
+    # without sequence parallelism the 10·h of norms and dropouts stay whole on each of the t GPUs
+    ("long_context.cp_activations", "no sequence parallelism",
+     80 * (4 * 64 * 16384 / 8 + 16384 * (10 * 8192 + (8 * 28672 + 4 * 128 * 72) / 8)) / GB),
+    ("long_context.cp_activations", "GiB where GB were asked",
+     80 * (4 * 64 * 16384 / 8 + 16384 * (8 * 28672 + 4 * 128 * 72 + 10 * 8192) / 8) / GiB),
+    ("achievable.gemm_time", "at the datasheet peak", 2 * 4096 * 8192 * 7168 / 312e12 * 1e6),
+    ("achievable.gemm_time", "the sparse peak",
+     (2 * 4096 * 8192 * 7168 / (624e12 * 0.802) + 2 * (4096 * 8192 + 8192 * 7168 + 4096 * 7168) / (2.039e12 * 0.843) + 54.6e-6) * 1e6),
+    ("achievable.gemm_time", "the kernel's fixed cost forgotten",
+     (2 * 4096 * 8192 * 7168 / (312e12 * 0.802) + 2 * (4096 * 8192 + 8192 * 7168 + 4096 * 7168) / (2.039e12 * 0.843)) * 1e6),
 ]
 
 

@@ -38,11 +38,13 @@ def committed(name: str) -> nbformat.NotebookNode:
 
 # lessons that teach the toolkit itself rather than a topic of the catalogue or a source article
 TOOLKIT_LESSONS = {"own_formula.ipynb"}
+# the lessons learners asked for (issue 26): MoE, FP8 and quantization, long context, achievable FLOP/s
+ASKED = {"moe.ipynb", "precision.ipynb", "long_context.ipynb", "achievable.ipynb"}
 
 
-def test_one_lesson_per_topic_and_per_article():
+def test_a_lesson_per_topic_and_per_article_and_the_lessons_learners_ask_for():
     topics = {f.id.split(".")[0] for f in all_formulas()}
-    expected = {f"{t}.ipynb" for t in topics} | {f"article_{a}.ipynb" for a in ARTICLES} | TOOLKIT_LESSONS
+    expected = {f"{t}.ipynb" for t in topics} | {f"article_{a}.ipynb" for a in ARTICLES} | TOOLKIT_LESSONS | ASKED
     assert set(notebooks()) == expected
     assert {p.name for p in COMMITTED.glob("*.ipynb")} == set(notebooks()), REGENERATE
 
@@ -215,6 +217,19 @@ INDEPENDENT = {
     "reliability.mtbf_2048": 30 * 24 * 60 / 2048,  # 21.1 minutes; Li Bojie (001) says "about 20 minutes"
     "pipeline.bloom_last_stage": 250880 / (12 * 14336 + 2 * 2048),  # 1.424
     "optimizations.onebit_warmup": 1 / (0.15 + 0.85 / 32),  # 5.66
+    # issue 26. Mixtral 8x7B: 46,702,792,704 parameters as transformers builds it, less 6 of the 8 experts of each of
+    # its 32 layers (3 matrices of 4096 × 14336 each), then 6 FLOPs per active parameter
+    "moe.flops_per_token": 6 * (46_702_792_704 - 32 * 6 * 3 * 4096 * 14336),
+    # Llama-2-70B: 80 layers of projections (Q, O: 8192²; K, V: 8192 × 1024; gate, up, down: 8192 × 28672) in NF4 at
+    # 1/2 + 1/64 + 4/(64·256) bytes, the other 68,976,648,192 − 68,451,041,280 parameters in bf16
+    "precision.qlora_base": (2 * (68_976_648_192 - 80 * (2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672))
+                             + 80 * (2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672) * (1 / 2 + 1 / 64 + 4 / (64 * 256))) / 1e9,
+    # Korthikanti's layer with a flash core, per GPU, s/c = 16384 tokens: 4·a·(s/c)/t + (s/c)·(34h-like terms)/t, here
+    # (s/c)·(8·d_ff + 4·128·(64 + 8) + 10·8192)/8 + 4·64·(s/c)/8, for 80 layers
+    "long_context.cp_activations": 80 * (4 * 64 * 16384 / 8 + 16384 * (8 * 28672 + 4 * 128 * 72 + 10 * 8192) / 8) / 1e9,
+    # 2MKN at 0.802 of 312 TFLOP/s, the three operands' 2-byte values at 0.843 of 2.039 TB/s, and 54.6 µs, in µs
+    "achievable.gemm_time": (2 * 4096 * 8192 * 7168 / (312e12 * 0.802)
+                             + 2 * (4096 * 8192 + 8192 * 7168 + 4096 * 7168) / (2.039e12 * 0.843) + 54.6e-6) * 1e6,
 }
 
 

@@ -380,3 +380,69 @@ register(
         Slip("the warm-up ignored", "the first 15 % of the steps send full 32-bit values: 1/(f + (1 − f)/32).", values={"f_w": 0}),
     ),
 )
+
+# --- issue 26: mixture of experts, precision, long context, achievable FLOP/s ---------------------
+MIXTRAL = model("mixtral-8x7b")
+register(
+    "moe.flops_per_token",
+    "Mixtral 8x7B routes each token to k = 2 of its E = 8 experts in each of its 32 layers. With 6Ψ per token, Ψ the "
+    "parameters a token passes through, how many training FLOPs does one token cost? Type FLOP, such as 1.2e11.",
+    Step("active", "the active parameters", "params.decoder.active", MIXTRAL),
+    Step("flops", "6Ψ of the active parameters", "flops.training.approx", {"P": 12879925248, "D": 1}, "FLOP"),
+    slips=(
+        Slip("every expert counted", "a token passes through only its k experts; the others see other tokens. Use the active "
+             "count, not the total.", values={"P": MIXTRAL["P"]}),
+        Slip("the forward pass only", "training is forward and backward: 6 FLOPs per active parameter, not 2.", times=sp.Rational(1, 3)),
+    ),
+)
+LLAMA70_QUANT = 68451041280  # Llama-2-70B's projection matrices, the weights NF4 quantizes (params.quantized.linear)
+NF4 = {"B_q": 64, "B_q2": 256}
+BASE = {"P": LLAMA2_70B["P"], "P_keep": LLAMA2_70B["P"] - LLAMA70_QUANT,
+        "q_base": sp.Rational(1, 2) + sp.Rational(1, 64) + sp.Rational(4, 64 * 256)}
+register(
+    "precision.qlora_base",
+    "QLoRA stores Llama-2-70B's projection matrices in 4-bit NormalFloat with double quantization (blocks of B_q = 64 "
+    "weights, B_q2 = 256 constants) and its embeddings, norms and head in bf16. How many GB does the frozen base take?",
+    Step("bytes_per_weight", "bytes per NF4 weight, constants included", "memory.qlora.bytes_per_weight", NF4),
+    Step("base", "the frozen base", "memory.lora.frozen_base", BASE, "GB"),
+    slips=(
+        Slip("the quantization constants forgotten", "each block of 64 weights has an 8-bit scale, and each 256 of those an "
+             "fp32 one: 1/64 + 4/(64·256) of a byte per weight on top of the half byte.", values={"q_base": sp.Rational(1, 2)}),
+        Slip("everything in 4 bits", "only the projection matrices are quantized; embeddings, norms and the head stay in 16 bits.",
+             formula_id="memory.model_states.inference.int4"),
+        Slip("GiB where GB were asked", "the question asks for GB, 10⁹ bytes.", read_as="GiB"),
+    ),
+)
+LONG = LLAMA2_70B | {"t": 8, "c": 8, "b": 1, "s": 131072}
+register(
+    "long_context.cp_activations",
+    "Llama-2-70B with flash attention, tensor and sequence parallelism t = 8, context parallelism c = 8, one sequence of "
+    "131072 tokens, selective recompute. How many GB of activations does a GPU of the first pipeline stage hold for the "
+    "80 layers (1F1B: l layers' worth)?",
+    Step("per_layer", "one layer's activations per GPU", "memory.activations.layer.cp_sp", LONG, "GB"),
+    Step("first_stage", "80 layers' worth", "memory.activations.layer.cp_sp", LONG, "GB", times=80),
+    slips=(
+        Slip("c forgotten", "context parallelism gives each GPU s/c of the sequence's tokens: divide by c = 8.", values={"c": 1}),
+        Slip("no sequence parallelism", "with sequence parallelism the norms' and dropouts' 10·h values per token are split "
+             "over the t GPUs too.", formula_id="memory.activations.layer.cp"),
+        Slip("GiB where GB were asked", "the question asks for GB, 10⁹ bytes.", read_as="GiB"),
+    ),
+)
+GEMM_UP = {"M_rows": 4096, "K_inner": 8192, "N_cols": 7168, "q": 2} | A100 | {
+    "eta_gemm": sp.Rational(401, 500), "eta_mem": sp.Rational(843, 1000), "tau_k": sp.Rational(273, 5000000)}
+register(
+    "achievable.gemm_time",
+    "On an A100 (312 TFLOPS dense bf16, 2.039 TB/s of HBM), at the constants fitted on Megatron-LM 2021 (η_gemm = 0.802, "
+    "η_mem = 0.843, τ_k = 54.6 µs), how many microseconds does the [4096, 8192] × [8192, 7168] GEMM of Llama-2-70B's "
+    "gate and up projections (t = 8) take?",
+    Step("flops", "2·M·K·N", "flops.gemm", GEMM_UP, "GFLOP"),
+    Step("time", "its FLOPs at η_gemm, its bytes at η_mem, one kernel's cost", "perf.gemm.time", GEMM_UP, "µs"),
+    slips=(
+        Slip("at the datasheet peak", "no GEMM reaches 100 % of the peak: the FLOPs run at η_gemm of it, and the operands' "
+             "bytes and the kernel's fixed cost add time.", values={"eta_gemm": 1, "tau_k": 0, "W_mem": 10**30}),
+        Slip("the sparse peak", "624 TFLOPS counts 2:4 sparsity, which this GEMM does not use: the dense peak is 312.",
+             values={"X": 624 * 10**12}),
+        Slip("the kernel's fixed cost forgotten", "each kernel launch costs τ_k = 54.6 µs on top of its FLOPs and bytes.",
+             values={"tau_k": 0}),
+    ),
+)

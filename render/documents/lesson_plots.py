@@ -370,6 +370,96 @@ def tokens_per_dollar(ax, gpus: tuple[str, ...] = ("a100-80gb", "h100-sxm"), U: 
     ax.legend(fontsize=7)
 
 
+def moe_params(ax, models: tuple[str, ...] = ("mixtral-8x7b", "mixtral-8x22b", "qwen3-235b-a22b", "deepseek-v3")) -> None:
+    """Total and active parameters of MoE models (``params.decoder.total``, ``params.decoder.active``), each split into the
+    part every token uses (attention, embeddings, shared experts, router) and the routed experts (``params.ep.experts``)."""
+    x = np.arange(len(models))
+    for offset, kind in ((-0.2, "total"), (0.2, "active")):
+        shared, experts = [], []
+        for name in models:
+            values = _model(name)
+            routed = float(estimate.exact("params.ep.experts", **values))
+            count = float(values["P"]) if kind == "total" else float(estimate.exact("params.decoder.active", **values))
+            used = routed if kind == "total" else routed * values["k"] / values["E"]
+            shared.append((count - used) / 1e9)
+            experts.append(used / 1e9)
+        ax.bar(x + offset, shared, 0.4, color="#9ecae1" if kind == "total" else "#6baed6",
+               label=f"{kind}: attention, embeddings, shared")
+        ax.bar(x + offset, experts, 0.4, bottom=shared, color="#fdae6b" if kind == "total" else "#e6550d",
+               label=f"{kind}: routed experts")
+    ax.set_xticks(x, [preset(name).title for name in models], fontsize=7)
+    ax.set(yscale="log", ylabel="parameters (billions)", ylim=(0.5, 2000),
+           title="Mixture of experts: the parameters held, and those a token uses")
+    ax.legend(fontsize=7, loc="upper left")
+
+
+def precision_bytes(ax, model: str = "llama2-70b", r_lora: int = 16) -> None:
+    """Bytes of training state per parameter of the model under each recipe: bf16 mixed precision (``memory.model_states``),
+    FP8 (``memory.fp8.model_states``), LoRA and QLoRA (``memory.lora.states``), against serving in bf16."""
+    values = _model(model) | {"r_lora": r_lora, "B_q": 64, "B_q2": 256}
+    values |= {f"lora_{part}": 1 for part in ("q", "k", "v", "o", "gate", "up", "down")}
+    psi = values["P"]
+    keep = psi - estimate.exact("params.quantized.linear", **values)
+    adapters = estimate.exact("params.lora.total", **values)
+    nf4 = estimate.exact("memory.qlora.bytes_per_weight", **values)
+    recipes = {
+        "bf16 mixed precision": estimate.exact("memory.model_states", **values),
+        "FP8 (Transformer Engine)": estimate.exact("memory.fp8.model_states", **values),
+        f"LoRA r = {r_lora}, bf16 base": estimate.exact("memory.lora.states", P=psi, P_keep=keep, P_lora=adapters, q_base=2),
+        f"QLoRA r = {r_lora}, NF4 base": estimate.exact("memory.lora.states", P=psi, P_keep=keep, P_lora=adapters, q_base=nf4),
+        "serving, bf16 weights": estimate.exact("memory.model_states.inference", **values),
+    }
+    per = [float(total) / psi for total in recipes.values()]
+    bars = ax.barh(list(recipes), per, color=["#3182bd", "#e6550d", "#74c476", "#31a354", "#969696"])
+    for bar, value in zip(bars, per):
+        ax.text(value + 0.2, bar.get_y() + bar.get_height() / 2, f"{value:.2f} B/param, {value * psi / 1e9:,.0f} GB",
+                va="center", fontsize=7)
+    ax.invert_yaxis()
+    ax.set(xlabel="bytes per parameter of the model", xlim=(0, 26),
+           title=f"{preset(model).title}: what each recipe stores per parameter")
+
+
+def context_memory(ax, model: str = "llama2-70b", gpu_key: str = "h100-sxm", t: int = 8, p: int = 8,
+                   cs: tuple[int, ...] = (1, 2, 4, 8, 16)) -> None:
+    """The first stage's memory (16Ψ/(t·p) + l × ``memory.activations.layer.cp_sp``) against the sequence length, one
+    line per context-parallel degree c, beside the GPU's memory."""
+    values = _model(model) | {"t": t, "p": p, "b": 1}
+    s = 2.0 ** np.arange(12, 19)
+    states = float(estimate.exact("memory.zero", **values)) / GB
+    for c in cs:
+        ax.plot(s, states + values["l"] * _at("memory.activations.layer.cp_sp", "s", s, values | {"c": c}) / GB, marker="o",
+                markersize=3, label=f"c = {c}")
+    ax.axhline(float(gpu(gpu_key).memory) / GB, color="firebrick", linewidth=2, label=f"{gpu(gpu_key).name}")
+    ax.axhline(states, color="grey", linestyle="--", linewidth=1, label=f"model states {states:.1f} GB")
+    ax.set(xscale="log", yscale="log", xlabel="sequence length s (tokens)", ylabel="GB on the first stage's GPU")
+    ax.set_title(f"{preset(model).title}, tensor {t} × pipeline {p}, flash attention and sequence parallelism:\n"
+                 f"the first stage against s, for context-parallel degrees c", fontsize=8)
+    ax.set_xticks(s, [f"{int(x) // 1024}k" for x in s])
+    ax.legend(fontsize=7, loc="upper left", ncol=2)
+
+
+def gemm_efficiency(ax, gpu_key: str = "a100-80gb", marks: tuple[tuple[int, int, int], ...] = ()) -> None:
+    """The fraction of peak one GEMM reaches (``perf.gemm.efficiency`` at the A100's calibrated constants) against the size
+    of a square GEMM, with given [M, K] × [K, N] shapes marked."""
+    from llm_formulas.formulas.calibration import efficiency
+
+    values = {name: str(value) for name, value in (gpu(gpu_key).inputs() | efficiency(gpu_key).values() | {"q": 2}).items()}
+    size = np.unique(np.round(np.logspace(np.log2(64), np.log2(32768), 80, base=2)))
+    shares = np.array([100 * float(estimate.exact("perf.gemm.efficiency", **values, M_rows=int(n), K_inner=int(n), N_cols=int(n)))
+                       for n in size])
+    ax.plot(size, shares, label="square GEMM, M = K = N")
+    ax.axhline(100 * float(efficiency(gpu_key).eta_gemm), color="grey", linestyle="--", linewidth=1, label="η_gemm: the large-GEMM ceiling")
+    for number, (rows, inner, cols) in enumerate(marks):
+        share = 100 * float(estimate.exact("perf.gemm.efficiency", **values, M_rows=rows, K_inner=inner, N_cols=cols))
+        flops_size = (rows * inner * cols) ** (1 / 3)
+        ax.plot([flops_size], [share], "o")
+        ax.annotate(f"[{rows}, {inner}] × [{inner}, {cols}]: {share:.0f} %", (flops_size, share), textcoords="offset points",
+                    xytext=(-150, 40 - 14 * number), fontsize=7, arrowprops={"arrowstyle": "-", "linewidth": 0.4})
+    ax.set(xscale="log", xlabel="GEMM size (the cube root of M·K·N)", ylabel="% of the dense peak", ylim=(0, 100))
+    ax.set_title(f"{gpu(gpu_key).name}: what one GEMM reaches (constants fitted on Megatron-LM 2021)", fontsize=8)
+    ax.legend(fontsize=7, loc="lower right")
+
+
 def sp_rational(value: float):
     import sympy as sp
 
@@ -389,6 +479,10 @@ PICTURES: dict[str, Callable] = {
     "training_days": training_days,
     "amdahl": amdahl,
     "waste_vs_interval": waste_vs_interval,
+    "moe_params": moe_params,
+    "precision_bytes": precision_bytes,
+    "context_memory": context_memory,
+    "gemm_efficiency": gemm_efficiency,
     "onebit_vs_warmup": onebit_vs_warmup,
     "utilization_rows": utilization_rows,
     "flops_conventions": flops_conventions,

@@ -27,10 +27,12 @@ import nbformat
 from nbformat.notebooknode import NotebookNode
 
 # In order: the articles as they were written (the sources are numbered 000, 001, 002, 004;
-# no 003 was among them), then the topics from parameters to inference.
+# no 003 was among them), then the topics from parameters to inference, then the lessons on
+# mixture of experts, precision, long context and achievable FLOP/s (issue 26).
 LESSONS = ("article_000", "article_001", "article_002", "article_004",
            "params", "flops", "memory", "comms", "cluster", "inference", "perf",
-           "utilization", "conventions", "energy", "cost", "reliability", "pipeline", "optimizations", "own_formula")
+           "utilization", "conventions", "energy", "cost", "reliability", "pipeline", "optimizations", "own_formula",
+           "moe", "precision", "long_context", "achievable")
 KERNEL = "python3"
 EXECUTION_TIMEOUT = 600
 KERNELS = 2  # kernels at a time: each start-up is mostly imports, and the machines have two cores
