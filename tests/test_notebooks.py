@@ -272,3 +272,34 @@ def test_a_print_flushed_in_pieces_is_one_output():
     whole = [stream("stream", name="stdout", text="1\n"), stream("display_data", data={"text/plain": "2"}),
              stream("stream", name="stdout", text="3\n"), stream("stream", name="stderr", text="warning\n")]
     assert notebook_text(normalised(notebook(pieces))) == notebook_text(normalised(notebook(whole)))
+
+
+def _stated_minutes(lesson: str) -> int:
+    """The duration a lesson states at its top: its figures' minutes, or (a lesson not yet rendered from figures)
+    the "N minutes" of its opening cell."""
+    import importlib
+
+    module = importlib.import_module(f"llm_formulas.render.documents.lessons.{lesson}")
+    figures = getattr(module, "F", None)
+    if figures is not None:
+        return int(figures["minutes"] / 60)
+    return int(re.search(r"(\d+) minutes", module.CELLS[0][1]).group(1))
+
+
+def test_the_index_gives_each_lessons_minutes_and_workshop_paths_that_add_up():
+    index = (COMMITTED / "README.md").read_text(encoding="utf-8")
+    table = dict(re.findall(r"^\| \d+ \| \[(\w+)\]\(\w+\.ipynb\) \| (\d+) \|", index, flags=re.M))
+    assert set(table) == set(LESSONS)
+    assert {name: int(minutes) for name, minutes in table.items()} == {name: _stated_minutes(name) for name in LESSONS}
+    paths = index.split("## Workshop paths", 1)[1]
+    cut, day = paths.split("**A day's course", 1)
+    for text, total in ((cut, 120), (day, 360)):
+        rows = re.findall(r"^\| [^|]*\| (.*) \| (\d+) \|$", text, flags=re.M)
+        for notebooks_, minutes in rows:
+            named = re.findall(r"\[(\w+)\]\(\w+\.ipynb\)(?: (\d+))?", notebooks_)
+            assert named and all(name in LESSONS for name, _ in named)
+            each = [int(m) if m else _stated_minutes(name) for name, m in named]
+            assert all(int(m) == _stated_minutes(name) for name, m in named if m)
+            assert sum(each) == int(minutes), notebooks_
+        assert sum(int(minutes) for _, minutes in rows) == total
+        assert f"**{total}**" in text

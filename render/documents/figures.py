@@ -18,7 +18,8 @@ Figures the object already holds: the model's sizes by symbol name (``{{h}}``, `
 A figure prints as the lesson helpers print values (``render.printers.human``: ``1.1 TB``,
 ``17.5 ms``, three significant digits), or in a named display unit, as a percentage, or with
 every digit. ``F["states"]`` is the exact value, for computing further figures; code cells can
-take their inputs from the same object (``code(F.text("layout = dict(t={{t}}, p={{p}})"))``).
+take their inputs from the same object: ``code(F.code("layout = dict(t={{t}}, p={{p}})"))`` writes each
+value as Python reads it (``{{name:text}}`` writes its printed text, for a string the cell shows).
 
 ``F.text`` returns the rendered string, which remembers its template and its figures
 (``.template``, ``.figures``). tests/test_lesson_figures.py reads them for every lesson: no
@@ -49,7 +50,7 @@ from llm_formulas.render.printers.human import convert, human, significant
 
 PUBLISHED_UNITS = {"%": "1", "days": "second", "tCO2eq": "gram", "$M": "dollar", "ZFLOP": "FLOP", "FLOP": "FLOP",
                    "TiB": "byte", "GiB": "byte", "PFLOP/s": "FLOP/second", "billion": "parameter"}
-SLOT = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}")
+SLOT = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)(:text)?\s*\}\}")
 
 
 @dataclass(frozen=True)
@@ -286,6 +287,23 @@ class Figures:
                 raise KeyError(f"lesson {self.lesson}: the prose quotes {{{{{name}}}}}, which no figure defines")
             self.quoted.add(name)
             return self.figures[name].shown
+
+        return Rendered(SLOT.sub(fill, template), template, self)
+
+    def code(self, template: str) -> Rendered:
+        """A code cell's template: each ``{{name}}`` becomes the figure's exact value as Python reads it (``8``,
+        ``"2/5"``), ``{{name:text}}`` its printed text (for a string the cell prints); names and words as they are."""
+
+        def fill(match: re.Match) -> str:
+            name, as_text = match.group(1), match.group(2)
+            if name not in self.figures:
+                raise KeyError(f"lesson {self.lesson}: a code cell quotes {{{{{name}}}}}, which no figure defines")
+            self.quoted.add(name)
+            figure = self.figures[name]
+            if as_text or figure.value is None:
+                return figure.shown
+            value = figure.value
+            return str(value.numerator) if value.denominator == 1 else f'"{value.numerator}/{value.denominator}"'
 
         return Rendered(SLOT.sub(fill, template), template, self)
 

@@ -83,7 +83,7 @@ heads), the output projection [{{tokens}}, {{out_k}}] × [{{out_k}}, {{out_n}}],
 projections together [{{tokens}}, {{up_k}}] × [{{up_k}}, {{up_n}}], and the down projection
 [{{tokens}}, {{down_k}}] × [{{down_k}}, {{down_n}}]:
 """)),
-    code(F.text("""
+    code(F.code("""
 A100 = gpu("a100-80gb") | {"eta_gemm": {{eta_code}}, "eta_mem": {{eta_mem_code}}, "tau_k": {{tau_code}}, "q": 2}
 for name, (M_, K_, N_) in {"Q, K, V": (4096, 8192, 1280), "output": (4096, 1024, 8192), "gate + up": (4096, 8192, 7168),
                            "down": (4096, 3584, 8192)}.items():

@@ -79,7 +79,7 @@ Model states of mixed-precision Adam are 16Ψ bytes (the article quotes 18 to 20
 gradients and buffers). ZeRO partitions them over d replicas; the picture below shows, for the
 {{model}} case of the article's Table 10 (t = {{t}}, p = {{p}}), what each GPU holds:
 """)),
-    code(F.text("""
+    code(F.code("""
 derive("memory.zero.stage1")
 picture("memory_breakdown", model="gpt3-175b", layouts=(({{t}}, 1), ({{t}}, 2), ({{t}}, 4), ({{t}}, {{p}})), b=1, s=2048, recompute="selective")""")),
     markdown(F.text("""

@@ -69,8 +69,8 @@ The slip propagates: the article then plans {{schedule}} on {{n}} A100s, which i
 factor of ten. Check it with the catalogue: the corrected budget on {{n}} GPUs is
 {{schedule_correct}}.
 """)),
-    code(F.text("""
-days = put("cluster.training_time", P=34 * 10**9, D=5 * 10**9, n={{n}}, X=312 * 10**12, U="7/20", label="the run on {{n}} A100s at U = {{U}}")
+    code(F.code("""
+days = put("cluster.training_time", P=34 * 10**9, D=5 * 10**9, n={{n}}, X=312 * 10**12, U="7/20", label="the run on {{n}} A100s at U = {{U:text}}")
 refutation("cluster.gpu_hours", "002: 14.5 days on 80 A100")""")),
     code("""picture("training_days", model="llama2-70b", tokens=2e12, gpu_key="a100-80gb", U="87/200")"""),
     markdown(F.text("""

@@ -58,7 +58,7 @@ the printed {{S19}}. (6ΨD gives {{six_pd}}, which would round lower; with the l
 a measured throughput that includes the logits would be the mistake. Put the slides' inputs
 through the per-layer formula and multiply by 3 × {{l}} blocks:
 """)),
-    code(F.text("""
+    code(F.code("""
 layer = put("flops.layer.forward", b={{batch}}, s={{s}}, h={{h}}, label="forward FLOPs of one BLOOM block, {{batch}} sequences")
 note(f"3 × {{l}} blocks: **{Value(3 * {{l}} * layer.value, layer.unit)}** ({Value(3 * {{l}} * layer.value, layer.unit).exact})")""")),
     markdown(F.text("""
@@ -87,12 +87,12 @@ layer keeps only its input ({{full_first}} for the first stage), and it fits up 
 computes the first stage's activations both ways, and the picture draws the first stage's
 memory against the micro-batch for the three recompute modes, beside the {{M_gpu}} line:
 """)),
-    code(F.text("""
+    code(F.code("""
 B = model("bloom-176b")
 selective = put("memory.activations.layer.selective", **B, b={{b}}, s={{s}}, t={{t}}, label="one layer, selective recompute, t = {{t}}")
 full = put("memory.activations.layer.full_recompute", **B, b={{b}}, s={{s}}, label="one layer, full recompute")
 note(f"{{l}} layers' worth: **{Value({{l}} * selective.value, selective.unit)}** selective, **{Value({{l}} * full.value, full.unit)}** full.")""")),
-    code(F.text("""picture("memory_vs_micro_batch", model="bloom-176b", gpu_key="a100-80gb", t={{t}}, p={{p}}, s={{s}})""")),
+    code(F.code("""picture("memory_vs_micro_batch", model="bloom-176b", gpu_key="a100-80gb", t={{t}}, p={{p}}, s={{s}})""")),
     markdown(F.text("""
 TP {{t}} stays inside a node's NVLink (the communication lesson shows why TP must), and PP {{p}}
 spreads the {{l}} blocks (padded into stages) across nodes. The price of {{p}} stages is the
@@ -100,10 +100,10 @@ bubble: with m micro-batches per iteration a stage idles (p − 1)/m of the time
 many micro-batches per iteration (a global batch of B = {{B}} sequences: m = {{m}} micro-batches of
 {{b}} per replica, a bubble of {{bubble}}):
 """)),
-    code(F.text("""
+    code(F.code("""
 derive("cluster.bubble")
 bubble = put("cluster.bubble", p={{p}}, m={{m}})""")),
-    code(F.text("""picture("bubble_vs_m", stages=(4, 8, {{p}}, 16), mark=({{p}}, {{m}}))""")),
+    code(F.code("""picture("bubble_vs_m", stages=(4, 8, {{p}}, 16), mark=({{p}}, {{m}}))""")),
     markdown(F.text("""
 A note on reading slides: a figure such as {{S19}} carries no formula with it, and several
 plausible formulas round to nearby numbers ({{six_pd}}, {{blocks_only}}, {{with_logits}}). Only by

@@ -53,7 +53,7 @@ parameter per token. The engine proves this as an approximation of the exact per
 with the exact relative error (the attention scores and the logits, which 6Ψ leaves out)
 and the limit in which that error vanishes. The flops lesson goes through the exact count.
 """)),
-    code(F.text("""
+    code(F.code("""
 derive("flops.training.approx")
 M = model("llama2-70b")
 A100 = gpu("a100-80gb")
@@ -65,7 +65,7 @@ The work is {{work}}. A GPU never runs at its datasheet peak X ({{X}} dense bf16
 The share it does reach is the model FLOPs utilization U: {{U_percent}} is good for a large dense
 model; Meta's own run (section 5) reached a little more. Time is work over delivered FLOP/s:
 """)),
-    code(F.text("""
+    code(F.code("""
 derive("cluster.training_time")
 days = put("cluster.training_time", P=M["P"], D={{D_value}}, n={{n}}, X=A100["X"], U="2/5")""")),
     markdown(F.text("""
@@ -79,7 +79,7 @@ full recompute, which does the forward pass twice (8ΨD).
 Turned around: how many GPUs for a deadline τ? Solve T = τ for n. The engine does the solving
 and proves the solution satisfies the equation.
 """)),
-    code(F.text("""
+    code(F.code("""
 derive("cluster.gpus_for_deadline")
 gpus = put("cluster.gpus_for_deadline", P=M["P"], D={{D_value}}, X=A100["X"], U="2/5", tau=30 * 86400)""")),
     markdown(F.text("""
@@ -94,7 +94,7 @@ one-forward-one-backward schedule GPU by GPU, and the interleaved one beside it:
 """)),
     code("""picture("pipeline_schedule", p=4, m=8, v=2)"""),
     code("""derive("cluster.bubble")"""),
-    code(F.text("""picture("bubble_vs_m", stages=(2, 4, {{p}}, 12, 16), mark=({{p}}, {{m_needed}}))""")),
+    code(F.code("""picture("bubble_vs_m", stages=(2, 4, {{p}}, 12, 16), mark=({{p}}, {{m_needed}}))""")),
     markdown(F.text("""
 With p = {{p}} a bubble under {{bubble_target}} needs m ≥ {{m_needed}} micro-batches per
 iteration, so a global batch of at least {{m_needed}} sequences per data-parallel replica: with

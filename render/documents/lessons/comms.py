@@ -63,12 +63,12 @@ width. Each GPU then holds a partial sum of the layer's output, and an all-reduc
 two all-reduces of the b·s·h activations per layer in the forward pass and two in the backward
 pass. The picture draws the split at {{model}}'s sizes:
 """)),
-    code(F.text("""picture("tp_sharding", model="llama2-70b", t={{t}})""")),
+    code(F.code("""picture("tp_sharding", model="llama2-70b", t={{t}})""")),
     markdown(F.text("""
 For {{model}} at b = {{b}}, s = {{s}}, with t = {{t}} and its {{l}} layers in p = {{p}} stages
 ({{layers_per_gpu}} layers per GPU):
 """)),
-    code(F.text("""
+    code(F.code("""
 M = model("llama2-70b")
 layout = dict(b={{b}}, s={{s}}, t={{t}}, p={{p}}, q={{q}})
 derive("comms.tp.per_microbatch")
@@ -78,7 +78,7 @@ Gigabytes per micro-batch, while the compute of that micro-batch on one A100 tak
 a second. Compare data parallelism, which sends the gradients of this GPU's share once per
 iteration, whatever the batch:
 """)),
-    code(F.text("""
+    code(F.code("""
 dp_bytes = put("comms.dp.sent_per_iteration", **M, t={{t}}, p={{p}}, d={{d}}, q_w={{q_w}}, label="bytes each GPU sends for DP per iteration (d = {{d}})")""")),
     markdown(F.text("""
 ## 3. The bandwidth each dimension needs
@@ -89,7 +89,7 @@ grows as h, so the requirement is proportional to t/h; the engine proves the clo
 by differentiating, that nothing else (b, s, l, p) enters:
 """)),
     code("""derive("comms.bandwidth.tp", only=("W_TP", "W_TP closed", "comms.bandwidth.tp", "need/(t/h) = constant"))"""),
-    code(F.text("""
+    code(F.code("""
 A100 = gpu("a100-80gb")
 need_tp = put("comms.bandwidth.tp", **M, t={{t}}, U="1/2", r={{r}}, q={{q}}, X=A100["X"], label="TP, t = {{t}}, on A100s at U = 0.5")
 need_dp = put("comms.bandwidth.dp", B={{B}}, s={{s}}, d={{d}}, U="1/2", r={{r}}, q={{q}}, X=A100["X"], label="DP, d = {{d}}, B = {{B}} sequences")""")),

@@ -95,7 +95,7 @@ data centre draws less than its IT equipment.
 The picture draws the emissions of these {{H_gpu}} GPU-hours against the grid's intensity, for three
 PUEs:
 """)),
-    code(F.text("""picture("emissions_by_grid", H_gpu={{H_code}}, W_gpu={{W_code}}, pues=("1", "1.1", "1.5"))""")),
+    code(F.code("""picture("emissions_by_grid", H_gpu={{H_code}}, W_gpu={{W_code}}, pues=("1", "1.1", "1.5"))""")),
     markdown(F.text("""
 ## Summary, and what to try next
 

@@ -67,7 +67,7 @@ derive("flops.training.approx")"""),
 Put {{model}} through it: one iteration of Megatron's batch, B = {{B}} sequences of s = {{s}}
 tokens, exactly, and by the shortcut:
 """)),
-    code(F.text("""
+    code(F.code("""
 G = model("gpt3-175b")
 step = put("flops.training", **G, b={{B}}, s={{s}})
 short = put("flops.training.approx", P=G["P"], D={{B}} * {{s}})
@@ -80,7 +80,7 @@ The error term s/(6h) is the attention scores' share. For {{model}} at s = {{s}}
 are {{scores_over_mlp}} times the MLP's FLOPs. The picture shows, for Llama-2-7B, which GEMMs do
 the work as s grows (counting the full s × s square of scores, as eager attention computes it):
 """)),
-    code(F.text("""picture("flops_shares", model="llama2-7b", seqs=(512, 1024, 2048, 4096, 8192, 16384, {{long_s}}))""")),
+    code(F.code("""picture("flops_shares", model="llama2-7b", seqs=(512, 1024, 2048, 4096, 8192, 16384, {{long_s}}))""")),
     markdown(F.text("""
 ## 5. Recompute and Megatron's 96
 
@@ -89,7 +89,7 @@ With full activation recompute the forward pass runs twice: 4 × forward, 8ΨD. 
 where the logits are not recomputed (3 × the logits, 4 × the layers). The engine proves the
 catalogue's formula equals that accounting:
 """)),
-    code(F.text("""
+    code(F.code("""
 derive("flops.megatron")
 megatron = put("flops.megatron", **G, B={{B}}, s={{s}})""")),
     markdown(F.text("""

@@ -52,7 +52,7 @@ attention kernel (FlashAttention) never stores the s × s scores. It keeps Q, K,
 one fp32 log-sum-exp per head and token, and recomputes the scores block by block in the backward
 pass:
 """)),
-    code(F.text("""
+    code(F.code("""
 M = model("llama2-70b")
 derive("memory.activations.layer.flash")
 flash = put("memory.activations.layer.general.flash", **M, t={{t}}, b={{b}}, s={{s}}, label="one layer, flash attention, t = {{t}}, s = {{s}}")""")),
@@ -69,7 +69,7 @@ divide is attention itself, since a token's query must meet the keys and values 
 tokens. Ring attention solves that by passing K and V chunks around the c GPUs while each computes
 its block of scores. The catalogue's activations with CP, tensor and sequence parallelism:
 """)),
-    code(F.text("""
+    code(F.code("""
 derive("memory.activations.layer.cp_sp")
 per_layer = put("memory.activations.layer.cp_sp", **M, t={{t}}, c={{c}}, b={{b}}, s={{s}})""")),
     markdown(F.text("""
@@ -78,7 +78,7 @@ model states: it fits the {{M_gpu}}, and c = {{c_needed}} is the smallest power 
 Full recompute on top would bring the activations down to {{full_cp}}. The picture draws the first
 stage's memory against the sequence length for several c:
 """)),
-    code(F.text("""picture("context_memory", model="llama2-70b", gpu_key="h100-sxm", t={{t}}, p={{p}}, cs=(1, 2, 4, 8, 16))""")),
+    code(F.code("""picture("context_memory", model="llama2-70b", gpu_key="h100-sxm", t={{t}}, p={{p}}, cs=(1, 2, 4, 8, 16))""")),
     markdown(F.text("""
 ## 3. What ring attention sends
 
@@ -86,7 +86,7 @@ Each layer's forward pass moves the c − 1 chunks of K and V that a GPU does no
 a GQA model only g = {{g}} key/value heads, split t ways: {{kv_chunk}} per chunk), and the backward
 pass moves K and V again with their gradients. Per layer and micro-batch each GPU sends:
 """)),
-    code(F.text("""
+    code(F.code("""
 derive("comms.cp.per_layer")
 cp = put("comms.cp.per_layer", **M, t={{t}}, c={{c}}, b={{b}}, s={{s}}, q={{q}})""")),
     markdown(F.text("""

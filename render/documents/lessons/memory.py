@@ -53,7 +53,7 @@ The parameter count comes from the model's own shapes (its Hugging Face config),
 exactly as `transformers` builds the model; the lesson on parameters derives it. "70B" is a
 name: the real count is a little below.
 """)),
-    code(F.text("""
+    code(F.code("""
 M = model("llama2-70b")
 A100 = gpu("a100-80gb")
 P = evaluate("params.decoder.total", **M)
@@ -76,7 +76,7 @@ gives each GPU l/p of the layers; either way a GPU keeps 1/(t·p) of the states.
 inside a server (NVLink) and p = {{p}} across servers we use all {{n}} GPUs with d = {{d}} (no
 data parallelism):
 """)),
-    code(F.text("""
+    code(F.code("""
 derive("memory.zero")
 layout = dict(t={{t}}, p={{p}}, d={{d}}, s={{s}})
 shard = put("memory.zero", **M, **layout)""")),
@@ -105,7 +105,7 @@ general form covers that block; with tensor parallelism and *selective recompute
 attention scores are recomputed in the backward pass instead of stored, Korthikanti's
 recommendation) it reads:
 """)),
-    code(F.text("""
+    code(F.code("""
 formula("memory.activations.layer.general.selective")
 layer = put("memory.activations.layer.general.selective", **M, **layout, b={{b}})""")),
     markdown(F.text("""
@@ -116,7 +116,7 @@ back, so it holds p micro-batches of its l/p layers: l layers' worth, whatever p
 why the first stage is the one that runs out of memory.
 """)),
     code("""derive("memory.activations.1f1b")"""),
-    code(F.text("""
+    code(F.code("""
 activations = Value(M["l"] * layer.value, layer.unit)
 note(f"Activations on the first stage at b = {{b}}: **{activations}**; with the states: **{Value(activations.value + shard.value, layer.unit)}** of {Value(A100['M_gpu'], layer.unit)}.")""")),
     markdown(F.text("""
@@ -129,7 +129,7 @@ b = {{b}} (the largest micro-batch that fits is {{fits_none}}); selective recomp
 its input, 2·s·b·h bytes, and reruns its forward in the backward pass) fits {{fits_full}}, at the
 price of a third more FLOPs.
 """)),
-    code(F.text("""picture("memory_vs_micro_batch", model="llama2-70b", gpu_key="a100-80gb", t={{t}}, p={{p}}, s={{s}})""")),
+    code(F.code("""picture("memory_vs_micro_batch", model="llama2-70b", gpu_key="a100-80gb", t={{t}}, p={{p}}, s={{s}})""")),
     markdown(F.text("""
 So on paper the answer to the opening question is **yes, at micro-batch {{fits_selective}} with
 selective recompute** (or larger micro-batches with full recompute), with t = {{t}}, p = {{p}}:
@@ -150,7 +150,7 @@ The breakdown below shows how the pieces shrink as more GPUs share the model: th
 states dominate until the model is spread over many GPUs, and the activations do not shrink
 with p at all (the first stage always holds l layers' worth), only with t.
 """)),
-    code(F.text("""picture("memory_breakdown", model="llama2-70b", layouts=(({{t}}, 1), ({{t}}, 2), ({{t}}, 4), ({{t}}, {{p}})), b={{b}}, s={{s}})""")),
+    code(F.code("""picture("memory_breakdown", model="llama2-70b", layouts=(({{t}}, 1), ({{t}}, 2), ({{t}}, 4), ({{t}}, {{p}})), b={{b}}, s={{s}})""")),
     markdown(F.text("""
 ## 7. ZeRO: partition the states over data parallelism instead
 
@@ -161,7 +161,7 @@ each stage (four ranks are drawn; each one's share is 1/d of what it partitions)
 {{zero_d}} GPUs, without tensor or pipeline parallelism, leaves each GPU 1/{{zero_d}} of the states,
 but every GPU then computes whole layers, so its activations are those of the full, unsplit layer:
 """)),
-    code(F.text("""
+    code(F.code("""
 picture("zero_partitioning", model="llama2-70b", d={{zero_d}})
 derive("memory.zero.stage3")
 zero3 = put("memory.zero.stage3", **M, t=1, p=1, d={{zero_d}})""")),

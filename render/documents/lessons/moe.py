@@ -55,7 +55,7 @@ The parameter count of an MoE model is the dense count with E experts in each Mo
 *active* count, the parameters one token passes through, has k experts instead of E. The
 engine derives the active count from the same shapes as the total:
 """)),
-    code(F.text("""
+    code(F.code("""
 M = model("mixtral-8x7b")
 derive("params.decoder.active")
 total = evaluate("params.decoder.total", **M)
@@ -91,7 +91,7 @@ parallelism, tensor parallelism t = {{t}} leaves each GPU {{states_no_ep}}, far 
 take turns holding them), so a GPU keeps the dense part split t ways and the experts split t·e
 ways:
 """)),
-    code(F.text("""
+    code(F.code("""
 derive("params.per_gpu.ep")
 layout = dict(t={{t}}, p={{p}}, e={{e}}, d={{d}}, c={{c}}, b={{b}}, s={{s}}, q={{q}}, q_w={{q_w}})
 per_gpu = put("params.per_gpu.ep", **M, **layout, P_exp=experts.value)
@@ -114,10 +114,10 @@ forward pass, and the same two for the gradients in the backward pass. Each GPU 
 (1/e)-th of its tokens whose experts it holds and sends the rest, k copies of each token's h
 values:
 """)),
-    code(F.text("""
+    code(F.code("""
 derive("comms.ep.per_layer")
 ep = put("comms.ep.per_layer", **M, **layout)
-tp = put("comms.tp.sent_per_microbatch", **M, **(layout | dict(l=1)), label="TP all-reduces of one layer, for comparison")
+tp = put("comms.tp.sent_per_microbatch", **(M | layout | dict(l=1)), label="TP all-reduces of one layer, for comparison")
 dp = put("comms.dp.ep_cp.sent_per_iteration", **M, **layout, P_exp=experts.value)""")),
     markdown(F.text("""
 {{ep_layer}} per layer and micro-batch, {{ep_microbatch}} for the {{l}} layers: the same order as the

@@ -81,7 +81,7 @@ micro-batches of activations at its first stage ({{in_flight_correct}} for {{nai
 the article rounds to {{in_flight}}), and a pipeline only stays full when the global batch is at least b·p·d sequences.
 """)),
 
-    code(F.text("""picture("onebit_vs_warmup", k_cmp={{k_cmp}}, marks=("0.15", "{{f_w_code}}"))""")),
+    code(F.code("""picture("onebit_vs_warmup", k_cmp={{k_cmp}}, marks=("0.15", "{{f_w_code}}"))""")),
     markdown(F.text("""
 ## Summary, and what to try next
 

@@ -83,9 +83,9 @@ Their sum is {{simple_step}}, which would be {{simple_rate}} per GPU by Megatron
 bubble is the one term with a derivation of its own here:
 """)),
     code('''derive("cluster.bubble")'''),
-    code(F.text('''
+    code(F.code('''
 compute = evaluate("flops.megatron", B={{B}}, s={{s}}, l={{l}}, h={{h}}, V={{V}})
-note(f"Eq. 3 FLOPs of one iteration: **{compute}**; the three terms: {{compute}} + {{tp}} + {{bubble}} = **{{simple_step}}**.")''')),
+note(f"Eq. 3 FLOPs of one iteration: **{compute}**; the three terms: {{compute:text}} + {{tp:text}} + {{bubble:text}} = **{{simple_step:text}}**.")''')),
     markdown(F.text("""
 ## 2. The full model: what the three terms leave out
 
@@ -99,14 +99,14 @@ an fp16 optimizer holding 20 bytes per parameter at its step). The authors' scri
 table (NVIDIA/Megatron-LM, `examples/sc21/run_table_1.sh`) ran this row without the interleaved
 schedule (v = {{v_as_run}}). One helper runs the model per layout:
 """)),
-    code(F.text('''
+    code(F.code('''
 from llm_formulas.render.documents.lesson_layouts import Cluster, row
 
 cluster = Cluster("megatron-1t", n={{n}}, B={{B}}, s={{s}})
 as_run, _ = row("t={{t}} p={{p}} d={{d}} (as run)", cluster.predict({{t}}, {{p}}, v=1))
 interleaved, _ = row("t={{t}} p={{p}} d={{d}} interleaved", cluster.predict({{t}}, {{p}}, v=2))
 rate = compute.value / ({{n}} * sum(as_run.values()))
-note(f"As run: {Value(rate, 'FLOP/second')} per GPU by Megatron's count; the paper measured {{paper_tflops}}.")''')),
+note(f"As run: {Value(rate, 'FLOP/second')} per GPU by Megatron's count; the paper measured {{paper_tflops:text}}.")''')),
     markdown(F.text("""
 The full model predicts {{full_step}} per iteration as run, {{full_rate}} per GPU, against the
 paper's {{paper_tflops}}. Its line prints an **MFU of {{full_mfu}}**, which is not
@@ -126,7 +126,7 @@ bytes take {{nvlink_vs_network}} times longer. A smaller t ({{t_narrow}}) leaves
 GPU and, at the same p, twice the data parallelism: half the micro-batches per replica, so twice
 the bubble.
 """)),
-    code(F.text('''
+    code(F.code('''
 for t, p in (({{t_narrow}}, {{p}}), ({{t}}, {{p}}), ({{t_wide}}, {{p_short}}), ({{t}}, {{p_short}}), ({{t}}, {{p_deep}})):
     row(f"t={t} p={p} d={{{n}} // (t * p)}", cluster.predict(t, p))''')),
     markdown(F.text("""
@@ -144,7 +144,7 @@ pipeline means fewer replicas (d = n/(tÂ·p)) and a slower stage: the bubble (p â
 {{bubble_share}} because m = B/d grows with p, while the logits weigh more on a stage of fewer
 layers.
 """)),
-    code(F.text('''
+    code(F.code('''
 for p in ({{p_short}}, {{p}}, {{p_deep}}):
     d = {{n}} // ({{t}} * p)
     print(f"p={p:<4} d={d:<3} m={{{B}} // d:<4} bubble (p-1)/m = {(p - 1) / ({{B}} // d):.3f}")''')),
@@ -156,7 +156,7 @@ memory per GPU. t = {{t_wide}} pays the network for its all-reduces; t = {{t_nar
 bubble and does not fit; t = {{t}}, p = {{p_short}} is a little faster but leaves little room;
 t = {{t}}, p = {{p_deep}} cannot interleave (one layer per stage) and pays twice the bubble.
 """)),
-    code(F.text('''
+    code(F.code('''
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -194,7 +194,7 @@ with the backward), memory no longer forces p = {{p}} and the model prefers a sh
 `llm-formulas plan --explain` prints where the published layout then ranks and why
 (`--framework megatron-lm-2021` restricts the search to the paper's features instead).
 """)),
-    code(F.text('''
+    code(F.code('''
 from llm_formulas.render.numeric.plan import explain
 
 today = cluster.layout({{t}}, {{p}}, zero=1, recompute="selective", sp=True, v=2)

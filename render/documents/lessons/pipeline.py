@@ -40,15 +40,15 @@ Layer-forwards are the unit of work here: one layer's forward pass for one micro
 its size, so that stages of different models can be compared and the head can be counted in
 the same unit as the blocks around it.
 """)),
-    code(F.text("""
+    code(F.code("""
 derive("pipeline.logits_layers")
 logits = put("pipeline.logits_layers", V={{V}}, h={{h}}, s={{s}})""")),
     markdown(F.text("""
 The last stage's {{end_blocks}} blocks plus the head are {{last_work}} layer-forwards: the slowest
 stage. The picture replays 1F1B over these stages, the head on the last:
 """)),
-    code(F.text("""picture("uneven_schedule", model="bloom-176b", stages=({{stages_code}}), s={{s}}, m=24)""")),
-    code(F.text("""
+    code(F.code("""picture("uneven_schedule", model="bloom-176b", stages=({{stages_code}}), s={{s}}, m=24)""")),
+    code(F.code("""
 derive("pipeline.step_factor")
 derive("pipeline.bubble.uneven")
 w_max = {{end_blocks}} + logits.value

@@ -67,7 +67,7 @@ two. Under tensor parallelism t = {{t}}, with micro-batch {{b}} of {{s}} tokens,
 {{fp8_saving_layer}} per layer, {{fp8_saving}} for the {{l}} layers, {{saving_share}} of their
 {{bf16_activations}} with selective recompute:
 """)),
-    code(F.text("""
+    code(F.code("""
 derive("memory.fp8.activations.saving")
 saving = put("memory.fp8.activations.saving", **M, t={{t}}, b={{b}}, s={{s}})""")),
     markdown(F.text("""
@@ -102,7 +102,7 @@ Adam states (16 bytes each, the fp32 master copy included); the frozen base carr
 alone. The picture sets the bytes per parameter of each recipe side by side:
 """)),
     code("""picture("precision_bytes", model="llama2-70b", r_lora=16)"""),
-    code(F.text("""
+    code(F.code("""
 derive("memory.lora.states")
 quantized = evaluate("params.quantized.linear", **M)
 adapters = evaluate("params.lora.total", **M, r_lora={{r_lora}}, lora_q=1, lora_k=1, lora_v=1, lora_o=1, lora_gate=1, lora_up=1, lora_down=1)

@@ -81,7 +81,7 @@ GPU writes its own shard in parallel. An MTBF of zero is refused: it would mean 
 is never up.
 """)),
 
-    code(F.text("""picture("waste_vs_interval", n={{n_code}}, M_fail={{M_fail_code}}, delta_ckpt={{delta_code}}, R_restore={{R_code}})""")),
+    code(F.code("""picture("waste_vs_interval", n={{n_code}}, M_fail={{M_fail_code}}, delta_ckpt={{delta_code}}, R_restore={{R_code}})""")),
     markdown(F.text("""
 ## Summary, and what to try next
 
