@@ -71,23 +71,25 @@ class Manifest:
         return {"files": rows, "skipped": sorted(self.skipped)}
 
 
-def _auxiliary(work: str) -> dict[str, bytes]:
+def _auxiliary(work: str, name: str = "reference") -> dict[str, bytes]:
     """The files one LaTeX pass writes for the next: contents, cross-references, PDF bookmarks."""
-    return {name: Path(work, name).read_bytes() for name in ("reference.aux", "reference.toc", "reference.out") if Path(work, name).exists()}
+    return {f"{name}.{kind}": Path(work, f"{name}.{kind}").read_bytes() for kind in ("aux", "toc", "out")
+            if Path(work, f"{name}.{kind}").exists()}
 
 
-def compile_pdf(tex: str, assets: dict[str, bytes] | None = None) -> bytes:
-    """Run pdflatex in a temporary directory (with ``assets``, e.g. the plots) until its auxiliary files are stable."""
+def compile_pdf(tex: str, assets: dict[str, bytes] | None = None, name: str = "reference") -> bytes:
+    """Run pdflatex on ``name``.tex in a temporary directory (with ``assets``, e.g. the plots) until its auxiliary
+    files are stable."""
     env = dict(os.environ, SOURCE_DATE_EPOCH="0", FORCE_SOURCE_DATE="1")
     with tempfile.TemporaryDirectory(prefix="llm-formulas-tex-") as work:
-        Path(work, "reference.tex").write_text(tex, encoding="utf-8")
+        Path(work, f"{name}.tex").write_text(tex, encoding="utf-8")
         for relative, data in (assets or {}).items():
             Path(work, relative).parent.mkdir(parents=True, exist_ok=True)
             Path(work, relative).write_bytes(data)
         previous: dict[str, bytes] | None = None
         for _ in range(MAX_LATEX_PASSES):
             run = subprocess.run(
-                ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "reference.tex"],
+                ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"],
                 cwd=work,
                 env=env,
                 capture_output=True,
@@ -98,9 +100,9 @@ def compile_pdf(tex: str, assets: dict[str, bytes] | None = None) -> bytes:
             if run.returncode != 0:
                 errors = [line for line in run.stdout.splitlines() if line.startswith("!")]
                 raise RuntimeError(f"pdflatex failed: {errors[0] if errors else run.stdout[-300:]}")
-            current = _auxiliary(work)
+            current = _auxiliary(work, name)
             if current == previous:
-                return Path(work, "reference.pdf").read_bytes()
+                return Path(work, f"{name}.pdf").read_bytes()
             previous = current
         raise RuntimeError(f"pdflatex: the contents did not settle in {MAX_LATEX_PASSES} passes")
 
@@ -108,17 +110,19 @@ def compile_pdf(tex: str, assets: dict[str, bytes] | None = None) -> bytes:
 MANIFEST = "manifest.json"
 REFERENCE = ("reference.md", "reference.html", "reference.tex", "reference.pdf")
 GUIDE = ("guide.md", "guide.html")
+CHEATSHEET = ("cheatsheet.html", "cheatsheet.tex", "cheatsheet-plot.png", "cheatsheet.pdf")
 
 
 def planned_files(out: Path, notebooks_dir: Path | None = None) -> list[Path]:
     """Every file a build may write besides the manifest, known before anything is rendered."""
     notebooks = notebooks_dir or out / "notebooks"
     return ([out / "plots" / f"{name}.{extension}" for name in PLOTS for extension in FORMATS]
-            + [out / name for name in (*REFERENCE, *GUIDE, f"{MODULE_NAME}.py", "calculator.html")]
-            + [notebooks / f"{name}.ipynb" for name in LESSONS])
+            + [out / name for name in (*REFERENCE, *GUIDE, *CHEATSHEET, f"{MODULE_NAME}.py", "calculator.html")]
+            + [notebooks / f"{name}.ipynb" for name in LESSONS]
+            + [out / "slides" / f"{name}.html" for name in LESSONS])
 
 
-STAGES = ("plots", "reference", "guide", "numeric code", "calculator", "notebooks", "PDF")
+STAGES = ("plots", "reference", "guide", "cheat sheet", "numeric code", "calculator", "notebooks", "slides", "PDF")
 
 
 class Stages:
@@ -140,6 +144,38 @@ class Stages:
         if self.stream is not None:
             self.stream.write(f" {time.perf_counter() - started:.1f} s\n")
             self.stream.flush()
+
+
+def write_cheatsheet(manifest: Manifest) -> tuple[str, dict[str, bytes]]:
+    """cheatsheet.html and cheatsheet.tex (and its picture); returns the TeX and the assets pdflatex needs."""
+    import base64
+
+    from llm_formulas.render.documents.cheatsheet import cheatsheet
+
+    sheet = cheatsheet()
+    context = {"sections": sheet.sections, "symbols": sheet.symbols, "contexts": sheet.contexts, "plot": sheet.plot,
+               "plot_png": sheet.plot_png, "plot_caption": sheet.plot_caption}
+    manifest.write("cheatsheet.html", render("cheatsheet.html", **context))
+    tex = render("cheatsheet.tex", **context)
+    manifest.write("cheatsheet.tex", tex)
+    picture = base64.b64decode(sheet.plot_png)
+    manifest.write(sheet.plot, picture)
+    return tex, {sheet.plot: picture}
+
+
+def write_slides(manifest: Manifest, notebooks: list[Path]) -> None:
+    """slides/<lesson>.html for every lesson written, from the notebook as written (with its outputs when executed)."""
+    import nbformat
+
+    from llm_formulas.render.documents.slides import can_render, deck, title_of
+
+    reason = can_render()
+    if reason is not None:
+        manifest.skipped.append(f"slides: {reason}")
+        return
+    for path in notebooks:
+        nb = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+        manifest.write(f"slides/{path.stem}.html", deck(nb, title_of(nb)))
 
 
 def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, execute: bool = True,
@@ -182,6 +218,9 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
         with stage("guide"):
             manifest.write("guide.md", guide_markdown())
             manifest.write("guide.html", guide_html())
+        with stage("cheat sheet"):
+            sheet_tex, sheet_assets = write_cheatsheet(manifest)
+            sheet_pdf = background.submit(compile_pdf, sheet_tex, sheet_assets, "cheatsheet") if pdf is not None else None
         with stage("numeric code"):
             manifest.write(f"{MODULE_NAME}.py", module_source())
         with stage("calculator"):
@@ -189,12 +228,16 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
             manifest.write("calculator.html", page)
             manifest.skipped += [f"calculator: {reason}" for reason in left_out]
         with stage("notebooks"):
-            write_notebooks(notebooks_dir or out / "notebooks", manifest.write_path, run=execute, skipped=manifest.skipped)
+            written = write_notebooks(notebooks_dir or out / "notebooks", manifest.write_path, run=execute,
+                                      skipped=manifest.skipped)
+        with stage("slides"):
+            write_slides(manifest, written)
         with stage("PDF"):
             if pdf is not None:
                 manifest.write("reference.pdf", pdf.result())
+                manifest.write("cheatsheet.pdf", sheet_pdf.result())
             else:
-                manifest.skipped.append("reference.pdf: pdflatex is not on PATH")
+                manifest.skipped += ["reference.pdf: pdflatex is not on PATH", "cheatsheet.pdf: pdflatex is not on PATH"]
     # the manifest lists every other file; it is written last and not listed in itself
     write_atomically(previous, (json.dumps(manifest.as_json(), indent=1, sort_keys=True) + "\n").encode("utf-8"))
     return manifest

@@ -65,9 +65,13 @@ def _cell(index: int, kind: str, text: str) -> NotebookNode:
 
 def lesson_notebook(name: str) -> NotebookNode:
     """The lesson's cells, the set-up cell after its opening question, not yet executed."""
+    from llm_formulas.render.documents.slides import slide_types
+
     cells = list(importlib.import_module(f"llm_formulas.render.documents.lessons.{name}").CELLS)
     cells.insert(1, code(SETUP))
     nb = nbformat.v4.new_notebook(cells=[_cell(i, kind, text) for i, (kind, text) in enumerate(cells)])
+    for cell, slide_type in zip(nb.cells, slide_types(cells)):  # nbconvert's and RISE's slide metadata
+        cell.metadata["slideshow"] = {"slide_type": slide_type}
     nb.metadata = dict(METADATA)
     nbformat.validate(nb)
     return nb

@@ -15,7 +15,8 @@ F.number("headroom", F["M_gpu"] - F["first_stage"], unit="byte")
 F.number("activations_sp", F["l"] * F.compute("memory.activations.layer.general.selective_sp"), unit="byte")
 F.number("fits_selective", largest_micro_batch("llama2-70b", "a100-80gb", "selective", 8, 8, 4096))
 F.number("fits_full", largest_micro_batch("llama2-70b", "a100-80gb", "full", 8, 8, 4096))
-F.number("fits_none", largest_micro_batch("llama2-70b", "a100-80gb", "none", 8, 8, 4096))
+_none = largest_micro_batch("llama2-70b", "a100-80gb", "none", 8, 8, 4096)
+F.words("none_verdict", f"fill the GPU before b = {_none + 1}" if _none == 0 else f"leave room up to b = {_none}")
 F.number("zero_d", 64)
 F.value("zero3", "memory.zero.stage3", t=1, p=1, d=64)
 F.value("unsplit_layer", "memory.activations.layer.general.selective", t=1)
@@ -123,8 +124,8 @@ note(f"Activations on the first stage at b = {{b}}: **{activations}**; with the 
 ## 5. Where it crosses the HBM line
 
 The activations grow linearly in b, the states do not move. The picture puts the three
-recompute modes side by side: without recompute the s² scores alone fill the GPU before
-b = {{b}} (the largest micro-batch that fits is {{fits_none}}); selective recompute fits
+recompute modes side by side: without recompute the s² scores {{none_verdict}}; selective
+recompute fits
 {{fits_selective}} sequence of {{s}} tokens per micro-batch; full recompute (each layer keeps only
 its input, 2·s·b·h bytes, and reruns its forward in the backward pass) fits {{fits_full}}, at the
 price of a third more FLOPs.
