@@ -30,7 +30,8 @@ from llm_formulas.render.documents.guide import guide_html, guide_markdown
 from llm_formulas.render.printers.codegen import MODULE_NAME, module_source
 from llm_formulas.render.documents.notebooks import LESSONS, write_notebooks
 from llm_formulas.render.documents.plots import FORMATS, PLOTS, render_plots, save_plots
-from llm_formulas.render.documents.reference import build_reference
+from llm_formulas.render.documents.reference import build_reference, title_pictures
+from llm_formulas.formulas.bibliography import WORKS
 from llm_formulas.render.documents.safe_write import Ownership, OutputError, ensure_folder, write_atomically
 from llm_formulas.render.documents.templating import render
 
@@ -119,7 +120,8 @@ def planned_files(out: Path, notebooks_dir: Path | None = None) -> list[Path]:
     return ([out / "plots" / f"{name}.{extension}" for name in PLOTS for extension in FORMATS]
             + [out / name for name in (*REFERENCE, *GUIDE, *CHEATSHEET, f"{MODULE_NAME}.py", "calculator.html")]
             + [notebooks / f"{name}.ipynb" for name in LESSONS]
-            + [out / "slides" / f"{name}.html" for name in LESSONS])
+            + [out / "slides" / f"{name}.html" for name in LESSONS]
+            + [out / "titles" / f"{work.key}.pdf" for work in WORKS.values() if work.title_en])
 
 
 STAGES = ("plots", "reference", "guide", "cheat sheet", "numeric code", "calculator", "notebooks", "slides", "PDF")
@@ -213,6 +215,9 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
         tex = render("reference.tex", ref=reference)
         manifest.write("reference.tex", tex)
     figures = {f"plots/{plot.name}.pdf": plot.files["pdf"] for plot in plots}
+    for relative, data in title_pictures().items():  # the seeds' titles in Chinese, for pdflatex
+        manifest.write(relative, data)
+        figures[relative] = data
     with ThreadPoolExecutor(max_workers=1) as background:  # pdflatex runs while Python renders the rest
         pdf = background.submit(compile_pdf, tex, figures) if shutil.which("pdflatex") else None
         with stage("guide"):
