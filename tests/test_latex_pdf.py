@@ -26,6 +26,7 @@ def test_pdflatex_compiles_reference_tex_to_the_same_bytes():
     tex = (built().out / "reference.tex").read_text()
     figures = {f"plots/{path.name}": path.read_bytes() for path in (built().out / "plots").glob("*.pdf")}
     assert figures and all(name in tex for name in figures)  # the plots are figures of the handout
+    figures |= {f"titles/{path.name}": path.read_bytes() for path in (built().out / "titles").glob("*.pdf")}  # CJK titles
     assert compile_pdf(tex, figures) == (built().out / "reference.pdf").read_bytes()
 
 
@@ -43,10 +44,19 @@ def test_contents_point_at_the_pages_their_headings_sit_on():
     start = next(i for i, page in enumerate(pages) if "Contents" in [line.strip() for line in page.splitlines()])
     entries, index = [], start
     while not entries or any(CONTENTS_LINE.match(line.strip()) for line in pages[index].splitlines()):
-        entries += [m.groups() for line in pages[index].splitlines() if (m := CONTENTS_LINE.match(line.strip()))]
+        pending = ""  # a long entry wraps: its first lines carry no page number
+        for line in pages[index].splitlines():
+            text = (pending + " " + line.strip()).strip() if pending else line.strip()
+            match = CONTENTS_LINE.match(text)
+            if match:
+                entries.append(match.groups())
+                pending = ""
+            elif re.match(r"^\d+\.\d+\s+\S", text):
+                pending = text
         index += 1
     assert len(entries) > 100  # every formula has a subsection
     for number, title, printed in entries:
+        title = re.sub(r"\s*\([a-z0-9_.]+\)$", "", re.sub(r"\s+", " ", title))  # the id beside the title, in the contents only
         heading = re.compile(rf"{re.escape(number)}\s+{re.escape(title)}")
         # a heading line holds the number and title alone (a contents line ends with its page number)
         found = [i + 1 for i, page in enumerate(pages) if any(heading.fullmatch(line.strip()) for line in page.splitlines())]

@@ -5,7 +5,8 @@ lines each hold at most ``WIDTH`` characters of LaTeX source (about the width of
 10 pt). A sum is cut between its terms; a product whose long factor is a sum is printed as the
 other factors times ``\\Bigl(`` the sum, cut between its terms, ``\\Bigr)``; a long fraction as
 its numerator, cut, over its denominator; the arguments of ``max``, ``min`` and the step
-functions one after another. A piece that cannot be cut (one long symbol name) stays whole.
+functions one after another; an expression at substituted values as its body, cut, and the values.
+A piece that cannot be cut (one long symbol name) stays whole.
 Everything is printed by ``formulas.latex.latex``, as the short form of the same equation is.
 """
 
@@ -39,6 +40,9 @@ def _pieces(expr: sp.Basic) -> list[str]:
         return [text]
     if expr.is_Add:
         return _sum(list(expr.as_ordered_terms()))
+    if isinstance(expr, sp.Subs):  # an expression at substituted values: its body cut, then the bar and the values
+        at = ", ".join(f"{latex(variable)} = {latex(value)}" for variable, value in zip(expr.variables, expr.point))
+        return [r"\Bigl("] + _pieces(expr.expr) + [r"\Bigr)\Big|_{" + at + "}"]
     numerator, denominator = sp.fraction(expr)
     if denominator != 1:
         top = _pieces(numerator)
@@ -87,5 +91,14 @@ def broken(lhs: str, relation: str, expr: sp.Basic, width: int = WIDTH) -> str:
     body = lines(expr, width)
     if len(body) == 1 and len(lhs) + len(body[0]) <= width + 20:
         return f"{lhs} {relation} {body[0]}"
-    rows = [f"{lhs} {relation}{{}} & {body[0]}"] + [r"& \quad " + line for line in body[1:]]
+    if len(lhs) > width // 2:  # a long left side (a step's label) on a line of its own
+        rows = [f"{lhs} {relation}{{}} &"] + [r"& \quad " + line for line in body]
+    else:
+        rows = [f"{lhs} {relation}{{}} & {body[0]}"] + [r"& \quad " + line for line in body[1:]]
     return r"\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}"
+
+
+def block(expr: sp.Basic, width: int = WIDTH) -> str:
+    """The expression alone, as an aligned block of lines that each fit."""
+    body = lines(expr, width)
+    return body[0] if len(body) == 1 else r"\begin{aligned}& " + r" \\ & \quad ".join(body) + r"\end{aligned}"

@@ -23,7 +23,7 @@ from llm_formulas.formulas.examples import WorkedExample, all_examples, examples
 from llm_formulas.formulas.symbols import Quantity, all_quantities, quantity
 from llm_formulas.render.printers import mathml as mm
 from llm_formulas.render.documents.defaults import GENERIC, GPUS, LAYOUTS, MODELS, default
-from llm_formulas.render.documents.equation_lines import WIDTH, broken
+from llm_formulas.render.documents.equation_lines import WIDTH, block, broken
 from llm_formulas.formulas.latex import formula_latex
 from llm_formulas.derivations.latex import label_latex, step_latex
 from llm_formulas.derivations.proof import valued
@@ -306,8 +306,13 @@ def _print_latex(lhs: str, relation: str, expr: sp.Basic, short: str) -> str:
 
 def step_print(step: Step, tex: str) -> str:
     """A step's display for print: its LaTeX when it fits a line, else broken over lines from its expression."""
-    if len(tex) <= WIDTH + 10 or step.claim in ("refutes", "bounds"):
+    if len(tex) <= WIDTH + 10:
         return tex
+    if step.claim == "refutes":
+        return (r"\begin{gathered}\text{claimed: }" + block(step.expr) + r" \\ \neq " + block(step.correct)
+                + r"\end{gathered}")
+    if step.claim == "bounds":
+        return broken(label_latex(step.reference), r"\le" if step.direction == "upper" else r"\ge", step.expr)
     if step.claim == "concludes":
         target = get(step.formula_id)
         lhs = target.symbol_latex or r"\mathrm{" + target.id.replace("_", r"\_") + "}"
