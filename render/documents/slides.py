@@ -81,17 +81,27 @@ SCRIPT = """
 """
 
 
+def _weight(kind: str, text: str) -> int:
+    """About how much of a slide a cell fills, in characters of prose: a derivation or a picture fills most of one."""
+    if kind == "markdown":
+        return len(text)
+    calls = re.findall(r"(?:^|\n)\s*(?:for .*\n\s+)?(\w+)\(", text)
+    return 150 + sum({"derive": 700, "picture": 800, "show": 800, "source_figure": 220, "refutation": 200}.get(c, 80)
+                     for c in calls)
+
+
 def slide_types(cells: list[tuple[str, str]]) -> list[str]:
     """The slideshow type of each cell of a lesson (with its set-up cell at index 1)."""
     types, prose = [], 0
     for index, (kind, text) in enumerate(cells):
         if index == 1:  # the set-up cell: imports, nothing to present
             types.append("skip")
-        elif kind == "code" and re.match(r"\s*(picture|show)\(|.*\n(picture|show)\(", text, flags=re.S) and prose > PICTURE_ROOM:
-            types.append("subslide")  # a picture gets a slide of its own when the prose before it fills the slide
-            prose = 0
+        elif kind == "code" and prose > PICTURE_ROOM and prose + _weight(kind, text) > LONG_SLIDE:
+            types.append("subslide")  # a picture or a derivation gets a slide of its own when the slide is already full
+            prose = _weight(kind, text)
         elif kind == "code":
             types.append("-")
+            prose += _weight(kind, text)
         elif index == 0 or text.lstrip().startswith("#"):
             types.append("slide")
             prose = len(text)
