@@ -21,16 +21,10 @@ from llm_formulas.formulas import estimate
 from llm_formulas.formulas.catalogue import get
 from llm_formulas.formulas.gpus import gpu
 from llm_formulas.formulas.latex import formula_latex
-from llm_formulas.formulas.presets import preset
+from llm_formulas.render.documents.exercises import model as _model
 from llm_formulas.render.documents.exercises import rational
 from llm_formulas.render.printers.human import exact as exact_text
 
-
-
-def _model(name: str) -> dict[str, object]:
-    values = estimate.model_values(preset(name).architecture.values)
-    values["P"] = int(estimate.exact("params.decoder.total", **values))
-    return values
 
 
 GPT3 = _model("gpt3-175b") | {"t": 8, "p": 8, "d": 16, "n": 1024, "B": 1536, "b": 1, "s": 2048, "m": 96, "v": 2,

@@ -45,6 +45,7 @@ from llm_formulas.formulas.gpus import gpu as gpu_preset
 from llm_formulas.formulas.layouts import LAYOUTS
 from llm_formulas.formulas.presets import preset
 from llm_formulas.formulas.units import as_unit
+from llm_formulas.render.documents.exercises import model as model_sizes
 from llm_formulas.render.documents.exercises import rational as exact_rational
 from llm_formulas.render.printers.human import convert, human, significant
 
@@ -115,10 +116,8 @@ class Figures:
         self.quoted: set[str] = set()
         self._add(Figure("minutes", Fraction(60 * minutes), "second", f"{minutes} minutes", None))
         if model is not None:
-            entry = preset(model)
-            sizes = estimate.model_values(entry.architecture.values)
-            sizes["P"] = int(estimate.exact("params.decoder.total", **sizes))
-            self.name("model", entry.title)
+            sizes = model_sizes(model)
+            self.name("model", preset(model).title)
             for symbol, value in sizes.items():
                 self._input(symbol, value, "parameter" if symbol == "P" else "1")
         if gpu is not None:
@@ -155,9 +154,7 @@ class Figures:
         """The sizes of a model the lesson compares with its own (named in ``compare_models``), with its ``P``."""
         if key not in self.compare_models and key != self.model_key:
             raise KeyError(f"lesson {self.lesson}: {key!r} is not among the models it names ({self.compare_models})")
-        sizes = estimate.model_values(preset(key).architecture.values)
-        sizes["P"] = int(estimate.exact("params.decoder.total", **sizes))
-        return sizes
+        return model_sizes(key)
 
     def input(self, symbol: str, value: object) -> Fraction:
         """One more input the lesson derives from the others (m = B/(b·d)): a figure, and a value every formula sees."""

@@ -17,22 +17,16 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import numpy as np
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from llm_formulas.formulas import estimate
 from llm_formulas.formulas.presets import preset
+from llm_formulas.render.documents.exercises import model as _model
 from llm_formulas.render.documents.schedules import idle_share, interleaved, makespan, one_f_one_b, uneven
 
 FORWARD, BACKWARD = "#9ecae1", "#fdae6b"
 SECOND_CHUNK = {"F": "#3182bd", "B": "#e6550d"}
 GB = 1e9
-
-
-def _model(name: str) -> dict[str, object]:
-    values = estimate.model_values(preset(name).architecture.values)
-    values["P"] = int(estimate.exact("params.decoder.total", **values))
-    return values
 
 
 def _gantt(ax, events, top: float, label: str, p: int) -> None:

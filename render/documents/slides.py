@@ -16,7 +16,6 @@ click); printed, each slide is one page. Building twice writes the same bytes.
 
 from __future__ import annotations
 
-import base64
 import html
 import re
 
