@@ -13,7 +13,7 @@ import sympy as sp
 from llm_formulas.derivations.engine import Derivation
 from llm_formulas.derivations.proof import much_greater, much_less
 from llm_formulas.formulas.catalogue import Source, get
-from llm_formulas.formulas.flops import BILIBILI, KAPLAN, LI, NARAYANAN, SLIDES
+from llm_formulas.formulas.flops import BILIBILI, KAPLAN, LI, NARAYANAN
 from llm_formulas.formulas.symbols import B, D, K_inner, M_rows, N_cols, P, V, a, b, c_flop, c_token, h, l, s
 
 LARGE_MODEL = (much_less(s, 6 * h), much_greater(h, 1))  # the attention scores and the 13 small vectors per layer
@@ -85,18 +85,8 @@ def backward() -> Derivation:
 
 def training() -> Derivation:
     d = Derivation("flops.training", "A training step: forward and backward", (BILIBILI, LI))
-    total = d.defines("F_train", get("flops.forward").dimensioned + get("flops.backward").dimensioned, "one forward and one backward pass")
+    d.defines("F_train", get("flops.forward").dimensioned + get("flops.backward").dimensioned, "one forward and one backward pass")
     d.concludes("flops.training")
-    d.refutes(
-        "S19: BLOOM-176B 34.8 PFLOP",
-        sp.Rational("34.8e15"),
-        "the slides' 34.8 PFLOP per iteration is three forward passes of the 70 blocks without the logits, "
-        "72·B·s·l·h²(1 + s/6h) = 34.750 PFLOP (not 6ΨD, which gives 34.65); the logits add 3·2·B·s·h·V, "
-        "so an iteration of B = 16 sequences of 2048 tokens is 35.46 PFLOP",
-        correct=total.subs({b: 16, s: 2048, l: 70, h: 14336, V: 250880}),
-        source=SLIDES,
-        unit="FLOP",
-    )
     return d
 
 

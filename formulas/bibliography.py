@@ -15,7 +15,7 @@ document, date) and software (project, version, the module cited).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from llm_formulas.formulas import scope
@@ -363,10 +363,6 @@ _work(
     arxiv="2405.04434",
 )
 _work(
-    "deepseek2024v3", "paper", "DeepSeek-AI 2024 (V3)", "DeepSeek-AI", "DeepSeek-V3 Technical Report", "arXiv preprint", "2024",
-    arxiv="2412.19437",
-)
-_work(
     "jiang2023", "paper", "Jiang et al. 2023", "Albert Q. Jiang et al. (Mistral AI)", "Mistral 7B", "arXiv preprint", "2023",
     arxiv="2310.06825",
 )
@@ -585,9 +581,46 @@ _work(
     "DistributedDataParallelKwargs)", "github.com/huggingface/accelerate", "2022",
 )
 
+
+# Where to read the works that have no arXiv id (issue 26: a bibliography one can follow): the DOIs of the journal and
+# conference papers, the repositories of the software, the vendors' pages of the datasheets and documentation.
+# The seed articles and the two news reports have none on record: the copies the project cites carry no address.
+URLS = {
+    "young1974": "https://doi.org/10.1145/361147.361115",
+    "daly2006": "https://doi.org/10.1016/j.future.2004.11.016",
+    "williams2009": "https://doi.org/10.1145/1498765.1498785",
+    "amdahl1967": "https://doi.org/10.1145/1465482.1465560",
+    "sanders2009": "https://doi.org/10.1016/j.parco.2009.09.001",
+    "jeaugey2019": "https://developer.nvidia.com/blog/massively-scale-deep-learning-training-nccl-2-4/",
+    "megatron-lm-2021": "https://github.com/NVIDIA/Megatron-LM",
+    "megatron-lm-2022": "https://github.com/NVIDIA/Megatron-LM",
+    "megatron-moe": "https://github.com/NVIDIA/Megatron-LM",
+    "pytorch-ddp": "https://github.com/pytorch/pytorch",
+    "deepspeed-pipe": "https://github.com/microsoft/DeepSpeed",
+    "bigscience-tr11": "https://github.com/bigscience-workshop/bigscience",
+    "nccl-tests": "https://github.com/NVIDIA/nccl-tests",
+    "peft": "https://github.com/huggingface/peft",
+    "deepspeed": "https://www.deepspeed.ai/docs/config-json/",
+    "megatron-cp": "https://docs.nvidia.com/megatron-core/developer-guide/latest/",
+    "megatron-distopt": "https://docs.nvidia.com/megatron-core/developer-guide/latest/",
+    "transformer-engine": "https://docs.nvidia.com/deeplearning/transformer-engine/",
+    "nvidia-gemm": "https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/index.html",
+    "nvidia-a100": "https://www.nvidia.com/en-us/data-center/a100/",
+    "nvidia-h100": "https://www.nvidia.com/en-us/data-center/h100/",
+    "nvidia-h200": "https://www.nvidia.com/en-us/data-center/h200/",
+    "nvidia-ada": "https://www.nvidia.com/en-us/geforce/ada-lovelace-architecture/",
+}
+for _key, _url in URLS.items():
+    if not WORKS[_key].url:
+        WORKS[_key] = replace(WORKS[_key], url=_url)
+
+ALIASES = {"deepseek2024v3": "deepseek2024"}  # one work, cited under two keys: the bibliography lists it once
+
+
 def work(key: str) -> Work:
-    """The entry with this key, built-in or of an active user catalogue; an unknown key is an error, named."""
-    entry = WORKS.get(key) or scope.find("works", key)
+    """The entry with this key (an alias names the same entry), built-in or of an active user catalogue; an unknown
+    key is an error, named."""
+    entry = WORKS.get(ALIASES.get(key, key)) or scope.find("works", key)
     if entry is None:
         raise KeyError(f"no bibliography entry {key!r} (formulas/bibliography.py, or Catalogue.source for your own)")
     return entry

@@ -30,6 +30,7 @@ class WorkedExample:
     scale: sp.Rational = sp.Integer(1)
     scale_name: str = ""
     slip: str = ""
+    convention: str = ""  # not a slip: the source counts another quantity, and this says which
 
     @property
     def values(self) -> dict[sp.Symbol, sp.Rational]:
@@ -59,6 +60,7 @@ def worked_example(
     scale: int | sp.Rational = 1,
     scale_name: str = "",
     slip: str = "",
+    convention: str = "",
 ) -> WorkedExample:
     """Register a case; numbers given as strings ("0.0005") are read exactly."""
     example = WorkedExample(
@@ -72,6 +74,7 @@ def worked_example(
         scale=sp.Rational(scale),
         scale_name=scale_name,
         slip=slip,
+        convention=convention,
     )
     _EXAMPLES.append((caller_module(), example))
     return example

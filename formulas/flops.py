@@ -162,6 +162,6 @@ worked_example(
     claimed_text="34.8 PFLOP per iteration",
     scale=10**15,
     scale_name="PFLOP",
-    slip="the slides' 34.8 is three forward passes of the 70 blocks without the logits, 72·B·s·l·h²(1 + s/6h) "
-    "= 34.750 PFLOP (not 6ΨD, 34.65); with the logits an iteration is 35.46 PFLOP",
+    convention="the slides count three forward passes of the 70 blocks without the logits, 72·B·s·l·h²(1 + s/6h) "
+    "= 34.750 PFLOP, printed as 34.8 (not 6ΨD, 34.65); the training step with the logits is 35.46 PFLOP",
 )

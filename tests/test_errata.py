@@ -59,8 +59,6 @@ ERRATA = [
     ("001: 0.33 s, 3 tokens/s", Fraction(1, 3), Fraction("0.14") + 8 * Fraction("0.04325376"), 0),
     # 001 (S15e): batch ≤ 60; 125e6 × (0.2 − 0.14) / (8 × 8192 × 2) = 57.2.
     ("S15e: batch ≤ 60", 60, Fraction("57.2"), Fraction(1, 200)),
-    # 004 (S19): 34.8 PFLOP per iteration; with the logits the training FLOPs are 35.46 PFLOP.
-    ("S19: BLOOM-176B 34.8 PFLOP", Fraction("34.8e15"), Fraction("35.46e15"), Fraction(1, 3000)),
 ]
 
 

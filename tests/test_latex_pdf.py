@@ -26,6 +26,7 @@ def test_pdflatex_compiles_reference_tex_to_the_same_bytes():
     tex = (built().out / "reference.tex").read_text()
     figures = {f"plots/{path.name}": path.read_bytes() for path in (built().out / "plots").glob("*.pdf")}
     assert figures and all(name in tex for name in figures)  # the plots are figures of the handout
+    figures |= {f"titles/{path.name}": path.read_bytes() for path in (built().out / "titles").glob("*.pdf")}  # CJK titles
     assert compile_pdf(tex, figures) == (built().out / "reference.pdf").read_bytes()
 
 
@@ -33,6 +34,12 @@ def _pages() -> list[str]:
     """The text of each page of reference.pdf (poppler's pdftotext; pages end with a form feed)."""
     run = subprocess.run(["pdftotext", "-layout", "-enc", "UTF-8", str(built().out / "reference.pdf"), "-"], capture_output=True, text=True, check=True)
     return run.stdout.split("\f")[:-1]
+
+
+def _heading_lines(page: str) -> set[str]:
+    """Each line of a page without spaces, and each line joined to the next (a long heading wraps once)."""
+    lines = [re.sub(r"\s+", "", line) for line in page.splitlines()]
+    return set(lines) | {first + second for first, second in zip(lines, lines[1:])}
 
 
 CONTENTS_LINE = re.compile(r"^(\d+(?:\.\d+)?)\s+(\S.*?)[\s.]*\s(\d+)$")
@@ -43,13 +50,24 @@ def test_contents_point_at_the_pages_their_headings_sit_on():
     start = next(i for i, page in enumerate(pages) if "Contents" in [line.strip() for line in page.splitlines()])
     entries, index = [], start
     while not entries or any(CONTENTS_LINE.match(line.strip()) for line in pages[index].splitlines()):
-        entries += [m.groups() for line in pages[index].splitlines() if (m := CONTENTS_LINE.match(line.strip()))]
+        pending = ""  # a long entry wraps: its first lines carry no page number
+        for line in pages[index].splitlines():
+            text = (pending + " " + line.strip()).strip() if pending else line.strip()
+            match = CONTENTS_LINE.match(text)
+            if match:
+                entries.append(match.groups())
+                pending = ""
+            elif re.match(r"^\d+\.\d+\s+\S", text):
+                pending = text
         index += 1
     assert len(entries) > 100  # every formula has a subsection
     for number, title, printed in entries:
-        heading = re.compile(rf"{re.escape(number)}\s+{re.escape(title)}")
+        title = re.sub(r"\s*\([a-z0-9_.\s]+\)$", "", title)  # the id beside the title, in the contents only
+        # compared without spaces (a wrapped entry joins where it broke), on the number and the title's first words (a
+        # superscript such as QKᵀ's T sits on its own line in the text poppler extracts)
+        heading = re.sub(r"\s+", "", number + title)[:24]
         # a heading line holds the number and title alone (a contents line ends with its page number)
-        found = [i + 1 for i, page in enumerate(pages) if any(heading.fullmatch(line.strip()) for line in page.splitlines())]
+        found = [i + 1 for i, page in enumerate(pages) if any(line.startswith(heading) for line in _heading_lines(page))]
         assert found, f"no page holds the heading {number} {title}"
         # page numbers start at 1 on the title page, so the printed number is the physical page
         assert found[0] == int(printed), f"contents say {number} {title} is on page {printed}; it is on page {found[0]}"

@@ -40,7 +40,8 @@ from llm_formulas.render.documents.guide import guide_html, guide_markdown
 from llm_formulas.render.printers.codegen import MODULE_NAME, module_source
 from llm_formulas.render.documents.notebooks import LESSONS, write_notebooks
 from llm_formulas.render.documents.plots import FORMATS, PLOTS, render_plots, save_plots
-from llm_formulas.render.documents.reference import build_reference
+from llm_formulas.formulas.bibliography import WORKS
+from llm_formulas.render.documents.reference import build_reference, title_pictures
 from llm_formulas.render.documents.safe_write import Ownership, OutputError, ensure_folder, named, write_atomically
 from llm_formulas.render.documents.templating import render
 
@@ -105,23 +106,25 @@ class Manifest:
         return {"complete": True, "files": rows, "skipped": sorted(self.skipped)}
 
 
-def _auxiliary(work: str) -> dict[str, bytes]:
+def _auxiliary(work: str, name: str = "reference") -> dict[str, bytes]:
     """The files one LaTeX pass writes for the next: contents, cross-references, PDF bookmarks."""
-    return {name: Path(work, name).read_bytes() for name in ("reference.aux", "reference.toc", "reference.out") if Path(work, name).exists()}
+    return {f"{name}.{kind}": Path(work, f"{name}.{kind}").read_bytes() for kind in ("aux", "toc", "out")
+            if Path(work, f"{name}.{kind}").exists()}
 
 
-def compile_pdf(tex: str, assets: dict[str, bytes] | None = None) -> bytes:
-    """Run pdflatex in a temporary directory (with ``assets``, e.g. the plots) until its auxiliary files are stable."""
+def compile_pdf(tex: str, assets: dict[str, bytes] | None = None, name: str = "reference") -> bytes:
+    """Run pdflatex on ``name``.tex in a temporary directory (with ``assets``, e.g. the plots) until its auxiliary
+    files are stable."""
     env = dict(os.environ, SOURCE_DATE_EPOCH="0", FORCE_SOURCE_DATE="1")
     with tempfile.TemporaryDirectory(prefix="llm-formulas-tex-") as work:
-        Path(work, "reference.tex").write_text(tex, encoding="utf-8")
+        Path(work, f"{name}.tex").write_text(tex, encoding="utf-8")
         for relative, data in (assets or {}).items():
             Path(work, relative).parent.mkdir(parents=True, exist_ok=True)
             Path(work, relative).write_bytes(data)
         previous: dict[str, bytes] | None = None
         for _ in range(MAX_LATEX_PASSES):
             run = subprocess.run(
-                ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "reference.tex"],
+                ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"],
                 cwd=work,
                 env=env,
                 capture_output=True,
@@ -132,9 +135,9 @@ def compile_pdf(tex: str, assets: dict[str, bytes] | None = None) -> bytes:
             if run.returncode != 0:
                 errors = [line for line in run.stdout.splitlines() if line.startswith("!")]
                 raise PdfError(tex_problem(errors[0] if errors else run.stdout[-300:]))
-            current = _auxiliary(work)
+            current = _auxiliary(work, name)
             if current == previous:
-                return Path(work, "reference.pdf").read_bytes()
+                return Path(work, f"{name}.pdf").read_bytes()
             previous = current
         raise PdfError(f"pdflatex: the contents did not settle in {MAX_LATEX_PASSES} passes")
 
@@ -162,17 +165,20 @@ def tex_problem(error: str) -> str:
 
 REFERENCE = ("reference.md", "reference.html", "reference.tex", "reference.pdf")
 GUIDE = ("guide.md", "guide.html")
+CHEATSHEET = ("cheatsheet.html", "cheatsheet.tex", "cheatsheet-plot.png", "cheatsheet.pdf")
 
 
 def planned_files(out: Path, notebooks_dir: Path | None = None) -> list[Path]:
     """Every file a build may write besides the manifest, known before anything is rendered."""
     notebooks = notebooks_dir or out / "notebooks"
     return ([out / "plots" / f"{name}.{extension}" for name in PLOTS for extension in FORMATS]
-            + [out / name for name in (*REFERENCE, *GUIDE, f"{MODULE_NAME}.py", "calculator.html")]
-            + [notebooks / f"{name}.ipynb" for name in LESSONS])
+            + [out / name for name in (*REFERENCE, *GUIDE, *CHEATSHEET, f"{MODULE_NAME}.py", "calculator.html")]
+            + [notebooks / f"{name}.ipynb" for name in LESSONS]
+            + [out / "slides" / f"{name}.html" for name in LESSONS]
+            + [out / "titles" / f"{work.key}.pdf" for work in WORKS.values() if work.title_en])
 
 
-STAGES = ("plots", "reference", "guide", "numeric code", "calculator", "notebooks", "PDF")
+STAGES = ("plots", "reference", "guide", "cheat sheet", "numeric code", "calculator", "notebooks", "slides", "PDF")
 
 
 class Stages:
@@ -208,6 +214,40 @@ def clear_partials(paths: list[Path]) -> None:
                     os.unlink(entry.path)
                 except OSError:
                     pass  # gone already, or not ours to remove: the build goes on
+
+
+def write_cheatsheet(manifest: Manifest) -> tuple[str, dict[str, bytes]]:
+    """cheatsheet.html and cheatsheet.tex (and its picture); returns the TeX and the assets pdflatex needs."""
+    import base64
+
+    from llm_formulas.render.documents.cheatsheet import cheatsheet
+
+    sheet = cheatsheet()
+    context = {"sections": sheet.sections, "symbols": sheet.symbols, "contexts": sheet.contexts, "plot": sheet.plot,
+               "plot_png": sheet.plot_png, "plot_caption": sheet.plot_caption}
+    manifest.write("cheatsheet.html", render("cheatsheet.html", **context))
+    tex = render("cheatsheet.tex", **context)
+    manifest.write("cheatsheet.tex", tex)
+    picture = base64.b64decode(sheet.plot_png)
+    manifest.write(sheet.plot, picture)
+    return tex, {sheet.plot: picture}
+
+
+def write_slides(manifest: Manifest, notebooks: list[Path]) -> None:
+    """slides/<lesson>.html for every lesson written, from the notebook as written (with its outputs when executed)."""
+    import nbformat
+
+    from llm_formulas.render.documents.slides import can_render, deck, title_of
+
+    reason = can_render()
+    if reason is not None:
+        manifest.skipped.append(f"slides: {reason}")
+        return
+    for path in notebooks:
+        nb = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+        manifest.write(f"slides/{path.stem}.html", deck(nb, title_of(nb)))
+
+
 
 
 PARTIAL = re.compile(r"\.(?P<name>.+)\.[A-Za-z0-9_]+\.partial")  # tempfile.mkstemp(prefix=".NAME.", suffix=".partial")
@@ -258,11 +298,17 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
         manifest.write("reference.tex", tex)
     figures = {f"plots/{plot.name}.pdf": plot.files["pdf"] for plot in plots}
     compiling = pdf and shutil.which("pdflatex") is not None
+    for relative, data in title_pictures().items():  # the seeds' titles in Chinese, for pdflatex
+        manifest.write(relative, data)
+        figures[relative] = data
     with ThreadPoolExecutor(max_workers=1) as background:  # pdflatex runs while Python renders the rest
         handout = background.submit(compile_pdf, tex, figures) if compiling else None
         with stage("guide"):
             manifest.write("guide.md", guide_markdown())
             manifest.write("guide.html", guide_html())
+        with stage("cheat sheet"):
+            sheet_tex, sheet_assets = write_cheatsheet(manifest)
+            sheet_pdf = background.submit(compile_pdf, sheet_tex, sheet_assets, "cheatsheet") if compiling else None
         with stage("numeric code"):
             manifest.write(f"{MODULE_NAME}.py", module_source())
         with stage("calculator"):
@@ -270,16 +316,21 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
             manifest.write("calculator.html", page)
             manifest.skipped += [f"calculator: {reason}" for reason in left_out]
         with stage("notebooks"):
-            write_notebooks(notebooks_dir or out / "notebooks", manifest.write_path, run=execute, skipped=manifest.skipped)
+            written = write_notebooks(notebooks_dir or out / "notebooks", manifest.write_path, run=execute,
+                                      skipped=manifest.skipped)
+        with stage("slides"):
+            write_slides(manifest, written)
         with stage("PDF"):
             if handout is not None:
-                try:
-                    manifest.write("reference.pdf", handout.result())
-                except PdfError as error:
-                    manifest.pdf_failure = error
-                    manifest.skipped.append(f"reference.pdf: {error}")
+                for name, job in (("reference.pdf", handout), ("cheatsheet.pdf", sheet_pdf)):
+                    try:
+                        manifest.write(name, job.result())
+                    except PdfError as error:
+                        manifest.pdf_failure = error
+                        manifest.skipped.append(f"{name}: {error}")
             else:
-                manifest.skipped.append("reference.pdf: " + ("--no-pdf" if not pdf else "pdflatex is not on PATH"))
+                why = "--no-pdf" if not pdf else "pdflatex is not on PATH"
+                manifest.skipped += [f"reference.pdf: {why}", f"cheatsheet.pdf: {why}"]
     _settle(manifest, earlier, planned)
     # the manifest lists every other file; it is written last and not listed in itself
     write_atomically(previous, (json.dumps(manifest.as_json(), indent=1, sort_keys=True) + "\n").encode("utf-8"))

@@ -27,7 +27,7 @@ from llm_formulas.formulas.presets import preset
 from llm_formulas.formulas.symbols import latex_names
 from llm_formulas.formulas.units import Unit
 from llm_formulas.render.documents import lesson_plots
-from llm_formulas.render.documents.exercises import check, exercise
+from llm_formulas.render.documents.exercises import check, exercise, rational
 from llm_formulas.render.printers.human import exact as _exact_text
 from llm_formulas.render.printers.human import human
 from llm_formulas.formulas.latex import formula_latex, latex
@@ -72,7 +72,7 @@ def gpu(key: str) -> dict[str, sp.Rational]:
 
 def evaluate(formula_id: str, *, binary: bool = False, **values: object) -> Value:
     """The catalogue formula evaluated exactly at ``values`` (extra names are ignored)."""
-    return Value(sp.nsimplify(_estimate.exact(formula_id, **values)), get(formula_id).unit, binary)
+    return Value(rational(_estimate.exact(formula_id, **values)), get(formula_id).unit, binary)
 
 
 def _derivation(derivation_id: str) -> Derivation:
@@ -149,7 +149,7 @@ def put(formula_id: str, *, binary: bool = False, label: str = "", **values: obj
     printed = dict(latex_names())
     for symbol in expr.free_symbols:
         if symbol.name in values:
-            number = sp.nsimplify(values[symbol.name])
+            number = rational(values[symbol.name])
             placeholder = sp.Symbol(f"value_{symbol.name}")
             numbers[symbol] = placeholder
             printed[placeholder] = _number_latex(number) if number.is_Integer else r"\left(" + _number_latex(number) + r"\right)"
@@ -165,7 +165,7 @@ def source_figure(case: str, *, binary: bool | None = None) -> None:
     """A worked example of the sources: the source's figure beside the exact value, and their ratio."""
     case_ = _example(case)
     entry = get(case_.formula_id)
-    exact_value = sp.nsimplify(case_.exact())
+    exact_value = rational(case_.exact())
     binary = "GiB" in case_.scale_name or "Ti" in case_.scale_name if binary is None else binary
     ours = human(exact_value, entry.unit, binary=binary)
     lines = [f"**{case}**: {case_.title}.", "", f"- the source prints: {case_.claimed_text}",
@@ -173,10 +173,12 @@ def source_figure(case: str, *, binary: bool | None = None) -> None:
     if case_.claimed is not None:
         ratio = float(case_.claimed / exact_value)
         agreement = "agrees to 3 digits" if abs(ratio - 1) < 5e-3 else f"source / exact = {ratio:.4g}" + (
-            "" if case_.slip else " (the source rounds)")
+            "" if case_.slip else " (another accounting: see below)" if case_.convention else " (the source rounds)")
         lines.append(f"- {agreement}")
     if case_.slip:
         lines.append(f"- slip: {case_.slip}")
+    if case_.convention:
+        lines.append(f"- not a slip, a convention: {case_.convention}")
     display(Markdown("\n".join(lines)))
 
 

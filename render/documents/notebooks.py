@@ -27,10 +27,12 @@ import nbformat
 from nbformat.notebooknode import NotebookNode
 
 # In order: the articles as they were written (the sources are numbered 000, 001, 002, 004;
-# no 003 was among them), then the topics from parameters to inference.
+# no 003 was among them), then the topics from parameters to inference, then the lessons on
+# mixture of experts, precision, long context and achievable FLOP/s (issue 26).
 LESSONS = ("article_000", "article_001", "article_002", "article_004",
            "params", "flops", "memory", "comms", "cluster", "inference", "serving", "perf",
-           "utilization", "conventions", "energy", "cost", "reliability", "pipeline", "optimizations", "own_formula")
+           "utilization", "conventions", "energy", "cost", "reliability", "pipeline", "optimizations", "own_formula",
+           "moe", "precision", "long_context", "achievable")
 KERNEL = "python3"
 EXECUTION_TIMEOUT = 600
 KERNELS = 2  # kernels at a time: each start-up is mostly imports, and the machines have two cores
@@ -63,9 +65,13 @@ def _cell(index: int, kind: str, text: str) -> NotebookNode:
 
 def lesson_notebook(name: str) -> NotebookNode:
     """The lesson's cells, the set-up cell after its opening question, not yet executed."""
+    from llm_formulas.render.documents.slides import slide_types
+
     cells = list(importlib.import_module(f"llm_formulas.render.documents.lessons.{name}").CELLS)
     cells.insert(1, code(SETUP))
     nb = nbformat.v4.new_notebook(cells=[_cell(i, kind, text) for i, (kind, text) in enumerate(cells)])
+    for cell, slide_type in zip(nb.cells, slide_types(cells)):  # nbconvert's and RISE's slide metadata
+        cell.metadata["slideshow"] = {"slide_type": slide_type}
     nb.metadata = dict(METADATA)
     nbformat.validate(nb)
     return nb

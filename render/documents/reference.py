@@ -22,7 +22,8 @@ from llm_formulas.formulas.catalogue import Formula, all_formulas, get
 from llm_formulas.formulas.examples import WorkedExample, all_examples, examples_for
 from llm_formulas.formulas.symbols import Quantity, all_quantities, quantity
 from llm_formulas.render.printers import mathml as mm
-from llm_formulas.render.documents.defaults import GPUS, LAYOUTS, MODELS, default
+from llm_formulas.render.documents.defaults import GENERIC, GPUS, LAYOUTS, MODELS, default
+from llm_formulas.render.documents.equation_lines import WIDTH, block, broken
 from llm_formulas.formulas.latex import formula_latex
 from llm_formulas.derivations.latex import label_latex, step_latex
 from llm_formulas.derivations.proof import valued
@@ -90,14 +91,38 @@ class WorkView:
     date: str
     arxiv: str
     authors_latin: str  # for pdflatex, which has no CJK fonts here: "郁晨 (Yu Chen)" becomes "Yu Chen"
+    url: str = ""
+    title_image: str = ""  # the original title set as a picture (a CJK font for pdflatex), relative to the .tex
+    stop: str = "."  # the full stop after the authors ("et al." has its own)
 
 
 _CJK_WITH_LATIN = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]+\s*\(([^)]*)\)")
 
 
 def work_view(entry: Work) -> WorkView:
+    latin = _CJK_WITH_LATIN.sub(r"\1", entry.authors)
+    image = f"titles/{entry.key}.pdf" if _CJK.search(entry.title) and title_pictures() else ""
     return WorkView(entry.key, entry.anchor, entry.kind, entry.short, entry.authors, entry.title, entry.title_en,
-                    entry.venue, entry.date, entry.arxiv, _CJK_WITH_LATIN.sub(r"\1", entry.authors))
+                    entry.venue, entry.date, entry.arxiv, latin, entry.url, image, "" if latin.endswith(".") else ".")
+
+
+_CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+
+
+def title_pictures() -> dict[str, bytes]:
+    """The original titles in Chinese set as small PDF pictures for pdflatex (``titles/<key>.pdf``), drawn with a CJK font
+    of the system; empty when there is none (the PDF then gives the English title alone)."""
+    from llm_formulas.formulas.bibliography import WORKS
+    from llm_formulas.render.documents.title_pictures import title_pdf
+
+    pictures = {}
+    for key, entry in WORKS.items():
+        if _CJK.search(entry.title):
+            data = title_pdf(entry.title)
+            if data is None:
+                return {}
+            pictures[f"titles/{key}.pdf"] = data
+    return pictures
 
 
 @dataclass(frozen=True)
@@ -122,6 +147,7 @@ class StepView:
     method: str
     detail: str
     condition: str
+    latex_print: str = ""  # the same equation broken over lines for the PDF (render.documents.equation_lines)
 
 
 @dataclass(frozen=True)
@@ -148,6 +174,7 @@ class ExampleView:
     slip: str
     documented: bool
     conditions_hold: bool
+    convention: str = ""
 
 
 @dataclass(frozen=True)
@@ -168,6 +195,10 @@ class Erratum:
     correct_exact: str
     derivation: str
     ok: bool
+    claimed_tex: str = ""  # the figures as LaTeX math (text in human units for a number)
+    correct_tex: str = ""
+    ratio_tex: str = ""
+    long: bool = False  # an expression too long for a table cell: printed in the row below
 
 
 @dataclass(frozen=True)
@@ -204,6 +235,9 @@ class FormulaView:
     examples: tuple[ExampleView, ...]
     errata: tuple[Erratum, ...]
     plots: tuple[PlotView, ...] = ()
+    title: str = ""  # a short readable title for the contents: the meaning up to its first colon or bracket
+    latex_print: str = ""  # the equation broken over lines for the PDF
+    no_example: str = ""  # why a formula has no worked example (its inputs have no real value documented)
 
 
 @dataclass(frozen=True)
@@ -246,6 +280,50 @@ def _short(value: sp.Basic, unit: str = "1", binary: bool = False) -> str:
     """A figure for a table cell: human units, or a short expression; a long one is left to the derivation's display."""
     text = human_value(value, unit, binary)
     return text if len(text) <= 24 else "(an expression: see the derivation)"
+
+
+def _figure_tex(value: sp.Basic, unit: str, binary: bool) -> str:
+    """A refuted or correct figure as LaTeX math: a number in human units as text, an expression typeset."""
+    from llm_formulas.formulas.latex import latex
+    from llm_formulas.render.printers.escape import tex_text
+
+    if value.is_number and value.is_real:
+        return r"\text{" + tex_text(human_value(value, unit, binary)) + "}"
+    return latex(value)
+
+
+def short_title(meaning: str, most: int = 72) -> str:
+    """A formula's meaning cut to a title for the contents: up to its first colon, semicolon or bracket, at most
+    ``most`` characters, at a word."""
+    head = re.split(r"[:;(]", meaning, maxsplit=1)[0].strip().rstrip(",")
+    if len(head) > most:
+        head = head[:most].rsplit(" ", 1)[0] + " …"
+    return head[:1].upper() + head[1:]
+
+
+def _print_latex(lhs: str, relation: str, expr: sp.Basic, short: str) -> str:
+    return short if len(short) <= WIDTH + 10 else broken(lhs, relation, expr)
+
+
+def step_print(step: Step, tex: str) -> str:
+    """A step's display for print: its LaTeX when it fits a line, else broken over lines from its expression."""
+    if len(tex) <= WIDTH + 10:
+        return tex
+    if step.claim == "refutes":
+        return (r"\begin{gathered}\text{claimed: }" + block(step.expr) + r" \\ \neq " + block(step.correct)
+                + r"\end{gathered}")
+    if step.claim == "bounds":
+        return broken(label_latex(step.reference), r"\le" if step.direction == "upper" else r"\ge", step.expr)
+    if step.claim == "concludes":
+        target = get(step.formula_id)
+        lhs = target.symbol_latex or r"\mathrm{" + target.id.replace("_", r"\_") + "}"
+        return broken(lhs, r"\equiv", target.expr) if not step.where else tex
+    relation = {"defines": ":=", "equals": "=", "solves": "=", "approximates": r"\approx"}[step.claim]
+    text = broken(label_latex(step.label), relation, step.expr)
+    if step.claim == "approximates":
+        error = broken(r"\text{relative error}", "", step.error)
+        return r"\begin{gathered}" + text + r" \\ " + error + r"\end{gathered}"
+    return text
 
 
 def exact_value(value: sp.Basic, unit: str) -> str:
@@ -317,7 +395,13 @@ def example_view(example: WorkedExample) -> ExampleView:
         slip=example.slip,
         documented=True,
         conditions_hold=_conditions_hold(formula, example.values),
+        convention=example.convention,
     )
+
+
+def placeholder_inputs(inputs: list[sp.Symbol]) -> list[str]:
+    """The inputs whose only default is a generic placeholder (no real model, GPU or run documents them)."""
+    return [quantity(symbol).latex for symbol in inputs if default(symbol).source == GENERIC]
 
 
 def default_example(formula: Formula, inputs: list[sp.Symbol]) -> ExampleView:
@@ -352,12 +436,15 @@ def errata_of(formula: Formula, derivation_id: str, steps: list[Step], outcomes:
         ratio = sp.simplify(claimed / correct)
         ratio_text = f"{float(ratio):.4g}" if ratio.is_number else _short(ratio)
         outcome = outcomes.get((derivation_id, number))
+        claimed_tex, correct_tex = (_figure_tex(value, unit, step.binary) for value in (claimed, correct))
         found.append(
             Erratum(
                 formula.id, anchor(formula.id), step.label, citation(step.source), step.why, tex, step_mathml(step, tex),
                 claimed=_short(claimed, unit, step.binary), correct=_short(correct, unit, step.binary), ratio=ratio_text,
                 claimed_exact=exact_value(claimed, unit), correct_exact=exact_value(correct, unit),
                 derivation=derivation_id, ok=bool(outcome and outcome.ok),
+                claimed_tex=claimed_tex, correct_tex=correct_tex, long=max(len(claimed_tex), len(correct_tex)) > 40,
+                ratio_tex=r"\text{" + ratio_text + "}" if ratio.is_number else _figure_tex(ratio, "1", False),
             )
         )
     return tuple(found)
@@ -381,10 +468,14 @@ def formula_view(formula: Formula, outcomes: dict[tuple[str, int], Outcome], plo
                 method=outcome.method if outcome else "not checked",
                 detail=outcome.detail if outcome else "",
                 condition=step.condition,
+                latex_print=step_print(step, tex),
             )
         )
     inputs = formula.inputs
-    examples = tuple(example_view(e) for e in examples_for(formula.id)) or (default_example(formula, inputs),)
+    placeholders = placeholder_inputs(inputs)
+    published = tuple(example_view(e) for e in examples_for(formula.id))
+    examples = published or (() if placeholders else (default_example(formula, inputs),))
+    no_example = "" if examples else ("no real model, GPU or run documents a value of " + ", ".join(f"${p}$" for p in placeholders))
     return FormulaView(
         id=formula.id,
         anchor=anchor(formula.id),
@@ -403,6 +494,10 @@ def formula_view(formula: Formula, outcomes: dict[tuple[str, int], Outcome], plo
         examples=examples,
         errata=errata_of(formula, derivation.id, steps, outcomes) if derivation else (),
         plots=plots,
+        title=short_title(formula.meaning),
+        latex_print=_print_latex(formula.symbol_latex or r"\mathrm{" + formula.id.replace("_", r"\_") + "}", "=",
+                                 formula.expr, formula_latex(formula)),
+        no_example=no_example,
     )
 
 

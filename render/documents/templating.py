@@ -42,7 +42,9 @@ def environment(kind: Literal["html", "tex", "md"]) -> jinja2.Environment:
     else:
         options["autoescape"] = kind == "html"
     env = jinja2.Environment(**options)
-    env.filters.update(md=md_text, mdinline=md_inline, mddisplay=md_display, tex=tex_text, texmath=tex_math)
+    env.filters.update(md=md_text, mdinline=md_inline, mddisplay=md_display, tex=tex_text, texmath=tex_math,
+                       # an id, a unit or a sentence naming ids may break after a dot or a slash
+                       texid=lambda text: tex_text(text).replace(".", r".\allowbreak{}").replace("/", r"/\allowbreak{}"))
     return env
 
 

@@ -1644,7 +1644,7 @@ def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_mo
 
     Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_E divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
 
-    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024, §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
     r_q = _gated('memory.activations.layer.decoder.moe.tp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('memory.activations.layer.decoder.moe.tp', 'r_kv', r_kv, {'mla': (mla, 0)})
@@ -1712,7 +1712,7 @@ def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d
 
     Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_E divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
 
-    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024, §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
     r_q = _gated('memory.activations.layer.decoder.moe.tp_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('memory.activations.layer.decoder.moe.tp_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
@@ -1780,7 +1780,7 @@ def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, 
 
     Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_E divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
 
-    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024, §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
     r_q = _gated('memory.activations.layer.decoder.moe.selective', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('memory.activations.layer.decoder.moe.selective', 'r_kv', r_kv, {'mla': (mla, 0)})
@@ -1848,7 +1848,7 @@ def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, 
 
     Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_E divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
 
-    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024, §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
     r_q = _gated('memory.activations.layer.decoder.moe.selective_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('memory.activations.layer.decoder.moe.selective_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
@@ -1916,7 +1916,7 @@ def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d
 
     Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_E divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
 
-    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024, §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
     """
     r_q = _gated('memory.activations.layer.decoder.moe.flash', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('memory.activations.layer.decoder.moe.flash', 'r_kv', r_kv, {'mla': (mla, 0)})
@@ -1984,7 +1984,7 @@ def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t
 
     Valid when: t divides a; t divides g; t divides d_moe; t divides d_sh; t_E divides t; without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)
 
-    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024 (V3), §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024, §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
     """
     r_q = _gated('memory.activations.layer.decoder.moe.flash_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('memory.activations.layer.decoder.moe.flash_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
@@ -4789,7 +4789,7 @@ def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b
 
     Returns: n_MTP multi-token-prediction modules, each two input norms, a 2h→h projection, one MoE layer and an output norm; the embedding and the output head are the main model's [parameter]
 
-    Sources: DeepSeek-AI 2024 (V3), §2.1 (first 3 layers dense, 1 shared + 256 routed experts, 8 active), §2.2 Multi-Token Prediction
+    Sources: DeepSeek-AI 2024, §2.1 (first 3 layers dense, 1 shared + 256 routed experts, 8 active), §2.2 Multi-Token Prediction
     """
     r_q = _gated('params.decoder.mtp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('params.decoder.mtp', 'r_kv', r_kv, {'mla': (mla, 0)})
@@ -6748,7 +6748,7 @@ def memory_weights_fp8_block(d_in, d_out, B_r, B_c):
 
     Returns: one matrix in block-scaled FP8: an E4M3 byte per weight and an fp32 scale per B_r×B_c block [byte]
 
-    Sources: transformers 5.24, integrations/finegrained_fp8.py: FP8Linear weight and weight_scale_inv; DeepSeek-AI 2024 (V3), §3.3.2: fine-grained quantization, 1×128 activation tiles and 128×128 weight blocks
+    Sources: transformers 5.24, integrations/finegrained_fp8.py: FP8Linear weight and weight_scale_inv; DeepSeek-AI 2024, §3.3.2: fine-grained quantization, 1×128 activation tiles and 128×128 weight blocks
     """
     d_in = numpy.asarray(d_in, dtype=numpy.float64)
     d_out = numpy.asarray(d_out, dtype=numpy.float64)
@@ -12505,7 +12505,7 @@ def serving_speculative_speedup(alpha_acc, gamma_spec, c_draft):
 
     Valid when: α < 1
 
-    Sources: Leviathan et al. 2023, §3.1 eq. (1) and Theorem 3.8: (1 − α^(γ+1))/(1 − α) tokens per run, an improvement (1 − α^(γ+1))/((1 − α)(γc + 1)); DeepSeek-AI 2024 (V3), §2.2 and §5.4.3: one MTP module, second-token acceptance 85–90 %, 1.8× TPS
+    Sources: Leviathan et al. 2023, §3.1 eq. (1) and Theorem 3.8: (1 − α^(γ+1))/(1 − α) tokens per run, an improvement (1 − α^(γ+1))/((1 − α)(γc + 1)); DeepSeek-AI 2024, §2.2 and §5.4.3: one MTP module, second-token acceptance 85–90 %, 1.8× TPS
     """
     alpha_acc = numpy.asarray(alpha_acc, dtype=numpy.float64)
     gamma_spec = numpy.asarray(gamma_spec, dtype=numpy.float64)
@@ -12583,7 +12583,7 @@ def serving_cost_per_token(n, c_rent, R_out):
 
     Returns: rent per output token: n GPUs at c per GPU-hour over the tokens they emit in an hour [dollar/token]
 
-    Sources: DeepSeek-AI 2024 (V3), Table 1, $2 per H800 GPU-hour
+    Sources: DeepSeek-AI 2024, Table 1, $2 per H800 GPU-hour
     """
     n = numpy.asarray(n, dtype=numpy.float64)
     c_rent = numpy.asarray(c_rent, dtype=numpy.float64)
@@ -13002,7 +13002,7 @@ def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_
 
     Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_E divides t; e divides E; l_moe ≤ l; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
 
-    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024 (V3), §2.2 (the MTP modules)
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024, §2.2 (the MTP modules)
     """
     E = _gated('params.stage.layers', 'E', E, {'l_moe': (l_moe, 0)})
     r_q = _gated('params.stage.layers', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
@@ -13068,7 +13068,7 @@ def params_stage_layers_experts(h, E, p, e, l_moe, d_moe, t_e, *, gated=0, b_mlp
 
     Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_E divides t; e divides E; l_moe ≤ l; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
 
-    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024 (V3), §2.2 (the MTP modules)
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024, §2.2 (the MTP modules)
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
@@ -13140,7 +13140,7 @@ def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *
 
     Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_E divides t; e divides E; l_moe ≤ l; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
 
-    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024 (V3), §2.2 (the MTP modules)
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024, §2.2 (the MTP modules)
     """
     E = _gated('params.stage.first', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
     r_q = _gated('params.stage.first', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
@@ -13248,7 +13248,7 @@ def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gat
 
     Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_E divides t; e divides E; l_moe ≤ l; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
 
-    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024 (V3), §2.2 (the MTP modules)
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024, §2.2 (the MTP modules)
     """
     E = _gated('params.stage.last', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
     r_q = _gated('params.stage.last', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
@@ -13319,7 +13319,7 @@ def params_stage_mtp_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, b_mlp=1):
 
     Valid when: each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts; t_E divides t; e divides E; l_moe ≤ l; n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)
 
-    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024 (V3), §2.2 (the MTP modules)
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024, §2.2 (the MTP modules)
     """
     h = numpy.asarray(h, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)

@@ -5,7 +5,8 @@ natively, no script needed), with each symbol shown under its registered
 LaTeX name. Names and step labels are small LaTeX fragments (``\\Psi_{attn}``,
 ``F_{train}^{rc}``, ``\\Psi \\approx``); ``fragment_mathml`` reads that subset
 (letters, digits, Greek and relation commands, ``\\text{}``/``\\mathrm{}``,
-sub- and superscripts, ``\\frac``) and never lets a backslash through.
+sub- and superscripts, ``\\frac``, ``\\sqrt``, and the lessons' verdicts:
+``\\color{green}{\\checkmark ...}``, ``\\qquad``) and never lets a backslash through.
 """
 
 from __future__ import annotations
@@ -37,11 +38,11 @@ _COMMANDS.update(
         "ll": "≪", "gg": "≫", "neq": "≠", "ne": "≠", "equiv": "≡", "infty": "∞", "to": "→",
         "prime": "′", "ldots": "…", "dots": "…", "sim": "∼", "propto": "∝", "in": "∈", "mid": "∣",
         "lceil": "⌈", "rceil": "⌉", "lfloor": "⌊", "rfloor": "⌋", "sum": "∑", "prod": "∏",
-        "partial": "∂", "nabla": "∇", "pm": "±",
+        "partial": "∂", "nabla": "∇", "pm": "±", "checkmark": "✓",
     }
 )
-_OPERATORS = set("+-−=≈·×≤≥≪≫≠≡→′…∼∝∈∣⌈⌉⌊⌋∑∏±/()[],:;<>|!")
-_SPACING = {",", ";", ":", "!", " ", "quad", "qquad", "left", "right", "displaystyle", "big", "Big"}
+_OPERATORS = set("+-−=≈·×≤≥≪≫≠≡→′…∼∝∈∣⌈⌉⌊⌋∑∏±/()[],:;<>|!✓")
+_SPACING = {",", ";", ":", "!", " ", "left", "right", "displaystyle", "big", "Big"}
 _TEXT_COMMANDS = {"text", "mathrm", "operatorname", "textrm", "mathit", "mathbf", "textit", "textbf", "mathsf"}
 
 
@@ -103,6 +104,8 @@ def plain_text(fragment: str) -> str:
             name = reader.command_token()[1:]
             if name in _TEXT_COMMANDS:
                 out.append(plain_text(reader.group()))
+            elif name in ("quad", "qquad"):
+                out.append(" ")
             elif name not in _SPACING:
                 out.append(_COMMANDS.get(name, name))
         elif char in "{}":
@@ -136,6 +139,13 @@ def _atoms(fragment: str, *, text_runs: bool) -> list[str]:
             name = reader.command_token()[1:]
             if name in _TEXT_COMMANDS:
                 atoms.append(f"<mtext>{_escape(plain_text(reader.group()))}</mtext>")
+            elif name == "color":  # \color{green}{...}: the lessons' proof verdicts
+                colour = re.sub(r"[^A-Za-z]", "", reader.group())
+                atoms.append(f'<mstyle mathcolor="{colour}">{_row(_atoms(reader.group(), text_runs=text_runs))}</mstyle>')
+            elif name == "sqrt":
+                atoms.append(f"<msqrt>{_row(_atoms(reader.group(), text_runs=False))}</msqrt>")
+            elif name in ("quad", "qquad"):
+                atoms.append(f'<mspace width="{1 if name == "quad" else 2}em"></mspace>')
             elif name == "frac":
                 top, bottom = reader.group(), reader.group()
                 atoms.append(f"<mfrac>{_row(_atoms(top, text_runs=False))}{_row(_atoms(bottom, text_runs=False))}</mfrac>")

@@ -1,13 +1,14 @@
 """Lesson: Li Bojie, "Training large models: why the A100 beats the 4090", re-derived.
 
-The inference figures of its prose are computed below from the essay's worked examples (formulas/examples.py, the
-catalogue at the essay's inputs) and the GPU presets, by the calls its code cells make, and rendered into the text:
-a stage's latency and a token's are named apart, and each balance batch names the FLOP/s figure it divides.
+The inference figures of its prose (from "Inference on 4090s" on) are computed from the essay's worked examples
+(formulas/examples.py) and the GPU presets, by the calls its code cells make: a stage's latency and a token's are
+named apart, and each balance batch names the FLOP/s figure it divides.
 """
 
+from llm_formulas.formulas.estimate import exact
 from llm_formulas.formulas.examples import example
 from llm_formulas.formulas.gpus import gpu
-from llm_formulas.formulas.estimate import exact
+from llm_formulas.render.documents.figures import Figures
 from llm_formulas.render.documents.notebooks import code, markdown
 from llm_formulas.render.printers.human import human
 
@@ -24,96 +25,138 @@ def _figures() -> dict[str, str]:
             "h100_balance": f"{float(example('S14e').exact()):.0f}"}
 
 
-F = _figures()
+INFERENCE = _figures()
+
+# The model is the essay's LLaMA-2 70B; the hardware figures are the essay's own (its worked examples S10-S15: the
+# RTX 4090 at 330 TFLOPS, FP16 with FP16 accumulate, on PCIe Gen4 at 64 GB/s both ways; the H100 at 989 TFLOPS).
+F = Figures("article_001", model="llama2-70b", gpu="rtx4090", minutes=50, compare_gpus=("a100-80gb", "h100-sxm"))
+F.claimed("S10", "S10")
+F.source_input("essay_X", "S11c", "X")
+F.number("S10_seconds", F["S10"] / F["essay_X"], unit="second", digits=1)
+F.source_input("S10_D", "S10", "D")
+F.number("essay_psi", 70 * 10**9, unit="parameter")
+F.value("weights", "memory.model_states.inference", P=F["essay_psi"], q_w=2, display="GB")
+F.value("adam", "memory.optimizer.adam", P=F["essay_psi"], display="GB")
+F.claimed("S7", "S7")
+F.claimed("S8", "S8")
+F.number("a100s", -(-F["S8"] // (80 * 10**9)))
+F.number("rtx4090s", -(-F["S8"] // F["M_gpu"]))
+F.claimed("S9", "S9")
+F.number("S9_times", F["S9"] / F["l"])
+F.claimed("S11a", "S11a")
+F.claimed("S11b", "S11b")
+F.claimed("S11c", "S11c")
+F.refuted("h800", "comms.tp.max_degree", "S11e: H800 t ≤ 4.8", digits=3)
+F.case("h100_t", "S11d", digits=4)
+F.source_input("h100_link", "S11d", "W_link")
+F.source_input("h800_link", "S11e", "W_link")
+F.refuted("need", "comms.tp.max_degree", "001: H100 needs 1100", digits=4)
+F.refuted("t_from_need", "comms.tp.max_degree", "001: 1100 gives t ≤ 11", digits=3)
+F.claimed("S12", "S12")
+F.case("S12_decimal", "S12", display="GB")
+F.refuted("per_prompt", "memory.kv_cache.per_sequence", "001: 5 GB per prompt")
+F.value("real_per_sequence", "memory.kv_cache.per_sequence", q=2, s=4096, binary=True)
+F.claimed("S13a", "S13a")
+F.claimed("S13b", "S13b")
+F.refuted("saved", "inference.kv_recompute.flops", "001: 16K FLOPs per byte")
 
 CELLS = [
-    markdown("""
+    markdown(F.text("""
 # Article 001: why does the A100 beat the 4090 for training? (Li Bojie)
 
-> *"An RTX 4090 has about the compute of an A100 for a tenth of the price. Why can't we train
-> Llama-2-70B on a few hundred of them?"*
+> *"An {{gpu}} has about the compute of an A100 for a tenth of the price. Why can't we train
+> {{model}} on a few hundred of them?"*
 
 李博杰 (Li Bojie), "大模型训练：为何A100更胜4090一筹？" ("Training large models: why the A100 beats
-the 4090") answers with a chain of estimates for LLaMA-2 70B: the FLOPs of training (6PD), the
+the 4090") answers with a chain of estimates for {{model}}: the FLOPs of training (6PD), the
 memory training needs, what recomputation costs, the largest tensor-parallel degree a link can
 feed, the KV cache, and why inference on 4090s works where training does not. (The lessons are
 numbered after the source articles, 000, 001, 002 and 004; no article 003 was among the
 sources.) This lesson follows the essay's argument in its order, checks every figure it prints
-against the catalogue, and shows each of its slips with the engine's proof. Around 50 minutes.
-"""),
-    markdown("""
+against the catalogue, and shows each of its slips with the engine's proof. The hardware
+figures are the essay's own, which its worked examples keep: the {{gpu}} at {{essay_X}} (its
+FP16 peak with FP16 accumulation; the GPU preset's {{X}} is the bf16 figure with FP32
+accumulation, which training uses) on PCIe Gen4, and the H100 on NVLink. Around {{minutes}}.
+""")),
+    markdown(F.text("""
 ## Training FLOPs: 6 per parameter per token
 
 The essay explains the 6 as three multiplies and three adds per weight per token: forward,
 the input's gradient, the weight's gradient. It then works one layer of about a billion
-parameters at b = 8, s = 4096: 196 TFLOP per step, 0.6 s on a 4090.
-"""),
+parameters at a step of D = {{S10_D}}: {{S10}} per step, about {{S10_seconds}}
+on a 4090 at {{essay_X}}.
+""")),
     code("""
 derive("flops.training.approx")
 source_figure("S10")"""),
-    markdown("""
-## Training memory: 1850 GB
+    markdown(F.text("""
+## Training memory: {{S8}}
 
-Weights 140 GB, gradients 140 GB, Adam states 840 GB and the activations of 80 layers
-(selective recompute, no tensor parallelism, s·b·h·l·(10 + 24/t)) 730 GB: 1850 GB, so at least
-24 A100 80 GB or 78 RTX 4090.
-"""),
+For Ψ = {{essay_psi}}: weights {{weights}}, gradients {{weights}}, Adam states {{adam}} and the
+activations of the {{l}} layers (selective recompute, no tensor parallelism,
+s·b·h·l·(10 + 24/t)) {{S7}}: {{S8}}, so at least {{a100s}} A100 80 GB or {{rtx4090s}} RTX 4090.
+""")),
     code("""
 derive("memory.activations.selective_001")
 source_figure("S7")
 source_figure("S8")"""),
-    markdown("""
-Recomputing every layer from the input instead of keeping activations would need 3240 layer
-forward passes for 80 layers, 40 times one pass:
-"""),
+    markdown(F.text("""
+Recomputing every layer from the input instead of keeping activations would need {{S9}}
+forward passes for {{l}} layers, {{S9_times}} times one pass:
+""")),
     code("""
 derive("flops.recompute.from_scratch")
 source_figure("S9")"""),
-    markdown("""
+    markdown(F.text("""
 ## How far tensor parallelism goes
 
 Li's central argument: a TP rank computes 2·3·(h/t) FLOPs of Q, K, V projections per byte it
 receives, and its link must bring bytes as fast as its compute eats them. One head per GPU for
-LLaMA-2 70B (t = 64) gives 384 FLOPs per byte, which needs 859 GB/s one way on a 4090. Solving
-for t gives the largest useful degree per GPU:
-"""),
+{{model}} gives {{S11a}}, which needs {{S11b}} one way on a 4090. Solving for t gives the largest
+useful degree per GPU, t ≤ {{S11c}} on the 4090's PCIe:
+""")),
     code("""
 derive("comms.tp.max_degree")
 for case in ("S11a", "S11b", "S11c", "S11d", "S11e", "S11f"):
     source_figure(case)"""),
-    markdown("""
-The H800 line carries a slip: 4.8 printed, 4.97 by the essay's own figures (the same formula
-gives 11.18 for the H100 at 900 GB/s, so the H800 at 400 GB/s gets 4/9 of it). Two more slips sit
-in the H100 case: the essay divides 989 TFLOPS by the whole 900 GB/s of NVLink (both directions)
-to say the GPU needs 1100 FLOPs per byte, where one way carries 450 GB/s and the need is about
-2198; and from 1100 its own inequality would allow t ≤ 22, not the 11 it prints (11 is right
-only for 2198). The engine refutes all three:
-"""),
+    markdown(F.text("""
+The H800 line carries a slip: {{h800}} printed, {{h800_correct}} by the essay's own figures (the
+same formula gives {{h100_t}} for the H100 on {{h100_link}} of NVLink, and the H800's {{h800_link}} get
+that share of it). Two more slips sit in the H100 case: the essay divides the H100's FLOP/s by
+the whole of NVLink (both directions) to say the GPU needs {{need}} FLOPs per byte, where one way
+carries half and the need is {{need_correct}}; and from {{need}} its own inequality would allow
+t ≤ {{t_from_need_correct}}, not the {{t_from_need}} it prints ({{t_from_need}} is right only for
+{{need_correct}}). The engine refutes all three:
+""")),
     code("""
 refutation("comms.tp.max_degree", "S11e: H800 t ≤ 4.8")
 refutation("comms.tp.max_degree", "001: H100 needs 1100")
 refutation("comms.tp.max_degree", "001: 1100 gives t ≤ 11")"""),
-    markdown("""
-The picture of the need against t shows why only NVLink keeps up:
-"""),
-    code("""picture("bandwidth_vs_tp", h=8192, gpus=("rtx4090", "a100-80gb", "h100-sxm"), U="1/2", r="1")"""),
-    markdown("""
+    markdown(F.text("""
+The picture draws the essay's own rule: the one-way link each rank needs against t, for the
+essay's two compute figures, beside each GPU's link one way. Each need line crosses its link at
+the degree computed above: the 4090 on PCIe at t ≤ {{S11c}}, the H100 on NVLink at t ≤
+{{h100_t}}. Only NVLink keeps up past a handful of ranks:
+""")),
+    code("""picture("tp_link_need", cases=("S11c", "S11d", "S11e", "S11f"))"""),
+    markdown(F.text("""
 ## The KV cache, and two slips
 
-The essay sizes the cache of LLaMA-2 70B taken without GQA: 2 (K and V) × 80 layers × 8192 ×
-4096 tokens × 8 sequences × 2 bytes = 80 GB. Those are GiB (2³⁰ bytes), 85.9 GB decimal. It
-then calls this "5 GB per prompt": its own numbers give 10 GiB per sequence, and the real model
-with its 8 KV heads needs 1.25 GiB. The engine refutes the printed figure:
-"""),
+The essay sizes the cache of {{model}} taken without GQA: 2 (K and V) × layers × h × tokens ×
+sequences × 2 bytes = {{S12}}. Those are GiB (2³⁰ bytes), {{S12_decimal}} decimal. It then calls
+this {{per_prompt}} per prompt: its own numbers give {{per_prompt_correct}} per sequence, and the
+real model with its {{g}} KV heads needs {{real_per_sequence}}. The engine refutes the printed
+figure:
+""")),
     code("""
 source_figure("S12")
 refutation("memory.kv_cache", "S12: 80 GB")
 refutation("memory.kv_cache.per_sequence", "001: 5 GB per prompt")"""),
-    markdown("""
-The cache saves recomputing K and V for earlier tokens: 640 T FLOPs (binary T) per step at 4096
-tokens, for 40 T weight reads. The essay's ratio of "16K FLOPs saved per byte" is 8K by its own
-figures (reads are of 2-byte values):
-"""),
+    markdown(F.text("""
+The cache saves recomputing K and V for earlier tokens: {{S13a}} per step, for {{S13b}}. The
+essay's ratio of "{{saved}} FLOPs saved per byte" is {{saved_correct}} by its own figures (reads
+are of 2-byte values):
+""")),
     code("""
 source_figure("S13a")
 refutation("inference.kv_recompute.flops", "001: 16K FLOPs per byte")"""),
@@ -124,14 +167,14 @@ The essay's last part turns the question around: if the 4090 is poor at training
 good at serving? Its argument is the inference lesson's: decoding reads every weight per step,
 so memory bandwidth, not compute, sets the pace at small batches.
 
-Decoding reads every weight once per step. LLaMA-2 70B over {F['stages']} cards: {F['stage']} per
-*stage* per token, and since pipeline stages run in series, {F['token']} per *token*. At batch
-1024 a stage's step is compute-bound, {F['busy_stage']}; a token of that batch crosses all
-{F['stages']} stages, {F['busy_token']}. (The essay prints the stage's figure beside the token's of batch 1:
+Decoding reads every weight once per step. LLaMA-2 70B over {INFERENCE['stages']} cards: {INFERENCE['stage']} per
+*stage* per token, and since pipeline stages run in series, {INFERENCE['token']} per *token*. At batch
+1024 a stage's step is compute-bound, {INFERENCE['busy_stage']}; a token of that batch crosses all
+{INFERENCE['stages']} stages, {INFERENCE['busy_token']}. (The essay prints the stage's figure beside the token's of batch 1:
 the two are not comparable.) The balance batch (memory and compute equally slow) is
-{F['essay_balance']} on a 4090 with the FLOP/s the essay divides, its FP16-accumulate peak of
-{F['x_fp16']}; with its BF16 (and FP32-accumulate) peak of {F['x_bf16']}, the figure the roofline
-below draws, it is {F['balance_bf16']}. An H100 balances at {F['h100_balance']}: a property of the GPU, not of
+{INFERENCE['essay_balance']} on a 4090 with the FLOP/s the essay divides, its FP16-accumulate peak of
+{INFERENCE['x_fp16']}; with its BF16 (and FP32-accumulate) peak of {INFERENCE['x_bf16']}, the figure the roofline
+below draws, it is {INFERENCE['balance_bf16']}. An H100 balances at {INFERENCE['h100_balance']}: a property of the GPU, not of
 the model.
 """),
     code("""

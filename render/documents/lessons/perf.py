@@ -1,144 +1,172 @@
 """Lesson: the performance model. Why did Megatron choose t = 8, p = 64 for 1T on 3072 GPUs?
 
-The lesson's text and cells come from the performance model's lesson (issue 16), in the lesson format.
+A three-term step-time model first (compute, blocking TP communication, the bubble), then the toolkit's full
+performance model (formulas/performance.py) through ``render.documents.lesson_layouts``.
 """
 
+from llm_formulas.formulas.calibration import a100
+from llm_formulas.render.documents.figures import Figures
+from llm_formulas.render.documents.lesson_layouts import Cluster, terms
 from llm_formulas.render.documents.notebooks import code, markdown
 
+F = Figures("perf", model="megatron-1t", gpu="a100-80gb", minutes=40, t=8, p=64, d=6, n=3072, B=3072, s=2048, b=1, q=2)
+F.input("m", F["B"] // (F["b"] * F["d"]))
+for name, value in (("t_wide", 16), ("t_narrow", 4), ("p_short", 32), ("p_deep", 128), ("v_as_run", 1)):
+    F.number(name, value)  # the layouts the lesson compares with the published one
+F.published("paper_tflops", "megatron2021.t1.1T.peak", measured="X_run")
+F.published("paper_share", "megatron2021.t1.1T.peak")
+F.number("eta", a100().eta_gemm, percent=True, digits=3)
+F.number("nvlink_one_way", F["W_link"] / 2, unit="byte/second")
+F.number("network", 25 * 10**9, unit="byte/second")
+F.value("megatron_flops", "flops.megatron")
+F.number("compute", F["megatron_flops"] / (F["n"] * F["X"] * a100().eta_gemm), unit="second")
+F.number("tp_bytes", F.compute("comms.tp.sent_per_microbatch") * F["m"] * 3 / 2, unit="byte")
+F.number("tp", F["tp_bytes"] / F["nvlink_one_way"], unit="second")
+F.value("bubble_share", "cluster.bubble", percent=True, digits=3)
+F.number("bubble", F["bubble_share"] * (F["compute"] + F["tp"]), unit="second")
+F.number("simple_step", F["compute"] + F["tp"] + F["bubble"], unit="second")
+F.number("simple_rate", F["megatron_flops"] / (F["n"] * F["simple_step"]), unit="FLOP/second")
+CLUSTER = Cluster("megatron-1t", int(F["n"]), int(F["B"]), int(F["s"]))
+AS_RUN = CLUSTER.predict(8, 64, v=1)
+F.number("full_step", sum(terms(AS_RUN).values()), unit="second")
+F.number("full_rate", F["megatron_flops"] / (F["n"] * F["full_step"]), unit="FLOP/second")
+F.number("full_mfu", AS_RUN["time"]["mfu"], percent=True, digits=3)
+F.number("rate_share", F["full_rate"] / F["X"], percent=True, digits=3)
+F.number("recompute_factor", F["megatron_flops"] / F.compute("flops.training", b=F["B"]), digits=4)
+F.number("ratio_mfu", F["rate_share"] / F["recompute_factor"], percent=True, digits=3)
+F.number("states_per_gpu_32", 16 * F["P"] / (8 * 32), unit="byte")
+F.number("params_per_gpu_32", F["P"] / (8 * 32), unit="parameter")
+F.number("optimizer_step_32", 20 * F["P"] / (8 * 32), unit="byte")
+P32 = CLUSTER.predict(8, 32)
+P64 = CLUSTER.predict(8, 64)
+F.number("memory_32", P32["memory"]["total"], unit="byte", display="GB", digits=3)
+F.number("memory_64", P64["memory"]["total"], unit="byte", display="GB", digits=3)
+F.number("memory_64_as_run", AS_RUN["memory"]["total"], unit="byte", display="GB", digits=3)
+F.number("faster_32", 1 - float(P32["time"]["step_seconds"]) / float(P64["time"]["step_seconds"]), percent=True, digits=1)
+F.number("spare_32", F["M_gpu"] - P32["memory"]["total"], unit="byte")
+F.number("nvlink_vs_network", F["nvlink_one_way"] / F["network"])
+
 CELLS = [
-    markdown("""
-# Performance: why did Megatron choose t = 8, p = 64 for 1T on 3072 GPUs?
+    markdown(F.text("""
+# Performance: why did Megatron choose t = {{t}}, p = {{p}} for 1T on {{n}} GPUs?
 
-> *"Megatron trained a trillion-parameter model with tensor parallelism 8 and 64 pipeline stages.
-> Why not 16 × 32, or 8 × 32? What would each have cost per step?"*
+> *"Megatron trained a trillion-parameter model with tensor parallelism {{t}} and {{p}} pipeline
+> stages. Why not 16 × 32, or 8 × 32? What would each have cost per step?"*
 
-Narayanan et al. 2021 ("Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM",
-Table 1) trained a 1-trillion-parameter GPT (h = 25600, a = 160, l = 128) on 3072 A100 80 GB GPUs with
-tensor parallelism t = 8, pipeline parallelism p = 64 and data parallelism d = 6, global batch 3072 of 2048
-tokens, full activation recompute and micro-batches of one sequence, and reached 163 TFLOP/s per GPU (52 % of
-peak). This lesson asks the
-toolkit's performance model (`formulas/performance.py`, its constants fitted on that same Table 1) why, term
-by term: compute efficiency, the blocking TP all-reduces, the pipeline bubble, the DP all-reduce and memory.
-The earlier lessons priced each of these alone (FLOPs, memory, communication, the bubble); the performance
-model adds them up into one predicted step time per layout, so that layouts can be ranked. Plan 40 minutes;
-the cells print seconds per iteration and GB per GPU.
-"""),
-    markdown("""
-The model is built from the catalogue's `perf.*` formulas; its step is a sum of their terms. One of them, the
-pipeline's time, with the derivation the engine checks:
-"""),
-    code('''derive("perf.pipeline")'''),
-    code('''
-from dataclasses import replace
-from fractions import Fraction
+Narayanan et al. 2021 ("Efficient Large-Scale Language Model Training on GPU Clusters Using
+Megatron-LM", Table 1) trained {{model}} (h = {{h}}, a = {{a}}, l = {{l}}) on {{n}} {{gpu}} with
+tensor parallelism t = {{t}}, pipeline parallelism p = {{p}} and data parallelism d = {{d}}, a
+global batch of B = {{B}} sequences of s = {{s}} tokens, full activation recompute and
+micro-batches of one sequence, and reached {{paper_tflops}} per GPU ({{paper_share}} of peak).
+This lesson first prices one iteration with a model of three terms anyone can redo on paper,
+then asks the toolkit's full performance model (`formulas/performance.py`, its constants fitted
+on that same Table 1) why this layout and not another, term by term. Plan {{minutes}}; the cells
+print seconds per iteration and GB per GPU.
+""")),
+    markdown(F.text("""
+## 1. A step in three terms
 
+An iteration of a pipelined, tensor-parallel run costs, to a first approximation:
+
+1. **compute**: the FLOPs of the iteration spread over the n GPUs, at the fraction η of peak a
+   large GEMM reaches. Megatron counts the FLOPs with its Eq. 3 (full recompute: the layers run
+   forward twice), {{megatron_flops}} for this batch; at η = {{eta}} of the {{X}} peak that is
+   {{compute}} per iteration;
+2. **blocking tensor-parallel communication**: each layer all-reduces its activations two times
+   in the forward and two in the backward, and once more twice in the recomputed forward; over
+   the m = {{m}} micro-batches of a replica a GPU sends {{tp_bytes}} across NVLink at
+   {{nvlink_one_way}} one way: {{tp}};
+3. **the pipeline bubble**: the first and last stages idle while the pipeline fills and drains,
+   (p − 1)/m = {{bubble_share}} of the time the rest takes: {{bubble}}.
+
+Their sum is {{simple_step}}, which would be {{simple_rate}} per GPU by Megatron's count. The
+bubble is the one term with a derivation of its own here:
+""")),
+    code('''derive("cluster.bubble")'''),
+    code(F.code('''
+compute = evaluate("flops.megatron", B={{B}}, s={{s}}, l={{l}}, h={{h}}, V={{V}})
+note(f"Eq. 3 FLOPs of one iteration: **{compute}**; the three terms: {{compute:text}} + {{tp:text}} + {{bubble:text}} = **{{simple_step:text}}**.")''')),
+    markdown(F.text("""
+## 2. The full model: what the three terms leave out
+
+The simple model is optimistic: it takes every GEMM at its large-matrix efficiency, charges no
+kernel launches, no point-to-point sends between stages, no exposed gradient all-reduce and no
+optimizer step. The toolkit's performance model prices each GEMM by its shape (a small GEMM runs
+below η), each kernel's fixed cost, the stage-to-stage sends, the data-parallel all-reduce and
+the optimizer, with Megatron-LM 2021's own settings (the framework `megatron-lm-2021`: ZeRO 0,
+full recompute, the gradient all-reduce after the last backward, every TP all-reduce blocking,
+an fp16 optimizer holding 20 bytes per parameter at its step). The authors' script for the
+table (NVIDIA/Megatron-LM, `examples/sc21/run_table_1.sh`) ran this row without the interleaved
+schedule (v = {{v_as_run}}). One helper runs the model per layout:
+""")),
+    code(F.code('''
+from llm_formulas.render.documents.lesson_layouts import Cluster, row
+
+cluster = Cluster("megatron-1t", n={{n}}, B={{B}}, s={{s}})
+as_run, _ = row("t={{t}} p={{p}} d={{d}} (as run)", cluster.predict({{t}}, {{p}}, v=1))
+interleaved, _ = row("t={{t}} p={{p}} d={{d}} interleaved", cluster.predict({{t}}, {{p}}, v=2))
+rate = compute.value / ({{n}} * sum(as_run.values()))
+note(f"As run: {Value(rate, 'FLOP/second')} per GPU by Megatron's count; the paper measured {{paper_tflops:text}}.")''')),
+    markdown(F.text("""
+The full model predicts {{full_step}} per iteration as run, {{full_rate}} per GPU, against the
+paper's {{paper_tflops}}. Its line prints an **MFU of {{full_mfu}}**, which is not
+{{full_rate}} over the {{X}} peak ({{rate_share}}): the two count different FLOPs. Megatron's
+TFLOP/s count Eq. 3, whose layers run forward twice under full recompute, {{recompute_factor}}
+times the model's own FLOPs (`flops.training`, forward and backward once: what MFU counts,
+whatever the run recomputes). {{rate_share}} divided by {{recompute_factor}} is {{ratio_mfu}},
+the MFU. The paper's {{paper_share}} of peak is the first kind (hardware FLOPs, recompute
+included); the utilization lesson derives both.
+
+## 3. Why t = {{t}}: tensor parallelism stops at the node
+
+From here on each layout runs at the fastest v it allows, so that the rows compare layouts, not
+schedules. Each layer's all-reduces block the next GEMM. Inside a DGX node they cross NVLink
+({{nvlink_one_way}} each way); at t = {{t_wide}} the ring crosses the {{network}} network and the same
+bytes take {{nvlink_vs_network}} times longer. A smaller t ({{t_narrow}}) leaves twice the parameters per
+GPU and, at the same p, twice the data parallelism: half the micro-batches per replica, so twice
+the bubble.
+""")),
+    code(F.code('''
+for t, p in (({{t_narrow}}, {{p}}), ({{t}}, {{p}}), ({{t_wide}}, {{p_short}}), ({{t}}, {{p_short}}), ({{t}}, {{p_deep}})):
+    row(f"t={t} p={p} d={{{n}} // (t * p)}", cluster.predict(t, p))''')),
+    markdown(F.text("""
+## 4. Why p = {{p}}: the smallest pipeline with room to spare
+
+Without ZeRO each GPU holds 16 bytes of model state per parameter of its share Ψ/(t·p) through
+the backward, and Megatron-LM 2021's optimizer 20 at its step: at t = {{t}}, p = {{p_short}} a GPU holds
+{{params_per_gpu_32}}, {{states_per_gpu_32}} before a single activation ({{optimizer_step_32}} at
+the step), and the first stage of a 1F1B pipeline holds p micro-batches of its l/p layers'
+inputs. At p = {{p_short}} the model counts {{memory_32}} of the {{M_gpu}}: on paper it fits, with
+{{spare_32}} to spare, and the model predicts it {{faster_32}} faster, but the count leaves out
+the allocator's fragmentation, NCCL's buffers and cuBLAS workspaces. p = {{p}} needs
+{{memory_64}} interleaved, {{memory_64_as_run}} as run. Deeper pipelines fit easily, but a deeper
+pipeline means fewer replicas (d = n/(t·p)) and a slower stage: the bubble (p − 1)/m stays near
+{{bubble_share}} because m = B/d grows with p, while the logits weigh more on a stage of fewer
+layers.
+""")),
+    code(F.code('''
+for p in ({{p_short}}, {{p}}, {{p_deep}}):
+    d = {{n}} // ({{t}} * p)
+    print(f"p={p:<4} d={d:<3} m={{{B}} // d:<4} bubble (p-1)/m = {(p - 1) / ({{B}} // d):.3f}")''')),
+    markdown(F.text("""
+## 5. Where the time goes
+
+The stacked bars split each layout's predicted step into the model's terms, with each layout's
+memory per GPU. t = {{t_wide}} pays the network for its all-reduces; t = {{t_narrow}} doubles the
+bubble and does not fit; t = {{t}}, p = {{p_short}} is a little faster but leaves little room;
+t = {{t}}, p = {{p_deep}} cannot interleave (one layer per stage) and pays twice the bubble.
+""")),
+    code(F.code('''
+import matplotlib.pyplot as plt
 import numpy as np
 
-from llm_formulas.formulas.calibration import a100
-from llm_formulas.formulas.estimate import Inputs, Layout, estimate, model_values
-from llm_formulas.formulas.frameworks import framework
-from llm_formulas.formulas.gpus import NODE_SIZE, gpu as gpu_preset
-from llm_formulas.formulas.presets import preset
-from llm_formulas.render.numeric.plan import interleavings
-from llm_formulas.render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
+from llm_formulas.render.documents.lesson_layouts import PARTS
 
-MODEL = model_values(preset("megatron-1t").architecture.values)  # h = 25600, a = 160, l = 128, V = 51200
-A100 = gpu_preset("a100-80gb")
-
-
-def inputs(name):
-    """The A100's calibrated constants in one framework (formulas/frameworks.py)."""
-    return numeric_inputs(Inputs(model=MODEL, gpu=A100.inputs(), network=25 * 10**9, tokens=None, utilization=None,
-                                 overlap=Fraction(1, 2), efficiency=a100(), node_size=NODE_SIZE["a100-80gb"],
-                                 framework=framework(name)))
-
-
-INPUTS = inputs("megatron-lm-2021")  # the paper's code: what it overlapped, the memory its optimizer held
-N, B, S = 3072, 3072, 2048
-PARTS = ("compute_seconds", "tp_seconds", "pp_seconds", "bubble_seconds", "dp_exposed_seconds", "optimizer_seconds")
-
-
-def report(t, p, b=1, zero=0, recompute="full", sp=False, v=None):
-    """The predicted report of one layout of the 1T model on 3072 A100s (global batch 3072, s = 2048), at interleaving
-    degree v, or (v=None) at the fastest v the layer count allows."""
-    d = N // (t * p)
-    layout = Layout(n=N, t=t, p=p, d=d, b=b, m=B // (b * d), s=S, zero=zero, recompute=recompute, sequence_parallel=sp)
-    candidates = interleavings(layout, MODEL) if v is None else (replace(layout, v=v),)
-    reports = [estimate(candidate, INPUTS, numeric, NUMPY_OPS) | {"v": candidate.v} for candidate in candidates]
-    return min(reports, key=lambda r: float(r["time"]["step_seconds"]))
-
-
-def row(name, t, p, **settings):
-    r = report(t, p, **settings)
-    parts = {part: float(r["time"]["predicted"][part]) for part in PARTS}
-    memory = float(r["memory"]["total"]) / 1e9
-    print(f"{name:<34} v={r['v']} step {float(r['time']['step_seconds']):7.2f} s  MFU {float(r['time']['mfu']):5.1%}  "
-          f"memory {memory:6.1f} GB {'fits' if memory <= 80 else 'DOES NOT FIT'}  "
-          + "  ".join(f"{part.split('_')[0]} {value:.2f}" for part, value in parts.items()))
-    return parts, memory
-
-
-note(f"The model: {preset('megatron-1t').title}; {N} GPUs of {A100.name}, a global batch of {B} sequences of {S} tokens.")'''),
-    markdown("""
-## The published layout, predicted
-
-Megatron-LM 2021 had neither ZeRO nor sequence parallelism nor selective recompute: ZeRO 0, full recompute. Its
-code (the framework `megatron-lm-2021`) all-reduced the gradients after the last backward rather than under it,
-blocked on every tensor-parallel all-reduce, and its fp16 optimizer held 20 bytes per parameter at the step (an fp32
-copy of every gradient beside the 16 bytes of the usual count). The authors' script for the table (NVIDIA/Megatron-LM,
-`examples/sc21/run_table_1.sh`) ran this row at micro-batch 1 and without the interleaved schedule (v = 1), which
-its smaller rows used. The model's figure to compare with the paper is Megatron's own count (Eq. 3, recompute
-included) per GPU-second.
-"""),
-    code('''
-megatron = float(evaluate("flops.megatron", B=B, s=S, l=MODEL["l"], h=MODEL["h"], V=MODEL["V"]))
-as_run, _ = row("t=8 p=64 d=6 (as run)", 8, 64, v=1)
-print(f"predicted {megatron / (N * sum(as_run.values())) / 1e12:.1f} TFLOP/s per GPU; the paper measured 163")
-interleaved, _ = row("t=8 p=64 d=6 interleaved", 8, 64, v=2)
-print(f"interleaved, 2 chunks of one layer per GPU: {megatron / (N * sum(interleaved.values())) / 1e12:.1f} TFLOP/s per GPU")'''),
-    markdown("""
-## Why t = 8: tensor parallelism stops at the node
-
-From here on each layout runs at the fastest v it allows (t = 8, p = 64 at v = 2), so that the rows compare
-layouts, not schedules.
-
-Each layer's two forward and two backward all-reduces (three pairs with full recompute) block the next GEMM.
-Inside a DGX node they cross NVLink (300 GB/s each way); at t = 16 the ring crosses the 25 GB/s network and the
-same bytes take twelve times longer. A smaller t (4) leaves twice the parameters per GPU and, at the same p,
-twice the data parallelism: half the micro-batches per replica, so twice the bubble.
-"""),
-    code('''
-for t, p in ((4, 64), (8, 64), (16, 32), (8, 32), (8, 128)):
-    row(f"t={t} p={p} d={N // (t * p)}", t, p)'''),
-    markdown("""
-## Why p = 64: the smallest pipeline with room to spare
-
-Without ZeRO each GPU holds 16 bytes of model state per parameter of its share Ψ/(t·p) through the backward, and
-Megatron-LM 2021's optimizer 20 at its step: 1T/(8·32) is 3.9 B parameters, 63 GB before a single activation
-(79 GB at the step), and the first stage of a 1F1B pipeline holds p micro-batches of its l/p layers' inputs. At
-p = 32 that is 79.7 GB of the 80: on paper it fits, and the model predicts it 5 % faster, but the count leaves out
-the allocator's fragmentation, NCCL's buffers and cuBLAS workspaces. p = 64 needs 51.5 GB interleaved (v = 2), 44.9 GB as run (v = 1). Deeper pipelines fit easily, but a deeper pipeline means fewer replicas (d = n/(t·p)) and a slower
-stage: the bubble (p − 1)/m stays near 12 % because m = B/d grows with p, while the logits weigh more on a
-stage of fewer layers.
-"""),
-    code('''
-for p in (32, 64, 128):
-    d = N // (8 * p)
-    print(f"p={p:<4} d={d:<3} m={B // d:<4} bubble (p-1)/m = {(p - 1) / (B // d):.3f}")'''),
-    markdown("""
-## Where the time goes
-
-The stacked bars split each layout's predicted step into the model's terms, with each layout's memory per GPU.
-t = 16 pays the network for its all-reduces; t = 4 doubles the bubble and does not fit; t = 8, p = 32 is a little
-faster but leaves 0.3 GB; t = 8, p = 128 cannot interleave (one layer per stage) and pays twice the bubble.
-"""),
-    code('''
-import matplotlib.pyplot as plt
-
-layouts = {"t=8 p=64\\n(published t, p)": (8, 64), "t=16 p=32": (16, 32), "t=8 p=32": (8, 32), "t=8 p=128": (8, 128), "t=4 p=64": (4, 64)}
+layouts = {"t={{t}} p={{p}}\\n(published t, p)": ({{t}}, {{p}}), "t={{t_wide}} p={{p_short}}": ({{t_wide}}, {{p_short}}),
+           "t={{t}} p={{p_short}}": ({{t}}, {{p_short}}), "t={{t}} p={{p_deep}}": ({{t}}, {{p_deep}}), "t={{t_narrow}} p={{p}}": ({{t_narrow}}, {{p}})}
 bars, labels = {}, []
 for name, shape in layouts.items():
-    bars[name], memory = row(name.replace("\\n", " "), *shape)
+    bars[name], memory = row(name.replace("\\n", " "), cluster.predict(*shape))
     labels.append(f"{name}\\n{memory:.0f} GB")
 figure, axes = plt.subplots(figsize=(8, 4), dpi=80)
 bottom = np.zeros(len(bars))
@@ -147,37 +175,39 @@ for part in PARTS:
     axes.bar(labels, values, bottom=bottom, label=part.replace("_seconds", "").replace("_", " "))
     bottom += values
 axes.set_ylabel("seconds per iteration")
-axes.set_title("1T on 3072 A100s: where the predicted step time goes")
-axes.legend(fontsize=8)
-show(figure)'''),
-    markdown("""
-Read the rows as a budget. Compute dominates every layout, and it barely moves: the same FLOPs are done
-whatever the split, only at slightly different GEMM efficiencies. What separates the layouts are the smaller
-terms around it, and each of them is one of the earlier lessons: the blocking TP all-reduces (the communication
-lesson's bandwidth against t), the bubble (the cluster lesson's (p − 1)/m), the DP all-reduce that does not hide
-(Amdahl), and the memory that decides whether a layout is allowed at all (the memory lesson's first stage).
+axes.set_title("1T on {{n}} A100s: where the predicted step time goes")
+axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+show(figure)''')),
+    markdown(F.text("""
+Read the rows as a budget. Compute dominates every layout, and it barely moves: the same FLOPs
+are done whatever the split, only at slightly different GEMM efficiencies. What separates the
+layouts are the smaller terms around it, and each of them is one of the earlier lessons: the
+blocking TP all-reduces (the communication lesson's bandwidth against t), the bubble (the
+cluster lesson's (p − 1)/m), the DP all-reduce that does not hide (Amdahl), and the memory that
+decides whether a layout is allowed at all (the memory lesson's first stage).
 
-## What plan says today
+## 6. What plan says today
 
-With the features Megatron gained since (sequence parallelism and selective recompute, Korthikanti et al. 2022;
-the distributed optimizer, ZeRO-1; the gradient all-reduce overlapped with the backward), memory no longer forces
-p = 64 and the model prefers a shallower pipeline; `llm-formulas plan --explain` prints where the published layout
-then ranks and why (`--framework megatron-lm-2021` restricts the search to the paper's features instead).
-"""),
-    code('''
+With the features Megatron gained since (sequence parallelism and selective recompute,
+Korthikanti et al. 2022; the distributed optimizer, ZeRO-1; the gradient all-reduce overlapped
+with the backward), memory no longer forces p = {{p}} and the model prefers a shallower pipeline;
+`llm-formulas plan --explain` prints where the published layout then ranks and why
+(`--framework megatron-lm-2021` restricts the search to the paper's features instead).
+""")),
+    code(F.code('''
 from llm_formulas.render.numeric.plan import explain
 
-result = explain(MODEL, inputs("default"), Layout(n=N, t=8, p=64, d=6, b=1, m=512, s=S, v=2, zero=1, recompute="selective",
-                                       sequence_parallel=True))
+today = cluster.layout({{t}}, {{p}}, zero=1, recompute="selective", sp=True, v=2)
+result = explain(cluster.sizes, cluster.inputs("default"), today)
 print(f"rank {result['rank']} of {result['of']}; first: {result['first']['layout']}")
 for term in result["terms"]:
-    print(f"  {term['meaning']:<40} {term['difference']:+.2f} s")'''),
-    markdown("""
+    print(f"  {term['meaning']:<40} {term['difference']:+.2f} s")''')),
+    markdown(F.text("""
 ## Exercises
 
-Type your answer in place of `None`; the helper says right or wrong and, when wrong, which step differs. The
-solutions are not in this notebook.
-"""),
+Type your answer in place of `None`; the helper says right or wrong and, when wrong, which slip
+it matches. The solutions are not in this notebook.
+""")),
     code('''exercise("perf.bubble")'''),
     code('''
 answer = None  # a fraction of the compute time, e.g. 0.25
