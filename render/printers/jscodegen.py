@@ -89,12 +89,33 @@ class Report:
     outputs: tuple[str, ...]
 
 
-def _traced_where(condition, x, y):
-    if isinstance(condition, (bool, sp.logic.boolalg.BooleanAtom)):
-        return x if condition else y
-    if isinstance(condition, sp.Expr):  # a 0/1 flag
-        condition = sp.Ne(condition, 0)
-    return sp.Piecewise((x, condition), (y, True))
+class Trace:
+    """The glue's choices of one traced report, as SymPy sees them: ``where`` is its Ops.where.
+
+    A condition that holds a Piecewise (the last stage heavier than the first: two totals that are themselves chosen
+    by ZeRO stage and recompute mode) is given a name, a 0/1 flag the page computes once before the report; put into
+    a Piecewise as it is, SymPy would fold it with every Piecewise inside (piecewise_fold), a product of their
+    cases that does not finish."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.flags: list[tuple[sp.Symbol, sp.Basic]] = []  # (flag, the condition it stands for), in the order named
+
+    def flag(self, condition: sp.Basic) -> sp.Basic:
+        if not condition.has(sp.Piecewise):
+            return condition
+        name = sp.Symbol(f"{self.prefix}flag{len(self.flags)}")
+        self.flags.append((name, condition))
+        return sp.Ne(name, 0)
+
+    def where(self, condition, x, y):
+        if isinstance(condition, (bool, sp.logic.boolalg.BooleanAtom)):
+            return x if condition else y
+        if isinstance(condition, sp.Expr):  # a 0/1 flag
+            condition = sp.Ne(condition, 0)
+        x, y = (self.flag(side) if isinstance(side, sp.logic.boolalg.Boolean) and not isinstance(side, sp.logic.boolalg.BooleanAtom)
+                else side for side in (x, y))
+        return sp.Piecewise((x, self.flag(condition)), (y, True))
 
 
 def _traced_choose(key, options):
@@ -157,19 +178,27 @@ def report_javascript(model_names: tuple[str, ...], gpu_names: tuple[str, ...]) 
                     sequence_parallel=SETTINGS["sequence_parallel"], attention=SETTINGS["flash_attention"])
     inputs = Inputs(model={name: symbol(name) for name in model_names}, gpu={name: symbol(name) for name in gpu_names},
                     network=SETTINGS["network"], tokens=symbol("D"), utilization=symbol("U"), overlap=symbol("r"))
-    ops = Ops(where=_traced_where, minimum=sp.Min, maximum=sp.Max, number=_basic, choose=_traced_choose,
+    trace = Trace("x_")
+    ops = Ops(where=trace.where, minimum=sp.Min, maximum=sp.Max, number=_basic, choose=_traced_choose,
               ceiling=sp.ceiling)
-    return traced_function("estimate_report", estimate(layout, inputs, _traced, ops), "x_")
+    return traced_function("estimate_report", estimate(layout, inputs, _traced, ops), trace)
 
 
-def traced_function(name: str, report: dict, temporaries: str) -> Report:
-    """``function NAME(given) {...}`` returning every number of a traced report by its dotted path; common
-    subexpressions shared as ``const`` temporaries (``sympy.cse``, named ``temporaries`` + a number)."""
+def traced_function(name: str, report: dict, trace: Trace) -> Report:
+    """``function NAME(given) {...}`` returning every number of a traced report by its dotted path; the trace's
+    flags first, each a 0/1 of its condition, then common subexpressions shared as ``const`` temporaries
+    (``sympy.cse``, named after the trace's prefix and a number)."""
     flat = _flatten(report)
-    names = tuple(sorted({s.name for expr in flat.values() for s in expr.free_symbols}))
-    shared, reduced = sp.cse(list(flat.values()), symbols=sp.numbered_symbols(temporaries), optimizations=None)
+    flag_names = {flag.name for flag, _ in trace.flags}
+    used = set().union(*(expr.free_symbols for expr in flat.values()), *(c.free_symbols for _, c in trace.flags))
+    names = tuple(sorted({s.name for s in used} - flag_names))
     lines = [f"function {name}(given) {{"]
     lines += [f"  const {symbol} = given[{json.dumps(symbol)}];" for symbol in names]
+    for flag, condition in trace.flags:
+        shared, (reduced_condition,) = sp.cse([condition], symbols=sp.numbered_symbols(f"{flag.name}_"), optimizations=None)
+        lines += [f"  const {temp} = {jscode(expr)};" for temp, expr in shared]
+        lines.append(f"  const {flag} = ({jscode(reduced_condition)}) ? 1 : 0;")
+    shared, reduced = sp.cse(list(flat.values()), symbols=sp.numbered_symbols(trace.prefix), optimizations=None)
     lines += [f"  const {temp} = {jscode(expr)};" for temp, expr in shared]
     lines.append("  return {")
     lines += [f"    {json.dumps(path)}: {jscode(expr)}," for path, expr in zip(flat, reduced)]

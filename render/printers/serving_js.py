@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from llm_formulas.render.printers.jscodegen import (SETTINGS, Report, _basic, _traced, _traced_choose, _traced_where,
-                                                   traced_function)
+from llm_formulas.render.printers.jscodegen import SETTINGS, Report, Trace, _basic, _traced, _traced_choose, traced_function
 
 GIVEN = ("X", "W_mem", "W_link", "M_gpu", "q_w", "q_kv", "c_rent", "W_gpu")
 CONSTANTS = ("eta_pf", "eta_dec", "eta_hbm", "tau_L", "tau_ar")
@@ -31,7 +30,8 @@ def serving_javascript(model_names: tuple[str, ...]) -> Report:
     constants = ServingConstants(*(symbol(name) for name in CONSTANTS), provenance="the page's")
     inputs = ServeInputs({name: symbol(name) for name in model_names}, gpu("h100-sxm"), network=SETTINGS["network"],
                          constants=constants)
-    ops = Ops(where=_traced_where, minimum=sp.Min, maximum=sp.Max, number=_basic, choose=_traced_choose, ceiling=sp.ceiling)
+    trace = Trace("y_")
+    ops = Ops(where=trace.where, minimum=sp.Min, maximum=sp.Max, number=_basic, choose=_traced_choose, ceiling=sp.ceiling)
     traced = report(symbol("t"), symbol("p"), 1, 1, symbol("b"), symbol("s_in"), symbol("s_out"), inputs, _traced, ops,
                     given={name: symbol(name) for name in GIVEN})
-    return traced_function("serving_report", traced, "y_")
+    return traced_function("serving_report", traced, trace)
