@@ -44,6 +44,7 @@ from llm_formulas.formulas.examples import example as worked_example
 from llm_formulas.formulas.gpus import gpu as gpu_preset
 from llm_formulas.formulas.layouts import LAYOUTS
 from llm_formulas.formulas.presets import preset
+from llm_formulas.formulas.symbols import switch_defaults
 from llm_formulas.formulas.units import as_unit
 from llm_formulas.render.documents.exercises import model as model_sizes
 from llm_formulas.render.documents.exercises import rational as exact_rational
@@ -70,6 +71,8 @@ def _fraction(value: object) -> Fraction:
         return value
     if isinstance(value, (int, str)):  # a string is read exactly: "3.1428e23", "7/20"
         return Fraction(value)
+    if type(value).__name__ == "ndarray" and value.shape == ():  # a 0-d array of the numeric path (numpy.where)
+        value = value.item()
     if isinstance(value, float) or type(value).__name__ in ("float64", "float32"):  # a float of the numeric path
         return Fraction(repr(float(value)))
     rational = exact_rational(value)
@@ -173,7 +176,8 @@ class Figures:
     def compute(self, formula_id: str, *, times: object = 1, **values: object) -> Fraction:
         """A catalogue formula at the lesson's values and ``values``, exactly: a step towards a figure, not one."""
         exact = {name: _rational(value) for name, value in values.items()}
-        return _fraction(estimate.exact(formula_id, **(self.values | exact)) * _rational(times))
+        classic = {switch.name: value for switch, value in switch_defaults().items()}  # a switch the lesson leaves unset
+        return _fraction(estimate.exact(formula_id, **(classic | self.values | exact)) * _rational(times))
 
     def value(self, name: str, formula_id: str, *, display: str = "", binary: bool = False, digits: int = 3,
               times: object = 1, percent: bool = False, **values: object) -> Fraction:

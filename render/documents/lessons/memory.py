@@ -18,6 +18,8 @@ F.number("fits_full", largest_micro_batch("llama2-70b", "a100-80gb", "full", 8, 
 _none = largest_micro_batch("llama2-70b", "a100-80gb", "none", 8, 8, 4096)
 F.words("none_verdict", f"fill the GPU before b = {_none + 1}" if _none == 0 else f"leave room up to b = {_none}")
 F.number("zero_d", 64)
+F.number("framework_d", 8)  # the three-framework picture: Llama-2-7B on one node
+F.number("megatron_bytes", 2 + 4 + 12, unit="byte")  # bf16 weight, fp32 main gradient, fp32 master weight and Adam m, v
 F.value("zero3", "memory.zero.stage3", t=1, p=1, d=64)
 F.value("unsplit_layer", "memory.activations.layer.general.selective", t=1)
 F.number("unsplit_full", F["l"] * F.compute("memory.activations.layer.full_recompute"), unit="byte")
@@ -173,19 +175,21 @@ stores {{unsplit_layer}} with selective recompute, and with {{l}} layers even fu
 16-bit weights twice (forward and backward) and reduce-scatters the gradients, so it sends
 {{zero3_sent}} against the {{dp_sent}} of plain data parallelism's gradient all-reduce, {{zero3_ratio}}
 times as much (Ψ values of 2 bytes, three passes against two). The communication lesson weighs that.
-
+""")),
+    markdown(F.text("""
 ## 8. Which framework does this price?
 
 The formulas above are the classic recipe (16Ψ, Korthikanti's blocks). A real job holds what its framework's code
 keeps: `llm-formulas estimate` prices **a current Megatron Core job** by default (bf16 weights with fp32 main gradients,
-18 bytes per parameter; ZeRO 1 is its distributed optimizer, 6 + 12/d; fused SwiGLU; no dropout masks for Llama; the
-first stage's embedding, the last stage's head and loss, the layer the backward rebuilds), and `--framework` picks
-another (formulas/frameworks.py says, with sources, what each keeps). The same model and the same 8 GPUs, three ways:
+{{megatron_bytes}} per parameter; ZeRO 1 is its distributed optimizer, $6 + 12/d$ bytes; fused SwiGLU; no dropout masks
+for Llama; the first stage's embedding, the last stage's head and loss, the layer the backward rebuilds), and
+`--framework` picks another (formulas/frameworks.py says, with sources, what each keeps). The same model, the same
+{{framework_d}} GPUs, three ways:
 Megatron Core keeps its fp32 gradients whole, DeepSpeed's ZeRO-3 shards everything and gathers one module at a time,
 FSDP keeps fp32 shards and gathers a decoder layer (and the next) in bf16.
-"""),
-    code("""picture("memory_by_framework", model="llama2-7b", gpu_key="a100-80gb", d=8, s=4096)"""),
-    markdown("""
+""")),
+    code(F.code("""picture("memory_by_framework", model="llama2-7b", gpu_key="a100-80gb", d={{framework_d}}, s=4096)""")),
+    markdown(F.text("""
 ## Exercises
 
 Type your answer in place of `None` and run the cell; the helper says right or wrong and, when
