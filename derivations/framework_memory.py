@@ -18,8 +18,9 @@ from llm_formulas.derivations.memory import FP32, HALF, INDEX, MASK, Stored, exa
 from llm_formulas.formulas import framework_memory as fm
 from llm_formulas.formulas.catalogue import Source, get
 from llm_formulas.formulas.symbols import (
-    P, P_unit, V, a, b, c_byte, d, d_emb, d_ff, d_head, drop, e, g, gated, glu_fused, h, l, mla, n_mtp, p, piped, q_bf16,
-    q_fp32, q_g, q_o, q_p, s, t, t_e, tied, u_param,
+    P, P_unit, V, a, b, b_ssm, c_byte, d, d_emb, d_ff, d_head, d_vh, drop, e, g, gated, glu_fused, h, l, l_gdn, l_lru,
+    l_mamba, l_noattn, l_nomlp, l_ssd, mla, n_mtp, p, piped, q_bf16, q_fp32, q_g, q_o, q_p, s, t, t_e, tied, u_param,
+    x_attn,
 )
 
 BYTES_16 = {q_p: q_bf16, q_g: q_bf16, q_o: 3 * q_fp32}  # mixed-precision Adam with 16-bit gradients: 2 + 2 + 12
@@ -95,13 +96,14 @@ def weight_casts() -> Derivation:
                       "embedding lookup is no autocast op")
     casts = dv.defines("M_casts", q_bf16 * (layers + head), "one bf16 copy of each, saved by its Linear for the backward")
     dv.concludes("memory.amp.weight_casts")
-    dense = {fm.l_moe: 0}
+    dense = {fm.l_moe: 0, l_mamba: 0, l_ssd: 0, l_lru: 0, l_gdn: 0, l_noattn: 0, l_nomlp: 0, x_attn: 0}
     dv.defines("M_casts(Ψ)", q_bf16 * (get("params.decoder.total").dimensioned - get("params.decoder.embeddings").dimensioned
                                        - l * (get("params.decoder.norms").dimensioned + fm.ATTENTION_NORMS * u_param)
                                        - get("params.decoder.final_norm").dimensioned
                                        - get("params.decoder.head").dimensioned + V * d_emb * u_param).xreplace(dense),
-               "the same from the model's count: Ψ less the embeddings and the norms, with the head's table once")
-    dv.equals("M_casts(Ψ)", casts, "for a dense model", aside=True)
+               "the same from the model's count: Ψ less the embeddings and the norms, with the head's table once, for "
+               "a decoder of attention-and-MLP layers without cross-attention (the formula's condition)")
+    dv.equals("M_casts(Ψ)", casts, "for such a dense model", aside=True)
     return dv
 
 
@@ -110,7 +112,7 @@ def weight_casts() -> Derivation:
 
 def replicated(kind: str) -> Derivation:
     target = "params.decoder.replicated" + ("" if kind == "dense" else ".moe")
-    dv = Derivation(target, f"What tensor parallelism replicates in a {kind} layer", (fm.DUPLICATED, fm.ESTIMATOR))
+    dv = Derivation(target, f"What tensor parallelism replicates in a {kind} layer", (fm.DUPLICATED, fm.ESTIMATOR, fm.CROSS_LAYER))
     norms = dv.defines("Ψ_norms", get("params.decoder.norms").dimensioned, "TENorm builds each norm over the full h")
     biases = dv.defines("Ψ_bias", ((1 - mla) * fm.b_o * h + (fm.b_mlp * h if kind == "dense" else 0)) * u_param,
                         "a row-parallel layer adds its bias after the all-reduce: the output projection's (and fc2's) "
@@ -118,12 +120,30 @@ def replicated(kind: str) -> Derivation:
     qk = dv.defines("Ψ_qk", fm.qk_norm * 2 * d_head * u_param, "q and k norms of d_head, shared by the heads")
     latent = dv.defines("Ψ_latent", fm.latent_projections * u_param,
                         "MLA's query and key/value down projections and latent norms: duplicated, not split")
-    parts = [norms, biases, qk, latent]
+    cross = dv.defines("Ψ_cross", x_attn * (fm.b_o * h + fm.norm) * u_param,
+                       "a cross-attention's pre_cross_attn_layernorm of the full h and its row-parallel output bias")
+    parts = [norms, biases, qk, latent, cross]
     if kind == "moe":
         parts.append(dv.defines("Ψ_router", get("params.decoder.router").dimensioned + fm.sh_gate * h * u_param,
                                 "the router's E×h weight (fp32, tagged sequence-parallel) and the shared-expert gate"))
     dv.defines("Ψ_rep", sp.Add(*parts), "together")
     dv.concludes(target)
+    return dv
+
+
+def replicated_mixers() -> Derivation:
+    dv = Derivation("params.recurrent.replicated", "What tensor parallelism keeps whole of the recurrent mixers",
+                    (fm.MIXER_TP,))
+    ssd = dv.defines("Ψ_SSD,rep", l_ssd * b_ssm * h * u_param,
+                     "Mamba-2: in_proj, the convolution, dt_bias, A_log, D and the gated norm are split by heads and "
+                     "groups; only a row-parallel out_proj's bias stays whole (Megatron Core builds none)")
+    gdn = dv.defines("Ψ_GDN,rep", l_gdn * d_vh * u_param,
+                     "gated delta-net: out_norm is one value head's RMSNorm (value_head_dim), shared by the heads")
+    whole = dv.defines("Ψ_S6 + Ψ_LRU", l_mamba * get("params.recurrent.mamba").dimensioned
+                       + l_lru * get("params.recurrent.rglru").dimensioned,
+                       "Mamba (S6) and RG-LRU mixers: no framework splits them; whole at t = 1 (the condition)")
+    dv.defines("Ψ_rep^mix", ssd + gdn + whole, "together")
+    dv.concludes("params.recurrent.replicated")
     return dv
 
 
@@ -133,6 +153,12 @@ def stage_layers() -> Derivation:
     whole = dv.defines("Ψ_whole", fm.whole_layers / p, "what the l/p layers keep whole on every TP rank")
     dv.defines("Ψ_layers", split + whole, "together")
     dv.concludes("params.stage.layers")
+    classic = {l_mamba: 0, l_ssd: 0, l_lru: 0, l_gdn: 0, l_noattn: 0, l_nomlp: 0}
+    dv.defines("Ψ_whole (attention layers)", whole.xreplace(classic),
+               "in a decoder whose every layer has attention and an MLP (or the experts)")
+    dv.equals("Ψ_whole (attention layers)", ((l - fm.l_moe) * get("params.decoder.replicated").dimensioned
+                                             + fm.l_moe * get("params.decoder.replicated.moe").dimensioned) / p,
+              "l/p layers' share of the dense and the MoE layers' replicated parameters", aside=True)
     return dv
 
 
@@ -330,6 +356,7 @@ DERIVATIONS = (
     weight_casts,
     lambda: replicated("dense"),
     lambda: replicated("moe"),
+    replicated_mixers,
     stage_layers,
     stage_layer_experts,
     mtp_experts,

@@ -214,6 +214,25 @@ def unpredicted(layout: Layout, inputs: Inputs) -> str | None:
     return f"the performance model does not time {' or '.join(features)} yet: give --mfu U"
 
 
+# Layer kinds the report's activation, traffic and time forms do not price (they model attention-and-MLP layers)
+UNPRICED_LAYERS = (("l_mamba", "Mamba"), ("l_ssd", "Mamba-2"), ("l_lru", "RG-LRU"), ("l_gdn", "gated delta-net"),
+                   ("l_noattn", "mixer-less"), ("l_nomlp", "MLP-less"))
+UNPRICED_BLOCKS = (("x_attn", "cross-attention"), ("attn_gate", "an attention output gate"))
+
+
+def unpriced(model: dict[str, int]) -> str | None:
+    """Why the report cannot price this model, or None: its stage parameters cover every layer kind
+    (``params.stage.*``), but the activations (``memory.activations.layer.*``), the TP traffic and the step times are
+    forms of attention-and-MLP (or MoE) layers, so a recurrent or a mixer- or MLP-less layer, a cross-attention or an
+    attention output gate would be priced as another block."""
+    parts = [f"{model[key]} {name} layers" for key, name in UNPRICED_LAYERS if model.get(key)]
+    parts += [name for key, name in UNPRICED_BLOCKS if model.get(key)]
+    if not parts:
+        return None
+    return ("the training report prices attention-and-MLP decoder layers only (their activations, TP traffic and "
+            f"step times): this model has {' and '.join(parts)}")
+
+
 def check_layout(layout: Layout, model: dict[str, int]) -> None:
     """Raise LayoutError naming the first rule the layout breaks."""
     violation = layout_violation(layout, model)

@@ -21,13 +21,16 @@ megatron/core/transformer/multi_latent_attention.py L524–602, gpt_layer_specs.
 split t_E·e ways. The first pipeline stage holds l/p layers and the token embedding (and at p = 1 the final norm, the
 head and the multi-token-prediction modules); the last stage holds l/p layers, the head (or, tied, Megatron Core's copy
 of the embedding, language_module.py L253–290), the final norm and the MTP modules. Layers are the model's mean layer
-(l_moe/l of them MoE), as Megatron's own estimator counts them.
+(l_moe/l of them MoE, l_SSD/l Mamba-2, ...: every layer kind params.decoder.total counts), as Megatron's own estimator
+counts them. A recurrent mixer is split like the projections but for what Megatron Core's MambaMixer and GatedDeltaNet
+keep whole (params.recurrent.replicated); a cross-attention keeps its norm and its output bias whole.
 """
 
 from __future__ import annotations
 
 from llm_formulas.formulas.catalogue import Condition, Source, divides, formula
 from llm_formulas.formulas import architecture as arch
+from llm_formulas.formulas import recurrent
 from llm_formulas.formulas.symbols import (
     E,
     P,
@@ -37,19 +40,25 @@ from llm_formulas.formulas.symbols import (
     b,
     b_mlp,
     b_o,
+    b_ssm,
     c_byte,
     d,
     d_emb,
     d_ff,
     d_head,
     d_rope,
+    d_vh,
     drop,
     e,
     gated,
     g,
     h,
     l,
+    l_gdn,
+    l_lru,
+    l_mamba,
     l_moe,
+    l_ssd,
     mla,
     n_mtp,
     p,
@@ -71,6 +80,7 @@ from llm_formulas.formulas.symbols import (
     t_e,
     tied,
     u_param,
+    x_attn,
 )
 
 MEGATRON_STATES = Source("megatron-core", "megatron/training/arguments.py L1204–1217 (bf16: fp32 main grads), "
@@ -94,10 +104,17 @@ TRANSFORMERS = Source("transformers", "models/llama/modeling_llama.py: LlamaRMSN
                       "(repeat_kv, softmax in fp32), loss_utils.py ForCausalLMLoss (logits.float(), cross_entropy)")
 AUTOCAST = Source("pytorch", "torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts")
 ZERO = Source("rajbhandari2020", "§5, Figure 1")
+MIXER_TP = Source("megatron-core", "ssm/mamba_mixer.py at 00bebb45 (in_proj column-parallel; conv1d, dt_bias, A_log, D and "
+                  "the gated norm over d_inner/t; assert not bias), ssm/gated_delta_net.py at 00caa53a (in_proj, conv1d, "
+                  "dt_bias, A_log split; out_norm over value_head_dim)")
+CROSS_LAYER = Source("megatron-core", "transformer/transformer_layer.py (pre_cross_attn_layernorm of the full h), "
+                     "transformer/attention.py CrossAttention (linear_q, linear_kv column-parallel, linear_proj row-parallel)")
 
 PARAMETERS = Condition("Ψ: the parameters of the group the GPU holds (the dense ones, or the experts'); d: the "
                        "replicas that partition them")
-MEAN_LAYER = Condition("each stage holds l/p of the model's mean layer (l_moe/l of it MoE), as Megatron's estimator counts")
+MEAN_LAYER = Condition("each stage holds l/p of the model's mean layer (l_moe/l of it MoE, each kind of mixer its share), "
+                       "as Megatron's estimator counts")
+WHOLE_MIXERS = Condition("t = 1 where the model has Mamba (S6) or RG-LRU layers: no framework splits them over TP ranks")
 
 # --- model states at the bytes a framework keeps ---------------------------------------------------------
 
@@ -166,6 +183,9 @@ ddp_fp32_buckets = formula(
     related=["memory.ddp.buckets"],
     symbol_latex=r"M_{DDP}^{fp32}",
 )
+ATTENTION_LAYERS = Condition("a dense decoder whose every layer is attention and an MLP, without cross-attention "
+                             "(l_MoE = l_S6 = l_SSD = l_LRU = l_GDN = l_noattn = l_noMLP = 0, σ_x = 0): the only one "
+                             "measured under autocast, and the only one the transformers frameworks price")
 ATTENTION_NORMS = qk_norm * 2 * d_head + qk_norm_full * (a + g) * d_head + sink * a  # no Linear: no cast
 weight_casts = formula(
     "memory.amp.weight_casts",
@@ -174,6 +194,7 @@ weight_casts = formula(
     "autocast's bf16 copies of every nn.Linear weight of a dense model: the l layers' attention and MLP and the head "
     "(the embedding's and the norms' not), each saved for its layer's backward",
     sources=[AUTOCAST, Source("hf-memory-anatomy", "mixed precision keeps the model in fp32 and in 16-bit: 6 bytes")],
+    conditions=[ATTENTION_LAYERS],
     symbol_latex=r"M_{AMP}^{casts}",
     notes="Measured on transformers' Llama under torch.autocast (tests/test_framework_memory.py): the casts are the "
     "non-parameter storages of the weights' shape. They live from the forward to each layer's backward, so they add to "
@@ -184,31 +205,58 @@ weight_casts = formula(
 
 norm = arch.norm  # one norm: a scale, and a shift for LayerNorm
 latent_projections = mla * (q_lora * (h * r_q + r_q) + h * (r_kv + d_rope) + r_kv)  # MLA's down projections and latent norms
+attention_whole = (1 - mla) * b_o * h + qk_norm * 2 * d_head + latent_projections  # an attention block's, kept whole
+cross_whole = x_attn * (b_o * h + norm)  # the cross-attention's output bias and its own norm
 replicated_dense = formula(
     "params.decoder.replicated",
-    arch.norms.dimensioned + ((1 - mla) * b_o * h + b_mlp * h + qk_norm * 2 * d_head + latent_projections) * u_param,
+    arch.norms.dimensioned + (attention_whole + cross_whole + b_mlp * h) * u_param,
     "parameter",
     "the parameters of a dense layer that tensor parallelism keeps whole on every rank: norms, the row-parallel "
-    "biases of the output projection and fc2, q/k norms, MLA's down projections and latent norms",
-    sources=[DUPLICATED, ESTIMATOR],
+    "biases of the output projection and fc2, q/k norms, MLA's down projections and latent norms, a cross-attention's "
+    "output bias and norm",
+    sources=[DUPLICATED, ESTIMATOR, CROSS_LAYER],
     related=["params.decoder.layer"],
     symbol_latex=r"\Psi_{rep}",
 )
 replicated_moe = formula(
     "params.decoder.replicated.moe",
-    arch.norms.dimensioned + ((1 - mla) * b_o * h + qk_norm * 2 * d_head + latent_projections + sh_gate * h) * u_param
-    + arch.router.dimensioned,
+    arch.norms.dimensioned + (attention_whole + cross_whole + sh_gate * h) * u_param + arch.router.dimensioned,
     "parameter",
     "the parameters of a MoE layer kept whole on every TP rank: norms, the output projection's bias, q/k norms, MLA's "
-    "down projections, the router and the shared-expert gate",
-    sources=[DUPLICATED, ESTIMATOR],
+    "down projections, a cross-attention's output bias and norm, the router and the shared-expert gate",
+    sources=[DUPLICATED, ESTIMATOR, CROSS_LAYER],
     related=["params.decoder.layer.moe"],
     symbol_latex=r"\Psi_{rep}^{moe}",
 )
+mixers_whole = formula(
+    "params.recurrent.replicated",
+    (l_ssd * b_ssm * h + l_gdn * d_vh) * u_param
+    + l_mamba * recurrent.mamba.dimensioned + l_lru * recurrent.rglru.dimensioned,
+    "parameter",
+    "the parameters of a model's recurrent mixers that tensor parallelism keeps whole on every rank: a Mamba-2 "
+    "out_proj's bias, the gated delta-net's output norm of one head (d_V, shared by the heads); Mamba (S6) and RG-LRU "
+    "mixers whole (no framework splits them)",
+    sources=[MIXER_TP],
+    conditions=[WHOLE_MIXERS],
+    related=["params.recurrent.mamba2", "params.recurrent.gdn"],
+    symbol_latex=r"\Psi_{rep}^{mix}",
+    notes="Megatron Core's MambaMixer (megatron/core/ssm/mamba_mixer.py at 00bebb45) splits in_proj column-wise "
+    "(z, x, B, C and Δ of n_SSD/t heads and n_grp/t groups), the convolution over x, B, C, dt_bias, A_log and D "
+    "per head and the gated RMSNorm over d_ssm/t; it asserts bias=False, so σ_b = 0 there. Its GatedDeltaNet "
+    "(gated_delta_net.py at 00caa53a) splits in_proj, the convolution, dt_bias and A_log per value head, and builds "
+    "out_norm over value_head_dim: d_V whole on every rank. Each layer's own norm (fused into in_proj) is a norm "
+    "of the full h, counted with the layer's norms.",
+)
+# what params.decoder.total counts in the layers, the routed experts aside; whole: what TP keeps on every rank
+layer_parts = (arch.l_attn * arch.attention.dimensioned + l * (arch.cross_attention.dimensioned + arch.norms.dimensioned)
+               + l_mamba * recurrent.mamba.dimensioned + l_ssd * recurrent.mamba2.dimensioned
+               + l_lru * recurrent.rglru.dimensioned + l_gdn * recurrent.gdn.dimensioned + arch.l_mlp * arch.mlp.dimensioned
+               + l_moe * (arch.router.dimensioned + arch.shared_experts.dimensioned))
+whole_layers = (l * (arch.norms.dimensioned + cross_whole * u_param) + arch.l_attn * attention_whole * u_param
+                + arch.l_mlp * b_mlp * h * u_param + l_moe * (arch.router.dimensioned + sh_gate * h * u_param)
+                + mixers_whole.dimensioned)
+split_layers = layer_parts - whole_layers
 experts_of_layer = E * arch.expert.dimensioned
-split_layers = ((l - l_moe) * (arch.layer.dimensioned - replicated_dense.dimensioned)
-                + l_moe * (arch.layer_moe.dimensioned - experts_of_layer - replicated_moe.dimensioned))
-whole_layers = (l - l_moe) * replicated_dense.dimensioned + l_moe * replicated_moe.dimensioned
 mtp_dense = n_mtp * (3 * norm * u_param + 2 * h * h * u_param / t
                      + (arch.layer_moe.dimensioned - experts_of_layer - replicated_moe.dimensioned) / t
                      + replicated_moe.dimensioned)
@@ -217,8 +265,10 @@ embedding_extras = arch.embeddings.dimensioned - token_embedding  # position tab
 MTP_EMBEDDING = Source("megatron-core", "models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; "
                        "transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, "
                        "final_layernorm)")
-STAGE_SOURCES = [ESTIMATOR, DUPLICATED, TIED_COPY, MTP_EMBEDDING, Source("deepseek2024v3", "§2.2 (the MTP modules)")]
-STAGE = [MEAN_LAYER, Condition("t_E divides t"), Condition("e divides E"), arch.MOE_LAYERS,
+STAGE_SOURCES = [ESTIMATOR, DUPLICATED, MIXER_TP, CROSS_LAYER, TIED_COPY, MTP_EMBEDDING,
+                 Source("deepseek2024v3", "§2.2 (the MTP modules)")]
+STAGE = [MEAN_LAYER, Condition("t_E divides t"), Condition("e divides E"), arch.MOE_LAYERS, arch.MIXERS, arch.CHANNELS,
+         WHOLE_MIXERS,
          Condition("n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)")]
 
 stage_layers = formula(
@@ -229,7 +279,7 @@ stage_layers = formula(
     "replicates whole",
     sources=STAGE_SOURCES,
     conditions=STAGE,
-    related=["params.decoder.replicated", "params.decoder.replicated.moe"],
+    related=["params.decoder.replicated", "params.decoder.replicated.moe", "params.recurrent.replicated"],
     symbol_latex=r"\Psi_{GPU}^{layers}",
 )
 stage_layer_experts = formula(

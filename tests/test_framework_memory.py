@@ -206,7 +206,7 @@ def test_transformers_head_loss_and_weight_casts(amp):
     if amp:  # every nn.Linear's weight cast to bf16 and saved: the layer's attention and MLP, and the head
         assert with_head["casts"] == value("memory.amp.weight_casts", l=1, h=h, a=4, g=2, d_head=d_head, d_ff=LLAMA["d_ff"],
                                            gated=1, V=V, d_emb=h, b_q=0, b_k=0, b_v=0, b_o=0, b_mlp=0, mla=0, qk_norm=0,
-                                           qk_norm_full=0, sink=0)
+                                           qk_norm_full=0, sink=0, attn_gate=0)
 
 
 @pytest.mark.parametrize("amp", [False, True])

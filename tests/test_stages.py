@@ -1,11 +1,14 @@
 """Uneven pipeline stages: BLOOM-176B's published layout runs through estimate, checked by hand."""
 
+import json
+
+import pytest
 import sympy as sp
 
 from llm_formulas.formulas.estimate import Inputs, Layout, estimate, model_values
 from llm_formulas.formulas.gpus import gpu
 from llm_formulas.formulas.presets import preset
-from helpers import cli_json, value
+from helpers import cli_json, run, value
 
 BLOOM_STAGES = (5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5)  # 004; BigScience 2022 §3.4
 
@@ -101,3 +104,58 @@ def test_an_moe_first_stage_holds_its_share_of_the_experts():
                              embedding_stages=(0,), e=2), inputs)
     share = sp.Rational(7, 32) * experts  # the first stage's experts, of which each of the e = 2 ranks holds half
     assert spread["memory"]["first_stage"]["model_states"] == 18 * (first_gpu - share) + 18 * share / 2 > 0
+
+
+# --- a hybrid model's stages: every layer kind params.decoder.total counts ------------------------------------------
+
+HYBRIDS = ["jamba", "nemotron_h", "mamba", "falcon_mamba", "mamba2", "recurrent_gemma", "qwen3_next"]
+ONE_GPU = dict(t=1, t_e=1, e=1, p=1, piped=0)
+
+
+def _held(architecture, ids, **at) -> int:
+    from llm_formulas.formulas.catalogue import get
+
+    return architecture.evaluate(sp.Add(*(get(x).dimensioned for x in ids)), **at)
+
+
+@pytest.mark.parametrize("family", HYBRIDS)
+def test_a_hybrid_models_stages_hold_its_parameters(tmp_path, capsys, family):
+    from family_cases import config_json
+    from llm_formulas.formulas.hf_config import read_config
+
+    config = config_json(family, 0)
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    counted = cli_json(capsys, "params", "--hf-config", str(path))  # the model's own count, the path params takes
+    architecture = read_config(config)
+    experts = ("params.stage.layers.experts", "params.stage.mtp.experts")
+    # one GPU (t = p = e = 1): the first stage is the whole model
+    assert _held(architecture, ("params.stage.first", *experts), **ONE_GPU) == counted["total"]
+    # two stages: every layer on one of them, the embedding on the first, the head and final norm on the last; a tied
+    # head is Megatron Core's copy of the embedding on the last stage (V·h more)
+    two = dict(ONE_GPU, p=2, piped=1)
+    both = _held(architecture, ("params.stage.first", "params.stage.last", *experts, experts[0]), **two)
+    tied = counted["keys_read"].get("tie_word_embeddings", counted["defaults"].get("tie_word_embeddings"))
+    copy = config["vocab_size"] * config["hidden_size"] if tied else 0
+    assert both == counted["total"] + copy
+
+
+def test_qwen3_next_keeps_its_norms_router_and_delta_net_norms_whole_under_tp():
+    # Ψ(t) = Ψ_split/t + Ψ_whole, so 2·Ψ(2) − Ψ(1) is what every TP rank keeps whole. Qwen3-Next-80B-A3B's config
+    # (h = 2048, 48 layers, 12 of them attention with q/k norms of d_head = 256, 36 gated delta-nets of value heads
+    # d_V = 128, 512 experts and a shared-expert gate in every layer): two RMSNorms per layer, the q/k norms, the
+    # routers (E×h), the shared-expert gates (h), GatedDeltaNet's out_norm of one value head (Megatron Core builds it
+    # over value_head_dim) and the final norm
+    architecture = preset("qwen3-next-80b-a3b").architecture
+    whole = 48 * 2 * 2048 + 12 * 2 * 256 + 48 * 512 * 2048 + 48 * 2048 + 36 * 128 + 2048
+    held = [_held(architecture, ("params.stage.first",), **dict(ONE_GPU, t=t)) for t in (1, 2)]
+    assert 2 * held[1] - held[0] == whole
+
+
+@pytest.mark.parametrize("command", ["estimate", "plan", "compare"])
+def test_the_report_refuses_layers_it_does_not_price(capsys, command):
+    layout = ("--gpus", "64", "--global-batch", "512") if command == "plan" else ("--dp", "8")
+    code, out, err = run(capsys, command, "--model", "qwen3-next-80b-a3b", "--gpu", "h100-sxm", "--seq", "4096",
+                         "--mfu", "0.3", *layout)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "36 gated delta-net layers and an attention output gate" in err

@@ -37,11 +37,12 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> Result:
     from llm_formulas.formulas.estimate import LayoutError, check_layout, estimate, model_values
     from llm_formulas.formulas.peers import CLAIMS, PEERS
-    from llm_formulas.render.cli.estimate_command import check_framework, read_inputs, read_layout
+    from llm_formulas.render.cli.estimate_command import check_framework, check_model, read_inputs, read_layout
     from llm_formulas.render.cli.model_commands import load_architecture
 
     architecture, label = load_architecture(args.hf_config, args.model)
     model = model_values(architecture.values)
+    check_model(architecture, model)
     layout = read_layout(args)
     try:
         check_layout(layout, model)

@@ -297,6 +297,7 @@ def run(args: argparse.Namespace) -> Result:
     architecture, label = load_architecture(args.hf_config, args.model)
     source = preset(args.model).source if args.model is not None else None
     model = model_values(architecture.values)
+    check_model(architecture, model)
     layout = read_layout(args)
     try:
         check_layout(layout, model)
@@ -373,6 +374,19 @@ def _limit(args: argparse.Namespace, report: dict, inputs: Inputs) -> str:
     if getattr(args, "achieved", None) is not None:
         return f"--achieved {significant(floor_significant(share * chosen_gpu(args.gpu).flops() / 10**12))}"
     return f"--mfu {significant(floor_significant(share))}"
+
+
+def check_model(architecture: object, model: dict[str, int]) -> None:
+    """One line and exit 2 for a model the report cannot price (formulas.estimate.unpriced: recurrent, mixer- or
+    MLP-less layers, cross-attention, an attention output gate; a multimodal checkpoint's towers)."""
+    from llm_formulas.formulas.estimate import unpriced
+
+    reason = unpriced(model)
+    if reason is None and architecture.towers:
+        reason = ("the training report prices the language model only: this checkpoint's "
+                  f"{' and '.join(dict.fromkeys(piece.component.replace('_', ' ') for piece in architecture.towers))} would be left out")
+    if reason is not None:
+        raise InputError(f"invalid model: {reason}")
 
 
 def check_framework(chosen: object, layout: Layout, model: dict[str, int]) -> None:

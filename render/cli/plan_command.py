@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import argparse
 
-from llm_formulas.render.cli.estimate_command import add_assumption_arguments, add_source_arguments, assumptions_json, chosen_gpu, read_inputs
+from llm_formulas.render.cli.estimate_command import (add_assumption_arguments, add_source_arguments, assumptions_json,
+                                                      check_model, chosen_gpu, read_inputs)
 from llm_formulas.render.cli.model_commands import load_architecture
 from llm_formulas.render.cli.numbers import InputError, parse_fraction, quote
 from llm_formulas.render.cli.progress import Progress
@@ -62,6 +63,7 @@ def run(args: argparse.Namespace) -> Result:
 
     architecture, label = load_architecture(args.hf_config, args.model)
     model = model_values(architecture.values)
+    check_model(architecture, model)
     inputs = read_inputs(args, model, architecture.model_type)
     unmeasured = inputs.framework.lacks_model(model)  # transformers' forms cover the dense Llama family only
     if unmeasured is not None:

@@ -81,7 +81,8 @@ def read_spec(path: str):
 
     from llm_formulas.formulas.bounds import MAX_GPUS, MAX_LAYOUTS
     from llm_formulas.formulas.gpus import PRESETS
-    from llm_formulas.formulas.presets import names
+    from llm_formulas.formulas.estimate import model_values, unpriced
+    from llm_formulas.formulas.presets import names, preset
     from llm_formulas.formulas.symbols import quantity
     from llm_formulas.render.cli.inputs import check_value, parse_number
     from llm_formulas.render.numeric.sweep import Spec
@@ -105,6 +106,9 @@ def read_spec(path: str):
     for name in models:
         if name not in names():
             raise InputError(f"sweep spec: unknown model {quote(name)}; known: {', '.join(names())}")
+        reason = unpriced(model_values(preset(name).architecture.values))
+        if reason is not None:
+            raise InputError(f"sweep spec: model {quote(name)}: {reason}")
     for name in gpus:
         if name not in PRESETS:
             raise InputError(f"sweep spec: unknown GPU {quote(name)}; known: {', '.join(sorted(PRESETS))}")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from llm_formulas.formulas import gpus, presets
+from llm_formulas.formulas.estimate import model_values, unpriced
 from llm_formulas.formulas.symbols import Quantity, quantity
 from llm_formulas.render.cli.estimate_command import DEFAULTS as ESTIMATE_DEFAULTS
 from llm_formulas.render.cli.inputs import parse_number
@@ -127,7 +128,8 @@ def _gpu(key: str) -> InputPreset:
 
 DEFAULT_MODEL = "gpt3-175b"
 DEFAULT_GPU = "a100-80gb"
-MODELS: tuple[InputPreset, ...] = tuple(_model(name) for name in [DEFAULT_MODEL] + [n for n in presets.names() if n != DEFAULT_MODEL])
+PRICED = [n for n in presets.names() if unpriced(model_values(presets.preset(n).architecture.values)) is None]  # the report's
+MODELS: tuple[InputPreset, ...] = tuple(_model(name) for name in [DEFAULT_MODEL] + [n for n in PRICED if n != DEFAULT_MODEL])
 GPUS: tuple[InputPreset, ...] = tuple(_gpu(key) for key in [DEFAULT_GPU] + [k for k in gpus.PRESETS if k != DEFAULT_GPU])
 LAYOUTS: tuple[InputPreset, ...] = (
     InputPreset("t=8 p=8 d=16 (1024 GPUs)", {"t": "8", "p": "8", "d": "16", "n": "1024", "b": "1", "B": "1536", "m": "96", "s": "2048"}, MEGATRON),
