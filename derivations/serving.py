@@ -2,7 +2,9 @@
 
 Each count is built from the decoder's own parts (``flops.decoder.*``, ``params.decoder.*``) at the shapes a phase
 runs them: s = s_in for a prefill, one new token per sequence for a decoding step, whose attention reads N_KV cached
-positions. The exact difference between the eager and the causal prefill is proved as such. The sum over a request's
+positions in each of the l_attn attention layers; a recurrent layer's fixed state is read and rewritten whole, and its
+mixer's step is its one-token forward with transformers' step path in place of the padded convolution and the chunked
+scan. The exact difference between the eager and the causal prefill is proved as such. The sum over a request's
 growing context is evaluated by SymPy (``Sum(...).doit()``), below and beyond a window, and the e2e latency is proved
 equal to the step-by-step sum where SymPy can sum it whole (no windowed layers). The expected number of experts b
 tokens touch is built from the probability that one expert is missed, C(E − 1, k)/C(E, k) = 1 − k/E. The

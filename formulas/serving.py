@@ -9,8 +9,10 @@ A request of s_in prompt tokens and s_out output tokens is served in two phases 
 - **a decoding step** at context s_ctx feeds each of the b sequences' newest token: every weight is read once per
   step (the embedding only at the b rows looked up; of an MoE layer the E_hit distinct experts the b tokens are routed
   to, E(1 − (1 − k/E)^b) in expectation under uniform top-k routing), and every sequence's cache: s_ctx positions in
-  a full layer, min(s_ctx, W) in a windowed one (N_kv over all layers), the latent r_KV + d_rope for MLA; one
-  position per layer written.
+  a full layer, min(s_ctx, W) in a windowed one (N_kv over the l_attn attention layers), the latent r_KV + d_rope for
+  MLA; one position per attention layer written. A recurrent layer (Mamba, Mamba-2, RG-LRU, gated delta-net) caches
+  no position: the step reads and rewrites its fixed state and runs the mixer's one-token update (transformers' step
+  path, not its one-token forward); a layer without a mixer caches nothing.
 
 The time of each phase is the performance model's roofline term by term (formulas/performance.py, Williams et al.
 2009): FLOPs at a fraction η of the GPU's peak, bytes at η_HBM of its HBM bandwidth, a fixed cost τ_L per layer,
@@ -23,7 +25,7 @@ A decoding step's time is affine in N_kv, so the e2e latency of a batch, the pre
 contexts s_in + 1 … s_in + s_out − 1, is the prefill, s_out − 1 times the step at an empty cache, and the step's
 slope times Σ N_kv, whose closed form ``serving.decode.context.sum`` is proved equal to the step-by-step sum.
 
-Memory per GPU: the weights over t·p GPUs (16-bit embedding and head, the matrices at q_Ψ: 2 bf16/fp16, 1 fp8/int8,
+Memory per GPU (recurrent states split over the t ranks with the mixers' channels): the weights over t·p GPUs (16-bit embedding and head, the matrices at q_Ψ: 2 bf16/fp16, 1 fp8/int8,
 1/2 + q_s/B_q int4 with a scale and zero point per group of B_q, GPTQ's scheme), the cache of b sequences at the
 longest context over p stages and min(t, g) KV-head shards (MLA's latent is whole on every TP rank), paged caches
 rounded up to blocks (Kwon et al. 2023), and a prefill workspace (vLLM's profile run). The largest batch at a context
