@@ -2,7 +2,9 @@
 
 Each count is built from the decoder's own parts (``flops.decoder.*``, ``params.decoder.*``) at the shapes a phase
 runs them: s = s_in for a prefill, one new token per sequence for a decoding step, whose attention reads N_KV cached
-positions. The exact difference between the eager and the causal prefill is proved as such. The sum over a request's
+positions in each of the l_attn attention layers; a recurrent layer's fixed state is read and rewritten whole, and its
+mixer's step is its one-token forward with transformers' step path in place of the padded convolution and the chunked
+scan. The exact difference between the eager and the causal prefill is proved as such. The sum over a request's
 growing context is evaluated by SymPy (``Sum(...).doit()``), below and beyond a window, and the e2e latency is proved
 equal to the step-by-step sum where SymPy can sum it whole (no windowed layers). The expected number of experts b
 tokens touch is built from the probability that one expert is missed, C(E − 1, k)/C(E, k) = 1 − k/E. The
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from llm_formulas.derivations.architecture import NO_HYBRID
 from llm_formulas.derivations.cluster import solved_for
 from llm_formulas.derivations.engine import Derivation
 from llm_formulas.formulas import architecture as arch
@@ -23,10 +26,11 @@ from llm_formulas.formulas.catalogue import get
 from llm_formulas.formulas.symbols import (
     B_q, E, E_hit, F_fwd, F_pf, M_gpu, M_w, M_ws, N_kv, P, R_out, R_req, R_w, T_e2e, T_pf, T_tok, V, W, W_gpu, W_mem,
     W_pp, W_tp, X, a, alpha_acc, b, b_pf, c_draft, c_hour, c_rent, c_step, d_emb, d_ff, d_head, d_nope, d_rope, d_v, e,
-    eta_dec, eta_hbm, eta_pf, g, gamma_spec, gated, h, j_step, k, l, l_moe, l_win, mla, n, n_blk, n_chunk, n_dec, n_pf,
-    n_pos, o_pos, p, pos_table, q, q_bf16, q_fp32, q_int4, q_kv, q_s, q_w, r_kv, s, s_ctx, s_in, s_long, s_out, t, tau_L,
-    tau_ar, tied, u_below, u_flop, u_param, u_seq, x_msg,
+    eta_dec, eta_hbm, eta_pf, g, gamma_spec, gated, h, j_step, k, k_conv, l, l_gdn, l_lru, l_mamba, l_moe, l_ssd, l_win,
+    mla, n, n_blk, n_chunk, n_dec, n_pf, n_pos, o_pos, p, pos_table, q, q_bf16, q_fp32, q_int4, q_kv, q_s, q_w, r_kv, s,
+    s_ctx, s_in, s_long, s_out, t, tau_L, tau_ar, tied, u_below, u_flop, u_param, u_seq, x_msg,
 )
+from llm_formulas.formulas import recurrent as R
 
 steps = s_out - 1  # decoding steps after the prefill's first token
 
@@ -42,11 +46,13 @@ def _at(formula_id: str, **values: object) -> sp.Expr:
 
 def context() -> Derivation:
     d = Derivation("serving.decode.context", "Cached positions a decoding step reads", (S.CACHE, arch.MISTRAL))
-    d.defines("N_full", (l - l_win) * s_ctx, "a full layer's new query attends to all s_ctx positions, itself included")
+    d.defines("l_attn", S.l_attn, "the layers with attention: l less the recurrent mixers' and the mixer-less layers")
+    d.defines("N_full", (S.l_attn - l_win) * s_ctx, "a full layer's new query attends to all s_ctx positions, itself included")
     d.defines("N_win", l_win * sp.Min(s_ctx, W), "a windowed layer's to the latest W of them at most")
-    total = d.defines("N_KV", (l - l_win) * s_ctx + l_win * sp.Min(s_ctx, W), "over the l layers", parts=("N_full", "N_win"))
+    total = d.defines("N_KV", (S.l_attn - l_win) * s_ctx + l_win * sp.Min(s_ctx, W), "over the l_attn attention layers",
+                      parts=("N_full", "N_win"))
     d.concludes("serving.decode.context")
-    d.defines("N_KV, window longer than the context", total.xreplace({W: s_ctx + W}), "W > s_ctx")
+    d.defines("N_KV, window longer than the context", total.xreplace({W: s_ctx + W, **NO_HYBRID}), "W > s_ctx, every layer attention")
     d.equals("l·s_ctx", l * s_ctx, aside=True, why="a window longer than the context hides nothing: every layer reads s_ctx positions")
     return d
 
@@ -63,7 +69,8 @@ def context_sum() -> Derivation:
                       why="SymPy evaluates both sums, for any u (used below at the u the window gives)")
     below = d.defines("u", sp.Min(sp.Max(W - s_in, 0), steps),
                       "the steps below the window: W − s_in of them, none if the prompt fills it, at most s_out − 1")
-    d.defines("Σ N_KV", (l - l_win) * full + l_win * window.xreplace({u: below}), "l − l_win full layers and l_win windowed ones")
+    d.defines("Σ N_KV", (S.l_attn - l_win) * full + l_win * window.xreplace({u: below}),
+              "l_attn − l_win full attention layers and l_win windowed ones")
     d.concludes("serving.decode.context.sum")
     return d
 
@@ -73,11 +80,14 @@ def kv_read() -> Derivation:
     per_position = d.defines("K,V per position", S.kv_width * q_kv,
                              "a key and a value of g heads (MLA: the latent r_KV and the shared rope key) at q_KV bytes each")
     positions = d.defines("positions", b * get("serving.decode.context").dimensioned, "N_KV cached positions of each of b sequences")
-    total = d.defines("R_KV", positions * per_position, "each read once by the attention")
+    states = d.defines("states", S.STATES, "each recurrent layer's convolution state (q_KV bytes) and recurrent state (fp32), "
+                       "read whole to update them")
+    total = d.defines("R_KV", positions * per_position + states, "each read once by the attention or the mixer")
     d.concludes("serving.decode.kv_read")
     d.defines("R_KV, no window", total.xreplace({l_win: 0}), "without windowed layers")
     d.equals("the cache after the step", _at("memory.kv_cache.decoder", s=s_ctx, q=q_kv, l_win=0),
-             "is what memory.kv_cache.decoder holds at s = s_ctx: the step reads the whole cache, its own token included")
+             "is what memory.kv_cache.decoder holds at s = s_ctx: the step reads the whole cache, its own token included, "
+             "and every recurrent state")
     return d
 
 
@@ -87,7 +97,8 @@ def kv_read_expanded() -> Derivation:
     total = d.defines("R_KV^exp", b * get("serving.decode.context").dimensioned * a * (arch.d_qk + d_v) * q_kv,
                       "over N_KV positions of b sequences")
     d.concludes("serving.decode.kv_read.mla_expanded")
-    d.defines("R_KV^exp, no window", total.xreplace({l_win: 0}), "without windowed layers (DeepSeek-V2/V3 have none)")
+    d.defines("R_KV^exp, no window", total.xreplace({l_win: 0, **NO_HYBRID}),
+              "without windowed or recurrent layers (DeepSeek-V2/V3 have none)")
     d.equals("as memory.kv_cache", _at("memory.kv_cache.decoder.mla_expanded", s=s_ctx, q=q_kv),
              "memory.kv_cache.decoder.mla_expanded at s = s_ctx")
     return d
@@ -95,30 +106,74 @@ def kv_read_expanded() -> Derivation:
 
 def kv_written() -> Derivation:
     d = Derivation("serving.decode.kv_written", "Cache bytes a decoding step writes", (S.CACHE,))
-    written = d.defines("W_KV", b * l * S.kv_width * q_kv, "one new position per layer and sequence")
+    d.defines("positions", b * S.l_attn * S.kv_width * q_kv, "one new position per attention layer and sequence")
+    d.defines("states", S.STATES, "every recurrent layer's state, rewritten whole (conv_state.copy_, state.copy_)")
+    written = d.defines("W_KV", b * S.l_attn * S.kv_width * q_kv + S.STATES, "together", parts=("positions", "states"))
     d.concludes("serving.decode.kv_written")
     d.defines("W_KV, as a cache", written, "the same bytes")
     d.equals("a cache of one token", _at("memory.kv_cache.decoder", s=1, q=q_kv, l_win=0),
-             "what memory.kv_cache.decoder holds for one token (no window)")
+             "what memory.kv_cache.decoder holds for one token (no window): a position per attention layer, every state")
     return d
 
 
 # --- what a decoding step computes ----------------------------------------------------------------
 
+MIXER_FORWARDS = ((l_mamba, "flops.recurrent.mamba"), (l_ssd, "flops.recurrent.mamba2"), (l_lru, "flops.recurrent.rglru"),
+                  (l_gdn, "flops.recurrent.gdn"))
+
+
+def _forwards_at_one() -> sp.Expr:
+    """The recurrent mixers' forward of one token each (flops.recurrent.* at s = 1)."""
+    return sum((count * _at(fid, s=1) for count, fid in MIXER_FORWARDS), sp.Integer(0))
+
+
+def _terms_in(expr: sp.Expr, symbol: sp.Symbol) -> sp.Expr:
+    """The terms of an expanded sum that involve a symbol (a chunked scan's, in its chunk length)."""
+    return sp.Add(*[term for term in sp.Add.make_args(sp.expand(expr)) if term.has(symbol)])
+
+
+def mixers_step() -> Derivation:
+    d = Derivation("serving.decode.flops.recurrent", "The recurrent mixers' one-token update", (S.FLOP_COUNTER, R.TRANSFORMERS))
+    conv = 2 * b * k_conv * u_flop  # a depthwise convolution's 2·k_conv FLOPs per output and channel, over b sequences
+    one = sp.Integer(1) + k_conv - 1  # the outputs a forward of one token convolves: s + k_conv − 1 at s = 1
+    mamba = d.defines("S6 step", _at("flops.recurrent.mamba", s=1) - R.d_ssm * conv * (one - S.UPDATED),
+                      "Mamba's forward of one token, the convolution over the 2 outputs of causal_conv1d_update (its k_conv "
+                      "cached inputs and the new one, unpadded) instead of k_conv; the readout matmul [d_ssm, N]×[N, 1] stays")
+    ssd = d.defines("SSD step", _at("flops.recurrent.mamba2", s=1) - _terms_in(_at("flops.recurrent.mamba2", s=1), R.Q_ssd)
+                    - R.xbc * conv * (one - S.UPDATED),
+                    "Mamba-2's forward of one token less the terms of its chunked scan in Q (a lone token padded to a "
+                    "chunk), the convolution over 2 outputs; what is left of the scan, 2b·d_ssm·N, is the step's readout "
+                    "bmm [d_ssm/n, N]×[N, 1] per head")
+    lru = d.defines("LRU step", _at("flops.recurrent.rglru", s=1) - R.d_lru * conv * one,
+                    "the recurrent block's forward of one token less its convolution: RecurrentGemma's step multiplies the "
+                    "cached inputs by the taps and sums (no matmul)")
+    gdn = d.defines("GDN step", _at("flops.recurrent.gdn", s=1) - _terms_in(_at("flops.recurrent.gdn", s=1), R.Q_gdn)
+                    - R.qkv_lin * conv * (one - S.UPDATED),
+                    "the gated delta-net's forward of one token less its chunked products (the recurrent rule's decay, "
+                    "update and readout are elementwise), the convolution over 2 outputs")
+    d.defines("F_rec", l_mamba * mamba + l_ssd * ssd + l_lru * lru + l_gdn * gdn, "over the recurrent layers")
+    d.concludes("serving.decode.flops.recurrent")
+    return d
+
+
 def decode_linear() -> Derivation:
     d = Derivation("serving.decode.flops.linear", "A decoding step's GEMMs", (S.FLOP_COUNTER,))
-    proj = d.defines("projections", l * _at("flops.decoder.attention.projections", s=1), "Q, K, V, O (or MLA's) of b tokens in l layers")
-    mlp = d.defines("MLPs", (l - l_moe) * _at("flops.decoder.mlp", s=1), "the dense layers' MLPs")
+    proj = d.defines("projections", S.l_attn * _at("flops.decoder.attention.projections", s=1),
+                     "Q, K, V, O (or MLA's) of b tokens in the l_attn attention layers")
+    rec = d.defines("mixers", get("serving.decode.flops.recurrent").dimensioned, "the recurrent mixers' one-token updates")
+    mlp = d.defines("MLPs", arch.l_mlp * _at("flops.decoder.mlp", s=1), "the dense MLPs (l − l_moe − l_nomlp layers)")
     moe = d.defines("MoE", l_moe * (_at("flops.decoder.experts", s=1) + _at("flops.decoder.shared_experts", s=1)
                                     + _at("flops.decoder.router", s=1)), "k routed experts per token, shared experts, router")
     tail = d.defines("ends", _at("flops.decoder.embedding_projections", s=1) + _at("flops.decoder.logits", s=1),
                      "OPT's embedding projections and the logits of the b new tokens")
-    d.defines("F_lin", proj + mlp + moe + tail, "every GEMM of the step but the attention over the cache",
-              parts=("projections", "MLPs", "MoE", "ends"))
+    d.defines("F_lin", proj + rec + mlp + moe + tail, "every GEMM of the step but the attention over the cache",
+              parts=("projections", "mixers", "MLPs", "MoE", "ends"))
     d.concludes("serving.decode.flops.linear")
-    d.equals("a forward of one token, less its attention", _at("flops.decoder.forward", s=1)
-             - l * _at("flops.decoder.attention.scores", s=1),
-             "flops.decoder.forward at s = 1 without the attention scores of the lone token", of="F_lin")
+    d.equals("a forward of one token, less its attention, the mixers stepping", _at("flops.decoder.forward", s=1)
+             - S.l_attn * _at("flops.decoder.attention.scores", s=1) - _forwards_at_one()
+             + get("serving.decode.flops.recurrent").dimensioned,
+             "flops.decoder.forward at s = 1 without the attention scores of the lone token, each recurrent mixer's "
+             "forward of one token replaced by its step", of="F_lin")
     return d
 
 
@@ -128,15 +183,20 @@ def decode_flops() -> Derivation:
     d.defines("F_lin", get("serving.decode.flops.linear").dimensioned, "the GEMMs of the b new tokens")
     d.defines("F_attn", b * positions * 2 * a * arch.score_width * u_flop,
               "QKᵀ and scores·V: 2·score_width FLOPs per head and cached position")
-    d.defines("F_up", mla * b * (positions - l) * 2 * r_kv * a * (d_nope + d_v) * u_flop,
+    d.defines("F_up", mla * b * (positions - S.l_attn) * 2 * r_kv * a * (d_nope + d_v) * u_flop,
               "MLA: every cached latent but the new one up-projected through W_UK and W_UV again (the new one's is "
               "among the projections)")
     total = d.defines("F_dec", get("serving.decode.flops.linear").dimensioned + b * positions * 2 * a * arch.score_width * u_flop
-                      + mla * b * (positions - l) * 2 * r_kv * a * (d_nope + d_v) * u_flop, "the step",
+                      + mla * b * (positions - S.l_attn) * 2 * r_kv * a * (d_nope + d_v) * u_flop, "the step",
                       parts=("F_lin", "F_attn", "F_up"))
     d.concludes("serving.decode.flops")
-    d.defines("F_dec, nothing cached", total.xreplace({s_ctx: 1, l_win: 0}), "the first step with an empty cache")
-    d.equals("a forward of one token", _at("flops.decoder.forward", s=1),
+    empty = d.defines("F_dec, nothing cached", total.xreplace({s_ctx: 1, l_win: 0}), "the first step with an empty cache")
+    d.equals("a forward of one token, the mixers stepping", _at("flops.decoder.forward", s=1) - _forwards_at_one()
+             + get("serving.decode.flops.recurrent").dimensioned,
+             "flops.decoder.forward at s = 1, each recurrent mixer's one-token forward replaced by its step")
+    d.defines("F_dec, nothing cached, attention only", empty.xreplace({l_mamba: 0, l_ssd: 0, l_lru: 0, l_gdn: 0}),
+              "no recurrent mixer (layers without a mixer or an MLP may remain)")
+    d.equals("a forward of one token", _at("flops.decoder.forward", s=1, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0),
              "with nothing cached a decoding step is flops.decoder.forward at s = 1")
     return d
 
@@ -225,8 +285,8 @@ def prefill_flops() -> Derivation:
 
 def prefill_causal() -> Derivation:
     d = Derivation("serving.prefill.flops.causal", "A prefill as a causal kernel computes it", (S.FLOP_COUNTER, arch.MISTRAL))
-    gemms = d.defines("F_GEMM", get("serving.prefill.flops").dimensioned - l * _at("flops.decoder.attention.scores", s=s_in),
-                      "the eager prefill without its attention squares")
+    gemms = d.defines("F_GEMM", get("serving.prefill.flops").dimensioned - S.l_attn * _at("flops.decoder.attention.scores", s=s_in),
+                      "the eager prefill without its attention layers' squares")
     per_pair = 2 * b * a * arch.score_width * u_flop  # QKᵀ and scores·V per query-key pair, over b sequences and a heads
     full = d.defines("F_full", per_pair * s_in * (s_in + 1) / 2, "a full layer: query i sees keys 1 … i")
     d.equals("as flops.decoder", _at("flops.decoder.attention.scores.causal", s=s_in),
@@ -237,7 +297,7 @@ def prefill_causal() -> Derivation:
     d.defines("F_win beyond the window", window.xreplace({s_in: W + j_step}), "s_in = W + j, past the window")
     d.equals("as flops.decoder", _at("flops.decoder.attention.scores.windowed", s=W + j_step),
              "flops.decoder.attention.scores.windowed at s = W + j")
-    d.defines("F_pf^causal", gemms + (l - l_win) * full + l_win * window, "l − l_win full and l_win windowed layers")
+    d.defines("F_pf^causal", gemms + (S.l_attn - l_win) * full + l_win * window, "l_attn − l_win full and l_win windowed layers")
     d.concludes("serving.prefill.flops.causal")
     return d
 
@@ -247,9 +307,9 @@ def prefill_masked() -> Derivation:
     d.defines("F_masked", get("serving.prefill.flops").dimensioned - get("serving.prefill.flops.causal").dimensioned,
               "the eager prefill minus the causal one")
     span = sp.Min(s_in, W)
-    d.equals("closed form", 2 * b * a * arch.score_width * (l * s_in * (s_in - 1) / 2
+    d.equals("closed form", 2 * b * a * arch.score_width * (S.l_attn * s_in * (s_in - 1) / 2
                                                             + l_win * (s_in - span) * (s_in - span + 1) / 2) * u_flop,
-             "every layer's s_in² − s_in(s_in + 1)/2 pairs above the diagonal, and a windowed layer's s_in(s_in + 1)/2 − "
+             "every attention layer's s_in² − s_in(s_in + 1)/2 pairs above the diagonal, and a windowed layer's s_in(s_in + 1)/2 − "
              "(s_in·m − m(m − 1)/2) = (s_in − m)(s_in − m + 1)/2 below it outside the band")
     d.concludes("serving.prefill.flops.masked")
     return d
@@ -270,10 +330,15 @@ def weights_memory() -> Derivation:
 
 def kv_memory() -> Derivation:
     d = Derivation("serving.memory.kv", "Cache bytes per GPU", (S.CACHE, S.PAGED, S.MEGATRON_TP))
-    whole = d.defines("M_KV^replica", get("serving.decode.kv_read").dimensioned,
-                      "the cache of b sequences at context s_ctx holds what a step at that context reads")
-    per_gpu = d.defines("M_KV", whole / (p * S.t_kv), "each stage its own layers; the TP ranks split the g KV heads (at most "
-                        "g ways) and each holds MLA's whole latent")
+    positions = d.defines("M_KV^positions", b * get("serving.decode.context").dimensioned * S.kv_width * q_kv,
+                          "the attention layers' N_KV positions of b sequences")
+    states = d.defines("M_KV^states", S.STATES, "the recurrent layers' fixed states")
+    d.defines("M_KV^replica", positions + states, "the replica's whole cache", parts=("M_KV^positions", "M_KV^states"))
+    d.equals("what a step reads", get("serving.decode.kv_read").dimensioned, aside=True,
+             why="the cache of b sequences at context s_ctx holds what a step at that context reads (serving.decode.kv_read)")
+    per_gpu = d.defines("M_KV", positions / (p * S.t_kv) + states / (p * t),
+                        "each stage its own layers; the TP ranks split the g KV heads (at most g ways) and each holds MLA's "
+                        "whole latent; a recurrent mixer's channels and heads, so its state, split t ways")
     d.concludes("serving.memory.kv")
     d.defines("M_KV, one GPU, no window", per_gpu.xreplace({t: 1, p: 1, l_win: 0}), "t = p = 1, l_win = 0")
     d.equals("as memory.kv_cache", _at("memory.kv_cache.decoder", s=s_ctx, q=q_kv, l_win=0),
@@ -285,8 +350,9 @@ def kv_paged() -> Derivation:
     d = Derivation("serving.memory.kv.paged", "A paged cache in whole blocks", (S.PAGED,))
     full = d.defines("slots_full", n_blk * sp.ceiling(s_ctx / n_blk), "a full layer's s_ctx tokens in whole blocks of n_blk")
     window = d.defines("slots_win", n_blk * sp.ceiling(sp.Min(s_ctx, W) / n_blk), "a windowed layer's min(s_ctx, W)")
-    total = d.defines("M_KV^paged", b * S.kv_width * q_kv * ((l - l_win) * full + l_win * window) / (p * S.t_kv),
-                      "b sequences, over the stages and KV-head shards")
+    total = d.defines("M_KV^paged", b * S.kv_width * q_kv * ((S.l_attn - l_win) * full + l_win * window) / (p * S.t_kv)
+                      + S.STATES / (p * t), "b sequences' attention layers, over the stages and KV-head shards; the "
+                      "recurrent states whole, as serving.memory.kv holds them")
     d.concludes("serving.memory.kv.paged")
     d.defines("M_KV^paged, one GPU, no window", total.xreplace({t: 1, p: 1, l_win: 0}), "t = p = 1, l_win = 0")
     d.equals("as memory.kv_cache", _at("memory.kv_cache.decoder.paged", s=s_ctx, q=q_kv, l_win=0),
@@ -328,10 +394,11 @@ def max_context() -> Derivation:
     d = Derivation("serving.memory.max_context", "The longest context: solve M(s_ctx) = M_GPU past the window", (S.PAGED,))
     d.defines("M past the window", get("serving.memory.per_gpu").dimensioned.xreplace({s_ctx: W + j_step}),
               "at s_ctx = W + j (j ≥ 1) a windowed layer holds W positions")
-    d.equals("linear in j", M_w + M_ws + b * ((l - l_win) * (W + j_step) + l_win * W) * S.kv_width * q_kv / (p * S.t_kv),
-             aside=True, why="min(W + j, W) = W: past the window only the full layers' cache grows")
-    beyond = d.defines("M(s_ctx ≥ W)", M_w + M_ws + b * ((l - l_win) * s_ctx + l_win * W) * S.kv_width * q_kv / (p * S.t_kv),
-                       "the same in s_ctx = W + j")
+    d.equals("linear in j", M_w + M_ws + b * ((S.l_attn - l_win) * (W + j_step) + l_win * W) * S.kv_width * q_kv / (p * S.t_kv)
+             + S.STATES / (p * t), aside=True,
+             why="min(W + j, W) = W: past the window only the full layers' cache grows; the states do not")
+    beyond = d.defines("M(s_ctx ≥ W)", M_w + M_ws + b * ((S.l_attn - l_win) * s_ctx + l_win * W) * S.kv_width * q_kv / (p * S.t_kv)
+                       + S.STATES / (p * t), "the same in s_ctx = W + j")
     d.solves("s_max", solved_for(beyond, M_gpu, s_ctx), "SymPy solves M(s_ctx) = M_GPU", unknown=s_ctx, target=M_gpu)
     d.concludes("serving.memory.max_context")
     return d
@@ -368,13 +435,14 @@ def decode_step() -> Derivation:
     d = Derivation("serving.time.decode_step", "One decoding step on the roofline", (S.ROOFLINE, S.THAKUR, S.PP_SERIES))
     compute = d.defines("T_F", (F_fwd + get("serving.decode.attention.flops").dimensioned) / (t * X * eta_dec),
                         "the GEMMs and the attention over the t GPUs of a stage at η_dec of peak; the stages in series")
-    memory = d.defines("T_B", R_w / (t * W_mem * eta_hbm) + b * N_kv * S.kv_width * q_kv / (S.t_kv * W_mem * eta_hbm),
-                       "the weights over t GPUs, the cache over its min(t, g) shards, at η_HBM of the bandwidth")
+    memory = d.defines("T_B", R_w / (t * W_mem * eta_hbm) + b * N_kv * S.kv_width * q_kv / (S.t_kv * W_mem * eta_hbm)
+                       + S.STATES / (t * W_mem * eta_hbm), "the weights over t GPUs, the cache over its min(t, g) shards, "
+                       "the recurrent states over t, at η_HBM of the bandwidth")
     fixed = d.defines("T_L", l * tau_L, "each layer's kernels' fixed cost")
     comms = d.defines("T_comm", _comms(b), "two all-reduces of b·h·q bytes per layer, p − 1 stage hops")
     total = d.defines("T_dec", compute + memory + fixed + comms, "added, kernel by kernel", parts=("T_F", "T_B", "T_L", "T_comm"))
     d.concludes("serving.time.decode_step")
-    bound = {F_fwd: 0, N_kv: 0, tau_L: 0, t: 1, p: 1, eta_hbm: 1, R_w: q_w * P}
+    bound = {F_fwd: 0, N_kv: 0, tau_L: 0, t: 1, p: 1, eta_hbm: 1, R_w: q_w * P, **NO_HYBRID}
     d.defines("T_dec, weights only", total.xreplace(bound), "one GPU reading q_Ψ·Ψ bytes at full bandwidth, nothing else")
     d.equals("the memory-bound latency", _at("inference.latency.memory_bound", n=1),
              "inference.latency.memory_bound on one GPU: the 2023 sketch is this step without compute, cache or fixed costs")
@@ -532,7 +600,7 @@ def energy() -> Derivation:
 
 
 DERIVATIONS = (
-    context, context_sum, kv_read, kv_read_expanded, kv_written, decode_linear, decode_flops, attention_engine,
+    context, context_sum, kv_read, kv_read_expanded, kv_written, mixers_step, decode_linear, decode_flops, attention_engine,
     experts_touched, params_read, weights_read, int4_bytes, prefill_flops, prefill_causal, prefill_masked,
     weights_memory, kv_memory, kv_paged, workspace, memory_total, max_batch, max_context, allreduce, alltoall,
     decode_step, prefill_time, e2e, tpot, throughput, per_user, static_batch, continuous_step, continuous_batch,

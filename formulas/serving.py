@@ -9,8 +9,10 @@ A request of s_in prompt tokens and s_out output tokens is served in two phases 
 - **a decoding step** at context s_ctx feeds each of the b sequences' newest token: every weight is read once per
   step (the embedding only at the b rows looked up; of an MoE layer the E_hit distinct experts the b tokens are routed
   to, E(1 − (1 − k/E)^b) in expectation under uniform top-k routing), and every sequence's cache: s_ctx positions in
-  a full layer, min(s_ctx, W) in a windowed one (N_kv over all layers), the latent r_KV + d_rope for MLA; one
-  position per layer written.
+  a full layer, min(s_ctx, W) in a windowed one (N_kv over the l_attn attention layers), the latent r_KV + d_rope for
+  MLA; one position per attention layer written. A recurrent layer (Mamba, Mamba-2, RG-LRU, gated delta-net) caches
+  no position: the step reads and rewrites its fixed state and runs the mixer's one-token update (transformers' step
+  path, not its one-token forward); a layer without a mixer caches nothing.
 
 The time of each phase is the performance model's roofline term by term (formulas/performance.py, Williams et al.
 2009): FLOPs at a fraction η of the GPU's peak, bytes at η_HBM of its HBM bandwidth, a fixed cost τ_L per layer,
@@ -23,7 +25,7 @@ A decoding step's time is affine in N_kv, so the e2e latency of a batch, the pre
 contexts s_in + 1 … s_in + s_out − 1, is the prefill, s_out − 1 times the step at an empty cache, and the step's
 slope times Σ N_kv, whose closed form ``serving.decode.context.sum`` is proved equal to the step-by-step sum.
 
-Memory per GPU: the weights over t·p GPUs (16-bit embedding and head, the matrices at q_Ψ: 2 bf16/fp16, 1 fp8/int8,
+Memory per GPU (recurrent states split over the t ranks with the mixers' channels): the weights over t·p GPUs (16-bit embedding and head, the matrices at q_Ψ: 2 bf16/fp16, 1 fp8/int8,
 1/2 + q_s/B_q int4 with a scale and zero point per group of B_q, GPTQ's scheme), the cache of b sequences at the
 longest context over p stages and min(t, g) KV-head shards (MLA's latent is whole on every TP rank), paged caches
 rounded up to blocks (Kwon et al. 2023), and a prefill workspace (vLLM's profile run). The largest batch at a context
@@ -44,12 +46,14 @@ import sympy as sp
 from llm_formulas.formulas import architecture as arch
 from llm_formulas.formulas.catalogue import Condition, Source, at_most, formula
 from llm_formulas.formulas.symbols import (
-    B_q, E, E_hit, F_fwd, F_pf, M_gpu, M_w, M_ws, N_kv, P, R_out, R_req, R_w, T_e2e, T_pf, T_tok, V, W, W_gpu,
-    W_mem, W_pp, W_tp, X, a, alpha_acc, b, b_pf, c_draft, c_hour, c_rent, c_step, d_emb, d_ff, d_head, d_nope, d_rope,
-    d_v, e, eta_dec, eta_hbm, eta_pf, g, gamma_spec, gated, h, k, l, l_moe, l_win, mla, n, n_blk, n_chunk, n_dec,
-    n_pf, p, pos_table, proj_emb, q, q_bf16, q_int4, q_kv, q_s, q_w, r_kv, s_ctx, s_in, s_long, s_out, t, tau_L, tau_ar,
-    tied, u_flop, u_param, u_seq, x_msg,
+    B_q, E, E_hit, F_fwd, F_pf, M_gpu, M_w, M_ws, N_kv, N_ssm, P, R_out, R_req, R_w, T_e2e, T_pf, T_tok, V, W, W_gpu,
+    W_mem, W_pp, W_tp, X, a, alpha_acc, b, b_pf, c_draft, c_hour, c_rent, c_step, d_emb, d_ff, d_head, d_kh, d_lru, d_nope,
+    d_rope, d_ssm, d_v, d_vh, e, eta_dec, eta_hbm, eta_pf, g, gamma_spec, gated, h, k, k_conv, l, l_gdn, l_lru, l_mamba,
+    l_moe, l_ssd, l_win, mla, n, n_blk, n_chunk, n_dec, n_grp, n_kh, n_pf, n_ssmh, n_vh, p, pos_table, proj_emb, q, q_bf16,
+    q_int4, q_kv, q_s, q_w, r_dt, r_kv, s_ctx, s_in, s_long, s_out, t, tau_L, tau_ar, tied, u_flop, u_param, u_seq, w_lru,
+    x_msg,
 )
+from llm_formulas.formulas import recurrent
 
 ORCA = Source("yu2022", "§2, the initiation (prefill) and increment (decoding) phases of generation")
 CACHE = Source("transformers", "cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; "
@@ -78,9 +82,12 @@ UNIFORM = Condition("uniform routing: each token's k experts are k distinct of t
                     "independent (balanced routers approach it; a skewed router touches fewer)")
 ENGINE = Condition("one kernel per GEMM, compute and memory time added (formulas/performance.py); weights and cache read "
                    "once per forward, at η_HBM of the bandwidth")
-WINDOWED = at_most(l_win, l)
+WINDOWED = at_most(l_win, arch.l_attn)  # the windowed layers are some of the attention layers
+l_attn = arch.l_attn  # layers with attention: l less the recurrent mixers (l_mamba + l_ssd + l_lru + l_gdn) and l_noattn
+STATES = arch.states.xreplace({q: q_kv})  # the recurrent layers' fixed states, convolution states at the cache's q_KV
 CACHED = Condition("a cached position holds values (2g·d_head, or r_KV + d_rope under MLA)",
                    sp.StrictGreaterThan(arch.kv_width, 0))
+STATE_SPLIT = Source("vllm", "MambaMixer, MambaMixer2: a mixer's channels and heads, and so its states, split over the TP ranks")
 
 # --- what one decoding step reads and computes ----------------------------------------------
 
@@ -89,10 +96,10 @@ ATTENTION_PER_POSITION = 2 * a * arch.score_width  # an eager layer's QKᵀ and 
 
 context = formula(
     "serving.decode.context",
-    (l - l_win) * s_ctx + l_win * sp.Min(s_ctx, W),
+    (l_attn - l_win) * s_ctx + l_win * sp.Min(s_ctx, W),
     "1",
-    "cached positions one sequence's decoding step reads over all layers: s_ctx in each of the l − l_win full layers, "
-    "min(s_ctx, W) in each windowed one",
+    "cached positions one sequence's decoding step reads over its attention layers: s_ctx in each of the l_attn − l_win "
+    "full layers, min(s_ctx, W) in each windowed one (recurrent layers and layers without a mixer cache no position)",
     sources=[CACHE, arch.MISTRAL],
     conditions=[WINDOWED],
     symbol_latex=r"N_{KV}",
@@ -102,7 +109,7 @@ steps = s_out - 1  # decoding steps after the prefill's first token
 below = sp.Min(sp.Max(W - s_in, 0), steps)  # steps whose context is still within the window
 context_sum = formula(
     "serving.decode.context.sum",
-    (l - l_win) * (steps * s_in + steps * s_out / 2)
+    (l_attn - l_win) * (steps * s_in + steps * s_out / 2)
     + l_win * (below * s_in + below * (below + 1) / 2 + (steps - below) * W),
     "1",
     "N_KV summed over a request's s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1: "
@@ -115,11 +122,11 @@ context_sum = formula(
 )
 kv_read = formula(
     "serving.decode.kv_read",
-    b * context.dimensioned * kv_width * q_kv,
+    b * context.dimensioned * kv_width * q_kv + STATES,
     "byte",
     "cache bytes one decoding step reads: N_KV positions of each of b sequences, K and V of g heads each "
-    "(MLA: the latent r_KV and the shared rope key)",
-    sources=[CACHE, arch.DEEPSEEK_V2],
+    "(MLA: the latent r_KV and the shared rope key), and the whole fixed state of every recurrent layer",
+    sources=[CACHE, arch.DEEPSEEK_V2, recurrent.CACHE],
     conditions=[WINDOWED],
     related=["serving.decode.context", "memory.kv_cache.decoder"],
     notes="What an attention kernel that reads the cache in place reads. transformers' DynamicCache also copies the "
@@ -138,10 +145,11 @@ kv_read_expanded = formula(
 )
 kv_written = formula(
     "serving.decode.kv_written",
-    b * l * kv_width * q_kv,
+    b * l_attn * kv_width * q_kv + STATES,
     "byte",
-    "cache bytes one decoding step writes: the new token's K and V (or latent) in every layer of b sequences",
-    sources=[CACHE],
+    "cache bytes one decoding step writes: the new token's K and V (or latent) in every attention layer of b sequences, "
+    "and every recurrent layer's state rewritten whole",
+    sources=[CACHE, recurrent.CACHE],
     related=["serving.decode.kv_read"],
     symbol_latex=r"W_{KV}",
 )
@@ -155,23 +163,49 @@ def _at(formula_id: str, **values: object) -> sp.Expr:
     return get(formula_id).dimensioned.xreplace({resolve(name): sp.sympify(v) for name, v in values.items()})
 
 
+UPDATED = 2  # outputs of causal_conv1d_update: the k_conv cached inputs and the new one, convolved without padding
+mixers_step = formula(
+    "serving.decode.flops.recurrent",
+    l_mamba * (2 * b * (2 * h * d_ssm + d_ssm * (r_dt + 2 * N_ssm) + r_dt * d_ssm + d_ssm * h)
+               + 2 * b * d_ssm * UPDATED * k_conv + 2 * b * d_ssm * N_ssm) * u_flop
+    + l_ssd * (2 * b * h * (2 * d_ssm + 2 * n_grp * N_ssm + n_ssmh) + 2 * b * d_ssm * h
+               + 2 * b * recurrent.xbc * UPDATED * k_conv + 2 * b * d_ssm * N_ssm) * u_flop
+    + l_lru * (2 * b * (2 * h * d_lru + d_lru * h) + 2 * 2 * b * d_lru * w_lru) * u_flop
+    + l_gdn * (2 * b * h * (2 * n_kh * d_kh + 2 * n_vh * d_vh + 2 * n_vh) + 2 * b * n_vh * d_vh * h
+               + 2 * b * recurrent.qkv_lin * UPDATED * k_conv) * u_flop,
+    "FLOP",
+    "the recurrent mixers' one-token update in a decoding step, as FlopCounterMode counts transformers' step path: "
+    "each mixer's projections of the b new tokens; the convolution over its k_conv cached inputs and the new one "
+    "(causal_conv1d_update: 2 outputs of k_conv taps; RecurrentGemma's multiply-and-sum: no matmul); Mamba's and "
+    "Mamba-2's state readout [d_ssm, N]×[N, 1]; the RG-LRU's two block-diagonal gates; the gated delta rule's state "
+    "update and readout are elementwise (not counted)",
+    sources=[FLOP_COUNTER, recurrent.TRANSFORMERS, recurrent.CACHE],
+    conditions=[arch.MIXERS],
+    related=["flops.recurrent.mamba", "flops.recurrent.mamba2", "flops.recurrent.rglru", "flops.recurrent.gdn"],
+    notes="transformers' step path differs from a forward of one token (flops.recurrent.* at s = 1): that pads the "
+    "convolution to k_conv outputs, and Mamba-2's and the gated delta-net's chunked scans pad the lone token to a whole "
+    "chunk of Q (Q²-sized products); the step updates the state instead. With mamba_ssm or causal_conv1d installed "
+    "the fused kernels count nothing for the convolution and the scan.",
+    symbol_latex=r"F_{dec}^{rec}",
+)
 decode_linear = formula(
     "serving.decode.flops.linear",
-    l * _at("flops.decoder.attention.projections", s=1) + (l - l_moe) * _at("flops.decoder.mlp", s=1)
+    l_attn * _at("flops.decoder.attention.projections", s=1) + arch.l_mlp * _at("flops.decoder.mlp", s=1)
     + l_moe * (_at("flops.decoder.experts", s=1) + _at("flops.decoder.shared_experts", s=1) + _at("flops.decoder.router", s=1))
-    + _at("flops.decoder.embedding_projections", s=1) + _at("flops.decoder.logits", s=1),
+    + mixers_step.dimensioned + _at("flops.decoder.embedding_projections", s=1) + _at("flops.decoder.logits", s=1),
     "FLOP",
-    "a decoding step's GEMMs without its attention over the cache: every layer's projections, dense MLPs, routed "
-    "(k per token) and shared experts and routers, and the logits, for b new tokens",
+    "a decoding step's GEMMs without its attention over the cache: every attention layer's projections, the recurrent "
+    "mixers' one-token updates, dense MLPs, routed (k per token) and shared experts and routers, and the logits, for b "
+    "new tokens",
     sources=[FLOP_COUNTER],
-    conditions=[arch.MOE_LAYERS],
-    related=["flops.decoder.forward"],
+    conditions=[arch.MOE_LAYERS, arch.MIXERS, arch.CHANNELS],
+    related=["flops.decoder.forward", "serving.decode.flops.recurrent"],
     symbol_latex=r"F_{dec}^{lin}",
 )
 decode_flops = formula(
     "serving.decode.flops",
     decode_linear.dimensioned + b * context.dimensioned * ATTENTION_PER_POSITION * u_flop
-    + mla * b * (context.dimensioned - l) * 2 * r_kv * a * (d_nope + d_v) * u_flop,
+    + mla * b * (context.dimensioned - l_attn) * 2 * r_kv * a * (d_nope + d_v) * u_flop,
     "FLOP",
     "one decoding step at context s_ctx as transformers runs it with a DynamicCache (eager attention): the GEMMs, "
     "QKᵀ and scores·V over N_KV cached positions per sequence, and for MLA the up-projection of the cached latents "
@@ -179,6 +213,8 @@ decode_flops = formula(
     sources=[FLOP_COUNTER, CACHE, arch.DEEPSEEK_V2],
     conditions=[arch.MOE_LAYERS, WINDOWED],
     related=["serving.decode.flops.linear", "flops.decoder.mla.decode.naive"],
+    notes="With nothing cached (s_ctx = 1) this is flops.decoder.forward at s = 1 in a model without recurrent mixers; "
+    "a recurrent mixer's step is serving.decode.flops.recurrent, not its one-token forward.",
     symbol_latex=r"F_{dec}",
 )
 ENGINE_PER_POSITION = (1 - mla) * 2 * a * 2 * d_head + mla * 2 * a * (2 * r_kv + d_rope)  # absorbed MLA: scores and sums on the latent
@@ -205,18 +241,21 @@ experts_touched = formula(
     symbol_latex=r"E_{hit}",
 )
 TABLES_READ = (V + b) * d_emb * u_param  # the head's whole matrix (its own or the tied one) and the b embedding rows
-HIT_LAYER = (arch.attention.dimensioned + E_hit * arch.expert.dimensioned + arch.router.dimensioned
-             + arch.shared_experts.dimensioned + arch.norms.dimensioned)  # an MoE layer with E_hit of its experts
+HIT_LAYER = E_hit * arch.expert.dimensioned + arch.router.dimensioned + arch.shared_experts.dimensioned  # E_hit of E experts
+MIXERS_HELD = (l_mamba * recurrent.mamba.dimensioned + l_ssd * recurrent.mamba2.dimensioned + l_lru * recurrent.rglru.dimensioned
+               + l_gdn * recurrent.gdn.dimensioned)  # the recurrent mixers, each read whole
 REST_READ = ((proj_emb * 2 * d_emb * h + pos_table * b * h + arch.head_bias * V) * u_param + arch.emb_norm * arch.norm * u_param
-             + (l - l_moe) * arch.layer.dimensioned + l_moe * HIT_LAYER + arch.final_norm.dimensioned)
+             + l_attn * arch.attention.dimensioned + l * (arch.cross_attention.dimensioned + arch.norms.dimensioned) + MIXERS_HELD
+             + arch.l_mlp * arch.mlp.dimensioned + l_moe * HIT_LAYER + arch.final_norm.dimensioned)
 params_read = formula(
     "serving.decode.params_read",
     TABLES_READ + REST_READ,
     "parameter",
-    "parameters one decoding step reads: all of them once, but the embedding table only at the b rows looked up (the "
-    "head reads the whole V×d_emb matrix, its own or the tied one) and of each MoE layer's E experts the E_hit routed to",
-    sources=[arch.TRANSFORMERS, FEDUS, ROOFLINE],
-    conditions=[arch.MOE_LAYERS, at_most(E_hit, E)],
+    "parameters one decoding step reads: all of them once (attention or a recurrent mixer, an MLP or experts, as each "
+    "layer has them), but the embedding table only at the b rows looked up (the head reads the whole V×d_emb matrix, its "
+    "own or the tied one) and of each MoE layer's E experts the E_hit routed to",
+    sources=[arch.TRANSFORMERS, FEDUS, ROOFLINE, arch.HYBRID],
+    conditions=[arch.MOE_LAYERS, arch.MIXERS, arch.CHANNELS, at_most(E_hit, E)],
     related=["params.decoder.total", "serving.decode.experts_touched"],
     symbol_latex=r"\Psi_{read}",
 )
@@ -247,28 +286,25 @@ int4_bytes = formula(
 window_span = sp.Min(s_in, W)  # keys the last query of a windowed layer sees
 pairs_full = s_in * (s_in + 1) / 2  # query-key pairs the causal mask keeps
 pairs_window = s_in * window_span - window_span * (window_span - 1) / 2  # each query the min(i, W) latest keys
-PREFILL_GEMMS = (l * _at("flops.decoder.attention.projections", s=s_in) + (l - l_moe) * _at("flops.decoder.mlp", s=s_in)
-                 + l_moe * (_at("flops.decoder.experts", s=s_in) + _at("flops.decoder.shared_experts", s=s_in)
-                            + _at("flops.decoder.router", s=s_in))
-                 + _at("flops.decoder.embedding_projections", s=s_in) + _at("flops.decoder.logits", s=1))  # all but attention
-
 prefill_flops = formula(
     "serving.prefill.flops",
     _at("flops.decoder.layers.forward", s=s_in) + _at("flops.decoder.embedding_projections", s=s_in)
     + _at("flops.decoder.logits", s=1),
     "FLOP",
     "a prefill of b prompts of s_in tokens as eager attention computes it: every GEMM at s = s_in, the full s_in² "
-    "attention square in every layer, the logits of the last token only (logits_to_keep = 1)",
-    sources=[FLOP_COUNTER, ORCA],
-    conditions=[arch.MOE_LAYERS],
+    "attention square in every attention layer, the recurrent mixers' forward over the prompt, the logits of the last "
+    "token only (logits_to_keep = 1)",
+    sources=[FLOP_COUNTER, ORCA, arch.HYBRID],
+    conditions=[arch.MOE_LAYERS, arch.MIXERS, arch.CHANNELS],
     related=["flops.decoder.forward", "serving.prefill.flops.causal"],
     symbol_latex=r"F_{pf}",
 )
+PREFILL_GEMMS = prefill_flops.dimensioned - l_attn * _at("flops.decoder.attention.scores", s=s_in)  # all but attention
 prefill_causal = formula(
     "serving.prefill.flops.causal",
-    PREFILL_GEMMS + 2 * b * a * arch.score_width * ((l - l_win) * pairs_full + l_win * pairs_window) * u_flop,
+    PREFILL_GEMMS + 2 * b * a * arch.score_width * ((l_attn - l_win) * pairs_full + l_win * pairs_window) * u_flop,
     "FLOP",
-    "the same prefill as a causal kernel computes it: s_in(s_in + 1)/2 query-key pairs in a full layer, "
+    "the same prefill as a causal kernel computes it: s_in(s_in + 1)/2 query-key pairs in a full attention layer, "
     "s_in·m − m(m − 1)/2 with m = min(s_in, W) in a windowed one",
     sources=[FLOP_COUNTER, arch.MISTRAL, Source("dao2023", "causal masking skips the masked blocks")],
     conditions=[arch.MOE_LAYERS, WINDOWED],
@@ -277,11 +313,11 @@ prefill_causal = formula(
 )
 prefill_masked = formula(
     "serving.prefill.flops.masked",
-    2 * b * a * arch.score_width * (l * s_in * (s_in - 1) / 2
+    2 * b * a * arch.score_width * (l_attn * s_in * (s_in - 1) / 2
                                     + l_win * (s_in - window_span) * (s_in - window_span + 1) / 2) * u_flop,
     "FLOP",
     "what eager attention computes and a causal kernel skips: the s_in(s_in − 1)/2 pairs above the diagonal of every "
-    "layer, and in a windowed one also the (s_in − m)(s_in − m + 1)/2 below it outside the band, QKᵀ and scores·V each",
+    "attention layer, and in a windowed one also the (s_in − m)(s_in − m + 1)/2 below it outside the band, QKᵀ and scores·V each",
     sources=[FLOP_COUNTER, arch.MISTRAL],
     conditions=[WINDOWED],
     related=["serving.prefill.flops", "serving.prefill.flops.causal"],
@@ -304,22 +340,23 @@ weights_memory = formula(
 )
 kv_memory = formula(
     "serving.memory.kv",
-    b * context.dimensioned * kv_width * q_kv / (p * t_kv),
+    b * context.dimensioned * kv_width * q_kv / (p * t_kv) + STATES / (p * t),
     "byte",
     "cache bytes one GPU holds for b sequences of s_ctx tokens: each stage its layers, each TP rank min(t, g) of the "
-    "g KV heads' share (MLA: the whole latent on every rank)",
-    sources=[CACHE, PAGED, MEGATRON_TP],
+    "g KV heads' share (MLA: the whole latent on every rank), and 1/t of each recurrent layer's fixed state",
+    sources=[CACHE, PAGED, MEGATRON_TP, STATE_SPLIT],
     conditions=[WINDOWED],
     related=["serving.decode.kv_read", "memory.kv_cache.decoder"],
     symbol_latex=r"M_{KV}",
 )
 kv_paged = formula(
     "serving.memory.kv.paged",
-    b * kv_width * q_kv * n_blk * ((l - l_win) * sp.ceiling(s_ctx / n_blk) + l_win * sp.ceiling(sp.Min(s_ctx, W) / n_blk))
-    / (p * t_kv),
+    b * kv_width * q_kv * n_blk * ((l_attn - l_win) * sp.ceiling(s_ctx / n_blk) + l_win * sp.ceiling(sp.Min(s_ctx, W) / n_blk))
+    / (p * t_kv) + STATES / (p * t),
     "byte",
-    "the same cache in whole blocks of n_blk tokens per sequence and layer (PagedAttention: vLLM's blocks of 16)",
-    sources=[PAGED],
+    "the same cache in whole blocks of n_blk tokens per sequence and attention layer (PagedAttention: vLLM's blocks of "
+    "16); the recurrent states as they are",
+    sources=[PAGED, STATE_SPLIT],
     conditions=[WINDOWED],
     related=["serving.memory.kv", "memory.kv_cache.decoder.paged"],
     symbol_latex=r"M_{KV}^{paged}",
@@ -343,24 +380,28 @@ memory_total = formula(
     related=["serving.memory.weights", "serving.memory.kv", "serving.memory.workspace"],
     symbol_latex=r"M_{serve}",
 )
+PER_SEQUENCE = context.dimensioned * kv_width * q_kv / (p * t_kv) + STATES.xreplace({b: 1}) / (p * t)  # one sequence's cache
 max_batch = formula(
     "serving.memory.max_batch",
-    (M_gpu - M_w - M_ws) * p * t_kv / (context.dimensioned * kv_width * q_kv) * u_seq,
+    (M_gpu - M_w - M_ws) / PER_SEQUENCE * u_seq,
     "sequence",
     "the KV wall: the most sequences of s_ctx tokens whose cache fits beside the weights and the workspace "
     "(round down; none if the weights alone do not fit)",
     sources=[Source("kwon2023", "§2.3, the KV cache limits the batch")],
-    conditions=[WINDOWED, CACHED, Condition("M_GPU > M_w + M_ws", sp.StrictGreaterThan(M_gpu, M_w + M_ws))],
+    conditions=[WINDOWED, Condition("a sequence's cache holds bytes (positions or states)", sp.StrictGreaterThan(PER_SEQUENCE, 0)),
+                Condition("M_GPU > M_w + M_ws", sp.StrictGreaterThan(M_gpu, M_w + M_ws))],
     related=["serving.memory.per_gpu"],
     symbol_latex=r"b_{max}",
 )
 max_context = formula(
     "serving.memory.max_context",
-    ((M_gpu - M_w - M_ws) * p * t_kv / (b * kv_width * q_kv) - l_win * W) / (l - l_win),
+    (((M_gpu - M_w - M_ws) - STATES / (p * t)) * p * t_kv / (b * kv_width * q_kv) - l_win * W) / (l_attn - l_win),
     "1",
-    "the longest context b sequences can reach: the full layers' cache grows with s_ctx, the windowed layers' stays at W",
+    "the longest context b sequences can reach: the full layers' cache grows with s_ctx, the windowed layers' stays at W, "
+    "the recurrent states at their fixed size",
     sources=[Source("kwon2023", "§2.3")],
-    conditions=[CACHED, Condition("l_win < l (with windows only, no context fills the memory)", sp.StrictLessThan(l_win, l)),
+    conditions=[CACHED, Condition("l_win < l_attn (with windows and states only, no context fills the memory)",
+                                  sp.StrictLessThan(l_win, l_attn)),
                 Condition("the answer is at least W (below it the windowed layers grow too)")],
     related=["serving.memory.per_gpu", "serving.memory.max_batch"],
     symbol_latex=r"s_{max}",
@@ -399,11 +440,11 @@ def _layer_comms(tokens: sp.Expr) -> sp.Expr:
 decode_step = formula(
     "serving.time.decode_step",
     F_fwd / (t * X * eta_dec) + attention_engine.dimensioned / (t * X * eta_dec)
-    + R_w / (t * W_mem * eta_hbm) + b * N_kv * kv_width * q_kv / (t_kv * W_mem * eta_hbm)
+    + R_w / (t * W_mem * eta_hbm) + b * N_kv * kv_width * q_kv / (t_kv * W_mem * eta_hbm) + STATES / (t * W_mem * eta_hbm)
     + l * tau_L + _layer_comms(b),
     "second",
     "one decoding step of a replica: the GEMMs' FLOPs F_fwd and the attention's at η_dec of the t GPUs' peak, the weights "
-    "R_w and the cache at η_HBM of their bandwidth, τ_L per layer, TP all-reduces of b·h·q bytes, p − 1 stage hops "
+    "R_w, the cache and the recurrent states at η_HBM of their bandwidth, τ_L per layer, TP all-reduces of b·h·q bytes, p − 1 stage hops "
     "(the stages in series)",
     sources=[ROOFLINE, THAKUR, PP_SERIES, ORCA],
     conditions=[ENGINE],

@@ -133,8 +133,8 @@ def report(t: object, p: object, e: object, d: object, b: object, s_in: object, 
     at_mean = values | {"s_ctx": mean_context}
     positions = ev("serving.decode.context", **at_mean)
     cache_read = ev("serving.decode.kv_read", **at_mean)
-    shards = cache_read / ev("serving.memory.kv", **(at_mean | {"p": 1}))  # min(t, g), or 1 for MLA's latent
-    step = decode_terms(values | {"N_kv": positions}, flops_decode, read_decode, cache_read / shards, dispatch["decode"], ev)
+    cache_per_gpu = ev("serving.memory.kv", **(at_mean | {"p": 1}))  # the positions over min(t, g) (MLA: 1), states over t
+    step = decode_terms(values | {"N_kv": positions}, flops_decode, read_decode, cache_per_gpu, dispatch["decode"], ev)
     first = prefill_terms(values, flops_prefill, read_prefill, dispatch["prefill"], ev)
 
     longest = s_in + s_out
@@ -146,8 +146,9 @@ def report(t: object, p: object, e: object, d: object, b: object, s_in: object, 
     capacity = values["M_gpu"]
     room = capacity - weights - workspace
     max_batch = ops.where(room > 0, ops.maximum(-ops.ceiling(-ev("serving.memory.max_batch", **held)), 0), 0)  # ⌊x⌋
-    longest_context = ops.where(model["l_win"] < model["l"], ops.where(room > 0, ops.maximum(  # -1: no context fills it
-        -ops.ceiling(-ev("serving.memory.max_context", **(held | {"l_win": ops.minimum(model["l_win"], model["l"] - 1)}))), 0), 0), -1)
+    attention = ev("serving.decode.context", **(values | {"s_ctx": 1, "l_win": 0}))  # l_attn: one position per attention layer
+    longest_context = ops.where(model["l_win"] < attention, ops.where(room > 0, ops.maximum(  # -1: no context fills it
+        -ops.ceiling(-ev("serving.memory.max_context", **(held | {"l_win": ops.minimum(model["l_win"], attention - 1)}))), 0), 0), -1)
 
     replica_rate = p * b * s_out / total  # p batches in flight
     rate = d * replica_rate
@@ -162,7 +163,7 @@ def report(t: object, p: object, e: object, d: object, b: object, s_in: object, 
         "output_tokens_per_second": rate,
         "output_tokens_per_second_per_gpu": rate / gpus,
         "output_tokens_per_second_per_user": ev("serving.throughput.per_user", **(values | {"T_tok": tpot})),
-        "decode_bytes_per_step": read_decode + cache_read * t / shards,
+        "decode_bytes_per_step": read_decode + cache_per_gpu * t,
         "gpus": gpus,
         "memory": {"per_gpu_bytes": per_gpu, "weights_bytes": weights, "kv_cache_bytes": cache, "workspace_bytes": workspace,
                    "capacity_bytes": capacity, "fits": per_gpu <= capacity, "missing_bytes": ops.maximum(per_gpu - capacity, 0),

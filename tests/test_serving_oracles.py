@@ -124,12 +124,16 @@ def test_causal_pairs_are_the_weights_the_mask_keeps(family, index):
 
 
 def test_context_sum_is_the_step_by_step_sum():
-    # brute force over a grid: the closed form against Σ_j N_KV(s_in + j), windows included
+    # brute force over a grid: the closed form against Σ_j N_KV(s_in + j), windows included; of l = 6 layers, 2 may be
+    # Mamba mixers and 1 without a mixer (Nemotron-H's kinds): they cache no position
     closed = get("serving.decode.context.sum").expr
-    symbols = {quantity(name).symbol: name for name in ("l", "l_win", "W", "s_in", "s_out")}
-    for l, l_win, window, s_in, s_out in product((3,), range(4), (1, 3, 6, 11), (1, 2, 5, 9), (2, 3, 7, 12)):
-        by_step = sum((l - l_win) * (s_in + j) + l_win * min(s_in + j, window) for j in range(1, s_out))
-        values = {"l": l, "l_win": l_win, "W": window, "s_in": s_in, "s_out": s_out}
+    names = ("l", "l_mamba", "l_ssd", "l_lru", "l_gdn", "l_noattn", "l_win", "W", "s_in", "s_out")
+    symbols = {quantity(name).symbol: name for name in names}
+    for mamba, none, l_win, window, s_in, s_out in product((0, 2), (0, 1), range(4), (1, 3, 6, 11), (1, 2, 5, 9), (2, 3, 7, 12)):
+        attention = 6 - mamba - none
+        by_step = sum((attention - l_win) * (s_in + j) + l_win * min(s_in + j, window) for j in range(1, s_out))
+        values = {"l": 6, "l_mamba": mamba, "l_ssd": 0, "l_lru": 0, "l_gdn": 0, "l_noattn": none, "l_win": l_win, "W": window,
+                  "s_in": s_in, "s_out": s_out}
         assert closed.xreplace({symbol: values[name] for symbol, name in symbols.items()}) == by_step
 
 

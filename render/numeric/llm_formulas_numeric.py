@@ -10796,22 +10796,27 @@ def optimizations_export_penalty(n, P, D, X, U, pi_pen):
     return 6*D*P*(pi_pen + 1)/(U*X*n)
 
 
-def serving_decode_context(l, s_ctx, *, l_win=0, W=None):
-    r"""cached positions one sequence's decoding step reads over all layers: s_ctx in each of the l − l_win full layers, min(s_ctx, W) in each windowed one.
+def serving_decode_context(l, s_ctx, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
+    r"""cached positions one sequence's decoding step reads over its attention layers: s_ctx in each of the l_attn − l_win full layers, min(s_ctx, W) in each windowed one (recurrent layers and layers without a mixer cache no position).
 
-    serving.decode.context [1] = l_win*Min(W, s_ctx) + s_ctx*(l - l_win)
+    serving.decode.context [1] = l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
-    LaTeX: N_{KV} = l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{win}\right)
+    LaTeX: N_{KV} = l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)
 
     Args:
         l: layers [1]
         s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
 
-    Returns: cached positions one sequence's decoding step reads over all layers: s_ctx in each of the l − l_win full layers, min(s_ctx, W) in each windowed one [1]
+    Returns: cached positions one sequence's decoding step reads over its attention layers: s_ctx in each of the l_attn − l_win full layers, min(s_ctx, W) in each windowed one (recurrent layers and layers without a mixer cache no position) [1]
 
-    Valid when: l_win ≤ l
+    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache
     """
@@ -10819,27 +10824,37 @@ def serving_decode_context(l, s_ctx, *, l_win=0, W=None):
     l = numpy.asarray(l, dtype=numpy.float64)
     s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_win)
+    return l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
 
-def serving_decode_context_sum(l, s_in, s_out, *, l_win=0, W=None):
+def serving_decode_context_sum(l, s_in, s_out, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
     r"""N_KV summed over a request's s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1: (s_out − 1)·s_in + s_out(s_out − 1)/2 per full layer; per windowed layer the u = min(max(W − s_in, 0), s_out − 1) steps below the window, then W each.
 
-    serving.decode.context.sum [1] = l_win*(W*(s_out - Min(s_out - 1, Max(0, W - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, W - s_in)) + (Min(s_out - 1, Max(0, W - s_in)) + 1)*Min(s_out - 1, Max(0, W - s_in))/2) + (l - l_win)*(s_in*(s_out - 1) + s_out*(s_out - 1)/2)
+    serving.decode.context.sum [1] = l_win*(W*(s_out - Min(s_out - 1, Max(0, W - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, W - s_in)) + (Min(s_out - 1, Max(0, W - s_in)) + 1)*Min(s_out - 1, Max(0, W - s_in))/2) + (s_in*(s_out - 1) + s_out*(s_out - 1)/2)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
-    LaTeX: \sum N_{KV} = l_{win} \left(W \left(s_{out} - \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) - 1\right) + s_{in} \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + \frac{\left(\min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + 1\right) \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right)}{2}\right) + \left(l - l_{win}\right) \left(s_{in} \left(s_{out} - 1\right) + \frac{s_{out} \left(s_{out} - 1\right)}{2}\right)
+    LaTeX: \sum N_{KV} = l_{win} \left(W \left(s_{out} - \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) - 1\right) + s_{in} \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + \frac{\left(\min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + 1\right) \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right)}{2}\right) + \left(s_{in} \left(s_{out} - 1\right) + \frac{s_{out} \left(s_{out} - 1\right)}{2}\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)
 
     Args:
         l: layers [1]
         s_in: prompt tokens of one request (its prefill) [1]
         s_out: output tokens of one request (the first from the prefill, the rest one per decoding step) [1]
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
 
     Returns: N_KV summed over a request's s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1: (s_out − 1)·s_in + s_out(s_out − 1)/2 per full layer; per windowed layer the u = min(max(W − s_in, 0), s_out − 1) steps below the window, then W each [1]
 
-    Valid when: l_win ≤ l
+    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
     """
@@ -10848,16 +10863,21 @@ def serving_decode_context_sum(l, s_in, s_out, *, l_win=0, W=None):
     s_in = numpy.asarray(s_in, dtype=numpy.float64)
     s_out = numpy.asarray(s_out, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return l_win*(W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])])) + (l - l_win)*(s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1))
+    return l_win*(W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])])) + (s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
 
-def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, l_win=0, kv_expand=0, a=None, r_kv=None, d_rope=None, W=None):
-    r"""cache bytes one decoding step reads: N_KV positions of each of b sequences, K and V of g heads each (MLA: the latent r_KV and the shared rope key).
+def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""cache bytes one decoding step reads: N_KV positions of each of b sequences, K and V of g heads each (MLA: the latent r_KV and the shared rope key), and the whole fixed state of every recurrent layer.
 
-    serving.decode.kv_read [byte] = b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
+    serving.decode.kv_read [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
-    LaTeX: R_{KV} = b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{win}\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+    LaTeX: R_{KV} = b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right) + b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -10869,21 +10889,44 @@ def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, l_win=0, kv_e
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
         a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: cache bytes one decoding step reads: N_KV positions of each of b sequences, K and V of g heads each (MLA: the latent r_KV and the shared rope key) [byte]
+    Returns: cache bytes one decoding step reads: N_KV positions of each of b sequences, K and V of g heads each (MLA: the latent r_KV and the shared rope key), and the whole fixed state of every recurrent layer [byte]
 
-    Valid when: l_win ≤ l
+    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd
 
-    Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE; transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states)
     """
     a = _gated('serving.decode.kv_read', 'a', a, {'kv_expand': (kv_expand, 0)})
     r_kv = _gated('serving.decode.kv_read', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('serving.decode.kv_read', 'd_rope', d_rope, {'mla': (mla, 0)})
     W = _gated('serving.decode.kv_read', 'W', W, {'l_win': (l_win, 0)})
+    d_ssm = _gated('serving.decode.kv_read', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('serving.decode.kv_read', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('serving.decode.kv_read', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_grp = _gated('serving.decode.kv_read', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('serving.decode.kv_read', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('serving.decode.kv_read', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('serving.decode.kv_read', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('serving.decode.kv_read', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('serving.decode.kv_read', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
@@ -10893,19 +10936,33 @@ def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, l_win=0, kv_e
     mla = numpy.asarray(mla, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
 
-def serving_decode_kv_read_mla_expanded(b, a, l, d_rope, d_nope, d_v, s_ctx, q_kv, *, l_win=0, W=None):
+def serving_decode_kv_read_mla_expanded(b, a, l, d_rope, d_nope, d_v, s_ctx, q_kv, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
     r"""the same for an MLA model whose engine caches the up-projected per-head keys a·(d_nope + d_rope) and values a·d_v.
 
-    serving.decode.kv_read.mla_expanded [byte] = a*b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_win))*(d_nope + d_rope + d_v)
+    serving.decode.kv_read.mla_expanded [byte] = a*b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_nope + d_rope + d_v)
 
-    LaTeX: R_{KV}^{exp} = a b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{win}\right)\right) \left(d_{nope} + d_{rope} + d_{v}\right)
+    LaTeX: R_{KV}^{exp} = a b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) \left(d_{nope} + d_{rope} + d_{v}\right)
 
     Args:
         b: micro-batch size [1]
@@ -10917,6 +10974,11 @@ def serving_decode_kv_read_mla_expanded(b, a, l, d_rope, d_nope, d_v, s_ctx, q_k
         s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
         q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
 
     Returns: the same for an MLA model whose engine caches the up-projected per-head keys a·(d_nope + d_rope) and values a·d_v [byte]
@@ -10933,16 +10995,21 @@ def serving_decode_kv_read_mla_expanded(b, a, l, d_rope, d_nope, d_v, s_ctx, q_k
     s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
     q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return a*b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_win))*(d_nope + d_rope + d_v)
+    return a*b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_nope + d_rope + d_v)
 
 
-def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
-    r"""cache bytes one decoding step writes: the new token's K and V (or latent) in every layer of b sequences.
+def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""cache bytes one decoding step writes: the new token's K and V (or latent) in every attention layer of b sequences, and every recurrent layer's state rewritten whole.
 
-    serving.decode.kv_written [byte] = b*l*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
+    serving.decode.kv_written [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: W_{KV} = b l q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+    LaTeX: W_{KV} = b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right) + b q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
 
     Args:
         b: micro-batch size [1]
@@ -10952,17 +11019,40 @@ def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, kv_expand=0, a=No
         q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
         a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: cache bytes one decoding step writes: the new token's K and V (or latent) in every layer of b sequences [byte]
+    Returns: cache bytes one decoding step writes: the new token's K and V (or latent) in every attention layer of b sequences, and every recurrent layer's state rewritten whole [byte]
 
-    Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step
+    Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states)
     """
     a = _gated('serving.decode.kv_written', 'a', a, {'kv_expand': (kv_expand, 0)})
     r_kv = _gated('serving.decode.kv_written', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('serving.decode.kv_written', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_ssm = _gated('serving.decode.kv_written', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('serving.decode.kv_written', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('serving.decode.kv_written', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_grp = _gated('serving.decode.kv_written', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('serving.decode.kv_written', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('serving.decode.kv_written', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('serving.decode.kv_written', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('serving.decode.kv_written', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('serving.decode.kv_written', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
@@ -10970,18 +11060,93 @@ def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, kv_expand=0, a=No
     q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return b*l*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
-    r"""a decoding step's GEMMs without its attention over the cache: every layer's projections, dense MLPs, routed (k per token) and shared experts and routers, and the logits, for b new tokens.
+def serving_decode_flops_recurrent(b, h, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, d_ssm=None, N_ssm=None, r_dt=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None):
+    r"""the recurrent mixers' one-token update in a decoding step, as FlopCounterMode counts transformers' step path: each mixer's projections of the b new tokens; the convolution over its k_conv cached inputs and the new one (causal_conv1d_update: 2 outputs of k_conv taps; RecurrentGemma's multiply-and-sum: no matmul); Mamba's and Mamba-2's state readout [d_ssm, N]×[N, 1]; the RG-LRU's two block-diagonal gates; the gated delta rule's state update and readout are elementwise (not counted).
 
-    serving.decode.flops.linear [FLOP] = 2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe) + l*(b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate))
+    serving.decode.flops.recurrent [FLOP] = l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm))
 
-    LaTeX: F_{dec}^{lin} = 2 V b d_{emb} + 4 b d_{emb} h \sigma_{proj} + 2 b d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe}\right) + l \left(b d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) + l_{moe} \left(2 E b h + 2 b d_{moe} h \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right)
+    LaTeX: F_{dec}^{rec} = l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} + 2 b h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 4 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + l_{LRU} \left(6 b d_{LRU} h + 4 b d_{LRU} w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} + 4 b d_{ssm} k_{conv} + 2 b \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{SSD} \left(2 N b d_{ssm} + 2 b d_{ssm} h + 2 b h \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 4 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1]
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1]
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1]
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1]
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+
+    Returns: the recurrent mixers' one-token update in a decoding step, as FlopCounterMode counts transformers' step path: each mixer's projections of the b new tokens; the convolution over its k_conv cached inputs and the new one (causal_conv1d_update: 2 outputs of k_conv taps; RecurrentGemma's multiply-and-sum: no matmul); Mamba's and Mamba-2's state readout [d_ssm, N]×[N, 1]; the RG-LRU's two block-diagonal gates; the gated delta rule's state update and readout are elementwise (not counted) [FLOP]
+
+    Valid when: l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states)
+    """
+    d_ssm = _gated('serving.decode.flops.recurrent', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('serving.decode.flops.recurrent', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    r_dt = _gated('serving.decode.flops.recurrent', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    n_ssmh = _gated('serving.decode.flops.recurrent', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    n_grp = _gated('serving.decode.flops.recurrent', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('serving.decode.flops.recurrent', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    w_lru = _gated('serving.decode.flops.recurrent', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    return l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm))
+
+
+def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""a decoding step's GEMMs without its attention over the cache: every attention layer's projections, the recurrent mixers' one-token updates, dense MLPs, routed (k per token) and shared experts and routers, and the logits, for b new tokens.
+
+    serving.decode.flops.linear [FLOP] = 2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+
+    LaTeX: F_{dec}^{lin} = 2 V b d_{emb} + 4 b d_{emb} h \sigma_{proj} + 2 b d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} + 2 b h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 4 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + l_{LRU} \left(6 b d_{LRU} h + 4 b d_{LRU} w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} + 4 b d_{ssm} k_{conv} + 2 b \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h + 2 b d_{moe} h \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 N b d_{ssm} + 2 b d_{ssm} h + 2 b h \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 4 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right)\right) + \left(b d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
 
     Args:
         b: micro-batch size [1]
@@ -11002,6 +11167,12 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         k: experts per token [1] (needed only when a switch leaves its classic value)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
@@ -11010,10 +11181,22 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: a decoding step's GEMMs without its attention over the cache: every layer's projections, dense MLPs, routed (k per token) and shared experts and routers, and the logits, for b new tokens [FLOP]
+    Returns: a decoding step's GEMMs without its attention over the cache: every attention layer's projections, the recurrent mixers' one-token updates, dense MLPs, routed (k per token) and shared experts and routers, and the logits, for b new tokens [FLOP]
 
-    Valid when: l_moe ≤ l
+    Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
@@ -11025,6 +11208,18 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
     d_nope = _gated('serving.decode.flops.linear', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('serving.decode.flops.linear', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('serving.decode.flops.linear', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    d_ssm = _gated('serving.decode.flops.linear', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('serving.decode.flops.linear', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    r_dt = _gated('serving.decode.flops.linear', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('serving.decode.flops.linear', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0)})
+    n_ssmh = _gated('serving.decode.flops.linear', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    n_grp = _gated('serving.decode.flops.linear', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('serving.decode.flops.linear', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    w_lru = _gated('serving.decode.flops.linear', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('serving.decode.flops.linear', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('serving.decode.flops.linear', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('serving.decode.flops.linear', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('serving.decode.flops.linear', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -11043,6 +11238,12 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
@@ -11051,15 +11252,27 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    return 2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe) + l*(b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return 2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, l_win=0, attn_gate=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None):
+def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, l_win=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""one decoding step at context s_ctx as transformers runs it with a DynamicCache (eager attention): the GEMMs, QKᵀ and scores·V over N_KV cached positions per sequence, and for MLA the up-projection of the cached latents through W_UK, W_UV again (the new token's is among the projections).
 
-    serving.decode.flops [FLOP] = 2*V*b*d_emb + 2*a*b*mla*r_kv*(d_nope + d_v)*(-l + l_win*Min(W, s_ctx) + s_ctx*(l - l_win)) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*Min(W, s_ctx) + s_ctx*(l - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe) + l*(b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate))
+    serving.decode.flops [FLOP] = 2*V*b*d_emb + 2*a*b*mla*r_kv*(d_nope + d_v)*(-l + l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{dec} = 2 V b d_{emb} + 2 a b \sigma_{MLA} r_{KV} \left(d_{nope} + d_{v}\right) \left(- l + l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{win}\right)\right) + 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{win}\right)\right) + 4 b d_{emb} h \sigma_{proj} + 2 b d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe}\right) + l \left(b d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) + l_{moe} \left(2 E b h + 2 b d_{moe} h \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right)
+    LaTeX: F_{dec} = 2 V b d_{emb} + 2 a b \sigma_{MLA} r_{KV} \left(d_{nope} + d_{v}\right) \left(- l + l_{GDN} + l_{LRU} + l_{S6} + l_{\varnothing mix} + l_{SSD} + l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) + 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) + 4 b d_{emb} h \sigma_{proj} + 2 b d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} + 2 b h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 4 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + l_{LRU} \left(6 b d_{LRU} h + 4 b d_{LRU} w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} + 4 b d_{ssm} k_{conv} + 2 b \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h + 2 b d_{moe} h \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 N b d_{ssm} + 2 b d_{ssm} h + 2 b h \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 4 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right)\right) + \left(b d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
 
     Args:
         b: micro-batch size [1]
@@ -11082,6 +11295,12 @@ def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         k: experts per token [1] (needed only when a switch leaves its classic value)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
@@ -11091,10 +11310,22 @@ def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: one decoding step at context s_ctx as transformers runs it with a DynamicCache (eager attention): the GEMMs, QKᵀ and scores·V over N_KV cached positions per sequence, and for MLA the up-projection of the cached latents through W_UK, W_UV again (the new token's is among the projections) [FLOP]
 
-    Valid when: l_moe ≤ l; l_win ≤ l
+    Valid when: l_moe ≤ l; l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
@@ -11107,6 +11338,18 @@ def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=
     d_v = _gated('serving.decode.flops', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('serving.decode.flops', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     W = _gated('serving.decode.flops', 'W', W, {'l_win': (l_win, 0)})
+    d_ssm = _gated('serving.decode.flops', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('serving.decode.flops', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    r_dt = _gated('serving.decode.flops', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('serving.decode.flops', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0)})
+    n_ssmh = _gated('serving.decode.flops', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    n_grp = _gated('serving.decode.flops', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('serving.decode.flops', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    w_lru = _gated('serving.decode.flops', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('serving.decode.flops', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('serving.decode.flops', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('serving.decode.flops', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('serving.decode.flops', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -11127,6 +11370,12 @@ def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
@@ -11136,7 +11385,19 @@ def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return 2*V*b*d_emb + 2*a*b*mla*r_kv*(d_nope + d_v)*(-l + l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_win)) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe) + l*(b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return 2*V*b*d_emb + 2*a*b*mla*r_kv*(d_nope + d_v)*(-l + l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
 def serving_decode_attention_flops(b, a, d_head, N_kv, *, mla=0, r_kv=None, d_rope=None):
@@ -11195,12 +11456,12 @@ def serving_decode_experts_touched(b, E, k):
     return E*(1 - (1 - k/E)**b)
 
 
-def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None):
-    r"""parameters one decoding step reads: all of them once, but the embedding table only at the b rows looked up (the head reads the whole V×d_emb matrix, its own or the tied one) and of each MoE layer's E experts the E_hit routed to.
+def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""parameters one decoding step reads: all of them once (attention or a recurrent mixer, an MLP or experts, as each layer has them), but the embedding table only at the b rows looked up (the head reads the whole V×d_emb matrix, its own or the tied one) and of each MoE layer's E experts the E_hit routed to.
 
-    serving.decode.params_read [parameter] = V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
+    serving.decode.params_read [parameter] = V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: \Psi_{read} = V \sigma_{b_{head}} + b h \sigma_{pos} + 2 d_{emb} h \sigma_{proj} + d_{emb} \left(V + b\right) + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + E_{hit} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) + \left(l - l_{moe}\right) \left(a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right)
+    LaTeX: \Psi_{read} = V \sigma_{b_{head}} + b h \sigma_{pos} + 2 d_{emb} h \sigma_{proj} + d_{emb} \left(V + b\right) + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{GDN} \left(d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}\right) + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + E_{hit} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right) + l_{SSD} \left(\sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)\right) + \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + \left(a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
 
     Args:
         b: micro-batch size [1]
@@ -11236,6 +11497,15 @@ def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
+        b_ssm: 1 if a Mamba mixer's input and output projections have biases (use_bias) [1] (default 0, the classic model)
+        b_conv: 1 if the mixer's convolution has a bias (use_conv_bias) [1] (default 0, the classic model)
+        dt_norm: 1 if Δ, B and C get RMSNorms inside the mixer (Jamba) [1] (default 0, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -11244,12 +11514,24 @@ def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
         E_hit: distinct routed experts one MoE layer reads in a decoding step (the mean over the MoE layers) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: parameters one decoding step reads: all of them once, but the embedding table only at the b rows looked up (the head reads the whole V×d_emb matrix, its own or the tied one) and of each MoE layer's E experts the E_hit routed to [parameter]
+    Returns: parameters one decoding step reads: all of them once (attention or a recurrent mixer, an MLP or experts, as each layer has them), but the embedding table only at the b rows looked up (the head reads the whole V×d_emb matrix, its own or the tied one) and of each MoE layer's E experts the E_hit routed to [parameter]
 
-    Valid when: l_moe ≤ l; E_hit ≤ E
+    Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l; E_hit ≤ E
 
-    Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, §2: top-k routing of each token to its experts; Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity
+    Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, §2: top-k routing of each token to its experts; Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity; transformers 5.24, hybrid decoder layers (Jamba, Nemotron-H, RecurrentGemma, Qwen3-Next; Mamba, Mamba-2)
     """
     E = _gated('serving.decode.params_read', 'E', E, {'l_moe': (l_moe, 0)})
     r_q = _gated('serving.decode.params_read', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
@@ -11259,6 +11541,18 @@ def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=
     d_v = _gated('serving.decode.params_read', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('serving.decode.params_read', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     E_hit = _gated('serving.decode.params_read', 'E_hit', E_hit, {'l_moe': (l_moe, 0)})
+    d_ssm = _gated('serving.decode.params_read', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('serving.decode.params_read', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    r_dt = _gated('serving.decode.params_read', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('serving.decode.params_read', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_ssmh = _gated('serving.decode.params_read', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    n_grp = _gated('serving.decode.params_read', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('serving.decode.params_read', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    w_lru = _gated('serving.decode.params_read', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('serving.decode.params_read', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('serving.decode.params_read', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('serving.decode.params_read', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('serving.decode.params_read', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -11292,6 +11586,15 @@ def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
+    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = numpy.asarray(dt_norm, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
@@ -11300,15 +11603,27 @@ def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     E_hit = numpy.asarray(E_hit, dtype=numpy.float64)
-    return V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None):
+def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""weight bytes one decoding step reads: the matrices at q_Ψ bytes per parameter, the head and the embedding rows in 16 bits (quantizers leave them so).
 
-    serving.decode.weights_read [byte] = 2*d_emb*(V + b) + q_w*(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))))
+    serving.decode.weights_read [byte] = 2*d_emb*(V + b) + q_w*(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
 
-    LaTeX: R_{w} = 2 d_{emb} \left(V + b\right) + q_{\Psi} \left(V \sigma_{b_{head}} + b h \sigma_{pos} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + E_{hit} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) + \left(l - l_{moe}\right) \left(a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right)\right)
+    LaTeX: R_{w} = 2 d_{emb} \left(V + b\right) + q_{\Psi} \left(V \sigma_{b_{head}} + b h \sigma_{pos} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{GDN} \left(d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}\right) + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + E_{hit} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right) + l_{SSD} \left(\sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)\right) + \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + \left(a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -11345,6 +11660,15 @@ def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
+        b_ssm: 1 if a Mamba mixer's input and output projections have biases (use_bias) [1] (default 0, the classic model)
+        b_conv: 1 if the mixer's convolution has a bias (use_conv_bias) [1] (default 0, the classic model)
+        dt_norm: 1 if Δ, B and C get RMSNorms inside the mixer (Jamba) [1] (default 0, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -11353,6 +11677,18 @@ def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
         E_hit: distinct routed experts one MoE layer reads in a decoding step (the mean over the MoE layers) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: weight bytes one decoding step reads: the matrices at q_Ψ bytes per parameter, the head and the embedding rows in 16 bits (quantizers leave them so) [byte]
 
@@ -11368,6 +11704,18 @@ def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n
     d_v = _gated('serving.decode.weights_read', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('serving.decode.weights_read', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     E_hit = _gated('serving.decode.weights_read', 'E_hit', E_hit, {'l_moe': (l_moe, 0)})
+    d_ssm = _gated('serving.decode.weights_read', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('serving.decode.weights_read', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    r_dt = _gated('serving.decode.weights_read', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('serving.decode.weights_read', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_ssmh = _gated('serving.decode.weights_read', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    n_grp = _gated('serving.decode.weights_read', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('serving.decode.weights_read', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    w_lru = _gated('serving.decode.weights_read', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('serving.decode.weights_read', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('serving.decode.weights_read', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('serving.decode.weights_read', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('serving.decode.weights_read', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -11402,6 +11750,15 @@ def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
+    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = numpy.asarray(dt_norm, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
@@ -11410,7 +11767,19 @@ def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     E_hit = numpy.asarray(E_hit, dtype=numpy.float64)
-    return 2*d_emb*(V + b) + q_w*(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))) + (l - l_moe)*(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return 2*d_emb*(V + b) + q_w*(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
 
 
 def serving_weights_int4(B_q, q_s):
@@ -11434,7 +11803,7 @@ def serving_weights_int4(B_q, q_s):
 
 
 def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
-    r"""a prefill of b prompts of s_in tokens as eager attention computes it: every GEMM at s = s_in, the full s_in² attention square in every layer, the logits of the last token only (logits_to_keep = 1).
+    r"""a prefill of b prompts of s_in tokens as eager attention computes it: every GEMM at s = s_in, the full s_in² attention square in every attention layer, the recurrent mixers' forward over the prompt, the logits of the last token only (logits_to_keep = 1).
 
     serving.prefill.flops [FLOP] = 2*V*b*d_emb + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s_in/Q_ssd) + N_ssm*d_ssm*(ceiling(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
@@ -11489,11 +11858,11 @@ def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=
         d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
         d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: a prefill of b prompts of s_in tokens as eager attention computes it: every GEMM at s = s_in, the full s_in² attention square in every layer, the logits of the last token only (logits_to_keep = 1) [FLOP]
+    Returns: a prefill of b prompts of s_in tokens as eager attention computes it: every GEMM at s = s_in, the full s_in² attention square in every attention layer, the recurrent mixers' forward over the prompt, the logits of the last token only (logits_to_keep = 1) [FLOP]
 
-    Valid when: l_moe ≤ l
+    Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
 
-    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation; transformers 5.24, hybrid decoder layers (Jamba, Nemotron-H, RecurrentGemma, Qwen3-Next; Mamba, Mamba-2)
     """
     E = _gated('serving.prefill.flops', 'E', E, {'l_moe': (l_moe, 0)})
     k = _gated('serving.prefill.flops', 'k', k, {'l_moe': (l_moe, 0)})
@@ -11565,12 +11934,12 @@ def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=
     return 2*V*b*d_emb + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s_in/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, l_win=0, attn_gate=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None):
-    r"""the same prefill as a causal kernel computes it: s_in(s_in + 1)/2 query-key pairs in a full layer, s_in·m − m(m − 1)/2 with m = min(s_in, W) in a windowed one.
+def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, l_win=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""the same prefill as a causal kernel computes it: s_in(s_in + 1)/2 query-key pairs in a full attention layer, s_in·m − m(m − 1)/2 with m = min(s_in, W) in a windowed one.
 
-    serving.prefill.flops.causal [FLOP] = 2*V*b*d_emb + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*(s_in*Min(W, s_in) - (Min(W, s_in) - 1)*Min(W, s_in)/2) + s_in*(l - l_win)*(s_in + 1)/2) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe) + l*(b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))) + l_moe*(2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate))
+    serving.prefill.flops.causal [FLOP] = 2*V*b*d_emb - 2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*(s_in*Min(W, s_in) - (Min(W, s_in) - 1)*Min(W, s_in)/2) + s_in*(s_in + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)/2) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s_in/Q_ssd) + N_ssm*d_ssm*(ceiling(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{pf}^{causal} = 2 V b d_{emb} + 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(l_{win} \left(s_{in} \min\left(W, s_{in}\right) - \frac{\left(\min\left(W, s_{in}\right) - 1\right) \min\left(W, s_{in}\right)}{2}\right) + \frac{s_{in} \left(l - l_{win}\right) \left(s_{in} + 1\right)}{2}\right) + 4 b d_{emb} h \sigma_{proj} s_{in} + 2 b d_{ff} h s_{in} \left(\sigma_{gated} + 2\right) \left(l - l_{moe}\right) + l \left(b d_{head} h s_{in} \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s_{in} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) + l_{moe} \left(2 E b h s_{in} + 2 b d_{moe} h s_{in} \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s_{in} \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right)
+    LaTeX: F_{pf}^{causal} = 2 V b d_{emb} - 2 a b s_{in}^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) + 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(l_{win} \left(s_{in} \min\left(W, s_{in}\right) - \frac{\left(\min\left(W, s_{in}\right) - 1\right) \min\left(W, s_{in}\right)}{2}\right) + \frac{s_{in} \left(s_{in} + 1\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)}{2}\right) + 4 b d_{emb} h \sigma_{proj} s_{in} + 2 b d_{ff} h s_{in} \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s_{in} + 2 b h s_{in} \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s_{in} - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s_{in}}{Q_{GDN}}}\right\rceil\right) + l_{LRU} \left(6 b d_{LRU} h s_{in} + 2 b d_{LRU} k_{conv} \left(k_{conv} + s_{in} - 1\right) + 4 b d_{LRU} s_{in} w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} s_{in} + 2 b d_{ssm} k_{conv} \left(k_{conv} + s_{in} - 1\right) + 2 b s_{in} \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h s_{in} + 2 b d_{moe} h s_{in} \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s_{in} \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 b d_{ssm} h s_{in} + 2 b h s_{in} \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s_{in} - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s_{in}}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s_{in}}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s_{in}}{Q_{SSD}}}\right\rceil\right)\right) + \left(2 a b s_{in}^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s_{in} \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s_{in} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
 
     Args:
         b: micro-batch size [1]
@@ -11593,6 +11962,14 @@ def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *,
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
+        Q_ssd: chunk length of the Mamba-2 scan (chunk_size: 256); the sequence is padded to whole chunks [1] (default 256, the classic model)
+        Q_gdn: chunk length of the gated delta rule's chunked scan (64 in transformers' torch path) [1] (default 64, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         k: experts per token [1] (needed only when a switch leaves its classic value)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
@@ -11602,10 +11979,22 @@ def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *,
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: the same prefill as a causal kernel computes it: s_in(s_in + 1)/2 query-key pairs in a full layer, s_in·m − m(m − 1)/2 with m = min(s_in, W) in a windowed one [FLOP]
+    Returns: the same prefill as a causal kernel computes it: s_in(s_in + 1)/2 query-key pairs in a full attention layer, s_in·m − m(m − 1)/2 with m = min(s_in, W) in a windowed one [FLOP]
 
-    Valid when: l_moe ≤ l; l_win ≤ l
+    Valid when: l_moe ≤ l; l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache; Dao 2023, causal masking skips the masked blocks
     """
@@ -11618,6 +12007,18 @@ def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *,
     d_v = _gated('serving.prefill.flops.causal', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('serving.prefill.flops.causal', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     W = _gated('serving.prefill.flops.causal', 'W', W, {'l_win': (l_win, 0)})
+    d_ssm = _gated('serving.prefill.flops.causal', 'd_ssm', d_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    N_ssm = _gated('serving.prefill.flops.causal', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    r_dt = _gated('serving.prefill.flops.causal', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('serving.prefill.flops.causal', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_ssmh = _gated('serving.prefill.flops.causal', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    n_grp = _gated('serving.prefill.flops.causal', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('serving.prefill.flops.causal', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    w_lru = _gated('serving.prefill.flops.causal', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('serving.prefill.flops.causal', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('serving.prefill.flops.causal', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('serving.prefill.flops.causal', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('serving.prefill.flops.causal', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -11638,6 +12039,14 @@ def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *,
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
+    Q_ssd = numpy.asarray(Q_ssd, dtype=numpy.float64)
+    Q_gdn = numpy.asarray(Q_gdn, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     k = numpy.asarray(k, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
@@ -11647,15 +12056,27 @@ def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *,
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return 2*V*b*d_emb + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*(s_in*functools.reduce(numpy.minimum, [W, s_in]) - 1/2*(functools.reduce(numpy.minimum, [W, s_in]) - 1)*functools.reduce(numpy.minimum, [W, s_in])) + (1/2)*s_in*(l - l_win)*(s_in + 1)) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe) + l*(b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))) + l_moe*(2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return 2*V*b*d_emb - 2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*(s_in*functools.reduce(numpy.minimum, [W, s_in]) - 1/2*(functools.reduce(numpy.minimum, [W, s_in]) - 1)*functools.reduce(numpy.minimum, [W, s_in])) + (1/2)*s_in*(s_in + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s_in/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, l_win=0, d_rope=None, d_nope=None, d_v=None, W=None):
-    r"""what eager attention computes and a causal kernel skips: the s_in(s_in − 1)/2 pairs above the diagonal of every layer, and in a windowed one also the (s_in − m)(s_in − m + 1)/2 below it outside the band, QKᵀ and scores·V each.
+def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, d_rope=None, d_nope=None, d_v=None, W=None):
+    r"""what eager attention computes and a causal kernel skips: the s_in(s_in − 1)/2 pairs above the diagonal of every attention layer, and in a windowed one also the (s_in − m)(s_in − m + 1)/2 below it outside the band, QKᵀ and scores·V each.
 
-    serving.prefill.flops.masked [FLOP] = 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l*s_in*(s_in - 1)/2 + l_win*(s_in - Min(W, s_in))*(s_in - Min(W, s_in) + 1)/2)
+    serving.prefill.flops.masked [FLOP] = 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*(s_in - Min(W, s_in))*(s_in - Min(W, s_in) + 1)/2 + s_in*(s_in - 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)/2)
 
-    LaTeX: F_{pf}^{masked} = 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(\frac{l s_{in} \left(s_{in} - 1\right)}{2} + \frac{l_{win} \left(s_{in} - \min\left(W, s_{in}\right)\right) \left(s_{in} - \min\left(W, s_{in}\right) + 1\right)}{2}\right)
+    LaTeX: F_{pf}^{masked} = 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(\frac{l_{win} \left(s_{in} - \min\left(W, s_{in}\right)\right) \left(s_{in} - \min\left(W, s_{in}\right) + 1\right)}{2} + \frac{s_{in} \left(s_{in} - 1\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)}{2}\right)
 
     Args:
         b: micro-batch size [1]
@@ -11665,14 +12086,19 @@ def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, l_win=0, d_rop
         s_in: prompt tokens of one request (its prefill) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
 
-    Returns: what eager attention computes and a causal kernel skips: the s_in(s_in − 1)/2 pairs above the diagonal of every layer, and in a windowed one also the (s_in − m)(s_in − m + 1)/2 below it outside the band, QKᵀ and scores·V each [FLOP]
+    Returns: what eager attention computes and a causal kernel skips: the s_in(s_in − 1)/2 pairs above the diagonal of every attention layer, and in a windowed one also the (s_in − m)(s_in − m + 1)/2 below it outside the band, QKᵀ and scores·V each [FLOP]
 
-    Valid when: l_win ≤ l
+    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache
     """
@@ -11687,11 +12113,16 @@ def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, l_win=0, d_rop
     s_in = numpy.asarray(s_in, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*((1/2)*l*s_in*(s_in - 1) + (1/2)*l_win*(s_in - functools.reduce(numpy.minimum, [W, s_in]))*(s_in - functools.reduce(numpy.minimum, [W, s_in]) + 1))
+    return 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*((1/2)*l_win*(s_in - functools.reduce(numpy.minimum, [W, s_in]))*(s_in - functools.reduce(numpy.minimum, [W, s_in]) + 1) + (1/2)*s_in*(s_in - 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
 
 
 def serving_memory_weights(V, t, p, P, q_w, d_emb, *, tied=1):
@@ -11724,12 +12155,12 @@ def serving_memory_weights(V, t, p, P, q_w, d_emb, *, tied=1):
     return (2*V*d_emb*(2 - tied) + q_w*(P - V*d_emb*(2 - tied)))/(p*t)
 
 
-def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, l_win=0, kv_expand=0, a=None, r_kv=None, d_rope=None, W=None):
-    r"""cache bytes one GPU holds for b sequences of s_ctx tokens: each stage its layers, each TP rank min(t, g) of the g KV heads' share (MLA: the whole latent on every rank).
+def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""cache bytes one GPU holds for b sequences of s_ctx tokens: each stage its layers, each TP rank min(t, g) of the g KV heads' share (MLA: the whole latent on every rank), and 1/t of each recurrent layer's fixed state.
 
-    serving.memory.kv [byte] = b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t)))
+    serving.memory.kv [byte] = b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
 
-    LaTeX: M_{KV} = \frac{b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{win}\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)}
+    LaTeX: M_{KV} = \frac{b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{p t}
 
     Args:
         b: micro-batch size [1]
@@ -11743,21 +12174,44 @@ def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, l_win=0, kv_
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
         a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: cache bytes one GPU holds for b sequences of s_ctx tokens: each stage its layers, each TP rank min(t, g) of the g KV heads' share (MLA: the whole latent on every rank) [byte]
+    Returns: cache bytes one GPU holds for b sequences of s_ctx tokens: each stage its layers, each TP rank min(t, g) of the g KV heads' share (MLA: the whole latent on every rank), and 1/t of each recurrent layer's fixed state [byte]
 
-    Valid when: l_win ≤ l
+    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd
 
-    Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; Kwon et al. 2023, §4.2: KV blocks of a fixed number of tokens; Shoeybi et al. 2019, §3: two all-reduces in the forward of each layer
+    Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; Kwon et al. 2023, §4.2: KV blocks of a fixed number of tokens; Shoeybi et al. 2019, §3: two all-reduces in the forward of each layer; vLLM, MambaMixer, MambaMixer2: a mixer's channels and heads, and so its states, split over the TP ranks
     """
     a = _gated('serving.memory.kv', 'a', a, {'kv_expand': (kv_expand, 0)})
     r_kv = _gated('serving.memory.kv', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('serving.memory.kv', 'd_rope', d_rope, {'mla': (mla, 0)})
     W = _gated('serving.memory.kv', 'W', W, {'l_win': (l_win, 0)})
+    d_ssm = _gated('serving.memory.kv', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('serving.memory.kv', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('serving.memory.kv', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_grp = _gated('serving.memory.kv', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('serving.memory.kv', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('serving.memory.kv', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('serving.memory.kv', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('serving.memory.kv', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('serving.memory.kv', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
@@ -11769,19 +12223,33 @@ def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, l_win=0, kv_
     mla = numpy.asarray(mla, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t])))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
 
 
-def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0, l_win=0, kv_expand=0, a=None, r_kv=None, d_rope=None, W=None):
-    r"""the same cache in whole blocks of n_blk tokens per sequence and layer (PagedAttention: vLLM's blocks of 16).
+def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""the same cache in whole blocks of n_blk tokens per sequence and attention layer (PagedAttention: vLLM's blocks of 16); the recurrent states as they are.
 
-    serving.memory.kv.paged [byte] = b*n_blk*q_kv*(l_win*ceiling(Min(W, s_ctx)/n_blk) + (l - l_win)*ceiling(s_ctx/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t)))
+    serving.memory.kv.paged [byte] = b*n_blk*q_kv*(l_win*ceiling(Min(W, s_ctx)/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*ceiling(s_ctx/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
 
-    LaTeX: M_{KV}^{paged} = \frac{b n_{blk} q_{KV} \left(l_{win} \left\lceil{\frac{\min\left(W, s_{ctx}\right)}{n_{blk}}}\right\rceil + \left(l - l_{win}\right) \left\lceil{\frac{s_{ctx}}{n_{blk}}}\right\rceil\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)}
+    LaTeX: M_{KV}^{paged} = \frac{b n_{blk} q_{KV} \left(l_{win} \left\lceil{\frac{\min\left(W, s_{ctx}\right)}{n_{blk}}}\right\rceil + \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right) \left\lceil{\frac{s_{ctx}}{n_{blk}}}\right\rceil\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{p t}
 
     Args:
         b: micro-batch size [1]
@@ -11796,21 +12264,44 @@ def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0,
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
         a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: the same cache in whole blocks of n_blk tokens per sequence and layer (PagedAttention: vLLM's blocks of 16) [byte]
+    Returns: the same cache in whole blocks of n_blk tokens per sequence and attention layer (PagedAttention: vLLM's blocks of 16); the recurrent states as they are [byte]
 
-    Valid when: l_win ≤ l
+    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd
 
-    Sources: Kwon et al. 2023, §4.2: KV blocks of a fixed number of tokens
+    Sources: Kwon et al. 2023, §4.2: KV blocks of a fixed number of tokens; vLLM, MambaMixer, MambaMixer2: a mixer's channels and heads, and so its states, split over the TP ranks
     """
     a = _gated('serving.memory.kv.paged', 'a', a, {'kv_expand': (kv_expand, 0)})
     r_kv = _gated('serving.memory.kv.paged', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('serving.memory.kv.paged', 'd_rope', d_rope, {'mla': (mla, 0)})
     W = _gated('serving.memory.kv.paged', 'W', W, {'l_win': (l_win, 0)})
+    d_ssm = _gated('serving.memory.kv.paged', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('serving.memory.kv.paged', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('serving.memory.kv.paged', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_grp = _gated('serving.memory.kv.paged', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('serving.memory.kv.paged', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('serving.memory.kv.paged', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('serving.memory.kv.paged', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('serving.memory.kv.paged', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('serving.memory.kv.paged', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
@@ -11823,11 +12314,25 @@ def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0,
     mla = numpy.asarray(mla, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return b*n_blk*q_kv*(l_win*numpy.ceil(functools.reduce(numpy.minimum, [W, s_ctx])/n_blk) + (l - l_win)*numpy.ceil(s_ctx/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t])))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return b*n_blk*q_kv*(l_win*numpy.ceil(functools.reduce(numpy.minimum, [W, s_ctx])/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*numpy.ceil(s_ctx/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
 
 
 def serving_memory_workspace(h, a, g, d_head, d_ff, t, q, n_chunk, *, gated=0):
@@ -11864,12 +12369,12 @@ def serving_memory_workspace(h, a, g, d_head, d_ff, t, q, n_chunk, *, gated=0):
     return n_chunk*q*(2*h + (d_ff*(gated + 1) + d_head*(a + 2*g))/t)
 
 
-def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla=0, l_win=0, kv_expand=0, a=None, r_kv=None, d_rope=None, W=None):
+def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""what one GPU holds while serving: its weights, its share of the cache of b sequences at context s_ctx, the workspace.
 
-    serving.memory.per_gpu [byte] = M_w + M_ws + b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t)))
+    serving.memory.per_gpu [byte] = M_w + M_ws + b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
 
-    LaTeX: M_{serve} = M_{w} + M_{ws} + \frac{b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{win}\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)}
+    LaTeX: M_{serve} = M_{w} + M_{ws} + \frac{b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{p t}
 
     Args:
         b: micro-batch size [1]
@@ -11885,14 +12390,28 @@ def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
         a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: what one GPU holds while serving: its weights, its share of the cache of b sequences at context s_ctx, the workspace [byte]
 
-    Valid when: l_win ≤ l
+    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd
 
     Sources: Kwon et al. 2023, §4; vLLM, profile_run: the peak activation memory of a forward of max_num_batched_tokens tokens
     """
@@ -11900,6 +12419,15 @@ def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla
     r_kv = _gated('serving.memory.per_gpu', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('serving.memory.per_gpu', 'd_rope', d_rope, {'mla': (mla, 0)})
     W = _gated('serving.memory.per_gpu', 'W', W, {'l_win': (l_win, 0)})
+    d_ssm = _gated('serving.memory.per_gpu', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('serving.memory.per_gpu', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('serving.memory.per_gpu', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_grp = _gated('serving.memory.per_gpu', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('serving.memory.per_gpu', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('serving.memory.per_gpu', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('serving.memory.per_gpu', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('serving.memory.per_gpu', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('serving.memory.per_gpu', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
@@ -11913,19 +12441,33 @@ def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla
     mla = numpy.asarray(mla, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return M_w + M_ws + b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t])))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return M_w + M_ws + b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
 
 
-def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, *, mla=0, l_win=0, kv_expand=0, a=None, r_kv=None, d_rope=None, W=None):
+def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the KV wall: the most sequences of s_ctx tokens whose cache fits beside the weights and the workspace (round down; none if the weights alone do not fit).
 
-    serving.memory.max_batch [sequence] = p*(mla + (1 - mla)*Min(g, t))*(M_gpu - M_w - M_ws)/(q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv)))
+    serving.memory.max_batch [sequence] = (M_gpu - M_w - M_ws)/(q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))
 
-    LaTeX: b_{max} = \frac{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right) \left(M_{GPU} - M_{w} - M_{ws}\right)}{q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{win}\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}
+    LaTeX: b_{max} = \frac{M_{GPU} - M_{w} - M_{ws}}{\frac{q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{p t}}
 
     Args:
         g: key/value heads [1]
@@ -11941,14 +12483,28 @@ def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, 
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
         a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: the KV wall: the most sequences of s_ctx tokens whose cache fits beside the weights and the workspace (round down; none if the weights alone do not fit) [sequence]
 
-    Valid when: l_win ≤ l; a cached position holds values (2g·d_head, or r_KV + d_rope under MLA); M_GPU > M_w + M_ws
+    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd; a sequence's cache holds bytes (positions or states); M_GPU > M_w + M_ws
 
     Sources: Kwon et al. 2023, §2.3, the KV cache limits the batch
     """
@@ -11956,6 +12512,15 @@ def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, 
     r_kv = _gated('serving.memory.max_batch', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('serving.memory.max_batch', 'd_rope', d_rope, {'mla': (mla, 0)})
     W = _gated('serving.memory.max_batch', 'W', W, {'l_win': (l_win, 0)})
+    d_ssm = _gated('serving.memory.max_batch', 'd_ssm', d_ssm, {'mla': (mla, 0), 'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('serving.memory.max_batch', 'N_ssm', N_ssm, {'mla': (mla, 0), 'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('serving.memory.max_batch', 'k_conv', k_conv, {'mla': (mla, 0), 'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0), 'l_lru': (l_lru, 0), 'l_gdn': (l_gdn, 0)})
+    n_grp = _gated('serving.memory.max_batch', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('serving.memory.max_batch', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('serving.memory.max_batch', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('serving.memory.max_batch', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('serving.memory.max_batch', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('serving.memory.max_batch', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     l = numpy.asarray(l, dtype=numpy.float64)
@@ -11969,19 +12534,33 @@ def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, 
     mla = numpy.asarray(mla, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))*(M_gpu - M_w - M_ws)/(q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv)))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return (M_gpu - M_w - M_ws)/(q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))
 
 
-def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *, mla=0, l_win=0, kv_expand=0, a=None, r_kv=None, d_rope=None, W=None):
-    r"""the longest context b sequences can reach: the full layers' cache grows with s_ctx, the windowed layers' stays at W.
+def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""the longest context b sequences can reach: the full layers' cache grows with s_ctx, the windowed layers' stays at W, the recurrent states at their fixed size.
 
-    serving.memory.max_context [1] = (-W*l_win + p*(mla + (1 - mla)*Min(g, t))*(M_gpu - M_w - M_ws)/(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))))/(l - l_win)
+    serving.memory.max_context [1] = (-W*l_win + p*(mla + (1 - mla)*Min(g, t))*(M_gpu - M_w - M_ws - (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))/(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))))/(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
-    LaTeX: s_{max} = \frac{- W l_{win} + \frac{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right) \left(M_{GPU} - M_{w} - M_{ws}\right)}{b q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}}{l - l_{win}}
+    LaTeX: s_{max} = \frac{- W l_{win} + \frac{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right) \left(M_{GPU} - M_{w} - M_{ws} - \frac{b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{p t}\right)}{b q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}}{l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}}
 
     Args:
         b: micro-batch size [1]
@@ -11997,14 +12576,28 @@ def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *,
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
         a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: the longest context b sequences can reach: the full layers' cache grows with s_ctx, the windowed layers' stays at W [1]
+    Returns: the longest context b sequences can reach: the full layers' cache grows with s_ctx, the windowed layers' stays at W, the recurrent states at their fixed size [1]
 
-    Valid when: a cached position holds values (2g·d_head, or r_KV + d_rope under MLA); l_win < l (with windows only, no context fills the memory); the answer is at least W (below it the windowed layers grow too)
+    Valid when: a cached position holds values (2g·d_head, or r_KV + d_rope under MLA); l_win < l_attn (with windows and states only, no context fills the memory); the answer is at least W (below it the windowed layers grow too)
 
     Sources: Kwon et al. 2023, §2.3
     """
@@ -12012,6 +12605,15 @@ def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *,
     r_kv = _gated('serving.memory.max_context', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('serving.memory.max_context', 'd_rope', d_rope, {'mla': (mla, 0)})
     W = _gated('serving.memory.max_context', 'W', W, {'l_win': (l_win, 0)})
+    d_ssm = _gated('serving.memory.max_context', 'd_ssm', d_ssm, {'mla': (mla, 0), 'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('serving.memory.max_context', 'N_ssm', N_ssm, {'mla': (mla, 0), 'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('serving.memory.max_context', 'k_conv', k_conv, {'mla': (mla, 0), 'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0), 'l_lru': (l_lru, 0), 'l_gdn': (l_gdn, 0)})
+    n_grp = _gated('serving.memory.max_context', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('serving.memory.max_context', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('serving.memory.max_context', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('serving.memory.max_context', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('serving.memory.max_context', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('serving.memory.max_context', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     g = numpy.asarray(g, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
@@ -12025,11 +12627,25 @@ def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *,
     mla = numpy.asarray(mla, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return (-W*l_win + p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))*(M_gpu - M_w - M_ws)/(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))))/(l - l_win)
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return (-W*l_win + p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))*(M_gpu - M_w - M_ws - (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))/(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))))/(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
 
 def serving_time_allreduce(t, x_msg, W_tp, tau_ar):
@@ -12082,12 +12698,12 @@ def serving_time_alltoall(x_msg, e, W_tp, tau_ar):
     return tau_ar*(e - 1) + x_msg*(e - 1)/(W_tp*e)
 
 
-def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, N_kv, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, *, mla=0, kv_expand=0, r_kv=None, d_rope=None):
-    r"""one decoding step of a replica: the GEMMs' FLOPs F_fwd and the attention's at η_dec of the t GPUs' peak, the weights R_w and the cache at η_HBM of their bandwidth, τ_L per layer, TP all-reduces of b·h·q bytes, p − 1 stage hops (the stages in series).
+def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, N_kv, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, *, mla=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""one decoding step of a replica: the GEMMs' FLOPs F_fwd and the attention's at η_dec of the t GPUs' peak, the weights R_w, the cache and the recurrent states at η_HBM of their bandwidth, τ_L per layer, TP all-reduces of b·h·q bytes, p − 1 stage hops (the stages in series).
 
-    serving.time.decode_step [second] = F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp)
+    serving.time.decode_step [second] = F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)
 
-    LaTeX: T_{dec} = \frac{F_{fwd}}{X \eta_{dec} t} + \frac{N_{KV} b \left(2 a d_{head} \left(2 - 2 \sigma_{MLA}\right) + 2 a \sigma_{MLA} \left(d_{rope} + 2 r_{KV}\right)\right)}{X \eta_{dec} t} + \frac{N_{KV} b q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{W_{mem} \eta_{HBM} \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \min\left(1, t - 1\right) + \frac{b h q \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q}{W_{PP}}\right)
+    LaTeX: T_{dec} = \frac{F_{fwd}}{X \eta_{dec} t} + \frac{N_{KV} b \left(2 a d_{head} \left(2 - 2 \sigma_{MLA}\right) + 2 a \sigma_{MLA} \left(d_{rope} + 2 r_{KV}\right)\right)}{X \eta_{dec} t} + \frac{N_{KV} b q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{W_{mem} \eta_{HBM} \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \min\left(1, t - 1\right) + \frac{b h q \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q}{W_{PP}}\right) + \frac{b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{W_{mem} \eta_{HBM} t}
 
     Args:
         b: micro-batch size [1]
@@ -12113,10 +12729,23 @@ def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_p
         R_w: bytes of weights one forward pass of a replica reads [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: one decoding step of a replica: the GEMMs' FLOPs F_fwd and the attention's at η_dec of the t GPUs' peak, the weights R_w and the cache at η_HBM of their bandwidth, τ_L per layer, TP all-reduces of b·h·q bytes, p − 1 stage hops (the stages in series) [second]
+    Returns: one decoding step of a replica: the GEMMs' FLOPs F_fwd and the attention's at η_dec of the t GPUs' peak, the weights R_w, the cache and the recurrent states at η_HBM of their bandwidth, τ_L per layer, TP all-reduces of b·h·q bytes, p − 1 stage hops (the stages in series) [second]
 
     Valid when: one kernel per GEMM, compute and memory time added (formulas/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth
 
@@ -12124,6 +12753,15 @@ def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_p
     """
     r_kv = _gated('serving.time.decode_step', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('serving.time.decode_step', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_ssm = _gated('serving.time.decode_step', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('serving.time.decode_step', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('serving.time.decode_step', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_grp = _gated('serving.time.decode_step', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('serving.time.decode_step', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('serving.time.decode_step', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('serving.time.decode_step', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('serving.time.decode_step', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('serving.time.decode_step', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -12147,9 +12785,22 @@ def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_p
     R_w = numpy.asarray(R_w, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp)
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)
 
 
 def serving_time_prefill(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, eta_pf, eta_hbm, tau_L, tau_ar, F_fwd, R_w):
@@ -12204,12 +12855,12 @@ def serving_time_prefill(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, eta_pf, e
     return F_fwd/(X*eta_pf*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*s_in*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q*s_in/W_pp)
 
 
-def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, s_out, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, T_pf, *, mla=0, l_win=0, kv_expand=0, r_kv=None, d_rope=None, W=None):
+def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, s_out, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, T_pf, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""a batch's latency to its last token: the prefill, then s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1; the step is affine in N_KV, so the sum is s_out − 1 steps at an empty cache plus the slope times Σ N_KV.
 
-    serving.time.e2e [second] = T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp)) + (l_win*(W*(s_out - Min(s_out - 1, Max(0, W - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, W - s_in)) + (Min(s_out - 1, Max(0, W - s_in)) + 1)*Min(s_out - 1, Max(0, W - s_in))/2) + (l - l_win)*(s_in*(s_out - 1) + s_out*(s_out - 1)/2))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))
+    serving.time.e2e [second] = T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)) + (l_win*(W*(s_out - Min(s_out - 1, Max(0, W - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, W - s_in)) + (Min(s_out - 1, Max(0, W - s_in)) + 1)*Min(s_out - 1, Max(0, W - s_in))/2) + (s_in*(s_out - 1) + s_out*(s_out - 1)/2)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))
 
-    LaTeX: T_{e2e} = T_{pf} + \left(s_{out} - 1\right) \left(\frac{F_{fwd}}{X \eta_{dec} t} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \min\left(1, t - 1\right) + \frac{b h q \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q}{W_{PP}}\right)\right) + \left(l_{win} \left(W \left(s_{out} - \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) - 1\right) + s_{in} \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + \frac{\left(\min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + 1\right) \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right)}{2}\right) + \left(l - l_{win}\right) \left(s_{in} \left(s_{out} - 1\right) + \frac{s_{out} \left(s_{out} - 1\right)}{2}\right)\right) \left(\frac{b \left(2 a d_{head} \left(2 - 2 \sigma_{MLA}\right) + 2 a \sigma_{MLA} \left(d_{rope} + 2 r_{KV}\right)\right)}{X \eta_{dec} t} + \frac{b q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{W_{mem} \eta_{HBM} \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)}\right)
+    LaTeX: T_{e2e} = T_{pf} + \left(s_{out} - 1\right) \left(\frac{F_{fwd}}{X \eta_{dec} t} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \min\left(1, t - 1\right) + \frac{b h q \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q}{W_{PP}}\right) + \frac{b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{W_{mem} \eta_{HBM} t}\right) + \left(l_{win} \left(W \left(s_{out} - \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) - 1\right) + s_{in} \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + \frac{\left(\min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + 1\right) \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right)}{2}\right) + \left(s_{in} \left(s_{out} - 1\right) + \frac{s_{out} \left(s_{out} - 1\right)}{2}\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) \left(\frac{b \left(2 a d_{head} \left(2 - 2 \sigma_{MLA}\right) + 2 a \sigma_{MLA} \left(d_{rope} + 2 r_{KV}\right)\right)}{X \eta_{dec} t} + \frac{b q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{W_{mem} \eta_{HBM} \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)}\right)
 
     Args:
         b: micro-batch size [1]
@@ -12238,19 +12889,42 @@ def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in,
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: a batch's latency to its last token: the prefill, then s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1; the step is affine in N_KV, so the sum is s_out − 1 steps at an empty cache plus the slope times Σ N_KV [second]
 
-    Valid when: one kernel per GEMM, compute and memory time added (formulas/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth; l_win ≤ l; s_out ≥ 2: a request that decodes at least once
+    Valid when: one kernel per GEMM, compute and memory time added (formulas/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth; l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd; s_out ≥ 2: a request that decodes at least once
 
     Sources: Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation; Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity
     """
     r_kv = _gated('serving.time.e2e', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('serving.time.e2e', 'd_rope', d_rope, {'mla': (mla, 0)})
     W = _gated('serving.time.e2e', 'W', W, {'l_win': (l_win, 0)})
+    d_ssm = _gated('serving.time.e2e', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('serving.time.e2e', 'N_ssm', N_ssm, {'l_ssd': (l_ssd, 0), 'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('serving.time.e2e', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_grp = _gated('serving.time.e2e', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('serving.time.e2e', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('serving.time.e2e', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('serving.time.e2e', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('serving.time.e2e', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('serving.time.e2e', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
@@ -12277,10 +12951,24 @@ def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in,
     mla = numpy.asarray(mla, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp)) + (l_win*(W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])])) + (l - l_win)*(s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1)))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))))
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)) + (l_win*(W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])])) + (s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))))
 
 
 def serving_time_tpot(s_out, T_pf, T_e2e):
@@ -14857,6 +15545,7 @@ FORMULAS = {
     'serving.decode.kv_read': serving_decode_kv_read,
     'serving.decode.kv_read.mla_expanded': serving_decode_kv_read_mla_expanded,
     'serving.decode.kv_written': serving_decode_kv_written,
+    'serving.decode.flops.recurrent': serving_decode_flops_recurrent,
     'serving.decode.flops.linear': serving_decode_flops_linear,
     'serving.decode.flops': serving_decode_flops,
     'serving.decode.attention.flops': serving_decode_attention_flops,
@@ -15263,33 +15952,34 @@ INPUTS = {
     'optimizations.pipeline.naive_in_flight': ('p',),
     'optimizations.pipeline.min_global_batch': ('b', 'p', 'd'),
     'optimizations.export_penalty': ('n', 'P', 'D', 'X', 'U', 'pi_pen'),
-    'serving.decode.context': ('l', 's_ctx', 'l_win', 'W'),
-    'serving.decode.context.sum': ('l', 's_in', 's_out', 'l_win', 'W'),
-    'serving.decode.kv_read': ('b', 'g', 'd_head', 'l', 's_ctx', 'q_kv', 'mla', 'l_win', 'kv_expand', 'a', 'r_kv', 'd_rope', 'W'),
-    'serving.decode.kv_read.mla_expanded': ('b', 'a', 'l', 'd_rope', 'd_nope', 'd_v', 's_ctx', 'q_kv', 'l_win', 'W'),
-    'serving.decode.kv_written': ('b', 'g', 'd_head', 'l', 'q_kv', 'mla', 'kv_expand', 'a', 'r_kv', 'd_rope'),
-    'serving.decode.flops.linear': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
-    'serving.decode.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_ctx', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'l_win', 'attn_gate', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'W'),
+    'serving.decode.context': ('l', 's_ctx', 'l_win', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'W'),
+    'serving.decode.context.sum': ('l', 's_in', 's_out', 'l_win', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'W'),
+    'serving.decode.kv_read': ('b', 'g', 'd_head', 'l', 's_ctx', 'q_kv', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.kv_read.mla_expanded': ('b', 'a', 'l', 'd_rope', 'd_nope', 'd_v', 's_ctx', 'q_kv', 'l_win', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'W'),
+    'serving.decode.kv_written': ('b', 'g', 'd_head', 'l', 'q_kv', 'mla', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.flops.recurrent': ('b', 'h', 'l_gdn', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh', 'l_mamba', 'l_ssd', 'l_lru', 'd_ssm', 'N_ssm', 'r_dt', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru'),
+    'serving.decode.flops.linear': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_ctx', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'l_win', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'W', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.decode.attention.flops': ('b', 'a', 'd_head', 'N_kv', 'mla', 'r_kv', 'd_rope'),
     'serving.decode.experts_touched': ('b', 'E', 'k'),
-    'serving.decode.params_read': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'E_hit'),
-    'serving.decode.weights_read': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'q_w', 'd_emb', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'E_hit'),
+    'serving.decode.params_read': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'E_hit', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.weights_read': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'q_w', 'd_emb', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'E_hit', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.weights.int4': ('B_q', 'q_s'),
     'serving.prefill.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_in', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'serving.prefill.flops.causal': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_in', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'l_win', 'attn_gate', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'W'),
-    'serving.prefill.flops.masked': ('b', 'a', 'd_head', 'l', 's_in', 'mla', 'l_win', 'd_rope', 'd_nope', 'd_v', 'W'),
+    'serving.prefill.flops.causal': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_in', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'l_win', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'W', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.prefill.flops.masked': ('b', 'a', 'd_head', 'l', 's_in', 'mla', 'l_win', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'd_rope', 'd_nope', 'd_v', 'W'),
     'serving.memory.weights': ('V', 't', 'p', 'P', 'q_w', 'd_emb', 'tied'),
-    'serving.memory.kv': ('b', 'g', 'd_head', 'l', 't', 'p', 's_ctx', 'q_kv', 'mla', 'l_win', 'kv_expand', 'a', 'r_kv', 'd_rope', 'W'),
-    'serving.memory.kv.paged': ('b', 'g', 'd_head', 'l', 't', 'p', 'n_blk', 's_ctx', 'q_kv', 'mla', 'l_win', 'kv_expand', 'a', 'r_kv', 'd_rope', 'W'),
+    'serving.memory.kv': ('b', 'g', 'd_head', 'l', 't', 'p', 's_ctx', 'q_kv', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.memory.kv.paged': ('b', 'g', 'd_head', 'l', 't', 'p', 'n_blk', 's_ctx', 'q_kv', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.memory.workspace': ('h', 'a', 'g', 'd_head', 'd_ff', 't', 'q', 'n_chunk', 'gated'),
-    'serving.memory.per_gpu': ('b', 'g', 'd_head', 'l', 't', 'p', 's_ctx', 'q_kv', 'M_w', 'M_ws', 'mla', 'l_win', 'kv_expand', 'a', 'r_kv', 'd_rope', 'W'),
-    'serving.memory.max_batch': ('g', 'd_head', 'l', 't', 'p', 'M_gpu', 's_ctx', 'q_kv', 'M_w', 'M_ws', 'mla', 'l_win', 'kv_expand', 'a', 'r_kv', 'd_rope', 'W'),
-    'serving.memory.max_context': ('b', 'g', 'd_head', 'l', 't', 'p', 'M_gpu', 'q_kv', 'M_w', 'M_ws', 'mla', 'l_win', 'kv_expand', 'a', 'r_kv', 'd_rope', 'W'),
+    'serving.memory.per_gpu': ('b', 'g', 'd_head', 'l', 't', 'p', 's_ctx', 'q_kv', 'M_w', 'M_ws', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.memory.max_batch': ('g', 'd_head', 'l', 't', 'p', 'M_gpu', 's_ctx', 'q_kv', 'M_w', 'M_ws', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.memory.max_context': ('b', 'g', 'd_head', 'l', 't', 'p', 'M_gpu', 'q_kv', 'M_w', 'M_ws', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.time.allreduce': ('t', 'x_msg', 'W_tp', 'tau_ar'),
     'serving.time.alltoall': ('x_msg', 'e', 'W_tp', 'tau_ar'),
-    'serving.time.decode_step': ('b', 'h', 'a', 'g', 'd_head', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 'N_kv', 'q_kv', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w', 'mla', 'kv_expand', 'r_kv', 'd_rope'),
+    'serving.time.decode_step': ('b', 'h', 'a', 'g', 'd_head', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 'N_kv', 'q_kv', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w', 'mla', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'r_kv', 'd_rope', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.time.prefill': ('b', 'h', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 's_in', 'eta_pf', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w'),
-    'serving.time.e2e': ('b', 'h', 'a', 'g', 'd_head', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 's_in', 's_out', 'q_kv', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w', 'T_pf', 'mla', 'l_win', 'kv_expand', 'r_kv', 'd_rope', 'W'),
+    'serving.time.e2e': ('b', 'h', 'a', 'g', 'd_head', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 's_in', 's_out', 'q_kv', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w', 'T_pf', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.time.tpot': ('s_out', 'T_pf', 'T_e2e'),
     'serving.throughput.per_gpu': ('b', 't', 's_out', 'T_e2e'),
     'serving.throughput.per_user': ('T_tok',),
@@ -15679,6 +16369,7 @@ REQUIRED = {
     'serving.decode.kv_read': ('b', 'g', 'd_head', 'l', 's_ctx', 'q_kv'),
     'serving.decode.kv_read.mla_expanded': ('b', 'a', 'l', 'd_rope', 'd_nope', 'd_v', 's_ctx', 'q_kv'),
     'serving.decode.kv_written': ('b', 'g', 'd_head', 'l', 'q_kv'),
+    'serving.decode.flops.recurrent': ('b', 'h', 'l_gdn', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.decode.flops.linear': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb'),
     'serving.decode.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_ctx'),
     'serving.decode.attention.flops': ('b', 'a', 'd_head', 'N_kv'),

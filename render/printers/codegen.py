@@ -130,7 +130,18 @@ def _joint_gates(formula: Formula, size: sp.Symbol) -> dict[sp.Symbol, sp.Intege
             break
         gates[best] = zeros.pop(best)
         terms = [term for term in terms if best not in term.free_symbols]
+    while size in formula.expr.xreplace(gates).free_symbols:  # a term no cover reaches: inside a reciprocal of a sum
+        left = formula.expr.xreplace(gates)
+        remaining = [switch for switch in zeros if switch in left.free_symbols]
+        if not remaining:
+            break
+        best = min(remaining, key=lambda switch: _occurrences(left.xreplace({switch: zeros[switch]}), size))
+        gates[best] = zeros.pop(best)
     return gates
+
+
+def _occurrences(expr: sp.Basic, size: sp.Symbol) -> int:
+    return sum(1 for node in sp.preorder_traversal(expr) if node == size)
 
 
 def function_source(formula: Formula, inputs: list[sp.Symbol]) -> str:
