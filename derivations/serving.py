@@ -127,9 +127,11 @@ def _forwards_at_one() -> sp.Expr:
     return sum((count * _at(fid, s=1) for count, fid in MIXER_FORWARDS), sp.Integer(0))
 
 
-def _terms_in(expr: sp.Expr, symbol: sp.Symbol) -> sp.Expr:
-    """The terms of an expanded sum that involve a symbol (a chunked scan's, in its chunk length)."""
-    return sp.Add(*[term for term in sp.Add.make_args(sp.expand(expr)) if term.has(symbol)])
+def _scan_at_one(formula_id: str, chunk: sp.Symbol) -> sp.Expr:
+    """The terms of a mixer's expanded forward that involve its chunk length (its chunked scan's), at s = 1. Found at
+    any s, then put at 1: there ⌈1/Q⌉ = 1 for every chunk length Q ≥ 1, and SymPy writes them without Q."""
+    expr = get(formula_id).dimensioned
+    return sp.Add(*[term for term in sp.Add.make_args(sp.expand(expr)) if term.has(chunk)]).xreplace({s: 1})
 
 
 def mixers_step() -> Derivation:
@@ -139,7 +141,7 @@ def mixers_step() -> Derivation:
     mamba = d.defines("S6 step", _at("flops.recurrent.mamba", s=1) - R.d_ssm * conv * (one - S.UPDATED),
                       "Mamba's forward of one token, the convolution over the 2 outputs of causal_conv1d_update (its k_conv "
                       "cached inputs and the new one, unpadded) instead of k_conv; the readout matmul [d_ssm, N]×[N, 1] stays")
-    ssd = d.defines("SSD step", _at("flops.recurrent.mamba2", s=1) - _terms_in(_at("flops.recurrent.mamba2", s=1), R.Q_ssd)
+    ssd = d.defines("SSD step", _at("flops.recurrent.mamba2", s=1) - _scan_at_one("flops.recurrent.mamba2", R.Q_ssd)
                     - R.xbc * conv * (one - S.UPDATED),
                     "Mamba-2's forward of one token less the terms of its chunked scan in Q (a lone token padded to a "
                     "chunk), the convolution over 2 outputs; what is left of the scan, 2b·d_ssm·N, is the step's readout "
@@ -147,7 +149,7 @@ def mixers_step() -> Derivation:
     lru = d.defines("LRU step", _at("flops.recurrent.rglru", s=1) - R.d_lru * conv * one,
                     "the recurrent block's forward of one token less its convolution: RecurrentGemma's step multiplies the "
                     "cached inputs by the taps and sums (no matmul)")
-    gdn = d.defines("GDN step", _at("flops.recurrent.gdn", s=1) - _terms_in(_at("flops.recurrent.gdn", s=1), R.Q_gdn)
+    gdn = d.defines("GDN step", _at("flops.recurrent.gdn", s=1) - _scan_at_one("flops.recurrent.gdn", R.Q_gdn)
                     - R.qkv_lin * conv * (one - S.UPDATED),
                     "the gated delta-net's forward of one token less its chunked products (the recurrent rule's decay, "
                     "update and readout are elementwise), the convolution over 2 outputs")

@@ -67,6 +67,24 @@ def at_most(smaller: sp.Basic, larger: sp.Basic) -> Condition:
     return Condition(f"{smaller} ≤ {larger}", sp.Le(smaller, larger))
 
 
+def layer_kinds(expr: sp.Basic) -> list[Condition]:
+    """What every formula that counts layers of several kinds assumes: they are parts of the l layers. The layers
+    without attention (recurrent mixers, or none) are some of the l, and the windowed ones among the rest; the
+    layers without an MLP and the MoE layers are some of the l. A formula inherits each whose symbols it holds."""
+    from llm_formulas.formulas.symbols import l, l_gdn, l_lru, l_mamba, l_moe, l_noattn, l_nomlp, l_ssd, l_win
+
+    symbols = sp.sympify(expr).free_symbols
+    without_attention = l_mamba + l_ssd + l_lru + l_gdn + l_noattn
+    kinds = [at_most(without_attention, l)]
+    if l_win in symbols:
+        kinds.append(at_most(without_attention + l_win, l))
+    if l_nomlp in symbols:
+        kinds.append(at_most(l_moe + l_nomlp, l))
+    if l not in symbols or not symbols & {l_mamba, l_ssd, l_lru, l_gdn, l_noattn, l_nomlp}:
+        return []
+    return [kind for kind in kinds if kind.predicate.free_symbols & symbols - {l, l_moe, l_win}]
+
+
 @dataclass(frozen=True)
 class Formula:
     """A stated result: its expression, declared unit, meaning, conditions, sources.
@@ -271,6 +289,12 @@ def formula(
                      symbol_latex=symbol_latex, notes=notes, replace=replace)
 
 
+def _with_layer_kinds(conditions: tuple[Condition, ...], expr: sp.Expr) -> tuple[Condition, ...]:
+    """The conditions given, then those of ``layer_kinds`` not among them."""
+    stated = {condition.predicate for condition in conditions}
+    return conditions + tuple(kind for kind in layer_kinds(expr) if kind.predicate not in stated)
+
+
 def _register(owner: Catalogue | None, id: str, expr: sp.Expr, unit: Unit | str, meaning: str, *,
               sources: Iterable[Source], conditions: Iterable[Condition], related: Iterable[str], symbol_latex: str,
               notes: str, replace: bool) -> Formula:
@@ -284,7 +308,7 @@ def _register(owner: Catalogue | None, id: str, expr: sp.Expr, unit: Unit | str,
         unit=as_unit(unit),
         meaning=meaning,
         sources=tuple(sources),
-        conditions=tuple(conditions),
+        conditions=_with_layer_kinds(tuple(conditions), expr),
         related=tuple(related),
         symbol_latex=symbol_latex,
         notes=notes,

@@ -281,15 +281,16 @@ ARCH = Source("transformers", "configuration switches of the modelling code")
 
 
 def switch(name: str, latex: str, meaning: str, *, default: int | None, maximum: int | None = 1,
-           source: Source = ARCH) -> sp.Symbol:
-    """Register a non-negative integer symbol (a 0/1 switch unless ``maximum`` says otherwise).
+           source: Source = ARCH, positive: bool = False) -> sp.Symbol:
+    """Register a non-negative integer symbol (a 0/1 switch unless ``maximum`` says otherwise); ``positive`` for a
+    size some formula divides by (a chunk length, a scale block, a quantization group), which is never 0.
 
     ``default`` is its value in the classic model (000's GPT: biases, LayerNorm, a learned position table, a tied
     head; no MoE, MLA, window or recompute), which ``eval``, the library and the generated functions use when the
     switch is not given; ``None`` where there is no classic value (a size that matters only under another switch,
     MLA's d_rope under mla = 1; a framework's behaviour).
     """
-    symbol = sp.Symbol(name, integer=True, nonnegative=True)
+    symbol = sp.Symbol(name, integer=True, positive=True) if positive else sp.Symbol(name, integer=True, nonnegative=True)
     bound = None if maximum is None else sp.Integer(maximum)
     fallback = None if default is None else sp.Integer(default)
     _register(Quantity(symbol, latex, meaning, as_unit("1"), source, maximum=bound, default=fallback))
@@ -501,7 +502,7 @@ N_ssm = switch("N_ssm", r"N", "state size per channel of a Mamba or Mamba-2 mixe
 r_dt = switch("r_dt", r"r_{\Delta}", "rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉)", maximum=None, default=None,
               source=Source("gu2023", "§3.6, Δ rank"))
 k_conv = switch("k_conv", r"k_{conv}", "kernel width of a mixer's causal depthwise convolution (conv_kernel: 4)", maximum=None,
-                default=None, source=Source("gu2023", "§3.4, the short convolution"))
+                default=None, source=Source("gu2023", "§3.4, the short convolution"), positive=True)
 b_ssm = switch("b_ssm", r"\sigma_{b_{ssm}}", "1 if a Mamba mixer's input and output projections have biases (use_bias)", default=0,
                source=HYBRID)
 b_conv = switch("b_conv", r"\sigma_{b_{conv}}", "1 if the mixer's convolution has a bias (use_conv_bias)", default=0, source=HYBRID)
@@ -512,7 +513,7 @@ n_ssmh = switch("n_ssmh", r"n_{SSD}", "heads of a Mamba-2 mixer (num_heads; d_ss
 n_grp = switch("n_grp", r"n_{grp}", "groups of B and C in a Mamba-2 mixer (n_groups)", maximum=None, default=None,
                source=Source("dao2024", "§7.2, grouped B and C"))
 Q_ssd = switch("Q_ssd", r"Q_{SSD}", "chunk length of the Mamba-2 scan (chunk_size: 256); the sequence is padded to whole chunks",
-               maximum=None, default=256, source=Source("dao2024", "§6, the chunked SSD algorithm"))
+               maximum=None, default=256, source=Source("dao2024", "§6, the chunked SSD algorithm"), positive=True)
 d_lru = switch("d_lru", r"d_{LRU}", "width of a Griffin recurrent block (lru_width)", maximum=None, default=None,
                source=Source("de2024", "§2.4, RG-LRU width"))
 w_lru = switch("w_lru", r"w_{LRU}", "block width of the RG-LRU's block-diagonal gates (lru_width / heads)", maximum=None, default=None,
@@ -526,7 +527,7 @@ d_kh = switch("d_kh", r"d_{K}^{lin}", "query/key head width of a gated delta-net
 d_vh = switch("d_vh", r"d_{V}^{lin}", "value head width of a gated delta-net (linear_value_head_dim)", maximum=None, default=None,
               source=Source("yang2024gdn", "§3"))
 Q_gdn = switch("Q_gdn", r"Q_{GDN}", "chunk length of the gated delta rule's chunked scan (64 in transformers' torch path)",
-               maximum=None, default=64, source=Source("yang2024gdn", "§3.3, chunkwise form"))
+               maximum=None, default=64, source=Source("yang2024gdn", "§3.3, chunkwise form"), positive=True)
 
 
 # vision towers (formulas/towers.py): the patch stem, position table and projector of a multimodal model
@@ -544,10 +545,12 @@ b_lin = switch("b_lin", r"\sigma_{b}", "1 if a linear layer has a bias", default
 
 # quantized weights as stored (formulas/weights.py)
 QUANT = Source("transformers", "quantizers/ and integrations/: finegrained_fp8, mxfp4, gptq, awq, bitsandbytes")
-B_r = switch("B_r", r"B_{r}", "output rows per FP8 scale block (weight_block_size[0]: 128)", maximum=None, default=None, source=QUANT)
-B_c = switch("B_c", r"B_{c}", "input columns per FP8 scale block (weight_block_size[1]: 128)", maximum=None, default=None, source=QUANT)
+B_r = switch("B_r", r"B_{r}", "output rows per FP8 scale block (weight_block_size[0]: 128)", maximum=None, default=None, source=QUANT,
+             positive=True)
+B_c = switch("B_c", r"B_{c}", "input columns per FP8 scale block (weight_block_size[1]: 128)", maximum=None, default=None, source=QUANT,
+             positive=True)
 G_q = switch("G_q", r"G", "input rows per GPTQ/AWQ quantization group (group_size: 128; the whole input when -1)", maximum=None,
-             default=None, source=Source("frantar2022", "§4, grouping"))
+             default=None, source=Source("frantar2022", "§4, grouping"), positive=True)
 n_bits = switch("n_bits", r"n_{bits}", "bits per GPTQ/AWQ weight (bits: 4 or 8)", maximum=None, default=None,
                 source=Source("frantar2022", "§4"))
 score_bias = switch("score_bias", r"\sigma_{corr}", "1 if each MoE layer keeps an fp32 routing-score correction bias of E (a stored buffer, "

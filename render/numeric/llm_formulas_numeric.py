@@ -4657,7 +4657,7 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
 
     Returns: parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E [parameter]
 
-    Valid when: l_moe ≤ l
+    Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
 
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
@@ -5592,7 +5592,7 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
 
     Returns: forward FLOPs of a decoder model for b sequences of s tokens [FLOP]
 
-    Valid when: l_moe ≤ l
+    Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
@@ -5724,7 +5724,7 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
 
     Returns: backward FLOPs: for each GEMM Y = XW, dX = dY·Wᵀ and dW = Xᵀ·dY [FLOP]
 
-    Valid when: l_moe ≤ l
+    Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
@@ -5856,7 +5856,7 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
 
     Returns: training FLOPs of one step: forward + backward [FLOP]
 
-    Valid when: l_moe ≤ l
+    Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
@@ -6104,7 +6104,7 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, kv_expand=
 
     Returns: the bytes transformers' DynamicCache holds after b sequences of s tokens: full attention layers s tokens, the l_win windowed ones W − 1, and the fixed-size state of each recurrent layer; layers without a mixer hold nothing [byte]
 
-    Valid when: l_win ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l
+    Valid when: l_win ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win ≤ l
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer, DynamicSlidingWindowLayer; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache; Gemma Team 2025, §2 local:global layers 5:1, window 1024 (Gemma 2: 1:1, window 4096); DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE; transformers 5.24, hybrid decoder layers (Jamba, Nemotron-H, RecurrentGemma, Qwen3-Next; Mamba, Mamba-2)
     """
@@ -6190,7 +6190,7 @@ def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=
 
     Returns: the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache); recurrent states as they are [byte]
 
-    Valid when: l_win ≤ l
+    Valid when: l_win ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win ≤ l
 
     Sources: Kwon et al. 2023, §4.2 KV blocks
     """
@@ -9252,7 +9252,7 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
 
     Returns: forward FLOPs of LoRA fine-tuning: the base model's and the adapters' [FLOP]
 
-    Valid when: l_moe ≤ l; no latent attention (mla = 0): the adapters sit on q_proj, k_proj, v_proj, o_proj
+    Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l; no latent attention (mla = 0): the adapters sit on q_proj, k_proj, v_proj, o_proj
 
     Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
@@ -9400,7 +9400,7 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q
 
     Returns: backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients of QKᵀ and scores·V, and both gradients of each adapter matrix [FLOP]
 
-    Valid when: l_moe ≤ l; no latent attention (mla = 0): the adapters sit on q_proj, k_proj, v_proj, o_proj
+    Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l; no latent attention (mla = 0): the adapters sit on q_proj, k_proj, v_proj, o_proj
 
     Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
@@ -10816,7 +10816,7 @@ def serving_decode_context(l, s_ctx, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_
 
     Returns: cached positions one sequence's decoding step reads over its attention layers: s_ctx in each of the l_attn − l_win full layers, min(s_ctx, W) in each windowed one (recurrent layers and layers without a mixer cache no position) [1]
 
-    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd
+    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win ≤ l
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache
     """
@@ -10854,7 +10854,7 @@ def serving_decode_context_sum(l, s_in, s_out, *, l_win=0, l_mamba=0, l_ssd=0, l
 
     Returns: N_KV summed over a request's s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1: (s_out − 1)·s_in + s_out(s_out − 1)/2 per full layer; per windowed layer the u = min(max(W − s_in, 0), s_out − 1) steps below the window, then W each [1]
 
-    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd
+    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win ≤ l
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
     """
@@ -10910,7 +10910,7 @@ def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, l_win=0, kv_e
 
     Returns: cache bytes one decoding step reads: N_KV positions of each of b sequences, K and V of g heads each (MLA: the latent r_KV and the shared rope key), and the whole fixed state of every recurrent layer [byte]
 
-    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd
+    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win ≤ l
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE; transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states)
     """
@@ -10983,6 +10983,8 @@ def serving_decode_kv_read_mla_expanded(b, a, l, d_rope, d_nope, d_v, s_ctx, q_k
 
     Returns: the same for an MLA model whose engine caches the up-projected per-head keys a·(d_nope + d_rope) and values a·d_v [byte]
 
+    Valid when: l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win ≤ l
+
     Sources: DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
     W = _gated('serving.decode.kv_read.mla_expanded', 'W', W, {'l_win': (l_win, 0)})
@@ -11038,6 +11040,8 @@ def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, kv_expand=0, l_ma
         d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
     Returns: cache bytes one decoding step writes: the new token's K and V (or latent) in every attention layer of b sequences, and every recurrent layer's state rewritten whole [byte]
+
+    Valid when: l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states)
     """
@@ -11325,7 +11329,7 @@ def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=
 
     Returns: one decoding step at context s_ctx as transformers runs it with a DynamicCache (eager attention): the GEMMs, QKᵀ and scores·V over N_KV cached positions per sequence, and for MLA the up-projection of the cached latents through W_UK, W_UV again (the new token's is among the projections) [FLOP]
 
-    Valid when: l_moe ≤ l; l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd
+    Valid when: l_moe ≤ l; l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win ≤ l; l_moe + l_nomlp ≤ l
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
@@ -11692,7 +11696,7 @@ def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n
 
     Returns: weight bytes one decoding step reads: the matrices at q_Ψ bytes per parameter, the head and the embedding rows in 16 bits (quantizers leave them so) [byte]
 
-    Valid when: l_moe ≤ l; E_hit ≤ E
+    Valid when: l_moe ≤ l; E_hit ≤ E; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
 
     Sources: Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity; Frantar et al. 2022, §5: 4-bit weights with a scale and zero point per group of 128
     """
@@ -11994,7 +11998,7 @@ def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *,
 
     Returns: the same prefill as a causal kernel computes it: s_in(s_in + 1)/2 query-key pairs in a full attention layer, s_in·m − m(m − 1)/2 with m = min(s_in, W) in a windowed one [FLOP]
 
-    Valid when: l_moe ≤ l; l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd
+    Valid when: l_moe ≤ l; l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win ≤ l; l_moe + l_nomlp ≤ l
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache; Dao 2023, causal masking skips the masked blocks
     """
@@ -12098,7 +12102,7 @@ def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, l_win=0, l_mam
 
     Returns: what eager attention computes and a causal kernel skips: the s_in(s_in − 1)/2 pairs above the diagonal of every attention layer, and in a windowed one also the (s_in − m)(s_in − m + 1)/2 below it outside the band, QKᵀ and scores·V each [FLOP]
 
-    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd
+    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win ≤ l
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache
     """
@@ -12195,7 +12199,7 @@ def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, l_win=0, kv_
 
     Returns: cache bytes one GPU holds for b sequences of s_ctx tokens: each stage its layers, each TP rank min(t, g) of the g KV heads' share (MLA: the whole latent on every rank), and 1/t of each recurrent layer's fixed state [byte]
 
-    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd
+    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win ≤ l
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; Kwon et al. 2023, §4.2: KV blocks of a fixed number of tokens; Shoeybi et al. 2019, §3: two all-reduces in the forward of each layer; vLLM, MambaMixer, MambaMixer2: a mixer's channels and heads, and so its states, split over the TP ranks
     """
@@ -12285,7 +12289,7 @@ def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0,
 
     Returns: the same cache in whole blocks of n_blk tokens per sequence and attention layer (PagedAttention: vLLM's blocks of 16); the recurrent states as they are [byte]
 
-    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd
+    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win ≤ l
 
     Sources: Kwon et al. 2023, §4.2: KV blocks of a fixed number of tokens; vLLM, MambaMixer, MambaMixer2: a mixer's channels and heads, and so its states, split over the TP ranks
     """
@@ -12411,7 +12415,7 @@ def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla
 
     Returns: what one GPU holds while serving: its weights, its share of the cache of b sequences at context s_ctx, the workspace [byte]
 
-    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd
+    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win ≤ l
 
     Sources: Kwon et al. 2023, §4; vLLM, profile_run: the peak activation memory of a forward of max_num_batched_tokens tokens
     """
@@ -12504,7 +12508,7 @@ def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, 
 
     Returns: the KV wall: the most sequences of s_ctx tokens whose cache fits beside the weights and the workspace (round down; none if the weights alone do not fit) [sequence]
 
-    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd; a sequence's cache holds bytes (positions or states); M_GPU > M_w + M_ws
+    Valid when: l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd; a sequence's cache holds bytes (positions or states); M_GPU > M_w + M_ws; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win ≤ l
 
     Sources: Kwon et al. 2023, §2.3, the KV cache limits the batch
     """
@@ -12597,7 +12601,7 @@ def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *,
 
     Returns: the longest context b sequences can reach: the full layers' cache grows with s_ctx, the windowed layers' stays at W, the recurrent states at their fixed size [1]
 
-    Valid when: a cached position holds values (2g·d_head, or r_KV + d_rope under MLA); l_win < l_attn (with windows and states only, no context fills the memory); the answer is at least W (below it the windowed layers grow too)
+    Valid when: a cached position holds values (2g·d_head, or r_KV + d_rope under MLA); l_win < l_attn (with windows and states only, no context fills the memory); the answer is at least W (below it the windowed layers grow too); l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win ≤ l
 
     Sources: Kwon et al. 2023, §2.3
     """
@@ -12747,7 +12751,7 @@ def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_p
 
     Returns: one decoding step of a replica: the GEMMs' FLOPs F_fwd and the attention's at η_dec of the t GPUs' peak, the weights R_w, the cache and the recurrent states at η_HBM of their bandwidth, τ_L per layer, TP all-reduces of b·h·q bytes, p − 1 stage hops (the stages in series) [second]
 
-    Valid when: one kernel per GEMM, compute and memory time added (formulas/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth
+    Valid when: one kernel per GEMM, compute and memory time added (formulas/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l
 
     Sources: Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity; Thakur et al. 2005, §2: the cost model α + nβ of a message; a ring all-reduce moves 2(p − 1)/p·n; Li Bojie (001), inference: pipeline stages run in series; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
     """
@@ -12909,7 +12913,7 @@ def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in,
 
     Returns: a batch's latency to its last token: the prefill, then s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1; the step is affine in N_KV, so the sum is s_out − 1 steps at an empty cache plus the slope times Σ N_KV [second]
 
-    Valid when: one kernel per GEMM, compute and memory time added (formulas/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth; l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd; s_out ≥ 2: a request that decodes at least once
+    Valid when: one kernel per GEMM, compute and memory time added (formulas/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth; l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd; s_out ≥ 2: a request that decodes at least once; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win ≤ l
 
     Sources: Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation; Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity
     """
