@@ -116,21 +116,6 @@ UNMODELLED_KEYS = {
 }
 
 
-DROPOUT_KEYS = ("resid_pdrop", "embd_pdrop", "attn_pdrop", "hidden_dropout", "attention_dropout", "dropout")
-DROPOUT_DEFAULTS = {"gpt2": {"resid_pdrop": 0.1, "embd_pdrop": 0.1, "attn_pdrop": 0.1}, "opt": {"dropout": 0.1}}  # transformers'
-
-
-def _dropout(config: dict, model_type: str) -> int:
-    """σ_drop: 1 if the config trains with any dropout (its keys, else transformers' defaults: GPT-2 and OPT 0.1, the
-    other families 0), so a framework's blocks save masks (formulas/memory.py, the decoder forms)."""
-    defaults = DROPOUT_DEFAULTS.get(model_type, {})
-    rates = [config.get(key, defaults.get(key, 0.0)) for key in DROPOUT_KEYS]
-    for key, rate in zip(DROPOUT_KEYS, rates):
-        if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not 0 <= rate < 1:
-            raise ConfigError(f"{model_type} config: {key!r} must be a dropout probability in [0, 1), got {_short(rate)}")
-    return int(any(rate > 0 for rate in rates))
-
-
 DROPOUT_KEYS = ("resid_pdrop", "embd_pdrop", "attn_pdrop", "hidden_dropout", "attention_dropout", "dropout", "resid_dropout",
                 "embed_dropout")
 DROPOUT_DEFAULTS = {"gpt2": {"resid_pdrop": 0.1, "embd_pdrop": 0.1, "attn_pdrop": 0.1}, "opt": {"dropout": 0.1}}  # transformers'

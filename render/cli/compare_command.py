@@ -35,19 +35,11 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> Result:
-    from llm_formulas.formulas.estimate import LayoutError, check_layout, estimate, model_values
+    from llm_formulas.formulas.estimate import estimate
     from llm_formulas.formulas.peers import CLAIMS, PEERS
-    from llm_formulas.render.cli.estimate_command import check_framework, check_model, read_inputs, read_layout
-    from llm_formulas.render.cli.model_commands import load_architecture
+    from llm_formulas.render.cli.estimate_command import check_framework, read_inputs, read_model_and_layout
 
-    architecture, label = load_architecture(args.hf_config, args.model)
-    model = model_values(architecture.values)
-    check_model(architecture, model)
-    layout = read_layout(args)
-    try:
-        check_layout(layout, model)
-    except LayoutError as error:
-        raise InputError(f"invalid layout: {error}") from None
+    architecture, label, model, layout = read_model_and_layout(args)
     if layout.c > 1 or layout.v > 1 or layout.stages is not None:
         raise InputError("compare's claims hold without context parallelism, interleaving or an explicit partition "
                          "(the peers model none of them): drop --cp, --interleave, --stages")

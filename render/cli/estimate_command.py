@@ -289,13 +289,12 @@ def read_inputs(args: argparse.Namespace, model: dict[str, int], model_type: str
     )
 
 
-def run(args: argparse.Namespace) -> Result:
-    from llm_formulas.formulas.estimate import LayoutError, check_layout, estimate, model_values, unpredicted
-
-    from llm_formulas.formulas.presets import preset
+def read_model_and_layout(args: argparse.Namespace) -> tuple[object, str, dict[str, int], object]:
+    """The model (``--model`` or ``--hf-config``) and the layout the options give, each refused in one line where the
+    report cannot price it: (architecture, label, the model's sizes, layout)."""
+    from llm_formulas.formulas.estimate import LayoutError, check_layout, model_values
 
     architecture, label = load_architecture(args.hf_config, args.model)
-    source = preset(args.model).source if args.model is not None else None
     model = model_values(architecture.values)
     check_model(architecture, model)
     layout = read_layout(args)
@@ -303,6 +302,16 @@ def run(args: argparse.Namespace) -> Result:
         check_layout(layout, model)
     except LayoutError as error:
         raise InputError(f"invalid layout: {error}") from None
+    return architecture, label, model, layout
+
+
+def run(args: argparse.Namespace) -> Result:
+    from llm_formulas.formulas.estimate import estimate, unpredicted
+
+    from llm_formulas.formulas.presets import preset
+
+    architecture, label, model, layout = read_model_and_layout(args)
+    source = preset(args.model).source if args.model is not None else None
     inputs = read_inputs(args, model, architecture.model_type)
     reason = unpredicted(layout, inputs)
     if reason is not None:
