@@ -1,6 +1,6 @@
 """Measure every checkpoint of tests/checkpoints_manifest.json with transformers itself: write tests/checkpoint_counts.json.
 
-For each published config.json (shared/checkpoints/, see the manifest for where each comes from) the model
+For each published config.json (tests/checkpoints/, see the manifest for where each comes from) the model
 transformers builds from it on the meta device: sum(p.numel()) of the text decoder (a ...ForCausalLM, or the
 language model and head of a ...ForConditionalGeneration) and of the rest (the vision tower and projector).
 Kimi-K2's config names model_type kimi_k2 and architectures DeepseekV3ForCausalLM: it is built as deepseek_v3.
@@ -17,7 +17,7 @@ import torch
 import transformers
 
 HERE = Path(__file__).parent
-SHARED = HERE.parent / "shared" / "checkpoints"
+SHARED = HERE / "checkpoints"
 BUILT_AS = {"kimi_k2": "deepseek_v3"}
 
 

@@ -1,7 +1,7 @@
 """The most-used open checkpoints of 2025–26, each config.json as published, counted exactly against transformers.
 
 tests/checkpoints_manifest.json lists each checkpoint and where its config.json was copied from (repository,
-path, commit); the files themselves live in shared/checkpoints/ (fetched data, kept out of commits). For each,
+path, commit); the files themselves are committed in tests/checkpoints/ (256 kB of published config.json files). For each,
 params.decoder.total must equal the parameters transformers 5.24 builds on the meta device for the text decoder,
 and the vision tower with its projector those of a multimodal checkpoint, as tests/measure_checkpoints.py
 measured them into tests/checkpoint_counts.json (re-measured live for two of them below). Quantization keys are
@@ -17,7 +17,7 @@ from llm_formulas.formulas.catalogue import get
 from llm_formulas.formulas.hf_config import ConfigError, read_config
 
 HERE = Path(__file__).parent
-SHARED = HERE.parent / "shared" / "checkpoints"
+SHARED = HERE / "checkpoints"
 MANIFEST = json.loads((HERE / "checkpoints_manifest.json").read_text())
 COUNTS = json.loads((HERE / "checkpoint_counts.json").read_text())
 # copies that are not the config.json as released: counted only as far as they go, and why
@@ -29,7 +29,7 @@ NOT_AS_PUBLISHED = {
 
 def published(entry: dict) -> dict:
     path = SHARED / entry["file"]
-    assert path.exists(), f"{path} missing: copy the published config.json files into shared/checkpoints (see the manifest)"
+    assert path.exists(), f"{path} missing: the published config.json files are in tests/checkpoints (see the manifest)"
     return json.loads(path.read_text())
 
 

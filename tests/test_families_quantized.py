@@ -20,7 +20,7 @@ from family_oracle import hf_config, meta_count
 from llm_formulas.formulas.hf_config import ConfigError, read_config
 from llm_formulas.formulas.quantization import inventory, skipped
 
-FIXTURES = Path(__file__).parents[1] / "shared" / "checkpoints"  # the published config.json files (tests/checkpoints_manifest.json)
+FIXTURES = Path(__file__).parent / "checkpoints"  # the published config.json files (tests/checkpoints_manifest.json)
 FP8 = {"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic", "weight_block_size": [128, 128]}
 TINY = dict(vocab_size=300, hidden_size=256, intermediate_size=384, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2)
 
