@@ -43,8 +43,14 @@ def test_a_block_mixes_the_two_layer_by_layer(capsys):
     full, none = _report(capsys, "--recompute", "full"), _report(capsys, "--recompute", "none")
     block = _report(capsys, "--recompute", "full", "--recompute-layers", str(k))
     share = k / CHUNK
-    # the first stage's memory is the sum over its layers: k at full recompute's bytes, the rest at no recompute's
-    assert block["memory"]["activations"] == share * full["memory"]["activations"] + (1 - share) * none["memory"]["activations"]
+    # the first stage's memory is the sum over its layers: k at full recompute's bytes, the rest at no recompute's,
+    # for each of the p micro-batches in flight, and once the one layer the backward rebuilds (issue 25), which full
+    # recompute holds and no recompute does not: full = p(L·f + E) + (n − f), none = p(L·n + E), so the rebuilt
+    # layer's n − f is (none − full)/(p·L − 1), and the block holds it whole where the mix holds its share
+    in_flight = 4  # 1F1B's first stage: p = 4 micro-batches (m = 32 ≥ p)
+    rebuilt = (none["memory"]["activations"] - full["memory"]["activations"]) / (in_flight * CHUNK - 1)
+    assert block["memory"]["activations"] == pytest.approx(
+        share * full["memory"]["activations"] + (1 - share) * none["memory"]["activations"] + (1 - share) * rebuilt, rel=1e-12)
     assert block["flops"]["recomputed"] == share * full["flops"]["recomputed"]
     # every stage sum of the performance model is linear in the layers recomputed; the DP all-reduce it hides
     # behind the last backward is not, so the step lies between the two, not on their line

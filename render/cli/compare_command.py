@@ -107,7 +107,9 @@ def _row(claim, values: dict) -> dict:
     derivation = derivation_of(claim.formula_id)
 
     def number(expr: sp.Expr) -> sp.Rational:
-        result = sp.nsimplify(sp.sympify(expr).xreplace(constant_values()).xreplace(at))
+        result = expr.xreplace(constant_values()).xreplace(at)  # a catalogue expression: never a user's string
+        if result.is_Number and not result.is_Rational:  # a float the report carried: read as the shortest rational
+            result = sp.nsimplify(result)
         if result.free_symbols:
             raise ValueError(f"{claim.formula_id}: no value for {', '.join(sorted(s.name for s in result.free_symbols))}")
         return result

@@ -78,7 +78,7 @@ def _pieces(expr: sp.Basic) -> list[str]:
 def lines(expr: sp.Basic, width: int = WIDTH) -> list[str]:
     """The expression's pieces packed greedily into lines of at most ``width`` characters."""
     packed: list[str] = []
-    for piece in _pieces(sp.sympify(expr).xreplace(constant_values())):
+    for piece in _pieces(expr.xreplace(constant_values())):  # a catalogue expression, never a user's string
         if packed and len(packed[-1]) + 1 + len(piece) <= width:
             packed[-1] += " " + piece
         else:
