@@ -92,6 +92,11 @@ SLIPPED = [
     ("achievable.gemm_time", "at the datasheet peak", 2 * 4096 * 8192 * 7168 / 312e12 * 1e6),
     ("achievable.gemm_time", "the sparse peak",
      (2 * 4096 * 8192 * 7168 / (624e12 * 0.802) + 2 * (4096 * 8192 + 8192 * 7168 + 4096 * 7168) / (2.039e12 * 0.843) + 54.6e-6) * 1e6),
+    # Llama-3.1-70B on 8 × 80 GB, 8192 tokens of 16-bit K and V of 8 heads of 128 in 80 layers, split over 8 GPUs
+    ("serving.kv_wall", "the weights left out", 80e9 / (8192 * 2 * 80 * 8 * 128 * 2 / 8)),
+    ("serving.kv_wall", "GQA forgotten", (80e9 - 2 * 70_553_706_496 / 8) / (8192 * 2 * 80 * 64 * 128 * 2 / 8)),
+    # Leviathan et al. 2023, Eq. 1 without the cost of the draft: (1 − α^(γ+1))/(1 − α)
+    ("serving.speculative", "the draft's cost forgotten", (1 - 0.8**5) / (1 - 0.8)),
     ("achievable.gemm_time", "the kernel's fixed cost forgotten",
      (2 * 4096 * 8192 * 7168 / (312e12 * 0.802) + 2 * (4096 * 8192 + 8192 * 7168 + 4096 * 7168) / (2.039e12 * 0.843)) * 1e6),
 ]

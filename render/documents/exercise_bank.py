@@ -196,8 +196,9 @@ register(
 
 # --- serving ---------------------------------------------------------------------------------
 LLAMA31_70B = {"P": 70_553_706_496, "V": 128256, "d_emb": 8192, "tied": 0, "q_w": 2, "t": 8, "p": 1}  # meta-llama config.json
-KV_WALL = {"M_gpu": 80 * 10**9, "M_ws": 0, "p": 1, "t": 8, "g": 8, "mla": 0, "d_head": 128, "l": 80, "l_win": 0, "W": 1,
-           "s_ctx": 8192, "q_kv": 2}
+KV_WALL = {"M_gpu": 80 * 10**9, "M_ws": 0, "p": 1, "t": 8, "a": 64, "g": 8, "mla": 0, "kv_expand": 0, "d_head": 128, "l": 80,
+           "l_win": 0, "W": 1, "s_ctx": 8192, "q_kv": 2,
+           "l_mamba": 0, "l_ssd": 0, "l_lru": 0, "l_gdn": 0, "l_noattn": 0}  # every layer attention: no recurrent state
 register(
     "serving.kv_wall",
     "Llama-3.1-70B (Ψ = 70,553,706,496 parameters, 16-bit, untied 128256 × 8192 embedding and head) on 8 H100s of 80 GB "
@@ -206,6 +207,12 @@ register(
     Step("weights", "weight bytes per GPU", "serving.memory.weights", LLAMA31_70B, "GB"),
     Step("batch", "the largest batch: the memory left over the cache of one sequence on one GPU",
          "serving.memory.max_batch", KV_WALL | {"M_w": estimate.exact("serving.memory.weights", **LLAMA31_70B)}),
+    slips=(
+        Slip("the weights left out", "the 8 GPUs hold the weights too: only what is left beside them holds the cache.",
+             values={"M_w": 0}),
+        Slip("GQA forgotten", "the cache holds K and V of the 8 key/value heads, not of all 64 query heads.",
+             values={"g": 64}),
+    ),
 )
 register(
     "serving.speculative",
@@ -214,6 +221,10 @@ register(
     Step("tokens", "expected tokens per target step", "serving.speculative.tokens", {"alpha_acc": "4/5", "gamma_spec": 4}),
     Step("speedup", "over the cost of a step, γc + 1", "serving.speculative.speedup",
          {"alpha_acc": "4/5", "gamma_spec": 4, "c_draft": "1/20"}),
+    slips=(
+        Slip("the draft's cost forgotten", "each target step also runs γ draft steps of cost c: divide by γc + 1.",
+             formula_id="serving.speculative.tokens"),
+    ),
 )
 
 # --- article 000 ----------------------------------------------------------------------------

@@ -4,7 +4,8 @@ from llm_formulas.render.documents.figures import Figures
 from llm_formulas.render.documents.lesson_plots import largest_micro_batch
 from llm_formulas.render.documents.notebooks import code, markdown
 
-F = Figures("memory", model="llama2-70b", gpu="a100-80gb", minutes=45, t=8, p=8, d=1, b=1, s=4096, q_w=2)
+F = Figures("memory", model="llama2-70b", gpu="a100-80gb", minutes=45, t=8, p=8, d=1, b=1, s=4096, q_w=2,
+            compare_models=("llama2-7b",))  # section 8 prices Llama-2-7B on one node three ways
 F.number("n", F["t"] * F["p"] * F["d"])
 F.value("naive", "memory.model_states.inference")
 F.value("states", "memory.model_states")

@@ -43,7 +43,7 @@ F.number("memory_32", P32["memory"]["total"], unit="byte", display="GB", digits=
 F.number("memory_64", P64["memory"]["total"], unit="byte", display="GB", digits=3)
 F.number("memory_64_as_run", AS_RUN["memory"]["total"], unit="byte", display="GB", digits=3)
 F.number("faster_32", 1 - float(P32["time"]["step_seconds"]) / float(P64["time"]["step_seconds"]), percent=True, digits=1)
-F.number("spare_32", F["M_gpu"] - P32["memory"]["total"], unit="byte")
+F.number("over_32", P32["memory"]["total"] - F["M_gpu"], unit="byte")
 F.number("nvlink_vs_network", F["nvlink_one_way"] / F["network"])
 
 CELLS = [
@@ -136,9 +136,10 @@ Without ZeRO each GPU holds 16 bytes of model state per parameter of its share �
 the backward, and Megatron-LM 2021's optimizer 20 at its step: at t = {{t}}, p = {{p_short}} a GPU holds
 {{params_per_gpu_32}}, {{states_per_gpu_32}} before a single activation ({{optimizer_step_32}} at
 the step), and the first stage of a 1F1B pipeline holds p micro-batches of its l/p layers'
-inputs. At p = {{p_short}} the model counts {{memory_32}} of the {{M_gpu}}: on paper it fits, with
-{{spare_32}} to spare, and the model predicts it {{faster_32}} faster, but the count leaves out
-the allocator's fragmentation, NCCL's buffers and cuBLAS workspaces. p = {{p}} needs
+inputs. At p = {{p_short}} the model counts {{memory_32}} of the {{M_gpu}}, {{over_32}} too much once the
+first stage's embedding and the one layer the backward rebuilds are counted beside its layers: it does not fit,
+though the model predicts it {{faster_32}} faster, and the count still leaves out the allocator's fragmentation,
+NCCL's buffers and cuBLAS workspaces. p = {{p}} needs
 {{memory_64}} interleaved, {{memory_64_as_run}} as run. Deeper pipelines fit easily, but a deeper
 pipeline means fewer replicas (d = n/(t·p)) and a slower stage: the bubble (p − 1)/m stays near
 {{bubble_share}} because m = B/d grows with p, while the logits weigh more on a stage of fewer
