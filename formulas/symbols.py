@@ -502,7 +502,7 @@ N_ssm = switch("N_ssm", r"N", "state size per channel of a Mamba or Mamba-2 mixe
 r_dt = switch("r_dt", r"r_{\Delta}", "rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉)", maximum=None, default=None,
               source=Source("gu2023", "§3.6, Δ rank"))
 k_conv = switch("k_conv", r"k_{conv}", "kernel width of a mixer's causal depthwise convolution (conv_kernel: 4)", maximum=None,
-                default=None, source=Source("gu2023", "§3.4, the short convolution"), positive=True)
+                default=None, source=Source("gu2023", "§3.4, the short convolution"))
 b_ssm = switch("b_ssm", r"\sigma_{b_{ssm}}", "1 if a Mamba mixer's input and output projections have biases (use_bias)", default=0,
                source=HYBRID)
 b_conv = switch("b_conv", r"\sigma_{b_{conv}}", "1 if the mixer's convolution has a bias (use_conv_bias)", default=0, source=HYBRID)
