@@ -609,6 +609,19 @@ URLS = {
     "nvidia-h100": "https://www.nvidia.com/en-us/data-center/h100/",
     "nvidia-h200": "https://www.nvidia.com/en-us/data-center/h200/",
     "nvidia-ada": "https://www.nvidia.com/en-us/geforce/ada-lovelace-architecture/",
+    "thakur2005": "https://doi.org/10.1177/1094342005051521",
+    "yu2022": "https://www.usenix.org/conference/osdi22/presentation/yu",
+    "little1961": "https://doi.org/10.1287/opre.9.3.383",
+    "vllm": "https://github.com/vllm-project/vllm",
+    # the frameworks and calculators of issue 25, at the commits their entries name
+    "megatron-core": "https://github.com/NVIDIA/Megatron-LM",
+    "megatron-estimator": "https://github.com/NVIDIA/Megatron-LM/blob/main/megatron/training/theoretical_memory_usage.py",
+    "deepspeed-zero": "https://github.com/microsoft/DeepSpeed",
+    "llm-analysis": "https://github.com/cli99/llm-analysis",
+    "eleuther-cookbook": "https://github.com/EleutherAI/cookbook",
+    "pytorch-fsdp": "https://github.com/pytorch/pytorch",
+    "hf-memory-anatomy": "https://github.com/huggingface/transformers/blob/main/docs/source/en/model_memory_anatomy.md",
+    "accelerate": "https://github.com/huggingface/accelerate",
 }
 for _key, _url in URLS.items():
     if not WORKS[_key].url:

@@ -11,6 +11,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from llm_formulas.render.documents.figures import Figures
+
 from llm_formulas.formulas.catalogue import all_formulas
 from llm_formulas.render.documents.exercises import all_exercises, check, get_exercise
 from llm_formulas.render.documents.notebooks import LESSONS, notebook_text, notebooks, write_notebooks
@@ -43,7 +45,8 @@ ASKED = {"moe.ipynb", "precision.ipynb", "long_context.ipynb", "achievable.ipynb
 
 
 def test_a_lesson_per_topic_and_per_article_and_the_lessons_learners_ask_for():
-    topics = {f.id.split(".")[0] for f in all_formulas()}
+    taught_in = {"peers": "memory"}  # the other calculators' forms: the memory lesson's section 8 prices them beside ours
+    topics = {taught_in.get(f.id.split(".")[0], f.id.split(".")[0]) for f in all_formulas()}
     expected = {f"{t}.ipynb" for t in topics} | {f"article_{a}.ipynb" for a in ARTICLES} | TOOLKIT_LESSONS | ASKED
     assert set(notebooks()) == expected
     assert {p.name for p in COMMITTED.glob("*.ipynb")} == set(notebooks()), REGENERATE
@@ -116,8 +119,9 @@ def test_pictures_that_differ_are_told_apart():
 
 
 def test_executing_every_lesson_stays_quick():
-    # measured on the shared 2-core machine, two kernels at a time: 70 s alone, about 90 s under load
-    assert executed()[1] < 200
+    # measured on the shared 2-core machine, two kernels at a time: 19 lessons took 70 s alone, about 90 s under load;
+    # the 24 lessons of issues 24 and 26 took 289 s under the full suite's load
+    assert executed()[1] < 360
 
 
 def test_unexecuted_notebooks_are_deterministic():
@@ -285,7 +289,7 @@ def _stated_minutes(lesson: str) -> int:
 
     module = importlib.import_module(f"llm_formulas.render.documents.lessons.{lesson}")
     figures = getattr(module, "F", None)
-    if figures is not None:
+    if isinstance(figures, Figures):
         return int(figures["minutes"] / 60)
     return int(re.search(r"(\d+) minutes", module.CELLS[0][1]).group(1))
 
