@@ -199,6 +199,10 @@ class Erratum:
     correct_tex: str = ""
     ratio_tex: str = ""
     long: bool = False  # an expression too long for a table cell: printed in the row below
+    latex_print: str = ""  # the step broken over lines for the PDF (render.documents.equation_lines)
+    claimed_print: str = ""  # the row below's figures, each broken over lines
+    correct_print: str = ""
+    ratio_print: str = ""
 
 
 @dataclass(frozen=True)
@@ -445,6 +449,10 @@ def errata_of(formula: Formula, derivation_id: str, steps: list[Step], outcomes:
                 derivation=derivation_id, ok=bool(outcome and outcome.ok),
                 claimed_tex=claimed_tex, correct_tex=correct_tex, long=max(len(claimed_tex), len(correct_tex)) > 40,
                 ratio_tex=r"\text{" + ratio_text + "}" if ratio.is_number else _figure_tex(ratio, "1", False),
+                latex_print=step_print(step, tex),
+                claimed_print=claimed_tex if claimed.is_number else block(claimed),
+                correct_print=correct_tex if correct.is_number else block(correct),
+                ratio_print=r"\text{" + ratio_text + "}" if ratio.is_number else block(ratio),
             )
         )
     return tuple(found)
