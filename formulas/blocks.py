@@ -269,7 +269,7 @@ class Embedding:
     tied: Spec = Flag("tie_word_embeddings", False)
     head_bias: Spec = 0
     positions: Spec = 0  # a learned position table of n_pos (+ o_pos) rows
-    n_pos: Spec = 0
+    n_pos: Spec = 1  # no table (positions = 0): a placeholder the counts multiply by 0; n_pos is a positive size
     o_pos: Spec = 0
     width: Spec = same_as("h")
     project: Spec = 0
