@@ -485,19 +485,19 @@ _work(
 )
 _work(
     "fastertransformer", "software", "FasterTransformer GPT guide", "NVIDIA",
-    "FasterTransformer, docs/gpt_guide.md, Performance (commit df4a7534860137e060e18d2ebf019906120ea204)",
+    "FasterTransformer, docs/gpt_guide.md, Performance (commit df4a753486)",
     "github.com/NVIDIA/FasterTransformer", "2022",
     url="https://github.com/NVIDIA/FasterTransformer/blob/df4a7534860137e060e18d2ebf019906120ea204/docs/gpt_guide.md",
 )
 _work(
     "lmdeploy-0.1", "software", "LMDeploy v0.1.0a1 benchmark", "InternLM / Shanghai AI Laboratory",
-    "LMDeploy, docs/en/benchmark/a100_fp16.md, static inference benchmark (commit 3e391df4673326f79363eebe030876861a9b7090)",
+    "LMDeploy, docs/en/benchmark/a100_fp16.md, static inference benchmark (commit 3e391df467)",
     "github.com/InternLM/lmdeploy", "2023",
     url="https://github.com/InternLM/lmdeploy/blob/3e391df4673326f79363eebe030876861a9b7090/docs/en/benchmark/a100_fp16.md",
 )
 _work(
     "gpt-fast", "software", "gpt-fast", "PyTorch team",
-    "gpt-fast, README.md Benchmarks and quantize.py (commit 0f925b5d4ce457b89a7ca6c9ce50f42bf2576945)",
+    "gpt-fast, README.md Benchmarks and quantize.py (commit 0f925b5d4c)",
     "github.com/pytorch-labs/gpt-fast", "2023",
     url="https://github.com/pytorch-labs/gpt-fast/blob/0f925b5d4ce457b89a7ca6c9ce50f42bf2576945/README.md",
 )

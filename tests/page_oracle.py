@@ -59,11 +59,7 @@ def page_fields() -> dict[str, dict[str, str]]:
 def report_inputs() -> tuple[str, ...]:
     """The inputs the page says its report reads (``REPORT_INPUTS``; tests/test_sizing_page_inputs.py checks them
     against the traced report's own)."""
-    import json
-    import re
-
-    page = (built().out / "calculator.html").read_text()
-    return tuple(json.loads(re.search(r"const REPORT_INPUTS = (\[.*?\]);", page)[1]))
+    return _page_list("REPORT_INPUTS")
 
 
 @cache
@@ -75,9 +71,18 @@ def _presets() -> dict:
 
 @cache
 def model_names() -> tuple[str, ...]:
-    from llm_formulas.render.documents.calculator import _model_names
+    """The architecture values the page says it reads and bounds (``MODEL``: those of the presets' values it has a
+    field for)."""
+    return _page_list("MODEL")
 
-    return _model_names()
+
+def _page_list(constant: str) -> tuple[str, ...]:
+    """A list of names the page's script declares as ``const NAME = [...]``."""
+    import json
+    import re
+
+    page = (built().out / "calculator.html").read_text()
+    return tuple(json.loads(re.search(rf"const {constant} = (\[.*?\]);", page)[1]))
 
 
 def _typed(value: str, scale: int) -> Fraction:

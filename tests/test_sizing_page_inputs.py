@@ -53,6 +53,19 @@ def assert_readable(row: dict) -> None:
     assert not row["unreadable"], (row["unreadable"], row["verdict"], row["reason"])
 
 
+def test_the_pages_script_holds_no_python_literal():
+    # SymPy 1.14's jscode writes Python's True and False: in the page a ReferenceError that left every layout of one
+    # pipeline stage (p = 1) without a verdict
+    import re
+
+    from build_session import built
+
+    html = (built().out / "calculator.html").read_text()
+    scripts = "\n".join(re.findall(r"<script>(.*?)</script>", html, flags=re.S))
+    code = re.sub(r'"(?:[^"\\\n]|\\.)*"', '""', scripts)  # string literals (meanings, sources) say what they like
+    assert len(scripts) > 100_000 and re.findall(r"\b(?:True|False|None)\b", code) == []
+
+
 # --- item 1: any finite number is formatted; the grammar's range refuses the rest -----------------------------
 
 

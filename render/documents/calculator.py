@@ -182,7 +182,8 @@ def calculator_page() -> tuple[str, tuple[str, ...]]:
         derived_json=json.dumps(derived, sort_keys=True),
         derived=derived,
         bounds_json=json.dumps(page_bounds(), sort_keys=True),
-        model_json=json.dumps(list(_model_names())),
+        model_json=json.dumps([name for name in _model_names() if name in fields]),  # a value no field holds (a buffer's
+        # switch no page formula reads) the page neither reads nor bounds
         report_inputs_json=json.dumps(report_inputs(report.inputs)),
         network_default=ESTIMATE_DEFAULTS["network"],
         serving_js=serving.source,

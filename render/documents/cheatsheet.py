@@ -177,7 +177,7 @@ def cheatsheet() -> Sheet:
 
     sections = tuple(Section(title, tuple(entry(*row) for row in rows)) for title, rows in SECTIONS)
     used = sorted({symbol.name for e in (e for s in sections for e in s.entries)
-                   for symbol in get(e.formula_id).expr.free_symbols}, key=str.lower)
+                   for symbol in get(e.formula_id).expr.free_symbols}, key=lambda name: (name.lower(), name))
     rows = [symbol_row(quantity(name)) for name in used]
     pairs = tuple((rows[i], rows[i + 1] if i + 1 < len(rows) else None) for i in range(0, len(rows), 2))
     png = lesson_plots.png(PLOT[0], **PLOT[1])

@@ -15,11 +15,27 @@ from dataclasses import dataclass
 
 import sympy as sp
 from sympy.printing.codeprinter import PrintMethodNotImplementedError
-from sympy.printing.jscode import jscode
+from sympy.printing.jscode import JavascriptCodePrinter
 
 from llm_formulas.formulas.catalogue import Formula, all_formulas, get
 from llm_formulas.formulas.symbols import table_order
 from llm_formulas.derivations.proof import valued
+
+
+class _Printer(JavascriptCodePrinter):
+    """SymPy's JavaScript printer with JavaScript's own booleans (SymPy 1.14's writes Python's ``True`` and ``False``,
+    a ReferenceError in a page)."""
+
+    def _print_BooleanTrue(self, expr) -> str:
+        return "true"
+
+    def _print_BooleanFalse(self, expr) -> str:
+        return "false"
+
+
+def jscode(expr: sp.Basic) -> str:
+    """``expr`` as one JavaScript expression."""
+    return _Printer().doprint(expr)
 
 
 @dataclass(frozen=True)
@@ -113,6 +129,9 @@ class Trace:
             return x if condition else y
         if isinstance(condition, sp.Expr):  # a 0/1 flag
             condition = sp.Ne(condition, 0)
+        if all(isinstance(side, (bool, sp.logic.boolalg.Boolean)) for side in (x, y)):  # a choice of two conditions
+            condition = self.flag(condition)
+            return sp.Or(sp.And(condition, self.flag(sp.sympify(x))), sp.And(sp.Not(condition), self.flag(sp.sympify(y))))
         x, y = (self.flag(side) if isinstance(side, sp.logic.boolalg.Boolean) and not isinstance(side, sp.logic.boolalg.BooleanAtom)
                 else side for side in (x, y))
         return sp.Piecewise((x, self.flag(condition)), (y, True))
