@@ -42,6 +42,16 @@ def _heading_lines(page: str) -> set[str]:
     return set(lines) | {first + second for first, second in zip(lines, lines[1:])}
 
 
+def _opens_with(line: str, heading: str) -> bool:
+    """The line starts with the heading's number and holds its title's letters in order: poppler puts a superscript
+    (QKᵀ's T) on the heading's line or on a line of its own, and the contents drop it."""
+    number = re.match(r"\d+(?:\.\d+)?", heading).group(0)
+    if not line.startswith(number) or line[len(number): len(number) + 1] in ("", ".", *"0123456789"):  # 1.1, not 1.10
+        return False
+    rest = iter(line[len(number): len(heading) + 4])
+    return all(character in rest for character in heading[len(number):])
+
+
 CONTENTS_LINE = re.compile(r"^(\d+(?:\.\d+)?)\s+(\S.*?)[\s.]*\s(\d+)$")
 
 
@@ -63,12 +73,11 @@ def test_contents_point_at_the_pages_their_headings_sit_on():
     assert len(entries) > 100  # every formula has a subsection
     for number, title, printed in entries:
         title = re.sub(r"\s*\([a-z0-9_.\s]+\)$", "", title)  # the id beside the title, in the contents only
-        # compared without spaces (a wrapped entry joins where it broke), on the number and the title's first words (a
-        # superscript such as QKᵀ's T sits on its own line in the text poppler extracts)
+        # compared without spaces (a wrapped entry joins where it broke), on the number and the title's first words
         heading = re.sub(r"\s+", "", number + title)[:24]
         # a heading line holds the number and title alone (a contents line ends with its page number)
         found = [i + 1 for i, page in enumerate(pages)  # after the contents, which name every heading too
-                 if i >= index and any(line.startswith(heading) for line in _heading_lines(page))]
+                 if i >= index and any(_opens_with(line, heading) for line in _heading_lines(page))]
         assert found, f"no page holds the heading {number} {title}"
         # page numbers start at 1 on the title page, so the printed number is the physical page
         assert found[0] == int(printed), f"contents say {number} {title} is on page {printed}; it is on page {found[0]}"

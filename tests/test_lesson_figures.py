@@ -16,7 +16,7 @@ from llm_formulas.render.documents.notebooks import LESSONS
 # Lessons and cells another engineer owns, who adopts the mechanism when rewriting them (TEAM.md: the serving
 # engineer, issue 24, owns the inference lesson and article_001's serving cells, named by their first words; the
 # integrator, issue 23, the lesson on a formula of one's own).
-PENDING_LESSONS = {"inference", "serving", "own_formula"}  # the serving ones: tests/test_serving_lessons.py
+PENDING_LESSONS = {"serving", "own_formula"}  # the serving one: tests/test_serving_lessons.py
 PENDING_CELLS = {"article_001": ("## Inference on 4090s", "Between stages travel", "The engine's refutations of these figures")}
 
 UNITS = (r"%|GiB|MiB|KiB|TiB|GB/s|TB/s|MB/s|KB/s|Gbit/s|Gbps|Gb/s|GB|MB|KB|kB|TB|PB|TFLOPS|TFLOP/s|PFLOP/s|TFLOP|PFLOP|"

@@ -65,6 +65,15 @@ def test_the_wheel_puts_only_llm_formulas_at_the_top_of_site_packages(fresh):
     tops = {line.split(",")[0].split("/")[0] for line in record.read_text().splitlines() if line}
     tops = {top for top in tops if not top.endswith(".dist-info") and top != ".."}  # ../../../bin/llm-formulas
     assert tops == {"llm_formulas"}
+    # every source file once, under its one name: render/api is llm_formulas itself, never llm_formulas.render.api too
+    installed = sorted(path for path in (line.split(",")[0] for line in record.read_text().splitlines())
+                       if path.startswith("llm_formulas/") and "__pycache__" not in path)
+    source = fresh["root"] / "source"
+    expected = sorted(
+        "llm_formulas/" + (str(path.relative_to(source / "render" / "api")) if path.is_relative_to(source / "render" / "api")
+                           else str(path.relative_to(source)))
+        for path in source.glob("*/**/*") if path.is_file())
+    assert installed == expected
     metadata = next(fresh["purelib"].glob("llm_formulas-*.dist-info/METADATA")).read_text()
     assert "License-Expression: MIT" in metadata  # SPDX, not the deprecated license table
 
