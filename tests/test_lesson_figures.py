@@ -13,12 +13,6 @@ import pytest
 from llm_formulas.render.documents.figures import SLOT, Figures
 from llm_formulas.render.documents.notebooks import LESSONS
 
-# Lessons and cells another engineer owns, who adopts the mechanism when rewriting them (TEAM.md: the serving
-# engineer, issue 24, owns the inference lesson and article_001's serving cells, named by their first words; the
-# integrator, issue 23, the lesson on a formula of one's own).
-PENDING_LESSONS = {"serving", "own_formula"}  # the serving one: tests/test_serving_lessons.py
-PENDING_CELLS = {"article_001": ("## Inference on 4090s", "Between stages travel", "The engine's refutations of these figures")}
-
 UNITS = (r"%|GiB|MiB|KiB|TiB|GB/s|TB/s|MB/s|KB/s|Gbit/s|Gbps|Gb/s|GB|MB|KB|kB|TB|PB|TFLOPS|TFLOP/s|PFLOP/s|TFLOP|PFLOP|"
          r"EFLOP|ZFLOP|GFLOP|FLOPs|FLOP/s|FLOP|ms|µs|ns|seconds?|minutes?|min|hours?|days?|weeks?|months?|years?|"
          r"kWh|MWh|GWh|kW|MW|W|tCO2eq|tonnes?|tokens?|parameters|sequences|GPUs|GPU-hours|GPU hours|layers|blocks|heads|"
@@ -39,10 +33,6 @@ def _figures(lesson: str) -> Figures | None:
     return next((getattr(text, "figures") for _, text in _cells(lesson) if hasattr(text, "figures")), None)
 
 
-def _pending(lesson: str, text: str) -> bool:
-    return text.strip().startswith(PENDING_CELLS.get(lesson, ()))
-
-
 def typed_figures(template: str) -> list[str]:
     """The quantities typed into a template outside its slots, its code spans and its math."""
     prose = CODE_SPAN.sub(" ", SLOT.sub(" ", template))
@@ -52,7 +42,6 @@ def typed_figures(template: str) -> list[str]:
     return found
 
 
-ADOPTING = [lesson for lesson in LESSONS if lesson not in PENDING_LESSONS]
 
 
 def test_the_detector_finds_typed_figures_and_spares_formulas():
@@ -62,11 +51,11 @@ def test_the_detector_finds_typed_figures_and_spares_formulas():
                          "{{states}}, 16-bit, (p − 1)/m, 2021, $x = 2$") == []
 
 
-@pytest.mark.parametrize("lesson", ADOPTING)
+@pytest.mark.parametrize("lesson", LESSONS)
 def test_no_figure_is_typed_into_the_prose(lesson):
     typed = {}
     for kind, text in _cells(lesson):
-        if kind == "markdown" and not _pending(lesson, text):
+        if kind == "markdown":
             found = typed_figures(getattr(text, "template", text))
             if found:
                 typed[text.strip().splitlines()[0][:50]] = found
@@ -137,7 +126,7 @@ def test_read_back_reads_what_the_printer_prints():
     assert read_back("250,880") == (250880, Fraction(1, 2), "1")
 
 
-@pytest.mark.parametrize("lesson", ADOPTING)
+@pytest.mark.parametrize("lesson", LESSONS)
 def test_every_printed_figure_is_the_value_it_names(lesson):
     figures = _figures(lesson)
     assert figures is not None, f"{lesson}: its prose is not rendered from Figures"
@@ -155,7 +144,7 @@ def test_every_printed_figure_is_the_value_it_names(lesson):
                 f"{lesson}: {{{{{name}}}}} prints {figure.shown!r}, the value is {float(figure.value):.6g} {figure.unit}")
 
 
-@pytest.mark.parametrize("lesson", ADOPTING)
+@pytest.mark.parametrize("lesson", LESSONS)
 def test_every_figure_computed_is_quoted_and_the_top_names_the_model_and_gpu(lesson):
     figures = _figures(lesson)
     automatic = {"model", "gpu", "minutes", "P"} | set(figures.values)
@@ -169,7 +158,7 @@ def test_every_figure_computed_is_quoted_and_the_top_names_the_model_and_gpu(les
 CALLS = re.compile(r"""\b(model|gpu)\(\s*["']([^"']+)["']|\b(model|gpu_key)=["']([^"']+)["']|\bgpus=\(([^)]*)\)|\bmodels=\(([^)]*)\)""")
 
 
-@pytest.mark.parametrize("lesson", ADOPTING)
+@pytest.mark.parametrize("lesson", LESSONS)
 def test_the_code_cells_use_the_model_and_gpu_named_at_the_top(lesson):
     figures = _figures(lesson)
     models = {figures.model_key, *figures.compare_models}

@@ -1,31 +1,14 @@
 """Lesson: Li Bojie, "Training large models: why the A100 beats the 4090", re-derived.
 
-The inference figures of its prose (from "Inference on 4090s" on) are computed from the essay's worked examples
-(formulas/examples.py) and the GPU presets, by the calls its code cells make: a stage's latency and a token's are
-named apart, and each balance batch names the FLOP/s figure it divides.
+Every figure of its prose is the essay's printed one or the catalogue's at the essay's inputs (formulas/examples.py),
+rendered from Figures (render/documents/figures.py): a stage's latency and a token's are named apart, and each balance
+batch names the FLOP/s figure it divides.
 """
 
-from llm_formulas.formulas.estimate import exact
 from llm_formulas.formulas.examples import example
 from llm_formulas.formulas.gpus import gpu
 from llm_formulas.render.documents.figures import Figures
 from llm_formulas.render.documents.notebooks import code, markdown
-from llm_formulas.render.printers.human import human
-
-
-def _figures() -> dict[str, str]:
-    stage, token, busy = (example(case).exact() for case in ("S14a", "S14b", "S14c"))
-    stages = 8  # the essay's 8 cards, one pipeline stage each
-    rtx = gpu("rtx4090")
-    balance = {name: exact("inference.balance_batch", q_w=2, X=rtx.flops(name), W_mem=rtx.memory_bandwidth) for name in ("fp16", "bf16")}
-    return {"stage": human(stage, "second"), "token": human(token, "second"), "busy_stage": human(busy, "second"),
-            "busy_token": human(stages * busy, "second"), "stages": f"{stages}",
-            "essay_balance": f"{float(example('S14d').exact()):.0f}", "balance_bf16": f"{float(balance['bf16']):.0f}",
-            "x_bf16": human(rtx.flops("bf16"), "FLOP/second"), "x_fp16": human(rtx.flops("fp16"), "FLOP/second"),
-            "h100_balance": f"{float(example('S14e').exact()):.0f}"}
-
-
-INFERENCE = _figures()
 
 # The model is the essay's LLaMA-2 70B; the hardware figures are the essay's own (its worked examples S10-S15: the
 # RTX 4090 at 330 TFLOPS, FP16 with FP16 accumulate, on PCIe Gen4 at 64 GB/s both ways; the H100 at 989 TFLOPS).
@@ -59,6 +42,35 @@ F.value("real_per_sequence", "memory.kv_cache.per_sequence", q=2, s=4096, binary
 F.claimed("S13a", "S13a")
 F.claimed("S13b", "S13b")
 F.refuted("saved", "inference.kv_recompute.flops", "001: 16K FLOPs per byte")
+# Inference on 4090s: a stage and a token of the essay's 8 cards, the balance batches and the hops between stages
+F.source_input("stages", "S14a", "n")
+F.case("stage", "S14a")
+F.case("token", "S14b")
+F.source_input("busy_batch", "S14c", "b")
+F.case("busy_stage", "S14c")
+F.number("busy_token", F["stages"] * F["busy_stage"], unit="second")
+F.case("essay_balance", "S14d")
+F.number("x_fp16", gpu("rtx4090").flops("fp16"), unit="FLOP/second")  # the FP16-accumulate peak the essay divides
+F.value("balance_bf16", "inference.balance_batch", q_w=2)
+F.case("h100_balance", "S14e")
+F.example("S15a")
+F.source_input("S15a_b", "S15a", "b")
+F.example("S15c")
+F.source_input("ethernet", "S15d", "W_link")
+F.source_input("S15b_b", "S15b", "b")
+F.example("S15b")
+F.example("S15d")
+F.example("S15e")
+F.number("essay_rate", 1 / dict(example("S15e").inputs)["tau"], unit="token/second")
+F.number("hop_bytes", 2 * F["h"], digits=None)  # one token's hop: h values of 2 bytes
+F.number("hop_kib", F["hop_bytes"], unit="byte", binary=True)
+F.case("S15b_exact", "S15b")
+F.case("S15d_exact", "S15d", display="ms", digits=4)
+F.case("S15e_exact", "S15e")
+F.refuted("hop_time", "inference.pipeline.transfer_time", "001: 16 KB over 1 Gbps in 0.25 ms")
+F.refuted("network_token", "inference.latency.pipeline.network", "001: 0.33 s, 3 tokens/s")
+F.number("network_rate", 1 / F["network_token"], digits=1)
+F.number("network_rate_correct", 1 / F["network_token_correct"], unit="token/second")
 
 CELLS = [
     markdown(F.text("""
@@ -160,42 +172,42 @@ are of 2-byte values):
     code("""
 source_figure("S13a")
 refutation("inference.kv_recompute.flops", "001: 16K FLOPs per byte")"""),
-    markdown(f"""
+    markdown(F.text("""
 ## Inference on 4090s
 
 The essay's last part turns the question around: if the 4090 is poor at training, is it any
 good at serving? Its argument is the inference lesson's: decoding reads every weight per step,
 so memory bandwidth, not compute, sets the pace at small batches.
 
-Decoding reads every weight once per step. LLaMA-2 70B over {INFERENCE['stages']} cards: {INFERENCE['stage']} per
-*stage* per token, and since pipeline stages run in series, {INFERENCE['token']} per *token*. At batch
-1024 a stage's step is compute-bound, {INFERENCE['busy_stage']}; a token of that batch crosses all
-{INFERENCE['stages']} stages, {INFERENCE['busy_token']}. (The essay prints the stage's figure beside the token's of batch 1:
+Decoding reads every weight once per step. LLaMA-2 70B over {{stages}} cards: {{stage}} per
+*stage* per token, and since pipeline stages run in series, {{token}} per *token*. At batch
+{{busy_batch}} a stage's step is compute-bound, {{busy_stage}}; a token of that batch crosses all
+{{stages}} stages, {{busy_token}}. (The essay prints the stage's figure beside the token's of batch 1:
 the two are not comparable.) The balance batch (memory and compute equally slow) is
-{INFERENCE['essay_balance']} on a 4090 with the FLOP/s the essay divides, its FP16-accumulate peak of
-{INFERENCE['x_fp16']}; with its BF16 (and FP32-accumulate) peak of {INFERENCE['x_bf16']}, the figure the roofline
-below draws, it is {INFERENCE['balance_bf16']}. An H100 balances at {INFERENCE['h100_balance']}: a property of the GPU, not of
+{{essay_balance}} on a 4090 with the FLOP/s the essay divides, its FP16-accumulate peak of
+{{x_fp16}}; with its BF16 (and FP32-accumulate) peak of {{X}}, the figure the roofline
+below draws, it is {{balance_bf16}}. An H100 balances at {{h100_balance}}: a property of the GPU, not of
 the model.
-"""),
+""")),
     code("""
 for case in ("S14a", "S14b", "S14c", "S14d", "S14e"):
     source_figure(case)"""),
     code("""picture("roofline", gpus=("rtx4090", "a100-80gb", "h100-sxm"))"""),
-    markdown("""
-Between stages travel b·h·2 bytes per token: 128 KB at b = 8, 4 µs over PCIe. Over 1 Gbit/s
-Ethernet at b = 330 the essay prints 5.28 MB and 41 ms, and a batch of at most 60 for 5 tokens
-per second: 16 KB is 16384 bytes, not 16000, and 1 Gbit/s is 125 MB/s, so the figures are
-5.41 MB, 43.25 ms and 57.2.
-"""),
+    markdown(F.text("""
+Between stages travel b·h·2 bytes per token: {{S15a}} at b = {{S15a_b}}, {{S15c}} over PCIe. Over gigabit
+Ethernet ({{ethernet}}) at b = {{S15b_b}} the essay prints {{S15b}} and {{S15d}}, and {{S15e}} for
+{{essay_rate}}. But a token's hop is {{hop_kib}}, {{hop_bytes}} bytes (the essay multiplies 16,000), and a gigabit per
+second is {{ethernet}}, so the figures are {{S15b_exact}}, {{S15d_exact}} and a batch of {{S15e_exact}}.
+""")),
     code("""
 for case in ("S15a", "S15b", "S15c", "S15d", "S15e"):
     source_figure(case)"""),
-    markdown("""
-The engine's refutations of these figures, and of two more in the same passage: 16 KB over
-1 Gbit/s takes 0.131 ms, not 0.25 ms; and "0.33 s, so 3 tokens per second" counts only the 8
-network hops and leaves out the 0.14 s the stages compute, which makes 0.486 s, 2.06 tokens per
-second:
-"""),
+    markdown(F.text("""
+The engine's refutations of these figures, and of two more in the same passage: {{hop_kib}} over
+gigabit Ethernet takes {{hop_time_correct}}, not {{hop_time}}; and the essay's {{network_token}} a token, so
+{{network_rate}} tokens per second, counts only the {{stages}} network hops and leaves out the {{token}} the stages compute, which makes
+{{network_token_correct}}, {{network_rate_correct}}:
+""")),
     code("""
 refutation("inference.pipeline.stage_traffic", "S15b: 5.28 MB at b = 330")
 refutation("inference.pipeline.transfer_time", "001: 16 KB over 1 Gbps in 0.25 ms")

@@ -1,14 +1,20 @@
 """Lesson: your own formula. Your serving stack keeps the KV cache in int8 with a scale per token and head: what
-does it hold, and how do you add that formula so it is checked, proved, rendered and computed like the built-in ones?"""
+does it hold, and how do you add that formula so it is checked, proved, rendered and computed like the built-in ones?
 
+The prose's figures are the lesson's inputs (render/documents/figures.py), and its last sweep takes them from the same
+object."""
+
+from llm_formulas.render.documents.figures import Figures
 from llm_formulas.render.documents.notebooks import code, markdown
 
+F = Figures("own_formula", model="llama2-70b", minutes=30, n=8, M_gpu=80 * 10**9, b=64)
+
 CELLS = [
-    markdown("""
+    markdown(F.text("""
 # Your own formula: an int8 KV cache, checked, proved, rendered and computed
 
 > *"Our inference servers store the KV cache in int8, with one fp32 scale per token, layer and
-> key/value head. How much memory does Llama-2-70B's cache take at 4k tokens, and can our
+> key/value head. How much memory does {{model}}'s cache take at 4k tokens, and can our
 > capacity docs and our tests use the same formula as the rest of the catalogue?"*
 
 The catalogue's `memory.kv_cache` counts a 16-bit cache, 2·b·s·l·g·d_head·q bytes. Your stack's
@@ -22,8 +28,8 @@ your own, step by step, with the same machinery the project uses for its own for
 5. evaluate it over a sweep of contexts and batches, and draw the picture your capacity doc needs.
 
 Everything below is the public library, `import llm_formulas as lf`, as you would use it in your
-own package. Plan 30 minutes.
-"""),
+own package. Plan {{minutes}}.
+""")),
     code("""
 import sympy as sp
 
@@ -160,23 +166,23 @@ fast = cache_bytes(b=1, s=4096, l=M["l"], g=M["g"], d_head=M["d_head"])
 note(f"One 4096-token sequence of Llama-2-70B: **{exact / 10**9:.3g} GB** in int8 ({exact:,} bytes exactly; "
      f"the compiled function gives {fast:,.0f}) against "
      f"{bf16_bytes(b=1, s=4096, l=M['l'], g=M['g'], d_head=M['d_head'], q=2) / 1e9:.3g} GB in bf16.")"""),
-    markdown("""
+    markdown(F.text("""
 ## 5. A sweep, and the picture for the capacity doc
 
-The compiled function takes arrays: every (batch, context) pair at once. On one 80 GB GPU with
-Llama-2-70B's weights spread over 8 GPUs (2·Ψ/8 bytes each) and the cache split by heads, how
-long may the context grow at a batch of 64?
-"""),
-    code("""
+The compiled function takes arrays: every (batch, context) pair at once. On one {{M_gpu}} GPU with
+{{model}}'s weights spread over {{n}} GPUs (2·Ψ/{{n}} bytes each) and the cache split by heads, how
+long may the context grow at a batch of {{b}}?
+""")),
+    code(F.code("""
 import numpy as np
 import matplotlib.pyplot as plt
 
 contexts = np.array([1024, 2048, 4096, 8192, 16384, 32768])
-batch = 64
-free_per_gpu = 80e9 - 2 * M["P"] / 8
+batch, gpus = {{b}}, {{n}}
+free_per_gpu = {{M_gpu}} - 2 * M["P"] / gpus
 shape = dict(l=M["l"], g=M["g"], d_head=M["d_head"])
-int8_gb = cache_bytes(b=batch, s=contexts, **shape) / 8 / 1e9      # the cache split over 8 GPUs by heads
-bf16_gb = bf16_bytes(b=batch, s=contexts, q=2, **shape) / 8 / 1e9
+int8_gb = cache_bytes(b=batch, s=contexts, **shape) / gpus / 1e9      # the cache split over the GPUs by heads
+bf16_gb = bf16_bytes(b=batch, s=contexts, q=2, **shape) / gpus / 1e9
 figure, axes = plt.subplots(figsize=(6.4, 3.6))
 axes.plot(contexts, bf16_gb, "o-", label="bf16 cache (memory.kv_cache)")
 axes.plot(contexts, int8_gb, "s-", label="int8 cache with scales (ours.kv_cache.int8)")
@@ -184,7 +190,7 @@ axes.axhline(free_per_gpu / 1e9, color="grey", linestyle="--", label="free besid
 axes.set_xscale("log", base=2)
 axes.set_xlabel("context (tokens)")
 axes.set_ylabel(f"GB per GPU, batch of {batch}")
-axes.set_title("Llama-2-70B on 8 × 80 GB: the KV cache per GPU")
+axes.set_title("{{model}} on {{n}} × {{M_gpu:text}}: the KV cache per GPU")
 axes.legend(loc="upper left", fontsize=8)
 figure.tight_layout()
 show(figure)
@@ -192,7 +198,7 @@ longest_int8 = int(contexts[int8_gb < free_per_gpu / 1e9].max())
 longest_bf16 = int(contexts[bf16_gb < free_per_gpu / 1e9].max())
 note(f"Beside the weights each GPU has {free_per_gpu / 1e9:.3g} GB. At a batch of {batch} the bf16 cache fits up to "
      f"{longest_bf16:,} tokens of context, the int8 cache up to {longest_int8:,}: "
-     f"{longest_int8 // longest_bf16}× the context on the same GPUs.")"""),
+     f"{longest_int8 // longest_bf16}× the context on the same GPUs.")""")),
     markdown("""
 ## What you have now
 
