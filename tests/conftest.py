@@ -11,6 +11,20 @@ import tempfile
 SHARED = "LLM_FORMULAS_TEST_RUN"
 
 
+def _hypothesis_profile() -> None:
+    """One Hypothesis profile for every test (the README's and the guide's examples included). In CI (CI is set) it
+    draws the same examples every run, so a failure there reproduces locally with CI=1. The run shares two cores with
+    notebook kernels, Chromium and pdflatex, so how long drawing takes is no health of a test's: too_slow is off."""
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("llm-formulas", suppress_health_check=[HealthCheck.too_slow],
+                              derandomize=bool(os.environ.get("CI")))
+    settings.load_profile("llm-formulas")
+
+
+_hypothesis_profile()
+
+
 def pytest_configure(config) -> None:
     if not hasattr(config, "workerinput") and SHARED not in os.environ:
         os.environ[SHARED] = tempfile.mkdtemp(prefix="llm-formulas-tests-")

@@ -16,8 +16,6 @@ per formula against a 40-digit oracle), not repeated here.
 
 from __future__ import annotations
 
-import os
-
 import pytest
 import sympy as sp
 from hypothesis import assume, given, settings
@@ -30,9 +28,7 @@ from llm_formulas.formulas.symbols import M_gpu, P, b, d, f, k_conv, l, m, n, p,
 from llm_formulas.testing.strategies import evaluate, point, satisfies, valid_point
 
 FORMULAS = all_formulas()
-# In CI (CI is set) Hypothesis draws the same examples every run, so a failure there reproduces locally with CI=1.
-settings.register_profile("ci", derandomize=True)
-settings.load_profile("ci" if os.environ.get("CI") else "default")
+# the profile (the same examples every CI run): tests/conftest.py
 FEW = settings(max_examples=12, deadline=None)
 SOME = settings(max_examples=40, deadline=None)
 
