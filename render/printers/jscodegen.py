@@ -131,7 +131,8 @@ class Trace:
             condition = sp.Ne(condition, 0)
         if all(isinstance(side, (bool, sp.logic.boolalg.Boolean)) for side in (x, y)):  # a choice of two conditions
             condition = self.flag(condition)
-            return sp.Or(sp.And(condition, self.flag(sp.sympify(x))), sp.And(sp.Not(condition), self.flag(sp.sympify(y))))
+            x, y = (self.flag(side) if isinstance(side, sp.Basic) else side for side in (x, y))  # And takes True as is
+            return sp.Or(sp.And(condition, x), sp.And(sp.Not(condition), y))
         x, y = (self.flag(side) if isinstance(side, sp.logic.boolalg.Boolean) and not isinstance(side, sp.logic.boolalg.BooleanAtom)
                 else side for side in (x, y))
         return sp.Piecewise((x, self.flag(condition)), (y, True))
