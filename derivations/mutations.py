@@ -265,13 +265,25 @@ def _try(mutant: Mutant) -> Verdict:
     return Verdict(mutant, kill(mutant, _READERS.get(mutant.formula_id, []), rng))
 
 
-def run(
-    sample: int | None = None, seed: int = 17, progress: Callable[[int, int], None] | None = None, workers: int = 1
-) -> MutationReport:
-    """Make and try every mutant (or a random ``sample`` of them), on ``workers`` processes."""
-    mutants = [m for f in all_formulas() for m in mutants_of(f)]
+def chosen(sample: int | None = None, per_formula: int | None = None, seed: int = 17) -> list[Mutant]:
+    """Every mutant of the catalogue; at most ``per_formula`` random ones of each formula (every formula keeps some);
+    then a random ``sample`` of those. The same seed chooses the same mutants."""
+    rng = random.Random(seed)
+    mutants = []
+    for formula in all_formulas():
+        own = mutants_of(formula)
+        mutants += rng.sample(own, per_formula) if per_formula is not None and per_formula < len(own) else own
     if sample is not None and sample < len(mutants):
-        mutants = random.Random(seed).sample(mutants, sample)
+        mutants = rng.sample(mutants, sample)
+    return mutants
+
+
+def run(
+    sample: int | None = None, seed: int = 17, progress: Callable[[int, int], None] | None = None, workers: int = 1,
+    per_formula: int | None = None,
+) -> MutationReport:
+    """Make and try the mutants ``chosen`` picks (all of them by default), on ``workers`` processes."""
+    mutants = chosen(sample, per_formula, seed)
     _READERS.clear()
     _READERS.update(dependents())
     verdicts = []

@@ -248,18 +248,20 @@ def _import_user_module(name: str) -> object:
         raise InputError(f"cannot import {quote(name)}: {type(error).__name__}: {str(error)[:120]}") from None
 
 
-def check_mutations(sample: int | None, workers: int) -> Result:
+def check_mutations(sample: int | None, workers: int, per_formula: int | None = None) -> Result:
     """``check --mutations``: change each formula one place at a time; every change must make a check fail."""
     from llm_formulas.derivations.mutations import run
     from llm_formulas.render.cli.progress import Progress
 
     if sample is not None and sample < 1:
         raise InputError("--sample must be a positive number of mutants")
+    if per_formula is not None and per_formula < 1:
+        raise InputError("--per-formula must be a positive number of mutants")
     if workers < 1:
         raise InputError("--workers must be a positive number of processes")
     progress = Progress("mutants")
     try:
-        report = run(sample=sample, progress=progress.update, workers=workers)
+        report = run(sample=sample, progress=progress.update, workers=workers, per_formula=per_formula)
     finally:
         progress.close()
     return Result(report.as_json(), report.text(), 0 if not report.survivors else 1)
@@ -268,7 +270,9 @@ def check_mutations(sample: int | None, workers: int) -> Result:
 def _check(args) -> Result:
     if args.mutations and args.module:
         raise InputError("--mutations mutates the built-in catalogue; it does not take --module")
-    return check_mutations(args.sample, args.workers) if args.mutations else check(args.verbose, args.module)
+    if args.mutations:
+        return check_mutations(args.sample, args.workers, args.per_formula)
+    return check(args.verbose, args.module)
 
 
 def register(add_command) -> None:
@@ -302,4 +306,6 @@ def register(add_command) -> None:
         "and show each change makes a proof or unit check fail; prints the kill rate and every survivor, exit 1 if any survives",
     )
     checked.add_argument("--sample", type=int, default=None, metavar="N", help="with --mutations: try N random mutants only")
+    checked.add_argument("--per-formula", type=int, default=None, metavar="N",
+                         help="with --mutations: try at most N random mutants of each formula (every formula is tried)")
     checked.add_argument("--workers", type=int, default=1, metavar="N", help="with --mutations: try them on N processes")
