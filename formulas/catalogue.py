@@ -74,14 +74,14 @@ def layer_kinds(expr: sp.Basic) -> list[Condition]:
     from llm_formulas.formulas.symbols import l, l_gdn, l_lru, l_mamba, l_moe, l_noattn, l_nomlp, l_ssd, l_win
 
     symbols = sp.sympify(expr).free_symbols
+    if l not in symbols or not symbols & {l_mamba, l_ssd, l_lru, l_gdn, l_noattn, l_nomlp}:
+        return []
     without_attention = l_mamba + l_ssd + l_lru + l_gdn + l_noattn
     kinds = [at_most(without_attention, l)]
     if l_win in symbols:
         kinds.append(at_most(without_attention + l_win, l))
     if l_nomlp in symbols:
         kinds.append(at_most(l_moe + l_nomlp, l))
-    if l not in symbols or not symbols & {l_mamba, l_ssd, l_lru, l_gdn, l_noattn, l_nomlp}:
-        return []
     return [kind for kind in kinds if kind.predicate.free_symbols & symbols - {l, l_moe, l_win}]
 
 

@@ -441,6 +441,11 @@ def errata_of(formula: Formula, derivation_id: str, steps: list[Step], outcomes:
         ratio_text = f"{float(ratio):.4g}" if ratio.is_number else _short(ratio)
         outcome = outcomes.get((derivation_id, number))
         claimed_tex, correct_tex = (_figure_tex(value, unit, step.binary) for value in (claimed, correct))
+        ratio_tex = r"\text{" + ratio_text + "}" if ratio.is_number else _figure_tex(ratio, "1", False)
+
+        def printed(value: sp.Basic, value_tex: str) -> str:  # a figure as it is, an expression broken over lines
+            return value_tex if value.is_number else block(value)
+
         found.append(
             Erratum(
                 formula.id, anchor(formula.id), step.label, citation(step.source), step.why, tex, step_mathml(step, tex),
@@ -448,11 +453,8 @@ def errata_of(formula: Formula, derivation_id: str, steps: list[Step], outcomes:
                 claimed_exact=exact_value(claimed, unit), correct_exact=exact_value(correct, unit),
                 derivation=derivation_id, ok=bool(outcome and outcome.ok),
                 claimed_tex=claimed_tex, correct_tex=correct_tex, long=max(len(claimed_tex), len(correct_tex)) > 40,
-                ratio_tex=r"\text{" + ratio_text + "}" if ratio.is_number else _figure_tex(ratio, "1", False),
-                latex_print=step_print(step, tex),
-                claimed_print=claimed_tex if claimed.is_number else block(claimed),
-                correct_print=correct_tex if correct.is_number else block(correct),
-                ratio_print=r"\text{" + ratio_text + "}" if ratio.is_number else block(ratio),
+                ratio_tex=ratio_tex, latex_print=step_print(step, tex), claimed_print=printed(claimed, claimed_tex),
+                correct_print=printed(correct, correct_tex), ratio_print=printed(ratio, ratio_tex),
             )
         )
     return tuple(found)

@@ -20,6 +20,7 @@ F.name("model", SF.title(MODEL))
 F.number("users", 1000, digits=None)
 F.number("target", Fraction(1, 20), unit="second")
 F.number("mix", F["s_in"] + F["s_out"], digits=None)
+F.number("batch_many", 64, digits=None)  # a batch worth serving, beside batch 1
 
 
 def _model_figures() -> None:
@@ -30,7 +31,7 @@ def _model_figures() -> None:
     F.number("head_dim", values["d_head"], digits=None)
     F.number("kv_token", 2 * values["l"] * values["g"] * values["d_head"] * 2, unit="byte")  # K and V, every layer, 16-bit
     F.number("messages", 2 * values["l"], digits=None)  # two all-reduces a layer
-    F.number("weights", SF.exact_report(MODEL, GPU, T, 1, S_IN, 64)["memory"]["weights_bytes"] * T, unit="byte")
+    F.number("weights", SF.exact_report(MODEL, GPU, T, 1, S_IN, S_OUT)["memory"]["weights_bytes"] * T, unit="byte")
 
 
 def _roofline_figures() -> None:
@@ -47,9 +48,8 @@ def _decode_figures() -> None:
     curve = SF.decode_curve(MODEL, GPU, T, S_IN, S_OUT)
     fp8 = SF.decode_curve(MODEL, GPU, T, S_IN, S_OUT, "fp8", "fp8")
     at = {int(b): i for i, b in enumerate(curve["batch"])}
-    one, many = at[1], at[64]
+    one, many = at[1], at[int(F["batch_many"])]
     widest = int(np.flatnonzero(curve["fits"])[-1])
-    F.number("batch_many", 64, digits=None)
     for name, key, index in (("tpot_1", "tpot", one), ("weights_1", "weights", one), ("links_1", "link", one),
                              ("ttft_1", "ttft", one), ("tpot_64", "tpot", many), ("kv_64", "kv", many),
                              ("tpot_widest", "tpot", widest)):
@@ -77,9 +77,9 @@ def _expert_figures() -> None:
     at = {int(b): i for i, b in enumerate(experts["batch"])}
     F.number("ds_experts", experts["experts"], digits=None)
     F.number("ds_per_token", experts["per_token"], digits=None)
-    for batch in (1, 64):
-        F.number(f"experts_{batch}", experts["touched"][at[batch]], digits=3 if batch == 1 else 2)
-        F.number(f"share_{batch}", experts["share"][at[batch]], percent=True, digits=2)
+    for name, batch in (("1", 1), ("64", int(F["batch_many"]))):
+        F.number(f"experts_{name}", experts["touched"][at[batch]], digits=3 if batch == 1 else 2)
+        F.number(f"share_{name}", experts["share"][at[batch]], percent=True, digits=2)
 
 
 def _speculative_figures() -> None:
