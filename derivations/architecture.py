@@ -31,7 +31,7 @@ from llm_formulas.formulas.architecture import (
     TRANSFORMERS,
 )
 from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.symbols import switch_defaults
+from llm_formulas.formulas.classic import CLASSIC
 from llm_formulas.formulas.symbols import (
     E,
     V,
@@ -98,20 +98,6 @@ from llm_formulas.formulas.architecture import HYBRID
 
 MIXER_IDS = {l_mamba: "recurrent.mamba", l_ssd: "recurrent.mamba2", l_lru: "recurrent.rglru", l_gdn: "recurrent.gdn"}
 NO_HYBRID = {count: 0 for count in (*MIXER_IDS, l_noattn, l_nomlp)}  # an attention decoder: every layer attention and an MLP
-
-# The classic GPT of the foundation (000 §3.1–3.2): its shapes, and every switch at its classic value
-# (formulas/symbols.py states each switch's default once: biases, LayerNorm, a position table, a tied head).
-CLASSIC = {
-    g: a,
-    d_head: h / a,
-    d_ff: 4 * h,
-    d_emb: h,
-    n_pos: s,
-    E: 1,
-    k: 1,
-    **switch_defaults(),
-}
-
 
 def one_norm() -> sp.Expr:
     return (1 + norm_bias) * h

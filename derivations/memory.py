@@ -27,6 +27,7 @@ import sympy as sp
 from llm_formulas.derivations.engine import Derivation
 from llm_formulas.derivations.proof import much_greater, valued
 from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.classic import KORTHIKANTI_BLOCK
 from llm_formulas.formulas.memory import (BILIBILI, DEEPSEEK_MLA, DEEPSEEK_MOE, DEEPSPEED_BF16, ESTIMATE_002, FLASH, HF_MOE, KORTHIKANTI,
                              LI, MEGATRON_MOE, MIXTRAL, NARAYANAN, TORCH_DDP, ZERO, ZERO_OFFLOAD)
 from llm_formulas.formulas.symbols import (E, M_gpu, P, a, b, c_byte, d, d_ff, d_head, d_moe, d_nope, d_rope, d_sh, d_v, drop, g, gated,
@@ -157,9 +158,6 @@ def general_tensors(core: Literal["eager", "selective", "flash"] = "eager", tp: 
         Stored("fc2 in", inner, HALF, "input of the down-projection (GELU's output, or the gating product)"),
         Stored("MLP out mask", x / whole, MASK, "dropout after the MLP"),
     ]
-
-
-CLASSIC = {g: a, d_head: h / a, d_ff: 4 * h, gated: 0}  # Korthikanti's block: MHA, h/a per head, a 4h GELU MLP
 
 
 def exact_bytes(tensors: list[Stored]) -> sp.Expr:
@@ -421,7 +419,7 @@ def layer_gated() -> Derivation:
 def _general(target: str, classic: str, title: str, tensors: list[Stored], printed: sp.Expr, why: str) -> Derivation:
     """The general inventory → its printed form, then the classic values → the classic formula, exactly."""
     dv = _korthikanti(target, title, tensors, printed, why)
-    dv.defines("A_classic", printed.subs(CLASSIC), "the classic block: g = a, d_head = h/a, d_ff = 4h, gated = 0")
+    dv.defines("A_classic", printed.subs(KORTHIKANTI_BLOCK), "the classic block: g = a, d_head = h/a, d_ff = 4h, gated = 0")
     dv.equals("A_classic", get(classic).dimensioned, f"exactly {classic}: 4(h/a)(a + a) + 4·4h = 24h per sb")
     return dv
 

@@ -2,9 +2,12 @@
 
 ``bind(formula, values)`` turns what a caller gives (names as strings or symbols, numbers as ints, Fractions,
 SymPy numbers, decimal strings or floats) into exact values by the catalogue's own symbols; a name no catalogue
-declares raises ``UnknownSymbol`` with the nearest names. Every structural switch the caller leaves out takes its
-classic value (``formulas.symbols.switch_defaults``), so a plain GPT block needs no MLA inputs; an input that is
-still missing is named. ``evaluate`` returns the exact value (or a float with ``numeric=True``).
+declares raises ``UnknownSymbol`` with the nearest names. Each value is held to its symbol's assumptions
+(``check_value``: positive, whole, within its minimum and maximum), the one check the command line's ``eval`` and the
+library share, with the same words. Every structural switch the caller leaves out takes its classic value
+(``formulas.symbols.switch_defaults``), so a plain GPT block needs no MLA inputs; an input that is still missing is
+named; a violated condition says which. Values that break what a classic formula assumes of the model (params.total
+at a gated, untied model) are refused naming the general formula that describes them (formulas/classic.py). ``evaluate`` returns the exact value (or a float with ``numeric=True``).
 """
 
 from __future__ import annotations
@@ -15,13 +18,37 @@ from typing import Mapping
 import sympy as sp
 
 from llm_formulas.formulas.catalogue import Formula, within
-from llm_formulas.formulas.symbols import resolve, table_order
+from llm_formulas.formulas.classic import GENERAL, violated
+from llm_formulas.formulas.errors import InputError
+from llm_formulas.formulas.symbols import Quantity, quantity, resolve, table_order
 
-__all__ = ["MissingInput", "bind", "evaluate", "exact_number"]
+__all__ = ["MissingInput", "bind", "check_value", "evaluate", "exact_number", "shown"]
 
 
-class MissingInput(ValueError):
+class MissingInput(InputError):
     """A formula was evaluated without a value it needs (its name and the missing inputs are in the message)."""
+
+
+def shown(value: sp.Rational) -> str:
+    """A value as an error line quotes it: exact (``7/20``) unless longer than 40 characters (``1e+100``)."""
+    text = str(value)
+    return text if len(text) <= 40 else f"{float(value):.3g}"
+
+
+def check_value(entry: Quantity, value: sp.Rational) -> sp.Rational:
+    """``value`` if it keeps the symbol's assumptions (positive or not negative, whole, within its minimum and
+    maximum); else InputError, in the words the command line prints."""
+    if entry.symbol.is_positive and value <= 0:
+        raise InputError(f"{entry.name} ({entry.meaning}) must be positive, got {shown(value)}")
+    if value < 0:
+        raise InputError(f"{entry.name} ({entry.meaning}) must not be negative, got {shown(value)}")
+    if entry.is_integer and not value.is_integer:
+        raise InputError(f"{entry.name} ({entry.meaning}) must be a whole number, got {shown(value)}")
+    if entry.maximum is not None and value > entry.maximum:
+        raise InputError(f"{entry.name} ({entry.meaning}) must be at most {entry.maximum}, got {shown(value)}")
+    if entry.minimum is not None and value < entry.minimum:
+        raise InputError(f"{entry.name} ({entry.meaning}) must be at least {entry.minimum}, got {shown(value)}")
+    return value
 
 
 def exact_number(value: object) -> sp.Rational:
@@ -46,11 +73,19 @@ def exact_number(value: object) -> sp.Rational:
 
 
 def bind(formula: Formula, values: Mapping[str | sp.Symbol, object]) -> dict[sp.Symbol, sp.Rational]:
-    """Exact values by symbol for every input ``formula`` needs: given ones resolved, left-out switches at their
-    classic values; an unknown name raises UnknownSymbol, a missing input MissingInput, a violated condition
-    ValueError. Names the formula does not use are accepted (a whole model's values may be passed)."""
+    """Exact values by symbol for every input ``formula`` needs: given ones resolved and checked (``check_value``),
+    left-out switches at their classic values; an unknown name raises UnknownSymbol, a value that breaks its
+    symbol's assumptions or the model a classic formula assumes (formulas.classic.violated) InputError, a missing input MissingInput, a violated condition InputError. Names the
+    formula does not use are accepted (a whole model's values may be passed)."""
     with within(formula.catalogue):
         given = {resolve(name): exact_number(value) for name, value in values.items()}
+        for symbol, value in given.items():
+            check_value(quantity(symbol), value)
+    broken = violated(formula.id, given) if formula.catalogue is None else []
+    if broken:
+        general = GENERAL[formula.id][0]
+        raise InputError(f"{formula.id} counts the classic GPT block, and these values are not one: {'; '.join(broken[:3])}"
+                         f"{' and more' if len(broken) > 3 else ''}; {general} describes them")
     bound = {**{symbol: default for symbol, default in formula.defaults.items() if symbol not in given}, **given}
     missing = formula.expr.xreplace(bound).free_symbols
     if missing:
@@ -59,7 +94,7 @@ def bind(formula: Formula, values: Mapping[str | sp.Symbol, object]) -> dict[sp.
         raise MissingInput(f"{formula.id} needs {names} (missing)")
     for condition in formula.conditions:
         if condition.holds(bound) is False:
-            raise ValueError(f"{formula.id} requires {condition.text}")
+            raise InputError(f"{formula.id} requires {condition.text}")
     return {symbol: value for symbol, value in bound.items() if symbol in formula.expr.free_symbols}
 
 

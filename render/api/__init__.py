@@ -26,10 +26,9 @@ plugin (loaded automatically) gives the ``llm_catalogue`` fixture, which isolate
 from __future__ import annotations
 
 from importlib import import_module
-from importlib.metadata import version as _version
 from typing import TYPE_CHECKING
 
-__version__: str = _version("llm-formulas")
+__version__: str = "0.1.0"  # pyproject.toml's version (tests/test_library_contract.py holds the two equal)
 
 # name → the module that defines it. Loaded on first use (PEP 562): ``import llm_formulas`` and the command line's
 # start-up stay free of SymPy until a name is used.
@@ -42,14 +41,19 @@ _EXPORTS = {
     "assert_identity": "llm_formulas.derivations.testing",
     "Source": "llm_formulas.formulas.bibliography",
     "Catalogue": "llm_formulas.formulas.catalogue",
+    "Condition": "llm_formulas.formulas.catalogue",
     "Formula": "llm_formulas.formulas.catalogue",
     "UnknownFormula": "llm_formulas.formulas.catalogue",
+    "divides": "llm_formulas.formulas.catalogue",
     "formula": "llm_formulas.formulas.catalogue",
     "get": "llm_formulas.formulas.catalogue",
     "search": "llm_formulas.formulas.catalogue",
     "DimensionError": "llm_formulas.formulas.dimensions",
+    "InputError": "llm_formulas.formulas.errors",
     "MissingInput": "llm_formulas.formulas.evaluation",
     "UnknownSymbol": "llm_formulas.formulas.symbols",
+    "NumpyFunction": "llm_formulas.render.library",
+    "Number": "llm_formulas.render.library",
     "evaluate": "llm_formulas.render.library",
     "latex": "llm_formulas.render.library",
     "markdown": "llm_formulas.render.library",
@@ -60,18 +64,32 @@ _EXPORTS = {
     "unit_of": "llm_formulas.render.library",
 }
 
-__all__ = ["__version__", *sorted(_EXPORTS)]
+# Written out (a static list, as type checkers read it): the test holds it equal to _EXPORTS' names.
+__all__ = [
+    "Catalogue", "Condition", "Derivation", "DimensionError", "Formula", "InputError", "MissingInput", "Number",
+    "NumpyFunction", "Source", "UnknownFormula", "UnknownSymbol", "__version__", "assert_approximation",
+    "assert_derivation", "assert_identity", "divides", "evaluate", "formula", "get", "latex", "markdown", "model",
+    "much_greater", "much_less", "numpy_function", "search", "symbol", "symbols", "unit_of",
+]
 
-if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported eagerly
-    from llm_formulas.derivations.engine import Derivation
-    from llm_formulas.derivations.proof import much_greater, much_less
-    from llm_formulas.derivations.testing import assert_approximation, assert_derivation, assert_identity
-    from llm_formulas.formulas.bibliography import Source
-    from llm_formulas.formulas.catalogue import Catalogue, Formula, UnknownFormula, formula, get, search
-    from llm_formulas.formulas.dimensions import DimensionError
-    from llm_formulas.formulas.evaluation import MissingInput
-    from llm_formulas.formulas.symbols import UnknownSymbol
-    from llm_formulas.render.library import evaluate, latex, markdown, model, numpy_function, symbol, symbols, unit_of
+if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported eagerly and re-exported explicitly
+    from llm_formulas.derivations.engine import Derivation as Derivation
+    from llm_formulas.derivations.proof import much_greater as much_greater, much_less as much_less
+    from llm_formulas.derivations.testing import assert_approximation as assert_approximation
+    from llm_formulas.derivations.testing import assert_derivation as assert_derivation
+    from llm_formulas.derivations.testing import assert_identity as assert_identity
+    from llm_formulas.formulas.bibliography import Source as Source
+    from llm_formulas.formulas.catalogue import Catalogue as Catalogue, Condition as Condition, Formula as Formula
+    from llm_formulas.formulas.catalogue import UnknownFormula as UnknownFormula, divides as divides
+    from llm_formulas.formulas.catalogue import formula as formula, get as get, search as search
+    from llm_formulas.formulas.dimensions import DimensionError as DimensionError
+    from llm_formulas.formulas.errors import InputError as InputError
+    from llm_formulas.formulas.evaluation import MissingInput as MissingInput
+    from llm_formulas.formulas.symbols import UnknownSymbol as UnknownSymbol
+    from llm_formulas.render.library import Number as Number, NumpyFunction as NumpyFunction, evaluate as evaluate
+    from llm_formulas.render.library import latex as latex, markdown as markdown, model as model
+    from llm_formulas.render.library import numpy_function as numpy_function, symbol as symbol, symbols as symbols
+    from llm_formulas.render.library import unit_of as unit_of
 
 
 def __getattr__(name: str) -> object:

@@ -2,8 +2,8 @@
 
 Numbers follow the one grammar of render.cli.numbers (``1e9``, ``0.35``, ``3/4``,
 ``7B``), exact, never through eval or sympify. Unknown names and values that break
-a symbol's assumptions (integer, positive, at most 1) are refused with a one-line
-message; a k/M/B/T suffix is accepted only for a quantity that counts things. A count
+a symbol's assumptions (integer, positive, at most 1: formulas.evaluation.check_value,
+which the library applies too) are refused with a one-line message; a k/M/B/T suffix is accepted only for a quantity that counts things. A count
 typed for a layout or a workload (GPUs, degrees, batches, tokens per sequence, layers)
 is also held to the shared bounds of formulas/bounds.py.
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 import sympy as sp
 
 from llm_formulas.formulas.bounds import bound_violation
+from llm_formulas.formulas.evaluation import check_value
 from llm_formulas.formulas.symbols import Quantity, is_declared, quantity
 from llm_formulas.render.cli.numbers import InputError, parse_fraction, quote
 
@@ -29,27 +30,6 @@ def parse_number(text: str, what: str = "value", *, suffix_allowed: bool = False
     """An exact Rational from a literal of the grammar in render.cli.numbers."""
     value = parse_fraction(text, what, suffix_allowed=suffix_allowed)
     return sp.Rational(value.numerator, value.denominator)
-
-
-def shown(value: sp.Rational) -> str:
-    """A value as an error line quotes it: exact (``7/20``) unless longer than 40 characters (``1e+100``)."""
-    text = str(value)
-    return text if len(text) <= 40 else f"{float(value):.3g}"
-
-
-def check_value(entry: Quantity, value: sp.Rational) -> sp.Rational:
-    """Refuse a value that breaks the symbol's assumptions."""
-    if entry.symbol.is_positive and value <= 0:
-        raise InputError(f"{entry.name} ({entry.meaning}) must be positive, got {shown(value)}")
-    if value < 0:
-        raise InputError(f"{entry.name} ({entry.meaning}) must not be negative, got {shown(value)}")
-    if entry.is_integer and not value.is_integer:
-        raise InputError(f"{entry.name} ({entry.meaning}) must be a whole number, got {shown(value)}")
-    if entry.maximum is not None and value > entry.maximum:
-        raise InputError(f"{entry.name} ({entry.meaning}) must be at most {entry.maximum}, got {shown(value)}")
-    if entry.minimum is not None and value < entry.minimum:
-        raise InputError(f"{entry.name} ({entry.meaning}) must be at least {entry.minimum}, got {shown(value)}")
-    return value
 
 
 def parse_count(text: str, name: str, option: str | None = None) -> int:

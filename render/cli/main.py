@@ -108,12 +108,10 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    """The package's one version constant (llm_formulas.__version__, equal to pyproject.toml's)."""
+    from llm_formulas import __version__
 
-    try:
-        return version("llm-formulas")
-    except PackageNotFoundError:  # run from a checkout that was never installed
-        return "unknown (not installed)"
+    return __version__
 
 
 def _emit(text: str) -> None:

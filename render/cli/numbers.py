@@ -23,9 +23,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-
-class InputError(ValueError):
-    """Bad input: the CLI prints the message on one line and exits 2."""
+from llm_formulas.formulas.errors import InputError
 
 
 MAX_LENGTH = 100  # characters; a longer "number" is refused before any parsing
