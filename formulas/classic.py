@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from llm_formulas.formulas.catalogue import get
 from llm_formulas.formulas.symbols import E, a, d_emb, d_ff, d_head, g, gated, h, k, n_pos, s, switch_defaults
 
 __all__ = ["CLASSIC", "GENERAL", "KORTHIKANTI_BLOCK", "assumptions", "violated"]
@@ -43,8 +44,13 @@ GENERAL: dict[str, tuple[str, dict[sp.Symbol, sp.Expr]]] = {
 
 
 def assumptions(formula_id: str) -> dict[sp.Symbol, sp.Expr]:
-    """What the formula assumes of a model's structure (symbol → its value there); empty for a general formula."""
-    return GENERAL[formula_id][1] if formula_id in GENERAL else {}
+    """What the formula assumes of a model's structure (symbol → its value there), each a symbol its general formula
+    reads (a chunk length of a layer kind the count has not is no assumption); empty for a general formula."""
+    if formula_id not in GENERAL:
+        return {}
+    general, assumed = GENERAL[formula_id]
+    read = set(get(general).inputs)
+    return {symbol: value for symbol, value in assumed.items() if symbol in read}
 
 
 def violated(formula_id: str, values: dict[sp.Symbol, sp.Rational]) -> list[str]:

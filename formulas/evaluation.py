@@ -12,6 +12,7 @@ at a gated, untied model) are refused naming the general formula that describes 
 
 from __future__ import annotations
 
+import numbers
 from fractions import Fraction
 from typing import Mapping
 
@@ -22,7 +23,7 @@ from llm_formulas.formulas.classic import GENERAL, violated
 from llm_formulas.formulas.errors import InputError
 from llm_formulas.formulas.symbols import Quantity, quantity, resolve, table_order
 
-__all__ = ["MissingInput", "bind", "check_value", "evaluate", "exact_number", "shown"]
+__all__ = ["MissingInput", "bind", "check_value", "evaluate", "exact_number", "shown", "value_at"]
 
 
 class MissingInput(InputError):
@@ -52,12 +53,16 @@ def check_value(entry: Quantity, value: sp.Rational) -> sp.Rational:
 
 
 def exact_number(value: object) -> sp.Rational:
-    """An exact number from an int, a Fraction, a SymPy number, a decimal string ("7e9", "0.35", "3/4") or a float
-    (taken at its shortest decimal form, 0.4 as 2/5). Anything else raises TypeError; nothing is evaluated."""
+    """An exact number from an int (NumPy's integers too), a Fraction, a SymPy number, a decimal string ("7e9",
+    "0.35", "3/4") or a float (NumPy's too; taken at its shortest decimal form, 0.4 as 2/5). Anything else raises TypeError; nothing is evaluated."""
     if isinstance(value, bool):
         raise TypeError("a number is expected, not a boolean")
     if isinstance(value, (int, Fraction)):
         return sp.Rational(value)
+    if isinstance(value, numbers.Integral):  # numpy.int64 and the like
+        return sp.Integer(int(value))
+    if isinstance(value, numbers.Real) and not isinstance(value, (float, sp.Basic)):  # numpy.float32 and the like
+        value = float(value)
     if isinstance(value, sp.Basic) and value.is_Rational:
         return sp.Rational(value)
     if isinstance(value, float):
@@ -98,9 +103,15 @@ def bind(formula: Formula, values: Mapping[str | sp.Symbol, object]) -> dict[sp.
     return {symbol: value for symbol, value in bound.items() if symbol in formula.expr.free_symbols}
 
 
-def evaluate(formula: Formula, values: Mapping[str | sp.Symbol, object], *, numeric: bool = False) -> sp.Expr | float:
-    """The formula's exact value at ``values`` (``bind``); ``numeric=True`` gives a float."""
-    value = formula.expr.xreplace(bind(formula, values))
+def value_at(formula: Formula, bound: Mapping[sp.Symbol, sp.Rational]) -> sp.Expr:
+    """The formula's exact value at values ``bind`` gave, simplified where not a number."""
+    value = formula.expr.xreplace(bound)
     if not value.is_Rational:  # logarithms and the like: 2·log(4)/log(2) is 4
         value = sp.simplify(value)
+    return value
+
+
+def evaluate(formula: Formula, values: Mapping[str | sp.Symbol, object], *, numeric: bool = False) -> sp.Expr | float:
+    """The formula's exact value at ``values`` (``bind``); ``numeric=True`` gives a float."""
+    value = value_at(formula, bind(formula, values))
     return float(value) if numeric else value

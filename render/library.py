@@ -10,20 +10,25 @@ module is their one implementation, shared with the command line (``eval``) and 
 from __future__ import annotations
 
 import inspect
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Protocol
 
+import numpy
 import sympy as sp
 
 from llm_formulas.derivations.engine import Derivation
 from llm_formulas.derivations.latex import derivation_latex, step_latex
-from llm_formulas.formulas.catalogue import Formula, get, lookup, within
+from llm_formulas.formulas.catalogue import Condition, Formula, get, lookup, within
 from llm_formulas.formulas.dimensions import units_of
-from llm_formulas.formulas.evaluation import evaluate as evaluate_formula
+from llm_formulas.formulas.errors import InputError
+from llm_formulas.formulas.evaluation import check_value, evaluate as evaluate_formula, exact_number
 from llm_formulas.formulas.latex import formula_latex, latex as expression_latex
-from llm_formulas.formulas.symbols import resolve
+from llm_formulas.formulas.symbols import Quantity, constant_values, quantity, resolve
 from llm_formulas.formulas.units import Unit
+from llm_formulas.render.cli.inputs import counts, parse_number
+from llm_formulas.render.results import Number, as_number
 
-__all__ = ["as_formula", "evaluate", "latex", "markdown", "model", "numpy_function", "symbol", "symbols", "unit_of"]
+__all__ = ["Number", "NumpyFunction", "as_formula", "evaluate", "latex", "markdown", "model", "numpy_function", "symbol",
+           "symbols", "unit_of"]
 
 Target = str | Formula | sp.Basic
 
@@ -68,20 +73,36 @@ def _sizes(name: str) -> dict[str, object]:
 
 
 def evaluate(target: Target, values: Mapping[str | sp.Symbol, object] | None = None, /, *, numeric: bool = False,
-             model: str | None = None, **named: object) -> sp.Expr | float:
-    """The exact value of a formula (or expression) at the given inputs; ``numeric=True`` gives a float.
+             model: str | None = None, **named: object) -> Number:
+    """The value of a formula (or expression) at the given inputs, as a Python number that keeps its exact value:
+    an ``int`` when whole, else a ``float``, each with ``.exact``, the exact SymPy value (render/results.py);
+    ``numeric=True`` gives a float (with ``.exact``) even for a whole value.
 
     Inputs are named by string or symbol, in a mapping or as keywords (``evaluate("params.total", l=12, h=768,
-    V=50257, s=1024)`` is 124,439,808); numbers may be ints, Fractions, decimal strings or floats. Structural
+    V=50257, s=1024)`` is 124,439,808); numbers may be ints (NumPy's too), Fractions, floats or strings in the command
+    line's grammar (``"7B"``, ``"1e9"``, ``"3/4"``). Each value is checked as the command line checks it (``l`` whole
+    and positive, ``f`` at most 1), with the same words, and bad input raises ``InputError`` (a ValueError). Structural
     switches left out take their classic values; an unknown name raises with a "did you mean", a missing input
-    names what is missing, a violated condition says which. Values of symbols the formula does not use are
-    accepted (a whole model's values may be passed). ``model="llama2-70b"`` (a built-in preset or one of an active
-    catalogue) supplies the model's sizes; values given beside it win.
+    names what is missing, a violated condition says which. Values of symbols the formula does not use are accepted
+    (a whole model's values may be passed), but a classic formula refuses values it does not describe
+    (``params.total`` at a gated, untied model names ``params.decoder.total``). ``model="llama2-70b"`` (a built-in
+    preset or one of an active catalogue) supplies the model's sizes; values given beside it win. A discrete result
+    whose meaning says how it rounds (a batch that fits, rounded down) is rounded so.
     """
     formula = as_formula(target)
     with within(formula.catalogue):
         sizes = _sizes(model) if model is not None else {}
-    return evaluate_formula(formula, {**sizes, **dict(values or {}), **named}, numeric=numeric)
+        given = {name: _exact(name, value) for name, value in {**sizes, **dict(values or {}), **named}.items()}
+    return as_number(evaluate_formula(formula, given), formula.id, numeric=numeric)
+
+
+def _exact(name: str | sp.Symbol, value: object) -> sp.Rational:
+    """A value as an exact number: a string read by the command line's own grammar (a k/M/B/T suffix for counts),
+    anything else by formulas.evaluation.exact_number."""
+    if isinstance(value, str):
+        entry = quantity(name)
+        return parse_number(value, entry.name, suffix_allowed=counts(entry))
+    return exact_number(value)
 
 
 def latex(target: Target | Derivation) -> str:
@@ -119,46 +140,109 @@ def markdown(target: Target | Derivation) -> str:
     return "\n".join(lines) + "\n"
 
 
-def numpy_function(target: Target) -> Callable[..., object]:
-    """A NumPy-vectorised Python function of a formula or expression, like ``sympy.lambdify``: arguments by name
-    (the inputs it needs positionally, switches as keywords at their classic values), scalars or arrays cast to
-    float64 and broadcast. Its expression is printed by the same printer, with the same arguments and the same
-    rule for switch-gated sizes, as the generated module ``build`` writes, so the two agree to the bit; its
-    docstring states the formula, units and sources."""
-    import functools
+class NumpyFunction(Protocol):
+    """What ``numpy_function`` returns: called with its inputs by name, scalars or arrays, it gives float64 values
+    (a NumPy scalar, a float, for scalar inputs; an array for arrays)."""
 
-    import numpy
+    __name__: str
+
+    def __call__(self, **values: object) -> numpy.ndarray | float: ...
+
+
+REFUSED_NOT_MASKED = ("Inputs by name only. A value that breaks its symbol's assumptions (positive, whole, within its "
+                      "bounds) or a condition, anywhere in the arrays, raises InputError: nothing is masked.")
+
+
+def numpy_function(target: Target) -> NumpyFunction:
+    """A NumPy-vectorised Python function of a formula or expression, like ``sympy.lambdify``: every argument by name
+    (keyword-only: a positional call is refused, naming the inputs), switches at their classic values, scalars or
+    arrays cast to float64 and broadcast. Values are checked as ``evaluate`` checks them (each symbol's assumptions,
+    the formula's testable conditions), over whole arrays: a violation anywhere raises InputError, nothing is
+    masked. Its expression is printed by the same printer, with the same arguments and the same rule for
+    switch-gated sizes, as the generated module ``build`` writes, so the two agree to the bit; its docstring states
+    the formula, units, conditions and sources."""
+    import functools
 
     from llm_formulas.derivations.proof import valued
     from llm_formulas.render.numeric.gating import _gated
     from llm_formulas.render.printers.codegen import docstring, function_name, gating, numpy_printer, signature
 
     formula = as_formula(target)
+    name = function_name(formula.id)
     with within(formula.catalogue):
         arguments = signature(formula)
         gates = {size: gating(formula, size) for size in arguments
                  if size not in formula.required and size not in formula.defaults}
-        doc = docstring(formula, arguments)
+        doc = docstring(formula, arguments) + "\n" + REFUSED_NOT_MASKED + "\n"
+        entries = {s.name: quantity(s) for s in arguments}
     core = sp.lambdify(arguments, valued(formula.expr), modules=[{"functools": functools}, "numpy"],
                        printer=numpy_printer(), docstring_limit=0)
-    parameters = [inspect.Parameter(s.name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for s in formula.required]
+    conditions = _testable_conditions(formula, set(arguments))
+    parameters = [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY) for s in formula.required]
     parameters += [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=int(v)) for s, v in formula.defaults.items()]
     parameters += [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=None) for s in gates]
     call_signature = inspect.Signature(parameters)
+    inputs = ", ".join(s.name for s in formula.required)
 
-    def function(*args: object, **kwargs: object) -> object:
-        given = call_signature.bind(*args, **kwargs)
+    def function(*args: object, **kwargs: object) -> numpy.ndarray | float:
+        if args:
+            raise TypeError(f"{name}() takes its inputs by name ({inputs}), not by position: "
+                            f"{name}({', '.join(f'{s.name}=...' for s in formula.required)})")
+        given = call_signature.bind(**kwargs)
         given.apply_defaults()
         values = dict(given.arguments)
         for size, (switches, neutral) in gates.items():
             values[size.name] = _gated(formula.id, size.name, values[size.name],
                                        {s.name: (values[s.name], int(v)) for s, v in switches.items()}, neutral)
-        return core(*(numpy.asarray(values[s.name], dtype=numpy.float64) for s in arguments))
+        arrays = {s: numpy.asarray(values[s.name], dtype=numpy.float64) for s in arguments}
+        for symbol in arguments:
+            if kwargs.get(symbol.name) is not None:
+                _check_array(entries[symbol.name], arrays[symbol], formula)
+        unset = {size for size in gates if given.arguments[size.name] is None}  # a gated size left out: not judged
+        for condition, test in conditions:
+            if unset & set(_predicate_symbols(condition)):
+                continue
+            holds = numpy.asarray(test(*(arrays[s] for s in _predicate_symbols(condition))))
+            if not holds.all():
+                where = f" (false at {holds.size - int(holds.sum())} of {holds.size} points)" if holds.size > 1 else ""
+                raise InputError(f"{formula.id} requires {condition.text}{where}")
+        result: numpy.ndarray | float = core(*(arrays[s] for s in arguments))
+        return result
 
-    function.__name__ = function.__qualname__ = function_name(formula.id)
+    function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
-    function.__signature__ = call_signature
-    return function
+    function.__signature__ = call_signature  # type: ignore[attr-defined]
+    return function  # type: ignore[return-value]  # a function with __name__ and a keyword call is the Protocol
+
+
+def _predicate_symbols(condition: Condition) -> list[sp.Symbol]:
+    """The symbols of a condition's predicate (its constants put in), in one order."""
+    assert condition.predicate is not None
+    return sorted(condition.predicate.xreplace(constant_values()).free_symbols, key=lambda s: s.name)
+
+
+def _testable_conditions(formula: Formula, arguments: set[sp.Symbol]) -> list[tuple[Condition, Callable[..., object]]]:
+    """Each condition whose predicate reads only the function's arguments, with the predicate as a NumPy function."""
+    testable = [c for c in formula.conditions if c.predicate is not None and set(_predicate_symbols(c)) <= arguments]
+    return [(c, sp.lambdify(_predicate_symbols(c), c.predicate.xreplace(constant_values()), modules="numpy")) for c in testable]
+
+
+def _check_array(entry: Quantity, values: numpy.ndarray, formula: Formula) -> None:
+    """Refuse an array holding a value that breaks the symbol's assumptions, with the words of check_value."""
+    bad = ~numpy.isfinite(values)
+    bad |= values <= 0 if entry.symbol.is_positive else values < 0
+    if entry.is_integer:
+        bad |= values != numpy.floor(values)
+    if entry.maximum is not None:
+        bad |= values > float(entry.maximum)
+    if entry.minimum is not None:
+        bad |= values < float(entry.minimum)
+    if bad.any():
+        first = float(values[bad].flat[0])
+        if first != first or first in (float("inf"), float("-inf")):
+            raise InputError(f"{entry.name} ({entry.meaning}) must be a finite number, got {first}")
+        with within(formula.catalogue):
+            check_value(entry, exact_number(first))
 
 
 def unit_of(target: Target) -> Unit:

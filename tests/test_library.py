@@ -56,19 +56,19 @@ def test_structural_switches_default_to_the_classic_model_everywhere(capsys):
     assert main(["eval", "flops.decoder.attention.scores", "b=1", "s=2048", "a=96", "d_head=128", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["value"] == SCORES
     scores = lf.numpy_function("flops.decoder.attention.scores")
-    assert scores(1, 2048, 96, 128) == SCORES
+    assert scores(b=1, s=2048, a=96, d_head=128) == SCORES
     assert set(lf.get("params.decoder.attention").required) == set(lf.symbols("h a g d_head"))
     # the MLA sizes are needed only for MLA, in all three
     with pytest.raises(lf.MissingInput, match="d_rope"):
         lf.evaluate("flops.decoder.attention.scores", b=1, s=2048, a=96, d_head=128, mla=1)
     with pytest.raises(TypeError, match="needs d_rope when mla is not 0"):
-        scores(1, 2048, 96, 128, mla=1)
+        scores(b=1, s=2048, a=96, d_head=128, mla=1)
     assert main(["eval", "flops.decoder.attention.scores", "b=1", "s=2048", "a=96", "d_head=128", "mla=1"]) == 2
     # MLA with its sizes: heads of d_nope + d_rope for QKᵀ and d_v for scores·V (DeepSeek-V3: 128, 64, 128)
     mla = 2 * 2048**2 * 128 * (128 + 64 + 128)
     assert lf.evaluate("flops.decoder.attention.scores", b=1, s=2048, a=128, d_head=1, mla=1, d_nope=128, d_rope=64,
                        d_v=128) == mla
-    assert scores(1, 2048, 128, 1, mla=1, d_nope=128, d_rope=64, d_v=128) == mla
+    assert scores(b=1, s=2048, a=128, d_head=1, mla=1, d_nope=128, d_rope=64, d_v=128) == mla
 
 
 def test_numpy_function_is_a_vectorised_callable_for_catalogue_and_own_formulas():
@@ -310,6 +310,20 @@ def test_numpy_function_agrees_with_the_generated_module_to_the_bit():
     for formula in formulas:
         rng = np.random.default_rng(zlib.crc32(formula.id.encode()))
         values = {s.name: rng.integers(1, 9, size=4).astype(float) for s in formula.required}
+        # numpy_function refuses a point exactly where evaluate does (an assumption or a condition broken there)
+        valid = np.array([_accepted(formula, {name: int(column[i]) for name, column in values.items()}) for i in range(4)])
+        if not valid.all():
+            with pytest.raises(lf.InputError):
+                lf.numpy_function(formula)(**values)
+        values = {name: column[valid] for name, column in values.items()}
         ours = lf.numpy_function(formula)(**values)
         theirs = getattr(generated, function_name(formula.id))(**values)
         np.testing.assert_array_equal(ours, theirs, err_msg=formula.id)
+
+
+def _accepted(formula, point) -> bool:
+    try:
+        lf.evaluate(formula, point)
+    except lf.InputError:
+        return False
+    return True

@@ -146,12 +146,10 @@ COUNTED_AS = {"cluster.gpu_hours": "GPU-hours"}
 
 def evaluate(formula_id: str, assignments: list[str], unit: str | None = None) -> Result:
     """The value in the unit a person reads first (84 ZFLOP, 7.61 days), then exactly; ``unit`` converts."""
-    import sympy as sp
-
     from llm_formulas.render.printers.human import exact
 
     from llm_formulas.formulas.catalogue import get
-    from llm_formulas.formulas.evaluation import bind
+    from llm_formulas.formulas.evaluation import bind, value_at
     from llm_formulas.render.cli.inputs import parse_assignments
 
     _known_formula(formula_id)
@@ -164,9 +162,7 @@ def evaluate(formula_id: str, assignments: list[str], unit: str | None = None) -
         bound = bind(formula, values)
     except ValueError as error:  # a missing input, a violated condition: one line
         raise InputError(str(error)) from None
-    value = formula.expr.xreplace(bound)
-    if not value.is_Rational:  # logarithms and the like: 2·log(4)/log(2) is 4
-        value = sp.simplify(value)
+    value = value_at(formula, bound)
     doc = {
         "id": formula.id,
         "value": number_json(value),
