@@ -21,6 +21,7 @@ import sympy as sp
 from llm_formulas.formulas.catalogue import Formula, within
 from llm_formulas.formulas.classic import GENERAL, violated
 from llm_formulas.formulas.errors import InputError
+from llm_formulas.formulas.rounding import rounded
 from llm_formulas.formulas.symbols import Quantity, quantity, resolve, table_order
 
 __all__ = ["MissingInput", "bind", "check_value", "evaluate", "exact_number", "shown", "value_at"]
@@ -104,11 +105,12 @@ def bind(formula: Formula, values: Mapping[str | sp.Symbol, object]) -> dict[sp.
 
 
 def value_at(formula: Formula, bound: Mapping[sp.Symbol, sp.Rational]) -> sp.Expr:
-    """The formula's exact value at values ``bind`` gave, simplified where not a number."""
+    """The formula's exact value at values ``bind`` gave, simplified where not a number; a discrete result rounded
+    as its meaning says (formulas.rounding: the most sequences that fit, rounded down)."""
     value = formula.expr.xreplace(bound)
     if not value.is_Rational:  # logarithms and the like: 2·log(4)/log(2) is 4
         value = sp.simplify(value)
-    return value
+    return rounded(formula.id, value) if formula.catalogue is None else value
 
 
 def evaluate(formula: Formula, values: Mapping[str | sp.Symbol, object], *, numeric: bool = False) -> sp.Expr | float:

@@ -23,7 +23,7 @@ from functools import cache
 import sympy as sp
 from hypothesis import strategies as st
 
-from llm_formulas.formulas.catalogue import Formula, get
+from llm_formulas.formulas.catalogue import Formula, get, within
 from llm_formulas.formulas.symbols import constant_values, quantity
 
 COUNT_MAX = 4096  # structural sizes and degrees: big enough to matter, small enough to stay fast
@@ -78,8 +78,10 @@ def satisfies(formula: Formula, values: dict[sp.Symbol, sp.Rational]) -> bool:
 
 def valid_point(formula: Formula | str) -> st.SearchStrategy[dict[sp.Symbol, sp.Rational]]:
     """A point for a formula's inputs (a Formula, a user's included, or a catalogue id) where its testable
-    conditions hold."""
-    return _valid_point(get(formula) if isinstance(formula, str) else formula)
+    conditions hold; a user's formula reads its symbols from its own catalogue, active or not."""
+    chosen = get(formula) if isinstance(formula, str) else formula
+    with within(chosen.catalogue):
+        return _valid_point(chosen)
 
 
 @cache
