@@ -25,9 +25,9 @@ from llm_formulas.formulas.latex import formula_latex, latex as expression_latex
 from llm_formulas.formulas.symbols import Quantity, constant_values, quantity, resolve
 from llm_formulas.formulas.units import Unit
 from llm_formulas.render.cli.inputs import counts, parse_number
-from llm_formulas.render.results import Number, as_number
+from llm_formulas.render.results import Real, Whole, as_number
 
-__all__ = ["Number", "NumpyFunction", "as_formula", "evaluate", "latex", "markdown", "model", "numpy_function", "symbol",
+__all__ = ["NumpyFunction", "as_formula", "evaluate", "latex", "markdown", "model", "numpy_function", "symbol",
            "symbols", "unit_of"]
 
 Target = str | Formula | sp.Basic
@@ -73,7 +73,7 @@ def _sizes(name: str) -> dict[str, object]:
 
 
 def evaluate(target: Target, values: Mapping[str | sp.Symbol, object] | None = None, /, *, numeric: bool = False,
-             model: str | None = None, **named: object) -> Number:
+             model: str | None = None, **named: object) -> Whole | Real:
     """The value of a formula (or expression) at the given inputs, as a Python number that keeps its exact value:
     an ``int`` when whole, else a ``float``, each with ``.exact``, the exact SymPy value (render/results.py);
     ``numeric=True`` gives a float (with ``.exact``) even for a whole value.

@@ -11,8 +11,9 @@ import llm_formulas as lf
 
 
 def every_public_name() -> str:
-    total: lf.Number = lf.evaluate("params.total", l=12, h=768, V=50257, s=1024)
+    total = lf.evaluate("params.total", l=12, h=768, V=50257, s=1024)
     exact = total.exact
+    whole: int | float = total
     shown = f"{total:,} = {exact}" + json.dumps(total)
     formula: lf.Formula = lf.get("params.total")
     found: list[lf.Formula] = lf.search("kv cache")
@@ -37,5 +38,5 @@ def every_public_name() -> str:
     errors: tuple[type[Exception], ...] = (lf.InputError, lf.MissingInput, lf.UnknownFormula, lf.UnknownSymbol,
                                            lf.DimensionError)
     bounds = (lf.much_less(1, h),)
-    return " ".join(str(x) for x in (shown, formula, found, sizes, bytes_, unit, text, own, errors, bounds,
+    return " ".join(str(x) for x in (shown, whole, formula, found, sizes, bytes_, unit, text, own, errors, bounds,
                                       lf.__version__))

@@ -53,7 +53,6 @@ _EXPORTS = {
     "MissingInput": "llm_formulas.formulas.evaluation",
     "UnknownSymbol": "llm_formulas.formulas.symbols",
     "NumpyFunction": "llm_formulas.render.library",
-    "Number": "llm_formulas.render.library",
     "evaluate": "llm_formulas.render.library",
     "latex": "llm_formulas.render.library",
     "markdown": "llm_formulas.render.library",
@@ -66,8 +65,8 @@ _EXPORTS = {
 
 # Written out (a static list, as type checkers read it): the test holds it equal to _EXPORTS' names.
 __all__ = [
-    "Catalogue", "Condition", "Derivation", "DimensionError", "Formula", "InputError", "MissingInput", "Number",
-    "NumpyFunction", "Source", "UnknownFormula", "UnknownSymbol", "__version__", "assert_approximation",
+    "Catalogue", "Condition", "Derivation", "DimensionError", "Formula", "InputError", "MissingInput", "NumpyFunction",
+    "Source", "UnknownFormula", "UnknownSymbol", "__version__", "assert_approximation",
     "assert_derivation", "assert_identity", "divides", "evaluate", "formula", "get", "latex", "markdown", "model",
     "much_greater", "much_less", "numpy_function", "search", "symbol", "symbols", "unit_of",
 ]
@@ -86,7 +85,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
     from llm_formulas.formulas.errors import InputError as InputError
     from llm_formulas.formulas.evaluation import MissingInput as MissingInput
     from llm_formulas.formulas.symbols import UnknownSymbol as UnknownSymbol
-    from llm_formulas.render.library import Number as Number, NumpyFunction as NumpyFunction, evaluate as evaluate
+    from llm_formulas.render.library import NumpyFunction as NumpyFunction, evaluate as evaluate
     from llm_formulas.render.library import latex as latex, markdown as markdown, model as model
     from llm_formulas.render.library import numpy_function as numpy_function, symbol as symbol, symbols as symbols
     from llm_formulas.render.library import unit_of as unit_of
