@@ -199,10 +199,10 @@ def numpy_function(target: Target) -> NumpyFunction:
             if kwargs.get(symbol.name) is not None:
                 _check_array(entries[symbol.name], arrays[symbol], formula)
         unset = {size for size in gates if given.arguments[size.name] is None}  # a gated size left out: not judged
-        for condition, test in conditions:
-            if unset & set(_predicate_symbols(condition)):
+        for condition, symbols, test in conditions:
+            if unset & set(symbols):
                 continue
-            holds = numpy.asarray(test(*(arrays[s] for s in _predicate_symbols(condition))))
+            holds = numpy.asarray(test(*(arrays[s] for s in symbols)))
             if not holds.all():
                 where = f" (false at {holds.size - int(holds.sum())} of {holds.size} points)" if holds.size > 1 else ""
                 raise InputError(f"{formula.id} requires {condition.text}{where}")
@@ -221,10 +221,13 @@ def _predicate_symbols(condition: Condition) -> list[sp.Symbol]:
     return sorted(condition.predicate.xreplace(constant_values()).free_symbols, key=lambda s: s.name)
 
 
-def _testable_conditions(formula: Formula, arguments: set[sp.Symbol]) -> list[tuple[Condition, Callable[..., object]]]:
-    """Each condition whose predicate reads only the function's arguments, with the predicate as a NumPy function."""
-    testable = [c for c in formula.conditions if c.predicate is not None and set(_predicate_symbols(c)) <= arguments]
-    return [(c, sp.lambdify(_predicate_symbols(c), c.predicate.xreplace(constant_values()), modules="numpy")) for c in testable]
+def _testable_conditions(formula: Formula, arguments: set[sp.Symbol]
+                         ) -> list[tuple[Condition, list[sp.Symbol], Callable[..., object]]]:
+    """Each condition whose predicate reads only the function's arguments, with those symbols and the predicate as a
+    NumPy function of them."""
+    testable = [(c, _predicate_symbols(c)) for c in formula.conditions if c.predicate is not None]
+    return [(c, symbols, sp.lambdify(symbols, c.predicate.xreplace(constant_values()), modules="numpy"))
+            for c, symbols in testable if set(symbols) <= arguments]
 
 
 def _check_array(entry: Quantity, values: numpy.ndarray, formula: Formula) -> None:
