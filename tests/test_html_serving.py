@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 from urllib.parse import urlencode
 
 import pytest
-from build_session import built
+from build_session import calculator
 from test_html_browser import CHROMIUM, chromium
 
 from llm_formulas.formulas.estimate import model_values
@@ -52,7 +52,7 @@ class _Serving(HTMLParser):
 def page(tmp_path_factory):
     """The page ``llm-formulas build`` writes (the run's one build, shared with tests/test_html_browser.py), copied."""
     path = tmp_path_factory.mktemp("calculator") / "calculator.html"
-    path.write_text((built().out / "calculator.html").read_text(encoding="utf-8"), encoding="utf-8")
+    path.write_text(calculator().read_text(encoding="utf-8"), encoding="utf-8")
     return path
 
 
