@@ -27,9 +27,9 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shuti
 COLLECT = """
 function collect(d) {
   const typed = /'(?:[^'\\\\]|\\\\.)*'/g;  // what the reason quotes of the input may read anything
-  const dynamic = Array.from(d.querySelectorAll("output, #verdict, #serve-verdict, .legend, .warn")).map(function (e) { return e.textContent; })
+  const dynamic = Array.from(d.querySelectorAll("output, #verdict, .legend, .warn")).map(function (e) { return e.textContent; })
     .concat(Array.from(d.querySelectorAll(".bar span")).map(function (s) { return s.title; }))
-    .concat([d.getElementById("reason").textContent.replace(typed, "")]).join("\\n");
+    .concat(["reason", "serve-verdict"].map(function (id) { return d.getElementById(id).textContent.replace(typed, ""); })).join("\\n");
   const verdict = d.getElementById("verdict"), served = d.getElementById("serve-verdict");
   return {
     ready: d.body.dataset.ready || "", verdict: verdict.textContent, fits: verdict.dataset.fits || "",
