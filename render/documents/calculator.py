@@ -12,8 +12,10 @@ that breaks one of estimate's rules says which (``LAYOUT_RULES`` in the page, te
 ``formulas.estimate.layout_violation``). Below, folded, every formula of the catalogue with one input per
 symbol (symbol-table order, documented defaults). n = t·p·d and m = B/(b·d) follow the layout; Ψ may be
 derived from the model's shape with ``params.decoder.total`` (or ``params.total``). The page reads and
-writes its state in the URL (``?model=...&gpu=...&layout=...&name=value&zero=1&units=GiB``), so a link
-sets every input; each figure carries its full-precision value in ``data-value``.
+writes its state in the URL (``?model=...&gpu=...&layout=...&name=value&zero=1&units=GiB``, and the serving view's
+``batch``, ``input``, ``output``, ``weights`` and ``kv``, named as serve's options), so a link sets every input; each
+figure carries its full-precision value in ``data-value``. The serving view refuses what ``serve`` refuses, in its
+words and its order (render/cli/serve_rules.py), its own inputs read under the command line's grammar and bounds.
 """
 
 from __future__ import annotations
