@@ -11,6 +11,7 @@ edited X, a model size) is refused with that field's words (render.cli.inputs.ch
 from __future__ import annotations
 
 import io
+import json
 import random
 from collections import Counter
 from contextlib import redirect_stderr, redirect_stdout
@@ -61,8 +62,6 @@ def serve(state: dict) -> tuple[int, str, dict | None]:
         except SystemExit as stop:  # argparse: a dtype serve has no choice for
             code = stop.code
     line = err.getvalue().strip().splitlines()[-1] if err.getvalue().strip() else ""
-    import json
-
     return code, line.removeprefix(ERROR), json.loads(out.getvalue()) if code == 0 else None
 
 
