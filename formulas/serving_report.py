@@ -55,11 +55,15 @@ def compute_precision(weights: str) -> str:
     return {"fp8": "fp8", "fp16": "fp16"}.get(weights, "bf16")
 
 
+NO_FP8 = "the {gpu} has no FP8 tensor cores: FP8 {role} need Hopper or Ada (use --{option} int8 or bf16)"  # the page fills it too
+FP8_ROLES = {"weights": "weights", "kv": "KV cache"}  # by the option that sets the dtype
+
+
 def unsupported(gpu: GPU, weights: str, kv: str) -> str | None:
     """Why a GPU cannot run this dtype, or None: FP8 weights need FP8 tensor cores (Ampere has none)."""
-    for role, dtype in (("weights", weights), ("KV cache", kv)):
+    for option, dtype in (("weights", weights), ("kv", kv)):
         if dtype == "fp8" and gpu.fp8 is None:
-            return f"the {gpu.name} has no FP8 tensor cores: FP8 {role} need Hopper or Ada (use --{'weights' if role == 'weights' else 'kv'} int8 or bf16)"
+            return NO_FP8.format(gpu=gpu.name, role=FP8_ROLES[option], option=option)
     return None
 
 

@@ -3,7 +3,9 @@
 ``built()`` runs the real command line (``build --out DIR --json``) once into the run's
 scratch folder (tests/conftest.py) and returns the directory and the manifest it
 printed; a worker that comes second waits on the lock and reads
-the first one's record. The folder is removed when the run ends.
+the first one's record. ``calculator()`` is the sizing page alone: the run's build's when one was made, else
+the page the build writes (``calculator_page``) written by itself, seconds instead of the whole build, for the
+page's tests run on their own. The folder is removed when the run ends.
 """
 
 from __future__ import annotations
@@ -49,6 +51,25 @@ def built() -> Build:
             record.write_text(json.dumps({"printed": run_build(root / "out")}))
         done = json.loads(record.read_text())
     return Build(root / "out", done["printed"])
+
+
+@cache
+def calculator() -> Path:
+    """calculator.html as ``build`` writes it (render/documents/build.py writes ``calculator_page()``'s HTML there)."""
+    import fcntl
+
+    root = _run_folder()
+    with open(root / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (root / "build.json").exists():
+            return root / "out" / "calculator.html"
+        page = root / "page" / "calculator.html"
+        if not page.exists():
+            from llm_formulas.render.documents.calculator import calculator_page
+
+            page.parent.mkdir(exist_ok=True)
+            page.write_text(calculator_page()[0], encoding="utf-8")
+        return page
 
 
 def _run_folder() -> Path:

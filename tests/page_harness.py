@@ -6,7 +6,8 @@ shows. ``fuzz(queries)`` loads the page once and walks it through the queries as
 forward buttons do (``history.replaceState`` and a ``popstate`` event, which the page answers by loading the
 URL's state afresh): hundreds of states in seconds. Both return, per query: whether the page's script ran
 to its end (``ready``), an exception it threw (``error``), the verdict, its reason, the state it wrote back,
-the figures it shows (text and full-precision value), the selects, the formulas' condition warnings, and
+the figures it shows (text and full-precision value), the selects, the formulas' condition warnings, the serving
+view (its verdict or refusal, whether it fits, the bound of a decoding step, each figure's full-precision value), and
 whether any text it wrote reads NaN, Infinity or undefined.
 """
 
@@ -19,7 +20,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from build_session import built, scratch
+from build_session import calculator, scratch
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
@@ -28,8 +29,8 @@ function collect(d) {
   const typed = /'(?:[^'\\\\]|\\\\.)*'/g;  // what the reason quotes of the input may read anything
   const dynamic = Array.from(d.querySelectorAll("output, #verdict, .legend, .warn")).map(function (e) { return e.textContent; })
     .concat(Array.from(d.querySelectorAll(".bar span")).map(function (s) { return s.title; }))
-    .concat([d.getElementById("reason").textContent.replace(typed, "")]).join("\\n");
-  const verdict = d.getElementById("verdict");
+    .concat(["reason", "serve-verdict"].map(function (id) { return d.getElementById(id).textContent.replace(typed, ""); })).join("\\n");
+  const verdict = d.getElementById("verdict"), served = d.getElementById("serve-verdict");
   return {
     ready: d.body.dataset.ready || "", verdict: verdict.textContent, fits: verdict.dataset.fits || "",
     total: verdict.dataset.total || "", reason: d.getElementById("reason").textContent, state: d.body.dataset.state || "",
@@ -39,6 +40,9 @@ function collect(d) {
       return [s.id, [s.value, s.classList.contains("invalid")]]; })),
     warnings: Object.fromEntries(Array.from(d.querySelectorAll(".warn")).filter(function (w) { return w.textContent; }).map(function (w) {
       return [w.id.slice(5), w.textContent]; })),
+    serving: {verdict: served.textContent, fits: served.dataset.fits || "", bound: d.getElementById("serve-bound").dataset.value,
+      figures: Object.fromEntries(Array.from(d.querySelectorAll("output[data-serve-report]")).map(function (o) {
+        return [o.dataset.serveReport, o.dataset.value]; }))},
     unreadable: ["NaN", "Infinity", "undefined"].filter(function (word) { return dynamic.includes(word); }),
   };
 }
@@ -60,7 +64,7 @@ def _chromium(url: str, timeout: int = 300) -> str:
 
 def _page_copy(folder: Path) -> Path:
     page = folder / "calculator.html"
-    shutil.copyfile(built().out / "calculator.html", page)
+    shutil.copyfile(calculator(), page)
     return page
 
 

@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl
 
 import numpy as np
 
-from build_session import built
+from build_session import calculator
 
 SELECTS = {"zero": ("0", "1", "2", "3"), "recompute": ("none", "selective", "full"), "units": ("GB", "GiB")}
 FLAGS = ("sp", "flash", "derive-P")
@@ -51,7 +51,7 @@ class _Fields(HTMLParser):
 def page_fields() -> dict[str, dict[str, str]]:
     """Each input field of the built page: its typed value as the template wrote it and its scale (GB, TFLOP/s)."""
     parser = _Fields()
-    parser.feed((built().out / "calculator.html").read_text())
+    parser.feed(calculator().read_text())
     return parser.fields
 
 
@@ -81,7 +81,7 @@ def _page_list(constant: str) -> tuple[str, ...]:
     import json
     import re
 
-    page = (built().out / "calculator.html").read_text()
+    page = calculator().read_text()
     return tuple(json.loads(re.search(rf"const {constant} = (\[.*?\]);", page)[1]))
 
 

@@ -79,21 +79,12 @@ def parse_slo(text: str) -> dict:
 
 
 def _check_layout(values: dict, label: str, t: int, p: int, e: int, s_in: int, s_out: int, config: dict) -> None:
-    """One line for a layout or a request the model cannot take."""
-    if values["a"] % t:
-        raise InputError(f"--tp {t}: {label} has {values['a']} attention heads, not a multiple of {t}")
-    if values["l"] % p:
-        raise InputError(f"--pp {p}: {label} has {values['l']} layers, not a multiple of {p} stages")
-    if e > 1:
-        if values["l_moe"] == 0:
-            raise InputError(f"--ep {e}: {label} is dense (no mixture-of-experts layer to spread over GPUs)")
-        if t % e or values["E"] % e:
-            raise InputError(f"--ep {e}: experts spread over e of a stage's t GPUs, so e must divide --tp {t} and the "
-                             f"{values['E']} experts")
-    limit = config.get("max_position_embeddings") if isinstance(config, dict) else None
-    if isinstance(limit, int) and not isinstance(limit, bool) and s_in + s_out > limit:
-        raise InputError(f"--input {s_in} + --output {s_out} = {s_in + s_out} tokens exceeds {label}'s context window of "
-                         f"{limit} (max_position_embeddings)")
+    """One line for a layout or a request the model cannot take (render/cli/serve_rules.py)."""
+    from llm_formulas.render.cli.serve_rules import context_window, refusal
+
+    refused = refusal(values, label, t, p, e, s_in, s_out, context_window(config))
+    if refused is not None:
+        raise InputError(refused)
 
 
 def _inputs(args, values: dict):
@@ -112,7 +103,9 @@ def _inputs(args, values: dict):
             raise InputError(f"--price must be positive, got {quote(args.price)}")
     network = parse_number(args.network, "--network") * 10**9
     if network <= 0:
-        raise InputError(f"--network must be positive, got {quote(args.network)}")
+        from llm_formulas.render.cli.serve_rules import NETWORK_NOT_POSITIVE
+
+        raise InputError(NETWORK_NOT_POSITIVE.format(text=quote(args.network)))
     from llm_formulas.formulas.gpus import NODE_SIZE
 
     return ServeInputs(values, gpu, args.weights, args.kv, NODE_SIZE.get(args.gpu, 8), network, price)
@@ -127,7 +120,9 @@ def serve(args) -> Result:
     s_in = parse_count(args.input, "s_in", "--input")
     s_out = parse_count(args.output, "s_out", "--output")
     if s_out < 2:
-        raise InputError("--output must be at least 2 tokens: the first comes from the prefill, TPOT needs a decoding step")
+        from llm_formulas.render.cli.serve_rules import OUTPUT_TOO_SHORT
+
+        raise InputError(OUTPUT_TOO_SHORT)
     t, p, e = (parse_count(text, name, option) for text, name, option in ((args.tp, "t", "--tp"), (args.pp, "p", "--pp"), (args.ep, "e", "--ep")))
     d = parse_count(args.dp, "d", "--dp")
     if args.slo is None:
@@ -138,8 +133,9 @@ def serve(args) -> Result:
         b = parse_count(args.batch, "b", "--batch")
         _check_layout(values, label, t, p, e, s_in, s_out, config)
         inputs = _inputs(args, values)
-        limit = config.get("max_position_embeddings") if isinstance(config, dict) else None
-        return _one(label, values, inputs, t, p, e, d, b, s_in, s_out, limit if isinstance(limit, int) else None)
+        from llm_formulas.render.cli.serve_rules import context_window
+
+        return _one(label, values, inputs, t, p, e, d, b, s_in, s_out, context_window(config))
     if args.rate is None:
         raise InputError("--slo needs --rate R (requests per second)")
     if args.batch is not None:

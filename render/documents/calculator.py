@@ -12,8 +12,10 @@ that breaks one of estimate's rules says which (``LAYOUT_RULES`` in the page, te
 ``formulas.estimate.layout_violation``). Below, folded, every formula of the catalogue with one input per
 symbol (symbol-table order, documented defaults). n = t·p·d and m = B/(b·d) follow the layout; Ψ may be
 derived from the model's shape with ``params.decoder.total`` (or ``params.total``). The page reads and
-writes its state in the URL (``?model=...&gpu=...&layout=...&name=value&zero=1&units=GiB``), so a link
-sets every input; each figure carries its full-precision value in ``data-value``.
+writes its state in the URL (``?model=...&gpu=...&layout=...&name=value&zero=1&units=GiB``, and the serving view's
+``batch``, ``input``, ``output``, ``weights`` and ``kv``, named as serve's options), so a link sets every input; each
+figure carries its full-precision value in ``data-value``. The serving view refuses what ``serve`` refuses, in its
+words and its order (render/cli/serve_rules.py), its own inputs read under the command line's grammar and bounds.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from dataclasses import dataclass
 import sympy as sp
 
 from llm_formulas.formulas.bounds import BOUND_UNITS, COUNT_BOUNDS, LAYER_COUNTS, MAX_HFU, MAX_LAYERS, MAX_SIZE
-from llm_formulas.formulas.symbols import quantity, table_order
+from llm_formulas.formulas.serving_report import KV_DTYPES, WEIGHT_DTYPES
+from llm_formulas.formulas.symbols import X, quantity, table_order
 from llm_formulas.render.cli.inputs import counts
 from llm_formulas.render.cli.estimate_command import DEFAULTS as ESTIMATE_DEFAULTS
 from llm_formulas.render.documents.defaults import GPUS, LAYOUTS, MODELS, default, literal
@@ -42,6 +45,7 @@ SIZING_GROUPS = (
     ("Layout", ("t", "p", "d", "b", "B", "v", "s")),
     ("Training", ("D", "U", "r")),
 )
+GPU_NAMES = ("X", "W_mem", "W_link", "M_gpu")  # the GPU's figures: page fields, filled by the GPU presets
 FOLLOWS_LAYOUT = {"n": "t·p·d", "m": "B/(b·d)"}  # read-only: what the layout implies
 # inputs typed in the unit a datasheet prints (312 TFLOP/s, 80 GB, 2039 GB/s), not in base units, when their default
 # is at least one such unit; decimal, as the command line's GB (counts keep their k/M/B/T suffixes instead: D = 300B)
@@ -78,6 +82,28 @@ class InputField:
     count: bool = False  # a k/M/B/T suffix is allowed (render.cli.inputs.counts)
 
 
+def input_field(symbol: sp.Symbol, value: str | None = None) -> InputField:
+    """The field of ``symbol``: its assumptions and bounds as the page's checks read them, holding ``value`` (default:
+    the documented default, typed in the field's unit)."""
+    entry = quantity(symbol)
+    typed_unit, scale = TYPED_IN.get(str(entry.unit), ("", 1))
+    if value is not None or default(symbol).value < scale:  # a small size (q = 2 bytes per value) stays in its base unit
+        typed_unit, scale = "", 1
+    return InputField(
+        entry.name,
+        entry.meaning,
+        str(entry.unit),
+        typed_literal(default(symbol).value, str(entry.unit), scale) if value is None else value,
+        entry.is_integer,
+        "" if entry.maximum is None else str(entry.maximum),
+        not symbol.is_positive,
+        typed_unit,
+        scale,
+        "" if entry.minimum is None else str(entry.minimum),
+        counts(entry),
+    )
+
+
 def page_bounds() -> dict:
     """formulas/bounds.py for the page's script: each count's bound and what it counts, the model's sizes and layer
     counts, the peak."""
@@ -92,27 +118,49 @@ def report_inputs(names: tuple[str, ...]) -> list[str]:
 
 
 SERVING_DEFAULTS = {"b": "64", "s_in": "2000", "s_out": "500"}  # the serving view's batch and request (a chat turn)
+SERVING_OPTIONS = (("b", "batch", "--batch"), ("s_in", "input", "--input"), ("s_out", "output", "--output"))
+"""The serving view's own inputs: the symbol, its key in the page's URL, the option of ``serve`` that reads it (its
+messages name the option, as the command line's do)."""
+SERVING_CHOICES = (("weights", WEIGHT_DTYPES), ("kv", KV_DTYPES))  # the selects, by URL key (serve's options)
+DTYPE_REFERENCE_GPU = "h100-sxm"  # a dtype's bytes and constants do not depend on the GPU: any with FP8 reads them
 
 
-def serving_tables() -> dict:
-    """What the serving view reads besides the page's inputs: each GPU preset's FP8 peak (None: no FP8 tensor cores),
-    rental price and board power; the dtypes' bytes and compute precision; the fitted constants
-    (formulas/serving_calibration.py, render/printers/serving_js.py traces the report they enter)."""
+def serving_tables(serving_inputs: tuple[str, ...], gpu_names: tuple[str, ...]) -> dict:
+    """What the serving view reads besides the page's fields, each from the code ``serve`` runs: per GPU preset the node
+    its NVLink joins (formulas.gpus.NODE_SIZE), whether it has FP8 tensor cores, its rental price and board power, and
+    per weight dtype the peak ``serve`` takes (formulas.serving_report.base_values: FP16 where it differs from BF16,
+    as on the RTX 4090; FP8 for FP8 weights) over the page's X (the BF16 peak); per dtype its bytes and the fitted
+    constants (formulas/serving_calibration.py); per model preset its context window (max_position_embeddings); the
+    words of each refusal (render/cli/serve_rules.py, formulas.serving_report.NO_FP8); which page fields it reads."""
     from llm_formulas.formulas import gpus
-    from llm_formulas.formulas.serving_calibration import constants
-    from llm_formulas.formulas.serving_report import KV_BYTES, WEIGHT_DTYPES, compute_precision, weight_bytes
+    from llm_formulas.formulas.presets import names, preset
+    from llm_formulas.formulas.serving_report import FP8_ROLES, NO_FP8, ServeInputs, base_values, unsupported
+    from llm_formulas.render.cli.serve_rules import TEMPLATES, context_window
 
     def number(value: object) -> float | None:
         return None if value is None else float(value)
 
+    def peak(gpu: gpus.GPU, dtype: str) -> float | None:
+        if unsupported(gpu, dtype, "bf16") is not None:
+            return None
+        return float(sp.Rational(base_values(ServeInputs({}, gpu, weights=dtype), 1, 1)["X"]) / gpu.values()[X])
+
+    reference = gpus.PRESETS[DTYPE_REFERENCE_GPU]
+    titles = {entry.name for entry in MODELS}
     return {
-        "gpus": {gpu.name: {"bf16": float(gpu.bf16), "fp8": number(gpu.fp8), "rent": number(gpu.rent), "tdp": number(gpu.tdp)}
-                 for gpu in gpus.PRESETS.values()},
-        "weights": {dtype: {"bytes": float(weight_bytes(dtype)), "precision": "8" if compute_precision(dtype) == "fp8" else "16"}
+        "gpus": {gpu.name: {"node": gpus.NODE_SIZE[key], "fp8": gpu.fp8 is not None, "rent": number(gpu.rent),
+                            "tdp": number(gpu.tdp), "peak": {dtype: peak(gpu, dtype) for dtype in WEIGHT_DTYPES}}
+                 for key, gpu in gpus.PRESETS.items()},
+        "weights": {dtype: {"bytes": float(base_values(ServeInputs({}, reference, weights=dtype), 1, 1)["q_w"]),
+                            "constants": {name: float(value) for name, value in ServeInputs({}, reference, weights=dtype).fitted.values().items()}}
                     for dtype in WEIGHT_DTYPES},
-        "kv": {dtype: float(size) for dtype, size in KV_BYTES.items()},
-        "constants": {precision: {name: float(value) for name, value in constants(precision).values().items()}
-                      for precision in ("16", "8")},
+        "kv": {dtype: float(base_values(ServeInputs({}, reference, kv=dtype), 1, 1)["q_kv"]) for dtype in KV_DTYPES},
+        "models": {preset(name).title: {"window": context_window(preset(name).config)} for name in names()
+                   if preset(name).title in titles},
+        "templates": TEMPLATES | {"fp8": NO_FP8},
+        "fp8Roles": FP8_ROLES,
+        "reads": {"model": [name for name in serving_inputs if name in _model_names()],
+                  "gpu": [name for name in gpu_names if name in serving_inputs]},
     }
 
 
@@ -135,32 +183,14 @@ def calculator_page() -> tuple[str, tuple[str, ...]]:
     """The page's HTML and the formulas the JavaScript printer had to leave out."""
     script = javascript()
     symbols = sorted({s for arguments in script.inputs.values() for s in arguments}, key=table_order)
-    fields = {}
-    for symbol in symbols:
-        entry = quantity(symbol)
-        typed_unit, scale = TYPED_IN.get(str(entry.unit), ("", 1))
-        if default(symbol).value < scale:  # a small size (q = 2 bytes per value) stays in its base unit
-            typed_unit, scale = "", 1
-        fields[entry.name] = InputField(
-            entry.name,
-            entry.meaning,
-            str(entry.unit),
-            typed_literal(default(symbol).value, str(entry.unit), scale),
-            entry.is_integer,
-            "" if entry.maximum is None else str(entry.maximum),
-            not symbol.is_positive,
-            typed_unit,
-            scale,
-            "" if entry.minimum is None else str(entry.minimum),
-            counts(entry),
-        )
+    fields = {quantity(symbol).name: input_field(symbol) for symbol in symbols}
     groups: dict[str, list[dict]] = {}
     for formula in script.formulas:
         row = {"id": formula.id, "meaning": formula.meaning, "unit": str(formula.unit), "anchor": anchor(formula.id)}
         groups.setdefault(topic_of(formula.id), []).append(row)
     present = {f.id for f in script.formulas}
     derived = {name: next(fid for fid in ids if fid in present) for name, ids in DERIVED.items() if present & set(ids)}
-    report = report_javascript(_model_names(), ("X", "W_mem", "W_link", "M_gpu"))
+    report = report_javascript(_model_names(), GPU_NAMES)
     serving = serving_javascript(_model_names())
     settings = set(SETTINGS)
     missing = [name for name in report.inputs if name not in fields and name not in settings]
@@ -187,7 +217,8 @@ def calculator_page() -> tuple[str, tuple[str, ...]]:
         report_inputs_json=json.dumps(report_inputs(report.inputs)),
         network_default=ESTIMATE_DEFAULTS["network"],
         serving_js=serving.source,
-        serving_json=json.dumps(serving_tables(), sort_keys=True, ensure_ascii=False).replace("</", "<\\/"),
-        serving_defaults=SERVING_DEFAULTS,
+        serving_json=json.dumps(serving_tables(serving.inputs, GPU_NAMES), sort_keys=True, ensure_ascii=False).replace("</", "<\\/"),
+        serving_fields=[(input_field(quantity(name).symbol, SERVING_DEFAULTS[name]), key, option) for name, key, option in SERVING_OPTIONS],
+        serving_choices=SERVING_CHOICES,
     )
     return html, script.skipped
