@@ -21,6 +21,7 @@ import sympy as sp
 
 from llm_formulas.formulas.bibliography import Source  # noqa: F401 - formulas cite through the catalogue
 from llm_formulas.formulas import scope
+from llm_formulas.formulas.expressions import ExpressionError, as_expression, as_sympy
 from llm_formulas.formulas.symbols import constant_values, did_you_mean, quantity, switch_defaults, table_order
 from llm_formulas.formulas.units import Unit, as_unit
 
@@ -47,6 +48,11 @@ class Condition:
     text: str
     predicate: sp.Basic | None = None
 
+    def __post_init__(self) -> None:
+        if self.predicate is not None and not isinstance(self.predicate, sp.logic.boolalg.Boolean):
+            raise ExpressionError(f"a condition's predicate is a SymPy relation (sympy.Le(W, s), divides(t, a)), "
+                                  f"not {type(self.predicate).__name__}")
+
     def holds(self, values: dict[sp.Symbol, sp.Basic]) -> bool | None:
         """True/False when every symbol of the predicate has a value, else None."""
         if self.predicate is None:
@@ -58,12 +64,14 @@ class Condition:
 
 
 def divides(divisor: sp.Basic, dividend: sp.Basic) -> Condition:
-    """The condition ``divisor | dividend`` (``t divides a``)."""
+    """The condition ``divisor | dividend`` (``t divides a``); either may be a string of formulas.expressions."""
+    divisor, dividend = as_expression(divisor), as_expression(dividend)
     return Condition(f"{divisor} divides {dividend}", sp.Eq(sp.Mod(dividend, divisor), 0))
 
 
 def at_most(smaller: sp.Basic, larger: sp.Basic) -> Condition:
-    """The condition ``smaller ≤ larger`` (``W ≤ s``)."""
+    """The condition ``smaller ≤ larger`` (``W ≤ s``); either may be a string of formulas.expressions."""
+    smaller, larger = as_expression(smaller), as_expression(larger)
     return Condition(f"{smaller} ≤ {larger}", sp.Le(smaller, larger))
 
 
@@ -73,7 +81,7 @@ def layer_kinds(expr: sp.Basic) -> list[Condition]:
     layers without an MLP and the MoE layers are some of the l. A formula inherits each whose symbols it holds."""
     from llm_formulas.formulas.symbols import l, l_gdn, l_lru, l_mamba, l_moe, l_noattn, l_nomlp, l_ssd, l_win
 
-    symbols = sp.sympify(expr).free_symbols
+    symbols = as_sympy(expr).free_symbols
     if l not in symbols or not symbols & {l_mamba, l_ssd, l_lru, l_gdn, l_noattn, l_nomlp}:
         return []
     without_attention = l_mamba + l_ssd + l_lru + l_gdn + l_noattn
@@ -218,6 +226,8 @@ class Catalogue:
         """Declare a symbol of this catalogue (a positive SymPy symbol); a built-in name is refused if different."""
         from llm_formulas.formulas.symbols import declare_in
 
+        if not (name.isascii() and name.isidentifier()):
+            raise ExpressionError(f"a symbol's name is a plain identifier (letters, digits, _), not {name[:60]!r}")
         return declare_in(self, name, latex, meaning, unit, integer=integer, source=source, maximum=maximum,
                           minimum=minimum)
 
@@ -300,15 +310,21 @@ def _register(owner: Catalogue | None, id: str, expr: sp.Expr, unit: Unit | str,
               notes: str, replace: bool) -> Formula:
     from llm_formulas.formulas.dimensions import check_declared_unit
 
-    for symbol in sp.sympify(expr).free_symbols:
+    expr = as_expression(expr)  # a string is read by the project's grammar, never evaluated
+    conditions = tuple(conditions)
+    for condition in conditions:
+        if not isinstance(condition, Condition):
+            raise ExpressionError(f"formula {id!r}: a condition is a Condition (divides(t, a), at_most(W, s)), "
+                                  f"not {type(condition).__name__}")
+    for symbol in expr.free_symbols:
         quantity(symbol)  # every symbol must come from the table (or the user catalogue's own)
     entry = Formula(
         id=id,
-        dimensioned=sp.sympify(expr),
+        dimensioned=expr,
         unit=as_unit(unit),
         meaning=meaning,
         sources=tuple(sources),
-        conditions=_with_layer_kinds(tuple(conditions), expr),
+        conditions=_with_layer_kinds(conditions, expr),
         related=tuple(related),
         symbol_latex=symbol_latex,
         notes=notes,
