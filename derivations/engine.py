@@ -326,7 +326,9 @@ class Derivation:
                 entry = lookup(step.formula_id)
             except Exception:
                 return None
-            held = {id(entry.expr), id(entry.dimensioned)}
+            # the catalogue's expressions are objects of their own (catalogue.distinct): held is where they came
+            # from, not their value, so the same expression typed by hand is no circularity
+            held = {id(e) for e in (entry.expr, entry.dimensioned) if not e.is_Atom}
             for reader_index, reader in enumerate(self.steps[: index - 1], start=1):
                 if reader.claim == "defines" and not reader.parts and reader.expr is not None and any(
                         id(node) in held for node in sp.preorder_traversal(reader.expr)):

@@ -114,10 +114,13 @@ class Formula:
     notes: str = ""
     catalogue: "Catalogue | None" = field(default=None, compare=False, repr=False)  # None: the built-in one
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dimensioned", distinct(self.dimensioned))
+
     @cached_property
     def expr(self) -> sp.Expr:
         """The expression without units: unit-carrying constants replaced by their values."""
-        return self.dimensioned.xreplace(constant_values())
+        return distinct(self.dimensioned.xreplace(constant_values()))
 
     @cached_property
     def inputs(self) -> list[sp.Symbol]:
@@ -153,6 +156,22 @@ class Formula:
 
         with within(self.catalogue):
             return f"$${formula_latex(self)}$$"
+
+
+def distinct(expr: sp.Basic) -> sp.Basic:
+    """An object equal to ``expr`` that SymPy's cache never hands out: the same expression typed by hand is another
+    object, so the derivation engine can tell a catalogue entry's own expression (read back) from one built anew.
+    A symbol or a number is its own and only object."""
+    if not isinstance(expr, sp.Basic) or expr.is_Atom:
+        return expr
+    clone = object.__new__(type(expr))
+    for klass in type(expr).__mro__:
+        for slot in getattr(klass, "__slots__", ()):
+            if hasattr(expr, slot):
+                object.__setattr__(clone, slot, getattr(expr, slot))
+    if hasattr(expr, "__dict__"):
+        clone.__dict__.update(expr.__dict__)
+    return clone
 
 
 def within(owner: "Catalogue | None") -> contextlib.AbstractContextManager:

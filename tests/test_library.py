@@ -313,3 +313,19 @@ def test_numpy_function_agrees_with_the_generated_module_to_the_bit():
         ours = lf.numpy_function(formula)(**values)
         theirs = getattr(generated, function_name(formula.id))(**values)
         np.testing.assert_array_equal(ours, theirs, err_msg=formula.id)
+
+
+def test_a_hand_derivation_passes_after_the_formula_was_read():
+    # issue 37 item 4: after lf.get("params.layer") the hand-typed 12h² + 13h was SymPy's cached object, the
+    # catalogue's own, and the derivation was refused as circular; it passed in a fresh process
+    lf.get("params.layer")
+    lf.evaluate("params.layer", h=768)
+    d = lf.Derivation("by.hand", "one layer, typed")
+    d.defines("Ψ", 12 * h**2 + 13 * h, "by hand")
+    d.concludes("params.layer")
+    lf.assert_derivation(d)
+    cited = lf.Derivation("cites", "reads it back")
+    cited.defines("Ψ", lf.get("params.layer").expr, "read back")
+    cited.concludes("params.layer")
+    with pytest.raises(AssertionError, match="circular"):
+        lf.assert_derivation(cited)
