@@ -352,7 +352,7 @@ def _register(owner: Catalogue | None, id: str, expr: sp.Expr, unit: Unit | str,
     check_declared_unit(entry.dimensioned, entry.unit)  # DimensionError names both units
     table = _BUILTIN_FORMULAS if owner is None else owner.formulas
     existing = table.get(id)
-    if owner is not None and id in _BUILTIN_FORMULAS:
+    if owner is not None and is_builtin(id):
         raise ValueError(f"formula id {id!r} is a built-in formula: choose another id for your own")
     if existing is not None and not replace:
         if existing == entry:
@@ -362,6 +362,24 @@ def _register(owner: Catalogue | None, id: str, expr: sp.Expr, unit: Unit | str,
     if owner is None:
         _ORIGIN[id] = caller_module(3)
     return entry
+
+
+# the first part of every built-in id (tests/test_library.py checks it against the loaded catalogue): a user's id
+# under one of them is looked up among the built-in formulas before it is taken, whether its topic is loaded or not
+BUILTIN_PREFIXES = frozenset({"cluster", "comms", "conventions", "cost", "energy", "flops", "inference", "memory",
+                              "optimizations", "params", "peers", "perf", "pipeline", "reliability", "serving",
+                              "utilization"})
+
+
+def is_builtin(id: str) -> bool:
+    """Whether ``id`` is a built-in formula's, loading only what may hold it."""
+    if id in _BUILTIN_FORMULAS or id.split(".")[0] not in BUILTIN_PREFIXES:
+        return id in _BUILTIN_FORMULAS
+    try:
+        _builtin(id)
+    except UnknownFormula:
+        return False
+    return True
 
 
 def caller_module(depth: int = 2) -> str:

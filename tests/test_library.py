@@ -329,3 +329,16 @@ def test_a_hand_derivation_passes_after_the_formula_was_read():
     cited.concludes("params.layer")
     with pytest.raises(AssertionError, match="circular"):
         lf.assert_derivation(cited)
+
+
+def test_a_builtin_id_is_refused_whether_or_not_its_topic_is_loaded():
+    # issue 37 item 5: before reliability was loaded, a user catalogue could take reliability.cluster_mtbf
+    from llm_formulas.formulas import catalogue as C
+
+    assert C.BUILTIN_PREFIXES == {f.id.split(".")[0] for f in C.all_formulas()}
+    code = ("import llm_formulas as lf; from llm_formulas.formulas.catalogue import _BUILTIN_FORMULAS as B\n"
+            "assert 'reliability.cluster_mtbf' not in B\n"
+            "try:\n    lf.Catalogue('acme').formula('reliability.cluster_mtbf', lf.symbol('n'), '1', 'm', sources=())\n"
+            "except ValueError as e:\n    print('refused', e)\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.stdout.startswith("refused formula id 'reliability.cluster_mtbf' is a built-in formula"), run.stderr
