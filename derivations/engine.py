@@ -301,7 +301,7 @@ class Derivation:
                     found[index] = verdict
         live = self._live()
         for index, step in enumerate(self.steps, start=1):
-            if step.claim in ("defines", "equals", "solves") and index not in live:
+            if step.claim in ("defines", "equals", "solves") and index not in live and index not in found:
                 found[index] = Verdict(
                     False,
                     "dead step",

@@ -342,3 +342,12 @@ def test_a_builtin_id_is_refused_whether_or_not_its_topic_is_loaded():
             "except ValueError as e:\n    print('refused', e)\n")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert run.stdout.startswith("refused formula id 'reliability.cluster_mtbf' is a built-in formula"), run.stderr
+
+
+def test_a_unit_error_is_reported_in_a_derivation_without_a_conclusion():
+    # issue 37 item 6: bytes + FLOPs in a derivation that concludes nothing was reported only as "dead step" lines
+    d = lf.Derivation("demo.units", "no conclusion")
+    d.defines("M", h * c_byte, "bytes")
+    d.equals("X", h * c_byte + h * u_flop, "bytes + FLOPs")
+    with pytest.raises(AssertionError, match=r"step 2 \(X\): units"):
+        lf.assert_derivation(d)
