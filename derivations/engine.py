@@ -49,6 +49,7 @@ from llm_formulas.derivations.proof import (
 from llm_formulas.formulas import scope
 from llm_formulas.formulas.catalogue import Source, lookup, take_reads, within
 from llm_formulas.formulas.dimensions import DimensionError, units_of
+from llm_formulas.formulas.expressions import ExpressionError, as_expression
 from llm_formulas.formulas.symbols import resolve
 
 __all__ = ["Derivation", "Outcome", "Step"]
@@ -154,9 +155,11 @@ class Derivation:
         self._prior_reads = frozenset(take_reads())
         self.catalogue = scope.active()  # a user's catalogue, whose symbols and formulas its steps use
 
-    def _add(self, step: Step) -> None:
+    def _add(self, step: Step) -> sp.Basic | None:
+        """Append ``step``; its expression is returned (read from the string, when one was given)."""
         step.reads = tuple(dict.fromkeys(take_reads()))
         self.steps.append(step)
+        return step.expr
 
     def _repr_latex_(self) -> str:
         """Jupyter shows the derivation as aligned numbered steps."""
@@ -168,19 +171,18 @@ class Derivation:
     def defines(self, label: str, expr: sp.Basic, why: str, *, parts: tuple[str, ...] = ()) -> sp.Basic:
         """Introduce a quantity; with ``parts`` it is the sum of those earlier steps (proved)."""
         indices = tuple(self._reference(part)["reference_index"] for part in parts)
-        self._add(Step("defines", label, sp.sympify(expr), why, parts=indices))
-        return expr
+        return self._add(Step("defines", label, as_expression(expr), why, parts=indices))
 
     def equals(self, label: str, expr: sp.Basic, why: str, *, of: str | None = None, aside: bool = False) -> sp.Basic:
         """``expr`` equals the step ``of``; ``aside=True`` marks an identity proved for its own sake
         (a result, shown as such), not a step toward the conclusion."""
-        self._add(Step("equals", label, sp.sympify(expr), why, **self._reference(of), aside=aside))
-        return expr
+        return self._add(Step("equals", label, as_expression(expr), why, **self._reference(of), aside=aside))
 
-    def solves(self, label: str, expr: sp.Basic, why: str, *, unknown: sp.Symbol, target: sp.Basic, of: str | None = None) -> sp.Basic:
-        """``expr`` is the value of ``unknown`` at which the step ``of`` equals ``target``."""
-        self._add(Step("solves", label, sp.sympify(expr), why, **self._reference(of), unknown=unknown, target=sp.sympify(target)))
-        return expr
+    def solves(self, label: str, expr: sp.Basic, why: str, *, unknown: sp.Symbol | str, target: sp.Basic,
+               of: str | None = None) -> sp.Basic:
+        """``expr`` is the value of ``unknown`` (a symbol, or its name) at which the step ``of`` equals ``target``."""
+        return self._add(Step("solves", label, as_expression(expr), why, **self._reference(of),
+                              unknown=_symbol(unknown), target=as_expression(target)))
 
     def approximates(
         self,
@@ -200,35 +202,37 @@ class Derivation:
         dropped part is written out (``error``, a relative error, means dropped =
         expr·error). ``limits``, if stated, must be the condition's.
         """
+        expr = as_expression(expr)
         if dropped is None and error is not None:
-            dropped = sp.sympify(expr) * sp.sympify(error)
+            dropped = expr * as_expression(error)
         regimes = (condition,) if isinstance(condition, Regime) else condition if isinstance(condition, tuple) else ()
-        self._add(
+        if not all(isinstance(regime, Regime) for regime in regimes):
+            raise ExpressionError(f"{self.id}: a condition is much_less(...) or much_greater(...), or a tuple of them")
+        return self._add(
             Step(
                 "approximates",
                 label,
-                sp.sympify(expr),
+                expr,
                 why,
                 **self._reference(of),
                 condition=" and ".join(str(r) for r in regimes) if regimes else str(condition),
                 regimes=regimes,
-                dropped=None if dropped is None else sp.sympify(dropped),
-                stated_limits=tuple(limits),
+                dropped=None if dropped is None else as_expression(dropped),
+                stated_limits=tuple((_symbol(symbol), as_expression(value)) for symbol, value in limits),
             )
         )
-        return expr
 
     def bounds(
         self, label: str, expr: sp.Basic, why: str, *, direction: Literal["upper", "lower"], of: str | None = None
     ) -> sp.Basic:
-        self._add(Step("bounds", label, sp.sympify(expr), why, **self._reference(of), direction=direction))
-        return expr
+        return self._add(Step("bounds", label, as_expression(expr), why, **self._reference(of), direction=direction))
 
     def refutes(
         self, label: str, claimed: sp.Basic, why: str, *, correct: sp.Basic, source: Source, unit: str = "", binary: bool = False
     ) -> None:
         """The source's figure ``claimed`` differs from ``correct`` (both in ``unit``, when they are numbers)."""
-        self._add(Step("refutes", label, sp.sympify(claimed), why, correct=sp.sympify(correct), source=source, unit=unit, binary=binary))
+        self._add(Step("refutes", label, as_expression(claimed), why, correct=as_expression(correct), source=source,
+                       unit=unit, binary=binary))
 
     def concludes(
         self,
@@ -239,7 +243,7 @@ class Derivation:
         where: dict | None = None,
     ) -> None:
         """The formula (with ``where`` substituted into it) equals the step ``of``."""
-        bindings = {resolve(name): sp.sympify(value) for name, value in (where or {}).items()}  # "gated" or gated
+        bindings = {resolve(name): as_expression(value) for name, value in (where or {}).items()}  # "gated" or gated
         self._add(Step("concludes", formula_id, None, why, **self._reference(of), formula_id=formula_id, where=bindings))
 
     def _reference(self, label: str | None) -> dict:
@@ -297,7 +301,7 @@ class Derivation:
                     found[index] = verdict
         live = self._live()
         for index, step in enumerate(self.steps, start=1):
-            if step.claim in ("defines", "equals", "solves") and index not in live:
+            if step.claim in ("defines", "equals", "solves") and index not in live and index not in found:
                 found[index] = Verdict(
                     False,
                     "dead step",
@@ -322,7 +326,9 @@ class Derivation:
                 entry = lookup(step.formula_id)
             except Exception:
                 return None
-            held = {id(entry.expr), id(entry.dimensioned)}
+            # the catalogue's expressions are objects of their own (catalogue.distinct): held is where they came
+            # from, not their value, so the same expression typed by hand is no circularity
+            held = {id(e) for e in (entry.expr, entry.dimensioned) if not e.is_Atom}
             for reader_index, reader in enumerate(self.steps[: index - 1], start=1):
                 if reader.claim == "defines" and not reader.parts and reader.expr is not None and any(
                         id(node) in held for node in sp.preorder_traversal(reader.expr)):
@@ -482,6 +488,15 @@ class Derivation:
             gap = rhs - lhs if step.direction == "upper" else lhs - rhs
             return prove_nonnegative(gap)
         raise ValueError(f"unknown claim {step.claim!r}")
+
+
+def _symbol(name_or_symbol: sp.Symbol | str) -> sp.Symbol:
+    """An unknown or a limit's variable: the catalogue's symbol of that name, or the symbol given."""
+    if isinstance(name_or_symbol, str):
+        return resolve(name_or_symbol)
+    if not isinstance(name_or_symbol, sp.Symbol):
+        raise ExpressionError(f"expected a symbol or its name, got {type(name_or_symbol).__name__}")
+    return name_or_symbol
 
 
 def _refutation(step: Step) -> tuple[Verdict, str, str]:

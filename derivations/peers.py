@@ -19,6 +19,7 @@ from llm_formulas.formulas import framework_memory as fm
 from llm_formulas.formulas import memory as mem
 from llm_formulas.formulas import peers as pe
 from llm_formulas.formulas.catalogue import Source, get
+from llm_formulas.formulas.expressions import as_sympy
 from llm_formulas.formulas.symbols import (
     E, P, P_unit, V, a, all_experts, attn_gate, kv_expand, l_gdn, l_lru, l_mamba, l_noattn, l_nomlp, l_ssd, x_attn, b, b_k, b_mlp, b_o, b_q, b_v, c_byte, constant_values, d, d_emb, d_ff, d_head, d_moe,
     d_rope, d_sh, drop, e, emb_norm, g, gated, h, head_bias, k, l, l_moe, l_win, mla, n_mtp, n_norm, n_pos, norm_final,
@@ -41,13 +42,13 @@ def _f(formula_id: str) -> sp.Expr:
 
 
 def _family(expr: sp.Expr) -> sp.Expr:
-    return sp.sympify(expr).xreplace(FAMILY)
+    return as_sympy(expr).xreplace(FAMILY)
 
 
 def _plain(expr: sp.Expr) -> sp.Expr:
     """An expression with its constants valued and unit marks 1 (bytes, FLOPs, parameters as numbers): the claims
     compare figures the peers print as plain numbers."""
-    return sp.sympify(expr).xreplace(constant_values())
+    return as_sympy(expr).xreplace(constant_values())
 
 
 def _claim(dv: Derivation, ours: tuple[str, sp.Expr, str], peer: sp.Expr, terms: list[tuple[str, sp.Expr, str]],

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from llm_formulas.formulas.expressions import as_expression, as_sympy
 from llm_formulas.formulas.symbols import constant_values, is_declared, quantity, resolve
 
 __all__ = ["Regime", "Verdict", "much_greater", "much_less", "prove_equal", "prove_negligible", "prove_nonnegative",
@@ -42,8 +43,8 @@ def valued(expr: sp.Basic, values: dict[sp.Symbol | str, sp.Basic] | None = None
     Constants are plain symbols, so ``xreplace`` replaces them structurally: exact,
     and an order of magnitude faster than ``subs`` (rendering calls this thousands of times).
     """
-    given = {resolve(key) if isinstance(key, str) else key: sp.sympify(value) for key, value in (values or {}).items()}
-    return sp.sympify(expr).xreplace(constant_values() | given)
+    given = {resolve(key) if isinstance(key, str) else key: as_expression(value) for key, value in (values or {}).items()}
+    return as_expression(expr).xreplace(constant_values() | given)
 
 
 def prove_equal(lhs: sp.Basic, rhs: sp.Basic) -> Verdict:
@@ -146,12 +147,12 @@ def _plain(expr: sp.Basic) -> str:
 
 def much_less(small: sp.Basic, large: sp.Basic) -> Regime:
     """The condition small ≪ large (``much_less(s, 6*h)`` for s ≪ 6h)."""
-    return Regime(sp.sympify(small), sp.sympify(large))
+    return Regime(as_expression(small), as_expression(large))
 
 
 def much_greater(large: sp.Basic, small: sp.Basic) -> Regime:
     """The condition large ≫ small (``much_greater(h, 1)`` for h ≫ 1)."""
-    return Regime(sp.sympify(small), sp.sympify(large), greater=True)
+    return Regime(as_expression(small), as_expression(large), greater=True)
 
 
 def condition_limits(regimes: tuple[Regime, ...]) -> tuple[tuple[sp.Symbol, sp.Basic], ...]:
@@ -248,7 +249,7 @@ def changed_kept_terms(exact: sp.Basic, approx: sp.Basic) -> list[tuple[sp.Basic
 def built_from(part: sp.Basic, whole: sp.Basic) -> bool:
     """True when ``whole`` contains ``part``: as a sub-expression, as a subset of a sum's
     or product's terms, or as a sum scaled by a number (SymPy distributes 2·(x + y))."""
-    part, whole = sp.sympify(part), sp.sympify(whole)
+    part, whole = as_sympy(part), as_sympy(whole)
     if part.is_Number or not part.free_symbols:
         return False
     if whole == part or whole.has(part):

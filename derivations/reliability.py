@@ -14,6 +14,7 @@ import sympy as sp
 
 from llm_formulas.derivations.engine import Derivation
 from llm_formulas.derivations.proof import much_less
+from llm_formulas.formulas.expressions import as_sympy
 from llm_formulas.formulas.reliability import DALY, LI, YOUNG
 from llm_formulas.formulas.symbols import M_fail, P, R_restore, W_store, delta_ckpt, n, q_bf16, q_fp32, tau_ckpt
 
@@ -56,7 +57,7 @@ def wasted() -> Derivation:
 
 def young_daly() -> Derivation:
     d = Derivation("reliability.young_daly", "Young's optimal checkpoint interval, by minimisation", (YOUNG, DALY))
-    waste = sp.sympify(delta_ckpt / tau_ckpt + (R_restore + tau_ckpt / 2) * n / M_fail)
+    waste = as_sympy(delta_ckpt / tau_ckpt + (R_restore + tau_ckpt / 2) * n / M_fail)
     slope = d.defines("dw/dτ", sp.diff(waste, tau_ckpt), "the wasted share's derivative in τ")
     roots = [root for root in sp.solve(sp.Eq(slope, 0), tau_ckpt) if root.is_positive]
     if len(roots) != 1:

@@ -19,6 +19,7 @@ import sympy as sp
 
 from llm_formulas.derivations.engine import Derivation
 from llm_formulas.formulas.dimensions import DimensionError, units_of
+from llm_formulas.formulas.expressions import ExpressionError, as_expression, as_sympy
 from llm_formulas.derivations.proof import Regime, built_from, changed_kept_terms, limits_match, prove_equal, prove_negligible, prove_vanishes, valued
 
 __all__ = ["assert_approximation", "assert_derivation", "assert_identity"]
@@ -34,7 +35,9 @@ def assert_identity(lhs: sp.Basic, rhs: sp.Basic, message: str = "") -> None:
     Units are read as ``derivations.engine`` reads a step's: where both sides state one (a unit mark such as
     ``u_param``, a symbol with a unit), it must be the same one.
     """
+    __tracebackhide__ = True  # pytest shows the failing call in the user's test, not this helper's source
     prefix = message + "\n" if message else ""
+    lhs, rhs = as_expression(lhs), as_expression(rhs)  # a string is read by the project's grammar, never evaluated
     try:
         left, right = units_of(lhs), units_of(rhs)
     except DimensionError as error:
@@ -56,7 +59,7 @@ def assert_identity(lhs: sp.Basic, rhs: sp.Basic, message: str = "") -> None:
 def _lookalikes(lhs: sp.Basic, rhs: sp.Basic) -> str:
     """A hint when the sides hold different symbols of one name (``sympy.Symbol("h")`` beside the catalogue's h)."""
     names: dict[str, set] = {}
-    for symbol in sp.sympify(lhs).free_symbols | sp.sympify(rhs).free_symbols:
+    for symbol in as_sympy(lhs).free_symbols | as_sympy(rhs).free_symbols:
         names.setdefault(symbol.name, set()).add(symbol)
     twins = sorted(name for name, found in names.items() if len(found) > 1)
     if not twins:
@@ -81,12 +84,17 @@ def assert_approximation(
     then dropped = approx·error and the limits are taken in order. Limits stated
     together with a condition must be the condition's.
     """
+    __tracebackhide__ = True
     prefix = message + "\n" if message else ""
     regimes = (condition,) if isinstance(condition, Regime) else tuple(condition)
+    if not all(isinstance(regime, Regime) for regime in regimes):
+        raise ExpressionError("a condition is much_less(...) or much_greater(...), or a tuple of them")
     if dropped is None and error is None:
         raise AssertionError(prefix + "an approximation must state what it drops: dropped=<the terms left out>")
-    stated = sp.sympify(dropped if dropped is not None else error)
-    dropped = stated if dropped is not None else approx * error
+    exact, approx = as_expression(exact), as_expression(approx)
+    stated = as_expression(dropped if dropped is not None else error)
+    dropped = stated if dropped is not None else approx * stated
+    limits = tuple((as_expression(symbol), as_expression(value)) for symbol, value in limits)
     for name, side in (("exact", exact), ("approximate", approx)):
         if (isinstance(side, sp.Add) or len(valued(side).free_symbols) >= 2) and built_from(side, stated):
             raise AssertionError(
@@ -118,6 +126,7 @@ def assert_derivation(derivation: Derivation) -> None:
     """Assert every step of ``derivation`` is proved, in consistent units, and the derivation is sound
     (no circular read of its conclusion, no dead step); a failure shows each failed step's two sides,
     their difference and the point where they differ."""
+    __tracebackhide__ = True
     failed = [outcome for outcome in derivation.check() if not outcome.ok]
     if failed:
         raise AssertionError("\n".join(_failure(outcome) for outcome in failed))

@@ -21,6 +21,7 @@ import sympy as sp
 
 from llm_formulas.formulas.bibliography import Source  # noqa: F401 - formulas cite through the catalogue
 from llm_formulas.formulas import scope
+from llm_formulas.formulas.expressions import ExpressionError, as_expression, as_sympy
 from llm_formulas.formulas.symbols import constant_values, did_you_mean, quantity, switch_defaults, table_order
 from llm_formulas.formulas.units import Unit, as_unit
 
@@ -47,6 +48,11 @@ class Condition:
     text: str
     predicate: sp.Basic | None = None
 
+    def __post_init__(self) -> None:
+        if self.predicate is not None and not isinstance(self.predicate, sp.logic.boolalg.Boolean):
+            raise ExpressionError(f"a condition's predicate is a SymPy relation (sympy.Le(W, s), divides(t, a)), "
+                                  f"not {type(self.predicate).__name__}")
+
     def holds(self, values: dict[sp.Symbol, sp.Basic]) -> bool | None:
         """True/False when every symbol of the predicate has a value, else None."""
         if self.predicate is None:
@@ -58,12 +64,14 @@ class Condition:
 
 
 def divides(divisor: sp.Basic, dividend: sp.Basic) -> Condition:
-    """The condition ``divisor | dividend`` (``t divides a``)."""
+    """The condition ``divisor | dividend`` (``t divides a``); either may be a string of formulas.expressions."""
+    divisor, dividend = as_expression(divisor), as_expression(dividend)
     return Condition(f"{divisor} divides {dividend}", sp.Eq(sp.Mod(dividend, divisor), 0))
 
 
 def at_most(smaller: sp.Basic, larger: sp.Basic) -> Condition:
-    """The condition ``smaller ≤ larger`` (``W ≤ s``)."""
+    """The condition ``smaller ≤ larger`` (``W ≤ s``); either may be a string of formulas.expressions."""
+    smaller, larger = as_expression(smaller), as_expression(larger)
     return Condition(f"{smaller} ≤ {larger}", sp.Le(smaller, larger))
 
 
@@ -73,7 +81,7 @@ def layer_kinds(expr: sp.Basic) -> list[Condition]:
     layers without an MLP and the MoE layers are some of the l. A formula inherits each whose symbols it holds."""
     from llm_formulas.formulas.symbols import l, l_gdn, l_lru, l_mamba, l_moe, l_noattn, l_nomlp, l_ssd, l_win
 
-    symbols = sp.sympify(expr).free_symbols
+    symbols = as_sympy(expr).free_symbols
     if l not in symbols or not symbols & {l_mamba, l_ssd, l_lru, l_gdn, l_noattn, l_nomlp}:
         return []
     without_attention = l_mamba + l_ssd + l_lru + l_gdn + l_noattn
@@ -106,10 +114,13 @@ class Formula:
     notes: str = ""
     catalogue: "Catalogue | None" = field(default=None, compare=False, repr=False)  # None: the built-in one
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dimensioned", distinct(self.dimensioned))
+
     @cached_property
     def expr(self) -> sp.Expr:
         """The expression without units: unit-carrying constants replaced by their values."""
-        return self.dimensioned.xreplace(constant_values())
+        return distinct(self.dimensioned.xreplace(constant_values()))
 
     @cached_property
     def inputs(self) -> list[sp.Symbol]:
@@ -145,6 +156,22 @@ class Formula:
 
         with within(self.catalogue):
             return f"$${formula_latex(self)}$$"
+
+
+def distinct(expr: sp.Basic) -> sp.Basic:
+    """An object equal to ``expr`` that SymPy's cache never hands out: the same expression typed by hand is another
+    object, so the derivation engine can tell a catalogue entry's own expression (read back) from one built anew.
+    A symbol or a number is its own and only object."""
+    if not isinstance(expr, sp.Basic) or expr.is_Atom:
+        return expr
+    clone = object.__new__(type(expr))
+    for klass in type(expr).__mro__:
+        for slot in getattr(klass, "__slots__", ()):
+            if hasattr(expr, slot):
+                object.__setattr__(clone, slot, getattr(expr, slot))
+    if hasattr(expr, "__dict__"):
+        clone.__dict__.update(expr.__dict__)
+    return clone
 
 
 def within(owner: "Catalogue | None") -> contextlib.AbstractContextManager:
@@ -218,6 +245,8 @@ class Catalogue:
         """Declare a symbol of this catalogue (a positive SymPy symbol); a built-in name is refused if different."""
         from llm_formulas.formulas.symbols import declare_in
 
+        if not (name.isascii() and name.isidentifier()):
+            raise ExpressionError(f"a symbol's name is a plain identifier (letters, digits, _), not {name[:60]!r}")
         return declare_in(self, name, latex, meaning, unit, integer=integer, source=source, maximum=maximum,
                           minimum=minimum)
 
@@ -300,15 +329,21 @@ def _register(owner: Catalogue | None, id: str, expr: sp.Expr, unit: Unit | str,
               notes: str, replace: bool) -> Formula:
     from llm_formulas.formulas.dimensions import check_declared_unit
 
-    for symbol in sp.sympify(expr).free_symbols:
+    expr = as_expression(expr)  # a string is read by the project's grammar, never evaluated
+    conditions = tuple(conditions)
+    for condition in conditions:
+        if not isinstance(condition, Condition):
+            raise ExpressionError(f"formula {id!r}: a condition is a Condition (divides(t, a), at_most(W, s)), "
+                                  f"not {type(condition).__name__}")
+    for symbol in expr.free_symbols:
         quantity(symbol)  # every symbol must come from the table (or the user catalogue's own)
     entry = Formula(
         id=id,
-        dimensioned=sp.sympify(expr),
+        dimensioned=expr,
         unit=as_unit(unit),
         meaning=meaning,
         sources=tuple(sources),
-        conditions=_with_layer_kinds(tuple(conditions), expr),
+        conditions=_with_layer_kinds(conditions, expr),
         related=tuple(related),
         symbol_latex=symbol_latex,
         notes=notes,
@@ -317,7 +352,7 @@ def _register(owner: Catalogue | None, id: str, expr: sp.Expr, unit: Unit | str,
     check_declared_unit(entry.dimensioned, entry.unit)  # DimensionError names both units
     table = _BUILTIN_FORMULAS if owner is None else owner.formulas
     existing = table.get(id)
-    if owner is not None and id in _BUILTIN_FORMULAS:
+    if owner is not None and is_builtin(id):
         raise ValueError(f"formula id {id!r} is a built-in formula: choose another id for your own")
     if existing is not None and not replace:
         if existing == entry:
@@ -327,6 +362,24 @@ def _register(owner: Catalogue | None, id: str, expr: sp.Expr, unit: Unit | str,
     if owner is None:
         _ORIGIN[id] = caller_module(3)
     return entry
+
+
+# the first part of every built-in id (tests/test_library.py checks it against the loaded catalogue): a user's id
+# under one of them is looked up among the built-in formulas before it is taken, whether its topic is loaded or not
+BUILTIN_PREFIXES = frozenset({"cluster", "comms", "conventions", "cost", "energy", "flops", "inference", "memory",
+                              "optimizations", "params", "peers", "perf", "pipeline", "reliability", "serving",
+                              "utilization"})
+
+
+def is_builtin(id: str) -> bool:
+    """Whether ``id`` is a built-in formula's, loading only what may hold it."""
+    if id in _BUILTIN_FORMULAS or id.split(".")[0] not in BUILTIN_PREFIXES:
+        return id in _BUILTIN_FORMULAS
+    try:
+        _builtin(id)
+    except UnknownFormula:
+        return False
+    return True
 
 
 def caller_module(depth: int = 2) -> str:

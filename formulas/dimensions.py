@@ -18,6 +18,7 @@ import sympy as sp
 from sympy.core.relational import Relational
 
 from llm_formulas.formulas.symbols import is_declared, quantity
+from llm_formulas.formulas.expressions import as_sympy
 from llm_formulas.formulas.units import DIMENSIONLESS, Unit
 
 __all__ = ["DimensionError", "check_declared_unit", "dimension_of", "units_of"]
@@ -88,7 +89,7 @@ def units_of(expr: sp.Basic) -> Unit:
     is taken as unstated, and a symbol outside the table (``sympy.Symbol("x")``) as a pure number. Two terms
     (of a sum, a Max, a comparison) that both state units must state the same one: bytes beside FLOPs is a
     DimensionError naming both."""
-    return _lenient(sp.sympify(expr))
+    return _lenient(as_sympy(expr))
 
 
 def _lenient(expr: sp.Basic) -> Unit:

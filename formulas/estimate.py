@@ -81,6 +81,7 @@ from typing import Callable, Literal
 import sympy as sp
 
 from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.expressions import as_sympy
 from llm_formulas.formulas.frameworks import DEFAULT
 from llm_formulas.formulas.symbols import is_declared, quantity
 
@@ -276,7 +277,7 @@ def exact(formula_id: str, **values: object) -> sp.Rational:
     if unknown:
         raise KeyError(f"{formula_id}: no symbol is named {', '.join(repr(name) for name in unknown)}")
     symbols, expr = _exact_function(formula_id)
-    result = expr.xreplace({s: sp.sympify(values[s.name]) for s in symbols if s.name in values})
+    result = expr.xreplace({s: as_sympy(values[s.name]) for s in symbols if s.name in values})
     if result.free_symbols:
         raise KeyError(f"{formula_id} needs {', '.join(sorted(s.name for s in result.free_symbols))}")
     return result

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from llm_formulas.formulas import symbols as S
+from llm_formulas.formulas.expressions import as_sympy
 from llm_formulas.formulas.blocks import MAX_SIZE, Config, ConfigError, Family, Layer, read_family, short
 from llm_formulas.formulas.families import FAMILIES
 from llm_formulas.formulas.multimodal import MULTIMODAL, Piece, tower_pieces
@@ -43,7 +44,7 @@ class Architecture:
         """The exact value of an expression at this architecture (plus e.g. b, s)."""
         given = dict(self.values)
         given.update({S.quantity(name).symbol: value for name, value in extra.items()})
-        value = sp.sympify(expr).xreplace(S.constant_values()).xreplace(given)  # symbols only: a structural replace
+        value = as_sympy(expr).xreplace(S.constant_values()).xreplace(given)  # symbols only: a structural replace
         if value.free_symbols:
             names = ", ".join(sorted(x.name for x in value.free_symbols))
             raise ConfigError(f"{self.model_type}: no value for {names}")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from llm_formulas.formulas.symbols import constant_values, latex_names
+from llm_formulas.formulas.expressions import as_sympy
 
 if TYPE_CHECKING:
     from llm_formulas.formulas.catalogue import Formula
@@ -20,7 +21,7 @@ __all__ = ["latex", "formula_latex"]
 
 def latex(expr: sp.Basic) -> str:
     """Constants become their values; symbols take their registered LaTeX names."""
-    return sp.latex(sp.sympify(expr).xreplace(constant_values()), symbol_names=latex_names())
+    return sp.latex(as_sympy(expr).xreplace(constant_values()), symbol_names=latex_names())
 
 
 def formula_latex(formula: Formula) -> str:

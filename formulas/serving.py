@@ -45,6 +45,7 @@ import sympy as sp
 
 from llm_formulas.formulas import architecture as arch
 from llm_formulas.formulas.catalogue import Condition, Source, at_most, formula
+from llm_formulas.formulas.expressions import as_sympy
 from llm_formulas.formulas.symbols import (
     B_q, E, E_hit, F_fwd, F_pf, M_gpu, M_w, M_ws, N_kv, N_ssm, P, R_out, R_req, R_w, T_e2e, T_pf, T_tok, V, W, W_gpu,
     W_mem, W_pp, W_tp, X, a, alpha_acc, b, b_pf, c_draft, c_hour, c_rent, c_step, d_emb, d_ff, d_head, d_kh, d_lru, d_nope,
@@ -160,7 +161,7 @@ def _at(formula_id: str, **values: object) -> sp.Expr:
     from llm_formulas.formulas.catalogue import get
     from llm_formulas.formulas.symbols import resolve
 
-    return get(formula_id).dimensioned.xreplace({resolve(name): sp.sympify(v) for name, v in values.items()})
+    return get(formula_id).dimensioned.xreplace({resolve(name): as_sympy(v) for name, v in values.items()})
 
 
 UPDATED = 2  # outputs of causal_conv1d_update: the k_conv cached inputs and the new one, convolved without padding

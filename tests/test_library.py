@@ -327,3 +327,41 @@ def _accepted(formula, point) -> bool:
     except lf.InputError:
         return False
     return True
+
+
+def test_a_hand_derivation_passes_after_the_formula_was_read():
+    # issue 37 item 4: after lf.get("params.layer") the hand-typed 12h² + 13h was SymPy's cached object, the
+    # catalogue's own, and the derivation was refused as circular; it passed in a fresh process
+    lf.get("params.layer")
+    lf.evaluate("params.layer", h=768)
+    d = lf.Derivation("by.hand", "one layer, typed")
+    d.defines("Ψ", 12 * h**2 + 13 * h, "by hand")
+    d.concludes("params.layer")
+    lf.assert_derivation(d)
+    cited = lf.Derivation("cites", "reads it back")
+    cited.defines("Ψ", lf.get("params.layer").expr, "read back")
+    cited.concludes("params.layer")
+    with pytest.raises(AssertionError, match="circular"):
+        lf.assert_derivation(cited)
+
+
+def test_a_builtin_id_is_refused_whether_or_not_its_topic_is_loaded():
+    # issue 37 item 5: before reliability was loaded, a user catalogue could take reliability.cluster_mtbf
+    from llm_formulas.formulas import catalogue as C
+
+    assert C.BUILTIN_PREFIXES == {f.id.split(".")[0] for f in C.all_formulas()}
+    code = ("import llm_formulas as lf; from llm_formulas.formulas.catalogue import _BUILTIN_FORMULAS as B\n"
+            "assert 'reliability.cluster_mtbf' not in B\n"
+            "try:\n    lf.Catalogue('acme').formula('reliability.cluster_mtbf', lf.symbol('n'), '1', 'm', sources=())\n"
+            "except ValueError as e:\n    print('refused', e)\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.stdout.startswith("refused formula id 'reliability.cluster_mtbf' is a built-in formula"), run.stderr
+
+
+def test_a_unit_error_is_reported_in_a_derivation_without_a_conclusion():
+    # issue 37 item 6: bytes + FLOPs in a derivation that concludes nothing was reported only as "dead step" lines
+    d = lf.Derivation("demo.units", "no conclusion")
+    d.defines("M", h * c_byte, "bytes")
+    d.equals("X", h * c_byte + h * u_flop, "bytes + FLOPs")
+    with pytest.raises(AssertionError, match=r"step 2 \(X\): units"):
+        lf.assert_derivation(d)

@@ -16,6 +16,17 @@ from types import SimpleNamespace
 import pytest
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Each test starts with an empty catalogue-read log: reads made by an earlier test are never a later test's
+    derivation's reads (issue 37: a verdict must not depend on which tests ran before)."""
+    import sys
+
+    catalogue = sys.modules.get("llm_formulas.formulas.catalogue")
+    if catalogue is not None:
+        catalogue.take_reads()
+
+
 @pytest.fixture
 def llm_catalogue(request: pytest.FixtureRequest):
     """A fresh catalogue named after the test, active while it runs (the catalogue reads log starts empty)."""
