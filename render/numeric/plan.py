@@ -232,10 +232,19 @@ def runs(table: dict[str, np.ndarray]) -> np.ndarray:
     return table["fits"] & table["within_peak"]
 
 
+RANK_ORDER = ("step_seconds", "memory_total", *SHAPE_FIELDS, *SETTING_FIELDS)  # fastest, least memory, then the layout
+
+
+def rank_key(entry: dict) -> tuple:
+    """RANK_ORDER on one row (``row``'s form), the key a sweep merges its chunks' rows by: the same total order as
+    ``rank``, so a table never depends on how the space was chunked."""
+    values = entry | entry["layout"] | {"recompute": RECOMPUTE_MODES.index(entry["layout"]["recompute"])}
+    return tuple(values[name] for name in RANK_ORDER)
+
+
 def rank(table: dict[str, np.ndarray], top: int) -> np.ndarray:
     """Indices of the ``top`` fastest layouts that fit, one per distinct (t, p, d, b, m, v) at its best setting."""
-    keys = [table[name] for name in reversed(SHAPE_FIELDS + SETTING_FIELDS)] + [table["memory_total"], table["step_seconds"]]
-    order = np.lexsort(keys)
+    order = np.lexsort([table[name] for name in reversed(RANK_ORDER)])
     order = order[runs(table)[order]]
     shape_key = np.stack([table[name][order] for name in SHAPE_FIELDS], axis=1)
     _, first = np.unique(shape_key, axis=0, return_index=True)

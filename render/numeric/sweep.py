@@ -17,10 +17,10 @@ from typing import Callable, Iterable
 
 import sympy as sp
 
-from llm_formulas.formulas.estimate import RECOMPUTE_MODES, Inputs, model_values
+from llm_formulas.formulas.estimate import Inputs, model_values
 from llm_formulas.formulas.gpus import NODE_SIZE, gpu
 from llm_formulas.formulas.presets import preset
-from llm_formulas.render.numeric.plan import (SHAPE_FIELDS, Shapes, best_rows, default_max_tp, evaluate, reason, runs,
+from llm_formulas.render.numeric.plan import (Shapes, best_rows, default_max_tp, evaluate, rank_key, reason, runs,
                                               search_space)
 from llm_formulas.render.cli.progress import Progress
 
@@ -102,13 +102,6 @@ def run_task(task: Task, seq: int, top: int) -> tuple[tuple[str, str, int], int,
     return (task.model, task.gpu, task.n), len(table["fits"]), int(runs(table).sum()), best
 
 
-def _order(entry: dict) -> tuple:
-    """plan's ranking as a sort key: step time, memory, then the layout."""
-    layout = entry["layout"]
-    settings = (layout["zero"], RECOMPUTE_MODES.index(layout["recompute"]), layout["sequence_parallel"])
-    return (entry["step_seconds"], entry["memory_total"], *(layout[name] for name in SHAPE_FIELDS), *settings)
-
-
 def merge(spec: Spec, results: Iterable[tuple]) -> list[dict]:
     """The table: for each case in spec order, its ``top`` best layouts (one row each, with the reason)."""
     cases: dict[tuple, dict] = {}
@@ -122,7 +115,7 @@ def merge(spec: Spec, results: Iterable[tuple]) -> list[dict]:
         for gpu_key in spec.gpus:
             for n in spec.sizes:
                 entry = cases.get((name, gpu_key, n), {"explored": 0, "fitting": 0, "best": []})
-                best = sorted(entry["best"], key=_order)[: spec.top + 1]
+                best = sorted(entry["best"], key=rank_key)[: spec.top + 1]
                 for place, chosen in enumerate(best[: spec.top], start=1):
                     runner_up = best[place] if place < len(best) else None
                     table.append({"model": name, "gpu": gpu_key, "n": n, "rank": place, **chosen["layout"],
