@@ -122,3 +122,17 @@ def test_the_sweep_command_gives_one_table_in_process_and_on_dask(tmp_path):
                                    global_batch=128, seq=2048, top=2))
     assert [row.split(",")[:10] for row in rows[1:]] == [
         [str(r[k]) for k in ("model", "gpu", "n", "rank", "t", "p", "d", "b", "m", "v")] for r in expected]
+
+
+def test_without_an_mfu_a_gpu_with_no_performance_constants_is_one_line(tmp_path, capsys):
+    # a100-pcie has no calibration run and no datasheet relation to the A100 (formulas/calibration.py): no prediction
+    from llm_formulas.render.cli.main import main
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC_TOML.replace('"a100-80gb"', '"a100-pcie"'))
+    assert main(["sweep", str(spec), "--out", str(tmp_path / "t.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a100-pcie has no performance constants" in err and "give mfu in the spec" in err
+    spec.write_text(SPEC_TOML.replace('"a100-80gb"', '"a100-pcie"') + "mfu = 0.4\n")
+    assert main(["sweep", str(spec), "--out", str(tmp_path / "t.csv")]) == 0
+    assert "given MFU 0.4" in (tmp_path / "t.csv").read_text()

@@ -141,8 +141,9 @@ def read_spec(path: str):
         for name in gpus:
             try:
                 efficiency(name)
-            except NoCalibration as error:
-                raise InputError(f"sweep spec: {error}") from None
+            except NoCalibration:
+                raise InputError(f"sweep spec: {name} has no performance constants to predict a step time with; give mfu "
+                                 f"in the spec to rank at an assumed utilization") from None
     return Spec(
         models=models, gpus=gpus, sizes=sizes, global_batch=_count(document, "global_batch", "B"),
         seq=_count(document, "seq", "s"), tokens=tokens,
