@@ -841,14 +841,14 @@ def _inference(base: dict, b: object, active: object, inputs: Inputs, ev: Evalua
     ``inference.latency.*`` over the t GPUs of a stage, stages in series) and the balance batch X/W_mem its ridge point."""
     from llm_formulas.formulas.serving_calibration import constants
 
-    real = (lambda value: value) if _is_sympy(ops.minimum, "Min") else float  # SymPy (exact or traced) keeps Rationals
+    exact = _is_sympy(ops.minimum, "Min")  # SymPy (exact or traced) keeps Rationals, NumPy takes floats
     replica = base | {"n": base["t"] * base["p"], "b": b}
     stage = replica | {"n": base["t"]}
     memory_bound = ev("inference.latency.memory_bound", **stage)
     compute_bound = ev("inference.latency.compute_bound", **(stage | {"P": active}))  # FLOPs: the Ψ a token uses
     t, p, layers = base["t"], base["p"], base["l"]
     nvlink = inputs.gpu["W_link"] / 2
-    step = replica | {name: real(value) for name, value in constants("16").values().items()} | {
+    step = replica | constants("16", exact).values() | {
         "q_kv": Q_16BIT, "s_ctx": base["s"], "W_tp": ops.where(t <= inputs.node_size, nvlink, inputs.network),
         "W_pp": ops.where(t * p <= inputs.node_size, nvlink, inputs.network)}
     step |= {"E_hit": base["all_experts"] * base["E"] + (1 - base["all_experts"]) * ev("serving.decode.experts_touched", **step)}
