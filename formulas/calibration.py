@@ -30,8 +30,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import sympy as sp
+if TYPE_CHECKING:  # SymPy is imported where the constants are read: plan's NumPy path loads this module without it
+    import sympy as sp
 
 PUBLISHED = Path(__file__).with_name("published")
 
@@ -56,6 +58,8 @@ def _fitted() -> dict:
 
 def a100() -> Efficiency:
     """The constants fitted on Megatron-LM 2021 Table 1 (stored with the fit's errors)."""
+    import sympy as sp
+
     fit = _fitted()["constants"]
     return Efficiency(*(sp.Rational(fit[name]) for name in ("eta_gemm", "eta_mem", "tau_k", "eta_link")),
                       provenance="calibrated on Megatron-LM 2021 Table 1 (Narayanan et al. 2021)")

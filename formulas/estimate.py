@@ -74,16 +74,15 @@ Conventions (each stated in the report):
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from functools import cache
-from typing import Callable, Literal
+from typing import TYPE_CHECKING, Callable, Literal
 
-import sympy as sp
-
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.expressions import as_sympy
 from llm_formulas.formulas.frameworks import DEFAULT
-from llm_formulas.formulas.symbols import is_declared, quantity
+
+if TYPE_CHECKING:  # SymPy is imported by the exact path only: plan and sweep run on NumPy alone
+    import sympy as sp
 
 Recompute = Literal["none", "selective", "full"]
 Precision = Literal["bf16", "fp8"]
@@ -259,12 +258,36 @@ class Ops:
     ceiling: Callable
 
 
-EXACT_OPS = Ops(where=lambda cond, x, y: x if cond else y, minimum=sp.Min, maximum=sp.Max, number=sp.Integer,
-                choose=lambda key, options: options[key](), ceiling=sp.ceiling)
+@cache
+def exact_ops() -> Ops:
+    """The exact evaluator's choices: SymPy's Min, Max, Integer and ceiling (imported here, not at start-up)."""
+    import sympy as sp
+
+    return Ops(where=lambda cond, x, y: x if cond else y, minimum=sp.Min, maximum=sp.Max, number=sp.Integer,
+               choose=lambda key, options: options[key](), ceiling=sp.ceiling)
+
+
+def __getattr__(name: str) -> object:
+    """``EXACT_OPS``, built on first use (PEP 562) so that importing this module imports no SymPy."""
+    if name == "EXACT_OPS":
+        return exact_ops()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _is_sympy(value: object, kind: str) -> bool:
+    """Whether ``value`` is an instance of (or, for a callable, is) SymPy's ``kind``, without importing SymPy:
+    a value cannot be SymPy's unless SymPy is loaded."""
+    sympy = sys.modules.get("sympy")
+    if sympy is None:
+        return False
+    target = getattr(sympy, kind)
+    return value is target or (isinstance(target, type) and isinstance(value, target))
 
 
 @cache
 def _exact_function(formula_id: str) -> tuple[tuple[sp.Symbol, ...], sp.Expr]:
+    from llm_formulas.formulas.catalogue import get
+
     expr = get(formula_id).expr
     return tuple(sorted(expr.free_symbols, key=lambda s: s.name)), expr
 
@@ -273,6 +296,11 @@ def exact(formula_id: str, **values: object) -> sp.Rational:
     """Evaluate a formula exactly; values of other declared symbols are ignored (the report passes one dict to every
     formula), a name no symbol has is an error (a typo), and so is a missing value (unless a switch set to 0
     removes its term, as pos_table = 0 removes n_pos)."""
+    import sympy as sp
+
+    from llm_formulas.formulas.expressions import as_sympy
+    from llm_formulas.formulas.symbols import is_declared
+
     unknown = [name for name in values if not is_declared(name)]
     if unknown:
         raise KeyError(f"{formula_id}: no symbol is named {', '.join(repr(name) for name in unknown)}")
@@ -301,15 +329,16 @@ class Inputs:
     framework: object | None = None  # formulas.frameworks.Framework: what the implementation overlaps (None: the default)
 
 
-def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops = EXACT_OPS) -> dict:
+def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops | None = None) -> dict:
     """The report as nested sections of numbers (exact or arrays, by evaluator).
 
-    With ``ev = exact`` and ``EXACT_OPS`` every figure is an exact Rational. With a NumPy
+    With ``ev = exact`` and the exact ops every figure is an exact Rational. With a NumPy
     evaluator and NumPy ops every field of ``layout`` may be an array (one shape): the
     counts enter the formulas, the settings (ZeRO stage, recompute mode as an index into
     RECOMPUTE_MODES, sequence parallelism) pick formula ids element by element; no loop
-    per layout.
+    per layout. ``ops`` None: the exact choices (``exact_ops``).
     """
+    ops = exact_ops() if ops is None else ops
     n, t, p, d, b, m, s, v = (ops.number(x) for x in (layout.n, layout.t, layout.p, layout.d, layout.b, layout.m, layout.s, layout.v))
     e, c = ops.number(layout.e), ops.number(layout.c)
     model = inputs.model
@@ -562,7 +591,7 @@ def _activation_label(activation: object, values: dict, ops: Ops, blocks: str = 
     """The formula ids ``_per_layer_activations`` (or the transformers forms) used (None when the model is symbolic:
     the sizing page)."""
     moe_layers, layers = values["l_moe"], values["l"]
-    if any(isinstance(x, sp.Basic) and not x.is_Number for x in (moe_layers, layers)):
+    if any(_is_sympy(x, "Basic") and not x.is_Number for x in (moe_layers, layers)):
         return None
     if blocks != "megatron":
         full = "memory.activations.layer.amp.full_recompute" if blocks == "amp" else "memory.activations.layer.full_recompute"
@@ -583,7 +612,7 @@ def _activation_label(activation: object, values: dict, ops: Ops, blocks: str = 
                      ops.choose(activation, {i: (lambda i=i: label(i, False)) for i in range(8)}))
 
 
-def _stage_held(layout: Layout, base: dict, ev: Evaluator) -> dict[str, object]:
+def _stage_held(layout: Layout, base: dict, ev: Evaluator, ops: Ops) -> dict[str, object]:
     """The parameters one GPU of the first and of the last pipeline stage holds, dense and routed experts apart
     (``params.stage.*``: TP splits the projections and the vocabulary, keeps the norms, router and MLA's down
     projections whole; the first stage holds the embedding, the last the head or a tied model's copy of it, the final
@@ -601,7 +630,7 @@ def _stage_held(layout: Layout, base: dict, ev: Evaluator) -> dict[str, object]:
     held = {}
     for end, count, extra in (("first", layout.stages[0], embedding if 0 in layout.embedding_stages else 0),
                               ("last", layout.stages[-1], tail if last in layout.embedding_stages else 0)):
-        at = base | {"p": sp.Rational(layers, count)}  # l/p: the stage's own layers
+        at = base | {"p": ops.number(layers) / count}  # l/p: the stage's own layers
         held[end] = ev("params.stage.layers", **at) + extra
         held[f"{end}_experts"] = ev("params.stage.layers.experts", **at) + (mtp if end == "last" else 0)
     return held
@@ -634,7 +663,7 @@ def _memory(layout: Layout, base: dict, inputs: Inputs, framework: object, per_l
     holds = framework.holds
     t, p, d, m, v, c = (base[name] for name in ("t", "p", "d", "m", "v", "c"))
     zero, lora = layout.zero, inputs.lora is not None
-    held = _stage_held(layout, base, ev)
+    held = _stage_held(layout, base, ev, ops)
     expert_replicas = t * c * d / (base["t_e"] * base["e"])
     sp_on = layout.sequence_parallel
     hf = holds.blocks != "megatron"
@@ -813,14 +842,14 @@ def _inference(base: dict, b: object, active: object, inputs: Inputs, ev: Evalua
     ``inference.latency.*`` over the t GPUs of a stage, stages in series) and the balance batch X/W_mem its ridge point."""
     from llm_formulas.formulas.serving_calibration import constants
 
-    real = (lambda value: value) if ops.minimum is sp.Min else float  # SymPy (exact or traced) keeps Rationals
+    exact = _is_sympy(ops.minimum, "Min")  # SymPy (exact or traced) keeps Rationals, NumPy takes floats
     replica = base | {"n": base["t"] * base["p"], "b": b}
     stage = replica | {"n": base["t"]}
     memory_bound = ev("inference.latency.memory_bound", **stage)
     compute_bound = ev("inference.latency.compute_bound", **(stage | {"P": active}))  # FLOPs: the Ψ a token uses
     t, p, layers = base["t"], base["p"], base["l"]
     nvlink = inputs.gpu["W_link"] / 2
-    step = replica | {name: real(value) for name, value in constants("16").values().items()} | {
+    step = replica | constants("16", exact).values() | {
         "q_kv": Q_16BIT, "s_ctx": base["s"], "W_tp": ops.where(t <= inputs.node_size, nvlink, inputs.network),
         "W_pp": ops.where(t * p <= inputs.node_size, nvlink, inputs.network)}
     step |= {"E_hit": base["all_experts"] * base["E"] + (1 - base["all_experts"]) * ev("serving.decode.experts_touched", **step)}
@@ -850,4 +879,6 @@ def _inference(base: dict, b: object, active: object, inputs: Inputs, ev: Evalua
 
 def model_values(values: dict[sp.Symbol, int]) -> dict[str, int]:
     """An Architecture's symbol values keyed by name (what evaluators take)."""
+    from llm_formulas.formulas.symbols import quantity
+
     return {quantity(symbol).name: int(value) for symbol, value in values.items()}

@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import sympy as sp
-
 PUBLISHED = Path(__file__).with_name("published")
 CONSTANTS_FILE = PUBLISHED / "serving_constants.json"
 NAMES = ("eta_pf", "eta_dec", "eta_hbm", "tau_L", "tau_ar")
@@ -46,12 +44,16 @@ def _stored() -> dict:
     return json.loads(CONSTANTS_FILE.read_text(encoding="utf-8"))
 
 
-def constants(compute: str) -> ServingConstants:
-    """The fitted constants for 16-bit (``"16"``) or 8-bit (``"8"``) compute, as exact Rationals."""
+def constants(compute: str, exact: bool = True) -> ServingConstants:
+    """The fitted constants for 16-bit (``"16"``) or 8-bit (``"8"``) compute, as exact Rationals of their stored
+    decimals, or as those decimals' floats (``exact=False``: the NumPy path, which imports no SymPy)."""
     fit = _stored()["constants"]
-    shared = fit["shared"]
-    own = fit[compute]
-    return ServingConstants(*(sp.Rational(str({**shared, **own}[name])) for name in NAMES))
+    stored = {**fit["shared"], **fit[compute]}
+    if not exact:
+        return ServingConstants(*(float(stored[name]) for name in NAMES))
+    import sympy as sp
+
+    return ServingConstants(*(sp.Rational(str(stored[name])) for name in NAMES))
 
 
 def stored() -> dict:

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> Result:
     from llm_formulas.formulas.bounds import MAX_GPUS, MAX_LAYOUTS
     from llm_formulas.formulas.estimate import Layout, model_values, unpredicted
     from llm_formulas.render.cli.inputs import parse_count
-    from llm_formulas.render.numeric.plan import SpaceTooLarge, plan
+    from llm_formulas.render.numeric.plan import SpaceTooLarge, default_max_tp, plan
 
     architecture, label = load_architecture(args.hf_config, args.model)
     model = model_values(architecture.values)
@@ -75,8 +75,7 @@ def run(args: argparse.Namespace) -> Result:
     n = parse_count(args.gpus, "n", "--gpus")
     global_batch, s = parse_count(args.global_batch, "B", "--global-batch"), parse_count(args.seq, "s", "--seq")
     top = _whole(args.top, "--top", 1, MAX_LAYOUTS)
-    default_tp = "0" if args.mfu is None else str(GPUS_PER_NODE)
-    max_tp = _whole(args.max_tp if args.max_tp is not None else default_tp, "--max-tp", 0, MAX_GPUS)
+    max_tp = default_max_tp(inputs.utilization) if args.max_tp is None else _whole(args.max_tp, "--max-tp", 0, MAX_GPUS)
     if args.explain is not None:
         return _explain(args, model, inputs, label, n, global_batch, s, max_tp or None)
     bar = Progress("plan")

@@ -9,6 +9,9 @@ SPEC is a JSON or TOML file::
     seq = 4096                                 # tokens per sequence
     # optional: tokens, mfu, overlap, network (GB/s), top (layouts per case), max_tp (0: no limit)
 
+Ranked as ``plan`` ranks (render.numeric.plan): by the predicted step time, with no TP limit by default; with ``mfu``
+at that MFU, TP within a node by default. The table's ``ranked_by`` column says which.
+
 It runs in process by default, on a local Dask cluster with ``--workers N``, or on
 a running one with ``--scheduler tcp://HOST:PORT``; each gives the same table,
 written to ``--out`` as CSV (``.csv``) or Parquet (``.parquet``, needs pyarrow).
@@ -27,7 +30,6 @@ from pathlib import Path
 from llm_formulas.render.cli.config_file import read_config_bytes, unique_keys
 from llm_formulas.render.cli.numbers import InputError, parse_fraction, printable, quote
 from llm_formulas.render.cli.result import Result
-from llm_formulas.render.numeric import GPUS_PER_NODE
 
 REQUIRED = ("models", "gpus", "sizes", "global_batch", "seq")
 OPTIONAL = ("tokens", "mfu", "overlap", "network", "top", "max_tp")
@@ -80,6 +82,7 @@ def read_spec(path: str):
     import sympy as sp
 
     from llm_formulas.formulas.bounds import MAX_GPUS, MAX_LAYOUTS
+    from llm_formulas.formulas.calibration import NoCalibration, efficiency
     from llm_formulas.formulas.gpus import PRESETS
     from llm_formulas.formulas.estimate import model_values, unpriced
     from llm_formulas.formulas.presets import names, preset
@@ -132,12 +135,20 @@ def read_spec(path: str):
     tokens = None
     if "tokens" in document:
         tokens = check_value(quantity("D"), parse_number(_text(document, "tokens"), "sweep spec tokens", suffix_allowed=True))
-    max_tp = _whole(document, "max_tp", 0, MAX_GPUS) if "max_tp" in document else GPUS_PER_NODE
+    max_tp = _whole(document, "max_tp", 0, MAX_GPUS) if "max_tp" in document else None  # None: plan's default
+    utilization = ratio("mfu", "1/2") if "mfu" in document else None  # None: predicted, as plan without --mfu
+    if utilization is None:
+        for name in gpus:
+            try:
+                efficiency(name)
+            except NoCalibration:
+                raise InputError(f"sweep spec: {name} has no performance constants to predict a step time with; give mfu "
+                                 f"in the spec to rank at an assumed utilization") from None
     return Spec(
         models=models, gpus=gpus, sizes=sizes, global_batch=_count(document, "global_batch", "B"),
         seq=_count(document, "seq", "s"), tokens=tokens,
-        utilization=ratio("mfu", "1/2"), overlap=ratio("overlap", "1/2"), network=network * 10**9,
-        top=_whole(document, "top", 1, MAX_LAYOUTS) if "top" in document else 1, max_tp=max_tp or None,
+        utilization=utilization, overlap=ratio("overlap", "1/2"), network=network * 10**9,
+        top=_whole(document, "top", 1, MAX_LAYOUTS) if "top" in document else 1, max_tp=max_tp,
     )
 
 

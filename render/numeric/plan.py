@@ -146,6 +146,20 @@ def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None 
     return Shapes(t[row], p[row], d[row], b[row], m[row], v, c[row], e[row])
 
 
+def default_max_tp(utilization: object | None) -> int | None:
+    """The largest TP degree plan and sweep search unless told: no limit when the step time is predicted (a TP group
+    beyond a node is priced at the network), a node's GPUs with a given MFU (TP is priced at NVLink speed)."""
+    return None if utilization is None else GPUS_PER_NODE
+
+
+def search_space(model: dict[str, int], inputs: Inputs, n: int, global_batch: int, s: int,
+                 max_tp: int | None, uneven: bool = False) -> Shapes:
+    """The layouts plan and sweep rank for these inputs: ``shapes`` with context and expert parallelism only at a
+    given MFU (the performance model does not time them) and the features of the inputs' framework."""
+    return shapes(model, n, global_batch, max_tp, s, split=inputs.utilization is not None, uneven=uneven,
+                  framework=inputs.framework or DEFAULT)
+
+
 def _groups(columns: dict[str, np.ndarray], layers: int, chunk: int) -> list[tuple[tuple[int, ...] | None, np.ndarray]]:
     """The rows in calls of at most ``chunk``: the balanced ones (p | l), then one stage partition at a time."""
     p = columns["p"]
@@ -218,10 +232,19 @@ def runs(table: dict[str, np.ndarray]) -> np.ndarray:
     return table["fits"] & table["within_peak"]
 
 
+RANK_ORDER = ("step_seconds", "memory_total", *SHAPE_FIELDS, *SETTING_FIELDS)  # fastest, least memory, then the layout
+
+
+def rank_key(entry: dict) -> tuple:
+    """RANK_ORDER on one row (``row``'s form), the key a sweep merges its chunks' rows by: the same total order as
+    ``rank``, so a table never depends on how the space was chunked."""
+    values = entry | entry["layout"] | {"recompute": RECOMPUTE_MODES.index(entry["layout"]["recompute"])}
+    return tuple(values[name] for name in RANK_ORDER)
+
+
 def rank(table: dict[str, np.ndarray], top: int) -> np.ndarray:
     """Indices of the ``top`` fastest layouts that fit, one per distinct (t, p, d, b, m, v) at its best setting."""
-    keys = [table[name] for name in reversed(SHAPE_FIELDS + SETTING_FIELDS)] + [table["memory_total"], table["step_seconds"]]
-    order = np.lexsort(keys)
+    order = np.lexsort([table[name] for name in reversed(RANK_ORDER)])
     order = order[runs(table)[order]]
     shape_key = np.stack([table[name][order] for name in SHAPE_FIELDS], axis=1)
     _, first = np.unique(shape_key, axis=0, return_index=True)
@@ -237,6 +260,12 @@ def row(table: dict[str, np.ndarray], index: int, layers: int) -> dict:
                "sequence_parallel": bool(table["sequence_parallel"][index])}
     figures = {name: float(table[name][index]) for name in FIGURES + PREDICTED if name not in ("fits", "within_peak") and name in table}
     return {"layout": layout} | figures
+
+
+def best_rows(table: dict[str, np.ndarray], top: int, layers: int) -> list[dict]:
+    """The ``top`` best distinct layouts of an evaluated table, best first (``rank``), as rows (``row``): the one
+    ranking of plan and of each chunk of a sweep."""
+    return [row(table, int(index), layers) for index in rank(table, top)]
 
 
 def reason(entry: dict, runner_up: dict | None) -> str:
@@ -268,13 +297,11 @@ def plan(model: dict[str, int], inputs: Inputs, n: int, global_batch: int, s: in
          attention: str = "eager", uneven: bool = False) -> dict:
     """The ranked best layouts (each with its reason) and the size of the space explored, under one attention kernel;
     ``uneven``: pipeline degrees that do not divide the layers too, at balanced stages."""
-    space = shapes(model, n, global_batch, max_tp, s, split=inputs.utilization is not None,
-                   uneven=uneven, framework=inputs.framework or DEFAULT)
+    space = search_space(model, inputs, n, global_batch, s, max_tp, uneven)
     if not len(space):
         return {"explored": 0, "fitting": 0, "ranked": []}
     table = evaluate(space, n, s, inputs, progress, attention=attention)
-    best = rank(table, top + 1)
-    entries = [row(table, int(index), int(model["l"])) for index in best]
+    entries = best_rows(table, top + 1, int(model["l"]))
     for place, entry in enumerate(entries[:top]):
         entry["reason"] = reason(entry, entries[place + 1] if place + 1 < len(entries) else None)
     return {"explored": len(table["fits"]), "fitting": int(np.count_nonzero(runs(table))), "ranked": entries[:top]}
@@ -312,8 +339,7 @@ def explain(model: dict[str, int], inputs: Inputs, layout: Layout, max_tp: int |
     missing = chosen.lacks(layout.zero, layout.recompute, layout.sequence_parallel and layout.t > 1, layout.v, layout.p)
     if missing is not None:
         raise NotRanked(f"invalid layout for the framework: {missing}")
-    space = shapes(model, layout.n, layout.global_batch, max_tp, layout.s, split=inputs.utilization is not None,
-                   uneven=uneven, framework=chosen)
+    space = search_space(model, inputs, layout.n, layout.global_batch, layout.s, max_tp, uneven)
     table = evaluate(space, layout.n, layout.s, inputs, attention=layout.attention)
     wanted = {"t": layout.t, "p": layout.p, "d": layout.d, "b": layout.b, "m": layout.m, "v": layout.v, "c": layout.c, "e": layout.e,
               "zero": layout.zero,

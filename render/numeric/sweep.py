@@ -17,10 +17,11 @@ from typing import Callable, Iterable
 
 import sympy as sp
 
-from llm_formulas.formulas.estimate import RECOMPUTE_MODES, Inputs, model_values
-from llm_formulas.formulas.gpus import gpu
+from llm_formulas.formulas.estimate import Inputs, model_values
+from llm_formulas.formulas.gpus import NODE_SIZE, gpu
 from llm_formulas.formulas.presets import preset
-from llm_formulas.render.numeric.plan import GPUS_PER_NODE, SHAPE_FIELDS, Shapes, evaluate, rank, reason, row, runs, shapes
+from llm_formulas.render.numeric.plan import (Shapes, best_rows, default_max_tp, evaluate, rank_key, reason, runs,
+                                              search_space)
 from llm_formulas.render.cli.progress import Progress
 
 DEFAULT_CHUNK = 4096
@@ -28,7 +29,11 @@ DEFAULT_CHUNK = 4096
 
 @dataclass(frozen=True)
 class Spec:
-    """What to sweep: preset models, GPU presets, cluster sizes, and the fixed workload and assumptions."""
+    """What to sweep: preset models, GPU presets, cluster sizes, and the fixed workload and assumptions.
+
+    As ``plan``: without ``utilization`` (an MFU) every layout's step time is predicted (formulas/prediction.py, the
+    GPU's performance constants), with it the step is priced at that MFU; ``max_tp`` None is plan's default for the
+    mode (``default_max_tp``), 0 no limit."""
 
     models: tuple[str, ...]
     gpus: tuple[str, ...]
@@ -36,17 +41,27 @@ class Spec:
     global_batch: int
     seq: int
     tokens: sp.Rational | int | None = None
-    utilization: sp.Rational = sp.Rational(1, 2)
+    utilization: sp.Rational | None = None
     overlap: sp.Rational = sp.Rational(1, 2)
     network: sp.Rational = sp.Integer(25 * 10**9)
     top: int = 1
-    max_tp: int | None = GPUS_PER_NODE
+    max_tp: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("models", "gpus", "sizes"):  # a case listed twice would be swept twice, its counts doubled
             items = getattr(self, name)
             if len(set(items)) != len(items):
                 raise ValueError(f"a sweep lists one of its {name} twice: {items}")
+
+    @property
+    def tp_limit(self) -> int | None:
+        """The largest TP degree searched (None: no limit)."""
+        return default_max_tp(self.utilization) if self.max_tp is None else self.max_tp or None
+
+    @property
+    def ranked_by(self) -> str:
+        """How the table is ranked, as its ``ranked_by`` column says: predicted, or at the given MFU."""
+        return "predicted step time" if self.utilization is None else f"given MFU {float(self.utilization):g}"
 
 
 @dataclass(frozen=True)
@@ -59,8 +74,12 @@ class Task:
 
 
 def _inputs(spec: Spec, model: dict[str, int], gpu_key: str) -> Inputs:
-    return Inputs(model=model, gpu=gpu(gpu_key).inputs(),
-                  network=spec.network, tokens=spec.tokens, utilization=spec.utilization, overlap=spec.overlap)
+    """plan's inputs for the case: predicted with the GPU's performance constants unless the spec gives an MFU."""
+    from llm_formulas.formulas.calibration import efficiency
+
+    return Inputs(model=model, gpu=gpu(gpu_key).inputs(), network=spec.network, tokens=spec.tokens,
+                  utilization=spec.utilization, overlap=spec.overlap, node_size=NODE_SIZE[gpu_key],
+                  efficiency=efficiency(gpu_key) if spec.utilization is None else None)
 
 
 def tasks(spec: Spec, chunk_size: int = DEFAULT_CHUNK) -> list[Task]:
@@ -71,7 +90,7 @@ def tasks(spec: Spec, chunk_size: int = DEFAULT_CHUNK) -> list[Task]:
         for gpu_key in spec.gpus:
             inputs = _inputs(spec, model, gpu_key)
             for n in spec.sizes:
-                space = shapes(model, n, spec.global_batch, spec.max_tp, spec.seq)
+                space = search_space(model, inputs, n, spec.global_batch, spec.seq, spec.tp_limit)
                 result += [Task(name, gpu_key, n, inputs, chunk) for chunk in space.chunks(chunk_size)]
     return result
 
@@ -79,15 +98,8 @@ def tasks(spec: Spec, chunk_size: int = DEFAULT_CHUNK) -> list[Task]:
 def run_task(task: Task, seq: int, top: int) -> tuple[tuple[str, str, int], int, int, list[dict]]:
     """A chunk's best ``top`` + 1 distinct layouts, with how many it explored and how many fit."""
     table = evaluate(task.chunk, task.n, seq, task.inputs)
-    best = [row(table, int(index), int(task.inputs.model["l"])) for index in rank(table, top + 1)]
+    best = best_rows(table, top + 1, int(task.inputs.model["l"]))
     return (task.model, task.gpu, task.n), len(table["fits"]), int(runs(table).sum()), best
-
-
-def _order(entry: dict) -> tuple:
-    """plan's ranking as a sort key: step time, memory, then the layout."""
-    layout = entry["layout"]
-    settings = (layout["zero"], RECOMPUTE_MODES.index(layout["recompute"]), layout["sequence_parallel"])
-    return (entry["step_seconds"], entry["memory_total"], *(layout[name] for name in SHAPE_FIELDS), *settings)
 
 
 def merge(spec: Spec, results: Iterable[tuple]) -> list[dict]:
@@ -103,13 +115,13 @@ def merge(spec: Spec, results: Iterable[tuple]) -> list[dict]:
         for gpu_key in spec.gpus:
             for n in spec.sizes:
                 entry = cases.get((name, gpu_key, n), {"explored": 0, "fitting": 0, "best": []})
-                best = sorted(entry["best"], key=_order)[: spec.top + 1]
+                best = sorted(entry["best"], key=rank_key)[: spec.top + 1]
                 for place, chosen in enumerate(best[: spec.top], start=1):
                     runner_up = best[place] if place < len(best) else None
                     table.append({"model": name, "gpu": gpu_key, "n": n, "rank": place, **chosen["layout"],
                                   **{key: value for key, value in chosen.items() if key != "layout"},
                                   "reason": reason(chosen, runner_up),
-                                  "explored": entry["explored"], "fitting": entry["fitting"]})
+                                  "explored": entry["explored"], "fitting": entry["fitting"], "ranked_by": spec.ranked_by})
     return table
 
 
