@@ -31,7 +31,7 @@ import subprocess
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, TextIO
@@ -167,9 +167,8 @@ def tex_problem(error: str) -> str:
 REFERENCE = ("reference.md", "reference.html", "reference.tex")
 GUIDE = ("guide.md", "guide.html")
 CHEATSHEET = ("cheatsheet.html", "cheatsheet.tex", "cheatsheet-plot.png")
-PDFS = ("reference.pdf", "cheatsheet.pdf")
 
-STAGES = ("plots", "reference", "guide", "cheatsheet", "numeric", "calculator", "notebooks", "slides", "pdf")
+STAGES = ("plots", "reference", "cheatsheet", "guide", "numeric", "calculator", "notebooks", "slides", "pdf")
 
 
 class StageError(ValueError):
@@ -188,8 +187,9 @@ def chosen_stages(names: str | None) -> tuple[str, ...]:
     return tuple(stage for stage in STAGES if stage in asked)
 
 
-def stage_files(out: Path, notebooks_dir: Path | None = None) -> dict[str, list[Path]]:
-    """The files each stage may write besides the manifest, known before anything is rendered."""
+def stage_files(out: Path, notebooks_dir: Path | None = None, stages: tuple[str, ...] = STAGES) -> dict[str, list[Path]]:
+    """The files each stage may write besides the manifest, known before anything is rendered. The pdf stage compiles
+    the TeX of the reference and the cheat sheet when they are built too (``compiled``)."""
     notebooks = notebooks_dir or out / "notebooks"
     return {
         "plots": [out / "plots" / f"{name}.{extension}" for name in PLOTS for extension in FORMATS],
@@ -201,13 +201,18 @@ def stage_files(out: Path, notebooks_dir: Path | None = None) -> dict[str, list[
         "calculator": [out / "calculator.html"],
         "notebooks": [notebooks / f"{name}.ipynb" for name in LESSONS],
         "slides": [out / "slides" / f"{name}.html" for name in LESSONS],
-        "pdf": [out / name for name in PDFS],
+        "pdf": [out / name for name in compiled(stages).values()],
     }
+
+
+def compiled(stages: tuple[str, ...]) -> dict[str, str]:
+    """The PDFs the pdf stage makes in a build of ``stages``, by the stage whose TeX each is compiled from."""
+    return {source: f"{source}.pdf" for source in ("reference", "cheatsheet") if "pdf" in stages and source in stages}
 
 
 def planned_files(out: Path, notebooks_dir: Path | None = None, stages: tuple[str, ...] = STAGES) -> list[Path]:
     """Every file a build of ``stages`` may write besides the manifest, known before anything is rendered."""
-    files = stage_files(out, notebooks_dir)
+    files = stage_files(out, notebooks_dir, stages)
     return [path for stage in stages for path in files[stage]]
 
 
@@ -325,74 +330,79 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
     manifest.claimed = set(earlier)
     manifest.write_claims()  # the incomplete manifest replaces the previous one
     report = stages or Stages(None, count=len(only))
-    compiling = "pdf" in only and pdf and shutil.which("pdflatex") is not None
+    pdfs = compiled(only)
+    compiling = pdf and shutil.which("pdflatex") is not None
 
     def stage(name: str):
-        return report(name, manifest) if name in only else nullcontext()
+        return report(name, manifest)
 
     plots = []
-    with stage("plots"):
-        if {"plots", "reference"} & set(only) or compiling:
-            plots = render_plots(manifest.skipped if "plots" in only else [])
-            if "plots" in only:
-                save_plots(out / "plots", plots, manifest.write_path)
-    tex, figures = "", {}
-    with stage("reference"):
-        if "reference" in only or compiling:
+    if "plots" in only:
+        with stage("plots"):
+            plots = render_plots(manifest.skipped)
+            save_plots(out / "plots", plots, manifest.write_path)
+    elif "reference" in only:  # the reference shows them even when they are not written
+        plots = render_plots([])
+    sources: dict[str, tuple[str, dict[str, bytes]]] = {}  # the TeX of each PDF to make, with the files it includes
+    if "reference" in only:
+        with stage("reference"):
             reference = build_reference(plots)
             tex = render("reference.tex", ref=reference)
-            figures = {f"plots/{plot.name}.pdf": plot.files["pdf"] for plot in plots} | title_pictures()
-        if "reference" in only:
             manifest.write("reference.md", render("reference.md", ref=reference))
             manifest.write("reference.html", render("reference.html", ref=reference))
             manifest.write("reference.tex", tex)
-            for relative in figures.keys() - {f"plots/{plot.name}.pdf" for plot in plots}:  # the seeds' titles in Chinese
-                manifest.write(relative, figures[relative])
-    with ThreadPoolExecutor(max_workers=1) as background:  # pdflatex runs while Python renders the rest
-        handout = background.submit(compile_pdf, tex, figures) if compiling else None
-        with stage("guide"):
-            if "guide" in only:
-                manifest.write("guide.md", guide_markdown())
-                manifest.write("guide.html", guide_html())
-        sheet_pdf = None
+            titles = title_pictures()  # the seeds' titles in Chinese, for pdflatex
+            for relative, data in titles.items():
+                manifest.write(relative, data)
+            sources["reference"] = (tex, {f"plots/{plot.name}.pdf": plot.files["pdf"] for plot in plots} | titles)
+    if "cheatsheet" in only:
         with stage("cheatsheet"):
-            if "cheatsheet" in only or compiling:
-                sheet = cheatsheet_files()
-                for relative, content in sheet.items() if "cheatsheet" in only else ():
-                    manifest.write(relative, content)
-                assets = {name: data for name, data in sheet.items() if isinstance(data, bytes)}
-                if compiling:
-                    sheet_pdf = background.submit(compile_pdf, sheet["cheatsheet.tex"], assets, "cheatsheet")
-        with stage("numeric"):
-            if "numeric" in only:
-                manifest.write(f"{MODULE_NAME}.py", module_source())
-        with stage("calculator"):
-            if "calculator" in only:
-                page, left_out = calculator_page()
-                manifest.write("calculator.html", page)
-                manifest.skipped += [f"calculator: {reason}" for reason in left_out]
-        lessons = notebooks_dir or out / "notebooks"
-        with stage("notebooks"):
-            if "notebooks" in only:
-                write_notebooks(lessons, manifest.write_path, run=execute, skipped=manifest.skipped)
-        with stage("slides"):
-            if "slides" in only:
-                write_slides(manifest, [lessons / f"{name}.ipynb" for name in LESSONS])
-        with stage("pdf"):
-            if handout is not None:
-                for name, job in (("reference.pdf", handout), ("cheatsheet.pdf", sheet_pdf)):
+            sheet = cheatsheet_files()
+            for relative, content in sheet.items():
+                manifest.write(relative, content)
+            sources["cheatsheet"] = (sheet["cheatsheet.tex"],
+                                     {name: data for name, data in sheet.items() if isinstance(data, bytes)})
+    with ThreadPoolExecutor(max_workers=1) as background:  # pdflatex runs while Python renders the rest
+        jobs = {pdfs[source]: background.submit(compile_pdf, tex, assets, source)
+                for source, (tex, assets) in sources.items() if source in pdfs and compiling}
+        _render_the_rest(manifest, only, stage, notebooks_dir or out / "notebooks", execute)
+        if "pdf" in only:
+            with stage("pdf"):
+                for name, job in jobs.items():
                     try:
                         manifest.write(name, job.result())
                     except PdfError as error:
                         manifest.pdf_failure = error
                         manifest.skipped.append(f"{name}: {error}")
-            elif "pdf" in only:
-                why = "--no-pdf" if not pdf else "pdflatex is not on PATH"
-                manifest.skipped += [f"reference.pdf: {why}", f"cheatsheet.pdf: {why}"]
+                if not compiling:
+                    why = "--no-pdf" if not pdf else "pdflatex is not on PATH"
+                    manifest.skipped += [f"{name}: {why}" for name in pdfs.values()]
     _settle(manifest, earlier, planned)
     # the manifest lists every other file; it is written last and not listed in itself
     write_atomically(previous, (json.dumps(manifest.as_json(), indent=1, sort_keys=True) + "\n").encode("utf-8"))
     return manifest
+
+
+def _render_the_rest(manifest: Manifest, only: tuple[str, ...], stage, lessons: Path, execute: bool) -> None:
+    """The stages that need no PDF: the guide, the numeric module, the calculator, the notebooks and their slides."""
+    if "guide" in only:
+        with stage("guide"):
+            manifest.write("guide.md", guide_markdown())
+            manifest.write("guide.html", guide_html())
+    if "numeric" in only:
+        with stage("numeric"):
+            manifest.write(f"{MODULE_NAME}.py", module_source())
+    if "calculator" in only:
+        with stage("calculator"):
+            page, left_out = calculator_page()
+            manifest.write("calculator.html", page)
+            manifest.skipped += [f"calculator: {reason}" for reason in left_out]
+    if "notebooks" in only:
+        with stage("notebooks"):
+            write_notebooks(lessons, manifest.write_path, run=execute, skipped=manifest.skipped)
+    if "slides" in only:
+        with stage("slides"):
+            write_slides(manifest, [lessons / f"{name}.ipynb" for name in LESSONS])
 
 
 def _settle(manifest: Manifest, earlier: set[str], planned: list[Path]) -> None:
