@@ -47,7 +47,7 @@ def run_build(args: argparse.Namespace) -> Result:
     document = manifest.as_json()
     shown = printable(str(out), 200)
     if manifest.pdf_failure is not None:
-        raise InputError(f"reference.pdf not made: {manifest.pdf_failure}; or skip the PDF with --no-pdf. The other "
+        raise InputError(f"{manifest.pdf_failed} not made: {manifest.pdf_failure}; or skip the PDF with --no-pdf. The other "
                          f"{len(document['files'])} files are written (listed in {shown}/manifest.json)")
     lines = [f"  skipped {reason}" for reason in document["skipped"]]
     lines.append(f"wrote {len(document['files'])} files to {shown}/ in {elapsed:.1f} s (listed in {shown}/manifest.json); "

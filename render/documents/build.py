@@ -68,6 +68,7 @@ class Manifest:
     skipped: list[str] = field(default_factory=list)
     claimed: set[str] = field(default_factory=set)  # the files the incomplete manifest names as the tool's
     pdf_failure: PdfError | None = None
+    pdf_failed: str = ""  # the PDF pdf_failure is about (the first that failed)
 
     def write(self, relative: str, content: str | bytes) -> Path:
         return self.write_path(self.out / relative, content)
@@ -372,7 +373,8 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
                     try:
                         manifest.write(name, job.result())
                     except PdfError as error:
-                        manifest.pdf_failure = error
+                        if manifest.pdf_failure is None:
+                            manifest.pdf_failure, manifest.pdf_failed = error, name
                         manifest.skipped.append(f"{name}: {error}")
                 if not compiling:
                     why = "--no-pdf" if not pdf else "pdflatex is not on PATH"
