@@ -361,7 +361,7 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
             sheet = cheatsheet_files()
             for relative, content in sheet.items():
                 manifest.write(relative, content)
-            sources["cheatsheet"] = (sheet["cheatsheet.tex"],
+            sources["cheatsheet"] = (str(sheet["cheatsheet.tex"]),
                                      {name: data for name, data in sheet.items() if isinstance(data, bytes)})
     with ThreadPoolExecutor(max_workers=1) as background:  # pdflatex runs while Python renders the rest
         jobs = {pdfs[source]: background.submit(compile_pdf, tex, assets, source)
