@@ -12,7 +12,6 @@ import json
 import re
 import subprocess
 import sys
-import time
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -40,11 +39,10 @@ def refused(*argv: str, says: str) -> str:
     return err
 
 
-def measured(*argv: str, timeout: float = 120) -> tuple[subprocess.CompletedProcess, float, int]:
-    """A real process, its wall seconds and its peak memory in kB (GNU time)."""
-    started = time.perf_counter()
+def measured(*argv: str, timeout: float = 600) -> tuple[subprocess.CompletedProcess, int]:
+    """A real process and its peak memory in kB (GNU time); the timeout is a hang guard (speed: tests/benchmarks)."""
     run = subprocess.run(["/usr/bin/time", "-f", "%M", *COMMAND, *argv], capture_output=True, timeout=timeout)
-    return run, time.perf_counter() - started, int(run.stderr.decode().strip().splitlines()[-1])
+    return run, int(run.stderr.decode().strip().splitlines()[-1])
 
 
 def write(path: Path, document: object) -> str:
@@ -68,9 +66,9 @@ def test_the_deepest_model_allowed_is_cheap(tmp_path):
     from llm_formulas.formulas.bounds import MAX_LAYERS
 
     path = write(tmp_path / "deep.json", LLAMA | {"num_hidden_layers": MAX_LAYERS})
-    run, seconds, peak_kb = measured("kv-cache", "--hf-config", path, "--batch", "1", "--seq", "8", "--json")
+    run, peak_kb = measured("kv-cache", "--hf-config", path, "--batch", "1", "--seq", "8", "--json")
     assert run.returncode == 0 and len(json.loads(run.stdout)["layers"]) == MAX_LAYERS
-    assert len(run.stdout) < 2_000_000 and peak_kb < 300_000 and seconds < 30, (len(run.stdout), peak_kb, seconds)
+    assert len(run.stdout) < 2_000_000 and peak_kb < 300_000, (len(run.stdout), peak_kb)
 
 
 # --- item 6: a sweep is bounded as plan is ------------------------------------------------------------------------
@@ -88,9 +86,8 @@ def test_the_deepest_model_allowed_is_cheap(tmp_path):
 ])
 def test_a_sweep_spec_goes_through_the_command_lines_grammar_and_bounds(tmp_path, change, says):
     spec = write(tmp_path / "spec.json", SPEC | change)
-    started = time.perf_counter()
     refused("sweep", spec, "--out", str(tmp_path / "table.csv"), says=says)
-    assert time.perf_counter() - started < 10 and not (tmp_path / "table.csv").exists()
+    assert not (tmp_path / "table.csv").exists()
 
 
 # --- item 7: --stages is bounded before it is read -------------------------------------------------------------------
@@ -98,20 +95,19 @@ def test_a_sweep_spec_goes_through_the_command_lines_grammar_and_bounds(tmp_path
 
 def test_fifty_thousand_stages_are_refused_at_once(tmp_path):
     stages = ",".join(["1"] * 50_000)  # 47 s before
-    run, seconds, _ = measured("estimate", "--model", "llama2-7b", "--gpu", "a100-80gb", "--seq", "128", "--pp", "8",
-                               "--stages", stages)
+    run, _ = measured("estimate", "--model", "llama2-7b", "--gpu", "a100-80gb", "--seq", "128", "--pp", "8",
+                      "--stages", stages)
     assert run.returncode == 2 and b"--stages lists 50,000 stages; a pipeline has at most 10,000" in run.stderr
-    assert seconds < 10, seconds
 
 
 def test_the_most_stages_allowed_run_within_seconds(tmp_path):
     # the longest accepted case of the bounds: 10,000 one-layer stages of a 10,000-layer model, predicted step time
     path = write(tmp_path / "deep.json", LLAMA | {"num_hidden_layers": 10_000})
-    run, seconds, peak_kb = measured("estimate", "--hf-config", path, "--gpu", "a100-80gb", "--seq", "128", "--pp", "10000",
-                                     "--stages", ",".join(["1"] * 10_000), "--json")
+    run, peak_kb = measured("estimate", "--hf-config", path, "--gpu", "a100-80gb", "--seq", "128", "--pp", "10000",
+                            "--stages", ",".join(["1"] * 10_000), "--json")
     assert run.returncode == 0, run.stderr[-300:]
     assert json.loads(run.stdout)["pipeline"]["stages"] == [1] * 10_000
-    assert seconds < 30 and peak_kb < 500_000, (seconds, peak_kb)  # 3.5 s and 61 MB here, idle
+    assert peak_kb < 500_000, peak_kb  # 61 MB here
 
 
 # --- item 8: every bad input is exit 2, never an internal error ---------------------------------------------------

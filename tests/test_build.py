@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -48,18 +49,32 @@ def test_notebooks_and_plots_are_in_the_manifest():
     assert len(plots) == 12 and skipped_plots == []  # four plots, PNG, SVG and PDF each
 
 
-def test_building_twice_writes_identical_bytes():
+CHEAP_STAGES = "plots,cheatsheet,guide,calculator,notebooks,slides"  # seconds; the reference and the numeric code take minutes
+
+
+@pytest.mark.parametrize("only", [CHEAP_STAGES, pytest.param(None, marks=pytest.mark.slow)])
+def test_building_twice_writes_identical_bytes(only):
     # the second build runs in a process of its own under another string-hash seed: an order taken from a set of
-    # names (a sort whose key ties E and e) differs between processes, never within one (CI's xdist workers showed it)
+    # names (a sort whose key ties E and e) differs between processes, never within one (CI's xdist workers showed it).
+    # Every run rebuilds the cheap stages; the whole build is rebuilt in CI's slow run (`pytest -m slow`)
     first = built()
-    again = scratch("again")
+    again = scratch(f"again-{only is None}")
     seed = "2" if os.environ.get("PYTHONHASHSEED") == "1" else "1"  # not this process's seed
+    part = [] if only is None else ["--only", only]
     run = subprocess.run([sys.executable, "-m", "llm_formulas.render.cli.main", "build", "--out", str(again), "--json",
-                          "--no-execute"], capture_output=True, text=True, env=os.environ | {"PYTHONHASHSEED": seed})
+                          "--no-execute", *part], capture_output=True, text=True, env=os.environ | {"PYTHONHASHSEED": seed},
+                         timeout=3600)
     assert run.returncode == 0, run.stderr
     printed = json.loads(run.stdout)
-    assert printed == first.printed
-    for row in first.printed["files"]:
+    if only is None:
+        assert printed == first.printed
+    else:  # the session build's rows of those stages' files, and its reasons for what they skipped
+        from llm_formulas.render.documents.build import planned_files
+
+        planned = {path.relative_to(first.out).as_posix() for path in planned_files(first.out, None, tuple(only.split(",")))}
+        assert printed["files"] == [row for row in first.printed["files"] if row["path"] in planned]
+        assert len(printed["files"]) == len(planned) and set(printed["skipped"]) <= set(first.printed["skipped"])
+    for row in printed["files"]:
         assert (again / row["path"]).read_bytes() == (first.out / row["path"]).read_bytes(), row["path"]
 
 
@@ -196,20 +211,73 @@ def test_html_escapes_every_string_a_formula_carries(monkeypatch):
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in html
 
 
-def test_build_announces_its_stages_on_a_terminal_only():
+def test_build_announces_its_stages_on_a_terminal_as_they_run():
     import io
 
     from llm_formulas.render.documents.build import STAGES, Stages
 
     terminal = io.StringIO()
-    stages = Stages(terminal)
+    stages = Stages(terminal, live=True)
     for name in STAGES:
         with stages(name):
-            pass
+            assert terminal.getvalue().endswith(f"{name}…")  # announced before the stage's work, not after
     lines = terminal.getvalue().splitlines()
     assert [line.split("…")[0] for line in lines] == [f"[{i}/{len(STAGES)}] {name}" for i, name in enumerate(STAGES, 1)]
     assert all(line.endswith(" s") for line in lines)
-    assert {"reference", "PDF", "notebooks", "plots"} <= set(STAGES)  # the stages issue 12 names
+    assert {"reference", "pdf", "notebooks", "plots", "slides"} <= set(STAGES)  # the stages issues 12 and 36 name
+
+
+def _rows(out: Path) -> dict[str, dict]:
+    return {row["path"]: row for row in json.loads((out / "manifest.json").read_text())["files"]}
+
+
+def test_a_piped_build_prints_each_stage_with_its_files_and_seconds(tmp_path):
+    # issue 36: through a pipe or into a log the build printed nothing until it ended
+    out = tmp_path / "out"
+    run = subprocess.run([sys.executable, "-m", "llm_formulas", "build", "--out", str(out), "--only", "guide,cheatsheet",
+                          "--no-pdf"], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    # the cheat sheet is its HTML, its TeX and its picture; the guide its Markdown and its HTML
+    assert re.fullmatch(r"cheatsheet: 3 files, \d+\.\d s", lines[0]), lines
+    assert re.fullmatch(r"guide: 2 files, \d+\.\d s", lines[1]), lines
+    assert lines[2].startswith("wrote 5 files to ")
+    assert run.stderr == ""
+
+
+def test_only_builds_the_stages_named_and_keeps_an_earlier_builds_other_files(tmp_path, capsys):
+    out = tmp_path / "out"
+    shutil.copytree(built().out, out)
+    earlier = _rows(out)
+    (out / "guide.md").write_text("an older guide")  # what the build rewrites: the guide's files, no other
+    (out / "reference.md").write_text("an older reference")  # a file of a stage not built: kept as it is
+    assert main(["build", "--out", str(out), "--only", "guide", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    rows = _rows(out)
+    assert {row["path"] for row in printed["files"]} == set(rows) == set(earlier)
+    assert rows["guide.md"] == earlier["guide.md"]  # rewritten: the session build's bytes again
+    assert (out / "reference.md").read_text() == "an older reference"
+    assert rows["reference.md"]["sha256"] == hashlib.sha256(b"an older reference").hexdigest()  # listed with its bytes
+    assert all(rows[path] == earlier[path] for path in set(rows) - {"reference.md"})
+
+
+def test_only_into_an_empty_folder_writes_that_stage_alone(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["build", "--out", str(out), "--only", "Guide, cheatsheet"]) == 0
+    written = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    # no pdf stage asked for: no PDF, and none reported skipped
+    assert written == {"guide.md", "guide.html", "cheatsheet.html", "cheatsheet.tex", "cheatsheet-plot.png", "manifest.json"}
+    assert "skipped" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("only, says", [("reference,slide", "unknown stage 'slide'"), (",", "no stage named")])
+def test_an_unknown_stage_is_refused_with_the_stages_listed(tmp_path, capsys, only, says):
+    from llm_formulas.render.documents.build import STAGES
+
+    assert main(["build", "--out", str(tmp_path / "out"), "--only", only]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and says in err and ", ".join(STAGES) in err
+    assert not (tmp_path / "out").exists()  # refused before anything is written
 
 
 def test_build_writes_to_site_not_setuptools_build():

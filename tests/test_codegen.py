@@ -20,16 +20,22 @@ import sympy as sp
 
 from llm_formulas.formulas.catalogue import all_formulas
 from llm_formulas.formulas.symbols import constant_values, quantity
-from llm_formulas.render.printers.codegen import MODULE_NAME, function_name, module_source
+from build_session import built
+from llm_formulas.render.printers.codegen import MODULE_NAME, function_name
 
 POINTS = 1000
 RTOL = 1e-12
 
 
+def generated_source() -> str:
+    """The generated module as the session's ``build`` wrote it (module_source(), generated once per test run)."""
+    return (built().out / f"{MODULE_NAME}.py").read_text(encoding="utf-8")
+
+
 @pytest.fixture(scope="module")
 def numeric(tmp_path_factory):
     path = tmp_path_factory.mktemp("numeric") / f"{MODULE_NAME}.py"
-    path.write_text(module_source())
+    path.write_text(generated_source())
     spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -37,7 +43,7 @@ def numeric(tmp_path_factory):
 
 
 def test_module_imports_without_sympy(tmp_path):
-    (tmp_path / f"{MODULE_NAME}.py").write_text(module_source())
+    (tmp_path / f"{MODULE_NAME}.py").write_text(generated_source())
     script = (
         "import sys; sys.modules['sympy'] = None\n"
         f"import {MODULE_NAME} as m\n"

@@ -22,7 +22,6 @@ from llm_formulas.render.cli.main import main
 LONG = os.environ.get("LLM_FORMULAS_FUZZ") == "long"
 SPEC_CASES = 1000 if LONG else 60
 CONFIG_CASES = 4000 if LONG else 240
-SLOWEST_ACCEPTED = 30  # seconds: on this 2-core machine under the suite's load; the longest seen is in the closing note
 
 
 def run(argv: list[str]) -> tuple[int, str, float]:
@@ -40,8 +39,7 @@ def judged(argv: list[str], outcomes: Counter, slowest: list) -> int:
     if code == 2:
         assert err.count("\n") == 1 and err.startswith("llm-formulas: error: ") and len(err) < 700, (argv, err)
     else:
-        slowest[0] = max(slowest[0], seconds)
-        assert seconds < SLOWEST_ACCEPTED, (argv, seconds)
+        slowest[0] = max(slowest[0], seconds)  # printed, never asserted: speed belongs in tests/benchmarks
     outcomes[code] += 1
     return code
 

@@ -11,12 +11,15 @@ import sympy as sp
 from llm_formulas.formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, model_values
 from llm_formulas.formulas.gpus import gpu
 from llm_formulas.formulas.presets import preset
-from llm_formulas.render.printers.codegen import module_source
+from build_session import built
+from llm_formulas.render.printers.codegen import MODULE_NAME
 from llm_formulas.render.numeric.evaluator import GENERATED_PATH, NUMPY_OPS, numeric, numeric_inputs
 
 
 def test_committed_module_is_fresh():
-    assert GENERATED_PATH.read_text(encoding="utf-8") == module_source(), "stale: run python3 -m llm_formulas.render.numeric.evaluator"
+    # the session build's module is module_source() as `build` writes it (generated once per test run)
+    fresh = (built().out / f"{MODULE_NAME}.py").read_text(encoding="utf-8")
+    assert GENERATED_PATH.read_text(encoding="utf-8") == fresh, "stale: run python3 -m llm_formulas.render.numeric.evaluator"
 
 
 def test_generated_module_imports_numpy_only():

@@ -6,8 +6,9 @@ guide.html), the generated NumPy module, calculator.html, the plots, the teachin
 OUT/notebooks unless ``--notebooks-dir`` names another directory: the
 repository's committed copies are refreshed with ``--notebooks-dir notebooks``)
 and manifest.json listing every file written with its sha256. Everything is
-a pure function of the catalogue: building twice writes identical bytes. ``Stages`` announces each
-step (plots, reference, numeric code, calculator, notebooks, PDF) while it runs.
+a pure function of the catalogue: building twice writes identical bytes. ``Stages`` reports each
+step (plots, reference, guide, cheatsheet, numeric, calculator, notebooks, slides, pdf): live on a terminal, one
+line per stage (files, seconds) in a log. ``build(..., only=("reference", "slides"))`` builds a part.
 
 The manifest says which files are the tool's own. While a build runs it is an incomplete one
 (``"complete": false``, paths without bytes) that claims each file before it is first written, so a build
@@ -67,6 +68,7 @@ class Manifest:
     skipped: list[str] = field(default_factory=list)
     claimed: set[str] = field(default_factory=set)  # the files the incomplete manifest names as the tool's
     pdf_failure: PdfError | None = None
+    pdf_failed: str = ""  # the PDF pdf_failure is about (the first that failed)
 
     def write(self, relative: str, content: str | bytes) -> Path:
         return self.write_path(self.out / relative, content)
@@ -163,43 +165,85 @@ def tex_problem(error: str) -> str:
     return f"pdflatex is installed but lacks the {kind} {what}: install {needs}"
 
 
-REFERENCE = ("reference.md", "reference.html", "reference.tex", "reference.pdf")
+REFERENCE = ("reference.md", "reference.html", "reference.tex")
 GUIDE = ("guide.md", "guide.html")
-CHEATSHEET = ("cheatsheet.html", "cheatsheet.tex", "cheatsheet-plot.png", "cheatsheet.pdf")
+CHEATSHEET = ("cheatsheet.html", "cheatsheet.tex", "cheatsheet-plot.png")
+
+STAGES = ("plots", "reference", "cheatsheet", "guide", "numeric", "calculator", "notebooks", "slides", "pdf")
 
 
-def planned_files(out: Path, notebooks_dir: Path | None = None) -> list[Path]:
-    """Every file a build may write besides the manifest, known before anything is rendered."""
+class StageError(ValueError):
+    """``--only`` named a stage the build does not have; the message lists the stages."""
+
+
+def chosen_stages(names: str | None) -> tuple[str, ...]:
+    """The stages ``--only a,b`` names, in the build's order (every stage when None); StageError for an unknown one."""
+    if names is None:
+        return STAGES
+    asked = [name.strip().lower() for name in names.split(",") if name.strip()]
+    unknown = [name for name in asked if name not in STAGES]
+    if unknown or not asked:
+        what = f"unknown stage {unknown[0]!r}" if unknown else "no stage named"
+        raise StageError(f"{what}; the stages are {', '.join(STAGES)}")
+    return tuple(stage for stage in STAGES if stage in asked)
+
+
+def stage_files(out: Path, notebooks_dir: Path | None = None, stages: tuple[str, ...] = STAGES) -> dict[str, list[Path]]:
+    """The files each stage may write besides the manifest, known before anything is rendered. The pdf stage compiles
+    the TeX of the reference and the cheat sheet when they are built too (``compiled``)."""
     notebooks = notebooks_dir or out / "notebooks"
-    return ([out / "plots" / f"{name}.{extension}" for name in PLOTS for extension in FORMATS]
-            + [out / name for name in (*REFERENCE, *GUIDE, *CHEATSHEET, f"{MODULE_NAME}.py", "calculator.html")]
-            + [notebooks / f"{name}.ipynb" for name in LESSONS]
-            + [out / "slides" / f"{name}.html" for name in LESSONS]
-            + [out / "titles" / f"{work.key}.pdf" for work in WORKS.values() if work.title_en])
+    return {
+        "plots": [out / "plots" / f"{name}.{extension}" for name in PLOTS for extension in FORMATS],
+        "reference": [out / name for name in REFERENCE]
+                     + [out / "titles" / f"{work.key}.pdf" for work in WORKS.values() if work.title_en],
+        "guide": [out / name for name in GUIDE],
+        "cheatsheet": [out / name for name in CHEATSHEET],
+        "numeric": [out / f"{MODULE_NAME}.py"],
+        "calculator": [out / "calculator.html"],
+        "notebooks": [notebooks / f"{name}.ipynb" for name in LESSONS],
+        "slides": [out / "slides" / f"{name}.html" for name in LESSONS],
+        "pdf": [out / name for name in compiled(stages).values()],
+    }
 
 
-STAGES = ("plots", "reference", "guide", "cheat sheet", "numeric code", "calculator", "notebooks", "slides", "PDF")
+def compiled(stages: tuple[str, ...]) -> dict[str, str]:
+    """The PDFs the pdf stage makes in a build of ``stages``, by the stage whose TeX each is compiled from."""
+    return {source: f"{source}.pdf" for source in ("reference", "cheatsheet") if "pdf" in stages and source in stages}
+
+
+def planned_files(out: Path, notebooks_dir: Path | None = None, stages: tuple[str, ...] = STAGES) -> list[Path]:
+    """Every file a build of ``stages`` may write besides the manifest, known before anything is rendered."""
+    files = stage_files(out, notebooks_dir, stages)
+    return [path for stage in stages for path in files[stage]]
 
 
 class Stages:
-    """``with stages("plots"):`` announces a stage on ``stream`` and, when it ends, the seconds it took;
-    with no stream (piped output, ``--json``) it says nothing."""
+    """``with stages("plots", manifest):`` reports a stage. On a terminal (``live``) it is announced on ``stream`` as
+    it starts and its seconds are added when it ends; otherwise (a pipe, a log) one line is written when it ends:
+    ``plots: 12 files, 2.1 s``. With no stream (``--json``) it says nothing."""
 
-    def __init__(self, stream: TextIO | None) -> None:
-        self.stream = stream
+    def __init__(self, stream: TextIO | None, live: bool = False, count: int = len(STAGES)) -> None:
+        self.stream, self.live, self.count = stream, live, count
         self.done = 0
 
     @contextmanager
-    def __call__(self, name: str) -> Iterator[None]:
+    def __call__(self, name: str, manifest: "Manifest | None" = None) -> Iterator[None]:
         started = time.perf_counter()
-        if self.stream is not None:
-            self.stream.write(f"[{self.done + 1}/{len(STAGES)}] {name}…")
+        before = len(manifest.files) if manifest is not None else 0
+        if self.stream is not None and self.live:
+            self.stream.write(f"[{self.done + 1}/{self.count}] {name}…")
             self.stream.flush()
         yield
         self.done += 1
-        if self.stream is not None:
-            self.stream.write(f" {time.perf_counter() - started:.1f} s\n")
-            self.stream.flush()
+        if self.stream is None:
+            return
+        seconds = time.perf_counter() - started
+        if self.live:
+            self.stream.write(f" {seconds:.1f} s\n")
+        else:
+            files = len(manifest.files) - before if manifest is not None else 0
+            self.stream.write(f"{name}: {files} file{'' if files == 1 else 's'}, {seconds:.1f} s\n")
+        self.stream.flush()
 
 
 def clear_partials(paths: list[Path]) -> None:
@@ -216,8 +260,8 @@ def clear_partials(paths: list[Path]) -> None:
                     pass  # gone already, or not ours to remove: the build goes on
 
 
-def write_cheatsheet(manifest: Manifest) -> tuple[str, dict[str, bytes]]:
-    """cheatsheet.html and cheatsheet.tex (and its picture); returns the TeX and the assets pdflatex needs."""
+def cheatsheet_files() -> dict[str, str | bytes]:
+    """cheatsheet.html, cheatsheet.tex and its picture, by name."""
     import base64
 
     from llm_formulas.render.documents.cheatsheet import cheatsheet
@@ -225,16 +269,12 @@ def write_cheatsheet(manifest: Manifest) -> tuple[str, dict[str, bytes]]:
     sheet = cheatsheet()
     context = {"sections": sheet.sections, "symbols": sheet.symbols, "contexts": sheet.contexts, "plot": sheet.plot,
                "plot_png": sheet.plot_png, "plot_caption": sheet.plot_caption}
-    manifest.write("cheatsheet.html", render("cheatsheet.html", **context))
-    tex = render("cheatsheet.tex", **context)
-    manifest.write("cheatsheet.tex", tex)
-    picture = base64.b64decode(sheet.plot_png)
-    manifest.write(sheet.plot, picture)
-    return tex, {sheet.plot: picture}
+    return {"cheatsheet.html": render("cheatsheet.html", **context), "cheatsheet.tex": render("cheatsheet.tex", **context),
+            sheet.plot: base64.b64decode(sheet.plot_png)}
 
 
 def write_slides(manifest: Manifest, notebooks: list[Path]) -> None:
-    """slides/<lesson>.html for every lesson written, from the notebook as written (with its outputs when executed)."""
+    """slides/<lesson>.html for every lesson, from the notebook as written (with its outputs when executed)."""
     import nbformat
 
     from llm_formulas.render.documents.slides import can_render, deck, title_of
@@ -243,11 +283,13 @@ def write_slides(manifest: Manifest, notebooks: list[Path]) -> None:
     if reason is not None:
         manifest.skipped.append(f"slides: {reason}")
         return
+    missing = [path for path in notebooks if not path.is_file()]
+    if missing:
+        raise OutputError(f"the slides are made from the notebooks, and {named(missing[0])} is not there: "
+                          f"build them too (--only notebooks,slides)")
     for path in notebooks:
         nb = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
         manifest.write(f"slides/{path.stem}.html", deck(nb, title_of(nb)))
-
-
 
 
 PARTIAL = re.compile(r"\.(?P<name>.+)\.[A-Za-z0-9_]+\.partial")  # tempfile.mkstemp(prefix=".NAME.", suffix=".partial")
@@ -261,14 +303,16 @@ def _by_folder(paths: list[Path]) -> dict[Path, set[str]]:
 
 
 def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, execute: bool = True,
-          stages: Stages | None = None, pdf: bool = True) -> Manifest:
-    """Render everything into ``out``; OutputError when the folder can't take it. ``stages`` announces each step;
-    ``pdf = False`` skips the handout's PDF. A TeX installation that cannot compile it leaves everything else
-    written and listed: ``Manifest.pdf_failure`` says why.
+          stages: Stages | None = None, pdf: bool = True, only: tuple[str, ...] = STAGES) -> Manifest:
+    """Render the stages ``only`` names (every stage by default) into ``out``; OutputError when the folder can't take
+    it. A stage another one needs is computed, not written (the PDF needs the reference's TeX); the slides are made
+    from the notebooks in the notebooks folder. ``stages`` reports each step; ``pdf = False`` skips the PDFs. A TeX
+    installation that cannot compile them leaves everything else written and listed: ``Manifest.pdf_failure`` says why.
 
     The previous manifest (complete, or the incomplete one of an interrupted build) says which files this build
     may replace. It is replaced at once by an incomplete one that names them and, before each new file is first
-    written, that file too; the complete manifest is written last."""
+    written, that file too; the complete manifest is written last. An earlier build's files of the stages not
+    built stay listed, with the bytes they hold."""
     for folder in (notebooks_dir, out):  # both checked before anything is written
         if folder is not None:
             ensure_folder(folder)
@@ -277,7 +321,7 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
     manifest = Manifest(out, ownership)
     if notebooks_dir is not None:  # a folder the user named for the notebooks: its .ipynb files are ours
         ownership.owned |= {manifest.relative(path) for path in notebooks_dir.glob("*.ipynb")}
-    planned = planned_files(out, notebooks_dir)
+    planned = planned_files(out, notebooks_dir, only)
     for path in planned:  # refuse at once what no build could write, not after rendering
         ownership.precheck(manifest.relative(path), path)
     if os.path.lexists(previous) and previous.name not in ownership.owned and not force:
@@ -286,55 +330,81 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
     earlier = ownership.owned - {MANIFEST}  # what earlier builds wrote stays the tool's until this one ends
     manifest.claimed = set(earlier)
     manifest.write_claims()  # the incomplete manifest replaces the previous one
-    stage = stages or Stages(None)
-    with stage("plots"):
-        plots = render_plots(manifest.skipped)
-        save_plots(out / "plots", plots, manifest.write_path)
-    with stage("reference"):
-        reference = build_reference(plots)
-        manifest.write("reference.md", render("reference.md", ref=reference))
-        manifest.write("reference.html", render("reference.html", ref=reference))
-        tex = render("reference.tex", ref=reference)
-        manifest.write("reference.tex", tex)
-    figures = {f"plots/{plot.name}.pdf": plot.files["pdf"] for plot in plots}
+    report = stages or Stages(None, count=len(only))
+    pdfs = compiled(only)
     compiling = pdf and shutil.which("pdflatex") is not None
-    for relative, data in title_pictures().items():  # the seeds' titles in Chinese, for pdflatex
-        manifest.write(relative, data)
-        figures[relative] = data
+
+    def stage(name: str):
+        return report(name, manifest)
+
+    plots = []
+    if "plots" in only:
+        with stage("plots"):
+            plots = render_plots(manifest.skipped)
+            save_plots(out / "plots", plots, manifest.write_path)
+    elif "reference" in only:  # the reference shows them even when they are not written
+        plots = render_plots([])
+    sources: dict[str, tuple[str, dict[str, bytes]]] = {}  # the TeX of each PDF to make, with the files it includes
+    if "reference" in only:
+        with stage("reference"):
+            reference = build_reference(plots)
+            tex = render("reference.tex", ref=reference)
+            manifest.write("reference.md", render("reference.md", ref=reference))
+            manifest.write("reference.html", render("reference.html", ref=reference))
+            manifest.write("reference.tex", tex)
+            titles = title_pictures()  # the seeds' titles in Chinese, for pdflatex
+            for relative, data in titles.items():
+                manifest.write(relative, data)
+            sources["reference"] = (tex, {f"plots/{plot.name}.pdf": plot.files["pdf"] for plot in plots} | titles)
+    if "cheatsheet" in only:
+        with stage("cheatsheet"):
+            sheet = cheatsheet_files()
+            for relative, content in sheet.items():
+                manifest.write(relative, content)
+            sources["cheatsheet"] = (str(sheet["cheatsheet.tex"]),
+                                     {name: data for name, data in sheet.items() if isinstance(data, bytes)})
     with ThreadPoolExecutor(max_workers=1) as background:  # pdflatex runs while Python renders the rest
-        handout = background.submit(compile_pdf, tex, figures) if compiling else None
-        with stage("guide"):
-            manifest.write("guide.md", guide_markdown())
-            manifest.write("guide.html", guide_html())
-        with stage("cheat sheet"):
-            sheet_tex, sheet_assets = write_cheatsheet(manifest)
-            sheet_pdf = background.submit(compile_pdf, sheet_tex, sheet_assets, "cheatsheet") if compiling else None
-        with stage("numeric code"):
-            manifest.write(f"{MODULE_NAME}.py", module_source())
-        with stage("calculator"):
-            page, left_out = calculator_page()
-            manifest.write("calculator.html", page)
-            manifest.skipped += [f"calculator: {reason}" for reason in left_out]
-        with stage("notebooks"):
-            written = write_notebooks(notebooks_dir or out / "notebooks", manifest.write_path, run=execute,
-                                      skipped=manifest.skipped)
-        with stage("slides"):
-            write_slides(manifest, written)
-        with stage("PDF"):
-            if handout is not None:
-                for name, job in (("reference.pdf", handout), ("cheatsheet.pdf", sheet_pdf)):
+        jobs = {pdfs[source]: background.submit(compile_pdf, tex, assets, source)
+                for source, (tex, assets) in sources.items() if source in pdfs and compiling}
+        _render_the_rest(manifest, only, stage, notebooks_dir or out / "notebooks", execute)
+        if "pdf" in only:
+            with stage("pdf"):
+                for name, job in jobs.items():
                     try:
                         manifest.write(name, job.result())
                     except PdfError as error:
-                        manifest.pdf_failure = error
+                        if manifest.pdf_failure is None:
+                            manifest.pdf_failure, manifest.pdf_failed = error, name
                         manifest.skipped.append(f"{name}: {error}")
-            else:
-                why = "--no-pdf" if not pdf else "pdflatex is not on PATH"
-                manifest.skipped += [f"reference.pdf: {why}", f"cheatsheet.pdf: {why}"]
+                if not compiling:
+                    why = "--no-pdf" if not pdf else "pdflatex is not on PATH"
+                    manifest.skipped += [f"{name}: {why}" for name in pdfs.values()]
     _settle(manifest, earlier, planned)
     # the manifest lists every other file; it is written last and not listed in itself
     write_atomically(previous, (json.dumps(manifest.as_json(), indent=1, sort_keys=True) + "\n").encode("utf-8"))
     return manifest
+
+
+def _render_the_rest(manifest: Manifest, only: tuple[str, ...], stage, lessons: Path, execute: bool) -> None:
+    """The stages that need no PDF: the guide, the numeric module, the calculator, the notebooks and their slides."""
+    if "guide" in only:
+        with stage("guide"):
+            manifest.write("guide.md", guide_markdown())
+            manifest.write("guide.html", guide_html())
+    if "numeric" in only:
+        with stage("numeric"):
+            manifest.write(f"{MODULE_NAME}.py", module_source())
+    if "calculator" in only:
+        with stage("calculator"):
+            page, left_out = calculator_page()
+            manifest.write("calculator.html", page)
+            manifest.skipped += [f"calculator: {reason}" for reason in left_out]
+    if "notebooks" in only:
+        with stage("notebooks"):
+            write_notebooks(lessons, manifest.write_path, run=execute, skipped=manifest.skipped)
+    if "slides" in only:
+        with stage("slides"):
+            write_slides(manifest, [lessons / f"{name}.ipynb" for name in LESSONS])
 
 
 def _settle(manifest: Manifest, earlier: set[str], planned: list[Path]) -> None:
