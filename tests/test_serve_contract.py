@@ -10,6 +10,8 @@ import sys
 from fractions import Fraction
 
 import pytest
+from helpers import cli_json, run
+from llm_formulas.formulas.presets import preset
 from llm_formulas.formulas.serving_report import experts_reached
 
 
@@ -37,3 +39,41 @@ def test_deepseek_v3_at_a_long_prefill_answers():
     # 524,288 tokens each miss an expert with probability 31/32: all 256 are reached, to within 256·(31/32)^524288
     assert touched["prefill"] == pytest.approx(256, rel=1e-12)
     assert touched["decode"] == pytest.approx(float(256 * (1 - Fraction(31, 32) ** 64)), rel=1e-12)
+
+
+# --- item 15: the GPU bound on --rate, and max_position_embeddings held to the config reader's rules ---------------
+
+def test_a_rate_no_cluster_serves_is_refused_by_the_gpu_bound(capsys):
+    # 1e100 requests/s: even at 1 ms per request that is 1e97 in flight, far beyond formulas/bounds.py's 10^7 GPUs
+    code, out, err = run(capsys, "serve", "--model", "llama2-70b", "--gpu", "h100-sxm", "--slo", "ttft=2s,tpot=50ms",
+                         "--rate", "1e100", "--input", "1024", "--output", "256")
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "10,000,000 GPUs" in err
+
+
+def test_a_rate_within_the_bound_still_answers(capsys):
+    doc = cli_json(capsys, "serve", "--model", "llama2-70b", "--gpu", "h100-sxm", "--slo", "ttft=2s,tpot=50ms",
+                   "--rate", "4", "--input", "1024", "--output", "256")
+    assert doc["meets"] is True and 1 <= doc["best"]["gpus"] <= 10**7
+
+
+@pytest.mark.parametrize("window", [-5, 0, 2.5, "4096", True, [4096]])
+def test_a_malformed_context_window_is_refused(capsys, tmp_path, window):
+    config = preset("llama2-7b").config | {"max_position_embeddings": window}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    code, out, err = run(capsys, "serve", "--hf-config", path, "--gpu", "h100-sxm", "--batch", "1", "--input", "1",
+                         "--output", "2")
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert "'max_position_embeddings' must be a positive integer" in err
+
+
+def test_a_well_formed_context_window_still_bounds_the_request(capsys, tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(preset("llama2-7b").config | {"max_position_embeddings": 100}))
+    code, _, err = run(capsys, "serve", "--hf-config", path, "--gpu", "h100-sxm", "--batch", "1", "--input", "99",
+                       "--output", "2")  # 99 + 2 = 101 tokens > 100
+    assert code == 2 and "context window of 100" in err
+    assert cli_json(capsys, "serve", "--hf-config", path, "--gpu", "h100-sxm", "--batch", "1", "--input", "98",
+                    "--output", "2")["input_tokens"] == 98
