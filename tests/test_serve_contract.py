@@ -4,6 +4,8 @@ KV wall and its verdict agree, it refuses what is beyond the bounds or malformed
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import subprocess
 import sys
@@ -77,3 +79,34 @@ def test_a_well_formed_context_window_still_bounds_the_request(capsys, tmp_path)
     assert code == 2 and "context window of 100" in err
     assert cli_json(capsys, "serve", "--hf-config", path, "--gpu", "h100-sxm", "--batch", "1", "--input", "98",
                     "--output", "2")["input_tokens"] == 98
+
+
+# --- item 16: a sweep case without a valid layout keeps a row, and the header is always written --------------------
+
+SWEEP_SPEC = 'models = ["llama2-70b"]\ngpus = ["a100-80gb"]\nsizes = {sizes}\nglobal_batch = 64\nseq = 2048\n'
+
+
+def _sweep(capsys, tmp_path, sizes: str) -> tuple[str, list[dict]]:
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SWEEP_SPEC.format(sizes=sizes))
+    out = tmp_path / "table.csv"
+    code, said, err = run(capsys, "sweep", spec, "--out", out)
+    assert code == 0, err
+    text = out.read_text()
+    return said, list(csv.DictReader(io.StringIO(text)))
+
+
+def test_a_sweep_whose_only_case_has_no_layout_writes_its_header_and_reason(capsys, tmp_path):
+    # Llama-2-70B's 69e9 weights at 2 bytes are 138 GB: no layout of one 80 GB A100 holds them
+    said, rows = _sweep(capsys, tmp_path, "[1]")
+    assert len(rows) == 1
+    assert (rows[0]["model"], rows[0]["gpu"], rows[0]["n"], rows[0]["rank"]) == ("llama2-70b", "a100-80gb", "1", "")
+    assert rows[0]["reason"].startswith("no valid layout")
+    assert "llama2-70b on 1 × a100-80gb: no valid layout" in said
+
+
+def test_a_dropped_case_keeps_its_place_beside_the_ranked_ones(capsys, tmp_path):
+    # on 64 A100s (5.1 TB) the same model has layouts that fit; the case on 1 is reported, not dropped
+    _, rows = _sweep(capsys, tmp_path, "[1, 64]")
+    assert [(row["n"], row["rank"]) for row in rows] == [("1", ""), ("64", "1")]
+    assert rows[0]["t"] == "" and rows[1]["t"] != "" and rows[1]["reason"] and not rows[1]["reason"].startswith("no valid")
