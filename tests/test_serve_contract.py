@@ -13,8 +13,10 @@ from fractions import Fraction
 
 import pytest
 from helpers import cli_json, run
+from llm_formulas.formulas.estimate import model_values
+from llm_formulas.formulas.gpus import NODE_SIZE, gpu
 from llm_formulas.formulas.presets import preset
-from llm_formulas.formulas.serving_report import experts_reached
+from llm_formulas.formulas.serving_report import ServeInputs, experts_reached, report
 
 
 @pytest.mark.parametrize("E, k, tokens", [(8, 2, 1), (8, 2, 7), (64, 6, 100), (256, 8, 1000), (160, 6, 4097),
@@ -110,3 +112,41 @@ def test_a_dropped_case_keeps_its_place_beside_the_ranked_ones(capsys, tmp_path)
     _, rows = _sweep(capsys, tmp_path, "[1, 64]")
     assert [(row["n"], row["rank"]) for row in rows] == [("1", ""), ("64", "1")]
     assert rows[0]["t"] == "" and rows[1]["t"] != "" and rows[1]["reason"] and not rows[1]["reason"].startswith("no valid")
+
+
+# --- item 11: the KV wall is the verdict's own boundary -------------------------------------------------------------
+
+def _fits(model: str, gpu_key: str, t: int, b: int, s_in: int, s_out: int) -> bool:
+    """The verdict ``serve`` prints for one batch (its paged cache and its workspace at that batch)."""
+    values = model_values(preset(model).architecture.values)
+    inputs = ServeInputs(values, gpu(gpu_key), node_size=NODE_SIZE.get(gpu_key, 8))
+    return bool(report(t, 1, 1, 1, b, s_in, s_out, inputs)["memory"]["fits"])
+
+
+def _largest_fitting_batch(model: str, gpu_key: str, t: int, s_in: int, s_out: int) -> int:
+    """An independent search: doubling, then bisection on the verdict alone (fits is monotone in the batch)."""
+    if not _fits(model, gpu_key, t, 1, s_in, s_out):
+        return 0
+    low, high = 1, 2
+    while _fits(model, gpu_key, t, high, s_in, s_out):
+        low, high = high, 2 * high
+    while high - low > 1:  # fits at low, not at high
+        middle = (low + high) // 2
+        low, high = (middle, high) if _fits(model, gpu_key, t, middle, s_in, s_out) else (low, middle)
+    return low
+
+
+@pytest.mark.parametrize("model, gpu_key, t, s_in, s_out", [
+    ("llama2-7b", "h100-sxm", 1, 1, 2),  # the issue's case: the wall said 41,867 where 7,900 did not fit
+    ("llama2-7b", "h100-sxm", 1, 128, 64),  # the issue's case: the wall said 660 where 660 did not fit
+    ("llama2-7b", "a100-80gb", 1, 4000, 96),  # one sequence's prompt past the 8192-token workspace at b = 3
+    ("mixtral-8x7b", "h100-sxm", 2, 1000, 24),  # MoE at TP 2
+    ("gemma3-27b", "h100-sxm", 1, 3000, 100),  # sliding-window layers: their cache stops at the window
+    ("qwen3-next-80b-a3b", "h200", 2, 500, 500),  # recurrent layers' fixed states beside the cache
+])
+def test_the_kv_wall_is_the_largest_batch_the_verdict_passes(capsys, model, gpu_key, t, s_in, s_out):
+    wall = _largest_fitting_batch(model, gpu_key, t, s_in, s_out)
+    doc = cli_json(capsys, "serve", "--model", model, "--gpu", gpu_key, "--tp", t, "--batch", 1, "--input", s_in,
+                   "--output", s_out)
+    assert doc["memory"]["max_batch"] == wall
+    assert wall > 0 and _fits(model, gpu_key, t, wall, s_in, s_out) and not _fits(model, gpu_key, t, wall + 1, s_in, s_out)
