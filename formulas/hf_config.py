@@ -20,7 +20,7 @@ from llm_formulas.formulas.families import FAMILIES
 from llm_formulas.formulas.multimodal import MULTIMODAL, Piece, tower_pieces
 from llm_formulas.formulas.quantization import Scheme, checkpoint_dtype_bytes, inventory, read_scheme, skipped
 
-__all__ = ["MAX_SIZE", "Architecture", "ConfigError", "read_config"]
+__all__ = ["MAX_SIZE", "Architecture", "ConfigError", "context_window", "read_config"]
 
 
 @dataclass(frozen=True)
@@ -155,6 +155,13 @@ def read_config(config: object) -> Architecture:
     kinds = tuple(layer.mixer for layer in layers)
     return Architecture(model_type, values, kinds, family, layers, dict(reader.read), dict(reader.defaulted),
                         scheme=scheme, dtype_bytes=checkpoint_dtype_bytes(config))
+
+
+def context_window(config: dict) -> int | None:
+    """The config's ``max_position_embeddings`` (the longest sequence its positions cover), held to the rules of every
+    size key (a positive integer up to MAX_SIZE, never a bool, a string or a fraction), or None when absent or null."""
+    model_type = config.get("model_type")
+    return Config(config, model_type if isinstance(model_type, str) else "config").optional_size("max_position_embeddings")
 
 
 def _read_multimodal(config: dict, model_type: str) -> Architecture:

@@ -15,7 +15,8 @@ Glue over formulas/serving.py, nothing of its own but the choices below (each st
   all E where the implementation runs every expert), a prefill those b·s_in tokens reach;
 - FLOPs: the step's GEMMs and an engine's attention (MLA absorbed), the prefill's causal count (fused kernels);
 - memory per GPU: the weights, the cache of b sequences at s_in + s_out tokens in blocks of 16 (PagedAttention), and a
-  workspace for a forward of up to 8192 tokens; the largest batch and longest context solve the unpaged forms;
+  workspace for a forward of up to 8192 tokens; the largest batch (the KV wall, ``kv_wall``) solves the same sum with
+  the workspace at its own batch, so it fits and one more does not; the longest context solves the unpaged form;
 - links: a TP group inside a node (t ≤ its NVLink domain) all-reduces at half the preset's NVLink figure (one way),
   beyond it at ``network`` bytes/s per GPU; a stage hop inside a node at NVLink speed, across nodes at the network's;
 - constants: formulas/serving_calibration.py, fitted on TensorRT-LLM 0.8.0's tables, at 16-bit or 8-bit compute;
@@ -25,6 +26,8 @@ Glue over formulas/serving.py, nothing of its own but the choices below (each st
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import math
 
 import sympy as sp
 
@@ -39,6 +42,7 @@ INT4_GROUP = 128  # GPTQ's and AWQ's default group size
 INT4_SCALE_BYTES = 4  # a 16-bit scale and a 16-bit zero point per group
 BLOCK = 16  # tokens per KV block (vLLM's default)
 WORKSPACE_TOKENS = 8192  # the most tokens one forward pass runs at once (a chunked prefill's budget)
+EXACT_POWER_TOKENS = 4096  # up to here (1 − k/E)^n is an exact Rational of a few kilobytes; beyond, float64
 Q_ACTIVATION = 2  # bytes per activation value (16-bit)
 
 
@@ -47,6 +51,15 @@ def weight_bytes(dtype: str, group: int = INT4_GROUP, scale: int = INT4_SCALE_BY
     if dtype == "int4":
         return exact("serving.weights.int4", B_q=group, q_s=scale)
     return sp.Integer({"bf16": 2, "fp16": 2, "fp8": 1, "int8": 1}[dtype])
+
+
+def experts_reached(E: int, k: int, tokens: int) -> sp.Expr:
+    """serving.decode.experts_touched, E(1 − (1 − k/E)^n) for n tokens, at float64 precision in closed form:
+    −E·expm1(n·log1p(−k/E)), since the exact Rational power has n·log₂E bits (a prefill's n = b·s_in reaches millions).
+    The catalogue's formula stays exact; this is its numeric evaluation (relative error about 1e-15)."""
+    if k >= E:  # every token reaches all E (a dense model's one "expert": exact, so its report stays exact)
+        return sp.Integer(E)
+    return sp.Float(-E * math.expm1(int(tokens) * math.log1p(-k / E)))
 
 
 def compute_precision(weights: str) -> str:
@@ -117,7 +130,9 @@ def report(t: object, p: object, e: object, d: object, b: object, s_in: object, 
     model = inputs.model
 
     def experts(tokens: object) -> object:  # distinct experts reached; every one where the implementation runs them all
-        reached = ev("serving.decode.experts_touched", **(values | {"b": tokens}))
+        large = ev is exact and getattr(tokens, "is_Integer", False) and tokens > EXACT_POWER_TOKENS
+        reached = experts_reached(model["E"], model["k"], tokens) if large else \
+            ev("serving.decode.experts_touched", **(values | {"b": tokens}))
         return model["all_experts"] * model["E"] + (1 - model["all_experts"]) * reached
 
     hit_decode, hit_prefill = experts(b), experts(b * s_in)
@@ -149,7 +164,8 @@ def report(t: object, p: object, e: object, d: object, b: object, s_in: object, 
     per_gpu = weights + cache + workspace
     capacity = values["M_gpu"]
     room = capacity - weights - workspace
-    max_batch = ops.where(room > 0, ops.maximum(-ops.ceiling(-ev("serving.memory.max_batch", **held)), 0), 0)  # ⌊x⌋
+    max_batch = kv_wall(capacity - weights, ev("serving.memory.kv.paged", **(values | {"b": 1, "s_ctx": longest, "n_blk": BLOCK})),
+                        ev("serving.memory.workspace", **(values | {"n_chunk": 1})), s_in, ops)
     attention = ev("serving.decode.context", **(values | {"s_ctx": 1, "l_win": 0}))  # l_attn: one position per attention layer
     longest_context = ops.where(model["l_win"] < attention, ops.where(room > 0, ops.maximum(  # -1: no context fills it
         -ops.ceiling(-ev("serving.memory.max_context", **(held | {"l_win": ops.minimum(model["l_win"], attention - 1)}))), 0), 0), -1)
@@ -187,6 +203,20 @@ def report(t: object, p: object, e: object, d: object, b: object, s_in: object, 
     if power is not None:
         result["joules_per_output_token"] = ev("serving.energy.per_token", W_gpu=real(power), n=gpus, R_out=rate)
     return result
+
+
+def kv_wall(room: object, per_sequence: object, per_token: object, s_in: object, ops: Ops = EXACT_OPS) -> object:
+    """The KV wall under the verdict's memory model: the largest b with b·M_seq + min(b·s_in, N)·m_tok ≤ R (R the
+    memory beside the weights, M_seq one sequence's paged cache, m_tok the workspace per token of a forward, N =
+    WORKSPACE_TOKENS), 0 when none fits. Both sides are linear in b on either side of b₀ = ⌈N/s_in⌉: from b₀ on the
+    workspace is N tokens', b ≤ (R − N·m_tok)/M_seq; below it b ≤ R/(M_seq + s_in·m_tok)."""
+    def floor(x: object) -> object:
+        return -ops.ceiling(-x)
+
+    knee = ops.ceiling(WORKSPACE_TOKENS / s_in)  # b₀: the first batch whose prefill fills the workspace
+    full = floor((room - WORKSPACE_TOKENS * per_token) / per_sequence)
+    below = ops.minimum(floor(room / (per_sequence + s_in * per_token)), knee - 1)
+    return ops.maximum(ops.where(full >= knee, full, below), 0)
 
 
 def decode_terms(values: dict, flops: object, weights_read: object, cache_per_gpu: object, dispatch: object,

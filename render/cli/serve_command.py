@@ -28,17 +28,19 @@ TIME_UNITS = {"s": 1, "ms": "1/1000", "us": "1/1000000", "µs": "1/1000000"}
 
 
 def _load(hf_config: str | None, model: str | None):
-    """The architecture, a label and the raw config (for its max_position_embeddings)."""
-    from llm_formulas.formulas.hf_config import ConfigError, read_config
+    """The architecture, a label and the model's context window (its config's max_position_embeddings, or None)."""
+    from llm_formulas.formulas.hf_config import ConfigError, context_window, read_config
     from llm_formulas.formulas.presets import preset
     from llm_formulas.render.cli.config_file import read_json_config
 
     try:
         if model is not None:
             chosen = preset(model)
-            return chosen.architecture, chosen.title, chosen.config
-        config, label = read_json_config(hf_config)
-        return read_config(config), label, config
+            architecture, label, config = chosen.architecture, chosen.title, chosen.config
+        else:
+            config, label = read_json_config(hf_config)
+            architecture = read_config(config)
+        return architecture, label, context_window(config) if isinstance(config, dict) else None
     except ConfigError as error:
         raise InputError(str(error)) from None
 
@@ -78,11 +80,11 @@ def parse_slo(text: str) -> dict:
     return slo
 
 
-def _check_layout(values: dict, label: str, t: int, p: int, e: int, s_in: int, s_out: int, config: dict) -> None:
+def _check_layout(values: dict, label: str, t: int, p: int, e: int, s_in: int, s_out: int, window: int | None) -> None:
     """One line for a layout or a request the model cannot take (render/cli/serve_rules.py)."""
-    from llm_formulas.render.cli.serve_rules import context_window, refusal
+    from llm_formulas.render.cli.serve_rules import refusal
 
-    refused = refusal(values, label, t, p, e, s_in, s_out, context_window(config))
+    refused = refusal(values, label, t, p, e, s_in, s_out, window)
     if refused is not None:
         raise InputError(refused)
 
@@ -115,7 +117,7 @@ def serve(args) -> Result:
     from llm_formulas.formulas.estimate import model_values
     from llm_formulas.render.cli.inputs import parse_count
 
-    architecture, label, config = _load(args.hf_config, args.model)
+    architecture, label, window = _load(args.hf_config, args.model)
     values = model_values(architecture.values)
     s_in = parse_count(args.input, "s_in", "--input")
     s_out = parse_count(args.output, "s_out", "--output")
@@ -131,11 +133,8 @@ def serve(args) -> Result:
         if args.batch is None:
             raise InputError("give --batch B (or --slo ttft=T,tpot=T --rate R to search for it)")
         b = parse_count(args.batch, "b", "--batch")
-        _check_layout(values, label, t, p, e, s_in, s_out, config)
-        inputs = _inputs(args, values)
-        from llm_formulas.render.cli.serve_rules import context_window
-
-        return _one(label, values, inputs, t, p, e, d, b, s_in, s_out, context_window(config))
+        _check_layout(values, label, t, p, e, s_in, s_out, window)
+        return _one(label, values, _inputs(args, values), t, p, e, d, b, s_in, s_out, window)
     if args.rate is None:
         raise InputError("--slo needs --rate R (requests per second)")
     if args.batch is not None:
@@ -145,7 +144,7 @@ def serve(args) -> Result:
     rate = parse_number(args.rate, "--rate")
     if rate <= 0:
         raise InputError(f"--rate must be positive, got {quote(args.rate)}")
-    _check_layout(values, label, 1, 1, 1, s_in, s_out, config)
+    _check_layout(values, label, 1, 1, 1, s_in, s_out, window)
     if e > 1:
         raise InputError("--ep with --slo: the search spreads no experts (give a layout without --slo to price --ep)")
     return _slo(label, _inputs(args, values), parse_slo(args.slo), rate, s_in, s_out)
@@ -223,10 +222,16 @@ def _slo(label: str, inputs, slo: dict, rate, s_in: int, s_out: int) -> Result:
     """The fewest GPUs meeting the SLO at ``rate``, why the winner wins, or the closest layout when none does."""
     import numpy as np
 
+    from llm_formulas.formulas.bounds import MAX_GPUS
     from llm_formulas.render.numeric.serving_plan import search
     from llm_formulas.render.printers.human import human
 
     found = search(inputs, slo, rate, s_in, s_out)
+    within = found["gpus"] <= MAX_GPUS  # a layout of more GPUs than a cluster's bound is no answer
+    if found["fits"].any() and not (found["fits"] & within).any():
+        raise InputError(f"--rate {float(rate):g}: every layout that fits needs more than {MAX_GPUS:,} GPUs at that rate "
+                         f"(the bound on a cluster)")
+    found = found | {"meets": found["meets"] & within, "fits": found["fits"] & within}
     doc = found["doc"]
 
     def layout(i: int) -> dict:

@@ -23,12 +23,6 @@ TEMPLATES = {"output": OUTPUT_TOO_SHORT, "tp": TP_HEADS, "pp": PP_LAYERS, "windo
 """The templates the page's serving view fills (it has no --ep)."""
 
 
-def context_window(config: object) -> int | None:
-    """The config's ``max_position_embeddings`` when it is a whole number, else None (no window to check)."""
-    limit = config.get("max_position_embeddings") if isinstance(config, dict) else None
-    return limit if isinstance(limit, int) and not isinstance(limit, bool) else None
-
-
 def refusal(values: dict, label: str, t: int, p: int, e: int, s_in: int, s_out: int, window: int | None) -> str | None:
     """The first rule a layout or a request breaks for the model (architecture ``values``, named ``label``), or None."""
     if values["a"] % t:

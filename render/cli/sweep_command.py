@@ -15,6 +15,8 @@ at that MFU, TP within a node by default. The table's ``ranked_by`` column says 
 It runs in process by default, on a local Dask cluster with ``--workers N``, or on
 a running one with ``--scheduler tcp://HOST:PORT``; each gives the same table,
 written to ``--out`` as CSV (``.csv``) or Parquet (``.parquet``, needs pyarrow).
+A case without a valid layout (none both splits the model and the batch and fits in memory) keeps a row: its model,
+gpu and n, an empty rank and layout, and the reason (``NO_LAYOUT``); the header is always written.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from llm_formulas.render.cli.result import Result
 REQUIRED = ("models", "gpus", "sizes", "global_batch", "seq")
 OPTIONAL = ("tokens", "mfu", "overlap", "network", "top", "max_tp")
 MAX_CASES = 1000
+NO_LAYOUT = "no valid layout: none of the case's layouts both splits the model and the batch and fits in memory"
 SCHEDULER = re.compile(r"(tcp|tls|ucx)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):[0-9]{1,5}", re.ASCII)
 
 
@@ -152,8 +155,26 @@ def read_spec(path: str):
     )
 
 
+def with_dropped_cases(spec, rows: list[dict]) -> list[dict]:
+    """The ranked rows with a row in its place, in spec order, for each case that has none (NO_LAYOUT as its reason)."""
+    by_case: dict[tuple, list[dict]] = {}
+    for entry in rows:
+        by_case.setdefault((entry["model"], entry["gpu"], entry["n"]), []).append(entry)
+    return [entry for case in ((name, gpu_key, n) for name in spec.models for gpu_key in spec.gpus for n in spec.sizes)
+            for entry in by_case.get(case) or [{"model": case[0], "gpu": case[1], "n": case[2], "rank": None, "reason": NO_LAYOUT}]]
+
+
+def columns(rows: list[dict]) -> list[str]:
+    """Every column the rows have: a ranked row's in its order, then any other (a dropped case's reason alone, an
+    uneven pipeline's stages)."""
+    ranked = [entry for entry in rows if entry["rank"] is not None][:1]
+    names = dict.fromkeys(key for entry in ranked + rows for key in entry)
+    return list(names)
+
+
 def table_bytes(rows: list[dict], out: Path) -> bytes:
-    """The table as CSV, or Parquet for a .parquet name."""
+    """The table as CSV, or Parquet for a .parquet name; a cell a row lacks is empty (null)."""
+    rows = [dict.fromkeys(columns(rows)) | entry for entry in rows]
     if out.suffix == ".parquet":
         try:
             import pyarrow as pa
@@ -164,10 +185,9 @@ def table_bytes(rows: list[dict], out: Path) -> bytes:
         pq.write_table(pa.Table.from_pylist(rows), buffer)
         return buffer.getvalue().to_pybytes()
     text = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(text, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+    writer = csv.DictWriter(text, fieldnames=columns(rows), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
     return text.getvalue().encode("utf-8")
 
 
@@ -215,19 +235,25 @@ def run(args: argparse.Namespace) -> Result:
                 raise InputError(f"cannot reach the Dask scheduler {quote(str(scheduler))}: {printable(str(error), 120)}") from None
     except SpaceTooLarge as error:
         raise InputError(f"sweep spec: {error}") from None
+    table = with_dropped_cases(spec, rows)
     try:
-        write_atomically(out, table_bytes(rows, out))
+        write_atomically(out, table_bytes(table, out))
     except OutputError as error:
         raise InputError(str(error)) from None
-    doc = {"out": str(out), "rows": len(rows), "cases": len(spec.models) * len(spec.gpus) * len(spec.sizes)}
-    return Result(doc, f"wrote {len(rows)} ranked layouts of {doc['cases']} cases to {printable(str(out), 200)}")
+    dropped = [entry for entry in table if entry["rank"] is None]
+    doc = {"out": str(out), "rows": len(rows), "cases": len(spec.models) * len(spec.gpus) * len(spec.sizes),
+           "without_layout": [{"model": e["model"], "gpu": e["gpu"], "n": e["n"]} for e in dropped]}
+    missing = "".join(f"\n{e['model']} on {e['n']} × {e['gpu']}: {NO_LAYOUT} (a row with an empty rank)" for e in dropped)
+    return Result(doc, f"wrote {len(rows)} ranked layouts of {doc['cases']} cases to {printable(str(out), 200)}{missing}")
 
 
 def register(add_command) -> None:
     command = add_command("sweep", "rank the layouts of many models × GPUs × cluster sizes, in process or on Dask", run)
     command.add_argument("spec", metavar="SPEC", help="a JSON or .toml file: models, gpus, sizes, global_batch, seq (and optional "
                                                       "tokens, mfu, overlap, network GB/s, top, max_tp)")
-    command.add_argument("--out", required=True, metavar="FILE", help="the table: FILE.csv or FILE.parquet")
+    command.add_argument("--out", required=True, metavar="FILE", help="the table: FILE.csv or FILE.parquet (a case without a "
+                                                                     "valid layout: a row with an empty rank and the reason; "
+                                                                     "always a header)")
     where = command.add_mutually_exclusive_group()
     where.add_argument("--workers", metavar="N", help="run on a local Dask cluster of N worker processes")
     where.add_argument("--scheduler", metavar="ADDR", help="run on a running Dask cluster, e.g. tcp://127.0.0.1:8786")

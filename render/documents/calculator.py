@@ -133,9 +133,10 @@ def serving_tables(serving_inputs: tuple[str, ...], gpu_names: tuple[str, ...]) 
     constants (formulas/serving_calibration.py); per model preset its context window (max_position_embeddings); the
     words of each refusal (render/cli/serve_rules.py, formulas.serving_report.NO_FP8); which page fields it reads."""
     from llm_formulas.formulas import gpus
+    from llm_formulas.formulas.hf_config import context_window
     from llm_formulas.formulas.presets import names, preset
     from llm_formulas.formulas.serving_report import FP8_ROLES, NO_FP8, ServeInputs, base_values, unsupported
-    from llm_formulas.render.cli.serve_rules import TEMPLATES, context_window
+    from llm_formulas.render.cli.serve_rules import TEMPLATES
 
     def number(value: object) -> float | None:
         return None if value is None else float(value)
