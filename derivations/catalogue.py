@@ -107,17 +107,24 @@ def coverage_outcomes() -> list[Outcome]:
 def check_module(module: ModuleType) -> Report:
     """A user's module checked as ``check`` checks the catalogue: each ``Catalogue`` it holds (its formulas' units,
     its derivations' steps, units and soundness, every formula concluded by one of them), and the derivations its
-    ``DERIVATIONS`` list builds, the way the project's own topic modules list theirs."""
+    ``DERIVATIONS`` list builds, the way the project's own topic modules list theirs.
+
+    A ``DERIVATIONS`` that is not a list of functions, or a function that returns no Derivation, is bad input
+    (``ValueError``, one line); an exception raised while the user's function builds its derivation is a failed
+    check, named with the user's file and line."""
     catalogues = [value for value in vars(module).values() if isinstance(value, Catalogue)]
-    makers = list(getattr(module, "DERIVATIONS", ()))
+    makers = _listed_makers(module)
     if not catalogues and not makers:
         raise ValueError(f"{module.__name__} holds no Catalogue and no DERIVATIONS list")
     outcomes: list[Outcome] = []
     for owner in catalogues:
         with owner:
-            built = [build(make) for make in owner.derivations]
-            for derivation in built:
-                outcomes.extend(derivation.check())
+            built = []
+            for make in owner.derivations:
+                derivation = _built_by_user(make, outcomes)
+                if derivation is not None:
+                    built.append(derivation)
+                    outcomes.extend(derivation.check())
             established = {formula_id for derivation in built for formula_id in derivation.established}
             for index, formula in enumerate(owner, start=1):
                 try:
@@ -132,8 +139,57 @@ def check_module(module: ModuleType) -> Report:
                                         f"no derivation of {owner.name!r} concludes this formula (register one with "
                                         "@catalogue.derivation)"))
     for make in makers:
-        outcomes.extend(build(make).check())
+        derivation = _built_by_user(make, outcomes)
+        if derivation is not None:
+            outcomes.extend(derivation.check())
     return Report(tuple(outcomes))
+
+
+def _listed_makers(module: ModuleType) -> list[Callable[[], Derivation]]:
+    """The module's ``DERIVATIONS``: a list (or tuple) of functions, each building one Derivation."""
+    listed = getattr(module, "DERIVATIONS", ())
+    if not isinstance(listed, (list, tuple)):
+        raise ValueError(f"{module.__name__}.DERIVATIONS must be a list of functions that build a Derivation, "
+                         f"not a {type(listed).__name__}")
+    for position, make in enumerate(listed):
+        if not callable(make):
+            raise ValueError(f"{module.__name__}.DERIVATIONS[{position}] is a {type(make).__name__}, not a function "
+                             "that builds a Derivation")
+    return list(listed)
+
+
+def _built_by_user(make: Callable[[], object], outcomes: list[Outcome]) -> Derivation | None:
+    """``make()`` built from a clean slate; an exception in it becomes a failed outcome at the user's file and line
+    (appended to ``outcomes``), a result that is no Derivation is bad input."""
+    name = getattr(make, "__qualname__", repr(make))
+    try:
+        derivation = build(make)
+    except (Exception, SystemExit) as error:  # the user's code: whatever it raises is theirs to fix, where it arose
+        where = _user_frame(error, make)
+        outcomes.append(Outcome(name, 1, name, "builds", "the function builds its derivation", False, "error",
+                                f"{where}: {type(error).__name__}: {str(error)[:200]}"))
+        return None
+    if not isinstance(derivation, Derivation):
+        raise ValueError(f"{name} returned {type(derivation).__name__}, not a Derivation (end it with 'return d')")
+    return derivation
+
+
+def _user_frame(error: BaseException, make: Callable[[], object]) -> str:
+    """``file:line`` of the deepest frame of the traceback outside this package and the installed libraries
+    (the user's own code); the function's own definition when there is none."""
+    import sysconfig
+    import traceback
+    from pathlib import Path
+
+    ours = [Path(importlib.import_module(f"llm_formulas.{part}").__file__).resolve().parent
+            for part in ("formulas", "derivations", "render")]
+    libraries = {Path(sysconfig.get_paths()[key]).resolve() for key in ("stdlib", "purelib", "platlib")}
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        path = Path(frame.filename).resolve()
+        if not any(path.is_relative_to(root) for root in [*ours, *libraries]):
+            return f"{frame.filename}:{frame.lineno}"
+    code = getattr(getattr(make, "__wrapped__", make), "__code__", None)
+    return f"{code.co_filename}:{code.co_firstlineno}" if code else repr(make)
 
 
 def check_all() -> Report:

@@ -216,12 +216,16 @@ def check(verbose: bool, modules: list[str] | None = None) -> Result:
     if modules:
         from llm_formulas.derivations.catalogue import Report
 
+        import contextlib
+        import sys
+
         outcomes = []
-        for name in modules:
-            try:
-                outcomes.extend(check_module(_import_user_module(name)).outcomes)
-            except ValueError as error:
-                raise InputError(str(error)) from None
+        with contextlib.redirect_stdout(sys.stderr):  # the user's prints must not corrupt --json
+            for name in modules:
+                try:
+                    outcomes.extend(check_module(_import_user_module(name)).outcomes)
+                except ValueError as error:
+                    raise InputError(str(error)) from None
         report = Report(tuple(outcomes))
     else:
         report = check_all()
@@ -244,6 +248,8 @@ def _import_user_module(name: str) -> object:
         sys.path.insert(0, os.getcwd())
     try:
         return importlib.import_module(name)
+    except SystemExit as done:  # an exit at import must not read as "proved"
+        raise InputError(f"cannot import {quote(name)}: it called sys.exit({done.code!r}) while imported") from None
     except Exception as error:  # the user's code: any failure to import is theirs to fix, in one line
         raise InputError(f"cannot import {quote(name)}: {type(error).__name__}: {str(error)[:120]}") from None
 
