@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 
 import pytest
 
@@ -134,3 +135,22 @@ def test_the_key_covers_every_expression_of_a_claim(tmp_path):
         approximation(14, much_less(1, h)).check()
         approximation(13, much_less(h, 1)).check()
     assert kept.reused == 1 and kept.added == 1  # the dropped part changed: proved; the condition reversed: fails, unkept
+
+
+def test_check_module_proves_the_catalogue_entries_the_users_derivations_read(tmp_path, monkeypatch, capsys, cache_home):
+    (tmp_path / "layers_of_mine.py").write_text(
+        "import llm_formulas as lf\n"
+        "from llm_formulas.formulas.symbols import h, l\n"
+        "def layers():\n"
+        "    d = lf.Derivation('mine.layers', 'l layers')\n"
+        "    d.defines('Ψ', l * lf.get('params.layer').dimensioned, 'l layers of params.layer')\n"
+        "    d.equals('expanded', l * lf.get('params.layer').dimensioned, 'the same', aside=True)\n"
+        "    return d\n"
+        "DERIVATIONS = [layers]\n")
+    monkeypatch.chdir(tmp_path)
+    code, doc = run(capsys, "--module", "layers_of_mine")
+    sys.modules.pop("layers_of_mine", None)
+    # the user's derivation (2 steps) and params.layer's slice: its own and its three parts' (10 steps, see above),
+    # without their units and coverage (the user's module states no formula) and nothing else of the catalogue
+    assert code == 0 and doc["failed"] == []
+    assert doc["derivations"] == 1 + 4 and doc["steps"] == 2 + 10
