@@ -46,6 +46,7 @@ from llm_formulas.derivations.proof import (
     prove_nonnegative,
     valued,
 )
+from llm_formulas.derivations.proof_cache import cached_verdict
 from llm_formulas.formulas import scope
 from llm_formulas.formulas.catalogue import Source, lookup, take_reads, within
 from llm_formulas.formulas.dimensions import DimensionError, units_of
@@ -422,7 +423,7 @@ class Derivation:
     def _check_step(self, index: int, step: Step) -> Outcome:
         try:
             with within(self.catalogue):
-                verdict, lhs, rhs = self._verdict(step)
+                verdict, lhs, rhs = cached_verdict(lambda: self._proved_content(step), lambda: self._verdict(step))
         except Exception as error:  # a step that cannot even be evaluated has failed
             verdict, lhs, rhs = Verdict(False, "error", f"{type(error).__name__}: {error}"), "", ""
         difference = ""
@@ -456,6 +457,20 @@ class Derivation:
         if step.claim == "approximates" and step.dropped is not None:
             return self.earlier(step).expression(), step.expr + step.dropped
         return None
+
+    def _proved_content(self, step: Step) -> tuple | None:
+        """Everything a step's verdict depends on (the key of a kept proof, ``proof_cache``); None for a bare
+        definition, which proves nothing."""
+        if step.claim == "defines":
+            return ("sum of parts", step.expr, *(self.steps[i].expr for i in step.parts)) if step.parts else None
+        if step.claim == "refutes":
+            return ("refutes", step.expr, step.correct, str(step.source))
+        if step.claim == "approximates":
+            regimes = tuple(value for r in step.regimes for value in (r.small, r.large, r.greater))
+            return ("approximates", *self.identities(step), step.expr, step.dropped, step.condition, *regimes)
+        if step.claim == "bounds":
+            return ("bounds", step.direction, self.earlier(step).expression(), step.expr)
+        return (step.claim, *self.identities(step))
 
     def _verdict(self, step: Step) -> tuple[Verdict, str, str]:
         if step.claim == "defines" and step.parts:

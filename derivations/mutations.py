@@ -23,7 +23,6 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from functools import cache, cached_property
 from multiprocessing import get_context
-from itertools import combinations
 from typing import Callable, Iterator
 
 import sympy as sp
@@ -148,12 +147,21 @@ def mutants_of(formula: Formula) -> list[Mutant]:
             for index, term in enumerate(node.args):
                 rest = node.args[:index] + node.args[index + 1 :]
                 add(f"drop term {text(term)} of {text(node)[:60]}", path, sp.Add(*rest))
-    symbols = sorted((s for s in expr.free_symbols if not quantity(s).is_constant), key=lambda s: s.name)
-    for first, second in combinations(symbols, 2):
-        if quantity(first).unit == quantity(second).unit:
-            change = f"swap {first} and {second}"
-            found.setdefault(change, Mutant(formula.id, change, expr, (first, second)))
+    for first, second in swapped_pairs(expr):
+        change = f"swap {first} and {second}"
+        found.setdefault(change, Mutant(formula.id, change, expr, (first, second)))
     return list(found.values())
+
+
+def swapped_pairs(expr: sp.Basic) -> list[tuple[sp.Symbol, sp.Symbol]]:
+    """The symbol swaps worth trying: among the symbols of one unit, in name order, each with the next. Every symbol
+    is swapped (with one or two neighbours), n − 1 swaps for n symbols instead of every n(n − 1)/2 pairs: a family
+    formula with 70 dimensionless symbols made 2,415 swaps, 84 % of the catalogue's 49,959 mutants, each one
+    rebuilding the same derivations to show what the chain shows already, that no proof lets two inputs trade places."""
+    by_unit: dict[str, list[sp.Symbol]] = {}
+    for symbol in sorted((s for s in expr.free_symbols if not quantity(s).is_constant), key=lambda s: s.name):
+        by_unit.setdefault(str(quantity(symbol).unit), []).append(symbol)
+    return [pair for symbols in by_unit.values() for pair in zip(symbols, symbols[1:])]
 
 
 def _differs_at_a_point(difference: sp.Basic, rng: random.Random, tries: int = 2) -> bool:

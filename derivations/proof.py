@@ -19,7 +19,14 @@ from llm_formulas.formulas.symbols import constant_values, is_declared, quantity
 __all__ = ["Regime", "Verdict", "much_greater", "much_less", "prove_equal", "prove_negligible", "prove_nonnegative",
            "prove_vanishes", "valued"]
 
-_QUICK = (("expand", sp.expand), ("doit", lambda e: sp.expand(e.doit())))
+def _numerator(difference: sp.Basic) -> sp.Basic:
+    """The numerator of the difference over one common denominator, expanded: it is 0 exactly when the difference
+    is 0 as a rational function. Far cheaper than expanding a quotient of sums (a solved-for unknown put back: 0.4 s
+    where ``expand`` takes 8 s and ``cancel`` 14 s)."""
+    return sp.expand(sp.fraction(sp.together(difference))[0])
+
+
+_QUICK = (("common denominator", _numerator), ("expand", sp.expand), ("doit", lambda e: sp.expand(e.doit())))
 _SLOW = (
     ("cancel", sp.cancel),
     ("together", lambda e: sp.cancel(sp.together(e))),

@@ -20,7 +20,7 @@ def test_equals_is_proved_and_a_wrong_step_shows_both_sides():
     d.equals("good", h**2 + 2 * h + 1, "expand", aside=True)
     d.equals("bad", h**2 + 1, "forgot the cross term", of="x", aside=True)
     result = outcomes(d)
-    assert result["good"].ok and result["good"].method == "expand"
+    assert result["good"].ok and result["good"].method == "common denominator"
     bad = result["bad"]
     assert not bad.ok and bad.method == "counterexample"
     text = bad.describe()

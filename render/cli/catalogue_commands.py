@@ -205,26 +205,53 @@ def _converted(value, formula: Formula, unit: str) -> object:
         raise InputError(f"--unit {quote(unit)}: {error}") from None
 
 
-def check(verbose: bool, modules: list[str] | None = None) -> Result:
-    """Prove the catalogue, or with ``--module`` a user's own modules, with the same engine and units."""
-    from llm_formulas.derivations.catalogue import check_all, check_module
+def check(verbose: bool, modules: list[str] | None = None, ids: list[str] | None = None,
+          topics: list[str] | None = None, cached: bool = True) -> Result:
+    """Prove the catalogue; with ids or ``--topic`` a slice of it and what the slice rests on; with ``--module`` a
+    user's own modules and the catalogue entries they read, with the same engine and units. Proofs are kept by
+    content between runs unless ``cached`` is False (``derivations/proof_cache.py``)."""
+    from llm_formulas.derivations.catalogue import Report, check_all, check_module, check_slice, topic_formula_ids
+    from llm_formulas.derivations.proof_cache import cache_directory, proofs_cached
 
-    if modules:
-        from llm_formulas.derivations.catalogue import Report
+    with proofs_cached(cache_directory() if cached else None):
+        if modules:
+            if ids or topics:
+                raise InputError("--module proves your modules; it does not take formula ids or --topic")
+            import contextlib
+            import sys
 
-        outcomes = []
-        for name in modules:
-            try:
-                outcomes.extend(check_module(_import_user_module(name)).outcomes)
-            except ValueError as error:
-                raise InputError(str(error)) from None
-        report = Report(tuple(outcomes))
-    else:
-        report = check_all()
+            outcomes = []
+            with contextlib.redirect_stdout(sys.stderr):  # the user's prints must not corrupt --json
+                for name in modules:
+                    try:
+                        outcomes.extend(check_module(_import_user_module(name)).outcomes)
+                    except ValueError as error:
+                        raise InputError(str(error)) from None
+            report = Report(tuple(outcomes))
+        elif ids or topics:
+            for formula_id in ids or ():
+                _known_formula(formula_id)
+            chosen = list(ids or ())
+            for topic in topics or ():
+                try:
+                    chosen += topic_formula_ids(topic)
+                except ValueError as error:
+                    raise InputError(f"--topic: {error}") from None
+            report = check_slice(chosen)
+        else:
+            report = check_all()
     doc = report.as_json()
     lines = [o.describe() for o in (report.outcomes if verbose else report.failed)]
     summary = f"{doc['derivations']} derivations, {doc['steps']} checks, {len(report.failed)} failed"
     return Result(doc, "\n".join(lines + [summary]), 0 if report.ok else 1)
+
+
+def clear_cache() -> Result:
+    """``check --clear-cache``: forget every kept proof."""
+    from llm_formulas.derivations.proof_cache import clear
+
+    directory = clear()
+    return Result({"cleared": str(directory)}, f"cleared the proof cache {directory}")
 
 
 def _import_user_module(name: str) -> object:
@@ -240,6 +267,8 @@ def _import_user_module(name: str) -> object:
         sys.path.insert(0, os.getcwd())
     try:
         return importlib.import_module(name)
+    except SystemExit as done:  # an exit at import must not read as "proved"
+        raise InputError(f"cannot import {quote(name)}: it called sys.exit({done.code!r}) while imported") from None
     except Exception as error:  # the user's code: any failure to import is theirs to fix, in one line
         raise InputError(f"cannot import {quote(name)}: {type(error).__name__}: {str(error)[:120]}") from None
 
@@ -264,11 +293,15 @@ def check_mutations(sample: int | None, workers: int, per_formula: int | None = 
 
 
 def _check(args) -> Result:
-    if args.mutations and args.module:
-        raise InputError("--mutations mutates the built-in catalogue; it does not take --module")
+    if args.clear_cache:
+        if args.mutations or args.module or args.ids or args.topic:
+            raise InputError("--clear-cache clears the proof cache and proves nothing; run check again after it")
+        return clear_cache()
+    if args.mutations and (args.module or args.ids or args.topic):
+        raise InputError("--mutations mutates the whole built-in catalogue; it does not take --module, ids or --topic")
     if args.mutations:
         return check_mutations(args.sample, args.workers, args.per_formula)
-    return check(args.verbose, args.module)
+    return check(args.verbose, args.module, args.ids, args.topic, cached=not args.no_cache)
 
 
 def register(add_command) -> None:
@@ -291,6 +324,14 @@ def register(add_command) -> None:
         "prove every derivation step, unit and cross-check; exit 1 if any fails",
         lambda args: _check(args),
     )
+    checked.add_argument("ids", nargs="*", metavar="ID",
+                         help="prove only these formulas and what their derivations rest on (default: everything)")
+    checked.add_argument("--topic", action="append", metavar="TOPIC",
+                         help="prove only a topic's formulas (params, flops, memory, ...) and what they rest on; repeat for several")
+    checked.add_argument("--no-cache", action="store_true",
+                         help="prove every step afresh, neither reading nor keeping proofs "
+                              "(kept by content in $XDG_CACHE_HOME/llm-formulas, ~/.cache by default)")
+    checked.add_argument("--clear-cache", action="store_true", help="forget every kept proof, then exit")
     checked.add_argument("--verbose", action="store_true", help="list every check, not only failures")
     checked.add_argument("--module", action="append", metavar="PKG.MODULE",
                          help="prove a module of your own instead of the catalogue: its Catalogue objects (units, "
