@@ -1,6 +1,8 @@
 """One scratch folder for the whole test run, made by the process that starts it (the xdist controller, or the only
 process with ``-n 0``) before any worker exists, so every worker finds it in its environment and shares one
-``llm-formulas build`` (tests/build_session.py) instead of each running its own; removed when the run ends."""
+``llm-formulas build`` (tests/build_session.py) instead of each running its own; removed when the run ends. The
+proof cache (derivations/proof_cache.py, under ``$XDG_CACHE_HOME``) lives there too: the run shares its proofs between
+workers and never reads or writes the user's own cache."""
 
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ def pytest_configure(config) -> None:
     if not hasattr(config, "workerinput") and SHARED not in os.environ:
         os.environ[SHARED] = tempfile.mkdtemp(prefix="llm-formulas-tests-")
         config._llm_formulas_run = os.environ[SHARED]  # this process made it: this process removes it
+        os.environ["XDG_CACHE_HOME"] = os.path.join(os.environ[SHARED], "cache")
 
 
 def pytest_unconfigure(config) -> None:
