@@ -298,14 +298,14 @@ def exact(formula_id: str, **values: object) -> sp.Rational:
     removes its term, as pos_table = 0 removes n_pos)."""
     import sympy as sp
 
-    from llm_formulas.formulas.expressions import as_sympy
+    from llm_formulas.formulas.expressions import as_expression
     from llm_formulas.formulas.symbols import is_declared
 
     unknown = [name for name in values if not is_declared(name)]
     if unknown:
         raise KeyError(f"{formula_id}: no symbol is named {', '.join(repr(name) for name in unknown)}")
     symbols, expr = _exact_function(formula_id)
-    result = expr.xreplace({s: as_sympy(values[s.name]) for s in symbols if s.name in values})
+    result = expr.xreplace({s: as_expression(values[s.name]) for s in symbols if s.name in values})
     if result.free_symbols:
         raise KeyError(f"{formula_id} needs {', '.join(sorted(s.name for s in result.free_symbols))}")
     return result
