@@ -301,6 +301,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         attention=Attention(heads=Key("n_head", "num_attention_heads"), kv_heads=Rule("= a", lambda c, v: v["a"]), head_dim=HEAD_DIM),
         mlp=Mlp(width=Key("n_inner", default=FOUR_H), gated=0, bias=1), norms=Norms(layer_norm=1, per_layer=1, placement="parallel"),
         embedding=Embedding(tied=Flag("tie_word_embeddings", False), head_bias=1),
+        not_structural={"n_positions": "rotary positions, no table: a length limit", "rotary_dim": "which dimensions rotate: no weight"},
         reduces_to=None, why_not="one LayerNorm feeds attention and MLP in parallel; a head bias",
     ),
     Family(
@@ -560,6 +561,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         attention=Attention(heads=Key("num_heads", "num_attention_heads"), kv_heads=Rule("= a", lambda c, v: v["a"]), head_dim=HEAD_DIM, out_bias=1),
         mlp=Mlp(width=Key("intermediate_size", default=FOUR_H), gated=0, bias=1), norms=Norms(layer_norm=1),
         embedding=Embedding(tied=Flag("tie_word_embeddings", True), positions=1, n_pos=Key("max_position_embeddings", default=2048)),
+        not_structural={"window_size": "the local layers' mask (they cache every token): no weight", "attention_types": "which layers mask locally"},
         reduces_to=None, why_not="no biases on Q, K and V (its local layers mask a window of 256 but cache every token)",
     ),
     Family(
@@ -618,6 +620,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
                                "n_grp": Key("n_groups", default=8), "k_conv": Key("conv_kernel", default=4),
                                "b_ssm": Flag("use_bias", False), "b_conv": Flag("use_conv_bias", True), "Q_ssd": Key("chunk_size", default=256)}),
         kinds=Kinds(every_layer("mamba"), recurrent="mamba2", single_block=True),
+        not_structural={"head_dim": "the heads split d_ssm = expand·h: no weight depends on it"},
         reduces_to=None, why_not="no attention: a Mamba-2 mixer in every layer",
     ),
     Family(
