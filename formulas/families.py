@@ -342,6 +342,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         mlp=Mlp(width=Key("ffn_hidden_size", default=FOUR_H), gated=0, bias=Flag("bias", False)),
         norms=Norms(layer_norm=1, per_layer=Rule("1 when parallel attention shares one LayerNorm, else 2", _falcon_norms), placement="parallel"),
         embedding=tied(True),
+        not_structural={"num_kv_heads": "read under new_decoder_architecture; the old fused QKV is 3h, or h + 2·d_head (multi_query)"},
         reduces_to=None, why_not="LayerNorms and a plain MLP, parallel attention (the GPT form without biases or table)",
     ),
     Family(
@@ -379,7 +380,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         "qwen3", "Qwen3 dense",
         attention=Attention(kv_heads=Key("num_key_value_heads", default=32), head_dim=Key("head_dim", default=128),
                             qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS, qk_norm=1),
-        kinds=Kinds(qwen_from_max_window_layers(), window_default=4096),
+        kinds=Kinds(qwen_from_max_window_layers(), window_default=4096), not_structural=QWEN_WINDOWS_OFF,
         reduces_to=None, why_not="q/k RMSNorms in every layer",
     ),
     Family(
@@ -397,7 +398,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         experts=Experts(qwen_sparse_step, Key("num_experts", "num_local_experts", default=60), Key("num_experts_per_tok", default=4),
                         Key("moe_intermediate_size", default=1408), shared=Key("shared_expert_intermediate_size", default=5632),
                         shared_gate=1),
-        kinds=Kinds(qwen2_moe_windows, window_default=4096),
+        kinds=Kinds(qwen2_moe_windows, window_default=4096), not_structural=QWEN_WINDOWS_OFF,
         reduces_to=None, why_not="a gated shared expert in every MoE layer",
     ),
     Family(
@@ -592,7 +593,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
     Family(
         "qwen2_5_vl_text", "Qwen2.5-VL (text model)",
         attention=Attention(kv_heads=Key("num_key_value_heads", default=8), qkv_bias=1),
-        kinds=Kinds(qwen_from_max_window_layers(80), window_default=4096),
+        kinds=Kinds(qwen_from_max_window_layers(80), window_default=4096), not_structural=QWEN_WINDOWS_OFF,
         reduces_to=None, why_not="biases on Q, K and V always",
     ),
     Family(
