@@ -240,7 +240,8 @@ def _falcon_norms(config: Config, values: dict) -> int:
 
 def _opt_final(config: Config, values: dict) -> int:
     affine = config.flag("layer_norm_elementwise_affine", True)
-    return int(config.flag("do_layer_norm_before", True) and not config.flag("_remove_final_layer_norm", False)) * affine
+    before, removed = config.flag("do_layer_norm_before", True), config.flag("_remove_final_layer_norm", False)  # both read
+    return int(before and not removed) * affine
 
 
 def _deepseek_shared(default: int) -> Rule:

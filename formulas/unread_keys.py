@@ -29,6 +29,8 @@ NOT_STRUCTURAL = {  # reviewed: keys whose names match STRUCTURAL that change no
     "topk_group": "routing groups kept per token: selection only",
     "ep_size": "expert parallelism of the training run: a layout, not a weight",
     "num_logits_to_keep": "how many positions generation computes logits for",
+    "output_hidden_states": "what the forward returns (every PretrainedConfig.to_dict() writes it)",
+    "chunk_size_feed_forward": "the feed-forward applied in sequence chunks to save memory: the same weights",
 }
 
 
