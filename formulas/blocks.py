@@ -334,6 +334,7 @@ class Family:
     kinds: Kinds = Kinds()
     extra: dict[str, Spec] = field(default_factory=dict)  # any other symbol by name (a family's own rule)
     refuse: tuple[tuple[str, object, str], ...] = ()
+    not_structural: dict[str, str] = field(default_factory=dict)  # keys whose names look structural but which change no weight here, why
     reduces_to: str | None = "llama"  # the classic form its declaration reduces to (derivations/families.py)
     why_not: str = ""  # where it reduces to none: what keeps it from the classic forms
 

@@ -240,7 +240,8 @@ def _falcon_norms(config: Config, values: dict) -> int:
 
 def _opt_final(config: Config, values: dict) -> int:
     affine = config.flag("layer_norm_elementwise_affine", True)
-    return int(config.flag("do_layer_norm_before", True) and not config.flag("_remove_final_layer_norm", False)) * affine
+    before, removed = config.flag("do_layer_norm_before", True), config.flag("_remove_final_layer_norm", False)  # both read
+    return int(before and not removed) * affine
 
 
 def _deepseek_shared(default: int) -> Rule:
@@ -268,9 +269,19 @@ def _deepseek(model_type: str, title: str, experts: int, per_token: int | None, 
                         Key("moe_intermediate_size", default=width), shared=_deepseek_shared(shared), score_bias=int(model_type == "deepseek_v3")),
         extra={"n_mtp": Count("num_nextn_predict_layers", mtp)},
         refuse=(("attention_bias", True, "biases on MLA's projections"), ("mlp_bias", True, "biases on DeepSeek-V2's MLPs")),
+        not_structural=DEEPSEEK_UNREAD,
         reduces_to=None, why_not="multi-head latent attention (reduces to the attention decoder with mla = 0)",
     )
 
+
+# --- keys whose names look structural but change no weight (formulas/unread_keys.py), each checked against transformers 5.24 ---
+
+QWEN_WINDOWS_OFF = {
+    "sliding_window": "read only under use_sliding_window (the reader reads it then); off, no layer slides",
+    "max_window_layers": "where the windows start, read only under use_sliding_window",
+}
+MLA_KV_HEADS = {"num_key_value_heads": "MLA builds each head's keys and values from the latent: no weight depends on it"}
+DEEPSEEK_UNREAD = {**MLA_KV_HEADS, "moe_layer_freq": "not read by transformers' DeepSeek: first_k_dense_replace places the experts"}
 
 GEMMA_NORMS = Norms(per_layer=4, placement="sandwich")  # input, post-attention, pre- and post-feedforward
 
@@ -291,6 +302,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         attention=Attention(heads=Key("n_head", "num_attention_heads"), kv_heads=Rule("= a", lambda c, v: v["a"]), head_dim=HEAD_DIM),
         mlp=Mlp(width=Key("n_inner", default=FOUR_H), gated=0, bias=1), norms=Norms(layer_norm=1, per_layer=1, placement="parallel"),
         embedding=Embedding(tied=Flag("tie_word_embeddings", False), head_bias=1),
+        not_structural={"n_positions": "rotary positions, no table: a length limit", "rotary_dim": "which dimensions rotate: no weight"},
         reduces_to=None, why_not="one LayerNorm feeds attention and MLP in parallel; a head bias",
     ),
     Family(
@@ -331,6 +343,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         mlp=Mlp(width=Key("ffn_hidden_size", default=FOUR_H), gated=0, bias=Flag("bias", False)),
         norms=Norms(layer_norm=1, per_layer=Rule("1 when parallel attention shares one LayerNorm, else 2", _falcon_norms), placement="parallel"),
         embedding=tied(True),
+        not_structural={"num_kv_heads": "read under new_decoder_architecture; the old fused QKV is 3h, or h + 2·d_head (multi_query)"},
         reduces_to=None, why_not="LayerNorms and a plain MLP, parallel attention (the GPT form without biases or table)",
     ),
     Family(
@@ -350,7 +363,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
     Family(
         "qwen2", "Qwen2, Qwen2.5, DeepSeek-R1-Distill-Qwen",
         attention=Attention(kv_heads=Key("num_key_value_heads", default=32), qkv_bias=1),  # biases on Q, K, V only
-        kinds=Kinds(qwen_from_max_window_layers(), window_default=4096),
+        kinds=Kinds(qwen_from_max_window_layers(), window_default=4096), not_structural=QWEN_WINDOWS_OFF,
         reduces_to=None, why_not="biases on Q, K and V always",
     ),
     Family(
@@ -368,7 +381,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         "qwen3", "Qwen3 dense",
         attention=Attention(kv_heads=Key("num_key_value_heads", default=32), head_dim=Key("head_dim", default=128),
                             qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS, qk_norm=1),
-        kinds=Kinds(qwen_from_max_window_layers(), window_default=4096),
+        kinds=Kinds(qwen_from_max_window_layers(), window_default=4096), not_structural=QWEN_WINDOWS_OFF,
         reduces_to=None, why_not="q/k RMSNorms in every layer",
     ),
     Family(
@@ -377,6 +390,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         experts=Experts(qwen_sparse_step, Key("num_experts", "num_local_experts", default=128), Key("num_experts_per_tok", default=8),
                         Key("moe_intermediate_size", default=768)),
         kinds=Kinds(qwen3_moe_windows, window_default=4096),
+        not_structural={**QWEN_WINDOWS_OFF, "shared_expert_intermediate_size": "Qwen3-MoE has no shared expert: transformers never reads it"},
         reduces_to=None, why_not="q/k RMSNorms in every layer",
     ),
     Family(
@@ -385,7 +399,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         experts=Experts(qwen_sparse_step, Key("num_experts", "num_local_experts", default=60), Key("num_experts_per_tok", default=4),
                         Key("moe_intermediate_size", default=1408), shared=Key("shared_expert_intermediate_size", default=5632),
                         shared_gate=1),
-        kinds=Kinds(qwen2_moe_windows, window_default=4096),
+        kinds=Kinds(qwen2_moe_windows, window_default=4096), not_structural=QWEN_WINDOWS_OFF,
         reduces_to=None, why_not="a gated shared expert in every MoE layer",
     ),
     Family(
@@ -491,6 +505,8 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         "smollm3", "SmolLM3",
         attention=Attention(kv_heads=Key("num_key_value_heads", default=4), qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS),
         mlp=Mlp(bias=MLP_BIAS), embedding=tied(True), kinds=Kinds(smollm3_windows),
+        not_structural={key: "superseded by layer_types where the config lists them (the reader reads these otherwise)"
+                        for key in ("use_sliding_window", "max_window_layers", "no_rope_layers", "no_rope_layer_interval")},
     ),
     Family(
         "glm", "GLM-4-9B",
@@ -529,6 +545,10 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         attention=Attention(kv_heads=Key("num_key_value_heads", default=8), head_dim=Key("head_dim", default=128), qk_norm_all=1),
         experts=Experts(every, Key("num_local_experts", default=256), Key("num_experts_per_tok", default=8),
                         Rule("intermediate_size", lambda c, v: v["d_ff"]), score_bias=1),
+        not_structural={"rotary_dim": "partial RoPE: which dimensions rotate, no weight",
+                        "mtp_transformer_layers": "multi-token-prediction modules transformers 5.24 does not build for MiniMax-M2",
+                        "num_mtp_modules": "multi-token-prediction modules transformers 5.24 does not build for MiniMax-M2",
+                        "shared_intermediate_size": "transformers 5.24's MiniMax-M2 builds no shared expert (never reads it)"},
         reduces_to=None, why_not="q/k RMSNorms over all heads",
     ),
     Family(
@@ -543,6 +563,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         attention=Attention(heads=Key("num_heads", "num_attention_heads"), kv_heads=Rule("= a", lambda c, v: v["a"]), head_dim=HEAD_DIM, out_bias=1),
         mlp=Mlp(width=Key("intermediate_size", default=FOUR_H), gated=0, bias=1), norms=Norms(layer_norm=1),
         embedding=Embedding(tied=Flag("tie_word_embeddings", True), positions=1, n_pos=Key("max_position_embeddings", default=2048)),
+        not_structural={"window_size": "the local layers' mask (they cache every token): no weight", "attention_types": "which layers mask locally"},
         reduces_to=None, why_not="no biases on Q, K and V (its local layers mask a window of 256 but cache every token)",
     ),
     Family(
@@ -573,7 +594,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
     Family(
         "qwen2_5_vl_text", "Qwen2.5-VL (text model)",
         attention=Attention(kv_heads=Key("num_key_value_heads", default=8), qkv_bias=1),
-        kinds=Kinds(qwen_from_max_window_layers(80), window_default=4096),
+        kinds=Kinds(qwen_from_max_window_layers(80), window_default=4096), not_structural=QWEN_WINDOWS_OFF,
         reduces_to=None, why_not="biases on Q, K and V always",
     ),
     Family(
@@ -601,6 +622,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
                                "n_grp": Key("n_groups", default=8), "k_conv": Key("conv_kernel", default=4),
                                "b_ssm": Flag("use_bias", False), "b_conv": Flag("use_conv_bias", True), "Q_ssd": Key("chunk_size", default=256)}),
         kinds=Kinds(every_layer("mamba"), recurrent="mamba2", single_block=True),
+        not_structural={"head_dim": "the heads split d_ssm = expand·h: no weight depends on it"},
         reduces_to=None, why_not="no attention: a Mamba-2 mixer in every layer",
     ),
     Family(
@@ -631,6 +653,9 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
                                "b_ssm": Flag("use_bias", False), "b_conv": Flag("use_conv_bias", True), "Q_ssd": Key("chunk_size", default=128)}),
         kinds=Kinds(nemotron_h_layers, recurrent="mamba2", types_key="layers_block_type", single_block=True),
         refuse=(("mlp_bias", True, "biases on Nemotron-H's MLPs and shared experts"),),
+        not_structural={"n_shared_experts": "transformers builds one shared MLP of moe_shared_expert_intermediate_size whatever it says",
+                        "attention_head_dim": "a legacy name transformers 5.24 never reads (head_dim is read)",
+                        "time_step_rank": "Mamba-2 has one Δ per head, no low-rank Δ projection (Mamba-1's)"},
         reduces_to=None, why_not="Mamba-2, attention, MLP and expert layers, one block each",
     ),
     Family(
@@ -656,6 +681,7 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
                             "d_kh": Key("linear_key_head_dim", default=128), "d_vh": Key("linear_value_head_dim", default=128),
                             "k_conv": Key("linear_conv_kernel_dim", default=4), "Q_gdn": 64}),
         kinds=Kinds(qwen3_next_layers, recurrent="gdn"),
+        not_structural={"use_sliding_window": "Qwen3-Next has no sliding layers (full_attention_interval places its layers)"},
         reduces_to=None, why_not="gated delta-nets between gated attention layers",
     ),
     Family(

@@ -19,6 +19,7 @@ from llm_formulas.formulas.blocks import MAX_SIZE, Config, ConfigError, Family, 
 from llm_formulas.formulas.families import FAMILIES
 from llm_formulas.formulas.multimodal import MULTIMODAL, Piece, tower_pieces
 from llm_formulas.formulas.quantization import Scheme, checkpoint_dtype_bytes, inventory, read_scheme, skipped
+from llm_formulas.formulas.unread_keys import check_unread, unread_structural_keys
 
 __all__ = ["MAX_SIZE", "Architecture", "ConfigError", "context_window", "read_config"]
 
@@ -39,6 +40,7 @@ class Architecture:
     multimodal: str | None = None  # its top-level model_type (gemma3, qwen2_5_vl, ...)
     scheme: Scheme | None = None  # the quantization_config's scheme, where the checkpoint is quantized
     dtype_bytes: int = 2  # bytes of the checkpoint's unquantized values (torch_dtype)
+    unread_keys: tuple[str, ...] = ()  # structural-looking keys counted without (only under allow_unread_keys)
 
     def evaluate(self, expr: sp.Expr, **extra: int) -> int:
         """The exact value of an expression at this architecture (plus e.g. b, s)."""
@@ -133,15 +135,16 @@ def _dropout(config: dict, model_type: str) -> int:
     return int(any(rate > 0 for rate in rates))
 
 
-def read_config(config: object) -> Architecture:
-    """A config.json dict → Architecture; ConfigError names what is wrong."""
+def read_config(config: object, allow_unread_keys: bool = False) -> Architecture:
+    """A config.json dict → Architecture; ConfigError names what is wrong, and every structural key the family does not
+    read (formulas/unread_keys.py) unless ``allow_unread_keys``, when the Architecture lists them for a caveat."""
     if not isinstance(config, dict):
         raise ConfigError(f"a config must be a JSON object, got {type(config).__name__}")
     model_type = config.get("model_type")
     if model_type is None:
         raise ConfigError("config: missing key 'model_type'")
     if isinstance(model_type, str) and model_type in MULTIMODAL:
-        return _read_multimodal(config, model_type)
+        return _read_multimodal(config, model_type, allow_unread_keys)
     family = FAMILIES.get(model_type) if isinstance(model_type, str) else None
     if family is None:
         raise ConfigError(f"unknown model_type {short(model_type)}; known: {', '.join(sorted({*FAMILIES, *MULTIMODAL}))}")
@@ -152,9 +155,10 @@ def read_config(config: object) -> Architecture:
     reader = Config(config, model_type)
     values, layers = read_family(family, reader)
     values[S.drop] = _dropout(config, model_type)
+    unread = check_unread(unread_structural_keys(config, reader, family), model_type, allow_unread_keys)
     kinds = tuple(layer.mixer for layer in layers)
     return Architecture(model_type, values, kinds, family, layers, dict(reader.read), dict(reader.defaulted),
-                        scheme=scheme, dtype_bytes=checkpoint_dtype_bytes(config))
+                        scheme=scheme, dtype_bytes=checkpoint_dtype_bytes(config), unread_keys=unread)
 
 
 def context_window(config: dict) -> int | None:
@@ -164,7 +168,7 @@ def context_window(config: dict) -> int | None:
     return Config(config, model_type if isinstance(model_type, str) else "config").optional_size("max_position_embeddings")
 
 
-def _read_multimodal(config: dict, model_type: str) -> Architecture:
+def _read_multimodal(config: dict, model_type: str, allow_unread_keys: bool) -> Architecture:
     """A multimodal config: its text_config by the text family, its vision_config by the declared tower."""
     declared = MULTIMODAL[model_type]
     top = Config(config, model_type)
@@ -183,6 +187,7 @@ def _read_multimodal(config: dict, model_type: str) -> Architecture:
     reader = Config({**text, "tie_word_embeddings": bool(tied)}, f"{model_type} text_config")
     values, layers = read_family(family, reader)
     values[S.drop] = _dropout(text, text_type)
+    unread = check_unread(unread_structural_keys(text, reader, family), f"{model_type} text_config", allow_unread_keys)
     pieces = tower_pieces(declared.tower, Config(vision, f"{model_type} vision_config"), top, values[S.h])
     return Architecture(text_type, values, tuple(layer.mixer for layer in layers), family, layers, dict(reader.read),
-                        dict(reader.defaulted), pieces, model_type, scheme, checkpoint_dtype_bytes(config))
+                        dict(reader.defaulted), pieces, model_type, scheme, checkpoint_dtype_bytes(config), unread)

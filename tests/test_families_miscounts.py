@@ -60,8 +60,8 @@ def test_falcon_40b_cache_is_every_query_heads_keys_and_values():
 
 
 QWEN_WINDOWED = dict(num_hidden_layers=4, hidden_size=32, num_attention_heads=4, num_key_value_heads=2, intermediate_size=40,
-                     vocab_size=50, use_sliding_window=True, sliding_window=4, max_window_layers=2, head_dim=8,
-                     moe_intermediate_size=16, num_experts=4, num_experts_per_tok=2, shared_expert_intermediate_size=16)
+                     vocab_size=50, use_sliding_window=True, sliding_window=4, max_window_layers=2, head_dim=8)
+QWEN_EXPERTS = dict(moe_intermediate_size=16, num_experts=4, num_experts_per_tok=2, shared_expert_intermediate_size=16)
 
 
 @pytest.mark.parametrize("family, kinds", [
@@ -71,7 +71,7 @@ QWEN_WINDOWED = dict(num_hidden_layers=4, hidden_size=32, num_attention_heads=4,
     ("qwen3_moe", ("window",) * 4),  # every layer
 ])
 def test_qwen_sliding_windows_as_the_cache_holds_them(family, kinds):
-    config = {"model_type": family, **QWEN_WINDOWED}
+    config = {"model_type": family, **QWEN_WINDOWED, **(QWEN_EXPERTS if family.endswith("_moe") else {})}  # dense: no expert keys
     architecture = read_config(config)
     assert architecture.layer_kinds == kinds
     for seq in (3, 7):  # below the window every layer holds s tokens; past it the sliding ones W − 1 = 3

@@ -20,9 +20,9 @@ if TYPE_CHECKING:
     from llm_formulas.formulas.hf_config import Architecture
 
 
-def load_architecture(hf_config: str | None, model: str | None) -> tuple[Architecture, str]:
+def load_architecture(hf_config: str | None, model: str | None, allow_unread_keys: bool = False) -> tuple[Architecture, str]:
     """The architecture and a label for it (a preset's title, or the path), from a config.json path (``-`` for stdin)
-    or a preset name."""
+    or a preset name; a structural key the family does not read refuses the config unless ``allow_unread_keys``."""
     from llm_formulas.formulas.hf_config import ConfigError, read_config
     from llm_formulas.formulas.presets import preset
 
@@ -31,7 +31,7 @@ def load_architecture(hf_config: str | None, model: str | None) -> tuple[Archite
             chosen = preset(model)
             return chosen.architecture, chosen.title
         config, label = read_json_config(hf_config)
-        return read_config(config), label
+        return read_config(config, allow_unread_keys), label
     except ConfigError as error:
         raise InputError(str(error)) from None
 
@@ -89,8 +89,17 @@ def provenance_lines(doc: dict) -> list[str]:
     return [f"read by the {doc['family']} declaration ({doc['title']}) from: {read}", f"transformers' defaults taken: {taken}"]
 
 
-def params(hf_config: str | None, model: str | None, mtp: bool = False) -> Result:
-    architecture, label = load_architecture(hf_config, model)
+def unread_caveat(architecture: Architecture, doc: dict, lines: list[str]) -> None:
+    """Where the count was made without some structural keys (--allow-unread-keys): name them in the document and the text."""
+    from llm_formulas.formulas.unread_keys import caveat
+
+    if architecture.unread_keys:
+        doc["unread_keys"] = list(architecture.unread_keys)
+        lines.append(caveat(architecture.unread_keys))
+
+
+def params(hf_config: str | None, model: str | None, mtp: bool = False, allow_unread_keys: bool = False) -> Result:
+    architecture, label = load_architecture(hf_config, model, allow_unread_keys)
     total = _value(architecture, "params.decoder.total")
     active = _value(architecture, "params.decoder.active")
     components = parameter_components(architecture)
@@ -119,6 +128,7 @@ def params(hf_config: str | None, model: str | None, mtp: bool = False) -> Resul
         lines.append(f"with {architecture.values[_symbol('n_mtp')]} MTP module(s): +{human(extra, '1')} = {human(total + extra, '1')} "
                      f"({total + extra:,}; embedding and head shared; a checkpoint storing copies adds 2·V·h per module)")
     lines += provenance_lines(source)
+    unread_caveat(architecture, doc, lines)
     return Result(doc, "\n".join(lines))
 
 
@@ -142,8 +152,8 @@ FLOP_COMPONENTS = {  # name: (formula, layers it runs in)
 }
 
 
-def flops(hf_config: str | None, model: str | None, batch: str, seq: str) -> Result:
-    architecture, label = load_architecture(hf_config, model)
+def flops(hf_config: str | None, model: str | None, batch: str, seq: str, allow_unread_keys: bool = False) -> Result:
+    architecture, label = load_architecture(hf_config, model, allow_unread_keys)
     from llm_formulas.render.cli.inputs import parse_count
 
     shape = {"b": parse_count(batch, "b", "--batch"), "s": parse_count(seq, "s", "--seq")}
@@ -160,7 +170,9 @@ def flops(hf_config: str | None, model: str | None, batch: str, seq: str) -> Res
         "seq": shape["s"],
         "unit": "FLOP",
     }
-    return Result(doc, flops_table(doc, f"{label} [{architecture.model_type}]"))
+    lines = [flops_table(doc, f"{label} [{architecture.model_type}]")]
+    unread_caveat(architecture, doc, lines)
+    return Result(doc, "\n".join(lines))
 
 
 def flops_table(doc: dict, label: str) -> str:
@@ -189,20 +201,28 @@ def add_model_source(parser) -> None:
     source.add_argument("--model", metavar="NAME", help=f"a named model: {', '.join(names())}")
 
 
+def add_unread_option(parser) -> None:
+    """--allow-unread-keys (params, flops): count a config whose structural keys the family does not all read, naming them."""
+    parser.add_argument("--allow-unread-keys", action="store_true",
+                        help="count even where the config has structural keys the family does not read; a caveat names them")
+
+
 def register(add_command) -> None:
     counted = add_command(
         "params",
         "exact parameter count of a config.json or named model, total, active and by component",
-        lambda args: params(args.hf_config, args.model, args.mtp),
+        lambda args: params(args.hf_config, args.model, args.mtp, args.allow_unread_keys),
     )
     add_model_source(counted)
+    add_unread_option(counted)
     counted.add_argument("--mtp", action="store_true",
                          help="add the multi-token-prediction modules the config declares (DeepSeek-V3, GLM-4.5), which transformers does not build")
     flopped = add_command(
         "flops",
         "forward, backward and training FLOPs of one step of b sequences of s tokens (eager attention, every GEMM)",
-        lambda args: flops(args.hf_config, args.model, args.batch, args.seq),
+        lambda args: flops(args.hf_config, args.model, args.batch, args.seq, args.allow_unread_keys),
     )
     add_model_source(flopped)
+    add_unread_option(flopped)
     flopped.add_argument("--batch", required=True, metavar="B", help="sequences per step")
     flopped.add_argument("--seq", required=True, metavar="S", help="tokens per sequence")
