@@ -14,7 +14,7 @@ from llm_formulas.formulas.expressions import ExpressionError, parse_expression
 from llm_formulas.formulas.symbols import h
 
 HOSTILE = ["__import__('os').system('touch marker')", "().__class__.__bases__[0].__subclasses__()", "lambda: 0",
-           "exec('x')", "9**9**9"]
+           "exec('x')", "9**9**9", "h.__class__"]
 
 
 def _derivation() -> lf.Derivation:
