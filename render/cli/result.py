@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 from llm_formulas.render.cli.numbers import InputError
@@ -16,10 +17,18 @@ class Result:
 
 
 def number_json(value: object) -> int | float:
-    """Integers stay exact; other values become floats at the edge (never inf or nan)."""
+    """Integers stay exact; other values become floats at the edge. Either way a value beyond floating-point range
+    (inf, nan, a count of 10⁴⁰⁰ GPUs) is refused: no reader of the JSON could hold it."""
     if isinstance(value, int) or getattr(value, "is_Integer", False):
-        return int(value)  # type: ignore[arg-type]
+        whole = int(value)  # type: ignore[arg-type]
+        if abs(whole) > sys.float_info.max:
+            raise _beyond_floating_point(value)
+        return whole
     number = float(value)  # type: ignore[arg-type]
     if not math.isfinite(number):
-        raise InputError(f"a result ({str(value)[:40]}) is beyond floating-point range: check the inputs' magnitudes")
+        raise _beyond_floating_point(value)
     return number
+
+
+def _beyond_floating_point(value: object) -> InputError:
+    return InputError(f"a result ({str(value)[:40]}) is beyond floating-point range: check the inputs' magnitudes")
