@@ -1,8 +1,8 @@
 """``check --mutations``: every one-place change of a formula makes some proof or unit check fail.
 
-The whole run (11,165 mutants: symbols of one unit are swapped along a chain, not every pair) is ``llm-formulas check --mutations``; CI tries a few
-of every formula's (``--per-formula``, .ci/run); here a random sample runs, and the machinery is shown to report a
-survivor when nothing pins a formula.
+The whole run (11,165 mutants: symbols of one unit are swapped along a chain, not every pair) is
+``llm-formulas check --mutations``, which CI runs (.ci/run); here a random sample runs, and the machinery is shown to
+report a survivor when nothing pins a formula.
 """
 
 import json
