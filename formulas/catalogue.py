@@ -22,6 +22,7 @@ import sympy as sp
 from llm_formulas.formulas.bibliography import Source  # noqa: F401 - formulas cite through the catalogue
 from llm_formulas.formulas import scope
 from llm_formulas.formulas.expressions import ExpressionError, as_expression, as_sympy
+from llm_formulas.formulas.parts import Part, PartAt, expand_parts, parts_of
 from llm_formulas.formulas.symbols import constant_values, did_you_mean, quantity, switch_defaults, table_order
 from llm_formulas.formulas.units import Unit, as_unit
 
@@ -99,8 +100,10 @@ class Formula:
 
     ``expr`` is plain SymPy, free of units: constants are their values and unit marks are 1, so
     ``expr.subs(h, 768)`` is a number or an expression in the other inputs. The unit is the separate
-    attribute ``unit``. ``dimensioned`` is the same expression as written, with its unit marks
-    (``u_param``, ``c_flop``, ...) and constants kept as symbols: what dimensional analysis reads.
+    attribute ``unit``. ``dimensioned`` is the same expression with its unit marks (``u_param``, ``c_flop``,
+    ...) and constants kept as symbols: what dimensional analysis reads. ``composed`` is the formula as
+    written, its catalogue parts named (``Ψ_emb + l·Ψ_layer + Ψ_head``, formulas.parts): what it prints;
+    ``dimensioned`` is that with every part expanded, so ``expr`` (= ``expanded``) is what it computes.
     """
 
     id: str
@@ -113,9 +116,33 @@ class Formula:
     symbol_latex: str = ""
     notes: str = ""
     catalogue: "Catalogue | None" = field(default=None, compare=False, repr=False)  # None: the built-in one
+    composed: sp.Expr | None = None  # None: the formula names no part, composed is dimensioned
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "dimensioned", distinct(self.dimensioned))
+        if self.composed is None:
+            object.__setattr__(self, "composed", self.dimensioned)
+        object.__setattr__(self, "dimensioned", distinct(expand_parts(self.dimensioned)))
+
+    @cached_property
+    def part(self) -> Part:
+        """This formula as one named term of another (``embeddings.part + l * layer.part``)."""
+        return Part(self)
+
+    def at(self, **values: object) -> PartAt:
+        """This formula at given values of some inputs, as a named term of another (``logits.at(s=1)``)."""
+        from llm_formulas.formulas.symbols import resolve
+
+        return PartAt(self, {resolve(name): as_expression(value) for name, value in values.items()})
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The ids of the catalogue formulas this one names directly."""
+        return tuple(dict.fromkeys(part.formula.id for part in parts_of(self.composed)))
+
+    @property
+    def expanded(self) -> sp.Expr:
+        """Every part spelled out: the expression the formula computes (``expr``)."""
+        return self.expr
 
     @cached_property
     def expr(self) -> sp.Expr:
@@ -335,15 +362,16 @@ def _register(owner: Catalogue | None, id: str, expr: sp.Expr, unit: Unit | str,
         if not isinstance(condition, Condition):
             raise ExpressionError(f"formula {id!r}: a condition is a Condition (divides(t, a), at_most(W, s)), "
                                   f"not {type(condition).__name__}")
-    for symbol in expr.free_symbols:
+    for symbol in expr.free_symbols - set(parts_of(expr)):
         quantity(symbol)  # every symbol must come from the table (or the user catalogue's own)
     entry = Formula(
         id=id,
         dimensioned=expr,
+        composed=expr,
         unit=as_unit(unit),
         meaning=meaning,
         sources=tuple(sources),
-        conditions=_with_layer_kinds(conditions, expr),
+        conditions=_with_layer_kinds(conditions, expand_parts(expr)),
         related=tuple(related),
         symbol_latex=symbol_latex,
         notes=notes,
