@@ -53,6 +53,8 @@ class Condition:
         if self.predicate is not None and not isinstance(self.predicate, sp.logic.boolalg.Boolean):
             raise ExpressionError(f"a condition's predicate is a SymPy relation (sympy.Le(W, s), divides(t, a)), "
                                   f"not {type(self.predicate).__name__}")
+        if self.predicate is not None:  # a part in a predicate is tested by its expansion
+            object.__setattr__(self, "predicate", expand_parts(self.predicate))
 
     def holds(self, values: dict[sp.Symbol, sp.Basic]) -> bool | None:
         """True/False when every symbol of the predicate has a value, else None."""
@@ -241,11 +243,11 @@ class Catalogue:
     # --- formulas ---------------------------------------------------------------
     def formula(self, id: str, expr: sp.Expr, unit: Unit | str, meaning: str, *, sources: Iterable[Source],
                 conditions: Iterable[Condition] = (), related: Iterable[str] = (), symbol_latex: str = "",
-                notes: str = "", replace: bool = False) -> Formula:
-        """Register a formula here; its unit is checked against its expression at once."""
+                notes: str = "", replace: bool = False, composed: sp.Expr | None = None) -> Formula:
+        """Register a formula here; its unit is checked against its expression at once (``formula`` for ``composed``)."""
         with self:
             return _register(self, id, expr, unit, meaning, sources=sources, conditions=conditions, related=related,
-                             symbol_latex=symbol_latex, notes=notes, replace=replace)
+                             symbol_latex=symbol_latex, notes=notes, replace=replace, composed=composed)
 
     def get(self, id: str) -> Formula:
         """The formula ``id``: this catalogue's, else its parent's, else the built-in one."""
@@ -336,13 +338,17 @@ def formula(
     symbol_latex: str = "",
     notes: str = "",
     replace: bool = False,
+    composed: sp.Expr | None = None,
 ) -> Formula:
     """Create and register a formula in the active catalogue (the built-in one unless a user's is entered).
 
+    ``expr`` may name other formulas (``embeddings.part + l * layer.part``): it is printed so and computed with
+    each part spelled out. ``composed`` is for a formula computed in another arrangement than it is read
+    (``sp.expand(Ψ − Ψ_q)``, so that terms cancel exactly): it is printed, and ``check`` proves it equal to ``expr``.
     The declared unit is checked against the expression's at once (a FLOP count declared in bytes is refused).
     """
     return _register(scope.active(), id, expr, unit, meaning, sources=sources, conditions=conditions, related=related,
-                     symbol_latex=symbol_latex, notes=notes, replace=replace)
+                     symbol_latex=symbol_latex, notes=notes, replace=replace, composed=composed)
 
 
 def _with_layer_kinds(conditions: tuple[Condition, ...], expr: sp.Expr) -> tuple[Condition, ...]:
@@ -353,7 +359,7 @@ def _with_layer_kinds(conditions: tuple[Condition, ...], expr: sp.Expr) -> tuple
 
 def _register(owner: Catalogue | None, id: str, expr: sp.Expr, unit: Unit | str, meaning: str, *,
               sources: Iterable[Source], conditions: Iterable[Condition], related: Iterable[str], symbol_latex: str,
-              notes: str, replace: bool) -> Formula:
+              notes: str, replace: bool, composed: sp.Expr | None = None) -> Formula:
     from llm_formulas.formulas.dimensions import check_declared_unit
 
     expr = as_expression(expr)  # a string is read by the project's grammar, never evaluated
@@ -367,7 +373,7 @@ def _register(owner: Catalogue | None, id: str, expr: sp.Expr, unit: Unit | str,
     entry = Formula(
         id=id,
         dimensioned=expr,
-        composed=expr,
+        composed=expr if composed is None else as_expression(composed),
         unit=as_unit(unit),
         meaning=meaning,
         sources=tuple(sources),

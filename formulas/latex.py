@@ -21,16 +21,16 @@ __all__ = ["latex", "formula_latex"]
 
 def latex(expr: sp.Basic) -> str:
     """Constants become their values; symbols take their registered LaTeX names; derived counts their own."""
-    return sp.latex(abbreviated(as_sympy(expr).xreplace(constant_values())), symbol_names=latex_names())
+    names = latex_names() | {symbol: name for _, symbol, name, _ in DERIVED_COUNTS}
+    return sp.latex(abbreviated(as_sympy(expr).xreplace(constant_values())), symbol_names=names)
 
 
 def abbreviated(expr: sp.Basic) -> sp.Basic:
     """``l − l_S6 − l_SSD − l_LRU − l_GDN − l_∅mix`` written ``l_attn`` (and the table's other derived counts), for
     printing only: the symbols put in are not the table's and compute nothing."""
-    names = {sp.Symbol(name): sp.Symbol(name) for _, name, _ in DERIVED_COUNTS}
-    for count, name, _ in DERIVED_COUNTS:
+    for count, symbol, _, _ in DERIVED_COUNTS:
         if count.free_symbols <= expr.free_symbols:
-            expr = expr.subs(count, names[sp.Symbol(name)])
+            expr = expr.subs(count, symbol)
     return expr
 
 

@@ -8,6 +8,7 @@ evaluates, generates as code and proves is exactly the expansion, while what it 
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import sympy as sp
@@ -15,7 +16,7 @@ import sympy as sp
 if TYPE_CHECKING:
     from llm_formulas.formulas.catalogue import Formula
 
-__all__ = ["Part", "PartAt", "expand_parts", "parts_of"]
+__all__ = ["Part", "PartAt", "expand_parts", "parts_of", "plain_symbol"]
 
 
 class Part(sp.Symbol):
@@ -37,6 +38,11 @@ class Part(sp.Symbol):
 
     def _sympystr(self, printer: object) -> str:
         return f"[{self.name}]"
+
+    def _pretty(self, printer: object) -> object:
+        from sympy.printing.pretty.stringpict import prettyForm
+
+        return prettyForm(plain_symbol(self._latex(printer)))
 
     def expansion(self) -> sp.Basic:
         """The formula's own expression, every part of it already spelled out."""
@@ -68,6 +74,16 @@ class PartAt(Part):
 
     def expansion(self) -> sp.Basic:
         return self.formula.dimensioned.xreplace(dict(self.values))
+
+
+def plain_symbol(latex: str) -> str:
+    """``\\Psi_{emb}`` as a terminal prints it: ``Ψ_emb`` (Greek letters by name, braces and macros dropped)."""
+    from sympy.printing.pretty.pretty_symbology import greek_unicode
+
+    def letter(match: re.Match) -> str:
+        return greek_unicode.get(match.group(1), "" if match.group(1) in ("mathrm", "left", "right", "text") else match.group(1))
+
+    return re.sub(r"\\([A-Za-z]+)\s*", letter, latex).replace("{", "").replace("}", "").replace(" ", "")
 
 
 def parts_of(expr: sp.Basic) -> list[Part]:

@@ -286,6 +286,7 @@ kept = formula(
     conditions=list(arch.total.conditions),  # the decoder's layer counts: the MoE and hybrid layers are some of the l
     related=["params.quantized.linear", "params.decoder.total"],
     symbol_latex=r"\Psi_{16}",
+    composed=arch.total.part - quantized.part,
 )
 lora_per_gpu = formula(
     "memory.lora.states.per_gpu",

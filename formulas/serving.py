@@ -47,6 +47,7 @@ from llm_formulas.formulas import architecture as arch
 from llm_formulas.formulas.catalogue import Condition, Source, at_most, formula
 from llm_formulas.formulas.parts import expand_parts
 from llm_formulas.formulas.expressions import as_sympy
+from llm_formulas.formulas.symbols import t_kv  # noqa: F401 - serving's name for it (derivations read S.t_kv)
 from llm_formulas.formulas.symbols import (
     B_q, E, E_hit, F_fwd, F_pf, M_gpu, M_w, M_ws, N_kv, N_ssm, P, R_out, R_req, R_w, T_e2e, T_pf, T_tok, V, W, W_gpu,
     W_mem, W_pp, W_tp, X, a, alpha_acc, b, b_pf, c_draft, c_hour, c_rent, c_step, d_emb, d_ff, d_head, d_kh, d_lru, d_nope,
@@ -86,12 +87,34 @@ ENGINE = Condition("one kernel per GEMM, compute and memory time added (formulas
                    "once per forward, at η_HBM of the bandwidth")
 WINDOWED = at_most(l_win, arch.l_attn)  # the windowed layers are some of the attention layers
 l_attn = arch.l_attn  # layers with attention: l less the recurrent mixers (l_mamba + l_ssd + l_lru + l_gdn) and l_noattn
-STATES = expand_parts(arch.states).xreplace({q: q_kv})  # the recurrent layers' fixed states, convolution states at the cache's q_KV
 CACHED = Condition("a cached position holds values (2g·d_head, or r_KV + d_rope under MLA)",
                    sp.StrictGreaterThan(arch.kv_width, 0))
 STATE_SPLIT = Source("vllm", "MambaMixer, MambaMixer2: a mixer's channels and heads, and so its states, split over the TP ranks")
 
 # --- what one decoding step reads and computes ----------------------------------------------
+states = formula(
+    "serving.memory.states",
+    l_mamba * recurrent.mamba_state.at(q=q_kv) + l_ssd * recurrent.mamba2_state.at(q=q_kv)
+    + l_lru * recurrent.rglru_state.at(q=q_kv) + l_gdn * recurrent.gdn_state.at(q=q_kv),
+    "byte",
+    "the recurrent layers' fixed states of b sequences, whatever their context: each mixer's convolution state at the "
+    "cache's q_KV and its recurrent state in fp32",
+    sources=[recurrent.CACHE],
+    related=["memory.kv_cache.decoder"],
+    symbol_latex=r"M_{rec}",
+)
+STATES = states.part
+kv_position = formula(
+    "serving.memory.kv.position",
+    arch.kv_width * q_kv,
+    "byte",
+    "cache bytes of one position in one attention layer: a key and a value of g heads (MLA: the latent r_KV and the "
+    "shared rope key) at q_KV bytes each",
+    sources=[CACHE, arch.DEEPSEEK_V2],
+    conditions=[CACHED],
+    related=["serving.decode.kv_read"],
+    symbol_latex=r"m_{KV}",
+)
 
 kv_width = arch.kv_width  # values cached per token and layer: K and V of g heads, or MLA's latent and rope key
 ATTENTION_PER_POSITION = 2 * a * arch.score_width  # an eager layer's QKᵀ and scores·V FLOPs per cached position
@@ -124,7 +147,7 @@ context_sum = formula(
 )
 kv_read = formula(
     "serving.decode.kv_read",
-    b * context.part * kv_width * q_kv + STATES,
+    b * context.part * kv_position.part + STATES,
     "byte",
     "cache bytes one decoding step reads: N_KV positions of each of b sequences, K and V of g heads each "
     "(MLA: the latent r_KV and the shared rope key), and the whole fixed state of every recurrent layer",
@@ -147,7 +170,7 @@ kv_read_expanded = formula(
 )
 kv_written = formula(
     "serving.decode.kv_written",
-    b * l_attn * kv_width * q_kv + STATES,
+    b * l_attn * kv_position.part + STATES,
     "byte",
     "cache bytes one decoding step writes: the new token's K and V (or latent) in every attention layer of b sequences, "
     "and every recurrent layer's state rewritten whole",
@@ -328,7 +351,6 @@ prefill_masked = formula(
 # --- memory and the KV wall --------------------------------------------------------------------
 
 TABLES = (2 - tied) * V * d_emb * u_param  # embedding and head matrices, kept 16-bit
-t_kv = (1 - mla) * sp.Min(t, g) + mla  # ways the cache is split over a stage's TP ranks (MLA's latent is whole on each)
 weights_memory = formula(
     "serving.memory.weights",
     (q_w * (P - TABLES) + q_bf16 * TABLES) / (t * p),
@@ -341,7 +363,7 @@ weights_memory = formula(
 )
 kv_memory = formula(
     "serving.memory.kv",
-    b * context.part * kv_width * q_kv / (p * t_kv) + STATES / (p * t),
+    b * context.part * kv_position.part / (p * t_kv) + STATES / (p * t),
     "byte",
     "cache bytes one GPU holds for b sequences of s_ctx tokens: each stage its layers, each TP rank min(t, g) of the "
     "g KV heads' share (MLA: the whole latent on every rank), and 1/t of each recurrent layer's fixed state",
@@ -352,7 +374,7 @@ kv_memory = formula(
 )
 kv_paged = formula(
     "serving.memory.kv.paged",
-    b * kv_width * q_kv * n_blk * ((l_attn - l_win) * sp.ceiling(s_ctx / n_blk) + l_win * sp.ceiling(sp.Min(s_ctx, W) / n_blk))
+    b * kv_position.part * n_blk * ((l_attn - l_win) * sp.ceiling(s_ctx / n_blk) + l_win * sp.ceiling(sp.Min(s_ctx, W) / n_blk))
     / (p * t_kv) + STATES / (p * t),
     "byte",
     "the same cache in whole blocks of n_blk tokens per sequence and attention layer (PagedAttention: vLLM's blocks of "
@@ -381,7 +403,7 @@ memory_total = formula(
     related=["serving.memory.weights", "serving.memory.kv", "serving.memory.workspace"],
     symbol_latex=r"M_{serve}",
 )
-PER_SEQUENCE = context.part * kv_width * q_kv / (p * t_kv) + STATES.xreplace({b: 1}) / (p * t)  # one sequence's cache
+PER_SEQUENCE = context.part * kv_position.part / (p * t_kv) + states.at(b=1) / (p * t)  # one sequence's cache
 max_batch = formula(
     "serving.memory.max_batch",
     (M_gpu - M_w - M_ws) / PER_SEQUENCE * u_seq,
@@ -396,7 +418,7 @@ max_batch = formula(
 )
 max_context = formula(
     "serving.memory.max_context",
-    (((M_gpu - M_w - M_ws) - STATES / (p * t)) * p * t_kv / (b * kv_width * q_kv) - l_win * W) / (l_attn - l_win),
+    (((M_gpu - M_w - M_ws) - STATES / (p * t)) * p * t_kv / (b * kv_position.part) - l_win * W) / (l_attn - l_win),
     "1",
     "the longest context b sequences can reach: the full layers' cache grows with s_ctx, the windowed layers' stays at W, "
     "the recurrent states at their fixed size",
@@ -441,7 +463,7 @@ def _layer_comms(tokens: sp.Expr) -> sp.Expr:
 decode_step = formula(
     "serving.time.decode_step",
     F_fwd / (t * X * eta_dec) + attention_engine.part / (t * X * eta_dec)
-    + R_w / (t * W_mem * eta_hbm) + b * N_kv * kv_width * q_kv / (t_kv * W_mem * eta_hbm) + STATES / (t * W_mem * eta_hbm)
+    + R_w / (t * W_mem * eta_hbm) + b * N_kv * kv_position.part / (t_kv * W_mem * eta_hbm) + STATES / (t * W_mem * eta_hbm)
     + l * tau_L + _layer_comms(b),
     "second",
     "one decoding step of a replica: the GEMMs' FLOPs F_fwd and the attention's at η_dec of the t GPUs' peak, the weights "
