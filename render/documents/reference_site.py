@@ -11,6 +11,7 @@ expansion and the models its worked examples name; ``search.js`` searches it in 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 
@@ -154,14 +155,35 @@ def terms(formula: Formula) -> list[str]:
     return found
 
 
+@cache
+def model_names() -> tuple[str, ...]:
+    """The names the presets' models go by (``Mixtral``, ``Llama``, ``DeepSeek``): each title's leading word."""
+    from llm_formulas.formulas.presets import names, preset
+
+    found: dict[str, str] = {}
+    for name in names():
+        word = re.match(r"[A-Za-z]+", preset(name).title)
+        if word and len(word[0]) > 2:
+            found.setdefault(word[0].lower(), word[0])
+    return tuple(found.values())
+
+
+def models_named(text: str) -> list[str]:
+    """The model names ``text`` mentions, as whole words."""
+    return [name for name in model_names() if re.search(rf"\b{re.escape(name)}", text, flags=re.IGNORECASE)]
+
+
 def index_entry(item: SiteFormula) -> dict:
-    formula = get(item.view.id)
+    """One formula in the search index: its id, title and meaning; its symbols by name and as printed; its composed
+    form as text; the terms of its expansion; what its notes and derivation say; the models all of these name."""
+    formula, view = get(item.view.id), item.view
     symbols = sorted({name for s in formula.inputs for name in (s.name, plain_symbol(quantity(s).latex))}
                      | {plain_symbol(_lhs(formula))} - {""})
-    models = sorted({text for example in item.view.examples for text in (example.title, *(i.source for i in example.inputs)) if text})
-    return {"id": formula.id, "href": href(formula.id), "title": item.view.title, "meaning": formula.meaning,
+    about = " ".join([formula.notes, view.derivation_title, *(step.why for step in view.steps)])
+    examples = " ".join(text for example in view.examples for text in (example.title, *(i.source for i in example.inputs)))
+    return {"id": formula.id, "href": href(formula.id), "title": view.title, "meaning": formula.meaning,
             "symbols": symbols, "text": sp.sstr(abbreviated(valued(formula.composed))), "terms": terms(formula),
-            "models": models}
+            "about": about, "models": models_named(" ".join([formula.meaning, about, examples]))}
 
 
 def search_index(pages: tuple[SitePage, ...]) -> str:

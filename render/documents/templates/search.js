@@ -1,6 +1,6 @@
 // The reference's search (render/documents/reference_site.py): the prebuilt index in window.SEARCH_INDEX, read in the
-// page, no server. Each word of the query must match an entry's id, meaning, symbols, models or plain-text form; a query
-// written as a monomial (12lh: a coefficient and symbol names in any order) also matches a term of the expansion.
+// page, no server. Each word of the query must match an entry's id, meaning, symbols, models, notes and derivation, or
+// plain-text form; a query written as a monomial (12lh: a coefficient and symbol names in any order) also matches a term of the expansion.
 (function () {
   "use strict";
   const box = document.getElementById("search");
@@ -30,7 +30,7 @@
       entry.haystack = {
         id: words(entry.id), meaning: words(entry.meaning), title: words(entry.title),
         symbols: entry.symbols.map(function (s) { return s.toLowerCase(); }),
-        models: words(entry.models.join(" ")), text: entry.text.toLowerCase(),
+        models: words(entry.models.join(" ")), about: words(entry.about), text: entry.text.toLowerCase(),
       };
     }
     return entry.haystack;
@@ -52,6 +52,7 @@
       if (hay.meaning.includes(token)) best = Math.max(best, 5);
       if (hay.symbols.includes(token)) best = Math.max(best, 6);
       if (hay.models.includes(token)) best = Math.max(best, 4);
+      if (hay.about.includes(token)) best = Math.max(best, 3);
       if (hay.text.includes(token)) best = Math.max(best, 2);
       if (best === 0) everyWord = false;
       total += best;

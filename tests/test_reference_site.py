@@ -1,0 +1,172 @@
+"""The reference as a site (OUT/reference/, render/documents/reference_site.py; issue 31 item 4).
+
+In a real headless Chromium at 1280 × 800 (tests/site_probe.py): the index and a topic page load and lay out their
+questions and equations (the seconds each took are printed, not asserted: tests/benchmarks/bench_reference_site.py
+measures them), no page scrolls sideways, and the search box, typed into, finds ``kv cache``, ``12lh``, ``Mixtral``
+and ``TTFT``. Without a browser: every formula sits at an anchor that is its id, every link between pages lands on
+an anchor that exists, a formula's parts and "used by" are each other's inverse, and nothing is fetched from a network.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from build_session import reference_site, scratch
+from llm_formulas.formulas.catalogue import all_formulas, get
+from llm_formulas.render.printers.mathml import expr_mathml
+from site_probe import CHROMIUM, load, widths
+
+browser = pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="needs a Chromium (CI installs Debian's chromium)")
+QUERIES = ("kv cache", "12lh", "Mixtral", "TTFT")
+
+
+class _Page(HTMLParser):
+    """The ids a page defines, the links it holds, the articles (formula id → its text) and the scripts and styles it loads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: list[str] = []
+        self.links: list[str] = []
+        self.loads: list[str] = []
+        self.articles: dict[str, str] = {}
+        self._article: str | None = None
+        self._depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.append(attrs["id"])
+        if tag == "a" and "href" in attrs:
+            self.links.append(attrs["href"])
+        if tag in ("script", "link", "img", "iframe") and (attrs.get("src") or attrs.get("href")):
+            self.loads.append(attrs.get("src") or attrs.get("href"))
+        if tag == "article":
+            self._article, self._depth = attrs["id"], 0
+            self.articles[self._article] = ""
+        if self._article and tag == "article":
+            self._depth += 1
+
+    def handle_endtag(self, tag):
+        if tag == "article" and self._article:
+            self._depth -= 1
+            if self._depth == 0:
+                self._article = None
+
+    def handle_data(self, data):
+        if self._article:
+            self.articles[self._article] += data
+
+
+def _pages() -> dict[str, _Page]:
+    pages = {}
+    for path in sorted(reference_site().glob("*.html")):
+        page = _Page()
+        page.feed(path.read_text(encoding="utf-8"))
+        pages[path.name] = page
+    return pages
+
+
+def test_every_formula_sits_at_its_id_on_its_topic_page():
+    pages = _pages()
+    for formula in all_formulas():
+        page = pages[formula.id.split(".")[0] + ".html"]
+        assert page.ids.count(formula.id) == 1, formula.id
+    assert all(len(page.ids) == len(set(page.ids)) for page in pages.values())  # an anchor names one place
+
+
+def test_every_link_lands_on_an_anchor_and_nothing_comes_from_a_network():
+    pages = _pages()
+    followed = 0
+    for name, page in pages.items():
+        for target in page.links:
+            if target.startswith(("http://", "https://")):
+                continue  # a source's own address, for a reader to follow; the site itself loads nothing from it
+            file, _, anchor = target.partition("#")
+            landing = pages[file or name] if (file or name).endswith(".html") else None
+            assert landing is not None, f"{name}: {target}"
+            assert not anchor or anchor in landing.ids, f"{name}: {target}"
+            followed += 1
+        assert all(not re.match(r"[a-z]+:", loaded) and (reference_site() / loaded).is_file() for loaded in page.loads), page.loads
+    assert followed > len(all_formulas())
+
+
+def test_a_formula_shows_its_parts_its_users_and_its_sources():
+    pages = _pages()
+    params = pages["params.html"]
+    total = params.articles["params.decoder.total"]
+    # formulas/architecture.py writes the decoder's count as embeddings + l_attn·attention + ... + head
+    for part in ("params.decoder.embeddings", "params.decoder.attention", "params.decoder.head"):
+        assert part in total
+        assert "params.decoder.total" in params.articles[part]  # its "used by" names the whole
+    # params.total is Narayanan et al. 2021's count (Efficient Large-Scale Language Model Training on GPU Clusters)
+    narayanan = params.articles["params.total"]
+    assert "Narayanan" in narayanan and "2021" in narayanan and "GPU Clusters" in narayanan
+    # links cross pages: serving's decoding step names the decoder's MLP FLOPs (formulas/serving.py), and the
+    # FLOPs page links back to it under "used by"
+    assert "flops.html#flops.decoder.mlp" in pages["serving.html"].links
+    assert "serving.html#serving.decode.flops.linear" in pages["flops.html"].links
+
+
+def test_composed_form_prints_parts_by_their_symbols_and_no_latex_command_as_text():
+    printed = expr_mathml(get("params.decoder.total").composed)
+    assert "<mi>params." not in printed  # old: a part printed as its id, <mi>params.decoder.embeddings</mi>
+    assert "<mi>emb</mi>" in printed  # Ψ_emb
+    assert "varnothing" not in printed  # old: l_{\varnothing mlp} printed the command's name; now l_mlp by name
+    everything = "".join(expr_mathml(f.composed) for f in all_formulas())
+    assert not re.search(r"<mi>[a-z]{4,}[a-z_]*\.[a-z_.]+</mi>", everything)  # no part anywhere printed as its id
+
+
+def test_the_index_lists_each_topics_questions():
+    pages = _pages()
+    index = pages["index.html"]
+    topics = {f.id.split(".")[0] for f in all_formulas()}
+    assert {f"{topic}.html" for topic in topics} <= set(index.links)
+    answers = [link for link in index.links if "#" in link]
+    assert len(answers) >= 2 * len(topics)  # two questions a topic at least, each linked to the formula answering it
+
+
+@browser
+def test_index_and_topic_page_load_and_lay_out_in_chromium():
+    work = scratch("site-load")
+    index = load(reference_site(), "index.html", work)
+    assert index["questions"] >= 30  # laid out: the questions are there at the load event
+    topic = load(reference_site(), "memory.html", work)  # the largest topic page
+    memory_formulas = sum(1 for f in all_formulas() if f.id.startswith("memory."))
+    assert topic["maths"] >= memory_formulas
+    width, height = topic["firstMath"]
+    assert width > 100 and height > 8  # the first equation laid out as MathML, a line of it at least
+    print(f"\nChromium load at 1280x800: index.html {index['loaded']:.0f} ms, memory.html {topic['loaded']:.0f} ms")
+
+
+@browser
+def test_no_page_scrolls_sideways_at_1280():
+    pages = sorted(path.name for path in reference_site().glob("*.html"))
+    seen = widths(reference_site(), pages, scratch("site-widths"))
+    assert set(seen) == set(pages)
+    wide = {page: w for page, w in seen.items() if w["scroll"] > w["client"]}
+    assert not wide, wide
+
+
+@browser
+def test_search_box_finds_the_readers_queries():
+    found = load(reference_site(), "params.html", scratch("site-search"), QUERIES)["search"]
+    # the KV cache's own formulas first: memory.kv_cache (2·l·g·d_head·s·b·q) and its per-token form
+    assert found["kv cache"][:2] and all("kv_cache" in result for result in found["kv cache"][:3]), found["kv cache"]
+    # 12·l·h² is the classic count of a GPT's parameters (Kaplan et al. 2020, Narayanan et al. 2021): its leading term first
+    assert found["12lh"][0] == "params.approx" and "params.total" in found["12lh"][:3], found["12lh"]
+    # every formula found for Mixtral says Mixtral in its meaning, notes or derivation
+    assert len(found["Mixtral"]) >= 3
+    for result in found["Mixtral"]:
+        formula = get(result)
+        from llm_formulas.derivations.catalogue import derivation_of
+
+        derivation = derivation_of(result)
+        text = " ".join([formula.meaning, formula.notes, *(step.why for step in (derivation.steps if derivation else []))])
+        assert "mixtral" in text.lower(), result
+    # time to first token: serving's chunked-prefill TTFT
+    assert found["TTFT"][0] == "serving.chunked.ttft", found["TTFT"]
