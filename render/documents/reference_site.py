@@ -101,12 +101,35 @@ def link(formula: Formula) -> FormulaLink:
     return FormulaLink(formula.id, mm.fragment_mathml(_lhs(formula)), short_title(formula.meaning), href(formula.id))
 
 
+LINE = 64  # characters of an equation's line: a longer sum is broken before a + onto the next line
+
+
+def _width(mathml: str) -> int:
+    """About how many characters wide a piece of MathML prints: its text, an entity one character."""
+    return len(re.sub(r"&[^;]+;", "x", re.sub(r"<[^>]+>", "", mathml)))
+
+
 def composed_mathml(formula: Formula) -> str:
-    """``symbol = composed form`` as a display ``<math>``: its parts by their symbols, the derived counts by name."""
+    """``symbol = composed form`` as a display ``<math>``: its parts by their symbols, the derived counts by name;
+    a sum wider than LINE is set as a table of lines, each after the first starting with its sign."""
     from llm_formulas.formulas.latex import formula_latex
 
-    return mm.math_block(mm.fragment_mathml(_lhs(formula)), mm.relation("="), mm.expr_mathml(formula.composed),
-                         tex=formula_latex(formula))
+    lhs, tex = mm.fragment_mathml(_lhs(formula)), formula_latex(formula)
+    whole = mm.expr_mathml(formula.composed)
+    expr = abbreviated(valued(formula.composed))
+    if _width(whole) <= LINE or not isinstance(expr, sp.Add):
+        return mm.math_block(lhs, mm.relation("="), whole, tex=tex)
+    lines: list[list[str]] = [[]]
+    for position, term in enumerate(expr.as_ordered_terms()):
+        negative = term.could_extract_minus_sign()
+        piece = mm.expr_mathml(-term if negative else term)
+        sign = "−" if negative else ("+" if position else "")
+        if lines[-1] and _width("".join(lines[-1])) + _width(piece) > LINE:
+            lines.append([])
+        lines[-1].append((mm.relation(sign) if sign else "") + piece)
+    rows = "".join(f'<mtr><mtd class="lhs">{lhs + mm.relation("=") if number == 0 else ""}</mtd><mtd class="rhs">'
+                   f'<mrow>{"".join(line)}</mrow></mtd></mtr>' for number, line in enumerate(lines))
+    return mm.math_block(f"<mtable>{rows}</mtable>", tex=tex)
 
 
 def used_by() -> dict[str, list[Formula]]:
