@@ -164,7 +164,7 @@ def terms(formula: Formula) -> list[str]:
     """The terms of a formula's expansion as ``coefficient:symbol names`` (``12*h**2*l`` is ``12:h l``), for a search
     of a monomial by its factors in any order (``12lh``); none for an expansion of more than MOST_TERMS terms."""
     expr = valued(formula.expr)
-    if sp.count_ops(expr) > 4 * MOST_TERMS:
+    if sp.count_ops(expr) > MOST_TERMS:
         return []
     added = sp.Add.make_args(sp.expand(expr))
     if len(added) > MOST_TERMS:
