@@ -149,6 +149,12 @@ def replicated_mixers() -> Derivation:
 
 def stage_layers() -> Derivation:
     dv = Derivation("params.stage.layers", "A stage's l/p layers on one GPU", tuple(fm.STAGE_SOURCES))
+    dv.defines("Ψ_layers^¬E", fm.layer_parts, "the l layers' parameters as params.decoder.total counts them, the routed "
+               "experts aside")
+    dv.concludes("params.decoder.layers.unrouted")
+    dv.defines("Ψ_whole^l", fm.whole_layers, "what TP keeps whole in each: norms, row-parallel biases, latent projections, "
+               "q/k norms, routers and gates, the mixers' unsplit parts")
+    dv.concludes("params.stage.whole")
     split = dv.defines("Ψ_split", fm.split_layers / (p * t), "the l/p mean layers' projections and vocabulary, 1/t each")
     whole = dv.defines("Ψ_whole", fm.whole_layers / p, "what the l/p layers keep whole on every TP rank")
     dv.defines("Ψ_layers", split + whole, "together")

@@ -128,10 +128,16 @@ def megatron_states(distributed: bool) -> Derivation:
 
 def megatron_params() -> Derivation:
     dv = Derivation("peers.megatron.params", "Megatron-LM's estimator: the most loaded shard's parameters", (ESTIMATOR,))
-    sharded = dv.defines("T", pe.SHARDED, "TP-sharded (L247–252), ÷ t")
-    replicated = dv.defines("R", pe.REPLICATED, "replicated on every TP rank (L253–255)")
-    experts = dv.defines("X", pe.EXPERTS, "the experts over t_E·e (L256–259)")
-    dv.defines("Ψ_shard", (sharded / t + replicated + experts) * u_param, "num_parameters_on_most_loaded_model_shard (L260–267)")
+    dv.defines("Ψ_attn", pe.ATTENTION_COUNT * u_param, "one layer's attention: Q and O of a heads, K and V of g (L81–93), "
+               "or MLA's ranks and norms (L62–80)")
+    dv.concludes("peers.megatron.attention")
+    sharded = dv.defines("T", pe.SHARDED * u_param, "TP-sharded (L247–252), ÷ t")
+    dv.concludes("peers.megatron.params.sharded")
+    replicated = dv.defines("R", pe.REPLICATED * u_param, "replicated on every TP rank (L253–255)")
+    dv.concludes("peers.megatron.params.replicated")
+    experts = dv.defines("X", pe.EXPERTS * u_param, "the experts over t_E·e (L256–259)")
+    dv.concludes("peers.megatron.params.experts")
+    dv.defines("Ψ_shard", sharded / t + replicated + experts, "num_parameters_on_most_loaded_model_shard (L260–267)")
     dv.concludes("peers.megatron.params")
     return dv
 

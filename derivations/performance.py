@@ -27,8 +27,8 @@ from llm_formulas.formulas.catalogue import get
 from llm_formulas.formulas.cluster import bubble_interleaved
 from llm_formulas.formulas.performance import (
     ASYNC_TP, DDP, DEEPSPEED_BF16, DEEPSPEED_GRAD, DEEPSPEED_PIPE, FLASH, HIERARCHICAL, KORTHIKANTI, MEGATRON_2021, NARAYANAN, NCCL, NVIDIA_GEMM, ROOFLINE,
-    SHOEYBI, ZERO, ZEROPP, allreduce_forward, attention_backward, attention_forward, elementwise_forward, gemm_bytes,
-    gemm_flops, layer_gemms, recomputed_core, shard, tokens,
+    SHOEYBI, ZERO, ZEROPP, allreduce_forward, attention_backward, attention_core, attention_flash, attention_forward,
+    elementwise_forward, gemm_bytes, gemm_flops, layer_gemms, recomputed_core, ring_allreduce, shard, tokens,
 )
 from llm_formulas.formulas.symbols import (
     K_inner, M_rows, N_cols, P, V, W_intra, W_mem, W_net, W_pp, W_tp, X, a, d, d_ff, d_head, d_node, eta_gemm, eta_mem, g,
@@ -105,6 +105,24 @@ def tp_backward() -> Derivation:
     backward = get("perf.tp.backward").dimensioned
     d_.defines("T_TP^bwd(σ_TP^ovl = 0)", backward.subs(ovl_tp, 0), "the blocking framework")
     d_.equals("T_TP (the forward's)", get("perf.tp.layer").dimensioned, "the same two all-reduces as the forward (perf.tp.layer)", aside=True)
+    return d_
+
+
+def layer_parts() -> Derivation:
+    """The named parts of a layer's time, each from its kernels."""
+    d_ = Derivation("perf.layer.gemms", "The parts of a layer's time", (NVIDIA_GEMM, FLASH, SHOEYBI, KORTHIKANTI))
+    d_.defines("T_GEMMs", layer_gemms, "QKV [bs, h]·[h, (a+2g)d_head/t], output [bs, a·d_head/t]·[.., h], MLP up and down "
+               "with d_ff/t, each a perf.gemm.time")
+    d_.concludes("perf.layer.gemms")
+    d_.defines("T_core", attention_core, "QKᵀ and scores·V as batched GEMMs, the s² scores through HBM twice for the "
+               "softmax and the dropout, two launches more")
+    d_.concludes("perf.attention.eager")
+    d_.defines("T_flash", attention_flash, "the same FLOPs in one kernel that reads Q, K, V and writes the output once")
+    d_.concludes("perf.attention.flash")
+    d_.defines("T_elem", elementwise_forward, "norms, bias-dropout-adds and the activation: bytes over η_mem·W_mem")
+    d_.concludes("perf.layer.elementwise")
+    d_.defines("T_AR", ring_allreduce, "a ring all-reduce moves 2(t−1)/t of the b·s·h·q buffer over each GPU's link")
+    d_.concludes("perf.tp.allreduce")
     return d_
 
 
@@ -303,7 +321,7 @@ def optimizer(sharded: bool) -> Derivation:
 
 
 DERIVATIONS = (
-    gemm_time, gemm_efficiency, tp_layer, tp_backward, layer_forward, layer_backward, logits, p2p, accumulate_fp32, stage,
+    gemm_time, gemm_efficiency, tp_layer, tp_backward, layer_parts, layer_forward, layer_backward, logits, p2p, accumulate_fp32, stage,
     pipeline, pipeline_uneven, dp_allreduce,
     lambda: window("forward"), lambda: window("backward"),
     *(lambda stage=stage: zero_exposed(stage) for stage in (0, 1, 2, 3)),

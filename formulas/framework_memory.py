@@ -271,9 +271,31 @@ STAGE = [MEAN_LAYER, Condition("t_E divides t"), Condition("e divides E"), arch.
          WHOLE_MIXERS,
          Condition("n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)")]
 
+layers_unrouted = formula(
+    "params.decoder.layers.unrouted",
+    layer_parts,
+    "parameter",
+    "the parameters of the l layers but their routed experts: attention or a recurrent mixer, norms, dense MLPs, and in "
+    "the MoE layers the router and the shared experts (what params.decoder.total counts in its layers, E·Ψ_expert aside)",
+    sources=STAGE_SOURCES,
+    conditions=[arch.MOE_LAYERS, arch.MIXERS],
+    related=["params.decoder.total"],
+    symbol_latex=r"\Psi_{layers}^{\neg E}",
+)
+layers_whole = formula(
+    "params.stage.whole",
+    whole_layers,
+    "parameter",
+    "what tensor parallelism keeps whole on every rank of the l layers: norms, the output and MLP-down biases, latent "
+    "projections, q/k norms, routers and shared-expert gates, the recurrent mixers' unsplit parts",
+    sources=STAGE_SOURCES,
+    conditions=[arch.MOE_LAYERS, arch.MIXERS],
+    related=["params.decoder.replicated", "params.decoder.replicated.moe", "params.recurrent.replicated"],
+    symbol_latex=r"\Psi_{whole}",
+)
 stage_layers = formula(
     "params.stage.layers",
-    (split_layers / t + whole_layers) / p,
+    ((layers_unrouted.part - layers_whole.part) / t + layers_whole.part) / p,
     "parameter",
     "parameters of a stage's l/p layers one GPU holds, the routed experts aside: their projections 1/t, what TP "
     "replicates whole",

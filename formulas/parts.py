@@ -73,7 +73,7 @@ class PartAt(Part):
         return f"[{self.formula.id} at {', '.join(f'{symbol}={value}' for symbol, value in self.values)}]"
 
     def expansion(self) -> sp.Basic:
-        return self.formula.dimensioned.xreplace(dict(self.values))
+        return self.formula.dimensioned.xreplace({symbol: expand_parts(value) for symbol, value in self.values})
 
 
 def plain_symbol(latex: str) -> str:

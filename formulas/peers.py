@@ -56,7 +56,17 @@ DENSE_ONLY = Condition("a dense model without multi-head latent attention")
 NORM = 1 + norm_bias  # its norm_size: 1 for RMSNorm, 2 for LayerNorm
 MLA_ATTENTION = (q_lora * r_q * (h + a * (d_nope + d_rope) + NORM) + (1 - q_lora) * h * a * (d_nope + d_rope)
                  + r_kv * (h + a * (d_nope + d_v) + NORM) + h * d_rope + a * d_v * h)  # L62–80
-ATTENTION = (1 - mla) * 2 * h * d_head * (a + g) + mla * MLA_ATTENTION  # L81–93: 2h²(1 + g/a)(q/h), q = a·d_head
+ATTENTION_COUNT = (1 - mla) * 2 * h * d_head * (a + g) + mla * MLA_ATTENTION  # L81–93: 2h²(1 + g/a)(q/h), q = a·d_head
+attention = formula(
+    "peers.megatron.attention",
+    ATTENTION_COUNT * u_param,
+    "parameter",
+    "Megatron-LM's estimator: one layer's attention parameters, 2h·d_head·(a + g) (its 2h²(1 + g/a)), or MLA's from its "
+    "ranks with their norms",
+    sources=[Source(ESTIMATOR, "theoretical_memory_usage.py L62–93")],
+    symbol_latex=r"\Psi_{attn}^{Megatron}",
+)
+ATTENTION = attention.part / u_param  # a count, as the estimator's groups add it
 DENSE_MLP = (2 + gated) * h * d_ff  # L103: 2·h·d_ff·(3/2 if swiglu)
 SHARED_MLP = (2 + gated) * h * d_sh  # L104
 ROUTED = (2 + gated) * h * d_moe * E  # L110–112, per MoE layer
@@ -68,9 +78,36 @@ REPLICATED = (LAYER_NORMS * (l - l_moe) + (LAYER_NORMS + ROUTER) * l_moe + NORM 
 EXPERTS = (ROUTED * l_moe / p + n_mtp * ROUTED) / (t_e * e)
 EXPERT_REPLICAS = t * d / (t_e * e)  # L205–212: world/(etp·ep·pp)
 
+ESTIMATOR_GROUPS = Source(ESTIMATOR, "theoretical_memory_usage.py L59–267")
+sharded = formula(
+    "peers.megatron.params.sharded",
+    SHARDED * u_param,
+    "parameter",
+    "Megatron-LM's estimator: the parameters its most loaded shard splits over the t TP ranks: l/p layers' attention and "
+    "dense MLPs (shared experts in MoE layers), one MTP block, the embedding, at p = 1 an untied head",
+    sources=[ESTIMATOR_GROUPS],
+    symbol_latex=r"T_{Megatron}",
+)
+replicated = formula(
+    "peers.megatron.params.replicated",
+    REPLICATED * u_param,
+    "parameter",
+    "Megatron-LM's estimator: the parameters every TP rank of its most loaded shard holds whole: the layers' norms and "
+    "routers, 1/p of the final norm, the MTP block's norms and router",
+    sources=[ESTIMATOR_GROUPS],
+    symbol_latex=r"R_{Megatron}",
+)
+experts = formula(
+    "peers.megatron.params.experts",
+    EXPERTS * u_param,
+    "parameter",
+    "Megatron-LM's estimator: the routed experts of its most loaded shard, over t_E·e ranks",
+    sources=[ESTIMATOR_GROUPS],
+    symbol_latex=r"X_{Megatron}",
+)
 megatron_params = formula(
     "peers.megatron.params",
-    (SHARDED / t + REPLICATED + EXPERTS) * u_param,
+    sharded.part / t + replicated.part + experts.part,
     "parameter",
     "Megatron-LM's estimator: the parameters of the most loaded shard (the first stage: l/p layers, one MTP block, the "
     "embedding; at p = 1 an untied head too)",
@@ -81,7 +118,7 @@ megatron_params = formula(
 )
 megatron_states = formula(
     "peers.megatron.states",
-    18 * c_byte * (SHARDED / t + REPLICATED + EXPERTS),
+    18 * c_byte * megatron_params.part / u_param,
     "byte",
     "Megatron-LM's estimator: weight and optimizer memory of the most loaded shard without the distributed optimizer, "
     "18 bytes per parameter (bf16 weight, fp32 main gradient, fp32 master weight, Adam's m and v)",
@@ -92,7 +129,7 @@ megatron_states = formula(
 )
 megatron_distopt = formula(
     "peers.megatron.states.distributed_optimizer",
-    c_byte * ((6 + 12 / d) * (SHARDED / t + REPLICATED) + (6 + 12 / EXPERT_REPLICAS) * EXPERTS),
+    c_byte * ((6 + 12 / d) * (sharded.part / t + replicated.part) + (6 + 12 / EXPERT_REPLICAS) * experts.part) / u_param,
     "byte",
     "Megatron-LM's estimator with --use-distributed-optimizer: 6 + 12/d bytes per parameter, the experts' over their "
     "t·d/(t_E·e) expert-data-parallel replicas",

@@ -498,6 +498,7 @@ e2e = formula(
     conditions=[ENGINE, WINDOWED, AT_LEAST_TWO],
     related=["serving.time.decode_step", "serving.decode.context.sum"],
     symbol_latex=r"T_{e2e}",
+    composed=T_pf + steps * decode_step.at(N_kv=context_sum.part / steps),
 )
 tpot = formula(
     "serving.time.tpot",
