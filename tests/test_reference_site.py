@@ -128,6 +128,11 @@ def test_the_index_lists_each_topics_questions():
     assert {f"{topic}.html" for topic in topics} <= set(index.links)
     answers = [link for link in index.links if "#" in link]
     assert len(answers) >= 2 * len(topics)  # two questions a topic at least, each linked to the formula answering it
+    for topic in topics:  # each topic's questions are answered on its own page
+        card = re.search(rf'<section class="topic-card" id="{topic}">(.*?)</section>',
+                         (reference_site() / "index.html").read_text(encoding="utf-8"), flags=re.S)
+        answered_on = re.findall(r'href="([a-z_]+)\.html#', card.group(1)) if card else []
+        assert len(answered_on) >= 2 and set(answered_on) == {topic}, topic
 
 
 @browser
