@@ -22,7 +22,7 @@ from llm_formulas.render.printers.mathml import expr_mathml
 from site_probe import CHROMIUM, load, widths
 
 browser = pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="needs a Chromium (CI installs Debian's chromium)")
-QUERIES = ("kv cache", "12lh", "Mixtral", "TTFT")
+QUERIES = ("kv cache", "12lh", "Mixtral", "TTFT", "Ψ_emb")
 
 
 class _Page(HTMLParser):
@@ -175,3 +175,5 @@ def test_search_box_finds_the_readers_queries():
         assert "mixtral" in text.lower(), result
     # time to first token: serving's chunked-prefill TTFT
     assert found["TTFT"][0] == "serving.chunked.ttft", found["TTFT"]
+    # a symbol as printed: Ψ_emb is the embeddings' own symbol (formulas/architecture.py), then the formulas using it
+    assert found["Ψ_emb"][0] == "params.decoder.embeddings", found["Ψ_emb"]

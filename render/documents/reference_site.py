@@ -197,14 +197,15 @@ def models_named(text: str) -> list[str]:
 
 
 def index_entry(item: SiteFormula) -> dict:
-    """One formula in the search index: its id, title and meaning; its symbols by name and as printed; its composed
-    form as text; the terms of its expansion; what its notes and derivation say; the models all of these name."""
+    """One formula in the search index: its id, title and meaning; its own symbol and its inputs' by name and as
+    printed; its composed form as text; the terms of its expansion; what its notes and derivation say; the models
+    all of these name."""
     formula, view = get(item.view.id), item.view
-    symbols = sorted({name for s in formula.inputs for name in (s.name, plain_symbol(quantity(s).latex))}
-                     | {plain_symbol(_lhs(formula))} - {""})
+    own = plain_symbol(_lhs(formula))
+    symbols = sorted({name for s in formula.inputs for name in (s.name, plain_symbol(quantity(s).latex))} | {own})
     about = " ".join([formula.notes, view.derivation_title, *(step.why for step in view.steps)])
     examples = " ".join(text for example in view.examples for text in (example.title, *(i.source for i in example.inputs)))
-    return {"id": formula.id, "href": href(formula.id), "title": view.title, "meaning": formula.meaning,
+    return {"id": formula.id, "href": href(formula.id), "title": view.title, "meaning": formula.meaning, "symbol": own,
             "symbols": symbols, "text": sp.sstr(abbreviated(valued(formula.composed))), "terms": terms(formula),
             "about": about, "models": models_named(" ".join([formula.meaning, about, examples]))}
 

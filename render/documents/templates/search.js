@@ -40,6 +40,9 @@
     const hay = prepared(entry);
     let total = 0;
     if (wanted) total += 40 * termMatch(entry, wanted);
+    const typed = query.trim().toLowerCase();  // a symbol as printed (Ψ_emb) or named (d_ff), whole
+    const symbolHit = entry.symbol.toLowerCase() === typed ? 35 : hay.symbols.includes(typed) ? 10 : 0;
+    total += symbolHit;
     const phrase = words(query);
     if (tokens.length > 1 && (" " + hay.id + " ").includes(" " + phrase + " ")) total += 30;
     if (tokens.length > 1 && hay.meaning.includes(phrase)) total += 15;
@@ -57,7 +60,7 @@
       if (best === 0) everyWord = false;
       total += best;
     }
-    if (!everyWord && !(wanted && termMatch(entry, wanted))) return 0;
+    if (!everyWord && !symbolHit && !(wanted && termMatch(entry, wanted))) return 0;
     return total - entry.id.length / 1000;  // ties: the shorter id, the more general formula, first
   }
 
