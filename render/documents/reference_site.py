@@ -5,7 +5,7 @@ that is its id (``params.html#params.decoder.total``) and shows its statement, i
 MathML, which Chromium lays out natively: no script, no network), its parts linked to their anchors on whichever
 page, its conditions, its derivation steps, its sources (authors, title, year) and the formulas that name it as a
 part ("used by"). ``search-index.js`` holds, per formula, its id, meaning, symbols, plain-text form, the terms of its
-expansion and the models its worked examples name; ``search.js`` searches it in the page.
+expansion, what its notes and derivation say and the models these name; ``search.js`` searches it in the page.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import sympy as sp
 
 from llm_formulas.derivations.proof import valued
 from llm_formulas.formulas.catalogue import Formula, all_formulas, get
-from llm_formulas.formulas.latex import abbreviated
+from llm_formulas.formulas.latex import abbreviated, formula_latex
 from llm_formulas.formulas.parts import plain_symbol
 from llm_formulas.formulas.symbols import quantity
 from llm_formulas.render.documents.reference import FormulaView, Reference, TopicView, short_title, topic_of
@@ -112,8 +112,6 @@ def _width(mathml: str) -> int:
 def composed_mathml(formula: Formula) -> str:
     """``symbol = composed form`` as a display ``<math>``: its parts by their symbols, the derived counts by name;
     a sum wider than LINE is set as a table of lines, each after the first starting with its sign."""
-    from llm_formulas.formulas.latex import formula_latex
-
     lhs, tex = mm.fragment_mathml(_lhs(formula)), formula_latex(formula)
     whole = mm.expr_mathml(formula.composed)
     expr = abbreviated(valued(formula.composed))
