@@ -131,6 +131,19 @@ def replicated(kind: str) -> Derivation:
     return dv
 
 
+def attention_whole() -> Derivation:
+    dv = Derivation("params.decoder.attention.whole", "What tensor parallelism keeps whole of an attention block",
+                    (fm.DUPLICATED, fm.ESTIMATOR))
+    bias = dv.defines("Ψ_bias,O", (1 - mla) * fm.b_o * h * u_param, "the output projection is row-parallel: its bias is "
+                      "added after the all-reduce, whole on every rank (MLA's o_proj has none in DeepSeek's checkpoints)")
+    qk = dv.defines("Ψ_qk", fm.qk_norm * 2 * d_head * u_param, "q and k norms of d_head, shared by the heads")
+    latent = dv.defines("Ψ_latent", fm.latent_projections * u_param,
+                        "MLA's query and key/value down projections and latent norms: duplicated, not split")
+    dv.defines("Ψ_attn^whole", bias + qk + latent, "together")
+    dv.concludes("params.decoder.attention.whole")
+    return dv
+
+
 def replicated_mixers() -> Derivation:
     dv = Derivation("params.recurrent.replicated", "What tensor parallelism keeps whole of the recurrent mixers",
                     (fm.MIXER_TP,))
@@ -362,6 +375,7 @@ DERIVATIONS = (
     weight_casts,
     lambda: replicated("dense"),
     lambda: replicated("moe"),
+    attention_whole,
     replicated_mixers,
     stage_layers,
     stage_layer_experts,

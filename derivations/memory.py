@@ -643,6 +643,27 @@ def layer_decoder_moe(mode: str) -> Derivation:
     return dv
 
 
+def token_bytes() -> Derivation:
+    """A layer's activation bytes per token, grouped by how tensor parallelism holds them (the groups of
+    ``_decoder_printed``)."""
+    dv = Derivation("memory.activations.token.decoder.whole", "A layer's bytes per token, by how TP holds them",
+                    (KORTHIKANTI, DEEPSEEK_MLA, MEGATRON_MOE, HF_MOE))
+    router = 4 * E + 28 * k + 2 * sh_gate * h
+    groups = [
+        ("decoder.whole", ATTENTION_WHOLE + MLP_WHOLE, "LN₁ in, the QKV input, the masks; MLA's latents; LN₂ in, fc1 in"),
+        ("decoder.split", ATTENTION_HEADS + GLU * d_ff, "the heads' Q, K, V and projection input; the MLP's d_ff-wide tensors"),
+        ("moe.whole", ATTENTION_WHOLE + MLP_WHOLE + router, "the dense layer's whole tensors and the router's: fp32 scores "
+         "(4E), int64 indices, order and token index (24k), fp32 top-k values (4k), the gated shared output (2h)"),
+        ("moe.split", ATTENTION_HEADS + 2 * k * (3 + 2 * gated - 2 * gated * glu_fused) * d_moe + GLU * d_sh,
+         "the heads; 2(3 + 2σ_gated − 2σ_gated·σ_GLU)·d_moe per copy; the shared experts as a dense MLP of d_sh"),
+        ("moe.copies", 2 * k * h + 4 * k, "k dispatched copies of 2h bytes and their fp32 weights"),
+    ]
+    for name, per_token, why in groups:
+        dv.defines(f"a_{name}", per_token * c_byte, why)
+        dv.concludes(f"memory.activations.token.{name}")
+    return dv
+
+
 DECODER_MODES = ("tp", "tp_sp", "selective", "selective_sp", "flash", "flash_sp")
 
 
@@ -835,6 +856,7 @@ DERIVATIONS = (
     layer_general_tp_sp,
     layer_general_flash,
     layer_general_flash_sp,
+    token_bytes,
     layer_general_selective,
     layer_general_selective_sp,
     *(lambda mode=mode: layer_decoder(mode) for mode in DECODER_MODES),

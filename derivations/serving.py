@@ -70,6 +70,7 @@ def context_sum() -> Derivation:
                       why="SymPy evaluates both sums, for any u (used below at the u the window gives)")
     below = d.defines("u", sp.Min(sp.Max(W - s_in, 0), steps),
                       "the steps below the window: W − s_in of them, none if the prompt fills it, at most s_out − 1")
+    d.concludes("serving.decode.steps_in_window")
     d.defines("Σ N_KV", (S.l_attn - l_win) * full + l_win * window.xreplace({u: below}),
               "l_attn − l_win full attention layers and l_win windowed ones")
     d.concludes("serving.decode.context.sum")
@@ -146,18 +147,22 @@ def mixers_step() -> Derivation:
     mamba = d.defines("S6 step", _at("flops.recurrent.mamba", s=1) - R.d_ssm * conv * (one - S.UPDATED),
                       "Mamba's forward of one token, the convolution over the 2 outputs of causal_conv1d_update (its k_conv "
                       "cached inputs and the new one, unpadded) instead of k_conv; the readout matmul [d_ssm, N]×[N, 1] stays")
+    d.concludes("serving.decode.flops.mamba")
     ssd = d.defines("SSD step", _at("flops.recurrent.mamba2", s=1) - _scan_at_one("flops.recurrent.mamba2", R.Q_ssd)
                     - R.xbc * conv * (one - S.UPDATED),
                     "Mamba-2's forward of one token less the terms of its chunked scan in Q (a lone token padded to a "
                     "chunk), the convolution over 2 outputs; what is left of the scan, 2b·d_ssm·N, is the step's readout "
                     "bmm [d_ssm/n, N]×[N, 1] per head")
+    d.concludes("serving.decode.flops.mamba2")
     lru = d.defines("LRU step", _at("flops.recurrent.rglru", s=1) - R.d_lru * conv * one,
                     "the recurrent block's forward of one token less its convolution: RecurrentGemma's step multiplies the "
                     "cached inputs by the taps and sums (no matmul)")
+    d.concludes("serving.decode.flops.rglru")
     gdn = d.defines("GDN step", _at("flops.recurrent.gdn", s=1) - _scan_at_one("flops.recurrent.gdn", R.Q_gdn)
                     - R.qkv_lin * conv * (one - S.UPDATED),
                     "the gated delta-net's forward of one token less its chunked products (the recurrent rule's decay, "
                     "update and readout are elementwise), the convolution over 2 outputs")
+    d.concludes("serving.decode.flops.gdn")
     d.defines("F_rec", l_mamba * mamba + l_ssd * ssd + l_lru * lru + l_gdn * gdn, "over the recurrent layers")
     d.concludes("serving.decode.flops.recurrent")
     return d
