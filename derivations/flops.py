@@ -61,7 +61,7 @@ def logits() -> Derivation:
 
 def forward() -> Derivation:
     d = Derivation("flops.forward", "The forward pass, factored", (BILIBILI, NARAYANAN))
-    d.defines("F_fwd", l * get("flops.layer.forward").dimensioned + get("flops.logits").dimensioned, "l layers and the logits")
+    d.defines("F_fwd", l * get("flops.layer.forward").part + get("flops.logits").part, "l layers and the logits")
     d.equals(
         "F_fwd",
         24 * b * s * l * h**2 * (1 + s / (6 * h) + V / (12 * l * h)),
@@ -85,7 +85,7 @@ def backward() -> Derivation:
 
 def training() -> Derivation:
     d = Derivation("flops.training", "A training step: forward and backward", (BILIBILI, LI))
-    d.defines("F_train", get("flops.forward").dimensioned + get("flops.backward").dimensioned, "one forward and one backward pass")
+    d.defines("F_train", get("flops.forward").part + get("flops.backward").part, "one forward and one backward pass")
     d.concludes("flops.training")
     return d
 
@@ -94,7 +94,7 @@ def training_recompute() -> Derivation:
     d = Derivation("flops.training.recompute", "Full recompute runs the forward twice", (BILIBILI,))
     d.defines(
         "F_train^rc",
-        get("flops.training").dimensioned + get("flops.forward").dimensioned,
+        get("flops.training").part + get("flops.forward").part,
         "the activations were dropped, so the backward repeats the forward first",
     )
     d.concludes("flops.training.recompute")
@@ -154,7 +154,7 @@ def inference_per_token() -> Derivation:
     d.concludes("flops.inference.per_token", where={P: exact_params})
     d.refutes(
         "000: 6Ψ per token",
-        3 * get("flops.inference.per_token").dimensioned,
+        3 * get("flops.inference.per_token").part,
         "000 §3.2 prints the inference cost as 6 FLOPs per parameter per token, the training figure: "
         "inference runs the forward only",
         correct=get("flops.inference.per_token").dimensioned,
