@@ -224,7 +224,7 @@ def layer_moe() -> Derivation:
 
 def layer_active() -> Derivation:
     d = Derivation("params.decoder.layer.active", "The part of a MoE layer one token uses", (TRANSFORMERS, FEDUS))
-    one = get("params.decoder.expert").dimensioned
+    one = get("params.decoder.expert").part
     d.defines("Ψ_layer^active", get("params.decoder.layer.moe").part - (E - k) * one, "the layer less the E − k routed experts the token skips")
     d.concludes("params.decoder.layer.active")
     return d
@@ -250,7 +250,7 @@ def head() -> Derivation:
 
 def hybrid_params() -> sp.Expr:
     """What hybrid layers change: a recurrent mixer's parameters instead of attention's; no mixer, or no MLP, at all."""
-    attention_ = get("params.decoder.attention").dimensioned
+    attention_ = get("params.decoder.attention").part
     return (sum(count * (get(f"params.{name}").dimensioned - attention_) for count, name in MIXER_IDS.items())
             - l_noattn * attention_ - l_nomlp * get("params.decoder.mlp").part)
 
@@ -488,7 +488,7 @@ def forward() -> Derivation:
 
 def backward() -> Derivation:
     d = Derivation("flops.decoder.backward", "The backward pass", (FLOP_COUNTER, BILIBILI))
-    forward_expr = get("flops.decoder.forward").dimensioned
+    forward_expr = get("flops.decoder.forward").part
     d.defines(
         "F_bwd",
         forward_expr + forward_expr,

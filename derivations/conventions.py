@@ -82,7 +82,7 @@ def kaplan_forward() -> Derivation:
 def megatron_eq4() -> Derivation:
     d = Derivation("conventions.megatron.eq4", "Megatron's Eq. 4, 8TP/(nX), against its exact Eq. 3", (NARAYANAN,))
     exact = d.defines("T_Eq3", get("utilization.training_time.megatron").part, "Eq. 3 per iteration, D/(B·s) iterations")
-    params = get("params.narayanan").dimensioned
+    params = get("params.narayanan").part
     estimate = d.defines("T_Eq4", 4 * c_flop * D * params / (n * X_run), "Eq. 4 with Ψ from Eq. 2, 12lh²(1 + 13/12h + (V+s)/12lh)")
     d.concludes("conventions.megatron.eq4", "Eq. 4 as printed, with Ψ from Eq. 2", where={P: params})
     d.defines("T_Eq4 / T_Eq3", sp.Mul(estimate, sp.Pow(exact, -1, evaluate=False), evaluate=False), "Eq. 4's time over Eq. 3's")

@@ -40,7 +40,7 @@ def payback() -> Derivation:
 
 def tokens_per_dollar() -> Derivation:
     d = Derivation("cost.tokens_per_dollar", "Training tokens per dollar", (LI, DEEPSEEK))
-    flops = get("flops.training.approx").dimensioned
+    flops = get("flops.training.approx").part
     d.defines(
         "D_USD",
         D / (flops / (X * U * c_hour) * c_rent),

@@ -531,7 +531,7 @@ def cited(written: sp.Basic, earlier: list[Step]) -> sp.Basic:
     for step in earlier:
         if step.claim in CITED_CLAIMS and step.expr is not None and sp.count_ops(step.expr) > 3:
             names[step.expr] = StepName(step.label)
-    if not names or written in names:
+    if not names:
         return written
     sums = sorted((expr for expr in names if expr.is_Add), key=lambda expr: -len(expr.args))
 

@@ -73,7 +73,7 @@ def forward() -> Derivation:
 
 def backward() -> Derivation:
     d = Derivation("flops.backward", "The backward pass is two forward GEMMs per GEMM", (BILIBILI, LI))
-    forward_expr = get("flops.forward").dimensioned
+    forward_expr = get("flops.forward").part
     d.defines(
         "F_bwd",
         forward_expr + forward_expr,
@@ -104,7 +104,7 @@ def training_recompute() -> Derivation:
 def per_token_rule(target: str, multiple: str, passes: int, title: str, sources: tuple[Source, ...]) -> Derivation:
     """F = passes·2ΨD, with Ψ = params.total and D = bs tokens, as an approximation."""
     d = Derivation(target, title, sources)
-    exact_params = get("params.total").dimensioned
+    exact_params = get("params.total").part
     d.defines(multiple, get(multiple).dimensioned, f"{passes} forward-sized passes over D = bs tokens")
     d.approximates(
         f"{2 * passes}ΨD",
@@ -142,7 +142,7 @@ def megatron() -> Derivation:
 
 def inference_per_token() -> Derivation:
     d = Derivation("flops.inference.per_token", "Inference: 2Ψ per token", (LI, BILIBILI))
-    exact_params = get("params.total").dimensioned
+    exact_params = get("params.total").part
     d.defines("F_fwd/(bs)", sp.cancel(get("flops.forward").dimensioned / (b * s * c_token)), "one forward pass, per token")
     d.approximates(
         "2Ψ",

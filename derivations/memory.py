@@ -688,7 +688,7 @@ def layer_full_sp() -> Derivation:
 
 def first_stage() -> Derivation:
     dv = Derivation("memory.activations.1f1b", "1F1B: the first stage holds p micro-batches", (KORTHIKANTI, BILIBILI))
-    per_layer = get("memory.activations.layer.tp").dimensioned
+    per_layer = get("memory.activations.layer.tp").part
     dv.defines("A_stage", p * (l / p) * per_layer, "1F1B starts p micro-batches before the first backward; each stage has l/p layers")
     dv.equals("A_stage", l * per_layer, "p·(l/p) = l: the first stage holds l layers' worth, whatever p is")
     dv.concludes("memory.activations.1f1b")
@@ -697,7 +697,7 @@ def first_stage() -> Derivation:
 
 def first_stage_interleaved() -> Derivation:
     dv = Derivation("memory.activations.1f1b.interleaved", "Interleaved 1F1B holds 1 + (p−1)/(pv) times more", (KORTHIKANTI, NARAYANAN))
-    per_layer = get("memory.activations.layer.tp").dimensioned
+    per_layer = get("memory.activations.layer.tp").part
     warm = dv.defines("n_warm", 2 * (p - 1) + (v - 1) * p, "Megatron's warm-up on rank 0: (p − 1)·2 + (v − 1)·p chunk forwards")
     chunks = dv.defines("n_flight", sp.Add(warm, 1, evaluate=False), "plus the forward of the first steady-state step: chunks in flight")
     dv.defines("A_stage", chunks * (l / (p * v)) * per_layer, "each chunk holds l/(p·v) layers of one micro-batch")

@@ -13,8 +13,8 @@ from llm_formulas.formulas.symbols import R_cmp, b, d, f_w, h, k_blk, k_cmp, m, 
 
 def selective_saving() -> Derivation:
     d_ = Derivation("optimizations.selective_recompute.saving", "What selective recompute saves", (KORTHIKANTI,))
-    full = get("memory.activations.layer.tp_sp").dimensioned
-    kept = get("memory.activations.layer.selective_sp").dimensioned
+    full = get("memory.activations.layer.tp_sp").part
+    kept = get("memory.activations.layer.selective_sp").part
     d_.defines("σ", (full - kept) / full, "the share of the tensor + sequence parallel layer's bytes that selective recompute does not keep")
     d_.concludes("optimizations.selective_recompute.saving", "sbh/t cancels")
     return d_

@@ -61,7 +61,7 @@ def total() -> Derivation:
 
 def narayanan() -> Derivation:
     d = Derivation("params.narayanan", "Narayanan's factored count, and what it leaves out", (NARAYANAN,))
-    exact = get("params.total").dimensioned
+    exact = get("params.total").part
     d.defines("Ψ", exact, "the exact count (params.total)")
     form = 12 * l * h**2 * (1 + sp.Rational(13, 12) / h + (V + s) / (12 * l * h))
     d.approximates(

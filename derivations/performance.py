@@ -59,7 +59,7 @@ def gemm_time() -> Derivation:
 
 def gemm_efficiency() -> Derivation:
     d_ = Derivation("perf.gemm.efficiency", "A GEMM's efficiency falls with its arithmetic intensity", (ROOFLINE, NVIDIA_GEMM))
-    time = get("perf.gemm.time").dimensioned
+    time = get("perf.gemm.time").part
     d_.defines("η", gemm_flops / (X * time), "achieved FLOP/s over peak")
     intensity = gemm_flops / gemm_bytes
     ridge = X / (W_mem * eta_mem)
@@ -136,7 +136,7 @@ def layer_forward() -> Derivation:
 
 
 def layer_backward() -> Derivation:
-    forward = get("perf.layer.forward").dimensioned
+    forward = get("perf.layer.forward").part
     return _composed("perf.layer.backward", "One layer's backward, recompute included", (NVIDIA_GEMM, FLASH, KORTHIKANTI, ASYNC_TP), [
         ("T_GEMMs", 2 * layer_gemms, "a data-gradient and a weight-gradient GEMM of the same FLOPs per forward GEMM"),
         ("T_attention", attention_backward, "twice the unfused core; FlashAttention-2's backward is 2.5× its forward"),
@@ -210,7 +210,7 @@ def accumulate_fp32() -> Derivation:
 
 def pipeline() -> Derivation:
     d_ = Derivation("perf.pipeline", "Pipeline time: m slots plus the bubble; TP on the critical path", (NARAYANAN, SHOEYBI))
-    slot = get("perf.stage.microbatch").dimensioned
+    slot = get("perf.stage.microbatch").part
     d_.defines("T_pipe", (m + (p - 1) / v) * slot, "m + (p−1)/v slots of T_mb (fill and drain of the interleaved 1F1B schedule)")
     d_.concludes("perf.pipeline")
     d_.equals("m·T_mb·(1 + β_int)", m * slot * (1 + bubble_interleaved.dimensioned), "the bubble of cluster.bubble.interleaved", of="T_pipe",
@@ -251,7 +251,7 @@ def dp_allreduce() -> Derivation:
 
 
 def window(kind: str) -> Derivation:
-    layer = get(f"perf.layer.{kind}").dimensioned
+    layer = get(f"perf.layer.{kind}").part
     return _composed(f"perf.window.{kind}", f"One micro-batch's {kind} on a stage", (DDP,), [
         ("T_window", l / p * layer, f"the stage's l/p layers, {kind}"),
     ], "the compute that overlapped collectives hide under")

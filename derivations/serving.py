@@ -191,7 +191,7 @@ def decode_linear() -> Derivation:
 
 def decode_flops() -> Derivation:
     d = Derivation("serving.decode.flops", "One decoding step as transformers runs it", (S.FLOP_COUNTER, S.CACHE))
-    positions = get("serving.decode.context").dimensioned
+    positions = get("serving.decode.context").part
     d.defines("F_lin", get("serving.decode.flops.linear").part, "the GEMMs of the b new tokens")
     d.defines("F_attn", b * positions * 2 * a * arch.score_width * u_flop,
               "QKᵀ and scores·V: 2·score_width FLOPs per head and cached position")

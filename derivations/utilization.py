@@ -182,7 +182,7 @@ def throughput_gain() -> Derivation:
 
 def training_time_megatron() -> Derivation:
     d = Derivation("utilization.training_time.megatron", "Training time by Narayanan's Eq. 3", (NARAYANAN,))
-    per_iteration = get("flops.megatron").dimensioned
+    per_iteration = get("flops.megatron").part
     d.defines("T", per_iteration * (D / (B * s * c_token)) / (n * X_run), "D/(B·s) iterations of Eq. 3's FLOPs (one iteration with full recompute) at n·X_run FLOP/s")
     d.concludes("utilization.training_time.megatron")
     return d
