@@ -103,6 +103,11 @@ class Step:
         return self.expr
 
     @property
+    def displayed(self) -> sp.Basic | None:
+        """What a reader sees: the expression as written (parts named, earlier steps cited), else as proved."""
+        return self.expr if self.shown is None else self.shown
+
+    @property
     def error(self) -> sp.Basic | None:
         """An approximation's exact relative error dropped/kept (for display)."""
         return None if self.dropped is None else sp.cancel(valued(self.dropped) / valued(self.expr))

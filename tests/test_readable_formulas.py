@@ -63,7 +63,7 @@ def test_a_composed_form_that_is_not_the_expression_fails_its_check():
 def test_a_part_at_values_prints_where_it_is_taken_and_expands_there():
     logits = lf.get("flops.decoder.logits")
     at_one = logits.at(s=1)
-    assert r"\right|_{s = 1}" in latex(at_one)
+    assert r"\big|_{s = 1}" in latex(at_one)
     assert expand_parts(2 * at_one) == 2 * logits.dimensioned.xreplace({s: 1})
 
 
