@@ -59,7 +59,7 @@ def gemm_time() -> Derivation:
 
 def gemm_efficiency() -> Derivation:
     d_ = Derivation("perf.gemm.efficiency", "A GEMM's efficiency falls with its arithmetic intensity", (ROOFLINE, NVIDIA_GEMM))
-    time = get("perf.gemm.time").dimensioned
+    time = get("perf.gemm.time").part
     d_.defines("η", gemm_flops / (X * time), "achieved FLOP/s over peak")
     intensity = gemm_flops / gemm_bytes
     ridge = X / (W_mem * eta_mem)
@@ -104,7 +104,7 @@ def tp_backward() -> Derivation:
     d_.concludes("perf.tp.backward")
     backward = get("perf.tp.backward").dimensioned
     d_.defines("T_TP^bwd(σ_TP^ovl = 0)", backward.subs(ovl_tp, 0), "the blocking framework")
-    d_.equals("T_TP (the forward's)", get("perf.tp.layer").dimensioned, "the same two all-reduces as the forward (perf.tp.layer)", aside=True)
+    d_.equals("T_TP (the forward's)", get("perf.tp.layer").part, "the same two all-reduces as the forward (perf.tp.layer)", aside=True)
     return d_
 
 
@@ -136,12 +136,12 @@ def layer_forward() -> Derivation:
 
 
 def layer_backward() -> Derivation:
-    forward = get("perf.layer.forward").dimensioned
+    forward = get("perf.layer.forward").part
     return _composed("perf.layer.backward", "One layer's backward, recompute included", (NVIDIA_GEMM, FLASH, KORTHIKANTI, ASYNC_TP), [
         ("T_GEMMs", 2 * layer_gemms, "a data-gradient and a weight-gradient GEMM of the same FLOPs per forward GEMM"),
         ("T_attention", attention_backward, "twice the unfused core; FlashAttention-2's backward is 2.5× its forward"),
         ("T_elementwise", 2 * elementwise_forward, "read the saved input and the incoming gradient, write the gradient: twice the bytes"),
-        ("T_TP", get("perf.tp.backward").dimensioned, "the conjugate operators all-reduce the input gradients twice, blocking or "
+        ("T_TP", get("perf.tp.backward").part, "the conjugate operators all-reduce the input gradients twice, blocking or "
          "overlapped with the weight gradients (perf.tp.backward)"),
         ("T_recompute", rc_full * forward + rc_sel * recomputed_core,
          "full recompute runs the forward again, all-reduces included; selective the attention core (without flash)"),
@@ -188,10 +188,10 @@ def p2p() -> Derivation:
 
 def stage() -> Derivation:
     return _composed("perf.stage.microbatch", "One micro-batch on the last stage", (NARAYANAN,), [
-        ("T_layers", l / p * (get("perf.layer.forward").dimensioned + get("perf.layer.backward").dimensioned), "l/p layers forward and backward"),
-        ("T_logits", get("perf.logits").dimensioned, "the last stage also computes the logits and the loss"),
-        ("T_P2P", get("perf.pp.p2p").dimensioned, "and sends and receives the boundary activations"),
-        ("T_acc", get("perf.grad.accumulate_fp32").dimensioned, "and, under σ_acc^fp32, adds the gradients into fp32 ones"),
+        ("T_layers", l / p * (get("perf.layer.forward").part + get("perf.layer.backward").part), "l/p layers forward and backward"),
+        ("T_logits", get("perf.logits").part, "the last stage also computes the logits and the loss"),
+        ("T_P2P", get("perf.pp.p2p").part, "and sends and receives the boundary activations"),
+        ("T_acc", get("perf.grad.accumulate_fp32").part, "and, under σ_acc^fp32, adds the gradients into fp32 ones"),
     ], "the slowest stage sets the pace of the pipeline")
 
 
@@ -210,7 +210,7 @@ def accumulate_fp32() -> Derivation:
 
 def pipeline() -> Derivation:
     d_ = Derivation("perf.pipeline", "Pipeline time: m slots plus the bubble; TP on the critical path", (NARAYANAN, SHOEYBI))
-    slot = get("perf.stage.microbatch").dimensioned
+    slot = get("perf.stage.microbatch").part
     d_.defines("T_pipe", (m + (p - 1) / v) * slot, "m + (p−1)/v slots of T_mb (fill and drain of the interleaved 1F1B schedule)")
     d_.concludes("perf.pipeline")
     d_.equals("m·T_mb·(1 + β_int)", m * slot * (1 + bubble_interleaved.dimensioned), "the bubble of cluster.bubble.interleaved", of="T_pipe",
@@ -251,7 +251,7 @@ def dp_allreduce() -> Derivation:
 
 
 def window(kind: str) -> Derivation:
-    layer = get(f"perf.layer.{kind}").dimensioned
+    layer = get(f"perf.layer.{kind}").part
     return _composed(f"perf.window.{kind}", f"One micro-batch's {kind} on a stage", (DDP,), [
         ("T_window", l / p * layer, f"the stage's l/p layers, {kind}"),
     ], "the compute that overlapped collectives hide under")
@@ -259,7 +259,7 @@ def window(kind: str) -> Derivation:
 
 def zero_exposed(stage: int) -> Derivation:
     d_ = Derivation(f"perf.zero.stage{stage}.exposed", f"Exposed DP time, ZeRO stage {stage}", (ZERO, ZEROPP, DDP, MEGATRON_2021))
-    allreduce = d_.defines("T_AR", get("perf.dp.allreduce").dimensioned, "the gradients' hierarchical all-reduce")
+    allreduce = d_.defines("T_AR", get("perf.dp.allreduce").part, "the gradients' hierarchical all-reduce")
     if stage == 0:
         exposed = ovl_dp * sp.Max(allreduce - tau_bwd, 0) + (1 - ovl_dp) * allreduce
     else:

@@ -206,6 +206,16 @@ weight_casts = formula(
 norm = arch.norm  # one norm: a scale, and a shift for LayerNorm
 latent_projections = mla * (q_lora * (h * r_q + r_q) + h * (r_kv + d_rope) + r_kv)  # MLA's down projections and latent norms
 attention_whole = (1 - mla) * b_o * h + qk_norm * 2 * d_head + latent_projections  # an attention block's, kept whole
+kept_whole = formula(
+    "params.decoder.attention.whole",
+    attention_whole * u_param,
+    "parameter",
+    "what tensor parallelism keeps whole of one attention block: the row-parallel output projection's bias, the q and k "
+    "norms of d_head, MLA's down projections and latent norms",
+    sources=[DUPLICATED, ESTIMATOR],
+    related=["params.decoder.attention", "params.decoder.replicated"],
+    symbol_latex=r"\Psi_{attn}^{whole}",
+)
 cross_whole = x_attn * (b_o * h + norm)  # the cross-attention's output bias and its own norm
 replicated_dense = formula(
     "params.decoder.replicated",
@@ -252,7 +262,7 @@ layer_parts = (arch.l_attn * arch.attention.part + l * (arch.cross_attention.par
                + l_mamba * recurrent.mamba.part + l_ssd * recurrent.mamba2.part
                + l_lru * recurrent.rglru.part + l_gdn * recurrent.gdn.part + arch.l_mlp * arch.mlp.part
                + l_moe * (arch.router.part + arch.shared_experts.part))
-whole_layers = (l * (arch.norms.part + cross_whole * u_param) + arch.l_attn * attention_whole * u_param
+whole_layers = (l * (arch.norms.part + cross_whole * u_param) + arch.l_attn * kept_whole.part
                 + arch.l_mlp * b_mlp * h * u_param + l_moe * (arch.router.part + sh_gate * h * u_param)
                 + mixers_whole.part)
 split_layers = layer_parts - whole_layers

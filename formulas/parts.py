@@ -67,7 +67,7 @@ class PartAt(Part):
 
     def _latex(self, printer: object) -> str:
         at = ", ".join(f"{printer._print(symbol)} = {printer._print(value)}" for symbol, value in self.values)
-        return rf"\left. {super()._latex(printer)} \right|_{{{at}}}"
+        return rf"{super()._latex(printer)}\big|_{{{at}}}"
 
     def _sympystr(self, printer: object) -> str:
         return f"[{self.formula.id} at {', '.join(f'{symbol}={value}' for symbol, value in self.values)}]"

@@ -163,17 +163,47 @@ megatron_activations_without_sp = formula(
     symbol_latex=r"A_{Megatron}^{no\,SP}",
 )
 CORE = (1 - mla) * 6 * a * d_head + mla * 3 * a * (d_nope + d_rope + d_v)  # per token pair: causal half of QKᵀ and ·V
-LINEAR_ATTENTION = (1 - mla) * (h * (a * d_head + 2 * g * d_head) + a * d_head * h) \
+FLOPS_SOURCE = Source(ESTIMATOR, "training.py L1009–1311 (transformer_flops)")
+LINEAR_ATTENTION_COUNT = (1 - mla) * (h * (a * d_head + 2 * g * d_head) + a * d_head * h) \
     + mla * (q_lora * r_q * (h + a * (d_nope + d_rope) + 1) + (1 - q_lora) * h * a * (d_nope + d_rope)
              + r_kv * (h + a * (d_nope + d_v) + 1) + h * d_rope + a * d_v * h)
+linear_attention = formula(
+    "peers.megatron.attention.linear",
+    LINEAR_ATTENTION_COUNT * u_param,
+    "parameter",
+    "the attention weights Megatron-LM's FLOP count multiplies per token: Q, K, V and O, or MLA's down and up "
+    "projections with one weight per latent norm channel",
+    sources=[FLOPS_SOURCE],
+    related=["peers.megatron.attention"],
+    symbol_latex=r"\Psi_{attn}^{F}",
+)
+LINEAR_ATTENTION = linear_attention.part / u_param  # a count, as the estimator multiplies it
+flops_linear = formula(
+    "peers.megatron.flops.linear",
+    6 * b * s * ((2 + gated) * h * d_ff * (l - l_moe) + (2 + gated) * h * (d_moe * k + d_sh) * l_moe + LINEAR_ATTENTION * l
+                 + n_mtp * (3 * h + 2 * h * h) + h * V * (n_mtp + 1)) * u_flop,
+    "FLOP",
+    "Megatron-LM's FLOPs of the weights for b sequences: 3 GEMMs (forward, wgrad, dgrad) of 2 FLOPs per multiply-add "
+    "for the MLPs, the k routed and the shared experts, the attention projections, one MTP head and the logits",
+    sources=[FLOPS_SOURCE],
+    symbol_latex=r"F_{Megatron}^{lin}",
+)
+flops_core = formula(
+    "peers.megatron.flops.core",
+    b * s**2 * l * CORE * u_flop,
+    "FLOP",
+    "Megatron-LM's FLOPs of the attention core for b sequences: QKᵀ and scores·V over the s² square, halved for the "
+    "causal mask, forward and backward",
+    sources=[FLOPS_SOURCE],
+    symbol_latex=r"F_{Megatron}^{core}",
+)
 megatron_flops = formula(
     "peers.megatron.flops",
-    (6 * b * s * ((2 + gated) * h * d_ff * (l - l_moe) + (2 + gated) * h * (d_moe * k + d_sh) * l_moe + LINEAR_ATTENTION * l
-                  + n_mtp * (3 * h + 2 * h * h) + h * V * (n_mtp + 1)) + b * s**2 * l * CORE) * u_flop,
+    flops_linear.part + flops_core.part,
     "FLOP",
     "Megatron-LM's num_floating_point_operations for b sequences: 3 GEMMs (forward, wgrad, dgrad) of 2 FLOPs per "
     "multiply-add for the MLPs, the attention projections, one MTP head and the logits; the s² core halved for the causal mask",
-    sources=[Source(ESTIMATOR, "training.py L1009–1311 (transformer_flops)")],
+    sources=[FLOPS_SOURCE],
     related=["flops.decoder.training"],
     symbol_latex=r"F_{Megatron}",
 )

@@ -18,6 +18,7 @@ import pytest
 
 from build_session import reference_site, scratch
 from llm_formulas.formulas.catalogue import all_formulas, get
+from llm_formulas.formulas.symbols import quantity
 from llm_formulas.render.printers.mathml import expr_mathml
 from site_probe import CHROMIUM, load, widths
 
@@ -116,7 +117,8 @@ def test_composed_form_prints_parts_by_their_symbols_and_no_latex_command_as_tex
     printed = expr_mathml(get("params.decoder.total").composed)
     assert "<mi>params." not in printed  # old: a part printed as its id, <mi>params.decoder.embeddings</mi>
     assert "<mi>emb</mi>" in printed  # Ψ_emb
-    assert "varnothing" not in printed  # old: l_{\varnothing mlp} printed the command's name; now l_mlp by name
+    # l_∅mix (layers without a mixer): \varnothing printed as the word "varnothing" before
+    assert expr_mathml(quantity("l_noattn").symbol) == "<msub><mi>l</mi><mrow><mi>&#8709;</mi><mi>mix</mi></mrow></msub>"
     everything = "".join(expr_mathml(f.composed) for f in all_formulas())
     assert not re.search(r"<mi>[a-z]{4,}[a-z_]*\.[a-z_.]+</mi>", everything)  # no part anywhere printed as its id
 

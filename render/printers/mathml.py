@@ -19,8 +19,7 @@ from functools import cache
 import sympy as sp
 from sympy.printing.mathml import MathMLPresentationPrinter
 
-from llm_formulas.formulas.latex import abbreviated
-from llm_formulas.formulas.parts import Part, PartAt
+from llm_formulas.formulas.latex import abbreviated, latex
 from llm_formulas.formulas.symbols import DERIVED_COUNTS, is_declared, quantity
 from llm_formulas.derivations.proof import valued
 
@@ -194,12 +193,18 @@ def fragment_mathml(fragment: str) -> str:
 def _symbol_node(name: str):
     """The symbol table's name of ``name`` as a parsed MathML node (parsed once: rendering prints symbols by the
     ten thousand)."""
-    return _fragment_node(quantity(name).latex)
+    from xml.dom.minidom import parseString
+
+    markup = f'<math xmlns="http://www.w3.org/1998/Math/MathML">{fragment_mathml(quantity(name).latex)}</math>'
+    return parseString(markup).documentElement.firstChild
+
+
+_DERIVED = {symbol.name for _, symbol, _, _ in DERIVED_COUNTS}
 
 
 @cache
 def _fragment_node(fragment: str):
-    """A LaTeX name (``\\Psi_{emb}``) as a parsed MathML node."""
+    """A LaTeX name (a part's ``\\Psi_{emb}``, a step's label) as a parsed MathML node."""
     from xml.dom.minidom import parseString
 
     markup = f'<math xmlns="http://www.w3.org/1998/Math/MathML">{fragment_mathml(fragment)}</math>'
@@ -210,63 +215,18 @@ class _Printer(MathMLPresentationPrinter):
     """SymPy's presentation printer with the symbol table's names."""
 
     def _print_Symbol(self, sym: sp.Symbol, style: str = "plain"):  # noqa: N802 - SymPy's hook name
-        if isinstance(sym, _DerivedName):
-            return _fragment_node(sym.latex_name).cloneNode(True)
         if is_declared(sym.name):
             return _symbol_node(sym.name).cloneNode(True)  # a node sits in one place of one tree: a copy each time
+        if hasattr(sym, "_latex") or sym.name in _DERIVED:  # a named part, a cited step, a derived count
+            return _fragment_node(latex(sym)).cloneNode(True)
         return super()._print_Symbol(sym, style)
 
     _print_Dummy = _print_Symbol
 
-    def _print_Part(self, part: Part, style: str = "plain"):  # noqa: N802 - SymPy's hook name
-        """A named part prints as its formula's symbol (``Ψ_emb``); at values, as ``Ψ_emb|_{s=1}``."""
-        name = _fragment_node(part.formula.symbol_latex or r"\mathrm{" + part.formula.id + "}").cloneNode(True)
-        if not isinstance(part, PartAt):
-            return name
-        at = self.dom.createElement("mrow")
-        for position, (symbol, value) in enumerate(part.values):
-            if position:
-                at.appendChild(self._operator(","))
-            at.appendChild(self._print(symbol))
-            at.appendChild(self._operator("="))
-            at.appendChild(self._print(value))
-        bar = self.dom.createElement("mrow")
-        bar.appendChild(name)
-        bar.appendChild(self._operator("|"))
-        node = self.dom.createElement("msub")
-        node.appendChild(bar)
-        node.appendChild(at)
-        return node
-
-    _print_PartAt = _print_Part
-
-    def _operator(self, symbol: str):
-        node = self.dom.createElement("mo")
-        node.appendChild(self.dom.createTextNode(symbol))
-        return node
-
 
 def expr_mathml(expr: sp.Basic) -> str:
-    """An expression (constants replaced by their values) as presentation MathML; a named part prints as its
-    formula's symbol, a derived layer count (``l − l_moe − l_∅mlp``) by its own name (``l_mlp``), as the LaTeX does."""
-    return _Printer().doprint(abbreviated(valued(expr)).xreplace(_derived_names()))
-
-
-@cache
-def _derived_names() -> dict[sp.Symbol, sp.Symbol]:
-    """The derived counts' printed symbols, renamed to a declared-looking name the printer spells from their LaTeX."""
-    return {symbol: _DerivedName(symbol.name, latex) for _, symbol, latex, _ in DERIVED_COUNTS}
-
-
-class _DerivedName(sp.Symbol):
-    """A derived count's printed symbol (``l_mlp``), carrying its LaTeX name for the MathML printer."""
-
-    latex_name: str
-
-    def __new__(cls, name: str, latex_name: str) -> "_DerivedName":
-        symbol = sp.Symbol.__xnew__(cls, "derived:" + name)
-        symbol.latex_name = latex_name
-        return symbol
+    """An expression (constants replaced by their values, derived counts by their names) as presentation MathML."""
+    return _Printer().doprint(abbreviated(valued(expr)))
 
 
 def math_block(*parts: str, tex: str = "") -> str:
