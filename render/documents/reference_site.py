@@ -109,22 +109,44 @@ def _width(mathml: str) -> int:
     return len(re.sub(r"&[^;]+;", "x", re.sub(r"<[^>]+>", "", mathml)))
 
 
+def _chunks(expr: sp.Expr) -> list[str]:
+    """An expression as MathML pieces a line may break between: a sum's terms, each after the first with its sign;
+    a product too wide for a line has its widest sum factor opened, ``2bs·(`` its terms ``)``."""
+    if isinstance(expr, sp.Add):
+        chunks = []
+        for position, term in enumerate(expr.as_ordered_terms()):
+            negative = term.could_extract_minus_sign()
+            inner = _chunks(-term if negative else term)
+            sign = "−" if negative else ("+" if position else "")
+            chunks += [(mm.relation(sign) if sign else "") + inner[0], *inner[1:]]
+        return chunks
+    whole = mm.expr_mathml(expr)
+    sums = [factor for factor in sp.Mul.make_args(expr) if isinstance(factor, sp.Add)]
+    if _width(whole) <= LINE or not sums:
+        return [whole]
+    widest = max(sums, key=lambda factor: _width(mm.expr_mathml(factor)))
+    rest = expr / widest
+    inner = _chunks(widest)
+    opened = (mm.expr_mathml(rest) + mm.relation("·") if rest != 1 else "") + mm.relation("(")
+    if len(inner) == 1:
+        return [opened + inner[0] + mm.relation(")")]
+    return [opened + inner[0], *inner[1:-1], inner[-1] + mm.relation(")")]
+
+
 def composed_mathml(formula: Formula) -> str:
     """``symbol = composed form`` as a display ``<math>``: its parts by their symbols, the derived counts by name;
-    a sum wider than LINE is set as a table of lines, each after the first starting with its sign."""
+    wider than LINE, it is set as a table of lines broken between the terms of its sums (``_chunks``)."""
     lhs, tex = mm.fragment_mathml(_lhs(formula)), formula_latex(formula)
     whole = mm.expr_mathml(formula.composed)
-    expr = abbreviated(valued(formula.composed))
-    if _width(whole) <= LINE or not isinstance(expr, sp.Add):
+    if _width(whole) <= LINE:
         return mm.math_block(lhs, mm.relation("="), whole, tex=tex)
     lines: list[list[str]] = [[]]
-    for position, term in enumerate(expr.as_ordered_terms()):
-        negative = term.could_extract_minus_sign()
-        piece = mm.expr_mathml(-term if negative else term)
-        sign = "−" if negative else ("+" if position else "")
-        if lines[-1] and _width("".join(lines[-1])) + _width(piece) > LINE:
+    for chunk in _chunks(abbreviated(valued(formula.composed))):
+        if lines[-1] and _width("".join(lines[-1])) + _width(chunk) > LINE:
             lines.append([])
-        lines[-1].append((mm.relation(sign) if sign else "") + piece)
+        lines[-1].append(chunk)
+    if len(lines) == 1:
+        return mm.math_block(lhs, mm.relation("="), whole, tex=tex)
     rows = "".join(f'<mtr><mtd class="lhs">{lhs + mm.relation("=") if number == 0 else ""}</mtd><mtd class="rhs">'
                    f'<mrow>{"".join(line)}</mrow></mtd></mtr>' for number, line in enumerate(lines))
     return mm.math_block(f"<mtable>{rows}</mtable>", tex=tex)
