@@ -19,7 +19,7 @@ import pytest
 from build_session import reference_site, scratch
 from llm_formulas.formulas.catalogue import all_formulas, get
 from llm_formulas.formulas.symbols import quantity
-from llm_formulas.render.printers.mathml import expr_mathml
+from llm_formulas.render.printers.mathml import expr_mathml, fragment_mathml
 from site_probe import CHROMIUM, load, widths
 
 browser = pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="needs a Chromium (CI installs Debian's chromium)")
@@ -179,3 +179,18 @@ def test_search_box_finds_the_readers_queries():
     assert found["TTFT"][0] == "serving.chunked.ttft", found["TTFT"]
     # a symbol as printed: Ψ_emb is the embeddings' own symbol (formulas/architecture.py), then the formulas using it
     assert found["Ψ_emb"][0] == "params.decoder.embeddings", found["Ψ_emb"]
+
+
+def test_a_long_composed_form_is_set_over_lines_that_keep_every_part():
+    from llm_formulas.render.documents.reference_site import composed_mathml
+
+    total = get("params.decoder.total")
+    printed = composed_mathml(total)
+    assert printed.count("<mtr>") >= 2  # Ψ = Ψ_attn·l_attn + … on one line would run past a 1280 px column
+    for part in total.parts:  # each of the 14 parts still named on some line, by its symbol (Ψ_S6 for Mamba)
+        assert fragment_mathml(get(part).symbol_latex) in printed, part
+    # a product wider than a line opens its sum: 2bs·( the MLA projections' terms ), the bracket closed on the last line
+    mla = composed_mathml(get("flops.decoder.attention.projections.mla"))
+    rows = re.findall(r"<mtr>.*?</mtr>", mla)
+    assert len(rows) >= 2 and "<mo>(</mo>" in rows[0] and rows[-1].endswith("<mo>)</mo></mrow></mtd></mtr>")
+    assert "<mtable>" not in composed_mathml(get("params.approx"))  # 12lh² fits a line
