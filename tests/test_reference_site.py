@@ -20,6 +20,7 @@ import pytest
 from build_session import reference_site, scratch
 from llm_formulas.formulas.catalogue import all_formulas, get
 from llm_formulas.formulas.symbols import quantity
+from llm_formulas.render.documents.notebooks import LESSONS
 from llm_formulas.render.printers.mathml import expr_mathml, fragment_mathml
 from site_probe import CHROMIUM, load, widths
 
@@ -28,7 +29,8 @@ QUERIES = ("kv cache", "12lh", "Mixtral", "TTFT", "Ψ_emb")
 
 
 class _Page(HTMLParser):
-    """The ids a page defines, the links it holds, the articles (formula id → its text) and the scripts and styles it loads."""
+    """The ids a page defines, the links it holds, the articles (formula id → its text, its links) and the scripts and
+    styles it loads."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -36,6 +38,7 @@ class _Page(HTMLParser):
         self.links: list[str] = []
         self.loads: list[str] = []
         self.articles: dict[str, str] = {}
+        self.article_links: dict[str, list[str]] = {}
         self._article: str | None = None
         self._depth = 0
 
@@ -45,11 +48,14 @@ class _Page(HTMLParser):
             self.ids.append(attrs["id"])
         if tag == "a" and "href" in attrs:
             self.links.append(attrs["href"])
+            if self._article:
+                self.article_links[self._article].append(attrs["href"])
         if tag in ("script", "link", "img", "iframe") and (attrs.get("src") or attrs.get("href")):
             self.loads.append(attrs.get("src") or attrs.get("href"))
         if tag == "article":
             self._article, self._depth = attrs["id"], 0
             self.articles[self._article] = ""
+            self.article_links[self._article] = []
         if self._article and tag == "article":
             self._depth += 1
 
@@ -88,6 +94,9 @@ def test_every_link_lands_on_an_anchor_and_nothing_comes_from_a_network():
         for target in page.links:
             if target.startswith(("http://", "https://")):
                 continue  # a source's own address, for a reader to follow; the site itself loads nothing from it
+            if target.startswith("../"):  # a lesson's slides, which the slides stage writes beside the site
+                assert re.fullmatch(r"\.\./slides/([a-z0-9_]+)\.html", target)[1] in LESSONS, f"{name}: {target}"
+                continue
             file, _, anchor = target.partition("#")
             landing = pages[file or name] if (file or name).endswith(".html") else None
             assert landing is not None, f"{name}: {target}"
@@ -108,6 +117,8 @@ def test_a_formula_shows_its_parts_its_users_and_its_sources():
     # params.total is Narayanan et al. 2021's count (Efficient Large-Scale Language Model Training on GPU Clusters)
     narayanan = params.articles["params.total"]
     assert "Narayanan" in narayanan and "2021" in narayanan and "GPU Clusters" in narayanan
+    # the parameters lesson reads 12·l·h² (render/documents/lessons/params.py: F.value("rule", "params.approx"))
+    assert "../slides/params.html" in params.article_links["params.approx"]
     # links cross pages: serving's decoding step names the decoder's MLP FLOPs (formulas/serving.py), and the
     # FLOPs page links back to it under "used by"
     assert "flops.html#flops.decoder.mlp" in pages["serving.html"].links

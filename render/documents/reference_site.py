@@ -3,8 +3,8 @@
 Built from the page model of ``render.documents.reference`` (``build_reference()``). Every formula sits at an anchor
 that is its id (``params.html#params.decoder.total``) and shows its statement, its composed form (presentation
 MathML, which Chromium lays out natively: no script, no network), its parts linked to their anchors on whichever
-page, its conditions, its derivation steps, its sources (authors, title, year) and the formulas that name it as a
-part ("used by"). ``search-index.js`` holds, per formula, its id, meaning, symbols, plain-text form, the terms of its
+page, its conditions, its derivation steps, its sources (authors, title, year), the formulas that name it as a
+part ("used by") and the lessons that name it. ``search-index.js`` holds, per formula, its id, meaning, symbols, plain-text form, the terms of its
 expansion, what its notes and derivation say and the models these name; ``search.js`` searches it in the page.
 """
 
@@ -14,6 +14,7 @@ import json
 import re
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import sympy as sp
 
@@ -78,6 +79,7 @@ class SiteFormula:
     parts: tuple[FormulaLink, ...]
     used_by: tuple[FormulaLink, ...]
     sources: tuple[SourceLine, ...]
+    lessons: tuple[str, ...] = ()  # the lessons that name it (their slides: ../slides/<name>.html)
 
 
 @dataclass(frozen=True)
@@ -161,20 +163,40 @@ def used_by() -> dict[str, list[Formula]]:
     return users
 
 
+LESSON_ID = re.compile(r"[\"']([a-z_]+(?:\.[A-Za-z0-9_]+)+)[\"']")  # a quoted dotted name: a formula id, if the catalogue has it
+
+
+def lessons_using() -> dict[str, list[str]]:
+    """For each formula, the lessons whose source (render/documents/lessons/<name>.py) names its id, in the course's
+    order; each is linked to its slides (``OUT/slides/<name>.html``)."""
+    from llm_formulas.render.documents import lessons
+    from llm_formulas.render.documents.notebooks import LESSONS
+
+    ids = {formula.id for formula in all_formulas()}
+    folder = Path(lessons.__file__).parent
+    using: dict[str, list[str]] = {}
+    for name in LESSONS:
+        for formula_id in dict.fromkeys(LESSON_ID.findall((folder / f"{name}.py").read_text(encoding="utf-8"))):
+            if formula_id in ids:
+                using.setdefault(formula_id, []).append(name)
+    return using
+
+
 def source_lines(formula: Formula) -> tuple[SourceLine, ...]:
     return tuple(SourceLine(s.work.authors, s.work.title_en or s.work.title, s.work.date[:4], s.where,
                             f"sources.html#{s.work.anchor}") for s in formula.sources)
 
 
 def site_pages(reference: Reference) -> tuple[SitePage, ...]:
-    users = used_by()
+    users, taught = used_by(), lessons_using()
     pages = []
     for topic in reference.topics:
         formulas = []
         for view in topic.formulas:
             formula = get(view.id)
             formulas.append(SiteFormula(view, composed_mathml(formula), tuple(link(get(p)) for p in formula.parts),
-                                        tuple(link(user) for user in users.get(formula.id, ())), source_lines(formula)))
+                                        tuple(link(user) for user in users.get(formula.id, ())), source_lines(formula),
+                                        tuple(taught.get(formula.id, ()))))
         questions = tuple(Question(text, link(get(answer))) for text, answer in TOPIC_QUESTIONS.get(topic.name, ()))
         pages.append(SitePage(topic, questions, tuple(formulas)))
     return tuple(pages)
