@@ -1,0 +1,239 @@
+"""Each family's own form: the general formulas at a family's structural switches, simplified, proved, evaluated.
+
+The general decoder formulas (formulas/architecture.py, formulas/serving.py) carry a switch for every variant: σ for
+biases and norms, l_moe, l_win and the recurrent layer counts. A family fixes them. Its values are read, never
+typed, from a published checkpoint's config.json (a preset of formulas/models, through formulas/hf_config.py):
+
+- a 0/1 switch takes the checkpoint's value (Llama: σ_gated = 1, σ_β = 0, σ_tied = 0, no biases);
+- a count switch takes 0 where the checkpoint has none, l where every layer has it (Mixtral: l_moe = l), and its
+  classic value where it has that (n_norm = 2); a count the family reads from its config (DeepSeek-V3's 58 of 61
+  MoE layers, Gemma-3's sliding layers) stays a symbol;
+- the relations the family's form states (Llama: a·d_head = h, the width its attention splits into heads) are
+  checked at the checkpoint before they are used.
+
+The result is expanded and grouped by layer counts (a layer kind that replaces part of a layer, such as a recurrent
+mixer in place of attention, is written (l − l_X)·part + l_X·its own), and ``check`` proves it equal to the general
+form at those switches (one derivation per family and formula, ``families.<model_type>.<formula id>``). Each form is
+evaluated at its checkpoint: the parameter count is transformers' own (tests/test_family_forms.py compares).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import sympy as sp
+
+from llm_formulas.derivations.engine import Derivation
+from llm_formulas.formulas.architecture import TRANSFORMERS
+from llm_formulas.formulas.catalogue import Source, get
+from llm_formulas.formulas.errors import InputError
+from llm_formulas.formulas.families import FAMILIES
+from llm_formulas.formulas.hf_config import Architecture
+from llm_formulas.formulas.latex import latex
+from llm_formulas.formulas.presets import preset
+from llm_formulas.formulas.symbols import a, constant_values, d_emb, d_ff, d_head, g, h, l, quantity
+
+__all__ = ["FORMULAS", "FamilyForm", "UnknownFamily", "families_with_forms", "family_form", "family_forms"]
+
+FORMULAS: tuple[str, ...] = (
+    "params.decoder.total",  # parameters
+    "flops.decoder.training",  # training FLOPs of one step of b sequences of s tokens (b·s tokens)
+    "memory.kv_cache.decoder",  # the KV cache of b sequences of s tokens
+    "serving.decode.kv_read",  # cache bytes one decoding step reads
+    "serving.decode.weights_read",  # weight bytes one decoding step reads
+)
+
+# the relations a family's form may state, each checked at its checkpoint before it is used (applied in this order)
+RELATIONS: dict[str, tuple[sp.Symbol, sp.Expr]] = {
+    "d_emb = h": (d_emb, h),  # the embedding is as wide as the model (all but OPT-350m)
+    "d_ff = 4h": (d_ff, 4 * h),  # GPT-2's n_inner left out
+    "g = a": (g, a),  # multi-head attention: every query head has its own key/value head
+    "a·d_head = h": (a, h / d_head),  # the heads split the width (head_dim left to its default h/a)
+}
+
+# one decoding step or one training step at a stated example: one sequence of 2,048 tokens (GPT-3's whole window),
+# 16-bit values; E_hit is the checkpoint's k (one token reaches k experts)
+EXAMPLE = {"b": 1, "s": 2048, "s_ctx": 2048, "q": 2, "q_kv": 2, "q_w": 2}
+SCALES = frozenset(quantity(name).symbol for name in EXAMPLE)  # factors a layer's terms share, taken out of the sum
+
+
+@dataclass(frozen=True)
+class _Declared:
+    model_type: str
+    checkpoint: str  # a preset of formulas/models: a published config.json's shape
+    relations: tuple[str, ...] = ("d_emb = h",)
+
+
+DECLARED = (
+    _Declared("gpt2", "gpt3-175b", ("d_emb = h", "d_ff = 4h", "g = a", "a·d_head = h")),
+    _Declared("llama", "llama2-7b", ("d_emb = h", "a·d_head = h")),
+    _Declared("mixtral", "mixtral-8x7b", ("d_emb = h", "a·d_head = h")),
+    _Declared("qwen3", "qwen3-32b"),
+    _Declared("qwen3_moe", "qwen3-235b-a22b"),
+    _Declared("gemma3_text", "gemma3-27b"),
+    _Declared("deepseek_v3", "deepseek-v3"),
+    _Declared("gpt_oss", "gpt-oss-120b"),
+    _Declared("qwen3_next", "qwen3-next-80b-a3b"),
+)
+_BY_TYPE = {declared.model_type: declared for declared in DECLARED}
+
+
+class UnknownFamily(InputError):
+    """A family without forms, or a formula without a family form: the message names the choices."""
+
+
+@dataclass(frozen=True)
+class FamilyForm:
+    """One formula at one family's switches: its closed form, the form's LaTeX, and its value at a checkpoint."""
+
+    family: str  # the model_type (formulas/families.py)
+    family_title: str
+    formula_id: str
+    form: sp.Expr  # the closed form, unit marks as 1 (what prints)
+    latex: str
+    switches: dict[str, int | str]  # switch or size → the value the family fixes (a number, or l)
+    relations: tuple[str, ...]  # the relations of sizes the form states, each true at the checkpoint
+    checkpoint: str  # the preset (formulas/models/<name>.json) it is evaluated at
+    checkpoint_title: str
+    inputs: dict[str, int]  # the example's inputs beside the checkpoint's (b, s, bytes per value)
+    value: int  # the form at the checkpoint and those inputs
+    derivation_id: str  # the derivation ``check`` proves it in
+
+    @property
+    def line(self) -> str:
+        """The form as one line of text."""
+        return f"{self.formula_id} [{self.family}] = {sp.sstr(self.form)}"
+
+
+def families_with_forms() -> tuple[str, ...]:
+    """The model_types that have their own forms, in the order the reference lists them."""
+    return tuple(declared.model_type for declared in DECLARED)
+
+
+def family_forms(family: str) -> list[FamilyForm]:
+    """Every form of ``family`` (a model_type such as ``llama``), one per formula of ``FORMULAS``."""
+    return [family_form(family, formula_id) for formula_id in FORMULAS]
+
+
+def family_form(family: str, formula_id: str) -> FamilyForm:
+    """The form of ``formula_id`` for ``family``; UnknownFamily names the choices otherwise."""
+    if family not in _BY_TYPE:
+        raise UnknownFamily(f"no family form for {family!r}; families with forms: {', '.join(families_with_forms())}")
+    if formula_id not in FORMULAS:
+        raise UnknownFamily(f"no family form of {formula_id!r}; formulas with family forms: {', '.join(FORMULAS)}")
+    return _built(family, formula_id)
+
+
+@cache
+def _built(family: str, formula_id: str) -> FamilyForm:
+    declared = _BY_TYPE[family]
+    shape = preset(declared.checkpoint)
+    architecture = shape.architecture
+    switches = fixed_values(architecture)
+    dimensioned = specialized(get(formula_id).dimensioned, switches, relations(declared, architecture))
+    form = dimensioned.xreplace(constant_values())
+    inputs = {name: value for name, value in {**EXAMPLE, "E_hit": architecture.values[quantity("k").symbol]}.items()
+              if quantity(name).symbol in form.free_symbols}
+    return FamilyForm(
+        family, FAMILIES[family].title, formula_id, form, latex(form),
+        {symbol.name: (int(value) if value.is_Integer else str(value)) for symbol, value in switches.items()},
+        declared.relations, declared.checkpoint, shape.title, inputs, architecture.evaluate(form, **inputs),
+        f"families.{family}.{formula_id}",
+    )
+
+
+def fixed_values(architecture: Architecture) -> dict[sp.Symbol, sp.Expr]:
+    """The switches the checkpoint fixes: every 0/1 switch; a count switch that is 0, all l layers, or its classic
+    value. A switch is a symbol that may be 0 (formulas/symbols.py ``switch``); sizes are positive."""
+    layers = architecture.values[l]
+    found: dict[sp.Symbol, sp.Expr] = {}
+    for symbol, value in architecture.values.items():
+        if symbol.is_positive:
+            continue
+        declared = quantity(symbol)
+        if declared.maximum == 1 or value == 0 or value == declared.default:
+            found[symbol] = sp.Integer(value)
+        elif symbol.name.startswith("l_") and value == layers:
+            found[symbol] = l
+    return found
+
+
+def relations(declared: _Declared, architecture: Architecture) -> list[tuple[sp.Symbol, sp.Expr]]:
+    """The form's relations of sizes, each checked at the checkpoint (a ValueError names one that does not hold)."""
+    values = architecture.values
+    used = []
+    for name in declared.relations:
+        symbol, value = RELATIONS[name]
+        if sp.sympify(value).xreplace(values) != values[symbol]:
+            raise ValueError(f"{declared.model_type}: {name} does not hold at {declared.checkpoint}")
+        used.append((symbol, value))
+    return used
+
+
+def specialized(expr: sp.Expr, switches: dict[sp.Symbol, sp.Expr], sizes: list[tuple[sp.Symbol, sp.Expr]]) -> sp.Expr:
+    """``expr`` at the switches, the relations applied in order, expanded and grouped by layer counts."""
+    expr = expr.xreplace(switches)
+    for symbol, value in sizes:
+        expr = expr.xreplace({symbol: value})
+    return grouped(sp.expand(expr))
+
+
+def grouped(expanded: sp.Expr) -> sp.Expr:
+    """An expression linear in the layer counts, grouped by them: E₀ + l·A + Σ l_X·B_X. Where B_X removes terms of A
+    (a layer kind that replaces attention or the MLP: B_X = own_X − R_X with R_X among A's terms), it is written
+    (l − Σ l_X)·R + l·(A − R) + Σ l_X·own_X, with the kinds that remove the same terms together."""
+    counts = sorted((symbol for symbol in expanded.free_symbols if symbol.name.startswith("l_") and not symbol.is_positive),
+                    key=lambda symbol: symbol.name)
+    coefficients = sp.collect(expanded, [l, *counts], evaluate=False)
+    per_layer = set(sp.Add.make_args(coefficients.get(l, sp.Integer(0))))
+    removed: dict[frozenset, list[sp.Symbol]] = {}
+    own: dict[sp.Symbol, sp.Expr] = {}
+    for count in counts:
+        terms = sp.Add.make_args(coefficients.get(count, sp.Integer(0)))
+        taken = frozenset(-term for term in terms if -term in per_layer)
+        removed.setdefault(taken, []).append(count)
+        own[count] = sp.Add(*(term for term in terms if -term not in taken))
+    overlapping = [group for group in removed if group and any(group & other for other in removed if other is not group)]
+    if overlapping:  # two kinds take part of the same terms: left as they are
+        return sp.Add(*(symbol * coefficient for symbol, coefficient in coefficients.items()))
+    replaced = set().union(*removed)
+    result = coefficients.get(sp.Integer(1), sp.Integer(0)) + l * scaled(sp.Add(*(per_layer - replaced)))
+    for taken, kinds in removed.items():
+        if taken:
+            result += (l - sp.Add(*kinds)) * scaled(sp.Add(*taken))
+    return result + sp.Add(*(count * scaled(own[count]) for count in counts))
+
+
+def scaled(coefficient: sp.Expr) -> sp.Expr:
+    """A layer's coefficient with its whole-number factor and the example's scales (b, s, bytes per value) taken out
+    of the sum: 12bsh + 18bsd_ff is 6bs(2h + 3d_ff)."""
+    factored = sp.factor_terms(coefficient)
+    outside = [factor for factor in sp.Mul.make_args(factored) if factor.is_Number or factor in SCALES]
+    inside = sp.Mul(*(factor for factor in sp.Mul.make_args(factored) if not (factor.is_Number or factor in SCALES)))
+    return sp.Mul(*outside) * sp.expand(inside)
+
+
+def proof(family: str, formula_id: str):
+    def make() -> Derivation:
+        form = family_form(family, formula_id)
+        declared = _BY_TYPE[family]
+        architecture = preset(declared.checkpoint).architecture
+        d = Derivation(form.derivation_id, f"{form.family_title}: {formula_id} at its switches",
+                       (TRANSFORMERS, Source("transformers", f"the {family} config of {form.checkpoint_title}")))
+        general = get(formula_id).dimensioned.xreplace(fixed_values(architecture))
+        for symbol, value in relations(declared, architecture):
+            general = general.xreplace({symbol: value})
+        switches = ", ".join(f"{name} = {value}" for name, value in form.switches.items())
+        d.defines(f"{formula_id}|{family}", general, f"{formula_id} at the switches {family} fixes ({switches})"
+                  + (f" and its relations {', '.join(form.relations)}" if form.relations else ""))
+        d.equals(f"{formula_id}[{family}]", specialized(get(formula_id).dimensioned, fixed_values(architecture),
+                                                         relations(declared, architecture)),
+                 f"{form.family_title}'s own form: expanded, grouped by layer counts", aside=True)
+        return d
+
+    make.__name__ = f"family_form_{family}_{formula_id.replace('.', '_')}"
+    return make
+
+
+DERIVATIONS = tuple(proof(declared.model_type, formula_id) for declared in DECLARED for formula_id in FORMULAS)

@@ -1,0 +1,149 @@
+"""Each family's own form (issue 31 item 2): the general formulas at a family's switches, short, proved, and equal to
+transformers' count at a published checkpoint.
+
+Oracles: the Llama and GPT forms as their papers write them (typed below by hand, not by the code under test);
+transformers 5.24's parameter counts, committed in tests/checkpoint_counts.json for the published config.json files of
+tests/checkpoints, or built here on the meta device where the preset has no committed twin.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+from llm_formulas.derivations.family_forms import (
+    DERIVATIONS,
+    FORMULAS,
+    FamilyForm,
+    UnknownFamily,
+    families_with_forms,
+    family_form,
+    family_forms,
+)
+from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.hf_config import read_config
+from llm_formulas.formulas.presets import preset
+from llm_formulas.formulas.symbols import V, a, d_ff, d_head, g, h, l, n_pos, quantity
+
+HERE = Path(__file__).parent
+COUNTS = json.loads((HERE / "checkpoint_counts.json").read_text())["checkpoints"]
+# each form's preset and the committed published config.json it is the shape of (None: built on the meta device here)
+TWINS = {
+    "gpt3-175b": None,
+    "llama2-7b": None,
+    "mixtral-8x7b": "mistralai--Mixtral-8x7B-v0.1",
+    "qwen3-32b": "Qwen--Qwen3-32B",
+    "qwen3-235b-a22b": "Qwen--Qwen3-235B-A22B",
+    "gemma3-27b": None,
+    "deepseek-v3": "deepseek-ai--DeepSeek-V3",
+    "gpt-oss-120b": "openai--gpt-oss-120b",
+    "qwen3-next-80b-a3b": "Qwen--Qwen3-Next-80B-A3B-Instruct",
+}
+LISTED = ["gpt2", "llama", "mixtral", "qwen3", "qwen3_moe", "gemma3_text", "deepseek_v3", "gpt_oss", "qwen3_next"]
+
+
+def test_the_issue_s_families_have_forms_for_every_formula():
+    assert set(LISTED) <= set(families_with_forms())
+    for family in families_with_forms():
+        forms = family_forms(family)
+        assert [form.formula_id for form in forms] == list(FORMULAS)
+        assert all(isinstance(form, FamilyForm) and form.family == family for form in forms)
+
+
+def test_llama_parameters_are_the_papers_closed_form():
+    # Touvron et al. 2023 (Llama 2) §2.2 / the Llama block: embedding and an untied head 2Vh; per layer W_Q and W_O
+    # (h×h each, a·d_head = h), W_K and W_V (h × g·d_head each), a SwiGLU MLP of three h×d_ff matrices, two RMSNorms
+    # of h; a final RMSNorm h.
+    want = 2 * V * h + l * (2 * h**2 + 2 * h * g * d_head + 3 * h * d_ff + 2 * h) + h
+    form = family_form("llama", "params.decoder.total")
+    assert sp.expand(form.form - want) == 0
+    assert form.form.free_symbols == {V, h, g, d_head, l, d_ff}  # no switch, no recurrent or MoE term
+    assert "sigma" not in form.latex and "l_{moe}" not in form.latex and "GDN" not in form.latex
+
+
+def test_gpt_parameters_are_the_foundation_s_form():
+    # 000 §3.1: l(12h² + 13h) + Vh + (positions)·h + 2h, a tied head, LayerNorms with biases, d_ff = 4h
+    want = l * (12 * h**2 + 13 * h) + V * h + n_pos * h + 2 * h
+    assert sp.expand(family_form("gpt2", "params.decoder.total").form - want) == 0
+
+
+def test_llama_kv_cache_is_2_l_g_d_head_bytes_per_token():
+    # K and V, g heads of d_head, in each of l layers, q bytes, for b sequences of s tokens (Pope et al. 2022 §2)
+    b, s, q = (quantity(name).symbol for name in ("b", "s", "q"))
+    assert sp.expand(family_form("llama", "memory.kv_cache.decoder").form - 2 * b * s * l * g * d_head * q) == 0
+
+
+def test_mla_caches_the_latent_and_the_rope_key():
+    # DeepSeek-V2 §2.1.3: (d_c + d_h^R)·l elements per token, here r_KV + d_rope
+    form = family_form("deepseek_v3", "memory.kv_cache.decoder")
+    b, s, q, r_kv, d_rope = (quantity(name).symbol for name in ("b", "s", "q", "r_kv", "d_rope"))
+    assert sp.expand(form.form - b * s * q * l * (r_kv + d_rope)) == 0
+    assert form.value == 61 * (512 + 64) * 2 * 2048  # 61 layers, the 512-wide latent and the 64-wide rope key, bf16
+
+
+def test_every_family_form_fits_the_length_budget():
+    for family in families_with_forms():
+        for form in family_forms(family):
+            assert len(form.latex) <= 400, (family, form.formula_id, len(form.latex))
+
+
+def test_every_family_form_is_proved_by_check():
+    proved = {}
+    for make in DERIVATIONS:
+        derivation = make()
+        outcomes = derivation.check()
+        assert outcomes and all(outcome.ok for outcome in outcomes), [o.describe() for o in outcomes if not o.ok]
+        proved[derivation.id] = derivation
+    for family in families_with_forms():
+        for form in family_forms(family):
+            assert form.derivation_id in proved
+
+
+def test_check_refuses_a_wrong_family_form():
+    # the proof has teeth: a form with one term changed fails the equality step
+    make = next(make for make in DERIVATIONS if make.__name__ == "family_form_llama_params_decoder_total")
+    derivation = make()
+    derivation.steps[-1].expr = derivation.steps[-1].expr + h
+    assert not derivation.check()[-1].ok
+
+
+def meta_count(config: dict) -> int:
+    import torch
+    import transformers
+
+    settings = {key: value for key, value in config.items() if key != "model_type"}
+    hf = transformers.AutoConfig.for_model(config["model_type"], **settings)
+    with torch.device("meta"):
+        model = transformers.AutoModelForCausalLM.from_config(hf)
+    return sum(p.numel() for p in model.parameters())
+
+
+@pytest.mark.parametrize("family", LISTED)
+def test_the_parameter_form_at_its_checkpoint_is_transformers_count(family):
+    form = family_form(family, "params.decoder.total")
+    config = preset(form.checkpoint).config
+    twin = TWINS[form.checkpoint]
+    if twin is None:
+        want = meta_count(config)
+    else:
+        published = json.loads((HERE / "checkpoints" / f"{twin}.json").read_text())
+        assert read_config(published).values == read_config(config).values  # the preset is that checkpoint's shape
+        want = COUNTS[twin.replace("--", "/")]["text"]
+    assert form.value == want
+
+
+@pytest.mark.parametrize("family", LISTED)
+def test_every_form_at_its_checkpoint_is_the_general_formula_there(family):
+    for form in family_forms(family):
+        architecture = preset(form.checkpoint).architecture
+        assert form.value == architecture.evaluate(get(form.formula_id).dimensioned, **form.inputs)
+
+
+def test_unknown_family_or_formula_names_the_choices():
+    with pytest.raises(UnknownFamily, match="families with forms: gpt2, llama"):
+        family_form("bert", "params.decoder.total")
+    with pytest.raises(UnknownFamily, match="formulas with family forms: params.decoder.total"):
+        family_form("llama", "params.total")
+    with pytest.raises(ValueError):  # the project's bad-input type is a ValueError
+        family_forms("nope")
