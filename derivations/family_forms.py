@@ -99,6 +99,7 @@ class FamilyForm:
     inputs: dict[str, int]  # the example's inputs beside the checkpoint's (b, s, bytes per value)
     value: int  # the form at the checkpoint and those inputs
     derivation_id: str  # the derivation ``check`` proves it in
+    parts: tuple[str, ...] = ()  # catalogue formulas the LaTeX names instead of writing them out (a recurrent mixer)
 
     @property
     def line(self) -> str:
@@ -133,14 +134,44 @@ def _built(family: str, formula_id: str) -> FamilyForm:
     switches = fixed_values(architecture)
     dimensioned = specialized(get(formula_id).dimensioned, switches, relations(declared, architecture))
     form = dimensioned.xreplace(constant_values())
+    rest, named = named_parts(dimensioned, switches)
+    shown = " + ".join([latex(rest), *(f"{latex(factor)}\\,{get(part).symbol_latex}" for part, factor in named)])
     inputs = {name: value for name, value in {**EXAMPLE, "E_hit": architecture.values[quantity("k").symbol]}.items()
               if quantity(name).symbol in form.free_symbols}
     return FamilyForm(
-        family, FAMILIES[family].title, formula_id, form, latex(form),
+        family, FAMILIES[family].title, formula_id, form, shown,
         {symbol.name: (int(value) if value.is_Integer else str(value)) for symbol, value in switches.items()},
         declared.relations, declared.checkpoint, shape.title, inputs, architecture.evaluate(form, **inputs),
-        f"families.{family}.{formula_id}",
+        f"families.{family}.{formula_id}", tuple(part for part, _ in named),
     )
+
+
+# the per-layer catalogue formulas of the recurrent mixers, which a hybrid's form names rather than writes out
+MIXER_PARTS = tuple(f"{kind}.recurrent.{mixer}" for mixer in ("mamba", "mamba2", "rglru", "gdn") for kind in ("params", "flops")) + tuple(
+    f"memory.state.{mixer}" for mixer in ("mamba", "mamba2", "rglru", "gdn"))
+
+
+def named_parts(form: sp.Expr, switches: dict[sp.Symbol, sp.Expr]) -> tuple[sp.Expr, list[tuple[str, sp.Expr]]]:
+    """``form`` as rest + Σ factor·part: each term that is a layer count times a multiple of a recurrent mixer's
+    catalogue formula (at the same switches; the multiple a number and the example's scales, as 3 for a training
+    step's forward and backward) is named by that formula."""
+    rest, named = [], []
+    for term in sp.Add.make_args(form):
+        found = None
+        for part in MIXER_PARTS:
+            expr = get(part).dimensioned.xreplace(switches)
+            for count in (symbol for symbol in term.free_symbols if symbol.name.startswith("l_") and not symbol.is_positive):
+                ratio = sp.cancel(term / (count * expr))
+                if ratio.free_symbols <= SCALES and ratio != 0:
+                    found = (part, ratio * count)
+                    break
+            if found:
+                break
+        if found:
+            named.append(found)
+        else:
+            rest.append(term)
+    return sp.Add(*rest), named
 
 
 def fixed_values(architecture: Architecture) -> dict[sp.Symbol, sp.Expr]:
@@ -230,6 +261,14 @@ def proof(family: str, formula_id: str):
         d.equals(f"{formula_id}[{family}]", specialized(get(formula_id).dimensioned, fixed_values(architecture),
                                                          relations(declared, architecture)),
                  f"{form.family_title}'s own form: expanded, grouped by layer counts", aside=True)
+        if form.parts:
+            rest, named = named_parts(d.steps[-1].expr, fixed_values(architecture))
+            for part, factor in named:
+                d.defines(get(part).symbol_latex, get(part).dimensioned.xreplace(fixed_values(architecture)),
+                          f"{part}, one mixer, at the same switches")
+            d.equals(f"{formula_id}[{family}] by parts", rest + sp.Add(*(factor * d.step(get(part).symbol_latex).expr
+                                                                           for part, factor in named)),
+                     "the recurrent layers' terms named by their catalogue formulas", of=f"{formula_id}|{family}", aside=True)
         return d
 
     make.__name__ = f"family_form_{family}_{formula_id.replace('.', '_')}"

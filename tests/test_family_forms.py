@@ -147,3 +147,39 @@ def test_unknown_family_or_formula_names_the_choices():
         family_form("llama", "params.total")
     with pytest.raises(ValueError):  # the project's bad-input type is a ValueError
         family_forms("nope")
+
+
+def test_check_runs_the_family_forms():
+    from llm_formulas.derivations import architecture
+
+    assert set(DERIVATIONS) <= set(architecture.DERIVATIONS)  # the whole-catalogue check builds and proves them
+
+
+def run(capsys, *argv):
+    from llm_formulas.render.cli.main import main
+
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_show_family_prints_the_form_and_the_checkpoint_value(capsys):
+    code, out, err = run(capsys, "show", "params.decoder.total", "--family", "llama")
+    assert code == 0 and err == ""
+    assert "6,738,415,616" in out  # Llama-2 7B as transformers counts it (meta-llama/Llama-2-7b-hf)
+    assert "σ" not in out and "sigma" not in out and "l_moe" not in out
+    code, out, _ = run(capsys, "show", "params.decoder.total", "--family", "llama", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["family"] == "llama" and doc["value"] == 6738415616 and doc["checkpoint"] == "llama2-7b"
+    assert doc["latex"] == family_form("llama", "params.decoder.total").latex and doc["switches"]["gated"] == 1
+    code, out, _ = run(capsys, "show", "memory.kv_cache.decoder", "--family", "llama", "--latex")
+    assert code == 0 and "2 b d_{head} g l q s" in out
+
+
+@pytest.mark.parametrize("argv, named", [
+    (("show", "params.decoder.total", "--family", "bert"), "gpt2, llama"),
+    (("show", "params.total", "--family", "llama"), "params.decoder.total, flops.decoder.training"),
+])
+def test_show_family_refuses_in_one_line_naming_the_choices(capsys, argv, named):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and err.count("\n") == 1 and named in err and "Traceback" not in err

@@ -45,8 +45,13 @@ def list_formulas() -> Result:
     return Result(rows, text)
 
 
-def show(formula_id: str, as_latex: bool) -> Result:
+def show(formula_id: str, as_latex: bool, family: str | None = None) -> Result:
     import sympy as sp
+
+    if family is not None:
+        from llm_formulas.render.cli.family_command import show_family
+
+        return show_family(formula_id, family, as_latex)
 
     from llm_formulas.derivations.catalogue import derivation_of
     from llm_formulas.derivations.proof import valued
@@ -306,8 +311,9 @@ def _check(args) -> Result:
 
 def register(add_command) -> None:
     add_command("list", "list every formula with its unit and inputs", lambda args: list_formulas())
-    shown = add_command("show", "show a formula, its inputs, sources and derivation steps", lambda args: show(args.id, args.latex))
+    shown = add_command("show", "show a formula, its inputs, sources and derivation steps", lambda args: show(args.id, args.latex, args.family))
     shown.add_argument("id", help="formula id, e.g. params.total")
+    shown.add_argument("--family", metavar="FAMILY", help="the formula at one family's switches, e.g. llama (its own form)")
     shown.add_argument("--latex", action="store_true", help="print the formula as LaTeX")
     evaluated = add_command(
         "eval",
