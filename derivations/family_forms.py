@@ -19,19 +19,22 @@ evaluated at its checkpoint: the parameter count is transformers' own (tests/tes
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import sympy as sp
 
 from llm_formulas.derivations.engine import Derivation
+from llm_formulas.derivations.families import fixed_switches
 from llm_formulas.formulas.architecture import TRANSFORMERS
 from llm_formulas.formulas.catalogue import Source, get
 from llm_formulas.formulas.errors import InputError
 from llm_formulas.formulas.families import FAMILIES
 from llm_formulas.formulas.hf_config import Architecture
 from llm_formulas.formulas.latex import latex
-from llm_formulas.formulas.presets import preset
+from llm_formulas.formulas.presets import Preset, preset
 from llm_formulas.formulas.symbols import a, constant_values, d_emb, d_ff, d_head, g, h, l, quantity
 
 __all__ = ["FORMULAS", "FamilyForm", "UnknownFamily", "families_with_forms", "family_form", "family_forms"]
@@ -75,8 +78,20 @@ DECLARED = (
     _Declared("deepseek_v3", "deepseek-v3"),
     _Declared("gpt_oss", "gpt-oss-120b"),
     _Declared("qwen3_next", "qwen3-next-80b-a3b"),
+    _Declared("nemotron_h", "nemotron-h-56b"),
 )
 _BY_TYPE = {declared.model_type: declared for declared in DECLARED}
+# published config.json shapes of the families that have no preset of formulas/models (the same format)
+CHECKPOINTS_DIR = Path(__file__).with_name("family_checkpoints")
+
+
+def checkpoint(name: str) -> Preset:
+    """A form's checkpoint: a preset, or one of family_checkpoints/ (a published config.json with its source)."""
+    own = CHECKPOINTS_DIR / f"{name}.json"
+    if not own.exists():
+        return preset(name)
+    entry = json.loads(own.read_text(encoding="utf-8"))
+    return Preset(entry["name"], entry["title"], entry["source"], entry["config"])
 
 
 class UnknownFamily(InputError):
@@ -94,7 +109,7 @@ class FamilyForm:
     latex: str
     switches: dict[str, int | str]  # switch or size → the value the family fixes (a number, or l)
     relations: tuple[str, ...]  # the relations of sizes the form states, each true at the checkpoint
-    checkpoint: str  # the preset (formulas/models/<name>.json) it is evaluated at
+    checkpoint: str  # the preset (formulas/models/<name>.json, or family_checkpoints/) it is evaluated at
     checkpoint_title: str
     inputs: dict[str, int]  # the example's inputs beside the checkpoint's (b, s, bytes per value)
     value: int  # the form at the checkpoint and those inputs
@@ -129,7 +144,7 @@ def family_form(family: str, formula_id: str) -> FamilyForm:
 @cache
 def _built(family: str, formula_id: str) -> FamilyForm:
     declared = _BY_TYPE[family]
-    shape = preset(declared.checkpoint)
+    shape = checkpoint(declared.checkpoint)
     architecture = shape.architecture
     switches = fixed_values(architecture)
     dimensioned = specialized(get(formula_id).dimensioned, switches, relations(declared, architecture))
@@ -175,15 +190,17 @@ def named_parts(form: sp.Expr, switches: dict[sp.Symbol, sp.Expr]) -> tuple[sp.E
 
 
 def fixed_values(architecture: Architecture) -> dict[sp.Symbol, sp.Expr]:
-    """The switches the checkpoint fixes: every 0/1 switch; a count switch that is 0, all l layers, or its classic
-    value. A switch is a symbol that may be 0 (formulas/symbols.py ``switch``); sizes are positive."""
+    """The switches the checkpoint fixes: every 0/1 switch; a count switch that is 0, all l layers, its classic value,
+    or one the family's declaration fixes (Nemotron-H's one norm per layer). A switch is a symbol that may be 0
+    (formulas/symbols.py ``switch``); sizes are positive."""
     layers = architecture.values[l]
+    declared_fixed = fixed_switches(architecture.family) if architecture.family is not None else {}
     found: dict[sp.Symbol, sp.Expr] = {}
     for symbol, value in architecture.values.items():
         if symbol.is_positive:
             continue
         declared = quantity(symbol)
-        if declared.maximum == 1 or value == 0 or value == declared.default:
+        if declared.maximum == 1 or value == 0 or value == declared.default or symbol.name in declared_fixed:
             found[symbol] = sp.Integer(value)
         elif symbol.name.startswith("l_") and value == layers:
             found[symbol] = l
@@ -249,7 +266,7 @@ def proof(family: str, formula_id: str):
     def make() -> Derivation:
         form = family_form(family, formula_id)
         declared = _BY_TYPE[family]
-        architecture = preset(declared.checkpoint).architecture
+        architecture = checkpoint(declared.checkpoint).architecture
         d = Derivation(form.derivation_id, f"{form.family_title}: {formula_id} at its switches",
                        (TRANSFORMERS, Source("transformers", f"the {family} config of {form.checkpoint_title}")))
         general = get(formula_id).dimensioned.xreplace(fixed_values(architecture))

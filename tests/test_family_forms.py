@@ -17,13 +17,13 @@ from llm_formulas.derivations.family_forms import (
     FORMULAS,
     FamilyForm,
     UnknownFamily,
+    checkpoint,
     families_with_forms,
     family_form,
     family_forms,
 )
 from llm_formulas.formulas.catalogue import get
 from llm_formulas.formulas.hf_config import read_config
-from llm_formulas.formulas.presets import preset
 from llm_formulas.formulas.symbols import V, a, d_ff, d_head, g, h, l, n_pos, quantity
 
 HERE = Path(__file__).parent
@@ -39,8 +39,9 @@ TWINS = {
     "deepseek-v3": "deepseek-ai--DeepSeek-V3",
     "gpt-oss-120b": "openai--gpt-oss-120b",
     "qwen3-next-80b-a3b": "Qwen--Qwen3-Next-80B-A3B-Instruct",
+    "nemotron-h-56b": "nvidia--Nemotron-H-56B-Base-8K",
 }
-LISTED = ["gpt2", "llama", "mixtral", "qwen3", "qwen3_moe", "gemma3_text", "deepseek_v3", "gpt_oss", "qwen3_next"]
+LISTED = ["gpt2", "llama", "mixtral", "qwen3", "qwen3_moe", "gemma3_text", "deepseek_v3", "gpt_oss", "qwen3_next", "nemotron_h"]
 
 
 def test_the_issue_s_families_have_forms_for_every_formula():
@@ -122,7 +123,7 @@ def meta_count(config: dict) -> int:
 @pytest.mark.parametrize("family", LISTED)
 def test_the_parameter_form_at_its_checkpoint_is_transformers_count(family):
     form = family_form(family, "params.decoder.total")
-    config = preset(form.checkpoint).config
+    config = checkpoint(form.checkpoint).config
     twin = TWINS[form.checkpoint]
     if twin is None:
         want = meta_count(config)
@@ -136,7 +137,7 @@ def test_the_parameter_form_at_its_checkpoint_is_transformers_count(family):
 @pytest.mark.parametrize("family", LISTED)
 def test_every_form_at_its_checkpoint_is_the_general_formula_there(family):
     for form in family_forms(family):
-        architecture = preset(form.checkpoint).architecture
+        architecture = checkpoint(form.checkpoint).architecture
         assert form.value == architecture.evaluate(get(form.formula_id).dimensioned, **form.inputs)
 
 
