@@ -213,7 +213,7 @@ def relations(declared: _Declared, architecture: Architecture) -> list[tuple[sp.
     used = []
     for name in declared.relations:
         symbol, value = RELATIONS[name]
-        if sp.sympify(value).xreplace(values) != values[symbol]:
+        if value.xreplace(values) != values[symbol]:
             raise ValueError(f"{declared.model_type}: {name} does not hold at {declared.checkpoint}")
         used.append((symbol, value))
     return used
