@@ -184,3 +184,11 @@ def test_show_family_prints_the_form_and_the_checkpoint_value(capsys):
 def test_show_family_refuses_in_one_line_naming_the_choices(capsys, argv, named):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == "" and err.count("\n") == 1 and named in err and "Traceback" not in err
+
+
+def test_a_relation_the_checkpoint_breaks_is_refused():
+    from llm_formulas.derivations.family_forms import _Declared, relations
+
+    # Qwen3-32B: 64 query heads of 128 are 8,192 wide, the model 5,120 (its config.json): a·d_head = h is false there
+    with pytest.raises(ValueError, match="a·d_head = h does not hold at qwen3-32b"):
+        relations(_Declared("qwen3", "qwen3-32b", ("a·d_head = h",)), checkpoint("qwen3-32b").architecture)
