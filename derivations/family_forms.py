@@ -272,8 +272,8 @@ def proof(family: str, formula_id: str):
         general = get(formula_id).dimensioned.xreplace(fixed_values(architecture))
         for symbol, value in relations(declared, architecture):
             general = general.xreplace({symbol: value})
-        switches = ", ".join(f"{name} = {value}" for name, value in form.switches.items())
-        d.defines(f"{formula_id}|{family}", general, f"{formula_id} at the switches {family} fixes ({switches})"
+        switches = ", ".join(f"{name} = {value}" for name, value in form.switches.items() if value != 0)
+        d.defines(f"{formula_id}|{family}", general, f"{formula_id} at the switches {family} fixes ({switches}, the others 0)"
                   + (f" and its relations {', '.join(form.relations)}" if form.relations else ""))
         d.equals(f"{formula_id}[{family}]", specialized(get(formula_id).dimensioned, fixed_values(architecture),
                                                          relations(declared, architecture)),
