@@ -29,6 +29,7 @@ import sympy as sp
 from llm_formulas.derivations.engine import Derivation
 from llm_formulas.derivations.families import fixed_switches
 from llm_formulas.formulas.architecture import TRANSFORMERS
+from llm_formulas.formulas.blocks import short
 from llm_formulas.formulas.catalogue import Source, get
 from llm_formulas.formulas.errors import InputError
 from llm_formulas.formulas.families import FAMILIES
@@ -116,11 +117,6 @@ class FamilyForm:
     derivation_id: str  # the derivation ``check`` proves it in
     parts: tuple[str, ...] = ()  # catalogue formulas the LaTeX names instead of writing them out (a recurrent mixer)
 
-    @property
-    def line(self) -> str:
-        """The form as one line of text."""
-        return f"{self.formula_id} [{self.family}] = {sp.sstr(self.form)}"
-
 
 def families_with_forms() -> tuple[str, ...]:
     """The model_types that have their own forms, in the order the reference lists them."""
@@ -135,9 +131,9 @@ def family_forms(family: str) -> list[FamilyForm]:
 def family_form(family: str, formula_id: str) -> FamilyForm:
     """The form of ``formula_id`` for ``family``; UnknownFamily names the choices otherwise."""
     if family not in _BY_TYPE:
-        raise UnknownFamily(f"no family form for {family!r}; families with forms: {', '.join(families_with_forms())}")
+        raise UnknownFamily(f"no family form for {short(family)}; families with forms: {', '.join(families_with_forms())}")
     if formula_id not in FORMULAS:
-        raise UnknownFamily(f"no family form of {formula_id!r}; formulas with family forms: {', '.join(FORMULAS)}")
+        raise UnknownFamily(f"no family form of {short(formula_id)}; formulas with family forms: {', '.join(FORMULAS)}")
     return _built(family, formula_id)
 
 

@@ -192,3 +192,18 @@ def test_a_relation_the_checkpoint_breaks_is_refused():
     # Qwen3-32B: 64 query heads of 128 are 8,192 wide, the model 5,120 (its config.json): a·d_head = h is false there
     with pytest.raises(ValueError, match="a·d_head = h does not hold at qwen3-32b"):
         relations(_Declared("qwen3", "qwen3-32b", ("a·d_head = h",)), checkpoint("qwen3-32b").architecture)
+
+
+def test_grouping_writes_replaced_parts_as_l_minus_the_kinds_and_never_changes_the_value():
+    from llm_formulas.derivations.family_forms import grouped
+
+    l_ssd, l_gdn, l_noattn = (quantity(name).symbol for name in ("l_ssd", "l_gdn", "l_noattn"))
+    # attention (h²) replaced by a mixer (d_ff·h) in l_ssd layers and dropped in l_noattn layers: both remove h²
+    expanded = sp.expand(l * (h**2 + h) + l_ssd * (d_ff * h - h**2) - l_noattn * h**2)
+    want = l * h + (l - l_ssd - l_noattn) * h**2 + l_ssd * d_ff * h
+    assert grouped(expanded) == want
+    # two kinds removing overlapping but different terms cannot be grouped apart: left as collected, still equal
+    overlapping = sp.expand(l * (h**2 + h) - l_ssd * h**2 - l_gdn * (h**2 + h))
+    assert sp.expand(grouped(overlapping) - overlapping) == 0
+    assert not any(isinstance(arg, sp.Add) and l_ssd in arg.free_symbols and l in arg.free_symbols
+                   for term in sp.Add.make_args(grouped(overlapping)) for arg in sp.Mul.make_args(term))
