@@ -207,3 +207,14 @@ def test_grouping_writes_replaced_parts_as_l_minus_the_kinds_and_never_changes_t
     assert sp.expand(grouped(overlapping) - overlapping) == 0
     assert not any(isinstance(arg, sp.Add) and l_ssd in arg.free_symbols and l in arg.free_symbols
                    for term in sp.Add.make_args(grouped(overlapping)) for arg in sp.Mul.make_args(term))
+
+
+def test_a_hybrid_names_its_recurrent_mixer_by_the_catalogue_part_and_check_proves_the_naming():
+    form = family_form("qwen3_next", "flops.decoder.training")
+    assert form.parts == ("flops.recurrent.gdn",) and form.latex.endswith(r"3 l_{GDN}\,F_{GDN}")  # forward + backward: 3×
+    make = next(make for make in DERIVATIONS if make.__name__ == "family_form_qwen3_next_flops_decoder_training")
+    derivation = make()
+    assert derivation.steps[-1].label.endswith("by parts") and all(outcome.ok for outcome in derivation.check())
+    # the named part is wrong by one forward (2× instead of 3×): the by-parts step fails
+    derivation.steps[-1].expr = derivation.steps[-1].expr - derivation.step(r"F_{GDN}").expr * quantity("l_gdn").symbol
+    assert not derivation.check()[-1].ok
