@@ -11,7 +11,9 @@ typed, from a published checkpoint's config.json (a preset of formulas/models, t
 - the relations the family's form states (Llama: a·d_head = h, the width its attention splits into heads) are
   checked at the checkpoint before they are used.
 
-The result is expanded and grouped by layer counts (a layer kind that replaces part of a layer, such as a recurrent
+The training FLOPs and the KV cache, which the catalogue counts for b sequences of s tokens, are shown per token
+(over b·s: Llama's 6Vh + 6l(3h·d_ff + 2h·g·d_head + 2h² + 2hs), its cache 2l·g·d_head·q); the decoding step's reads
+as they are. The result is expanded and grouped by layer counts (a layer kind that replaces part of a layer, such as a recurrent
 mixer in place of attention, is written (l − l_X)·part + l_X·its own), and ``check`` proves it equal to the general
 form at those switches (one derivation per family and formula, ``families.<model_type>.<formula id>``). Each form is
 evaluated at its checkpoint: the parameter count is transformers' own (tests/test_family_forms.py compares).
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
@@ -42,11 +45,12 @@ __all__ = ["FORMULAS", "FamilyForm", "UnknownFamily", "families_with_forms", "fa
 
 FORMULAS: tuple[str, ...] = (
     "params.decoder.total",  # parameters
-    "flops.decoder.training",  # training FLOPs of one step of b sequences of s tokens (b·s tokens)
-    "memory.kv_cache.decoder",  # the KV cache of b sequences of s tokens
+    "flops.decoder.training",  # training FLOPs of one step of b sequences of s tokens: shown per token, ÷ b·s
+    "memory.kv_cache.decoder",  # the KV cache of b sequences of s tokens: shown per token, ÷ b·s
     "serving.decode.kv_read",  # cache bytes one decoding step reads
     "serving.decode.weights_read",  # weight bytes one decoding step reads
 )
+PER_TOKEN = frozenset({"flops.decoder.training", "memory.kv_cache.decoder"})  # formulas of b·s tokens, shown per token
 
 # the relations a family's form may state, each checked at its checkpoint before it is used (applied in this order)
 RELATIONS: dict[str, tuple[sp.Symbol, sp.Expr]] = {
@@ -113,7 +117,8 @@ class FamilyForm:
     checkpoint: str  # the preset (formulas/models/<name>.json, or family_checkpoints/) it is evaluated at
     checkpoint_title: str
     inputs: dict[str, int]  # the example's inputs beside the checkpoint's (b, s, bytes per value)
-    value: int  # the form at the checkpoint and those inputs
+    value: int | Fraction  # the form at the checkpoint and those inputs, exact
+    per_token: bool  # the formula over its b·s tokens (training FLOPs and the KV cache per token)
     derivation_id: str  # the derivation ``check`` proves it in
     parts: tuple[str, ...] = ()  # catalogue formulas the LaTeX names instead of writing them out (a recurrent mixer)
 
@@ -143,18 +148,33 @@ def _built(family: str, formula_id: str) -> FamilyForm:
     shape = checkpoint(declared.checkpoint)
     architecture = shape.architecture
     switches = fixed_values(architecture)
-    dimensioned = specialized(get(formula_id).dimensioned, switches, relations(declared, architecture))
-    form = dimensioned.xreplace(constant_values())
-    rest, named = named_parts(dimensioned, switches)
+    form = specialized(general(formula_id).xreplace(constant_values()), switches, relations(declared, architecture))
+    rest, named = named_parts(form, switches, dimensioned=False)
     shown = " + ".join([latex(rest), *(f"{latex(factor)}\\,{get(part).symbol_latex}" for part, factor in named)])
     inputs = {name: value for name, value in {**EXAMPLE, "E_hit": architecture.values[quantity("k").symbol]}.items()
               if quantity(name).symbol in form.free_symbols}
     return FamilyForm(
         family, FAMILIES[family].title, formula_id, form, shown,
         {symbol.name: (int(value) if value.is_Integer else str(value)) for symbol, value in switches.items()},
-        declared.relations, declared.checkpoint, shape.title, inputs, architecture.evaluate(form, **inputs),
-        f"families.{family}.{formula_id}", tuple(part for part, _ in named),
+        declared.relations, declared.checkpoint, shape.title, inputs, exact_value(architecture, form, inputs),
+        formula_id in PER_TOKEN, f"families.{family}.{formula_id}", tuple(part for part, _ in named),
     )
+
+
+def general(formula_id: str) -> sp.Expr:
+    """The catalogue's general formula as a family form states it: per token where it counts b·s tokens."""
+    expr = get(formula_id).dimensioned
+    return expr / (quantity("b").symbol * quantity("s").symbol) if formula_id in PER_TOKEN else expr
+
+
+def exact_value(architecture: Architecture, form: sp.Expr, inputs: dict[str, int]) -> int | Fraction:
+    """The form at the checkpoint and the example's inputs: a whole number, or an exact fraction (a windowed cache's
+    min(s, W − 1)/s per token)."""
+    given = {**architecture.values, **{quantity(name).symbol: value for name, value in inputs.items()}}
+    value = form.xreplace(given)
+    if not value.is_Rational:
+        raise ValueError(f"{architecture.model_type}: the form has no value at its checkpoint ({value})")
+    return int(value) if value.is_Integer else Fraction(int(value.p), int(value.q))
 
 
 # the per-layer catalogue formulas of the recurrent mixers, which a hybrid's form names rather than writes out
@@ -162,7 +182,8 @@ MIXER_PARTS = tuple(f"{kind}.recurrent.{mixer}" for mixer in ("mamba", "mamba2",
     f"memory.state.{mixer}" for mixer in ("mamba", "mamba2", "rglru", "gdn"))
 
 
-def named_parts(form: sp.Expr, switches: dict[sp.Symbol, sp.Expr]) -> tuple[sp.Expr, list[tuple[str, sp.Expr]]]:
+def named_parts(form: sp.Expr, switches: dict[sp.Symbol, sp.Expr], *, dimensioned: bool = True
+                ) -> tuple[sp.Expr, list[tuple[str, sp.Expr]]]:
     """``form`` as rest + Σ factor·part: each term that is a layer count times a multiple of a recurrent mixer's
     catalogue formula (at the same switches; the multiple a number and the example's scales, as 3 for a training
     step's forward and backward) is named by that formula."""
@@ -170,7 +191,7 @@ def named_parts(form: sp.Expr, switches: dict[sp.Symbol, sp.Expr]) -> tuple[sp.E
     for term in sp.Add.make_args(form):
         found = None
         for part in MIXER_PARTS:
-            expr = get(part).dimensioned.xreplace(switches)
+            expr = (get(part).dimensioned if dimensioned else get(part).expr).xreplace(switches)
             for count in (symbol for symbol in term.free_symbols if symbol.name.startswith("l_") and not symbol.is_positive):
                 ratio = sp.cancel(term / (count * expr))
                 if ratio.free_symbols <= SCALES and ratio != 0:
@@ -254,8 +275,9 @@ def scaled(coefficient: sp.Expr) -> sp.Expr:
     of the sum: 12bsh + 18bsd_ff is 6bs(2h + 3d_ff)."""
     factored = sp.factor_terms(coefficient)
     outside = [factor for factor in sp.Mul.make_args(factored) if factor.is_Number or factor in SCALES]
-    inside = sp.Mul(*(factor for factor in sp.Mul.make_args(factored) if not (factor.is_Number or factor in SCALES)))
-    return sp.Mul(*outside) * sp.expand(inside)
+    inside = sp.expand(sp.Mul(*(factor for factor in sp.Mul.make_args(factored) if not (factor.is_Number or factor in SCALES))))
+    # a number alone before a sum would be multiplied into it (6(3h + 2g) → 18h + 12g): kept apart unevaluated
+    return sp.Mul(*outside, inside, evaluate=not (len(outside) == 1 and outside[0].is_Number and inside.is_Add))
 
 
 def proof(family: str, formula_id: str):
@@ -265,13 +287,13 @@ def proof(family: str, formula_id: str):
         architecture = checkpoint(declared.checkpoint).architecture
         d = Derivation(form.derivation_id, f"{form.family_title}: {formula_id} at its switches",
                        (TRANSFORMERS, Source("transformers", f"the {family} config of {form.checkpoint_title}")))
-        general = get(formula_id).dimensioned.xreplace(fixed_values(architecture))
+        at_switches = general(formula_id).xreplace(fixed_values(architecture))
         for symbol, value in relations(declared, architecture):
-            general = general.xreplace({symbol: value})
+            at_switches = at_switches.xreplace({symbol: value})
         switches = ", ".join(f"{name} = {value}" for name, value in form.switches.items() if value != 0)
-        d.defines(f"{formula_id}|{family}", general, f"{formula_id} at the switches {family} fixes ({switches}, the others 0)"
+        d.defines(f"{formula_id}|{family}", at_switches, f"{formula_id}{' per token (over b·s)' if form.per_token else ''} at the switches {family} fixes ({switches}, the others 0)"
                   + (f" and its relations {', '.join(form.relations)}" if form.relations else ""))
-        d.equals(f"{formula_id}[{family}]", specialized(get(formula_id).dimensioned, fixed_values(architecture),
+        d.equals(f"{formula_id}[{family}]", specialized(general(formula_id), fixed_values(architecture),
                                                          relations(declared, architecture)),
                  f"{form.family_title}'s own form: expanded, grouped by layer counts", aside=True)
         if form.parts:
@@ -279,7 +301,7 @@ def proof(family: str, formula_id: str):
             for part, factor in named:
                 d.defines(get(part).symbol_latex, get(part).dimensioned.xreplace(fixed_values(architecture)),
                           f"{part}, one mixer, at the same switches")
-            d.equals(f"{formula_id}[{family}] by parts", rest + sp.Add(*(factor * d.step(get(part).symbol_latex).expr
+            d.equals(f"{formula_id}[{family}] by parts", rest + sp.Add(*(sp.Mul(factor, d.step(get(part).symbol_latex).expr, evaluate=False)
                                                                            for part, factor in named)),
                      "the recurrent layers' terms named by their catalogue formulas", of=f"{formula_id}|{family}", aside=True)
         return d

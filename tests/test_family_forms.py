@@ -70,17 +70,29 @@ def test_gpt_parameters_are_the_foundation_s_form():
 
 
 def test_llama_kv_cache_is_2_l_g_d_head_bytes_per_token():
-    # K and V, g heads of d_head, in each of l layers, q bytes, for b sequences of s tokens (Pope et al. 2022 §2)
-    b, s, q = (quantity(name).symbol for name in ("b", "s", "q"))
-    assert sp.expand(family_form("llama", "memory.kv_cache.decoder").form - 2 * b * s * l * g * d_head * q) == 0
+    # K and V, g heads of d_head, in each of l layers, q bytes per value, per token of context (Pope et al. 2022 §2)
+    q = quantity("q").symbol
+    form = family_form("llama", "memory.kv_cache.decoder")
+    assert form.per_token and sp.expand(form.form - 2 * l * g * d_head * q) == 0
+    assert form.value == 2 * 32 * 32 * 128 * 2  # Llama-2 7B in bf16: 512 KiB per token
+
+
+def test_llama_training_flops_per_token_are_6_params_and_the_attention_term():
+    # Kaplan et al. 2020 Table 1 / Narayanan et al. 2021: forward 2 FLOPs per weight of the matrices and 2·2·l·s·h
+    # for QKᵀ and scores·V over the full s×s square (a·d_head = h); the backward twice the forward: ×3 in all
+    s = quantity("s").symbol
+    matrices = 2 * h**2 + 2 * h * g * d_head + 3 * h * d_ff  # per layer: W_Q, W_O, W_K, W_V, a gated MLP
+    want = 6 * (V * h + l * matrices) + 3 * 4 * l * h * s  # the head V×h; the embedding lookup is no GEMM
+    form = family_form("llama", "flops.decoder.training")
+    assert form.per_token and sp.expand(form.form - want) == 0
 
 
 def test_mla_caches_the_latent_and_the_rope_key():
     # DeepSeek-V2 §2.1.3: (d_c + d_h^R)·l elements per token, here r_KV + d_rope
     form = family_form("deepseek_v3", "memory.kv_cache.decoder")
-    b, s, q, r_kv, d_rope = (quantity(name).symbol for name in ("b", "s", "q", "r_kv", "d_rope"))
-    assert sp.expand(form.form - b * s * q * l * (r_kv + d_rope)) == 0
-    assert form.value == 61 * (512 + 64) * 2 * 2048  # 61 layers, the 512-wide latent and the 64-wide rope key, bf16
+    q, r_kv, d_rope = (quantity(name).symbol for name in ("q", "r_kv", "d_rope"))
+    assert sp.expand(form.form - q * l * (r_kv + d_rope)) == 0
+    assert form.value == 61 * (512 + 64) * 2  # 61 layers, the 512-wide latent and the 64-wide rope key, bf16: 70,272 B
 
 
 def test_every_family_form_fits_the_length_budget():
@@ -138,7 +150,11 @@ def test_the_parameter_form_at_its_checkpoint_is_transformers_count(family):
 def test_every_form_at_its_checkpoint_is_the_general_formula_there(family):
     for form in family_forms(family):
         architecture = checkpoint(form.checkpoint).architecture
-        assert form.value == architecture.evaluate(get(form.formula_id).dimensioned, **form.inputs)
+        if form.per_token:  # the formula for b = 1 sequence of s = 2,048 tokens, over its 2,048 tokens
+            whole = architecture.evaluate(get(form.formula_id).dimensioned, **{**form.inputs, "b": 1, "s": 2048})
+            assert form.value == sp.Rational(whole, 2048)
+        else:
+            assert form.value == architecture.evaluate(get(form.formula_id).dimensioned, **form.inputs)
 
 
 def test_unknown_family_or_formula_names_the_choices():
@@ -174,7 +190,7 @@ def test_show_family_prints_the_form_and_the_checkpoint_value(capsys):
     assert code == 0 and doc["family"] == "llama" and doc["value"] == 6738415616 and doc["checkpoint"] == "llama2-7b"
     assert doc["latex"] == family_form("llama", "params.decoder.total").latex and doc["switches"]["gated"] == 1
     code, out, _ = run(capsys, "show", "memory.kv_cache.decoder", "--family", "llama", "--latex")
-    assert code == 0 and "2 b d_{head} g l q s" in out
+    assert code == 0 and "2 d_{head} g l q" in out and "per token" in out
 
 
 @pytest.mark.parametrize("argv, named", [
@@ -211,7 +227,7 @@ def test_grouping_writes_replaced_parts_as_l_minus_the_kinds_and_never_changes_t
 
 def test_a_hybrid_names_its_recurrent_mixer_by_the_catalogue_part_and_check_proves_the_naming():
     form = family_form("qwen3_next", "flops.decoder.training")
-    assert form.parts == ("flops.recurrent.gdn",) and form.latex.endswith(r"3 l_{GDN}\,F_{GDN}")  # forward + backward: 3×
+    assert form.parts == ("flops.recurrent.gdn",) and r"l_{GDN}}{b s}\,F_{GDN}" in form.latex  # 3×: forward + backward
     make = next(make for make in DERIVATIONS if make.__name__ == "family_form_qwen3_next_flops_decoder_training")
     derivation = make()
     assert derivation.steps[-1].label.endswith("by parts") and all(outcome.ok for outcome in derivation.check())
