@@ -12,10 +12,10 @@ typed, from a published checkpoint's config.json (a preset of formulas/models, t
   checked at the checkpoint before they are used.
 
 The training FLOPs and the KV cache, which the catalogue counts for b sequences of s tokens, are shown per token
-(over b·s: Llama's 6Vh + 6l(3h·d_ff + 2h·g·d_head + 2h² + 2hs), its cache 2l·g·d_head·q); the decoding step's reads
-as they are. The result is expanded and grouped by layer counts (a layer kind that replaces part of a layer, such as a recurrent
-mixer in place of attention, is written (l − l_X)·part + l_X·its own), and ``check`` proves it equal to the general
-form at those switches (one derivation per family and formula, ``families.<model_type>.<formula id>``). Each form is
+(over b·s: Llama's 6Vh + 6l(3h·d_ff + 2h·g·d_head + 2h² + 2hs), its cache 2l·g·d_head·q); the decoding step's
+reads as they are. The result is expanded and grouped by layer counts (a layer kind that replaces part of a layer,
+such as a recurrent mixer in place of attention, is written (l − l_X)·part + l_X·its own; a hybrid's mixer is named by
+its catalogue formula, Ψ_GDN), and ``check`` proves it equal to the general form at those switches (one derivation per family and formula, ``families.<model_type>.<formula id>``). Each form is
 evaluated at its checkpoint: the parameter count is transformers' own (tests/test_family_forms.py compares).
 """
 
