@@ -15,8 +15,8 @@ The training FLOPs and the KV cache, which the catalogue counts for b sequences 
 (over b·s: Llama's 6Vh + 6l(3h·d_ff + 2h·g·d_head + 2h² + 2hs), its cache 2l·g·d_head·q); the decoding step's
 reads as they are. The result is expanded and grouped by layer counts (a layer kind that replaces part of a layer,
 such as a recurrent mixer in place of attention, is written (l − l_X)·part + l_X·its own; a hybrid's mixer is named by
-its catalogue formula, Ψ_GDN), and ``check`` proves it equal to the general form at those switches (one derivation per family and formula, ``families.<model_type>.<formula id>``). Each form is
-evaluated at its checkpoint: the parameter count is transformers' own (tests/test_family_forms.py compares).
+its catalogue formula, Ψ_GDN), and ``check`` proves it equal to the general form at those switches (one derivation
+per family and formula, ``families.<model_type>.<formula id>``). Each form is evaluated at its checkpoint: the parameter count is transformers' own (tests/test_family_forms.py compares).
 """
 
 from __future__ import annotations
@@ -291,7 +291,8 @@ def proof(family: str, formula_id: str):
         for symbol, value in relations(declared, architecture):
             at_switches = at_switches.xreplace({symbol: value})
         switches = ", ".join(f"{name} = {value}" for name, value in form.switches.items() if value != 0)
-        d.defines(f"{formula_id}|{family}", at_switches, f"{formula_id}{' per token (over b·s)' if form.per_token else ''} at the switches {family} fixes ({switches}, the others 0)"
+        per = " per token (over b·s)" if form.per_token else ""
+        d.defines(f"{formula_id}|{family}", at_switches, f"{formula_id}{per} at the switches {family} fixes ({switches}, the others 0)"
                   + (f" and its relations {', '.join(form.relations)}" if form.relations else ""))
         d.equals(f"{formula_id}[{family}]", specialized(general(formula_id), fixed_values(architecture),
                                                          relations(declared, architecture)),
