@@ -16,7 +16,8 @@ The training FLOPs and the KV cache, which the catalogue counts for b sequences 
 reads as they are. The result is expanded and grouped by layer counts (a layer kind that replaces part of a layer,
 such as a recurrent mixer in place of attention, is written (l − l_X)·part + l_X·its own; a hybrid's mixer is named by
 its catalogue formula, Ψ_GDN), and ``check`` proves it equal to the general form at those switches (one derivation
-per family and formula, ``families.<model_type>.<formula id>``). Each form is evaluated at its checkpoint: the parameter count is transformers' own (tests/test_family_forms.py compares).
+per family and formula, ``families.<model_type>.<formula id>``). Each form is evaluated at its checkpoint: the
+parameter count is transformers' own (tests/test_family_forms.py compares).
 """
 
 from __future__ import annotations
