@@ -51,6 +51,7 @@ from llm_formulas.formulas import scope
 from llm_formulas.formulas.catalogue import Source, lookup, take_reads, within
 from llm_formulas.formulas.dimensions import DimensionError, units_of
 from llm_formulas.formulas.expressions import ExpressionError, as_expression
+from llm_formulas.formulas.parts import expand_parts
 from llm_formulas.formulas.symbols import resolve
 
 __all__ = ["Derivation", "Outcome", "Step"]
@@ -172,18 +173,18 @@ class Derivation:
     def defines(self, label: str, expr: sp.Basic, why: str, *, parts: tuple[str, ...] = ()) -> sp.Basic:
         """Introduce a quantity; with ``parts`` it is the sum of those earlier steps (proved)."""
         indices = tuple(self._reference(part)["reference_index"] for part in parts)
-        return self._add(Step("defines", label, as_expression(expr), why, parts=indices))
+        return self._add(Step("defines", label, _expression(expr), why, parts=indices))
 
     def equals(self, label: str, expr: sp.Basic, why: str, *, of: str | None = None, aside: bool = False) -> sp.Basic:
         """``expr`` equals the step ``of``; ``aside=True`` marks an identity proved for its own sake
         (a result, shown as such), not a step toward the conclusion."""
-        return self._add(Step("equals", label, as_expression(expr), why, **self._reference(of), aside=aside))
+        return self._add(Step("equals", label, _expression(expr), why, **self._reference(of), aside=aside))
 
     def solves(self, label: str, expr: sp.Basic, why: str, *, unknown: sp.Symbol | str, target: sp.Basic,
                of: str | None = None) -> sp.Basic:
         """``expr`` is the value of ``unknown`` (a symbol, or its name) at which the step ``of`` equals ``target``."""
-        return self._add(Step("solves", label, as_expression(expr), why, **self._reference(of),
-                              unknown=_symbol(unknown), target=as_expression(target)))
+        return self._add(Step("solves", label, _expression(expr), why, **self._reference(of),
+                              unknown=_symbol(unknown), target=_expression(target)))
 
     def approximates(
         self,
@@ -203,9 +204,9 @@ class Derivation:
         dropped part is written out (``error``, a relative error, means dropped =
         expr·error). ``limits``, if stated, must be the condition's.
         """
-        expr = as_expression(expr)
+        expr = _expression(expr)
         if dropped is None and error is not None:
-            dropped = expr * as_expression(error)
+            dropped = expr * _expression(error)
         regimes = (condition,) if isinstance(condition, Regime) else condition if isinstance(condition, tuple) else ()
         if not all(isinstance(regime, Regime) for regime in regimes):
             raise ExpressionError(f"{self.id}: a condition is much_less(...) or much_greater(...), or a tuple of them")
@@ -218,21 +219,21 @@ class Derivation:
                 **self._reference(of),
                 condition=" and ".join(str(r) for r in regimes) if regimes else str(condition),
                 regimes=regimes,
-                dropped=None if dropped is None else as_expression(dropped),
-                stated_limits=tuple((_symbol(symbol), as_expression(value)) for symbol, value in limits),
+                dropped=None if dropped is None else _expression(dropped),
+                stated_limits=tuple((_symbol(symbol), _expression(value)) for symbol, value in limits),
             )
         )
 
     def bounds(
         self, label: str, expr: sp.Basic, why: str, *, direction: Literal["upper", "lower"], of: str | None = None
     ) -> sp.Basic:
-        return self._add(Step("bounds", label, as_expression(expr), why, **self._reference(of), direction=direction))
+        return self._add(Step("bounds", label, _expression(expr), why, **self._reference(of), direction=direction))
 
     def refutes(
         self, label: str, claimed: sp.Basic, why: str, *, correct: sp.Basic, source: Source, unit: str = "", binary: bool = False
     ) -> None:
         """The source's figure ``claimed`` differs from ``correct`` (both in ``unit``, when they are numbers)."""
-        self._add(Step("refutes", label, as_expression(claimed), why, correct=as_expression(correct), source=source,
+        self._add(Step("refutes", label, _expression(claimed), why, correct=_expression(correct), source=source,
                        unit=unit, binary=binary))
 
     def concludes(
@@ -244,7 +245,7 @@ class Derivation:
         where: dict | None = None,
     ) -> None:
         """The formula (with ``where`` substituted into it) equals the step ``of``."""
-        bindings = {resolve(name): as_expression(value) for name, value in (where or {}).items()}  # "gated" or gated
+        bindings = {resolve(name): _expression(value) for name, value in (where or {}).items()}  # "gated" or gated
         self._add(Step("concludes", formula_id, None, why, **self._reference(of), formula_id=formula_id, where=bindings))
 
     def _reference(self, label: str | None) -> dict:
@@ -503,6 +504,12 @@ class Derivation:
             gap = rhs - lhs if step.direction == "upper" else lhs - rhs
             return prove_nonnegative(gap)
         raise ValueError(f"unknown claim {step.claim!r}")
+
+
+def _expression(value: object) -> sp.Basic:
+    """A step's expression as the engine proves it: read (a string by the project's grammar) and every named
+    catalogue part spelled out (formulas.parts), so a composed form and its expansion are the same claim."""
+    return expand_parts(as_expression(value))
 
 
 def _symbol(name_or_symbol: sp.Symbol | str) -> sp.Symbol:

@@ -18,6 +18,7 @@ from llm_formulas.derivations.engine import Derivation
 from llm_formulas.formulas import framework_memory as fm
 from llm_formulas.formulas import memory as mem
 from llm_formulas.formulas import peers as pe
+from llm_formulas.formulas.parts import expand_parts
 from llm_formulas.formulas.catalogue import Source, get
 from llm_formulas.formulas.expressions import as_sympy
 from llm_formulas.formulas.symbols import (
@@ -42,7 +43,7 @@ def _f(formula_id: str) -> sp.Expr:
 
 
 def _family(expr: sp.Expr) -> sp.Expr:
-    return as_sympy(expr).xreplace(FAMILY)
+    return expand_parts(as_sympy(expr)).xreplace(FAMILY)
 
 
 def _plain(expr: sp.Expr) -> sp.Expr:

@@ -78,11 +78,15 @@ def context_sum() -> Derivation:
 
 def kv_read() -> Derivation:
     d = Derivation("serving.decode.kv_read", "Cache bytes a decoding step reads", (S.CACHE, arch.DEEPSEEK_V2))
-    per_position = d.defines("K,V per position", S.kv_width * q_kv,
+    per_position = d.defines("K,V per position", arch.kv_width * q_kv,
                              "a key and a value of g heads (MLA: the latent r_KV and the shared rope key) at q_KV bytes each")
+    d.concludes("serving.memory.kv.position")
     positions = d.defines("positions", b * get("serving.decode.context").dimensioned, "N_KV cached positions of each of b sequences")
-    states = d.defines("states", S.STATES, "each recurrent layer's convolution state (q_KV bytes) and recurrent state (fp32), "
-                       "read whole to update them")
+    states = d.defines("states", l_mamba * _at("memory.state.mamba", q=q_kv) + l_ssd * _at("memory.state.mamba2", q=q_kv)
+                       + l_lru * _at("memory.state.rglru", q=q_kv) + l_gdn * _at("memory.state.gdn", q=q_kv),
+                       "each recurrent layer's convolution state (q_KV bytes) and recurrent state (fp32), read whole to "
+                       "update them")
+    d.concludes("serving.memory.states")
     total = d.defines("R_KV", positions * per_position + states, "each read once by the attention or the mixer")
     d.concludes("serving.decode.kv_read")
     d.defines("R_KV, no window", total.xreplace({l_win: 0}), "without windowed layers")

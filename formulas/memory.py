@@ -567,7 +567,7 @@ layer_moe = _decoder_forms(
 
 first_stage = formula(
     "memory.activations.1f1b",
-    l * layer_tp.dimensioned,
+    l * layer_tp.part,
     "byte",
     "activations on the first pipeline stage under 1F1B: p micro-batches of l/p layers, l layers' worth",
     sources=[KORTHIKANTI, BILIBILI],
@@ -578,7 +578,7 @@ first_stage = formula(
 )
 first_stage_interleaved = formula(
     "memory.activations.1f1b.interleaved",
-    l * layer_tp.dimensioned * (1 + (p - 1) / (p * v)),
+    l * layer_tp.part * (1 + (p - 1) / (p * v)),
     "byte",
     "activations on the first pipeline stage under interleaved 1F1B with v model chunks per GPU",
     sources=[KORTHIKANTI, NARAYANAN],
@@ -612,7 +612,7 @@ llama_002 = formula(
 )
 training_selective = formula(
     "memory.training.selective",
-    model_states.dimensioned + selective_001.dimensioned,
+    model_states.part + selective_001.part,
     "byte",
     "001's training memory: model states (16Ψ) plus the whole model's activations under selective recompute",
     sources=[LI],
@@ -651,7 +651,7 @@ kv_cache = formula(
 )
 inference = formula(
     "memory.inference",
-    q_bf16 * P + kv_cache.dimensioned + b * s * h * q,
+    q_bf16 * P + kv_cache.part + b * s * h * q,
     "byte",
     "inference footprint: 16-bit weights, the KV cache and the current layer's [b, s, h] activations",
     sources=[LI],
@@ -663,7 +663,7 @@ inference = formula(
 
 per_gpu = formula(
     "memory.per_gpu",
-    zero.dimensioned + first_stage.dimensioned,
+    zero.part + first_stage.part,
     "byte",
     "memory of the first pipeline stage's GPU: 16Ψ/(t·p) model states and l layers' worth of TP activations (1F1B)",
     sources=[BILIBILI, KORTHIKANTI],
@@ -674,7 +674,7 @@ per_gpu = formula(
 )
 headroom = formula(
     "memory.per_gpu.headroom",
-    M_gpu - per_gpu.dimensioned,
+    M_gpu - per_gpu.part,
     "byte",
     "memory left on a GPU of capacity M_GPU: the layout fits when this is ≥ 0",
     sources=[BILIBILI],
@@ -683,7 +683,7 @@ headroom = formula(
 )
 max_micro_batch = formula(
     "memory.max_micro_batch",
-    sp.floor((M_gpu - zero.dimensioned) / (first_stage.dimensioned / b)) * u_seq,
+    sp.floor((M_gpu - zero.part) / (first_stage.part / b)) * u_seq,
     "sequence",
     "the largest micro-batch whose activations fit beside the model states on the first pipeline stage",
     sources=[BILIBILI, KORTHIKANTI],

@@ -135,7 +135,7 @@ gemm_efficiency = formula(
 
 def gemm(rows: sp.Expr, inner: sp.Expr, cols: sp.Expr) -> sp.Expr:
     """``perf.gemm.time`` at one shape."""
-    return gemm_time.dimensioned.xreplace({M_rows: rows, K_inner: inner, N_cols: cols})
+    return gemm_time.at(M_rows=rows, K_inner=inner, N_cols=cols)
 
 
 # --- one layer under t, per micro-batch -------------------------------------------------
@@ -191,8 +191,8 @@ layer_forward = formula(
 )
 layer_backward = formula(
     "perf.layer.backward",
-    2 * layer_gemms + attention_backward + 2 * elementwise_forward + tp_backward.dimensioned
-    + rc_full * layer_forward.dimensioned + rc_sel * recomputed_core,
+    2 * layer_gemms + attention_backward + 2 * elementwise_forward + tp_backward.part
+    + rc_full * layer_forward.part + rc_sel * recomputed_core,
     "second",
     "one layer's backward per micro-batch: two GEMMs per forward GEMM, the attention backward, twice the element-wise bytes, "
     "the two input-gradient all-reduces (blocking or overlapped), and the forward that recompute repeats (all of it, "
@@ -242,7 +242,7 @@ accumulate_time = formula(
 )
 stage_time = formula(
     "perf.stage.microbatch",
-    l / p * (layer_forward.dimensioned + layer_backward.dimensioned) + logits_time.dimensioned + p2p_time.dimensioned + accumulate_time.dimensioned,
+    l / p * (layer_forward.part + layer_backward.part) + logits_time.part + p2p_time.part + accumulate_time.part,
     "second",
     "one micro-batch's forward and backward on the slowest (last) stage: its l/p layers, the logits, the p2p messages and "
     "any fp32 gradient accumulation",
@@ -253,7 +253,7 @@ stage_time = formula(
 )
 pipeline_time = formula(
     "perf.pipeline",
-    (m + (p - 1) / v) * stage_time.dimensioned,
+    (m + (p - 1) / v) * stage_time.part,
     "second",
     "m micro-batches through p stages (1F1B, interleaved with v chunks): m + (p−1)/v slots of one micro-batch's stage time",
     sources=[NARAYANAN],
@@ -287,7 +287,7 @@ allreduce_dp = formula(
 )
 window_forward = formula(
     "perf.window.forward",
-    l / p * layer_forward.dimensioned,
+    l / p * layer_forward.part,
     "second",
     "one micro-batch's forward on one stage: the compute a prefetched all-gather hides under",
     sources=[DEEPSPEED],
@@ -296,7 +296,7 @@ window_forward = formula(
 )
 window_backward = formula(
     "perf.window.backward",
-    l / p * layer_backward.dimensioned,
+    l / p * layer_backward.part,
     "second",
     "one micro-batch's backward on one stage: the compute bucketed gradient collectives hide under",
     sources=[DDP, DEEPSPEED],
@@ -304,7 +304,7 @@ window_backward = formula(
     symbol_latex=r"\tau_{bwd}",
 )
 forward_window, backward_window = tau_fwd, tau_bwd  # the ZeRO formulas take the windows as inputs
-half = allreduce_dp.dimensioned / 2  # a reduce-scatter or an all-gather: half an all-reduce's bytes
+half = allreduce_dp.part / 2  # a reduce-scatter or an all-gather: half an all-reduce's bytes
 
 
 def _exposed(comm: sp.Expr, window: sp.Expr) -> sp.Expr:
@@ -318,7 +318,7 @@ def _reduced(comm: sp.Expr, window: sp.Expr) -> sp.Expr:
 
 
 zero_exposed = {
-    0: formula("perf.zero.stage0.exposed", _reduced(allreduce_dp.dimensioned, backward_window), "second",
+    0: formula("perf.zero.stage0.exposed", _reduced(allreduce_dp.part, backward_window), "second",
                "exposed DP time without ZeRO: the bucketed all-reduce beyond the last micro-batch's backward (σ_DP^ovl = 1), "
                "or all of it after the backward (0: Megatron-LM 2021, DeepSpeed's pipeline engine)",
                sources=[DDP, HIERARCHICAL, MEGATRON_2021, DEEPSPEED_PIPE], related=["perf.dp.allreduce"], symbol_latex=r"T_{DP}^{exp}"),

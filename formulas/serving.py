@@ -45,7 +45,9 @@ import sympy as sp
 
 from llm_formulas.formulas import architecture as arch
 from llm_formulas.formulas.catalogue import Condition, Source, at_most, formula
+from llm_formulas.formulas.parts import expand_parts
 from llm_formulas.formulas.expressions import as_sympy
+from llm_formulas.formulas.symbols import t_kv  # noqa: F401 - serving's name for it (derivations read S.t_kv)
 from llm_formulas.formulas.symbols import (
     B_q, E, E_hit, F_fwd, F_pf, M_gpu, M_w, M_ws, N_kv, N_ssm, P, R_out, R_req, R_w, T_e2e, T_pf, T_tok, V, W, W_gpu,
     W_mem, W_pp, W_tp, X, a, alpha_acc, b, b_pf, c_draft, c_hour, c_rent, c_step, d_emb, d_ff, d_head, d_kh, d_lru, d_nope,
@@ -85,12 +87,34 @@ ENGINE = Condition("one kernel per GEMM, compute and memory time added (formulas
                    "once per forward, at η_HBM of the bandwidth")
 WINDOWED = at_most(l_win, arch.l_attn)  # the windowed layers are some of the attention layers
 l_attn = arch.l_attn  # layers with attention: l less the recurrent mixers (l_mamba + l_ssd + l_lru + l_gdn) and l_noattn
-STATES = arch.states.xreplace({q: q_kv})  # the recurrent layers' fixed states, convolution states at the cache's q_KV
 CACHED = Condition("a cached position holds values (2g·d_head, or r_KV + d_rope under MLA)",
                    sp.StrictGreaterThan(arch.kv_width, 0))
 STATE_SPLIT = Source("vllm", "MambaMixer, MambaMixer2: a mixer's channels and heads, and so its states, split over the TP ranks")
 
 # --- what one decoding step reads and computes ----------------------------------------------
+states = formula(
+    "serving.memory.states",
+    l_mamba * recurrent.mamba_state.at(q=q_kv) + l_ssd * recurrent.mamba2_state.at(q=q_kv)
+    + l_lru * recurrent.rglru_state.at(q=q_kv) + l_gdn * recurrent.gdn_state.at(q=q_kv),
+    "byte",
+    "the recurrent layers' fixed states of b sequences, whatever their context: each mixer's convolution state at the "
+    "cache's q_KV and its recurrent state in fp32",
+    sources=[recurrent.CACHE],
+    related=["memory.kv_cache.decoder"],
+    symbol_latex=r"M_{rec}",
+)
+STATES = states.part
+kv_position = formula(
+    "serving.memory.kv.position",
+    arch.kv_width * q_kv,
+    "byte",
+    "cache bytes of one position in one attention layer: a key and a value of g heads (MLA: the latent r_KV and the "
+    "shared rope key) at q_KV bytes each",
+    sources=[CACHE, arch.DEEPSEEK_V2],
+    conditions=[CACHED],
+    related=["serving.decode.kv_read"],
+    symbol_latex=r"m_{KV}",
+)
 
 kv_width = arch.kv_width  # values cached per token and layer: K and V of g heads, or MLA's latent and rope key
 ATTENTION_PER_POSITION = 2 * a * arch.score_width  # an eager layer's QKᵀ and scores·V FLOPs per cached position
@@ -123,7 +147,7 @@ context_sum = formula(
 )
 kv_read = formula(
     "serving.decode.kv_read",
-    b * context.dimensioned * kv_width * q_kv + STATES,
+    b * context.part * kv_position.part + STATES,
     "byte",
     "cache bytes one decoding step reads: N_KV positions of each of b sequences, K and V of g heads each "
     "(MLA: the latent r_KV and the shared rope key), and the whole fixed state of every recurrent layer",
@@ -137,7 +161,7 @@ kv_read = formula(
 )
 kv_read_expanded = formula(
     "serving.decode.kv_read.mla_expanded",
-    b * context.dimensioned * a * (arch.d_qk + d_v) * q_kv,
+    b * context.part * a * (arch.d_qk + d_v) * q_kv,
     "byte",
     "the same for an MLA model whose engine caches the up-projected per-head keys a·(d_nope + d_rope) and values a·d_v",
     sources=[arch.DEEPSEEK_V2],
@@ -146,7 +170,7 @@ kv_read_expanded = formula(
 )
 kv_written = formula(
     "serving.decode.kv_written",
-    b * l_attn * kv_width * q_kv + STATES,
+    b * l_attn * kv_position.part + STATES,
     "byte",
     "cache bytes one decoding step writes: the new token's K and V (or latent) in every attention layer of b sequences, "
     "and every recurrent layer's state rewritten whole",
@@ -157,11 +181,10 @@ kv_written = formula(
 
 
 def _at(formula_id: str, **values: object) -> sp.Expr:
-    """A catalogue entry's dimensioned expression at given symbol values (one new token: s = 1)."""
+    """A catalogue entry at given symbol values (one new token: s = 1), as a named part."""
     from llm_formulas.formulas.catalogue import get
-    from llm_formulas.formulas.symbols import resolve
 
-    return get(formula_id).dimensioned.xreplace({resolve(name): as_sympy(v) for name, v in values.items()})
+    return get(formula_id).at(**values)
 
 
 UPDATED = 2  # outputs of causal_conv1d_update: the k_conv cached inputs and the new one, convolved without padding
@@ -193,7 +216,7 @@ decode_linear = formula(
     "serving.decode.flops.linear",
     l_attn * _at("flops.decoder.attention.projections", s=1) + arch.l_mlp * _at("flops.decoder.mlp", s=1)
     + l_moe * (_at("flops.decoder.experts", s=1) + _at("flops.decoder.shared_experts", s=1) + _at("flops.decoder.router", s=1))
-    + mixers_step.dimensioned + _at("flops.decoder.embedding_projections", s=1) + _at("flops.decoder.logits", s=1),
+    + mixers_step.part + _at("flops.decoder.embedding_projections", s=1) + _at("flops.decoder.logits", s=1),
     "FLOP",
     "a decoding step's GEMMs without its attention over the cache: every attention layer's projections, the recurrent "
     "mixers' one-token updates, dense MLPs, routed (k per token) and shared experts and routers, and the logits, for b "
@@ -205,8 +228,8 @@ decode_linear = formula(
 )
 decode_flops = formula(
     "serving.decode.flops",
-    decode_linear.dimensioned + b * context.dimensioned * ATTENTION_PER_POSITION * u_flop
-    + mla * b * (context.dimensioned - l_attn) * 2 * r_kv * a * (d_nope + d_v) * u_flop,
+    decode_linear.part + b * context.part * ATTENTION_PER_POSITION * u_flop
+    + mla * b * (context.part - l_attn) * 2 * r_kv * a * (d_nope + d_v) * u_flop,
     "FLOP",
     "one decoding step at context s_ctx as transformers runs it with a DynamicCache (eager attention): the GEMMs, "
     "QKᵀ and scores·V over N_KV cached positions per sequence, and for MLA the up-projection of the cached latents "
@@ -242,12 +265,12 @@ experts_touched = formula(
     symbol_latex=r"E_{hit}",
 )
 TABLES_READ = (V + b) * d_emb * u_param  # the head's whole matrix (its own or the tied one) and the b embedding rows
-HIT_LAYER = E_hit * arch.expert.dimensioned + arch.router.dimensioned + arch.shared_experts.dimensioned  # E_hit of E experts
-MIXERS_HELD = (l_mamba * recurrent.mamba.dimensioned + l_ssd * recurrent.mamba2.dimensioned + l_lru * recurrent.rglru.dimensioned
-               + l_gdn * recurrent.gdn.dimensioned)  # the recurrent mixers, each read whole
+HIT_LAYER = E_hit * arch.expert.part + arch.router.part + arch.shared_experts.part  # E_hit of E experts
+MIXERS_HELD = (l_mamba * recurrent.mamba.part + l_ssd * recurrent.mamba2.part + l_lru * recurrent.rglru.part
+               + l_gdn * recurrent.gdn.part)  # the recurrent mixers, each read whole
 REST_READ = ((proj_emb * 2 * d_emb * h + pos_table * b * h + arch.head_bias * V) * u_param + arch.emb_norm * arch.norm * u_param
-             + l_attn * arch.attention.dimensioned + l * (arch.cross_attention.dimensioned + arch.norms.dimensioned) + MIXERS_HELD
-             + arch.l_mlp * arch.mlp.dimensioned + l_moe * HIT_LAYER + arch.final_norm.dimensioned)
+             + l_attn * arch.attention.part + l * (arch.cross_attention.part + arch.norms.part) + MIXERS_HELD
+             + arch.l_mlp * arch.mlp.part + l_moe * HIT_LAYER + arch.final_norm.part)
 params_read = formula(
     "serving.decode.params_read",
     TABLES_READ + REST_READ,
@@ -300,7 +323,7 @@ prefill_flops = formula(
     related=["flops.decoder.forward", "serving.prefill.flops.causal"],
     symbol_latex=r"F_{pf}",
 )
-PREFILL_GEMMS = prefill_flops.dimensioned - l_attn * _at("flops.decoder.attention.scores", s=s_in)  # all but attention
+PREFILL_GEMMS = prefill_flops.part - l_attn * _at("flops.decoder.attention.scores", s=s_in)  # all but attention
 prefill_causal = formula(
     "serving.prefill.flops.causal",
     PREFILL_GEMMS + 2 * b * a * arch.score_width * ((l_attn - l_win) * pairs_full + l_win * pairs_window) * u_flop,
@@ -328,7 +351,6 @@ prefill_masked = formula(
 # --- memory and the KV wall --------------------------------------------------------------------
 
 TABLES = (2 - tied) * V * d_emb * u_param  # embedding and head matrices, kept 16-bit
-t_kv = (1 - mla) * sp.Min(t, g) + mla  # ways the cache is split over a stage's TP ranks (MLA's latent is whole on each)
 weights_memory = formula(
     "serving.memory.weights",
     (q_w * (P - TABLES) + q_bf16 * TABLES) / (t * p),
@@ -341,7 +363,7 @@ weights_memory = formula(
 )
 kv_memory = formula(
     "serving.memory.kv",
-    b * context.dimensioned * kv_width * q_kv / (p * t_kv) + STATES / (p * t),
+    b * context.part * kv_position.part / (p * t_kv) + STATES / (p * t),
     "byte",
     "cache bytes one GPU holds for b sequences of s_ctx tokens: each stage its layers, each TP rank min(t, g) of the "
     "g KV heads' share (MLA: the whole latent on every rank), and 1/t of each recurrent layer's fixed state",
@@ -352,7 +374,7 @@ kv_memory = formula(
 )
 kv_paged = formula(
     "serving.memory.kv.paged",
-    b * kv_width * q_kv * n_blk * ((l_attn - l_win) * sp.ceiling(s_ctx / n_blk) + l_win * sp.ceiling(sp.Min(s_ctx, W) / n_blk))
+    b * kv_position.part * n_blk * ((l_attn - l_win) * sp.ceiling(s_ctx / n_blk) + l_win * sp.ceiling(sp.Min(s_ctx, W) / n_blk))
     / (p * t_kv) + STATES / (p * t),
     "byte",
     "the same cache in whole blocks of n_blk tokens per sequence and attention layer (PagedAttention: vLLM's blocks of "
@@ -373,7 +395,7 @@ workspace = formula(
 )
 memory_total = formula(
     "serving.memory.per_gpu",
-    M_w + kv_memory.dimensioned + M_ws,
+    M_w + kv_memory.part + M_ws,
     "byte",
     "what one GPU holds while serving: its weights, its share of the cache of b sequences at context s_ctx, the workspace",
     sources=[Source("kwon2023", "§4"), VLLM],
@@ -381,7 +403,7 @@ memory_total = formula(
     related=["serving.memory.weights", "serving.memory.kv", "serving.memory.workspace"],
     symbol_latex=r"M_{serve}",
 )
-PER_SEQUENCE = context.dimensioned * kv_width * q_kv / (p * t_kv) + STATES.xreplace({b: 1}) / (p * t)  # one sequence's cache
+PER_SEQUENCE = context.part * kv_position.part / (p * t_kv) + states.at(b=1) / (p * t)  # one sequence's cache
 max_batch = formula(
     "serving.memory.max_batch",
     (M_gpu - M_w - M_ws) / PER_SEQUENCE * u_seq,
@@ -396,7 +418,7 @@ max_batch = formula(
 )
 max_context = formula(
     "serving.memory.max_context",
-    (((M_gpu - M_w - M_ws) - STATES / (p * t)) * p * t_kv / (b * kv_width * q_kv) - l_win * W) / (l_attn - l_win),
+    (((M_gpu - M_w - M_ws) - STATES / (p * t)) * p * t_kv / (b * kv_position.part) - l_win * W) / (l_attn - l_win),
     "1",
     "the longest context b sequences can reach: the full layers' cache grows with s_ctx, the windowed layers' stays at W, "
     "the recurrent states at their fixed size",
@@ -440,8 +462,8 @@ def _layer_comms(tokens: sp.Expr) -> sp.Expr:
 
 decode_step = formula(
     "serving.time.decode_step",
-    F_fwd / (t * X * eta_dec) + attention_engine.dimensioned / (t * X * eta_dec)
-    + R_w / (t * W_mem * eta_hbm) + b * N_kv * kv_width * q_kv / (t_kv * W_mem * eta_hbm) + STATES / (t * W_mem * eta_hbm)
+    F_fwd / (t * X * eta_dec) + attention_engine.part / (t * X * eta_dec)
+    + R_w / (t * W_mem * eta_hbm) + b * N_kv * kv_position.part / (t_kv * W_mem * eta_hbm) + STATES / (t * W_mem * eta_hbm)
     + l * tau_L + _layer_comms(b),
     "second",
     "one decoding step of a replica: the GEMMs' FLOPs F_fwd and the attention's at η_dec of the t GPUs' peak, the weights "
@@ -467,7 +489,7 @@ _step0 = decode_step.dimensioned.xreplace({N_kv: 0})  # a step at an empty cache
 _slope = sp.diff(decode_step.dimensioned, N_kv)  # what each cached position of every sequence adds
 e2e = formula(
     "serving.time.e2e",
-    T_pf + steps * _step0 + _slope * context_sum.dimensioned,
+    T_pf + steps * _step0 + _slope * context_sum.part,
     "second",
     "a batch's latency to its last token: the prefill, then s_out − 1 decoding steps at contexts s_in + 1, …, "
     "s_in + s_out − 1; the step is affine in N_KV, so the sum is s_out − 1 steps at an empty cache plus the slope "
@@ -529,7 +551,7 @@ continuous_step = formula(
 )
 continuous_batch = formula(
     "serving.batching.continuous",
-    b * c_step / continuous_step.dimensioned,
+    b * c_step / continuous_step.part,
     "token/second",
     "output tokens per second of continuous batching in steady state: b tokens per step",
     sources=[Source("yu2022", "§3.1")],
