@@ -111,7 +111,8 @@ class FamilyForm:
     family: str  # the model_type (formulas/families.py)
     family_title: str
     formula_id: str
-    form: sp.Expr  # the closed form, unit marks as 1 (what prints)
+    form: sp.Expr  # the closed form, unit marks as 1 (what computes)
+    composed: sp.Expr  # the same with a hybrid's recurrent mixer named by its catalogue part (what prints)
     latex: str
     switches: dict[str, int | str]  # switch or size → the value the family fixes (a number, or l)
     relations: tuple[str, ...]  # the relations of sizes the form states, each true at the checkpoint
@@ -151,11 +152,11 @@ def _built(family: str, formula_id: str) -> FamilyForm:
     switches = fixed_values(architecture)
     form = specialized(general(formula_id).xreplace(constant_values()), switches, relations(declared, architecture))
     rest, named = named_parts(form, switches, dimensioned=False)
-    shown = " + ".join([latex(rest), *(f"{latex(factor)}\\,{get(part).symbol_latex}" for part, factor in named)])
+    composed = rest + sp.Add(*(factor * get(part).part for part, factor in named))
     inputs = {name: value for name, value in {**EXAMPLE, "E_hit": architecture.values[quantity("k").symbol]}.items()
               if quantity(name).symbol in form.free_symbols}
     return FamilyForm(
-        family, FAMILIES[family].title, formula_id, form, shown,
+        family, FAMILIES[family].title, formula_id, form, composed, latex(composed),
         {symbol.name: (int(value) if value.is_Integer else str(value)) for symbol, value in switches.items()},
         declared.relations, declared.checkpoint, shape.title, inputs, exact_value(architecture, form, inputs),
         formula_id in PER_TOKEN, f"families.{family}.{formula_id}", tuple(part for part, _ in named),

@@ -227,7 +227,9 @@ def test_grouping_writes_replaced_parts_as_l_minus_the_kinds_and_never_changes_t
 
 def test_a_hybrid_names_its_recurrent_mixer_by_the_catalogue_part_and_check_proves_the_naming():
     form = family_form("qwen3_next", "flops.decoder.training")
-    assert form.parts == ("flops.recurrent.gdn",) and r"l_{GDN}}{b s}\,F_{GDN}" in form.latex  # 3×: forward + backward
+    gdn = get("flops.recurrent.gdn")
+    assert form.parts == ("flops.recurrent.gdn",) and r"\frac{3 F_{GDN} l_{GDN}}{b s}" in form.latex  # forward + backward: 3×
+    assert sp.expand(form.composed.xreplace({gdn.part: gdn.expr}) - form.form) == 0
     make = next(make for make in DERIVATIONS if make.__name__ == "family_form_qwen3_next_flops_decoder_training")
     derivation = make()
     assert derivation.steps[-1].label.endswith("by parts") and all(outcome.ok for outcome in derivation.check())
