@@ -40,7 +40,7 @@ from llm_formulas.formulas.families import FAMILIES
 from llm_formulas.formulas.hf_config import Architecture
 from llm_formulas.formulas.latex import latex
 from llm_formulas.formulas.presets import Preset, preset
-from llm_formulas.formulas.symbols import a, constant_values, d_emb, d_ff, d_head, g, h, l, quantity
+from llm_formulas.formulas.symbols import a, constant_values, d_emb, d_ff, d_head, g, h, l, l_gdn, l_lru, l_mamba, l_ssd, quantity
 
 __all__ = ["FORMULAS", "FamilyForm", "UnknownFamily", "families_with_forms", "family_form", "family_forms"]
 
@@ -180,8 +180,9 @@ def exact_value(architecture: Architecture, form: sp.Expr, inputs: dict[str, int
 
 
 # the per-layer catalogue formulas of the recurrent mixers, which a hybrid's form names rather than writes out
-MIXER_PARTS = tuple(f"{kind}.recurrent.{mixer}" for mixer in ("mamba", "mamba2", "rglru", "gdn") for kind in ("params", "flops")) + tuple(
-    f"memory.state.{mixer}" for mixer in ("mamba", "mamba2", "rglru", "gdn"))
+MIXERS = {"mamba": l_mamba, "mamba2": l_ssd, "rglru": l_lru, "gdn": l_gdn}  # each mixer and its layer count
+MIXER_PARTS = {f"{kind}.{mixer}": count for mixer, count in MIXERS.items()
+               for kind in ("params.recurrent", "flops.recurrent", "memory.state")}
 
 
 def named_parts(form: sp.Expr, switches: dict[sp.Symbol, sp.Expr], *, dimensioned: bool = True
@@ -189,18 +190,15 @@ def named_parts(form: sp.Expr, switches: dict[sp.Symbol, sp.Expr], *, dimensione
     """``form`` as rest + Σ factor·part: each term that is a layer count times a multiple of a recurrent mixer's
     catalogue formula (at the same switches; the multiple a number and the example's scales, as 3 for a training
     step's forward and backward) is named by that formula."""
+    counts = layer_counts(form)  # only the mixers the form has are read (a derivation reads what it uses)
+    parts = {part: (get(part).dimensioned if dimensioned else get(part).expr).xreplace(switches)
+             for part, count in MIXER_PARTS.items() if count in counts}
     rest, named = [], []
     for term in sp.Add.make_args(form):
-        found = None
-        for part in MIXER_PARTS:
-            expr = (get(part).dimensioned if dimensioned else get(part).expr).xreplace(switches)
-            for count in (symbol for symbol in term.free_symbols if symbol.name.startswith("l_") and not symbol.is_positive):
-                ratio = sp.cancel(term / (count * expr))
-                if ratio.free_symbols <= SCALES and ratio != 0:
-                    found = (part, ratio * count)
-                    break
-            if found:
-                break
+        found = next(((part, ratio * count) for count in layer_counts(term) for part, expr in parts.items()
+                      # a multiple of the part holds its symbols and no other (the count and the scales aside)
+                      if term.free_symbols - SCALES - {count} == expr.free_symbols - SCALES
+                      and (ratio := sp.cancel(term / (count * expr))).free_symbols <= SCALES), None)
         if found:
             named.append(found)
         else:
@@ -250,8 +248,7 @@ def grouped(expanded: sp.Expr) -> sp.Expr:
     """An expression linear in the layer counts, grouped by them: E₀ + l·A + Σ l_X·B_X. Where B_X removes terms of A
     (a layer kind that replaces attention or the MLP: B_X = own_X − R_X with R_X among A's terms), it is written
     (l − Σ l_X)·R + l·(A − R) + Σ l_X·own_X, with the kinds that remove the same terms together."""
-    counts = sorted((symbol for symbol in expanded.free_symbols if symbol.name.startswith("l_") and not symbol.is_positive),
-                    key=lambda symbol: symbol.name)
+    counts = sorted(layer_counts(expanded), key=lambda symbol: symbol.name)
     coefficients = sp.collect(expanded, [l, *counts], evaluate=False)
     per_layer = set(sp.Add.make_args(coefficients.get(l, sp.Integer(0))))
     removed: dict[frozenset, list[sp.Symbol]] = {}
@@ -270,6 +267,11 @@ def grouped(expanded: sp.Expr) -> sp.Expr:
         if taken:
             result += (l - sp.Add(*kinds)) * scaled(sp.Add(*taken))
     return result + sp.Add(*(count * scaled(own[count]) for count in counts))
+
+
+def layer_counts(expr: sp.Expr) -> set[sp.Symbol]:
+    """The layer-count switches in ``expr`` (l_moe, l_win, l_GDN, ...): symbols named l_… that may be 0."""
+    return {symbol for symbol in expr.free_symbols if symbol.name.startswith("l_") and not symbol.is_positive}
 
 
 def scaled(coefficient: sp.Expr) -> sp.Expr:
