@@ -26,6 +26,7 @@ import json
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
+from typing import Callable
 from pathlib import Path
 
 import sympy as sp
@@ -42,7 +43,7 @@ from llm_formulas.formulas.latex import latex
 from llm_formulas.formulas.presets import Preset, preset
 from llm_formulas.formulas.symbols import a, constant_values, d_emb, d_ff, d_head, g, h, l, l_gdn, l_lru, l_mamba, l_ssd, quantity
 
-__all__ = ["FORMULAS", "FamilyForm", "UnknownFamily", "families_with_forms", "family_form", "family_forms"]
+__all__ = ["FORMULAS", "FamilyForm", "UnknownFamily", "checkpoint", "families_with_forms", "family_form", "family_forms"]
 
 FORMULAS: tuple[str, ...] = (
     "params.decoder.total",  # parameters
@@ -70,7 +71,7 @@ SCALES = frozenset(quantity(name).symbol for name in EXAMPLE)  # factors a layer
 @dataclass(frozen=True)
 class _Declared:
     model_type: str
-    checkpoint: str  # a preset of formulas/models: a published config.json's shape
+    checkpoint: str  # a published config.json's shape: a preset of formulas/models, or one of family_checkpoints/
     relations: tuple[str, ...] = ("d_emb = h",)
 
 
@@ -236,12 +237,17 @@ def relations(declared: _Declared, architecture: Architecture) -> list[tuple[sp.
     return used
 
 
-def specialized(expr: sp.Expr, switches: dict[sp.Symbol, sp.Expr], sizes: list[tuple[sp.Symbol, sp.Expr]]) -> sp.Expr:
-    """``expr`` at the switches, the relations applied in order, expanded and grouped by layer counts."""
+def at_switches(expr: sp.Expr, switches: dict[sp.Symbol, sp.Expr], sizes: list[tuple[sp.Symbol, sp.Expr]]) -> sp.Expr:
+    """``expr`` at the switches, the relations of sizes applied in order (g = a before a·d_head = h)."""
     expr = expr.xreplace(switches)
     for symbol, value in sizes:
         expr = expr.xreplace({symbol: value})
-    return grouped(sp.expand(expr))
+    return expr
+
+
+def specialized(expr: sp.Expr, switches: dict[sp.Symbol, sp.Expr], sizes: list[tuple[sp.Symbol, sp.Expr]]) -> sp.Expr:
+    """``expr`` at the switches and relations, expanded and grouped by layer counts: the family's own form."""
+    return grouped(sp.expand(at_switches(expr, switches, sizes)))
 
 
 def grouped(expanded: sp.Expr) -> sp.Expr:
@@ -284,31 +290,31 @@ def scaled(coefficient: sp.Expr) -> sp.Expr:
     return sp.Mul(*outside, inside, evaluate=not (len(outside) == 1 and outside[0].is_Number and inside.is_Add))
 
 
-def proof(family: str, formula_id: str):
+def proof(family: str, formula_id: str) -> Callable[[], Derivation]:
+    """The derivation that proves one family form: the general formula at the family's switches (step 1) equals the
+    family's own form (step 2), and, for a hybrid, that form with its mixer named by the catalogue part (the last)."""
+
     def make() -> Derivation:
         form = family_form(family, formula_id)
         declared = _BY_TYPE[family]
         architecture = checkpoint(declared.checkpoint).architecture
+        switches, sizes = fixed_values(architecture), relations(declared, architecture)
         d = Derivation(form.derivation_id, f"{form.family_title}: {formula_id} at its switches",
                        (TRANSFORMERS, Source("transformers", f"the {family} config of {form.checkpoint_title}")))
-        at_switches = general(formula_id).xreplace(fixed_values(architecture))
-        for symbol, value in relations(declared, architecture):
-            at_switches = at_switches.xreplace({symbol: value})
-        switches = ", ".join(f"{name} = {value}" for name, value in form.switches.items() if value != 0)
+        fixed = ", ".join(f"{name} = {value}" for name, value in form.switches.items() if value != 0)
         per = " per token (over b·s)" if form.per_token else ""
-        d.defines(f"{formula_id}|{family}", at_switches, f"{formula_id}{per} at the switches {family} fixes ({switches}, the others 0)"
+        d.defines(f"{formula_id}|{family}", at_switches(general(formula_id), switches, sizes),
+                  f"{formula_id}{per} at the switches {family} fixes ({fixed}, the others 0)"
                   + (f" and its relations {', '.join(form.relations)}" if form.relations else ""))
-        d.equals(f"{formula_id}[{family}]", specialized(general(formula_id), fixed_values(architecture),
-                                                         relations(declared, architecture)),
-                 f"{form.family_title}'s own form: expanded, grouped by layer counts", aside=True)
+        own = d.equals(f"{formula_id}[{family}]", specialized(general(formula_id), switches, sizes),
+                       f"{form.family_title}'s own form: expanded, grouped by layer counts", aside=True)
         if form.parts:
-            rest, named = named_parts(d.steps[-1].expr, fixed_values(architecture))
-            for part, factor in named:
-                d.defines(get(part).symbol_latex, get(part).dimensioned.xreplace(fixed_values(architecture)),
-                          f"{part}, one mixer, at the same switches")
-            d.equals(f"{formula_id}[{family}] by parts", rest + sp.Add(*(sp.Mul(factor, d.step(get(part).symbol_latex).expr, evaluate=False)
-                                                                           for part, factor in named)),
-                     "the recurrent layers' terms named by their catalogue formulas", of=f"{formula_id}|{family}", aside=True)
+            rest, named = named_parts(own, switches)
+            for part, _ in named:
+                d.defines(get(part).symbol_latex, get(part).dimensioned.xreplace(switches), f"{part}, one mixer, at the same switches")
+            by_parts = rest + sp.Add(*(sp.Mul(factor, d.step(get(part).symbol_latex).expr, evaluate=False) for part, factor in named))
+            d.equals(f"{formula_id}[{family}] by parts", by_parts, "the recurrent layers' terms named by their catalogue formulas",
+                     of=f"{formula_id}|{family}", aside=True)
         return d
 
     make.__name__ = f"family_form_{family}_{formula_id.replace('.', '_')}"
