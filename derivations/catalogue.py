@@ -13,11 +13,10 @@ from functools import cache
 from types import ModuleType
 from typing import Callable, Iterable
 
-import sympy as sp
-
 from llm_formulas.derivations.engine import Derivation, Outcome, building
 from llm_formulas.formulas.catalogue import TOPICS, Catalogue, Formula, UnknownFormula, all_formulas, lookup, origin_topic
 from llm_formulas.formulas.dimensions import DimensionError, check_declared_unit
+from llm_formulas.derivations.proof import Verdict, prove_equal
 from llm_formulas.formulas.parts import expand_parts
 
 
@@ -107,11 +106,10 @@ def composition_outcomes(formulas: Iterable[Formula] | None = None) -> list[Outc
         if formula.composed == formula.dimensioned:  # it names no part
             continue
         spelled = expand_parts(formula.composed)
-        method = "identical" if spelled == formula.dimensioned else "expansion"
-        ok = method == "identical" or sp.expand(spelled - formula.dimensioned) == 0
+        verdict = Verdict(True, "identical") if spelled == formula.dimensioned else prove_equal(spelled, formula.dimensioned)
         outcomes.append(Outcome("composition", index, formula.id, "composed form",
-                                f"{', '.join(formula.parts)} spelled out is the expression computed", ok, method,
-                                "" if ok else "the composed form spelled out differs from the expression"))
+                                f"{', '.join(formula.parts)} spelled out is the expression computed", verdict.ok,
+                                verdict.method, verdict.detail))
     return outcomes
 
 

@@ -206,6 +206,16 @@ weight_casts = formula(
 norm = arch.norm  # one norm: a scale, and a shift for LayerNorm
 latent_projections = mla * (q_lora * (h * r_q + r_q) + h * (r_kv + d_rope) + r_kv)  # MLA's down projections and latent norms
 attention_whole = (1 - mla) * b_o * h + qk_norm * 2 * d_head + latent_projections  # an attention block's, kept whole
+kept_whole = formula(
+    "params.decoder.attention.whole",
+    attention_whole * u_param,
+    "parameter",
+    "what tensor parallelism keeps whole of one attention block: the row-parallel output projection's bias, the q and k "
+    "norms of d_head, MLA's down projections and latent norms",
+    sources=[DUPLICATED, ESTIMATOR],
+    related=["params.decoder.attention", "params.decoder.replicated"],
+    symbol_latex=r"\Psi_{attn}^{whole}",
+)
 cross_whole = x_attn * (b_o * h + norm)  # the cross-attention's output bias and its own norm
 replicated_dense = formula(
     "params.decoder.replicated",
@@ -252,7 +262,7 @@ layer_parts = (arch.l_attn * arch.attention.part + l * (arch.cross_attention.par
                + l_mamba * recurrent.mamba.part + l_ssd * recurrent.mamba2.part
                + l_lru * recurrent.rglru.part + l_gdn * recurrent.gdn.part + arch.l_mlp * arch.mlp.part
                + l_moe * (arch.router.part + arch.shared_experts.part))
-whole_layers = (l * (arch.norms.part + cross_whole * u_param) + arch.l_attn * attention_whole * u_param
+whole_layers = (l * (arch.norms.part + cross_whole * u_param) + arch.l_attn * kept_whole.part
                 + arch.l_mlp * b_mlp * h * u_param + l_moe * (arch.router.part + sh_gate * h * u_param)
                 + mixers_whole.part)
 split_layers = layer_parts - whole_layers
@@ -271,9 +281,31 @@ STAGE = [MEAN_LAYER, Condition("t_E divides t"), Condition("e divides E"), arch.
          WHOLE_MIXERS,
          Condition("n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)")]
 
+layers_unrouted = formula(
+    "params.decoder.layers.unrouted",
+    layer_parts,
+    "parameter",
+    "the parameters of the l layers but their routed experts: attention or a recurrent mixer, norms, dense MLPs, and in "
+    "the MoE layers the router and the shared experts (what params.decoder.total counts in its layers, E·Ψ_expert aside)",
+    sources=STAGE_SOURCES,
+    conditions=[arch.MOE_LAYERS, arch.MIXERS],
+    related=["params.decoder.total"],
+    symbol_latex=r"\Psi_{layers}^{\neg E}",
+)
+layers_whole = formula(
+    "params.stage.whole",
+    whole_layers,
+    "parameter",
+    "what tensor parallelism keeps whole on every rank of the l layers: norms, the output and MLP-down biases, latent "
+    "projections, q/k norms, routers and shared-expert gates, the recurrent mixers' unsplit parts",
+    sources=STAGE_SOURCES,
+    conditions=[arch.MOE_LAYERS, arch.MIXERS],
+    related=["params.decoder.replicated", "params.decoder.replicated.moe", "params.recurrent.replicated"],
+    symbol_latex=r"\Psi_{whole}",
+)
 stage_layers = formula(
     "params.stage.layers",
-    (split_layers / t + whole_layers) / p,
+    ((layers_unrouted.part - layers_whole.part) / t + layers_whole.part) / p,
     "parameter",
     "parameters of a stage's l/p layers one GPU holds, the routed experts aside: their projections 1/t, what TP "
     "replicates whole",

@@ -16,7 +16,10 @@ from llm_formulas.formulas.expressions import as_sympy
 if TYPE_CHECKING:
     from llm_formulas.formulas.catalogue import Formula
 
-__all__ = ["latex", "formula_latex"]
+__all__ = ["READABLE_LATEX", "abbreviated", "formula_latex", "latex"]
+
+# what a person reads in one look: a formula's default rendering longer than this must name its parts (issue 31)
+READABLE_LATEX = 400
 
 
 def latex(expr: sp.Basic) -> str:

@@ -67,13 +67,13 @@ class PartAt(Part):
 
     def _latex(self, printer: object) -> str:
         at = ", ".join(f"{printer._print(symbol)} = {printer._print(value)}" for symbol, value in self.values)
-        return rf"\left. {super()._latex(printer)} \right|_{{{at}}}"
+        return rf"{super()._latex(printer)}\big|_{{{at}}}"
 
     def _sympystr(self, printer: object) -> str:
         return f"[{self.formula.id} at {', '.join(f'{symbol}={value}' for symbol, value in self.values)}]"
 
     def expansion(self) -> sp.Basic:
-        return self.formula.dimensioned.xreplace(dict(self.values))
+        return self.formula.dimensioned.xreplace({symbol: expand_parts(value) for symbol, value in self.values})
 
 
 def plain_symbol(latex: str) -> str:

@@ -157,9 +157,57 @@ elementwise_forward = ((tokens_per_rank * h * (10 * q + 2 * c_byte) + (2 + gated
 ring_allreduce = 2 * (t - 1) / t * tokens * h * q / W_tp  # one all-reduce of b·s·h·q over the TP ring
 allreduce_forward = 2 * (ring_allreduce + (1 + seq_par) * tau_k)  # 2 all-reduces (SP: 2 RS + 2 AG)
 
+gemms = formula(
+    "perf.layer.gemms",
+    layer_gemms,
+    "second",
+    "one layer's four GEMMs per micro-batch on one GPU under t: QKV [bs, h]·[h, (a + 2g)·d_head/t], the output "
+    "projection [bs, a·d_head/t]·[.., h], the MLP's up (and gate) and down with d_ff/t",
+    sources=[NVIDIA_GEMM, SHOEYBI],
+    conditions=[KERNEL],
+    related=["perf.gemm.time"],
+    symbol_latex=r"T_{GEMM}^{layer}",
+)
+eager_core = formula(
+    "perf.attention.eager",
+    attention_core,
+    "second",
+    "one layer's attention core without a fused kernel: QKᵀ and scores·V as batched GEMMs, the s² scores written and read "
+    "through HBM by the softmax and the dropout (and its 1-byte mask)",
+    sources=[KORTHIKANTI],
+    conditions=[KERNEL],
+    symbol_latex=r"T_{core}",
+)
+flash_core = formula(
+    "perf.attention.flash",
+    attention_flash,
+    "second",
+    "one layer's attention core as one FlashAttention kernel: the QKᵀ and scores·V FLOPs, Q, K, V and the output "
+    "through HBM once, no s² scores",
+    sources=[FLASH],
+    conditions=[KERNEL],
+    symbol_latex=r"T_{flash}",
+)
+elementwise = formula(
+    "perf.layer.elementwise",
+    elementwise_forward,
+    "second",
+    "one layer's element-wise kernels: two norms, two bias-dropout-adds (with their masks) and the activation, their "
+    "bytes at η_mem of the HBM bandwidth (norms and dropouts over s/t tokens under SP)",
+    sources=[KORTHIKANTI],
+    symbol_latex=r"T_{elem}",
+)
+ring = formula(
+    "perf.tp.allreduce",
+    ring_allreduce,
+    "second",
+    "one all-reduce of a layer's b·s·h·q output over the t ranks of a TP ring: 2(t − 1)/t of it over each link",
+    sources=[SHOEYBI, NCCL],
+    symbol_latex=r"T_{AR}",
+)
 tp_layer = formula(
     "perf.tp.layer",
-    allreduce_forward,
+    2 * (ring.part + (1 + seq_par) * tau_k),
     "second",
     "TP communication of one layer's forward per micro-batch: two all-reduces of b·s·h·q (with SP a reduce-scatter and an "
     "all-gather each), blocking; the backward has as many",
@@ -170,8 +218,8 @@ wgrad_qkv = gemm(tokens, h, (a + 2 * g) * d_head / t)  # the weight gradient of 
 wgrad_up = gemm(tokens, h, (1 + gated) * d_ff / t)  # and of the column-parallel MLP-up GEMM
 tp_backward = formula(
     "perf.tp.backward",
-    (1 - ovl_tp) * allreduce_forward
-    + ovl_tp * (sp.Max(ring_allreduce - wgrad_qkv, 0) + sp.Max(ring_allreduce - wgrad_up, 0) + 2 * (1 + seq_par) * tau_k),
+    (1 - ovl_tp) * tp_layer.part
+    + ovl_tp * (sp.Max(ring.part - wgrad_qkv, 0) + sp.Max(ring.part - wgrad_up, 0) + 2 * (1 + seq_par) * tau_k),
     "second",
     "TP communication of one layer's backward per micro-batch: the two input-gradient all-reduces of the column-parallel "
     "GEMMs, blocking, or (σ_TP^ovl = 1) each overlapped with that GEMM's weight-gradient computation: only what exceeds it is exposed",
@@ -181,7 +229,7 @@ tp_backward = formula(
 )
 layer_forward = formula(
     "perf.layer.forward",
-    layer_gemms + attention_forward + elementwise_forward + allreduce_forward,
+    gemms.part + (1 - flash) * eager_core.part + flash * flash_core.part + elementwise.part + tp_layer.part,
     "second",
     "one layer's forward per micro-batch on one GPU under t: GEMMs, attention core, element-wise work, TP all-reduces",
     sources=[NVIDIA_GEMM, FLASH, SHOEYBI, KORTHIKANTI],
@@ -191,8 +239,8 @@ layer_forward = formula(
 )
 layer_backward = formula(
     "perf.layer.backward",
-    2 * layer_gemms + attention_backward + 2 * elementwise_forward + tp_backward.part
-    + rc_full * layer_forward.part + rc_sel * recomputed_core,
+    2 * gemms.part + (1 - flash) * 2 * eager_core.part + flash * sp.Rational(5, 2) * flash_core.part
+    + 2 * elementwise.part + tp_backward.part + rc_full * layer_forward.part + rc_sel * (1 - flash) * eager_core.part,
     "second",
     "one layer's backward per micro-batch: two GEMMs per forward GEMM, the attention backward, twice the element-wise bytes, "
     "the two input-gradient all-reduces (blocking or overlapped), and the forward that recompute repeats (all of it, "

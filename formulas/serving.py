@@ -131,7 +131,16 @@ context = formula(
 )
 
 steps = s_out - 1  # decoding steps after the prefill's first token
-below = sp.Min(sp.Max(W - s_in, 0), steps)  # steps whose context is still within the window
+below = formula(
+    "serving.decode.steps_in_window",
+    sp.Min(sp.Max(W - s_in, 0), steps),
+    "1",
+    "the decoding steps whose context is still within a window of W: W − s_in of them, none if the prompt fills it, at "
+    "most s_out − 1",
+    sources=[arch.MISTRAL],
+    related=["serving.decode.context.sum"],
+    symbol_latex=r"u",
+).part
 context_sum = formula(
     "serving.decode.context.sum",
     (l_attn - l_win) * (steps * s_in + steps * s_out / 2)
@@ -188,22 +197,60 @@ def _at(formula_id: str, **values: object) -> sp.Expr:
 
 
 UPDATED = 2  # outputs of causal_conv1d_update: the k_conv cached inputs and the new one, convolved without padding
+STEP_SOURCES = [FLOP_COUNTER, recurrent.TRANSFORMERS, recurrent.CACHE]
+mamba_step = formula(
+    "serving.decode.flops.mamba",
+    (2 * b * (2 * h * d_ssm + d_ssm * (r_dt + 2 * N_ssm) + r_dt * d_ssm + d_ssm * h)
+     + 2 * b * d_ssm * UPDATED * k_conv + 2 * b * d_ssm * N_ssm) * u_flop,
+    "FLOP",
+    "one Mamba (S6) layer's update of b new tokens: in_proj, x_proj, dt_proj and out_proj; the convolution over 2 "
+    "outputs of causal_conv1d_update; the state readout [d_ssm, N]×[N, 1]",
+    sources=STEP_SOURCES,
+    related=["flops.recurrent.mamba"],
+    symbol_latex=r"F_{dec}^{S6}",
+)
+mamba2_step = formula(
+    "serving.decode.flops.mamba2",
+    (2 * b * h * (2 * d_ssm + 2 * n_grp * N_ssm + n_ssmh) + 2 * b * d_ssm * h
+     + 2 * b * recurrent.xbc * UPDATED * k_conv + 2 * b * d_ssm * N_ssm) * u_flop,
+    "FLOP",
+    "one Mamba-2 (SSD) layer's update of b new tokens: in_proj and out_proj, the convolution over 2 outputs, the "
+    "readout bmm [d_ssm/n, N]×[N, 1] per head",
+    sources=STEP_SOURCES,
+    related=["flops.recurrent.mamba2"],
+    symbol_latex=r"F_{dec}^{SSD}",
+)
+rglru_step = formula(
+    "serving.decode.flops.rglru",
+    (2 * b * (2 * h * d_lru + d_lru * h) + 2 * 2 * b * d_lru * w_lru) * u_flop,
+    "FLOP",
+    "one Griffin recurrent block's update of b new tokens: its two input projections and output projection, the "
+    "RG-LRU's two block-diagonal gates (the convolution is a multiply-and-sum, no matmul)",
+    sources=STEP_SOURCES,
+    related=["flops.recurrent.rglru"],
+    symbol_latex=r"F_{dec}^{LRU}",
+)
+gdn_step = formula(
+    "serving.decode.flops.gdn",
+    (2 * b * h * (2 * n_kh * d_kh + 2 * n_vh * d_vh + 2 * n_vh) + 2 * b * n_vh * d_vh * h
+     + 2 * b * recurrent.qkv_lin * UPDATED * k_conv) * u_flop,
+    "FLOP",
+    "one gated delta-net layer's update of b new tokens: its projections and the convolution over 2 outputs (the "
+    "delta rule's state update and readout are elementwise)",
+    sources=STEP_SOURCES,
+    related=["flops.recurrent.gdn"],
+    symbol_latex=r"F_{dec}^{GDN}",
+)
 mixers_step = formula(
     "serving.decode.flops.recurrent",
-    l_mamba * (2 * b * (2 * h * d_ssm + d_ssm * (r_dt + 2 * N_ssm) + r_dt * d_ssm + d_ssm * h)
-               + 2 * b * d_ssm * UPDATED * k_conv + 2 * b * d_ssm * N_ssm) * u_flop
-    + l_ssd * (2 * b * h * (2 * d_ssm + 2 * n_grp * N_ssm + n_ssmh) + 2 * b * d_ssm * h
-               + 2 * b * recurrent.xbc * UPDATED * k_conv + 2 * b * d_ssm * N_ssm) * u_flop
-    + l_lru * (2 * b * (2 * h * d_lru + d_lru * h) + 2 * 2 * b * d_lru * w_lru) * u_flop
-    + l_gdn * (2 * b * h * (2 * n_kh * d_kh + 2 * n_vh * d_vh + 2 * n_vh) + 2 * b * n_vh * d_vh * h
-               + 2 * b * recurrent.qkv_lin * UPDATED * k_conv) * u_flop,
+    l_mamba * mamba_step.part + l_ssd * mamba2_step.part + l_lru * rglru_step.part + l_gdn * gdn_step.part,
     "FLOP",
     "the recurrent mixers' one-token update in a decoding step, as FlopCounterMode counts transformers' step path: "
     "each mixer's projections of the b new tokens; the convolution over its k_conv cached inputs and the new one "
     "(causal_conv1d_update: 2 outputs of k_conv taps; RecurrentGemma's multiply-and-sum: no matmul); Mamba's and "
     "Mamba-2's state readout [d_ssm, N]×[N, 1]; the RG-LRU's two block-diagonal gates; the gated delta rule's state "
     "update and readout are elementwise (not counted)",
-    sources=[FLOP_COUNTER, recurrent.TRANSFORMERS, recurrent.CACHE],
+    sources=STEP_SOURCES,
     conditions=[arch.MIXERS],
     related=["flops.recurrent.mamba", "flops.recurrent.mamba2", "flops.recurrent.rglru", "flops.recurrent.gdn"],
     notes="transformers' step path differs from a forward of one token (flops.recurrent.* at s = 1): that pads the "
@@ -282,6 +329,8 @@ params_read = formula(
     conditions=[arch.MOE_LAYERS, arch.MIXERS, arch.CHANNELS, at_most(E_hit, E)],
     related=["params.decoder.total", "serving.decode.experts_touched"],
     symbol_latex=r"\Psi_{read}",
+    composed=arch.total.part - (V - b) * d_emb * u_param + tied * V * d_emb * u_param
+    - pos_table * (arch.n_pos + arch.o_pos - b) * h * u_param - l_moe * (E - E_hit) * arch.expert.part,
 )
 weights_read = formula(
     "serving.decode.weights_read",
@@ -293,6 +342,7 @@ weights_read = formula(
     conditions=[arch.MOE_LAYERS, at_most(E_hit, E)],
     related=["serving.decode.params_read"],
     symbol_latex=r"R_{w}",
+    composed=q_w * (params_read.part - TABLES_READ) + q_bf16 * TABLES_READ,
 )
 int4_bytes = formula(
     "serving.weights.int4",
@@ -498,6 +548,7 @@ e2e = formula(
     conditions=[ENGINE, WINDOWED, AT_LEAST_TWO],
     related=["serving.time.decode_step", "serving.decode.context.sum"],
     symbol_latex=r"T_{e2e}",
+    composed=T_pf + steps * decode_step.at(N_kv=context_sum.part / steps),
 )
 tpot = formula(
     "serving.time.tpot",
