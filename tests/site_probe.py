@@ -2,7 +2,7 @@
 
 ``load(page)`` opens a copy of one page with a probe that runs at its load event: how long the page took to load and
 lay out (``performance.now()`` after a forced layout: navigation start to a laid-out page), whether it scrolls sideways
-(``scrollWidth`` against ``clientWidth``), the size of its first equation, how many ``<math>`` it holds, and what its
+(``scrollWidth`` against ``clientWidth``), the size of its first displayed equation, how many ``<math>`` it holds, and what its
 search box lists after each query is typed into it, a character at a time, as ``input`` events.
 ``widths(pages)`` loads every page in a frame of 1280 × 800 of one harness page and reads each one's widths.
 """
@@ -25,7 +25,7 @@ window.addEventListener("load", function () {
   const root = document.documentElement;
   const width = {scroll: root.scrollWidth, client: root.clientWidth};
   const loaded = performance.now();
-  const first = document.querySelector("article.formula math");
+  const first = document.querySelector("article.formula .display math");
   const box = first ? first.getBoundingClientRect() : null;
   const seen = {loaded: loaded, width: width, firstMath: box ? [box.width, box.height] : null,
                 maths: document.querySelectorAll("math").length, questions: document.querySelectorAll(".questions a").length,

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from build_session import reference_site, scratch
+from llm_formulas.derivations.family_forms import FORMULAS, families_with_forms
 from llm_formulas.formulas.catalogue import all_formulas, get
 from llm_formulas.formulas.symbols import quantity
 from llm_formulas.render.documents.notebooks import LESSONS
@@ -150,7 +151,7 @@ def test_the_index_lists_each_topics_questions():
 
 
 @browser
-def test_index_and_topic_page_load_and_lay_out_in_chromium():
+def test_index_topic_and_family_pages_load_and_lay_out_in_chromium():
     work = scratch("site-load")
     index = load(reference_site(), "index.html", work)
     assert index["questions"] >= 30  # laid out: the questions are there at the load event
@@ -159,7 +160,11 @@ def test_index_and_topic_page_load_and_lay_out_in_chromium():
     assert topic["maths"] >= memory_formulas
     width, height = topic["firstMath"]
     assert width > 100 and height > 8  # the first equation laid out as MathML, a line of it at least
-    print(f"\nChromium load at 1280x800: index.html {index['loaded']:.0f} ms, memory.html {topic['loaded']:.0f} ms")
+    family = load(reference_site(), "family-llama.html", work)
+    width, height = family["firstMath"]
+    assert width > 100 and height > 8 and family["maths"] >= 5  # Llama's five forms, laid out
+    print(f"\nChromium load at 1280x800: index.html {index['loaded']:.0f} ms, memory.html {topic['loaded']:.0f} ms, "
+          f"family-llama.html {family['loaded']:.0f} ms")
 
 
 @browser
@@ -178,9 +183,11 @@ def test_search_box_finds_the_readers_queries():
     assert found["kv cache"][:2] and all("kv_cache" in result for result in found["kv cache"][:3]), found["kv cache"]
     # 12·l·h² is the classic count of a GPT's parameters (Kaplan et al. 2020, Narayanan et al. 2021): its leading term first
     assert found["12lh"][0] == "params.approx" and "params.total" in found["12lh"][:3], found["12lh"]
-    # every formula found for Mixtral says Mixtral in its meaning, notes or derivation
-    assert len(found["Mixtral"]) >= 3
-    for result in found["Mixtral"]:
+    # Mixtral's own forms first (its family page), then every formula whose meaning, notes or derivation says Mixtral
+    mixtral = [result for result in found["Mixtral"] if result.startswith("families.mixtral.")]
+    assert len(mixtral) == len(FORMULAS) and found["Mixtral"][:len(FORMULAS)] == mixtral, found["Mixtral"]
+    assert len(found["Mixtral"]) > len(FORMULAS)
+    for result in found["Mixtral"][len(FORMULAS):]:
         formula = get(result)
         from llm_formulas.derivations.catalogue import derivation_of
 
@@ -206,3 +213,20 @@ def test_a_long_composed_form_is_set_over_lines_that_keep_every_part():
     rows = re.findall(r"<mtr>.*?</mtr>", mla)
     assert len(rows) >= 2 and "<mo>(</mo>" in rows[0] and rows[-1].endswith("<mo>)</mo></mrow></mtd></mtr>")
     assert "<mtable>" not in composed_mathml(get("params.approx"))  # 12lh² fits a line
+
+
+def test_a_page_per_family_holds_its_forms_proved_and_evaluated():
+    pages = _pages()
+    index = pages["index.html"]
+    for family in families_with_forms():
+        page = pages[f"family-{family}.html"]
+        assert f"family-{family}.html" in index.links
+        for formula_id in FORMULAS:  # each form at the id of the derivation that proves it, linked to its general formula
+            anchor = f"families.{family}.{formula_id}"
+            assert f"{formula_id.split('.')[0]}.html#{formula_id}" in page.article_links[anchor]
+            assert "proved in llm-formulas check" in page.articles[anchor] and "NOT proved" not in page.articles[anchor]
+    # Llama-2 7B has 6,738,415,616 parameters (transformers' LlamaForCausalLM(config).num_parameters(); Meta's "7B")
+    llama = (reference_site() / "family-llama.html").read_text(encoding="utf-8")
+    total = re.search(r'<article class="formula" id="families.llama.params.decoder.total">.*?</article>', llama, flags=re.S)
+    assert total and "Llama-2 7B" in total.group(0) and 'title="exactly 6,738,415,616 parameter' in total.group(0)
+    assert "6.74B parameters" in total.group(0)
