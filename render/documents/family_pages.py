@@ -17,11 +17,11 @@ import sympy as sp
 from llm_formulas.derivations.catalogue import all_derivations
 from llm_formulas.derivations.family_forms import FamilyForm, families_with_forms, family_forms
 from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.parts import plain_symbol
 from llm_formulas.render.documents.equation_mathml import display_mathml
 from llm_formulas.render.documents.reference import exact_value, human_value, short_title
 from llm_formulas.render.documents.site_links import FormulaLink, lhs_latex, link
 from llm_formulas.render.documents.site_search import models_named, symbol_names, terms
-from llm_formulas.formulas.parts import plain_symbol
 
 PER_TOKEN = r" / (b\,s)"  # the left side of a form the catalogue counts for b sequences of s tokens, shown per token
 
