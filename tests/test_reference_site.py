@@ -1,10 +1,11 @@
 """The reference as a site (OUT/reference/, render/documents/reference_site.py; issue 31 item 4).
 
-In a real headless Chromium at 1280 × 800 (tests/site_probe.py): the index and a topic page load and lay out their
-questions and equations (the seconds each took are printed, not asserted: tests/benchmarks/bench_reference_site.py
+In a real headless Chromium at 1280 × 800 (tests/site_probe.py): the index, a topic page and a family page load and lay
+out their questions and equations (the seconds each took are printed, not asserted: tests/benchmarks/bench_reference_site.py
 measures them), no page scrolls sideways, and the search box, typed into, finds ``kv cache``, ``12lh``, ``Mixtral``
 and ``TTFT``. Without a browser: every formula sits at an anchor that is its id, every link between pages lands on
-an anchor that exists, a formula's parts and "used by" are each other's inverse, and nothing is fetched from a network.
+an anchor that exists, a formula's parts and "used by" are each other's inverse, each family's page holds its forms
+proved and evaluated, and nothing is fetched from a network.
 """
 
 from __future__ import annotations
