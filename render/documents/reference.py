@@ -24,7 +24,7 @@ from llm_formulas.formulas.symbols import Quantity, all_quantities, quantity
 from llm_formulas.render.printers import mathml as mm
 from llm_formulas.render.documents.defaults import GENERIC, GPUS, LAYOUTS, MODELS, default
 from llm_formulas.render.documents.equation_lines import WIDTH, block, broken
-from llm_formulas.formulas.latex import formula_latex
+from llm_formulas.formulas.latex import formula_latex, latex
 from llm_formulas.derivations.latex import label_latex, step_latex
 from llm_formulas.derivations.proof import valued
 from llm_formulas.formulas.bibliography import Source, Work, cited, work
@@ -242,6 +242,8 @@ class FormulaView:
     title: str = ""  # a short readable title for the contents: the meaning up to its first colon or bracket
     latex_print: str = ""  # the equation broken over lines for the PDF
     no_example: str = ""  # why a formula has no worked example (its inputs have no real value documented)
+    parts: tuple[tuple[str, str], ...] = ()  # the formulas it names, (their symbol's LaTeX, their anchor)
+    heading: str = ""  # a whole title for a printed contents: the meaning's first clause, never cut
 
 
 @dataclass(frozen=True)
@@ -302,6 +304,12 @@ def short_title(meaning: str, most: int = 72) -> str:
     head = re.split(r"[:;(]", meaning, maxsplit=1)[0].strip().rstrip(",")
     if len(head) > most:
         head = head[:most].rsplit(" ", 1)[0] + " …"
+    return head[:1].upper() + head[1:]
+
+
+def heading(meaning: str) -> str:
+    """A formula's meaning up to its first colon or semicolon, whole: the handbook's contents print titles uncut."""
+    head = re.split(r"[:;]", meaning, maxsplit=1)[0].strip().rstrip(",")
     return head[:1].upper() + head[1:]
 
 
@@ -506,7 +514,9 @@ def formula_view(formula: Formula, outcomes: dict[tuple[str, int], Outcome], plo
         plots=plots,
         title=short_title(formula.meaning),
         latex_print=_print_latex(formula.symbol_latex or r"\mathrm{" + formula.id.replace("_", r"\_") + "}", "=",
-                                 formula.expr, formula_latex(formula)),
+                                 formula.composed, formula_latex(formula)),
+        parts=tuple((latex(get(part).part), anchor(part)) for part in formula.parts),
+        heading=heading(formula.meaning),
         no_example=no_example,
     )
 
