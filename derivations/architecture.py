@@ -621,6 +621,7 @@ def kv_sinks() -> Derivation:
 
 
 from llm_formulas.derivations.families import DERIVATIONS as FAMILY_REDUCTIONS  # noqa: E402 - after the decoder's own
+from llm_formulas.derivations.family_forms import DERIVATIONS as FAMILY_FORMS  # noqa: E402
 
 DERIVATIONS = (
     embeddings,
@@ -672,4 +673,5 @@ DERIVATIONS = (
     kv_mla_expanded,
     kv_sinks,
     *FAMILY_REDUCTIONS,
+    *FAMILY_FORMS,
 )

@@ -45,10 +45,17 @@ def list_formulas() -> Result:
     return Result(rows, text)
 
 
-def show(formula_id: str, as_latex: bool, expanded: bool = False) -> Result:
+def show(formula_id: str, as_latex: bool, expanded: bool = False, family: str | None = None) -> Result:
     """A formula as composed of its named parts (``expanded``: every part spelled out), with its inputs, sources
-    and derivation."""
+    and derivation; with ``family``, its own form at that family's switches (render/cli/family_command.py)."""
     import sympy as sp
+
+    if family is not None:
+        from llm_formulas.render.cli.family_command import show_family
+
+        if expanded:
+            raise InputError("--family prints the family's own closed form; it does not take --expanded")
+        return show_family(formula_id, family, as_latex)
 
     from llm_formulas.derivations.catalogue import derivation_of
     from llm_formulas.derivations.proof import valued
@@ -314,8 +321,10 @@ def _check(args) -> Result:
 
 def register(add_command) -> None:
     add_command("list", "list every formula with its unit and inputs", lambda args: list_formulas())
-    shown = add_command("show", "show a formula, its inputs, sources and derivation steps", lambda args: show(args.id, args.latex, args.expanded))
+    shown = add_command("show", "show a formula, its inputs, sources and derivation steps",
+                        lambda args: show(args.id, args.latex, args.expanded, args.family))
     shown.add_argument("id", help="formula id, e.g. params.total")
+    shown.add_argument("--family", metavar="FAMILY", help="the formula at one family's switches, e.g. llama (its own form)")
     shown.add_argument("--latex", action="store_true", help="print the formula as LaTeX")
     shown.add_argument("--expanded", action="store_true",
                        help="spell out every named part (by default a formula built from others names them)")
