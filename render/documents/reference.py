@@ -41,14 +41,23 @@ TOPIC_TITLES = {
     "inference": "Inference",
     "architecture": "Architectures",
     "perf": "Performance model: the predicted step time",
+    "moe": "Mixture of experts",
     "peers": "Where the calculators disagree",  # formulas/peers.py: each peer's formula and the proved terms of its difference
 }
 
 ARTICLES = {key: f"{work(key).short}: {work(key).title_en}" for key in ("000", "001", "002", "004")}
 
 
+# a mixture of experts' own formulas, gathered into a topic of their own from wherever their ids put them (a peer's
+# and ZeRO's sharding under EP stay with their own)
+MOE = re.compile(r"(^|\.)(moe|expert|experts|router|shared_experts|ep|experts_touched|active|alltoall)(\.|$)")
+
+
 def topic_of(formula_id: str) -> str:
-    return formula_id.split(".", 1)[0]
+    topic = formula_id.split(".", 1)[0]
+    if topic != "peers" and not formula_id.startswith("memory.zero.") and MOE.search(formula_id):
+        return "moe"
+    return topic
 
 
 def topic_title(topic: str) -> str:
@@ -422,9 +431,10 @@ def default_example(formula: Formula, inputs: list[sp.Symbol]) -> ExampleView:
     exact = valued(formula.expr, values)
     return ExampleView(
         case="",
-        title="at the documented default values",
+        title="at the documented default values" + (", every switch at its classic value" if formula.defaults else ""),
         source=None,
-        inputs=_input_values(values, {d.symbol: d.source for d in defaults}),
+        inputs=_input_values({symbol: value for symbol, value in values.items() if symbol not in formula.defaults},
+                             {d.symbol: d.source for d in defaults}),
         value=human_value(exact, str(formula.unit)),
         exact=exact_value(exact, str(formula.unit)),
         unit=str(formula.unit),

@@ -1,0 +1,67 @@
+"""The handbook a person prints (issue 31 item 5): statements, composed forms, family forms and worked examples in at
+most about 250 pages, whole titles in its contents, a chapter per topic (mixture of experts and serving among
+them), and no page whose text runs into the page number; the derivations in the second volume, reference.pdf.
+
+Read from the run's one build (tests/build_session.py), with poppler's pdfinfo and pdftotext as the readers.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+import llm_formulas as lf
+from build_session import built
+from llm_formulas.render.documents.reference import heading, topic_of
+
+A4_HEIGHT, BOTTOM_MARGIN = 841.89, 56.69  # points: the handbook's paper and its 2 cm margin (templates/handbook.tex)
+
+
+def _handbook() -> tuple:
+    pdf = built().out / "handbook.pdf"
+    assert pdf.exists(), "the build wrote no handbook.pdf"
+    return pdf, (built().out / "handbook.tex").read_text(encoding="utf-8")
+
+
+def _pages(pdf) -> int:
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True, timeout=120).stdout
+    return int(re.search(r"Pages:\s+(\d+)", info).group(1))
+
+
+def test_the_handbook_is_a_book_people_print_and_the_derivations_a_second_volume():
+    pdf, _ = _handbook()
+    assert _pages(pdf) <= 250
+    assert _pages(built().out / "reference.pdf") > _pages(pdf)  # the derivations, step by step, live there
+
+
+def test_its_contents_hold_whole_titles_and_a_chapter_per_topic():
+    _, tex = _handbook()
+    sections = re.findall(r"\\section\{([^}]*)\}", tex)
+    assert "Mixture of experts" in sections and "Serving" in sections and "Symbols" in sections
+    assert any(title.startswith("Families") for title in sections)
+    topics = {topic_of(f.id) for f in lf.search("")}
+    assert len([s for s in sections if s not in ("Symbols", "References") and not s.startswith("Families")]) == len(topics)
+    for formula_id in ("params.quantized.kept", "params.decoder.total", "serving.time.e2e"):
+        title = heading(lf.get(formula_id).meaning)
+        assert " …" not in title and title.split()[-1] in tex  # a whole clause, its last word printed
+
+
+def test_a_composed_formula_names_its_parts_with_their_sections():
+    _, tex = _handbook()
+    entry = tex[tex.index(r"\label{f:params-decoder-total}"):]
+    entry = entry[:entry.index(r"\subsection")]
+    assert r"\Psi_{emb}" in entry and r"\ref{f:params-decoder-embeddings}" in entry
+
+
+def test_no_page_runs_into_its_page_number():
+    pdf, _ = _handbook()
+    words = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True,
+                           timeout=300).stdout
+    below = []
+    for page_number, page in enumerate(re.split(r"<page ", words)[1:], start=1):
+        for y_max, word in re.findall(r'yMax="([\d.]+)">([^<]*)</word>', page):
+            if float(y_max) > A4_HEIGHT - BOTTOM_MARGIN + 2 and word.strip() != str(page_number):
+                below.append((page_number, word))
+    assert not below, f"text below the body, beside the page number: {below[:10]}"
