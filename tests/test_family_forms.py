@@ -24,6 +24,7 @@ from llm_formulas.derivations.family_forms import (
 )
 from llm_formulas.formulas.catalogue import get
 from llm_formulas.formulas.hf_config import read_config
+from llm_formulas.formulas.latex import READABLE_LATEX
 from llm_formulas.formulas.symbols import V, a, d_ff, d_head, g, h, l, n_pos, quantity
 
 HERE = Path(__file__).parent
@@ -96,9 +97,10 @@ def test_mla_caches_the_latent_and_the_rope_key():
 
 
 def test_every_family_form_fits_the_length_budget():
+    assert READABLE_LATEX <= 400  # the one look
     for family in families_with_forms():
         for form in family_forms(family):
-            assert len(form.latex) <= 400, (family, form.formula_id, len(form.latex))
+            assert len(form.latex) <= READABLE_LATEX, (family, form.formula_id, len(form.latex))
 
 
 def test_every_family_form_is_proved_by_check():
