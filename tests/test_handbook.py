@@ -14,7 +14,7 @@ import pytest
 
 import llm_formulas as lf
 from build_session import built
-from llm_formulas.render.documents.reference import heading, topic_of
+from llm_formulas.render.documents.reference import anchor, heading, topic_of
 
 A4_HEIGHT, BOTTOM_MARGIN = 841.89, 56.69  # points: the handbook's paper and its 2 cm margin (templates/handbook.tex)
 
@@ -44,8 +44,9 @@ def test_its_contents_hold_whole_titles_and_a_chapter_per_topic():
     topics = {topic_of(f.id) for f in lf.search("")}
     assert len([s for s in sections if s not in ("Symbols", "References") and not s.startswith("Families")]) == len(topics)
     for formula_id in ("params.quantized.kept", "params.decoder.total", "serving.time.e2e"):
-        title = heading(lf.get(formula_id).meaning)
-        assert " …" not in title and title.split()[-1] in tex  # a whole clause, its last word printed
+        title = heading(lf.get(formula_id).meaning)  # the meaning's first clause, whole
+        printed = re.search(r"\\subsection\{(.*)\}\\label\{f:" + anchor(formula_id) + r"\}", tex).group(1)
+        assert all(word in printed for word in re.findall(r"[A-Za-z0-9-]{2,}", title)), (title, printed)
 
 
 def test_a_composed_formula_names_its_parts_with_their_sections():
@@ -55,13 +56,17 @@ def test_a_composed_formula_names_its_parts_with_their_sections():
     assert r"\Psi_{emb}" in entry and r"\ref{f:params-decoder-embeddings}" in entry
 
 
-def test_no_page_runs_into_its_page_number():
-    pdf, _ = _handbook()
+@pytest.mark.parametrize("volume", ["handbook.pdf", "reference.pdf"])
+def test_no_page_runs_into_its_page_number(volume):
+    pdf = built().out / volume
     words = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True,
                            timeout=300).stdout
-    below = []
+    crowded = []
     for page_number, page in enumerate(re.split(r"<page ", words)[1:], start=1):
-        for y_max, word in re.findall(r'yMax="([\d.]+)">([^<]*)</word>', page):
-            if float(y_max) > A4_HEIGHT - BOTTOM_MARGIN + 2 and word.strip() != str(page_number):
-                below.append((page_number, word))
-    assert not below, f"text below the body, beside the page number: {below[:10]}"
+        boxes = [(float(y_min), float(y_max), word.strip()) for y_min, y_max, word
+                 in re.findall(r'yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)</word>', page)]
+        footer = max((box for box in boxes if box[2] == str(page_number)), default=None)
+        assert footer is not None and footer[0] > A4_HEIGHT - BOTTOM_MARGIN, f"page {page_number} prints no page number"
+        crowded += [(page_number, word) for y_min, y_max, word in boxes if (y_min, y_max, word) != footer
+                    and y_max > footer[0] - 2]  # anything reaching down to the page number's line
+    assert not crowded, f"text running into the page number: {crowded[:10]}"
