@@ -42,6 +42,7 @@ from llm_formulas.render.printers.codegen import MODULE_NAME, module_source
 from llm_formulas.render.documents.notebooks import LESSONS, write_notebooks
 from llm_formulas.render.documents.plots import FORMATS, PLOTS, render_plots, save_plots
 from llm_formulas.formulas.bibliography import WORKS
+from llm_formulas.render.documents.handbook import handbook_tex
 from llm_formulas.render.documents.reference import build_reference, title_pictures
 from llm_formulas.render.documents.safe_write import Ownership, OutputError, ensure_folder, named, write_atomically
 from llm_formulas.render.documents.templating import render
@@ -165,7 +166,7 @@ def tex_problem(error: str) -> str:
     return f"pdflatex is installed but lacks the {kind} {what}: install {needs}"
 
 
-REFERENCE = ("reference.md", "reference.html", "reference.tex")
+REFERENCE = ("reference.md", "reference.html", "reference.tex", "handbook.tex")
 GUIDE = ("guide.md", "guide.html")
 CHEATSHEET = ("cheatsheet.html", "cheatsheet.tex", "cheatsheet-plot.png")
 
@@ -206,9 +207,13 @@ def stage_files(out: Path, notebooks_dir: Path | None = None, stages: tuple[str,
     }
 
 
+PDF_SOURCES = {"handbook": "reference", "reference": "reference", "cheatsheet": "cheatsheet"}  # a TeX → the stage writing it
+
+
 def compiled(stages: tuple[str, ...]) -> dict[str, str]:
-    """The PDFs the pdf stage makes in a build of ``stages``, by the stage whose TeX each is compiled from."""
-    return {source: f"{source}.pdf" for source in ("reference", "cheatsheet") if "pdf" in stages and source in stages}
+    """The PDFs the pdf stage makes in a build of ``stages``, by the TeX each is compiled from: the handbook and the
+    reference (its second volume, the derivations) from the reference stage, the cheat sheet from its own."""
+    return {source: f"{source}.pdf" for source, stage in PDF_SOURCES.items() if "pdf" in stages and stage in stages}
 
 
 def planned_files(out: Path, notebooks_dir: Path | None = None, stages: tuple[str, ...] = STAGES) -> list[Path]:
@@ -352,9 +357,12 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
             manifest.write("reference.md", render("reference.md", ref=reference))
             manifest.write("reference.html", render("reference.html", ref=reference))
             manifest.write("reference.tex", tex)
+            handbook = handbook_tex(reference)
+            manifest.write("handbook.tex", handbook)
             titles = title_pictures()  # the seeds' titles in Chinese, for pdflatex
             for relative, data in titles.items():
                 manifest.write(relative, data)
+            sources["handbook"] = (handbook, titles)
             sources["reference"] = (tex, {f"plots/{plot.name}.pdf": plot.files["pdf"] for plot in plots} | titles)
     if "cheatsheet" in only:
         with stage("cheatsheet"):
