@@ -7,8 +7,11 @@ OUT/notebooks unless ``--notebooks-dir`` names another directory: the
 repository's committed copies are refreshed with ``--notebooks-dir notebooks``)
 and manifest.json listing every file written with its sha256. Everything is
 a pure function of the catalogue: building twice writes identical bytes. ``Stages`` reports each
-step (plots, reference, guide, cheatsheet, numeric, calculator, notebooks, slides, pdf): live on a terminal, one
-line per stage (files, seconds) in a log. ``build(..., only=("reference", "slides"))`` builds a part.
+step (plots, reference, cheatsheet, guide, calculator, notebooks, slides, numeric, pdf): live on a terminal, one
+line per stage (files, seconds) in a log. ``build(..., only=("reference", "slides"))`` builds a part. The numeric
+module, the longest stage, is printed in a child process from the start (``beside.Beside``) and written when the
+others are; the lessons are the committed executed copies where they match (``notebooks.write_notebooks``), and a
+deck is made only from a notebook with its outputs.
 
 The manifest says which files are the tool's own. While a build runs it is an incomplete one
 (``"complete": false``, paths without bytes) that claims each file before it is first written, so a build

@@ -3,7 +3,9 @@
 Each lesson is a module of ``render.documents.lessons`` holding its cells (``CELLS``:
 Markdown prose and short code cells that call ``render.documents.lesson``). This module
 assembles them, runs them with nbclient (kernel ``python3``, the running checkout first on
-its PYTHONPATH) and writes them with their outputs: text, LaTeX and PNG pictures.
+its PYTHONPATH) and writes them with their outputs: text, LaTeX and PNG pictures. A build takes the
+committed executed copy of a lesson (``EXECUTED``: notebooks/, in the wheel llm_formulas/notebooks/) when its cells
+are the lesson's as it stands, and runs only the others; refreshing those copies runs every lesson.
 
 Deterministic: cell ids come from the cell's position and text, timing metadata is
 not recorded, the kernel's own metadata is replaced by a fixed one, and the pictures
