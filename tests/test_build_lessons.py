@@ -149,3 +149,10 @@ def test_a_killed_build_leaves_no_child_running(tmp_path):
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+def test_ctrl_c_at_the_terminal_is_the_builds_alone_from_the_childs_first_moment():
+    # Ctrl-C reaches every process of the terminal's group: a child still starting up would die with a traceback
+    child = Beside(functools.partial(sum, [1, 2]))
+    os.kill(child._process.pid, signal.SIGINT)  # while the child's interpreter is still starting
+    assert child.result() == 3

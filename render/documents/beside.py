@@ -12,7 +12,8 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import sys
-from typing import Callable, Generic, TypeVar
+from contextlib import contextmanager
+from typing import Callable, Generic, Iterator, TypeVar
 
 T = TypeVar("T")
 
@@ -25,7 +26,8 @@ class Beside(Generic[T]):
         context = multiprocessing.get_context("spawn")
         self._receive, send = context.Pipe(duplex=False)
         self._process = context.Process(target=_run, args=(function, send), daemon=True, name="llm-formulas-beside")
-        self._process.start()
+        with _interrupts_ignored():  # inherited through exec: the child ignores Ctrl-C from its first instruction
+            self._process.start()
         send.close()  # the child holds the only sending end: its death is an end of file here
 
     def result(self) -> T:
@@ -46,8 +48,21 @@ class Beside(Generic[T]):
         self._receive.close()
 
 
+@contextmanager
+def _interrupts_ignored() -> Iterator[None]:
+    """SIGINT ignored while the child starts (Ctrl-C reaches the whole process group: it is the parent's to handle)."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: signals are not ours to set
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _run(function: Callable[[], object], send) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: it is the parent's to handle
     _die_with_parent()
     try:
         outcome = (True, function())
