@@ -49,6 +49,8 @@ window.addEventListener("load", function () {
           images: images.map(function (i) { var r = i.getBoundingClientRect();
                                             return {loaded: i.naturalWidth > 0, width: r.width, height: r.height}; }),
           maths: maths.map(function (m) { var r = m.getBoundingClientRect(); return r.width > 0 && r.height > 0; }),
+          mathPixels: maths.map(function (m) {  // the type size an equation is drawn at, on the window
+            return parseFloat(win.getComputedStyle(m).fontSize) * parseFloat(s.dataset.scale) * box.width / 1280; }),
           title: (s.querySelector("h1, h2") || {textContent: ""}).textContent,
           notes: (s.querySelector("aside.notes") || {textContent: ""}).textContent.length,
           number: (s.querySelector(".number") || {textContent: ""}).textContent,
@@ -129,3 +131,12 @@ def test_each_deck_opens_on_its_title_numbers_its_slides_and_has_navigation_and_
         # the prose is the speaker's: most of the lesson's paragraphs are in the notes, not on the slides
         assert sum(slide["notes"] for slide in slides) > 2000, name
         assert all(slide["title"].strip() for slide in slides), name
+
+
+@needs_chromium
+@pytest.mark.xfail(strict=True, reason="12 slides of 8 decks (params, flops, serving, moe, ...) show a formula's whole "
+                   "closed form, set under 14 px to fit; issue 31's composed forms make them short (merger: drop this mark)")
+def test_every_equation_is_drawn_large_enough_to_read(opened):
+    small = [(name, number) for name, deck in opened[SIZES[0]].items()
+             for number, slide in enumerate(deck["slides"], start=1) if any(px < 14 for px in slide["mathPixels"])]
+    assert small == []
