@@ -34,6 +34,8 @@ from llm_formulas.render.printers.human import human
 from llm_formulas.formulas.latex import formula_latex, latex
 from llm_formulas.derivations.latex import step_latex, verdict_latex
 
+SHARPNESS = 2  # the pictures' pixels a side per pixel shown in the notebook: sharp at a slide's width (retina=True)
+
 __all__ = ["model", "gpu", "derive", "formula", "evaluate", "put", "source_figure", "refutation", "picture",
            "exercise", "check", "note", "slips", "show", "Value"]
 
@@ -214,14 +216,14 @@ def refutation(derivation_id: str, label: str) -> None:
 
 def picture(name: str, **options: object) -> None:
     """Draw one of the lesson pictures (``render.documents.lesson_plots``) and show it."""
-    display(Image(data=lesson_plots.png(name, **options)))
+    display(Image(data=lesson_plots.png(name, SHARPNESS, **options), retina=True))
 
 
 def show(figure) -> None:
     """Show a matplotlib figure drawn in a cell, as a PNG with fixed metadata (the same figure, the same bytes)."""
     import matplotlib.pyplot as plt
 
-    display(Image(data=lesson_plots.figure_png(figure)))
+    display(Image(data=lesson_plots.figure_png(figure, SHARPNESS), retina=True))
     plt.close(figure)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import keyword
+from functools import lru_cache
 from itertools import combinations
 
 import sympy as sp
@@ -104,19 +105,27 @@ def gating(formula: Formula, size: sp.Symbol) -> tuple[dict[sp.Symbol, sp.Intege
     stage's count only when l_moe and n_MTP are both 0); else a greedy cover of the terms holding it (a Mamba-2 width
     d_ssm in both the l_S6 and the l_SSD layers' terms)."""
     gates = {switch: value for switch, value in formula.defaults.items()
-             if size not in formula.expr.xreplace({switch: value}).free_symbols}
+             if size not in _symbols_left(formula.expr, ((switch, value),))}
     for count in range(2, 4):
         if gates:
             break
         gates = next((dict(group) for group in combinations(formula.defaults.items(), count)
-                      if size not in formula.expr.xreplace(dict(group)).free_symbols), {})
+                      if size not in _symbols_left(formula.expr, group)), {})
     if not gates:
         gates = _joint_gates(formula, size)
     classic = formula.expr.xreplace(gates)
     for neutral in (0, 1):  # 0, unless the size divides a removed term (then 0·x/0 is no number)
-        if sp.expand(formula.expr.xreplace({**gates, size: neutral}) - classic) == 0:
+        put = formula.expr.xreplace({**gates, size: neutral})
+        if put == classic or sp.expand(put - classic) == 0:  # the same tree is the same value: no expansion needed
             return gates, neutral
     raise ValueError(f"{formula.id}: neither 0 nor 1 for {size} under the classic switches is exact")
+
+
+@lru_cache(maxsize=16384)
+def _symbols_left(expr: sp.Expr, group: tuple[tuple[sp.Symbol, sp.Integer], ...]) -> frozenset[sp.Symbol]:
+    """The symbols of ``expr`` once the switches of ``group`` take their values: every size of a formula asks about
+    the same switches and pairs of switches, so each substitution is made once."""
+    return frozenset(expr.xreplace(dict(group)).free_symbols)
 
 
 def _joint_gates(formula: Formula, size: sp.Symbol) -> dict[sp.Symbol, sp.Integer]:
