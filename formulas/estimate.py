@@ -580,11 +580,18 @@ def _per_layer_activations(activation: object, values: dict, ev: Evaluator, ops:
             ops.choose(activation, {i: (lambda f=f: ev(f, **values)) for i, f in enumerate(formulas)}),
         )
 
-    moe = pick(MOE_ACTIVATION_FORMULAS)
     if moe_only:
-        return moe
+        return pick(MOE_ACTIVATION_FORMULAS)
     dense = pick(DECODER_ACTIVATION_FORMULAS)
-    return dense + ops.number(values["l_moe"]) / ops.number(values["l"]) * (moe - dense)  # the dense form when l_moe = 0
+    if _is_zero(values["l_moe"]):  # a dense model: the mean below is the dense form, its MoE forms need no evaluating
+        return dense
+    moe = pick(MOE_ACTIVATION_FORMULAS)
+    return dense + ops.number(values["l_moe"]) / ops.number(values["l"]) * (moe - dense)
+
+
+def _is_zero(value: object) -> bool:
+    """Whether ``value`` is the number 0 (an int, a float or an exact zero; never a symbol or an array)."""
+    return isinstance(value, (int, float)) and value == 0 or _is_sympy(value, "Basic") and value.is_zero is True and value.is_Number
 
 
 def _activation_label(activation: object, values: dict, ops: Ops, blocks: str = "megatron", attention: str = "eager") -> object:

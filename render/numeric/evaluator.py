@@ -26,7 +26,10 @@ GENERATED_PATH = Path(generated.__file__)
 
 
 def choose(key: object, options: dict) -> object:
-    """Element by element, the value of the thunk that ``key`` names; only the thunks some element names run."""
+    """Element by element, the value of the thunk that ``key`` names; only the thunks some element names run.
+
+    Labels (strings) are picked from an object array, one reference per element: a fixed-width text array of every
+    element's label cost more than the whole report's arithmetic."""
     keys = np.asarray(key)
     if keys.ndim == 0:
         return options[keys.item()]()
@@ -37,11 +40,20 @@ def choose(key: object, options: dict) -> object:
         index = np.zeros(keys.shape, dtype=np.intp)
         for position, value in enumerate(others, start=1):
             index[masks[value]] = position
-        return np.asarray(list(results.values()))[index]
+        return _table(list(results.values()))[index]
     chosen = results[first]
     for value in others:
         chosen = np.where(masks[value], results[value], chosen)
     return chosen
+
+
+def _table(values: list) -> np.ndarray:
+    """The values as an array to index: numbers as numbers, labels as references to the strings themselves."""
+    if not any(isinstance(value, str) for value in values):
+        return np.asarray(values)
+    table = np.empty(len(values), dtype=object)
+    table[:] = values
+    return table
 
 
 NUMPY_OPS = Ops(where=np.where, minimum=np.minimum, maximum=np.maximum,
