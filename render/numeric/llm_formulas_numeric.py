@@ -25,6 +25,18 @@ def _gated(formula, name, value, switches, neutral=0):
     return neutral
 
 
+def _times(switch, term, *inputs):
+    """``switch · term()``, the term left uncomputed where the switch is a scalar 0 (a layer kind, block or feature the
+    model does not have: Mamba layers at l_mamba = 0, MLA at mla = 0): the product is then 0 at any finite value of
+    the term, an array of zeros shaped as the term's inputs broadcast."""
+    if numpy.ndim(switch) or switch != 0:
+        return switch * term()
+    shapes = {x.shape for x in inputs if getattr(x, "ndim", 0)}
+    if not shapes:
+        return 0.0 * switch
+    return numpy.zeros(shapes.pop() if len(shapes) == 1 else numpy.broadcast_shapes(*shapes))
+
+
 def params_layer_attention(h):
     r"""parameters of one attention block: Q, K, V, O weights (h×h) and biases.
 
@@ -39,8 +51,8 @@ def params_layer_attention(h):
 
     Sources: Yu 2024 (000), §3.1
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    return 4*h**2 + 4*h
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    return numpy.float64(4*h**2 + 4*h)
 
 
 def params_layer_mlp(h):
@@ -57,8 +69,8 @@ def params_layer_mlp(h):
 
     Sources: Yu 2024 (000), §3.1
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    return 8*h**2 + 5*h
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    return numpy.float64(8*h**2 + 5*h)
 
 
 def params_layer_norms(h):
@@ -75,8 +87,8 @@ def params_layer_norms(h):
 
     Sources: Yu 2024 (000), §3.1
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    return 4*h
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    return numpy.float64(4*h)
 
 
 def params_layer(h):
@@ -93,8 +105,8 @@ def params_layer(h):
 
     Sources: Yu 2024 (000), §3.1; Narayanan et al. 2021, §5.1, parameter count
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    return 12*h**2 + 13*h
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    return numpy.float64(12*h**2 + 13*h)
 
 
 def params_total(s, h, l, V):
@@ -114,11 +126,11 @@ def params_total(s, h, l, V):
 
     Sources: Yu 2024 (000), §3.1; Narayanan et al. 2021, §5.1, parameter count
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    return V*h + h*s + 2*h + l*(12*h**2 + 13*h)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    return numpy.float64(V*h + h*s + 2*h + l*(12*h**2 + 13*h))
 
 
 def params_narayanan(s, h, l, V):
@@ -138,11 +150,11 @@ def params_narayanan(s, h, l, V):
 
     Sources: Narayanan et al. 2021, §5.1, parameter count
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    return 12*h**2*l*(1 + (13/12)/h + (1/12)*(V + s)/(h*l))
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    return numpy.float64(12*h**2*l*(1 + (13/12)/h + (1/12)*(V + s)/(h*l)))
 
 
 def params_approx(h, l):
@@ -160,9 +172,9 @@ def params_approx(h, l):
 
     Sources: Yu 2024 (000), §3.1; Narayanan et al. 2021, §5.1, parameter count
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    return 12*h**2*l
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    return numpy.float64(12*h**2*l)
 
 
 def flops_gemm(M_rows, K_inner, N_cols):
@@ -181,10 +193,10 @@ def flops_gemm(M_rows, K_inner, N_cols):
 
     Sources: Yu 2024 (000), §3.2
     """
-    M_rows = numpy.asarray(M_rows, dtype=numpy.float64)
-    K_inner = numpy.asarray(K_inner, dtype=numpy.float64)
-    N_cols = numpy.asarray(N_cols, dtype=numpy.float64)
-    return 2*K_inner*M_rows*N_cols
+    M_rows = M_rows if type(M_rows) is float else numpy.asarray(M_rows, dtype=numpy.float64)
+    K_inner = K_inner if type(K_inner) is float else numpy.asarray(K_inner, dtype=numpy.float64)
+    N_cols = N_cols if type(N_cols) is float else numpy.asarray(N_cols, dtype=numpy.float64)
+    return numpy.float64(2*K_inner*M_rows*N_cols)
 
 
 def flops_layer_forward(b, s, h):
@@ -203,10 +215,10 @@ def flops_layer_forward(b, s, h):
 
     Sources: Yu 2024 (000), §3.2; Narayanan et al. 2021, §5.1, FLOPs per iteration
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    return 24*b*h**2*s + 4*b*h*s**2
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    return numpy.float64(24*b*h**2*s + 4*b*h*s**2)
 
 
 def flops_logits(b, s, h, V):
@@ -226,11 +238,11 @@ def flops_logits(b, s, h, V):
 
     Sources: Yu 2024 (000), §3.2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    return 2*V*b*h*s
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    return numpy.float64(2*V*b*h*s)
 
 
 def flops_forward(b, s, h, l, V):
@@ -251,12 +263,12 @@ def flops_forward(b, s, h, l, V):
 
     Sources: Yu 2024 (000), §3.2; Narayanan et al. 2021, §5.1, FLOPs per iteration
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    return 24*b*h**2*l*s*((1/12)*V/(h*l) + 1 + (1/6)*s/h)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    return numpy.float64(24*b*h**2*l*s*((1/12)*V/(h*l) + 1 + (1/6)*s/h))
 
 
 def flops_backward(b, s, h, l, V):
@@ -277,12 +289,12 @@ def flops_backward(b, s, h, l, V):
 
     Sources: Yu 2024 (000), §3.2; Li Bojie (001), training FLOPs: 6PD
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    return 48*b*h**2*l*s*((1/12)*V/(h*l) + 1 + (1/6)*s/h)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    return numpy.float64(48*b*h**2*l*s*((1/12)*V/(h*l) + 1 + (1/6)*s/h))
 
 
 def flops_training(b, s, h, l, V):
@@ -303,12 +315,12 @@ def flops_training(b, s, h, l, V):
 
     Sources: Yu 2024 (000), §3.2; Li Bojie (001), training FLOPs: 6PD
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    return 72*b*h**2*l*s*((1/12)*V/(h*l) + 1 + (1/6)*s/h)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    return numpy.float64(72*b*h**2*l*s*((1/12)*V/(h*l) + 1 + (1/6)*s/h))
 
 
 def flops_training_recompute(b, s, h, l, V):
@@ -329,12 +341,12 @@ def flops_training_recompute(b, s, h, l, V):
 
     Sources: Yu 2024 (000), §3.2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    return 96*b*h**2*l*s*((1/12)*V/(h*l) + 1 + (1/6)*s/h)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    return numpy.float64(96*b*h**2*l*s*((1/12)*V/(h*l) + 1 + (1/6)*s/h))
 
 
 def flops_training_approx(P, D):
@@ -354,9 +366,9 @@ def flops_training_approx(P, D):
 
     Sources: Yu 2024 (000), §3.2; Li Bojie (001), training FLOPs: 6PD; Kaplan et al. 2020, §2.1, C ≈ 6N per token
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    D = numpy.asarray(D, dtype=numpy.float64)
-    return 6*D*P
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    D = D if type(D) is float else numpy.asarray(D, dtype=numpy.float64)
+    return numpy.float64(6*D*P)
 
 
 def flops_training_recompute_approx(P, D):
@@ -376,9 +388,9 @@ def flops_training_recompute_approx(P, D):
 
     Sources: Yu 2024 (000), §3.2
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    D = numpy.asarray(D, dtype=numpy.float64)
-    return 8*D*P
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    D = D if type(D) is float else numpy.asarray(D, dtype=numpy.float64)
+    return numpy.float64(8*D*P)
 
 
 def flops_megatron(B, s, h, l, V):
@@ -399,12 +411,12 @@ def flops_megatron(B, s, h, l, V):
 
     Sources: Narayanan et al. 2021, §5.1, FLOPs per iteration
     """
-    B = numpy.asarray(B, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    return 96*B*h**2*l*s*((1/16)*V/(h*l) + 1 + (1/6)*s/h)
+    B = B if type(B) is float else numpy.asarray(B, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    return numpy.float64(96*B*h**2*l*s*((1/16)*V/(h*l) + 1 + (1/6)*s/h))
 
 
 def flops_inference_per_token(P):
@@ -423,8 +435,8 @@ def flops_inference_per_token(P):
 
     Sources: Li Bojie (001), training FLOPs: 6PD; Yu 2024 (000), §3.2
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 2*P
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(2*P)
 
 
 def flops_recompute_from_scratch(l):
@@ -441,8 +453,8 @@ def flops_recompute_from_scratch(l):
 
     Sources: Li Bojie (001), training FLOPs: 6PD
     """
-    l = numpy.asarray(l, dtype=numpy.float64)
-    return (1/2)*l*(l + 1)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    return numpy.float64((1/2)*l*(l + 1))
 
 
 def memory_model_states(P):
@@ -459,8 +471,8 @@ def memory_model_states(P):
 
     Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Rajbhandari et al. 2020, §5, Figure 1; Li Bojie (001), training memory; KV cache
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 16*P
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(16*P)
 
 
 def memory_model_states_fp32_grads(P):
@@ -477,8 +489,8 @@ def memory_model_states_fp32_grads(P):
 
     Sources: Yu 2024 (000), §3.4.2, Tables 6–9
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 18*P
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(18*P)
 
 
 def memory_model_states_grad_buffers(P):
@@ -495,8 +507,8 @@ def memory_model_states_grad_buffers(P):
 
     Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Li Wei (004), storage analysis (3525 GB)
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 20*P
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(20*P)
 
 
 def memory_ddp_buckets(P):
@@ -513,8 +525,8 @@ def memory_ddp_buckets(P):
 
     Sources: PyTorch DDP 2020, gradient_as_bucket_view=False: the buckets are a second copy of the gradients
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 2*P
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(2*P)
 
 
 def memory_bf16_fp32_grads(P):
@@ -531,8 +543,8 @@ def memory_bf16_fp32_grads(P):
 
     Sources: DeepSpeed pipeline engine, bf16_optimizer.py (#1801): fp32_groups_gradients_flat, zeros_like the 16-bit flat parameters in float32, not partitioned by ZeRO-1
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 4*P
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(4*P)
 
 
 def memory_model_states_sgd_momentum(P):
@@ -549,8 +561,8 @@ def memory_model_states_sgd_momentum(P):
 
     Sources: Rajbhandari et al. 2020, §5, Figure 1
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 12*P
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(12*P)
 
 
 def memory_optimizer_adam(P):
@@ -567,8 +579,8 @@ def memory_optimizer_adam(P):
 
     Sources: Rajbhandari et al. 2020, §5, Figure 1; Yu 2024 (000), §3.4.2, Tables 6–9
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 12*P
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(12*P)
 
 
 def memory_model_states_inference(P):
@@ -585,8 +597,8 @@ def memory_model_states_inference(P):
 
     Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Li Bojie (001), training memory; KV cache
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 2*P
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(2*P)
 
 
 def memory_model_states_inference_int8(P):
@@ -603,8 +615,8 @@ def memory_model_states_inference_int8(P):
 
     Sources: Yu 2024 (000), §3.4.2, Tables 6–9
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return P
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(P)
 
 
 def memory_model_states_inference_int4(P):
@@ -621,8 +633,8 @@ def memory_model_states_inference_int4(P):
 
     Sources: Yu 2024 (000), §3.4.2, Tables 6–9
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return (1/2)*P
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64((1/2)*P)
 
 
 def memory_zero(t, p, P):
@@ -643,10 +655,10 @@ def memory_zero(t, p, P):
 
     Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Rajbhandari et al. 2020, §5, Figure 1
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 16*P/(p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(16*P/(p*t))
 
 
 def memory_zero_stage1(t, p, d, P):
@@ -668,11 +680,11 @@ def memory_zero_stage1(t, p, d, P):
 
     Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Rajbhandari et al. 2020, §5, Figure 1
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return (4*P + 12*P/d)/(p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64((4*P + 12*P/d)/(p*t))
 
 
 def memory_zero_stage2(t, p, d, P):
@@ -694,11 +706,11 @@ def memory_zero_stage2(t, p, d, P):
 
     Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Rajbhandari et al. 2020, §5, Figure 1
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return (2*P + 14*P/d)/(p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64((2*P + 14*P/d)/(p*t))
 
 
 def memory_zero_stage3(t, p, d, P):
@@ -720,11 +732,11 @@ def memory_zero_stage3(t, p, d, P):
 
     Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Rajbhandari et al. 2020, §5, Figure 1
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 16*P/(d*p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(16*P/(d*p*t))
 
 
 def memory_zero_offload_gpu(t, p, P):
@@ -745,10 +757,10 @@ def memory_zero_offload_gpu(t, p, P):
 
     Sources: Ren et al. 2021, §3
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 2*P/(p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(2*P/(p*t))
 
 
 def memory_zero_offload_cpu(t, p, d, P):
@@ -770,11 +782,11 @@ def memory_zero_offload_cpu(t, p, d, P):
 
     Sources: Ren et al. 2021, §3
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 14*P/(d*p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(14*P/(d*p*t))
 
 
 def memory_activations_layer(b, s, h, a):
@@ -794,11 +806,11 @@ def memory_activations_layer(b, s, h, a):
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Yu 2024 (000), §3.4.2, Tables 6–9
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    return 5*a*b*s**2 + 34*b*h*s
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    return numpy.float64(5*a*b*s**2 + 34*b*h*s)
 
 
 def memory_activations_layer_exact(b, s, h, a):
@@ -818,11 +830,11 @@ def memory_activations_layer_exact(b, s, h, a):
 
     Sources: Korthikanti et al. 2022, §4, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    return 5*a*b*s**2 + 34*b*h*s + 8*b*s
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    return numpy.float64(5*a*b*s**2 + 34*b*h*s + 8*b*s)
 
 
 def memory_activations_layer_tp(b, s, h, a, t):
@@ -845,12 +857,12 @@ def memory_activations_layer_tp(b, s, h, a, t):
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Yu 2024 (000), §3.4.2, Tables 6–9
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    return b*h*s*(5*a*s/(h*t) + 10 + 24/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    return numpy.float64(b*h*s*(5*a*s/(h*t) + 10 + 24/t))
 
 
 def memory_activations_layer_tp_sp(b, s, h, a, t):
@@ -873,12 +885,12 @@ def memory_activations_layer_tp_sp(b, s, h, a, t):
 
     Sources: Korthikanti et al. 2022, §4, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    return b*h*s*(5*a*s/h + 34)/t
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    return numpy.float64(b*h*s*(5*a*s/h + 34)/t)
 
 
 def memory_activations_layer_selective(b, s, h, t):
@@ -900,11 +912,11 @@ def memory_activations_layer_selective(b, s, h, t):
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Li Bojie (001), training memory; KV cache
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    return b*h*s*(10 + 24/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    return numpy.float64(b*h*s*(10 + 24/t))
 
 
 def memory_activations_layer_selective_sp(b, s, h, t):
@@ -926,11 +938,11 @@ def memory_activations_layer_selective_sp(b, s, h, t):
 
     Sources: Korthikanti et al. 2022, §4, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    return 34*b*h*s/t
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    return numpy.float64(34*b*h*s/t)
 
 
 def memory_activations_layer_full_recompute(b, s, h):
@@ -949,10 +961,10 @@ def memory_activations_layer_full_recompute(b, s, h):
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Yu 2024 (000), §3.4.2, Tables 6–9
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    return 2*b*h*s
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    return numpy.float64(2*b*h*s)
 
 
 def memory_activations_layer_full_recompute_sp(b, s, h, t):
@@ -974,11 +986,11 @@ def memory_activations_layer_full_recompute_sp(b, s, h, t):
 
     Sources: Korthikanti et al. 2022, §4, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    return 2*b*h*s/t
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    return numpy.float64(2*b*h*s/t)
 
 
 def memory_activations_layer_flash(b, s, h, a, t):
@@ -1001,12 +1013,12 @@ def memory_activations_layer_flash(b, s, h, a, t):
 
     Sources: Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix); Korthikanti et al. 2022, §4, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    return 4*a*b*s/t + b*h*s*(10 + 24/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    return numpy.float64(4*a*b*s/t + b*h*s*(10 + 24/t))
 
 
 def memory_activations_layer_gated(b, s, h, a, g, d_head, d_ff):
@@ -1029,14 +1041,14 @@ def memory_activations_layer_gated(b, s, h, a, g, d_head, d_ff):
 
     Sources: Korthikanti et al. 2022, §4, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    return 5*a*b*s**2 + b*s*(8*d_ff + 4*d_head*(a + g) + 10*h)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    return numpy.float64(5*a*b*s**2 + b*s*(8*d_ff + 4*d_head*(a + g) + 10*h))
 
 
 def memory_activations_layer_general_tp(b, s, h, a, g, d_head, d_ff, t, *, gated=0):
@@ -1063,16 +1075,16 @@ def memory_activations_layer_general_tp(b, s, h, a, g, d_head, d_ff, t, *, gated
 
     Sources: Korthikanti et al. 2022, §4, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    return 5*a*b*s**2/t + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    return numpy.float64(5*a*b*s**2/t + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t))
 
 
 def memory_activations_layer_general_tp_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0):
@@ -1099,16 +1111,16 @@ def memory_activations_layer_general_tp_sp(b, s, h, a, g, d_head, d_ff, t, *, ga
 
     Sources: Korthikanti et al. 2022, §4, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    return (5*a*b*s**2 + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    return numpy.float64((5*a*b*s**2 + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t)
 
 
 def memory_activations_layer_general_selective(b, s, h, a, g, d_head, d_ff, t, *, gated=0):
@@ -1135,16 +1147,16 @@ def memory_activations_layer_general_selective(b, s, h, a, g, d_head, d_ff, t, *
 
     Sources: Korthikanti et al. 2022, §4, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    return b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    return numpy.float64(b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t))
 
 
 def memory_activations_layer_general_selective_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0):
@@ -1171,16 +1183,16 @@ def memory_activations_layer_general_selective_sp(b, s, h, a, g, d_head, d_ff, t
 
     Sources: Korthikanti et al. 2022, §4, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    return b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/t
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    return numpy.float64(b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/t)
 
 
 def memory_activations_layer_general_flash(b, s, h, a, g, d_head, d_ff, t, *, gated=0):
@@ -1207,16 +1219,16 @@ def memory_activations_layer_general_flash(b, s, h, a, g, d_head, d_ff, t, *, ga
 
     Sources: Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix); Korthikanti et al. 2022, §4, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    return 4*a*b*s/t + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    return numpy.float64(4*a*b*s/t + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t))
 
 
 def memory_activations_layer_general_flash_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0):
@@ -1243,16 +1255,16 @@ def memory_activations_layer_general_flash_sp(b, s, h, a, g, d_head, d_ff, t, *,
 
     Sources: Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix); Korthikanti et al. 2022, §4, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    return (4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    return numpy.float64((4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t)
 
 
 def memory_activations_layer_decoder_tp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -1293,25 +1305,25 @@ def memory_activations_layer_decoder_tp(b, s, h, a, g, d_head, d_ff, t, *, gated
     d_rope = _gated('memory.activations.layer.decoder.tp', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('memory.activations.layer.decoder.tp', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('memory.activations.layer.decoder.tp', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    drop = numpy.asarray(drop, dtype=numpy.float64)
-    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return a*b*s**2*(3*drop + 2)/t + b*s*(h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(a*b*s**2*(3*drop + 2)/t + b*s*(h*(2*drop + 8) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q) + (d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))/t))
 
 
 def memory_activations_layer_decoder_tp_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -1352,25 +1364,25 @@ def memory_activations_layer_decoder_tp_sp(b, s, h, a, g, d_head, d_ff, t, *, ga
     d_rope = _gated('memory.activations.layer.decoder.tp_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('memory.activations.layer.decoder.tp_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('memory.activations.layer.decoder.tp_sp', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    drop = numpy.asarray(drop, dtype=numpy.float64)
-    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return a*b*s**2*(3*drop + 2)/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(a*b*s**2*(3*drop + 2)/t + b*s*(d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t)
 
 
 def memory_activations_layer_decoder_selective(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -1411,25 +1423,25 @@ def memory_activations_layer_decoder_selective(b, s, h, a, g, d_head, d_ff, t, *
     d_rope = _gated('memory.activations.layer.decoder.selective', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('memory.activations.layer.decoder.selective', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('memory.activations.layer.decoder.selective', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    drop = numpy.asarray(drop, dtype=numpy.float64)
-    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return b*s*(h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(b*s*(h*(2*drop + 8) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q) + (d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))/t))
 
 
 def memory_activations_layer_decoder_selective_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -1470,25 +1482,25 @@ def memory_activations_layer_decoder_selective_sp(b, s, h, a, g, d_head, d_ff, t
     d_rope = _gated('memory.activations.layer.decoder.selective_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('memory.activations.layer.decoder.selective_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('memory.activations.layer.decoder.selective_sp', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    drop = numpy.asarray(drop, dtype=numpy.float64)
-    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(b*s*(d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t)
 
 
 def memory_activations_layer_decoder_flash(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -1529,25 +1541,25 @@ def memory_activations_layer_decoder_flash(b, s, h, a, g, d_head, d_ff, t, *, ga
     d_rope = _gated('memory.activations.layer.decoder.flash', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('memory.activations.layer.decoder.flash', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('memory.activations.layer.decoder.flash', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    drop = numpy.asarray(drop, dtype=numpy.float64)
-    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 4*a*b*s/t + b*s*(h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(4*a*b*s/t + b*s*(h*(2*drop + 8) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q) + (d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))/t))
 
 
 def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -1588,25 +1600,25 @@ def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, *,
     d_rope = _gated('memory.activations.layer.decoder.flash_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('memory.activations.layer.decoder.flash_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('memory.activations.layer.decoder.flash_sp', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    drop = numpy.asarray(drop, dtype=numpy.float64)
-    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 4*a*b*s/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(4*a*b*s/t + b*s*(d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t)
 
 
 def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -1651,29 +1663,29 @@ def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_mo
     d_rope = _gated('memory.activations.layer.decoder.moe.tp', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('memory.activations.layer.decoder.moe.tp', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('memory.activations.layer.decoder.moe.tp', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    drop = numpy.asarray(drop, dtype=numpy.float64)
-    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return a*b*s**2*(3*drop + 2)/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(a*b*s**2*(3*drop + 2)/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q) + (d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))/t))
 
 
 def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -1719,30 +1731,30 @@ def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d
     d_rope = _gated('memory.activations.layer.decoder.moe.tp_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('memory.activations.layer.decoder.moe.tp_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('memory.activations.layer.decoder.moe.tp_sp', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    t_e = numpy.asarray(t_e, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    drop = numpy.asarray(drop, dtype=numpy.float64)
-    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return a*b*s**2*(3*drop + 2)/t + b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    t_e = t_e if type(t_e) is float else numpy.asarray(t_e, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(a*b*s**2*(3*drop + 2)/t + b*s*(t_e*(2*h*k + 4*k)/t + (4*E + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t))
 
 
 def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -1787,29 +1799,29 @@ def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, 
     d_rope = _gated('memory.activations.layer.decoder.moe.selective', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('memory.activations.layer.decoder.moe.selective', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('memory.activations.layer.decoder.moe.selective', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    drop = numpy.asarray(drop, dtype=numpy.float64)
-    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q) + (d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))/t))
 
 
 def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -1855,30 +1867,30 @@ def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, 
     d_rope = _gated('memory.activations.layer.decoder.moe.selective_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('memory.activations.layer.decoder.moe.selective_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('memory.activations.layer.decoder.moe.selective_sp', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    t_e = numpy.asarray(t_e, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    drop = numpy.asarray(drop, dtype=numpy.float64)
-    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    t_e = t_e if type(t_e) is float else numpy.asarray(t_e, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(b*s*(t_e*(2*h*k + 4*k)/t + (4*E + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t))
 
 
 def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -1923,29 +1935,29 @@ def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d
     d_rope = _gated('memory.activations.layer.decoder.moe.flash', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('memory.activations.layer.decoder.moe.flash', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('memory.activations.layer.decoder.moe.flash', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    drop = numpy.asarray(drop, dtype=numpy.float64)
-    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 4*a*b*s/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(4*a*b*s/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q) + (d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))/t))
 
 
 def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -1991,30 +2003,30 @@ def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t
     d_rope = _gated('memory.activations.layer.decoder.moe.flash_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('memory.activations.layer.decoder.moe.flash_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('memory.activations.layer.decoder.moe.flash_sp', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    t_e = numpy.asarray(t_e, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    drop = numpy.asarray(drop, dtype=numpy.float64)
-    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 4*a*b*s/t + b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    t_e = t_e if type(t_e) is float else numpy.asarray(t_e, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
+    glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(4*a*b*s/t + b*s*(t_e*(2*h*k + 4*k)/t + (4*E + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t))
 
 
 def memory_activations_1f1b(b, s, h, a, l, t):
@@ -2038,13 +2050,13 @@ def memory_activations_1f1b(b, s, h, a, l, t):
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Yu 2024 (000), §3.4.2, Tables 6–9
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    return b*h*l*s*(5*a*s/(h*t) + 10 + 24/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    return numpy.float64(b*h*l*s*(5*a*s/(h*t) + 10 + 24/t))
 
 
 def memory_activations_1f1b_interleaved(b, s, h, a, l, t, p, v):
@@ -2070,15 +2082,15 @@ def memory_activations_1f1b_interleaved(b, s, h, a, l, t, p, v):
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Narayanan et al. 2021, §2.2.2 (interleaved 1F1B)
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    v = numpy.asarray(v, dtype=numpy.float64)
-    return b*h*l*s*(1 + (p - 1)/(p*v))*(5*a*s/(h*t) + 10 + 24/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    v = v if type(v) is float else numpy.asarray(v, dtype=numpy.float64)
+    return numpy.float64(b*h*l*s*(1 + (p - 1)/(p*v))*(5*a*s/(h*t) + 10 + 24/t))
 
 
 def memory_activations_selective_001(b, s, h, l, t):
@@ -2101,12 +2113,12 @@ def memory_activations_selective_001(b, s, h, l, t):
 
     Sources: Li Bojie (001), training memory; KV cache; Korthikanti et al. 2022, §4, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    return b*h*l*s*(10 + 24/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    return numpy.float64(b*h*l*s*(10 + 24/t))
 
 
 def memory_activations_llama_002(b, s, h, a, d_ff, l):
@@ -2128,13 +2140,13 @@ def memory_activations_llama_002(b, s, h, a, d_ff, l):
 
     Sources: Anon. (002), §3, LLaMA-7B activations
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    return l*(8*a*b*h*s + 5*a*b*s**2 + 4*b*d_ff*s + 14*b*h*s)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    return numpy.float64(l*(8*a*b*h*s + 5*a*b*s**2 + 4*b*d_ff*s + 14*b*h*s))
 
 
 def memory_training_selective(b, s, h, l, t, P):
@@ -2156,13 +2168,13 @@ def memory_training_selective(b, s, h, l, t, P):
 
     Sources: Li Bojie (001), training memory; KV cache
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 16*P + b*h*l*s*(10 + 24/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(16*P + b*h*l*s*(10 + 24/t))
 
 
 def memory_kv_cache_per_token(g, d_head, l, q):
@@ -2182,11 +2194,11 @@ def memory_kv_cache_per_token(g, d_head, l, q):
 
     Sources: Li Bojie (001), training memory; KV cache
     """
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return 2*d_head*g*l*q
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(2*d_head*g*l*q)
 
 
 def memory_kv_cache_per_sequence(s, g, d_head, l, q):
@@ -2207,12 +2219,12 @@ def memory_kv_cache_per_sequence(s, g, d_head, l, q):
 
     Sources: Li Bojie (001), training memory; KV cache
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return 2*d_head*g*l*q*s
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(2*d_head*g*l*q*s)
 
 
 def memory_kv_cache(b, s, g, d_head, l, q):
@@ -2234,13 +2246,13 @@ def memory_kv_cache(b, s, g, d_head, l, q):
 
     Sources: Li Bojie (001), training memory; KV cache
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return 2*b*d_head*g*l*q*s
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(2*b*d_head*g*l*q*s)
 
 
 def memory_inference(b, s, h, g, d_head, l, P, q):
@@ -2264,15 +2276,15 @@ def memory_inference(b, s, h, g, d_head, l, P, q):
 
     Sources: Li Bojie (001), training memory; KV cache
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return 2*P + 2*b*d_head*g*l*q*s + b*h*q*s
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(2*P + 2*b*d_head*g*l*q*s + b*h*q*s)
 
 
 def memory_per_gpu(b, s, h, a, l, t, p, P):
@@ -2298,15 +2310,15 @@ def memory_per_gpu(b, s, h, a, l, t, p, P):
 
     Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Korthikanti et al. 2022, §4, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 16*P/(p*t) + b*h*l*s*(5*a*s/(h*t) + 10 + 24/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(16*P/(p*t) + b*h*l*s*(5*a*s/(h*t) + 10 + 24/t))
 
 
 def memory_per_gpu_headroom(b, s, h, a, l, t, p, P, M_gpu):
@@ -2331,16 +2343,16 @@ def memory_per_gpu_headroom(b, s, h, a, l, t, p, P, M_gpu):
 
     Sources: Yu 2024 (000), §3.4.2, Tables 6–9
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    M_gpu = numpy.asarray(M_gpu, dtype=numpy.float64)
-    return M_gpu - 16*P/(p*t) - b*h*l*s*(5*a*s/(h*t) + 10 + 24/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    M_gpu = M_gpu if type(M_gpu) is float else numpy.asarray(M_gpu, dtype=numpy.float64)
+    return numpy.float64(M_gpu - 16*P/(p*t) - b*h*l*s*(5*a*s/(h*t) + 10 + 24/t))
 
 
 def memory_max_micro_batch(s, h, a, l, t, p, P, M_gpu):
@@ -2366,15 +2378,15 @@ def memory_max_micro_batch(s, h, a, l, t, p, P, M_gpu):
 
     Sources: Yu 2024 (000), §3.4.2, Tables 6–9; Korthikanti et al. 2022, §4, Table 2
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    M_gpu = numpy.asarray(M_gpu, dtype=numpy.float64)
-    return numpy.floor((M_gpu - 16*P/(p*t))/(h*l*s*(5*a*s/(h*t) + 10 + 24/t)))
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    M_gpu = M_gpu if type(M_gpu) is float else numpy.asarray(M_gpu, dtype=numpy.float64)
+    return numpy.float64(numpy.floor((M_gpu - 16*P/(p*t))/(h*l*s*(5*a*s/(h*t) + 10 + 24/t))))
 
 
 def comms_redundancy_allreduce(n):
@@ -2391,8 +2403,8 @@ def comms_redundancy_allreduce(n):
 
     Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    return (2*n - 2)/n
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    return numpy.float64((2*n - 2)/n)
 
 
 def comms_collective_allreduce(n, x_msg):
@@ -2410,9 +2422,9 @@ def comms_collective_allreduce(n, x_msg):
 
     Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
-    return x_msg*(2*n - 2)/n
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    x_msg = x_msg if type(x_msg) is float else numpy.asarray(x_msg, dtype=numpy.float64)
+    return numpy.float64(x_msg*(2*n - 2)/n)
 
 
 def comms_redundancy_reduce_scatter(n):
@@ -2429,8 +2441,8 @@ def comms_redundancy_reduce_scatter(n):
 
     Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    return (n - 1)/n
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    return numpy.float64((n - 1)/n)
 
 
 def comms_collective_reduce_scatter(n, x_msg):
@@ -2448,9 +2460,9 @@ def comms_collective_reduce_scatter(n, x_msg):
 
     Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
-    return x_msg*(n - 1)/n
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    x_msg = x_msg if type(x_msg) is float else numpy.asarray(x_msg, dtype=numpy.float64)
+    return numpy.float64(x_msg*(n - 1)/n)
 
 
 def comms_redundancy_allgather(n):
@@ -2467,8 +2479,8 @@ def comms_redundancy_allgather(n):
 
     Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    return (n - 1)/n
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    return numpy.float64((n - 1)/n)
 
 
 def comms_collective_allgather(n, x_msg):
@@ -2486,9 +2498,9 @@ def comms_collective_allgather(n, x_msg):
 
     Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
-    return x_msg*(n - 1)/n
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    x_msg = x_msg if type(x_msg) is float else numpy.asarray(x_msg, dtype=numpy.float64)
+    return numpy.float64(x_msg*(n - 1)/n)
 
 
 def comms_redundancy_alltoall(n):
@@ -2505,8 +2517,8 @@ def comms_redundancy_alltoall(n):
 
     Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    return (n - 1)/n
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    return numpy.float64((n - 1)/n)
 
 
 def comms_collective_alltoall(n, x_msg):
@@ -2524,9 +2536,9 @@ def comms_collective_alltoall(n, x_msg):
 
     Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
-    return x_msg*(n - 1)/n
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    x_msg = x_msg if type(x_msg) is float else numpy.asarray(x_msg, dtype=numpy.float64)
+    return numpy.float64(x_msg*(n - 1)/n)
 
 
 def comms_redundancy_gather(n):
@@ -2543,8 +2555,8 @@ def comms_redundancy_gather(n):
 
     Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    return (n - 1)/n
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    return numpy.float64((n - 1)/n)
 
 
 def comms_collective_gather(n, x_msg):
@@ -2562,9 +2574,9 @@ def comms_collective_gather(n, x_msg):
 
     Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
-    return x_msg*(n - 1)/n
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    x_msg = x_msg if type(x_msg) is float else numpy.asarray(x_msg, dtype=numpy.float64)
+    return numpy.float64(x_msg*(n - 1)/n)
 
 
 def comms_redundancy_broadcast():
@@ -2597,8 +2609,8 @@ def comms_collective_broadcast(x_msg):
 
     Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
-    return x_msg
+    x_msg = x_msg if type(x_msg) is float else numpy.asarray(x_msg, dtype=numpy.float64)
+    return numpy.float64(x_msg)
 
 
 def comms_redundancy_sendrecv():
@@ -2631,8 +2643,8 @@ def comms_collective_sendrecv(x_msg):
 
     Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
-    return x_msg
+    x_msg = x_msg if type(x_msg) is float else numpy.asarray(x_msg, dtype=numpy.float64)
+    return numpy.float64(x_msg)
 
 
 def comms_collective_allreduce_ring_steps(n):
@@ -2649,8 +2661,8 @@ def comms_collective_allreduce_ring_steps(n):
 
     Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    return 2*n - 2
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    return numpy.float64(2*n - 2)
 
 
 def comms_collective_allreduce_tree_steps(n):
@@ -2669,8 +2681,8 @@ def comms_collective_allreduce_tree_steps(n):
 
     Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy); Jeaugey 2019, double binary trees; Sanders et al. 2009, two-tree reduction
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    return 2*numpy.log(n)/numpy.log(2)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    return numpy.float64(2*numpy.log(n)/numpy.log(2))
 
 
 def comms_bus_bandwidth(W_alg, rho):
@@ -2688,9 +2700,9 @@ def comms_bus_bandwidth(W_alg, rho):
 
     Sources: Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    W_alg = numpy.asarray(W_alg, dtype=numpy.float64)
-    rho = numpy.asarray(rho, dtype=numpy.float64)
-    return W_alg*rho
+    W_alg = W_alg if type(W_alg) is float else numpy.asarray(W_alg, dtype=numpy.float64)
+    rho = rho if type(rho) is float else numpy.asarray(rho, dtype=numpy.float64)
+    return numpy.float64(W_alg*rho)
 
 
 def comms_tp_per_microbatch(b, s, h, l, p, q):
@@ -2714,13 +2726,13 @@ def comms_tp_per_microbatch(b, s, h, l, p, q):
 
     Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Narayanan et al. 2021, §3.2, §4.1
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return 4*b*h*l*q*s/p
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(4*b*h*l*q*s/p)
 
 
 def comms_tp_sent_per_microbatch(b, s, h, l, t, p, q):
@@ -2743,14 +2755,14 @@ def comms_tp_sent_per_microbatch(b, s, h, l, t, p, q):
 
     Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return 8*b*h*l*q*s*(t - 1)/(p*t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(8*b*h*l*q*s*(t - 1)/(p*t))
 
 
 def comms_sp_per_microbatch(b, s, h, l, t, p, q):
@@ -2773,14 +2785,14 @@ def comms_sp_per_microbatch(b, s, h, l, t, p, q):
 
     Sources: Yu 2024 (000), §4.1.3.1, sequence parallelism keeps the traffic; Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return 8*b*h*l*q*s*(t - 1)/(p*t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(8*b*h*l*q*s*(t - 1)/(p*t))
 
 
 def comms_tp_per_iteration(b, s, h, l, p, m, q):
@@ -2803,14 +2815,14 @@ def comms_tp_per_iteration(b, s, h, l, p, m, q):
 
     Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    m = numpy.asarray(m, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return 4*b*h*l*m*q*s/p
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    m = m if type(m) is float else numpy.asarray(m, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(4*b*h*l*m*q*s/p)
 
 
 def comms_pp_per_microbatch(b, s, h, q):
@@ -2830,11 +2842,11 @@ def comms_pp_per_microbatch(b, s, h, q):
 
     Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return 2*b*h*q*s
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(2*b*h*q*s)
 
 
 def comms_pp_per_iteration(b, s, h, m, q):
@@ -2855,12 +2867,12 @@ def comms_pp_per_iteration(b, s, h, m, q):
 
     Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    m = numpy.asarray(m, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return 2*b*h*m*q*s
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    m = m if type(m) is float else numpy.asarray(m, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(2*b*h*m*q*s)
 
 
 def comms_pp_per_iteration_interleaved(b, s, h, m, v, q):
@@ -2882,13 +2894,13 @@ def comms_pp_per_iteration_interleaved(b, s, h, m, v, q):
 
     Sources: Narayanan et al. 2021, §3.2, §4.1
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    m = numpy.asarray(m, dtype=numpy.float64)
-    v = numpy.asarray(v, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return 2*b*h*m*q*s*v
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    m = m if type(m) is float else numpy.asarray(m, dtype=numpy.float64)
+    v = v if type(v) is float else numpy.asarray(v, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(2*b*h*m*q*s*v)
 
 
 def comms_dp_per_iteration(t, p, P, q_w):
@@ -2908,11 +2920,11 @@ def comms_dp_per_iteration(t, p, P, q_w):
 
     Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism)
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    return P*q_w/(p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    return numpy.float64(P*q_w/(p*t))
 
 
 def comms_dp_sent_per_iteration(t, p, d, P, q_w):
@@ -2933,12 +2945,12 @@ def comms_dp_sent_per_iteration(t, p, d, P, q_w):
 
     Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    return P*q_w*(2*d - 2)/(d*p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    return numpy.float64(P*q_w*(2*d - 2)/(d*p*t))
 
 
 def comms_zero_stage1(P, q_w):
@@ -2958,9 +2970,9 @@ def comms_zero_stage1(P, q_w):
 
     Sources: Rajbhandari et al. 2020, §7, communication analysis; Yu 2024 (000), §3.4, Tables 6–8
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    return 2*P*q_w
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    return numpy.float64(2*P*q_w)
 
 
 def comms_zero_stage2(P, q_w):
@@ -2980,9 +2992,9 @@ def comms_zero_stage2(P, q_w):
 
     Sources: Rajbhandari et al. 2020, §7, communication analysis; Yu 2024 (000), §3.4, Tables 6–8
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    return 2*P*q_w
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    return numpy.float64(2*P*q_w)
 
 
 def comms_zero_stage3(P, q_w):
@@ -3002,9 +3014,9 @@ def comms_zero_stage3(P, q_w):
 
     Sources: Rajbhandari et al. 2020, §7, communication analysis; Yu 2024 (000), §3.4, Tables 6–8
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    return 3*P*q_w
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    return numpy.float64(3*P*q_w)
 
 
 def comms_zero_stage3_sent(t, p, d, P, q_w):
@@ -3025,12 +3037,12 @@ def comms_zero_stage3_sent(t, p, d, P, q_w):
 
     Sources: Rajbhandari et al. 2020, §7, communication analysis; Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    return P*q_w*(3*d - 3)/(d*p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    return numpy.float64(P*q_w*(3*d - 3)/(d*p*t))
 
 
 def comms_bandwidth_tp(h, t, X, U, r, q):
@@ -3054,13 +3066,13 @@ def comms_bandwidth_tp(h, t, X, U, r, q):
 
     Sources: Yu 2024 (000), §4.1.3.1, bandwidth needs of TP, PP and DP
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    U = numpy.asarray(U, dtype=numpy.float64)
-    r = numpy.asarray(r, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return (1/18)*U*X*q*t/(h*r)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    U = U if type(U) is float else numpy.asarray(U, dtype=numpy.float64)
+    r = r if type(r) is float else numpy.asarray(r, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64((1/18)*U*X*q*t/(h*r))
 
 
 def comms_bandwidth_pp(h, l, t, p, X, U, r, q):
@@ -3086,15 +3098,15 @@ def comms_bandwidth_pp(h, l, t, p, X, U, r, q):
 
     Sources: Yu 2024 (000), §4.1.3.1, bandwidth needs of TP, PP and DP
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    U = numpy.asarray(U, dtype=numpy.float64)
-    r = numpy.asarray(r, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return (1/36)*U*X*p*q*t/(h*l*r)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    U = U if type(U) is float else numpy.asarray(U, dtype=numpy.float64)
+    r = r if type(r) is float else numpy.asarray(r, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64((1/36)*U*X*p*q*t/(h*l*r))
 
 
 def comms_bandwidth_dp(B, s, d, X, U, r, q):
@@ -3119,14 +3131,14 @@ def comms_bandwidth_dp(B, s, d, X, U, r, q):
 
     Sources: Yu 2024 (000), §4.1.3.1, bandwidth needs of TP, PP and DP
     """
-    B = numpy.asarray(B, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    U = numpy.asarray(U, dtype=numpy.float64)
-    r = numpy.asarray(r, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return (1/6)*U*X*d*q/(B*r*s)
+    B = B if type(B) is float else numpy.asarray(B, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    U = U if type(U) is float else numpy.asarray(U, dtype=numpy.float64)
+    r = r if type(r) is float else numpy.asarray(r, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64((1/6)*U*X*d*q/(B*r*s))
 
 
 def comms_tp_attention_intensity(h, t, q):
@@ -3145,10 +3157,10 @@ def comms_tp_attention_intensity(h, t, q):
 
     Sources: Li Bojie (001), tensor parallelism: compute-to-communication ratio
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return 6*h/(q*t)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(6*h/(q*t))
 
 
 def comms_tp_required_link(h, t, X, q):
@@ -3168,11 +3180,11 @@ def comms_tp_required_link(h, t, X, q):
 
     Sources: Li Bojie (001), tensor parallelism: compute-to-communication ratio
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return (1/6)*X*q*t/h
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64((1/6)*X*q*t/h)
 
 
 def comms_tp_max_degree(h, X, W_link, q):
@@ -3192,11 +3204,11 @@ def comms_tp_max_degree(h, X, W_link, q):
 
     Sources: Li Bojie (001), tensor parallelism: compute-to-communication ratio
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    W_link = numpy.asarray(W_link, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return 3*W_link*h/(X*q)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_link = W_link if type(W_link) is float else numpy.asarray(W_link, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(3*W_link*h/(X*q))
 
 
 def comms_nic_time(P, g_node, k_nic, W_nic):
@@ -3216,11 +3228,11 @@ def comms_nic_time(P, g_node, k_nic, W_nic):
 
     Sources: Li Bojie (001), data parallelism over PCIe: 80 micro-batches aggregated, 8 ConnectX-6 200 Gbps RDMA NICs for 8 GPUs
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    g_node = numpy.asarray(g_node, dtype=numpy.float64)
-    k_nic = numpy.asarray(k_nic, dtype=numpy.float64)
-    W_nic = numpy.asarray(W_nic, dtype=numpy.float64)
-    return 8*P*g_node/(W_nic*k_nic)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    g_node = g_node if type(g_node) is float else numpy.asarray(g_node, dtype=numpy.float64)
+    k_nic = k_nic if type(k_nic) is float else numpy.asarray(k_nic, dtype=numpy.float64)
+    W_nic = W_nic if type(W_nic) is float else numpy.asarray(W_nic, dtype=numpy.float64)
+    return numpy.float64(8*P*g_node/(W_nic*k_nic))
 
 
 def comms_nic_count(P, tau, g_node, W_nic):
@@ -3240,11 +3252,11 @@ def comms_nic_count(P, tau, g_node, W_nic):
 
     Sources: Li Bojie (001), data parallelism over PCIe: 80 micro-batches aggregated, 8 ConnectX-6 200 Gbps RDMA NICs for 8 GPUs
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    tau = numpy.asarray(tau, dtype=numpy.float64)
-    g_node = numpy.asarray(g_node, dtype=numpy.float64)
-    W_nic = numpy.asarray(W_nic, dtype=numpy.float64)
-    return 8*P*g_node/(W_nic*tau)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    tau = tau if type(tau) is float else numpy.asarray(tau, dtype=numpy.float64)
+    g_node = g_node if type(g_node) is float else numpy.asarray(g_node, dtype=numpy.float64)
+    W_nic = W_nic if type(W_nic) is float else numpy.asarray(W_nic, dtype=numpy.float64)
+    return numpy.float64(8*P*g_node/(W_nic*tau))
 
 
 def cluster_bubble(p, m):
@@ -3262,9 +3274,9 @@ def cluster_bubble(p, m):
 
     Sources: Narayanan et al. 2021, §2.2, pipeline bubble; Yu 2024 (000), §3.3.2.1, pipeline parallelism
     """
-    p = numpy.asarray(p, dtype=numpy.float64)
-    m = numpy.asarray(m, dtype=numpy.float64)
-    return (p - 1)/m
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    m = m if type(m) is float else numpy.asarray(m, dtype=numpy.float64)
+    return numpy.float64((p - 1)/m)
 
 
 def cluster_bubble_interleaved(p, m, v):
@@ -3283,10 +3295,10 @@ def cluster_bubble_interleaved(p, m, v):
 
     Sources: Narayanan et al. 2021, §2.2, pipeline bubble
     """
-    p = numpy.asarray(p, dtype=numpy.float64)
-    m = numpy.asarray(m, dtype=numpy.float64)
-    v = numpy.asarray(v, dtype=numpy.float64)
-    return (p - 1)/(m*v)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    m = m if type(m) is float else numpy.asarray(m, dtype=numpy.float64)
+    v = v if type(v) is float else numpy.asarray(v, dtype=numpy.float64)
+    return numpy.float64((p - 1)/(m*v))
 
 
 def cluster_amdahl(n, f):
@@ -3304,9 +3316,9 @@ def cluster_amdahl(n, f):
 
     Sources: Yu 2024 (000), §3.5.1, Amdahl's law; Amdahl 1967
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    f = numpy.asarray(f, dtype=numpy.float64)
-    return (f + (1 - f)/n)**(-1.0)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    f = f if type(f) is float else numpy.asarray(f, dtype=numpy.float64)
+    return numpy.float64((f + (1 - f)/n)**(-1.0))
 
 
 def cluster_training_time(n, P, D, X, U):
@@ -3329,12 +3341,12 @@ def cluster_training_time(n, P, D, X, U):
 
     Sources: Yu 2024 (000), §3.5.3, training time
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    D = numpy.asarray(D, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    U = numpy.asarray(U, dtype=numpy.float64)
-    return 6*D*P/(U*X*n)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    D = D if type(D) is float else numpy.asarray(D, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    U = U if type(U) is float else numpy.asarray(U, dtype=numpy.float64)
+    return numpy.float64(6*D*P/(U*X*n))
 
 
 def cluster_training_time_recompute(n, P, D, X, U):
@@ -3357,12 +3369,12 @@ def cluster_training_time_recompute(n, P, D, X, U):
 
     Sources: Yu 2024 (000), §3.5.3, training time
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    D = numpy.asarray(D, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    U = numpy.asarray(U, dtype=numpy.float64)
-    return 8*D*P/(U*X*n)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    D = D if type(D) is float else numpy.asarray(D, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    U = U if type(U) is float else numpy.asarray(U, dtype=numpy.float64)
+    return numpy.float64(8*D*P/(U*X*n))
 
 
 def cluster_gpus_for_deadline(P, D, X, U, tau):
@@ -3385,12 +3397,12 @@ def cluster_gpus_for_deadline(P, D, X, U, tau):
 
     Sources: Yu 2024 (000), §4.1.1, cluster size
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    D = numpy.asarray(D, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    U = numpy.asarray(U, dtype=numpy.float64)
-    tau = numpy.asarray(tau, dtype=numpy.float64)
-    return 6*D*P/(U*X*tau)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    D = D if type(D) is float else numpy.asarray(D, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    U = U if type(U) is float else numpy.asarray(U, dtype=numpy.float64)
+    tau = tau if type(tau) is float else numpy.asarray(tau, dtype=numpy.float64)
+    return numpy.float64(6*D*P/(U*X*tau))
 
 
 def cluster_mfu(n, P, D, X, tau):
@@ -3413,12 +3425,12 @@ def cluster_mfu(n, P, D, X, tau):
 
     Sources: Yu 2024 (000), §4.1.1, cluster size; Korthikanti et al. 2022, §6, MFU and HFU
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    D = numpy.asarray(D, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    tau = numpy.asarray(tau, dtype=numpy.float64)
-    return 6*D*P/(X*n*tau)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    D = D if type(D) is float else numpy.asarray(D, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    tau = tau if type(tau) is float else numpy.asarray(tau, dtype=numpy.float64)
+    return numpy.float64(6*D*P/(X*n*tau))
 
 
 def cluster_hfu(n, P, D, X, tau):
@@ -3441,12 +3453,12 @@ def cluster_hfu(n, P, D, X, tau):
 
     Sources: Korthikanti et al. 2022, §6, MFU and HFU
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    D = numpy.asarray(D, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    tau = numpy.asarray(tau, dtype=numpy.float64)
-    return 8*D*P/(X*n*tau)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    D = D if type(D) is float else numpy.asarray(D, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    tau = tau if type(tau) is float else numpy.asarray(tau, dtype=numpy.float64)
+    return numpy.float64(8*D*P/(X*n*tau))
 
 
 def cluster_gpu_hours(P, D, X, U):
@@ -3468,11 +3480,11 @@ def cluster_gpu_hours(P, D, X, U):
 
     Sources: Anon. (002), §1.2, GPU-hours and utilization
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    D = numpy.asarray(D, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    U = numpy.asarray(U, dtype=numpy.float64)
-    return (1/600)*D*P/(U*X)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    D = D if type(D) is float else numpy.asarray(D, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    U = U if type(U) is float else numpy.asarray(U, dtype=numpy.float64)
+    return numpy.float64((1/600)*D*P/(U*X))
 
 
 def cluster_mfu_gpu_hours(P, D, X, H_gpu):
@@ -3494,11 +3506,11 @@ def cluster_mfu_gpu_hours(P, D, X, H_gpu):
 
     Sources: Anon. (002), §1.2, GPU-hours and utilization
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    D = numpy.asarray(D, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    H_gpu = numpy.asarray(H_gpu, dtype=numpy.float64)
-    return (1/600)*D*P/(H_gpu*X)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    D = D if type(D) is float else numpy.asarray(D, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    H_gpu = H_gpu if type(H_gpu) is float else numpy.asarray(H_gpu, dtype=numpy.float64)
+    return numpy.float64((1/600)*D*P/(H_gpu*X))
 
 
 def inference_arithmetic_intensity(b, q_w):
@@ -3518,9 +3530,9 @@ def inference_arithmetic_intensity(b, q_w):
 
     Sources: Li Bojie (001), inference: compute- or memory-bound
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    return 2*b/q_w
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    return numpy.float64(2*b/q_w)
 
 
 def inference_roofline(b, X, W_mem, q_w):
@@ -3542,11 +3554,11 @@ def inference_roofline(b, X, W_mem, q_w):
 
     Sources: Williams et al. 2009, the roofline; Li Bojie (001), inference: compute- or memory-bound
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    return functools.reduce(numpy.minimum, [X, 2*W_mem*b/q_w])
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    return numpy.float64(functools.reduce(numpy.minimum, [X, 2*W_mem*b/q_w]))
 
 
 def inference_latency_memory_bound(n, P, W_mem, q_w):
@@ -3568,11 +3580,11 @@ def inference_latency_memory_bound(n, P, W_mem, q_w):
 
     Sources: Li Bojie (001), inference: compute- or memory-bound
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    return P*q_w/(W_mem*n)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    return numpy.float64(P*q_w/(W_mem*n))
 
 
 def inference_latency_compute_bound(b, n, P, X):
@@ -3594,11 +3606,11 @@ def inference_latency_compute_bound(b, n, P, X):
 
     Sources: Li Bojie (001), inference: compute- or memory-bound
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    n = numpy.asarray(n, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    return 2*P*b/(X*n)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    return numpy.float64(2*P*b/(X*n))
 
 
 def inference_latency_step(b, n, P, X, W_mem, q_w):
@@ -3622,13 +3634,13 @@ def inference_latency_step(b, n, P, X, W_mem, q_w):
 
     Sources: Li Bojie (001), inference: compute- or memory-bound; Williams et al. 2009, the roofline
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    n = numpy.asarray(n, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    return functools.reduce(numpy.maximum, [P*q_w/(W_mem*n), 2*P*b/(X*n)])
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    return numpy.float64(functools.reduce(numpy.maximum, [P*q_w/(W_mem*n), 2*P*b/(X*n)]))
 
 
 def inference_balance_batch(X, W_mem, q_w):
@@ -3649,10 +3661,10 @@ def inference_balance_batch(X, W_mem, q_w):
 
     Sources: Li Bojie (001), inference: compute- or memory-bound
     """
-    X = numpy.asarray(X, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    return (1/2)*X*q_w/W_mem
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    return numpy.float64((1/2)*X*q_w/W_mem)
 
 
 def inference_latency_pipeline(P, W_mem, q_w):
@@ -3673,10 +3685,10 @@ def inference_latency_pipeline(P, W_mem, q_w):
 
     Sources: Li Bojie (001), inference: compute- or memory-bound
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    return P*q_w/W_mem
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    return numpy.float64(P*q_w/W_mem)
 
 
 def inference_pipeline_stage_traffic(b, h, q):
@@ -3695,10 +3707,10 @@ def inference_pipeline_stage_traffic(b, h, q):
 
     Sources: Li Bojie (001), inference: pipeline parallelism and network latency
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return b*h*q
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(b*h*q)
 
 
 def inference_pipeline_transfer_time(b, h, W_link, q):
@@ -3718,11 +3730,11 @@ def inference_pipeline_transfer_time(b, h, W_link, q):
 
     Sources: Li Bojie (001), inference: pipeline parallelism and network latency
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    W_link = numpy.asarray(W_link, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return b*h*q/W_link
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    W_link = W_link if type(W_link) is float else numpy.asarray(W_link, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(b*h*q/W_link)
 
 
 def inference_latency_pipeline_network(b, h, p, P, W_mem, W_link, q, q_w):
@@ -3748,15 +3760,15 @@ def inference_latency_pipeline_network(b, h, p, P, W_mem, W_link, q, q_w):
 
     Sources: Li Bojie (001), inference: pipeline parallelism and network latency
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    W_link = numpy.asarray(W_link, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    return P*q_w/W_mem + b*h*p*q/W_link
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    W_link = W_link if type(W_link) is float else numpy.asarray(W_link, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    return numpy.float64(P*q_w/W_mem + b*h*p*q/W_link)
 
 
 def inference_pipeline_max_batch(h, p, P, W_mem, W_link, q, q_w, tau):
@@ -3782,15 +3794,15 @@ def inference_pipeline_max_batch(h, p, P, W_mem, W_link, q, q_w, tau):
 
     Sources: Li Bojie (001), inference: pipeline parallelism and network latency
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    W_link = numpy.asarray(W_link, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    tau = numpy.asarray(tau, dtype=numpy.float64)
-    return W_link*(-P*q_w/W_mem + tau)/(h*p*q)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    W_link = W_link if type(W_link) is float else numpy.asarray(W_link, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    tau = tau if type(tau) is float else numpy.asarray(tau, dtype=numpy.float64)
+    return numpy.float64(W_link*(-P*q_w/W_mem + tau)/(h*p*q))
 
 
 def inference_tp_traffic_per_token(b, h, l, q):
@@ -3810,11 +3822,11 @@ def inference_tp_traffic_per_token(b, h, l, q):
 
     Sources: Yu 2024 (000), §3.3.2.1, tensor parallelism; Li Bojie (001), inference: pipeline parallelism and network latency
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return 2*b*h*l*q
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(2*b*h*l*q)
 
 
 def inference_kv_recompute_flops(b, s, h, l):
@@ -3834,11 +3846,11 @@ def inference_kv_recompute_flops(b, s, h, l):
 
     Sources: Li Bojie (001), KV cache: computation saved
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    return 4*b*h**2*l*s
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    return numpy.float64(4*b*h**2*l*s)
 
 
 def inference_kv_recompute_reads(s, h, l):
@@ -3857,10 +3869,10 @@ def inference_kv_recompute_reads(s, h, l):
 
     Sources: Li Bojie (001), KV cache: computation saved
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    return 2*h**2*l*s
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    return numpy.float64(2*h**2*l*s)
 
 
 def params_decoder_embeddings(h, V, n_pos, d_emb, *, o_pos=0, pos_table=1, norm_bias=1, emb_norm=0, proj_emb=0):
@@ -3885,16 +3897,16 @@ def params_decoder_embeddings(h, V, n_pos, d_emb, *, o_pos=0, pos_table=1, norm_
 
     Sources: transformers 5.24, parameter shapes; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    n_pos = numpy.asarray(n_pos, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    o_pos = numpy.asarray(o_pos, dtype=numpy.float64)
-    pos_table = numpy.asarray(pos_table, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    return V*d_emb + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    n_pos = n_pos if type(n_pos) is float else numpy.asarray(n_pos, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    o_pos = o_pos if type(o_pos) is float else numpy.asarray(o_pos, dtype=numpy.float64)
+    pos_table = pos_table if type(pos_table) is float else numpy.asarray(pos_table, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    emb_norm = emb_norm if type(emb_norm) is float else numpy.asarray(emb_norm, dtype=numpy.float64)
+    proj_emb = proj_emb if type(proj_emb) is float else numpy.asarray(proj_emb, dtype=numpy.float64)
+    return numpy.float64(V*d_emb + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos))
 
 
 def params_decoder_attention_mla(h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, r_q=None):
@@ -3919,15 +3931,15 @@ def params_decoder_attention_mla(h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, r
     Sources: transformers 5.24, parameter shapes; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
     r_q = _gated('params.decoder.attention.mla', 'r_q', r_q, {'q_lora': (q_lora, 0)})
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    return a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    return numpy.float64(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q))
 
 
 def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -3969,26 +3981,26 @@ def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla
     d_rope = _gated('params.decoder.attention', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('params.decoder.attention', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('params.decoder.attention', 'd_v', d_v, {'mla': (mla, 0)})
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    b_q = numpy.asarray(b_q, dtype=numpy.float64)
-    b_k = numpy.asarray(b_k, dtype=numpy.float64)
-    b_v = numpy.asarray(b_v, dtype=numpy.float64)
-    b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    b_q = b_q if type(b_q) is float else numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = b_k if type(b_k) is float else numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = b_v if type(b_v) is float else numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))
 
 
 def params_decoder_mlp(h, d_ff, *, gated=0, b_mlp=1):
@@ -4008,11 +4020,11 @@ def params_decoder_mlp(h, d_ff, *, gated=0, b_mlp=1):
 
     Sources: transformers 5.24, parameter shapes; Shazeer 2020, gated MLP, three matrices
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    return b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    return numpy.float64(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))
 
 
 def params_decoder_expert(h, d_moe, *, gated=0, b_mlp=1):
@@ -4032,11 +4044,11 @@ def params_decoder_expert(h, d_moe, *, gated=0, b_mlp=1):
 
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    return b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    return numpy.float64(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))
 
 
 def params_decoder_shared_experts(h, sh_gate, *, gated=0, d_sh=0):
@@ -4056,11 +4068,11 @@ def params_decoder_shared_experts(h, sh_gate, *, gated=0, d_sh=0):
 
     Sources: transformers 5.24, parameter shapes; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    return d_sh*h*(gated + 2) + h*sh_gate
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    return numpy.float64(d_sh*h*(gated + 2) + h*sh_gate)
 
 
 def params_decoder_router(h, E, *, router_bias=0):
@@ -4079,10 +4091,10 @@ def params_decoder_router(h, E, *, router_bias=0):
 
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
-    return E*h + E*router_bias
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
+    return numpy.float64(E*h + E*router_bias)
 
 
 def params_decoder_norms(h, *, n_norm=2, norm_bias=1):
@@ -4101,10 +4113,10 @@ def params_decoder_norms(h, *, n_norm=2, norm_bias=1):
 
     Sources: transformers 5.24, parameter shapes
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    return h*n_norm*(norm_bias + 1)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    return numpy.float64(h*n_norm*(norm_bias + 1))
 
 
 def params_decoder_cross_attention(h, a, d_head, x_attn, *, b_q=1, b_k=1, b_v=1, b_o=1, norm_bias=1):
@@ -4129,16 +4141,16 @@ def params_decoder_cross_attention(h, a, d_head, x_attn, *, b_q=1, b_k=1, b_v=1,
 
     Sources: transformers 5.24, parameter shapes
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
-    b_q = numpy.asarray(b_q, dtype=numpy.float64)
-    b_k = numpy.asarray(b_k, dtype=numpy.float64)
-    b_v = numpy.asarray(b_v, dtype=numpy.float64)
-    b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    return x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
+    b_q = b_q if type(b_q) is float else numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = b_k if type(b_k) is float else numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = b_v if type(b_v) is float else numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    return numpy.float64(x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)))
 
 
 def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -4184,32 +4196,32 @@ def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k
     d_rope = _gated('params.decoder.layer', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('params.decoder.layer', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('params.decoder.layer', 'd_v', d_v, {'mla': (mla, 0)})
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_q = numpy.asarray(b_q, dtype=numpy.float64)
-    b_k = numpy.asarray(b_k, dtype=numpy.float64)
-    b_v = numpy.asarray(b_v, dtype=numpy.float64)
-    b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_q = b_q if type(b_q) is float else numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = b_k if type(b_k) is float else numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = b_v if type(b_v) is float else numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
+    x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))
 
 
 def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -4259,36 +4271,36 @@ def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_
     d_rope = _gated('params.decoder.layer.moe', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('params.decoder.layer.moe', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('params.decoder.layer.moe', 'd_v', d_v, {'mla': (mla, 0)})
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_q = numpy.asarray(b_q, dtype=numpy.float64)
-    b_k = numpy.asarray(b_k, dtype=numpy.float64)
-    b_v = numpy.asarray(b_v, dtype=numpy.float64)
-    b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
-    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_q = b_q if type(b_q) is float else numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = b_k if type(b_k) is float else numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = b_v if type(b_v) is float else numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))
 
 
 def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -4339,37 +4351,37 @@ def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated
     d_rope = _gated('params.decoder.layer.active', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('params.decoder.layer.active', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('params.decoder.layer.active', 'd_v', d_v, {'mla': (mla, 0)})
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_q = numpy.asarray(b_q, dtype=numpy.float64)
-    b_k = numpy.asarray(b_k, dtype=numpy.float64)
-    b_v = numpy.asarray(b_v, dtype=numpy.float64)
-    b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
-    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_q = b_q if type(b_q) is float else numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = b_k if type(b_k) is float else numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = b_v if type(b_v) is float else numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))
 
 
 def params_decoder_final_norm(h, *, norm_bias=1, norm_final=1):
@@ -4388,10 +4400,10 @@ def params_decoder_final_norm(h, *, norm_bias=1, norm_final=1):
 
     Sources: transformers 5.24, parameter shapes
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    norm_final = numpy.asarray(norm_final, dtype=numpy.float64)
-    return h*norm_final*(norm_bias + 1)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    norm_final = norm_final if type(norm_final) is float else numpy.asarray(norm_final, dtype=numpy.float64)
+    return numpy.float64(h*norm_final*(norm_bias + 1))
 
 
 def params_decoder_head(V, head_bias, *, tied=1, d_emb=None):
@@ -4412,11 +4424,11 @@ def params_decoder_head(V, head_bias, *, tied=1, d_emb=None):
     Sources: transformers 5.24, parameter shapes
     """
     d_emb = _gated('params.decoder.head', 'd_emb', d_emb, {'tied': (tied, 1)})
-    V = numpy.asarray(V, dtype=numpy.float64)
-    head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
-    tied = numpy.asarray(tied, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    return V*d_emb*(1 - tied) + V*head_bias
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    head_bias = head_bias if type(head_bias) is float else numpy.asarray(head_bias, dtype=numpy.float64)
+    tied = tied if type(tied) is float else numpy.asarray(tied, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    return numpy.float64(V*d_emb*(1 - tied) + V*head_bias)
 
 
 def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -4516,70 +4528,70 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
     n_vh = _gated('params.decoder.total', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('params.decoder.total', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('params.decoder.total', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    n_pos = numpy.asarray(n_pos, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    o_pos = numpy.asarray(o_pos, dtype=numpy.float64)
-    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
-    pos_table = numpy.asarray(pos_table, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_q = numpy.asarray(b_q, dtype=numpy.float64)
-    b_k = numpy.asarray(b_k, dtype=numpy.float64)
-    b_v = numpy.asarray(b_v, dtype=numpy.float64)
-    b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    norm_final = numpy.asarray(norm_final, dtype=numpy.float64)
-    emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
-    tied = numpy.asarray(tied, dtype=numpy.float64)
-    head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
-    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
-    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
-    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
-    dt_norm = numpy.asarray(dt_norm, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    n_pos = n_pos if type(n_pos) is float else numpy.asarray(n_pos, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    o_pos = o_pos if type(o_pos) is float else numpy.asarray(o_pos, dtype=numpy.float64)
+    n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
+    pos_table = pos_table if type(pos_table) is float else numpy.asarray(pos_table, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_q = b_q if type(b_q) is float else numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = b_k if type(b_k) is float else numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = b_v if type(b_v) is float else numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    norm_final = norm_final if type(norm_final) is float else numpy.asarray(norm_final, dtype=numpy.float64)
+    emb_norm = emb_norm if type(emb_norm) is float else numpy.asarray(emb_norm, dtype=numpy.float64)
+    tied = tied if type(tied) is float else numpy.asarray(tied, dtype=numpy.float64)
+    head_bias = head_bias if type(head_bias) is float else numpy.asarray(head_bias, dtype=numpy.float64)
+    proj_emb = proj_emb if type(proj_emb) is float else numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    b_ssm = b_ssm if type(b_ssm) is float else numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = b_conv if type(b_conv) is float else numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = dt_norm if type(dt_norm) is float else numpy.asarray(dt_norm, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate, E, b_mlp, d_moe, d_sh, gated, h, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))
 
 
 def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -4681,71 +4693,71 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     n_vh = _gated('params.decoder.active', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('params.decoder.active', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('params.decoder.active', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    n_pos = numpy.asarray(n_pos, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    o_pos = numpy.asarray(o_pos, dtype=numpy.float64)
-    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
-    pos_table = numpy.asarray(pos_table, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_q = numpy.asarray(b_q, dtype=numpy.float64)
-    b_k = numpy.asarray(b_k, dtype=numpy.float64)
-    b_v = numpy.asarray(b_v, dtype=numpy.float64)
-    b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    norm_final = numpy.asarray(norm_final, dtype=numpy.float64)
-    emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
-    tied = numpy.asarray(tied, dtype=numpy.float64)
-    head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
-    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
-    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
-    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
-    dt_norm = numpy.asarray(dt_norm, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    n_pos = n_pos if type(n_pos) is float else numpy.asarray(n_pos, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    o_pos = o_pos if type(o_pos) is float else numpy.asarray(o_pos, dtype=numpy.float64)
+    n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
+    pos_table = pos_table if type(pos_table) is float else numpy.asarray(pos_table, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_q = b_q if type(b_q) is float else numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = b_k if type(b_k) is float else numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = b_v if type(b_v) is float else numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    norm_final = norm_final if type(norm_final) is float else numpy.asarray(norm_final, dtype=numpy.float64)
+    emb_norm = emb_norm if type(emb_norm) is float else numpy.asarray(emb_norm, dtype=numpy.float64)
+    tied = tied if type(tied) is float else numpy.asarray(tied, dtype=numpy.float64)
+    head_bias = head_bias if type(head_bias) is float else numpy.asarray(head_bias, dtype=numpy.float64)
+    proj_emb = proj_emb if type(proj_emb) is float else numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    b_ssm = b_ssm if type(b_ssm) is float else numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = b_conv if type(b_conv) is float else numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = dt_norm if type(dt_norm) is float else numpy.asarray(dt_norm, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)), E, b_mlp, d_moe, d_sh, gated, h, k, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))
 
 
 def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -4796,37 +4808,37 @@ def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b
     d_rope = _gated('params.decoder.mtp', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('params.decoder.mtp', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('params.decoder.mtp', 'd_v', d_v, {'mla': (mla, 0)})
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
-    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_q = numpy.asarray(b_q, dtype=numpy.float64)
-    b_k = numpy.asarray(b_k, dtype=numpy.float64)
-    b_v = numpy.asarray(b_v, dtype=numpy.float64)
-    b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
-    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    n_mtp = n_mtp if type(n_mtp) is float else numpy.asarray(n_mtp, dtype=numpy.float64)
+    n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_q = b_q if type(b_q) is float else numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = b_k if type(b_k) is float else numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = b_v if type(b_v) is float else numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)))
 
 
 def flops_decoder_attention_projections_mla(b, s, h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, r_q=None):
@@ -4853,17 +4865,17 @@ def flops_decoder_attention_projections_mla(b, s, h, a, r_kv, d_rope, d_nope, d_
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
     r_q = _gated('flops.decoder.attention.projections.mla', 'r_q', r_q, {'q_lora': (q_lora, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    return 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    return numpy.float64(2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)))
 
 
 def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -4898,21 +4910,21 @@ def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=
     d_rope = _gated('flops.decoder.attention.projections', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('flops.decoder.attention.projections', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.decoder.attention.projections', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s))
 
 
 def flops_decoder_attention_scores(b, s, a, d_head, *, mla=0, d_rope=None, d_nope=None, d_v=None):
@@ -4941,15 +4953,15 @@ def flops_decoder_attention_scores(b, s, a, d_head, *, mla=0, d_rope=None, d_nop
     d_rope = _gated('flops.decoder.attention.scores', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('flops.decoder.attention.scores', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.decoder.attention.scores', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)))
 
 
 def flops_decoder_attention_scores_causal(b, s, a, d_head, *, mla=0, d_rope=None, d_nope=None, d_v=None):
@@ -4976,15 +4988,15 @@ def flops_decoder_attention_scores_causal(b, s, a, d_head, *, mla=0, d_rope=None
     d_rope = _gated('flops.decoder.attention.scores.causal', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('flops.decoder.attention.scores.causal', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.decoder.attention.scores.causal', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return a*b*s*(s + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(a*b*s*(s + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)))
 
 
 def flops_decoder_attention_scores_windowed(b, s, a, d_head, W, *, mla=0, d_rope=None, d_nope=None, d_v=None):
@@ -5014,16 +5026,16 @@ def flops_decoder_attention_scores_windowed(b, s, a, d_head, W, *, mla=0, d_rope
     d_rope = _gated('flops.decoder.attention.scores.windowed', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('flops.decoder.attention.scores.windowed', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.decoder.attention.scores.windowed', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 2*a*b*(W*s - 1/2*W*(W - 1))*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(2*a*b*(W*s - 1/2*W*(W - 1))*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)))
 
 
 def flops_decoder_attention_scores_chunked(b, s, a, d_head, W, *, mla=0, d_rope=None, d_nope=None, d_v=None):
@@ -5053,16 +5065,16 @@ def flops_decoder_attention_scores_chunked(b, s, a, d_head, W, *, mla=0, d_rope=
     d_rope = _gated('flops.decoder.attention.scores.chunked', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('flops.decoder.attention.scores.chunked', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.decoder.attention.scores.chunked', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return a*b*s*(W + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(a*b*s*(W + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)))
 
 
 def flops_decoder_mlp(b, s, h, d_ff, *, gated=0):
@@ -5083,12 +5095,12 @@ def flops_decoder_mlp(b, s, h, d_ff, *, gated=0):
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Shazeer 2020, gated MLP, three matrices
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    return 2*b*d_ff*h*s*(gated + 2)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    return numpy.float64(2*b*d_ff*h*s*(gated + 2))
 
 
 def flops_decoder_experts(b, s, h, k, d_moe, *, gated=0, all_experts=0, E=None):
@@ -5115,15 +5127,15 @@ def flops_decoder_experts(b, s, h, k, d_moe, *, gated=0, all_experts=0, E=None):
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Fedus et al. 2021, router h·E, k of E experts
     """
     E = _gated('flops.decoder.experts', 'E', E, {'all_experts': (all_experts, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    return 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    return numpy.float64(2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k))
 
 
 def flops_decoder_experts_skipped(b, s, h, E, k, d_moe, all_experts, *, gated=0):
@@ -5149,15 +5161,15 @@ def flops_decoder_experts_skipped(b, s, h, E, k, d_moe, all_experts, *, gated=0)
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, parameter shapes
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    return 2*all_experts*b*d_moe*h*s*(E - k)*(gated + 2)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    return numpy.float64(2*all_experts*b*d_moe*h*s*(E - k)*(gated + 2))
 
 
 def flops_decoder_experts_capacity(b, s, h, k, d_moe, c_f, *, gated=0):
@@ -5180,14 +5192,14 @@ def flops_decoder_experts_capacity(b, s, h, k, d_moe, c_f, *, gated=0):
 
     Sources: Lepikhin et al. 2020, §2.2 expert capacity
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    c_f = numpy.asarray(c_f, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    return 2*b*c_f*d_moe*h*k*s*(gated + 2)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    c_f = c_f if type(c_f) is float else numpy.asarray(c_f, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    return numpy.float64(2*b*c_f*d_moe*h*k*s*(gated + 2))
 
 
 def flops_decoder_shared_experts(b, s, h, sh_gate, *, gated=0, d_sh=0):
@@ -5209,13 +5221,13 @@ def flops_decoder_shared_experts(b, s, h, sh_gate, *, gated=0, d_sh=0):
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    return 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    return numpy.float64(2*b*s*(d_sh*h*(gated + 2) + h*sh_gate))
 
 
 def flops_decoder_router(b, s, h, E):
@@ -5235,11 +5247,11 @@ def flops_decoder_router(b, s, h, E):
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    return 2*E*b*h*s
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    return numpy.float64(2*E*b*h*s)
 
 
 def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, q_lora=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -5276,23 +5288,23 @@ def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, 
     d_rope = _gated('flops.decoder.layer.forward', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('flops.decoder.layer.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.decoder.layer.forward', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s))
 
 
 def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -5334,28 +5346,28 @@ def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated
     d_rope = _gated('flops.decoder.layer.forward.moe', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('flops.decoder.layer.forward.moe', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('flops.decoder.layer.forward.moe', 'd_v', d_v, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s))
 
 
 def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -5437,51 +5449,51 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla
     n_vh = _gated('flops.decoder.layers.forward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('flops.decoder.layers.forward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('flops.decoder.layers.forward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
-    Q_ssd = numpy.asarray(Q_ssd, dtype=numpy.float64)
-    Q_gdn = numpy.asarray(Q_gdn, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    Q_ssd = Q_ssd if type(Q_ssd) is float else numpy.asarray(Q_ssd, dtype=numpy.float64)
+    Q_gdn = Q_gdn if type(Q_gdn) is float else numpy.asarray(Q_gdn, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, s, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
 
 
 def flops_decoder_embedding_projections(b, s, h, d_emb, proj_emb):
@@ -5502,12 +5514,12 @@ def flops_decoder_embedding_projections(b, s, h, d_emb, proj_emb):
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, parameter shapes
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    return 4*b*d_emb*h*proj_emb*s
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    proj_emb = proj_emb if type(proj_emb) is float else numpy.asarray(proj_emb, dtype=numpy.float64)
+    return numpy.float64(4*b*d_emb*h*proj_emb*s)
 
 
 def flops_decoder_logits(b, s, V, d_emb):
@@ -5527,11 +5539,11 @@ def flops_decoder_logits(b, s, V, d_emb):
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    return 2*V*b*d_emb*s
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    return numpy.float64(2*V*b*d_emb*s)
 
 
 def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -5616,54 +5628,54 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
     n_vh = _gated('flops.decoder.forward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('flops.decoder.forward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('flops.decoder.forward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
-    Q_ssd = numpy.asarray(Q_ssd, dtype=numpy.float64)
-    Q_gdn = numpy.asarray(Q_gdn, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    proj_emb = proj_emb if type(proj_emb) is float else numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    Q_ssd = Q_ssd if type(Q_ssd) is float else numpy.asarray(Q_ssd, dtype=numpy.float64)
+    Q_gdn = Q_gdn if type(Q_gdn) is float else numpy.asarray(Q_gdn, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, s, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
 
 
 def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -5748,54 +5760,54 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     n_vh = _gated('flops.decoder.backward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('flops.decoder.backward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('flops.decoder.backward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
-    Q_ssd = numpy.asarray(Q_ssd, dtype=numpy.float64)
-    Q_gdn = numpy.asarray(Q_gdn, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 4*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + 2*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 2*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 2*l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 2*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + 2*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    proj_emb = proj_emb if type(proj_emb) is float else numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    Q_ssd = Q_ssd if type(Q_ssd) is float else numpy.asarray(Q_ssd, dtype=numpy.float64)
+    Q_gdn = Q_gdn if type(Q_gdn) is float else numpy.asarray(Q_gdn, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 4*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 4*b*d_vh*h*n_vh*s + 4*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 4*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 12*b*d_lru*h*s + 4*b*d_lru*k_conv*(k_conv + s - 1) + 8*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 4*N_ssm*b*d_ssm*s + 4*b*d_ssm*k_conv*(k_conv + s - 1) + 4*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 4*E*b*h*s + 4*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 4*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, s, sh_gate) + _times(l_ssd, lambda: 4*b*d_ssm*h*s + 4*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 4*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
 
 
 def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -5880,54 +5892,54 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     n_vh = _gated('flops.decoder.training', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('flops.decoder.training', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('flops.decoder.training', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
-    Q_ssd = numpy.asarray(Q_ssd, dtype=numpy.float64)
-    Q_gdn = numpy.asarray(Q_gdn, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 6*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 3*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + 3*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 3*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 3*l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 3*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + 3*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    proj_emb = proj_emb if type(proj_emb) is float else numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    Q_ssd = Q_ssd if type(Q_ssd) is float else numpy.asarray(Q_ssd, dtype=numpy.float64)
+    Q_gdn = Q_gdn if type(Q_gdn) is float else numpy.asarray(Q_gdn, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 6*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 3*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 6*b*d_vh*h*n_vh*s + 6*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 6*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 6*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 18*b*d_lru*h*s + 6*b*d_lru*k_conv*(k_conv + s - 1) + 12*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 6*N_ssm*b*d_ssm*s + 6*b*d_ssm*k_conv*(k_conv + s - 1) + 6*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 6*E*b*h*s + 6*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 6*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, s, sh_gate) + _times(l_ssd, lambda: 6*b*d_ssm*h*s + 6*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 6*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 6*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
 
 
 def flops_decoder_mla_decode_naive(s, a, r_kv, d_rope, d_nope, d_v):
@@ -5949,13 +5961,13 @@ def flops_decoder_mla_decode_naive(s, a, r_kv, d_rope, d_nope, d_v):
 
     Sources: DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE; transformers 5.24, parameter shapes
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 2*a*r_kv*s*(d_nope + d_v) + 2*a*s*(d_nope + d_rope + d_v)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(2*a*r_kv*s*(d_nope + d_v) + 2*a*s*(d_nope + d_rope + d_v))
 
 
 def flops_decoder_mla_decode_absorbed(s, a, r_kv, d_rope, d_nope, d_v):
@@ -5977,13 +5989,13 @@ def flops_decoder_mla_decode_absorbed(s, a, r_kv, d_rope, d_nope, d_v):
 
     Sources: DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 2*a*d_nope*r_kv + 2*a*d_v*r_kv + 2*a*r_kv*s + 2*a*s*(d_rope + r_kv)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(2*a*d_nope*r_kv + 2*a*d_v*r_kv + 2*a*r_kv*s + 2*a*s*(d_rope + r_kv))
 
 
 def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
@@ -6012,17 +6024,17 @@ def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, kv_expand=0, a=None
     a = _gated('memory.kv_cache.layer.full', 'a', a, {'kv_expand': (kv_expand, 0)})
     r_kv = _gated('memory.kv_cache.layer.full', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('memory.kv_cache.layer.full', 'd_rope', d_rope, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    return numpy.float64(b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv)))
 
 
 def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
@@ -6052,18 +6064,18 @@ def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, kv_expand=0, a
     a = _gated('memory.kv_cache.layer.window', 'a', a, {'kv_expand': (kv_expand, 0)})
     r_kv = _gated('memory.kv_cache.layer.window', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('memory.kv_cache.layer.window', 'd_rope', d_rope, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1])
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    return numpy.float64(b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1]))
 
 
 def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -6121,34 +6133,34 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, kv_expand=
     n_vh = _gated('memory.kv_cache.decoder', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('memory.kv_cache.decoder', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('memory.kv_cache.decoder', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    l_win = numpy.asarray(l_win, dtype=numpy.float64)
-    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*l_win*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1]) + b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
+    kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win) + _times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q) + _times(l_lru, lambda: b*(d_lru*q*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q), N_ssm, b, d_ssm, k_conv, q) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q) + _times(l_win, lambda: b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1]), W, a, b, d_head, d_rope, g, kv_expand, mla, q, r_kv, s))
 
 
 def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -6207,35 +6219,35 @@ def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=
     n_vh = _gated('memory.kv_cache.decoder.paged', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('memory.kv_cache.decoder.paged', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('memory.kv_cache.decoder.paged', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    n_blk = numpy.asarray(n_blk, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    l_win = numpy.asarray(l_win, dtype=numpy.float64)
-    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*n_blk*q*(l_win*numpy.ceil(functools.reduce(numpy.minimum, [s, W - 1])/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*numpy.ceil(s/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    n_blk = n_blk if type(n_blk) is float else numpy.asarray(n_blk, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
+    kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(b*n_blk*q*((l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*numpy.ceil(s/n_blk) + _times(l_win, lambda: numpy.ceil(functools.reduce(numpy.minimum, [s, W - 1])/n_blk), W, n_blk, s))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv)) + _times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q) + _times(l_lru, lambda: b*(d_lru*q*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q), N_ssm, b, d_ssm, k_conv, q) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q))
 
 
 def memory_kv_cache_decoder_mla_expanded(b, s, a, l, q, d_rope, d_nope, d_v):
@@ -6259,15 +6271,15 @@ def memory_kv_cache_decoder_mla_expanded(b, s, a, l, q, d_rope, d_nope, d_v):
 
     Sources: DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return a*b*l*q*s*(d_nope + d_rope + d_v)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(a*b*l*q*s*(d_nope + d_rope + d_v))
 
 
 def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, n_sink=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
@@ -6298,19 +6310,19 @@ def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, n_sink=0
     a = _gated('memory.kv_cache.layer.window_sinks', 'a', a, {'kv_expand': (kv_expand, 0)})
     r_kv = _gated('memory.kv_cache.layer.window_sinks', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('memory.kv_cache.layer.window_sinks', 'd_rope', d_rope, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    n_sink = numpy.asarray(n_sink, dtype=numpy.float64)
-    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return b*q*(n_sink + functools.reduce(numpy.minimum, [s, W - 1]))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    n_sink = n_sink if type(n_sink) is float else numpy.asarray(n_sink, dtype=numpy.float64)
+    kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    return numpy.float64(b*q*(n_sink + functools.reduce(numpy.minimum, [s, W - 1]))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv)))
 
 
 def params_recurrent_mamba(h, d_ssm, N_ssm, r_dt, k_conv, *, b_ssm=0, b_conv=0, dt_norm=0):
@@ -6334,15 +6346,15 @@ def params_recurrent_mamba(h, d_ssm, N_ssm, r_dt, k_conv, *, b_ssm=0, b_conv=0, 
 
     Sources: transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; Gu & Dao 2023, §3.4, Figure 3: the Mamba block; Lieber et al. 2024, §2: RMSNorms on Δ, B, C
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
-    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
-    dt_norm = numpy.asarray(dt_norm, dtype=numpy.float64)
-    return N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    b_ssm = b_ssm if type(b_ssm) is float else numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = b_conv if type(b_conv) is float else numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = dt_norm if type(dt_norm) is float else numpy.asarray(dt_norm, dtype=numpy.float64)
+    return numpy.float64(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt))
 
 
 def flops_recurrent_mamba(b, s, h, d_ssm, N_ssm, r_dt, k_conv):
@@ -6365,14 +6377,14 @@ def flops_recurrent_mamba(b, s, h, d_ssm, N_ssm, r_dt, k_conv):
 
     Sources: PyTorch 2.13, FlopCounterMode: mm/bmm/addmm/baddbmm 2MKN, convolution 2·out·(in/groups)·k; transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; Gu & Dao 2023, §3.4, Figure 3: the Mamba block
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    return 2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    return numpy.float64(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)))
 
 
 def memory_state_mamba(b, q, d_ssm, N_ssm, k_conv):
@@ -6393,12 +6405,12 @@ def memory_state_mamba(b, q, d_ssm, N_ssm, k_conv):
 
     Sources: transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states); Gu & Dao 2023, §3.4, Figure 3: the Mamba block
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    return b*(4*N_ssm*d_ssm + d_ssm*k_conv*q)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    return numpy.float64(b*(4*N_ssm*d_ssm + d_ssm*k_conv*q))
 
 
 def params_recurrent_mamba2(h, d_ssm, N_ssm, k_conv, n_ssmh, n_grp, *, b_ssm=0, b_conv=0):
@@ -6422,15 +6434,15 @@ def params_recurrent_mamba2(h, d_ssm, N_ssm, k_conv, n_ssmh, n_grp, *, b_ssm=0, 
 
     Sources: transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; Dao & Gu 2024, §7, Figure 6: the Mamba-2 block; §6, the chunked algorithm
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
-    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
-    return b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    b_ssm = b_ssm if type(b_ssm) is float else numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = b_conv if type(b_conv) is float else numpy.asarray(b_conv, dtype=numpy.float64)
+    return numpy.float64(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh))
 
 
 def flops_recurrent_mamba2(b, s, h, d_ssm, N_ssm, k_conv, n_ssmh, n_grp, *, Q_ssd=256):
@@ -6455,16 +6467,16 @@ def flops_recurrent_mamba2(b, s, h, d_ssm, N_ssm, k_conv, n_ssmh, n_grp, *, Q_ss
 
     Sources: PyTorch 2.13, FlopCounterMode: mm/bmm/addmm/baddbmm 2MKN, convolution 2·out·(in/groups)·k; transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; Dao & Gu 2024, §7, Figure 6: the Mamba-2 block; §6, the chunked algorithm
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    Q_ssd = numpy.asarray(Q_ssd, dtype=numpy.float64)
-    return 2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    Q_ssd = Q_ssd if type(Q_ssd) is float else numpy.asarray(Q_ssd, dtype=numpy.float64)
+    return numpy.float64(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)))
 
 
 def memory_state_mamba2(b, q, d_ssm, N_ssm, k_conv, n_grp):
@@ -6486,13 +6498,13 @@ def memory_state_mamba2(b, q, d_ssm, N_ssm, k_conv, n_grp):
 
     Sources: transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states); Dao & Gu 2024, §7, Figure 6: the Mamba-2 block; §6, the chunked algorithm
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    return b*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    return numpy.float64(b*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)))
 
 
 def params_recurrent_rglru(h, k_conv, d_lru, w_lru):
@@ -6512,11 +6524,11 @@ def params_recurrent_rglru(h, k_conv, d_lru, w_lru):
 
     Sources: transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; De et al. 2024, §2.4: the recurrent block and the RG-LRU
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    return 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    return numpy.float64(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h)
 
 
 def flops_recurrent_rglru(b, s, h, k_conv, d_lru, w_lru):
@@ -6538,13 +6550,13 @@ def flops_recurrent_rglru(b, s, h, k_conv, d_lru, w_lru):
 
     Sources: PyTorch 2.13, FlopCounterMode: mm/bmm/addmm/baddbmm 2MKN, convolution 2·out·(in/groups)·k; transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; De et al. 2024, §2.4: the recurrent block and the RG-LRU
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    return 6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    return numpy.float64(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru)
 
 
 def memory_state_rglru(b, q, k_conv, d_lru):
@@ -6564,11 +6576,11 @@ def memory_state_rglru(b, q, k_conv, d_lru):
 
     Sources: transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; De et al. 2024, §2.4: the recurrent block and the RG-LRU
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    return b*(d_lru*q*(k_conv - 1) + 4*d_lru)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    return numpy.float64(b*(d_lru*q*(k_conv - 1) + 4*d_lru))
 
 
 def params_recurrent_gdn(h, k_conv, n_kh, n_vh, d_kh, d_vh):
@@ -6590,13 +6602,13 @@ def params_recurrent_gdn(h, k_conv, n_kh, n_vh, d_kh, d_vh):
 
     Sources: transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; Yang et al. 2024, §3: gated delta rule, chunkwise form
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh)
 
 
 def flops_recurrent_gdn(b, s, h, k_conv, n_kh, n_vh, d_kh, d_vh, *, Q_gdn=64):
@@ -6621,16 +6633,16 @@ def flops_recurrent_gdn(b, s, h, k_conv, n_kh, n_vh, d_kh, d_vh, *, Q_gdn=64):
 
     Sources: PyTorch 2.13, FlopCounterMode: mm/bmm/addmm/baddbmm 2MKN, convolution 2·out·(in/groups)·k; transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; Yang et al. 2024, §3: gated delta rule, chunkwise form
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    Q_gdn = numpy.asarray(Q_gdn, dtype=numpy.float64)
-    return 2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    Q_gdn = Q_gdn if type(Q_gdn) is float else numpy.asarray(Q_gdn, dtype=numpy.float64)
+    return numpy.float64(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn))
 
 
 def memory_state_gdn(b, q, k_conv, n_kh, n_vh, d_kh, d_vh):
@@ -6653,14 +6665,14 @@ def memory_state_gdn(b, q, k_conv, n_kh, n_vh, d_kh, d_vh):
 
     Sources: transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states); Yang et al. 2024, §3: gated delta rule, chunkwise form
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return b*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(b*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)))
 
 
 def params_vision_patch_embedding(h, C_img, P_img, P_t, *, b_patch=0):
@@ -6681,12 +6693,12 @@ def params_vision_patch_embedding(h, C_img, P_img, P_t, *, b_patch=0):
 
     Sources: transformers 5.24, modeling_siglip.py, modeling_pixtral.py, modeling_qwen2_5_vl.py, modeling_qwen3_vl.py, modeling_llama4.py; Zhai et al. 2023, §2: a ViT image encoder of patches
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    C_img = numpy.asarray(C_img, dtype=numpy.float64)
-    P_img = numpy.asarray(P_img, dtype=numpy.float64)
-    P_t = numpy.asarray(P_t, dtype=numpy.float64)
-    b_patch = numpy.asarray(b_patch, dtype=numpy.float64)
-    return C_img*P_img**2*P_t*h + b_patch*h
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    C_img = C_img if type(C_img) is float else numpy.asarray(C_img, dtype=numpy.float64)
+    P_img = P_img if type(P_img) is float else numpy.asarray(P_img, dtype=numpy.float64)
+    P_t = P_t if type(P_t) is float else numpy.asarray(P_t, dtype=numpy.float64)
+    b_patch = b_patch if type(b_patch) is float else numpy.asarray(b_patch, dtype=numpy.float64)
+    return numpy.float64(C_img*P_img**2*P_t*h + b_patch*h)
 
 
 def params_vision_positions(h, cls_tok, *, n_vpos=0):
@@ -6705,10 +6717,10 @@ def params_vision_positions(h, cls_tok, *, n_vpos=0):
 
     Sources: transformers 5.24, modeling_siglip.py, modeling_pixtral.py, modeling_qwen2_5_vl.py, modeling_qwen3_vl.py, modeling_llama4.py; Zhai et al. 2023, §2: a ViT image encoder of patches
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    cls_tok = numpy.asarray(cls_tok, dtype=numpy.float64)
-    n_vpos = numpy.asarray(n_vpos, dtype=numpy.float64)
-    return cls_tok*h + h*n_vpos
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    cls_tok = cls_tok if type(cls_tok) is float else numpy.asarray(cls_tok, dtype=numpy.float64)
+    n_vpos = n_vpos if type(n_vpos) is float else numpy.asarray(n_vpos, dtype=numpy.float64)
+    return numpy.float64(cls_tok*h + h*n_vpos)
 
 
 def params_vision_linear(d_in, d_out, *, b_lin=0):
@@ -6727,10 +6739,10 @@ def params_vision_linear(d_in, d_out, *, b_lin=0):
 
     Sources: transformers 5.24, modeling_siglip.py, modeling_pixtral.py, modeling_qwen2_5_vl.py, modeling_qwen3_vl.py, modeling_llama4.py; Bai et al. 2025, §2.1: the vision encoder and its MLP-based patch merger
     """
-    d_in = numpy.asarray(d_in, dtype=numpy.float64)
-    d_out = numpy.asarray(d_out, dtype=numpy.float64)
-    b_lin = numpy.asarray(b_lin, dtype=numpy.float64)
-    return b_lin*d_out + d_in*d_out
+    d_in = d_in if type(d_in) is float else numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = d_out if type(d_out) is float else numpy.asarray(d_out, dtype=numpy.float64)
+    b_lin = b_lin if type(b_lin) is float else numpy.asarray(b_lin, dtype=numpy.float64)
+    return numpy.float64(b_lin*d_out + d_in*d_out)
 
 
 def memory_weights_fp8_block(d_in, d_out, B_r, B_c):
@@ -6750,11 +6762,11 @@ def memory_weights_fp8_block(d_in, d_out, B_r, B_c):
 
     Sources: transformers 5.24, integrations/finegrained_fp8.py: FP8Linear weight and weight_scale_inv; DeepSeek-AI 2024, §3.3.2: fine-grained quantization, 1×128 activation tiles and 128×128 weight blocks
     """
-    d_in = numpy.asarray(d_in, dtype=numpy.float64)
-    d_out = numpy.asarray(d_out, dtype=numpy.float64)
-    B_r = numpy.asarray(B_r, dtype=numpy.float64)
-    B_c = numpy.asarray(B_c, dtype=numpy.float64)
-    return d_in*d_out + 4*numpy.ceil(d_in/B_c)*numpy.ceil(d_out/B_r)
+    d_in = d_in if type(d_in) is float else numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = d_out if type(d_out) is float else numpy.asarray(d_out, dtype=numpy.float64)
+    B_r = B_r if type(B_r) is float else numpy.asarray(B_r, dtype=numpy.float64)
+    B_c = B_c if type(B_c) is float else numpy.asarray(B_c, dtype=numpy.float64)
+    return numpy.float64(d_in*d_out + 4*numpy.ceil(d_in/B_c)*numpy.ceil(d_out/B_r))
 
 
 def memory_weights_mxfp4(d_in, d_out):
@@ -6772,9 +6784,9 @@ def memory_weights_mxfp4(d_in, d_out):
 
     Sources: OCP 2023, §5: MXFP4, blocks of 32 E2M1 elements with a shared E8M0 scale; OpenAI 2025, §2: MoE weights in MXFP4, 4.25 bits per parameter
     """
-    d_in = numpy.asarray(d_in, dtype=numpy.float64)
-    d_out = numpy.asarray(d_out, dtype=numpy.float64)
-    return (17/32)*d_in*d_out
+    d_in = d_in if type(d_in) is float else numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = d_out if type(d_out) is float else numpy.asarray(d_out, dtype=numpy.float64)
+    return numpy.float64((17/32)*d_in*d_out)
 
 
 def memory_weights_gptq(d_in, d_out, G_q, n_bits):
@@ -6794,11 +6806,11 @@ def memory_weights_gptq(d_in, d_out, G_q, n_bits):
 
     Sources: Frantar et al. 2022, §4: groups of g columns share a scale and zero point
     """
-    d_in = numpy.asarray(d_in, dtype=numpy.float64)
-    d_out = numpy.asarray(d_out, dtype=numpy.float64)
-    G_q = numpy.asarray(G_q, dtype=numpy.float64)
-    n_bits = numpy.asarray(n_bits, dtype=numpy.float64)
-    return (1/8)*d_in*d_out*n_bits + 4*d_in + (1/8)*d_in*d_out*n_bits/G_q + 2*d_in*d_out/G_q
+    d_in = d_in if type(d_in) is float else numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = d_out if type(d_out) is float else numpy.asarray(d_out, dtype=numpy.float64)
+    G_q = G_q if type(G_q) is float else numpy.asarray(G_q, dtype=numpy.float64)
+    n_bits = n_bits if type(n_bits) is float else numpy.asarray(n_bits, dtype=numpy.float64)
+    return numpy.float64((1/8)*d_in*d_out*n_bits + 4*d_in + (1/8)*d_in*d_out*n_bits/G_q + 2*d_in*d_out/G_q)
 
 
 def memory_weights_awq(d_in, d_out, G_q, n_bits):
@@ -6818,11 +6830,11 @@ def memory_weights_awq(d_in, d_out, G_q, n_bits):
 
     Sources: Lin et al. 2023, §3: group-wise INT4 quantization
     """
-    d_in = numpy.asarray(d_in, dtype=numpy.float64)
-    d_out = numpy.asarray(d_out, dtype=numpy.float64)
-    G_q = numpy.asarray(G_q, dtype=numpy.float64)
-    n_bits = numpy.asarray(n_bits, dtype=numpy.float64)
-    return (1/8)*d_in*d_out*n_bits + (1/8)*d_in*d_out*n_bits/G_q + 2*d_in*d_out/G_q
+    d_in = d_in if type(d_in) is float else numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = d_out if type(d_out) is float else numpy.asarray(d_out, dtype=numpy.float64)
+    G_q = G_q if type(G_q) is float else numpy.asarray(G_q, dtype=numpy.float64)
+    n_bits = n_bits if type(n_bits) is float else numpy.asarray(n_bits, dtype=numpy.float64)
+    return numpy.float64((1/8)*d_in*d_out*n_bits + (1/8)*d_in*d_out*n_bits/G_q + 2*d_in*d_out/G_q)
 
 
 def memory_weights_nf4(d_in, d_out, B_q):
@@ -6841,10 +6853,10 @@ def memory_weights_nf4(d_in, d_out, B_q):
 
     Sources: Dettmers et al. 2023, §3: NF4 in blocks of 64, double quantization of the constants in blocks of 256
     """
-    d_in = numpy.asarray(d_in, dtype=numpy.float64)
-    d_out = numpy.asarray(d_out, dtype=numpy.float64)
-    B_q = numpy.asarray(B_q, dtype=numpy.float64)
-    return (1/2)*d_in*d_out + 4*numpy.ceil(d_in*d_out/B_q) + 64
+    d_in = d_in if type(d_in) is float else numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = d_out if type(d_out) is float else numpy.asarray(d_out, dtype=numpy.float64)
+    B_q = B_q if type(B_q) is float else numpy.asarray(B_q, dtype=numpy.float64)
+    return numpy.float64((1/2)*d_in*d_out + 4*numpy.ceil(d_in*d_out/B_q) + 64)
 
 
 def memory_weights_nf4_double(d_in, d_out, B_q, B_q2):
@@ -6864,11 +6876,11 @@ def memory_weights_nf4_double(d_in, d_out, B_q, B_q2):
 
     Sources: Dettmers et al. 2023, §3: NF4 in blocks of 64, double quantization of the constants in blocks of 256
     """
-    d_in = numpy.asarray(d_in, dtype=numpy.float64)
-    d_out = numpy.asarray(d_out, dtype=numpy.float64)
-    B_q = numpy.asarray(B_q, dtype=numpy.float64)
-    B_q2 = numpy.asarray(B_q2, dtype=numpy.float64)
-    return (1/2)*d_in*d_out + 4*numpy.ceil(numpy.ceil(d_in*d_out/B_q)/B_q2) + numpy.ceil(d_in*d_out/B_q) + 1088
+    d_in = d_in if type(d_in) is float else numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = d_out if type(d_out) is float else numpy.asarray(d_out, dtype=numpy.float64)
+    B_q = B_q if type(B_q) is float else numpy.asarray(B_q, dtype=numpy.float64)
+    B_q2 = B_q2 if type(B_q2) is float else numpy.asarray(B_q2, dtype=numpy.float64)
+    return numpy.float64((1/2)*d_in*d_out + 4*numpy.ceil(numpy.ceil(d_in*d_out/B_q)/B_q2) + numpy.ceil(d_in*d_out/B_q) + 1088)
 
 
 def memory_weights_int8(d_in, d_out):
@@ -6886,9 +6898,9 @@ def memory_weights_int8(d_in, d_out):
 
     Sources: Dettmers et al. 2022, §3.1: vector-wise quantization, one scale per row
     """
-    d_in = numpy.asarray(d_in, dtype=numpy.float64)
-    d_out = numpy.asarray(d_out, dtype=numpy.float64)
-    return d_in*d_out + 4*d_out
+    d_in = d_in if type(d_in) is float else numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = d_out if type(d_out) is float else numpy.asarray(d_out, dtype=numpy.float64)
+    return numpy.float64(d_in*d_out + 4*d_out)
 
 
 def perf_gemm_time(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem, tau_k):
@@ -6915,16 +6927,16 @@ def perf_gemm_time(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem, tau_
 
     Sources: Williams et al. 2009, attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; ridge point X/W_mem; NVIDIA GEMM guide, arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's ops:byte ratio; small and skinny GEMMs are memory- or latency-bound
     """
-    X = numpy.asarray(X, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    M_rows = numpy.asarray(M_rows, dtype=numpy.float64)
-    K_inner = numpy.asarray(K_inner, dtype=numpy.float64)
-    N_cols = numpy.asarray(N_cols, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
-    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
-    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
-    return 2*K_inner*M_rows*N_cols/(X*eta_gemm) + tau_k + q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(W_mem*eta_mem)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    M_rows = M_rows if type(M_rows) is float else numpy.asarray(M_rows, dtype=numpy.float64)
+    K_inner = K_inner if type(K_inner) is float else numpy.asarray(K_inner, dtype=numpy.float64)
+    N_cols = N_cols if type(N_cols) is float else numpy.asarray(N_cols, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = eta_gemm if type(eta_gemm) is float else numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = eta_mem if type(eta_mem) is float else numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = tau_k if type(tau_k) is float else numpy.asarray(tau_k, dtype=numpy.float64)
+    return numpy.float64(2*K_inner*M_rows*N_cols/(X*eta_gemm) + tau_k + q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(W_mem*eta_mem))
 
 
 def perf_gemm_efficiency(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem, tau_k):
@@ -6951,16 +6963,16 @@ def perf_gemm_efficiency(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem
 
     Sources: Williams et al. 2009, attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; ridge point X/W_mem; NVIDIA GEMM guide, arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's ops:byte ratio; small and skinny GEMMs are memory- or latency-bound
     """
-    X = numpy.asarray(X, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    M_rows = numpy.asarray(M_rows, dtype=numpy.float64)
-    K_inner = numpy.asarray(K_inner, dtype=numpy.float64)
-    N_cols = numpy.asarray(N_cols, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
-    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
-    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
-    return eta_gemm/(1 + (1/2)*X*eta_gemm*tau_k/(K_inner*M_rows*N_cols) + (1/2)*X*eta_gemm*q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(K_inner*M_rows*N_cols*W_mem*eta_mem))
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    M_rows = M_rows if type(M_rows) is float else numpy.asarray(M_rows, dtype=numpy.float64)
+    K_inner = K_inner if type(K_inner) is float else numpy.asarray(K_inner, dtype=numpy.float64)
+    N_cols = N_cols if type(N_cols) is float else numpy.asarray(N_cols, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = eta_gemm if type(eta_gemm) is float else numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = eta_mem if type(eta_mem) is float else numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = tau_k if type(tau_k) is float else numpy.asarray(tau_k, dtype=numpy.float64)
+    return numpy.float64(eta_gemm/(1 + (1/2)*X*eta_gemm*tau_k/(K_inner*M_rows*N_cols) + (1/2)*X*eta_gemm*q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(K_inner*M_rows*N_cols*W_mem*eta_mem)))
 
 
 def perf_tp_layer(b, s, h, t, q, tau_k, W_tp, *, seq_par=0):
@@ -6984,15 +6996,15 @@ def perf_tp_layer(b, s, h, t, q, tau_k, W_tp, *, seq_par=0):
 
     Sources: Shoeybi et al. 2019, §3: operators f and g, two all-reduces in the forward and two in the backward of each layer; Korthikanti et al. 2022, §4.2.2 sequence parallelism: reduce-scatter + all-gather in place of each all-reduce; §5 selective recompute; nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
-    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
-    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
-    return 2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    tau_k = tau_k if type(tau_k) is float else numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = W_tp if type(W_tp) is float else numpy.asarray(W_tp, dtype=numpy.float64)
+    seq_par = seq_par if type(seq_par) is float else numpy.asarray(seq_par, dtype=numpy.float64)
+    return numpy.float64(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t))
 
 
 def perf_tp_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, ovl_tp, *, gated=0, seq_par=0):
@@ -7026,25 +7038,25 @@ def perf_tp_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_
 
     Sources: Shoeybi et al. 2019, §3: operators f and g, two all-reduces in the forward and two in the backward of each layer; Korthikanti et al. 2022, §6.2: the backward overlaps the all-reduce with the linear weight's gradient computation (Megatron-LM's LinearWithGradAccumulationAndAsyncAllreduce, since September 2021); nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
-    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
-    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
-    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
-    ovl_tp = numpy.asarray(ovl_tp, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
-    return ovl_tp*(tau_k*(2*seq_par + 2) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)]) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)])) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = eta_gemm if type(eta_gemm) is float else numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = eta_mem if type(eta_mem) is float else numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = tau_k if type(tau_k) is float else numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = W_tp if type(W_tp) is float else numpy.asarray(W_tp, dtype=numpy.float64)
+    ovl_tp = ovl_tp if type(ovl_tp) is float else numpy.asarray(ovl_tp, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    seq_par = seq_par if type(seq_par) is float else numpy.asarray(seq_par, dtype=numpy.float64)
+    return numpy.float64(ovl_tp*(tau_k*(2*seq_par + 2) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)]) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)])) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)))
 
 
 def perf_layer_forward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, *, gated=0, flash=0, seq_par=0):
@@ -7080,25 +7092,25 @@ def perf_layer_forward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, et
 
     Sources: NVIDIA GEMM guide, arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's ops:byte ratio; small and skinny GEMMs are memory- or latency-bound; Dao 2023, the scores never reach HBM; the backward runs 5 matmuls to the forward's 2; Shoeybi et al. 2019, §3: operators f and g, two all-reduces in the forward and two in the backward of each layer; Korthikanti et al. 2022, §4.2.2 sequence parallelism: reduce-scatter + all-gather in place of each all-reduce; §5 selective recompute
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
-    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
-    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
-    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    flash = numpy.asarray(flash, dtype=numpy.float64)
-    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
-    return flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = eta_gemm if type(eta_gemm) is float else numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = eta_mem if type(eta_mem) is float else numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = tau_k if type(tau_k) is float else numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = W_tp if type(W_tp) is float else numpy.asarray(W_tp, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    flash = flash if type(flash) is float else numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = seq_par if type(seq_par) is float else numpy.asarray(seq_par, dtype=numpy.float64)
+    return numpy.float64(2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + _times(flash, lambda: tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t), W_mem, X, a, b, d_head, eta_gemm, eta_mem, q, s, t, tau_k) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))
 
 
 def perf_layer_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, ovl_tp, *, gated=0, flash=0, seq_par=0, rc_full=0, rc_sel=0):
@@ -7137,28 +7149,28 @@ def perf_layer_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, e
 
     Sources: NVIDIA GEMM guide, arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's ops:byte ratio; small and skinny GEMMs are memory- or latency-bound; Dao 2023, the scores never reach HBM; the backward runs 5 matmuls to the forward's 2; Korthikanti et al. 2022, §4.2.2 sequence parallelism: reduce-scatter + all-gather in place of each all-reduce; §5 selective recompute; Korthikanti et al. 2022, §6.2: the backward overlaps the all-reduce with the linear weight's gradient computation (Megatron-LM's LinearWithGradAccumulationAndAsyncAllreduce, since September 2021)
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
-    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
-    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
-    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
-    ovl_tp = numpy.asarray(ovl_tp, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    flash = numpy.asarray(flash, dtype=numpy.float64)
-    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
-    rc_full = numpy.asarray(rc_full, dtype=numpy.float64)
-    rc_sel = numpy.asarray(rc_sel, dtype=numpy.float64)
-    return (5/2)*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + ovl_tp*(tau_k*(2*seq_par + 2) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)]) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)])) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 18*tau_k + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = eta_gemm if type(eta_gemm) is float else numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = eta_mem if type(eta_mem) is float else numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = tau_k if type(tau_k) is float else numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = W_tp if type(W_tp) is float else numpy.asarray(W_tp, dtype=numpy.float64)
+    ovl_tp = ovl_tp if type(ovl_tp) is float else numpy.asarray(ovl_tp, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    flash = flash if type(flash) is float else numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = seq_par if type(seq_par) is float else numpy.asarray(seq_par, dtype=numpy.float64)
+    rc_full = rc_full if type(rc_full) is float else numpy.asarray(rc_full, dtype=numpy.float64)
+    rc_sel = rc_sel if type(rc_sel) is float else numpy.asarray(rc_sel, dtype=numpy.float64)
+    return numpy.float64(ovl_tp*(tau_k*(2*seq_par + 2) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)]) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)])) + 18*tau_k + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + _times(flash, lambda: (5/2)*tau_k + 10*a*b*d_head*s**2/(X*eta_gemm*t) + 10*a*b*d_head*q*s/(W_mem*eta_mem*t), W_mem, X, a, b, d_head, eta_gemm, eta_mem, q, s, t, tau_k) + _times(rc_full, lambda: 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + _times(flash, lambda: tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t), W_mem, X, a, b, d_head, eta_gemm, eta_mem, q, s, t, tau_k) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem), W_mem, W_tp, X, a, b, d_ff, d_head, eta_gemm, eta_mem, flash, g, gated, h, q, s, seq_par, t, tau_k) + _times(rc_sel, lambda: (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)), W_mem, X, a, b, d_head, eta_gemm, eta_mem, flash, q, s, t, tau_k) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))
 
 
 def perf_logits(b, s, h, V, t, X, W_mem, q, eta_gemm, eta_mem, tau_k):
@@ -7185,18 +7197,18 @@ def perf_logits(b, s, h, V, t, X, W_mem, q, eta_gemm, eta_mem, tau_k):
 
     Sources: Shoeybi et al. 2019, §3: operators f and g, two all-reduces in the forward and two in the backward of each layer; NVIDIA GEMM guide, arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's ops:byte ratio; small and skinny GEMMs are memory- or latency-bound
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
-    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
-    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
-    return 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = eta_gemm if type(eta_gemm) is float else numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = eta_mem if type(eta_mem) is float else numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = tau_k if type(tau_k) is float else numpy.asarray(tau_k, dtype=numpy.float64)
+    return numpy.float64(6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem))
 
 
 def perf_pp_p2p(b, s, h, t, v, q, tau_k, W_pp, W_intra, piped, p2p_serial, p2p_grad_whole):
@@ -7226,19 +7238,19 @@ def perf_pp_p2p(b, s, h, t, v, q, tau_k, W_pp, W_intra, piped, p2p_serial, p2p_g
 
     Sources: Narayanan et al. 2021, §2.2 1F1B and interleaved schedules, §4.1 scatter/gather of p2p messages, Table 1; Megatron-LM 2021, megatron/training.py train_step: the local DDP all-reduces the gradients after forward_backward_func; megatron/p2p_communication.py: one batch_isend_irecv per exchange; DeepSpeed pipeline engine, deepspeed/runtime/pipe/schedule.py TrainSchedule (1F1B, ReduceGrads last), p2p.py (blocking send/recv), engine.py (PartitionedTensor: a 1/t slice, all-gathered on receipt); DeepSpeed pipeline engine, engine.py until v0.5.4 (commit e2fdd254e, 29 September 2021): is_grad_partitioned = False, _exec_send_grads sends each input gradient whole
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    v = numpy.asarray(v, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
-    W_pp = numpy.asarray(W_pp, dtype=numpy.float64)
-    W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
-    piped = numpy.asarray(piped, dtype=numpy.float64)
-    p2p_serial = numpy.asarray(p2p_serial, dtype=numpy.float64)
-    p2p_grad_whole = numpy.asarray(p2p_grad_whole, dtype=numpy.float64)
-    return piped*v*((p2p_serial + 1)*(2*tau_k + b*h*q*s*(p2p_grad_whole*(t - 1) + 1)/(W_pp*t) + b*h*q*s/(W_pp*t)) + b*h*q*s*(1 - p2p_grad_whole)*(t - 1)/(W_intra*t) + b*h*q*s*(t - 1)/(W_intra*t))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    v = v if type(v) is float else numpy.asarray(v, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    tau_k = tau_k if type(tau_k) is float else numpy.asarray(tau_k, dtype=numpy.float64)
+    W_pp = W_pp if type(W_pp) is float else numpy.asarray(W_pp, dtype=numpy.float64)
+    W_intra = W_intra if type(W_intra) is float else numpy.asarray(W_intra, dtype=numpy.float64)
+    piped = piped if type(piped) is float else numpy.asarray(piped, dtype=numpy.float64)
+    p2p_serial = p2p_serial if type(p2p_serial) is float else numpy.asarray(p2p_serial, dtype=numpy.float64)
+    p2p_grad_whole = p2p_grad_whole if type(p2p_grad_whole) is float else numpy.asarray(p2p_grad_whole, dtype=numpy.float64)
+    return numpy.float64(piped*v*((p2p_serial + 1)*(2*tau_k + b*h*q*s*(p2p_grad_whole*(t - 1) + 1)/(W_pp*t) + b*h*q*s/(W_pp*t)) + b*h*q*s*(1 - p2p_grad_whole)*(t - 1)/(W_intra*t) + b*h*q*s*(t - 1)/(W_intra*t)))
 
 
 def perf_grad_accumulate_fp32(t, p, P, W_mem, eta_mem, grad_fp32):
@@ -7260,13 +7272,13 @@ def perf_grad_accumulate_fp32(t, p, P, W_mem, eta_mem, grad_fp32):
 
     Sources: DeepSpeed pipeline engine, bf16+pipeline parallelism (#1801, 19 April 2022): the engine's backward pass calls the BF16_Optimizer's update_hp_grads after every micro-batch, which adds each 16-bit gradient into its fp32 one
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
-    grad_fp32 = numpy.asarray(grad_fp32, dtype=numpy.float64)
-    return 18*P*grad_fp32/(W_mem*eta_mem*p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    eta_mem = eta_mem if type(eta_mem) is float else numpy.asarray(eta_mem, dtype=numpy.float64)
+    grad_fp32 = grad_fp32 if type(grad_fp32) is float else numpy.asarray(grad_fp32, dtype=numpy.float64)
+    return numpy.float64(18*P*grad_fp32/(W_mem*eta_mem*p*t))
 
 
 def perf_stage_microbatch(b, s, h, a, g, d_head, d_ff, l, V, t, p, v, P, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, W_pp, W_intra, piped, ovl_tp, p2p_serial, p2p_grad_whole, grad_fp32, *, gated=0, flash=0, seq_par=0, rc_full=0, rc_sel=0):
@@ -7316,39 +7328,39 @@ def perf_stage_microbatch(b, s, h, a, g, d_head, d_ff, l, V, t, p, v, P, X, W_me
 
     Sources: Narayanan et al. 2021, §2.2 1F1B and interleaved schedules, §4.1 scatter/gather of p2p messages, Table 1
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    v = numpy.asarray(v, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
-    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
-    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
-    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
-    W_pp = numpy.asarray(W_pp, dtype=numpy.float64)
-    W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
-    piped = numpy.asarray(piped, dtype=numpy.float64)
-    ovl_tp = numpy.asarray(ovl_tp, dtype=numpy.float64)
-    p2p_serial = numpy.asarray(p2p_serial, dtype=numpy.float64)
-    p2p_grad_whole = numpy.asarray(p2p_grad_whole, dtype=numpy.float64)
-    grad_fp32 = numpy.asarray(grad_fp32, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    flash = numpy.asarray(flash, dtype=numpy.float64)
-    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
-    rc_full = numpy.asarray(rc_full, dtype=numpy.float64)
-    rc_sel = numpy.asarray(rc_sel, dtype=numpy.float64)
-    return 18*P*grad_fp32/(W_mem*eta_mem*p*t) + 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*((7/2)*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + ovl_tp*(tau_k*(2*seq_par + 2) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)]) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)])) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + piped*v*((p2p_serial + 1)*(2*tau_k + b*h*q*s*(p2p_grad_whole*(t - 1) + 1)/(W_pp*t) + b*h*q*s/(W_pp*t)) + b*h*q*s*(1 - p2p_grad_whole)*(t - 1)/(W_intra*t) + b*h*q*s*(t - 1)/(W_intra*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    v = v if type(v) is float else numpy.asarray(v, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = eta_gemm if type(eta_gemm) is float else numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = eta_mem if type(eta_mem) is float else numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = tau_k if type(tau_k) is float else numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = W_tp if type(W_tp) is float else numpy.asarray(W_tp, dtype=numpy.float64)
+    W_pp = W_pp if type(W_pp) is float else numpy.asarray(W_pp, dtype=numpy.float64)
+    W_intra = W_intra if type(W_intra) is float else numpy.asarray(W_intra, dtype=numpy.float64)
+    piped = piped if type(piped) is float else numpy.asarray(piped, dtype=numpy.float64)
+    ovl_tp = ovl_tp if type(ovl_tp) is float else numpy.asarray(ovl_tp, dtype=numpy.float64)
+    p2p_serial = p2p_serial if type(p2p_serial) is float else numpy.asarray(p2p_serial, dtype=numpy.float64)
+    p2p_grad_whole = p2p_grad_whole if type(p2p_grad_whole) is float else numpy.asarray(p2p_grad_whole, dtype=numpy.float64)
+    grad_fp32 = grad_fp32 if type(grad_fp32) is float else numpy.asarray(grad_fp32, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    flash = flash if type(flash) is float else numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = seq_par if type(seq_par) is float else numpy.asarray(seq_par, dtype=numpy.float64)
+    rc_full = rc_full if type(rc_full) is float else numpy.asarray(rc_full, dtype=numpy.float64)
+    rc_sel = rc_sel if type(rc_sel) is float else numpy.asarray(rc_sel, dtype=numpy.float64)
+    return numpy.float64(18*P*grad_fp32/(W_mem*eta_mem*p*t) + 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*(ovl_tp*(tau_k*(2*seq_par + 2) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)]) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)])) + 2*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + _times(flash, lambda: (7/2)*tau_k + 14*a*b*d_head*s**2/(X*eta_gemm*t) + 14*a*b*d_head*q*s/(W_mem*eta_mem*t), W_mem, X, a, b, d_head, eta_gemm, eta_mem, q, s, t, tau_k) + _times(rc_full, lambda: 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + _times(flash, lambda: tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t), W_mem, X, a, b, d_head, eta_gemm, eta_mem, q, s, t, tau_k) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem), W_mem, W_tp, X, a, b, d_ff, d_head, eta_gemm, eta_mem, flash, g, gated, h, q, s, seq_par, t, tau_k) + _times(rc_sel, lambda: (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)), W_mem, X, a, b, d_head, eta_gemm, eta_mem, flash, q, s, t, tau_k) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + piped*v*((p2p_serial + 1)*(2*tau_k + b*h*q*s*(p2p_grad_whole*(t - 1) + 1)/(W_pp*t) + b*h*q*s/(W_pp*t)) + b*h*q*s*(1 - p2p_grad_whole)*(t - 1)/(W_intra*t) + b*h*q*s*(t - 1)/(W_intra*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem))
 
 
 def perf_pipeline(b, s, h, a, g, d_head, d_ff, l, V, t, p, m, v, P, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, W_pp, W_intra, piped, ovl_tp, p2p_serial, p2p_grad_whole, grad_fp32, *, gated=0, flash=0, seq_par=0, rc_full=0, rc_sel=0):
@@ -7397,40 +7409,40 @@ def perf_pipeline(b, s, h, a, g, d_head, d_ff, l, V, t, p, m, v, P, X, W_mem, q,
 
     Sources: Narayanan et al. 2021, §2.2 1F1B and interleaved schedules, §4.1 scatter/gather of p2p messages, Table 1
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    m = numpy.asarray(m, dtype=numpy.float64)
-    v = numpy.asarray(v, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
-    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
-    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
-    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
-    W_pp = numpy.asarray(W_pp, dtype=numpy.float64)
-    W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
-    piped = numpy.asarray(piped, dtype=numpy.float64)
-    ovl_tp = numpy.asarray(ovl_tp, dtype=numpy.float64)
-    p2p_serial = numpy.asarray(p2p_serial, dtype=numpy.float64)
-    p2p_grad_whole = numpy.asarray(p2p_grad_whole, dtype=numpy.float64)
-    grad_fp32 = numpy.asarray(grad_fp32, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    flash = numpy.asarray(flash, dtype=numpy.float64)
-    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
-    rc_full = numpy.asarray(rc_full, dtype=numpy.float64)
-    rc_sel = numpy.asarray(rc_sel, dtype=numpy.float64)
-    return (m + (p - 1)/v)*(18*P*grad_fp32/(W_mem*eta_mem*p*t) + 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*((7/2)*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + ovl_tp*(tau_k*(2*seq_par + 2) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)]) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)])) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + piped*v*((p2p_serial + 1)*(2*tau_k + b*h*q*s*(p2p_grad_whole*(t - 1) + 1)/(W_pp*t) + b*h*q*s/(W_pp*t)) + b*h*q*s*(1 - p2p_grad_whole)*(t - 1)/(W_intra*t) + b*h*q*s*(t - 1)/(W_intra*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    m = m if type(m) is float else numpy.asarray(m, dtype=numpy.float64)
+    v = v if type(v) is float else numpy.asarray(v, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = eta_gemm if type(eta_gemm) is float else numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = eta_mem if type(eta_mem) is float else numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = tau_k if type(tau_k) is float else numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = W_tp if type(W_tp) is float else numpy.asarray(W_tp, dtype=numpy.float64)
+    W_pp = W_pp if type(W_pp) is float else numpy.asarray(W_pp, dtype=numpy.float64)
+    W_intra = W_intra if type(W_intra) is float else numpy.asarray(W_intra, dtype=numpy.float64)
+    piped = piped if type(piped) is float else numpy.asarray(piped, dtype=numpy.float64)
+    ovl_tp = ovl_tp if type(ovl_tp) is float else numpy.asarray(ovl_tp, dtype=numpy.float64)
+    p2p_serial = p2p_serial if type(p2p_serial) is float else numpy.asarray(p2p_serial, dtype=numpy.float64)
+    p2p_grad_whole = p2p_grad_whole if type(p2p_grad_whole) is float else numpy.asarray(p2p_grad_whole, dtype=numpy.float64)
+    grad_fp32 = grad_fp32 if type(grad_fp32) is float else numpy.asarray(grad_fp32, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    flash = flash if type(flash) is float else numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = seq_par if type(seq_par) is float else numpy.asarray(seq_par, dtype=numpy.float64)
+    rc_full = rc_full if type(rc_full) is float else numpy.asarray(rc_full, dtype=numpy.float64)
+    rc_sel = rc_sel if type(rc_sel) is float else numpy.asarray(rc_sel, dtype=numpy.float64)
+    return numpy.float64((m + (p - 1)/v)*(18*P*grad_fp32/(W_mem*eta_mem*p*t) + 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*(ovl_tp*(tau_k*(2*seq_par + 2) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)]) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)])) + 2*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + _times(flash, lambda: (7/2)*tau_k + 14*a*b*d_head*s**2/(X*eta_gemm*t) + 14*a*b*d_head*q*s/(W_mem*eta_mem*t), W_mem, X, a, b, d_head, eta_gemm, eta_mem, q, s, t, tau_k) + _times(rc_full, lambda: 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + _times(flash, lambda: tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t), W_mem, X, a, b, d_head, eta_gemm, eta_mem, q, s, t, tau_k) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem), W_mem, W_tp, X, a, b, d_ff, d_head, eta_gemm, eta_mem, flash, g, gated, h, q, s, seq_par, t, tau_k) + _times(rc_sel, lambda: (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)), W_mem, X, a, b, d_head, eta_gemm, eta_mem, flash, q, s, t, tau_k) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + piped*v*((p2p_serial + 1)*(2*tau_k + b*h*q*s*(p2p_grad_whole*(t - 1) + 1)/(W_pp*t) + b*h*q*s/(W_pp*t)) + b*h*q*s*(1 - p2p_grad_whole)*(t - 1)/(W_intra*t) + b*h*q*s*(t - 1)/(W_intra*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem)))
 
 
 def perf_pipeline_uneven(m, T_slow, T_stages):
@@ -7451,10 +7463,10 @@ def perf_pipeline_uneven(m, T_slow, T_stages):
 
     Sources: Narayanan et al. 2021, §2.2 1F1B and interleaved schedules, §4.1 scatter/gather of p2p messages, Table 1; BigScience 2022, §3.4: 70 blocks and the two embeddings over 12 stages (type:transformer|embedding)
     """
-    m = numpy.asarray(m, dtype=numpy.float64)
-    T_slow = numpy.asarray(T_slow, dtype=numpy.float64)
-    T_stages = numpy.asarray(T_stages, dtype=numpy.float64)
-    return T_slow*(m - 1) + T_stages
+    m = m if type(m) is float else numpy.asarray(m, dtype=numpy.float64)
+    T_slow = T_slow if type(T_slow) is float else numpy.asarray(T_slow, dtype=numpy.float64)
+    T_stages = T_stages if type(T_stages) is float else numpy.asarray(T_stages, dtype=numpy.float64)
+    return numpy.float64(T_slow*(m - 1) + T_stages)
 
 
 def perf_dp_allreduce(t, p, d, P, q_w, W_intra, W_net, d_node):
@@ -7480,15 +7492,15 @@ def perf_dp_allreduce(t, p, d, P, q_w, W_intra, W_net, d_node):
 
     Sources: Jia et al. 2018, hierarchical all-reduce: reduce inside the node, all-reduce across nodes, broadcast inside; nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
-    W_net = numpy.asarray(W_net, dtype=numpy.float64)
-    d_node = numpy.asarray(d_node, dtype=numpy.float64)
-    return P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    W_intra = W_intra if type(W_intra) is float else numpy.asarray(W_intra, dtype=numpy.float64)
+    W_net = W_net if type(W_net) is float else numpy.asarray(W_net, dtype=numpy.float64)
+    d_node = d_node if type(d_node) is float else numpy.asarray(d_node, dtype=numpy.float64)
+    return numpy.float64(P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t))
 
 
 def perf_window_forward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, *, gated=0, flash=0, seq_par=0):
@@ -7524,27 +7536,27 @@ def perf_window_forward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, eta_g
 
     Sources: DeepSpeed docs, overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped with compute
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
-    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
-    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
-    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    flash = numpy.asarray(flash, dtype=numpy.float64)
-    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
-    return l*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = eta_gemm if type(eta_gemm) is float else numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = eta_mem if type(eta_mem) is float else numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = tau_k if type(tau_k) is float else numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = W_tp if type(W_tp) is float else numpy.asarray(W_tp, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    flash = flash if type(flash) is float else numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = seq_par if type(seq_par) is float else numpy.asarray(seq_par, dtype=numpy.float64)
+    return numpy.float64(l*(2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + _times(flash, lambda: tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t), W_mem, X, a, b, d_head, eta_gemm, eta_mem, q, s, t, tau_k) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p)
 
 
 def perf_window_backward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, ovl_tp, *, gated=0, flash=0, seq_par=0, rc_full=0, rc_sel=0):
@@ -7583,30 +7595,30 @@ def perf_window_backward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, eta_
 
     Sources: Li et al. 2020, gradient buckets all-reduced while the backward still runs; DeepSpeed docs, overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped with compute
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
-    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
-    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
-    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
-    ovl_tp = numpy.asarray(ovl_tp, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    flash = numpy.asarray(flash, dtype=numpy.float64)
-    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
-    rc_full = numpy.asarray(rc_full, dtype=numpy.float64)
-    rc_sel = numpy.asarray(rc_sel, dtype=numpy.float64)
-    return l*((5/2)*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + ovl_tp*(tau_k*(2*seq_par + 2) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)]) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)])) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 18*tau_k + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = eta_gemm if type(eta_gemm) is float else numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = eta_mem if type(eta_mem) is float else numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = tau_k if type(tau_k) is float else numpy.asarray(tau_k, dtype=numpy.float64)
+    W_tp = W_tp if type(W_tp) is float else numpy.asarray(W_tp, dtype=numpy.float64)
+    ovl_tp = ovl_tp if type(ovl_tp) is float else numpy.asarray(ovl_tp, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    flash = flash if type(flash) is float else numpy.asarray(flash, dtype=numpy.float64)
+    seq_par = seq_par if type(seq_par) is float else numpy.asarray(seq_par, dtype=numpy.float64)
+    rc_full = rc_full if type(rc_full) is float else numpy.asarray(rc_full, dtype=numpy.float64)
+    rc_sel = rc_sel if type(rc_sel) is float else numpy.asarray(rc_sel, dtype=numpy.float64)
+    return numpy.float64(l*(ovl_tp*(tau_k*(2*seq_par + 2) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)]) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)])) + 18*tau_k + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + _times(flash, lambda: (5/2)*tau_k + 10*a*b*d_head*s**2/(X*eta_gemm*t) + 10*a*b*d_head*q*s/(W_mem*eta_mem*t), W_mem, X, a, b, d_head, eta_gemm, eta_mem, q, s, t, tau_k) + _times(rc_full, lambda: 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + _times(flash, lambda: tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t), W_mem, X, a, b, d_head, eta_gemm, eta_mem, q, s, t, tau_k) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem), W_mem, W_tp, X, a, b, d_ff, d_head, eta_gemm, eta_mem, flash, g, gated, h, q, s, seq_par, t, tau_k) + _times(rc_sel, lambda: (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)), W_mem, X, a, b, d_head, eta_gemm, eta_mem, flash, q, s, t, tau_k) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p)
 
 
 def perf_zero_stage0_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, ovl_dp, tau_bwd):
@@ -7632,17 +7644,17 @@ def perf_zero_stage0_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, ovl_dp, ta
 
     Sources: Li et al. 2020, gradient buckets all-reduced while the backward still runs; Jia et al. 2018, hierarchical all-reduce: reduce inside the node, all-reduce across nodes, broadcast inside; Megatron-LM 2021, megatron/training.py train_step: the local DDP all-reduces the gradients after forward_backward_func; megatron/p2p_communication.py: one batch_isend_irecv per exchange; DeepSpeed pipeline engine, deepspeed/runtime/pipe/schedule.py TrainSchedule (1F1B, ReduceGrads last), p2p.py (blocking send/recv), engine.py (PartitionedTensor: a 1/t slice, all-gathered on receipt)
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
-    W_net = numpy.asarray(W_net, dtype=numpy.float64)
-    d_node = numpy.asarray(d_node, dtype=numpy.float64)
-    ovl_dp = numpy.asarray(ovl_dp, dtype=numpy.float64)
-    tau_bwd = numpy.asarray(tau_bwd, dtype=numpy.float64)
-    return ovl_dp*functools.reduce(numpy.maximum, [0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd]) + (1 - ovl_dp)*(P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t))
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    W_intra = W_intra if type(W_intra) is float else numpy.asarray(W_intra, dtype=numpy.float64)
+    W_net = W_net if type(W_net) is float else numpy.asarray(W_net, dtype=numpy.float64)
+    d_node = d_node if type(d_node) is float else numpy.asarray(d_node, dtype=numpy.float64)
+    ovl_dp = ovl_dp if type(ovl_dp) is float else numpy.asarray(ovl_dp, dtype=numpy.float64)
+    tau_bwd = tau_bwd if type(tau_bwd) is float else numpy.asarray(tau_bwd, dtype=numpy.float64)
+    return numpy.float64(ovl_dp*functools.reduce(numpy.maximum, [0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd]) + (1 - ovl_dp)*(P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t)))
 
 
 def perf_zero_stage1_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, ovl_dp, tau_bwd):
@@ -7668,17 +7680,17 @@ def perf_zero_stage1_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, ovl_dp, ta
 
     Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward); Li et al. 2020, gradient buckets all-reduced while the backward still runs; DeepSpeed pipeline engine, deepspeed/runtime/pipe/schedule.py TrainSchedule (1F1B, ReduceGrads last), p2p.py (blocking send/recv), engine.py (PartitionedTensor: a 1/t slice, all-gathered on receipt)
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
-    W_net = numpy.asarray(W_net, dtype=numpy.float64)
-    d_node = numpy.asarray(d_node, dtype=numpy.float64)
-    ovl_dp = numpy.asarray(ovl_dp, dtype=numpy.float64)
-    tau_bwd = numpy.asarray(tau_bwd, dtype=numpy.float64)
-    return (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) + ovl_dp*functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd]) + (1 - ovl_dp)*((1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t))
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    W_intra = W_intra if type(W_intra) is float else numpy.asarray(W_intra, dtype=numpy.float64)
+    W_net = W_net if type(W_net) is float else numpy.asarray(W_net, dtype=numpy.float64)
+    d_node = d_node if type(d_node) is float else numpy.asarray(d_node, dtype=numpy.float64)
+    ovl_dp = ovl_dp if type(ovl_dp) is float else numpy.asarray(ovl_dp, dtype=numpy.float64)
+    tau_bwd = tau_bwd if type(tau_bwd) is float else numpy.asarray(tau_bwd, dtype=numpy.float64)
+    return numpy.float64((1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) + ovl_dp*functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd]) + (1 - ovl_dp)*((1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t)))
 
 
 def perf_zero_stage2_exposed(t, p, d, m, P, q_w, W_intra, W_net, d_node, tau_bwd):
@@ -7704,17 +7716,17 @@ def perf_zero_stage2_exposed(t, p, d, m, P, q_w, W_intra, W_net, d_node, tau_bwd
 
     Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward); Wang et al. 2023, §3: ZeRO-3 gathers the weights for the forward and the backward of every micro-step and reduce-scatters the gradients of every micro-step; DeepSpeed docs, overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped with compute
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    m = numpy.asarray(m, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
-    W_net = numpy.asarray(W_net, dtype=numpy.float64)
-    d_node = numpy.asarray(d_node, dtype=numpy.float64)
-    tau_bwd = numpy.asarray(tau_bwd, dtype=numpy.float64)
-    return (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) + m*functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd])
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    m = m if type(m) is float else numpy.asarray(m, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    W_intra = W_intra if type(W_intra) is float else numpy.asarray(W_intra, dtype=numpy.float64)
+    W_net = W_net if type(W_net) is float else numpy.asarray(W_net, dtype=numpy.float64)
+    d_node = d_node if type(d_node) is float else numpy.asarray(d_node, dtype=numpy.float64)
+    tau_bwd = tau_bwd if type(tau_bwd) is float else numpy.asarray(tau_bwd, dtype=numpy.float64)
+    return numpy.float64((1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) + m*functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd]))
 
 
 def perf_zero_stage3_exposed(t, p, d, m, P, q_w, W_intra, W_net, d_node, tau_fwd, tau_bwd):
@@ -7741,18 +7753,18 @@ def perf_zero_stage3_exposed(t, p, d, m, P, q_w, W_intra, W_net, d_node, tau_fwd
 
     Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward); Wang et al. 2023, §3: ZeRO-3 gathers the weights for the forward and the backward of every micro-step and reduce-scatters the gradients of every micro-step; DeepSpeed docs, overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size: collectives overlapped with compute
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    m = numpy.asarray(m, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    W_intra = numpy.asarray(W_intra, dtype=numpy.float64)
-    W_net = numpy.asarray(W_net, dtype=numpy.float64)
-    d_node = numpy.asarray(d_node, dtype=numpy.float64)
-    tau_fwd = numpy.asarray(tau_fwd, dtype=numpy.float64)
-    tau_bwd = numpy.asarray(tau_bwd, dtype=numpy.float64)
-    return m*(functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_fwd]) + functools.reduce(numpy.maximum, [0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd]))
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    m = m if type(m) is float else numpy.asarray(m, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    W_intra = W_intra if type(W_intra) is float else numpy.asarray(W_intra, dtype=numpy.float64)
+    W_net = W_net if type(W_net) is float else numpy.asarray(W_net, dtype=numpy.float64)
+    d_node = d_node if type(d_node) is float else numpy.asarray(d_node, dtype=numpy.float64)
+    tau_fwd = tau_fwd if type(tau_fwd) is float else numpy.asarray(tau_fwd, dtype=numpy.float64)
+    tau_bwd = tau_bwd if type(tau_bwd) is float else numpy.asarray(tau_bwd, dtype=numpy.float64)
+    return numpy.float64(m*(functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_fwd]) + functools.reduce(numpy.maximum, [0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd])))
 
 
 def perf_zero_stage1_sent(t, p, d, P, q_w):
@@ -7773,12 +7785,12 @@ def perf_zero_stage1_sent(t, p, d, P, q_w):
 
     Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward); nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    return P*q_w*(2*d - 2)/(d*p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    return numpy.float64(P*q_w*(2*d - 2)/(d*p*t))
 
 
 def perf_zero_stage2_sent(t, p, d, m, P, q_w):
@@ -7800,13 +7812,13 @@ def perf_zero_stage2_sent(t, p, d, m, P, q_w):
 
     Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward); Wang et al. 2023, §3: ZeRO-3 gathers the weights for the forward and the backward of every micro-step and reduce-scatters the gradients of every micro-step; nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    m = numpy.asarray(m, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    return P*q_w*(d - 1)*(m + 1)/(d*p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    m = m if type(m) is float else numpy.asarray(m, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    return numpy.float64(P*q_w*(d - 1)*(m + 1)/(d*p*t))
 
 
 def perf_zero_stage3_sent(t, p, d, m, P, q_w):
@@ -7828,13 +7840,13 @@ def perf_zero_stage3_sent(t, p, d, m, P, q_w):
 
     Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward); Wang et al. 2023, §3: ZeRO-3 gathers the weights for the forward and the backward of every micro-step and reduce-scatters the gradients of every micro-step; nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    m = numpy.asarray(m, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    return 3*P*m*q_w*(d - 1)/(d*p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    m = m if type(m) is float else numpy.asarray(m, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    return numpy.float64(3*P*m*q_w*(d - 1)/(d*p*t))
 
 
 def perf_optimizer(t, p, P, W_mem, eta_mem):
@@ -7855,12 +7867,12 @@ def perf_optimizer(t, p, P, W_mem, eta_mem):
 
     Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward)
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
-    return 30*P/(W_mem*eta_mem*p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    eta_mem = eta_mem if type(eta_mem) is float else numpy.asarray(eta_mem, dtype=numpy.float64)
+    return numpy.float64(30*P/(W_mem*eta_mem*p*t))
 
 
 def perf_optimizer_sharded(t, p, d, P, W_mem, eta_mem):
@@ -7882,13 +7894,13 @@ def perf_optimizer_sharded(t, p, d, P, W_mem, eta_mem):
 
     Sources: Rajbhandari et al. 2020, §7: stages 1-2 move 2Ψ per step (reduce-scatter + all-gather), stage 3 3Ψ (an all-gather in forward and backward)
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
-    return 30*P/(W_mem*d*eta_mem*p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    eta_mem = eta_mem if type(eta_mem) is float else numpy.asarray(eta_mem, dtype=numpy.float64)
+    return numpy.float64(30*P/(W_mem*d*eta_mem*p*t))
 
 
 def params_ep_experts(h, E, l_moe, d_moe, *, gated=0, b_mlp=1):
@@ -7910,13 +7922,13 @@ def params_ep_experts(h, E, l_moe, d_moe, *, gated=0, b_mlp=1):
 
     Sources: transformers 5.24, parameter shapes; Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer)
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    return E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    return numpy.float64(E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)))
 
 
 def params_per_gpu_ep(t, p, P, e, P_exp):
@@ -7939,12 +7951,12 @@ def params_per_gpu_ep(t, p, P, e, P_exp):
 
     Sources: Lepikhin et al. 2020, §2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine); Megatron Core MoE, --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    e = numpy.asarray(e, dtype=numpy.float64)
-    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
-    return P_exp/(e*p*t) + (P - P_exp)/(p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    e = e if type(e) is float else numpy.asarray(e, dtype=numpy.float64)
+    P_exp = P_exp if type(P_exp) is float else numpy.asarray(P_exp, dtype=numpy.float64)
+    return numpy.float64(P_exp/(e*p*t) + (P - P_exp)/(p*t))
 
 
 def memory_zero_ep_cp(t, p, P, e, P_exp):
@@ -7967,12 +7979,12 @@ def memory_zero_ep_cp(t, p, P, e, P_exp):
 
     Sources: Rajbhandari et al. 2020, §5, Figure 1; Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    e = numpy.asarray(e, dtype=numpy.float64)
-    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
-    return 16*P_exp/(e*p*t) + 16*(P - P_exp)/(p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    e = e if type(e) is float else numpy.asarray(e, dtype=numpy.float64)
+    P_exp = P_exp if type(P_exp) is float else numpy.asarray(P_exp, dtype=numpy.float64)
+    return numpy.float64(16*P_exp/(e*p*t) + 16*(P - P_exp)/(p*t))
 
 
 def memory_zero_ep_cp_stage1(t, p, d, P, e, c, P_exp):
@@ -7997,14 +8009,14 @@ def memory_zero_ep_cp_stage1(t, p, d, P, e, c, P_exp):
 
     Sources: Rajbhandari et al. 2020, §5, Figure 1; Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    e = numpy.asarray(e, dtype=numpy.float64)
-    c = numpy.asarray(c, dtype=numpy.float64)
-    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
-    return (4*P_exp/e + 12*P_exp/(c*d))/(p*t) + (4*P - 4*P_exp + 12*(P - P_exp)/(c*d))/(p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    e = e if type(e) is float else numpy.asarray(e, dtype=numpy.float64)
+    c = c if type(c) is float else numpy.asarray(c, dtype=numpy.float64)
+    P_exp = P_exp if type(P_exp) is float else numpy.asarray(P_exp, dtype=numpy.float64)
+    return numpy.float64((4*P_exp/e + 12*P_exp/(c*d))/(p*t) + (4*P - 4*P_exp + 12*(P - P_exp)/(c*d))/(p*t))
 
 
 def memory_zero_ep_cp_stage2(t, p, d, P, e, c, P_exp):
@@ -8029,14 +8041,14 @@ def memory_zero_ep_cp_stage2(t, p, d, P, e, c, P_exp):
 
     Sources: Rajbhandari et al. 2020, §5, Figure 1; Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    e = numpy.asarray(e, dtype=numpy.float64)
-    c = numpy.asarray(c, dtype=numpy.float64)
-    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
-    return (2*P_exp/e + 14*P_exp/(c*d))/(p*t) + (2*P - 2*P_exp + 14*(P - P_exp)/(c*d))/(p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    e = e if type(e) is float else numpy.asarray(e, dtype=numpy.float64)
+    c = c if type(c) is float else numpy.asarray(c, dtype=numpy.float64)
+    P_exp = P_exp if type(P_exp) is float else numpy.asarray(P_exp, dtype=numpy.float64)
+    return numpy.float64((2*P_exp/e + 14*P_exp/(c*d))/(p*t) + (2*P - 2*P_exp + 14*(P - P_exp)/(c*d))/(p*t))
 
 
 def memory_zero_ep_cp_stage3(t, p, d, P, c, P_exp):
@@ -8060,13 +8072,13 @@ def memory_zero_ep_cp_stage3(t, p, d, P, c, P_exp):
 
     Sources: Rajbhandari et al. 2020, §5, Figure 1; Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    c = numpy.asarray(c, dtype=numpy.float64)
-    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
-    return 16*P_exp/(c*d*p*t) + 16*(P - P_exp)/(c*d*p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    c = c if type(c) is float else numpy.asarray(c, dtype=numpy.float64)
+    P_exp = P_exp if type(P_exp) is float else numpy.asarray(P_exp, dtype=numpy.float64)
+    return numpy.float64(16*P_exp/(c*d*p*t) + 16*(P - P_exp)/(c*d*p*t))
 
 
 def comms_ep_per_layer(b, s, h, k, q, e, c):
@@ -8091,14 +8103,14 @@ def comms_ep_per_layer(b, s, h, k, q, e, c):
 
     Sources: Lepikhin et al. 2020, §2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine); Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core MoE, --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism; Yu 2024 (000), §3.3.2.2, Table 5 (NCCL ring/tree redundancy)
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    e = numpy.asarray(e, dtype=numpy.float64)
-    c = numpy.asarray(c, dtype=numpy.float64)
-    return b*h*k*q*s*(4*e - 4)/(c*e)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    e = e if type(e) is float else numpy.asarray(e, dtype=numpy.float64)
+    c = c if type(c) is float else numpy.asarray(c, dtype=numpy.float64)
+    return numpy.float64(b*h*k*q*s*(4*e - 4)/(c*e))
 
 
 def comms_ep_per_layer_sp(b, s, h, k, t, q, e, c):
@@ -8124,15 +8136,15 @@ def comms_ep_per_layer_sp(b, s, h, k, t, q, e, c):
 
     Sources: Megatron Core MoE, --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism; Lepikhin et al. 2020, §2.2, §3.2 (experts sharded over devices, AllToAll dispatch and combine)
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    e = numpy.asarray(e, dtype=numpy.float64)
-    c = numpy.asarray(c, dtype=numpy.float64)
-    return b*h*k*q*s*(4*e - 4)/(c*e*t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    e = e if type(e) is float else numpy.asarray(e, dtype=numpy.float64)
+    c = c if type(c) is float else numpy.asarray(c, dtype=numpy.float64)
+    return numpy.float64(b*h*k*q*s*(4*e - 4)/(c*e*t))
 
 
 def comms_ep_per_microbatch(b, s, h, k, p, q, e, c, l_moe):
@@ -8159,16 +8171,16 @@ def comms_ep_per_microbatch(b, s, h, k, p, q, e, c, l_moe):
 
     Sources: Megatron Core MoE, --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    e = numpy.asarray(e, dtype=numpy.float64)
-    c = numpy.asarray(c, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    return b*h*k*l_moe*q*s*(4*e - 4)/(c*e*p)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    e = e if type(e) is float else numpy.asarray(e, dtype=numpy.float64)
+    c = c if type(c) is float else numpy.asarray(c, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    return numpy.float64(b*h*k*l_moe*q*s*(4*e - 4)/(c*e*p))
 
 
 def comms_ep_per_microbatch_sp(b, s, h, k, t, p, q, e, c, l_moe):
@@ -8196,17 +8208,17 @@ def comms_ep_per_microbatch_sp(b, s, h, k, t, p, q, e, c, l_moe):
 
     Sources: Megatron Core MoE, --expert-model-parallel-size; the all-to-all token dispatcher; expert data parallelism
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    e = numpy.asarray(e, dtype=numpy.float64)
-    c = numpy.asarray(c, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    return b*h*k*l_moe*q*s*(4*e - 4)/(c*e*p*t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    e = e if type(e) is float else numpy.asarray(e, dtype=numpy.float64)
+    c = c if type(c) is float else numpy.asarray(c, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    return numpy.float64(b*h*k*l_moe*q*s*(4*e - 4)/(c*e*p*t))
 
 
 def comms_dp_ep_cp_sent_per_iteration(t, p, d, P, q_w, e, c, P_exp):
@@ -8232,15 +8244,15 @@ def comms_dp_ep_cp_sent_per_iteration(t, p, d, P, q_w, e, c, P_exp):
 
     Sources: Yu 2024 (000), §3.3.2.1, Table 4 (per-GPU traffic of 3D parallelism); Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    e = numpy.asarray(e, dtype=numpy.float64)
-    c = numpy.asarray(c, dtype=numpy.float64)
-    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
-    return P_exp*q_w*(2*c*d/e - 2)/(c*d*p*t) + q_w*(P - P_exp)*(2*c*d - 2)/(c*d*p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    e = e if type(e) is float else numpy.asarray(e, dtype=numpy.float64)
+    c = c if type(c) is float else numpy.asarray(c, dtype=numpy.float64)
+    P_exp = P_exp if type(P_exp) is float else numpy.asarray(P_exp, dtype=numpy.float64)
+    return numpy.float64(P_exp*q_w*(2*c*d/e - 2)/(c*d*p*t) + q_w*(P - P_exp)*(2*c*d - 2)/(c*d*p*t))
 
 
 def comms_zero_stage3_ep_cp_sent(t, p, d, P, q_w, e, c, P_exp):
@@ -8266,15 +8278,15 @@ def comms_zero_stage3_ep_cp_sent(t, p, d, P, q_w, e, c, P_exp):
 
     Sources: Rajbhandari et al. 2020, §5, Figure 1; Rajbhandari et al. 2022, §4.1, §5 (expert parallelism within the data-parallel group, all-to-all per MoE layer)
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    e = numpy.asarray(e, dtype=numpy.float64)
-    c = numpy.asarray(c, dtype=numpy.float64)
-    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
-    return P_exp*q_w*(3*c*d/e - 3)/(c*d*p*t) + q_w*(P - P_exp)*(3*c*d - 3)/(c*d*p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    e = e if type(e) is float else numpy.asarray(e, dtype=numpy.float64)
+    c = c if type(c) is float else numpy.asarray(c, dtype=numpy.float64)
+    P_exp = P_exp if type(P_exp) is float else numpy.asarray(P_exp, dtype=numpy.float64)
+    return numpy.float64(P_exp*q_w*(3*c*d/e - 3)/(c*d*p*t) + q_w*(P - P_exp)*(3*c*d - 3)/(c*d*p*t))
 
 
 def memory_activations_layer_cp(b, s, h, a, g, d_head, d_ff, t, c, *, gated=0):
@@ -8302,17 +8314,17 @@ def memory_activations_layer_cp(b, s, h, a, g, d_head, d_ff, t, c, *, gated=0):
 
     Sources: Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Liu et al. 2023, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Korthikanti et al. 2022, §4, Table 2; Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    c = numpy.asarray(c, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    return 4*a*b*s/(c*t) + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)/c
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    c = c if type(c) is float else numpy.asarray(c, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    return numpy.float64(4*a*b*s/(c*t) + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)/c)
 
 
 def memory_activations_layer_cp_sp(b, s, h, a, g, d_head, d_ff, t, c, *, gated=0):
@@ -8340,17 +8352,17 @@ def memory_activations_layer_cp_sp(b, s, h, a, g, d_head, d_ff, t, c, *, gated=0
 
     Sources: Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Liu et al. 2023, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Korthikanti et al. 2022, §4, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    c = numpy.asarray(c, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    return 4*a*b*s/(c*t) + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/(c*t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    c = c if type(c) is float else numpy.asarray(c, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    return numpy.float64(4*a*b*s/(c*t) + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/(c*t))
 
 
 def memory_activations_layer_cp_full_recompute(b, s, h, c):
@@ -8372,11 +8384,11 @@ def memory_activations_layer_cp_full_recompute(b, s, h, c):
 
     Sources: Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Korthikanti et al. 2022, §4, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    c = numpy.asarray(c, dtype=numpy.float64)
-    return 2*b*h*s/c
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    c = c if type(c) is float else numpy.asarray(c, dtype=numpy.float64)
+    return numpy.float64(2*b*h*s/c)
 
 
 def memory_activations_layer_cp_full_recompute_sp(b, s, h, t, c):
@@ -8399,12 +8411,12 @@ def memory_activations_layer_cp_full_recompute_sp(b, s, h, t, c):
 
     Sources: Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks; Korthikanti et al. 2022, §4, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    c = numpy.asarray(c, dtype=numpy.float64)
-    return 2*b*h*s/(c*t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    c = c if type(c) is float else numpy.asarray(c, dtype=numpy.float64)
+    return numpy.float64(2*b*h*s/(c*t))
 
 
 def comms_cp_per_layer(b, s, g, d_head, t, q, c):
@@ -8429,14 +8441,14 @@ def comms_cp_per_layer(b, s, g, d_head, t, q, c):
 
     Sources: Liu et al. 2023, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    c = numpy.asarray(c, dtype=numpy.float64)
-    return 2*b*d_head*g*q*s*(3*c - 3)/(c*t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    c = c if type(c) is float else numpy.asarray(c, dtype=numpy.float64)
+    return numpy.float64(2*b*d_head*g*q*s*(3*c - 3)/(c*t))
 
 
 def comms_cp_per_microbatch(b, s, g, d_head, l, t, p, q, c):
@@ -8463,16 +8475,16 @@ def comms_cp_per_microbatch(b, s, g, d_head, l, t, p, q, c):
 
     Sources: Liu et al. 2023, §3, Algorithm 1 (K/V blocks passed around a ring of hosts, c−1 steps); Megatron Core context parallelism, the sequence split over CP ranks; K/V all-gathered in forward and again in backward, their gradients reduce-scattered, each run as ring point-to-point steps; each GPU stores only its chunk's activations; gradients reduced over the DP×CP ranks
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    c = numpy.asarray(c, dtype=numpy.float64)
-    return 2*b*d_head*g*l*q*s*(3*c - 3)/(c*p*t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    c = c if type(c) is float else numpy.asarray(c, dtype=numpy.float64)
+    return numpy.float64(2*b*d_head*g*l*q*s*(3*c - 3)/(c*p*t))
 
 
 def memory_distributed_optimizer(t, p, d, P):
@@ -8494,11 +8506,11 @@ def memory_distributed_optimizer(t, p, d, P):
 
     Sources: Megatron Core distributed optimizer, bytes per parameter: bf16 param, fp32 grads 18 → 6 + 12/d; fp16/fp16 20 → 4 + 16/d; Rajbhandari et al. 2020, §5, Figure 1
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return (6*P + 12*P/d)/(p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64((6*P + 12*P/d)/(p*t))
 
 
 def memory_fp8_model_states(P):
@@ -8515,8 +8527,8 @@ def memory_fp8_model_states(P):
 
     Sources: Transformer Engine docs, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; Micikevicius et al. 2022, §3 (E4M3 for weights and activations, E5M2 for gradients; 1 byte each); Rajbhandari et al. 2020, §5, Figure 1
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 18*P
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(18*P)
 
 
 def memory_fp8_weight_copies(t, p, P, e, P_exp):
@@ -8539,12 +8551,12 @@ def memory_fp8_weight_copies(t, p, P, e, P_exp):
 
     Sources: Transformer Engine docs, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; Micikevicius et al. 2022, §3 (E4M3 for weights and activations, E5M2 for gradients; 1 byte each)
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    e = numpy.asarray(e, dtype=numpy.float64)
-    P_exp = numpy.asarray(P_exp, dtype=numpy.float64)
-    return 2*P_exp/(e*p*t) + 2*(P - P_exp)/(p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    e = e if type(e) is float else numpy.asarray(e, dtype=numpy.float64)
+    P_exp = P_exp if type(P_exp) is float else numpy.asarray(P_exp, dtype=numpy.float64)
+    return numpy.float64(2*P_exp/(e*p*t) + 2*(P - P_exp)/(p*t))
 
 
 def memory_fp8_weight_copies_zero3(t, p, d, P, c):
@@ -8565,12 +8577,12 @@ def memory_fp8_weight_copies_zero3(t, p, d, P, c):
 
     Sources: Transformer Engine docs, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; Rajbhandari et al. 2020, §5, Figure 1
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    c = numpy.asarray(c, dtype=numpy.float64)
-    return 2*P/(c*d*p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    c = c if type(c) is float else numpy.asarray(c, dtype=numpy.float64)
+    return numpy.float64(2*P/(c*d*p*t))
 
 
 def memory_fp8_activations_saving(b, s, h, a, d_head, d_ff, t):
@@ -8595,14 +8607,14 @@ def memory_fp8_activations_saving(b, s, h, a, d_head, d_ff, t):
 
     Sources: Transformer Engine docs, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; DeepSeek-AI 2024, §3.3 FP8 training: FP8 GEMM inputs cached for backward; fp32 master weights and gradients; bf16 Adam moments
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    return b*s*(2*h + (a*d_head + d_ff)/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    return numpy.float64(b*s*(2*h + (a*d_head + d_ff)/t))
 
 
 def memory_fp8_activations_saving_sp(b, s, h, a, d_head, d_ff, t):
@@ -8627,14 +8639,14 @@ def memory_fp8_activations_saving_sp(b, s, h, a, d_head, d_ff, t):
 
     Sources: Transformer Engine docs, FP8 GEMMs with delayed scaling; weights cast to FP8 once per step and cached with their transposes; the FP8 input of each Linear saved for backward; DeepSeek-AI 2024, §3.3 FP8 training: FP8 GEMM inputs cached for backward; fp32 master weights and gradients; bf16 Adam moments
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    return b*s*(a*d_head + d_ff + 2*h)/t
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    return numpy.float64(b*s*(a*d_head + d_ff + 2*h)/t)
 
 
 def params_lora_matrix(r_lora, d_in, d_out):
@@ -8653,10 +8665,10 @@ def params_lora_matrix(r_lora, d_in, d_out):
 
     Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PEFT 0.21, LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True)
     """
-    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
-    d_in = numpy.asarray(d_in, dtype=numpy.float64)
-    d_out = numpy.asarray(d_out, dtype=numpy.float64)
-    return r_lora*(d_in + d_out)
+    r_lora = r_lora if type(r_lora) is float else numpy.asarray(r_lora, dtype=numpy.float64)
+    d_in = d_in if type(d_in) is float else numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = d_out if type(d_out) is float else numpy.asarray(d_out, dtype=numpy.float64)
+    return numpy.float64(r_lora*(d_in + d_out))
 
 
 def params_lora_layer(h, a, g, d_head, d_ff, r_lora, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down):
@@ -8685,20 +8697,20 @@ def params_lora_layer(h, a, g, d_head, d_ff, r_lora, lora_q, lora_k, lora_v, lor
 
     Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PEFT 0.21, LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True)
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
-    lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
-    lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
-    lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
-    lora_o = numpy.asarray(lora_o, dtype=numpy.float64)
-    lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
-    lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
-    lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
-    return lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    r_lora = r_lora if type(r_lora) is float else numpy.asarray(r_lora, dtype=numpy.float64)
+    lora_q = lora_q if type(lora_q) is float else numpy.asarray(lora_q, dtype=numpy.float64)
+    lora_k = lora_k if type(lora_k) is float else numpy.asarray(lora_k, dtype=numpy.float64)
+    lora_v = lora_v if type(lora_v) is float else numpy.asarray(lora_v, dtype=numpy.float64)
+    lora_o = lora_o if type(lora_o) is float else numpy.asarray(lora_o, dtype=numpy.float64)
+    lora_gate = lora_gate if type(lora_gate) is float else numpy.asarray(lora_gate, dtype=numpy.float64)
+    lora_up = lora_up if type(lora_up) is float else numpy.asarray(lora_up, dtype=numpy.float64)
+    lora_down = lora_down if type(lora_down) is float else numpy.asarray(lora_down, dtype=numpy.float64)
+    return numpy.float64(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h))
 
 
 def params_lora_total(h, a, g, d_head, d_ff, l, r_lora, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down):
@@ -8728,21 +8740,21 @@ def params_lora_total(h, a, g, d_head, d_ff, l, r_lora, lora_q, lora_k, lora_v, 
 
     Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PEFT 0.21, LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True)
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
-    lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
-    lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
-    lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
-    lora_o = numpy.asarray(lora_o, dtype=numpy.float64)
-    lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
-    lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
-    lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
-    return l*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h))
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    r_lora = r_lora if type(r_lora) is float else numpy.asarray(r_lora, dtype=numpy.float64)
+    lora_q = lora_q if type(lora_q) is float else numpy.asarray(lora_q, dtype=numpy.float64)
+    lora_k = lora_k if type(lora_k) is float else numpy.asarray(lora_k, dtype=numpy.float64)
+    lora_v = lora_v if type(lora_v) is float else numpy.asarray(lora_v, dtype=numpy.float64)
+    lora_o = lora_o if type(lora_o) is float else numpy.asarray(lora_o, dtype=numpy.float64)
+    lora_gate = lora_gate if type(lora_gate) is float else numpy.asarray(lora_gate, dtype=numpy.float64)
+    lora_up = lora_up if type(lora_up) is float else numpy.asarray(lora_up, dtype=numpy.float64)
+    lora_down = lora_down if type(lora_down) is float else numpy.asarray(lora_down, dtype=numpy.float64)
+    return numpy.float64(l*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)))
 
 
 def memory_lora_adapter_states(P_lora):
@@ -8759,8 +8771,8 @@ def memory_lora_adapter_states(P_lora):
 
     Sources: PEFT 0.21, LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True); Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); Rajbhandari et al. 2020, §5, Figure 1
     """
-    P_lora = numpy.asarray(P_lora, dtype=numpy.float64)
-    return 16*P_lora
+    P_lora = P_lora if type(P_lora) is float else numpy.asarray(P_lora, dtype=numpy.float64)
+    return numpy.float64(16*P_lora)
 
 
 def memory_lora_frozen_base(P, q_base, P_keep):
@@ -8781,10 +8793,10 @@ def memory_lora_frozen_base(P, q_base, P_keep):
 
     Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_base = numpy.asarray(q_base, dtype=numpy.float64)
-    P_keep = numpy.asarray(P_keep, dtype=numpy.float64)
-    return 2*P_keep + q_base*(P - P_keep)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_base = q_base if type(q_base) is float else numpy.asarray(q_base, dtype=numpy.float64)
+    P_keep = P_keep if type(P_keep) is float else numpy.asarray(P_keep, dtype=numpy.float64)
+    return numpy.float64(2*P_keep + q_base*(P - P_keep))
 
 
 def memory_lora_states(P, q_base, P_keep, P_lora):
@@ -8806,11 +8818,11 @@ def memory_lora_states(P, q_base, P_keep, P_lora):
 
     Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter; PEFT 0.21, LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True)
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_base = numpy.asarray(q_base, dtype=numpy.float64)
-    P_keep = numpy.asarray(P_keep, dtype=numpy.float64)
-    P_lora = numpy.asarray(P_lora, dtype=numpy.float64)
-    return 2*P_keep + 16*P_lora + q_base*(P - P_keep)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_base = q_base if type(q_base) is float else numpy.asarray(q_base, dtype=numpy.float64)
+    P_keep = P_keep if type(P_keep) is float else numpy.asarray(P_keep, dtype=numpy.float64)
+    P_lora = P_lora if type(P_lora) is float else numpy.asarray(P_lora, dtype=numpy.float64)
+    return numpy.float64(2*P_keep + 16*P_lora + q_base*(P - P_keep))
 
 
 def memory_lora_activations_layer(b, s, r_lora, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down):
@@ -8838,17 +8850,17 @@ def memory_lora_activations_layer(b, s, r_lora, lora_q, lora_k, lora_v, lora_o, 
 
     Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PEFT 0.21, LoraConfig (target_modules, r), LoraModel; adapters kept in fp32 (autocast_adapter_dtype=True)
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
-    lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
-    lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
-    lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
-    lora_o = numpy.asarray(lora_o, dtype=numpy.float64)
-    lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
-    lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
-    lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
-    return 4*b*r_lora*s*(lora_down + lora_gate + lora_k + lora_o + lora_q + lora_up + lora_v)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    r_lora = r_lora if type(r_lora) is float else numpy.asarray(r_lora, dtype=numpy.float64)
+    lora_q = lora_q if type(lora_q) is float else numpy.asarray(lora_q, dtype=numpy.float64)
+    lora_k = lora_k if type(lora_k) is float else numpy.asarray(lora_k, dtype=numpy.float64)
+    lora_v = lora_v if type(lora_v) is float else numpy.asarray(lora_v, dtype=numpy.float64)
+    lora_o = lora_o if type(lora_o) is float else numpy.asarray(lora_o, dtype=numpy.float64)
+    lora_gate = lora_gate if type(lora_gate) is float else numpy.asarray(lora_gate, dtype=numpy.float64)
+    lora_up = lora_up if type(lora_up) is float else numpy.asarray(lora_up, dtype=numpy.float64)
+    lora_down = lora_down if type(lora_down) is float else numpy.asarray(lora_down, dtype=numpy.float64)
+    return numpy.float64(4*b*r_lora*s*(lora_down + lora_gate + lora_k + lora_o + lora_q + lora_up + lora_v))
 
 
 def memory_qlora_bytes_per_weight(B_q, B_q2):
@@ -8866,9 +8878,9 @@ def memory_qlora_bytes_per_weight(B_q, B_q2):
 
     Sources: Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
     """
-    B_q = numpy.asarray(B_q, dtype=numpy.float64)
-    B_q2 = numpy.asarray(B_q2, dtype=numpy.float64)
-    return 1/2 + B_q**(-1.0) + 4/(B_q*B_q2)
+    B_q = B_q if type(B_q) is float else numpy.asarray(B_q, dtype=numpy.float64)
+    B_q2 = B_q2 if type(B_q2) is float else numpy.asarray(B_q2, dtype=numpy.float64)
+    return numpy.float64(1/2 + B_q**(-1.0) + 4/(B_q*B_q2))
 
 
 def memory_qlora_bytes_per_weight_single(B_q):
@@ -8885,8 +8897,8 @@ def memory_qlora_bytes_per_weight_single(B_q):
 
     Sources: Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
     """
-    B_q = numpy.asarray(B_q, dtype=numpy.float64)
-    return 1/2 + 4/B_q
+    B_q = B_q if type(B_q) is float else numpy.asarray(B_q, dtype=numpy.float64)
+    return numpy.float64(1/2 + 4/B_q)
 
 
 def memory_int8_bytes_per_weight(d_in):
@@ -8903,8 +8915,8 @@ def memory_int8_bytes_per_weight(d_in):
 
     Sources: Dettmers et al. 2022, §3.1 vector-wise quantization: one scale per row
     """
-    d_in = numpy.asarray(d_in, dtype=numpy.float64)
-    return 1 + 4/d_in
+    d_in = d_in if type(d_in) is float else numpy.asarray(d_in, dtype=numpy.float64)
+    return numpy.float64(1 + 4/d_in)
 
 
 def params_quantized_linear(h, a, g, d_head, d_ff, l, *, gated=0, l_moe=0, d_sh=0, E=None, d_moe=None):
@@ -8933,18 +8945,18 @@ def params_quantized_linear(h, a, g, d_head, d_ff, l, *, gated=0, l_moe=0, d_sh=
     """
     E = _gated('params.quantized.linear', 'E', E, {'l_moe': (l_moe, 0)})
     d_moe = _gated('params.quantized.linear', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    return d_ff*h*(gated + 2)*(l - l_moe) + l*(2*a*d_head*h + 2*d_head*g*h) + l_moe*(E*d_moe*h*(gated + 2) + E*h + d_sh*h*(gated + 2))
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    return numpy.float64(d_ff*h*(gated + 2)*(l - l_moe) + l*(2*a*d_head*h + 2*d_head*g*h) + _times(l_moe, lambda: E*d_moe*h*(gated + 2) + E*h + d_sh*h*(gated + 2), E, d_moe, d_sh, gated, h))
 
 
 def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -9043,69 +9055,69 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     n_vh = _gated('params.quantized.kept', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('params.quantized.kept', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('params.quantized.kept', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    n_pos = numpy.asarray(n_pos, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    o_pos = numpy.asarray(o_pos, dtype=numpy.float64)
-    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
-    pos_table = numpy.asarray(pos_table, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_q = numpy.asarray(b_q, dtype=numpy.float64)
-    b_k = numpy.asarray(b_k, dtype=numpy.float64)
-    b_v = numpy.asarray(b_v, dtype=numpy.float64)
-    b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    norm_final = numpy.asarray(norm_final, dtype=numpy.float64)
-    emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
-    tied = numpy.asarray(tied, dtype=numpy.float64)
-    head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
-    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
-    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
-    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
-    dt_norm = numpy.asarray(dt_norm, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias + 2*N_ssm*b_conv*l_ssd*n_grp + 2*N_ssm*b_ssm*l_ssd*n_grp + 3*N_ssm*d_ssm*l_mamba + 2*N_ssm*dt_norm*l_mamba + 2*N_ssm*h*l_ssd*n_grp + 2*N_ssm*k_conv*l_ssd*n_grp - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*attn_gate*b_q*d_head*l*mla + a*attn_gate*b_q*d_head*l + a*attn_gate*b_q*d_head*l_gdn*mla - a*attn_gate*b_q*d_head*l_gdn + a*attn_gate*b_q*d_head*l_lru*mla - a*attn_gate*b_q*d_head*l_lru + a*attn_gate*b_q*d_head*l_mamba*mla - a*attn_gate*b_q*d_head*l_mamba + a*attn_gate*b_q*d_head*l_noattn*mla - a*attn_gate*b_q*d_head*l_noattn + a*attn_gate*b_q*d_head*l_ssd*mla - a*attn_gate*b_q*d_head*l_ssd - a*attn_gate*d_head*h*l*mla + a*attn_gate*d_head*h*l + a*attn_gate*d_head*h*l_gdn*mla - a*attn_gate*d_head*h*l_gdn + a*attn_gate*d_head*h*l_lru*mla - a*attn_gate*d_head*h*l_lru + a*attn_gate*d_head*h*l_mamba*mla - a*attn_gate*d_head*h*l_mamba + a*attn_gate*d_head*h*l_noattn*mla - a*attn_gate*d_head*h*l_noattn + a*attn_gate*d_head*h*l_ssd*mla - a*attn_gate*d_head*h*l_ssd + a*b_k*d_head*l*x_attn - a*b_q*d_head*l*mla + a*b_q*d_head*l*x_attn + a*b_q*d_head*l + a*b_q*d_head*l_gdn*mla - a*b_q*d_head*l_gdn + a*b_q*d_head*l_lru*mla - a*b_q*d_head*l_lru + a*b_q*d_head*l_mamba*mla - a*b_q*d_head*l_mamba + a*b_q*d_head*l_noattn*mla - a*b_q*d_head*l_noattn + a*b_q*d_head*l_ssd*mla - a*b_q*d_head*l_ssd + a*b_v*d_head*l*x_attn - 2*a*d_head*h*l*mla + 4*a*d_head*h*l*x_attn + 2*a*d_head*h*l_gdn*mla - 2*a*d_head*h*l_gdn + 2*a*d_head*h*l_lru*mla - 2*a*d_head*h*l_lru + 2*a*d_head*h*l_mamba*mla - 2*a*d_head*h*l_mamba + 2*a*d_head*h*l_noattn*mla - 2*a*d_head*h*l_noattn + 2*a*d_head*h*l_ssd*mla - 2*a*d_head*h*l_ssd + a*d_head*l*qk_norm_full - a*d_head*l_gdn*qk_norm_full - a*d_head*l_lru*qk_norm_full - a*d_head*l_mamba*qk_norm_full - a*d_head*l_noattn*qk_norm_full - a*d_head*l_ssd*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*h*l_gdn*mla*q_lora - a*d_nope*h*l_gdn*mla + a*d_nope*h*l_lru*mla*q_lora - a*d_nope*h*l_lru*mla + a*d_nope*h*l_mamba*mla*q_lora - a*d_nope*h*l_mamba*mla + a*d_nope*h*l_noattn*mla*q_lora - a*d_nope*h*l_noattn*mla + a*d_nope*h*l_ssd*mla*q_lora - a*d_nope*h*l_ssd*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_nope*l_gdn*mla*q_lora*r_q - a*d_nope*l_gdn*mla*r_kv - a*d_nope*l_lru*mla*q_lora*r_q - a*d_nope*l_lru*mla*r_kv - a*d_nope*l_mamba*mla*q_lora*r_q - a*d_nope*l_mamba*mla*r_kv - a*d_nope*l_noattn*mla*q_lora*r_q - a*d_nope*l_noattn*mla*r_kv - a*d_nope*l_ssd*mla*q_lora*r_q - a*d_nope*l_ssd*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*h*l_gdn*mla*q_lora - a*d_rope*h*l_gdn*mla + a*d_rope*h*l_lru*mla*q_lora - a*d_rope*h*l_lru*mla + a*d_rope*h*l_mamba*mla*q_lora - a*d_rope*h*l_mamba*mla + a*d_rope*h*l_noattn*mla*q_lora - a*d_rope*h*l_noattn*mla + a*d_rope*h*l_ssd*mla*q_lora - a*d_rope*h*l_ssd*mla + a*d_rope*l*mla*q_lora*r_q - a*d_rope*l_gdn*mla*q_lora*r_q - a*d_rope*l_lru*mla*q_lora*r_q - a*d_rope*l_mamba*mla*q_lora*r_q - a*d_rope*l_noattn*mla*q_lora*r_q - a*d_rope*l_ssd*mla*q_lora*r_q + a*d_v*h*l*mla - a*d_v*h*l_gdn*mla - a*d_v*h*l_lru*mla - a*d_v*h*l_mamba*mla - a*d_v*h*l_noattn*mla - a*d_v*h*l_ssd*mla + a*d_v*l*mla*r_kv - a*d_v*l_gdn*mla*r_kv - a*d_v*l_lru*mla*r_kv - a*d_v*l_mamba*mla*r_kv - a*d_v*l_noattn*mla*r_kv - a*d_v*l_ssd*mla*r_kv + a*l*sink - a*l_gdn*sink - a*l_lru*sink - a*l_mamba*sink - a*l_noattn*sink - a*l_ssd*sink + b_conv*d_ssm*l_mamba + b_conv*d_ssm*l_ssd - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_k*d_head*g*l_gdn*mla - b_k*d_head*g*l_gdn + b_k*d_head*g*l_lru*mla - b_k*d_head*g*l_lru + b_k*d_head*g*l_mamba*mla - b_k*d_head*g*l_mamba + b_k*d_head*g*l_noattn*mla - b_k*d_head*g*l_noattn + b_k*d_head*g*l_ssd*mla - b_k*d_head*g*l_ssd + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe - b_mlp*d_ff*gated*l_nomlp + b_mlp*d_ff*l - b_mlp*d_ff*l_moe - b_mlp*d_ff*l_nomlp + b_mlp*h*l - b_mlp*h*l_moe - b_mlp*h*l_nomlp - b_o*h*l*mla + b_o*h*l*x_attn + b_o*h*l + b_o*h*l_gdn*mla - b_o*h*l_gdn + b_o*h*l_lru*mla - b_o*h*l_lru + b_o*h*l_mamba*mla - b_o*h*l_mamba + b_o*h*l_noattn*mla - b_o*h*l_noattn + b_o*h*l_ssd*mla - b_o*h*l_ssd + 2*b_ssm*d_ssm*l_mamba + 2*b_ssm*d_ssm*l_ssd + b_ssm*h*l_mamba + b_ssm*h*l_ssd + b_ssm*l_ssd*n_ssmh - b_v*d_head*g*l*mla + b_v*d_head*g*l + b_v*d_head*g*l_gdn*mla - b_v*d_head*g*l_gdn + b_v*d_head*g*l_lru*mla - b_v*d_head*g*l_lru + b_v*d_head*g*l_mamba*mla - b_v*d_head*g*l_mamba + b_v*d_head*g*l_noattn*mla - b_v*d_head*g*l_noattn + b_v*d_head*g*l_ssd*mla - b_v*d_head*g*l_ssd + 2*d_emb*h*proj_emb - d_ff*gated*h*l_nomlp - 2*d_ff*h*l_nomlp - 2*d_head*g*h*l*mla + 2*d_head*g*h*l_gdn*mla - 2*d_head*g*h*l_gdn + 2*d_head*g*h*l_lru*mla - 2*d_head*g*h*l_lru + 2*d_head*g*h*l_mamba*mla - 2*d_head*g*h*l_mamba + 2*d_head*g*h*l_noattn*mla - 2*d_head*g*h*l_noattn + 2*d_head*g*h*l_ssd*mla - 2*d_head*g*h*l_ssd + d_head*g*l*qk_norm_full - d_head*g*l_gdn*qk_norm_full - d_head*g*l_lru*qk_norm_full - d_head*g*l_mamba*qk_norm_full - d_head*g*l_noattn*qk_norm_full - d_head*g*l_ssd*qk_norm_full + 2*d_head*l*qk_norm - 2*d_head*l_gdn*qk_norm - 2*d_head*l_lru*qk_norm - 2*d_head*l_mamba*qk_norm - 2*d_head*l_noattn*qk_norm - 2*d_head*l_ssd*qk_norm + 2*d_kh*h*l_gdn*n_kh + 2*d_kh*k_conv*l_gdn*n_kh + 3*d_lru*h*l_lru + d_lru*k_conv*l_lru + 2*d_lru*l_lru*w_lru + 6*d_lru*l_lru + d_rope*h*l*mla - d_rope*h*l_gdn*mla - d_rope*h*l_lru*mla - d_rope*h*l_mamba*mla - d_rope*h*l_noattn*mla - d_rope*h*l_ssd*mla + 3*d_ssm*h*l_mamba + 3*d_ssm*h*l_ssd + d_ssm*k_conv*l_mamba + d_ssm*k_conv*l_ssd + 2*d_ssm*l_mamba*r_dt + 2*d_ssm*l_mamba + d_ssm*l_ssd + 3*d_vh*h*l_gdn*n_vh + d_vh*k_conv*l_gdn*n_vh + d_vh*l_gdn + dt_norm*l_mamba*r_dt + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l*norm_bias*x_attn + h*l*x_attn - h*l_gdn*mla*q_lora*r_q - h*l_gdn*mla*r_kv + 2*h*l_gdn*n_vh - h*l_lru*mla*q_lora*r_q - h*l_lru*mla*r_kv + h*l_lru - h*l_mamba*mla*q_lora*r_q - h*l_mamba*mla*r_kv + h*l_moe*sh_gate - h*l_noattn*mla*q_lora*r_q - h*l_noattn*mla*r_kv - h*l_ssd*mla*q_lora*r_q - h*l_ssd*mla*r_kv + h*l_ssd*n_ssmh + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv - l_gdn*mla*q_lora*r_q - l_gdn*mla*r_kv + 2*l_gdn*n_vh - l_lru*mla*q_lora*r_q - l_lru*mla*r_kv - l_mamba*mla*q_lora*r_q - l_mamba*mla*r_kv - l_noattn*mla*q_lora*r_q - l_noattn*mla*r_kv - l_ssd*mla*q_lora*r_q - l_ssd*mla*r_kv + 3*l_ssd*n_ssmh
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    n_pos = n_pos if type(n_pos) is float else numpy.asarray(n_pos, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    o_pos = o_pos if type(o_pos) is float else numpy.asarray(o_pos, dtype=numpy.float64)
+    n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
+    pos_table = pos_table if type(pos_table) is float else numpy.asarray(pos_table, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_q = b_q if type(b_q) is float else numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = b_k if type(b_k) is float else numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = b_v if type(b_v) is float else numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    norm_final = norm_final if type(norm_final) is float else numpy.asarray(norm_final, dtype=numpy.float64)
+    emb_norm = emb_norm if type(emb_norm) is float else numpy.asarray(emb_norm, dtype=numpy.float64)
+    tied = tied if type(tied) is float else numpy.asarray(tied, dtype=numpy.float64)
+    head_bias = head_bias if type(head_bias) is float else numpy.asarray(head_bias, dtype=numpy.float64)
+    proj_emb = proj_emb if type(proj_emb) is float else numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    b_ssm = b_ssm if type(b_ssm) is float else numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = b_conv if type(b_conv) is float else numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = dt_norm if type(dt_norm) is float else numpy.asarray(dt_norm, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias + 2*N_ssm*b_conv*l_ssd*n_grp + 2*N_ssm*b_ssm*l_ssd*n_grp + 3*N_ssm*d_ssm*l_mamba + 2*N_ssm*dt_norm*l_mamba + 2*N_ssm*h*l_ssd*n_grp + 2*N_ssm*k_conv*l_ssd*n_grp - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*attn_gate*b_q*d_head*l*mla + a*attn_gate*b_q*d_head*l + a*attn_gate*b_q*d_head*l_gdn*mla - a*attn_gate*b_q*d_head*l_gdn + a*attn_gate*b_q*d_head*l_lru*mla - a*attn_gate*b_q*d_head*l_lru + a*attn_gate*b_q*d_head*l_mamba*mla - a*attn_gate*b_q*d_head*l_mamba + a*attn_gate*b_q*d_head*l_noattn*mla - a*attn_gate*b_q*d_head*l_noattn + a*attn_gate*b_q*d_head*l_ssd*mla - a*attn_gate*b_q*d_head*l_ssd - a*attn_gate*d_head*h*l*mla + a*attn_gate*d_head*h*l + a*attn_gate*d_head*h*l_gdn*mla - a*attn_gate*d_head*h*l_gdn + a*attn_gate*d_head*h*l_lru*mla - a*attn_gate*d_head*h*l_lru + a*attn_gate*d_head*h*l_mamba*mla - a*attn_gate*d_head*h*l_mamba + a*attn_gate*d_head*h*l_noattn*mla - a*attn_gate*d_head*h*l_noattn + a*attn_gate*d_head*h*l_ssd*mla - a*attn_gate*d_head*h*l_ssd + a*b_k*d_head*l*x_attn - a*b_q*d_head*l*mla + a*b_q*d_head*l*x_attn + a*b_q*d_head*l + a*b_q*d_head*l_gdn*mla - a*b_q*d_head*l_gdn + a*b_q*d_head*l_lru*mla - a*b_q*d_head*l_lru + a*b_q*d_head*l_mamba*mla - a*b_q*d_head*l_mamba + a*b_q*d_head*l_noattn*mla - a*b_q*d_head*l_noattn + a*b_q*d_head*l_ssd*mla - a*b_q*d_head*l_ssd + a*b_v*d_head*l*x_attn - 2*a*d_head*h*l*mla + 4*a*d_head*h*l*x_attn + 2*a*d_head*h*l_gdn*mla - 2*a*d_head*h*l_gdn + 2*a*d_head*h*l_lru*mla - 2*a*d_head*h*l_lru + 2*a*d_head*h*l_mamba*mla - 2*a*d_head*h*l_mamba + 2*a*d_head*h*l_noattn*mla - 2*a*d_head*h*l_noattn + 2*a*d_head*h*l_ssd*mla - 2*a*d_head*h*l_ssd + a*d_head*l*qk_norm_full - a*d_head*l_gdn*qk_norm_full - a*d_head*l_lru*qk_norm_full - a*d_head*l_mamba*qk_norm_full - a*d_head*l_noattn*qk_norm_full - a*d_head*l_ssd*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*h*l_gdn*mla*q_lora - a*d_nope*h*l_gdn*mla + a*d_nope*h*l_lru*mla*q_lora - a*d_nope*h*l_lru*mla + a*d_nope*h*l_mamba*mla*q_lora - a*d_nope*h*l_mamba*mla + a*d_nope*h*l_noattn*mla*q_lora - a*d_nope*h*l_noattn*mla + a*d_nope*h*l_ssd*mla*q_lora - a*d_nope*h*l_ssd*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_nope*l_gdn*mla*q_lora*r_q - a*d_nope*l_gdn*mla*r_kv - a*d_nope*l_lru*mla*q_lora*r_q - a*d_nope*l_lru*mla*r_kv - a*d_nope*l_mamba*mla*q_lora*r_q - a*d_nope*l_mamba*mla*r_kv - a*d_nope*l_noattn*mla*q_lora*r_q - a*d_nope*l_noattn*mla*r_kv - a*d_nope*l_ssd*mla*q_lora*r_q - a*d_nope*l_ssd*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*h*l_gdn*mla*q_lora - a*d_rope*h*l_gdn*mla + a*d_rope*h*l_lru*mla*q_lora - a*d_rope*h*l_lru*mla + a*d_rope*h*l_mamba*mla*q_lora - a*d_rope*h*l_mamba*mla + a*d_rope*h*l_noattn*mla*q_lora - a*d_rope*h*l_noattn*mla + a*d_rope*h*l_ssd*mla*q_lora - a*d_rope*h*l_ssd*mla + a*d_rope*l*mla*q_lora*r_q - a*d_rope*l_gdn*mla*q_lora*r_q - a*d_rope*l_lru*mla*q_lora*r_q - a*d_rope*l_mamba*mla*q_lora*r_q - a*d_rope*l_noattn*mla*q_lora*r_q - a*d_rope*l_ssd*mla*q_lora*r_q + a*d_v*h*l*mla - a*d_v*h*l_gdn*mla - a*d_v*h*l_lru*mla - a*d_v*h*l_mamba*mla - a*d_v*h*l_noattn*mla - a*d_v*h*l_ssd*mla + a*d_v*l*mla*r_kv - a*d_v*l_gdn*mla*r_kv - a*d_v*l_lru*mla*r_kv - a*d_v*l_mamba*mla*r_kv - a*d_v*l_noattn*mla*r_kv - a*d_v*l_ssd*mla*r_kv + a*l*sink - a*l_gdn*sink - a*l_lru*sink - a*l_mamba*sink - a*l_noattn*sink - a*l_ssd*sink + b_conv*d_ssm*l_mamba + b_conv*d_ssm*l_ssd - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_k*d_head*g*l_gdn*mla - b_k*d_head*g*l_gdn + b_k*d_head*g*l_lru*mla - b_k*d_head*g*l_lru + b_k*d_head*g*l_mamba*mla - b_k*d_head*g*l_mamba + b_k*d_head*g*l_noattn*mla - b_k*d_head*g*l_noattn + b_k*d_head*g*l_ssd*mla - b_k*d_head*g*l_ssd + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe - b_mlp*d_ff*gated*l_nomlp + b_mlp*d_ff*l - b_mlp*d_ff*l_moe - b_mlp*d_ff*l_nomlp + b_mlp*h*l - b_mlp*h*l_moe - b_mlp*h*l_nomlp - b_o*h*l*mla + b_o*h*l*x_attn + b_o*h*l + b_o*h*l_gdn*mla - b_o*h*l_gdn + b_o*h*l_lru*mla - b_o*h*l_lru + b_o*h*l_mamba*mla - b_o*h*l_mamba + b_o*h*l_noattn*mla - b_o*h*l_noattn + b_o*h*l_ssd*mla - b_o*h*l_ssd + 2*b_ssm*d_ssm*l_mamba + 2*b_ssm*d_ssm*l_ssd + b_ssm*h*l_mamba + b_ssm*h*l_ssd + b_ssm*l_ssd*n_ssmh - b_v*d_head*g*l*mla + b_v*d_head*g*l + b_v*d_head*g*l_gdn*mla - b_v*d_head*g*l_gdn + b_v*d_head*g*l_lru*mla - b_v*d_head*g*l_lru + b_v*d_head*g*l_mamba*mla - b_v*d_head*g*l_mamba + b_v*d_head*g*l_noattn*mla - b_v*d_head*g*l_noattn + b_v*d_head*g*l_ssd*mla - b_v*d_head*g*l_ssd + 2*d_emb*h*proj_emb - d_ff*gated*h*l_nomlp - 2*d_ff*h*l_nomlp - 2*d_head*g*h*l*mla + 2*d_head*g*h*l_gdn*mla - 2*d_head*g*h*l_gdn + 2*d_head*g*h*l_lru*mla - 2*d_head*g*h*l_lru + 2*d_head*g*h*l_mamba*mla - 2*d_head*g*h*l_mamba + 2*d_head*g*h*l_noattn*mla - 2*d_head*g*h*l_noattn + 2*d_head*g*h*l_ssd*mla - 2*d_head*g*h*l_ssd + d_head*g*l*qk_norm_full - d_head*g*l_gdn*qk_norm_full - d_head*g*l_lru*qk_norm_full - d_head*g*l_mamba*qk_norm_full - d_head*g*l_noattn*qk_norm_full - d_head*g*l_ssd*qk_norm_full + 2*d_head*l*qk_norm - 2*d_head*l_gdn*qk_norm - 2*d_head*l_lru*qk_norm - 2*d_head*l_mamba*qk_norm - 2*d_head*l_noattn*qk_norm - 2*d_head*l_ssd*qk_norm + 2*d_kh*h*l_gdn*n_kh + 2*d_kh*k_conv*l_gdn*n_kh + 3*d_lru*h*l_lru + d_lru*k_conv*l_lru + 2*d_lru*l_lru*w_lru + 6*d_lru*l_lru + d_rope*h*l*mla - d_rope*h*l_gdn*mla - d_rope*h*l_lru*mla - d_rope*h*l_mamba*mla - d_rope*h*l_noattn*mla - d_rope*h*l_ssd*mla + 3*d_ssm*h*l_mamba + 3*d_ssm*h*l_ssd + d_ssm*k_conv*l_mamba + d_ssm*k_conv*l_ssd + 2*d_ssm*l_mamba*r_dt + 2*d_ssm*l_mamba + d_ssm*l_ssd + 3*d_vh*h*l_gdn*n_vh + d_vh*k_conv*l_gdn*n_vh + d_vh*l_gdn + dt_norm*l_mamba*r_dt + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l*norm_bias*x_attn + h*l*x_attn - h*l_gdn*mla*q_lora*r_q - h*l_gdn*mla*r_kv + 2*h*l_gdn*n_vh - h*l_lru*mla*q_lora*r_q - h*l_lru*mla*r_kv + h*l_lru - h*l_mamba*mla*q_lora*r_q - h*l_mamba*mla*r_kv + h*l_moe*sh_gate - h*l_noattn*mla*q_lora*r_q - h*l_noattn*mla*r_kv - h*l_ssd*mla*q_lora*r_q - h*l_ssd*mla*r_kv + h*l_ssd*n_ssmh + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv - l_gdn*mla*q_lora*r_q - l_gdn*mla*r_kv + 2*l_gdn*n_vh - l_lru*mla*q_lora*r_q - l_lru*mla*r_kv - l_mamba*mla*q_lora*r_q - l_mamba*mla*r_kv - l_noattn*mla*q_lora*r_q - l_noattn*mla*r_kv - l_ssd*mla*q_lora*r_q - l_ssd*mla*r_kv + 3*l_ssd*n_ssmh)
 
 
 def memory_lora_states_per_gpu(t, p, P, q_base, P_keep, P_lora):
@@ -9129,13 +9141,13 @@ def memory_lora_states_per_gpu(t, p, P, q_base, P_keep, P_lora):
 
     Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_base = numpy.asarray(q_base, dtype=numpy.float64)
-    P_keep = numpy.asarray(P_keep, dtype=numpy.float64)
-    P_lora = numpy.asarray(P_lora, dtype=numpy.float64)
-    return (2*P_keep + 16*P_lora + q_base*(P - P_keep))/(p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_base = q_base if type(q_base) is float else numpy.asarray(q_base, dtype=numpy.float64)
+    P_keep = P_keep if type(P_keep) is float else numpy.asarray(P_keep, dtype=numpy.float64)
+    P_lora = P_lora if type(P_lora) is float else numpy.asarray(P_lora, dtype=numpy.float64)
+    return numpy.float64((2*P_keep + 16*P_lora + q_base*(P - P_keep))/(p*t))
 
 
 def flops_lora_adapters_forward(b, s, h, a, g, d_head, d_ff, l, r_lora, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down):
@@ -9167,23 +9179,23 @@ def flops_lora_adapters_forward(b, s, h, a, g, d_head, d_ff, l, r_lora, lora_q, 
 
     Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k)
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
-    lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
-    lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
-    lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
-    lora_o = numpy.asarray(lora_o, dtype=numpy.float64)
-    lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
-    lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
-    lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
-    return 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    r_lora = r_lora if type(r_lora) is float else numpy.asarray(r_lora, dtype=numpy.float64)
+    lora_q = lora_q if type(lora_q) is float else numpy.asarray(lora_q, dtype=numpy.float64)
+    lora_k = lora_k if type(lora_k) is float else numpy.asarray(lora_k, dtype=numpy.float64)
+    lora_v = lora_v if type(lora_v) is float else numpy.asarray(lora_v, dtype=numpy.float64)
+    lora_o = lora_o if type(lora_o) is float else numpy.asarray(lora_o, dtype=numpy.float64)
+    lora_gate = lora_gate if type(lora_gate) is float else numpy.asarray(lora_gate, dtype=numpy.float64)
+    lora_up = lora_up if type(lora_up) is float else numpy.asarray(lora_up, dtype=numpy.float64)
+    lora_down = lora_down if type(lora_down) is float else numpy.asarray(lora_down, dtype=numpy.float64)
+    return numpy.float64(2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)))
 
 
 def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -9276,62 +9288,62 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
     n_vh = _gated('flops.lora.forward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('flops.lora.forward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('flops.lora.forward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
-    lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
-    lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
-    lora_o = numpy.asarray(lora_o, dtype=numpy.float64)
-    lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
-    lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
-    lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
-    Q_ssd = numpy.asarray(Q_ssd, dtype=numpy.float64)
-    Q_gdn = numpy.asarray(Q_gdn, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    r_lora = r_lora if type(r_lora) is float else numpy.asarray(r_lora, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    lora_q = lora_q if type(lora_q) is float else numpy.asarray(lora_q, dtype=numpy.float64)
+    lora_k = lora_k if type(lora_k) is float else numpy.asarray(lora_k, dtype=numpy.float64)
+    lora_v = lora_v if type(lora_v) is float else numpy.asarray(lora_v, dtype=numpy.float64)
+    lora_o = lora_o if type(lora_o) is float else numpy.asarray(lora_o, dtype=numpy.float64)
+    lora_gate = lora_gate if type(lora_gate) is float else numpy.asarray(lora_gate, dtype=numpy.float64)
+    lora_up = lora_up if type(lora_up) is float else numpy.asarray(lora_up, dtype=numpy.float64)
+    lora_down = lora_down if type(lora_down) is float else numpy.asarray(lora_down, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    proj_emb = proj_emb if type(proj_emb) is float else numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    Q_ssd = Q_ssd if type(Q_ssd) is float else numpy.asarray(Q_ssd, dtype=numpy.float64)
+    Q_gdn = Q_gdn if type(Q_gdn) is float else numpy.asarray(Q_gdn, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, s, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
 
 
 def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -9424,62 +9436,62 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q
     n_vh = _gated('flops.lora.backward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('flops.lora.backward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('flops.lora.backward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    r_lora = numpy.asarray(r_lora, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    lora_q = numpy.asarray(lora_q, dtype=numpy.float64)
-    lora_k = numpy.asarray(lora_k, dtype=numpy.float64)
-    lora_v = numpy.asarray(lora_v, dtype=numpy.float64)
-    lora_o = numpy.asarray(lora_o, dtype=numpy.float64)
-    lora_gate = numpy.asarray(lora_gate, dtype=numpy.float64)
-    lora_up = numpy.asarray(lora_up, dtype=numpy.float64)
-    lora_down = numpy.asarray(lora_down, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
-    Q_ssd = numpy.asarray(Q_ssd, dtype=numpy.float64)
-    Q_gdn = numpy.asarray(Q_gdn, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    r_lora = r_lora if type(r_lora) is float else numpy.asarray(r_lora, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    lora_q = lora_q if type(lora_q) is float else numpy.asarray(lora_q, dtype=numpy.float64)
+    lora_k = lora_k if type(lora_k) is float else numpy.asarray(lora_k, dtype=numpy.float64)
+    lora_v = lora_v if type(lora_v) is float else numpy.asarray(lora_v, dtype=numpy.float64)
+    lora_o = lora_o if type(lora_o) is float else numpy.asarray(lora_o, dtype=numpy.float64)
+    lora_gate = lora_gate if type(lora_gate) is float else numpy.asarray(lora_gate, dtype=numpy.float64)
+    lora_up = lora_up if type(lora_up) is float else numpy.asarray(lora_up, dtype=numpy.float64)
+    lora_down = lora_down if type(lora_down) is float else numpy.asarray(lora_down, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    proj_emb = proj_emb if type(proj_emb) is float else numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    Q_ssd = Q_ssd if type(Q_ssd) is float else numpy.asarray(Q_ssd, dtype=numpy.float64)
+    Q_gdn = Q_gdn if type(Q_gdn) is float else numpy.asarray(Q_gdn, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, s, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
 
 
 def utilization_of_peak(X, X_run):
@@ -9497,9 +9509,9 @@ def utilization_of_peak(X, X_run):
 
     Sources: Narayanan et al. 2021, Table 1; §5.1, Eq. 3
     """
-    X = numpy.asarray(X, dtype=numpy.float64)
-    X_run = numpy.asarray(X_run, dtype=numpy.float64)
-    return X_run/X
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    X_run = X_run if type(X_run) is float else numpy.asarray(X_run, dtype=numpy.float64)
+    return numpy.float64(X_run/X)
 
 
 def utilization_aggregate(n, X_run):
@@ -9517,9 +9529,9 @@ def utilization_aggregate(n, X_run):
 
     Sources: Narayanan et al. 2021, Table 1; §5.1, Eq. 3
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    X_run = numpy.asarray(X_run, dtype=numpy.float64)
-    return X_run*n
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    X_run = X_run if type(X_run) is float else numpy.asarray(X_run, dtype=numpy.float64)
+    return numpy.float64(X_run*n)
 
 
 def utilization_mfu_iteration(B, s, h, l, V, n, X, tau):
@@ -9543,15 +9555,15 @@ def utilization_mfu_iteration(B, s, h, l, V, n, X, tau):
 
     Sources: Korthikanti et al. 2022, §6, model and hardware FLOPs
     """
-    B = numpy.asarray(B, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    n = numpy.asarray(n, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    tau = numpy.asarray(tau, dtype=numpy.float64)
-    return 72*B*h**2*l*s*((1/12)*V/(h*l) + 1 + (1/6)*s/h)/(X*n*tau)
+    B = B if type(B) is float else numpy.asarray(B, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    tau = tau if type(tau) is float else numpy.asarray(tau, dtype=numpy.float64)
+    return numpy.float64(72*B*h**2*l*s*((1/12)*V/(h*l) + 1 + (1/6)*s/h)/(X*n*tau))
 
 
 def utilization_hfu_selective(B, s, h, l, V, n, X, tau):
@@ -9575,15 +9587,15 @@ def utilization_hfu_selective(B, s, h, l, V, n, X, tau):
 
     Sources: Korthikanti et al. 2022, §6, model and hardware FLOPs
     """
-    B = numpy.asarray(B, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    n = numpy.asarray(n, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    tau = numpy.asarray(tau, dtype=numpy.float64)
-    return (72*B*h**2*l*s*((1/12)*V/(h*l) + 1 + (1/6)*s/h) + 4*B*h*l*s**2)/(X*n*tau)
+    B = B if type(B) is float else numpy.asarray(B, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    tau = tau if type(tau) is float else numpy.asarray(tau, dtype=numpy.float64)
+    return numpy.float64((72*B*h**2*l*s*((1/12)*V/(h*l) + 1 + (1/6)*s/h) + 4*B*h*l*s**2)/(X*n*tau))
 
 
 def utilization_selective_overhead(s, h, l, V):
@@ -9603,11 +9615,11 @@ def utilization_selective_overhead(s, h, l, V):
 
     Sources: Korthikanti et al. 2022, §6, model and hardware FLOPs
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    return (1/18)*s/(h*((1/12)*V/(h*l) + 1 + (1/6)*s/h))
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    return numpy.float64((1/18)*s/(h*((1/12)*V/(h*l) + 1 + (1/6)*s/h)))
 
 
 def utilization_attention_per_token(s, h, l, *, causal=0):
@@ -9627,11 +9639,11 @@ def utilization_attention_per_token(s, h, l, *, causal=0):
 
     Sources: Kaplan et al. 2020, §2.1, Table 1
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    causal = numpy.asarray(causal, dtype=numpy.float64)
-    return 2*h*l*(-causal*(s - 1) + 2*s)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    causal = causal if type(causal) is float else numpy.asarray(causal, dtype=numpy.float64)
+    return numpy.float64(2*h*l*(-causal*(s - 1) + 2*s))
 
 
 def utilization_training_per_token(s, a, d_head, l, P):
@@ -9652,12 +9664,12 @@ def utilization_training_per_token(s, a, d_head, l, P):
 
     Sources: Chowdhery et al. 2022, Appendix B, model FLOPs utilization
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 6*P + 12*a*d_head*l*s
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(6*P + 12*a*d_head*l*s)
 
 
 def utilization_mfu_throughput(s, a, d_head, l, n, P, X, R_tok):
@@ -9681,15 +9693,15 @@ def utilization_mfu_throughput(s, a, d_head, l, n, P, X, R_tok):
 
     Sources: Chowdhery et al. 2022, Appendix B, model FLOPs utilization
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    n = numpy.asarray(n, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    R_tok = numpy.asarray(R_tok, dtype=numpy.float64)
-    return R_tok*(6*P + 12*a*d_head*l*s)/(X*n)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    R_tok = R_tok if type(R_tok) is float else numpy.asarray(R_tok, dtype=numpy.float64)
+    return numpy.float64(R_tok*(6*P + 12*a*d_head*l*s)/(X*n))
 
 
 def utilization_mfu_throughput_weights(n, P, X, R_tok):
@@ -9709,11 +9721,11 @@ def utilization_mfu_throughput_weights(n, P, X, R_tok):
 
     Sources: Chowdhery et al. 2022, Appendix B, model FLOPs utilization; Chowdhery et al. 2022, Table 3, MFU without and with self-attention
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    R_tok = numpy.asarray(R_tok, dtype=numpy.float64)
-    return 6*P*R_tok/(X*n)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    R_tok = R_tok if type(R_tok) is float else numpy.asarray(R_tok, dtype=numpy.float64)
+    return numpy.float64(6*P*R_tok/(X*n))
 
 
 def utilization_hfu_remat(U, f_remat):
@@ -9731,9 +9743,9 @@ def utilization_hfu_remat(U, f_remat):
 
     Sources: Chowdhery et al. 2022, Appendix B, model FLOPs utilization; Chowdhery et al. 2022, §4 and §4.1: one activation tensor saved per layer, the rest rematerialized; MFU 46.2 %, HFU 57.8 %
     """
-    U = numpy.asarray(U, dtype=numpy.float64)
-    f_remat = numpy.asarray(f_remat, dtype=numpy.float64)
-    return U*((1/3)*f_remat + 1)
+    U = U if type(U) is float else numpy.asarray(U, dtype=numpy.float64)
+    f_remat = f_remat if type(f_remat) is float else numpy.asarray(f_remat, dtype=numpy.float64)
+    return numpy.float64(U*((1/3)*f_remat + 1))
 
 
 def utilization_remat_share(U, U_hw):
@@ -9751,9 +9763,9 @@ def utilization_remat_share(U, U_hw):
 
     Sources: Chowdhery et al. 2022, §4 and §4.1: one activation tensor saved per layer, the rest rematerialized; MFU 46.2 %, HFU 57.8 %
     """
-    U = numpy.asarray(U, dtype=numpy.float64)
-    U_hw = numpy.asarray(U_hw, dtype=numpy.float64)
-    return -3 + 3*U_hw/U
+    U = U if type(U) is float else numpy.asarray(U, dtype=numpy.float64)
+    U_hw = U_hw if type(U_hw) is float else numpy.asarray(U_hw, dtype=numpy.float64)
+    return numpy.float64(-3 + 3*U_hw/U)
 
 
 def utilization_time_overhead(tau, tau_0):
@@ -9771,9 +9783,9 @@ def utilization_time_overhead(tau, tau_0):
 
     Sources: Korthikanti et al. 2022, Table 4, time overheads of one layer
     """
-    tau = numpy.asarray(tau, dtype=numpy.float64)
-    tau_0 = numpy.asarray(tau_0, dtype=numpy.float64)
-    return tau/tau_0 - 1
+    tau = tau if type(tau) is float else numpy.asarray(tau, dtype=numpy.float64)
+    tau_0 = tau_0 if type(tau_0) is float else numpy.asarray(tau_0, dtype=numpy.float64)
+    return numpy.float64(tau/tau_0 - 1)
 
 
 def utilization_throughput_gain(tau, tau_0):
@@ -9791,9 +9803,9 @@ def utilization_throughput_gain(tau, tau_0):
 
     Sources: Korthikanti et al. 2022, Table 5, throughput increase
     """
-    tau = numpy.asarray(tau, dtype=numpy.float64)
-    tau_0 = numpy.asarray(tau_0, dtype=numpy.float64)
-    return -1 + tau_0/tau
+    tau = tau if type(tau) is float else numpy.asarray(tau, dtype=numpy.float64)
+    tau_0 = tau_0 if type(tau_0) is float else numpy.asarray(tau_0, dtype=numpy.float64)
+    return numpy.float64(-1 + tau_0/tau)
 
 
 def utilization_training_time_megatron(s, h, l, V, n, D, X_run):
@@ -9816,14 +9828,14 @@ def utilization_training_time_megatron(s, h, l, V, n, D, X_run):
 
     Sources: Narayanan et al. 2021, Table 1; §5.1, Eq. 3
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    n = numpy.asarray(n, dtype=numpy.float64)
-    D = numpy.asarray(D, dtype=numpy.float64)
-    X_run = numpy.asarray(X_run, dtype=numpy.float64)
-    return 96*D*h**2*l*((1/16)*V/(h*l) + 1 + (1/6)*s/h)/(X_run*n)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    D = D if type(D) is float else numpy.asarray(D, dtype=numpy.float64)
+    X_run = X_run if type(X_run) is float else numpy.asarray(X_run, dtype=numpy.float64)
+    return numpy.float64(96*D*h**2*l*((1/16)*V/(h*l) + 1 + (1/6)*s/h)/(X_run*n))
 
 
 def conventions_korthikanti_hfu(B, s, h, l, V, n, X, tau):
@@ -9847,15 +9859,15 @@ def conventions_korthikanti_hfu(B, s, h, l, V, n, X, tau):
 
     Sources: Korthikanti et al. 2022, §6, Eq. 8
     """
-    B = numpy.asarray(B, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    n = numpy.asarray(n, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    tau = numpy.asarray(tau, dtype=numpy.float64)
-    return 72*B*h**2*l*s*((1/12)*V/(h*l) + 1 + (1/3)*s/h)/(X*n*tau)
+    B = B if type(B) is float else numpy.asarray(B, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    tau = tau if type(tau) is float else numpy.asarray(tau, dtype=numpy.float64)
+    return numpy.float64(72*B*h**2*l*s*((1/12)*V/(h*l) + 1 + (1/3)*s/h)/(X*n*tau))
 
 
 def conventions_korthikanti_overhead(s, h, l, V):
@@ -9875,11 +9887,11 @@ def conventions_korthikanti_overhead(s, h, l, V):
 
     Sources: Korthikanti et al. 2022, §6, Eq. 8
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    return (1/6)*s/(h*((1/12)*V/(h*l) + 1 + (1/6)*s/h))
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    return numpy.float64((1/6)*s/(h*((1/12)*V/(h*l) + 1 + (1/6)*s/h)))
 
 
 def conventions_kaplan_forward_per_token(s, h, l, P):
@@ -9899,11 +9911,11 @@ def conventions_kaplan_forward_per_token(s, h, l, P):
 
     Sources: Kaplan et al. 2020, §2.1, Table 1
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 2*P + 2*h*l*s
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(2*P + 2*h*l*s)
 
 
 def conventions_megatron_eq4(n, P, D, X_run):
@@ -9923,11 +9935,11 @@ def conventions_megatron_eq4(n, P, D, X_run):
 
     Sources: Narayanan et al. 2021, §5.1, Eq. 4
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    D = numpy.asarray(D, dtype=numpy.float64)
-    X_run = numpy.asarray(X_run, dtype=numpy.float64)
-    return 8*D*P/(X_run*n)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    D = D if type(D) is float else numpy.asarray(D, dtype=numpy.float64)
+    X_run = X_run if type(X_run) is float else numpy.asarray(X_run, dtype=numpy.float64)
+    return numpy.float64(8*D*P/(X_run*n))
 
 
 def conventions_chinchilla_pinned(C_flops):
@@ -9944,8 +9956,8 @@ def conventions_chinchilla_pinned(C_flops):
 
     Sources: Hoffmann et al. 2022, Table 3, the 67B row
     """
-    C_flops = numpy.asarray(C_flops, dtype=numpy.float64)
-    return C_flops
+    C_flops = C_flops if type(C_flops) is float else numpy.asarray(C_flops, dtype=numpy.float64)
+    return numpy.float64(C_flops)
 
 
 def conventions_chinchilla_forward(s, h, a, l, V):
@@ -9966,12 +9978,12 @@ def conventions_chinchilla_forward(s, h, a, l, V):
 
     Sources: Hoffmann et al. 2022, Appendix F, FLOPs computation
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    return 4*V*h*s + l*(3*a*s**2 + 24*h**2*s + 4*h*s**2)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    return numpy.float64(4*V*h*s + l*(3*a*s**2 + 24*h**2*s + 4*h*s**2))
 
 
 def energy_pf_day():
@@ -10004,8 +10016,8 @@ def energy_pf_days(C_flops):
 
     Sources: Kaplan et al. 2020, §1.3, PF-days
     """
-    C_flops = numpy.asarray(C_flops, dtype=numpy.float64)
-    return (1/86400000000000000000)*C_flops
+    C_flops = C_flops if type(C_flops) is float else numpy.asarray(C_flops, dtype=numpy.float64)
+    return numpy.float64((1/86400000000000000000)*C_flops)
 
 
 def energy_training(H_gpu, W_gpu, PUE):
@@ -10024,10 +10036,10 @@ def energy_training(H_gpu, W_gpu, PUE):
 
     Sources: Touvron et al. 2023a, §6, carbon footprint; Touvron et al. 2023b, Table 2, CO2 emissions during pretraining; Luccioni et al. 2022, §4, BLOOM's dynamic power consumption and emissions
     """
-    H_gpu = numpy.asarray(H_gpu, dtype=numpy.float64)
-    W_gpu = numpy.asarray(W_gpu, dtype=numpy.float64)
-    PUE = numpy.asarray(PUE, dtype=numpy.float64)
-    return 3600*H_gpu*PUE*W_gpu
+    H_gpu = H_gpu if type(H_gpu) is float else numpy.asarray(H_gpu, dtype=numpy.float64)
+    W_gpu = W_gpu if type(W_gpu) is float else numpy.asarray(W_gpu, dtype=numpy.float64)
+    PUE = PUE if type(PUE) is float else numpy.asarray(PUE, dtype=numpy.float64)
+    return numpy.float64(3600*H_gpu*PUE*W_gpu)
 
 
 def energy_emissions(H_gpu, W_gpu, PUE, I_co2):
@@ -10047,11 +10059,11 @@ def energy_emissions(H_gpu, W_gpu, PUE, I_co2):
 
     Sources: Touvron et al. 2023a, §6, carbon footprint; Touvron et al. 2023b, Table 2, CO2 emissions during pretraining; Luccioni et al. 2022, §4, BLOOM's dynamic power consumption and emissions
     """
-    H_gpu = numpy.asarray(H_gpu, dtype=numpy.float64)
-    W_gpu = numpy.asarray(W_gpu, dtype=numpy.float64)
-    PUE = numpy.asarray(PUE, dtype=numpy.float64)
-    I_co2 = numpy.asarray(I_co2, dtype=numpy.float64)
-    return (1/1000)*H_gpu*I_co2*PUE*W_gpu
+    H_gpu = H_gpu if type(H_gpu) is float else numpy.asarray(H_gpu, dtype=numpy.float64)
+    W_gpu = W_gpu if type(W_gpu) is float else numpy.asarray(W_gpu, dtype=numpy.float64)
+    PUE = PUE if type(PUE) is float else numpy.asarray(PUE, dtype=numpy.float64)
+    I_co2 = I_co2 if type(I_co2) is float else numpy.asarray(I_co2, dtype=numpy.float64)
+    return numpy.float64((1/1000)*H_gpu*I_co2*PUE*W_gpu)
 
 
 def cost_training(H_gpu, c_rent):
@@ -10069,9 +10081,9 @@ def cost_training(H_gpu, c_rent):
 
     Sources: DeepSeek-AI 2024, Table 1, training costs
     """
-    H_gpu = numpy.asarray(H_gpu, dtype=numpy.float64)
-    c_rent = numpy.asarray(c_rent, dtype=numpy.float64)
-    return H_gpu*c_rent
+    H_gpu = H_gpu if type(H_gpu) is float else numpy.asarray(H_gpu, dtype=numpy.float64)
+    c_rent = c_rent if type(c_rent) is float else numpy.asarray(c_rent, dtype=numpy.float64)
+    return numpy.float64(H_gpu*c_rent)
 
 
 def cost_wall_clock(n, H_gpu):
@@ -10089,9 +10101,9 @@ def cost_wall_clock(n, H_gpu):
 
     Sources: DeepSeek-AI 2024, Table 1, training costs
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    H_gpu = numpy.asarray(H_gpu, dtype=numpy.float64)
-    return 3600*H_gpu/n
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    H_gpu = H_gpu if type(H_gpu) is float else numpy.asarray(H_gpu, dtype=numpy.float64)
+    return numpy.float64(3600*H_gpu/n)
 
 
 def cost_payback_months(c_rent, c_gpu):
@@ -10109,9 +10121,9 @@ def cost_payback_months(c_rent, c_gpu):
 
     Sources: Li Bojie (001), GPU prices, rental and payback
     """
-    c_rent = numpy.asarray(c_rent, dtype=numpy.float64)
-    c_gpu = numpy.asarray(c_gpu, dtype=numpy.float64)
-    return (1/720)*c_gpu/c_rent
+    c_rent = c_rent if type(c_rent) is float else numpy.asarray(c_rent, dtype=numpy.float64)
+    c_gpu = c_gpu if type(c_gpu) is float else numpy.asarray(c_gpu, dtype=numpy.float64)
+    return numpy.float64((1/720)*c_gpu/c_rent)
 
 
 def cost_tokens_per_dollar(P, X, U, c_rent):
@@ -10131,11 +10143,11 @@ def cost_tokens_per_dollar(P, X, U, c_rent):
 
     Sources: Li Bojie (001), GPU prices, rental and payback; DeepSeek-AI 2024, Table 1, training costs
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    U = numpy.asarray(U, dtype=numpy.float64)
-    c_rent = numpy.asarray(c_rent, dtype=numpy.float64)
-    return 600*U*X/(P*c_rent)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    U = U if type(U) is float else numpy.asarray(U, dtype=numpy.float64)
+    c_rent = c_rent if type(c_rent) is float else numpy.asarray(c_rent, dtype=numpy.float64)
+    return numpy.float64(600*U*X/(P*c_rent))
 
 
 def cost_breakeven_rent(c_gpu, N_pay):
@@ -10153,9 +10165,9 @@ def cost_breakeven_rent(c_gpu, N_pay):
 
     Sources: Li Bojie (001), GPU prices, rental and payback
     """
-    c_gpu = numpy.asarray(c_gpu, dtype=numpy.float64)
-    N_pay = numpy.asarray(N_pay, dtype=numpy.float64)
-    return (1/720)*c_gpu/N_pay
+    c_gpu = c_gpu if type(c_gpu) is float else numpy.asarray(c_gpu, dtype=numpy.float64)
+    N_pay = N_pay if type(N_pay) is float else numpy.asarray(N_pay, dtype=numpy.float64)
+    return numpy.float64((1/720)*c_gpu/N_pay)
 
 
 def cost_value_ratio(c_gpu, c_ref, x_thr):
@@ -10174,10 +10186,10 @@ def cost_value_ratio(c_gpu, c_ref, x_thr):
 
     Sources: Li Bojie (001), LambdaLabs' single-GPU training throughput and throughput per dollar: H100 against RTX 4090
     """
-    c_gpu = numpy.asarray(c_gpu, dtype=numpy.float64)
-    c_ref = numpy.asarray(c_ref, dtype=numpy.float64)
-    x_thr = numpy.asarray(x_thr, dtype=numpy.float64)
-    return c_gpu/(c_ref*x_thr)
+    c_gpu = c_gpu if type(c_gpu) is float else numpy.asarray(c_gpu, dtype=numpy.float64)
+    c_ref = c_ref if type(c_ref) is float else numpy.asarray(c_ref, dtype=numpy.float64)
+    x_thr = x_thr if type(x_thr) is float else numpy.asarray(x_thr, dtype=numpy.float64)
+    return numpy.float64(c_gpu/(c_ref*x_thr))
 
 
 def cost_compute_ratio(X, X_ref):
@@ -10195,9 +10207,9 @@ def cost_compute_ratio(X, X_ref):
 
     Sources: Li Bojie (001), LambdaLabs' single-GPU training throughput and throughput per dollar: H100 against RTX 4090
     """
-    X = numpy.asarray(X, dtype=numpy.float64)
-    X_ref = numpy.asarray(X_ref, dtype=numpy.float64)
-    return X/X_ref
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    X_ref = X_ref if type(X_ref) is float else numpy.asarray(X_ref, dtype=numpy.float64)
+    return numpy.float64(X/X_ref)
 
 
 def cost_bandwidth_ratio(W_mem, W_ref):
@@ -10215,9 +10227,9 @@ def cost_bandwidth_ratio(W_mem, W_ref):
 
     Sources: Li Bojie (001), LambdaLabs' single-GPU training throughput and throughput per dollar: H100 against RTX 4090
     """
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    W_ref = numpy.asarray(W_ref, dtype=numpy.float64)
-    return W_mem/W_ref
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    W_ref = W_ref if type(W_ref) is float else numpy.asarray(W_ref, dtype=numpy.float64)
+    return numpy.float64(W_mem/W_ref)
 
 
 def reliability_cluster_mtbf(n, M_fail):
@@ -10235,9 +10247,9 @@ def reliability_cluster_mtbf(n, M_fail):
 
     Sources: Li Bojie (001), fault tolerance: one failure per GPU per month, a 10-minute restore
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    M_fail = numpy.asarray(M_fail, dtype=numpy.float64)
-    return M_fail/n
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    M_fail = M_fail if type(M_fail) is float else numpy.asarray(M_fail, dtype=numpy.float64)
+    return numpy.float64(M_fail/n)
 
 
 def reliability_checkpoint_size(P):
@@ -10254,8 +10266,8 @@ def reliability_checkpoint_size(P):
 
     Sources: Li Bojie (001), fault tolerance: one failure per GPU per month, a 10-minute restore
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 14*P
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(14*P)
 
 
 def reliability_checkpoint_time(P, W_store):
@@ -10273,9 +10285,9 @@ def reliability_checkpoint_time(P, W_store):
 
     Sources: Li Bojie (001), fault tolerance: one failure per GPU per month, a 10-minute restore
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    W_store = numpy.asarray(W_store, dtype=numpy.float64)
-    return 14*P/W_store
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    W_store = W_store if type(W_store) is float else numpy.asarray(W_store, dtype=numpy.float64)
+    return numpy.float64(14*P/W_store)
 
 
 def reliability_wasted(n, M_fail, tau_ckpt, delta_ckpt, R_restore):
@@ -10296,12 +10308,12 @@ def reliability_wasted(n, M_fail, tau_ckpt, delta_ckpt, R_restore):
 
     Sources: Young 1974, Eq. for T_opt = √(2δM); Daly 2006, §3; Li Bojie (001), fault tolerance: one failure per GPU per month, a 10-minute restore
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    M_fail = numpy.asarray(M_fail, dtype=numpy.float64)
-    tau_ckpt = numpy.asarray(tau_ckpt, dtype=numpy.float64)
-    delta_ckpt = numpy.asarray(delta_ckpt, dtype=numpy.float64)
-    R_restore = numpy.asarray(R_restore, dtype=numpy.float64)
-    return delta_ckpt/tau_ckpt + n*(R_restore + (1/2)*tau_ckpt)/M_fail
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    M_fail = M_fail if type(M_fail) is float else numpy.asarray(M_fail, dtype=numpy.float64)
+    tau_ckpt = tau_ckpt if type(tau_ckpt) is float else numpy.asarray(tau_ckpt, dtype=numpy.float64)
+    delta_ckpt = delta_ckpt if type(delta_ckpt) is float else numpy.asarray(delta_ckpt, dtype=numpy.float64)
+    R_restore = R_restore if type(R_restore) is float else numpy.asarray(R_restore, dtype=numpy.float64)
+    return numpy.float64(delta_ckpt/tau_ckpt + n*(R_restore + (1/2)*tau_ckpt)/M_fail)
 
 
 def reliability_young_daly(n, M_fail, delta_ckpt):
@@ -10320,10 +10332,10 @@ def reliability_young_daly(n, M_fail, delta_ckpt):
 
     Sources: Young 1974, Eq. for T_opt = √(2δM); Daly 2006, §3
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    M_fail = numpy.asarray(M_fail, dtype=numpy.float64)
-    delta_ckpt = numpy.asarray(delta_ckpt, dtype=numpy.float64)
-    return numpy.sqrt(2)*numpy.sqrt(M_fail)*numpy.sqrt(delta_ckpt)/numpy.sqrt(n)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    M_fail = M_fail if type(M_fail) is float else numpy.asarray(M_fail, dtype=numpy.float64)
+    delta_ckpt = delta_ckpt if type(delta_ckpt) is float else numpy.asarray(delta_ckpt, dtype=numpy.float64)
+    return numpy.float64(numpy.sqrt(2)*numpy.sqrt(M_fail)*numpy.sqrt(delta_ckpt)/numpy.sqrt(n))
 
 
 def reliability_goodput(n, M_fail, delta_ckpt, R_restore):
@@ -10343,11 +10355,11 @@ def reliability_goodput(n, M_fail, delta_ckpt, R_restore):
 
     Sources: Young 1974, Eq. for T_opt = √(2δM); Daly 2006, §3
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    M_fail = numpy.asarray(M_fail, dtype=numpy.float64)
-    delta_ckpt = numpy.asarray(delta_ckpt, dtype=numpy.float64)
-    R_restore = numpy.asarray(R_restore, dtype=numpy.float64)
-    return 1 - R_restore*n/M_fail - numpy.sqrt(2)*numpy.sqrt(delta_ckpt)*numpy.sqrt(n)/numpy.sqrt(M_fail)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    M_fail = M_fail if type(M_fail) is float else numpy.asarray(M_fail, dtype=numpy.float64)
+    delta_ckpt = delta_ckpt if type(delta_ckpt) is float else numpy.asarray(delta_ckpt, dtype=numpy.float64)
+    R_restore = R_restore if type(R_restore) is float else numpy.asarray(R_restore, dtype=numpy.float64)
+    return numpy.float64(1 - R_restore*n/M_fail - numpy.sqrt(2)*numpy.sqrt(delta_ckpt)*numpy.sqrt(n)/numpy.sqrt(M_fail))
 
 
 def reliability_restart_share(n, M_fail, R_restore):
@@ -10366,10 +10378,10 @@ def reliability_restart_share(n, M_fail, R_restore):
 
     Sources: Li Bojie (001), fault tolerance: one failure per GPU per month, a 10-minute restore
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    M_fail = numpy.asarray(M_fail, dtype=numpy.float64)
-    R_restore = numpy.asarray(R_restore, dtype=numpy.float64)
-    return R_restore*n/M_fail
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    M_fail = M_fail if type(M_fail) is float else numpy.asarray(M_fail, dtype=numpy.float64)
+    R_restore = R_restore if type(R_restore) is float else numpy.asarray(R_restore, dtype=numpy.float64)
+    return numpy.float64(R_restore*n/M_fail)
 
 
 def pipeline_step_factor(p, w_max, w_tot):
@@ -10388,10 +10400,10 @@ def pipeline_step_factor(p, w_max, w_tot):
 
     Sources: Narayanan et al. 2021, §2.2, 1F1B schedule; BigScience 2022, §3.4, TP 4 × PP 12 × DP 8
     """
-    p = numpy.asarray(p, dtype=numpy.float64)
-    w_max = numpy.asarray(w_max, dtype=numpy.float64)
-    w_tot = numpy.asarray(w_tot, dtype=numpy.float64)
-    return p*w_max/w_tot
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    w_max = w_max if type(w_max) is float else numpy.asarray(w_max, dtype=numpy.float64)
+    w_tot = w_tot if type(w_tot) is float else numpy.asarray(w_tot, dtype=numpy.float64)
+    return numpy.float64(p*w_max/w_tot)
 
 
 def pipeline_bubble_uneven(p, m, w_max, w_tot):
@@ -10411,11 +10423,11 @@ def pipeline_bubble_uneven(p, m, w_max, w_tot):
 
     Sources: Narayanan et al. 2021, §2.2, 1F1B schedule; BigScience 2022, §3.4, TP 4 × PP 12 × DP 8
     """
-    p = numpy.asarray(p, dtype=numpy.float64)
-    m = numpy.asarray(m, dtype=numpy.float64)
-    w_max = numpy.asarray(w_max, dtype=numpy.float64)
-    w_tot = numpy.asarray(w_tot, dtype=numpy.float64)
-    return -1 + p*w_max*(m + p - 1)/(m*w_tot)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    m = m if type(m) is float else numpy.asarray(m, dtype=numpy.float64)
+    w_max = w_max if type(w_max) is float else numpy.asarray(w_max, dtype=numpy.float64)
+    w_tot = w_tot if type(w_tot) is float else numpy.asarray(w_tot, dtype=numpy.float64)
+    return numpy.float64(-1 + p*w_max*(m + p - 1)/(m*w_tot))
 
 
 def pipeline_logits_layers(s, h, V):
@@ -10434,10 +10446,10 @@ def pipeline_logits_layers(s, h, V):
 
     Sources: Narayanan et al. 2021, §2.2, 1F1B schedule; Li Wei (004), BLOOM-176B: 70 blocks over 12 pipeline stages
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    return V/(12*h + 2*s)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    return numpy.float64(V/(12*h + 2*s))
 
 
 def pipeline_activations_first_stage(b, s, h, a, t, p, l_first):
@@ -10460,14 +10472,14 @@ def pipeline_activations_first_stage(b, s, h, a, t, p, l_first):
 
     Sources: Korthikanti et al. 2022, §4.2.3, pipeline parallelism; BigScience 2022, §3.4, TP 4 × PP 12 × DP 8
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    l_first = numpy.asarray(l_first, dtype=numpy.float64)
-    return b*h*l_first*p*s*(5*a*s/(h*t) + 10 + 24/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    l_first = l_first if type(l_first) is float else numpy.asarray(l_first, dtype=numpy.float64)
+    return numpy.float64(b*h*l_first*p*s*(5*a*s/(h*t) + 10 + 24/t))
 
 
 def pipeline_activations_embedding_dropout(b, s, h, t, p):
@@ -10488,12 +10500,12 @@ def pipeline_activations_embedding_dropout(b, s, h, t, p):
 
     Sources: Korthikanti et al. 2022, §4.2.3, pipeline parallelism
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    return b*h*p*s/t
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    return numpy.float64(b*h*p*s/t)
 
 
 def pipeline_activations_output_layer(b, s, h, V, t):
@@ -10514,12 +10526,12 @@ def pipeline_activations_output_layer(b, s, h, V, t):
 
     Sources: Korthikanti et al. 2022, §4.2.3, pipeline parallelism
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    return 4*b*h*s*(V/h + 1)/t
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    return numpy.float64(4*b*h*s*(V/h + 1)/t)
 
 
 def pipeline_activations_whole_model(b, s, h, a, l, V, t):
@@ -10542,14 +10554,14 @@ def pipeline_activations_whole_model(b, s, h, a, l, V, t):
 
     Sources: Korthikanti et al. 2022, §4.2.3, pipeline parallelism
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    return b*h*l*s*(5*a*s/h + 34)/t + 4*b*h*s*(V/h + 1)/t + b*h*s/t
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    return numpy.float64(b*h*l*s*(5*a*s/h + 34)/t + 4*b*h*s*(V/h + 1)/t + b*h*s/t)
 
 
 def optimizations_selective_recompute_saving(s, h, a):
@@ -10568,10 +10580,10 @@ def optimizations_selective_recompute_saving(s, h, a):
 
     Sources: Korthikanti et al. 2022, §4.2.2, selective activation recomputation
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    return 5*a*s/(5*a*s + 34*h)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    return numpy.float64(5*a*s/(5*a*s + 34*h))
 
 
 def optimizations_zero_r_tp_checkpointing(b, s, h, q):
@@ -10591,11 +10603,11 @@ def optimizations_zero_r_tp_checkpointing(b, s, h, q):
 
     Sources: Rajbhandari et al. 2020, §6.1 and §8, P_a
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return 12*b*h*q*s
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(12*b*h*q*s)
 
 
 def optimizations_zero_r_partitioned_activations(b, s, h, q):
@@ -10615,11 +10627,11 @@ def optimizations_zero_r_partitioned_activations(b, s, h, q):
 
     Sources: Rajbhandari et al. 2020, §6.1 and §8, P_a
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return b*h*q*s
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(b*h*q*s)
 
 
 def optimizations_scatter_gather(b, s, h, t, q):
@@ -10640,12 +10652,12 @@ def optimizations_scatter_gather(b, s, h, t, q):
 
     Sources: Narayanan et al. 2021, §4.1, scatter/gather
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return b*h*q*s/t
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(b*h*q*s/t)
 
 
 def optimizations_onebit_adam_reduction(f_w, k_cmp):
@@ -10663,9 +10675,9 @@ def optimizations_onebit_adam_reduction(f_w, k_cmp):
 
     Sources: Tang et al. 2021, §4; Li Wei (004), optimizations: 1-bit Adam, batching, KV cache paging
     """
-    f_w = numpy.asarray(f_w, dtype=numpy.float64)
-    k_cmp = numpy.asarray(k_cmp, dtype=numpy.float64)
-    return (f_w + (1 - f_w)/k_cmp)**(-1.0)
+    f_w = f_w if type(f_w) is float else numpy.asarray(f_w, dtype=numpy.float64)
+    k_cmp = k_cmp if type(k_cmp) is float else numpy.asarray(k_cmp, dtype=numpy.float64)
+    return numpy.float64((f_w + (1 - f_w)/k_cmp)**(-1.0))
 
 
 def optimizations_kv_contiguous_waste(s, s_max):
@@ -10683,9 +10695,9 @@ def optimizations_kv_contiguous_waste(s, s_max):
 
     Sources: Li Wei (004), optimizations: 1-bit Adam, batching, KV cache paging; Kwon et al. 2023, §4.2
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    s_max = numpy.asarray(s_max, dtype=numpy.float64)
-    return -s/s_max + 1
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    s_max = s_max if type(s_max) is float else numpy.asarray(s_max, dtype=numpy.float64)
+    return numpy.float64(-s/s_max + 1)
 
 
 def optimizations_kv_paged_waste(s, k_blk):
@@ -10703,9 +10715,9 @@ def optimizations_kv_paged_waste(s, k_blk):
 
     Sources: Kwon et al. 2023, §4.2; Li Wei (004), optimizations: 1-bit Adam, batching, KV cache paging
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    k_blk = numpy.asarray(k_blk, dtype=numpy.float64)
-    return (k_blk - 1)/s
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    k_blk = k_blk if type(k_blk) is float else numpy.asarray(k_blk, dtype=numpy.float64)
+    return numpy.float64((k_blk - 1)/s)
 
 
 def optimizations_static_batching_utilization(s, s_max):
@@ -10723,9 +10735,9 @@ def optimizations_static_batching_utilization(s, s_max):
 
     Sources: Li Wei (004), optimizations: 1-bit Adam, batching, KV cache paging
     """
-    s = numpy.asarray(s, dtype=numpy.float64)
-    s_max = numpy.asarray(s_max, dtype=numpy.float64)
-    return s/s_max
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    s_max = s_max if type(s_max) is float else numpy.asarray(s_max, dtype=numpy.float64)
+    return numpy.float64(s/s_max)
 
 
 def optimizations_pipeline_naive_in_flight(p):
@@ -10742,8 +10754,8 @@ def optimizations_pipeline_naive_in_flight(p):
 
     Sources: Li Bojie (001), pipeline parallelism: 2N − 1 activations; the batch must cover the pipeline
     """
-    p = numpy.asarray(p, dtype=numpy.float64)
-    return 2*p - 1
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    return numpy.float64(2*p - 1)
 
 
 def optimizations_pipeline_min_global_batch(b, p, d):
@@ -10762,10 +10774,10 @@ def optimizations_pipeline_min_global_batch(b, p, d):
 
     Sources: Li Bojie (001), pipeline parallelism: 2N − 1 activations; the batch must cover the pipeline
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    return b*d*p
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    return numpy.float64(b*d*p)
 
 
 def optimizations_export_penalty(n, P, D, X, U, pi_pen):
@@ -10787,13 +10799,13 @@ def optimizations_export_penalty(n, P, D, X, U, pi_pen):
 
     Sources: Anon. (002), A100 against A800, H100 against H800
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    D = numpy.asarray(D, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    U = numpy.asarray(U, dtype=numpy.float64)
-    pi_pen = numpy.asarray(pi_pen, dtype=numpy.float64)
-    return 6*D*P*(pi_pen + 1)/(U*X*n)
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    D = D if type(D) is float else numpy.asarray(D, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    U = U if type(U) is float else numpy.asarray(U, dtype=numpy.float64)
+    pi_pen = pi_pen if type(pi_pen) is float else numpy.asarray(pi_pen, dtype=numpy.float64)
+    return numpy.float64(6*D*P*(pi_pen + 1)/(U*X*n))
 
 
 def serving_decode_context(l, s_ctx, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
@@ -10821,16 +10833,16 @@ def serving_decode_context(l, s_ctx, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_
     Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache
     """
     W = _gated('serving.decode.context', 'W', W, {'l_win': (l_win, 0)})
-    l = numpy.asarray(l, dtype=numpy.float64)
-    s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
-    l_win = numpy.asarray(l_win, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    return l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    s_ctx = s_ctx if type(s_ctx) is float else numpy.asarray(s_ctx, dtype=numpy.float64)
+    l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    return numpy.float64(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))
 
 
 def serving_decode_context_sum(l, s_in, s_out, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
@@ -10859,17 +10871,17 @@ def serving_decode_context_sum(l, s_in, s_out, *, l_win=0, l_mamba=0, l_ssd=0, l
     Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
     """
     W = _gated('serving.decode.context.sum', 'W', W, {'l_win': (l_win, 0)})
-    l = numpy.asarray(l, dtype=numpy.float64)
-    s_in = numpy.asarray(s_in, dtype=numpy.float64)
-    s_out = numpy.asarray(s_out, dtype=numpy.float64)
-    l_win = numpy.asarray(l_win, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    return l_win*(W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])])) + (s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    s_in = s_in if type(s_in) is float else numpy.asarray(s_in, dtype=numpy.float64)
+    s_out = s_out if type(s_out) is float else numpy.asarray(s_out, dtype=numpy.float64)
+    l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    return numpy.float64((s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win) + _times(l_win, lambda: W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]), W, s_in, s_out))
 
 
 def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -10927,34 +10939,34 @@ def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, l_win=0, kv_e
     n_vh = _gated('serving.decode.kv_read', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('serving.decode.kv_read', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('serving.decode.kv_read', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
-    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    l_win = numpy.asarray(l_win, dtype=numpy.float64)
-    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    s_ctx = s_ctx if type(s_ctx) is float else numpy.asarray(s_ctx, dtype=numpy.float64)
+    q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
+    kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv)) + _times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))
 
 
 def serving_decode_kv_read_mla_expanded(b, a, l, d_rope, d_nope, d_v, s_ctx, q_kv, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
@@ -10988,22 +11000,22 @@ def serving_decode_kv_read_mla_expanded(b, a, l, d_rope, d_nope, d_v, s_ctx, q_k
     Sources: DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
     W = _gated('serving.decode.kv_read.mla_expanded', 'W', W, {'l_win': (l_win, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
-    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
-    l_win = numpy.asarray(l_win, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    return a*b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_nope + d_rope + d_v)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    s_ctx = s_ctx if type(s_ctx) is float else numpy.asarray(s_ctx, dtype=numpy.float64)
+    q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
+    l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    return numpy.float64(a*b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_nope + d_rope + d_v))
 
 
 def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -11057,31 +11069,31 @@ def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, kv_expand=0, l_ma
     n_vh = _gated('serving.decode.kv_written', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('serving.decode.kv_written', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('serving.decode.kv_written', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))
 
 
 def serving_decode_flops_recurrent(b, h, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, d_ssm=None, N_ssm=None, r_dt=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None):
@@ -11124,25 +11136,25 @@ def serving_decode_flops_recurrent(b, h, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, 
     n_grp = _gated('serving.decode.flops.recurrent', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
     d_lru = _gated('serving.decode.flops.recurrent', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
     w_lru = _gated('serving.decode.flops.recurrent', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    return l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    return numpy.float64(l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + _times(l_lru, lambda: 6*b*d_lru*h + 4*b*d_lru*w_lru, b, d_lru, h, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt) + _times(l_ssd, lambda: 2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm), N_ssm, b, d_ssm, h, k_conv, n_grp, n_ssmh))
 
 
 def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -11224,51 +11236,51 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
     n_vh = _gated('serving.decode.flops.linear', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('serving.decode.flops.linear', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('serving.decode.flops.linear', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    proj_emb = proj_emb if type(proj_emb) is float else numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh), b, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 6*b*d_lru*h + 4*b*d_lru*w_lru, b, d_lru, h, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt) + _times(l_moe, lambda: 2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, sh_gate) + _times(l_ssd, lambda: 2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm), N_ssm, b, d_ssm, h, k_conv, n_grp, n_ssmh))
 
 
 def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, l_win=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -11354,54 +11366,54 @@ def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=
     n_vh = _gated('serving.decode.flops', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('serving.decode.flops', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('serving.decode.flops', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
-    l_win = numpy.asarray(l_win, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 2*V*b*d_emb + 2*a*b*mla*r_kv*(d_nope + d_v)*(-l + l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    s_ctx = s_ctx if type(s_ctx) is float else numpy.asarray(s_ctx, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    proj_emb = proj_emb if type(proj_emb) is float else numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
+    l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(2*V*b*d_emb + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh), b, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 6*b*d_lru*h + 4*b*d_lru*w_lru, b, d_lru, h, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt) + _times(l_moe, lambda: 2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, sh_gate) + _times(l_ssd, lambda: 2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm), N_ssm, b, d_ssm, h, k_conv, n_grp, n_ssmh) + _times(mla, lambda: 2*a*b*r_kv*(d_nope + d_v)*(-l + l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)), W, a, b, d_nope, d_v, l, l_gdn, l_lru, l_mamba, l_noattn, l_ssd, l_win, r_kv, s_ctx))
 
 
 def serving_decode_attention_flops(b, a, d_head, N_kv, *, mla=0, r_kv=None, d_rope=None):
@@ -11426,14 +11438,14 @@ def serving_decode_attention_flops(b, a, d_head, N_kv, *, mla=0, r_kv=None, d_ro
     """
     r_kv = _gated('serving.decode.attention.flops', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('serving.decode.attention.flops', 'd_rope', d_rope, {'mla': (mla, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    N_kv = numpy.asarray(N_kv, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    N_kv = N_kv if type(N_kv) is float else numpy.asarray(N_kv, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    return numpy.float64(N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv)))
 
 
 def serving_decode_experts_touched(b, E, k):
@@ -11454,10 +11466,10 @@ def serving_decode_experts_touched(b, E, k):
 
     Sources: Fedus et al. 2021, §2: top-k routing of each token to its experts
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    return E*(1 - (1 - k/E)**b)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    return numpy.float64(E*(1 - (1 - k/E)**b))
 
 
 def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -11557,69 +11569,69 @@ def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=
     n_vh = _gated('serving.decode.params_read', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('serving.decode.params_read', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('serving.decode.params_read', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
-    pos_table = numpy.asarray(pos_table, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_q = numpy.asarray(b_q, dtype=numpy.float64)
-    b_k = numpy.asarray(b_k, dtype=numpy.float64)
-    b_v = numpy.asarray(b_v, dtype=numpy.float64)
-    b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    norm_final = numpy.asarray(norm_final, dtype=numpy.float64)
-    emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
-    head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
-    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
-    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
-    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
-    dt_norm = numpy.asarray(dt_norm, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    E_hit = numpy.asarray(E_hit, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
+    pos_table = pos_table if type(pos_table) is float else numpy.asarray(pos_table, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_q = b_q if type(b_q) is float else numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = b_k if type(b_k) is float else numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = b_v if type(b_v) is float else numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    norm_final = norm_final if type(norm_final) is float else numpy.asarray(norm_final, dtype=numpy.float64)
+    emb_norm = emb_norm if type(emb_norm) is float else numpy.asarray(emb_norm, dtype=numpy.float64)
+    head_bias = head_bias if type(head_bias) is float else numpy.asarray(head_bias, dtype=numpy.float64)
+    proj_emb = proj_emb if type(proj_emb) is float else numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    b_ssm = b_ssm if type(b_ssm) is float else numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = b_conv if type(b_conv) is float else numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = dt_norm if type(dt_norm) is float else numpy.asarray(dt_norm, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    E_hit = E_hit if type(E_hit) is float else numpy.asarray(E_hit, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate, E, E_hit, b_mlp, d_moe, d_sh, gated, h, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))
 
 
 def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -11720,70 +11732,70 @@ def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n
     n_vh = _gated('serving.decode.weights_read', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('serving.decode.weights_read', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('serving.decode.weights_read', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
-    pos_table = numpy.asarray(pos_table, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_q = numpy.asarray(b_q, dtype=numpy.float64)
-    b_k = numpy.asarray(b_k, dtype=numpy.float64)
-    b_v = numpy.asarray(b_v, dtype=numpy.float64)
-    b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    norm_final = numpy.asarray(norm_final, dtype=numpy.float64)
-    emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
-    head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
-    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
-    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
-    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
-    dt_norm = numpy.asarray(dt_norm, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    E_hit = numpy.asarray(E_hit, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 2*d_emb*(V + b) + q_w*(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
+    pos_table = pos_table if type(pos_table) is float else numpy.asarray(pos_table, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_q = b_q if type(b_q) is float else numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = b_k if type(b_k) is float else numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = b_v if type(b_v) is float else numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    norm_final = norm_final if type(norm_final) is float else numpy.asarray(norm_final, dtype=numpy.float64)
+    emb_norm = emb_norm if type(emb_norm) is float else numpy.asarray(emb_norm, dtype=numpy.float64)
+    head_bias = head_bias if type(head_bias) is float else numpy.asarray(head_bias, dtype=numpy.float64)
+    proj_emb = proj_emb if type(proj_emb) is float else numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    b_ssm = b_ssm if type(b_ssm) is float else numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = b_conv if type(b_conv) is float else numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = dt_norm if type(dt_norm) is float else numpy.asarray(dt_norm, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    E_hit = E_hit if type(E_hit) is float else numpy.asarray(E_hit, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(2*d_emb*(V + b) + q_w*(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate, E, E_hit, b_mlp, d_moe, d_sh, gated, h, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh)))
 
 
 def serving_weights_int4(B_q, q_s):
@@ -11801,9 +11813,9 @@ def serving_weights_int4(B_q, q_s):
 
     Sources: Frantar et al. 2022, §5: 4-bit weights with a scale and zero point per group of 128; gpt-fast, quantize.py, WeightOnlyInt4QuantHandler: groupsize, scales_and_zeros
     """
-    B_q = numpy.asarray(B_q, dtype=numpy.float64)
-    q_s = numpy.asarray(q_s, dtype=numpy.float64)
-    return 1/2 + q_s/B_q
+    B_q = B_q if type(B_q) is float else numpy.asarray(B_q, dtype=numpy.float64)
+    q_s = q_s if type(q_s) is float else numpy.asarray(q_s, dtype=numpy.float64)
+    return numpy.float64(1/2 + q_s/B_q)
 
 
 def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -11888,54 +11900,54 @@ def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=
     n_vh = _gated('serving.prefill.flops', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('serving.prefill.flops', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('serving.prefill.flops', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    s_in = numpy.asarray(s_in, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
-    Q_ssd = numpy.asarray(Q_ssd, dtype=numpy.float64)
-    Q_gdn = numpy.asarray(Q_gdn, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 2*V*b*d_emb + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s_in/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    s_in = s_in if type(s_in) is float else numpy.asarray(s_in, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    proj_emb = proj_emb if type(proj_emb) is float else numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    Q_ssd = Q_ssd if type(Q_ssd) is float else numpy.asarray(Q_ssd, dtype=numpy.float64)
+    Q_gdn = Q_gdn if type(Q_gdn) is float else numpy.asarray(Q_gdn, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(2*V*b*d_emb + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s_in))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s_in/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s_in) + _times(l_lru, lambda: 6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru, b, d_lru, h, k_conv, s_in, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s_in) + _times(l_moe, lambda: 2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, s_in, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s_in/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s_in/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s_in))
 
 
 def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, l_win=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -12023,56 +12035,56 @@ def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *,
     n_vh = _gated('serving.prefill.flops.causal', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('serving.prefill.flops.causal', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('serving.prefill.flops.causal', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    s_in = numpy.asarray(s_in, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
-    l_win = numpy.asarray(l_win, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
-    Q_ssd = numpy.asarray(Q_ssd, dtype=numpy.float64)
-    Q_gdn = numpy.asarray(Q_gdn, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 2*V*b*d_emb - 2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*(s_in*functools.reduce(numpy.minimum, [W, s_in]) - 1/2*(functools.reduce(numpy.minimum, [W, s_in]) - 1)*functools.reduce(numpy.minimum, [W, s_in])) + (1/2)*s_in*(s_in + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s_in/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    s_in = s_in if type(s_in) is float else numpy.asarray(s_in, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    proj_emb = proj_emb if type(proj_emb) is float else numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
+    l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    Q_ssd = Q_ssd if type(Q_ssd) is float else numpy.asarray(Q_ssd, dtype=numpy.float64)
+    Q_gdn = Q_gdn if type(Q_gdn) is float else numpy.asarray(Q_gdn, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(2*V*b*d_emb - 2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*((1/2)*s_in*(s_in + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win) + _times(l_win, lambda: s_in*functools.reduce(numpy.minimum, [W, s_in]) - 1/2*(functools.reduce(numpy.minimum, [W, s_in]) - 1)*functools.reduce(numpy.minimum, [W, s_in]), W, s_in)) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s_in))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s_in/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s_in) + _times(l_lru, lambda: 6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru, b, d_lru, h, k_conv, s_in, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s_in) + _times(l_moe, lambda: 2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, s_in, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s_in/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s_in/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s_in))
 
 
 def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, d_rope=None, d_nope=None, d_v=None, W=None):
@@ -12110,23 +12122,23 @@ def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, l_win=0, l_mam
     d_nope = _gated('serving.prefill.flops.masked', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('serving.prefill.flops.masked', 'd_v', d_v, {'mla': (mla, 0)})
     W = _gated('serving.prefill.flops.masked', 'W', W, {'l_win': (l_win, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    s_in = numpy.asarray(s_in, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    l_win = numpy.asarray(l_win, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    return 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*((1/2)*l_win*(s_in - functools.reduce(numpy.minimum, [W, s_in]))*(s_in - functools.reduce(numpy.minimum, [W, s_in]) + 1) + (1/2)*s_in*(s_in - 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    s_in = s_in if type(s_in) is float else numpy.asarray(s_in, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    return numpy.float64(2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*((1/2)*s_in*(s_in - 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_win, lambda: (1/2)*(s_in - functools.reduce(numpy.minimum, [W, s_in]))*(s_in - functools.reduce(numpy.minimum, [W, s_in]) + 1), W, s_in)))
 
 
 def serving_memory_weights(V, t, p, P, q_w, d_emb, *, tied=1):
@@ -12149,14 +12161,14 @@ def serving_memory_weights(V, t, p, P, q_w, d_emb, *, tied=1):
 
     Sources: Frantar et al. 2022, §5: 4-bit weights with a scale and zero point per group of 128; Kwon et al. 2023, §4, the weights beside the KV cache
     """
-    V = numpy.asarray(V, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_w = numpy.asarray(q_w, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    tied = numpy.asarray(tied, dtype=numpy.float64)
-    return (2*V*d_emb*(2 - tied) + q_w*(P - V*d_emb*(2 - tied)))/(p*t)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_w = q_w if type(q_w) is float else numpy.asarray(q_w, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    tied = tied if type(tied) is float else numpy.asarray(tied, dtype=numpy.float64)
+    return numpy.float64((2*V*d_emb*(2 - tied) + q_w*(P - V*d_emb*(2 - tied)))/(p*t))
 
 
 def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -12216,36 +12228,36 @@ def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, l_win=0, kv_
     n_vh = _gated('serving.memory.kv', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('serving.memory.kv', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('serving.memory.kv', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
-    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    l_win = numpy.asarray(l_win, dtype=numpy.float64)
-    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    s_ctx = s_ctx if type(s_ctx) is float else numpy.asarray(s_ctx, dtype=numpy.float64)
+    q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
+    kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(p*t))
 
 
 def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -12306,37 +12318,37 @@ def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0,
     n_vh = _gated('serving.memory.kv.paged', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('serving.memory.kv.paged', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('serving.memory.kv.paged', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    n_blk = numpy.asarray(n_blk, dtype=numpy.float64)
-    s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
-    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    l_win = numpy.asarray(l_win, dtype=numpy.float64)
-    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return b*n_blk*q_kv*(l_win*numpy.ceil(functools.reduce(numpy.minimum, [W, s_ctx])/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*numpy.ceil(s_ctx/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    n_blk = n_blk if type(n_blk) is float else numpy.asarray(n_blk, dtype=numpy.float64)
+    s_ctx = s_ctx if type(s_ctx) is float else numpy.asarray(s_ctx, dtype=numpy.float64)
+    q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
+    kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(b*n_blk*q_kv*((l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*numpy.ceil(s_ctx/n_blk) + _times(l_win, lambda: numpy.ceil(functools.reduce(numpy.minimum, [W, s_ctx])/n_blk), W, n_blk, s_ctx))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(p*t))
 
 
 def serving_memory_workspace(h, a, g, d_head, d_ff, t, q, n_chunk, *, gated=0):
@@ -12361,16 +12373,16 @@ def serving_memory_workspace(h, a, g, d_head, d_ff, t, q, n_chunk, *, gated=0):
 
     Sources: vLLM, profile_run: the peak activation memory of a forward of max_num_batched_tokens tokens
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    n_chunk = numpy.asarray(n_chunk, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    return n_chunk*q*(2*h + (d_ff*(gated + 1) + d_head*(a + 2*g))/t)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    n_chunk = n_chunk if type(n_chunk) is float else numpy.asarray(n_chunk, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    return numpy.float64(n_chunk*q*(2*h + (d_ff*(gated + 1) + d_head*(a + 2*g))/t))
 
 
 def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -12432,38 +12444,38 @@ def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla
     n_vh = _gated('serving.memory.per_gpu', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('serving.memory.per_gpu', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('serving.memory.per_gpu', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
-    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
-    M_w = numpy.asarray(M_w, dtype=numpy.float64)
-    M_ws = numpy.asarray(M_ws, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    l_win = numpy.asarray(l_win, dtype=numpy.float64)
-    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return M_w + M_ws + b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    s_ctx = s_ctx if type(s_ctx) is float else numpy.asarray(s_ctx, dtype=numpy.float64)
+    q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
+    M_w = M_w if type(M_w) is float else numpy.asarray(M_w, dtype=numpy.float64)
+    M_ws = M_ws if type(M_ws) is float else numpy.asarray(M_ws, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
+    kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(M_w + M_ws + b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(p*t))
 
 
 def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -12525,38 +12537,38 @@ def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, 
     n_vh = _gated('serving.memory.max_batch', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('serving.memory.max_batch', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('serving.memory.max_batch', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    M_gpu = numpy.asarray(M_gpu, dtype=numpy.float64)
-    s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
-    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
-    M_w = numpy.asarray(M_w, dtype=numpy.float64)
-    M_ws = numpy.asarray(M_ws, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    l_win = numpy.asarray(l_win, dtype=numpy.float64)
-    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return (M_gpu - M_w - M_ws)/(q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    M_gpu = M_gpu if type(M_gpu) is float else numpy.asarray(M_gpu, dtype=numpy.float64)
+    s_ctx = s_ctx if type(s_ctx) is float else numpy.asarray(s_ctx, dtype=numpy.float64)
+    q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
+    M_w = M_w if type(M_w) is float else numpy.asarray(M_w, dtype=numpy.float64)
+    M_ws = M_ws if type(M_ws) is float else numpy.asarray(M_ws, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
+    kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64((M_gpu - M_w - M_ws)/(q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (_times(l_gdn, lambda: 4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh), d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: d_lru*q_kv*(k_conv - 1) + 4*d_lru, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: 4*N_ssm*d_ssm + d_ssm*k_conv*q_kv, N_ssm, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: 4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm), N_ssm, d_ssm, k_conv, n_grp, q_kv))/(p*t)))
 
 
 def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -12618,38 +12630,38 @@ def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *,
     n_vh = _gated('serving.memory.max_context', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('serving.memory.max_context', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('serving.memory.max_context', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    M_gpu = numpy.asarray(M_gpu, dtype=numpy.float64)
-    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
-    M_w = numpy.asarray(M_w, dtype=numpy.float64)
-    M_ws = numpy.asarray(M_ws, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    l_win = numpy.asarray(l_win, dtype=numpy.float64)
-    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return (-W*l_win + p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))*(M_gpu - M_w - M_ws - (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))/(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))))/(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    M_gpu = M_gpu if type(M_gpu) is float else numpy.asarray(M_gpu, dtype=numpy.float64)
+    q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
+    M_w = M_w if type(M_w) is float else numpy.asarray(M_w, dtype=numpy.float64)
+    M_ws = M_ws if type(M_ws) is float else numpy.asarray(M_ws, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
+    kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64((-W*l_win + p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))*(M_gpu - M_w - M_ws - (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(p*t))/(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))))/(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))
 
 
 def serving_time_allreduce(t, x_msg, W_tp, tau_ar):
@@ -12671,11 +12683,11 @@ def serving_time_allreduce(t, x_msg, W_tp, tau_ar):
 
     Sources: Thakur et al. 2005, §2: the cost model α + nβ of a message; a ring all-reduce moves 2(p − 1)/p·n; nccl-tests, bus bandwidth of an all-reduce 2(n − 1)/n; vLLM, custom_all_reduce: one-shot all-reduce of small messages over NVLink
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
-    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
-    tau_ar = numpy.asarray(tau_ar, dtype=numpy.float64)
-    return tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + x_msg*(2*t - 2)/(W_tp*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    x_msg = x_msg if type(x_msg) is float else numpy.asarray(x_msg, dtype=numpy.float64)
+    W_tp = W_tp if type(W_tp) is float else numpy.asarray(W_tp, dtype=numpy.float64)
+    tau_ar = tau_ar if type(tau_ar) is float else numpy.asarray(tau_ar, dtype=numpy.float64)
+    return numpy.float64(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + x_msg*(2*t - 2)/(W_tp*t))
 
 
 def serving_time_alltoall(x_msg, e, W_tp, tau_ar):
@@ -12695,11 +12707,11 @@ def serving_time_alltoall(x_msg, e, W_tp, tau_ar):
 
     Sources: Thakur et al. 2005, §2: the cost model α + nβ of a message; a ring all-reduce moves 2(p − 1)/p·n; Lepikhin et al. 2020, §3.2, all-to-all dispatch and combine
     """
-    x_msg = numpy.asarray(x_msg, dtype=numpy.float64)
-    e = numpy.asarray(e, dtype=numpy.float64)
-    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
-    tau_ar = numpy.asarray(tau_ar, dtype=numpy.float64)
-    return tau_ar*(e - 1) + x_msg*(e - 1)/(W_tp*e)
+    x_msg = x_msg if type(x_msg) is float else numpy.asarray(x_msg, dtype=numpy.float64)
+    e = e if type(e) is float else numpy.asarray(e, dtype=numpy.float64)
+    W_tp = W_tp if type(W_tp) is float else numpy.asarray(W_tp, dtype=numpy.float64)
+    tau_ar = tau_ar if type(tau_ar) is float else numpy.asarray(tau_ar, dtype=numpy.float64)
+    return numpy.float64(tau_ar*(e - 1) + x_msg*(e - 1)/(W_tp*e))
 
 
 def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, N_kv, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, *, mla=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -12766,45 +12778,45 @@ def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_p
     n_vh = _gated('serving.time.decode_step', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('serving.time.decode_step', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('serving.time.decode_step', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
-    W_pp = numpy.asarray(W_pp, dtype=numpy.float64)
-    N_kv = numpy.asarray(N_kv, dtype=numpy.float64)
-    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
-    eta_dec = numpy.asarray(eta_dec, dtype=numpy.float64)
-    eta_hbm = numpy.asarray(eta_hbm, dtype=numpy.float64)
-    tau_L = numpy.asarray(tau_L, dtype=numpy.float64)
-    tau_ar = numpy.asarray(tau_ar, dtype=numpy.float64)
-    F_fwd = numpy.asarray(F_fwd, dtype=numpy.float64)
-    R_w = numpy.asarray(R_w, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    W_tp = W_tp if type(W_tp) is float else numpy.asarray(W_tp, dtype=numpy.float64)
+    W_pp = W_pp if type(W_pp) is float else numpy.asarray(W_pp, dtype=numpy.float64)
+    N_kv = N_kv if type(N_kv) is float else numpy.asarray(N_kv, dtype=numpy.float64)
+    q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
+    eta_dec = eta_dec if type(eta_dec) is float else numpy.asarray(eta_dec, dtype=numpy.float64)
+    eta_hbm = eta_hbm if type(eta_hbm) is float else numpy.asarray(eta_hbm, dtype=numpy.float64)
+    tau_L = tau_L if type(tau_L) is float else numpy.asarray(tau_L, dtype=numpy.float64)
+    tau_ar = tau_ar if type(tau_ar) is float else numpy.asarray(tau_ar, dtype=numpy.float64)
+    F_fwd = F_fwd if type(F_fwd) is float else numpy.asarray(F_fwd, dtype=numpy.float64)
+    R_w = R_w if type(R_w) is float else numpy.asarray(R_w, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(W_mem*eta_hbm*t))
 
 
 def serving_time_prefill(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, eta_pf, eta_hbm, tau_L, tau_ar, F_fwd, R_w):
@@ -12839,24 +12851,24 @@ def serving_time_prefill(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, eta_pf, e
 
     Sources: Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity; Thakur et al. 2005, §2: the cost model α + nβ of a message; a ring all-reduce moves 2(p − 1)/p·n; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
-    W_pp = numpy.asarray(W_pp, dtype=numpy.float64)
-    s_in = numpy.asarray(s_in, dtype=numpy.float64)
-    eta_pf = numpy.asarray(eta_pf, dtype=numpy.float64)
-    eta_hbm = numpy.asarray(eta_hbm, dtype=numpy.float64)
-    tau_L = numpy.asarray(tau_L, dtype=numpy.float64)
-    tau_ar = numpy.asarray(tau_ar, dtype=numpy.float64)
-    F_fwd = numpy.asarray(F_fwd, dtype=numpy.float64)
-    R_w = numpy.asarray(R_w, dtype=numpy.float64)
-    return F_fwd/(X*eta_pf*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*s_in*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q*s_in/W_pp)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    W_tp = W_tp if type(W_tp) is float else numpy.asarray(W_tp, dtype=numpy.float64)
+    W_pp = W_pp if type(W_pp) is float else numpy.asarray(W_pp, dtype=numpy.float64)
+    s_in = s_in if type(s_in) is float else numpy.asarray(s_in, dtype=numpy.float64)
+    eta_pf = eta_pf if type(eta_pf) is float else numpy.asarray(eta_pf, dtype=numpy.float64)
+    eta_hbm = eta_hbm if type(eta_hbm) is float else numpy.asarray(eta_hbm, dtype=numpy.float64)
+    tau_L = tau_L if type(tau_L) is float else numpy.asarray(tau_L, dtype=numpy.float64)
+    tau_ar = tau_ar if type(tau_ar) is float else numpy.asarray(tau_ar, dtype=numpy.float64)
+    F_fwd = F_fwd if type(F_fwd) is float else numpy.asarray(F_fwd, dtype=numpy.float64)
+    R_w = R_w if type(R_w) is float else numpy.asarray(R_w, dtype=numpy.float64)
+    return numpy.float64(F_fwd/(X*eta_pf*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*s_in*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q*s_in/W_pp))
 
 
 def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, s_out, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, T_pf, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -12929,50 +12941,50 @@ def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in,
     n_vh = _gated('serving.time.e2e', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('serving.time.e2e', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('serving.time.e2e', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
-    W_pp = numpy.asarray(W_pp, dtype=numpy.float64)
-    s_in = numpy.asarray(s_in, dtype=numpy.float64)
-    s_out = numpy.asarray(s_out, dtype=numpy.float64)
-    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
-    eta_dec = numpy.asarray(eta_dec, dtype=numpy.float64)
-    eta_hbm = numpy.asarray(eta_hbm, dtype=numpy.float64)
-    tau_L = numpy.asarray(tau_L, dtype=numpy.float64)
-    tau_ar = numpy.asarray(tau_ar, dtype=numpy.float64)
-    F_fwd = numpy.asarray(F_fwd, dtype=numpy.float64)
-    R_w = numpy.asarray(R_w, dtype=numpy.float64)
-    T_pf = numpy.asarray(T_pf, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    l_win = numpy.asarray(l_win, dtype=numpy.float64)
-    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    W = numpy.asarray(W, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)) + (l_win*(W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])])) + (s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    W_tp = W_tp if type(W_tp) is float else numpy.asarray(W_tp, dtype=numpy.float64)
+    W_pp = W_pp if type(W_pp) is float else numpy.asarray(W_pp, dtype=numpy.float64)
+    s_in = s_in if type(s_in) is float else numpy.asarray(s_in, dtype=numpy.float64)
+    s_out = s_out if type(s_out) is float else numpy.asarray(s_out, dtype=numpy.float64)
+    q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
+    eta_dec = eta_dec if type(eta_dec) is float else numpy.asarray(eta_dec, dtype=numpy.float64)
+    eta_hbm = eta_hbm if type(eta_hbm) is float else numpy.asarray(eta_hbm, dtype=numpy.float64)
+    tau_L = tau_L if type(tau_L) is float else numpy.asarray(tau_L, dtype=numpy.float64)
+    tau_ar = tau_ar if type(tau_ar) is float else numpy.asarray(tau_ar, dtype=numpy.float64)
+    F_fwd = F_fwd if type(F_fwd) is float else numpy.asarray(F_fwd, dtype=numpy.float64)
+    R_w = R_w if type(R_w) is float else numpy.asarray(R_w, dtype=numpy.float64)
+    T_pf = T_pf if type(T_pf) is float else numpy.asarray(T_pf, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
+    kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(W_mem*eta_hbm*t)) + ((s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win) + _times(l_win, lambda: W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]), W, s_in, s_out))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t])))))
 
 
 def serving_time_tpot(s_out, T_pf, T_e2e):
@@ -12993,10 +13005,10 @@ def serving_time_tpot(s_out, T_pf, T_e2e):
 
     Sources: Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation; NVIDIA NIM 1.8 benchmarks, ITL, inter-token latency
     """
-    s_out = numpy.asarray(s_out, dtype=numpy.float64)
-    T_pf = numpy.asarray(T_pf, dtype=numpy.float64)
-    T_e2e = numpy.asarray(T_e2e, dtype=numpy.float64)
-    return (T_e2e - T_pf)/(s_out - 1)
+    s_out = s_out if type(s_out) is float else numpy.asarray(s_out, dtype=numpy.float64)
+    T_pf = T_pf if type(T_pf) is float else numpy.asarray(T_pf, dtype=numpy.float64)
+    T_e2e = T_e2e if type(T_e2e) is float else numpy.asarray(T_e2e, dtype=numpy.float64)
+    return numpy.float64((T_e2e - T_pf)/(s_out - 1))
 
 
 def serving_throughput_per_gpu(b, t, s_out, T_e2e):
@@ -13016,11 +13028,11 @@ def serving_throughput_per_gpu(b, t, s_out, T_e2e):
 
     Sources: Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation; Li Bojie (001), inference: pipeline stages run in series
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    s_out = numpy.asarray(s_out, dtype=numpy.float64)
-    T_e2e = numpy.asarray(T_e2e, dtype=numpy.float64)
-    return b*s_out/(T_e2e*t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    s_out = s_out if type(s_out) is float else numpy.asarray(s_out, dtype=numpy.float64)
+    T_e2e = T_e2e if type(T_e2e) is float else numpy.asarray(T_e2e, dtype=numpy.float64)
+    return numpy.float64(b*s_out/(T_e2e*t))
 
 
 def serving_throughput_per_user(T_tok):
@@ -13037,8 +13049,8 @@ def serving_throughput_per_user(T_tok):
 
     Sources: Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
     """
-    T_tok = numpy.asarray(T_tok, dtype=numpy.float64)
-    return T_tok**(-1.0)
+    T_tok = T_tok if type(T_tok) is float else numpy.asarray(T_tok, dtype=numpy.float64)
+    return numpy.float64(T_tok**(-1.0))
 
 
 def serving_batching_static(b, s_out, s_long, T_pf, T_tok):
@@ -13061,12 +13073,12 @@ def serving_batching_static(b, s_out, s_long, T_pf, T_tok):
 
     Sources: Yu et al. 2022, §2.2: early-finished requests wait for the batch
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s_out = numpy.asarray(s_out, dtype=numpy.float64)
-    s_long = numpy.asarray(s_long, dtype=numpy.float64)
-    T_pf = numpy.asarray(T_pf, dtype=numpy.float64)
-    T_tok = numpy.asarray(T_tok, dtype=numpy.float64)
-    return b*s_out/(T_pf + T_tok*(s_long - 1))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s_out = s_out if type(s_out) is float else numpy.asarray(s_out, dtype=numpy.float64)
+    s_long = s_long if type(s_long) is float else numpy.asarray(s_long, dtype=numpy.float64)
+    T_pf = T_pf if type(T_pf) is float else numpy.asarray(T_pf, dtype=numpy.float64)
+    T_tok = T_tok if type(T_tok) is float else numpy.asarray(T_tok, dtype=numpy.float64)
+    return numpy.float64(b*s_out/(T_pf + T_tok*(s_long - 1)))
 
 
 def serving_batching_continuous_step(b, t, X, s_out, eta_pf, F_pf, T_tok):
@@ -13089,14 +13101,14 @@ def serving_batching_continuous_step(b, t, X, s_out, eta_pf, F_pf, T_tok):
 
     Sources: Yu et al. 2022, §3.1, iteration-level scheduling; Agrawal et al. 2024, §4: chunked prefills piggybacked on decoding steps
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    s_out = numpy.asarray(s_out, dtype=numpy.float64)
-    eta_pf = numpy.asarray(eta_pf, dtype=numpy.float64)
-    F_pf = numpy.asarray(F_pf, dtype=numpy.float64)
-    T_tok = numpy.asarray(T_tok, dtype=numpy.float64)
-    return F_pf*b/(X*eta_pf*s_out*t) + T_tok
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    s_out = s_out if type(s_out) is float else numpy.asarray(s_out, dtype=numpy.float64)
+    eta_pf = eta_pf if type(eta_pf) is float else numpy.asarray(eta_pf, dtype=numpy.float64)
+    F_pf = F_pf if type(F_pf) is float else numpy.asarray(F_pf, dtype=numpy.float64)
+    T_tok = T_tok if type(T_tok) is float else numpy.asarray(T_tok, dtype=numpy.float64)
+    return numpy.float64(F_pf*b/(X*eta_pf*s_out*t) + T_tok)
 
 
 def serving_batching_continuous(b, t, X, s_out, eta_pf, F_pf, T_tok):
@@ -13119,14 +13131,14 @@ def serving_batching_continuous(b, t, X, s_out, eta_pf, F_pf, T_tok):
 
     Sources: Yu et al. 2022, §3.1
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    s_out = numpy.asarray(s_out, dtype=numpy.float64)
-    eta_pf = numpy.asarray(eta_pf, dtype=numpy.float64)
-    F_pf = numpy.asarray(F_pf, dtype=numpy.float64)
-    T_tok = numpy.asarray(T_tok, dtype=numpy.float64)
-    return b/(F_pf*b/(X*eta_pf*s_out*t) + T_tok)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    s_out = s_out if type(s_out) is float else numpy.asarray(s_out, dtype=numpy.float64)
+    eta_pf = eta_pf if type(eta_pf) is float else numpy.asarray(eta_pf, dtype=numpy.float64)
+    F_pf = F_pf if type(F_pf) is float else numpy.asarray(F_pf, dtype=numpy.float64)
+    T_tok = T_tok if type(T_tok) is float else numpy.asarray(T_tok, dtype=numpy.float64)
+    return numpy.float64(b/(F_pf*b/(X*eta_pf*s_out*t) + T_tok))
 
 
 def serving_chunked_ttft(t, X, s_in, eta_pf, F_pf, T_tok, n_chunk):
@@ -13149,14 +13161,14 @@ def serving_chunked_ttft(t, X, s_in, eta_pf, F_pf, T_tok, n_chunk):
 
     Sources: Agrawal et al. 2024, §4: chunked prefills piggybacked on decoding steps
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    X = numpy.asarray(X, dtype=numpy.float64)
-    s_in = numpy.asarray(s_in, dtype=numpy.float64)
-    eta_pf = numpy.asarray(eta_pf, dtype=numpy.float64)
-    F_pf = numpy.asarray(F_pf, dtype=numpy.float64)
-    T_tok = numpy.asarray(T_tok, dtype=numpy.float64)
-    n_chunk = numpy.asarray(n_chunk, dtype=numpy.float64)
-    return (F_pf*n_chunk/(X*eta_pf*s_in*t) + T_tok)*numpy.ceil(s_in/n_chunk)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    s_in = s_in if type(s_in) is float else numpy.asarray(s_in, dtype=numpy.float64)
+    eta_pf = eta_pf if type(eta_pf) is float else numpy.asarray(eta_pf, dtype=numpy.float64)
+    F_pf = F_pf if type(F_pf) is float else numpy.asarray(F_pf, dtype=numpy.float64)
+    T_tok = T_tok if type(T_tok) is float else numpy.asarray(T_tok, dtype=numpy.float64)
+    n_chunk = n_chunk if type(n_chunk) is float else numpy.asarray(n_chunk, dtype=numpy.float64)
+    return numpy.float64((F_pf*n_chunk/(X*eta_pf*s_in*t) + T_tok)*numpy.ceil(s_in/n_chunk))
 
 
 def serving_speculative_tokens(alpha_acc, gamma_spec):
@@ -13176,9 +13188,9 @@ def serving_speculative_tokens(alpha_acc, gamma_spec):
 
     Sources: Leviathan et al. 2023, §3.1 eq. (1) and Theorem 3.8: (1 − α^(γ+1))/(1 − α) tokens per run, an improvement (1 − α^(γ+1))/((1 − α)(γc + 1))
     """
-    alpha_acc = numpy.asarray(alpha_acc, dtype=numpy.float64)
-    gamma_spec = numpy.asarray(gamma_spec, dtype=numpy.float64)
-    return (1 - alpha_acc**(gamma_spec + 1))/(1 - alpha_acc)
+    alpha_acc = alpha_acc if type(alpha_acc) is float else numpy.asarray(alpha_acc, dtype=numpy.float64)
+    gamma_spec = gamma_spec if type(gamma_spec) is float else numpy.asarray(gamma_spec, dtype=numpy.float64)
+    return numpy.float64((1 - alpha_acc**(gamma_spec + 1))/(1 - alpha_acc))
 
 
 def serving_speculative_speedup(alpha_acc, gamma_spec, c_draft):
@@ -13199,10 +13211,10 @@ def serving_speculative_speedup(alpha_acc, gamma_spec, c_draft):
 
     Sources: Leviathan et al. 2023, §3.1 eq. (1) and Theorem 3.8: (1 − α^(γ+1))/(1 − α) tokens per run, an improvement (1 − α^(γ+1))/((1 − α)(γc + 1)); DeepSeek-AI 2024, §2.2 and §5.4.3: one MTP module, second-token acceptance 85–90 %, 1.8× TPS
     """
-    alpha_acc = numpy.asarray(alpha_acc, dtype=numpy.float64)
-    gamma_spec = numpy.asarray(gamma_spec, dtype=numpy.float64)
-    c_draft = numpy.asarray(c_draft, dtype=numpy.float64)
-    return (1 - alpha_acc**(gamma_spec + 1))/((1 - alpha_acc)*(c_draft*gamma_spec + 1))
+    alpha_acc = alpha_acc if type(alpha_acc) is float else numpy.asarray(alpha_acc, dtype=numpy.float64)
+    gamma_spec = gamma_spec if type(gamma_spec) is float else numpy.asarray(gamma_spec, dtype=numpy.float64)
+    c_draft = c_draft if type(c_draft) is float else numpy.asarray(c_draft, dtype=numpy.float64)
+    return numpy.float64((1 - alpha_acc**(gamma_spec + 1))/((1 - alpha_acc)*(c_draft*gamma_spec + 1)))
 
 
 def serving_disaggregated_ratio(b, s_out, T_pf, T_tok, n_pf, n_dec, b_pf):
@@ -13227,14 +13239,14 @@ def serving_disaggregated_ratio(b, s_out, T_pf, T_tok, n_pf, n_dec, b_pf):
 
     Sources: Zhong et al. 2024, §3: prefill and decoding instances sized separately; Little 1961, L = λW
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s_out = numpy.asarray(s_out, dtype=numpy.float64)
-    T_pf = numpy.asarray(T_pf, dtype=numpy.float64)
-    T_tok = numpy.asarray(T_tok, dtype=numpy.float64)
-    n_pf = numpy.asarray(n_pf, dtype=numpy.float64)
-    n_dec = numpy.asarray(n_dec, dtype=numpy.float64)
-    b_pf = numpy.asarray(b_pf, dtype=numpy.float64)
-    return T_pf*b*n_pf/(T_tok*b_pf*n_dec*(s_out - 1))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s_out = s_out if type(s_out) is float else numpy.asarray(s_out, dtype=numpy.float64)
+    T_pf = T_pf if type(T_pf) is float else numpy.asarray(T_pf, dtype=numpy.float64)
+    T_tok = T_tok if type(T_tok) is float else numpy.asarray(T_tok, dtype=numpy.float64)
+    n_pf = n_pf if type(n_pf) is float else numpy.asarray(n_pf, dtype=numpy.float64)
+    n_dec = n_dec if type(n_dec) is float else numpy.asarray(n_dec, dtype=numpy.float64)
+    b_pf = b_pf if type(b_pf) is float else numpy.asarray(b_pf, dtype=numpy.float64)
+    return numpy.float64(T_pf*b*n_pf/(T_tok*b_pf*n_dec*(s_out - 1)))
 
 
 def serving_replicas(b, p, T_e2e, R_req):
@@ -13254,11 +13266,11 @@ def serving_replicas(b, p, T_e2e, R_req):
 
     Sources: Little 1961, L = λW
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    T_e2e = numpy.asarray(T_e2e, dtype=numpy.float64)
-    R_req = numpy.asarray(R_req, dtype=numpy.float64)
-    return R_req*T_e2e/(b*p)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    T_e2e = T_e2e if type(T_e2e) is float else numpy.asarray(T_e2e, dtype=numpy.float64)
+    R_req = R_req if type(R_req) is float else numpy.asarray(R_req, dtype=numpy.float64)
+    return numpy.float64(R_req*T_e2e/(b*p))
 
 
 def serving_cost_per_token(n, c_rent, R_out):
@@ -13277,10 +13289,10 @@ def serving_cost_per_token(n, c_rent, R_out):
 
     Sources: DeepSeek-AI 2024, Table 1, $2 per H800 GPU-hour
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    c_rent = numpy.asarray(c_rent, dtype=numpy.float64)
-    R_out = numpy.asarray(R_out, dtype=numpy.float64)
-    return (1/3600)*c_rent*n/R_out
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    c_rent = c_rent if type(c_rent) is float else numpy.asarray(c_rent, dtype=numpy.float64)
+    R_out = R_out if type(R_out) is float else numpy.asarray(R_out, dtype=numpy.float64)
+    return numpy.float64((1/3600)*c_rent*n/R_out)
 
 
 def serving_energy_per_token(n, W_gpu, R_out):
@@ -13299,10 +13311,10 @@ def serving_energy_per_token(n, W_gpu, R_out):
 
     Sources: Touvron et al. 2023b, Table 2, power consumption (W)
     """
-    n = numpy.asarray(n, dtype=numpy.float64)
-    W_gpu = numpy.asarray(W_gpu, dtype=numpy.float64)
-    R_out = numpy.asarray(R_out, dtype=numpy.float64)
-    return W_gpu*n/R_out
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    W_gpu = W_gpu if type(W_gpu) is float else numpy.asarray(W_gpu, dtype=numpy.float64)
+    R_out = R_out if type(R_out) is float else numpy.asarray(R_out, dtype=numpy.float64)
+    return numpy.float64(W_gpu*n/R_out)
 
 
 def memory_states(P, q_p, q_g, q_o):
@@ -13324,11 +13336,11 @@ def memory_states(P, q_p, q_g, q_o):
 
     Sources: Rajbhandari et al. 2020, §5, Figure 1; Megatron Core 2026, megatron/training/arguments.py L1204–1217 (bf16: fp32 main grads), param_and_grad_buffer.py (the whole grad and param buffers), distrib_optimizer.py L347–470; Megatron Core distributed optimizer, bytes per parameter: bf16 param, fp32 grads 18 → 6 + 12/d
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_p = numpy.asarray(q_p, dtype=numpy.float64)
-    q_g = numpy.asarray(q_g, dtype=numpy.float64)
-    q_o = numpy.asarray(q_o, dtype=numpy.float64)
-    return P*q_g + P*q_o + P*q_p
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_p = q_p if type(q_p) is float else numpy.asarray(q_p, dtype=numpy.float64)
+    q_g = q_g if type(q_g) is float else numpy.asarray(q_g, dtype=numpy.float64)
+    q_o = q_o if type(q_o) is float else numpy.asarray(q_o, dtype=numpy.float64)
+    return numpy.float64(P*q_g + P*q_o + P*q_p)
 
 
 def memory_states_stage1(d, P, q_p, q_g, q_o):
@@ -13351,12 +13363,12 @@ def memory_states_stage1(d, P, q_p, q_g, q_o):
 
     Sources: Rajbhandari et al. 2020, §5, Figure 1; Megatron Core 2026, megatron/training/arguments.py L1204–1217 (bf16: fp32 main grads), param_and_grad_buffer.py (the whole grad and param buffers), distrib_optimizer.py L347–470; Megatron Core distributed optimizer, bytes per parameter: bf16 param, fp32 grads 18 → 6 + 12/d
     """
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_p = numpy.asarray(q_p, dtype=numpy.float64)
-    q_g = numpy.asarray(q_g, dtype=numpy.float64)
-    q_o = numpy.asarray(q_o, dtype=numpy.float64)
-    return P*q_g + P*q_p + P*q_o/d
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_p = q_p if type(q_p) is float else numpy.asarray(q_p, dtype=numpy.float64)
+    q_g = q_g if type(q_g) is float else numpy.asarray(q_g, dtype=numpy.float64)
+    q_o = q_o if type(q_o) is float else numpy.asarray(q_o, dtype=numpy.float64)
+    return numpy.float64(P*q_g + P*q_p + P*q_o/d)
 
 
 def memory_states_stage2(d, P, q_p, q_g, q_o):
@@ -13379,12 +13391,12 @@ def memory_states_stage2(d, P, q_p, q_g, q_o):
 
     Sources: Rajbhandari et al. 2020, §5, Figure 1; Megatron Core 2026, megatron/training/arguments.py L1204–1217 (bf16: fp32 main grads), param_and_grad_buffer.py (the whole grad and param buffers), distrib_optimizer.py L347–470; Megatron Core distributed optimizer, bytes per parameter: bf16 param, fp32 grads 18 → 6 + 12/d
     """
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_p = numpy.asarray(q_p, dtype=numpy.float64)
-    q_g = numpy.asarray(q_g, dtype=numpy.float64)
-    q_o = numpy.asarray(q_o, dtype=numpy.float64)
-    return P*q_p + P*q_g/d + P*q_o/d
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_p = q_p if type(q_p) is float else numpy.asarray(q_p, dtype=numpy.float64)
+    q_g = q_g if type(q_g) is float else numpy.asarray(q_g, dtype=numpy.float64)
+    q_o = q_o if type(q_o) is float else numpy.asarray(q_o, dtype=numpy.float64)
+    return numpy.float64(P*q_p + P*q_g/d + P*q_o/d)
 
 
 def memory_states_stage3(d, P, q_p, q_g, q_o):
@@ -13407,12 +13419,12 @@ def memory_states_stage3(d, P, q_p, q_g, q_o):
 
     Sources: Rajbhandari et al. 2020, §5, Figure 1; Megatron Core 2026, megatron/training/arguments.py L1204–1217 (bf16: fp32 main grads), param_and_grad_buffer.py (the whole grad and param buffers), distrib_optimizer.py L347–470; Megatron Core distributed optimizer, bytes per parameter: bf16 param, fp32 grads 18 → 6 + 12/d
     """
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    q_p = numpy.asarray(q_p, dtype=numpy.float64)
-    q_g = numpy.asarray(q_g, dtype=numpy.float64)
-    q_o = numpy.asarray(q_o, dtype=numpy.float64)
-    return P*q_g/d + P*q_o/d + P*q_p/d
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    q_p = q_p if type(q_p) is float else numpy.asarray(q_p, dtype=numpy.float64)
+    q_g = q_g if type(q_g) is float else numpy.asarray(q_g, dtype=numpy.float64)
+    q_o = q_o if type(q_o) is float else numpy.asarray(q_o, dtype=numpy.float64)
+    return numpy.float64(P*q_g/d + P*q_o/d + P*q_p/d)
 
 
 def memory_deepspeed_step_fp32_grads(d, P):
@@ -13432,9 +13444,9 @@ def memory_deepspeed_step_fp32_grads(d, P):
 
     Sources: DeepSpeed ZeRO 0.16, stage_1_and_2.py L1885–1921: single_grad_partition = flatten(...).to(fp32) beside the bit16 partition during the step
     """
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 4*P/d
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(4*P/d)
 
 
 def memory_zero3_gathered(P_unit):
@@ -13451,8 +13463,8 @@ def memory_zero3_gathered(P_unit):
 
     Sources: DeepSpeed ZeRO 0.16, stage3.py L3008–3044: largest_layer_memory = 4 · largest_layer_params
     """
-    P_unit = numpy.asarray(P_unit, dtype=numpy.float64)
-    return 4*P_unit
+    P_unit = P_unit if type(P_unit) is float else numpy.asarray(P_unit, dtype=numpy.float64)
+    return numpy.float64(4*P_unit)
 
 
 def memory_fsdp_gathered(P_unit):
@@ -13469,8 +13481,8 @@ def memory_fsdp_gathered(P_unit):
 
     Sources: PyTorch FSDP, FULL_SHARD unshards before the forward and backward; BACKWARD_PRE holds the current and next parameters and the current gradients; MixedPrecision keeps the sharded parameters in full precision
     """
-    P_unit = numpy.asarray(P_unit, dtype=numpy.float64)
-    return 6*P_unit
+    P_unit = P_unit if type(P_unit) is float else numpy.asarray(P_unit, dtype=numpy.float64)
+    return numpy.float64(6*P_unit)
 
 
 def memory_ddp_buckets_fp32(P):
@@ -13487,8 +13499,8 @@ def memory_ddp_buckets_fp32(P):
 
     Sources: PyTorch DDP 2020, gradient_as_bucket_view=False; accelerate, DistributedDataParallelKwargs(gradient_as_bucket_view=False)
     """
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 4*P
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(4*P)
 
 
 def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, mla=0, q_lora=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
@@ -13533,29 +13545,29 @@ def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, b_q=
     d_rope = _gated('memory.amp.weight_casts', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('memory.amp.weight_casts', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('memory.amp.weight_casts', 'd_v', d_v, {'mla': (mla, 0)})
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_q = numpy.asarray(b_q, dtype=numpy.float64)
-    b_k = numpy.asarray(b_k, dtype=numpy.float64)
-    b_v = numpy.asarray(b_v, dtype=numpy.float64)
-    b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 2*V*d_emb + 2*l*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_q = b_q if type(b_q) is float else numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = b_k if type(b_k) is float else numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = b_v if type(b_v) is float else numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(2*V*d_emb + 2*l*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q)))
 
 
 def params_decoder_replicated(h, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, x_attn=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
@@ -13588,20 +13600,20 @@ def params_decoder_replicated(h, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0
     r_q = _gated('params.decoder.replicated', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('params.decoder.replicated', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('params.decoder.replicated', 'd_rope', d_rope, {'mla': (mla, 0)})
-    h = numpy.asarray(h, dtype=numpy.float64)
-    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
-    b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return b_mlp*h + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1))
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    return numpy.float64(b_mlp*h + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias))
 
 
 def params_decoder_replicated_moe(h, E, *, n_norm=2, b_o=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, sh_gate=0, router_bias=0, x_attn=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
@@ -13636,22 +13648,22 @@ def params_decoder_replicated_moe(h, E, *, n_norm=2, b_o=1, norm_bias=1, mla=0, 
     r_q = _gated('params.decoder.replicated.moe', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('params.decoder.replicated.moe', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('params.decoder.replicated.moe', 'd_rope', d_rope, {'mla': (mla, 0)})
-    h = numpy.asarray(h, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
-    b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
-    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1))
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    return numpy.float64(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*sh_gate + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias))
 
 
 def params_recurrent_replicated(l_gdn, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, b_ssm=0, b_conv=0, dt_norm=0, h=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, d_lru=None, w_lru=None):
@@ -13691,22 +13703,22 @@ def params_recurrent_replicated(l_gdn, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, b_s
     k_conv = _gated('params.recurrent.replicated', 'k_conv', k_conv, {'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
     d_lru = _gated('params.recurrent.replicated', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
     w_lru = _gated('params.recurrent.replicated', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
-    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
-    dt_norm = numpy.asarray(dt_norm, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    return b_ssm*h*l_ssd + d_vh*l_gdn + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt))
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    b_ssm = b_ssm if type(b_ssm) is float else numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = b_conv if type(b_conv) is float else numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = dt_norm if type(dt_norm) is float else numpy.asarray(dt_norm, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    return numpy.float64(b_ssm*h*l_ssd + d_vh*l_gdn + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt))
 
 
 def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -13796,61 +13808,61 @@ def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_
     n_vh = _gated('params.stage.layers', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('params.stage.layers', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('params.stage.layers', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_q = numpy.asarray(b_q, dtype=numpy.float64)
-    b_k = numpy.asarray(b_k, dtype=numpy.float64)
-    b_v = numpy.asarray(b_v, dtype=numpy.float64)
-    b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
-    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
-    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
-    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
-    dt_norm = numpy.asarray(dt_norm, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*sh_gate) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_q = b_q if type(b_q) is float else numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = b_k if type(b_k) is float else numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = b_v if type(b_v) is float else numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    b_ssm = b_ssm if type(b_ssm) is float else numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = b_conv if type(b_conv) is float else numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = dt_norm if type(dt_norm) is float else numpy.asarray(dt_norm, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64((b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + h*sh_gate, E, h, router_bias, sh_gate) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_moe, lambda: -E*h - E*router_bias - h*sh_gate, E, h, router_bias, sh_gate) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate, E, d_sh, gated, h, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))/t)/p)
 
 
 def params_stage_layers_experts(h, E, p, e, l_moe, d_moe, t_e, *, gated=0, b_mlp=1):
@@ -13877,16 +13889,16 @@ def params_stage_layers_experts(h, E, p, e, l_moe, d_moe, t_e, *, gated=0, b_mlp
 
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, ssm/mamba_mixer.py at 00bebb45 (in_proj column-parallel; conv1d, dt_bias, A_log, D and the gated norm over d_inner/t; assert not bias), ssm/gated_delta_net.py at 00caa53a (in_proj, conv1d, dt_bias, A_log split; out_norm over value_head_dim); Megatron Core 2026, transformer/transformer_layer.py (pre_cross_attn_layernorm of the full h), transformer/attention.py CrossAttention (linear_q, linear_kv column-parallel, linear_proj row-parallel); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024, §2.2 (the MTP modules)
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    e = numpy.asarray(e, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    t_e = numpy.asarray(t_e, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    return E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))/(e*p*t_e)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    e = e if type(e) is float else numpy.asarray(e, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    t_e = t_e if type(t_e) is float else numpy.asarray(t_e, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    return numpy.float64(E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))/(e*p*t_e))
 
 
 def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, n_mtp=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -13988,73 +14000,73 @@ def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *
     n_vh = _gated('params.stage.first', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('params.stage.first', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('params.stage.first', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    n_pos = numpy.asarray(n_pos, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    piped = numpy.asarray(piped, dtype=numpy.float64)
-    o_pos = numpy.asarray(o_pos, dtype=numpy.float64)
-    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
-    pos_table = numpy.asarray(pos_table, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_q = numpy.asarray(b_q, dtype=numpy.float64)
-    b_k = numpy.asarray(b_k, dtype=numpy.float64)
-    b_v = numpy.asarray(b_v, dtype=numpy.float64)
-    b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    norm_final = numpy.asarray(norm_final, dtype=numpy.float64)
-    emb_norm = numpy.asarray(emb_norm, dtype=numpy.float64)
-    tied = numpy.asarray(tied, dtype=numpy.float64)
-    head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
-    proj_emb = numpy.asarray(proj_emb, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
-    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
-    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
-    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
-    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
-    dt_norm = numpy.asarray(dt_norm, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return V*d_emb/t + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + (1 - piped)*(h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1)) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) - x_attn*(b_o*h + h*(norm_bias + 1)) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*(1 - tied) + V*head_bias)/t) + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*sh_gate) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    n_pos = n_pos if type(n_pos) is float else numpy.asarray(n_pos, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    piped = piped if type(piped) is float else numpy.asarray(piped, dtype=numpy.float64)
+    o_pos = o_pos if type(o_pos) is float else numpy.asarray(o_pos, dtype=numpy.float64)
+    n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
+    pos_table = pos_table if type(pos_table) is float else numpy.asarray(pos_table, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_q = b_q if type(b_q) is float else numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = b_k if type(b_k) is float else numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = b_v if type(b_v) is float else numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    norm_final = norm_final if type(norm_final) is float else numpy.asarray(norm_final, dtype=numpy.float64)
+    emb_norm = emb_norm if type(emb_norm) is float else numpy.asarray(emb_norm, dtype=numpy.float64)
+    tied = tied if type(tied) is float else numpy.asarray(tied, dtype=numpy.float64)
+    head_bias = head_bias if type(head_bias) is float else numpy.asarray(head_bias, dtype=numpy.float64)
+    proj_emb = proj_emb if type(proj_emb) is float else numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
+    n_mtp = n_mtp if type(n_mtp) is float else numpy.asarray(n_mtp, dtype=numpy.float64)
+    x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    b_ssm = b_ssm if type(b_ssm) is float else numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = b_conv if type(b_conv) is float else numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = dt_norm if type(dt_norm) is float else numpy.asarray(dt_norm, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(V*d_emb/t + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + (1 - piped)*(h*norm_final*(norm_bias + 1) + _times(n_mtp, lambda: E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: -h*(d_rope + r_kv) - q_lora*(h*r_q + r_q) - r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: -b_o*h - h*(norm_bias + 1), b_o, h, norm_bias) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))/t, E, a, attn_gate, b_k, b_o, b_q, b_v, d_head, d_nope, d_rope, d_sh, d_v, g, gated, h, mla, n_norm, norm_bias, q_lora, qk_norm, qk_norm_full, r_kv, r_q, router_bias, sh_gate, sink, t, x_attn) + (V*d_emb*(1 - tied) + V*head_bias)/t) + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + h*sh_gate, E, h, router_bias, sh_gate) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_moe, lambda: -E*h - E*router_bias - h*sh_gate, E, h, router_bias, sh_gate) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate, E, d_sh, gated, h, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))/t)/p)
 
 
 def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, tied=1, head_bias=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, n_mtp=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
@@ -14150,67 +14162,67 @@ def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gat
     n_vh = _gated('params.stage.last', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
     d_kh = _gated('params.stage.last', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
     d_vh = _gated('params.stage.last', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d_emb = numpy.asarray(d_emb, dtype=numpy.float64)
-    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_q = numpy.asarray(b_q, dtype=numpy.float64)
-    b_k = numpy.asarray(b_k, dtype=numpy.float64)
-    b_v = numpy.asarray(b_v, dtype=numpy.float64)
-    b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    norm_final = numpy.asarray(norm_final, dtype=numpy.float64)
-    tied = numpy.asarray(tied, dtype=numpy.float64)
-    head_bias = numpy.asarray(head_bias, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
-    sink = numpy.asarray(sink, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
-    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
-    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
-    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
-    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
-    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
-    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
-    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
-    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
-    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
-    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
-    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
-    dt_norm = numpy.asarray(dt_norm, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
-    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
-    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
-    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
-    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
-    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
-    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
-    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
-    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
-    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
-    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
-    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return V*d_emb*n_mtp*(1 - tied)/t + h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1)) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) - x_attn*(b_o*h + h*(norm_bias + 1)) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*tied + V*d_emb*(1 - tied) + V*head_bias)/t + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*sh_gate) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_q = b_q if type(b_q) is float else numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = b_k if type(b_k) is float else numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = b_v if type(b_v) is float else numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    norm_final = norm_final if type(norm_final) is float else numpy.asarray(norm_final, dtype=numpy.float64)
+    tied = tied if type(tied) is float else numpy.asarray(tied, dtype=numpy.float64)
+    head_bias = head_bias if type(head_bias) is float else numpy.asarray(head_bias, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
+    n_mtp = n_mtp if type(n_mtp) is float else numpy.asarray(n_mtp, dtype=numpy.float64)
+    x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    b_ssm = b_ssm if type(b_ssm) is float else numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = b_conv if type(b_conv) is float else numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = dt_norm if type(dt_norm) is float else numpy.asarray(dt_norm, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(h*norm_final*(norm_bias + 1) + _times(n_mtp, lambda: V*d_emb*(1 - tied)/t, V, d_emb, t, tied) + _times(n_mtp, lambda: E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: -h*(d_rope + r_kv) - q_lora*(h*r_q + r_q) - r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: -b_o*h - h*(norm_bias + 1), b_o, h, norm_bias) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))/t, E, a, attn_gate, b_k, b_o, b_q, b_v, d_head, d_nope, d_rope, d_sh, d_v, g, gated, h, mla, n_norm, norm_bias, q_lora, qk_norm, qk_norm_full, r_kv, r_q, router_bias, sh_gate, sink, t, x_attn) + (V*d_emb*tied + V*d_emb*(1 - tied) + V*head_bias)/t + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + h*sh_gate, E, h, router_bias, sh_gate) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_moe, lambda: -E*h - E*router_bias - h*sh_gate, E, h, router_bias, sh_gate) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate, E, d_sh, gated, h, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))/t)/p)
 
 
 def params_stage_mtp_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, b_mlp=1):
@@ -14236,15 +14248,15 @@ def params_stage_mtp_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, b_mlp=1):
 
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, ssm/mamba_mixer.py at 00bebb45 (in_proj column-parallel; conv1d, dt_bias, A_log, D and the gated norm over d_inner/t; assert not bias), ssm/gated_delta_net.py at 00caa53a (in_proj, conv1d, dt_bias, A_log split; out_norm over value_head_dim); Megatron Core 2026, transformer/transformer_layer.py (pre_cross_attn_layernorm of the full h), transformer/attention.py CrossAttention (linear_q, linear_kv column-parallel, linear_proj row-parallel); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024, §2.2 (the MTP modules)
     """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    e = numpy.asarray(e, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
-    t_e = numpy.asarray(t_e, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    return E*n_mtp*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))/(e*t_e)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    e = e if type(e) is float else numpy.asarray(e, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    n_mtp = n_mtp if type(n_mtp) is float else numpy.asarray(n_mtp, dtype=numpy.float64)
+    t_e = t_e if type(t_e) is float else numpy.asarray(t_e, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    return numpy.float64(E*n_mtp*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))/(e*t_e))
 
 
 def memory_activations_logits(b, s, h, V, t):
@@ -14267,12 +14279,12 @@ def memory_activations_logits(b, s, h, V, t):
 
     Sources: Megatron Core 2026, tensor_parallel/cross_entropy.py L25, L181: the logits cast to fp32, save_for_backward(exp_logits, target_mask, masked_target_1d); Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    return b*s*(4*V/t + 4*h + 9)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    return numpy.float64(b*s*(4*V/t + 4*h + 9))
 
 
 def memory_activations_logits_sp(b, s, h, V, t):
@@ -14295,12 +14307,12 @@ def memory_activations_logits_sp(b, s, h, V, t):
 
     Sources: Megatron Core 2026, tensor_parallel/cross_entropy.py L25, L181: the logits cast to fp32, save_for_backward(exp_logits, target_mask, masked_target_1d); Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    return b*s*(4*V/t + 4*h/t + 9)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    return numpy.float64(b*s*(4*V/t + 4*h/t + 9))
 
 
 def memory_activations_embedding(b, s, h, *, drop=1):
@@ -14320,11 +14332,11 @@ def memory_activations_embedding(b, s, h, *, drop=1):
 
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, tensor_parallel/layers.py VocabParallelEmbedding (masked_input)
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    drop = numpy.asarray(drop, dtype=numpy.float64)
-    return b*s*(drop*h + 8)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
+    return numpy.float64(b*s*(drop*h + 8))
 
 
 def memory_activations_embedding_sp(b, s, h, t, *, drop=1):
@@ -14347,12 +14359,12 @@ def memory_activations_embedding_sp(b, s, h, t, *, drop=1):
 
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    drop = numpy.asarray(drop, dtype=numpy.float64)
-    return b*s*(drop*h/t + 8)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
+    return numpy.float64(b*s*(drop*h/t + 8))
 
 
 def memory_activations_layer_transformers_eager(b, s, h, a, d_head, d_ff, *, gated=0):
@@ -14377,14 +14389,14 @@ def memory_activations_layer_transformers_eager(b, s, h, a, d_head, d_ff, *, gat
 
     Sources: transformers 5.24, models/llama/modeling_llama.py: LlamaRMSNorm, LlamaMLP, eager_attention_forward (repeat_kv, softmax in fp32), loss_utils.py ForCausalLMLoss (logits.float(), cross_entropy); PyTorch 2.13, torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    return 6*a*b*s**2 + b*s*(8*a*d_head + d_ff*(4*gated + 4) + 16*h)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    return numpy.float64(6*a*b*s**2 + b*s*(8*a*d_head + d_ff*(4*gated + 4) + 16*h))
 
 
 def memory_activations_layer_transformers_sdpa(b, s, h, a, g, d_head, d_ff, *, gated=0):
@@ -14410,15 +14422,15 @@ def memory_activations_layer_transformers_sdpa(b, s, h, a, g, d_head, d_ff, *, g
 
     Sources: transformers 5.24, models/llama/modeling_llama.py: LlamaRMSNorm, LlamaMLP, eager_attention_forward (repeat_kv, softmax in fp32), loss_utils.py ForCausalLMLoss (logits.float(), cross_entropy); PyTorch 2.13, torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    return 4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 16*h)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    return numpy.float64(4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 16*h))
 
 
 def memory_activations_layer_amp_eager(b, s, h, a, d_head, d_ff, *, gated=0):
@@ -14443,14 +14455,14 @@ def memory_activations_layer_amp_eager(b, s, h, a, d_head, d_ff, *, gated=0):
 
     Sources: transformers 5.24, models/llama/modeling_llama.py: LlamaRMSNorm, LlamaMLP, eager_attention_forward (repeat_kv, softmax in fp32), loss_utils.py ForCausalLMLoss (logits.float(), cross_entropy); PyTorch 2.13, torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    return 6*a*b*s**2 + b*s*(8*a*d_head + d_ff*(4*gated + 4) + h*(2*gated + 8) + 16*h)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    return numpy.float64(6*a*b*s**2 + b*s*(8*a*d_head + d_ff*(4*gated + 4) + h*(2*gated + 8) + 16*h))
 
 
 def memory_activations_layer_amp_sdpa(b, s, h, a, g, d_head, d_ff, *, gated=0):
@@ -14476,15 +14488,15 @@ def memory_activations_layer_amp_sdpa(b, s, h, a, g, d_head, d_ff, *, gated=0):
 
     Sources: transformers 5.24, models/llama/modeling_llama.py: LlamaRMSNorm, LlamaMLP, eager_attention_forward (repeat_kv, softmax in fp32), loss_utils.py ForCausalLMLoss (logits.float(), cross_entropy); PyTorch 2.13, torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    return 4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + h*(2*gated + 8) + 16*h)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    return numpy.float64(4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + h*(2*gated + 8) + 16*h))
 
 
 def memory_activations_layer_amp_full_recompute(b, s, h):
@@ -14505,10 +14517,10 @@ def memory_activations_layer_amp_full_recompute(b, s, h):
 
     Sources: transformers 5.24, models/llama/modeling_llama.py: LlamaRMSNorm, LlamaMLP, eager_attention_forward (repeat_kv, softmax in fp32), loss_utils.py ForCausalLMLoss (logits.float(), cross_entropy); PyTorch 2.13, torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    return 4*b*h*s
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    return numpy.float64(4*b*h*s)
 
 
 def memory_activations_logits_transformers(b, s, h, V):
@@ -14530,11 +14542,11 @@ def memory_activations_logits_transformers(b, s, h, V):
 
     Sources: transformers 5.24, models/llama/modeling_llama.py: LlamaRMSNorm, LlamaMLP, eager_attention_forward (repeat_kv, softmax in fp32), loss_utils.py ForCausalLMLoss (logits.float(), cross_entropy); PyTorch 2.13, torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    return b*s*(4*V + 8*h + 8)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    return numpy.float64(b*s*(4*V + 8*h + 8))
 
 
 def memory_activations_logits_amp(b, s, h, V):
@@ -14556,11 +14568,11 @@ def memory_activations_logits_amp(b, s, h, V):
 
     Sources: transformers 5.24, models/llama/modeling_llama.py: LlamaRMSNorm, LlamaMLP, eager_attention_forward (repeat_kv, softmax in fp32), loss_utils.py ForCausalLMLoss (logits.float(), cross_entropy); PyTorch 2.13, torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    return b*s*(4*V + 10*h + 8)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    return numpy.float64(b*s*(4*V + 10*h + 8))
 
 
 def peers_megatron_params(h, a, g, d_head, d_ff, l, V, t, p, *, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, n_mtp=0, E=None, e=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, piped=None, t_e=None):
@@ -14616,35 +14628,35 @@ def peers_megatron_params(h, a, g, d_head, d_ff, l, V, t, p, *, gated=0, norm_bi
     d_moe = _gated('peers.megatron.params', 'd_moe', d_moe, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
     piped = _gated('peers.megatron.params', 'piped', piped, {'tied': (tied, 1)})
     t_e = _gated('peers.megatron.params', 't_e', t_e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    tied = numpy.asarray(tied, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    e = numpy.asarray(e, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    piped = numpy.asarray(piped, dtype=numpy.float64)
-    t_e = numpy.asarray(t_e, dtype=numpy.float64)
-    return n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p + (E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    tied = tied if type(tied) is float else numpy.asarray(tied, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    n_mtp = n_mtp if type(n_mtp) is float else numpy.asarray(n_mtp, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    e = e if type(e) is float else numpy.asarray(e, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    piped = piped if type(piped) is float else numpy.asarray(piped, dtype=numpy.float64)
+    t_e = t_e if type(t_e) is float else numpy.asarray(t_e, dtype=numpy.float64)
+    return numpy.float64(_times(n_mtp, lambda: E*h + h*sh_gate + 2*h*(norm_bias + 1), E, h, norm_bias, sh_gate) + (V*h*(1 - piped)*(1 - tied) + V*h + _times(n_mtp, lambda: d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q), a, d_head, d_nope, d_rope, d_sh, d_v, g, gated, h, mla, norm_bias, q_lora, r_kv, r_q) + ((l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q)) + _times(l_moe, lambda: d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q), a, d_head, d_nope, d_rope, d_sh, d_v, g, gated, h, mla, norm_bias, q_lora, r_kv, r_q))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + _times(l_moe, lambda: E*h + h*sh_gate + 2*h*(norm_bias + 1), E, h, norm_bias, sh_gate))/p + (E*d_moe*h*n_mtp*(gated + 2) + _times(l_moe, lambda: E*d_moe*h*(gated + 2)/p, E, d_moe, gated, h, p))/(e*t_e))
 
 
 def peers_megatron_states(h, a, g, d_head, d_ff, l, V, t, p, *, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, n_mtp=0, E=None, e=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, piped=None, t_e=None):
@@ -14700,35 +14712,35 @@ def peers_megatron_states(h, a, g, d_head, d_ff, l, V, t, p, *, gated=0, norm_bi
     d_moe = _gated('peers.megatron.states', 'd_moe', d_moe, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
     piped = _gated('peers.megatron.states', 'piped', piped, {'tied': (tied, 1)})
     t_e = _gated('peers.megatron.states', 't_e', t_e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    tied = numpy.asarray(tied, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    e = numpy.asarray(e, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    piped = numpy.asarray(piped, dtype=numpy.float64)
-    t_e = numpy.asarray(t_e, dtype=numpy.float64)
-    return 18*n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + 18*(V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + 18*(2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p + 18*(E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    tied = tied if type(tied) is float else numpy.asarray(tied, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    n_mtp = n_mtp if type(n_mtp) is float else numpy.asarray(n_mtp, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    e = e if type(e) is float else numpy.asarray(e, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    piped = piped if type(piped) is float else numpy.asarray(piped, dtype=numpy.float64)
+    t_e = t_e if type(t_e) is float else numpy.asarray(t_e, dtype=numpy.float64)
+    return numpy.float64(_times(n_mtp, lambda: 18*E*h + 18*h*sh_gate + 36*h*(norm_bias + 1), E, h, norm_bias, sh_gate) + 18*(V*h*(1 - piped)*(1 - tied) + V*h + _times(n_mtp, lambda: d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q), a, d_head, d_nope, d_rope, d_sh, d_v, g, gated, h, mla, norm_bias, q_lora, r_kv, r_q) + ((l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q)) + _times(l_moe, lambda: d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q), a, d_head, d_nope, d_rope, d_sh, d_v, g, gated, h, mla, norm_bias, q_lora, r_kv, r_q))/p)/t + 18*(2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + _times(l_moe, lambda: E*h + h*sh_gate + 2*h*(norm_bias + 1), E, h, norm_bias, sh_gate))/p + 18*(E*d_moe*h*n_mtp*(gated + 2) + _times(l_moe, lambda: E*d_moe*h*(gated + 2)/p, E, d_moe, gated, h, p))/(e*t_e))
 
 
 def peers_megatron_states_distributed_optimizer(h, a, g, d_head, d_ff, l, V, t, p, d, *, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, n_mtp=0, E=None, e=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, piped=None, t_e=None):
@@ -14785,36 +14797,36 @@ def peers_megatron_states_distributed_optimizer(h, a, g, d_head, d_ff, l, V, t, 
     d_moe = _gated('peers.megatron.states.distributed_optimizer', 'd_moe', d_moe, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
     piped = _gated('peers.megatron.states.distributed_optimizer', 'piped', piped, {'tied': (tied, 1)})
     t_e = _gated('peers.megatron.states.distributed_optimizer', 't_e', t_e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
-    tied = numpy.asarray(tied, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
-    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
-    E = numpy.asarray(E, dtype=numpy.float64)
-    e = numpy.asarray(e, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    piped = numpy.asarray(piped, dtype=numpy.float64)
-    t_e = numpy.asarray(t_e, dtype=numpy.float64)
-    return (6 + 12/d)*(n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p) + (6 + 12*e*t_e/(d*t))*(E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    tied = tied if type(tied) is float else numpy.asarray(tied, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    n_mtp = n_mtp if type(n_mtp) is float else numpy.asarray(n_mtp, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    e = e if type(e) is float else numpy.asarray(e, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    piped = piped if type(piped) is float else numpy.asarray(piped, dtype=numpy.float64)
+    t_e = t_e if type(t_e) is float else numpy.asarray(t_e, dtype=numpy.float64)
+    return numpy.float64((6 + 12/d)*(_times(n_mtp, lambda: E*h + h*sh_gate + 2*h*(norm_bias + 1), E, h, norm_bias, sh_gate) + (V*h*(1 - piped)*(1 - tied) + V*h + _times(n_mtp, lambda: d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q), a, d_head, d_nope, d_rope, d_sh, d_v, g, gated, h, mla, norm_bias, q_lora, r_kv, r_q) + ((l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q)) + _times(l_moe, lambda: d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q), a, d_head, d_nope, d_rope, d_sh, d_v, g, gated, h, mla, norm_bias, q_lora, r_kv, r_q))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + _times(l_moe, lambda: E*h + h*sh_gate + 2*h*(norm_bias + 1), E, h, norm_bias, sh_gate))/p) + (6 + 12*e*t_e/(d*t))*(E*d_moe*h*n_mtp*(gated + 2) + _times(l_moe, lambda: E*d_moe*h*(gated + 2)/p, E, d_moe, gated, h, p))/(e*t_e))
 
 
 def peers_megatron_activations(b, s, h, d_ff, l, V, t, p, piped):
@@ -14841,16 +14853,16 @@ def peers_megatron_activations(b, s, h, d_ff, l, V, t, p, piped):
 
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L308–379; Korthikanti et al. 2022, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    piped = numpy.asarray(piped, dtype=numpy.float64)
-    return (b*h*l*s*(4*d_ff/h + 18) + b*h*p*s + b*h*s*(4 - 4*piped)*(V/h + 1) + 8*b*p*s)/t
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    piped = piped if type(piped) is float else numpy.asarray(piped, dtype=numpy.float64)
+    return numpy.float64((b*h*l*s*(4*d_ff/h + 18) + b*h*p*s + b*h*s*(4 - 4*piped)*(V/h + 1) + 8*b*p*s)/t)
 
 
 def peers_megatron_activations_without_sp(b, s, h, l, V, t, p, piped):
@@ -14876,15 +14888,15 @@ def peers_megatron_activations_without_sp(b, s, h, l, V, t, p, piped):
 
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L382–453
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    piped = numpy.asarray(piped, dtype=numpy.float64)
-    return (21/20)*b*h*l*s*(10 + 24/t) + (21/20)*b*h*p*s + (42/5)*b*p*s + (21/20)*(2 - 2*piped)*(V*b*s/t + b*h*s)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    piped = piped if type(piped) is float else numpy.asarray(piped, dtype=numpy.float64)
+    return numpy.float64((21/20)*b*h*l*s*(10 + 24/t) + (21/20)*b*h*p*s + (42/5)*b*p*s + (21/20)*(2 - 2*piped)*(V*b*s/t + b*h*s))
 
 
 def peers_megatron_flops(b, s, h, a, g, d_head, d_ff, l, V, *, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, n_mtp=0, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
@@ -14929,29 +14941,29 @@ def peers_megatron_flops(b, s, h, a, g, d_head, d_ff, l, V, *, gated=0, mla=0, q
     d_nope = _gated('peers.megatron.flops', 'd_nope', d_nope, {'mla': (mla, 0)})
     d_v = _gated('peers.megatron.flops', 'd_v', d_v, {'mla': (mla, 0)})
     d_moe = _gated('peers.megatron.flops', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_head = numpy.asarray(d_head, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    mla = numpy.asarray(mla, dtype=numpy.float64)
-    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
-    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
-    d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    return b*l*s**2*(a*d_head*(6 - 6*mla) + 3*a*mla*(d_nope + d_rope + d_v)) + 6*b*s*(V*h*(n_mtp + 1) + d_ff*h*(gated + 2)*(l - l_moe) + h*l_moe*(gated + 2)*(d_moe*k + d_sh) + l*(mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + 1) + r_kv*(a*(d_nope + d_v) + h + 1)) + (1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g))) + n_mtp*(2*h**2 + 3*h))
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    n_mtp = n_mtp if type(n_mtp) is float else numpy.asarray(n_mtp, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    return numpy.float64(b*l*s**2*(a*d_head*(6 - 6*mla) + 3*a*mla*(d_nope + d_rope + d_v)) + 6*b*s*(V*h*(n_mtp + 1) + d_ff*h*(gated + 2)*(l - l_moe) + l*((1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + 1), a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q)) + _times(l_moe, lambda: h*(gated + 2)*(d_moe*k + d_sh), d_moe, d_sh, gated, h, k) + _times(n_mtp, lambda: 2*h**2 + 3*h, h)))
 
 
 def peers_deepspeed_zero2(d, P):
@@ -14971,9 +14983,9 @@ def peers_deepspeed_zero2(d, P):
 
     Sources: DeepSpeed ZeRO 0.16, stage_1_and_2.py L2430–2447
     """
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 2*P + 18*P/d
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(2*P + 18*P/d)
 
 
 def peers_deepspeed_zero3(d, P, P_unit):
@@ -14994,10 +15006,10 @@ def peers_deepspeed_zero3(d, P, P_unit):
 
     Sources: DeepSpeed ZeRO 0.16, stage3.py L3008–3044
     """
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    P_unit = numpy.asarray(P_unit, dtype=numpy.float64)
-    return 18*P/d + 4*P_unit
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    P_unit = P_unit if type(P_unit) is float else numpy.asarray(P_unit, dtype=numpy.float64)
+    return numpy.float64(18*P/d + 4*P_unit)
 
 
 def peers_llm_analysis_activations(b, s, h, a, d_ff, l, V, t):
@@ -15023,15 +15035,15 @@ def peers_llm_analysis_activations(b, s, h, a, d_ff, l, V, t):
 
     Sources: llm-analysis, analysis.py L553–766 (per layer), L2103–2138 (the model)
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    return b*s*(2*V + 6*h + l*(8*a + 4*d_ff + 25*h))/t
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    return numpy.float64(b*s*(2*V + 6*h + l*(8*a + 4*d_ff + 25*h))/t)
 
 
 def peers_llm_analysis_activations_moe(b, s, h, a, l, V, k, t, d_moe):
@@ -15058,16 +15070,16 @@ def peers_llm_analysis_activations_moe(b, s, h, a, l, V, k, t, d_moe):
 
     Sources: llm-analysis, analysis.py L701–712 (the MoE MLP), L553–766, L2103–2138
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    k = numpy.asarray(k, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    return b*s*(2*V + 6*h + l*(8*a + 4*d_moe*k + 2*h*k*t + 2*h*k + 27*h + 2*k*t))/t
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    return numpy.float64(b*s*(2*V + 6*h + l*(8*a + 4*d_moe*k + 2*h*k*t + 2*h*k + 27*h + 2*k*t))/t)
 
 
 def peers_llm_analysis_kv_cache(b, s, h, a, g, l, t, p, q):
@@ -15094,16 +15106,16 @@ def peers_llm_analysis_kv_cache(b, s, h, a, g, l, t, p, q):
 
     Sources: llm-analysis, analysis.py L886–919
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    q = numpy.asarray(q, dtype=numpy.float64)
-    return 2*b*h*l*q*s*functools.reduce(numpy.maximum, [1, g/t])/(a*p)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    return numpy.float64(2*b*h*l*q*s*functools.reduce(numpy.maximum, [1, g/t])/(a*p))
 
 
 def peers_llm_analysis_flops(b, s, h, a, g, d_ff, l, V, *, gated=0):
@@ -15130,16 +15142,16 @@ def peers_llm_analysis_flops(b, s, h, a, g, d_ff, l, V, *, gated=0):
 
     Sources: llm-analysis, analysis.py L921–1042, L2232–2249
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    a = numpy.asarray(a, dtype=numpy.float64)
-    g = numpy.asarray(g, dtype=numpy.float64)
-    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    V = numpy.asarray(V, dtype=numpy.float64)
-    gated = numpy.asarray(gated, dtype=numpy.float64)
-    return 6*V*b*h*s + 3*l*(b*d_ff*h*s*(2*gated + 4) + 4*b*h**2*s + 4*b*h*s**2 + 4*b*g*h**2*s/a)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    return numpy.float64(6*V*b*h*s + 3*l*(b*d_ff*h*s*(2*gated + 4) + 4*b*h**2*s + 4*b*h*s**2 + 4*b*g*h**2*s/a))
 
 
 def peers_transformer_math_activations(b, s, h, l, t):
@@ -15162,12 +15174,12 @@ def peers_transformer_math_activations(b, s, h, l, t):
 
     Sources: Anthony et al. 2023, Activations and Batch Size; Korthikanti et al. 2022, Table 2
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    l = numpy.asarray(l, dtype=numpy.float64)
-    t = numpy.asarray(t, dtype=numpy.float64)
-    return b*h*l*s*(10 + 24/t)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    return numpy.float64(b*h*l*s*(10 + 24/t))
 
 
 def peers_transformer_math_states(t, p, d, P):
@@ -15189,11 +15201,11 @@ def peers_transformer_math_states(t, p, d, P):
 
     Sources: Anthony et al. 2023, 3D Parallelism; Sharded Optimizers
     """
-    t = numpy.asarray(t, dtype=numpy.float64)
-    p = numpy.asarray(p, dtype=numpy.float64)
-    d = numpy.asarray(d, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 2*P/p + 2*P/(p*t) + 12*P/(d*p*t)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    d = d if type(d) is float else numpy.asarray(d, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(2*P/p + 2*P/(p*t) + 12*P/(d*p*t))
 
 
 def peers_transformer_math_flops(b, s, P):
@@ -15212,10 +15224,10 @@ def peers_transformer_math_flops(b, s, P):
 
     Sources: Anthony et al. 2023, Compute Requirements
     """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    P = numpy.asarray(P, dtype=numpy.float64)
-    return 6*P*b*s
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    P = P if type(P) is float else numpy.asarray(P, dtype=numpy.float64)
+    return numpy.float64(6*P*b*s)
 
 
 FORMULAS = {
