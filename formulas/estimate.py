@@ -329,6 +329,24 @@ class Inputs:
     framework: object | None = None  # formulas.frameworks.Framework: what the implementation overlaps (None: the default)
 
 
+def exact_inputs(inputs: Inputs) -> Inputs:
+    """The same inputs with each Fraction (what the command line's readers give, without SymPy) an exact SymPy
+    Rational: the GPU's figures, the network, tokens, utilization, overlap and the performance constants."""
+    import sympy as sp
+    from dataclasses import replace
+    from fractions import Fraction
+
+    def exact(value: object) -> object:
+        return sp.Rational(value) if isinstance(value, Fraction) else value
+
+    constants = inputs.efficiency
+    if constants is not None:
+        constants = replace(constants, **{name: exact(getattr(constants, name)) for name in ("eta_gemm", "eta_mem", "tau_k", "eta_link")})
+    return replace(inputs, gpu={name: exact(value) for name, value in inputs.gpu.items()}, network=exact(inputs.network),
+                   tokens=exact(inputs.tokens), utilization=exact(inputs.utilization), overlap=exact(inputs.overlap),
+                   efficiency=constants)
+
+
 def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops | None = None) -> dict:
     """The report as nested sections of numbers (exact or arrays, by evaluator).
 
