@@ -243,11 +243,18 @@ def rank_key(entry: dict) -> tuple:
 
 
 def rank(table: dict[str, np.ndarray], top: int) -> np.ndarray:
-    """Indices of the ``top`` fastest layouts that fit, one per distinct (t, p, d, b, m, v) at its best setting."""
-    order = np.lexsort([table[name] for name in reversed(RANK_ORDER)])
-    order = order[runs(table)[order]]
-    shape_key = np.stack([table[name][order] for name in SHAPE_FIELDS], axis=1)
-    _, first = np.unique(shape_key, axis=0, return_index=True)
+    """Indices of the ``top`` fastest layouts that fit, one per distinct (t, p, d, b, m, v) at its best setting.
+
+    Only the layouts that run are sorted; a shape has at most one row per setting, so the first ``top`` distinct
+    shapes lie among the first len(SETTINGS)·top rows of the order, and only those are searched for them (all of the
+    order where they are not found there)."""
+    running = np.flatnonzero(runs(table))
+    order = running[np.lexsort([table[name][running] for name in reversed(RANK_ORDER)])]
+    for size in (len(SETTINGS) * top, len(order)):
+        shape_key = np.stack([table[name][order[:size]] for name in SHAPE_FIELDS], axis=1)
+        _, first = np.unique(shape_key, axis=0, return_index=True)
+        if len(first) >= top or size >= len(order):
+            break
     return order[np.sort(first)[:top]]
 
 
