@@ -173,20 +173,29 @@ def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[
     """The figures of every layout of ``space`` under every setting its framework offers, as columns (one row per layout).
 
     One call of the report per ``chunk`` layouts, settings included (they pick formula ids element
-    by element), and per stage partition of the uneven ones; ``progress(done, total)`` after each call."""
+    by element), and per stage partition of the uneven ones; ``progress(done, total)`` after each call.
+    Each call evaluates a grid: the call's shapes as a column (t, p, d, b, m, v, c, e of shape (S, 1)) against its
+    settings as a row (ZeRO stage, recompute mode, sequence parallelism of shape (1, K)), so that a figure no setting
+    changes (parameters, FLOPs, most traffic, inference) is computed once per shape and NumPy broadcasts the rest; each
+    row of the table is then its cell of the grid (the same arithmetic, element by element, as on full columns)."""
     numeric_in = numeric_inputs(inputs)
     chosen = inputs.framework or DEFAULT
-    columns = _with_settings(space, settings(chosen))
+    offered = settings(chosen)
+    columns = _with_settings(space, offered)
     runs = (columns["p"] == 1) | (columns["zero"] <= chosen.pipeline_zero)  # DeepSpeed's pipeline engine: ZeRO 0-1 only
     columns = {name: column[runs] for name, column in columns.items()}
     calls = _groups(columns, int(inputs.model["l"]), chunk)
     parts = []
     for done, (stages, rows) in enumerate(calls, start=1):
         part = {name: column[rows] for name, column in columns.items()}
+        shape_ids, shape_cell = np.unique(part.pop("shape"), return_inverse=True)
+        setting_ids, setting_cell = np.unique(part.pop("setting"), return_inverse=True)
+        row = [offered[index] for index in setting_ids]
         uneven = {} if stages is None else {"stages": stages, "embedding_stages": (0, len(stages) - 1)}
-        layout = Layout(n=n, s=s, zero=part["zero"], recompute=part["recompute"],
-                        sequence_parallel=part["sequence_parallel"], attention=attention,
-                        **{name: part[name] for name in SHAPE_FIELDS}, **uneven)
+        layout = Layout(n=n, s=s, zero=np.array([[zero for zero, _, _ in row]]),
+                        recompute=np.array([[RECOMPUTE_MODES.index(mode) for _, mode, _ in row]]),
+                        sequence_parallel=np.array([[parallel for _, _, parallel in row]], dtype=bool), attention=attention,
+                        **{name: getattr(space, name)[shape_ids][:, None] for name in SHAPE_FIELDS}, **uneven)
         report = estimate(layout, numeric_in, ev, NUMPY_OPS)
         time = report["time"]
         figures = {
@@ -203,10 +212,11 @@ def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[
             "hfu": time["hfu"],
             "within_peak": time["hfu"] <= MAX_HFU,
         } | {name: time["predicted"][name] for name in PREDICTED if "predicted" in time}
-        parts.append(part | {name: np.broadcast_to(value, len(part["t"])) for name, value in figures.items()})
+        grid, cell = (len(shape_ids), len(setting_ids)), shape_cell * len(setting_ids) + setting_cell
+        parts.append(part | {name: np.ravel(np.broadcast_to(value, grid))[cell] for name, value in figures.items()})
         if progress is not None:
             progress(done, len(calls))
-    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+    return parts[0] if len(parts) == 1 else {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
 
 
 def settings(framework: Framework | None) -> tuple[tuple[int, str, bool], ...]:
@@ -216,14 +226,15 @@ def settings(framework: Framework | None) -> tuple[tuple[int, str, bool], ...]:
 
 
 def _with_settings(space: Shapes, offered: tuple[tuple[int, str, bool], ...] = SETTINGS) -> dict[str, np.ndarray]:
-    """Every layout of ``space`` under every offered setting (sequence parallelism only where t > 1), as columns."""
+    """Every layout of ``space`` under every offered setting (sequence parallelism only where t > 1), as columns, with
+    each row's ``shape`` (its index in ``space``) and ``setting`` (its index in ``offered``)."""
     parts = []
-    for zero, recompute, parallel in offered:
-        group = space.take(space.t > 1) if parallel else space
-        size = len(group)
-        parts.append({name: getattr(group, name) for name in SHAPE_FIELDS}
+    for index, (zero, recompute, parallel) in enumerate(offered):
+        shape = np.flatnonzero(space.t > 1) if parallel else np.arange(len(space))
+        size = len(shape)
+        parts.append({name: getattr(space, name)[shape] for name in SHAPE_FIELDS}
                      | {"zero": np.full(size, zero), "recompute": np.full(size, RECOMPUTE_MODES.index(recompute)),
-                        "sequence_parallel": np.full(size, parallel)})
+                        "sequence_parallel": np.full(size, parallel), "shape": shape, "setting": np.full(size, index)})
     return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
 
 
