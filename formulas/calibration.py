@@ -41,12 +41,13 @@ PUBLISHED = Path(__file__).with_name("published")
 
 @dataclass(frozen=True)
 class Efficiency:
-    """Calibrated constants of the performance model for one GPU."""
+    """Calibrated constants of the performance model for one GPU: exact Fractions (``efficiency``) or SymPy Rationals
+    (``a100``); NumPy arrays where the calibration sweeps them."""
 
-    eta_gemm: sp.Rational
-    eta_mem: sp.Rational
-    tau_k: sp.Rational
-    eta_link: sp.Rational
+    eta_gemm: Fraction | sp.Rational
+    eta_mem: Fraction | sp.Rational
+    tau_k: Fraction | sp.Rational
+    eta_link: Fraction | sp.Rational
     provenance: str
 
     def values(self) -> dict[str, sp.Rational]:

@@ -11,6 +11,9 @@ Gen4 x16 64 GB/s = 32 each way), which is what ``W_link`` means in
 FP8 and INT8 are tensor-core peaks (dense), FP64 the FP64 tensor-core peak, and
 ``tdp`` the board power the datasheet prints (the maximum where it gives a range);
 a GPU without FP8 tensor cores (Ampere) has none.
+
+The figures themselves are plain numbers in formulas/gpu_specs.py (``plan`` and ``sweep`` read them without SymPy);
+this module makes each preset's figures exact SymPy Rationals and gives it its sources.
 """
 
 from __future__ import annotations

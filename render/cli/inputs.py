@@ -78,6 +78,16 @@ def parse_count(text: str, name: str, option: str | None = None) -> int:
     return value
 
 
+def __getattr__(name: str) -> object:
+    """``check_value`` (formulas.evaluation's, the library's check) on first use (PEP 562): importing this module
+    imports no SymPy."""
+    if name == "check_value":
+        from llm_formulas.formulas.evaluation import check_value
+
+        return check_value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def parse_assignments(items: list[str]) -> dict[sp.Symbol, sp.Rational]:
     """``["l=12", "h=768"]`` → {l: 12, h: 768}, each checked against the symbol table."""
     from llm_formulas.formulas.evaluation import check_value
