@@ -181,20 +181,17 @@ def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[
     numeric_in = numeric_inputs(inputs)
     chosen = inputs.framework or DEFAULT
     offered = settings(chosen)
-    columns = _with_settings(space, offered)
-    runs = (columns["p"] == 1) | (columns["zero"] <= chosen.pipeline_zero)  # DeepSpeed's pipeline engine: ZeRO 0-1 only
-    columns = {name: column[runs] for name, column in columns.items()}
-    calls = _groups(columns, int(inputs.model["l"]), chunk)
+    setting_of, shape_of = _cells(space, offered, chosen)
+    calls = _groups({"p": space.p[shape_of]}, int(inputs.model["l"]), chunk)
     parts = []
     for done, (stages, rows) in enumerate(calls, start=1):
-        part = {name: column[rows] for name, column in columns.items()}
-        shape_ids, shape_cell = np.unique(part.pop("shape"), return_inverse=True)
-        setting_ids, setting_cell = np.unique(part.pop("setting"), return_inverse=True)
-        row = [offered[index] for index in setting_ids]
+        shape_ids, shape_cell = np.unique(shape_of[rows], return_inverse=True)
+        setting_ids, setting_cell = np.unique(setting_of[rows], return_inverse=True)
+        codes = _setting_codes([offered[index] for index in setting_ids])  # the call's settings, as a row each
+        part = ({name: getattr(space, name)[shape_of[rows]] for name in SHAPE_FIELDS}
+                | {name: row[0, setting_cell] for name, row in codes.items()})
         uneven = {} if stages is None else {"stages": stages, "embedding_stages": (0, len(stages) - 1)}
-        layout = Layout(n=n, s=s, zero=np.array([[zero for zero, _, _ in row]]),
-                        recompute=np.array([[RECOMPUTE_MODES.index(mode) for _, mode, _ in row]]),
-                        sequence_parallel=np.array([[parallel for _, _, parallel in row]], dtype=bool), attention=attention,
+        layout = Layout(n=n, s=s, attention=attention, **codes,
                         **{name: getattr(space, name)[shape_ids][:, None] for name in SHAPE_FIELDS}, **uneven)
         report = estimate(layout, numeric_in, ev, NUMPY_OPS)
         time = report["time"]
@@ -225,17 +222,22 @@ def settings(framework: Framework | None) -> tuple[tuple[int, str, bool], ...]:
     return tuple(setting for setting in SETTINGS if chosen.lacks(*setting, v=1) is None)
 
 
-def _with_settings(space: Shapes, offered: tuple[tuple[int, str, bool], ...] = SETTINGS) -> dict[str, np.ndarray]:
-    """Every layout of ``space`` under every offered setting (sequence parallelism only where t > 1), as columns, with
-    each row's ``shape`` (its index in ``space``) and ``setting`` (its index in ``offered``)."""
-    parts = []
-    for index, (zero, recompute, parallel) in enumerate(offered):
-        shape = np.flatnonzero(space.t > 1) if parallel else np.arange(len(space))
-        size = len(shape)
-        parts.append({name: getattr(space, name)[shape] for name in SHAPE_FIELDS}
-                     | {"zero": np.full(size, zero), "recompute": np.full(size, RECOMPUTE_MODES.index(recompute)),
-                        "sequence_parallel": np.full(size, parallel), "shape": shape, "setting": np.full(size, index)})
-    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+def _setting_codes(offered: list[tuple[int, str, bool]]) -> dict[str, np.ndarray]:
+    """The settings as rows of shape (1, K): ZeRO stages, recompute modes as indices into RECOMPUTE_MODES, sequence
+    parallelism as booleans."""
+    return {"zero": np.array([[zero for zero, _, _ in offered]]),
+            "recompute": np.array([[RECOMPUTE_MODES.index(mode) for _, mode, _ in offered]]),
+            "sequence_parallel": np.array([[parallel for _, _, parallel in offered]], dtype=bool)}
+
+
+def _cells(space: Shapes, offered: tuple[tuple[int, str, bool], ...], framework: Framework) -> tuple[np.ndarray, np.ndarray]:
+    """The table's rows as (setting, shape) indices, setting by setting and each setting's shapes in order: every layout
+    of ``space`` under every offered setting, sequence parallelism only where t > 1, and under a pipeline only the
+    ZeRO stages the framework's pipeline engine runs (DeepSpeed's: 0 and 1)."""
+    zero = np.array([setting[0] for setting in offered])[:, None]
+    parallel = np.array([setting[2] for setting in offered], dtype=bool)[:, None]
+    valid = (~parallel | (space.t > 1)) & ((space.p == 1) | (zero <= framework.pipeline_zero))
+    return np.nonzero(valid)
 
 
 def runs(table: dict[str, np.ndarray]) -> np.ndarray:
