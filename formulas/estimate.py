@@ -75,7 +75,8 @@ Conventions (each stated in the report):
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from fractions import Fraction
 from functools import cache
 from typing import TYPE_CHECKING, Callable, Literal
 
@@ -333,8 +334,6 @@ def exact_inputs(inputs: Inputs) -> Inputs:
     """The same inputs with each Fraction (what the command line's readers give, without SymPy) an exact SymPy
     Rational: the GPU's figures, the network, tokens, utilization, overlap and the performance constants."""
     import sympy as sp
-    from dataclasses import replace
-    from fractions import Fraction
 
     def exact(value: object) -> object:
         return sp.Rational(value) if isinstance(value, Fraction) else value
