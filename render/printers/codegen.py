@@ -198,7 +198,8 @@ def function_source(formula: Formula, inputs: list[sp.Symbol]) -> str:
         gates, neutral = gating(formula, size)
         switches = ", ".join(f"{switch.name!r}: ({switch.name}, {int(value)})" for switch, value in gates.items())
         extra = f", {neutral}" if neutral else ""
-        lines.append(f"    {size.name} = _gated({formula.id!r}, {size.name!r}, {size.name}, {{{switches}}}{extra})")
+        lines.append(f"    if {size.name} is None:\n"
+                     f"        {size.name} = _gated({formula.id!r}, {size.name!r}, {size.name}, {{{switches}}}{extra})")
     lines += [f"    {s.name} = {s.name} if type({s.name}) is float else numpy.asarray({s.name}, dtype=numpy.float64)"
               for s in inputs]
     lines.append(f"    return numpy.float64({numpy_expression(formula)})")  # a NumPy scalar where every input is a float
