@@ -1300,11 +1300,16 @@ def memory_activations_layer_decoder_tp(b, s, h, a, g, d_head, d_ff, t, *, gated
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
     """
-    r_q = _gated('memory.activations.layer.decoder.tp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('memory.activations.layer.decoder.tp', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('memory.activations.layer.decoder.tp', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('memory.activations.layer.decoder.tp', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('memory.activations.layer.decoder.tp', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('memory.activations.layer.decoder.tp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.activations.layer.decoder.tp', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.activations.layer.decoder.tp', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('memory.activations.layer.decoder.tp', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('memory.activations.layer.decoder.tp', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -1359,11 +1364,16 @@ def memory_activations_layer_decoder_tp_sp(b, s, h, a, g, d_head, d_ff, t, *, ga
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
     """
-    r_q = _gated('memory.activations.layer.decoder.tp_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('memory.activations.layer.decoder.tp_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('memory.activations.layer.decoder.tp_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('memory.activations.layer.decoder.tp_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('memory.activations.layer.decoder.tp_sp', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('memory.activations.layer.decoder.tp_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.activations.layer.decoder.tp_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.activations.layer.decoder.tp_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('memory.activations.layer.decoder.tp_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('memory.activations.layer.decoder.tp_sp', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -1418,11 +1428,16 @@ def memory_activations_layer_decoder_selective(b, s, h, a, g, d_head, d_ff, t, *
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
     """
-    r_q = _gated('memory.activations.layer.decoder.selective', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('memory.activations.layer.decoder.selective', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('memory.activations.layer.decoder.selective', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('memory.activations.layer.decoder.selective', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('memory.activations.layer.decoder.selective', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('memory.activations.layer.decoder.selective', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.activations.layer.decoder.selective', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.activations.layer.decoder.selective', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('memory.activations.layer.decoder.selective', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('memory.activations.layer.decoder.selective', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -1477,11 +1492,16 @@ def memory_activations_layer_decoder_selective_sp(b, s, h, a, g, d_head, d_ff, t
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
     """
-    r_q = _gated('memory.activations.layer.decoder.selective_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('memory.activations.layer.decoder.selective_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('memory.activations.layer.decoder.selective_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('memory.activations.layer.decoder.selective_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('memory.activations.layer.decoder.selective_sp', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('memory.activations.layer.decoder.selective_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.activations.layer.decoder.selective_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.activations.layer.decoder.selective_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('memory.activations.layer.decoder.selective_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('memory.activations.layer.decoder.selective_sp', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -1536,11 +1556,16 @@ def memory_activations_layer_decoder_flash(b, s, h, a, g, d_head, d_ff, t, *, ga
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
     """
-    r_q = _gated('memory.activations.layer.decoder.flash', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('memory.activations.layer.decoder.flash', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('memory.activations.layer.decoder.flash', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('memory.activations.layer.decoder.flash', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('memory.activations.layer.decoder.flash', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('memory.activations.layer.decoder.flash', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.activations.layer.decoder.flash', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.activations.layer.decoder.flash', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('memory.activations.layer.decoder.flash', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('memory.activations.layer.decoder.flash', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -1595,11 +1620,16 @@ def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, *,
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
     """
-    r_q = _gated('memory.activations.layer.decoder.flash_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('memory.activations.layer.decoder.flash_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('memory.activations.layer.decoder.flash_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('memory.activations.layer.decoder.flash_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('memory.activations.layer.decoder.flash_sp', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('memory.activations.layer.decoder.flash_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.activations.layer.decoder.flash_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.activations.layer.decoder.flash_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('memory.activations.layer.decoder.flash_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('memory.activations.layer.decoder.flash_sp', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -1658,11 +1688,16 @@ def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_mo
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024, §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
-    r_q = _gated('memory.activations.layer.decoder.moe.tp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('memory.activations.layer.decoder.moe.tp', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('memory.activations.layer.decoder.moe.tp', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('memory.activations.layer.decoder.moe.tp', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('memory.activations.layer.decoder.moe.tp', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('memory.activations.layer.decoder.moe.tp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.activations.layer.decoder.moe.tp', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.activations.layer.decoder.moe.tp', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('memory.activations.layer.decoder.moe.tp', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('memory.activations.layer.decoder.moe.tp', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -1726,11 +1761,16 @@ def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024, §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
-    r_q = _gated('memory.activations.layer.decoder.moe.tp_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('memory.activations.layer.decoder.moe.tp_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('memory.activations.layer.decoder.moe.tp_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('memory.activations.layer.decoder.moe.tp_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('memory.activations.layer.decoder.moe.tp_sp', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('memory.activations.layer.decoder.moe.tp_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.activations.layer.decoder.moe.tp_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.activations.layer.decoder.moe.tp_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('memory.activations.layer.decoder.moe.tp_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('memory.activations.layer.decoder.moe.tp_sp', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -1794,11 +1834,16 @@ def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, 
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024, §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
-    r_q = _gated('memory.activations.layer.decoder.moe.selective', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('memory.activations.layer.decoder.moe.selective', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('memory.activations.layer.decoder.moe.selective', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('memory.activations.layer.decoder.moe.selective', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('memory.activations.layer.decoder.moe.selective', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('memory.activations.layer.decoder.moe.selective', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.activations.layer.decoder.moe.selective', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.activations.layer.decoder.moe.selective', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('memory.activations.layer.decoder.moe.selective', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('memory.activations.layer.decoder.moe.selective', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -1862,11 +1907,16 @@ def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, 
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024, §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense)
     """
-    r_q = _gated('memory.activations.layer.decoder.moe.selective_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('memory.activations.layer.decoder.moe.selective_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('memory.activations.layer.decoder.moe.selective_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('memory.activations.layer.decoder.moe.selective_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('memory.activations.layer.decoder.moe.selective_sp', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('memory.activations.layer.decoder.moe.selective_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.activations.layer.decoder.moe.selective_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.activations.layer.decoder.moe.selective_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('memory.activations.layer.decoder.moe.selective_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('memory.activations.layer.decoder.moe.selective_sp', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -1930,11 +1980,16 @@ def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024, §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
     """
-    r_q = _gated('memory.activations.layer.decoder.moe.flash', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('memory.activations.layer.decoder.moe.flash', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('memory.activations.layer.decoder.moe.flash', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('memory.activations.layer.decoder.moe.flash', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('memory.activations.layer.decoder.moe.flash', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('memory.activations.layer.decoder.moe.flash', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.activations.layer.decoder.moe.flash', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.activations.layer.decoder.moe.flash', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('memory.activations.layer.decoder.moe.flash', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('memory.activations.layer.decoder.moe.flash', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -1998,11 +2053,16 @@ def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t
 
     Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections); Jiang et al. 2024, §2.1 (top-2 of 8 experts, softmax over the top-k logits); DeepSeek-AI 2024, §2.1.2 (1 shared + 256 routed experts, 8 active; first 3 layers dense); Dao et al. 2022, §3.1 (softmax statistics instead of the s×s matrix)
     """
-    r_q = _gated('memory.activations.layer.decoder.moe.flash_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('memory.activations.layer.decoder.moe.flash_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('memory.activations.layer.decoder.moe.flash_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('memory.activations.layer.decoder.moe.flash_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('memory.activations.layer.decoder.moe.flash_sp', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('memory.activations.layer.decoder.moe.flash_sp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.activations.layer.decoder.moe.flash_sp', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.activations.layer.decoder.moe.flash_sp', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('memory.activations.layer.decoder.moe.flash_sp', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('memory.activations.layer.decoder.moe.flash_sp', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -3930,7 +3990,8 @@ def params_decoder_attention_mla(h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, r
 
     Sources: transformers 5.24, parameter shapes; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
-    r_q = _gated('params.decoder.attention.mla', 'r_q', r_q, {'q_lora': (q_lora, 0)})
+    if r_q is None:
+        r_q = _gated('params.decoder.attention.mla', 'r_q', r_q, {'q_lora': (q_lora, 0)})
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
@@ -3976,11 +4037,16 @@ def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla
 
     Sources: transformers 5.24, parameter shapes; Ainslie et al. 2023, g key/value heads; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE; OpenAI 2025, §2.1 alternating banded window of 128 tokens, learned attention sinks
     """
-    r_q = _gated('params.decoder.attention', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('params.decoder.attention', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('params.decoder.attention', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('params.decoder.attention', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('params.decoder.attention', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('params.decoder.attention', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('params.decoder.attention', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('params.decoder.attention', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('params.decoder.attention', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('params.decoder.attention', 'd_v', d_v, {'mla': (mla, 0)})
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -4191,11 +4257,16 @@ def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k
 
     Sources: transformers 5.24, parameter shapes
     """
-    r_q = _gated('params.decoder.layer', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('params.decoder.layer', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('params.decoder.layer', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('params.decoder.layer', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('params.decoder.layer', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('params.decoder.layer', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('params.decoder.layer', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('params.decoder.layer', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('params.decoder.layer', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('params.decoder.layer', 'd_v', d_v, {'mla': (mla, 0)})
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -4266,11 +4337,16 @@ def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_
 
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts
     """
-    r_q = _gated('params.decoder.layer.moe', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('params.decoder.layer.moe', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('params.decoder.layer.moe', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('params.decoder.layer.moe', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('params.decoder.layer.moe', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('params.decoder.layer.moe', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('params.decoder.layer.moe', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('params.decoder.layer.moe', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('params.decoder.layer.moe', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('params.decoder.layer.moe', 'd_v', d_v, {'mla': (mla, 0)})
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -4346,11 +4422,16 @@ def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated
 
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
-    r_q = _gated('params.decoder.layer.active', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('params.decoder.layer.active', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('params.decoder.layer.active', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('params.decoder.layer.active', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('params.decoder.layer.active', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('params.decoder.layer.active', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('params.decoder.layer.active', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('params.decoder.layer.active', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('params.decoder.layer.active', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('params.decoder.layer.active', 'd_v', d_v, {'mla': (mla, 0)})
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -4423,7 +4504,8 @@ def params_decoder_head(V, head_bias, *, tied=1, d_emb=None):
 
     Sources: transformers 5.24, parameter shapes
     """
-    d_emb = _gated('params.decoder.head', 'd_emb', d_emb, {'tied': (tied, 1)})
+    if d_emb is None:
+        d_emb = _gated('params.decoder.head', 'd_emb', d_emb, {'tied': (tied, 1)})
     V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
     head_bias = head_bias if type(head_bias) is float else numpy.asarray(head_bias, dtype=numpy.float64)
     tied = tied if type(tied) is float else numpy.asarray(tied, dtype=numpy.float64)
@@ -4509,25 +4591,44 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
 
     Sources: transformers 5.24, parameter shapes; Yu 2024 (000), §3.1–3.2 (the classic case); transformers 5.24, hybrid decoder layers (Jamba, Nemotron-H, RecurrentGemma, Qwen3-Next; Mamba, Mamba-2)
     """
-    E = _gated('params.decoder.total', 'E', E, {'l_moe': (l_moe, 0)})
-    r_q = _gated('params.decoder.total', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('params.decoder.total', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('params.decoder.total', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('params.decoder.total', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('params.decoder.total', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('params.decoder.total', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('params.decoder.total', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('params.decoder.total', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('params.decoder.total', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('params.decoder.total', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_ssmh = _gated('params.decoder.total', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('params.decoder.total', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('params.decoder.total', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('params.decoder.total', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('params.decoder.total', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('params.decoder.total', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('params.decoder.total', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('params.decoder.total', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if E is None:
+        E = _gated('params.decoder.total', 'E', E, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('params.decoder.total', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('params.decoder.total', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('params.decoder.total', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('params.decoder.total', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('params.decoder.total', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('params.decoder.total', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('params.decoder.total', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('params.decoder.total', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('params.decoder.total', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('params.decoder.total', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('params.decoder.total', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('params.decoder.total', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('params.decoder.total', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('params.decoder.total', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('params.decoder.total', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('params.decoder.total', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('params.decoder.total', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('params.decoder.total', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -4673,26 +4774,46 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
 
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
-    E = _gated('params.decoder.active', 'E', E, {'l_moe': (l_moe, 0)})
-    k = _gated('params.decoder.active', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('params.decoder.active', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('params.decoder.active', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('params.decoder.active', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('params.decoder.active', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('params.decoder.active', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('params.decoder.active', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('params.decoder.active', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('params.decoder.active', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('params.decoder.active', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('params.decoder.active', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_ssmh = _gated('params.decoder.active', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('params.decoder.active', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('params.decoder.active', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('params.decoder.active', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('params.decoder.active', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('params.decoder.active', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('params.decoder.active', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('params.decoder.active', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if E is None:
+        E = _gated('params.decoder.active', 'E', E, {'l_moe': (l_moe, 0)})
+    if k is None:
+        k = _gated('params.decoder.active', 'k', k, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('params.decoder.active', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('params.decoder.active', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('params.decoder.active', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('params.decoder.active', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('params.decoder.active', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('params.decoder.active', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('params.decoder.active', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('params.decoder.active', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('params.decoder.active', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('params.decoder.active', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('params.decoder.active', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('params.decoder.active', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('params.decoder.active', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('params.decoder.active', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('params.decoder.active', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('params.decoder.active', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('params.decoder.active', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('params.decoder.active', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -4803,11 +4924,16 @@ def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b
 
     Sources: DeepSeek-AI 2024, §2.1 (first 3 layers dense, 1 shared + 256 routed experts, 8 active), §2.2 Multi-Token Prediction
     """
-    r_q = _gated('params.decoder.mtp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('params.decoder.mtp', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('params.decoder.mtp', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('params.decoder.mtp', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('params.decoder.mtp', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('params.decoder.mtp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('params.decoder.mtp', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('params.decoder.mtp', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('params.decoder.mtp', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('params.decoder.mtp', 'd_v', d_v, {'mla': (mla, 0)})
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -4864,7 +4990,8 @@ def flops_decoder_attention_projections_mla(b, s, h, a, r_kv, d_rope, d_nope, d_
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
-    r_q = _gated('flops.decoder.attention.projections.mla', 'r_q', r_q, {'q_lora': (q_lora, 0)})
+    if r_q is None:
+        r_q = _gated('flops.decoder.attention.projections.mla', 'r_q', r_q, {'q_lora': (q_lora, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -4905,11 +5032,16 @@ def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Ainslie et al. 2023, g key/value heads
     """
-    r_q = _gated('flops.decoder.attention.projections', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('flops.decoder.attention.projections', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('flops.decoder.attention.projections', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('flops.decoder.attention.projections', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('flops.decoder.attention.projections', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('flops.decoder.attention.projections', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('flops.decoder.attention.projections', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('flops.decoder.attention.projections', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('flops.decoder.attention.projections', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('flops.decoder.attention.projections', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -4950,9 +5082,12 @@ def flops_decoder_attention_scores(b, s, a, d_head, *, mla=0, d_rope=None, d_nop
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
-    d_rope = _gated('flops.decoder.attention.scores', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('flops.decoder.attention.scores', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('flops.decoder.attention.scores', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('flops.decoder.attention.scores', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('flops.decoder.attention.scores', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('flops.decoder.attention.scores', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
@@ -4985,9 +5120,12 @@ def flops_decoder_attention_scores_causal(b, s, a, d_head, *, mla=0, d_rope=None
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
-    d_rope = _gated('flops.decoder.attention.scores.causal', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('flops.decoder.attention.scores.causal', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('flops.decoder.attention.scores.causal', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('flops.decoder.attention.scores.causal', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('flops.decoder.attention.scores.causal', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('flops.decoder.attention.scores.causal', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
@@ -5023,9 +5161,12 @@ def flops_decoder_attention_scores_windowed(b, s, a, d_head, W, *, mla=0, d_rope
 
     Sources: Jiang et al. 2023, §2 sliding window attention, rolling buffer cache; Gemma Team 2025, §2 local:global layers 5:1, window 1024 (Gemma 2: 1:1, window 4096)
     """
-    d_rope = _gated('flops.decoder.attention.scores.windowed', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('flops.decoder.attention.scores.windowed', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('flops.decoder.attention.scores.windowed', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('flops.decoder.attention.scores.windowed', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('flops.decoder.attention.scores.windowed', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('flops.decoder.attention.scores.windowed', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
@@ -5062,9 +5203,12 @@ def flops_decoder_attention_scores_chunked(b, s, a, d_head, W, *, mla=0, d_rope=
 
     Sources: transformers 5.24, parameter shapes
     """
-    d_rope = _gated('flops.decoder.attention.scores.chunked', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('flops.decoder.attention.scores.chunked', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('flops.decoder.attention.scores.chunked', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('flops.decoder.attention.scores.chunked', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('flops.decoder.attention.scores.chunked', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('flops.decoder.attention.scores.chunked', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
@@ -5126,7 +5270,8 @@ def flops_decoder_experts(b, s, h, k, d_moe, *, gated=0, all_experts=0, E=None):
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Fedus et al. 2021, router h·E, k of E experts
     """
-    E = _gated('flops.decoder.experts', 'E', E, {'all_experts': (all_experts, 0)})
+    if E is None:
+        E = _gated('flops.decoder.experts', 'E', E, {'all_experts': (all_experts, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -5283,11 +5428,16 @@ def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, 
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
-    r_q = _gated('flops.decoder.layer.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('flops.decoder.layer.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('flops.decoder.layer.forward', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('flops.decoder.layer.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('flops.decoder.layer.forward', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('flops.decoder.layer.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('flops.decoder.layer.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('flops.decoder.layer.forward', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('flops.decoder.layer.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('flops.decoder.layer.forward', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -5341,11 +5491,16 @@ def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Fedus et al. 2021, router h·E, k of E experts
     """
-    r_q = _gated('flops.decoder.layer.forward.moe', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('flops.decoder.layer.forward.moe', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('flops.decoder.layer.forward.moe', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('flops.decoder.layer.forward.moe', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('flops.decoder.layer.forward.moe', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('flops.decoder.layer.forward.moe', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('flops.decoder.layer.forward.moe', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('flops.decoder.layer.forward.moe', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('flops.decoder.layer.forward.moe', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('flops.decoder.layer.forward.moe', 'd_v', d_v, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -5429,26 +5584,46 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, hybrid decoder layers (Jamba, Nemotron-H, RecurrentGemma, Qwen3-Next; Mamba, Mamba-2)
     """
-    E = _gated('flops.decoder.layers.forward', 'E', E, {'l_moe': (l_moe, 0)})
-    k = _gated('flops.decoder.layers.forward', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('flops.decoder.layers.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('flops.decoder.layers.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('flops.decoder.layers.forward', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('flops.decoder.layers.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('flops.decoder.layers.forward', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('flops.decoder.layers.forward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('flops.decoder.layers.forward', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('flops.decoder.layers.forward', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('flops.decoder.layers.forward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('flops.decoder.layers.forward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_ssmh = _gated('flops.decoder.layers.forward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('flops.decoder.layers.forward', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('flops.decoder.layers.forward', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('flops.decoder.layers.forward', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('flops.decoder.layers.forward', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('flops.decoder.layers.forward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('flops.decoder.layers.forward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('flops.decoder.layers.forward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if E is None:
+        E = _gated('flops.decoder.layers.forward', 'E', E, {'l_moe': (l_moe, 0)})
+    if k is None:
+        k = _gated('flops.decoder.layers.forward', 'k', k, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('flops.decoder.layers.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('flops.decoder.layers.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('flops.decoder.layers.forward', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('flops.decoder.layers.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('flops.decoder.layers.forward', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('flops.decoder.layers.forward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('flops.decoder.layers.forward', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('flops.decoder.layers.forward', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('flops.decoder.layers.forward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('flops.decoder.layers.forward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('flops.decoder.layers.forward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('flops.decoder.layers.forward', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('flops.decoder.layers.forward', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('flops.decoder.layers.forward', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('flops.decoder.layers.forward', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('flops.decoder.layers.forward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('flops.decoder.layers.forward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('flops.decoder.layers.forward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -5608,26 +5783,46 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
-    E = _gated('flops.decoder.forward', 'E', E, {'l_moe': (l_moe, 0)})
-    k = _gated('flops.decoder.forward', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('flops.decoder.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('flops.decoder.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('flops.decoder.forward', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('flops.decoder.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('flops.decoder.forward', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('flops.decoder.forward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('flops.decoder.forward', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('flops.decoder.forward', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('flops.decoder.forward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('flops.decoder.forward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_ssmh = _gated('flops.decoder.forward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('flops.decoder.forward', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('flops.decoder.forward', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('flops.decoder.forward', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('flops.decoder.forward', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('flops.decoder.forward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('flops.decoder.forward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('flops.decoder.forward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if E is None:
+        E = _gated('flops.decoder.forward', 'E', E, {'l_moe': (l_moe, 0)})
+    if k is None:
+        k = _gated('flops.decoder.forward', 'k', k, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('flops.decoder.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('flops.decoder.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('flops.decoder.forward', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('flops.decoder.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('flops.decoder.forward', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('flops.decoder.forward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('flops.decoder.forward', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('flops.decoder.forward', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('flops.decoder.forward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('flops.decoder.forward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('flops.decoder.forward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('flops.decoder.forward', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('flops.decoder.forward', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('flops.decoder.forward', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('flops.decoder.forward', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('flops.decoder.forward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('flops.decoder.forward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('flops.decoder.forward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -5740,26 +5935,46 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
-    E = _gated('flops.decoder.backward', 'E', E, {'l_moe': (l_moe, 0)})
-    k = _gated('flops.decoder.backward', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('flops.decoder.backward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('flops.decoder.backward', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('flops.decoder.backward', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('flops.decoder.backward', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('flops.decoder.backward', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('flops.decoder.backward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('flops.decoder.backward', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('flops.decoder.backward', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('flops.decoder.backward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('flops.decoder.backward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_ssmh = _gated('flops.decoder.backward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('flops.decoder.backward', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('flops.decoder.backward', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('flops.decoder.backward', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('flops.decoder.backward', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('flops.decoder.backward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('flops.decoder.backward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('flops.decoder.backward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if E is None:
+        E = _gated('flops.decoder.backward', 'E', E, {'l_moe': (l_moe, 0)})
+    if k is None:
+        k = _gated('flops.decoder.backward', 'k', k, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('flops.decoder.backward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('flops.decoder.backward', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('flops.decoder.backward', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('flops.decoder.backward', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('flops.decoder.backward', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('flops.decoder.backward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('flops.decoder.backward', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('flops.decoder.backward', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('flops.decoder.backward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('flops.decoder.backward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('flops.decoder.backward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('flops.decoder.backward', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('flops.decoder.backward', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('flops.decoder.backward', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('flops.decoder.backward', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('flops.decoder.backward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('flops.decoder.backward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('flops.decoder.backward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -5872,26 +6087,46 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu 2024 (000), §3.1–3.2 (the classic case)
     """
-    E = _gated('flops.decoder.training', 'E', E, {'l_moe': (l_moe, 0)})
-    k = _gated('flops.decoder.training', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('flops.decoder.training', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('flops.decoder.training', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('flops.decoder.training', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('flops.decoder.training', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('flops.decoder.training', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('flops.decoder.training', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('flops.decoder.training', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('flops.decoder.training', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('flops.decoder.training', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('flops.decoder.training', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_ssmh = _gated('flops.decoder.training', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('flops.decoder.training', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('flops.decoder.training', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('flops.decoder.training', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('flops.decoder.training', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('flops.decoder.training', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('flops.decoder.training', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('flops.decoder.training', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if E is None:
+        E = _gated('flops.decoder.training', 'E', E, {'l_moe': (l_moe, 0)})
+    if k is None:
+        k = _gated('flops.decoder.training', 'k', k, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('flops.decoder.training', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('flops.decoder.training', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('flops.decoder.training', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('flops.decoder.training', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('flops.decoder.training', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('flops.decoder.training', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('flops.decoder.training', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('flops.decoder.training', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('flops.decoder.training', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('flops.decoder.training', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('flops.decoder.training', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('flops.decoder.training', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('flops.decoder.training', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('flops.decoder.training', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('flops.decoder.training', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('flops.decoder.training', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('flops.decoder.training', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('flops.decoder.training', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -6021,9 +6256,12 @@ def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, kv_expand=0, a=None
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer, DynamicSlidingWindowLayer; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
-    a = _gated('memory.kv_cache.layer.full', 'a', a, {'kv_expand': (kv_expand, 0)})
-    r_kv = _gated('memory.kv_cache.layer.full', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('memory.kv_cache.layer.full', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if a is None:
+        a = _gated('memory.kv_cache.layer.full', 'a', a, {'kv_expand': (kv_expand, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.kv_cache.layer.full', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.kv_cache.layer.full', 'd_rope', d_rope, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -6061,9 +6299,12 @@ def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, kv_expand=0, a
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer, DynamicSlidingWindowLayer; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache
     """
-    a = _gated('memory.kv_cache.layer.window', 'a', a, {'kv_expand': (kv_expand, 0)})
-    r_kv = _gated('memory.kv_cache.layer.window', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('memory.kv_cache.layer.window', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if a is None:
+        a = _gated('memory.kv_cache.layer.window', 'a', a, {'kv_expand': (kv_expand, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.kv_cache.layer.window', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.kv_cache.layer.window', 'd_rope', d_rope, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -6120,19 +6361,32 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, kv_expand=
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer, DynamicSlidingWindowLayer; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache; Gemma Team 2025, §2 local:global layers 5:1, window 1024 (Gemma 2: 1:1, window 4096); DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE; transformers 5.24, hybrid decoder layers (Jamba, Nemotron-H, RecurrentGemma, Qwen3-Next; Mamba, Mamba-2)
     """
-    a = _gated('memory.kv_cache.decoder', 'a', a, {'kv_expand': (kv_expand, 0)})
-    r_kv = _gated('memory.kv_cache.decoder', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('memory.kv_cache.decoder', 'd_rope', d_rope, {'mla': (mla, 0)})
-    W = _gated('memory.kv_cache.decoder', 'W', W, {'l_win': (l_win, 0)})
-    d_ssm = _gated('memory.kv_cache.decoder', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('memory.kv_cache.decoder', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    k_conv = _gated('memory.kv_cache.decoder', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_grp = _gated('memory.kv_cache.decoder', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('memory.kv_cache.decoder', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('memory.kv_cache.decoder', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('memory.kv_cache.decoder', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('memory.kv_cache.decoder', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('memory.kv_cache.decoder', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if a is None:
+        a = _gated('memory.kv_cache.decoder', 'a', a, {'kv_expand': (kv_expand, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.kv_cache.decoder', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.kv_cache.decoder', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if W is None:
+        W = _gated('memory.kv_cache.decoder', 'W', W, {'l_win': (l_win, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('memory.kv_cache.decoder', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('memory.kv_cache.decoder', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if k_conv is None:
+        k_conv = _gated('memory.kv_cache.decoder', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_grp is None:
+        n_grp = _gated('memory.kv_cache.decoder', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('memory.kv_cache.decoder', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('memory.kv_cache.decoder', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('memory.kv_cache.decoder', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('memory.kv_cache.decoder', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('memory.kv_cache.decoder', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -6206,19 +6460,32 @@ def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=
 
     Sources: Kwon et al. 2023, §4.2 KV blocks
     """
-    a = _gated('memory.kv_cache.decoder.paged', 'a', a, {'kv_expand': (kv_expand, 0)})
-    r_kv = _gated('memory.kv_cache.decoder.paged', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('memory.kv_cache.decoder.paged', 'd_rope', d_rope, {'mla': (mla, 0)})
-    W = _gated('memory.kv_cache.decoder.paged', 'W', W, {'l_win': (l_win, 0)})
-    d_ssm = _gated('memory.kv_cache.decoder.paged', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('memory.kv_cache.decoder.paged', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    k_conv = _gated('memory.kv_cache.decoder.paged', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_grp = _gated('memory.kv_cache.decoder.paged', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('memory.kv_cache.decoder.paged', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('memory.kv_cache.decoder.paged', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('memory.kv_cache.decoder.paged', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('memory.kv_cache.decoder.paged', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('memory.kv_cache.decoder.paged', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if a is None:
+        a = _gated('memory.kv_cache.decoder.paged', 'a', a, {'kv_expand': (kv_expand, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.kv_cache.decoder.paged', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.kv_cache.decoder.paged', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if W is None:
+        W = _gated('memory.kv_cache.decoder.paged', 'W', W, {'l_win': (l_win, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('memory.kv_cache.decoder.paged', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('memory.kv_cache.decoder.paged', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if k_conv is None:
+        k_conv = _gated('memory.kv_cache.decoder.paged', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_grp is None:
+        n_grp = _gated('memory.kv_cache.decoder.paged', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('memory.kv_cache.decoder.paged', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('memory.kv_cache.decoder.paged', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('memory.kv_cache.decoder.paged', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('memory.kv_cache.decoder.paged', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('memory.kv_cache.decoder.paged', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -6307,9 +6574,12 @@ def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, n_sink=0
 
     Sources: Xiao et al. 2023, §3 sink tokens
     """
-    a = _gated('memory.kv_cache.layer.window_sinks', 'a', a, {'kv_expand': (kv_expand, 0)})
-    r_kv = _gated('memory.kv_cache.layer.window_sinks', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('memory.kv_cache.layer.window_sinks', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if a is None:
+        a = _gated('memory.kv_cache.layer.window_sinks', 'a', a, {'kv_expand': (kv_expand, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.kv_cache.layer.window_sinks', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.kv_cache.layer.window_sinks', 'd_rope', d_rope, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -8943,8 +9213,10 @@ def params_quantized_linear(h, a, g, d_head, d_ff, l, *, gated=0, l_moe=0, d_sh=
 
     Sources: Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter; transformers 5.24, integrations/bitsandbytes.py: replace_with_bnb_linear, lm_head skipped
     """
-    E = _gated('params.quantized.linear', 'E', E, {'l_moe': (l_moe, 0)})
-    d_moe = _gated('params.quantized.linear', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    if E is None:
+        E = _gated('params.quantized.linear', 'E', E, {'l_moe': (l_moe, 0)})
+    if d_moe is None:
+        d_moe = _gated('params.quantized.linear', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -9036,25 +9308,44 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
 
     Sources: Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
     """
-    E = _gated('params.quantized.kept', 'E', E, {'l_moe': (l_moe, 0)})
-    r_q = _gated('params.quantized.kept', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('params.quantized.kept', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('params.quantized.kept', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('params.quantized.kept', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('params.quantized.kept', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('params.quantized.kept', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('params.quantized.kept', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('params.quantized.kept', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('params.quantized.kept', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('params.quantized.kept', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_ssmh = _gated('params.quantized.kept', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('params.quantized.kept', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('params.quantized.kept', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('params.quantized.kept', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('params.quantized.kept', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('params.quantized.kept', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('params.quantized.kept', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('params.quantized.kept', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if E is None:
+        E = _gated('params.quantized.kept', 'E', E, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('params.quantized.kept', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('params.quantized.kept', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('params.quantized.kept', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('params.quantized.kept', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('params.quantized.kept', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('params.quantized.kept', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('params.quantized.kept', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('params.quantized.kept', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('params.quantized.kept', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('params.quantized.kept', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('params.quantized.kept', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('params.quantized.kept', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('params.quantized.kept', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('params.quantized.kept', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('params.quantized.kept', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('params.quantized.kept', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('params.quantized.kept', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('params.quantized.kept', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -9268,26 +9559,46 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
 
     Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
-    E = _gated('flops.lora.forward', 'E', E, {'l_moe': (l_moe, 0)})
-    k = _gated('flops.lora.forward', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('flops.lora.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('flops.lora.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('flops.lora.forward', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('flops.lora.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('flops.lora.forward', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('flops.lora.forward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('flops.lora.forward', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('flops.lora.forward', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('flops.lora.forward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('flops.lora.forward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_ssmh = _gated('flops.lora.forward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('flops.lora.forward', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('flops.lora.forward', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('flops.lora.forward', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('flops.lora.forward', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('flops.lora.forward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('flops.lora.forward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('flops.lora.forward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if E is None:
+        E = _gated('flops.lora.forward', 'E', E, {'l_moe': (l_moe, 0)})
+    if k is None:
+        k = _gated('flops.lora.forward', 'k', k, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('flops.lora.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('flops.lora.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('flops.lora.forward', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('flops.lora.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('flops.lora.forward', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('flops.lora.forward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('flops.lora.forward', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('flops.lora.forward', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('flops.lora.forward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('flops.lora.forward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('flops.lora.forward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('flops.lora.forward', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('flops.lora.forward', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('flops.lora.forward', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('flops.lora.forward', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('flops.lora.forward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('flops.lora.forward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('flops.lora.forward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -9416,26 +9727,46 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q
 
     Sources: Hu et al. 2021, §4.1 (ΔW = BA, B d×r, A r×k); PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
-    E = _gated('flops.lora.backward', 'E', E, {'l_moe': (l_moe, 0)})
-    k = _gated('flops.lora.backward', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('flops.lora.backward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('flops.lora.backward', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('flops.lora.backward', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('flops.lora.backward', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('flops.lora.backward', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('flops.lora.backward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('flops.lora.backward', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('flops.lora.backward', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('flops.lora.backward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('flops.lora.backward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_ssmh = _gated('flops.lora.backward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('flops.lora.backward', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('flops.lora.backward', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('flops.lora.backward', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('flops.lora.backward', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('flops.lora.backward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('flops.lora.backward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('flops.lora.backward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if E is None:
+        E = _gated('flops.lora.backward', 'E', E, {'l_moe': (l_moe, 0)})
+    if k is None:
+        k = _gated('flops.lora.backward', 'k', k, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('flops.lora.backward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('flops.lora.backward', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('flops.lora.backward', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('flops.lora.backward', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('flops.lora.backward', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('flops.lora.backward', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('flops.lora.backward', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('flops.lora.backward', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('flops.lora.backward', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('flops.lora.backward', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('flops.lora.backward', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('flops.lora.backward', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('flops.lora.backward', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('flops.lora.backward', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('flops.lora.backward', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('flops.lora.backward', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('flops.lora.backward', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('flops.lora.backward', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -10832,7 +11163,8 @@ def serving_decode_context(l, s_ctx, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache
     """
-    W = _gated('serving.decode.context', 'W', W, {'l_win': (l_win, 0)})
+    if W is None:
+        W = _gated('serving.decode.context', 'W', W, {'l_win': (l_win, 0)})
     l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
     s_ctx = s_ctx if type(s_ctx) is float else numpy.asarray(s_ctx, dtype=numpy.float64)
     l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
@@ -10870,7 +11202,8 @@ def serving_decode_context_sum(l, s_in, s_out, *, l_win=0, l_mamba=0, l_ssd=0, l
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
     """
-    W = _gated('serving.decode.context.sum', 'W', W, {'l_win': (l_win, 0)})
+    if W is None:
+        W = _gated('serving.decode.context.sum', 'W', W, {'l_win': (l_win, 0)})
     l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
     s_in = s_in if type(s_in) is float else numpy.asarray(s_in, dtype=numpy.float64)
     s_out = s_out if type(s_out) is float else numpy.asarray(s_out, dtype=numpy.float64)
@@ -10926,19 +11259,32 @@ def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, l_win=0, kv_e
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE; transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states)
     """
-    a = _gated('serving.decode.kv_read', 'a', a, {'kv_expand': (kv_expand, 0)})
-    r_kv = _gated('serving.decode.kv_read', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('serving.decode.kv_read', 'd_rope', d_rope, {'mla': (mla, 0)})
-    W = _gated('serving.decode.kv_read', 'W', W, {'l_win': (l_win, 0)})
-    d_ssm = _gated('serving.decode.kv_read', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('serving.decode.kv_read', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    k_conv = _gated('serving.decode.kv_read', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_grp = _gated('serving.decode.kv_read', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('serving.decode.kv_read', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('serving.decode.kv_read', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('serving.decode.kv_read', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('serving.decode.kv_read', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('serving.decode.kv_read', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if a is None:
+        a = _gated('serving.decode.kv_read', 'a', a, {'kv_expand': (kv_expand, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.decode.kv_read', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.decode.kv_read', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if W is None:
+        W = _gated('serving.decode.kv_read', 'W', W, {'l_win': (l_win, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.decode.kv_read', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.decode.kv_read', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if k_conv is None:
+        k_conv = _gated('serving.decode.kv_read', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.decode.kv_read', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.decode.kv_read', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('serving.decode.kv_read', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('serving.decode.kv_read', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('serving.decode.kv_read', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('serving.decode.kv_read', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
     d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
@@ -10999,7 +11345,8 @@ def serving_decode_kv_read_mla_expanded(b, a, l, d_rope, d_nope, d_v, s_ctx, q_k
 
     Sources: DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
-    W = _gated('serving.decode.kv_read.mla_expanded', 'W', W, {'l_win': (l_win, 0)})
+    if W is None:
+        W = _gated('serving.decode.kv_read.mla_expanded', 'W', W, {'l_win': (l_win, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
@@ -11057,18 +11404,30 @@ def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, kv_expand=0, l_ma
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states)
     """
-    a = _gated('serving.decode.kv_written', 'a', a, {'kv_expand': (kv_expand, 0)})
-    r_kv = _gated('serving.decode.kv_written', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('serving.decode.kv_written', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_ssm = _gated('serving.decode.kv_written', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('serving.decode.kv_written', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    k_conv = _gated('serving.decode.kv_written', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_grp = _gated('serving.decode.kv_written', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('serving.decode.kv_written', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('serving.decode.kv_written', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('serving.decode.kv_written', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('serving.decode.kv_written', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('serving.decode.kv_written', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if a is None:
+        a = _gated('serving.decode.kv_written', 'a', a, {'kv_expand': (kv_expand, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.decode.kv_written', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.decode.kv_written', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.decode.kv_written', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.decode.kv_written', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if k_conv is None:
+        k_conv = _gated('serving.decode.kv_written', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.decode.kv_written', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.decode.kv_written', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('serving.decode.kv_written', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('serving.decode.kv_written', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('serving.decode.kv_written', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('serving.decode.kv_written', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
     d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
@@ -11129,13 +11488,20 @@ def serving_decode_flops_recurrent(b, h, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, 
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states)
     """
-    d_ssm = _gated('serving.decode.flops.recurrent', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('serving.decode.flops.recurrent', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('serving.decode.flops.recurrent', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    n_ssmh = _gated('serving.decode.flops.recurrent', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('serving.decode.flops.recurrent', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('serving.decode.flops.recurrent', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('serving.decode.flops.recurrent', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.decode.flops.recurrent', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.decode.flops.recurrent', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('serving.decode.flops.recurrent', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('serving.decode.flops.recurrent', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.decode.flops.recurrent', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.decode.flops.recurrent', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('serving.decode.flops.recurrent', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
@@ -11216,26 +11582,46 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
-    E = _gated('serving.decode.flops.linear', 'E', E, {'l_moe': (l_moe, 0)})
-    k = _gated('serving.decode.flops.linear', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('serving.decode.flops.linear', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('serving.decode.flops.linear', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('serving.decode.flops.linear', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('serving.decode.flops.linear', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('serving.decode.flops.linear', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('serving.decode.flops.linear', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('serving.decode.flops.linear', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('serving.decode.flops.linear', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('serving.decode.flops.linear', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('serving.decode.flops.linear', 'k_conv', k_conv, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0)})
-    n_ssmh = _gated('serving.decode.flops.linear', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('serving.decode.flops.linear', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('serving.decode.flops.linear', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('serving.decode.flops.linear', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('serving.decode.flops.linear', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('serving.decode.flops.linear', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('serving.decode.flops.linear', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('serving.decode.flops.linear', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if E is None:
+        E = _gated('serving.decode.flops.linear', 'E', E, {'l_moe': (l_moe, 0)})
+    if k is None:
+        k = _gated('serving.decode.flops.linear', 'k', k, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('serving.decode.flops.linear', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.decode.flops.linear', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.decode.flops.linear', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('serving.decode.flops.linear', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('serving.decode.flops.linear', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('serving.decode.flops.linear', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.decode.flops.linear', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.decode.flops.linear', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('serving.decode.flops.linear', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('serving.decode.flops.linear', 'k_conv', k_conv, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('serving.decode.flops.linear', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.decode.flops.linear', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.decode.flops.linear', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('serving.decode.flops.linear', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('serving.decode.flops.linear', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('serving.decode.flops.linear', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('serving.decode.flops.linear', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('serving.decode.flops.linear', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
@@ -11345,27 +11731,48 @@ def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
-    E = _gated('serving.decode.flops', 'E', E, {'l_moe': (l_moe, 0)})
-    k = _gated('serving.decode.flops', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('serving.decode.flops', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('serving.decode.flops', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('serving.decode.flops', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('serving.decode.flops', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('serving.decode.flops', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('serving.decode.flops', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    W = _gated('serving.decode.flops', 'W', W, {'l_win': (l_win, 0)})
-    d_ssm = _gated('serving.decode.flops', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('serving.decode.flops', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('serving.decode.flops', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('serving.decode.flops', 'k_conv', k_conv, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0)})
-    n_ssmh = _gated('serving.decode.flops', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('serving.decode.flops', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('serving.decode.flops', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('serving.decode.flops', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('serving.decode.flops', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('serving.decode.flops', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('serving.decode.flops', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('serving.decode.flops', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if E is None:
+        E = _gated('serving.decode.flops', 'E', E, {'l_moe': (l_moe, 0)})
+    if k is None:
+        k = _gated('serving.decode.flops', 'k', k, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('serving.decode.flops', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.decode.flops', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.decode.flops', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('serving.decode.flops', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('serving.decode.flops', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('serving.decode.flops', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    if W is None:
+        W = _gated('serving.decode.flops', 'W', W, {'l_win': (l_win, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.decode.flops', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.decode.flops', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('serving.decode.flops', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('serving.decode.flops', 'k_conv', k_conv, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('serving.decode.flops', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.decode.flops', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.decode.flops', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('serving.decode.flops', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('serving.decode.flops', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('serving.decode.flops', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('serving.decode.flops', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('serving.decode.flops', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
@@ -11436,8 +11843,10 @@ def serving_decode_attention_flops(b, a, d_head, N_kv, *, mla=0, r_kv=None, d_ro
 
     Sources: DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
-    r_kv = _gated('serving.decode.attention.flops', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('serving.decode.attention.flops', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.decode.attention.flops', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.decode.attention.flops', 'd_rope', d_rope, {'mla': (mla, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
@@ -11549,26 +11958,46 @@ def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=
 
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, §2: top-k routing of each token to its experts; Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity; transformers 5.24, hybrid decoder layers (Jamba, Nemotron-H, RecurrentGemma, Qwen3-Next; Mamba, Mamba-2)
     """
-    E = _gated('serving.decode.params_read', 'E', E, {'l_moe': (l_moe, 0)})
-    r_q = _gated('serving.decode.params_read', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('serving.decode.params_read', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('serving.decode.params_read', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('serving.decode.params_read', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('serving.decode.params_read', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('serving.decode.params_read', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    E_hit = _gated('serving.decode.params_read', 'E_hit', E_hit, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('serving.decode.params_read', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('serving.decode.params_read', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('serving.decode.params_read', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('serving.decode.params_read', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_ssmh = _gated('serving.decode.params_read', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('serving.decode.params_read', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('serving.decode.params_read', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('serving.decode.params_read', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('serving.decode.params_read', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('serving.decode.params_read', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('serving.decode.params_read', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('serving.decode.params_read', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if E is None:
+        E = _gated('serving.decode.params_read', 'E', E, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('serving.decode.params_read', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.decode.params_read', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.decode.params_read', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('serving.decode.params_read', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('serving.decode.params_read', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('serving.decode.params_read', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    if E_hit is None:
+        E_hit = _gated('serving.decode.params_read', 'E_hit', E_hit, {'l_moe': (l_moe, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.decode.params_read', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.decode.params_read', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('serving.decode.params_read', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('serving.decode.params_read', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('serving.decode.params_read', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.decode.params_read', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.decode.params_read', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('serving.decode.params_read', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('serving.decode.params_read', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('serving.decode.params_read', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('serving.decode.params_read', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('serving.decode.params_read', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
@@ -11712,26 +12141,46 @@ def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n
 
     Sources: Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity; Frantar et al. 2022, §5: 4-bit weights with a scale and zero point per group of 128
     """
-    E = _gated('serving.decode.weights_read', 'E', E, {'l_moe': (l_moe, 0)})
-    r_q = _gated('serving.decode.weights_read', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('serving.decode.weights_read', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('serving.decode.weights_read', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('serving.decode.weights_read', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('serving.decode.weights_read', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('serving.decode.weights_read', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    E_hit = _gated('serving.decode.weights_read', 'E_hit', E_hit, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('serving.decode.weights_read', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('serving.decode.weights_read', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('serving.decode.weights_read', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('serving.decode.weights_read', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_ssmh = _gated('serving.decode.weights_read', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('serving.decode.weights_read', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('serving.decode.weights_read', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('serving.decode.weights_read', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('serving.decode.weights_read', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('serving.decode.weights_read', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('serving.decode.weights_read', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('serving.decode.weights_read', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if E is None:
+        E = _gated('serving.decode.weights_read', 'E', E, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('serving.decode.weights_read', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.decode.weights_read', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.decode.weights_read', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('serving.decode.weights_read', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('serving.decode.weights_read', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('serving.decode.weights_read', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    if E_hit is None:
+        E_hit = _gated('serving.decode.weights_read', 'E_hit', E_hit, {'l_moe': (l_moe, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.decode.weights_read', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.decode.weights_read', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('serving.decode.weights_read', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('serving.decode.weights_read', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('serving.decode.weights_read', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.decode.weights_read', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.decode.weights_read', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('serving.decode.weights_read', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('serving.decode.weights_read', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('serving.decode.weights_read', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('serving.decode.weights_read', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('serving.decode.weights_read', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
@@ -11880,26 +12329,46 @@ def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation; transformers 5.24, hybrid decoder layers (Jamba, Nemotron-H, RecurrentGemma, Qwen3-Next; Mamba, Mamba-2)
     """
-    E = _gated('serving.prefill.flops', 'E', E, {'l_moe': (l_moe, 0)})
-    k = _gated('serving.prefill.flops', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('serving.prefill.flops', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('serving.prefill.flops', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('serving.prefill.flops', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('serving.prefill.flops', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('serving.prefill.flops', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('serving.prefill.flops', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    d_ssm = _gated('serving.prefill.flops', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('serving.prefill.flops', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('serving.prefill.flops', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('serving.prefill.flops', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_ssmh = _gated('serving.prefill.flops', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('serving.prefill.flops', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('serving.prefill.flops', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('serving.prefill.flops', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('serving.prefill.flops', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('serving.prefill.flops', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('serving.prefill.flops', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('serving.prefill.flops', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if E is None:
+        E = _gated('serving.prefill.flops', 'E', E, {'l_moe': (l_moe, 0)})
+    if k is None:
+        k = _gated('serving.prefill.flops', 'k', k, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('serving.prefill.flops', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.prefill.flops', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.prefill.flops', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('serving.prefill.flops', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('serving.prefill.flops', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('serving.prefill.flops', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.prefill.flops', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.prefill.flops', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('serving.prefill.flops', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('serving.prefill.flops', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('serving.prefill.flops', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.prefill.flops', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.prefill.flops', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('serving.prefill.flops', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('serving.prefill.flops', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('serving.prefill.flops', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('serving.prefill.flops', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('serving.prefill.flops', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
@@ -12014,27 +12483,48 @@ def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *,
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache; Dao 2023, causal masking skips the masked blocks
     """
-    E = _gated('serving.prefill.flops.causal', 'E', E, {'l_moe': (l_moe, 0)})
-    k = _gated('serving.prefill.flops.causal', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('serving.prefill.flops.causal', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('serving.prefill.flops.causal', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('serving.prefill.flops.causal', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('serving.prefill.flops.causal', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('serving.prefill.flops.causal', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('serving.prefill.flops.causal', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
-    W = _gated('serving.prefill.flops.causal', 'W', W, {'l_win': (l_win, 0)})
-    d_ssm = _gated('serving.prefill.flops.causal', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('serving.prefill.flops.causal', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('serving.prefill.flops.causal', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('serving.prefill.flops.causal', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_ssmh = _gated('serving.prefill.flops.causal', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('serving.prefill.flops.causal', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('serving.prefill.flops.causal', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('serving.prefill.flops.causal', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('serving.prefill.flops.causal', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('serving.prefill.flops.causal', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('serving.prefill.flops.causal', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('serving.prefill.flops.causal', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if E is None:
+        E = _gated('serving.prefill.flops.causal', 'E', E, {'l_moe': (l_moe, 0)})
+    if k is None:
+        k = _gated('serving.prefill.flops.causal', 'k', k, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('serving.prefill.flops.causal', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.prefill.flops.causal', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.prefill.flops.causal', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('serving.prefill.flops.causal', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('serving.prefill.flops.causal', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('serving.prefill.flops.causal', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    if W is None:
+        W = _gated('serving.prefill.flops.causal', 'W', W, {'l_win': (l_win, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.prefill.flops.causal', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.prefill.flops.causal', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('serving.prefill.flops.causal', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('serving.prefill.flops.causal', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('serving.prefill.flops.causal', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.prefill.flops.causal', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.prefill.flops.causal', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('serving.prefill.flops.causal', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('serving.prefill.flops.causal', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('serving.prefill.flops.causal', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('serving.prefill.flops.causal', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('serving.prefill.flops.causal', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
@@ -12118,10 +12608,14 @@ def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, l_win=0, l_mam
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Jiang et al. 2023, §2 sliding window attention, rolling buffer cache
     """
-    d_rope = _gated('serving.prefill.flops.masked', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('serving.prefill.flops.masked', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('serving.prefill.flops.masked', 'd_v', d_v, {'mla': (mla, 0)})
-    W = _gated('serving.prefill.flops.masked', 'W', W, {'l_win': (l_win, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.prefill.flops.masked', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('serving.prefill.flops.masked', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('serving.prefill.flops.masked', 'd_v', d_v, {'mla': (mla, 0)})
+    if W is None:
+        W = _gated('serving.prefill.flops.masked', 'W', W, {'l_win': (l_win, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
@@ -12215,19 +12709,32 @@ def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, l_win=0, kv_
 
     Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; Kwon et al. 2023, §4.2: KV blocks of a fixed number of tokens; Shoeybi et al. 2019, §3: two all-reduces in the forward of each layer; vLLM, MambaMixer, MambaMixer2: a mixer's channels and heads, and so its states, split over the TP ranks
     """
-    a = _gated('serving.memory.kv', 'a', a, {'kv_expand': (kv_expand, 0)})
-    r_kv = _gated('serving.memory.kv', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('serving.memory.kv', 'd_rope', d_rope, {'mla': (mla, 0)})
-    W = _gated('serving.memory.kv', 'W', W, {'l_win': (l_win, 0)})
-    d_ssm = _gated('serving.memory.kv', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('serving.memory.kv', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    k_conv = _gated('serving.memory.kv', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_grp = _gated('serving.memory.kv', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('serving.memory.kv', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('serving.memory.kv', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('serving.memory.kv', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('serving.memory.kv', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('serving.memory.kv', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if a is None:
+        a = _gated('serving.memory.kv', 'a', a, {'kv_expand': (kv_expand, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.memory.kv', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.memory.kv', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if W is None:
+        W = _gated('serving.memory.kv', 'W', W, {'l_win': (l_win, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.memory.kv', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.memory.kv', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if k_conv is None:
+        k_conv = _gated('serving.memory.kv', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.memory.kv', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.memory.kv', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('serving.memory.kv', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('serving.memory.kv', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('serving.memory.kv', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('serving.memory.kv', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
     d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
@@ -12305,19 +12812,32 @@ def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0,
 
     Sources: Kwon et al. 2023, §4.2: KV blocks of a fixed number of tokens; vLLM, MambaMixer, MambaMixer2: a mixer's channels and heads, and so its states, split over the TP ranks
     """
-    a = _gated('serving.memory.kv.paged', 'a', a, {'kv_expand': (kv_expand, 0)})
-    r_kv = _gated('serving.memory.kv.paged', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('serving.memory.kv.paged', 'd_rope', d_rope, {'mla': (mla, 0)})
-    W = _gated('serving.memory.kv.paged', 'W', W, {'l_win': (l_win, 0)})
-    d_ssm = _gated('serving.memory.kv.paged', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('serving.memory.kv.paged', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    k_conv = _gated('serving.memory.kv.paged', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_grp = _gated('serving.memory.kv.paged', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('serving.memory.kv.paged', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('serving.memory.kv.paged', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('serving.memory.kv.paged', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('serving.memory.kv.paged', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('serving.memory.kv.paged', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if a is None:
+        a = _gated('serving.memory.kv.paged', 'a', a, {'kv_expand': (kv_expand, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.memory.kv.paged', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.memory.kv.paged', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if W is None:
+        W = _gated('serving.memory.kv.paged', 'W', W, {'l_win': (l_win, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.memory.kv.paged', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.memory.kv.paged', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if k_conv is None:
+        k_conv = _gated('serving.memory.kv.paged', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.memory.kv.paged', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.memory.kv.paged', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('serving.memory.kv.paged', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('serving.memory.kv.paged', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('serving.memory.kv.paged', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('serving.memory.kv.paged', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
     d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
@@ -12431,19 +12951,32 @@ def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla
 
     Sources: Kwon et al. 2023, §4; vLLM, profile_run: the peak activation memory of a forward of max_num_batched_tokens tokens
     """
-    a = _gated('serving.memory.per_gpu', 'a', a, {'kv_expand': (kv_expand, 0)})
-    r_kv = _gated('serving.memory.per_gpu', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('serving.memory.per_gpu', 'd_rope', d_rope, {'mla': (mla, 0)})
-    W = _gated('serving.memory.per_gpu', 'W', W, {'l_win': (l_win, 0)})
-    d_ssm = _gated('serving.memory.per_gpu', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('serving.memory.per_gpu', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    k_conv = _gated('serving.memory.per_gpu', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_grp = _gated('serving.memory.per_gpu', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('serving.memory.per_gpu', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('serving.memory.per_gpu', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('serving.memory.per_gpu', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('serving.memory.per_gpu', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('serving.memory.per_gpu', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if a is None:
+        a = _gated('serving.memory.per_gpu', 'a', a, {'kv_expand': (kv_expand, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.memory.per_gpu', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.memory.per_gpu', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if W is None:
+        W = _gated('serving.memory.per_gpu', 'W', W, {'l_win': (l_win, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.memory.per_gpu', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.memory.per_gpu', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if k_conv is None:
+        k_conv = _gated('serving.memory.per_gpu', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.memory.per_gpu', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.memory.per_gpu', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('serving.memory.per_gpu', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('serving.memory.per_gpu', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('serving.memory.per_gpu', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('serving.memory.per_gpu', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
     d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
@@ -12524,19 +13057,32 @@ def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, 
 
     Sources: Kwon et al. 2023, §2.3, the KV cache limits the batch
     """
-    a = _gated('serving.memory.max_batch', 'a', a, {'kv_expand': (kv_expand, 0)})
-    r_kv = _gated('serving.memory.max_batch', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('serving.memory.max_batch', 'd_rope', d_rope, {'mla': (mla, 0)})
-    W = _gated('serving.memory.max_batch', 'W', W, {'l_win': (l_win, 0)})
-    d_ssm = _gated('serving.memory.max_batch', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('serving.memory.max_batch', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    k_conv = _gated('serving.memory.max_batch', 'k_conv', k_conv, {'mla': (mla, 0), 'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0), 'l_lru': (l_lru, 0), 'l_gdn': (l_gdn, 0)})
-    n_grp = _gated('serving.memory.max_batch', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('serving.memory.max_batch', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('serving.memory.max_batch', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('serving.memory.max_batch', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('serving.memory.max_batch', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('serving.memory.max_batch', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if a is None:
+        a = _gated('serving.memory.max_batch', 'a', a, {'kv_expand': (kv_expand, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.memory.max_batch', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.memory.max_batch', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if W is None:
+        W = _gated('serving.memory.max_batch', 'W', W, {'l_win': (l_win, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.memory.max_batch', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.memory.max_batch', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if k_conv is None:
+        k_conv = _gated('serving.memory.max_batch', 'k_conv', k_conv, {'mla': (mla, 0), 'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0), 'l_lru': (l_lru, 0), 'l_gdn': (l_gdn, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.memory.max_batch', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.memory.max_batch', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('serving.memory.max_batch', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('serving.memory.max_batch', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('serving.memory.max_batch', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('serving.memory.max_batch', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
     d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
     l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
@@ -12617,19 +13163,32 @@ def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *,
 
     Sources: Kwon et al. 2023, §2.3
     """
-    a = _gated('serving.memory.max_context', 'a', a, {'kv_expand': (kv_expand, 0)})
-    r_kv = _gated('serving.memory.max_context', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('serving.memory.max_context', 'd_rope', d_rope, {'mla': (mla, 0)})
-    W = _gated('serving.memory.max_context', 'W', W, {'l_win': (l_win, 0)})
-    d_ssm = _gated('serving.memory.max_context', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('serving.memory.max_context', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    k_conv = _gated('serving.memory.max_context', 'k_conv', k_conv, {'mla': (mla, 0), 'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0), 'l_lru': (l_lru, 0), 'l_gdn': (l_gdn, 0)})
-    n_grp = _gated('serving.memory.max_context', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('serving.memory.max_context', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('serving.memory.max_context', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('serving.memory.max_context', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('serving.memory.max_context', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('serving.memory.max_context', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if a is None:
+        a = _gated('serving.memory.max_context', 'a', a, {'kv_expand': (kv_expand, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.memory.max_context', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.memory.max_context', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if W is None:
+        W = _gated('serving.memory.max_context', 'W', W, {'l_win': (l_win, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.memory.max_context', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.memory.max_context', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if k_conv is None:
+        k_conv = _gated('serving.memory.max_context', 'k_conv', k_conv, {'mla': (mla, 0), 'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0), 'l_lru': (l_lru, 0), 'l_gdn': (l_gdn, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.memory.max_context', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.memory.max_context', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('serving.memory.max_context', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('serving.memory.max_context', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('serving.memory.max_context', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('serving.memory.max_context', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
     d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
@@ -12767,17 +13326,28 @@ def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_p
 
     Sources: Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity; Thakur et al. 2005, §2: the cost model α + nβ of a message; a ring all-reduce moves 2(p − 1)/p·n; Li Bojie (001), inference: pipeline stages run in series; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
     """
-    r_kv = _gated('serving.time.decode_step', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('serving.time.decode_step', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_ssm = _gated('serving.time.decode_step', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('serving.time.decode_step', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    k_conv = _gated('serving.time.decode_step', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_grp = _gated('serving.time.decode_step', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('serving.time.decode_step', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('serving.time.decode_step', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('serving.time.decode_step', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('serving.time.decode_step', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('serving.time.decode_step', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.time.decode_step', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.time.decode_step', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.time.decode_step', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.time.decode_step', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if k_conv is None:
+        k_conv = _gated('serving.time.decode_step', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.time.decode_step', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.time.decode_step', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('serving.time.decode_step', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('serving.time.decode_step', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('serving.time.decode_step', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('serving.time.decode_step', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
@@ -12929,18 +13499,30 @@ def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in,
 
     Sources: Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation; Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity
     """
-    r_kv = _gated('serving.time.e2e', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('serving.time.e2e', 'd_rope', d_rope, {'mla': (mla, 0)})
-    W = _gated('serving.time.e2e', 'W', W, {'l_win': (l_win, 0)})
-    d_ssm = _gated('serving.time.e2e', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('serving.time.e2e', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    k_conv = _gated('serving.time.e2e', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_grp = _gated('serving.time.e2e', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('serving.time.e2e', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('serving.time.e2e', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('serving.time.e2e', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('serving.time.e2e', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('serving.time.e2e', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.time.e2e', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.time.e2e', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if W is None:
+        W = _gated('serving.time.e2e', 'W', W, {'l_win': (l_win, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.time.e2e', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.time.e2e', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if k_conv is None:
+        k_conv = _gated('serving.time.e2e', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.time.e2e', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.time.e2e', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('serving.time.e2e', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('serving.time.e2e', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('serving.time.e2e', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('serving.time.e2e', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
@@ -13540,11 +14122,16 @@ def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, b_q=
 
     Sources: PyTorch 2.13, torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts; transformers docs: model memory anatomy, mixed precision keeps the model in fp32 and in 16-bit: 6 bytes
     """
-    r_q = _gated('memory.amp.weight_casts', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('memory.amp.weight_casts', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('memory.amp.weight_casts', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('memory.amp.weight_casts', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('memory.amp.weight_casts', 'd_v', d_v, {'mla': (mla, 0)})
+    if r_q is None:
+        r_q = _gated('memory.amp.weight_casts', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.amp.weight_casts', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.amp.weight_casts', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('memory.amp.weight_casts', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('memory.amp.weight_casts', 'd_v', d_v, {'mla': (mla, 0)})
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -13596,10 +14183,14 @@ def params_decoder_replicated(h, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0
 
     Sources: Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, transformer/transformer_layer.py (pre_cross_attn_layernorm of the full h), transformer/attention.py CrossAttention (linear_q, linear_kv column-parallel, linear_proj row-parallel)
     """
-    d_head = _gated('params.decoder.replicated', 'd_head', d_head, {'qk_norm': (qk_norm, 0)})
-    r_q = _gated('params.decoder.replicated', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('params.decoder.replicated', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('params.decoder.replicated', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_head is None:
+        d_head = _gated('params.decoder.replicated', 'd_head', d_head, {'qk_norm': (qk_norm, 0)})
+    if r_q is None:
+        r_q = _gated('params.decoder.replicated', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('params.decoder.replicated', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('params.decoder.replicated', 'd_rope', d_rope, {'mla': (mla, 0)})
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
     b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
@@ -13644,10 +14235,14 @@ def params_decoder_replicated_moe(h, E, *, n_norm=2, b_o=1, norm_bias=1, mla=0, 
 
     Sources: Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, transformer/transformer_layer.py (pre_cross_attn_layernorm of the full h), transformer/attention.py CrossAttention (linear_q, linear_kv column-parallel, linear_proj row-parallel)
     """
-    d_head = _gated('params.decoder.replicated.moe', 'd_head', d_head, {'qk_norm': (qk_norm, 0)})
-    r_q = _gated('params.decoder.replicated.moe', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('params.decoder.replicated.moe', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('params.decoder.replicated.moe', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_head is None:
+        d_head = _gated('params.decoder.replicated.moe', 'd_head', d_head, {'qk_norm': (qk_norm, 0)})
+    if r_q is None:
+        r_q = _gated('params.decoder.replicated.moe', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('params.decoder.replicated.moe', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('params.decoder.replicated.moe', 'd_rope', d_rope, {'mla': (mla, 0)})
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
     n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
@@ -13696,13 +14291,20 @@ def params_recurrent_replicated(l_gdn, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, b_s
 
     Sources: Megatron Core 2026, ssm/mamba_mixer.py at 00bebb45 (in_proj column-parallel; conv1d, dt_bias, A_log, D and the gated norm over d_inner/t; assert not bias), ssm/gated_delta_net.py at 00caa53a (in_proj, conv1d, dt_bias, A_log split; out_norm over value_head_dim)
     """
-    h = _gated('params.recurrent.replicated', 'h', h, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0), 'l_lru': (l_lru, 0)})
-    d_ssm = _gated('params.recurrent.replicated', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0)})
-    N_ssm = _gated('params.recurrent.replicated', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0)})
-    r_dt = _gated('params.recurrent.replicated', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('params.recurrent.replicated', 'k_conv', k_conv, {'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    d_lru = _gated('params.recurrent.replicated', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('params.recurrent.replicated', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if h is None:
+        h = _gated('params.recurrent.replicated', 'h', h, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0), 'l_lru': (l_lru, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('params.recurrent.replicated', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('params.recurrent.replicated', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0)})
+    if r_dt is None:
+        r_dt = _gated('params.recurrent.replicated', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('params.recurrent.replicated', 'k_conv', k_conv, {'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if d_lru is None:
+        d_lru = _gated('params.recurrent.replicated', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('params.recurrent.replicated', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
     l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
     l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -13790,24 +14392,42 @@ def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_
 
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, ssm/mamba_mixer.py at 00bebb45 (in_proj column-parallel; conv1d, dt_bias, A_log, D and the gated norm over d_inner/t; assert not bias), ssm/gated_delta_net.py at 00caa53a (in_proj, conv1d, dt_bias, A_log split; out_norm over value_head_dim); Megatron Core 2026, transformer/transformer_layer.py (pre_cross_attn_layernorm of the full h), transformer/attention.py CrossAttention (linear_q, linear_kv column-parallel, linear_proj row-parallel); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024, §2.2 (the MTP modules)
     """
-    E = _gated('params.stage.layers', 'E', E, {'l_moe': (l_moe, 0)})
-    r_q = _gated('params.stage.layers', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('params.stage.layers', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('params.stage.layers', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('params.stage.layers', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('params.stage.layers', 'd_v', d_v, {'mla': (mla, 0)})
-    d_ssm = _gated('params.stage.layers', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('params.stage.layers', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('params.stage.layers', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('params.stage.layers', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_ssmh = _gated('params.stage.layers', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('params.stage.layers', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('params.stage.layers', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('params.stage.layers', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('params.stage.layers', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('params.stage.layers', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('params.stage.layers', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('params.stage.layers', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if E is None:
+        E = _gated('params.stage.layers', 'E', E, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('params.stage.layers', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('params.stage.layers', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('params.stage.layers', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('params.stage.layers', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('params.stage.layers', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('params.stage.layers', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('params.stage.layers', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('params.stage.layers', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('params.stage.layers', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('params.stage.layers', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('params.stage.layers', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('params.stage.layers', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('params.stage.layers', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('params.stage.layers', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('params.stage.layers', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('params.stage.layers', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('params.stage.layers', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -13982,24 +14602,42 @@ def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *
 
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, ssm/mamba_mixer.py at 00bebb45 (in_proj column-parallel; conv1d, dt_bias, A_log, D and the gated norm over d_inner/t; assert not bias), ssm/gated_delta_net.py at 00caa53a (in_proj, conv1d, dt_bias, A_log split; out_norm over value_head_dim); Megatron Core 2026, transformer/transformer_layer.py (pre_cross_attn_layernorm of the full h), transformer/attention.py CrossAttention (linear_q, linear_kv column-parallel, linear_proj row-parallel); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024, §2.2 (the MTP modules)
     """
-    E = _gated('params.stage.first', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
-    r_q = _gated('params.stage.first', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('params.stage.first', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('params.stage.first', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('params.stage.first', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('params.stage.first', 'd_v', d_v, {'mla': (mla, 0)})
-    d_ssm = _gated('params.stage.first', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('params.stage.first', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('params.stage.first', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('params.stage.first', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_ssmh = _gated('params.stage.first', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('params.stage.first', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('params.stage.first', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('params.stage.first', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('params.stage.first', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('params.stage.first', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('params.stage.first', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('params.stage.first', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if E is None:
+        E = _gated('params.stage.first', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    if r_q is None:
+        r_q = _gated('params.stage.first', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('params.stage.first', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('params.stage.first', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('params.stage.first', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('params.stage.first', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('params.stage.first', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('params.stage.first', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('params.stage.first', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('params.stage.first', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('params.stage.first', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('params.stage.first', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('params.stage.first', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('params.stage.first', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('params.stage.first', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('params.stage.first', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('params.stage.first', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('params.stage.first', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -14144,24 +14782,42 @@ def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gat
 
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, ssm/mamba_mixer.py at 00bebb45 (in_proj column-parallel; conv1d, dt_bias, A_log, D and the gated norm over d_inner/t; assert not bias), ssm/gated_delta_net.py at 00caa53a (in_proj, conv1d, dt_bias, A_log split; out_norm over value_head_dim); Megatron Core 2026, transformer/transformer_layer.py (pre_cross_attn_layernorm of the full h), transformer/attention.py CrossAttention (linear_q, linear_kv column-parallel, linear_proj row-parallel); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024, §2.2 (the MTP modules)
     """
-    E = _gated('params.stage.last', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
-    r_q = _gated('params.stage.last', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('params.stage.last', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('params.stage.last', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('params.stage.last', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('params.stage.last', 'd_v', d_v, {'mla': (mla, 0)})
-    d_ssm = _gated('params.stage.last', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    N_ssm = _gated('params.stage.last', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
-    r_dt = _gated('params.stage.last', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
-    k_conv = _gated('params.stage.last', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
-    n_ssmh = _gated('params.stage.last', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
-    n_grp = _gated('params.stage.last', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
-    d_lru = _gated('params.stage.last', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
-    w_lru = _gated('params.stage.last', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
-    n_kh = _gated('params.stage.last', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
-    n_vh = _gated('params.stage.last', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
-    d_kh = _gated('params.stage.last', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
-    d_vh = _gated('params.stage.last', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    if E is None:
+        E = _gated('params.stage.last', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    if r_q is None:
+        r_q = _gated('params.stage.last', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('params.stage.last', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('params.stage.last', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('params.stage.last', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('params.stage.last', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('params.stage.last', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('params.stage.last', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('params.stage.last', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('params.stage.last', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('params.stage.last', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('params.stage.last', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('params.stage.last', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('params.stage.last', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('params.stage.last', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('params.stage.last', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('params.stage.last', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('params.stage.last', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -14618,16 +15274,26 @@ def peers_megatron_params(h, a, g, d_head, d_ff, l, V, t, p, *, gated=0, norm_bi
 
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L59–267
     """
-    E = _gated('peers.megatron.params', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
-    e = _gated('peers.megatron.params', 'e', e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
-    r_q = _gated('peers.megatron.params', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('peers.megatron.params', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('peers.megatron.params', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('peers.megatron.params', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('peers.megatron.params', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('peers.megatron.params', 'd_moe', d_moe, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
-    piped = _gated('peers.megatron.params', 'piped', piped, {'tied': (tied, 1)})
-    t_e = _gated('peers.megatron.params', 't_e', t_e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
+    if E is None:
+        E = _gated('peers.megatron.params', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    if e is None:
+        e = _gated('peers.megatron.params', 'e', e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
+    if r_q is None:
+        r_q = _gated('peers.megatron.params', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('peers.megatron.params', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('peers.megatron.params', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('peers.megatron.params', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('peers.megatron.params', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('peers.megatron.params', 'd_moe', d_moe, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    if piped is None:
+        piped = _gated('peers.megatron.params', 'piped', piped, {'tied': (tied, 1)})
+    if t_e is None:
+        t_e = _gated('peers.megatron.params', 't_e', t_e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -14702,16 +15368,26 @@ def peers_megatron_states(h, a, g, d_head, d_ff, l, V, t, p, *, gated=0, norm_bi
 
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L293–303 (num_bytes_per_parameter)
     """
-    E = _gated('peers.megatron.states', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
-    e = _gated('peers.megatron.states', 'e', e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
-    r_q = _gated('peers.megatron.states', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('peers.megatron.states', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('peers.megatron.states', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('peers.megatron.states', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('peers.megatron.states', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('peers.megatron.states', 'd_moe', d_moe, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
-    piped = _gated('peers.megatron.states', 'piped', piped, {'tied': (tied, 1)})
-    t_e = _gated('peers.megatron.states', 't_e', t_e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
+    if E is None:
+        E = _gated('peers.megatron.states', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    if e is None:
+        e = _gated('peers.megatron.states', 'e', e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
+    if r_q is None:
+        r_q = _gated('peers.megatron.states', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('peers.megatron.states', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('peers.megatron.states', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('peers.megatron.states', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('peers.megatron.states', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('peers.megatron.states', 'd_moe', d_moe, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    if piped is None:
+        piped = _gated('peers.megatron.states', 'piped', piped, {'tied': (tied, 1)})
+    if t_e is None:
+        t_e = _gated('peers.megatron.states', 't_e', t_e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -14787,16 +15463,26 @@ def peers_megatron_states_distributed_optimizer(h, a, g, d_head, d_ff, l, V, t, 
 
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–212, L293–303
     """
-    E = _gated('peers.megatron.states.distributed_optimizer', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
-    e = _gated('peers.megatron.states.distributed_optimizer', 'e', e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
-    r_q = _gated('peers.megatron.states.distributed_optimizer', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('peers.megatron.states.distributed_optimizer', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('peers.megatron.states.distributed_optimizer', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('peers.megatron.states.distributed_optimizer', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('peers.megatron.states.distributed_optimizer', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('peers.megatron.states.distributed_optimizer', 'd_moe', d_moe, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
-    piped = _gated('peers.megatron.states.distributed_optimizer', 'piped', piped, {'tied': (tied, 1)})
-    t_e = _gated('peers.megatron.states.distributed_optimizer', 't_e', t_e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
+    if E is None:
+        E = _gated('peers.megatron.states.distributed_optimizer', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    if e is None:
+        e = _gated('peers.megatron.states.distributed_optimizer', 'e', e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
+    if r_q is None:
+        r_q = _gated('peers.megatron.states.distributed_optimizer', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('peers.megatron.states.distributed_optimizer', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('peers.megatron.states.distributed_optimizer', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('peers.megatron.states.distributed_optimizer', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('peers.megatron.states.distributed_optimizer', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('peers.megatron.states.distributed_optimizer', 'd_moe', d_moe, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    if piped is None:
+        piped = _gated('peers.megatron.states.distributed_optimizer', 'piped', piped, {'tied': (tied, 1)})
+    if t_e is None:
+        t_e = _gated('peers.megatron.states.distributed_optimizer', 't_e', t_e, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)}, 1)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
@@ -14934,13 +15620,20 @@ def peers_megatron_flops(b, s, h, a, g, d_head, d_ff, l, V, *, gated=0, mla=0, q
 
     Sources: Megatron-LM theoretical memory, training.py L1009–1311 (transformer_flops)
     """
-    k = _gated('peers.megatron.flops', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('peers.megatron.flops', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
-    r_kv = _gated('peers.megatron.flops', 'r_kv', r_kv, {'mla': (mla, 0)})
-    d_rope = _gated('peers.megatron.flops', 'd_rope', d_rope, {'mla': (mla, 0)})
-    d_nope = _gated('peers.megatron.flops', 'd_nope', d_nope, {'mla': (mla, 0)})
-    d_v = _gated('peers.megatron.flops', 'd_v', d_v, {'mla': (mla, 0)})
-    d_moe = _gated('peers.megatron.flops', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    if k is None:
+        k = _gated('peers.megatron.flops', 'k', k, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('peers.megatron.flops', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('peers.megatron.flops', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('peers.megatron.flops', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('peers.megatron.flops', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('peers.megatron.flops', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('peers.megatron.flops', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
