@@ -29,7 +29,7 @@ def _times(switch, term, *inputs):
     """``switch · term()``, the term left uncomputed where the switch is a scalar 0 (a layer kind, block or feature the
     model does not have: Mamba layers at l_mamba = 0, MLA at mla = 0): the product is then 0 at any finite value of
     the term, an array of zeros shaped as the term's inputs broadcast."""
-    if numpy.ndim(switch) or switch != 0:
+    if getattr(switch, "ndim", 0) or switch != 0:  # an array, or a scalar not 0 (numpy.ndim of a float costs a cast)
         return switch * term()
     shapes = {x.shape for x in inputs if getattr(x, "ndim", 0)}
     if not shapes:
