@@ -72,15 +72,24 @@ def regenerate() -> bool:
 
 
 def numeric(formula_id: str, **values: object) -> np.ndarray:
-    """Evaluate one formula on NumPy arrays (float64) through the generated module."""
+    """Evaluate one formula on NumPy arrays (float64) through the generated module: its required inputs by position,
+    its switches and switch-gated sizes by name where ``values`` has them."""
+    function, required, optional = _entry(formula_id)
     try:
-        function, names = generated.FORMULAS[formula_id], generated.INPUTS[formula_id]
+        positional = [values[name] for name in required]
+    except KeyError:
+        raise KeyError(f"{formula_id} needs {', '.join(name for name in required if name not in values)}") from None
+    return function(*positional, **{name: values[name] for name in optional if name in values})
+
+
+@cache
+def _entry(formula_id: str) -> tuple[object, tuple[str, ...], tuple[str, ...]]:
+    """The generated function of a formula, its required inputs (its positional arguments, in order) and the others."""
+    try:
+        function, names, required = generated.FORMULAS[formula_id], generated.INPUTS[formula_id], generated.REQUIRED[formula_id]
     except KeyError:
         raise KeyError(f"{formula_id} is not in the generated module: run render.numeric.evaluator.regenerate()") from None
-    missing = [name for name in generated.REQUIRED[formula_id] if name not in values]
-    if missing:
-        raise KeyError(f"{formula_id} needs {', '.join(missing)}")
-    return function(**{name: values[name] for name in names if name in values})
+    return function, required, tuple(name for name in names if name not in required)
 
 
 @cache
