@@ -31,7 +31,7 @@ def _times(switch, term, *inputs):
     the term, an array of zeros shaped as the term's inputs broadcast."""
     if getattr(switch, "ndim", 0) or switch != 0:  # an array, or a scalar not 0 (numpy.ndim of a float costs a cast)
         return switch * term()
-    shapes = {x.shape for x in inputs if getattr(x, "ndim", 0)}
+    shapes = {x.shape for x in inputs if type(x) is not float and x.ndim}  # the inputs are floats or arrays here
     if not shapes:
         return 0.0 * switch
     return numpy.zeros(shapes.pop() if len(shapes) == 1 else numpy.broadcast_shapes(*shapes))
