@@ -251,7 +251,7 @@ def head() -> Derivation:
 def hybrid_params() -> sp.Expr:
     """What hybrid layers change: a recurrent mixer's parameters instead of attention's; no mixer, or no MLP, at all."""
     attention_ = get("params.decoder.attention").part
-    return (sum(count * (get(f"params.{name}").dimensioned - attention_) for count, name in MIXER_IDS.items())
+    return (sum(count * (get(f"params.{name}").part - attention_) for count, name in MIXER_IDS.items())
             - l_noattn * attention_ - l_nomlp * get("params.decoder.mlp").part)
 
 
@@ -452,8 +452,8 @@ def layers_forward() -> Derivation:
     d = Derivation("flops.decoder.layers.forward", "Forward FLOPs of the layers", (FLOP_COUNTER, HYBRID))
     body = d.defines("F_layers,attn", (l - l_moe) * get("flops.decoder.layer.forward").part
                      + l_moe * get("flops.decoder.layer.forward.moe").part, "dense and MoE layers, each with attention")
-    attention_ = get("flops.decoder.attention.projections").dimensioned + get("flops.decoder.attention.scores").dimensioned
-    mixed = d.defines("F_hybrid", sum(count * (get(f"flops.{name}").dimensioned - attention_) for count, name in MIXER_IDS.items())
+    attention_ = get("flops.decoder.attention.projections").part + get("flops.decoder.attention.scores").part
+    mixed = d.defines("F_hybrid", sum(count * (get(f"flops.{name}").part - attention_) for count, name in MIXER_IDS.items())
                       - l_noattn * attention_ - l_nomlp * get("flops.decoder.mlp").part,
                       "a recurrent mixer's forward instead of attention's; nothing for a layer without a mixer or an MLP")
     d.defines("F_layers", body + mixed, "as each layer is built")

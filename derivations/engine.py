@@ -570,6 +570,9 @@ def _symbol(name_or_symbol: sp.Symbol | str) -> sp.Symbol:
 
 def _refutation(step: Step) -> tuple[Verdict, str, str]:
     claimed, correct = valued(step.expr), valued(step.correct)
+    if claimed.is_number != correct.is_number:  # a figure against an expression: an input left unset, not a slip
+        return (Verdict(False, "refutation", "one side is a figure, the other still an expression: give its values"),
+                sp.sstr(claimed), sp.sstr(correct))
     same = prove_equal(claimed, correct)
     if same.method != "counterexample":
         return Verdict(False, "refutation", "no point shows the source's figure wrong"), sp.sstr(claimed), sp.sstr(correct)

@@ -205,7 +205,7 @@ def kv_flops() -> Derivation:
         "001: 16K FLOPs per byte",
         sp.Integer(16 * 1024),
         "001 says each cached byte saves 16K FLOPs; its own 640 Ti FLOPs over its 80 GiB cache are 8K (c·h/q)",
-        correct=(get("inference.kv_recompute.flops").part / cache_bytes).subs(at),
+        correct=(get("inference.kv_recompute.flops").dimensioned / cache_bytes).subs(at),
         source=LI_KV,
     )
     return d

@@ -62,6 +62,11 @@ class Config:
         self.read.setdefault(key, value)
         return value
 
+    def setting(self, key: str, default: object) -> object:
+        """A value as transformers' config class reads it: a key left out takes the class's default, a key given as
+        null is None (Mistral-7B-v0.3's "sliding_window": null means no window, not the default 4096)."""
+        return self.get(key, None if key in self.data else default)
+
     def fail(self, key: str, wanted: str, value: object) -> ConfigError:
         return ConfigError(f"{self.model_type} config: {key!r} must be {wanted}, got {short(value)}")
 

@@ -28,7 +28,8 @@ without constants (the RTX 4090) cannot be predicted: give ``--mfu``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,12 +41,13 @@ PUBLISHED = Path(__file__).with_name("published")
 
 @dataclass(frozen=True)
 class Efficiency:
-    """Calibrated constants of the performance model for one GPU."""
+    """Calibrated constants of the performance model for one GPU: exact Fractions (``efficiency``) or SymPy Rationals
+    (``a100``); NumPy arrays where the calibration sweeps them."""
 
-    eta_gemm: sp.Rational
-    eta_mem: sp.Rational
-    tau_k: sp.Rational
-    eta_link: sp.Rational
+    eta_gemm: Fraction | sp.Rational
+    eta_mem: Fraction | sp.Rational
+    tau_k: Fraction | sp.Rational
+    eta_link: Fraction | sp.Rational
     provenance: str
 
     def values(self) -> dict[str, sp.Rational]:
@@ -56,13 +58,21 @@ def _fitted() -> dict:
     return json.loads((PUBLISHED / "a100_constants.json").read_text(encoding="utf-8"))
 
 
+PROVENANCE = "calibrated on Megatron-LM 2021 Table 1 (Narayanan et al. 2021)"
+
+
+def _fractions(provenance: str = PROVENANCE) -> Efficiency:
+    """The constants fitted on Megatron-LM 2021 Table 1 as exact Fractions (no SymPy: plan's NumPy path reads them)."""
+    fit = _fitted()["constants"]
+    return Efficiency(*(Fraction(fit[name]) for name in ("eta_gemm", "eta_mem", "tau_k", "eta_link")), provenance=provenance)
+
+
 def a100() -> Efficiency:
-    """The constants fitted on Megatron-LM 2021 Table 1 (stored with the fit's errors)."""
+    """The constants fitted on Megatron-LM 2021 Table 1 (stored with the fit's errors), as exact SymPy Rationals."""
     import sympy as sp
 
-    fit = _fitted()["constants"]
-    return Efficiency(*(sp.Rational(fit[name]) for name in ("eta_gemm", "eta_mem", "tau_k", "eta_link")),
-                      provenance="calibrated on Megatron-LM 2021 Table 1 (Narayanan et al. 2021)")
+    fitted = _fractions()
+    return replace(fitted, **{name: sp.Rational(getattr(fitted, name)) for name in ("eta_gemm", "eta_mem", "tau_k", "eta_link")})
 
 
 DERIVED = "derived from the datasheet: the A100's calibrated fractions of peak FLOP/s, HBM and link bandwidth (no published run calibrates this GPU)"
@@ -75,12 +85,12 @@ class NoCalibration(LookupError):
 
 
 def efficiency(gpu_key: str) -> Efficiency:
-    """The constants for a GPU preset; NoCalibration (one line) when it has none."""
+    """The constants for a GPU preset, as exact Fractions (read without SymPy); NoCalibration (one line) when it has
+    none."""
     if gpu_key in _CALIBRATED:
-        return a100()
+        return _fractions()
     if gpu_key in _DERIVED:
-        base = a100()
-        return Efficiency(base.eta_gemm, base.eta_mem, base.tau_k, base.eta_link, provenance=DERIVED)
+        return _fractions(DERIVED)
     raise NoCalibration(f"no performance constants for {gpu_key}: it has no calibration run and no datasheet "
                         f"relation to the A100; give --mfu U to assume a utilization")
 

@@ -75,7 +75,8 @@ Conventions (each stated in the report):
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from fractions import Fraction
 from functools import cache
 from typing import TYPE_CHECKING, Callable, Literal
 
@@ -329,6 +330,22 @@ class Inputs:
     framework: object | None = None  # formulas.frameworks.Framework: what the implementation overlaps (None: the default)
 
 
+def exact_inputs(inputs: Inputs) -> Inputs:
+    """The same inputs with each Fraction (what the command line's readers give, without SymPy) an exact SymPy
+    Rational: the GPU's figures, the network, tokens, utilization, overlap and the performance constants."""
+    import sympy as sp
+
+    def exact(value: object) -> object:
+        return sp.Rational(value) if isinstance(value, Fraction) else value
+
+    constants = inputs.efficiency
+    if constants is not None:
+        constants = replace(constants, **{name: exact(getattr(constants, name)) for name in ("eta_gemm", "eta_mem", "tau_k", "eta_link")})
+    return replace(inputs, gpu={name: exact(value) for name, value in inputs.gpu.items()}, network=exact(inputs.network),
+                   tokens=exact(inputs.tokens), utilization=exact(inputs.utilization), overlap=exact(inputs.overlap),
+                   efficiency=constants)
+
+
 def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops | None = None) -> dict:
     """The report as nested sections of numbers (exact or arrays, by evaluator).
 
@@ -383,11 +400,14 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops | N
     def activation_of(mode: object) -> object:
         return _activation_index(mode, layout.sequence_parallel, _flash(layout.attention), ops)
 
+    layer_values = base | {"b": b}
+    forms: dict[tuple[str, bool], object] = {}  # each activation form evaluated once: per_layer, rebuilt, MTP share them
+
     def layer_activations(mode: object) -> object:
         """Bytes one layer stores under that recompute mode."""
         if holds.blocks != "megatron":  # transformers' own modules (dense, one GPU)
-            return _transformers_layer(mode, holds.blocks, layout.attention, base | {"b": b}, ev, ops)
-        stored = _per_layer_activations(activation_of(mode), base | {"b": b}, ev, ops)
+            return _transformers_layer(mode, holds.blocks, layout.attention, layer_values, ev, ops)
+        stored = _per_layer_activations(activation_of(mode), layer_values, ev, ops, forms=forms)
         if fp8:  # the four GEMM inputs saved in FP8, unless the layer is recomputed in full
             saving = ops.where(layout.sequence_parallel, ev("memory.fp8.activations.saving_sp", **chunk),
                                ev("memory.fp8.activations.saving", **chunk))
@@ -404,7 +424,8 @@ def estimate(layout: Layout, inputs: Inputs, ev: Evaluator = exact, ops: Ops | N
         rebuilt = ops.where(layout.recompute_layers > 0, rebuilt, 0 * rebuilt)
         per_layer = share * per_layer + (1 - share) * layer_activations(0)
     # an MTP module (the last stage) holds one more MoE layer and its own output layer and loss
-    mtp_layer = 0 if not holds.mtp else _per_layer_activations(activation, base | {"b": b}, ev, ops, moe_only=True)
+    mtp_layer = 0 if not holds.mtp or _is_zero(base["n_mtp"]) else \
+        _per_layer_activations(activation, layer_values, ev, ops, moe_only=True, forms=forms)
     memory, held = _memory(layout, base | {"b": b}, inputs, framework, per_layer, rebuilt, mtp_layer, ev, ops)
     capacity = inputs.gpu["M_gpu"]
     bubble = ops.where(interleaved, ev("cluster.bubble.interleaved", **base), ev("cluster.bubble", **base))
@@ -564,27 +585,47 @@ FLASH_AT = (6, 7, 6, 7, 4, 5, 6, 7)  # under context parallelism: the flash form
 HF_FORMULAS = {"transformers": "memory.activations.layer.transformers", "amp": "memory.activations.layer.amp"}
 
 
-def _per_layer_activations(activation: object, values: dict, ev: Evaluator, ops: Ops, moe_only: bool = False) -> object:
+def _per_layer_activations(activation: object, values: dict, ev: Evaluator, ops: Ops, moe_only: bool = False,
+                           forms: dict[tuple[str, bool], object] | None = None) -> object:
     """Bytes one layer stores, on average over the model's l layers: the l − l_moe dense layers'
     (``memory.activations.layer.decoder.*``, GQA or latent attention, which at σ_drop = 1, σ_GLU = 0 and mla = 0 is
     ``memory.activations.layer.general.*``) and the l_moe MoE layers' own forms
     (``memory.activations.layer.decoder.moe.*``), l_moe/l of them MoE. Under context parallelism (c > 1) a layer is
-    its flash form (or full recompute) at the rank's s/c tokens. ``moe_only``: the MoE layer's alone (an MTP module's)."""
+    its flash form (or full recompute) at the rank's s/c tokens. ``moe_only``: the MoE layer's alone (an MTP module's).
+    ``forms``: the forms evaluated so far at these ``values`` (a form two recompute modes share is evaluated once)."""
     c = values["c"]
     chunk = values | {"s": values["s"] / c}
+    forms = {} if forms is None else forms
+
+    def form(formula: str, at_chunk: bool) -> object:
+        if (formula, at_chunk) not in forms:
+            forms[formula, at_chunk] = ev(formula, **(chunk if at_chunk else values))
+        return forms[formula, at_chunk]
 
     def pick(formulas: tuple[str, ...]) -> object:
         return ops.where(
             c > 1,
-            ops.choose(activation, {i: (lambda f=formulas[FLASH_AT[i]]: ev(f, **chunk)) for i in range(len(formulas))}),
-            ops.choose(activation, {i: (lambda f=f: ev(f, **values)) for i, f in enumerate(formulas)}),
+            ops.choose(activation, {i: (lambda f=formulas[FLASH_AT[i]]: form(f, True)) for i in range(len(formulas))}),
+            ops.choose(activation, {i: (lambda f=f: form(f, False)) for i, f in enumerate(formulas)}),
         )
 
-    moe = pick(MOE_ACTIVATION_FORMULAS)
     if moe_only:
-        return moe
+        return pick(MOE_ACTIVATION_FORMULAS)
     dense = pick(DECODER_ACTIVATION_FORMULAS)
-    return dense + ops.number(values["l_moe"]) / ops.number(values["l"]) * (moe - dense)  # the dense form when l_moe = 0
+    if _is_zero(values["l_moe"]):  # a dense model: the mean below is the dense form, its MoE forms need no evaluating
+        return dense
+    moe = pick(MOE_ACTIVATION_FORMULAS)
+    return dense + ops.number(values["l_moe"]) / ops.number(values["l"]) * (moe - dense)
+
+
+def _is_zero(value: object) -> bool:
+    """Whether ``value`` is 0: an int, a float or an exact zero, or a NumPy array of zeros (never a symbol)."""
+    if isinstance(value, (int, float)):
+        return value == 0
+    if _is_sympy(value, "Basic"):
+        return value.is_zero is True and value.is_Number
+    any_nonzero = getattr(value, "any", None)  # a NumPy array
+    return callable(any_nonzero) and not any_nonzero()
 
 
 def _activation_label(activation: object, values: dict, ops: Ops, blocks: str = "megatron", attention: str = "eager") -> object:
@@ -643,6 +684,8 @@ def _states(zero: object, dense: object, experts: object, base: dict, formulas: 
     values = base | widths
     replicas = {"dense": (dense, base["c"] * base["d"]),
                 "experts": (experts, base["t"] * base["c"] * base["d"] / (base["t_e"] * base["e"]))}
+    if _is_zero(experts):  # a dense model: every states formula is proportional to Ψ (tests/test_numeric.py), so 0
+        del replicas["experts"]
     return sum(ops.choose(zero, {stage: (lambda f=formulas[stage], held=held, over=over: ev(f, **(values | {"P": held, "d": over})))
                                  for stage in range(len(formulas))})
                for held, over in replicas.values())

@@ -23,6 +23,7 @@ from llm_formulas.formulas.classic import GENERAL, violated
 from llm_formulas.formulas.errors import InputError
 from llm_formulas.formulas.rounding import rounded
 from llm_formulas.formulas.symbols import Quantity, quantity, resolve, table_order
+from llm_formulas.formulas.value_rules import shown, violation
 
 __all__ = ["MissingInput", "bind", "check_value", "evaluate", "exact_number", "shown", "value_at"]
 
@@ -31,25 +32,12 @@ class MissingInput(InputError):
     """A formula was evaluated without a value it needs (its name and the missing inputs are in the message)."""
 
 
-def shown(value: sp.Rational) -> str:
-    """A value as an error line quotes it: exact (``7/20``) unless longer than 40 characters (``1e+100``)."""
-    text = str(value)
-    return text if len(text) <= 40 else f"{float(value):.3g}"
-
-
 def check_value(entry: Quantity, value: sp.Rational) -> sp.Rational:
     """``value`` if it keeps the symbol's assumptions (positive or not negative, whole, within its minimum and
-    maximum); else InputError, in the words the command line prints."""
-    if entry.symbol.is_positive and value <= 0:
-        raise InputError(f"{entry.name} ({entry.meaning}) must be positive, got {shown(value)}")
-    if value < 0:
-        raise InputError(f"{entry.name} ({entry.meaning}) must not be negative, got {shown(value)}")
-    if entry.is_integer and not value.is_integer:
-        raise InputError(f"{entry.name} ({entry.meaning}) must be a whole number, got {shown(value)}")
-    if entry.maximum is not None and value > entry.maximum:
-        raise InputError(f"{entry.name} ({entry.meaning}) must be at most {entry.maximum}, got {shown(value)}")
-    if entry.minimum is not None and value < entry.minimum:
-        raise InputError(f"{entry.name} ({entry.meaning}) must be at least {entry.minimum}, got {shown(value)}")
+    maximum: formulas.value_rules.violation); else InputError, in the words the command line prints."""
+    message = violation(entry.rule, value)
+    if message is not None:
+        raise InputError(message)
     return value
 
 

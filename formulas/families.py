@@ -49,7 +49,7 @@ def every_layer_slides(default: int | None):
     """Mistral, Mixtral, Phi-3, PhiMoE: sliding_window set → every layer (cache_utils.get_layer_types_and_kwargs)."""
 
     def pattern(config: Config, layers: int) -> list[str]:
-        return [SLIDING if config.get("sliding_window", default) is not None else FULL] * layers
+        return [SLIDING if config.setting("sliding_window", default) is not None else FULL] * layers
 
     return pattern
 
@@ -72,7 +72,7 @@ def one_global_in(period_default: int, *keys: str):
 def exaone4_windows(config: Config, layers: int) -> list[str]:
     """EXAONE-4: every sliding_window_pattern-th layer global, the others sliding; no sliding_window, no windows
     (configuration_exaone4.py; a string pattern such as "LLLG" only with layer_types given, as transformers reads it)."""
-    if config.get("sliding_window", 4096) is None:
+    if config.setting("sliding_window", 4096) is None:
         return [FULL] * layers
     return one_global_in(4, "sliding_window_pattern")(config, layers)
 
@@ -89,12 +89,12 @@ def llama4_chunks(config: Config, layers: int) -> list[str]:
     """Llama-4: chunked where RoPE is used (no_rope_layers[i] = 1), if attention_chunk_size is set."""
     interval = config.size("no_rope_layer_interval", default=4)
     no_rope = config.get("no_rope_layers") or [int((i + 1) % interval != 0) for i in range(layers)]
-    chunked = config.get("attention_chunk_size", 8192) is not None
+    chunked = config.setting("attention_chunk_size", 8192) is not None
     return [CHUNKED if rope and chunked else FULL for rope in no_rope]
 
 
 def _qwen_window(config: Config) -> bool:
-    return bool(config.flag("use_sliding_window", False)) and config.get("sliding_window", 4096) is not None
+    return bool(config.flag("use_sliding_window", False)) and config.setting("sliding_window", 4096) is not None
 
 
 def qwen_from_max_window_layers(default: int = 28):

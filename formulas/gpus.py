@@ -11,23 +11,22 @@ Gen4 x16 64 GB/s = 32 each way), which is what ``W_link`` means in
 FP8 and INT8 are tensor-core peaks (dense), FP64 the FP64 tensor-core peak, and
 ``tdp`` the board power the datasheet prints (the maximum where it gives a range);
 a GPU without FP8 tensor cores (Ampere) has none.
+
+The figures themselves are plain numbers in formulas/gpu_specs.py (``plan`` and ``sweep`` read them without SymPy);
+this module makes each preset's figures exact SymPy Rationals and gives it its sources.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Literal
+from dataclasses import dataclass, fields
 
 import sympy as sp
 
 from llm_formulas.formulas.catalogue import Source
+from llm_formulas.formulas.gpu_specs import NODE_SIZE, SPECS, GPUSpec, Link, Precision
 from llm_formulas.formulas.symbols import M_gpu, W_link, W_mem, X
 
-Precision = Literal["bf16", "fp16", "tf32", "fp32", "fp8", "int8", "fp64"]
-Link = Literal["nvlink", "pcie"]
-
-TERA = 10**12
-GIGA = 10**9
+__all__ = ["GPU", "NODE_SIZE", "PRESETS", "Link", "Precision", "gpu"]
 
 A100_DATASHEET = Source(
     "nvidia-a100",
@@ -64,101 +63,37 @@ LI = Source("001", "GPU figures: 4090 330 TFLOPS, 1 TB/s, PCIe Gen4 64 GB/s; H10
 
 
 @dataclass(frozen=True)
-class GPU:
-    """One GPU model. FLOP/s are dense; bandwidths count both directions."""
+class GPU(GPUSpec):
+    """One GPU model (formulas/gpu_specs.py's figures as exact SymPy Rationals) with its sources."""
 
-    key: str
-    name: str
-    bf16: sp.Rational
-    fp16: sp.Rational
-    tf32: sp.Rational
-    fp32: sp.Rational
-    memory: sp.Rational
-    memory_bandwidth: sp.Rational
-    nvlink: sp.Rational | None
-    pcie: sp.Rational
-    sources: tuple[Source, ...]
-    notes: str = ""
-    fp8: sp.Rational | None = None
-    int8: sp.Rational | None = None
-    fp64: sp.Rational | None = None
-    tdp: sp.Rational | None = None  # watts
-    rent: sp.Rational | None = None  # $ per GPU-hour, on demand (None: no cited price)
+    sources: tuple[Source, ...] = ()
     rent_source: Source | None = None
-
-    def flops(self, precision: Precision = "bf16") -> sp.Rational:
-        """Peak dense FLOP/s of the tensor cores (CUDA cores for fp32) at ``precision`` (INT8: operations/s)."""
-        peak = {"bf16": self.bf16, "fp16": self.fp16, "tf32": self.tf32, "fp32": self.fp32,
-                "fp8": self.fp8, "int8": self.int8, "fp64": self.fp64}[precision]
-        if peak is None:
-            raise ValueError(f"the {self.name} has no {precision} peak on its datasheet")
-        return peak
-
-    def link(self, kind: Link = "nvlink") -> sp.Rational:
-        """Bandwidth of the GPU-to-GPU link, both directions; PCIe when the GPU has no NVLink."""
-        if kind == "nvlink" and self.nvlink is not None:
-            return self.nvlink
-        return self.pcie
 
     def values(self, precision: Precision = "bf16", link: Link = "nvlink") -> dict[sp.Symbol, sp.Rational]:
         """The symbols a formula takes from a GPU: X, W_mem, W_link, M_GPU."""
         return {X: self.flops(precision), W_mem: self.memory_bandwidth, W_link: self.link(link), M_gpu: self.memory}
 
-    def inputs(self, precision: Precision = "bf16", link: Link = "nvlink") -> dict[str, sp.Rational]:
-        """The same values keyed by symbol name, as evaluators and the report take them."""
-        return {symbol.name: value for symbol, value in self.values(precision, link).items()}
 
-
-def _tflops(value: str) -> sp.Rational:
-    return sp.Rational(value) * TERA
-
-
-def _gb(value: str) -> sp.Rational:
-    return sp.Rational(value) * GIGA
-
-
-def _ampere(key: str, name: str, memory: str, bandwidth: str, nvlink: str, sources: tuple[Source, ...], notes: str = "",
-            tdp: str = "400") -> GPU:
-    return GPU(key, name, _tflops("312"), _tflops("312"), _tflops("156"), _tflops("19.5"), _gb(memory), _gb(bandwidth),
-               _gb(nvlink), _gb("64"), sources, notes, fp8=None, int8=_tflops("624"), fp64=_tflops("19.5"), tdp=sp.Integer(tdp))
-
-
-def _hopper_sxm(key: str, name: str, memory: str, bandwidth: str, nvlink: str, sources: tuple[Source, ...], notes: str = "") -> GPU:
-    return GPU(key, name, _tflops("1979") / 2, _tflops("1979") / 2, _tflops("989") / 2, _tflops("67"), _gb(memory),
-               _gb(bandwidth), _gb(nvlink), _gb("128"), sources, notes, fp8=_tflops("3958") / 2, int8=_tflops("3958") / 2,
-               fp64=_tflops("67"), tdp=sp.Integer(700))
-
-
-PRESETS: dict[str, GPU] = {
-    gpu.key: gpu
-    for gpu in (
-        _ampere("a100-40gb", "NVIDIA A100 40 GB SXM4", "40", "1555", "600", (A100_DATASHEET,)),
-        _ampere("a100-80gb", "NVIDIA A100 80 GB SXM4", "80", "2039", "600", (A100_DATASHEET,)),
-        _ampere("a100-pcie", "NVIDIA A100 80 GB PCIe", "80", "1935", "600", (A100_DATASHEET,), tdp="300",
-                notes="NVLink only through a bridge joining 2 GPUs"),
-        _ampere("a800", "NVIDIA A800 80 GB SXM4", "80", "2039", "400", (A100_DATASHEET, A800_NEWS)),
-        _hopper_sxm("h100-sxm", "NVIDIA H100 SXM5 80 GB", "80", "3350", "900", (H100_DATASHEET, LI),
-                    notes="001 rounds the dense 989.5 TFLOPS to 989"),
-        GPU("h100-pcie", "NVIDIA H100 PCIe 80 GB", _tflops("1513") / 2, _tflops("1513") / 2, _tflops("756") / 2,
-            _tflops("51"), _gb("80"), _gb("2000"), _gb("600"), _gb("128"), (H100_DATASHEET,),
-            notes="NVLink only through a 2-GPU bridge; 001's 'H100 on PCIe Gen5' case uses the SXM's 989 TFLOPS",
-            fp8=_tflops("3026") / 2, int8=_tflops("3026") / 2, fp64=_tflops("51"), tdp=sp.Integer(350)),
-        _hopper_sxm("h800", "NVIDIA H800 SXM5 80 GB", "80", "3350", "400", (H100_DATASHEET, H800_NEWS, LI)),
-        _hopper_sxm("h200", "NVIDIA H200 SXM 141 GB", "141", "4800", "900", (H200_DATASHEET,)),
-        GPU("rtx4090", "NVIDIA GeForce RTX 4090 24 GB", _tflops("165.2"), _tflops("330.3"), _tflops("82.6"),
-            _tflops("82.6"), _gb("24"), _gb("1008"), None, _gb("64"), (ADA_WHITEPAPER, LI),
-            notes="GeForce tensor cores run FP16 with FP16 accumulation at 330.3 TFLOPS (001's 330) but BF16 and FP16 "
-                  "with FP32 accumulation at half that; 001 rounds 1,008 GB/s to 1 TB/s",
-            fp8=_tflops("1321.2") / 2, int8=_tflops("1321.2") / 2, fp64=None, tdp=sp.Integer(450)),
-    )
+SOURCES: dict[str, tuple[Source, ...]] = {
+    "a100-40gb": (A100_DATASHEET,), "a100-80gb": (A100_DATASHEET,), "a100-pcie": (A100_DATASHEET,),
+    "a800": (A100_DATASHEET, A800_NEWS), "h100-sxm": (H100_DATASHEET, LI), "h100-pcie": (H100_DATASHEET,),
+    "h800": (H100_DATASHEET, H800_NEWS, LI), "h200": (H200_DATASHEET,), "rtx4090": (ADA_WHITEPAPER, LI),
 }
-
-
 RENT_2026 = Source("gpu-prices-2026", "the low end of the typical on-demand range, early 2026")
 RENT_H800 = Source("deepseek2024v3", "Table 1, $2 per H800 GPU-hour")
-_RENTS = {"a100-80gb": ("1.49", RENT_2026), "h100-sxm": ("2.49", RENT_2026), "h800": ("2", RENT_H800)}
-PRESETS = {key: replace(gpu, rent=sp.Rational(_RENTS[key][0]), rent_source=_RENTS[key][1]) if key in _RENTS else gpu
-           for key, gpu in PRESETS.items()}
+RENT_SOURCES = {"a100-80gb": RENT_2026, "h100-sxm": RENT_2026, "h800": RENT_H800}
+
+
+def _exact(spec: GPUSpec) -> GPU:
+    """The preset with every figure an exact SymPy number, and its sources."""
+    def number(value: object) -> object:
+        return sp.Rational(value) if isinstance(value, int | float) or hasattr(value, "denominator") else value
+
+    figures = {field.name: number(getattr(spec, field.name)) for field in fields(GPUSpec)}
+    return GPU(**figures, sources=SOURCES[spec.key], rent_source=RENT_SOURCES.get(spec.key))
+
+
+PRESETS: dict[str, GPU] = {key: _exact(spec) for key, spec in SPECS.items()}
 
 
 def gpu(key: str) -> GPU:
@@ -167,10 +102,3 @@ def gpu(key: str) -> GPU:
         return PRESETS[key]
     except KeyError:
         raise KeyError(f"unknown GPU {key!r}; known: {', '.join(PRESETS)}") from None
-
-
-NODE_SIZE: dict[str, int] = {"a100-40gb": 8, "a100-80gb": 8, "a100-pcie": 2, "a800": 8, "h100-sxm": 8, "h800": 8, "h200": 8, "h100-pcie": 2,
-                             "rtx4090": 1}
-"""GPUs one node's NVLink joins, per preset: HGX/DGX baseboards hold 8 SXM GPUs on NVSwitch (DGX A100 and DGX H100
-user guides); A100 and H100 PCIe cards pair through an NVLink bridge; the RTX 4090 has no NVLink. The performance model
-prices a group inside one node at NVLink speed and one across nodes at the network's (formulas/prediction.py)."""

@@ -19,6 +19,8 @@ import sympy as sp
 from llm_formulas.formulas.bibliography import Source
 from llm_formulas.formulas import scope
 from llm_formulas.formulas.units import Unit, as_unit
+from llm_formulas.formulas.value_rules import Rule
+from llm_formulas.formulas.workload_symbols import DECLARATIONS, TABLE3, Declaration
 
 
 @dataclass(frozen=True)
@@ -47,10 +49,15 @@ class Quantity:
     def is_constant(self) -> bool:
         return self.value is not None
 
+    @property
+    def rule(self) -> Rule:
+        """What a value of this symbol must be (formulas/value_rules.py)."""
+        return Rule(self.name, self.meaning, self.unit, self.is_integer, positive=bool(self.symbol.is_positive),
+                    maximum=self.maximum, minimum=self.minimum)
+
 
 _REGISTRY: dict[str, Quantity] = {}
 _CONSTANTS: dict[sp.Symbol, sp.Rational] = {}
-TABLE3 = Source("000", "Table 3")  # the foundation's table of notation
 
 
 def declare(
@@ -71,6 +78,12 @@ def declare(
     entry = Quantity(symbol, latex, meaning, as_unit(unit), source, maximum=bound, minimum=floor_)
     _register(entry)
     return symbol
+
+
+def declared(entry: Declaration) -> sp.Symbol:
+    """``declare`` from a declaration kept as plain data (formulas/workload_symbols.py)."""
+    return declare(entry.name, entry.latex, entry.meaning, entry.unit, integer=entry.integer, source=entry.source,
+                   maximum=entry.maximum)
 
 
 def declare_in(owner: scope.Scope, name: str, latex: str, meaning: str, unit: Unit | str, *, integer: bool,
@@ -175,9 +188,9 @@ def latex_names() -> dict[sp.Symbol, str]:
 
 
 # --- batch and sequence -------------------------------------------------------
-b = declare("b", "b", "micro-batch size", "1", integer=True, source=TABLE3)
-B = declare("B", "B", "global batch size", "1", integer=True, source=TABLE3)
-s = declare("s", "s", "sequence length", "1", integer=True, source=TABLE3)
+b = declared(DECLARATIONS["b"])
+B = declared(DECLARATIONS["B"])
+s = declared(DECLARATIONS["s"])
 # --- model shape ----------------------------------------------------------------
 h = declare("h", "h", "hidden size", "1", integer=True, source=TABLE3)
 a = declare("a", "a", "attention heads", "1", integer=True, source=TABLE3)
@@ -189,21 +202,21 @@ V = declare("V", "V", "vocabulary size", "1", integer=True, source=TABLE3)
 E = declare("E", "E", "experts", "1", integer=True, source=Source("fedus2021", "§2, experts"))
 k = declare("k", "k", "experts per token", "1", integer=True, source=Source("jiang2024", "top-2 of 8 experts per token"))
 # --- parallel layout ------------------------------------------------------------
-t = declare("t", "t", "tensor parallel degree", "1", integer=True, source=TABLE3)
-p = declare("p", "p", "pipeline parallel degree", "1", integer=True, source=TABLE3)
-d = declare("d", "d", "data parallel degree", "1", integer=True, source=TABLE3)
-n = declare("n", "n", "GPUs (workers)", "1", integer=True, source=TABLE3)
-m = declare("m", "m", "micro-batches per iteration", "1", integer=True, source=TABLE3)
-v = declare("v", "v", "virtual pipeline stages per GPU", "1", integer=True, source=Source("narayanan2021", "§2.2.2, interleaved schedule"))
+t = declared(DECLARATIONS["t"])
+p = declared(DECLARATIONS["p"])
+d = declared(DECLARATIONS["d"])
+n = declared(DECLARATIONS["n"])
+m = declared(DECLARATIONS["m"])
+v = declared(DECLARATIONS["v"])
 # --- model and data size --------------------------------------------------------
 P = declare("P", r"\Psi", "parameters", "parameter", integer=False, source=TABLE3)
-D = declare("D", "D", "training tokens", "token", integer=False, source=TABLE3)
+D = declared(DECLARATIONS["D"])
 # --- hardware and efficiency ------------------------------------------------------
 X = declare("X", "X", "peak FLOP/s of one GPU", "FLOP/second", integer=False, source=TABLE3)
-U = declare("U", "U", "utilization (MFU)", "1", integer=False, maximum=1, source=TABLE3)
+U = declared(DECLARATIONS["U"])
 W_mem = declare("W_mem", r"W_{mem}", "memory bandwidth", "byte/second", integer=False, source=Source("williams2009", "memory bandwidth"))
 W_link = declare("W_link", r"W_{link}", "link bandwidth", "byte/second", integer=False, source=Source("001", "NVLink and PCIe bandwidth"))
-r = declare("r", "r", "allowed communication-to-compute time ratio", "1", integer=False, source=TABLE3)
+r = declared(DECLARATIONS["r"])
 f = declare("f", "f", "serial fraction (Amdahl)", "1", integer=False, maximum=1, source=TABLE3)
 
 # --- one matrix multiplication [M, K] x [K, N] ------------------------------------
@@ -251,10 +264,8 @@ u_gpu = constant("u_gpu", r"\mathrm{GPU}", 1, "one GPU: the unit a count of GPUs
 M_gpu = declare("M_gpu", r"M_{GPU}", "memory capacity of one GPU", "byte", integer=False, source=Source("001", "80 GB A100/H100, 24 GB RTX 4090"))
 
 # --- expert and context parallelism (formulas/parallelism.py) -------------------------
-e = declare("e", "e", "expert parallel degree: the GPUs one MoE layer's experts are spread over", "1", integer=True,
-            source=Source("lepikhin2020", "§3.2, experts sharded over devices"))
-c = declare("c", "c", "context parallel degree: the GPUs one sequence is split over", "1", integer=True,
-            source=Source("megatron-cp", "context_parallel_size"))
+e = declared(DECLARATIONS["e"])
+c = declared(DECLARATIONS["c"])
 P_exp = declare("P_exp", r"\Psi_{E}", "parameters of the routed experts (what expert parallelism shards)", "parameter",
                 integer=False, source=Source("rajbhandari2022", "§4.1"))
 
@@ -390,7 +401,7 @@ lora_up = switch("lora_up", r"\lambda_{up}", "1 if up_proj carries a LoRA adapte
 lora_down = switch("lora_down", r"\lambda_{down}", "1 if down_proj carries a LoRA adapter", source=LORA_SOURCE, default=None)
 
 # --- measured rates, energy, emissions and cost (issue 14) ---------------------------
-X_run = declare("X_run", r"X_{run}", "achieved (measured) FLOP/s of one GPU, counted as the paper counts model FLOPs", "FLOP/second", integer=False, source=Source("narayanan2021", "Table 1, achieved teraFLOP/s per GPU"))
+X_run = declared(DECLARATIONS["X_run"])
 f_remat = declare("f_remat", r"f_{remat}", "share of the forward pass the backward runs again (rematerialization)", "1",
                   integer=False, maximum=1, source=Source("chowdhery2022", "§4, 'the rest of the activations are rematerialized'"))
 U_hw = declare("U_hw", r"U_{HFU}", "hardware FLOPs utilization (HFU): the FLOPs run, recomputation included, over the peak",

@@ -163,9 +163,8 @@ def numpy_function(target: Target) -> NumpyFunction:
     the formula, units, conditions and sources."""
     import functools
 
-    from llm_formulas.derivations.proof import valued
-    from llm_formulas.render.numeric.gating import _gated
-    from llm_formulas.render.printers.codegen import docstring, function_name, gating, numpy_printer, signature
+    from llm_formulas.render.numeric.gating import _gated, _times
+    from llm_formulas.render.printers.codegen import docstring, function_name, gating, numeric_form, numpy_printer, signature
 
     formula = as_formula(target)
     name = function_name(formula.id)
@@ -175,7 +174,7 @@ def numpy_function(target: Target) -> NumpyFunction:
                  if size not in formula.required and size not in formula.defaults}
         doc = docstring(formula, arguments) + "\n" + REFUSED_NOT_MASKED + "\n"
         entries = {s.name: quantity(s) for s in arguments}
-    core = sp.lambdify(arguments, valued(formula.expr), modules=[{"functools": functools}, "numpy"],
+    core = sp.lambdify(arguments, numeric_form(formula), modules=[{"functools": functools, "_times": _times}, "numpy"],
                        printer=numpy_printer(), docstring_limit=0)
     conditions = _testable_conditions(formula, set(arguments))
     parameters = [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY) for s in formula.required]

@@ -68,6 +68,15 @@ def test_refutes_accepts_a_real_slip_only():
     assert not result["not a slip"].ok
 
 
+def test_a_figure_refuted_by_an_expression_is_not_a_slip():
+    # a correct figure left with an input unset (a part substituted before it was spelled out) is not a number:
+    # 16K against 8192·h/h' proves nothing about the source
+    d = Derivation("demo", "demo")
+    d.defines("x", h, "anything")
+    d.refutes("figure against expression", sp.Integer(16 * 1024), "", correct=8192 * h / 4096, source=Source("002"))
+    assert not outcomes(d)["figure against expression"].ok
+
+
 def test_a_step_that_cannot_be_evaluated_fails_instead_of_raising():
     d = Derivation("demo", "demo")
     d.defines("x", h, "anything")

@@ -94,3 +94,17 @@ def test_a_missing_size_that_does_not_vanish_is_an_error():
     del model["h"]
     with pytest.raises(KeyError, match="needs"):
         numeric_inputs(_inputs(model))
+
+
+def test_every_frameworks_states_vanish_without_parameters():
+    # the report leaves out the experts' states when a model has none (formulas.estimate._states): exact only while
+    # every states formula a framework prices is proportional to Ψ (P·q_W + P·q_G + P·q_O over their replicas)
+    from llm_formulas.formulas.catalogue import get
+    from llm_formulas.formulas.frameworks import FRAMEWORKS
+    from llm_formulas.formulas.symbols import P
+
+    ids = {formula for chosen in FRAMEWORKS.values() for formula in (*chosen.holds.states, chosen.holds.step) if formula}
+    assert "memory.states.stage3" in ids
+    for formula in sorted(ids):
+        expr = get(formula).expr
+        assert P in expr.free_symbols and sp.simplify(expr.xreplace({P: 0})) == 0, formula

@@ -92,7 +92,7 @@ def test_build_writes_a_deck_per_lesson():
 
 @needs_chromium
 def test_a_built_deck_opens_in_chromium_and_every_slide_fits():
-    # the build of the test run does not execute the notebooks: its decks hold the prose and the code
+    # the build of the test run (--no-execute) takes the committed executed lessons: its decks show their outputs
     seen = _open_deck((built().out / "slides" / "memory.html").read_text(encoding="utf-8"), "memory-built")
     assert seen["slides"] >= 8 and min(seen["scales"]) >= 0.45
     assert "Memory: will Llama-2 70B fit" in seen["text"]

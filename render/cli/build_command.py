@@ -75,7 +75,8 @@ def register(add_command) -> None:
         help="where to write the teaching notebooks (default: OUT/notebooks; the repository's are in notebooks/)",
     )
     built.add_argument("--no-execute", action="store_true",
-                       help="write the teaching notebooks without running them (no outputs; faster)")
+                       help="run no lesson: one whose committed executed copy no longer matches it is written "
+                            "without outputs, and gets no slide deck")
     built.add_argument("--no-pdf", action="store_true",
                        help="skip reference.pdf (pdflatex is otherwise run when it is on PATH)")
     built.add_argument("--only", default=None, metavar="STAGE,...",

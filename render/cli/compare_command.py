@@ -35,7 +35,7 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> Result:
-    from llm_formulas.formulas.estimate import estimate
+    from llm_formulas.formulas.estimate import estimate, exact_inputs
     from llm_formulas.formulas.peers import CLAIMS, PEERS
     from llm_formulas.render.cli.estimate_command import check_framework, read_inputs, read_model_and_layout
 
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> Result:
                          "(the peers model none of them): drop --cp, --interleave, --stages")
     if layout.m < layout.p:
         raise InputError(f"compare's claims hold at m ≥ p (the estimator's min(1, m/p) is 1): m = {layout.m}, p = {layout.p}")
-    inputs = read_inputs(args, model, architecture.model_type)
+    inputs = exact_inputs(read_inputs(args, model, architecture.model_type))
     check_framework(inputs.framework, layout, model)
     report = estimate(layout, inputs)
     values = _values(architecture.values, layout, report)

@@ -18,6 +18,7 @@ from llm_formulas.render.cli.result import Result, number_json
 
 if TYPE_CHECKING:
     from llm_formulas.formulas.estimate import Inputs, Layout
+    from llm_formulas.formulas.gpu_specs import GPUSpec
     from llm_formulas.formulas.gpus import GPU
 
 RECOMPUTE_CHOICES = ("none", "selective", "full")  # formulas.estimate.RECOMPUTE_MODES, named here so --help loads no SymPy
@@ -111,13 +112,40 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
     add_assumption_arguments(command)
 
 
+def chosen_spec(name: str) -> GPUSpec:
+    """The figures of the GPU preset called ``name`` as plain numbers (no SymPy); bad input lists the known presets."""
+    from llm_formulas.formulas.gpu_specs import SPECS
+
+    if name not in SPECS:
+        raise InputError(f"unknown GPU {quote(name)}; known: {', '.join(sorted(SPECS))}")
+    return SPECS[name]
+
+
 def chosen_gpu(name: str) -> GPU:
-    """The GPU preset called ``name``; bad input lists the known presets."""
+    """The GPU preset called ``name`` with exact SymPy figures and its sources; bad input lists the known presets."""
     from llm_formulas.formulas.gpus import PRESETS
 
-    if name not in PRESETS:
-        raise InputError(f"unknown GPU {quote(name)}; known: {', '.join(sorted(PRESETS))}")
-    return PRESETS[name]
+    return PRESETS[chosen_spec(name).key]
+
+
+def read_model(hf_config: str | None, model: str | None) -> tuple[dict[str, int], str, str]:
+    """The model's values by symbol name, its model_type and a label, refused in one line where the report cannot
+    price it (``check_model``): a preset's as plain numbers without SymPy (formulas/preset_values.json), a config.json's
+    through the readers."""
+    from llm_formulas.formulas.presets import names, preset
+
+    if model is not None and model in names():
+        chosen = preset(model)
+        read = chosen.read
+        values, model_type, towers, label = read["values"], read["model_type"], tuple(read["towers"]), chosen.title
+    else:
+        from llm_formulas.formulas.estimate import model_values
+
+        architecture, label = load_architecture(hf_config, model)
+        values, model_type = model_values(architecture.values), architecture.model_type
+        towers = tuple(dict.fromkeys(piece.component for piece in architecture.towers))
+    check_model(towers, values)
+    return values, model_type, label
 
 
 LAYOUT_OPTIONS = {"tp": "1", "pp": "1", "dp": "1", "stages": None, "embedding_stages": None, "micro_batch": "1",
@@ -241,36 +269,36 @@ def read_lora(args: argparse.Namespace, model: dict[str, int], model_type: str) 
 
 
 def read_inputs(args: argparse.Namespace, model: dict[str, int], model_type: str = "") -> Inputs:
-    """The GPU and the assumptions (--mfu, --overlap, --network, --tokens, precision, fine-tuning) as exact values; without --mfu the
+    """The GPU and the assumptions (--mfu, --overlap, --network, --tokens, precision, fine-tuning) as exact Fractions,
+    read without SymPy (formulas.estimate.exact_inputs makes them SymPy's for the exact report); without --mfu the
     GPU's performance constants (one line and exit 2 for a GPU that has none)."""
     from llm_formulas.formulas.calibration import NoCalibration, efficiency
     from llm_formulas.formulas.frameworks import framework
-    from llm_formulas.formulas.gpus import NODE_SIZE
+    from llm_formulas.formulas.gpu_specs import NODE_SIZE
     from llm_formulas.formulas.estimate import Inputs
-    from llm_formulas.formulas.symbols import quantity
-    from llm_formulas.render.cli.inputs import check_value, parse_number
+    from llm_formulas.render.cli.inputs import checked, parse_exact
 
-    preset = chosen_gpu(args.gpu)
-    utilization = None if args.mfu is None else check_value(quantity("U"), parse_number(args.mfu, "--mfu"))
+    preset = chosen_spec(args.gpu)
+    utilization = None if args.mfu is None else parse_exact(args.mfu, "U", "--mfu")
     if getattr(args, "achieved", None) is not None:  # a measured per-GPU rate: U = achieved / peak
         if utilization is not None:
             raise InputError("give --mfu or --achieved, not both")
-        achieved = check_value(quantity("X_run"), parse_number(args.achieved, "--achieved") * 10**12)
+        achieved = checked("X_run", parse_fraction(args.achieved, "--achieved") * 10**12)
         if achieved > preset.flops():  # named as typed: the U it implies is no flag of the user's
             raise InputError(f"--achieved {printable(args.achieved)} TFLOP/s is above the {preset.name}'s peak of "
                              f"{float(preset.flops()) / 10**12:g} TFLOP/s")
-        utilization = check_value(quantity("U"), achieved / preset.flops())
+        utilization = checked("U", achieved / preset.flops())
     performance = None
     if utilization is None:
         try:
             performance = efficiency(args.gpu)
         except NoCalibration as error:
             raise InputError(str(error)) from None
-    overlap = check_value(quantity("r"), parse_number(args.overlap, "--overlap"))
-    network = parse_number(args.network, "--network") * 10**9
+    overlap = parse_exact(args.overlap, "r", "--overlap")
+    network = parse_fraction(args.network, "--network") * 10**9
     if network <= 0:
         raise InputError(f"--network must be positive, got {quote(args.network)}")
-    tokens = parse_number(args.tokens, "--tokens", suffix_allowed=True) if args.tokens is not None else None
+    tokens = parse_fraction(args.tokens, "--tokens", suffix_allowed=True) if args.tokens is not None else None
     if tokens is not None and tokens <= 0:
         raise InputError(f"--tokens must be positive, got {quote(args.tokens)}")
     return Inputs(
@@ -296,7 +324,7 @@ def read_model_and_layout(args: argparse.Namespace) -> tuple[object, str, dict[s
 
     architecture, label = load_architecture(args.hf_config, args.model)
     model = model_values(architecture.values)
-    check_model(architecture, model)
+    check_model(tuple(dict.fromkeys(piece.component for piece in architecture.towers)), model)
     layout = read_layout(args)
     try:
         check_layout(layout, model)
@@ -306,13 +334,13 @@ def read_model_and_layout(args: argparse.Namespace) -> tuple[object, str, dict[s
 
 
 def run(args: argparse.Namespace) -> Result:
-    from llm_formulas.formulas.estimate import estimate, unpredicted
+    from llm_formulas.formulas.estimate import estimate, exact_inputs, unpredicted
 
     from llm_formulas.formulas.presets import preset
 
     architecture, label, model, layout = read_model_and_layout(args)
     source = preset(args.model).source if args.model is not None else None
-    inputs = read_inputs(args, model, architecture.model_type)
+    inputs = exact_inputs(read_inputs(args, model, architecture.model_type))
     reason = unpredicted(layout, inputs)
     if reason is not None:
         raise InputError(reason)
@@ -385,15 +413,16 @@ def _limit(args: argparse.Namespace, report: dict, inputs: Inputs) -> str:
     return f"--mfu {significant(floor_significant(share))}"
 
 
-def check_model(architecture: object, model: dict[str, int]) -> None:
+def check_model(towers: tuple[str, ...], model: dict[str, int]) -> None:
     """One line and exit 2 for a model the report cannot price (formulas.estimate.unpriced: recurrent, mixer- or
-    MLP-less layers, cross-attention, an attention output gate; a multimodal checkpoint's towers)."""
+    MLP-less layers, cross-attention, an attention output gate; a multimodal checkpoint's ``towers``, its components
+    counted apart)."""
     from llm_formulas.formulas.estimate import unpriced
 
     reason = unpriced(model)
-    if reason is None and architecture.towers:
+    if reason is None and towers:
         reason = ("the training report prices the language model only: this checkpoint's "
-                  f"{' and '.join(dict.fromkeys(piece.component.replace('_', ' ') for piece in architecture.towers))} would be left out")
+                  f"{' and '.join(component.replace('_', ' ') for component in towers)} would be left out")
     if reason is not None:
         raise InputError(f"invalid model: {reason}")
 
@@ -409,9 +438,10 @@ def check_framework(chosen: object, layout: Layout, model: dict[str, int]) -> No
 
 def read_footprint(args: argparse.Namespace, report: dict, layout: Layout) -> dict:
     """GPU-hours, energy, emissions and cost of the run (formulas/footprint.py), the flags checked."""
+    from llm_formulas.formulas.evaluation import check_value
     from llm_formulas.formulas.footprint import footprint
     from llm_formulas.formulas.symbols import quantity
-    from llm_formulas.render.cli.inputs import check_value, parse_number
+    from llm_formulas.render.cli.inputs import parse_number
 
     pue = check_value(quantity("PUE"), parse_number(args.pue, "--pue"))
     intensity = check_value(quantity("I_co2"), parse_number(args.carbon_intensity, "--carbon-intensity"))

@@ -20,8 +20,7 @@ from __future__ import annotations
 import argparse
 
 from llm_formulas.render.cli.estimate_command import (add_assumption_arguments, add_source_arguments, assumptions_json,
-                                                      check_model, chosen_gpu, read_inputs)
-from llm_formulas.render.cli.model_commands import load_architecture
+                                                      chosen_spec, read_inputs, read_model)
 from llm_formulas.render.cli.numbers import InputError, parse_fraction, quote
 from llm_formulas.render.cli.progress import Progress
 from llm_formulas.render.cli.result import Result
@@ -57,14 +56,12 @@ def _whole(text: str, option: str, least: int, most: int) -> int:
 
 def run(args: argparse.Namespace) -> Result:
     from llm_formulas.formulas.bounds import MAX_GPUS, MAX_LAYOUTS
-    from llm_formulas.formulas.estimate import Layout, model_values, unpredicted
+    from llm_formulas.formulas.estimate import Layout, unpredicted
     from llm_formulas.render.cli.inputs import parse_count
     from llm_formulas.render.numeric.plan import SpaceTooLarge, default_max_tp, plan
 
-    architecture, label = load_architecture(args.hf_config, args.model)
-    model = model_values(architecture.values)
-    check_model(architecture, model)
-    inputs = read_inputs(args, model, architecture.model_type)
+    model, model_type, label = read_model(args.hf_config, args.model)  # a preset without SymPy
+    inputs = read_inputs(args, model, model_type)
     unmeasured = inputs.framework.lacks_model(model)  # transformers' forms cover the dense Llama family only
     if unmeasured is not None:
         raise InputError(f"invalid model for --framework: {unmeasured}")
@@ -85,7 +82,7 @@ def run(args: argparse.Namespace) -> Result:
     except SpaceTooLarge as error:
         raise InputError(str(error)) from None
     bar.close()
-    doc = {"model": label, "gpu": chosen_gpu(args.gpu).name, "n": n, "global_batch": global_batch, "s": s,
+    doc = {"model": label, "gpu": chosen_spec(args.gpu).name, "n": n, "global_batch": global_batch, "s": s,
            "max_tp": max_tp or None, "attention": args.attention, "uneven_stages": args.uneven_stages,
            "assumptions": assumptions_json(inputs)} | result
     return Result(doc, render_text(doc))
@@ -144,7 +141,7 @@ def _explain(args, model, inputs, label, n, global_batch, s, max_tp) -> Result:
         result = explain(model, inputs, layout, max_tp, uneven=args.uneven_stages)
     except (NotRanked, SpaceTooLarge) as error:
         raise InputError(str(error)) from None
-    doc = {"model": label, "gpu": chosen_gpu(args.gpu).name, "n": n, "global_batch": global_batch, "s": s,
+    doc = {"model": label, "gpu": chosen_spec(args.gpu).name, "n": n, "global_batch": global_batch, "s": s,
            "max_tp": max_tp, "assumptions": assumptions_json(inputs), "explain": result}
     return Result(doc, render_explanation(doc))
 

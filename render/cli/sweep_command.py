@@ -27,6 +27,7 @@ import io
 import json
 import re
 import tomllib
+from fractions import Fraction
 from pathlib import Path
 
 from llm_formulas.render.cli.config_file import read_config_bytes, unique_keys
@@ -82,15 +83,12 @@ def _names(document: dict, key: str) -> tuple[str, ...]:
 def read_spec(path: str):
     """The Spec in the file at ``path`` (JSON, or TOML when it ends in .toml); one line for anything wrong. Every value
     goes through the command line's number grammar and bounds (``plan``'s), a key given twice is refused."""
-    import sympy as sp
-
     from llm_formulas.formulas.bounds import MAX_GPUS, MAX_LAYOUTS
     from llm_formulas.formulas.calibration import NoCalibration, efficiency
-    from llm_formulas.formulas.gpus import PRESETS
-    from llm_formulas.formulas.estimate import model_values, unpriced
+    from llm_formulas.formulas.gpu_specs import SPECS
+    from llm_formulas.formulas.estimate import unpriced
     from llm_formulas.formulas.presets import names, preset
-    from llm_formulas.formulas.symbols import quantity
-    from llm_formulas.render.cli.inputs import check_value, parse_number
+    from llm_formulas.render.cli.inputs import parse_exact
     from llm_formulas.render.numeric.sweep import Spec
 
     data, label = read_config_bytes(path)
@@ -112,12 +110,12 @@ def read_spec(path: str):
     for name in models:
         if name not in names():
             raise InputError(f"sweep spec: unknown model {quote(name)}; known: {', '.join(names())}")
-        reason = unpriced(model_values(preset(name).architecture.values))
+        reason = unpriced(preset(name).read["values"])
         if reason is not None:
             raise InputError(f"sweep spec: model {quote(name)}: {reason}")
     for name in gpus:
-        if name not in PRESETS:
-            raise InputError(f"sweep spec: unknown GPU {quote(name)}; known: {', '.join(sorted(PRESETS))}")
+        if name not in SPECS:
+            raise InputError(f"sweep spec: unknown GPU {quote(name)}; known: {', '.join(sorted(SPECS))}")
     sizes = document["sizes"]
     if not isinstance(sizes, list) or not sizes:
         raise InputError("sweep spec: sizes must be a non-empty list of GPU counts")
@@ -126,18 +124,18 @@ def read_spec(path: str):
     sizes = tuple(_count(document, "sizes", "n", size) for size in sizes)
     _distinct("sizes", sizes)
 
-    def ratio(key: str, default: str) -> sp.Rational:
-        value = parse_number(_text(document, key), f"sweep spec {key}") if key in document else parse_number(default)
+    def ratio(key: str, default: str) -> Fraction:
+        value = parse_fraction(_text(document, key) if key in document else default, f"sweep spec {key}")
         if not 0 < value <= 1:
             raise InputError(f"sweep spec: {key} must be in (0, 1], got {quote(_text(document, key))}")
         return value
 
-    network = parse_number(_text(document, "network"), "sweep spec network") if "network" in document else sp.Integer(25)
+    network = parse_fraction(_text(document, "network"), "sweep spec network") if "network" in document else Fraction(25)
     if network <= 0:
         raise InputError("sweep spec: network must be positive (GB/s)")
     tokens = None
     if "tokens" in document:
-        tokens = check_value(quantity("D"), parse_number(_text(document, "tokens"), "sweep spec tokens", suffix_allowed=True))
+        tokens = parse_exact(_text(document, "tokens"), "D", "sweep spec tokens")
     max_tp = _whole(document, "max_tp", 0, MAX_GPUS) if "max_tp" in document else None  # None: plan's default
     utilization = ratio("mfu", "1/2") if "mfu" in document else None  # None: predicted, as plan without --mfu
     if utilization is None:

@@ -7,8 +7,11 @@ OUT/notebooks unless ``--notebooks-dir`` names another directory: the
 repository's committed copies are refreshed with ``--notebooks-dir notebooks``)
 and manifest.json listing every file written with its sha256. Everything is
 a pure function of the catalogue: building twice writes identical bytes. ``Stages`` reports each
-step (plots, reference, guide, cheatsheet, numeric, calculator, notebooks, slides, pdf): live on a terminal, one
-line per stage (files, seconds) in a log. ``build(..., only=("reference", "slides"))`` builds a part.
+step (plots, reference, cheatsheet, guide, calculator, notebooks, slides, numeric, pdf): live on a terminal, one
+line per stage (files, seconds) in a log. ``build(..., only=("reference", "slides"))`` builds a part. The numeric
+module, the longest stage, is printed in a child process from the start (``beside.Beside``) and written when the
+others are; the lessons are the committed executed copies where they match (``notebooks.write_notebooks``), and a
+deck is made only from a notebook with its outputs.
 
 The manifest says which files are the tool's own. While a build runs it is an incomplete one
 (``"complete": false``, paths without bytes) that claims each file before it is first written, so a build
@@ -36,12 +39,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, TextIO
 
+from llm_formulas.render.documents.beside import Beside
 from llm_formulas.render.documents.calculator import calculator_page
 from llm_formulas.render.documents.guide import guide_html, guide_markdown
 from llm_formulas.render.printers.codegen import MODULE_NAME, module_source
-from llm_formulas.render.documents.notebooks import LESSONS, write_notebooks
+from llm_formulas.render.documents.notebooks import LESSONS, executed, refuse_unrunnable, write_notebooks
 from llm_formulas.render.documents.plots import FORMATS, PLOTS, render_plots, save_plots
 from llm_formulas.formulas.bibliography import WORKS
+from llm_formulas.render.documents.handbook import handbook_tex
 from llm_formulas.render.documents.reference import build_reference, title_pictures
 from llm_formulas.render.documents.reference_site import FOLDER as SITE
 from llm_formulas.render.documents.reference_site import site, site_files
@@ -167,11 +172,12 @@ def tex_problem(error: str) -> str:
     return f"pdflatex is installed but lacks the {kind} {what}: install {needs}"
 
 
-REFERENCE = ("reference.md", "reference.html", "reference.tex")
+REFERENCE = ("reference.md", "reference.html", "reference.tex", "handbook.tex")
 GUIDE = ("guide.md", "guide.html")
 CHEATSHEET = ("cheatsheet.html", "cheatsheet.tex", "cheatsheet-plot.png")
 
-STAGES = ("plots", "reference", "cheatsheet", "guide", "numeric", "calculator", "notebooks", "slides", "pdf")
+# numeric is printed in a child process from the start (render/documents/beside.py) and written after the others
+STAGES = ("plots", "reference", "cheatsheet", "guide", "calculator", "notebooks", "slides", "numeric", "pdf")
 
 
 class StageError(ValueError):
@@ -208,9 +214,13 @@ def stage_files(out: Path, notebooks_dir: Path | None = None, stages: tuple[str,
     }
 
 
+PDF_SOURCES = {"handbook": "reference", "reference": "reference", "cheatsheet": "cheatsheet"}  # a TeX → the stage writing it
+
+
 def compiled(stages: tuple[str, ...]) -> dict[str, str]:
-    """The PDFs the pdf stage makes in a build of ``stages``, by the stage whose TeX each is compiled from."""
-    return {source: f"{source}.pdf" for source in ("reference", "cheatsheet") if "pdf" in stages and source in stages}
+    """The PDFs the pdf stage makes in a build of ``stages``, by the TeX each is compiled from: the handbook and the
+    reference (its second volume, the derivations) from the reference stage, the cheat sheet from its own."""
+    return {source: f"{source}.pdf" for source, stage in PDF_SOURCES.items() if "pdf" in stages and stage in stages}
 
 
 def planned_files(out: Path, notebooks_dir: Path | None = None, stages: tuple[str, ...] = STAGES) -> list[Path]:
@@ -276,7 +286,8 @@ def cheatsheet_files() -> dict[str, str | bytes]:
 
 
 def write_slides(manifest: Manifest, notebooks: list[Path]) -> None:
-    """slides/<lesson>.html for every lesson, from the notebook as written (with its outputs when executed)."""
+    """slides/<lesson>.html for every lesson, from its executed notebook as written (a notebook without outputs
+    gets no deck; the reason is noted in ``skipped``)."""
     import nbformat
 
     from llm_formulas.render.documents.slides import can_render, deck, title_of
@@ -291,6 +302,9 @@ def write_slides(manifest: Manifest, notebooks: list[Path]) -> None:
                           f"build them too (--only notebooks,slides)")
     for path in notebooks:
         nb = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+        if not executed(nb):  # a deck without its equations and pictures is no deck: never written
+            manifest.skipped.append(f"slides/{path.stem}.html: {named(path)} has no outputs (built with --no-execute)")
+            continue
         manifest.write(f"slides/{path.stem}.html", deck(nb, title_of(nb)))
 
 
@@ -328,11 +342,29 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
         ownership.precheck(manifest.relative(path), path)
     if os.path.lexists(previous) and previous.name not in ownership.owned and not force:
         raise OutputError(f"{named(previous)} is not a manifest this tool wrote; move it away or pass --force")
+    if "notebooks" in only and execute:  # a lesson that must run and cannot: refused before anything is written
+        refuse_unrunnable(notebooks_dir or out / "notebooks")
     clear_partials(planned + [previous])
     earlier = ownership.owned - {MANIFEST}  # what earlier builds wrote stays the tool's until this one ends
     manifest.claimed = set(earlier)
     manifest.write_claims()  # the incomplete manifest replaces the previous one
     report = stages or Stages(None, count=len(only))
+    numeric = Beside(module_source) if "numeric" in only and len(only) > 1 else None  # on the second core
+    try:
+        _render(manifest, only, report, notebooks_dir or out / "notebooks", execute, pdf, numeric)
+    finally:
+        if numeric is not None:
+            numeric.stop()
+    _settle(manifest, earlier, planned)
+    # the manifest lists every other file; it is written last and not listed in itself
+    write_atomically(previous, (json.dumps(manifest.as_json(), indent=1, sort_keys=True) + "\n").encode("utf-8"))
+    return manifest
+
+
+def _render(manifest: Manifest, only: tuple[str, ...], report: Stages, lessons: Path, execute: bool, pdf: bool,
+            numeric: Beside[str] | None) -> None:
+    """Every stage of ``only``, in order; the PDFs compiled in a thread while Python renders the rest."""
+    out = manifest.out
     pdfs = compiled(only)
     compiling = pdf and shutil.which("pdflatex") is not None
 
@@ -356,9 +388,12 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
             manifest.write("reference.tex", tex)
             for relative, content in site(reference).items():
                 manifest.write(f"{SITE}/{relative}", content)
+            handbook = handbook_tex(reference)
+            manifest.write("handbook.tex", handbook)
             titles = title_pictures()  # the seeds' titles in Chinese, for pdflatex
             for relative, data in titles.items():
                 manifest.write(relative, data)
+            sources["handbook"] = (handbook, titles)
             sources["reference"] = (tex, {f"plots/{plot.name}.pdf": plot.files["pdf"] for plot in plots} | titles)
     if "cheatsheet" in only:
         with stage("cheatsheet"):
@@ -370,7 +405,7 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
     with ThreadPoolExecutor(max_workers=1) as background:  # pdflatex runs while Python renders the rest
         jobs = {pdfs[source]: background.submit(compile_pdf, tex, assets, source)
                 for source, (tex, assets) in sources.items() if source in pdfs and compiling}
-        _render_the_rest(manifest, only, stage, notebooks_dir or out / "notebooks", execute)
+        _render_the_rest(manifest, only, stage, lessons, execute, numeric)
         if "pdf" in only:
             with stage("pdf"):
                 for name, job in jobs.items():
@@ -383,21 +418,16 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
                 if not compiling:
                     why = "--no-pdf" if not pdf else "pdflatex is not on PATH"
                     manifest.skipped += [f"{name}: {why}" for name in pdfs.values()]
-    _settle(manifest, earlier, planned)
-    # the manifest lists every other file; it is written last and not listed in itself
-    write_atomically(previous, (json.dumps(manifest.as_json(), indent=1, sort_keys=True) + "\n").encode("utf-8"))
-    return manifest
 
 
-def _render_the_rest(manifest: Manifest, only: tuple[str, ...], stage, lessons: Path, execute: bool) -> None:
-    """The stages that need no PDF: the guide, the numeric module, the calculator, the notebooks and their slides."""
+def _render_the_rest(manifest: Manifest, only: tuple[str, ...], stage, lessons: Path, execute: bool,
+                     numeric: Beside[str] | None) -> None:
+    """The stages that need no PDF: the guide, the calculator, the notebooks and their slides, the numeric module
+    (``numeric``'s, printed beside the others, or printed here)."""
     if "guide" in only:
         with stage("guide"):
             manifest.write("guide.md", guide_markdown())
             manifest.write("guide.html", guide_html())
-    if "numeric" in only:
-        with stage("numeric"):
-            manifest.write(f"{MODULE_NAME}.py", module_source())
     if "calculator" in only:
         with stage("calculator"):
             page, left_out = calculator_page()
@@ -405,10 +435,13 @@ def _render_the_rest(manifest: Manifest, only: tuple[str, ...], stage, lessons: 
             manifest.skipped += [f"calculator: {reason}" for reason in left_out]
     if "notebooks" in only:
         with stage("notebooks"):
-            write_notebooks(lessons, manifest.write_path, run=execute, skipped=manifest.skipped)
+            write_notebooks(lessons, manifest.write_path, run=execute, reuse=True, skipped=manifest.skipped)
     if "slides" in only:
         with stage("slides"):
             write_slides(manifest, [lessons / f"{name}.ipynb" for name in LESSONS])
+    if "numeric" in only:
+        with stage("numeric"):
+            manifest.write(f"{MODULE_NAME}.py", numeric.result() if numeric is not None else module_source())
 
 
 def _settle(manifest: Manifest, earlier: set[str], planned: list[Path]) -> None:

@@ -20,6 +20,7 @@ from llm_formulas.derivations.catalogue import all_derivations, derivation_of
 from llm_formulas.derivations.engine import Derivation, Outcome, Step
 from llm_formulas.derivations.proof import valued
 from llm_formulas.formulas import estimate as _estimate
+from llm_formulas.formulas.parts import parts_of
 from llm_formulas.formulas.catalogue import get, lookup, within
 from llm_formulas.formulas.examples import example as _example
 from llm_formulas.formulas.gpus import gpu as _gpu
@@ -32,6 +33,8 @@ from llm_formulas.render.printers.human import exact as _exact_text
 from llm_formulas.render.printers.human import human
 from llm_formulas.formulas.latex import formula_latex, latex
 from llm_formulas.derivations.latex import step_latex, verdict_latex
+
+SHARPNESS = 2  # the pictures' pixels a side per pixel shown in the notebook: sharp at a slide's width (retina=True)
 
 __all__ = ["model", "gpu", "derive", "formula", "evaluate", "put", "source_figure", "refutation", "picture",
            "exercise", "check", "note", "slips", "show", "Value"]
@@ -144,21 +147,33 @@ def put(formula_id: str, *, binary: bool = False, label: str = "", **values: obj
     Returns the exact ``Value`` (``.exact`` for every digit)."""
     entry = get(formula_id)
     result = evaluate(formula_id, binary=binary, **values)
-    expr = entry.expr
-    numbers = {}  # each input becomes its own placeholder symbol, printed as its number
+    parts = _part_values(entry.composed, values)
+    expr = entry.expr if parts is None else entry.composed  # a part taken at an expression is spelled out instead
+    numbers = {}  # each input, and each named part, becomes its own placeholder symbol, printed as its number
     printed = dict(latex_names())
-    for symbol in expr.free_symbols:
-        if symbol.name in values:
-            number = rational(values[symbol.name])
-            placeholder = sp.Symbol(f"value_{symbol.name}")
-            numbers[symbol] = placeholder
-            printed[placeholder] = _number_latex(number) if number.is_Integer else r"\left(" + _number_latex(number) + r"\right)"
+    given = {symbol: rational(values[symbol.name]) for symbol in expr.free_symbols if symbol.name in values}
+    for symbol, number in {**given, **(parts or {})}.items():
+        placeholder = sp.Symbol(f"value_{symbol.name}")
+        numbers[symbol] = placeholder
+        printed[placeholder] = _number_latex(number) if number.is_Integer else r"\left(" + _number_latex(number) + r"\right)"
     lhs = entry.symbol_latex or r"\mathrm{" + formula_id.replace("_", r"\_") + "}"
     substituted = sp.latex(expr.xreplace(numbers), symbol_names=printed, mul_symbol="dot")
     shown = human(result.value, result.unit, binary=binary).replace(" ", r"\ ")
     display(Markdown(f"{label or entry.meaning}:"))
-    display(Math(rf"{lhs} = {latex(entry.expr)} = {substituted} \approx \mathbf{{{shown}}}"))
+    display(Math(rf"{lhs} = {latex(expr)} = {substituted} \approx \mathbf{{{shown}}}"))
     return result
+
+
+def _part_values(composed: sp.Basic, values: dict[str, object]) -> dict[sp.Symbol, sp.Rational] | None:
+    """Each part a composed formula names, evaluated at ``values`` (a part taken at given values, at those); None
+    when a part is taken at an expression, which has no number of its own."""
+    found = {}
+    for part in parts_of(composed):
+        at = {symbol.name: value for symbol, value in getattr(part, "values", ())}
+        if not all(value.is_number for value in at.values()):
+            return None
+        found[part] = rational(_estimate.exact(part.formula.id, **{**values, **at}))
+    return found
 
 
 def source_figure(case: str, *, binary: bool | None = None) -> None:
@@ -201,14 +216,14 @@ def refutation(derivation_id: str, label: str) -> None:
 
 def picture(name: str, **options: object) -> None:
     """Draw one of the lesson pictures (``render.documents.lesson_plots``) and show it."""
-    display(Image(data=lesson_plots.png(name, **options)))
+    display(Image(data=lesson_plots.png(name, SHARPNESS, **options), retina=True))
 
 
 def show(figure) -> None:
     """Show a matplotlib figure drawn in a cell, as a PNG with fixed metadata (the same figure, the same bytes)."""
     import matplotlib.pyplot as plt
 
-    display(Image(data=lesson_plots.figure_png(figure)))
+    display(Image(data=lesson_plots.figure_png(figure, SHARPNESS), retina=True))
     plt.close(figure)
 
 

@@ -537,19 +537,20 @@ def _serving_pictures() -> dict[str, Callable]:
     return SERVING
 
 
-def figure_png(figure) -> bytes:
-    """A drawn figure as PNG bytes with fixed metadata."""
+def figure_png(figure, sharpness: int = 1) -> bytes:
+    """A drawn figure as PNG bytes with fixed metadata, ``sharpness`` times as many pixels a side as it is shown
+    (2 for the lessons: a notebook shows it at its size, a slide at the slide's width, still sharp)."""
     figure.tight_layout()
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", metadata=METADATA)
+    figure.savefig(buffer, format="png", metadata=METADATA, dpi=figure.dpi * sharpness)
     return buffer.getvalue()
 
 
-def png(name: str, **options: object) -> bytes:
+def png(name: str, sharpness: int = 1, **options: object) -> bytes:
     """One picture as PNG bytes; the same name and options give the same bytes."""
     with plt.rc_context(STYLE | ({"figure.figsize": SIZES[name], "figure.dpi": SCHEMATIC_DPI} if name in SIZES else {})):
         figure, ax = plt.subplots()
         (PICTURES.get(name) or _serving_pictures()[name])(ax, **options)
-        data = figure_png(figure)
+        data = figure_png(figure, sharpness)
         plt.close(figure)
     return data

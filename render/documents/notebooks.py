@@ -3,7 +3,9 @@
 Each lesson is a module of ``render.documents.lessons`` holding its cells (``CELLS``:
 Markdown prose and short code cells that call ``render.documents.lesson``). This module
 assembles them, runs them with nbclient (kernel ``python3``, the running checkout first on
-its PYTHONPATH) and writes them with their outputs: text, LaTeX and PNG pictures.
+its PYTHONPATH) and writes them with their outputs: text, LaTeX and PNG pictures. A build takes the
+committed executed copy of a lesson (``EXECUTED``: notebooks/, in the wheel llm_formulas/notebooks/) when its cells
+are the lesson's as it stands, and runs only the others; refreshing those copies runs every lesson.
 
 Deterministic: cell ids come from the cell's position and text, timing metadata is
 not recorded, the kernel's own metadata is replaced by a fixed one, and the pictures
@@ -26,6 +28,8 @@ from typing import Callable
 import nbformat
 from nbformat.notebooknode import NotebookNode
 
+from llm_formulas.render.documents.safe_write import OutputError
+
 # In order: the articles as they were written (the sources are numbered 000, 001, 002, 004;
 # no 003 was among them), then the topics from parameters to inference, then the lessons on
 # mixture of experts, precision, long context and achievable FLOP/s (issue 26).
@@ -35,6 +39,8 @@ LESSONS = ("article_000", "article_001", "article_002", "article_004",
            "moe", "precision", "long_context", "achievable")
 KERNEL = "python3"
 EXECUTION_TIMEOUT = 600
+# The committed executed lessons: the checkout's notebooks/ folder, which the wheel installs as llm_formulas/notebooks/
+EXECUTED = Path(__file__).resolve().parents[2] / "notebooks"
 KERNELS = 2  # kernels at a time: each start-up is mostly imports, and the machines have two cores
 METADATA = {
     "kernelspec": {"display_name": "Python 3", "language": "python", "name": KERNEL},
@@ -164,15 +170,69 @@ def notebook_text(nb: NotebookNode) -> str:
     return nbformat.writes(nb, version=4) + "\n"
 
 
-def write_notebooks(directory: Path, write: Callable[[Path, bytes], Path], *, run: bool = True,
-                    skipped: list[str] | None = None) -> list[Path]:
-    """Every lesson, each file through ``write(path, data)``: executed (two kernels at a time) when ``run``
-    and a kernel is at hand, else without outputs and the reason noted in ``skipped``."""
-    lessons = notebooks()
-    reason = can_execute() if run else "not executed (--no-execute)"
+def executed(nb: NotebookNode) -> bool:
+    """Every code cell has run (a cell that printed nothing has run too: its execution count is set)."""
+    return all(cell.get("execution_count") is not None for cell in nb.cells if cell.cell_type == "code")
+
+
+def _same_cells(one: NotebookNode, two: NotebookNode) -> bool:
+    """The same lesson: the same cells (kind, id, source, slide metadata) and notebook metadata, outputs aside."""
+    def shape(nb: NotebookNode) -> list[tuple]:
+        return [(cell.cell_type, cell.get("id"), cell.source, cell.metadata) for cell in nb.cells]
+
+    return one.metadata == two.metadata and shape(one) == shape(two)
+
+
+def committed_copy(name: str, fresh: NotebookNode) -> NotebookNode | None:
+    """The committed executed copy of lesson ``name`` (``EXECUTED``) when it is the lesson ``fresh`` as it stands,
+    run: its cells are the fresh cells and every code cell has its outputs; else None."""
+    path = EXECUTED / name
+    if not path.is_file():
+        return None
+    try:
+        stored = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+    except (OSError, ValueError):  # unreadable or not a notebook: run the lesson instead
+        return None
+    return stored if _same_cells(stored, fresh) and executed(stored) else None
+
+
+class LessonsNotRun(OutputError):
+    """Lessons whose committed executed copies are stale, and no kernel to run them; the message says what to install."""
+
+
+def refuse_unrunnable(directory: Path) -> None:
+    """LessonsNotRun when a build writing the lessons into ``directory`` has some to execute (changed since their
+    executed copies were committed, or every one when it refreshes those copies) and no kernel to run them."""
+    reason = can_execute()
     if reason is None:
+        return
+    lessons = notebooks()
+    stale = [name for name, nb in lessons.items() if _refreshing(directory) or committed_copy(name, nb) is None]
+    if stale:
+        shown = ", ".join(name.removesuffix(".ipynb") for name in stale[:3]) + (", ..." if len(stale) > 3 else "")
+        raise LessonsNotRun(f"{len(stale)} of {len(lessons)} lessons ({shown}) differ from their executed copies and "
+                            f"cannot be run here: {reason}; or build with --no-execute")
+
+
+def _refreshing(directory: Path) -> bool:
+    return directory.resolve() == EXECUTED.resolve()
+
+
+def write_notebooks(directory: Path, write: Callable[[Path, bytes], Path], *, run: bool = True, reuse: bool = False,
+                    skipped: list[str] | None = None) -> list[Path]:
+    """Every lesson, each file through ``write(path, data)``, with its outputs: with ``reuse``, the committed executed
+    copy of each lesson that matches it (``committed_copy``; never when ``directory`` holds those copies), the others
+    executed (two kernels at a time). A lesson that cannot be run (``run`` False, or no kernel) is written without
+    outputs and the reason noted in ``skipped``."""
+    lessons = notebooks()
+    taken = {} if not reuse or _refreshing(directory) else {
+        name: stored for name, nb in lessons.items() if (stored := committed_copy(name, nb)) is not None}
+    rest = {name: nb for name, nb in lessons.items() if name not in taken}
+    reason = can_execute() if run else "not executed (--no-execute)"
+    if rest and reason is None:
         with tempfile.TemporaryDirectory(prefix="llm-formulas-lessons-") as work:
-            lessons = execute_all(lessons, Path(work))
-    elif skipped is not None:
-        skipped.append(f"notebooks written without outputs: {reason}")
-    return [write(directory / name, notebook_text(nb).encode("utf-8")) for name, nb in lessons.items()]
+            rest = execute_all(rest, Path(work))
+    elif rest and skipped is not None:
+        skipped.append(f"{len(rest)} notebooks written without outputs: {reason}")
+    done = taken | rest
+    return [write(directory / name, notebook_text(done[name]).encode("utf-8")) for name in lessons]

@@ -24,7 +24,7 @@ from llm_formulas.formulas.symbols import Quantity, all_quantities, quantity
 from llm_formulas.render.printers import mathml as mm
 from llm_formulas.render.documents.defaults import GENERIC, GPUS, LAYOUTS, MODELS, default
 from llm_formulas.render.documents.equation_lines import WIDTH, block, broken
-from llm_formulas.formulas.latex import formula_latex
+from llm_formulas.formulas.latex import formula_latex, latex
 from llm_formulas.derivations.latex import label_latex, step_latex
 from llm_formulas.derivations.proof import valued
 from llm_formulas.formulas.bibliography import Source, Work, cited, work
@@ -41,14 +41,23 @@ TOPIC_TITLES = {
     "inference": "Inference",
     "architecture": "Architectures",
     "perf": "Performance model: the predicted step time",
+    "moe": "Mixture of experts",
     "peers": "Where the calculators disagree",  # formulas/peers.py: each peer's formula and the proved terms of its difference
 }
 
 ARTICLES = {key: f"{work(key).short}: {work(key).title_en}" for key in ("000", "001", "002", "004")}
 
 
+# a mixture of experts' own formulas, gathered into a topic of their own from wherever their ids put them (a peer's
+# and ZeRO's sharding under EP stay with their own)
+MOE = re.compile(r"(^|\.)(moe|expert|experts|router|shared_experts|ep|experts_touched|active|alltoall)(\.|$)")
+
+
 def topic_of(formula_id: str) -> str:
-    return formula_id.split(".", 1)[0]
+    topic = formula_id.split(".", 1)[0]
+    if topic != "peers" and not formula_id.startswith("memory.zero.") and MOE.search(formula_id):
+        return "moe"
+    return topic
 
 
 def topic_title(topic: str) -> str:
@@ -242,6 +251,8 @@ class FormulaView:
     title: str = ""  # a short readable title for the contents: the meaning up to its first colon or bracket
     latex_print: str = ""  # the equation broken over lines for the PDF
     no_example: str = ""  # why a formula has no worked example (its inputs have no real value documented)
+    parts: tuple[tuple[str, str], ...] = ()  # the formulas it names, (their symbol's LaTeX, their anchor)
+    heading: str = ""  # a whole title for a printed contents: the meaning's first clause, never cut
 
 
 @dataclass(frozen=True)
@@ -303,6 +314,12 @@ def short_title(meaning: str, most: int = 72) -> str:
     head = re.split(r"[:;(]", meaning, maxsplit=1)[0].strip().rstrip(",")
     if len(head) > most:
         head = head[:most].rsplit(" ", 1)[0] + " …"
+    return head[:1].upper() + head[1:]
+
+
+def heading(meaning: str) -> str:
+    """A formula's meaning up to its first colon or semicolon, whole: the handbook's contents print titles uncut."""
+    head = re.split(r"[:;]", meaning, maxsplit=1)[0].strip().rstrip(",")
     return head[:1].upper() + head[1:]
 
 
@@ -415,9 +432,10 @@ def default_example(formula: Formula, inputs: list[sp.Symbol]) -> ExampleView:
     exact = valued(formula.expr, values)
     return ExampleView(
         case="",
-        title="at the documented default values",
+        title="at the documented default values" + (", every switch at its classic value" if formula.defaults else ""),
         source=None,
-        inputs=_input_values(values, {d.symbol: d.source for d in defaults}),
+        inputs=_input_values({symbol: value for symbol, value in values.items() if symbol not in formula.defaults},
+                             {d.symbol: d.source for d in defaults}),
         value=human_value(exact, str(formula.unit)),
         exact=exact_value(exact, str(formula.unit)),
         unit=str(formula.unit),
@@ -507,7 +525,9 @@ def formula_view(formula: Formula, outcomes: dict[tuple[str, int], Outcome], plo
         plots=plots,
         title=short_title(formula.meaning),
         latex_print=_print_latex(formula.symbol_latex or r"\mathrm{" + formula.id.replace("_", r"\_") + "}", "=",
-                                 formula.expr, formula_latex(formula)),
+                                 formula.composed, formula_latex(formula)),
+        parts=tuple((latex(get(part).part), anchor(part)) for part in formula.parts),
+        heading=heading(formula.meaning),
         no_example=no_example,
     )
 

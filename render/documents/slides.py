@@ -1,4 +1,4 @@
-"""Each lesson as a slide deck: one self-contained HTML file, readable offline in any browser.
+"""Each lesson as a slide deck a presenter uses: one self-contained HTML file, readable offline in any browser.
 
 The slides follow the notebook's own slide metadata (nbformat's ``slideshow.slide_type``, the
 one nbconvert's reveal.js exporter and RISE read): ``slide`` starts a slide, ``subslide``
@@ -8,16 +8,25 @@ opens with a heading starts a slide, one without continues on a new slide when t
 is already long, code cells stay with the prose before them and show their outputs (the set-up
 cell is skipped), so a teacher can also present the notebook itself with RISE.
 
+On a slide: the heading, then what the lesson's code shows (its equations, pictures, figures and computed
+sentences) and the prose's lists and tables; the prose's paragraphs and the code go to the speaker notes (``S``
+opens them in a window of their own, beside the slide's number, the time and the next slide's title). A slide
+whose section has nothing to show but paragraphs shows its first. A cell that shows many equations continues
+on further slides, and a picture gets a slide of its own once the slide holds more than a caption.
+
 A deck is plain HTML: Markdown through markdown-it-py, the equations as presentation MathML
 (``render.printers.mathml``; Chromium lays it out without a script), pictures as embedded
-PNGs, code in a folded block. A few lines of script page through it (arrow keys, space, a
-click); printed, each slide is one page. Building twice writes the same bytes.
+PNGs. Each slide is a 1280 × 720 canvas scaled to the window (nothing cut at 1280 × 720, 1920 × 1080 or
+any other size); a few lines of script fit what it holds (an equation wider than the slide is set smaller,
+then the whole content if it is still too tall), page through it (arrow keys, space, a click, the buttons
+on screen) and print it a slide a page. Building twice writes the same bytes.
 """
 
 from __future__ import annotations
 
 import html
 import re
+from dataclasses import dataclass, field
 
 from nbformat.notebooknode import NotebookNode
 
@@ -25,59 +34,121 @@ from llm_formulas.render.printers.mathml import fragment_mathml
 
 LONG_SLIDE = 1100  # characters of prose after which the next paragraph-only cell starts a new slide
 PICTURE_ROOM = 500  # characters of prose beside which a picture still fits on the slide
-STYLE = """
-html, body { margin: 0; background: #f4f4f4; font-family: "DejaVu Sans", sans-serif; }
-section.slide { box-sizing: border-box; width: 1024px; height: 720px; margin: 12px auto; padding: 36px 48px;
-  background: white; box-shadow: 0 1px 4px #aaa; overflow: hidden; display: none; position: relative; font-size: 19px;
-  line-height: 1.35; }
-section.slide.current { display: block; }
-section.slide .inner { transform-origin: top left; display: flow-root; }
-section.slide.title h1 { margin-top: 160px; font-size: 36px; }
-h1 { font-size: 30px; margin: 0 0 16px; } h2 { font-size: 26px; margin: 0 0 14px; color: #1f4e79; }
-blockquote { margin: 12px 0; padding: 6px 16px; border-left: 4px solid #1f4e79; color: #333; font-style: italic; }
-code { font-family: "DejaVu Sans Mono", monospace; font-size: 85%; background: #f0f0f0; padding: 0 3px; }
-pre { font-size: 12px; background: #f7f7f7; padding: 6px 10px; overflow: hidden; white-space: pre-wrap; }
-details summary { font-size: 12px; color: #777; cursor: pointer; }
-img { display: block; max-width: 100%; max-height: 430px; margin: 6px auto; }
-math[display="block"] { display: block; margin: 6px 0; font-size: 17px; overflow: hidden; }
-.output { font-size: 16px; }
-.number { position: absolute; bottom: 12px; right: 24px; font-size: 13px; color: #888; }
-@media print {
-  body { background: white; }
-  section.slide { display: block; box-shadow: none; margin: 0 auto; page-break-after: always; }
-}
+EQUATIONS_PER_SLIDE = 4  # a derivation showing more continues on the next slide
+CAPTION = 400  # characters of HTML above which a text is no caption: a picture after it gets a slide of its own
+WIDTH, HEIGHT = 1280, 720  # the canvas every slide is laid out on, then scaled to the window
+STYLE = f"""
+html, body {{ margin: 0; height: 100%; overflow: hidden; background: #222; font-family: "DejaVu Sans", sans-serif; }}
+section.slide {{ box-sizing: border-box; width: {WIDTH}px; height: {HEIGHT}px; padding: 28px 56px 56px;
+  background: white; overflow: hidden; display: none; flex-direction: column; position: absolute; left: 50%; top: 50%;
+  transform-origin: center center; font-size: 28px; line-height: 1.3; }}
+section.slide.current {{ display: flex; }}
+section.slide > h1, section.slide > h2 {{ flex: none; margin: 0 0 14px; color: #1f4e79; font-size: 40px; line-height: 1.15; }}
+section.slide.title {{ justify-content: center; }}
+section.slide.title > h1 {{ font-size: 52px; color: #111; margin-bottom: 28px; }}
+section.slide .body {{ flex: 1 1 auto; min-height: 0; display: flex; flex-direction: column; transform-origin: top left; }}
+section.slide.title .body {{ flex: none; }}
+section.slide .body > * {{ flex: none; }}
+section.slide .body > .picture {{ flex: 1 1 auto; min-height: 0; display: flex; justify-content: center; }}
+img {{ display: block; max-width: 100%; max-height: 100%; min-height: 0; object-fit: contain; margin: 0 auto; }}
+blockquote {{ margin: 12px 0; padding: 6px 20px; border-left: 6px solid #1f4e79; color: #333; font-style: italic; }}
+code {{ font-family: "DejaVu Sans Mono", monospace; font-size: 85%; background: #f0f0f0; padding: 0 4px; }}
+pre {{ font-size: 18px; background: #f7f7f7; padding: 8px 12px; margin: 6px 0; white-space: pre-wrap; }}
+p {{ margin: 6px 0; }} ul, ol {{ margin: 6px 0; }}
+table {{ border-collapse: collapse; font-size: 22px; margin: 6px auto; }} td, th {{ border: 1px solid #bbb; padding: 3px 10px; }}
+math[display="block"] {{ display: block; margin: 8px 0; font-size: 30px; }}
+aside.notes {{ display: none; }}
+nav {{ position: absolute; right: 18px; bottom: 10px; display: flex; gap: 10px; align-items: center; font-size: 20px;
+  color: #777; }}
+nav button {{ font-size: 20px; border: 1px solid #bbb; background: #fafafa; color: #333; border-radius: 4px;
+  padding: 2px 12px; cursor: pointer; }}
+@media print {{
+  @page {{ size: {WIDTH}px {HEIGHT}px; margin: 0; }}
+  html, body {{ height: auto; overflow: visible; background: white; }}
+  section.slide {{ display: flex; position: relative; left: 0; top: 0; transform: none !important; page-break-after: always; }}
+  nav button {{ display: none; }}
+}}
 """
 SCRIPT = """
 (function () {
   var slides = Array.prototype.slice.call(document.querySelectorAll("section.slide"));
   var at = Math.max(0, Math.min(slides.length - 1, parseInt((location.hash || "#1").slice(1), 10) - 1 || 0));
-  function fit(slide) {  // scale a slide's content down until it fits the slide
-    var inner = slide.querySelector(".inner");
-    inner.style.transform = ""; inner.style.width = "";
-    var room = slide.clientHeight - 72, height = inner.scrollHeight;
-    var scale = height > room ? room / height : 1;
-    if (scale < 1) { inner.style.transform = "scale(" + scale + ")"; inner.style.width = (100 / scale) + "%"; }
+  var started = Date.now(), speaker = null;
+  function place(slide) {  // the 1280 x 720 canvas, centred and scaled to the window
+    var scale = Math.min(window.innerWidth / WIDTH, window.innerHeight / HEIGHT);
+    slide.style.transform = "translate(-50%, -50%) scale(" + scale + ")";
+  }
+  function fit(slide) {  // an equation wider than the slide set smaller; then the content scaled until it fits
+    var body = slide.querySelector(".body");
+    if (!body) { slide.dataset.scale = "1.000"; return; }
+    body.style.transform = ""; body.style.width = ""; body.style.height = "";
+    Array.prototype.forEach.call(body.querySelectorAll("math[display=block]"), function (m) {
+      m.style.fontSize = "";
+      var room = body.clientWidth, wide = m.scrollWidth;
+      if (wide > room) m.style.fontSize = (30 * room / wide * 0.98).toFixed(1) + "px";
+    });
+    var roomH = body.clientHeight, roomW = body.clientWidth, height = body.scrollHeight, width = body.scrollWidth;
+    var scale = Math.min(1, roomH / height, roomW / width);
+    if (scale < 1) {
+      body.style.transform = "scale(" + scale + ")";
+      body.style.width = (roomW / scale) + "px"; body.style.height = (roomH / scale) + "px";
+    }
     slide.dataset.scale = scale.toFixed(3);
+  }
+  function notes(k) {
+    var aside = slides[k].querySelector("aside.notes");
+    return aside ? aside.innerHTML : "";
+  }
+  function title(k) {
+    var heading = k < slides.length ? slides[k].querySelector("h1, h2") : null;
+    return heading ? heading.textContent : "(the end)";
+  }
+  function updateSpeaker() {
+    if (!speaker || speaker.closed) return;
+    var minutes = Math.floor((Date.now() - started) / 60000);
+    speaker.document.body.innerHTML = "<p style='color:#555'>slide " + (at + 1) + " / " + slides.length + " \\u00b7 " +
+      minutes + " min \\u00b7 next: " + title(at + 1).replace(/</g, "&lt;") + "</p><h2>" +
+      title(at).replace(/</g, "&lt;") + "</h2>" + notes(at);
+  }
+  function openSpeaker() {
+    speaker = window.open("", "llm-formulas-notes", "width=900,height=700");
+    if (!speaker) return;
+    speaker.document.title = "Speaker notes: " + document.title;
+    speaker.document.body.style.cssText = "font: 20px/1.45 'DejaVu Sans', sans-serif; margin: 24px;";
+    updateSpeaker();
   }
   function show(k) {
     at = Math.max(0, Math.min(slides.length - 1, k));
-    slides.forEach(function (s, i) { s.classList.toggle("current", i === at); if (i === at) fit(s); });
+    slides.forEach(function (s, i) { s.classList.toggle("current", i === at); if (i === at) { place(s); fit(s); } });
     history.replaceState(null, "", "#" + (at + 1));
+    updateSpeaker();
   }
   window.fitAll = function () {  // every slide laid out and fitted (printing, and the tests)
-    slides.forEach(function (s) { s.classList.add("current"); fit(s); });
+    slides.forEach(function (s) { s.classList.add("current"); place(s); fit(s); });
   };
+  window.showSlide = function (k) { show(k); };
   window.addEventListener("beforeprint", window.fitAll);
+  window.addEventListener("afterprint", function () { show(at); });
+  window.addEventListener("resize", function () { show(at); });
   document.addEventListener("keydown", function (e) {
-    if (["ArrowRight", "PageDown", " ", "Enter"].indexOf(e.key) >= 0) { show(at + 1); e.preventDefault(); }
-    if (["ArrowLeft", "PageUp", "Backspace"].indexOf(e.key) >= 0) { show(at - 1); e.preventDefault(); }
+    if (["ArrowRight", "ArrowDown", "PageDown", " ", "Enter"].indexOf(e.key) >= 0) { show(at + 1); e.preventDefault(); }
+    if (["ArrowLeft", "ArrowUp", "PageUp", "Backspace"].indexOf(e.key) >= 0) { show(at - 1); e.preventDefault(); }
     if (e.key === "Home") show(0);
     if (e.key === "End") show(slides.length - 1);
+    if (e.key === "s" || e.key === "S") openSpeaker();
   });
-  document.addEventListener("click", function (e) { if (!e.target.closest("details, a")) show(at + 1); });
+  document.addEventListener("click", function (e) {
+    var button = e.target.closest("button");
+    if (button) {
+      var go = button.dataset.go;
+      if (go === "next") show(at + 1); else if (go === "back") show(at - 1); else if (go === "notes") openSpeaker();
+      return;
+    }
+    if (!e.target.closest("a")) show(at + 1);
+  });
   show(at);
 })();
-"""
+""".replace("WIDTH", str(WIDTH)).replace("HEIGHT", str(HEIGHT))
 
 
 def _weight(kind: str, text: str) -> int:
@@ -113,10 +184,41 @@ def slide_types(cells: list[tuple[str, str]]) -> list[str]:
     return types
 
 
-def _markdown(text: str) -> str:
+def _parser():
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+    return MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
+def _markdown(text: str) -> str:
+    return _parser().render(text)
+
+
+@dataclass
+class _Block:
+    """One top-level block of a Markdown cell: a heading, a paragraph or anything else (list, table, quote)."""
+
+    kind: str  # "heading", "paragraph" or "other"
+    html: str
+    level: int = 0
+
+
+def _blocks(source: str) -> list[_Block]:
+    """A Markdown cell's top-level blocks, each rendered to HTML."""
+    md = _parser()
+    tokens = md.parse(source)
+    blocks, start = [], 0
+    for index, token in enumerate(tokens):
+        if token.level == 0 and token.nesting <= 0 and index >= start:  # a top-level block ends here
+            if token.nesting == 0 and token.type not in ("hr", "fence", "code_block", "html_block"):
+                continue
+            piece = tokens[start:index + 1]
+            opening = piece[0].type
+            kind = "heading" if opening == "heading_open" else "paragraph" if opening == "paragraph_open" else "other"
+            level = int(piece[0].tag[1]) if kind == "heading" else 0
+            blocks.append(_Block(kind, md.renderer.render(piece, md.options, {}), level))
+            start = index + 1
+    return blocks
 
 
 def _latex(text: str) -> str:
@@ -125,37 +227,93 @@ def _latex(text: str) -> str:
     return f'<math display="block">{fragment_mathml(body)}</math>'
 
 
-def _output(output: NotebookNode) -> str:
+def _output(output: NotebookNode) -> tuple[str, str]:
+    """An output as (kind, HTML): kind "picture", "equation" or "text"."""
     data = output.get("data", {})
     if "image/png" in data:
-        return f'<img alt="picture" src="data:image/png;base64,{"".join(data["image/png"]).strip()}">'
+        source = "".join(data["image/png"]).strip()
+        return "picture", f'<div class="picture"><img alt="figure" src="data:image/png;base64,{source}"></div>'
     if "text/latex" in data:
-        return _latex("".join(data["text/latex"]))
+        return "equation", _latex("".join(data["text/latex"]))
     if "text/markdown" in data:
-        return _markdown("".join(data["text/markdown"]))
+        return "text", _markdown("".join(data["text/markdown"]))
     if output.get("output_type") == "stream" and output.get("name") == "stdout":
-        return f"<pre>{html.escape(''.join(output['text']))}</pre>"
+        return "text", f"<pre>{html.escape(''.join(output['text']))}</pre>"
     if "text/plain" in data:
-        return f"<pre>{html.escape(''.join(data['text/plain']))}</pre>"
-    return ""
+        return "text", f"<pre>{html.escape(''.join(data['text/plain']))}</pre>"
+    return "text", ""
 
 
-def _cell(cell: NotebookNode) -> str:
-    if cell.cell_type == "markdown":
-        return _markdown(cell.source)
-    code = f"<details><summary>code</summary><pre>{html.escape(cell.source)}</pre></details>"
-    return code + "".join(f'<div class="output">{_output(o)}</div>' for o in cell.get("outputs", []))
+@dataclass
+class _Slide:
+    title: str  # the heading's HTML
+    body: list[tuple[str, str]] = field(default_factory=list)  # (kind, HTML) of what it shows
+    notes: list[str] = field(default_factory=list)
+    opening: bool = False
+
+    def equations(self) -> int:
+        return sum(1 for kind, _ in self.body if kind == "equation")
 
 
-def _blocks(source: str) -> list[str]:
-    """A Markdown cell cut before each heading after its first line: each heading opens a slide of its own."""
-    blocks, current = [], []
-    for line in source.splitlines():
-        if line.startswith("#") and current and any(text.strip() for text in current):
-            blocks.append("\n".join(current))
-            current = []
-        current.append(line)
-    return blocks + ["\n".join(current)]
+class _Deck:
+    """The slides as they are assembled, cell by cell."""
+
+    def __init__(self) -> None:
+        self.slides: list[_Slide] = []
+        self.heading = ""
+
+    def start(self, title: str | None = None) -> _Slide:
+        if title is not None:
+            self.heading = title
+        slide = _Slide(title if title is not None else self._continued())
+        self.slides.append(slide)
+        return slide
+
+    def _continued(self) -> str:
+        plain = re.sub(r"<[^>]+>", "", self.heading)
+        return f"<h2>{html.escape(html.unescape(plain.strip()))} <small>(continued)</small></h2>" if plain else "<h2></h2>"
+
+    @property
+    def current(self) -> _Slide:
+        """The slide being filled: never the title slide, which holds the title and the question alone."""
+        return self.slides[-1] if self.slides and not self.slides[-1].opening else self.start()
+
+    def prose(self, source: str, new_slide: bool) -> None:
+        blocks = _blocks(source)
+        if new_slide and not (blocks and blocks[0].kind == "heading"):
+            self.start()
+        for block in blocks:
+            if block.kind == "heading":
+                self.start(block.html.replace("<h3>", "<h2>").replace("</h3>", "</h2>")
+                           if block.level > 2 else block.html.replace("<h1>", "<h2>").replace("</h1>", "</h2>"))
+            elif block.kind == "paragraph":
+                self.current.notes.append(block.html)
+            else:
+                self.current.body.append(("text", block.html))
+
+    def outputs(self, cell: NotebookNode, new_slide: bool) -> None:
+        if new_slide:
+            self.start()
+        self.current.notes.append(f"<pre>{html.escape(cell.source)}</pre>")
+        for output in cell.get("outputs", []):
+            kind, shown = _output(output)
+            if not shown:
+                continue
+            if self._full(self.current, kind):
+                self.start()
+            self.current.body.append((kind, shown))
+
+
+    @staticmethod
+    def _full(slide: _Slide, kind: str) -> bool:
+        """No room for one more output of ``kind``: a picture is alone on its slide, or under one short caption; a derivation
+        continues on the next slide after EQUATIONS_PER_SLIDE equations (its caption moving with its equation)."""
+        kinds = [shown for shown, _ in slide.body]
+        if "picture" in kinds:
+            return True
+        if kind == "picture":
+            return len(kinds) > 1 or "equation" in kinds or any(len(shown) > CAPTION for _, shown in slide.body)
+        return slide.equations() >= EQUATIONS_PER_SLIDE
 
 
 def _opening(source: str) -> tuple[str, str]:
@@ -165,31 +323,53 @@ def _opening(source: str) -> tuple[str, str]:
     return "\n".join(lines[:end]), "\n".join(lines[end:])
 
 
-def deck(nb: NotebookNode, title: str) -> str:
-    """The lesson's slides as one HTML page; a deck of a notebook without outputs shows the prose and the code."""
-    slides: list[list[str]] = []
+def slides_of(nb: NotebookNode) -> list[_Slide]:
+    """The lesson's slides: a title slide (the heading and the question), then a slide per section."""
+    deck = _Deck()
     for index, cell in enumerate(nb.cells):
         kind = cell.get("metadata", {}).get("slideshow", {}).get("slide_type", "-")
         if kind == "skip":
             continue
-        if index == 0 and cell.cell_type == "markdown":  # the title slide, then the introduction
+        if index == 0 and cell.cell_type == "markdown":
             head, rest = _opening(cell.source)
-            slides += [[_markdown(head)], [_markdown(rest)]] if rest.strip() else [[_markdown(head)]]
+            blocks = _blocks(head)
+            title = deck.start(blocks[0].html if blocks and blocks[0].kind == "heading" else "<h1></h1>")
+            title.opening = True
+            title.body += [("text", block.html) for block in blocks[1:]]
+            title.notes += [block.html for block in _blocks(rest) if block.kind == "paragraph"]
+            others = [block for block in _blocks(rest) if block.kind != "paragraph"]
+            if others:
+                deck.prose(rest, new_slide=True)
+                deck.slides[-1].notes.clear()
             continue
-        if kind in ("slide", "subslide") or not slides:
-            slides.append([])
+        new_slide = kind in ("slide", "subslide")
         if cell.cell_type == "markdown":
-            first, *others = _blocks(cell.source)
-            slides[-1].append(_markdown(first))
-            slides += [[_markdown(block)] for block in others]
+            deck.prose(cell.source, new_slide)
         else:
-            slides[-1].append(_cell(cell))
+            deck.outputs(cell, new_slide)
+    for slide in deck.slides:  # a section with nothing to show but paragraphs shows its first one
+        if not slide.body and not slide.opening and slide.notes and not slide.notes[0].startswith("<pre>"):
+            slide.body.append(("text", slide.notes[0]))
+    return [slide for slide in deck.slides if slide.body or slide.opening or re.sub(r"<[^>]+>", "", slide.title).strip()]
+
+
+def deck(nb: NotebookNode, title: str) -> str:
+    """The lesson's slides as one HTML page (from the executed notebook: its outputs are what the slides show)."""
+    slides = slides_of(nb)
     sections = []
-    for number, parts in enumerate(slides, start=1):
-        css = "slide title" if number == 1 else "slide"
-        sections.append(f'<section class="{css}" id="s{number}"><div class="inner">{"".join(parts)}</div>'
-                        f'<div class="number">{number} / {len(slides)}</div></section>')
+    for number, slide in enumerate(slides, start=1):
+        kinds = sorted({kind for kind, _ in slide.body})
+        css = "slide title" if slide.opening else "slide"
+        body = "".join(shown for _, shown in slide.body)
+        notes = "".join(slide.notes)
+        heading = slide.title.replace("<h2>", "<h1>").replace("</h2>", "</h1>") if slide.opening else slide.title
+        sections.append(
+            f'<section class="{css}" id="s{number}" data-shows="{" ".join(kinds)}">{heading}<div class="body">{body}</div>'
+            f'<aside class="notes">{notes}</aside><nav><button data-go="back" title="previous (←)">◀</button>'
+            f'<span class="number">{number} / {len(slides)}</span><button data-go="next" title="next (→)">▶</button>'
+            f'<button data-go="notes" title="speaker notes (S)">notes</button></nav></section>')
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>\n"
             + "\n".join(sections) + f"\n<script>{SCRIPT}</script></body></html>\n")
 

@@ -26,7 +26,10 @@ GENERATED_PATH = Path(generated.__file__)
 
 
 def choose(key: object, options: dict) -> object:
-    """Element by element, the value of the thunk that ``key`` names; only the thunks some element names run."""
+    """Element by element, the value of the thunk that ``key`` names; only the thunks some element names run.
+
+    Labels (strings) are picked from an object array, one reference per element: a fixed-width text array of every
+    element's label cost more than the whole report's arithmetic."""
     keys = np.asarray(key)
     if keys.ndim == 0:
         return options[keys.item()]()
@@ -37,11 +40,20 @@ def choose(key: object, options: dict) -> object:
         index = np.zeros(keys.shape, dtype=np.intp)
         for position, value in enumerate(others, start=1):
             index[masks[value]] = position
-        return np.asarray(list(results.values()))[index]
+        return _table(list(results.values()))[index]
     chosen = results[first]
     for value in others:
         chosen = np.where(masks[value], results[value], chosen)
     return chosen
+
+
+def _table(values: list) -> np.ndarray:
+    """The values as an array to index: numbers as numbers, labels as references to the strings themselves."""
+    if not any(isinstance(value, str) for value in values):
+        return np.asarray(values)
+    table = np.empty(len(values), dtype=object)
+    table[:] = values
+    return table
 
 
 NUMPY_OPS = Ops(where=np.where, minimum=np.minimum, maximum=np.maximum,
@@ -60,15 +72,24 @@ def regenerate() -> bool:
 
 
 def numeric(formula_id: str, **values: object) -> np.ndarray:
-    """Evaluate one formula on NumPy arrays (float64) through the generated module."""
+    """Evaluate one formula on NumPy arrays (float64) through the generated module: its required inputs by position,
+    its switches and switch-gated sizes by name where ``values`` has them."""
+    function, required, optional = _entry(formula_id)
     try:
-        function, names = generated.FORMULAS[formula_id], generated.INPUTS[formula_id]
+        positional = [values[name] for name in required]
+    except KeyError:
+        raise KeyError(f"{formula_id} needs {', '.join(name for name in required if name not in values)}") from None
+    return function(*positional, **{name: values[name] for name in optional if name in values})
+
+
+@cache
+def _entry(formula_id: str) -> tuple[object, tuple[str, ...], tuple[str, ...]]:
+    """The generated function of a formula, its required inputs (its positional arguments, in order) and the others."""
+    try:
+        function, names, required = generated.FORMULAS[formula_id], generated.INPUTS[formula_id], generated.REQUIRED[formula_id]
     except KeyError:
         raise KeyError(f"{formula_id} is not in the generated module: run render.numeric.evaluator.regenerate()") from None
-    missing = [name for name in generated.REQUIRED[formula_id] if name not in values]
-    if missing:
-        raise KeyError(f"{formula_id} needs {', '.join(missing)}")
-    return function(**{name: values[name] for name in names if name in values})
+    return function, required, tuple(name for name in names if name not in required)
 
 
 @cache

@@ -1,7 +1,8 @@
-"""What a generated numeric function does with a size that only matters under a switch (NumPy only).
+"""What a generated numeric function does with a size that only matters under a switch, and with a term a switch at 0
+removes (NumPy only).
 
-The generated module (render/printers/codegen.py) prints this function's own source into its prelude, and
-``llm_formulas.numpy_function`` calls it: one definition of the rule for both.
+The generated module (render/printers/codegen.py) prints these functions' own source into its prelude, and
+``llm_formulas.numpy_function`` calls them: one definition of each rule for both.
 """
 
 import numpy
@@ -17,3 +18,15 @@ def _gated(formula, name, value, switches, neutral=0):
         if numpy.any(numpy.asarray(given) != classic):
             raise TypeError(f"{formula} needs {name} when {switch} is not {classic}")
     return neutral
+
+
+def _times(switch, term, *inputs):
+    """``switch · term()``, the term left uncomputed where the switch is a scalar 0 (a layer kind, block or feature the
+    model does not have: Mamba layers at l_mamba = 0, MLA at mla = 0): the product is then 0 at any finite value of
+    the term, an array of zeros shaped as the term's inputs broadcast."""
+    if getattr(switch, "ndim", 0) or switch != 0:  # an array, or a scalar not 0 (numpy.ndim of a float costs a cast)
+        return switch * term()
+    shapes = {x.shape for x in inputs if type(x) is not float and x.ndim}  # the inputs are floats or arrays here
+    if not shapes:
+        return 0.0 * switch
+    return numpy.zeros(shapes.pop() if len(shapes) == 1 else numpy.broadcast_shapes(*shapes))

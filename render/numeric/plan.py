@@ -173,20 +173,26 @@ def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[
     """The figures of every layout of ``space`` under every setting its framework offers, as columns (one row per layout).
 
     One call of the report per ``chunk`` layouts, settings included (they pick formula ids element
-    by element), and per stage partition of the uneven ones; ``progress(done, total)`` after each call."""
+    by element), and per stage partition of the uneven ones; ``progress(done, total)`` after each call.
+    Each call evaluates a grid: the call's shapes as a column (t, p, d, b, m, v, c, e of shape (S, 1)) against its
+    settings as a row (ZeRO stage, recompute mode, sequence parallelism of shape (1, K)), so that a figure no setting
+    changes (parameters, FLOPs, most traffic, inference) is computed once per shape and NumPy broadcasts the rest; each
+    row of the table is then its cell of the grid (the same arithmetic, element by element, as on full columns)."""
     numeric_in = numeric_inputs(inputs)
     chosen = inputs.framework or DEFAULT
-    columns = _with_settings(space, settings(chosen))
-    runs = (columns["p"] == 1) | (columns["zero"] <= chosen.pipeline_zero)  # DeepSpeed's pipeline engine: ZeRO 0-1 only
-    columns = {name: column[runs] for name, column in columns.items()}
-    calls = _groups(columns, int(inputs.model["l"]), chunk)
+    offered = settings(chosen)
+    setting_of, shape_of = _cells(space, offered, chosen)
+    calls = _groups({"p": space.p[shape_of]}, int(inputs.model["l"]), chunk)
     parts = []
     for done, (stages, rows) in enumerate(calls, start=1):
-        part = {name: column[rows] for name, column in columns.items()}
+        shape_ids, shape_cell = np.unique(shape_of[rows], return_inverse=True)
+        setting_ids, setting_cell = np.unique(setting_of[rows], return_inverse=True)
+        codes = _setting_codes([offered[index] for index in setting_ids])  # the call's settings, as a row each
+        part = ({name: getattr(space, name)[shape_of[rows]] for name in SHAPE_FIELDS}
+                | {name: row[0, setting_cell] for name, row in codes.items()})
         uneven = {} if stages is None else {"stages": stages, "embedding_stages": (0, len(stages) - 1)}
-        layout = Layout(n=n, s=s, zero=part["zero"], recompute=part["recompute"],
-                        sequence_parallel=part["sequence_parallel"], attention=attention,
-                        **{name: part[name] for name in SHAPE_FIELDS}, **uneven)
+        layout = Layout(n=n, s=s, attention=attention, **codes,
+                        **{name: getattr(space, name)[shape_ids][:, None] for name in SHAPE_FIELDS}, **uneven)
         report = estimate(layout, numeric_in, ev, NUMPY_OPS)
         time = report["time"]
         figures = {
@@ -203,10 +209,11 @@ def evaluate(space: Shapes, n: int, s: int, inputs: Inputs, progress: Callable[[
             "hfu": time["hfu"],
             "within_peak": time["hfu"] <= MAX_HFU,
         } | {name: time["predicted"][name] for name in PREDICTED if "predicted" in time}
-        parts.append(part | {name: np.broadcast_to(value, len(part["t"])) for name, value in figures.items()})
+        grid, cell = (len(shape_ids), len(setting_ids)), shape_cell * len(setting_ids) + setting_cell
+        parts.append(part | {name: np.ravel(np.broadcast_to(value, grid))[cell] for name, value in figures.items()})
         if progress is not None:
             progress(done, len(calls))
-    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+    return parts[0] if len(parts) == 1 else {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
 
 
 def settings(framework: Framework | None) -> tuple[tuple[int, str, bool], ...]:
@@ -215,16 +222,22 @@ def settings(framework: Framework | None) -> tuple[tuple[int, str, bool], ...]:
     return tuple(setting for setting in SETTINGS if chosen.lacks(*setting, v=1) is None)
 
 
-def _with_settings(space: Shapes, offered: tuple[tuple[int, str, bool], ...] = SETTINGS) -> dict[str, np.ndarray]:
-    """Every layout of ``space`` under every offered setting (sequence parallelism only where t > 1), as columns."""
-    parts = []
-    for zero, recompute, parallel in offered:
-        group = space.take(space.t > 1) if parallel else space
-        size = len(group)
-        parts.append({name: getattr(group, name) for name in SHAPE_FIELDS}
-                     | {"zero": np.full(size, zero), "recompute": np.full(size, RECOMPUTE_MODES.index(recompute)),
-                        "sequence_parallel": np.full(size, parallel)})
-    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+def _setting_codes(offered: list[tuple[int, str, bool]]) -> dict[str, np.ndarray]:
+    """The settings as rows of shape (1, K): ZeRO stages, recompute modes as indices into RECOMPUTE_MODES, sequence
+    parallelism as booleans."""
+    return {"zero": np.array([[zero for zero, _, _ in offered]]),
+            "recompute": np.array([[RECOMPUTE_MODES.index(mode) for _, mode, _ in offered]]),
+            "sequence_parallel": np.array([[parallel for _, _, parallel in offered]], dtype=bool)}
+
+
+def _cells(space: Shapes, offered: tuple[tuple[int, str, bool], ...], framework: Framework) -> tuple[np.ndarray, np.ndarray]:
+    """The table's rows as (setting, shape) indices, setting by setting and each setting's shapes in order: every layout
+    of ``space`` under every offered setting, sequence parallelism only where t > 1, and under a pipeline only the
+    ZeRO stages the framework's pipeline engine runs (DeepSpeed's: 0 and 1)."""
+    zero = np.array([setting[0] for setting in offered])[:, None]
+    parallel = np.array([setting[2] for setting in offered], dtype=bool)[:, None]
+    valid = (~parallel | (space.t > 1)) & ((space.p == 1) | (zero <= framework.pipeline_zero))
+    return np.nonzero(valid)
 
 
 def runs(table: dict[str, np.ndarray]) -> np.ndarray:
@@ -243,11 +256,18 @@ def rank_key(entry: dict) -> tuple:
 
 
 def rank(table: dict[str, np.ndarray], top: int) -> np.ndarray:
-    """Indices of the ``top`` fastest layouts that fit, one per distinct (t, p, d, b, m, v) at its best setting."""
-    order = np.lexsort([table[name] for name in reversed(RANK_ORDER)])
-    order = order[runs(table)[order]]
-    shape_key = np.stack([table[name][order] for name in SHAPE_FIELDS], axis=1)
-    _, first = np.unique(shape_key, axis=0, return_index=True)
+    """Indices of the ``top`` fastest layouts that fit, one per distinct (t, p, d, b, m, v) at its best setting.
+
+    Only the layouts that run are sorted; a shape has at most one row per setting, so the first ``top`` distinct
+    shapes lie among the first len(SETTINGS)·top rows of the order, and only those are searched for them (all of the
+    order where they are not found there)."""
+    running = np.flatnonzero(runs(table))
+    order = running[np.lexsort([table[name][running] for name in reversed(RANK_ORDER)])]
+    for size in (len(SETTINGS) * top, len(order)):
+        shape_key = np.stack([table[name][order[:size]] for name in SHAPE_FIELDS], axis=1)
+        _, first = np.unique(shape_key, axis=0, return_index=True)
+        if len(first) >= top or size >= len(order):
+            break
     return order[np.sort(first)[:top]]
 
 

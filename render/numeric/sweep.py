@@ -13,12 +13,11 @@ Dask is imported only there (it is in the test extra, not a runtime dependency).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Callable, Iterable
 
-import sympy as sp
-
-from llm_formulas.formulas.estimate import Inputs, model_values
-from llm_formulas.formulas.gpus import NODE_SIZE, gpu
+from llm_formulas.formulas.estimate import Inputs
+from llm_formulas.formulas.gpu_specs import NODE_SIZE, SPECS
 from llm_formulas.formulas.presets import preset
 from llm_formulas.render.numeric.plan import (Shapes, best_rows, default_max_tp, evaluate, rank_key, reason, runs,
                                               search_space)
@@ -40,10 +39,10 @@ class Spec:
     sizes: tuple[int, ...]
     global_batch: int
     seq: int
-    tokens: sp.Rational | int | None = None
-    utilization: sp.Rational | None = None
-    overlap: sp.Rational = sp.Rational(1, 2)
-    network: sp.Rational = sp.Integer(25 * 10**9)
+    tokens: Fraction | int | None = None
+    utilization: Fraction | None = None
+    overlap: Fraction = Fraction(1, 2)
+    network: Fraction = Fraction(25 * 10**9)
     top: int = 1
     max_tp: int | None = None
 
@@ -77,7 +76,7 @@ def _inputs(spec: Spec, model: dict[str, int], gpu_key: str) -> Inputs:
     """plan's inputs for the case: predicted with the GPU's performance constants unless the spec gives an MFU."""
     from llm_formulas.formulas.calibration import efficiency
 
-    return Inputs(model=model, gpu=gpu(gpu_key).inputs(), network=spec.network, tokens=spec.tokens,
+    return Inputs(model=model, gpu=SPECS[gpu_key].inputs(), network=spec.network, tokens=spec.tokens,
                   utilization=spec.utilization, overlap=spec.overlap, node_size=NODE_SIZE[gpu_key],
                   efficiency=efficiency(gpu_key) if spec.utilization is None else None)
 
@@ -86,7 +85,7 @@ def tasks(spec: Spec, chunk_size: int = DEFAULT_CHUNK) -> list[Task]:
     """One task per chunk of each case's layout space."""
     result = []
     for name in spec.models:
-        model = model_values(preset(name).architecture.values)
+        model = preset(name).read["values"]  # the readers' values as plain numbers: no SymPy
         for gpu_key in spec.gpus:
             inputs = _inputs(spec, model, gpu_key)
             for n in spec.sizes:

@@ -4,7 +4,13 @@ Each function is printed from the formula's SymPy expression (constants
 replaced by their values) by SymPy's NumPyPrinter; its docstring carries the
 meaning, the expression, its LaTeX, the unit of the result and of every input,
 the validity conditions and the sources. Inputs are cast to float64 first, so
-int64 arguments cannot overflow (6·N·D for N = 7e9, D = 2e12 wraps in int64).
+int64 arguments cannot overflow (6·N·D for N = 7e9, D = 2e12 wraps in int64);
+a Python float stays a float (a 0-d array costs ten times as much per operation,
+and a report's model sizes are scalars beside arrays of layouts).
+A product of a structural switch whose classic value is 0 (l_mamba, mla, l_moe)
+and a larger term is printed as ``_times(switch, lambda: term, ...)``: where the
+switch is 0 the term is not computed (a dense model pays nothing for the Mamba,
+MLA or MoE terms of the general formulas), its value being 0 there all the same.
 The module imports NumPy only, never SymPy.
 """
 
@@ -12,13 +18,14 @@ from __future__ import annotations
 
 import inspect
 import keyword
+from functools import lru_cache
 from itertools import combinations
 
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 
 from llm_formulas.formulas.catalogue import Formula, all_formulas
-from llm_formulas.render.numeric.gating import _gated
+from llm_formulas.render.numeric.gating import _gated, _times
 from llm_formulas.formulas.symbols import quantity
 from llm_formulas.formulas.latex import formula_latex
 from llm_formulas.derivations.proof import valued
@@ -35,11 +42,13 @@ a switch leaves its classic value (d_rope) defaults to None. ``FORMULAS`` maps e
 to its function, ``INPUTS`` to its argument names and ``REQUIRED`` to those without a default.
 """
 '''
-# What every printed function needs: the module's imports and its one helper, whose source is printed from the
-# function numpy_function calls (render/numeric/gating.py), so that the two cannot differ.
+# What every printed function needs: the module's imports and its helpers, whose source is printed from the
+# functions numpy_function calls (render/numeric/gating.py), so that the two cannot differ.
 _PRELUDE = (
     "\nimport functools  # noqa: F401 - used by printed Max/Min\n\nimport numpy\n\n\n" + inspect.getsource(_gated)
+    + "\n\n" + inspect.getsource(_times)
 )
+SKIPPED_TERM_SIZE = 8  # the fewest nodes a switch's cofactor has for ``_times`` to pay for its call
 _HEADER = _DOC + _PRELUDE
 
 
@@ -48,13 +57,47 @@ def function_name(formula_id: str) -> str:
     return name + "_" if keyword.iskeyword(name) else name
 
 
+class SwitchTimes(sp.Function):
+    """``SwitchTimes(switch, term)`` is switch · term, printed as ``_times(switch, lambda: term, inputs...)``."""
+
+    nargs = 2
+
+
+class _Printer(NumPyPrinter):
+    def _print_SwitchTimes(self, expr: SwitchTimes) -> str:
+        switch, term = expr.args
+        inputs = "".join(f", {symbol.name}" for symbol in sorted(term.free_symbols, key=lambda x: x.name))
+        return f"_times({self._print(switch)}, lambda: {self._print(term)}{inputs})"
+
+
 def numpy_printer() -> NumPyPrinter:
     """The one printer of numeric code: the generated module's and ``numpy_function``'s."""
-    return NumPyPrinter({"fully_qualified_modules": True, "allow_unknown_functions": False})
+    return _Printer({"fully_qualified_modules": True, "allow_unknown_functions": False})
+
+
+def numeric_form(formula: Formula) -> sp.Expr:
+    """The expression the numeric code computes: the formula's (constants put in) with each product of a switch whose
+    classic value is 0 and a term of at least SKIPPED_TERM_SIZE nodes written ``SwitchTimes(switch, term)``. Equal to
+    the formula's expression: ``SwitchTimes`` is the product."""
+    zeros = {switch for switch, value in formula.defaults.items() if value == 0}
+    return _with_switch_times(valued(formula.expr), zeros)[0] if zeros else valued(formula.expr)
+
+
+def _with_switch_times(expr: sp.Basic, zeros: set[sp.Symbol]) -> tuple[sp.Basic, int]:
+    """``expr`` rewritten bottom-up as ``numeric_form`` says, and its number of nodes."""
+    if not expr.args:
+        return expr, 1
+    rewritten = [_with_switch_times(arg, zeros) for arg in expr.args]
+    args, size = [arg for arg, _ in rewritten], 1 + sum(nodes for _, nodes in rewritten)
+    if isinstance(expr, sp.Mul):
+        switch = next((arg for arg in args if arg in zeros), None)
+        if switch is not None and size - 2 >= SKIPPED_TERM_SIZE:
+            return SwitchTimes(switch, sp.Mul(*(arg for arg in args if arg is not switch))), size
+    return expr.func(*args), size
 
 
 def numpy_expression(formula: Formula) -> str:
-    return numpy_printer().doprint(valued(formula.expr))
+    return numpy_printer().doprint(numeric_form(formula))
 
 
 def docstring(formula: Formula, inputs: list[sp.Symbol]) -> str:
@@ -104,19 +147,27 @@ def gating(formula: Formula, size: sp.Symbol) -> tuple[dict[sp.Symbol, sp.Intege
     stage's count only when l_moe and n_MTP are both 0); else a greedy cover of the terms holding it (a Mamba-2 width
     d_ssm in both the l_S6 and the l_SSD layers' terms)."""
     gates = {switch: value for switch, value in formula.defaults.items()
-             if size not in formula.expr.xreplace({switch: value}).free_symbols}
+             if size not in _symbols_left(formula.expr, ((switch, value),))}
     for count in range(2, 4):
         if gates:
             break
         gates = next((dict(group) for group in combinations(formula.defaults.items(), count)
-                      if size not in formula.expr.xreplace(dict(group)).free_symbols), {})
+                      if size not in _symbols_left(formula.expr, group)), {})
     if not gates:
         gates = _joint_gates(formula, size)
     classic = formula.expr.xreplace(gates)
     for neutral in (0, 1):  # 0, unless the size divides a removed term (then 0·x/0 is no number)
-        if sp.expand(formula.expr.xreplace({**gates, size: neutral}) - classic) == 0:
+        put = formula.expr.xreplace({**gates, size: neutral})
+        if put == classic or sp.expand(put - classic) == 0:  # the same tree is the same value: no expansion needed
             return gates, neutral
     raise ValueError(f"{formula.id}: neither 0 nor 1 for {size} under the classic switches is exact")
+
+
+@lru_cache(maxsize=16384)
+def _symbols_left(expr: sp.Expr, group: tuple[tuple[sp.Symbol, sp.Integer], ...]) -> frozenset[sp.Symbol]:
+    """The symbols of ``expr`` once the switches of ``group`` take their values: every size of a formula asks about
+    the same switches and pairs of switches, so each substitution is made once."""
+    return frozenset(expr.xreplace(dict(group)).free_symbols)
 
 
 def _joint_gates(formula: Formula, size: sp.Symbol) -> dict[sp.Symbol, sp.Integer]:
@@ -156,10 +207,11 @@ def function_source(formula: Formula, inputs: list[sp.Symbol]) -> str:
         gates, neutral = gating(formula, size)
         switches = ", ".join(f"{switch.name!r}: ({switch.name}, {int(value)})" for switch, value in gates.items())
         extra = f", {neutral}" if neutral else ""
-        lines.append(f"    {size.name} = _gated({formula.id!r}, {size.name!r}, {size.name}, {{{switches}}}{extra})")
-    lines += [f"    {s.name} = numpy.asarray({s.name}, dtype=numpy.float64)" for s in inputs]
-    expression = numpy_expression(formula)
-    lines.append(f"    return {expression}" if inputs else f"    return numpy.float64({expression})")
+        lines.append(f"    if {size.name} is None:\n"
+                     f"        {size.name} = _gated({formula.id!r}, {size.name!r}, {size.name}, {{{switches}}}{extra})")
+    lines += [f"    {s.name} = {s.name} if type({s.name}) is float else numpy.asarray({s.name}, dtype=numpy.float64)"
+              for s in inputs]
+    lines.append(f"    return numpy.float64({numpy_expression(formula)})")  # a NumPy scalar where every input is a float
     return "\n".join(lines)
 
 
