@@ -23,6 +23,7 @@ from llm_formulas.derivations.family_forms import FORMULAS, families_with_forms
 from llm_formulas.formulas.catalogue import all_formulas, get
 from llm_formulas.formulas.symbols import quantity
 from llm_formulas.render.documents.notebooks import LESSONS
+from llm_formulas.render.documents.reference import topic_of
 from llm_formulas.render.printers.mathml import expr_mathml, fragment_mathml
 from site_probe import CHROMIUM, load, widths
 
@@ -84,7 +85,7 @@ def _pages() -> dict[str, _Page]:
 def test_every_formula_sits_at_its_id_on_its_topic_page():
     pages = _pages()
     for formula in all_formulas():
-        page = pages[formula.id.split(".")[0] + ".html"]
+        page = pages[topic_of(formula.id) + ".html"]
         assert page.ids.count(formula.id) == 1, formula.id
     assert all(len(page.ids) == len(set(page.ids)) for page in pages.values())  # an anchor names one place
 
@@ -141,7 +142,7 @@ def test_composed_form_prints_parts_by_their_symbols_and_no_latex_command_as_tex
 def test_the_index_lists_each_topics_questions():
     pages = _pages()
     index = pages["index.html"]
-    topics = {f.id.split(".")[0] for f in all_formulas()}
+    topics = {topic_of(f.id) for f in all_formulas()}
     assert {f"{topic}.html" for topic in topics} <= set(index.links)
     answers = [link for link in index.links if "#" in link]
     assert len(answers) >= 2 * len(topics)  # two questions a topic at least, each linked to the formula answering it
@@ -158,7 +159,7 @@ def test_index_topic_and_family_pages_load_and_lay_out_in_chromium():
     index = load(reference_site(), "index.html", work)
     assert index["questions"] >= 30  # laid out: the questions are there at the load event
     topic = load(reference_site(), "memory.html", work)  # the largest topic page
-    memory_formulas = sum(1 for f in all_formulas() if f.id.startswith("memory."))
+    memory_formulas = sum(1 for f in all_formulas() if topic_of(f.id) == "memory")
     assert topic["maths"] >= memory_formulas
     width, height = topic["firstMath"]
     assert width > 100 and height > 8  # the first equation laid out as MathML, a line of it at least
@@ -225,7 +226,7 @@ def test_a_page_per_family_holds_its_forms_proved_and_evaluated():
         assert f"family-{family}.html" in index.links
         for formula_id in FORMULAS:  # each form at the id of the derivation that proves it, linked to its general formula
             anchor = f"families.{family}.{formula_id}"
-            assert f"{formula_id.split('.')[0]}.html#{formula_id}" in page.article_links[anchor]
+            assert f"{topic_of(formula_id)}.html#{formula_id}" in page.article_links[anchor]
             assert "proved in llm-formulas check" in page.articles[anchor] and "NOT proved" not in page.articles[anchor]
     # Llama-2 7B has 6,738,415,616 parameters (transformers' LlamaForCausalLM(config).num_parameters(); Meta's "7B")
     llama = (reference_site() / "family-llama.html").read_text(encoding="utf-8")

@@ -10,10 +10,16 @@ TOPIC_QUESTIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "params": (
         ("How many parameters does a decoder have?", "params.decoder.total"),
         ("Where does 12·l·h² come from?", "params.approx"),
-        ("How many parameters does one token pass through in a mixture of experts?", "params.decoder.active"),
         ("How many parameters does one attention block hold?", "params.decoder.attention"),
         ("How many parameters does one GPU of the first pipeline stage hold?", "params.stage.first"),
         ("How many parameters does LoRA train?", "params.lora.total"),
+    ),
+    "moe": (
+        ("How many parameters does one token pass through in a mixture of experts?", "params.decoder.active"),
+        ("How many parameters does one routed expert hold?", "params.decoder.expert"),
+        ("How many FLOPs do a token's experts cost?", "flops.decoder.experts"),
+        ("How many bytes does expert parallelism send per layer?", "comms.ep.per_layer"),
+        ("How many experts does a decoding step touch?", "serving.decode.experts_touched"),
     ),
     "flops": (
         ("How many FLOPs does a training step take?", "flops.decoder.training"),
