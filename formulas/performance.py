@@ -151,7 +151,8 @@ attention_core = attention_unfused + scores_bytes / HBM + 2 * tau_k  # with the 
 attention_backward = (1 - flash) * 2 * attention_core + flash * sp.Rational(5, 2) * attention_flash
 recomputed_core = (1 - flash) * attention_core  # what selective recompute repeats (flash recomputes inside its kernel)
 attention_forward = (1 - flash) * attention_core + flash * attention_flash
-tokens_per_rank = tokens * (1 - seq_par + seq_par / t)  # norms and dropouts see s/t tokens under SP
+# norms and dropouts see s/t tokens under SP: (t − σ_SP(t − 1))/t, which floats compute exactly (1 − σ + σ/t cancels)
+tokens_per_rank = tokens * (t - seq_par * (t - 1)) / t
 elementwise_forward = ((tokens_per_rank * h * (10 * q + 2 * c_byte) + (2 + gated) * tokens * d_ff / t * q) / HBM
                        + 5 * tau_k)  # 2 norms (read+write), 2 bias-dropout-adds (read 2, write 1, mask), the activation
 ring_allreduce = 2 * (t - 1) / t * tokens * h * q / W_tp  # one all-reduce of b·s·h·q over the TP ring

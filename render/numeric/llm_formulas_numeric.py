@@ -276,7 +276,7 @@ def flops_backward(b, s, h, l, V):
 
     flops.backward [FLOP] = 48*b*h**2*l*s*(V/(12*h*l) + 1 + s/(6*h))
 
-    LaTeX: F_{bwd} = 48 b h^{2} l s \left(\frac{V}{12 h l} + 1 + \frac{s}{6 h}\right)
+    LaTeX: F_{bwd} = 2 F_{fwd}
 
     Args:
         b: micro-batch size [1]
@@ -302,7 +302,7 @@ def flops_training(b, s, h, l, V):
 
     flops.training [FLOP] = 72*b*h**2*l*s*(V/(12*h*l) + 1 + s/(6*h))
 
-    LaTeX: F_{train} = 72 b h^{2} l s \left(\frac{V}{12 h l} + 1 + \frac{s}{6 h}\right)
+    LaTeX: F_{train} = 3 F_{fwd}
 
     Args:
         b: micro-batch size [1]
@@ -328,7 +328,7 @@ def flops_training_recompute(b, s, h, l, V):
 
     flops.training.recompute [FLOP] = 96*b*h**2*l*s*(V/(12*h*l) + 1 + s/(6*h))
 
-    LaTeX: F_{train}^{recompute} = 96 b h^{2} l s \left(\frac{V}{12 h l} + 1 + \frac{s}{6 h}\right)
+    LaTeX: F_{train}^{recompute} = 4 F_{fwd}
 
     Args:
         b: micro-batch size [1]
@@ -1267,12 +1267,90 @@ def memory_activations_layer_general_flash_sp(b, s, h, a, g, d_head, d_ff, t, *,
     return numpy.float64((4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t)
 
 
+def memory_activations_token_decoder_whole(h, *, mla=0, q_lora=0, drop=1, r_q=None, r_kv=None, d_rope=None):
+    r"""activation bytes per token of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff), kept whole on every TP rank (split along s under sequence parallelism).
+
+    memory.activations.token.decoder.whole [byte] = h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv)
+
+    LaTeX: a_{whole}^{dec} = h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)
+
+    Args:
+        h: hidden size [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: activation bytes per token of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff), kept whole on every TP rank (split along s under sequence parallelism) [byte]
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
+    """
+    if r_q is None:
+        r_q = _gated('memory.activations.token.decoder.whole', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.activations.token.decoder.whole', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.activations.token.decoder.whole', 'd_rope', d_rope, {'mla': (mla, 0)})
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    return numpy.float64(h*(2*drop + 8) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))
+
+
+def memory_activations_token_decoder_split(a, g, d_head, d_ff, *, gated=0, mla=0, glu_fused=0, d_rope=None, d_nope=None, d_v=None):
+    r"""activation bytes per token of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff), split t ways by tensor parallelism (the heads' and the MLP's inner tensors).
+
+    memory.activations.token.decoder.split [byte] = 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g)
+
+    LaTeX: a_{split}^{dec} = 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right)
+
+    Args:
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: activation bytes per token of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff), split t ways by tensor parallelism (the heads' and the MLP's inner tensors) [byte]
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
+    """
+    if d_rope is None:
+        d_rope = _gated('memory.activations.token.decoder.split', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('memory.activations.token.decoder.split', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('memory.activations.token.decoder.split', 'd_v', d_v, {'mla': (mla, 0)})
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))
+
+
 def memory_activations_layer_decoder_tp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel.
 
     memory.activations.layer.decoder.tp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
 
-    LaTeX: A_{dec}^{tp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + b s \left(h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right)}{t}\right)
+    LaTeX: A_{dec}^{tp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + b s \left(\frac{a_{split}^{dec}}{t} + a_{whole}^{dec}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1336,7 +1414,7 @@ def memory_activations_layer_decoder_tp_sp(b, s, h, a, g, d_head, d_ff, t, *, ga
 
     memory.activations.layer.decoder.tp_sp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
 
-    LaTeX: A_{dec}^{tp,sp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + \frac{b s \left(2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)\right)}{t}
+    LaTeX: A_{dec}^{tp,sp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + \frac{b s \left(a_{split}^{dec} + a_{whole}^{dec}\right)}{t}
 
     Args:
         b: micro-batch size [1]
@@ -1400,7 +1478,7 @@ def memory_activations_layer_decoder_selective(b, s, h, a, g, d_head, d_ff, t, *
 
     memory.activations.layer.decoder.selective [byte] = b*s*(h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
 
-    LaTeX: A_{dec}^{selective} = b s \left(h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right)}{t}\right)
+    LaTeX: A_{dec}^{selective} = b s \left(\frac{a_{split}^{dec}}{t} + a_{whole}^{dec}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1464,7 +1542,7 @@ def memory_activations_layer_decoder_selective_sp(b, s, h, a, g, d_head, d_ff, t
 
     memory.activations.layer.decoder.selective_sp [byte] = b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
 
-    LaTeX: A_{dec}^{selective,sp} = \frac{b s \left(2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)\right)}{t}
+    LaTeX: A_{dec}^{selective,sp} = \frac{b s \left(a_{split}^{dec} + a_{whole}^{dec}\right)}{t}
 
     Args:
         b: micro-batch size [1]
@@ -1528,7 +1606,7 @@ def memory_activations_layer_decoder_flash(b, s, h, a, g, d_head, d_ff, t, *, ga
 
     memory.activations.layer.decoder.flash [byte] = 4*a*b*s/t + b*s*(h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
 
-    LaTeX: A_{dec}^{flash} = \frac{4 a b s}{t} + b s \left(h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right)}{t}\right)
+    LaTeX: A_{dec}^{flash} = \frac{4 a b s}{t} + b s \left(\frac{a_{split}^{dec}}{t} + a_{whole}^{dec}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1592,7 +1670,7 @@ def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, *,
 
     memory.activations.layer.decoder.flash_sp [byte] = 4*a*b*s/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
 
-    LaTeX: A_{dec}^{flash,sp} = \frac{4 a b s}{t} + \frac{b s \left(2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)\right)}{t}
+    LaTeX: A_{dec}^{flash,sp} = \frac{4 a b s}{t} + \frac{b s \left(a_{split}^{dec} + a_{whole}^{dec}\right)}{t}
 
     Args:
         b: micro-batch size [1]
@@ -1651,12 +1729,120 @@ def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, *,
     return numpy.float64(4*a*b*s/t + b*s*(d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t)
 
 
+def memory_activations_token_moe_whole(h, E, k, *, mla=0, q_lora=0, sh_gate=0, drop=1, r_q=None, r_kv=None, d_rope=None):
+    r"""activation bytes per token of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh), kept whole on every TP rank (split along s under sequence parallelism).
+
+    memory.activations.token.moe.whole [byte] = 4*E + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv)
+
+    LaTeX: a_{whole}^{moe} = 4 E + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)
+
+    Args:
+        h: hidden size [1]
+        E: experts [1]
+        k: experts per token [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: activation bytes per token of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh), kept whole on every TP rank (split along s under sequence parallelism) [byte]
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
+    """
+    if r_q is None:
+        r_q = _gated('memory.activations.token.moe.whole', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('memory.activations.token.moe.whole', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('memory.activations.token.moe.whole', 'd_rope', d_rope, {'mla': (mla, 0)})
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    return numpy.float64(4*E + 2*h*sh_gate + h*(2*drop + 8) + 28*k + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))
+
+
+def memory_activations_token_moe_split(a, g, d_head, k, d_moe, *, gated=0, mla=0, d_sh=0, glu_fused=0, d_rope=None, d_nope=None, d_v=None):
+    r"""activation bytes per token of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh), split t ways by tensor parallelism (the heads' and the MLP's inner tensors).
+
+    memory.activations.token.moe.split [byte] = 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4)
+
+    LaTeX: a_{split}^{moe} = 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right)
+
+    Args:
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        k: experts per token [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: activation bytes per token of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh), split t ways by tensor parallelism (the heads' and the MLP's inner tensors) [byte]
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
+    """
+    if d_rope is None:
+        d_rope = _gated('memory.activations.token.moe.split', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('memory.activations.token.moe.split', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('memory.activations.token.moe.split', 'd_v', d_v, {'mla': (mla, 0)})
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))
+
+
+def memory_activations_token_moe_copies(h, k):
+    r"""activation bytes per token of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh), of the k dispatched expert copies and their fp32 weights, whole on every TP rank without sequence parallelism.
+
+    memory.activations.token.moe.copies [byte] = 2*h*k + 4*k
+
+    LaTeX: a_{copies}^{moe} = 2 h k + 4 k
+
+    Args:
+        h: hidden size [1]
+        k: experts per token [1]
+
+    Returns: activation bytes per token of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh), of the k dispatched expert copies and their fp32 weights, whole on every TP rank without sequence parallelism [byte]
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
+    """
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    return numpy.float64(2*h*k + 4*k)
+
+
 def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel.
 
     memory.activations.layer.decoder.moe.tp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
 
-    LaTeX: A_{moe}^{tp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + b s \left(4 E + 2 h k + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 32 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right)}{t}\right)
+    LaTeX: A_{moe}^{tp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + b s \left(a_{copies}^{moe} + \frac{a_{split}^{moe}}{t} + a_{whole}^{moe}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1728,7 +1914,7 @@ def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d
 
     memory.activations.layer.decoder.moe.tp_sp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
-    LaTeX: A_{moe}^{tp,sp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + b s \left(\frac{t_{E} \left(2 h k + 4 k\right)}{t} + \frac{4 E + 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)}{t}\right)
+    LaTeX: A_{moe}^{tp,sp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + b s \left(\frac{a_{copies}^{moe} t_{E}}{t} + \frac{a_{split}^{moe} + a_{whole}^{moe}}{t}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1802,7 +1988,7 @@ def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, 
 
     memory.activations.layer.decoder.moe.selective [byte] = b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
 
-    LaTeX: A_{moe}^{selective} = b s \left(4 E + 2 h k + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 32 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right)}{t}\right)
+    LaTeX: A_{moe}^{selective} = b s \left(a_{copies}^{moe} + \frac{a_{split}^{moe}}{t} + a_{whole}^{moe}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1874,7 +2060,7 @@ def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, 
 
     memory.activations.layer.decoder.moe.selective_sp [byte] = b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
-    LaTeX: A_{moe}^{selective,sp} = b s \left(\frac{t_{E} \left(2 h k + 4 k\right)}{t} + \frac{4 E + 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)}{t}\right)
+    LaTeX: A_{moe}^{selective,sp} = b s \left(\frac{a_{copies}^{moe} t_{E}}{t} + \frac{a_{split}^{moe} + a_{whole}^{moe}}{t}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1948,7 +2134,7 @@ def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d
 
     memory.activations.layer.decoder.moe.flash [byte] = 4*a*b*s/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
 
-    LaTeX: A_{moe}^{flash} = \frac{4 a b s}{t} + b s \left(4 E + 2 h k + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 32 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right)}{t}\right)
+    LaTeX: A_{moe}^{flash} = \frac{4 a b s}{t} + b s \left(a_{copies}^{moe} + \frac{a_{split}^{moe}}{t} + a_{whole}^{moe}\right)
 
     Args:
         b: micro-batch size [1]
@@ -2020,7 +2206,7 @@ def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t
 
     memory.activations.layer.decoder.moe.flash_sp [byte] = 4*a*b*s/t + b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
-    LaTeX: A_{moe}^{flash,sp} = \frac{4 a b s}{t} + b s \left(\frac{t_{E} \left(2 h k + 4 k\right)}{t} + \frac{4 E + 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)}{t}\right)
+    LaTeX: A_{moe}^{flash,sp} = \frac{4 a b s}{t} + b s \left(\frac{a_{copies}^{moe} t_{E}}{t} + \frac{a_{split}^{moe} + a_{whole}^{moe}}{t}\right)
 
     Args:
         b: micro-batch size [1]
@@ -2094,7 +2280,7 @@ def memory_activations_1f1b(b, s, h, a, l, t):
 
     memory.activations.1f1b [byte] = b*h*l*s*(5*a*s/(h*t) + 10 + 24/t)
 
-    LaTeX: A_{1F1B} = b h l s \left(\frac{5 a s}{h t} + 10 + \frac{24}{t}\right)
+    LaTeX: A_{1F1B} = A_{layer}^{TP} l
 
     Args:
         b: micro-batch size [1]
@@ -2124,7 +2310,7 @@ def memory_activations_1f1b_interleaved(b, s, h, a, l, t, p, v):
 
     memory.activations.1f1b.interleaved [byte] = b*h*l*s*(1 + (p - 1)/(p*v))*(5*a*s/(h*t) + 10 + 24/t)
 
-    LaTeX: A_{1F1B}^{interleaved} = b h l s \left(1 + \frac{p - 1}{p v}\right) \left(\frac{5 a s}{h t} + 10 + \frac{24}{t}\right)
+    LaTeX: A_{1F1B}^{interleaved} = A_{layer}^{TP} l \left(1 + \frac{p - 1}{p v}\right)
 
     Args:
         b: micro-batch size [1]
@@ -2214,7 +2400,7 @@ def memory_training_selective(b, s, h, l, t, P):
 
     memory.training.selective [byte] = 16*P + b*h*l*s*(10 + 24/t)
 
-    LaTeX: M_{train} = 16 \Psi + b h l s \left(10 + \frac{24}{t}\right)
+    LaTeX: M_{train} = A_{001} + M_{states}
 
     Args:
         b: micro-batch size [1]
@@ -2320,7 +2506,7 @@ def memory_inference(b, s, h, g, d_head, l, P, q):
 
     memory.inference [byte] = 2*P + 2*b*d_head*g*l*q*s + b*h*q*s
 
-    LaTeX: M_{infer} = 2 \Psi + 2 b d_{head} g l q s + b h q s
+    LaTeX: M_{infer} = M_{KV} + 2 \Psi + b h q s
 
     Args:
         b: micro-batch size [1]
@@ -2352,7 +2538,7 @@ def memory_per_gpu(b, s, h, a, l, t, p, P):
 
     memory.per_gpu [byte] = 16*P/(p*t) + b*h*l*s*(5*a*s/(h*t) + 10 + 24/t)
 
-    LaTeX: M_{GPU}^{need} = \frac{16 \Psi}{p t} + b h l s \left(\frac{5 a s}{h t} + 10 + \frac{24}{t}\right)
+    LaTeX: M_{GPU}^{need} = A_{1F1B} + M_{ZeRO\text{-}0}
 
     Args:
         b: micro-batch size [1]
@@ -2386,7 +2572,7 @@ def memory_per_gpu_headroom(b, s, h, a, l, t, p, P, M_gpu):
 
     memory.per_gpu.headroom [byte] = M_gpu - 16*P/(p*t) - b*h*l*s*(5*a*s/(h*t) + 10 + 24/t)
 
-    LaTeX: M_{free} = M_{GPU} - \frac{16 \Psi}{p t} - b h l s \left(\frac{5 a s}{h t} + 10 + \frac{24}{t}\right)
+    LaTeX: M_{free} = - M_{GPU}^{need} + M_{GPU}
 
     Args:
         b: micro-batch size [1]
@@ -2420,7 +2606,7 @@ def memory_max_micro_batch(s, h, a, l, t, p, P, M_gpu):
 
     memory.max_micro_batch [sequence] = floor((M_gpu - 16*P/(p*t))/(h*l*s*(5*a*s/(h*t) + 10 + 24/t)))
 
-    LaTeX: b_{max} = \left\lfloor{\frac{M_{GPU} - \frac{16 \Psi}{p t}}{h l s \left(\frac{5 a s}{h t} + 10 + \frac{24}{t}\right)}}\right\rfloor
+    LaTeX: b_{max} = \left\lfloor{\frac{b \left(- M_{ZeRO\text{-}0} + M_{GPU}\right)}{A_{1F1B}}}\right\rfloor
 
     Args:
         s: sequence length [1]
@@ -2860,7 +3046,7 @@ def comms_tp_per_iteration(b, s, h, l, p, m, q):
 
     comms.tp.per_iteration [byte] = 4*b*h*l*m*q*s/p
 
-    LaTeX: V_{TP}^{iter} = \frac{4 b h l m q s}{p}
+    LaTeX: V_{TP}^{iter} = V_{TP} m
 
     Args:
         b: micro-batch size [1]
@@ -2914,7 +3100,7 @@ def comms_pp_per_iteration(b, s, h, m, q):
 
     comms.pp.per_iteration [byte] = 2*b*h*m*q*s
 
-    LaTeX: V_{PP}^{iter} = 2 b h m q s
+    LaTeX: V_{PP}^{iter} = V_{PP} m
 
     Args:
         b: micro-batch size [1]
@@ -2940,7 +3126,7 @@ def comms_pp_per_iteration_interleaved(b, s, h, m, v, q):
 
     comms.pp.per_iteration.interleaved [byte] = 2*b*h*m*q*s*v
 
-    LaTeX: V_{PP}^{iter,v} = 2 b h m q s v
+    LaTeX: V_{PP}^{iter,v} = V_{PP}^{iter} v
 
     Args:
         b: micro-batch size [1]
@@ -3600,7 +3786,7 @@ def inference_roofline(b, X, W_mem, q_w):
 
     inference.roofline [FLOP/second] = Min(X, 2*W_mem*b/q_w)
 
-    LaTeX: X_{attainable} = \min\left(X, \frac{2 W_{mem} b}{q_{\Psi}}\right)
+    LaTeX: X_{attainable} = \min\left(X, I W_{mem}\right)
 
     Args:
         b: micro-batch size [1]
@@ -3678,7 +3864,7 @@ def inference_latency_step(b, n, P, X, W_mem, q_w):
 
     inference.latency.step [second] = Max(P*q_w/(W_mem*n), 2*P*b/(X*n))
 
-    LaTeX: T_{step} = \max\left(\frac{\Psi q_{\Psi}}{W_{mem} n}, \frac{2 \Psi b}{X n}\right)
+    LaTeX: T_{step} = \max\left(T_{compute}, T_{mem}\right)
 
     Args:
         b: micro-batch size [1]
@@ -4008,7 +4194,7 @@ def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla
 
     params.decoder.attention [parameter] = a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
-    LaTeX: \Psi_{attn} = a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)
+    LaTeX: \Psi_{attn} = \Psi_{MLA} \sigma_{MLA} + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)
 
     Args:
         h: hidden size [1]
@@ -4224,7 +4410,7 @@ def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k
 
     params.decoder.layer [parameter] = a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
-    LaTeX: \Psi_{layer} = a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)
+    LaTeX: \Psi_{layer} = \Psi_{attn} + \Psi_{cross} + \Psi_{mlp} + \Psi_{norm}
 
     Args:
         h: hidden size [1]
@@ -4300,7 +4486,7 @@ def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_
 
     params.decoder.layer.moe [parameter] = E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
-    LaTeX: \Psi_{layer}^{moe} = E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)
+    LaTeX: \Psi_{layer}^{moe} = \Psi_{attn} + \Psi_{cross} + \Psi_{expert} E + \Psi_{norm} + \Psi_{router} + \Psi_{shared}
 
     Args:
         h: hidden size [1]
@@ -4384,7 +4570,7 @@ def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated
 
     params.decoder.layer.active [parameter] = E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
-    LaTeX: \Psi_{layer}^{active} = E h + E \sigma_{b_{router}} + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + k \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)
+    LaTeX: \Psi_{layer}^{active} = \Psi_{attn} + \Psi_{cross} + \Psi_{expert} k + \Psi_{norm} + \Psi_{router} + \Psi_{shared}
 
     Args:
         h: hidden size [1]
@@ -4518,7 +4704,7 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
 
     params.decoder.total [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: \Psi = V d_{emb} \left(1 - \sigma_{tied}\right) + V d_{emb} + V \sigma_{b_{head}} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{GDN} \left(d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}\right) + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right) + l_{SSD} \left(\sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)\right) + \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + \left(a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: \Psi = \Psi_{attn} l_{attn} + \Psi_{emb} + \Psi_{final} + \Psi_{head} + \Psi_{mlp} l_{mlp} + \Psi_{GDN} l_{GDN} + \Psi_{S6} l_{S6} + \Psi_{SSD} l_{SSD} + \Psi_{LRU} l_{LRU} + l \left(\Psi_{cross} + \Psi_{norm}\right) + l_{moe} \left(\Psi_{expert} E + \Psi_{router} + \Psi_{shared}\right)
 
     Args:
         h: hidden size [1]
@@ -4700,7 +4886,7 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
 
     params.decoder.active [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: \Psi_{active} = V d_{emb} \left(1 - \sigma_{tied}\right) + V d_{emb} + V \sigma_{b_{head}} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{GDN} \left(d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}\right) + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh} + k \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right)\right) + l_{SSD} \left(\sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)\right) + \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + \left(a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: \Psi_{active} = \Psi_{attn} l_{attn} + \Psi_{emb} + \Psi_{final} + \Psi_{head} + \Psi_{mlp} l_{mlp} + \Psi_{GDN} l_{GDN} + \Psi_{S6} l_{S6} + \Psi_{SSD} l_{SSD} + \Psi_{LRU} l_{LRU} + l \left(\Psi_{cross} + \Psi_{norm}\right) + l_{moe} \left(\Psi_{expert} k + \Psi_{router} + \Psi_{shared}\right)
 
     Args:
         h: hidden size [1]
@@ -4886,7 +5072,7 @@ def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b
 
     params.decoder.mtp [parameter] = n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
 
-    LaTeX: \Psi_{MTP} = n_{MTP} \left(E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + 2 h^{2} + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + 3 h \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right)
+    LaTeX: \Psi_{MTP} = n_{MTP} \left(\Psi_{layer}^{moe} + 2 h^{2} + 3 h \left(\sigma_{\beta} + 1\right)\right)
 
     Args:
         h: hidden size [1]
@@ -5010,7 +5196,7 @@ def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=
 
     flops.decoder.attention.projections [FLOP] = b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
-    LaTeX: F_{proj} = b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)
+    LaTeX: F_{proj} = F_{proj}^{MLA} \sigma_{MLA} + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right)
 
     Args:
         b: micro-batch size [1]
@@ -5404,7 +5590,7 @@ def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, 
 
     flops.decoder.layer.forward [FLOP] = 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
-    LaTeX: F_{layer} = 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)
+    LaTeX: F_{layer} = F_{proj} + F_{attn} + F_{mlp}
 
     Args:
         b: micro-batch size [1]
@@ -5462,7 +5648,7 @@ def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated
 
     flops.decoder.layer.forward.moe [FLOP] = 2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
 
-    LaTeX: F_{layer}^{moe} = 2 E b h s + 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)
+    LaTeX: F_{layer}^{moe} = F_{proj} + F_{attn} + F_{experts} + F_{router} + F_{shared}
 
     Args:
         b: micro-batch size [1]
@@ -5530,7 +5716,7 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla
 
     flops.decoder.layers.forward [FLOP] = 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{layers} = 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil\right) + l_{LRU} \left(6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h s + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)\right) + \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{layers} = F_{mlp} l_{mlp} + F_{GDN} l_{GDN} + F_{S6} l_{S6} + F_{SSD} l_{SSD} + F_{LRU} l_{LRU} + l_{attn} \left(F_{proj} + F_{attn}\right) + l_{moe} \left(F_{experts} + F_{router} + F_{shared}\right)
 
     Args:
         b: micro-batch size [1]
@@ -5726,7 +5912,7 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
 
     flops.decoder.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{fwd} = 2 V b d_{emb} s + 4 b d_{emb} h \sigma_{proj} s + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil\right) + l_{LRU} \left(6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h s + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)\right) + \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{fwd} = F_{proj,emb} + F_{layers} + F_{logits}
 
     Args:
         b: micro-batch size [1]
@@ -5878,7 +6064,7 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
 
     flops.decoder.backward [FLOP] = 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 4*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + 2*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 2*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 2*l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 2*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + 2*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{bwd} = 4 V b d_{emb} s + 8 b d_{emb} h \sigma_{proj} s + 4 b d_{ff} h s \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + 2 l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil\right) + 2 l_{LRU} \left(6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}\right) + 2 l_{S6} \left(2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + 2 l_{moe} \left(2 E b h s + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + 2 l_{SSD} \left(2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)\right) + 2 \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{bwd} = 2 F_{fwd}
 
     Args:
         b: micro-batch size [1]
@@ -6030,7 +6216,7 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
 
     flops.decoder.training [FLOP] = 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 6*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 3*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + 3*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 3*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 3*l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 3*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + 3*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{train} = 6 V b d_{emb} s + 12 b d_{emb} h \sigma_{proj} s + 6 b d_{ff} h s \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + 3 l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil\right) + 3 l_{LRU} \left(6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}\right) + 3 l_{S6} \left(2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + 3 l_{moe} \left(2 E b h s + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + 3 l_{SSD} \left(2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)\right) + 3 \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{train} = 3 F_{fwd}
 
     Args:
         b: micro-batch size [1]
@@ -6324,7 +6510,7 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, kv_expand=
 
     memory.kv_cache.decoder [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*l_win*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*Min(s, W - 1) + b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
-    LaTeX: M_{KV} = b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q \left(2 N n_{grp} + d_{ssm}\right)\right) + b l_{win} q \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right) \min\left(s, W - 1\right) + b q s \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)
+    LaTeX: M_{KV} = M_{KV}^{full} \left(l_{attn} - l_{win}\right) + M_{KV}^{win} l_{win} + M_{GDN} l_{GDN} + M_{S6} l_{S6} + M_{SSD} l_{SSD} + M_{LRU} l_{LRU}
 
     Args:
         b: micro-batch size [1]
@@ -6422,7 +6608,7 @@ def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=
 
     memory.kv_cache.decoder.paged [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*n_blk*q*(l_win*ceiling(Min(s, W - 1)/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*ceiling(s/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
-    LaTeX: M_{KV}^{paged} = b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q \left(2 N n_{grp} + d_{ssm}\right)\right) + b n_{blk} q \left(l_{win} \left\lceil{\frac{\min\left(s, W - 1\right)}{n_{blk}}}\right\rceil + \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right) \left\lceil{\frac{s}{n_{blk}}}\right\rceil\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+    LaTeX: M_{KV}^{paged} = M_{GDN} l_{GDN} + M_{S6} l_{S6} + M_{SSD} l_{SSD} + M_{LRU} l_{LRU} + b n_{blk} q \left(l_{win} \left\lceil{\frac{\min\left(s, W - 1\right)}{n_{blk}}}\right\rceil + \left(l_{attn} - l_{win}\right) \left\lceil{\frac{s}{n_{blk}}}\right\rceil\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -7245,12 +7431,206 @@ def perf_gemm_efficiency(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem
     return numpy.float64(eta_gemm/(1 + (1/2)*X*eta_gemm*tau_k/(K_inner*M_rows*N_cols) + (1/2)*X*eta_gemm*q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(K_inner*M_rows*N_cols*W_mem*eta_mem)))
 
 
+def perf_layer_gemms(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_mem, tau_k, *, gated=0):
+    r"""one layer's four GEMMs per micro-batch on one GPU under t: QKV [bs, h]·[h, (a + 2g)·d_head/t], the output projection [bs, a·d_head/t]·[.., h], the MLP's up (and gate) and down with d_ff/t.
+
+    perf.layer.gemms [second] = 4*tau_k + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)
+
+    LaTeX: T_{GEMM}^{layer} = T_{GEMM}\big|_{K = \frac{a d_{head}}{t}, M = b s, N = h} + T_{GEMM}\big|_{K = \frac{d_{ff}}{t}, M = b s, N = h} + T_{GEMM}\big|_{K = h, M = b s, N = \frac{d_{ff} \left(\sigma_{gated} + 1\right)}{t}} + T_{GEMM}\big|_{K = h, M = b s, N = \frac{d_{head} \left(a + 2 g\right)}{t}}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+
+    Returns: one layer's four GEMMs per micro-batch on one GPU under t: QKV [bs, h]·[h, (a + 2g)·d_head/t], the output projection [bs, a·d_head/t]·[.., h], the MLP's up (and gate) and down with d_ff/t [second]
+
+    Valid when: one kernel per GEMM; compute and memory time add (no overlap inside a kernel)
+
+    Sources: NVIDIA GEMM guide, arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's ops:byte ratio; small and skinny GEMMs are memory- or latency-bound; Shoeybi et al. 2019, §3: operators f and g, two all-reduces in the forward and two in the backward of each layer
+    """
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = eta_gemm if type(eta_gemm) is float else numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = eta_mem if type(eta_mem) is float else numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = tau_k if type(tau_k) is float else numpy.asarray(tau_k, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    return numpy.float64(4*tau_k + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))
+
+
+def perf_attention_eager(b, s, a, d_head, t, X, W_mem, q, eta_gemm, eta_mem, tau_k):
+    r"""one layer's attention core without a fused kernel: QKᵀ and scores·V as batched GEMMs, the s² scores written and read through HBM by the softmax and the dropout (and its 1-byte mask).
+
+    perf.attention.eager [second] = 4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)
+
+    LaTeX: T_{core} = 4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        t: tensor parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+
+    Returns: one layer's attention core without a fused kernel: QKᵀ and scores·V as batched GEMMs, the s² scores written and read through HBM by the softmax and the dropout (and its 1-byte mask) [second]
+
+    Valid when: one kernel per GEMM; compute and memory time add (no overlap inside a kernel)
+
+    Sources: Korthikanti et al. 2022, §4.2.2 sequence parallelism: reduce-scatter + all-gather in place of each all-reduce; §5 selective recompute
+    """
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = eta_gemm if type(eta_gemm) is float else numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = eta_mem if type(eta_mem) is float else numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = tau_k if type(tau_k) is float else numpy.asarray(tau_k, dtype=numpy.float64)
+    return numpy.float64(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t))
+
+
+def perf_attention_flash(b, s, a, d_head, t, X, W_mem, q, eta_gemm, eta_mem, tau_k):
+    r"""one layer's attention core as one FlashAttention kernel: the QKᵀ and scores·V FLOPs, Q, K, V and the output through HBM once, no s² scores.
+
+    perf.attention.flash [second] = tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)
+
+    LaTeX: T_{flash} = \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        t: tensor parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+
+    Returns: one layer's attention core as one FlashAttention kernel: the QKᵀ and scores·V FLOPs, Q, K, V and the output through HBM once, no s² scores [second]
+
+    Valid when: one kernel per GEMM; compute and memory time add (no overlap inside a kernel)
+
+    Sources: Dao 2023, the scores never reach HBM; the backward runs 5 matmuls to the forward's 2
+    """
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = eta_gemm if type(eta_gemm) is float else numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = eta_mem if type(eta_mem) is float else numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = tau_k if type(tau_k) is float else numpy.asarray(tau_k, dtype=numpy.float64)
+    return numpy.float64(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))
+
+
+def perf_layer_elementwise(b, s, h, d_ff, t, W_mem, q, eta_mem, tau_k, *, gated=0, seq_par=0):
+    r"""one layer's element-wise kernels: two norms, two bias-dropout-adds (with their masks) and the activation, their bytes at η_mem of the HBM bandwidth (norms and dropouts over s/t tokens under SP).
+
+    perf.layer.elementwise [second] = 5*tau_k + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
+
+    LaTeX: T_{elem} = 5 \tau_{k} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1] (default 0, the classic model)
+
+    Returns: one layer's element-wise kernels: two norms, two bias-dropout-adds (with their masks) and the activation, their bytes at η_mem of the HBM bandwidth (norms and dropouts over s/t tokens under SP) [second]
+
+    Sources: Korthikanti et al. 2022, §4.2.2 sequence parallelism: reduce-scatter + all-gather in place of each all-reduce; §5 selective recompute
+    """
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    eta_mem = eta_mem if type(eta_mem) is float else numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = tau_k if type(tau_k) is float else numpy.asarray(tau_k, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    seq_par = seq_par if type(seq_par) is float else numpy.asarray(seq_par, dtype=numpy.float64)
+    return numpy.float64(5*tau_k + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))
+
+
+def perf_tp_allreduce(b, s, h, t, q, W_tp):
+    r"""one all-reduce of a layer's b·s·h·q output over the t ranks of a TP ring: 2(t − 1)/t of it over each link.
+
+    perf.tp.allreduce [second] = b*h*q*s*(2*t - 2)/(W_tp*t)
+
+    LaTeX: T_{AR} = \frac{b h q s \left(2 t - 2\right)}{W_{TP} t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        t: tensor parallel degree [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+
+    Returns: one all-reduce of a layer's b·s·h·q output over the t ranks of a TP ring: 2(t − 1)/t of it over each link [second]
+
+    Sources: Shoeybi et al. 2019, §3: operators f and g, two all-reduces in the forward and two in the backward of each layer; nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n
+    """
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    W_tp = W_tp if type(W_tp) is float else numpy.asarray(W_tp, dtype=numpy.float64)
+    return numpy.float64(b*h*q*s*(2*t - 2)/(W_tp*t))
+
+
 def perf_tp_layer(b, s, h, t, q, tau_k, W_tp, *, seq_par=0):
     r"""TP communication of one layer's forward per micro-batch: two all-reduces of b·s·h·q (with SP a reduce-scatter and an all-gather each), blocking; the backward has as many.
 
     perf.tp.layer [second] = 2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)
 
-    LaTeX: T_{TP} = 2 \tau_{k} \left(\sigma_{SP} + 1\right) + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t}
+    LaTeX: T_{TP} = 2 T_{AR} + 2 \tau_{k} \left(\sigma_{SP} + 1\right)
 
     Args:
         b: micro-batch size [1]
@@ -7282,7 +7662,7 @@ def perf_tp_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_
 
     perf.tp.backward [second] = ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t))
 
-    LaTeX: T_{TP}^{bwd} = \sigma_{TP}^{ovl} \left(\tau_{k} \left(2 \sigma_{SP} + 2\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}}\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}}\right)\right) + \left(1 - \sigma_{TP}^{ovl}\right) \left(2 \tau_{k} \left(\sigma_{SP} + 1\right) + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t}\right)
+    LaTeX: T_{TP}^{bwd} = T_{TP} \left(1 - \sigma_{TP}^{ovl}\right) + \sigma_{TP}^{ovl} \left(\tau_{k} \left(2 \sigma_{SP} + 2\right) + \max\left(0, T_{AR} - T_{GEMM}\big|_{K = h, M = b s, N = \frac{d_{ff} \left(\sigma_{gated} + 1\right)}{t}}\right) + \max\left(0, T_{AR} - T_{GEMM}\big|_{K = h, M = b s, N = \frac{d_{head} \left(a + 2 g\right)}{t}}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -7334,7 +7714,7 @@ def perf_layer_forward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, et
 
     perf.layer.forward [second] = flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
 
-    LaTeX: T_{layer}^{fwd} = \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}
+    LaTeX: T_{layer}^{fwd} = T_{core} \left(1 - \sigma_{flash}\right) + T_{flash} \sigma_{flash} + T_{elem} + T_{GEMM}^{layer} + T_{TP}
 
     Args:
         b: micro-batch size [1]
@@ -7388,7 +7768,7 @@ def perf_layer_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, e
 
     perf.layer.backward [second] = 5*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 18*tau_k + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
 
-    LaTeX: T_{layer}^{bwd} = \frac{5 \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right)}{2} + \sigma_{TP}^{ovl} \left(\tau_{k} \left(2 \sigma_{SP} + 2\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}}\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}}\right)\right) + \sigma_{full} \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right) + \sigma_{sel} \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + 18 \tau_{k} + \left(1 - \sigma_{TP}^{ovl}\right) \left(2 \tau_{k} \left(\sigma_{SP} + 1\right) + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t}\right) + \left(2 - 2 \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{4 a b d_{head} h s}{X \eta_{gemm} t} + \frac{4 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{4 b d_{ff} h s}{X \eta_{gemm} t} + \frac{4 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 \left(\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)\right)}{W_{mem} \eta_{mem}}
+    LaTeX: T_{layer}^{bwd} = T_{core} \sigma_{sel} \left(1 - \sigma_{flash}\right) + T_{core} \left(2 - 2 \sigma_{flash}\right) + \frac{5 T_{flash} \sigma_{flash}}{2} + 2 T_{elem} + T_{layer}^{fwd} \sigma_{full} + 2 T_{GEMM}^{layer} + T_{TP}^{bwd}
 
     Args:
         b: micro-batch size [1]
@@ -7448,7 +7828,7 @@ def perf_logits(b, s, h, V, t, X, W_mem, q, eta_gemm, eta_mem, tau_k):
 
     perf.logits [second] = 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem)
 
-    LaTeX: T_{logits} = \frac{6 V b h s}{X \eta_{gemm} t} + \frac{10 V b q s}{W_{mem} \eta_{mem} t} + 3 \tau_{k} + \frac{3 q \left(\frac{V b s}{t} + \frac{V h}{t} + b h s\right)}{W_{mem} \eta_{mem}}
+    LaTeX: T_{logits} = 3 T_{GEMM}\big|_{K = h, M = b s, N = \frac{V}{t}} + \frac{10 V b q s}{W_{mem} \eta_{mem} t}
 
     Args:
         b: micro-batch size [1]
@@ -7556,7 +7936,7 @@ def perf_stage_microbatch(b, s, h, a, g, d_head, d_ff, l, V, t, p, v, P, X, W_me
 
     perf.stage.microbatch [second] = 18*P*grad_fp32/(W_mem*eta_mem*p*t) + 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*(7*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + piped*v*((p2p_serial + 1)*(2*tau_k + b*h*q*s*(p2p_grad_whole*(t - 1) + 1)/(W_pp*t) + b*h*q*s/(W_pp*t)) + b*h*q*s*(1 - p2p_grad_whole)*(t - 1)/(W_intra*t) + b*h*q*s*(t - 1)/(W_intra*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem)
 
-    LaTeX: T_{mb} = \frac{18 \Psi \sigma_{acc}^{fp32}}{W_{mem} \eta_{mem} p t} + \frac{6 V b h s}{X \eta_{gemm} t} + \frac{10 V b q s}{W_{mem} \eta_{mem} t} + \frac{l \left(\frac{7 \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right)}{2} + \sigma_{TP}^{ovl} \left(\tau_{k} \left(2 \sigma_{SP} + 2\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}}\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}}\right)\right) + \sigma_{full} \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right) + \sigma_{sel} \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 27 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \left(1 - \sigma_{TP}^{ovl}\right) \left(2 \tau_{k} \left(\sigma_{SP} + 1\right) + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t}\right) + \left(2 - 2 \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{6 a b d_{head} h s}{X \eta_{gemm} t} + \frac{6 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{6 b d_{ff} h s}{X \eta_{gemm} t} + \frac{6 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{3 q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 \left(\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)\right)}{W_{mem} \eta_{mem}}\right)}{p} + \sigma_{PP} v \left(\left(\sigma_{P2P}^{ser} + 1\right) \left(2 \tau_{k} + \frac{b h q s \left(\sigma_{P2P}^{grad} \left(t - 1\right) + 1\right)}{W_{PP} t} + \frac{b h q s}{W_{PP} t}\right) + \frac{b h q s \left(1 - \sigma_{P2P}^{grad}\right) \left(t - 1\right)}{W_{intra} t} + \frac{b h q s \left(t - 1\right)}{W_{intra} t}\right) + 3 \tau_{k} + \frac{3 q \left(\frac{V b s}{t} + \frac{V h}{t} + b h s\right)}{W_{mem} \eta_{mem}}
+    LaTeX: T_{mb} = T_{acc}^{fp32} + T_{logits} + T_{P2P} + \frac{l \left(T_{layer}^{bwd} + T_{layer}^{fwd}\right)}{p}
 
     Args:
         b: micro-batch size [1]
@@ -7638,7 +8018,7 @@ def perf_pipeline(b, s, h, a, g, d_head, d_ff, l, V, t, p, m, v, P, X, W_mem, q,
 
     perf.pipeline [second] = (m + (p - 1)/v)*(18*P*grad_fp32/(W_mem*eta_mem*p*t) + 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*(7*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + piped*v*((p2p_serial + 1)*(2*tau_k + b*h*q*s*(p2p_grad_whole*(t - 1) + 1)/(W_pp*t) + b*h*q*s/(W_pp*t)) + b*h*q*s*(1 - p2p_grad_whole)*(t - 1)/(W_intra*t) + b*h*q*s*(t - 1)/(W_intra*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem))
 
-    LaTeX: T_{pipe} = \left(m + \frac{p - 1}{v}\right) \left(\frac{18 \Psi \sigma_{acc}^{fp32}}{W_{mem} \eta_{mem} p t} + \frac{6 V b h s}{X \eta_{gemm} t} + \frac{10 V b q s}{W_{mem} \eta_{mem} t} + \frac{l \left(\frac{7 \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right)}{2} + \sigma_{TP}^{ovl} \left(\tau_{k} \left(2 \sigma_{SP} + 2\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}}\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}}\right)\right) + \sigma_{full} \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right) + \sigma_{sel} \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 27 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \left(1 - \sigma_{TP}^{ovl}\right) \left(2 \tau_{k} \left(\sigma_{SP} + 1\right) + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t}\right) + \left(2 - 2 \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{6 a b d_{head} h s}{X \eta_{gemm} t} + \frac{6 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{6 b d_{ff} h s}{X \eta_{gemm} t} + \frac{6 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{3 q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 \left(\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)\right)}{W_{mem} \eta_{mem}}\right)}{p} + \sigma_{PP} v \left(\left(\sigma_{P2P}^{ser} + 1\right) \left(2 \tau_{k} + \frac{b h q s \left(\sigma_{P2P}^{grad} \left(t - 1\right) + 1\right)}{W_{PP} t} + \frac{b h q s}{W_{PP} t}\right) + \frac{b h q s \left(1 - \sigma_{P2P}^{grad}\right) \left(t - 1\right)}{W_{intra} t} + \frac{b h q s \left(t - 1\right)}{W_{intra} t}\right) + 3 \tau_{k} + \frac{3 q \left(\frac{V b s}{t} + \frac{V h}{t} + b h s\right)}{W_{mem} \eta_{mem}}\right)
+    LaTeX: T_{pipe} = T_{mb} \left(m + \frac{p - 1}{v}\right)
 
     Args:
         b: micro-batch size [1]
@@ -7778,7 +8158,7 @@ def perf_window_forward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, eta_g
 
     perf.window.forward [second] = l*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p
 
-    LaTeX: \tau_{fwd} = \frac{l \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right)}{p}
+    LaTeX: \tau_{fwd} = \frac{T_{layer}^{fwd} l}{p}
 
     Args:
         b: micro-batch size [1]
@@ -7834,7 +8214,7 @@ def perf_window_backward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, eta_
 
     perf.window.backward [second] = l*(5*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 18*tau_k + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p
 
-    LaTeX: \tau_{bwd} = \frac{l \left(\frac{5 \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right)}{2} + \sigma_{TP}^{ovl} \left(\tau_{k} \left(2 \sigma_{SP} + 2\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}}\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}}\right)\right) + \sigma_{full} \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right) + \sigma_{sel} \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + 18 \tau_{k} + \left(1 - \sigma_{TP}^{ovl}\right) \left(2 \tau_{k} \left(\sigma_{SP} + 1\right) + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t}\right) + \left(2 - 2 \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{4 a b d_{head} h s}{X \eta_{gemm} t} + \frac{4 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{4 b d_{ff} h s}{X \eta_{gemm} t} + \frac{4 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 \left(\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)\right)}{W_{mem} \eta_{mem}}\right)}{p}
+    LaTeX: \tau_{bwd} = \frac{T_{layer}^{bwd} l}{p}
 
     Args:
         b: micro-batch size [1]
@@ -7896,7 +8276,7 @@ def perf_zero_stage0_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, ovl_dp, ta
 
     perf.zero.stage0.exposed [second] = ovl_dp*Max(0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd) + (1 - ovl_dp)*(P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t))
 
-    LaTeX: T_{DP}^{exp} = \sigma_{DP}^{ovl} \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{W_{intra} d_{node} p t} - \tau_{bwd}\right) + \left(1 - \sigma_{DP}^{ovl}\right) \left(\frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{W_{intra} d_{node} p t}\right)
+    LaTeX: T_{DP}^{exp} = T_{DP} \left(1 - \sigma_{DP}^{ovl}\right) + \sigma_{DP}^{ovl} \max\left(0, T_{DP} - \tau_{bwd}\right)
 
     Args:
         t: tensor parallel degree [1]
@@ -7930,9 +8310,9 @@ def perf_zero_stage0_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, ovl_dp, ta
 def perf_zero_stage1_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, ovl_dp, tau_bwd):
     r"""exposed ZeRO-1 time: the gradient reduce-scatter beyond the last backward (σ_DP^ovl = 1) or all of it (0), then the weights' all-gather, once per iteration.
 
-    perf.zero.stage1.exposed [second] = P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) + ovl_dp*Max(0, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) - tau_bwd) + (1 - ovl_dp)*(P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t))
+    perf.zero.stage1.exposed [second] = P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) + ovl_dp*Max(0, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) - tau_bwd) + (1 - ovl_dp)*(P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t))/2
 
-    LaTeX: T_{Z1}^{exp} = \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} + \sigma_{DP}^{ovl} \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} - \tau_{bwd}\right) + \left(1 - \sigma_{DP}^{ovl}\right) \left(\frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t}\right)
+    LaTeX: T_{Z1}^{exp} = \frac{T_{DP} \left(1 - \sigma_{DP}^{ovl}\right)}{2} + \frac{T_{DP}}{2} + \sigma_{DP}^{ovl} \max\left(0, \frac{T_{DP}}{2} - \tau_{bwd}\right)
 
     Args:
         t: tensor parallel degree [1]
@@ -7960,7 +8340,7 @@ def perf_zero_stage1_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, ovl_dp, ta
     d_node = d_node if type(d_node) is float else numpy.asarray(d_node, dtype=numpy.float64)
     ovl_dp = ovl_dp if type(ovl_dp) is float else numpy.asarray(ovl_dp, dtype=numpy.float64)
     tau_bwd = tau_bwd if type(tau_bwd) is float else numpy.asarray(tau_bwd, dtype=numpy.float64)
-    return numpy.float64((1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) + ovl_dp*functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd]) + (1 - ovl_dp)*((1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t)))
+    return numpy.float64((1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) + ovl_dp*functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd]) + (1/2)*(1 - ovl_dp)*(P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t)))
 
 
 def perf_zero_stage2_exposed(t, p, d, m, P, q_w, W_intra, W_net, d_node, tau_bwd):
@@ -7968,7 +8348,7 @@ def perf_zero_stage2_exposed(t, p, d, m, P, q_w, W_intra, W_net, d_node, tau_bwd
 
     perf.zero.stage2.exposed [second] = P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) + m*Max(0, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) - tau_bwd)
 
-    LaTeX: T_{Z2}^{exp} = \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} + m \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} - \tau_{bwd}\right)
+    LaTeX: T_{Z2}^{exp} = \frac{T_{DP}}{2} + m \max\left(0, \frac{T_{DP}}{2} - \tau_{bwd}\right)
 
     Args:
         t: tensor parallel degree [1]
@@ -8004,7 +8384,7 @@ def perf_zero_stage3_exposed(t, p, d, m, P, q_w, W_intra, W_net, d_node, tau_fwd
 
     perf.zero.stage3.exposed [second] = m*(Max(0, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) - tau_fwd) + Max(0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd))
 
-    LaTeX: T_{Z3}^{exp} = m \left(\max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} - \tau_{fwd}\right) + \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{W_{intra} d_{node} p t} - \tau_{bwd}\right)\right)
+    LaTeX: T_{Z3}^{exp} = m \left(\max\left(0, \frac{T_{DP}}{2} - \tau_{fwd}\right) + \max\left(0, T_{DP} - \tau_{bwd}\right)\right)
 
     Args:
         t: tensor parallel degree [1]
@@ -8178,7 +8558,7 @@ def params_ep_experts(h, E, l_moe, d_moe, *, gated=0, b_mlp=1):
 
     params.ep.experts [parameter] = E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))
 
-    LaTeX: \Psi_E = E l_{moe} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right)
+    LaTeX: \Psi_E = \Psi_{expert} E l_{moe}
 
     Args:
         h: hidden size [1]
@@ -8388,7 +8768,7 @@ def comms_ep_per_layer_sp(b, s, h, k, t, q, e, c):
 
     comms.ep.per_layer.sp [byte] = b*h*k*q*s*(4*e - 4)/(c*e*t)
 
-    LaTeX: V_{EP,SP}^{layer} = \frac{b h k q s \left(4 e - 4\right)}{c e t}
+    LaTeX: V_{EP,SP}^{layer} = \frac{V_{EP}^{layer}}{t}
 
     Args:
         b: micro-batch size [1]
@@ -8422,7 +8802,7 @@ def comms_ep_per_microbatch(b, s, h, k, p, q, e, c, l_moe):
 
     comms.ep.per_microbatch [byte] = b*h*k*l_moe*q*s*(4*e - 4)/(c*e*p)
 
-    LaTeX: V_{EP} = \frac{b h k l_{moe} q s \left(4 e - 4\right)}{c e p}
+    LaTeX: V_{EP} = \frac{V_{EP}^{layer} l_{moe}}{p}
 
     Args:
         b: micro-batch size [1]
@@ -8458,7 +8838,7 @@ def comms_ep_per_microbatch_sp(b, s, h, k, t, p, q, e, c, l_moe):
 
     comms.ep.per_microbatch.sp [byte] = b*h*k*l_moe*q*s*(4*e - 4)/(c*e*p*t)
 
-    LaTeX: V_{EP,SP} = \frac{b h k l_{moe} q s \left(4 e - 4\right)}{c e p t}
+    LaTeX: V_{EP,SP} = \frac{V_{EP,SP}^{layer} l_{moe}}{p}
 
     Args:
         b: micro-batch size [1]
@@ -8564,7 +8944,7 @@ def memory_activations_layer_cp(b, s, h, a, g, d_head, d_ff, t, c, *, gated=0):
 
     memory.activations.layer.cp [byte] = 4*a*b*s/(c*t) + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)/c
 
-    LaTeX: A_{layer}^{CP} = \frac{4 a b s}{c t} + \frac{b s \left(10 h + \frac{d_{ff} \left(4 \sigma_{gated} + 4\right) + 4 d_{head} \left(a + g\right)}{t}\right)}{c}
+    LaTeX: A_{layer}^{CP} = A_{layer}^{sel,gen}\big|_{s = \frac{s}{c}} + \frac{4 a b s}{c t}
 
     Args:
         b: micro-batch size [1]
@@ -8602,7 +8982,7 @@ def memory_activations_layer_cp_sp(b, s, h, a, g, d_head, d_ff, t, c, *, gated=0
 
     memory.activations.layer.cp_sp [byte] = 4*a*b*s/(c*t) + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/(c*t)
 
-    LaTeX: A_{layer}^{CP,SP} = \frac{4 a b s}{c t} + \frac{b s \left(d_{ff} \left(4 \sigma_{gated} + 4\right) + 4 d_{head} \left(a + g\right) + 10 h\right)}{c t}
+    LaTeX: A_{layer}^{CP,SP} = A_{layer}^{SP,sel,gen}\big|_{s = \frac{s}{c}} + \frac{4 a b s}{c t}
 
     Args:
         b: micro-batch size [1]
@@ -8640,7 +9020,7 @@ def memory_activations_layer_cp_full_recompute(b, s, h, c):
 
     memory.activations.layer.cp.full_recompute [byte] = 2*b*h*s/c
 
-    LaTeX: A_{layer}^{CP,full} = \frac{2 b h s}{c}
+    LaTeX: A_{layer}^{CP,full} = A_{layer}^{full}\big|_{s = \frac{s}{c}}
 
     Args:
         b: micro-batch size [1]
@@ -8666,7 +9046,7 @@ def memory_activations_layer_cp_full_recompute_sp(b, s, h, t, c):
 
     memory.activations.layer.cp.full_recompute_sp [byte] = 2*b*h*s/(c*t)
 
-    LaTeX: A_{layer}^{CP,full,SP} = \frac{2 b h s}{c t}
+    LaTeX: A_{layer}^{CP,full,SP} = A_{layer}^{full,SP}\big|_{s = \frac{s}{c}}
 
     Args:
         b: micro-batch size [1]
@@ -8726,7 +9106,7 @@ def comms_cp_per_microbatch(b, s, g, d_head, l, t, p, q, c):
 
     comms.cp.per_microbatch [byte] = 2*b*d_head*g*l*q*s*(3*c - 3)/(c*p*t)
 
-    LaTeX: V_{CP} = \frac{2 b d_{head} g l q s \left(3 c - 3\right)}{c p t}
+    LaTeX: V_{CP} = \frac{V_{CP}^{layer} l}{p}
 
     Args:
         b: micro-batch size [1]
@@ -8988,7 +9368,7 @@ def params_lora_total(h, a, g, d_head, d_ff, l, r_lora, lora_q, lora_k, lora_v, 
 
     params.lora.total [parameter] = l*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h))
 
-    LaTeX: \Psi_{LoRA} = l \left(\lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)\right)
+    LaTeX: \Psi_{LoRA} = \Psi_{LoRA}^{layer} l
 
     Args:
         h: hidden size [1]
@@ -9074,7 +9454,7 @@ def memory_lora_states(P, q_base, P_keep, P_lora):
 
     memory.lora.states [byte] = 2*P_keep + 16*P_lora + q_base*(P - P_keep)
 
-    LaTeX: M_{states}^{LoRA} = 2 \Psi_{16} + 16 \Psi_{LoRA} + q_{base} \left(\Psi - \Psi_{16}\right)
+    LaTeX: M_{states}^{LoRA} = M_{LoRA} + M_{base}
 
     Args:
         P: parameters [parameter]
@@ -9236,7 +9616,7 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
 
     params.quantized.kept [parameter] = E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias + 2*N_ssm*b_conv*l_ssd*n_grp + 2*N_ssm*b_ssm*l_ssd*n_grp + 3*N_ssm*d_ssm*l_mamba + 2*N_ssm*dt_norm*l_mamba + 2*N_ssm*h*l_ssd*n_grp + 2*N_ssm*k_conv*l_ssd*n_grp - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*attn_gate*b_q*d_head*l*mla + a*attn_gate*b_q*d_head*l + a*attn_gate*b_q*d_head*l_gdn*mla - a*attn_gate*b_q*d_head*l_gdn + a*attn_gate*b_q*d_head*l_lru*mla - a*attn_gate*b_q*d_head*l_lru + a*attn_gate*b_q*d_head*l_mamba*mla - a*attn_gate*b_q*d_head*l_mamba + a*attn_gate*b_q*d_head*l_noattn*mla - a*attn_gate*b_q*d_head*l_noattn + a*attn_gate*b_q*d_head*l_ssd*mla - a*attn_gate*b_q*d_head*l_ssd - a*attn_gate*d_head*h*l*mla + a*attn_gate*d_head*h*l + a*attn_gate*d_head*h*l_gdn*mla - a*attn_gate*d_head*h*l_gdn + a*attn_gate*d_head*h*l_lru*mla - a*attn_gate*d_head*h*l_lru + a*attn_gate*d_head*h*l_mamba*mla - a*attn_gate*d_head*h*l_mamba + a*attn_gate*d_head*h*l_noattn*mla - a*attn_gate*d_head*h*l_noattn + a*attn_gate*d_head*h*l_ssd*mla - a*attn_gate*d_head*h*l_ssd + a*b_k*d_head*l*x_attn - a*b_q*d_head*l*mla + a*b_q*d_head*l*x_attn + a*b_q*d_head*l + a*b_q*d_head*l_gdn*mla - a*b_q*d_head*l_gdn + a*b_q*d_head*l_lru*mla - a*b_q*d_head*l_lru + a*b_q*d_head*l_mamba*mla - a*b_q*d_head*l_mamba + a*b_q*d_head*l_noattn*mla - a*b_q*d_head*l_noattn + a*b_q*d_head*l_ssd*mla - a*b_q*d_head*l_ssd + a*b_v*d_head*l*x_attn - 2*a*d_head*h*l*mla + 4*a*d_head*h*l*x_attn + 2*a*d_head*h*l_gdn*mla - 2*a*d_head*h*l_gdn + 2*a*d_head*h*l_lru*mla - 2*a*d_head*h*l_lru + 2*a*d_head*h*l_mamba*mla - 2*a*d_head*h*l_mamba + 2*a*d_head*h*l_noattn*mla - 2*a*d_head*h*l_noattn + 2*a*d_head*h*l_ssd*mla - 2*a*d_head*h*l_ssd + a*d_head*l*qk_norm_full - a*d_head*l_gdn*qk_norm_full - a*d_head*l_lru*qk_norm_full - a*d_head*l_mamba*qk_norm_full - a*d_head*l_noattn*qk_norm_full - a*d_head*l_ssd*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*h*l_gdn*mla*q_lora - a*d_nope*h*l_gdn*mla + a*d_nope*h*l_lru*mla*q_lora - a*d_nope*h*l_lru*mla + a*d_nope*h*l_mamba*mla*q_lora - a*d_nope*h*l_mamba*mla + a*d_nope*h*l_noattn*mla*q_lora - a*d_nope*h*l_noattn*mla + a*d_nope*h*l_ssd*mla*q_lora - a*d_nope*h*l_ssd*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_nope*l_gdn*mla*q_lora*r_q - a*d_nope*l_gdn*mla*r_kv - a*d_nope*l_lru*mla*q_lora*r_q - a*d_nope*l_lru*mla*r_kv - a*d_nope*l_mamba*mla*q_lora*r_q - a*d_nope*l_mamba*mla*r_kv - a*d_nope*l_noattn*mla*q_lora*r_q - a*d_nope*l_noattn*mla*r_kv - a*d_nope*l_ssd*mla*q_lora*r_q - a*d_nope*l_ssd*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*h*l_gdn*mla*q_lora - a*d_rope*h*l_gdn*mla + a*d_rope*h*l_lru*mla*q_lora - a*d_rope*h*l_lru*mla + a*d_rope*h*l_mamba*mla*q_lora - a*d_rope*h*l_mamba*mla + a*d_rope*h*l_noattn*mla*q_lora - a*d_rope*h*l_noattn*mla + a*d_rope*h*l_ssd*mla*q_lora - a*d_rope*h*l_ssd*mla + a*d_rope*l*mla*q_lora*r_q - a*d_rope*l_gdn*mla*q_lora*r_q - a*d_rope*l_lru*mla*q_lora*r_q - a*d_rope*l_mamba*mla*q_lora*r_q - a*d_rope*l_noattn*mla*q_lora*r_q - a*d_rope*l_ssd*mla*q_lora*r_q + a*d_v*h*l*mla - a*d_v*h*l_gdn*mla - a*d_v*h*l_lru*mla - a*d_v*h*l_mamba*mla - a*d_v*h*l_noattn*mla - a*d_v*h*l_ssd*mla + a*d_v*l*mla*r_kv - a*d_v*l_gdn*mla*r_kv - a*d_v*l_lru*mla*r_kv - a*d_v*l_mamba*mla*r_kv - a*d_v*l_noattn*mla*r_kv - a*d_v*l_ssd*mla*r_kv + a*l*sink - a*l_gdn*sink - a*l_lru*sink - a*l_mamba*sink - a*l_noattn*sink - a*l_ssd*sink + b_conv*d_ssm*l_mamba + b_conv*d_ssm*l_ssd - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_k*d_head*g*l_gdn*mla - b_k*d_head*g*l_gdn + b_k*d_head*g*l_lru*mla - b_k*d_head*g*l_lru + b_k*d_head*g*l_mamba*mla - b_k*d_head*g*l_mamba + b_k*d_head*g*l_noattn*mla - b_k*d_head*g*l_noattn + b_k*d_head*g*l_ssd*mla - b_k*d_head*g*l_ssd + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe - b_mlp*d_ff*gated*l_nomlp + b_mlp*d_ff*l - b_mlp*d_ff*l_moe - b_mlp*d_ff*l_nomlp + b_mlp*h*l - b_mlp*h*l_moe - b_mlp*h*l_nomlp - b_o*h*l*mla + b_o*h*l*x_attn + b_o*h*l + b_o*h*l_gdn*mla - b_o*h*l_gdn + b_o*h*l_lru*mla - b_o*h*l_lru + b_o*h*l_mamba*mla - b_o*h*l_mamba + b_o*h*l_noattn*mla - b_o*h*l_noattn + b_o*h*l_ssd*mla - b_o*h*l_ssd + 2*b_ssm*d_ssm*l_mamba + 2*b_ssm*d_ssm*l_ssd + b_ssm*h*l_mamba + b_ssm*h*l_ssd + b_ssm*l_ssd*n_ssmh - b_v*d_head*g*l*mla + b_v*d_head*g*l + b_v*d_head*g*l_gdn*mla - b_v*d_head*g*l_gdn + b_v*d_head*g*l_lru*mla - b_v*d_head*g*l_lru + b_v*d_head*g*l_mamba*mla - b_v*d_head*g*l_mamba + b_v*d_head*g*l_noattn*mla - b_v*d_head*g*l_noattn + b_v*d_head*g*l_ssd*mla - b_v*d_head*g*l_ssd + 2*d_emb*h*proj_emb - d_ff*gated*h*l_nomlp - 2*d_ff*h*l_nomlp - 2*d_head*g*h*l*mla + 2*d_head*g*h*l_gdn*mla - 2*d_head*g*h*l_gdn + 2*d_head*g*h*l_lru*mla - 2*d_head*g*h*l_lru + 2*d_head*g*h*l_mamba*mla - 2*d_head*g*h*l_mamba + 2*d_head*g*h*l_noattn*mla - 2*d_head*g*h*l_noattn + 2*d_head*g*h*l_ssd*mla - 2*d_head*g*h*l_ssd + d_head*g*l*qk_norm_full - d_head*g*l_gdn*qk_norm_full - d_head*g*l_lru*qk_norm_full - d_head*g*l_mamba*qk_norm_full - d_head*g*l_noattn*qk_norm_full - d_head*g*l_ssd*qk_norm_full + 2*d_head*l*qk_norm - 2*d_head*l_gdn*qk_norm - 2*d_head*l_lru*qk_norm - 2*d_head*l_mamba*qk_norm - 2*d_head*l_noattn*qk_norm - 2*d_head*l_ssd*qk_norm + 2*d_kh*h*l_gdn*n_kh + 2*d_kh*k_conv*l_gdn*n_kh + 3*d_lru*h*l_lru + d_lru*k_conv*l_lru + 2*d_lru*l_lru*w_lru + 6*d_lru*l_lru + d_rope*h*l*mla - d_rope*h*l_gdn*mla - d_rope*h*l_lru*mla - d_rope*h*l_mamba*mla - d_rope*h*l_noattn*mla - d_rope*h*l_ssd*mla + 3*d_ssm*h*l_mamba + 3*d_ssm*h*l_ssd + d_ssm*k_conv*l_mamba + d_ssm*k_conv*l_ssd + 2*d_ssm*l_mamba*r_dt + 2*d_ssm*l_mamba + d_ssm*l_ssd + 3*d_vh*h*l_gdn*n_vh + d_vh*k_conv*l_gdn*n_vh + d_vh*l_gdn + dt_norm*l_mamba*r_dt + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l*norm_bias*x_attn + h*l*x_attn - h*l_gdn*mla*q_lora*r_q - h*l_gdn*mla*r_kv + 2*h*l_gdn*n_vh - h*l_lru*mla*q_lora*r_q - h*l_lru*mla*r_kv + h*l_lru - h*l_mamba*mla*q_lora*r_q - h*l_mamba*mla*r_kv + h*l_moe*sh_gate - h*l_noattn*mla*q_lora*r_q - h*l_noattn*mla*r_kv - h*l_ssd*mla*q_lora*r_q - h*l_ssd*mla*r_kv + h*l_ssd*n_ssmh + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv - l_gdn*mla*q_lora*r_q - l_gdn*mla*r_kv + 2*l_gdn*n_vh - l_lru*mla*q_lora*r_q - l_lru*mla*r_kv - l_mamba*mla*q_lora*r_q - l_mamba*mla*r_kv - l_noattn*mla*q_lora*r_q - l_noattn*mla*r_kv - l_ssd*mla*q_lora*r_q - l_ssd*mla*r_kv + 3*l_ssd*n_ssmh
 
-    LaTeX: \Psi_{16} = E \sigma_{b_{mlp}} d_{moe} \sigma_{gated} l_{moe} + E \sigma_{b_{mlp}} d_{moe} l_{moe} + E \sigma_{b_{mlp}} h l_{moe} + E l_{moe} \sigma_{b_{router}} + 2 N \sigma_{b_{conv}} l_{SSD} n_{grp} + 2 N \sigma_{b_{ssm}} l_{SSD} n_{grp} + 3 N d_{ssm} l_{S6} + 2 N \sigma_{\Delta BC} l_{S6} + 2 N h l_{SSD} n_{grp} + 2 N k_{conv} l_{SSD} n_{grp} - V d_{emb} \sigma_{tied} + 2 V d_{emb} + V \sigma_{b_{head}} - a \sigma_{gate} \sigma_{b_Q} d_{head} l \sigma_{MLA} + a \sigma_{gate} \sigma_{b_Q} d_{head} l + a \sigma_{gate} \sigma_{b_Q} d_{head} l_{GDN} \sigma_{MLA} - a \sigma_{gate} \sigma_{b_Q} d_{head} l_{GDN} + a \sigma_{gate} \sigma_{b_Q} d_{head} l_{LRU} \sigma_{MLA} - a \sigma_{gate} \sigma_{b_Q} d_{head} l_{LRU} + a \sigma_{gate} \sigma_{b_Q} d_{head} l_{S6} \sigma_{MLA} - a \sigma_{gate} \sigma_{b_Q} d_{head} l_{S6} + a \sigma_{gate} \sigma_{b_Q} d_{head} l_{\varnothing mix} \sigma_{MLA} - a \sigma_{gate} \sigma_{b_Q} d_{head} l_{\varnothing mix} + a \sigma_{gate} \sigma_{b_Q} d_{head} l_{SSD} \sigma_{MLA} - a \sigma_{gate} \sigma_{b_Q} d_{head} l_{SSD} - a \sigma_{gate} d_{head} h l \sigma_{MLA} + a \sigma_{gate} d_{head} h l + a \sigma_{gate} d_{head} h l_{GDN} \sigma_{MLA} - a \sigma_{gate} d_{head} h l_{GDN} + a \sigma_{gate} d_{head} h l_{LRU} \sigma_{MLA} - a \sigma_{gate} d_{head} h l_{LRU} + a \sigma_{gate} d_{head} h l_{S6} \sigma_{MLA} - a \sigma_{gate} d_{head} h l_{S6} + a \sigma_{gate} d_{head} h l_{\varnothing mix} \sigma_{MLA} - a \sigma_{gate} d_{head} h l_{\varnothing mix} + a \sigma_{gate} d_{head} h l_{SSD} \sigma_{MLA} - a \sigma_{gate} d_{head} h l_{SSD} + a \sigma_{b_K} d_{head} l \sigma_{cross} - a \sigma_{b_Q} d_{head} l \sigma_{MLA} + a \sigma_{b_Q} d_{head} l \sigma_{cross} + a \sigma_{b_Q} d_{head} l + a \sigma_{b_Q} d_{head} l_{GDN} \sigma_{MLA} - a \sigma_{b_Q} d_{head} l_{GDN} + a \sigma_{b_Q} d_{head} l_{LRU} \sigma_{MLA} - a \sigma_{b_Q} d_{head} l_{LRU} + a \sigma_{b_Q} d_{head} l_{S6} \sigma_{MLA} - a \sigma_{b_Q} d_{head} l_{S6} + a \sigma_{b_Q} d_{head} l_{\varnothing mix} \sigma_{MLA} - a \sigma_{b_Q} d_{head} l_{\varnothing mix} + a \sigma_{b_Q} d_{head} l_{SSD} \sigma_{MLA} - a \sigma_{b_Q} d_{head} l_{SSD} + a \sigma_{b_V} d_{head} l \sigma_{cross} - 2 a d_{head} h l \sigma_{MLA} + 4 a d_{head} h l \sigma_{cross} + 2 a d_{head} h l_{GDN} \sigma_{MLA} - 2 a d_{head} h l_{GDN} + 2 a d_{head} h l_{LRU} \sigma_{MLA} - 2 a d_{head} h l_{LRU} + 2 a d_{head} h l_{S6} \sigma_{MLA} - 2 a d_{head} h l_{S6} + 2 a d_{head} h l_{\varnothing mix} \sigma_{MLA} - 2 a d_{head} h l_{\varnothing mix} + 2 a d_{head} h l_{SSD} \sigma_{MLA} - 2 a d_{head} h l_{SSD} + a d_{head} l \sigma_{qk,full} - a d_{head} l_{GDN} \sigma_{qk,full} - a d_{head} l_{LRU} \sigma_{qk,full} - a d_{head} l_{S6} \sigma_{qk,full} - a d_{head} l_{\varnothing mix} \sigma_{qk,full} - a d_{head} l_{SSD} \sigma_{qk,full} - a d_{nope} h l \sigma_{MLA} \sigma_{r_Q} + a d_{nope} h l \sigma_{MLA} + a d_{nope} h l_{GDN} \sigma_{MLA} \sigma_{r_Q} - a d_{nope} h l_{GDN} \sigma_{MLA} + a d_{nope} h l_{LRU} \sigma_{MLA} \sigma_{r_Q} - a d_{nope} h l_{LRU} \sigma_{MLA} + a d_{nope} h l_{S6} \sigma_{MLA} \sigma_{r_Q} - a d_{nope} h l_{S6} \sigma_{MLA} + a d_{nope} h l_{\varnothing mix} \sigma_{MLA} \sigma_{r_Q} - a d_{nope} h l_{\varnothing mix} \sigma_{MLA} + a d_{nope} h l_{SSD} \sigma_{MLA} \sigma_{r_Q} - a d_{nope} h l_{SSD} \sigma_{MLA} + a d_{nope} l \sigma_{MLA} \sigma_{r_Q} r_Q + a d_{nope} l \sigma_{MLA} r_{KV} - a d_{nope} l_{GDN} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{nope} l_{GDN} \sigma_{MLA} r_{KV} - a d_{nope} l_{LRU} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{nope} l_{LRU} \sigma_{MLA} r_{KV} - a d_{nope} l_{S6} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{nope} l_{S6} \sigma_{MLA} r_{KV} - a d_{nope} l_{\varnothing mix} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{nope} l_{\varnothing mix} \sigma_{MLA} r_{KV} - a d_{nope} l_{SSD} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{nope} l_{SSD} \sigma_{MLA} r_{KV} - a d_{rope} h l \sigma_{MLA} \sigma_{r_Q} + a d_{rope} h l \sigma_{MLA} + a d_{rope} h l_{GDN} \sigma_{MLA} \sigma_{r_Q} - a d_{rope} h l_{GDN} \sigma_{MLA} + a d_{rope} h l_{LRU} \sigma_{MLA} \sigma_{r_Q} - a d_{rope} h l_{LRU} \sigma_{MLA} + a d_{rope} h l_{S6} \sigma_{MLA} \sigma_{r_Q} - a d_{rope} h l_{S6} \sigma_{MLA} + a d_{rope} h l_{\varnothing mix} \sigma_{MLA} \sigma_{r_Q} - a d_{rope} h l_{\varnothing mix} \sigma_{MLA} + a d_{rope} h l_{SSD} \sigma_{MLA} \sigma_{r_Q} - a d_{rope} h l_{SSD} \sigma_{MLA} + a d_{rope} l \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{rope} l_{GDN} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{rope} l_{LRU} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{rope} l_{S6} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{rope} l_{\varnothing mix} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{rope} l_{SSD} \sigma_{MLA} \sigma_{r_Q} r_Q + a d_{v} h l \sigma_{MLA} - a d_{v} h l_{GDN} \sigma_{MLA} - a d_{v} h l_{LRU} \sigma_{MLA} - a d_{v} h l_{S6} \sigma_{MLA} - a d_{v} h l_{\varnothing mix} \sigma_{MLA} - a d_{v} h l_{SSD} \sigma_{MLA} + a d_{v} l \sigma_{MLA} r_{KV} - a d_{v} l_{GDN} \sigma_{MLA} r_{KV} - a d_{v} l_{LRU} \sigma_{MLA} r_{KV} - a d_{v} l_{S6} \sigma_{MLA} r_{KV} - a d_{v} l_{\varnothing mix} \sigma_{MLA} r_{KV} - a d_{v} l_{SSD} \sigma_{MLA} r_{KV} + a l \sigma_{sink} - a l_{GDN} \sigma_{sink} - a l_{LRU} \sigma_{sink} - a l_{S6} \sigma_{sink} - a l_{\varnothing mix} \sigma_{sink} - a l_{SSD} \sigma_{sink} + \sigma_{b_{conv}} d_{ssm} l_{S6} + \sigma_{b_{conv}} d_{ssm} l_{SSD} - \sigma_{b_K} d_{head} g l \sigma_{MLA} + \sigma_{b_K} d_{head} g l + \sigma_{b_K} d_{head} g l_{GDN} \sigma_{MLA} - \sigma_{b_K} d_{head} g l_{GDN} + \sigma_{b_K} d_{head} g l_{LRU} \sigma_{MLA} - \sigma_{b_K} d_{head} g l_{LRU} + \sigma_{b_K} d_{head} g l_{S6} \sigma_{MLA} - \sigma_{b_K} d_{head} g l_{S6} + \sigma_{b_K} d_{head} g l_{\varnothing mix} \sigma_{MLA} - \sigma_{b_K} d_{head} g l_{\varnothing mix} + \sigma_{b_K} d_{head} g l_{SSD} \sigma_{MLA} - \sigma_{b_K} d_{head} g l_{SSD} + \sigma_{b_{mlp}} d_{ff} \sigma_{gated} l - \sigma_{b_{mlp}} d_{ff} \sigma_{gated} l_{moe} - \sigma_{b_{mlp}} d_{ff} \sigma_{gated} l_{\varnothing mlp} + \sigma_{b_{mlp}} d_{ff} l - \sigma_{b_{mlp}} d_{ff} l_{moe} - \sigma_{b_{mlp}} d_{ff} l_{\varnothing mlp} + \sigma_{b_{mlp}} h l - \sigma_{b_{mlp}} h l_{moe} - \sigma_{b_{mlp}} h l_{\varnothing mlp} - \sigma_{b_O} h l \sigma_{MLA} + \sigma_{b_O} h l \sigma_{cross} + \sigma_{b_O} h l + \sigma_{b_O} h l_{GDN} \sigma_{MLA} - \sigma_{b_O} h l_{GDN} + \sigma_{b_O} h l_{LRU} \sigma_{MLA} - \sigma_{b_O} h l_{LRU} + \sigma_{b_O} h l_{S6} \sigma_{MLA} - \sigma_{b_O} h l_{S6} + \sigma_{b_O} h l_{\varnothing mix} \sigma_{MLA} - \sigma_{b_O} h l_{\varnothing mix} + \sigma_{b_O} h l_{SSD} \sigma_{MLA} - \sigma_{b_O} h l_{SSD} + 2 \sigma_{b_{ssm}} d_{ssm} l_{S6} + 2 \sigma_{b_{ssm}} d_{ssm} l_{SSD} + \sigma_{b_{ssm}} h l_{S6} + \sigma_{b_{ssm}} h l_{SSD} + \sigma_{b_{ssm}} l_{SSD} n_{SSD} - \sigma_{b_V} d_{head} g l \sigma_{MLA} + \sigma_{b_V} d_{head} g l + \sigma_{b_V} d_{head} g l_{GDN} \sigma_{MLA} - \sigma_{b_V} d_{head} g l_{GDN} + \sigma_{b_V} d_{head} g l_{LRU} \sigma_{MLA} - \sigma_{b_V} d_{head} g l_{LRU} + \sigma_{b_V} d_{head} g l_{S6} \sigma_{MLA} - \sigma_{b_V} d_{head} g l_{S6} + \sigma_{b_V} d_{head} g l_{\varnothing mix} \sigma_{MLA} - \sigma_{b_V} d_{head} g l_{\varnothing mix} + \sigma_{b_V} d_{head} g l_{SSD} \sigma_{MLA} - \sigma_{b_V} d_{head} g l_{SSD} + 2 d_{emb} h \sigma_{proj} - d_{ff} \sigma_{gated} h l_{\varnothing mlp} - 2 d_{ff} h l_{\varnothing mlp} - 2 d_{head} g h l \sigma_{MLA} + 2 d_{head} g h l_{GDN} \sigma_{MLA} - 2 d_{head} g h l_{GDN} + 2 d_{head} g h l_{LRU} \sigma_{MLA} - 2 d_{head} g h l_{LRU} + 2 d_{head} g h l_{S6} \sigma_{MLA} - 2 d_{head} g h l_{S6} + 2 d_{head} g h l_{\varnothing mix} \sigma_{MLA} - 2 d_{head} g h l_{\varnothing mix} + 2 d_{head} g h l_{SSD} \sigma_{MLA} - 2 d_{head} g h l_{SSD} + d_{head} g l \sigma_{qk,full} - d_{head} g l_{GDN} \sigma_{qk,full} - d_{head} g l_{LRU} \sigma_{qk,full} - d_{head} g l_{S6} \sigma_{qk,full} - d_{head} g l_{\varnothing mix} \sigma_{qk,full} - d_{head} g l_{SSD} \sigma_{qk,full} + 2 d_{head} l \sigma_{qk} - 2 d_{head} l_{GDN} \sigma_{qk} - 2 d_{head} l_{LRU} \sigma_{qk} - 2 d_{head} l_{S6} \sigma_{qk} - 2 d_{head} l_{\varnothing mix} \sigma_{qk} - 2 d_{head} l_{SSD} \sigma_{qk} + 2 d_{K}^{lin} h l_{GDN} n_{K}^{lin} + 2 d_{K}^{lin} k_{conv} l_{GDN} n_{K}^{lin} + 3 d_{LRU} h l_{LRU} + d_{LRU} k_{conv} l_{LRU} + 2 d_{LRU} l_{LRU} w_{LRU} + 6 d_{LRU} l_{LRU} + d_{rope} h l \sigma_{MLA} - d_{rope} h l_{GDN} \sigma_{MLA} - d_{rope} h l_{LRU} \sigma_{MLA} - d_{rope} h l_{S6} \sigma_{MLA} - d_{rope} h l_{\varnothing mix} \sigma_{MLA} - d_{rope} h l_{SSD} \sigma_{MLA} + 3 d_{ssm} h l_{S6} + 3 d_{ssm} h l_{SSD} + d_{ssm} k_{conv} l_{S6} + d_{ssm} k_{conv} l_{SSD} + 2 d_{ssm} l_{S6} r_{\Delta} + 2 d_{ssm} l_{S6} + d_{ssm} l_{SSD} + 3 d_{V}^{lin} h l_{GDN} n_{V}^{lin} + d_{V}^{lin} k_{conv} l_{GDN} n_{V}^{lin} + d_{V}^{lin} l_{GDN} + \sigma_{\Delta BC} l_{S6} r_{\Delta} + \sigma_{emb} h \sigma_{\beta} + \sigma_{emb} h + h l \sigma_{MLA} \sigma_{r_Q} r_Q + h l \sigma_{MLA} r_{KV} + h l n_{norm} \sigma_{\beta} + h l n_{norm} + h l \sigma_{\beta} \sigma_{cross} + h l \sigma_{cross} - h l_{GDN} \sigma_{MLA} \sigma_{r_Q} r_Q - h l_{GDN} \sigma_{MLA} r_{KV} + 2 h l_{GDN} n_{V}^{lin} - h l_{LRU} \sigma_{MLA} \sigma_{r_Q} r_Q - h l_{LRU} \sigma_{MLA} r_{KV} + h l_{LRU} - h l_{S6} \sigma_{MLA} \sigma_{r_Q} r_Q - h l_{S6} \sigma_{MLA} r_{KV} + h l_{moe} \sigma_{sh} - h l_{\varnothing mix} \sigma_{MLA} \sigma_{r_Q} r_Q - h l_{\varnothing mix} \sigma_{MLA} r_{KV} - h l_{SSD} \sigma_{MLA} \sigma_{r_Q} r_Q - h l_{SSD} \sigma_{MLA} r_{KV} + h l_{SSD} n_{SSD} + h n_{pos} \sigma_{pos} + h \sigma_{\beta} \sigma_{final} + h \sigma_{final} + h o_{pos} \sigma_{pos} + l \sigma_{MLA} \sigma_{r_Q} r_Q + l \sigma_{MLA} r_{KV} - l_{GDN} \sigma_{MLA} \sigma_{r_Q} r_Q - l_{GDN} \sigma_{MLA} r_{KV} + 2 l_{GDN} n_{V}^{lin} - l_{LRU} \sigma_{MLA} \sigma_{r_Q} r_Q - l_{LRU} \sigma_{MLA} r_{KV} - l_{S6} \sigma_{MLA} \sigma_{r_Q} r_Q - l_{S6} \sigma_{MLA} r_{KV} - l_{\varnothing mix} \sigma_{MLA} \sigma_{r_Q} r_Q - l_{\varnothing mix} \sigma_{MLA} r_{KV} - l_{SSD} \sigma_{MLA} \sigma_{r_Q} r_Q - l_{SSD} \sigma_{MLA} r_{KV} + 3 l_{SSD} n_{SSD}
+    LaTeX: \Psi_{16} = \Psi - \Psi_{q}
 
     Args:
         h: hidden size [1]
@@ -9416,7 +9796,7 @@ def memory_lora_states_per_gpu(t, p, P, q_base, P_keep, P_lora):
 
     memory.lora.states.per_gpu [byte] = (2*P_keep + 16*P_lora + q_base*(P - P_keep))/(p*t)
 
-    LaTeX: M_{GPU}^{LoRA} = \frac{2 \Psi_{16} + 16 \Psi_{LoRA} + q_{base} \left(\Psi - \Psi_{16}\right)}{p t}
+    LaTeX: M_{GPU}^{LoRA} = \frac{M_{states}^{LoRA}}{p t}
 
     Args:
         t: tensor parallel degree [1]
@@ -9494,7 +9874,7 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
 
     flops.lora.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{fwd}^{LoRA} = 2 V b d_{emb} s + 4 b d_{emb} h \sigma_{proj} s + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + 2 b l s \left(\lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil\right) + l_{LRU} \left(6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h s + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)\right) + \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{fwd}^{LoRA} = F_{fwd} + F_{LoRA}
 
     Args:
         b: micro-batch size [1]
@@ -9662,7 +10042,7 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q
 
     flops.lora.backward [FLOP] = 2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{bwd}^{LoRA} = 2 V b d_{emb} s + 2 a b l s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 4 b d_{emb} h \sigma_{proj} s + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + 4 b l s \left(\lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil\right) + l_{LRU} \left(6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h s + 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)\right) + \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{bwd}^{LoRA} = F_{attn} l + F_{fwd} + 2 F_{LoRA}
 
     Args:
         b: micro-batch size [1]
@@ -10008,7 +10388,7 @@ def utilization_mfu_throughput(s, a, d_head, l, n, P, X, R_tok):
 
     utilization.mfu.throughput [1] = R_tok*(6*P + 12*a*d_head*l*s)/(X*n)
 
-    LaTeX: MFU_{tok} = \frac{R_{tok} \left(6 \Psi + 12 a d_{head} l s\right)}{X n}
+    LaTeX: MFU_{tok} = \frac{F_{tok} R_{tok}}{X n}
 
     Args:
         s: sequence length [1]
@@ -11139,12 +11519,106 @@ def optimizations_export_penalty(n, P, D, X, U, pi_pen):
     return numpy.float64(6*D*P*(pi_pen + 1)/(U*X*n))
 
 
+def serving_memory_states(b, q_kv, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, d_ssm=None, N_ssm=None, n_grp=None, d_lru=None):
+    r"""the recurrent layers' fixed states of b sequences, whatever their context: each mixer's convolution state at the cache's q_KV and its recurrent state in fp32.
+
+    serving.memory.states [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm))
+
+    LaTeX: M_{rec} = M_{GDN}\big|_{q = q_{KV}} l_{GDN} + M_{SSD}\big|_{q = q_{KV}} l_{SSD} + M_{S6}\big|_{q = q_{KV}} l_{S6} + M_{LRU}\big|_{q = q_{KV}} l_{LRU}
+
+    Args:
+        b: micro-batch size [1]
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1]
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1]
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1]
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1]
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+
+    Returns: the recurrent layers' fixed states of b sequences, whatever their context: each mixer's convolution state at the cache's q_KV and its recurrent state in fp32 [byte]
+
+    Sources: transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states)
+    """
+    if d_ssm is None:
+        d_ssm = _gated('serving.memory.states', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.memory.states', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.memory.states', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.memory.states', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    return numpy.float64(b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))
+
+
+def serving_memory_kv_position(g, d_head, q_kv, *, mla=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
+    r"""cache bytes of one position in one attention layer: a key and a value of g heads (MLA: the latent r_KV and the shared rope key) at q_KV bytes each.
+
+    serving.memory.kv.position [byte] = q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
+
+    LaTeX: m_{KV} = q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+
+    Args:
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        a: attention heads [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: cache bytes of one position in one attention layer: a key and a value of g heads (MLA: the latent r_KV and the shared rope key) at q_KV bytes each [byte]
+
+    Valid when: a cached position holds values (2g·d_head, or r_KV + d_rope under MLA)
+
+    Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    """
+    if a is None:
+        a = _gated('serving.memory.kv.position', 'a', a, {'kv_expand': (kv_expand, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.memory.kv.position', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.memory.kv.position', 'd_rope', d_rope, {'mla': (mla, 0)})
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    return numpy.float64(q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv)))
+
+
 def serving_decode_context(l, s_ctx, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
     r"""cached positions one sequence's decoding step reads over its attention layers: s_ctx in each of the l_attn − l_win full layers, min(s_ctx, W) in each windowed one (recurrent layers and layers without a mixer cache no position).
 
     serving.decode.context [1] = l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
-    LaTeX: N_{KV} = l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)
+    LaTeX: N_{KV} = l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l_{attn} - l_{win}\right)
 
     Args:
         l: layers [1]
@@ -11177,12 +11651,34 @@ def serving_decode_context(l, s_ctx, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_
     return numpy.float64(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))
 
 
+def serving_decode_steps_in_window(W, s_in, s_out):
+    r"""the decoding steps whose context is still within a window of W: W − s_in of them, none if the prompt fills it, at most s_out − 1.
+
+    serving.decode.steps_in_window [1] = Min(s_out - 1, Max(0, W - s_in))
+
+    LaTeX: u = \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right)
+
+    Args:
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
+        s_in: prompt tokens of one request (its prefill) [1]
+        s_out: output tokens of one request (the first from the prefill, the rest one per decoding step) [1]
+
+    Returns: the decoding steps whose context is still within a window of W: W − s_in of them, none if the prompt fills it, at most s_out − 1 [1]
+
+    Sources: Jiang et al. 2023, §2 sliding window attention, rolling buffer cache
+    """
+    W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
+    s_in = s_in if type(s_in) is float else numpy.asarray(s_in, dtype=numpy.float64)
+    s_out = s_out if type(s_out) is float else numpy.asarray(s_out, dtype=numpy.float64)
+    return numpy.float64(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]))
+
+
 def serving_decode_context_sum(l, s_in, s_out, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
     r"""N_KV summed over a request's s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1: (s_out − 1)·s_in + s_out(s_out − 1)/2 per full layer; per windowed layer the u = min(max(W − s_in, 0), s_out − 1) steps below the window, then W each.
 
     serving.decode.context.sum [1] = l_win*(W*(s_out - Min(s_out - 1, Max(0, W - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, W - s_in)) + (Min(s_out - 1, Max(0, W - s_in)) + 1)*Min(s_out - 1, Max(0, W - s_in))/2) + (s_in*(s_out - 1) + s_out*(s_out - 1)/2)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
-    LaTeX: \sum N_{KV} = l_{win} \left(W \left(s_{out} - \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) - 1\right) + s_{in} \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + \frac{\left(\min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + 1\right) \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right)}{2}\right) + \left(s_{in} \left(s_{out} - 1\right) + \frac{s_{out} \left(s_{out} - 1\right)}{2}\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)
+    LaTeX: \sum N_{KV} = l_{win} \left(u s_{in} + \frac{u \left(u + 1\right)}{2} + W \left(- u + s_{out} - 1\right)\right) + \left(l_{attn} - l_{win}\right) \left(s_{in} \left(s_{out} - 1\right) + \frac{s_{out} \left(s_{out} - 1\right)}{2}\right)
 
     Args:
         l: layers [1]
@@ -11222,7 +11718,7 @@ def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, l_win=0, kv_e
 
     serving.decode.kv_read [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
-    LaTeX: R_{KV} = b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right) + b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+    LaTeX: R_{KV} = N_{KV} m_{KV} b + M_{rec}
 
     Args:
         b: micro-batch size [1]
@@ -11320,7 +11816,7 @@ def serving_decode_kv_read_mla_expanded(b, a, l, d_rope, d_nope, d_v, s_ctx, q_k
 
     serving.decode.kv_read.mla_expanded [byte] = a*b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_nope + d_rope + d_v)
 
-    LaTeX: R_{KV}^{exp} = a b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) \left(d_{nope} + d_{rope} + d_{v}\right)
+    LaTeX: R_{KV}^{exp} = N_{KV} a b q_{KV} \left(d_{nope} + d_{rope} + d_{v}\right)
 
     Args:
         b: micro-batch size [1]
@@ -11370,7 +11866,7 @@ def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, kv_expand=0, l_ma
 
     serving.decode.kv_written [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: W_{KV} = b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right) + b q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: W_{KV} = m_{KV} b l_{attn} + M_{rec}
 
     Args:
         b: micro-batch size [1]
@@ -11455,12 +11951,124 @@ def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, kv_expand=0, l_ma
     return numpy.float64(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))
 
 
+def serving_decode_flops_mamba(b, h, d_ssm, N_ssm, r_dt, k_conv):
+    r"""one Mamba (S6) layer's update of b new tokens: in_proj, x_proj, dt_proj and out_proj; the convolution over 2 outputs of causal_conv1d_update; the state readout [d_ssm, N]×[N, 1].
+
+    serving.decode.flops.mamba [FLOP] = 2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))
+
+    LaTeX: F_{dec}^{S6} = 2 N b d_{ssm} + 4 b d_{ssm} k_{conv} + 2 b \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1]
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1]
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+
+    Returns: one Mamba (S6) layer's update of b new tokens: in_proj, x_proj, dt_proj and out_proj; the convolution over 2 outputs of causal_conv1d_update; the state readout [d_ssm, N]×[N, 1] [FLOP]
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states)
+    """
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    return numpy.float64(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)))
+
+
+def serving_decode_flops_mamba2(b, h, d_ssm, N_ssm, k_conv, n_ssmh, n_grp):
+    r"""one Mamba-2 (SSD) layer's update of b new tokens: in_proj and out_proj, the convolution over 2 outputs, the readout bmm [d_ssm/n, N]×[N, 1] per head.
+
+    serving.decode.flops.mamba2 [FLOP] = 2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)
+
+    LaTeX: F_{dec}^{SSD} = 2 N b d_{ssm} + 2 b d_{ssm} h + 2 b h \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 4 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right)
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1]
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1]
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1]
+
+    Returns: one Mamba-2 (SSD) layer's update of b new tokens: in_proj and out_proj, the convolution over 2 outputs, the readout bmm [d_ssm/n, N]×[N, 1] per head [FLOP]
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states)
+    """
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    return numpy.float64(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm))
+
+
+def serving_decode_flops_rglru(b, h, d_lru, w_lru):
+    r"""one Griffin recurrent block's update of b new tokens: its two input projections and output projection, the RG-LRU's two block-diagonal gates (the convolution is a multiply-and-sum, no matmul).
+
+    serving.decode.flops.rglru [FLOP] = 6*b*d_lru*h + 4*b*d_lru*w_lru
+
+    LaTeX: F_{dec}^{LRU} = 6 b d_{LRU} h + 4 b d_{LRU} w_{LRU}
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        d_lru: width of a Griffin recurrent block (lru_width) [1]
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1]
+
+    Returns: one Griffin recurrent block's update of b new tokens: its two input projections and output projection, the RG-LRU's two block-diagonal gates (the convolution is a multiply-and-sum, no matmul) [FLOP]
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states)
+    """
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    return numpy.float64(6*b*d_lru*h + 4*b*d_lru*w_lru)
+
+
+def serving_decode_flops_gdn(b, h, k_conv, n_kh, n_vh, d_kh, d_vh):
+    r"""one gated delta-net layer's update of b new tokens: its projections and the convolution over 2 outputs (the delta rule's state update and readout are elementwise).
+
+    serving.decode.flops.gdn [FLOP] = 2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)
+
+    LaTeX: F_{dec}^{GDN} = 2 b d_{V}^{lin} h n_{V}^{lin} + 2 b h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 4 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1]
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1]
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1]
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1]
+
+    Returns: one gated delta-net layer's update of b new tokens: its projections and the convolution over 2 outputs (the delta rule's state update and readout are elementwise) [FLOP]
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states)
+    """
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh))
+
+
 def serving_decode_flops_recurrent(b, h, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, d_ssm=None, N_ssm=None, r_dt=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None):
     r"""the recurrent mixers' one-token update in a decoding step, as FlopCounterMode counts transformers' step path: each mixer's projections of the b new tokens; the convolution over its k_conv cached inputs and the new one (causal_conv1d_update: 2 outputs of k_conv taps; RecurrentGemma's multiply-and-sum: no matmul); Mamba's and Mamba-2's state readout [d_ssm, N]×[N, 1]; the RG-LRU's two block-diagonal gates; the gated delta rule's state update and readout are elementwise (not counted).
 
     serving.decode.flops.recurrent [FLOP] = l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm))
 
-    LaTeX: F_{dec}^{rec} = l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} + 2 b h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 4 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + l_{LRU} \left(6 b d_{LRU} h + 4 b d_{LRU} w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} + 4 b d_{ssm} k_{conv} + 2 b \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{SSD} \left(2 N b d_{ssm} + 2 b d_{ssm} h + 2 b h \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 4 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right)\right)
+    LaTeX: F_{dec}^{rec} = F_{dec}^{GDN} l_{GDN} + F_{dec}^{S6} l_{S6} + F_{dec}^{SSD} l_{SSD} + F_{dec}^{LRU} l_{LRU}
 
     Args:
         b: micro-batch size [1]
@@ -11528,7 +12136,7 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
 
     serving.decode.flops.linear [FLOP] = 2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{dec}^{lin} = 2 V b d_{emb} + 4 b d_{emb} h \sigma_{proj} + 2 b d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} + 2 b h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 4 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + l_{LRU} \left(6 b d_{LRU} h + 4 b d_{LRU} w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} + 4 b d_{ssm} k_{conv} + 2 b \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h + 2 b d_{moe} h \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 N b d_{ssm} + 2 b d_{ssm} h + 2 b h \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 4 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right)\right) + \left(b d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{dec}^{lin} = F_{dec}^{rec} + F_{proj}\big|_{s = 1} l_{attn} + F_{proj,emb}\big|_{s = 1} + F_{logits}\big|_{s = 1} + F_{mlp}\big|_{s = 1} l_{mlp} + l_{moe} \left(F_{experts}\big|_{s = 1} + F_{router}\big|_{s = 1} + F_{shared}\big|_{s = 1}\right)
 
     Args:
         b: micro-batch size [1]
@@ -11674,7 +12282,7 @@ def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=
 
     serving.decode.flops [FLOP] = 2*V*b*d_emb + 2*a*b*mla*r_kv*(d_nope + d_v)*(-l + l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{dec} = 2 V b d_{emb} + 2 a b \sigma_{MLA} r_{KV} \left(d_{nope} + d_{v}\right) \left(- l + l_{GDN} + l_{LRU} + l_{S6} + l_{\varnothing mix} + l_{SSD} + l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) + 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) + 4 b d_{emb} h \sigma_{proj} + 2 b d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} + 2 b h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 4 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + l_{LRU} \left(6 b d_{LRU} h + 4 b d_{LRU} w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} + 4 b d_{ssm} k_{conv} + 2 b \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h + 2 b d_{moe} h \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 N b d_{ssm} + 2 b d_{ssm} h + 2 b h \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 4 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right)\right) + \left(b d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{dec} = 2 N_{KV} a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + F_{dec}^{lin} + 2 a b \sigma_{MLA} r_{KV} \left(N_{KV} - l_{attn}\right) \left(d_{nope} + d_{v}\right)
 
     Args:
         b: micro-batch size [1]
@@ -11886,7 +12494,7 @@ def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=
 
     serving.decode.params_read [parameter] = V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: \Psi_{read} = V \sigma_{b_{head}} + b h \sigma_{pos} + 2 d_{emb} h \sigma_{proj} + d_{emb} \left(V + b\right) + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{GDN} \left(d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}\right) + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + E_{hit} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right) + l_{SSD} \left(\sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)\right) + \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + \left(a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: \Psi_{read} = - \Psi_{expert} l_{moe} \left(E - E_{hit}\right) + \Psi + V d_{emb} \sigma_{tied} - d_{emb} \left(V - b\right) - h \sigma_{pos} \left(- b + n_{pos} + o_{pos}\right)
 
     Args:
         b: micro-batch size [1]
@@ -12068,7 +12676,7 @@ def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n
 
     serving.decode.weights_read [byte] = 2*d_emb*(V + b) + q_w*(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
 
-    LaTeX: R_{w} = 2 d_{emb} \left(V + b\right) + q_{\Psi} \left(V \sigma_{b_{head}} + b h \sigma_{pos} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{GDN} \left(d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}\right) + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + E_{hit} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right) + l_{SSD} \left(\sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)\right) + \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + \left(a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)\right)
+    LaTeX: R_{w} = 2 d_{emb} \left(V + b\right) + q_{\Psi} \left(\Psi_{read} - d_{emb} \left(V + b\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -12272,7 +12880,7 @@ def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=
 
     serving.prefill.flops [FLOP] = 2*V*b*d_emb + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s_in/Q_ssd) + N_ssm*d_ssm*(ceiling(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{pf} = 2 V b d_{emb} + 4 b d_{emb} h \sigma_{proj} s_{in} + 2 b d_{ff} h s_{in} \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s_{in} + 2 b h s_{in} \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s_{in} - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s_{in}}{Q_{GDN}}}\right\rceil\right) + l_{LRU} \left(6 b d_{LRU} h s_{in} + 2 b d_{LRU} k_{conv} \left(k_{conv} + s_{in} - 1\right) + 4 b d_{LRU} s_{in} w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} s_{in} + 2 b d_{ssm} k_{conv} \left(k_{conv} + s_{in} - 1\right) + 2 b s_{in} \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h s_{in} + 2 b d_{moe} h s_{in} \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s_{in} \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 b d_{ssm} h s_{in} + 2 b h s_{in} \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s_{in} - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s_{in}}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s_{in}}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s_{in}}{Q_{SSD}}}\right\rceil\right)\right) + \left(2 a b s_{in}^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s_{in} \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s_{in} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{pf} = F_{proj,emb}\big|_{s = s_{in}} + F_{layers}\big|_{s = s_{in}} + F_{logits}\big|_{s = 1}
 
     Args:
         b: micro-batch size [1]
@@ -12424,7 +13032,7 @@ def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *,
 
     serving.prefill.flops.causal [FLOP] = 2*V*b*d_emb - 2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*(s_in*Min(W, s_in) - (Min(W, s_in) - 1)*Min(W, s_in)/2) + s_in*(s_in + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)/2) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s_in/Q_ssd) + N_ssm*d_ssm*(ceiling(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{pf}^{causal} = 2 V b d_{emb} - 2 a b s_{in}^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) + 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(l_{win} \left(s_{in} \min\left(W, s_{in}\right) - \frac{\left(\min\left(W, s_{in}\right) - 1\right) \min\left(W, s_{in}\right)}{2}\right) + \frac{s_{in} \left(s_{in} + 1\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)}{2}\right) + 4 b d_{emb} h \sigma_{proj} s_{in} + 2 b d_{ff} h s_{in} \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s_{in} + 2 b h s_{in} \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s_{in} - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s_{in}}{Q_{GDN}}}\right\rceil\right) + l_{LRU} \left(6 b d_{LRU} h s_{in} + 2 b d_{LRU} k_{conv} \left(k_{conv} + s_{in} - 1\right) + 4 b d_{LRU} s_{in} w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} s_{in} + 2 b d_{ssm} k_{conv} \left(k_{conv} + s_{in} - 1\right) + 2 b s_{in} \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h s_{in} + 2 b d_{moe} h s_{in} \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s_{in} \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 b d_{ssm} h s_{in} + 2 b h s_{in} \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s_{in} - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s_{in}}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s_{in}}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s_{in}}{Q_{SSD}}}\right\rceil\right)\right) + \left(2 a b s_{in}^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + b d_{head} h s_{in} \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s_{in} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{pf}^{causal} = F_{pf} - F_{attn}\big|_{s = s_{in}} l_{attn} + 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(l_{win} \left(s_{in} \min\left(W, s_{in}\right) - \frac{\left(\min\left(W, s_{in}\right) - 1\right) \min\left(W, s_{in}\right)}{2}\right) + \frac{s_{in} \left(l_{attn} - l_{win}\right) \left(s_{in} + 1\right)}{2}\right)
 
     Args:
         b: micro-batch size [1]
@@ -12582,7 +13190,7 @@ def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, l_win=0, l_mam
 
     serving.prefill.flops.masked [FLOP] = 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*(s_in - Min(W, s_in))*(s_in - Min(W, s_in) + 1)/2 + s_in*(s_in - 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)/2)
 
-    LaTeX: F_{pf}^{masked} = 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(\frac{l_{win} \left(s_{in} - \min\left(W, s_{in}\right)\right) \left(s_{in} - \min\left(W, s_{in}\right) + 1\right)}{2} + \frac{s_{in} \left(s_{in} - 1\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)}{2}\right)
+    LaTeX: F_{pf}^{masked} = 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(\frac{l_{attn} s_{in} \left(s_{in} - 1\right)}{2} + \frac{l_{win} \left(s_{in} - \min\left(W, s_{in}\right)\right) \left(s_{in} - \min\left(W, s_{in}\right) + 1\right)}{2}\right)
 
     Args:
         b: micro-batch size [1]
@@ -12670,7 +13278,7 @@ def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, l_win=0, kv_
 
     serving.memory.kv [byte] = b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
 
-    LaTeX: M_{KV} = \frac{b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{p t}
+    LaTeX: M_{KV} = \frac{N_{KV} m_{KV} b}{p t_{KV}} + \frac{M_{rec}}{p t}
 
     Args:
         b: micro-batch size [1]
@@ -12772,7 +13380,7 @@ def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0,
 
     serving.memory.kv.paged [byte] = b*n_blk*q_kv*(l_win*ceiling(Min(W, s_ctx)/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*ceiling(s_ctx/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
 
-    LaTeX: M_{KV}^{paged} = \frac{b n_{blk} q_{KV} \left(l_{win} \left\lceil{\frac{\min\left(W, s_{ctx}\right)}{n_{blk}}}\right\rceil + \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right) \left\lceil{\frac{s_{ctx}}{n_{blk}}}\right\rceil\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{p t}
+    LaTeX: M_{KV}^{paged} = \frac{m_{KV} b n_{blk} \left(l_{win} \left\lceil{\frac{\min\left(W, s_{ctx}\right)}{n_{blk}}}\right\rceil + \left(l_{attn} - l_{win}\right) \left\lceil{\frac{s_{ctx}}{n_{blk}}}\right\rceil\right)}{p t_{KV}} + \frac{M_{rec}}{p t}
 
     Args:
         b: micro-batch size [1]
@@ -12910,7 +13518,7 @@ def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla
 
     serving.memory.per_gpu [byte] = M_w + M_ws + b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
 
-    LaTeX: M_{serve} = M_{w} + M_{ws} + \frac{b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{p t}
+    LaTeX: M_{serve} = M_{KV} + M_{w} + M_{ws}
 
     Args:
         b: micro-batch size [1]
@@ -13016,7 +13624,7 @@ def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, 
 
     serving.memory.max_batch [sequence] = (M_gpu - M_w - M_ws)/(q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))
 
-    LaTeX: b_{max} = \frac{M_{GPU} - M_{w} - M_{ws}}{\frac{q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{p t}}
+    LaTeX: b_{max} = \frac{M_{GPU} - M_{w} - M_{ws}}{\frac{N_{KV} m_{KV}}{p t_{KV}} + \frac{M_{rec}\big|_{b = 1}}{p t}}
 
     Args:
         g: key/value heads [1]
@@ -13122,7 +13730,7 @@ def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *,
 
     serving.memory.max_context [1] = (-W*l_win + p*(mla + (1 - mla)*Min(g, t))*(M_gpu - M_w - M_ws - (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))/(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))))/(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
-    LaTeX: s_{max} = \frac{- W l_{win} + \frac{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right) \left(M_{GPU} - M_{w} - M_{ws} - \frac{b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{p t}\right)}{b q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}}{l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}}
+    LaTeX: s_{max} = \frac{- W l_{win} + \frac{p t_{KV} \left(- \frac{M_{rec}}{p t} + M_{GPU} - M_{w} - M_{ws}\right)}{m_{KV} b}}{l_{attn} - l_{win}}
 
     Args:
         b: micro-batch size [1]
@@ -13278,7 +13886,7 @@ def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_p
 
     serving.time.decode_step [second] = F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)
 
-    LaTeX: T_{dec} = \frac{F_{fwd}}{X \eta_{dec} t} + \frac{N_{KV} b \left(2 a d_{head} \left(2 - 2 \sigma_{MLA}\right) + 2 a \sigma_{MLA} \left(d_{rope} + 2 r_{KV}\right)\right)}{X \eta_{dec} t} + \frac{N_{KV} b q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{W_{mem} \eta_{HBM} \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \min\left(1, t - 1\right) + \frac{b h q \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q}{W_{PP}}\right) + \frac{b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{W_{mem} \eta_{HBM} t}
+    LaTeX: T_{dec} = \frac{F_{dec}^{attn}}{X \eta_{dec} t} + \frac{m_{KV} N_{KV} b}{W_{mem} \eta_{HBM} t_{KV}} + \frac{M_{rec}}{W_{mem} \eta_{HBM} t} + \frac{F_{fwd}}{X \eta_{dec} t} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \min\left(1, t - 1\right) + \frac{b h q \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q}{W_{PP}}\right)
 
     Args:
         b: micro-batch size [1]
@@ -13446,7 +14054,7 @@ def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in,
 
     serving.time.e2e [second] = T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)) + (l_win*(W*(s_out - Min(s_out - 1, Max(0, W - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, W - s_in)) + (Min(s_out - 1, Max(0, W - s_in)) + 1)*Min(s_out - 1, Max(0, W - s_in))/2) + (s_in*(s_out - 1) + s_out*(s_out - 1)/2)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))
 
-    LaTeX: T_{e2e} = T_{pf} + \left(s_{out} - 1\right) \left(\frac{F_{fwd}}{X \eta_{dec} t} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \min\left(1, t - 1\right) + \frac{b h q \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q}{W_{PP}}\right) + \frac{b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{W_{mem} \eta_{HBM} t}\right) + \left(l_{win} \left(W \left(s_{out} - \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) - 1\right) + s_{in} \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + \frac{\left(\min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + 1\right) \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right)}{2}\right) + \left(s_{in} \left(s_{out} - 1\right) + \frac{s_{out} \left(s_{out} - 1\right)}{2}\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) \left(\frac{b \left(2 a d_{head} \left(2 - 2 \sigma_{MLA}\right) + 2 a \sigma_{MLA} \left(d_{rope} + 2 r_{KV}\right)\right)}{X \eta_{dec} t} + \frac{b q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)}{W_{mem} \eta_{HBM} \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)}\right)
+    LaTeX: T_{e2e} = T_{dec}\big|_{N_{KV} = \frac{\sum N_{KV}}{s_{out} - 1}} \left(s_{out} - 1\right) + T_{pf}
 
     Args:
         b: micro-batch size [1]
@@ -13698,7 +14306,7 @@ def serving_batching_continuous(b, t, X, s_out, eta_pf, F_pf, T_tok):
 
     serving.batching.continuous [token/second] = b/(F_pf*b/(X*eta_pf*s_out*t) + T_tok)
 
-    LaTeX: R_{cont} = \frac{b}{\frac{F_{pf} b}{X \eta_{pf} s_{out} t} + T_{tok}}
+    LaTeX: R_{cont} = \frac{b}{T_{step}^{cont}}
 
     Args:
         b: micro-batch size [1]
@@ -14090,7 +14698,7 @@ def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, b_q=
 
     memory.amp.weight_casts [byte] = 2*V*d_emb + 2*l*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
 
-    LaTeX: M_{AMP}^{casts} = 2 V d_{emb} + 2 l \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right)
+    LaTeX: M_{AMP}^{casts} = 2 V d_{emb} + 2 l \left(\Psi_{attn} + \Psi_{mlp} - a \sigma_{sink} - 2 d_{head} \sigma_{qk} - d_{head} \sigma_{qk,full} \left(a + g\right)\right)
 
     Args:
         h: hidden size [1]
@@ -14157,12 +14765,54 @@ def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, b_q=
     return numpy.float64(2*V*d_emb + 2*l*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q)))
 
 
+def params_decoder_attention_whole(h, *, b_o=1, mla=0, q_lora=0, qk_norm=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
+    r"""what tensor parallelism keeps whole of one attention block: the row-parallel output projection's bias, the q and k norms of d_head, MLA's down projections and latent norms.
+
+    params.decoder.attention.whole [parameter] = b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)
+
+    LaTeX: \Psi_{attn}^{whole} = \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)
+
+    Args:
+        h: hidden size [1]
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        d_head: head dimension [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: what tensor parallelism keeps whole of one attention block: the row-parallel output projection's bias, the q and k norms of d_head, MLA's down projections and latent norms [parameter]
+
+    Sources: Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard
+    """
+    if d_head is None:
+        d_head = _gated('params.decoder.attention.whole', 'd_head', d_head, {'qk_norm': (qk_norm, 0)})
+    if r_q is None:
+        r_q = _gated('params.decoder.attention.whole', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('params.decoder.attention.whole', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('params.decoder.attention.whole', 'd_rope', d_rope, {'mla': (mla, 0)})
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    return numpy.float64(b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))
+
+
 def params_decoder_replicated(h, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, x_attn=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
     r"""the parameters of a dense layer that tensor parallelism keeps whole on every rank: norms, the row-parallel biases of the output projection and fc2, q/k norms, MLA's down projections and latent norms, a cross-attention's output bias and norm.
 
     params.decoder.replicated [parameter] = b_mlp*h + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1))
 
-    LaTeX: \Psi_{rep} = \sigma_{b_{mlp}} h + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)
+    LaTeX: \Psi_{rep} = \Psi_{norm} + \sigma_{b_{mlp}} h + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)
 
     Args:
         h: hidden size [1]
@@ -14212,7 +14862,7 @@ def params_decoder_replicated_moe(h, E, *, n_norm=2, b_o=1, norm_bias=1, mla=0, 
 
     params.decoder.replicated.moe [parameter] = E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1))
 
-    LaTeX: \Psi_{rep}^{moe} = E h + E \sigma_{b_{router}} + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)
+    LaTeX: \Psi_{rep}^{moe} = \Psi_{norm} + \Psi_{router} + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + h \sigma_{sh} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)
 
     Args:
         h: hidden size [1]
@@ -14266,7 +14916,7 @@ def params_recurrent_replicated(l_gdn, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, b_s
 
     params.recurrent.replicated [parameter] = b_ssm*h*l_ssd + d_vh*l_gdn + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt))
 
-    LaTeX: \Psi_{rep}^{mix} = \sigma_{b_{ssm}} h l_{SSD} + d_{V}^{lin} l_{GDN} + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right)
+    LaTeX: \Psi_{rep}^{mix} = \Psi_{S6} l_{S6} + \Psi_{LRU} l_{LRU} + \sigma_{b_{ssm}} h l_{SSD} + d_{V}^{lin} l_{GDN}
 
     Args:
         l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1]
@@ -14323,12 +14973,280 @@ def params_recurrent_replicated(l_gdn, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, b_s
     return numpy.float64(b_ssm*h*l_ssd + d_vh*l_gdn + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt))
 
 
+def params_decoder_layers_unrouted(h, a, g, d_head, d_ff, l, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""the parameters of the l layers but their routed experts: attention or a recurrent mixer, norms, dense MLPs, and in the MoE layers the router and the shared experts (what params.decoder.total counts in its layers, E·Ψ_expert aside).
+
+    params.decoder.layers.unrouted [parameter] = l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+
+    LaTeX: \Psi_{layers}^{\neg E} = \Psi_{attn} l_{attn} + \Psi_{mlp} l_{mlp} + \Psi_{GDN} l_{GDN} + \Psi_{S6} l_{S6} + \Psi_{SSD} l_{SSD} + \Psi_{LRU} l_{LRU} + l \left(\Psi_{cross} + \Psi_{norm}\right) + l_{moe} \left(\Psi_{router} + \Psi_{shared}\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_q: 1 if the query projection has a bias [1] (default 1, the classic model)
+        b_k: 1 if the key projection has a bias [1] (default 1, the classic model)
+        b_v: 1 if the value projection has a bias [1] (default 1, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
+        b_ssm: 1 if a Mamba mixer's input and output projections have biases (use_bias) [1] (default 0, the classic model)
+        b_conv: 1 if the mixer's convolution has a bias (use_conv_bias) [1] (default 0, the classic model)
+        dt_norm: 1 if Δ, B and C get RMSNorms inside the mixer (Jamba) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: the parameters of the l layers but their routed experts: attention or a recurrent mixer, norms, dense MLPs, and in the MoE layers the router and the shared experts (what params.decoder.total counts in its layers, E·Ψ_expert aside) [parameter]
+
+    Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, ssm/mamba_mixer.py at 00bebb45 (in_proj column-parallel; conv1d, dt_bias, A_log, D and the gated norm over d_inner/t; assert not bias), ssm/gated_delta_net.py at 00caa53a (in_proj, conv1d, dt_bias, A_log split; out_norm over value_head_dim); Megatron Core 2026, transformer/transformer_layer.py (pre_cross_attn_layernorm of the full h), transformer/attention.py CrossAttention (linear_q, linear_kv column-parallel, linear_proj row-parallel); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024, §2.2 (the MTP modules)
+    """
+    if E is None:
+        E = _gated('params.decoder.layers.unrouted', 'E', E, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('params.decoder.layers.unrouted', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('params.decoder.layers.unrouted', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('params.decoder.layers.unrouted', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('params.decoder.layers.unrouted', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('params.decoder.layers.unrouted', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('params.decoder.layers.unrouted', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('params.decoder.layers.unrouted', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('params.decoder.layers.unrouted', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('params.decoder.layers.unrouted', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('params.decoder.layers.unrouted', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('params.decoder.layers.unrouted', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('params.decoder.layers.unrouted', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('params.decoder.layers.unrouted', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('params.decoder.layers.unrouted', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('params.decoder.layers.unrouted', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('params.decoder.layers.unrouted', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('params.decoder.layers.unrouted', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    b_q = b_q if type(b_q) is float else numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = b_k if type(b_k) is float else numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = b_v if type(b_v) is float else numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    b_ssm = b_ssm if type(b_ssm) is float else numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = b_conv if type(b_conv) is float else numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = dt_norm if type(dt_norm) is float else numpy.asarray(dt_norm, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate, E, d_sh, gated, h, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))
+
+
+def params_stage_whole(h, l, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, l_moe=0, sh_gate=0, router_bias=0, x_attn=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, d_head=None, E=None, r_q=None, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, d_lru=None, w_lru=None, d_vh=None):
+    r"""what tensor parallelism keeps whole on every rank of the l layers: norms, the output and MLP-down biases, latent projections, q/k norms, routers and shared-expert gates, the recurrent mixers' unsplit parts.
+
+    params.stage.whole [parameter] = b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+
+    LaTeX: \Psi_{whole} = \Psi_{attn}^{whole} l_{attn} + \Psi_{rep}^{mix} + \sigma_{b_{mlp}} h l_{mlp} + l \left(\Psi_{norm} + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{moe} \left(\Psi_{router} + h \sigma_{sh}\right)
+
+    Args:
+        h: hidden size [1]
+        l: layers [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
+        b_ssm: 1 if a Mamba mixer's input and output projections have biases (use_bias) [1] (default 0, the classic model)
+        b_conv: 1 if the mixer's convolution has a bias (use_conv_bias) [1] (default 0, the classic model)
+        dt_norm: 1 if Δ, B and C get RMSNorms inside the mixer (Jamba) [1] (default 0, the classic model)
+        d_head: head dimension [1] (needed only when a switch leaves its classic value)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: what tensor parallelism keeps whole on every rank of the l layers: norms, the output and MLP-down biases, latent projections, q/k norms, routers and shared-expert gates, the recurrent mixers' unsplit parts [parameter]
+
+    Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, ssm/mamba_mixer.py at 00bebb45 (in_proj column-parallel; conv1d, dt_bias, A_log, D and the gated norm over d_inner/t; assert not bias), ssm/gated_delta_net.py at 00caa53a (in_proj, conv1d, dt_bias, A_log split; out_norm over value_head_dim); Megatron Core 2026, transformer/transformer_layer.py (pre_cross_attn_layernorm of the full h), transformer/attention.py CrossAttention (linear_q, linear_kv column-parallel, linear_proj row-parallel); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024, §2.2 (the MTP modules)
+    """
+    if d_head is None:
+        d_head = _gated('params.stage.whole', 'd_head', d_head, {'qk_norm': (qk_norm, 0)})
+    if E is None:
+        E = _gated('params.stage.whole', 'E', E, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('params.stage.whole', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('params.stage.whole', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('params.stage.whole', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('params.stage.whole', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('params.stage.whole', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0)})
+    if r_dt is None:
+        r_dt = _gated('params.stage.whole', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('params.stage.whole', 'k_conv', k_conv, {'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if d_lru is None:
+        d_lru = _gated('params.stage.whole', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('params.stage.whole', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if d_vh is None:
+        d_vh = _gated('params.stage.whole', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
+    b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    b_ssm = b_ssm if type(b_ssm) is float else numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = b_conv if type(b_conv) is float else numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = dt_norm if type(dt_norm) is float else numpy.asarray(dt_norm, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + h*sh_gate, E, h, router_bias, sh_gate))
+
+
 def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters of a stage's l/p layers one GPU holds, the routed experts aside: their projections 1/t, what TP replicates whole.
 
     params.stage.layers [parameter] = (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*sh_gate) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
 
-    LaTeX: \Psi_{GPU}^{layers} = \frac{\sigma_{b_{mlp}} h \left(l - l_{moe} - l_{\varnothing mlp}\right) + \sigma_{b_{ssm}} h l_{SSD} + d_{V}^{lin} l_{GDN} + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + h \sigma_{sh}\right) + \left(\sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) + \frac{- \sigma_{b_{mlp}} h \left(l - l_{moe} - l_{\varnothing mlp}\right) - \sigma_{b_{ssm}} h l_{SSD} - d_{V}^{lin} l_{GDN} - l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{GDN} \left(d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}\right) - l_{moe} \left(E h + E \sigma_{b_{router}} + h \sigma_{sh}\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right) + l_{SSD} \left(\sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)\right) + \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) - \left(\sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) + \left(a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)}{t}}{p}
+    LaTeX: \Psi_{GPU}^{layers} = \frac{\Psi_{whole} + \frac{\Psi_{layers}^{\neg E} - \Psi_{whole}}{t}}{p}
 
     Args:
         h: hidden size [1]
@@ -14490,7 +15408,7 @@ def params_stage_layers_experts(h, E, p, e, l_moe, d_moe, t_e, *, gated=0, b_mlp
 
     params.stage.layers.experts [parameter] = E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))/(e*p*t_e)
 
-    LaTeX: \Psi_{GPU,E}^{layers} = \frac{E l_{moe} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right)}{e p t_{E}}
+    LaTeX: \Psi_{GPU,E}^{layers} = \frac{\Psi_{expert} E l_{moe}}{e p t_{E}}
 
     Args:
         h: hidden size [1]
@@ -14526,7 +15444,7 @@ def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *
 
     params.stage.first [parameter] = V*d_emb/t + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + (1 - piped)*(h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1)) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) - x_attn*(b_o*h + h*(norm_bias + 1)) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*(1 - tied) + V*head_bias)/t) + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*sh_gate) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
 
-    LaTeX: \Psi_{GPU}^{first} = \frac{V d_{emb}}{t} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + \left(1 - \sigma_{PP}\right) \left(h \sigma_{final} \left(\sigma_{\beta} + 1\right) + n_{MTP} \left(E h + E \sigma_{b_{router}} + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \frac{2 h^{2}}{t} + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + 3 h \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \frac{a \sigma_{sink} - \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) - \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) - \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)}{t}\right) + \frac{V d_{emb} \left(1 - \sigma_{tied}\right) + V \sigma_{b_{head}}}{t}\right) + \frac{\sigma_{b_{mlp}} h \left(l - l_{moe} - l_{\varnothing mlp}\right) + \sigma_{b_{ssm}} h l_{SSD} + d_{V}^{lin} l_{GDN} + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + h \sigma_{sh}\right) + \left(\sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) + \frac{- \sigma_{b_{mlp}} h \left(l - l_{moe} - l_{\varnothing mlp}\right) - \sigma_{b_{ssm}} h l_{SSD} - d_{V}^{lin} l_{GDN} - l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{GDN} \left(d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}\right) - l_{moe} \left(E h + E \sigma_{b_{router}} + h \sigma_{sh}\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right) + l_{SSD} \left(\sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)\right) + \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) - \left(\sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) + \left(a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)}{t}}{p}
+    LaTeX: \Psi_{GPU}^{first} = \Psi_{emb} + \Psi_{GPU}^{layers} - V d_{emb} + \frac{V d_{emb}}{t} + \left(1 - \sigma_{PP}\right) \left(\Psi_{final} + \frac{\Psi_{head}}{t} + n_{MTP} \left(\Psi_{rep}^{moe} + \frac{2 h^{2}}{t} + 3 h \left(\sigma_{\beta} + 1\right) + \frac{- \Psi_{expert} E + \Psi_{layer}^{moe} - \Psi_{rep}^{moe}}{t}\right)\right)
 
     Args:
         h: hidden size [1]
@@ -14712,7 +15630,7 @@ def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gat
 
     params.stage.last [parameter] = V*d_emb*n_mtp*(1 - tied)/t + h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1)) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) - x_attn*(b_o*h + h*(norm_bias + 1)) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*tied + V*d_emb*(1 - tied) + V*head_bias)/t + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*sh_gate) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
 
-    LaTeX: \Psi_{GPU}^{last} = \frac{V d_{emb} n_{MTP} \left(1 - \sigma_{tied}\right)}{t} + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + n_{MTP} \left(E h + E \sigma_{b_{router}} + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \frac{2 h^{2}}{t} + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + 3 h \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \frac{a \sigma_{sink} - \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) - \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) - \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)}{t}\right) + \frac{V d_{emb} \sigma_{tied} + V d_{emb} \left(1 - \sigma_{tied}\right) + V \sigma_{b_{head}}}{t} + \frac{\sigma_{b_{mlp}} h \left(l - l_{moe} - l_{\varnothing mlp}\right) + \sigma_{b_{ssm}} h l_{SSD} + d_{V}^{lin} l_{GDN} + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + h \sigma_{sh}\right) + \left(\sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) + \frac{- \sigma_{b_{mlp}} h \left(l - l_{moe} - l_{\varnothing mlp}\right) - \sigma_{b_{ssm}} h l_{SSD} - d_{V}^{lin} l_{GDN} - l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{GDN} \left(d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}\right) - l_{moe} \left(E h + E \sigma_{b_{router}} + h \sigma_{sh}\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right) + l_{SSD} \left(\sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)\right) + \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) - \left(\sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) + \left(a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)}{t}}{p}
+    LaTeX: \Psi_{GPU}^{last} = \Psi_{final} + \Psi_{GPU}^{layers} + \frac{V d_{emb} n_{MTP} \left(1 - \sigma_{tied}\right)}{t} + n_{MTP} \left(\Psi_{rep}^{moe} + \frac{2 h^{2}}{t} + 3 h \left(\sigma_{\beta} + 1\right) + \frac{- \Psi_{expert} E + \Psi_{layer}^{moe} - \Psi_{rep}^{moe}}{t}\right) + \frac{\Psi_{head} + V d_{emb} \sigma_{tied}}{t}
 
     Args:
         h: hidden size [1]
@@ -14886,7 +15804,7 @@ def params_stage_mtp_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, b_mlp=1):
 
     params.stage.mtp.experts [parameter] = E*n_mtp*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))/(e*t_e)
 
-    LaTeX: \Psi_{GPU,E}^{MTP} = \frac{E n_{MTP} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)\right)}{e t_{E}}
+    LaTeX: \Psi_{GPU,E}^{MTP} = \frac{\Psi_{expert} E n_{MTP}}{e t_{E}}
 
     Args:
         h: hidden size [1]
@@ -15231,12 +16149,204 @@ def memory_activations_logits_amp(b, s, h, V):
     return numpy.float64(b*s*(4*V + 10*h + 8))
 
 
+def peers_megatron_attention(h, a, g, d_head, *, norm_bias=1, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+    r"""Megatron-LM's estimator: one layer's attention parameters, 2h·d_head·(a + g) (its 2h²(1 + g/a)), or MLA's from its ranks with their norms.
+
+    peers.megatron.attention [parameter] = d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))
+
+    LaTeX: \Psi_{attn}^{Megatron} = d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's estimator: one layer's attention parameters, 2h·d_head·(a + g) (its 2h²(1 + g/a)), or MLA's from its ranks with their norms [parameter]
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L62–93
+    """
+    if r_q is None:
+        r_q = _gated('peers.megatron.attention', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('peers.megatron.attention', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('peers.megatron.attention', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('peers.megatron.attention', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('peers.megatron.attention', 'd_v', d_v, {'mla': (mla, 0)})
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(d_head*h*(2 - 2*mla)*(a + g) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q))
+
+
+def peers_megatron_params_sharded(h, a, g, d_head, d_ff, l, V, p, *, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, n_mtp=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, piped=None):
+    r"""Megatron-LM's estimator: the parameters its most loaded shard splits over the t TP ranks: l/p layers' attention and dense MLPs (shared experts in MoE layers), one MTP block, the embedding, at p = 1 an untied head.
+
+    peers.megatron.params.sharded [parameter] = V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p
+
+    LaTeX: T_{Megatron} = V h \left(1 - \sigma_{PP}\right) \left(1 - \sigma_{tied}\right) + V h + n_{MTP} \left(\Psi_{attn}^{Megatron} + d_{sh} h \left(\sigma_{gated} + 2\right)\right) + \frac{l_{moe} \left(\Psi_{attn}^{Megatron} + d_{sh} h \left(\sigma_{gated} + 2\right)\right) + \left(\Psi_{attn}^{Megatron} + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe}\right)}{p}
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        p: pipeline parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        tied: 1 if the output head reuses the token embedding [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's estimator: the parameters its most loaded shard splits over the t TP ranks: l/p layers' attention and dense MLPs (shared experts in MoE layers), one MTP block, the embedding, at p = 1 an untied head [parameter]
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L59–267
+    """
+    if r_q is None:
+        r_q = _gated('peers.megatron.params.sharded', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('peers.megatron.params.sharded', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('peers.megatron.params.sharded', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('peers.megatron.params.sharded', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('peers.megatron.params.sharded', 'd_v', d_v, {'mla': (mla, 0)})
+    if piped is None:
+        piped = _gated('peers.megatron.params.sharded', 'piped', piped, {'tied': (tied, 1)})
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    tied = tied if type(tied) is float else numpy.asarray(tied, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    n_mtp = n_mtp if type(n_mtp) is float else numpy.asarray(n_mtp, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    piped = piped if type(piped) is float else numpy.asarray(piped, dtype=numpy.float64)
+    return numpy.float64(V*h*(1 - piped)*(1 - tied) + V*h + _times(n_mtp, lambda: d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q), a, d_head, d_nope, d_rope, d_sh, d_v, g, gated, h, mla, norm_bias, q_lora, r_kv, r_q) + ((l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q)) + _times(l_moe, lambda: d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q), a, d_head, d_nope, d_rope, d_sh, d_v, g, gated, h, mla, norm_bias, q_lora, r_kv, r_q))/p)
+
+
+def peers_megatron_params_replicated(h, l, p, *, norm_bias=1, l_moe=0, sh_gate=0, n_mtp=0, E=None):
+    r"""Megatron-LM's estimator: the parameters every TP rank of its most loaded shard holds whole: the layers' norms and routers, 1/p of the final norm, the MTP block's norms and router.
+
+    peers.megatron.params.replicated [parameter] = n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p
+
+    LaTeX: R_{Megatron} = n_{MTP} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right) + \frac{2 h \left(l - l_{moe}\right) \left(\sigma_{\beta} + 1\right) + h \left(\sigma_{\beta} + 1\right) + l_{moe} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right)}{p}
+
+    Args:
+        h: hidden size [1]
+        l: layers [1]
+        p: pipeline parallel degree [1]
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's estimator: the parameters every TP rank of its most loaded shard holds whole: the layers' norms and routers, 1/p of the final norm, the MTP block's norms and router [parameter]
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L59–267
+    """
+    if E is None:
+        E = _gated('peers.megatron.params.replicated', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    n_mtp = n_mtp if type(n_mtp) is float else numpy.asarray(n_mtp, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    return numpy.float64(_times(n_mtp, lambda: E*h + h*sh_gate + 2*h*(norm_bias + 1), E, h, norm_bias, sh_gate) + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + _times(l_moe, lambda: E*h + h*sh_gate + 2*h*(norm_bias + 1), E, h, norm_bias, sh_gate))/p)
+
+
+def peers_megatron_params_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, l_moe=0, p=None):
+    r"""Megatron-LM's estimator: the routed experts of its most loaded shard, over t_E·e ranks.
+
+    peers.megatron.params.experts [parameter] = (E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
+
+    LaTeX: X_{Megatron} = \frac{\frac{E d_{moe} h l_{moe} \left(\sigma_{gated} + 2\right)}{p} + E d_{moe} h n_{MTP} \left(\sigma_{gated} + 2\right)}{e t_{E}}
+
+    Args:
+        h: hidden size [1]
+        E: experts [1]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1]
+        t_e: expert tensor parallel degree: the ranks one expert's width is split over (Megatron Core: t unless --expert-tensor-parallel-size; DeepSeek-V3 trained with 1) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        p: pipeline parallel degree [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's estimator: the routed experts of its most loaded shard, over t_E·e ranks [parameter]
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L59–267
+    """
+    if p is None:
+        p = _gated('peers.megatron.params.experts', 'p', p, {'l_moe': (l_moe, 0)}, 1)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    e = e if type(e) is float else numpy.asarray(e, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    n_mtp = n_mtp if type(n_mtp) is float else numpy.asarray(n_mtp, dtype=numpy.float64)
+    t_e = t_e if type(t_e) is float else numpy.asarray(t_e, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    return numpy.float64((E*d_moe*h*n_mtp*(gated + 2) + _times(l_moe, lambda: E*d_moe*h*(gated + 2)/p, E, d_moe, gated, h, p))/(e*t_e))
+
+
 def peers_megatron_params(h, a, g, d_head, d_ff, l, V, t, p, *, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, n_mtp=0, E=None, e=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, piped=None, t_e=None):
     r"""Megatron-LM's estimator: the parameters of the most loaded shard (the first stage: l/p layers, one MTP block, the embedding; at p = 1 an untied head too).
 
     peers.megatron.params [parameter] = n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p + (E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
 
-    LaTeX: \Psi_{Megatron} = n_{MTP} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right) + \frac{V h \left(1 - \sigma_{PP}\right) \left(1 - \sigma_{tied}\right) + V h + n_{MTP} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \frac{l_{moe} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \left(l - l_{moe}\right) \left(d_{ff} h \left(\sigma_{gated} + 2\right) + d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right)}{p}}{t} + \frac{2 h \left(l - l_{moe}\right) \left(\sigma_{\beta} + 1\right) + h \left(\sigma_{\beta} + 1\right) + l_{moe} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right)}{p} + \frac{\frac{E d_{moe} h l_{moe} \left(\sigma_{gated} + 2\right)}{p} + E d_{moe} h n_{MTP} \left(\sigma_{gated} + 2\right)}{e t_{E}}
+    LaTeX: \Psi_{Megatron} = X_{Megatron} + R_{Megatron} + \frac{T_{Megatron}}{t}
 
     Args:
         h: hidden size [1]
@@ -15330,7 +16440,7 @@ def peers_megatron_states(h, a, g, d_head, d_ff, l, V, t, p, *, gated=0, norm_bi
 
     peers.megatron.states [byte] = 18*n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + 18*(V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + 18*(2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p + 18*(E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
 
-    LaTeX: M_{Megatron} = 18 n_{MTP} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right) + \frac{18 \left(V h \left(1 - \sigma_{PP}\right) \left(1 - \sigma_{tied}\right) + V h + n_{MTP} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \frac{l_{moe} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \left(l - l_{moe}\right) \left(d_{ff} h \left(\sigma_{gated} + 2\right) + d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right)}{p}\right)}{t} + \frac{18 \left(2 h \left(l - l_{moe}\right) \left(\sigma_{\beta} + 1\right) + h \left(\sigma_{\beta} + 1\right) + l_{moe} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right)\right)}{p} + \frac{18 \left(\frac{E d_{moe} h l_{moe} \left(\sigma_{gated} + 2\right)}{p} + E d_{moe} h n_{MTP} \left(\sigma_{gated} + 2\right)\right)}{e t_{E}}
+    LaTeX: M_{Megatron} = 18 \Psi_{Megatron}
 
     Args:
         h: hidden size [1]
@@ -15424,7 +16534,7 @@ def peers_megatron_states_distributed_optimizer(h, a, g, d_head, d_ff, l, V, t, 
 
     peers.megatron.states.distributed_optimizer [byte] = (6 + 12/d)*(n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p) + (6 + 12*e*t_e/(d*t))*(E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
 
-    LaTeX: M_{Megatron}^{dist} = \left(6 + \frac{12}{d}\right) \left(n_{MTP} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right) + \frac{V h \left(1 - \sigma_{PP}\right) \left(1 - \sigma_{tied}\right) + V h + n_{MTP} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \frac{l_{moe} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \left(l - l_{moe}\right) \left(d_{ff} h \left(\sigma_{gated} + 2\right) + d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right)}{p}}{t} + \frac{2 h \left(l - l_{moe}\right) \left(\sigma_{\beta} + 1\right) + h \left(\sigma_{\beta} + 1\right) + l_{moe} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right)}{p}\right) + \frac{\left(6 + \frac{12 e t_{E}}{d t}\right) \left(\frac{E d_{moe} h l_{moe} \left(\sigma_{gated} + 2\right)}{p} + E d_{moe} h n_{MTP} \left(\sigma_{gated} + 2\right)\right)}{e t_{E}}
+    LaTeX: M_{Megatron}^{dist} = X_{Megatron} \left(6 + \frac{12 e t_{E}}{d t}\right) + \left(6 + \frac{12}{d}\right) \left(R_{Megatron} + \frac{T_{Megatron}}{t}\right)
 
     Args:
         h: hidden size [1]
@@ -15585,12 +16695,174 @@ def peers_megatron_activations_without_sp(b, s, h, l, V, t, p, piped):
     return numpy.float64((21/20)*b*h*l*s*(10 + 24/t) + (21/20)*b*h*p*s + (42/5)*b*p*s + (21/20)*(2 - 2*piped)*(V*b*s/t + b*h*s))
 
 
+def peers_megatron_attention_linear(h, a, g, d_head, *, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+    r"""the attention weights Megatron-LM's FLOP count multiplies per token: Q, K, V and O, or MLA's down and up projections with one weight per latent norm channel.
+
+    peers.megatron.attention.linear [parameter] = mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + 1) + r_kv*(a*(d_nope + d_v) + h + 1)) + (1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g))
+
+    LaTeX: \Psi_{attn}^{F} = \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + h \left(a d_{head} + 2 d_{head} g\right)\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: the attention weights Megatron-LM's FLOP count multiplies per token: Q, K, V and O, or MLA's down and up projections with one weight per latent norm channel [parameter]
+
+    Sources: Megatron-LM theoretical memory, training.py L1009–1311 (transformer_flops)
+    """
+    if r_q is None:
+        r_q = _gated('peers.megatron.attention.linear', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('peers.megatron.attention.linear', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('peers.megatron.attention.linear', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('peers.megatron.attention.linear', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('peers.megatron.attention.linear', 'd_v', d_v, {'mla': (mla, 0)})
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64((1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + 1), a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))
+
+
+def peers_megatron_flops_linear(b, s, h, a, g, d_head, d_ff, l, V, *, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, n_mtp=0, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
+    r"""Megatron-LM's FLOPs of the weights for b sequences: 3 GEMMs (forward, wgrad, dgrad) of 2 FLOPs per multiply-add for the MLPs, the k routed and the shared experts, the attention projections, one MTP head and the logits.
+
+    peers.megatron.flops.linear [FLOP] = 6*b*s*(V*h*(n_mtp + 1) + d_ff*h*(gated + 2)*(l - l_moe) + h*l_moe*(gated + 2)*(d_moe*k + d_sh) + l*(mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + 1) + r_kv*(a*(d_nope + d_v) + h + 1)) + (1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g))) + n_mtp*(2*h**2 + 3*h))
+
+    LaTeX: F_{Megatron}^{lin} = 6 b s \left(\Psi_{attn}^{F} l + V h \left(n_{MTP} + 1\right) + d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe}\right) + h l_{moe} \left(\sigma_{gated} + 2\right) \left(d_{moe} k + d_{sh}\right) + n_{MTP} \left(2 h^{2} + 3 h\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
+        k: experts per token [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's FLOPs of the weights for b sequences: 3 GEMMs (forward, wgrad, dgrad) of 2 FLOPs per multiply-add for the MLPs, the k routed and the shared experts, the attention projections, one MTP head and the logits [FLOP]
+
+    Sources: Megatron-LM theoretical memory, training.py L1009–1311 (transformer_flops)
+    """
+    if k is None:
+        k = _gated('peers.megatron.flops.linear', 'k', k, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('peers.megatron.flops.linear', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    if r_kv is None:
+        r_kv = _gated('peers.megatron.flops.linear', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('peers.megatron.flops.linear', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('peers.megatron.flops.linear', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('peers.megatron.flops.linear', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('peers.megatron.flops.linear', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    n_mtp = n_mtp if type(n_mtp) is float else numpy.asarray(n_mtp, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    return numpy.float64(6*b*s*(V*h*(n_mtp + 1) + d_ff*h*(gated + 2)*(l - l_moe) + l*((1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + 1), a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q)) + _times(l_moe, lambda: h*(gated + 2)*(d_moe*k + d_sh), d_moe, d_sh, gated, h, k) + _times(n_mtp, lambda: 2*h**2 + 3*h, h)))
+
+
+def peers_megatron_flops_core(b, s, a, d_head, l, *, mla=0, d_rope=None, d_nope=None, d_v=None):
+    r"""Megatron-LM's FLOPs of the attention core for b sequences: QKᵀ and scores·V over the s² square, halved for the causal mask, forward and backward.
+
+    peers.megatron.flops.core [FLOP] = b*l*s**2*(a*d_head*(6 - 6*mla) + 3*a*mla*(d_nope + d_rope + d_v))
+
+    LaTeX: F_{Megatron}^{core} = b l s^{2} \left(a d_{head} \left(6 - 6 \sigma_{MLA}\right) + 3 a \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's FLOPs of the attention core for b sequences: QKᵀ and scores·V over the s² square, halved for the causal mask, forward and backward [FLOP]
+
+    Sources: Megatron-LM theoretical memory, training.py L1009–1311 (transformer_flops)
+    """
+    if d_rope is None:
+        d_rope = _gated('peers.megatron.flops.core', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('peers.megatron.flops.core', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('peers.megatron.flops.core', 'd_v', d_v, {'mla': (mla, 0)})
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    return numpy.float64(b*l*s**2*(a*d_head*(6 - 6*mla) + 3*a*mla*(d_nope + d_rope + d_v)))
+
+
 def peers_megatron_flops(b, s, h, a, g, d_head, d_ff, l, V, *, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, n_mtp=0, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
     r"""Megatron-LM's num_floating_point_operations for b sequences: 3 GEMMs (forward, wgrad, dgrad) of 2 FLOPs per multiply-add for the MLPs, the attention projections, one MTP head and the logits; the s² core halved for the causal mask.
 
     peers.megatron.flops [FLOP] = b*l*s**2*(a*d_head*(6 - 6*mla) + 3*a*mla*(d_nope + d_rope + d_v)) + 6*b*s*(V*h*(n_mtp + 1) + d_ff*h*(gated + 2)*(l - l_moe) + h*l_moe*(gated + 2)*(d_moe*k + d_sh) + l*(mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + 1) + r_kv*(a*(d_nope + d_v) + h + 1)) + (1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g))) + n_mtp*(2*h**2 + 3*h))
 
-    LaTeX: F_{Megatron} = b l s^{2} \left(a d_{head} \left(6 - 6 \sigma_{MLA}\right) + 3 a \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 6 b s \left(V h \left(n_{MTP} + 1\right) + d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe}\right) + h l_{moe} \left(\sigma_{gated} + 2\right) \left(d_{moe} k + d_{sh}\right) + l \left(\sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + h \left(a d_{head} + 2 d_{head} g\right)\right)\right) + n_{MTP} \left(2 h^{2} + 3 h\right)\right)
+    LaTeX: F_{Megatron} = F_{Megatron}^{core} + F_{Megatron}^{lin}
 
     Args:
         b: micro-batch size [1]
@@ -15975,12 +17247,17 @@ FORMULAS = {
     'memory.activations.layer.general.selective_sp': memory_activations_layer_general_selective_sp,
     'memory.activations.layer.general.flash': memory_activations_layer_general_flash,
     'memory.activations.layer.general.flash_sp': memory_activations_layer_general_flash_sp,
+    'memory.activations.token.decoder.whole': memory_activations_token_decoder_whole,
+    'memory.activations.token.decoder.split': memory_activations_token_decoder_split,
     'memory.activations.layer.decoder.tp': memory_activations_layer_decoder_tp,
     'memory.activations.layer.decoder.tp_sp': memory_activations_layer_decoder_tp_sp,
     'memory.activations.layer.decoder.selective': memory_activations_layer_decoder_selective,
     'memory.activations.layer.decoder.selective_sp': memory_activations_layer_decoder_selective_sp,
     'memory.activations.layer.decoder.flash': memory_activations_layer_decoder_flash,
     'memory.activations.layer.decoder.flash_sp': memory_activations_layer_decoder_flash_sp,
+    'memory.activations.token.moe.whole': memory_activations_token_moe_whole,
+    'memory.activations.token.moe.split': memory_activations_token_moe_split,
+    'memory.activations.token.moe.copies': memory_activations_token_moe_copies,
     'memory.activations.layer.decoder.moe.tp': memory_activations_layer_decoder_moe_tp,
     'memory.activations.layer.decoder.moe.tp_sp': memory_activations_layer_decoder_moe_tp_sp,
     'memory.activations.layer.decoder.moe.selective': memory_activations_layer_decoder_moe_selective,
@@ -16130,6 +17407,11 @@ FORMULAS = {
     'memory.weights.int8': memory_weights_int8,
     'perf.gemm.time': perf_gemm_time,
     'perf.gemm.efficiency': perf_gemm_efficiency,
+    'perf.layer.gemms': perf_layer_gemms,
+    'perf.attention.eager': perf_attention_eager,
+    'perf.attention.flash': perf_attention_flash,
+    'perf.layer.elementwise': perf_layer_elementwise,
+    'perf.tp.allreduce': perf_tp_allreduce,
     'perf.tp.layer': perf_tp_layer,
     'perf.tp.backward': perf_tp_backward,
     'perf.layer.forward': perf_layer_forward,
@@ -16249,11 +17531,18 @@ FORMULAS = {
     'optimizations.pipeline.naive_in_flight': optimizations_pipeline_naive_in_flight,
     'optimizations.pipeline.min_global_batch': optimizations_pipeline_min_global_batch,
     'optimizations.export_penalty': optimizations_export_penalty,
+    'serving.memory.states': serving_memory_states,
+    'serving.memory.kv.position': serving_memory_kv_position,
     'serving.decode.context': serving_decode_context,
+    'serving.decode.steps_in_window': serving_decode_steps_in_window,
     'serving.decode.context.sum': serving_decode_context_sum,
     'serving.decode.kv_read': serving_decode_kv_read,
     'serving.decode.kv_read.mla_expanded': serving_decode_kv_read_mla_expanded,
     'serving.decode.kv_written': serving_decode_kv_written,
+    'serving.decode.flops.mamba': serving_decode_flops_mamba,
+    'serving.decode.flops.mamba2': serving_decode_flops_mamba2,
+    'serving.decode.flops.rglru': serving_decode_flops_rglru,
+    'serving.decode.flops.gdn': serving_decode_flops_gdn,
     'serving.decode.flops.recurrent': serving_decode_flops_recurrent,
     'serving.decode.flops.linear': serving_decode_flops_linear,
     'serving.decode.flops': serving_decode_flops,
@@ -16299,9 +17588,12 @@ FORMULAS = {
     'memory.fsdp.gathered': memory_fsdp_gathered,
     'memory.ddp.buckets.fp32': memory_ddp_buckets_fp32,
     'memory.amp.weight_casts': memory_amp_weight_casts,
+    'params.decoder.attention.whole': params_decoder_attention_whole,
     'params.decoder.replicated': params_decoder_replicated,
     'params.decoder.replicated.moe': params_decoder_replicated_moe,
     'params.recurrent.replicated': params_recurrent_replicated,
+    'params.decoder.layers.unrouted': params_decoder_layers_unrouted,
+    'params.stage.whole': params_stage_whole,
     'params.stage.layers': params_stage_layers,
     'params.stage.layers.experts': params_stage_layers_experts,
     'params.stage.first': params_stage_first,
@@ -16318,11 +17610,18 @@ FORMULAS = {
     'memory.activations.layer.amp.full_recompute': memory_activations_layer_amp_full_recompute,
     'memory.activations.logits.transformers': memory_activations_logits_transformers,
     'memory.activations.logits.amp': memory_activations_logits_amp,
+    'peers.megatron.attention': peers_megatron_attention,
+    'peers.megatron.params.sharded': peers_megatron_params_sharded,
+    'peers.megatron.params.replicated': peers_megatron_params_replicated,
+    'peers.megatron.params.experts': peers_megatron_params_experts,
     'peers.megatron.params': peers_megatron_params,
     'peers.megatron.states': peers_megatron_states,
     'peers.megatron.states.distributed_optimizer': peers_megatron_states_distributed_optimizer,
     'peers.megatron.activations': peers_megatron_activations,
     'peers.megatron.activations.without_sp': peers_megatron_activations_without_sp,
+    'peers.megatron.attention.linear': peers_megatron_attention_linear,
+    'peers.megatron.flops.linear': peers_megatron_flops_linear,
+    'peers.megatron.flops.core': peers_megatron_flops_core,
     'peers.megatron.flops': peers_megatron_flops,
     'peers.deepspeed.zero2': peers_deepspeed_zero2,
     'peers.deepspeed.zero3': peers_deepspeed_zero3,
@@ -16387,12 +17686,17 @@ INPUTS = {
     'memory.activations.layer.general.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
     'memory.activations.layer.general.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
     'memory.activations.layer.general.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
+    'memory.activations.token.decoder.whole': ('h', 'mla', 'q_lora', 'drop', 'r_q', 'r_kv', 'd_rope'),
+    'memory.activations.token.decoder.split': ('a', 'g', 'd_head', 'd_ff', 'gated', 'mla', 'glu_fused', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.layer.decoder.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.layer.decoder.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.layer.decoder.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.layer.decoder.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.layer.decoder.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.layer.decoder.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.token.moe.whole': ('h', 'E', 'k', 'mla', 'q_lora', 'sh_gate', 'drop', 'r_q', 'r_kv', 'd_rope'),
+    'memory.activations.token.moe.split': ('a', 'g', 'd_head', 'k', 'd_moe', 'gated', 'mla', 'd_sh', 'glu_fused', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.token.moe.copies': ('h', 'k'),
     'memory.activations.layer.decoder.moe.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.layer.decoder.moe.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.layer.decoder.moe.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
@@ -16542,6 +17846,11 @@ INPUTS = {
     'memory.weights.int8': ('d_in', 'd_out'),
     'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.layer.gemms': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'gated'),
+    'perf.attention.eager': ('b', 's', 'a', 'd_head', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.attention.flash': ('b', 's', 'a', 'd_head', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.layer.elementwise': ('b', 's', 'h', 'd_ff', 't', 'W_mem', 'q', 'eta_mem', 'tau_k', 'gated', 'seq_par'),
+    'perf.tp.allreduce': ('b', 's', 'h', 't', 'q', 'W_tp'),
     'perf.tp.layer': ('b', 's', 'h', 't', 'q', 'tau_k', 'W_tp', 'seq_par'),
     'perf.tp.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'ovl_tp', 'gated', 'seq_par'),
     'perf.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'gated', 'flash', 'seq_par'),
@@ -16661,11 +17970,18 @@ INPUTS = {
     'optimizations.pipeline.naive_in_flight': ('p',),
     'optimizations.pipeline.min_global_batch': ('b', 'p', 'd'),
     'optimizations.export_penalty': ('n', 'P', 'D', 'X', 'U', 'pi_pen'),
+    'serving.memory.states': ('b', 'q_kv', 'l_gdn', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh', 'l_mamba', 'l_ssd', 'l_lru', 'd_ssm', 'N_ssm', 'n_grp', 'd_lru'),
+    'serving.memory.kv.position': ('g', 'd_head', 'q_kv', 'mla', 'kv_expand', 'a', 'r_kv', 'd_rope'),
     'serving.decode.context': ('l', 's_ctx', 'l_win', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'W'),
+    'serving.decode.steps_in_window': ('W', 's_in', 's_out'),
     'serving.decode.context.sum': ('l', 's_in', 's_out', 'l_win', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'W'),
     'serving.decode.kv_read': ('b', 'g', 'd_head', 'l', 's_ctx', 'q_kv', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.decode.kv_read.mla_expanded': ('b', 'a', 'l', 'd_rope', 'd_nope', 'd_v', 's_ctx', 'q_kv', 'l_win', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'W'),
     'serving.decode.kv_written': ('b', 'g', 'd_head', 'l', 'q_kv', 'mla', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.flops.mamba': ('b', 'h', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv'),
+    'serving.decode.flops.mamba2': ('b', 'h', 'd_ssm', 'N_ssm', 'k_conv', 'n_ssmh', 'n_grp'),
+    'serving.decode.flops.rglru': ('b', 'h', 'd_lru', 'w_lru'),
+    'serving.decode.flops.gdn': ('b', 'h', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.decode.flops.recurrent': ('b', 'h', 'l_gdn', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh', 'l_mamba', 'l_ssd', 'l_lru', 'd_ssm', 'N_ssm', 'r_dt', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru'),
     'serving.decode.flops.linear': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.decode.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_ctx', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'l_win', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'W', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
@@ -16711,9 +18027,12 @@ INPUTS = {
     'memory.fsdp.gathered': ('P_unit',),
     'memory.ddp.buckets.fp32': ('P',),
     'memory.amp.weight_casts': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'mla', 'q_lora', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.attention.whole': ('h', 'b_o', 'mla', 'q_lora', 'qk_norm', 'd_head', 'r_q', 'r_kv', 'd_rope'),
     'params.decoder.replicated': ('h', 'n_norm', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'x_attn', 'd_head', 'r_q', 'r_kv', 'd_rope'),
     'params.decoder.replicated.moe': ('h', 'E', 'n_norm', 'b_o', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'sh_gate', 'router_bias', 'x_attn', 'd_head', 'r_q', 'r_kv', 'd_rope'),
     'params.recurrent.replicated': ('l_gdn', 'd_vh', 'l_mamba', 'l_ssd', 'l_lru', 'b_ssm', 'b_conv', 'dt_norm', 'h', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'd_lru', 'w_lru'),
+    'params.decoder.layers.unrouted': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.stage.whole': ('h', 'l', 'n_norm', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'l_moe', 'sh_gate', 'router_bias', 'x_attn', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'd_head', 'E', 'r_q', 'r_kv', 'd_rope', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'd_lru', 'w_lru', 'd_vh'),
     'params.stage.layers': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'params.stage.layers.experts': ('h', 'E', 'p', 'e', 'l_moe', 'd_moe', 't_e', 'gated', 'b_mlp'),
     'params.stage.first': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'n_pos', 'd_emb', 'piped', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'n_mtp', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
@@ -16730,11 +18049,18 @@ INPUTS = {
     'memory.activations.layer.amp.full_recompute': ('b', 's', 'h'),
     'memory.activations.logits.transformers': ('b', 's', 'h', 'V'),
     'memory.activations.logits.amp': ('b', 's', 'h', 'V'),
+    'peers.megatron.attention': ('h', 'a', 'g', 'd_head', 'norm_bias', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'peers.megatron.params.sharded': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'p', 'gated', 'norm_bias', 'tied', 'mla', 'q_lora', 'l_moe', 'd_sh', 'n_mtp', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'piped'),
+    'peers.megatron.params.replicated': ('h', 'l', 'p', 'norm_bias', 'l_moe', 'sh_gate', 'n_mtp', 'E'),
+    'peers.megatron.params.experts': ('h', 'E', 'e', 'd_moe', 'n_mtp', 't_e', 'gated', 'l_moe', 'p'),
     'peers.megatron.params': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'gated', 'norm_bias', 'tied', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'n_mtp', 'E', 'e', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'piped', 't_e'),
     'peers.megatron.states': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'gated', 'norm_bias', 'tied', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'n_mtp', 'E', 'e', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'piped', 't_e'),
     'peers.megatron.states.distributed_optimizer': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'd', 'gated', 'norm_bias', 'tied', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'n_mtp', 'E', 'e', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'piped', 't_e'),
     'peers.megatron.activations': ('b', 's', 'h', 'd_ff', 'l', 'V', 't', 'p', 'piped'),
     'peers.megatron.activations.without_sp': ('b', 's', 'h', 'l', 'V', 't', 'p', 'piped'),
+    'peers.megatron.attention.linear': ('h', 'a', 'g', 'd_head', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'peers.megatron.flops.linear': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'gated', 'mla', 'q_lora', 'l_moe', 'd_sh', 'n_mtp', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
+    'peers.megatron.flops.core': ('b', 's', 'a', 'd_head', 'l', 'mla', 'd_rope', 'd_nope', 'd_v'),
     'peers.megatron.flops': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'gated', 'mla', 'q_lora', 'l_moe', 'd_sh', 'n_mtp', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
     'peers.deepspeed.zero2': ('d', 'P'),
     'peers.deepspeed.zero3': ('d', 'P', 'P_unit'),
@@ -16799,12 +18125,17 @@ REQUIRED = {
     'memory.activations.layer.general.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
     'memory.activations.layer.general.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
     'memory.activations.layer.general.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
+    'memory.activations.token.decoder.whole': ('h',),
+    'memory.activations.token.decoder.split': ('a', 'g', 'd_head', 'd_ff'),
     'memory.activations.layer.decoder.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
     'memory.activations.layer.decoder.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
     'memory.activations.layer.decoder.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
     'memory.activations.layer.decoder.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
     'memory.activations.layer.decoder.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
     'memory.activations.layer.decoder.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
+    'memory.activations.token.moe.whole': ('h', 'E', 'k'),
+    'memory.activations.token.moe.split': ('a', 'g', 'd_head', 'k', 'd_moe'),
+    'memory.activations.token.moe.copies': ('h', 'k'),
     'memory.activations.layer.decoder.moe.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe'),
     'memory.activations.layer.decoder.moe.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e'),
     'memory.activations.layer.decoder.moe.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe'),
@@ -16954,6 +18285,11 @@ REQUIRED = {
     'memory.weights.int8': ('d_in', 'd_out'),
     'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.layer.gemms': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.attention.eager': ('b', 's', 'a', 'd_head', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.attention.flash': ('b', 's', 'a', 'd_head', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.layer.elementwise': ('b', 's', 'h', 'd_ff', 't', 'W_mem', 'q', 'eta_mem', 'tau_k'),
+    'perf.tp.allreduce': ('b', 's', 'h', 't', 'q', 'W_tp'),
     'perf.tp.layer': ('b', 's', 'h', 't', 'q', 'tau_k', 'W_tp'),
     'perf.tp.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'ovl_tp'),
     'perf.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp'),
@@ -17073,11 +18409,18 @@ REQUIRED = {
     'optimizations.pipeline.naive_in_flight': ('p',),
     'optimizations.pipeline.min_global_batch': ('b', 'p', 'd'),
     'optimizations.export_penalty': ('n', 'P', 'D', 'X', 'U', 'pi_pen'),
+    'serving.memory.states': ('b', 'q_kv', 'l_gdn', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.memory.kv.position': ('g', 'd_head', 'q_kv'),
     'serving.decode.context': ('l', 's_ctx'),
+    'serving.decode.steps_in_window': ('W', 's_in', 's_out'),
     'serving.decode.context.sum': ('l', 's_in', 's_out'),
     'serving.decode.kv_read': ('b', 'g', 'd_head', 'l', 's_ctx', 'q_kv'),
     'serving.decode.kv_read.mla_expanded': ('b', 'a', 'l', 'd_rope', 'd_nope', 'd_v', 's_ctx', 'q_kv'),
     'serving.decode.kv_written': ('b', 'g', 'd_head', 'l', 'q_kv'),
+    'serving.decode.flops.mamba': ('b', 'h', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv'),
+    'serving.decode.flops.mamba2': ('b', 'h', 'd_ssm', 'N_ssm', 'k_conv', 'n_ssmh', 'n_grp'),
+    'serving.decode.flops.rglru': ('b', 'h', 'd_lru', 'w_lru'),
+    'serving.decode.flops.gdn': ('b', 'h', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.decode.flops.recurrent': ('b', 'h', 'l_gdn', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.decode.flops.linear': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb'),
     'serving.decode.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_ctx'),
@@ -17123,9 +18466,12 @@ REQUIRED = {
     'memory.fsdp.gathered': ('P_unit',),
     'memory.ddp.buckets.fp32': ('P',),
     'memory.amp.weight_casts': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb'),
+    'params.decoder.attention.whole': ('h',),
     'params.decoder.replicated': ('h',),
     'params.decoder.replicated.moe': ('h', 'E'),
     'params.recurrent.replicated': ('l_gdn', 'd_vh'),
+    'params.decoder.layers.unrouted': ('h', 'a', 'g', 'd_head', 'd_ff', 'l'),
+    'params.stage.whole': ('h', 'l'),
     'params.stage.layers': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p'),
     'params.stage.layers.experts': ('h', 'E', 'p', 'e', 'l_moe', 'd_moe', 't_e'),
     'params.stage.first': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'n_pos', 'd_emb', 'piped'),
@@ -17142,11 +18488,18 @@ REQUIRED = {
     'memory.activations.layer.amp.full_recompute': ('b', 's', 'h'),
     'memory.activations.logits.transformers': ('b', 's', 'h', 'V'),
     'memory.activations.logits.amp': ('b', 's', 'h', 'V'),
+    'peers.megatron.attention': ('h', 'a', 'g', 'd_head'),
+    'peers.megatron.params.sharded': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'p'),
+    'peers.megatron.params.replicated': ('h', 'l', 'p'),
+    'peers.megatron.params.experts': ('h', 'E', 'e', 'd_moe', 'n_mtp', 't_e'),
     'peers.megatron.params': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p'),
     'peers.megatron.states': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p'),
     'peers.megatron.states.distributed_optimizer': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'd'),
     'peers.megatron.activations': ('b', 's', 'h', 'd_ff', 'l', 'V', 't', 'p', 'piped'),
     'peers.megatron.activations.without_sp': ('b', 's', 'h', 'l', 'V', 't', 'p', 'piped'),
+    'peers.megatron.attention.linear': ('h', 'a', 'g', 'd_head'),
+    'peers.megatron.flops.linear': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V'),
+    'peers.megatron.flops.core': ('b', 's', 'a', 'd_head', 'l'),
     'peers.megatron.flops': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V'),
     'peers.deepspeed.zero2': ('d', 'P'),
     'peers.deepspeed.zero3': ('d', 'P', 'P_unit'),
