@@ -72,6 +72,26 @@ def calculator() -> Path:
         return page
 
 
+@cache
+def reference_site() -> Path:
+    """OUT/reference/, the reference as a site: the run's build's when one was made, else ``build --only reference``
+    into a folder of its own (a minute instead of the whole build, for the site's tests run on their own)."""
+    import fcntl
+
+    root = _run_folder()
+    with open(root / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (root / "build.json").exists():
+            return root / "out" / "reference"
+        out = root / "reference-only"
+        if not (out / "reference" / "index.html").exists():
+            stdout = io.StringIO()
+            with contextlib.redirect_stdout(stdout):
+                code = main(["build", "--out", str(out), "--only", "reference", "--json"])
+            assert code == 0, stdout.getvalue()
+        return out / "reference"
+
+
 def _run_folder() -> Path:
     """The test run's scratch folder (tests/conftest.py makes it; a bare import makes one of its own)."""
     folder = os.environ.get("LLM_FORMULAS_TEST_RUN")

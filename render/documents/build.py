@@ -1,7 +1,7 @@
 """``llm-formulas build [--out DIR] [--notebooks-dir DIR] [--no-pdf]``: render every artifact.
 
-Writes into OUT (default ``site/``, not setuptools' ``build/``): reference.md, reference.html,
-reference.tex and reference.pdf (when pdflatex is on PATH, unless ``--no-pdf``), the user guide (guide.md,
+Writes into OUT (default ``site/``, not setuptools' ``build/``): reference.md, reference.html, the reference as a
+site of pages under reference/ (index.html by topic, a page per topic, a search), reference.tex and reference.pdf (when pdflatex is on PATH, unless ``--no-pdf``), the user guide (guide.md,
 guide.html), the generated NumPy module, calculator.html, the plots, the teaching notebooks (under
 OUT/notebooks unless ``--notebooks-dir`` names another directory: the
 repository's committed copies are refreshed with ``--notebooks-dir notebooks``)
@@ -48,6 +48,8 @@ from llm_formulas.render.documents.plots import FORMATS, PLOTS, render_plots, sa
 from llm_formulas.formulas.bibliography import WORKS
 from llm_formulas.render.documents.handbook import handbook_tex
 from llm_formulas.render.documents.reference import build_reference, title_pictures
+from llm_formulas.render.documents.reference_site import FOLDER as SITE
+from llm_formulas.render.documents.reference_site import site, site_files
 from llm_formulas.render.documents.safe_write import Ownership, OutputError, ensure_folder, named, write_atomically
 from llm_formulas.render.documents.templating import render
 
@@ -200,7 +202,7 @@ def stage_files(out: Path, notebooks_dir: Path | None = None, stages: tuple[str,
     notebooks = notebooks_dir or out / "notebooks"
     return {
         "plots": [out / "plots" / f"{name}.{extension}" for name in PLOTS for extension in FORMATS],
-        "reference": [out / name for name in REFERENCE]
+        "reference": [out / name for name in REFERENCE] + [out / SITE / name for name in site_files()]
                      + [out / "titles" / f"{work.key}.pdf" for work in WORKS.values() if work.title_en],
         "guide": [out / name for name in GUIDE],
         "cheatsheet": [out / name for name in CHEATSHEET],
@@ -384,6 +386,8 @@ def _render(manifest: Manifest, only: tuple[str, ...], report: Stages, lessons: 
             manifest.write("reference.md", render("reference.md", ref=reference))
             manifest.write("reference.html", render("reference.html", ref=reference))
             manifest.write("reference.tex", tex)
+            for relative, content in site(reference).items():
+                manifest.write(f"{SITE}/{relative}", content)
             handbook = handbook_tex(reference)
             manifest.write("handbook.tex", handbook)
             titles = title_pictures()  # the seeds' titles in Chinese, for pdflatex

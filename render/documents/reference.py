@@ -272,6 +272,7 @@ class Reference:
     failed: int
     presets: tuple[tuple[str, str, str], ...]
     bibliography: tuple[WorkView, ...]
+    unproved: tuple[str, ...] = ()  # the derivations with a step ``check`` did not prove
 
 
 def symbol_row(entry: Quantity) -> SymbolRow:
@@ -553,6 +554,7 @@ def build_reference(plots: list[Plot] = ()) -> Reference:
         failed=len(report.failed),
         presets=tuple((kind, p.name, p.source) for kind, p in (("model", MODELS[0]), ("GPU", GPUS[0]), ("layout", LAYOUTS[0]))),
         bibliography=tuple(work_view(w) for w in cited(_every_source())),
+        unproved=tuple(sorted({outcome.derivation for outcome in report.failed})),
     )
 
 

@@ -39,7 +39,7 @@ _COMMANDS.update(
         "ll": "≪", "gg": "≫", "neq": "≠", "ne": "≠", "equiv": "≡", "infty": "∞", "to": "→",
         "prime": "′", "ldots": "…", "dots": "…", "sim": "∼", "propto": "∝", "in": "∈", "mid": "∣",
         "lceil": "⌈", "rceil": "⌉", "lfloor": "⌊", "rfloor": "⌋", "sum": "∑", "prod": "∏",
-        "partial": "∂", "nabla": "∇", "pm": "±", "checkmark": "✓",
+        "partial": "∂", "nabla": "∇", "pm": "±", "checkmark": "✓", "varnothing": "∅",
     }
 )
 _OPERATORS = set("+-−=≈·×≤≥≪≫≠≡→′…∼∝∈∣⌈⌉⌊⌋∑∏±/()[],:;<>|!✓")
