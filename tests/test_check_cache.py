@@ -103,7 +103,8 @@ def test_a_changed_formula_is_proved_afresh_and_fails_though_its_old_proof_was_k
         cached.cache_clear()
     code, doc = run(capsys, "params.layer")
     assert code == 1  # 12h² + 14h is not what the steps build, whatever was kept before
-    assert [f["where"] for f in doc["failed"]] == ["params.layer step 2 (params.layer)"]
+    # and the form it prints (its composed form, 12h² + 13h as written) no longer states what it computes
+    assert [f["where"] for f in doc["failed"]] == ["params.layer step 2 (params.layer)", "composition step 1 (params.layer)"]
 
 
 def test_clear_cache_and_no_cache(capsys, cache_home):
