@@ -47,6 +47,7 @@ from llm_formulas.formulas.symbols import (
     W,
     all_experts,
     c_f,
+    d_lat,
     d_moe,
     d_nope,
     d_rope,
@@ -54,6 +55,7 @@ from llm_formulas.formulas.symbols import (
     d_v,
     l_moe,
     l_win,
+    moe_lat,
     mla,
     n_blk,
     n_mtp,
@@ -118,9 +120,13 @@ norm = (1 + norm_bias) * h  # one norm: a scale, and a shift for LayerNorm
 d_qk = d_nope + d_rope  # an MLA query/key head
 
 
-def mlp_params(width):
-    """One MLP of the given inner width: up (and gate), down, biases by switch."""
-    return (2 + gated) * h * width + b_mlp * ((1 + gated) * width + h)
+def mlp_params(width, outer=h):
+    """One MLP of the given inner width: up (and gate), down, biases by switch (outer: the width it reads and writes)."""
+    return (2 + gated) * outer * width + b_mlp * ((1 + gated) * width + outer)
+
+
+EXPERT_WIDTH = h + moe_lat * (d_lat - h)  # what a routed expert reads and writes: h, or the latent d_lat (Nemotron-3-Super)
+NEMOTRON_H = Source("transformers", "models/nemotron_h/modeling_nemotron_h.py: NemotronHMoE's fc1/fc2_latent_proj, NemotronHExperts")
 
 
 embeddings = formula(
@@ -164,9 +170,10 @@ mlp = formula(
 )
 expert = formula(
     "params.decoder.expert",
-    (mlp_params(d_moe)) * u_param,
+    (mlp_params(d_moe, EXPERT_WIDTH)) * u_param,
     "parameter",
-    "one routed expert: an MLP of width d_moe (transformers 5.24 stores a layer's E experts as 3-D tensors, E of these each)",
+    "one routed expert: an MLP of width d_moe (transformers 5.24 stores a layer's E experts as 3-D tensors, E of these each), "
+    "reading and writing h, or the latent d_lat where the layer has latent projections",
     sources=[TRANSFORMERS, FEDUS],
     symbol_latex=r"\Psi_{expert}",
 )
@@ -177,6 +184,14 @@ shared_experts = formula(
     "a MoE layer's shared experts, every token's: one gated MLP of their total width d_sh, and Qwen2-MoE's h→1 gate",
     sources=[TRANSFORMERS, DEEPSEEK_V2],
     symbol_latex=r"\Psi_{shared}",
+)
+moe_latent = formula(
+    "params.decoder.moe_latent",
+    (moe_lat * (2 * h * d_lat + b_mlp * (d_lat + h))) * u_param,
+    "parameter",
+    "a latent MoE layer's projections: h→d_lat before the routed experts, d_lat→h after (the router and shared experts read h)",
+    sources=[NEMOTRON_H],
+    symbol_latex=r"\Psi_{lat}",
 )
 router = formula(
     "params.decoder.router",
@@ -216,7 +231,7 @@ layer = formula(
 layer_moe = formula(
     "params.decoder.layer.moe",
     attention.dimensioned + cross_attention.dimensioned + E * expert.dimensioned + router.dimensioned + shared_experts.dimensioned
-    + norms.dimensioned,
+    + moe_latent.dimensioned + norms.dimensioned,
     "parameter",
     "one mixture-of-experts layer: attention, E routed experts, router, shared experts, norms",
     sources=[TRANSFORMERS, FEDUS],
@@ -226,7 +241,7 @@ layer_moe = formula(
 layer_active = formula(
     "params.decoder.layer.active",
     attention.dimensioned + cross_attention.dimensioned + k * expert.dimensioned + router.dimensioned
-    + shared_experts.dimensioned + norms.dimensioned,
+    + shared_experts.dimensioned + moe_latent.dimensioned + norms.dimensioned,
     "parameter",
     "the parameters of one MoE layer that a token uses: k of the E routed experts, the shared ones and the router",
     sources=[TRANSFORMERS, FEDUS, MIXTRAL],
@@ -261,7 +276,7 @@ total = formula(
     embeddings.dimensioned + l_attn * attention.dimensioned + l * (cross_attention.dimensioned + norms.dimensioned)
     + l_mamba * recurrent.mamba.dimensioned + l_ssd * recurrent.mamba2.dimensioned + l_lru * recurrent.rglru.dimensioned
     + l_gdn * recurrent.gdn.dimensioned + l_mlp * mlp.dimensioned
-    + l_moe * (E * expert.dimensioned + router.dimensioned + shared_experts.dimensioned) + final_norm.dimensioned + head.dimensioned,
+    + l_moe * (E * expert.dimensioned + router.dimensioned + shared_experts.dimensioned + moe_latent.dimensioned) + final_norm.dimensioned + head.dimensioned,
     "parameter",
     "parameters of a decoder model: embeddings; attention in the layers that have it, a recurrent mixer (Mamba, Mamba-2, "
     "RG-LRU, gated delta-net) in the others; every layer's norms; a dense MLP or the experts, router and shared experts; "
@@ -277,7 +292,7 @@ active = formula(
     embeddings.dimensioned + l_attn * attention.dimensioned + l * (cross_attention.dimensioned + norms.dimensioned)
     + l_mamba * recurrent.mamba.dimensioned + l_ssd * recurrent.mamba2.dimensioned + l_lru * recurrent.rglru.dimensioned
     + l_gdn * recurrent.gdn.dimensioned + l_mlp * mlp.dimensioned
-    + l_moe * (k * expert.dimensioned + router.dimensioned + shared_experts.dimensioned) + final_norm.dimensioned + head.dimensioned,
+    + l_moe * (k * expert.dimensioned + router.dimensioned + shared_experts.dimensioned + moe_latent.dimensioned) + final_norm.dimensioned + head.dimensioned,
     "parameter",
     "parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E",
     sources=[TRANSFORMERS, FEDUS, MIXTRAL],
@@ -369,7 +384,7 @@ mlp_forward = formula(
 )
 experts_forward = formula(
     "flops.decoder.experts",
-    (2 * b * s * (k + all_experts * (E - k)) * (2 + gated) * h * d_moe) * u_flop,
+    (2 * b * s * (k + all_experts * (E - k)) * (2 + gated) * EXPERT_WIDTH * d_moe) * u_flop,
     "FLOP",
     "one MoE layer's routed experts: each token through its k experts (an expert sees only its tokens, so the rows add up to "
     "k·bs), or through all E where the implementation runs every expert (Llama-4)",
@@ -379,7 +394,7 @@ experts_forward = formula(
 )
 experts_skipped = formula(
     "flops.decoder.experts.skipped",
-    (all_experts * 2 * b * s * (E - k) * (2 + gated) * h * d_moe) * u_flop,
+    (all_experts * 2 * b * s * (E - k) * (2 + gated) * EXPERT_WIDTH * d_moe) * u_flop,
     "FLOP",
     "the expert FLOPs of one MoE layer that a top-k kernel would skip where the implementation runs every expert",
     sources=[FLOP_COUNTER, TRANSFORMERS],
@@ -388,7 +403,7 @@ experts_skipped = formula(
 )
 experts_capacity = formula(
     "flops.decoder.experts.capacity",
-    (c_f * 2 * b * s * k * (2 + gated) * h * d_moe) * u_flop,
+    (c_f * 2 * b * s * k * (2 + gated) * EXPERT_WIDTH * d_moe) * u_flop,
     "FLOP",
     "the most a capacity-limited MoE layer computes: E experts of c_f·k·bs/E token slots each",
     sources=[CAPACITY],
@@ -403,6 +418,14 @@ shared_forward = formula(
     "one MoE layer's shared experts on every token (and Qwen2-MoE's [bs,h]×[h,1] gate)",
     sources=[FLOP_COUNTER, DEEPSEEK_V2],
     symbol_latex=r"F_{shared}",
+)
+moe_latent_forward = formula(
+    "flops.decoder.moe_latent",
+    (moe_lat * 2 * b * s * 2 * h * d_lat) * u_flop,
+    "FLOP",
+    "a latent MoE layer's two projections on every token: [bs,h]×[h,d_lat] and [bs,d_lat]×[d_lat,h]",
+    sources=[FLOP_COUNTER, NEMOTRON_H],
+    symbol_latex=r"F_{lat}",
 )
 router_forward = formula(
     "flops.decoder.router",
@@ -423,7 +446,8 @@ layer_forward = formula(
 )
 layer_forward_moe = formula(
     "flops.decoder.layer.forward.moe",
-    projections.dimensioned + scores.dimensioned + experts_forward.dimensioned + shared_forward.dimensioned + router_forward.dimensioned,
+    projections.dimensioned + scores.dimensioned + experts_forward.dimensioned + shared_forward.dimensioned + router_forward.dimensioned
+    + moe_latent_forward.dimensioned,
     "FLOP",
     "forward FLOPs of one MoE layer: attention, routed and shared experts, router",
     sources=[FLOP_COUNTER, FEDUS],
@@ -435,7 +459,7 @@ layers_forward = formula(
     l_attn * (projections.dimensioned + scores.dimensioned) + l_mamba * recurrent.mamba_forward.dimensioned
     + l_ssd * recurrent.mamba2_forward.dimensioned + l_lru * recurrent.rglru_forward.dimensioned
     + l_gdn * recurrent.gdn_forward.dimensioned + l_mlp * mlp_forward.dimensioned
-    + l_moe * (experts_forward.dimensioned + shared_forward.dimensioned + router_forward.dimensioned),
+    + l_moe * (experts_forward.dimensioned + shared_forward.dimensioned + router_forward.dimensioned + moe_latent_forward.dimensioned),
     "FLOP",
     "forward FLOPs of all l layers (what full recomputation repeats): attention or a recurrent mixer, a dense MLP or the "
     "experts, as each layer has them",

@@ -31,6 +31,7 @@ from llm_formulas.formulas.blocks import (
     Rule,
     short,
 )
+from llm_formulas.formulas.bounds import MAX_LAYERS
 
 FULL, SLIDING, CHUNKED = "full_attention", "sliding_attention", "chunked_attention"
 ATTENTION_BIAS = Flag("attention_bias", False)
@@ -139,6 +140,18 @@ def nemotron_h_layers(config: Config, layers: int) -> list[str]:
     if not isinstance(pattern, str) or not set(pattern) <= set(NEMOTRON_H_PATTERN) or len(pattern) != layers:
         raise config.fail("hybrid_override_pattern", f"{layers} characters of M, E, * and -", pattern)
     return [NEMOTRON_H_PATTERN[c] for c in pattern]
+
+
+def nemotron_h_depth(config: Config, values: dict) -> int:
+    """Nemotron-H's depth: the length of layers_block_type where the config lists its layers (Nemotron-3-Ultra; transformers
+    5.24 then ignores num_hidden_layers), else num_hidden_layers (with hybrid_override_pattern)."""
+    listed = config.raw("layers_block_type")
+    if listed is None:
+        return config.size("num_hidden_layers")
+    if not isinstance(listed, list) or not 0 < len(listed) <= MAX_LAYERS:
+        raise config.fail("layers_block_type", f"a list of 1 to {MAX_LAYERS:,} layer types", listed)
+    config.get("num_hidden_layers")  # deprecated beside the list: transformers uses the list's length
+    return len(listed)
 
 
 def recurrent_gemma_layers(config: Config, layers: int) -> list[str]:
@@ -639,13 +652,14 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         reduces_to=None, why_not="Mamba layers between its attention layers",
     ),
     Family(
-        "nemotron_h", "Nemotron-H, Nemotron Nano 2, Nemotron 3 Nano",
+        "nemotron_h", "Nemotron-H, Nemotron Nano 2, Nemotron 3 Nano/Super/Ultra",
+        layers=Rule("len(layers_block_type), else num_hidden_layers", nemotron_h_depth),
         attention=Attention(kv_heads=Key("num_key_value_heads", default=8), head_dim=Key("head_dim", default=128),
                             qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS),
         mlp=Mlp(gated=0), norms=Norms(per_layer=1),
         experts=Experts(nothing, Key("n_routed_experts", default=8), Key("num_experts_per_tok", default=2),
                         Key("moe_intermediate_size", default=7688), shared=Key("moe_shared_expert_intermediate_size", default=7688),
-                        score_bias=1),
+                        score_bias=1, latent="moe_latent_size"),
         mixer=Mixer("mamba2", {"n_ssmh": Key("mamba_num_heads", default=128),
                                "d_ssm": Rule("mamba_num_heads·mamba_head_dim", lambda c, v: v["n_ssmh"] * c.size("mamba_head_dim", default=64)),
                                "N_ssm": Key("ssm_state_size", default=128),
@@ -655,7 +669,8 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         refuse=(("mlp_bias", True, "biases on Nemotron-H's MLPs and shared experts"),),
         not_structural={"n_shared_experts": "transformers builds one shared MLP of moe_shared_expert_intermediate_size whatever it says",
                         "attention_head_dim": "a legacy name transformers 5.24 never reads (head_dim is read)",
-                        "time_step_rank": "Mamba-2 has one Δ per head, no low-rank Δ projection (Mamba-1's)"},
+                        "time_step_rank": "Mamba-2 has one Δ per head, no low-rank Δ projection (Mamba-1's)",
+                        "hybrid_override_pattern": "superseded by layers_block_type where the config gives both (the reader reads it otherwise)"},
         reduces_to=None, why_not="Mamba-2, attention, MLP and expert layers, one block each",
     ),
     Family(

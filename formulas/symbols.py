@@ -329,6 +329,8 @@ sink = switch("sink", r"\sigma_{sink}", "1 if each head has a learned attention-
 l_moe = switch("l_moe", r"l_{moe}", "layers whose MLP is a mixture of experts (0 for a dense model)", maximum=None, default=0)
 d_moe = declare("d_moe", r"d_{moe}", "width of one routed expert (moe_intermediate_size; d_ff when the config has one width)", "1", integer=True, source=ARCH)
 d_sh = switch("d_sh", r"d_{sh}", "total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe)", maximum=None, default=0)
+moe_lat = switch("moe_lat", r"\sigma_{lat}", "1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super)", default=0)
+d_lat = switch("d_lat", r"d_{lat}", "latent width of the routed experts (moe_latent_size; unused without moe_lat)", maximum=None, default=0)
 sh_gate = switch("sh_gate", r"\sigma_{sh}", "1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE)", default=0)
 router_bias = switch("router_bias", r"\sigma_{b_{router}}", "1 if the router has a bias (gpt-oss)", default=0)
 all_experts = switch("all_experts", r"\sigma_{all}", "1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24)", default=0)

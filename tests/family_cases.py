@@ -40,7 +40,13 @@ CASES = {
     "nemotron_h": [dict(vocab_size=50, hidden_size=16, num_hidden_layers=5, hybrid_override_pattern="M*-EM", num_attention_heads=2,
                         num_key_value_heads=1, head_dim=8, intermediate_size=24, mamba_num_heads=4, mamba_head_dim=8, ssm_state_size=4,
                         n_groups=2, conv_kernel=3, chunk_size=4, n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=8,
-                        moe_shared_expert_intermediate_size=8)],
+                        moe_shared_expert_intermediate_size=8),
+                   # Nemotron-3-Super's shape shrunk: routed experts at a latent width (moe_latent_size) between a down and an up
+                   # projection, the layers listed in layers_block_type without num_hidden_layers (Nemotron-3-Ultra's form)
+                   dict(vocab_size=50, hidden_size=16, num_attention_heads=2, num_key_value_heads=1, head_dim=8, intermediate_size=24,
+                        mamba_num_heads=4, mamba_head_dim=8, ssm_state_size=4, n_groups=2, conv_kernel=3, chunk_size=4,
+                        n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=8, moe_shared_expert_intermediate_size=8,
+                        moe_latent_size=6, layers_block_type=["linear_attention", "moe", "full_attention", "mlp", "moe"])],
     "recurrent_gemma": [dict(vocab_size=50, hidden_size=16, num_hidden_layers=3, num_attention_heads=2, num_key_value_heads=1, lru_width=24,
                              attention_window_size=4, conv1d_width=3, intermediate_size=40, head_dim=8,
                              block_types=["recurrent", "recurrent", "attention"])],
