@@ -25,6 +25,7 @@ from llm_formulas.formulas.architecture import (
     GEMMA,
     GPT_OSS,
     MISTRAL,
+    NEMOTRON_H,
     PAGED,
     SHAZEER,
     STREAMING,
@@ -45,6 +46,7 @@ from llm_formulas.formulas.symbols import (
     d_emb,
     d_ff,
     d_head,
+    d_lat,
     emb_norm,
     g,
     gated,
@@ -61,6 +63,7 @@ from llm_formulas.formulas.symbols import (
     d_sh,
     d_v,
     l_moe,
+    moe_lat,
     l_win,
     mla,
     n_blk,
@@ -155,8 +158,10 @@ def mlp() -> Derivation:
 
 
 def expert() -> Derivation:
-    d = Derivation("params.decoder.expert", "One routed expert", (TRANSFORMERS, FEDUS))
-    d.defines("Ψ_expert", get("params.decoder.mlp").dimensioned.xreplace({d_ff: d_moe}),
+    d = Derivation("params.decoder.expert", "One routed expert", (TRANSFORMERS, FEDUS, NEMOTRON_H))
+    width = d.defines("h_expert", h + moe_lat * (d_lat - h),
+                      "what an expert reads and writes: h, or the latent d_lat between Nemotron-3-Super's down and up projections")
+    d.defines("Ψ_expert", get("params.decoder.mlp").dimensioned.xreplace({d_ff: d_moe, h: width}),
               "an MLP of width d_moe; the fused 3-D gate_up_proj [E, h, 2·d_moe] and down_proj [E, d_moe, h] hold E of them")
     d.concludes("params.decoder.expert")
     return d
@@ -176,6 +181,16 @@ def router() -> Derivation:
     d = Derivation("params.decoder.router", "The router of a mixture of experts", (TRANSFORMERS, FEDUS))
     d.defines("Ψ_router", h * E + router_bias * E, "one score per expert from the hidden state: an h×E matrix (gpt-oss adds a bias)")
     d.concludes("params.decoder.router")
+    return d
+
+
+def moe_latent() -> Derivation:
+    d = Derivation("params.decoder.moe_latent", "A latent MoE layer's projections", (NEMOTRON_H,))
+    down = d.defines("Ψ_lat,down", h * d_lat + b_mlp * d_lat, "fc1_latent_proj: h→d_lat before the routed experts")
+    up = d.defines("Ψ_lat,up", d_lat * h + b_mlp * h, "fc2_latent_proj: d_lat→h after them (the router and shared expert read h)")
+    pair = d.defines("Ψ_lat,pair", down + up, "the two projections", parts=("Ψ_lat,down", "Ψ_lat,up"))
+    d.defines("Ψ_lat", moe_lat * pair, "in a layer whose experts work at the latent width; none otherwise")
+    d.concludes("params.decoder.moe_latent")
     return d
 
 
@@ -216,8 +231,9 @@ def layer_moe() -> Derivation:
     d = Derivation("params.decoder.layer.moe", "One mixture-of-experts layer", (TRANSFORMERS, FEDUS, DEEPSEEK_V2))
     routed = d.defines("Ψ_routed", E * get("params.decoder.expert").dimensioned, "E routed experts")
     d.defines("Ψ_layer^moe", get("params.decoder.layer").dimensioned - get("params.decoder.mlp").dimensioned + routed
-              + get("params.decoder.router").dimensioned + get("params.decoder.shared_experts").dimensioned,
-              "a dense layer whose MLP is replaced by the routed experts, the router and the shared experts")
+              + get("params.decoder.router").dimensioned + get("params.decoder.shared_experts").dimensioned
+              + get("params.decoder.moe_latent").dimensioned,
+              "a dense layer whose MLP is replaced by the routed experts, the router, the shared experts and any latent projections")
     d.concludes("params.decoder.layer.moe")
     return d
 
@@ -388,7 +404,8 @@ def mlp_forward() -> Derivation:
 
 def experts_forward() -> Derivation:
     d = Derivation("flops.decoder.experts", "Routed expert GEMMs", (FLOP_COUNTER, FEDUS))
-    one = d.defines("F_expert,1", (1 + gated) * gemm(1, h, d_moe) + gemm(1, d_moe, h), "one token through one expert")
+    width = h + moe_lat * (d_lat - h)  # h, or the latent width (params.decoder.expert)
+    one = d.defines("F_expert,1", (1 + gated) * gemm(1, width, d_moe) + gemm(1, d_moe, width), "one token through one expert")
     d.defines("F_experts", b * s * (k + all_experts * (E - k)) * one,
               "eager experts loop over the experts hit, each a GEMM on its own tokens: k·bs rows in all; "
               "Llama-4's implementation multiplies every token by every expert (a [E, bs, h] bmm) and weights by the router's scores")
@@ -408,7 +425,8 @@ def experts_skipped() -> Derivation:
 def experts_capacity() -> Derivation:
     d = Derivation("flops.decoder.experts.capacity", "Expert capacity", (CAPACITY,))
     slots = d.defines("C", c_f * k * b * s / E, "each expert takes at most c_f times its even share of the k·bs assignments")
-    one = (1 + gated) * gemm(1, h, d_moe) + gemm(1, d_moe, h)
+    width = h + moe_lat * (d_lat - h)  # h, or the latent width (params.decoder.expert)
+    one = (1 + gated) * gemm(1, width, d_moe) + gemm(1, d_moe, width)
     d.defines("F_experts^cap", sp.Mul(E, slots, one, evaluate=False), "at most E·C token-expert pairs are computed; the rest are dropped (or overflow)")
     d.equals("F_experts^cap", c_f * get("flops.decoder.experts").dimensioned.xreplace({all_experts: 0}),
              "c_f times the top-k count: padding to capacity pays (c_f − 1)·k·bs idle slots, c_f < 1 drops at least (1 − c_f)·k·bs pairs")
@@ -431,6 +449,14 @@ def router_forward() -> Derivation:
     return d
 
 
+def moe_latent_forward() -> Derivation:
+    d = Derivation("flops.decoder.moe_latent", "A latent MoE layer's projections", (FLOP_COUNTER, NEMOTRON_H))
+    d.defines("F_lat", moe_lat * (gemm(b * s, h, d_lat) + gemm(b * s, d_lat, h)),
+              "every token down to d_lat before the experts and back up after: [bs, h] × [h, d_lat], [bs, d_lat] × [d_lat, h]")
+    d.concludes("flops.decoder.moe_latent")
+    return d
+
+
 def layer_forward() -> Derivation:
     d = Derivation("flops.decoder.layer.forward", "Forward FLOPs of one dense layer", (FLOP_COUNTER,))
     parts = [get(i).dimensioned for i in ("flops.decoder.attention.projections", "flops.decoder.attention.scores", "flops.decoder.mlp")]
@@ -441,7 +467,8 @@ def layer_forward() -> Derivation:
 
 def layer_forward_moe() -> Derivation:
     d = Derivation("flops.decoder.layer.forward.moe", "Forward FLOPs of one MoE layer", (FLOP_COUNTER, FEDUS))
-    moe_mlp = sum(get(i).dimensioned for i in ("flops.decoder.experts", "flops.decoder.shared_experts", "flops.decoder.router"))
+    moe_mlp = sum(get(i).dimensioned for i in ("flops.decoder.experts", "flops.decoder.shared_experts", "flops.decoder.router",
+                                               "flops.decoder.moe_latent"))
     d.defines("F_layer^moe", get("flops.decoder.layer.forward").dimensioned - get("flops.decoder.mlp").dimensioned + moe_mlp,
               "the dense layer's MLP replaced by routed experts, shared experts and router")
     d.concludes("flops.decoder.layer.forward.moe")
@@ -630,6 +657,7 @@ DERIVATIONS = (
     expert,
     shared_experts,
     router,
+    moe_latent,
     norms,
     cross_attention,
     layer,
@@ -653,6 +681,7 @@ DERIVATIONS = (
     experts_capacity,
     shared_forward,
     router_forward,
+    moe_latent_forward,
     layer_forward,
     layer_forward_moe,
     layers_forward,

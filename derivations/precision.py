@@ -202,8 +202,9 @@ def quantized() -> Derivation:
                            "W_Q, W_K, W_V, W_O: the attention's parameters without biases, q/k norms or sinks (no MLA)")
     dense = dv.defines("Ψ_mlp^W", get("params.decoder.mlp").dimensioned.subs(NO_BIASES), "a dense MLP's two or three matrices")
     moe = dv.defines("Ψ_moe^W", E * get("params.decoder.expert").dimensioned.subs(NO_BIASES) + h * E * u_param
-                     + get("params.decoder.shared_experts").dimensioned.subs(sh_gate, 0),
-                     "a MoE layer's E routed experts, its h×E router and its shared experts")
+                     + get("params.decoder.shared_experts").dimensioned.subs(sh_gate, 0)
+                     + get("params.decoder.moe_latent").dimensioned.subs(NO_BIASES),
+                     "a MoE layer's E routed experts, its h×E router, its shared experts and any latent projections")
     dv.defines("Ψ_q", l * attention + (l - l_moe) * dense + l_moe * moe, "l attention blocks, l − l_moe dense MLPs, l_moe MoE MLPs")
     dv.concludes("params.quantized.linear")
     return dv

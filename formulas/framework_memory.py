@@ -60,6 +60,7 @@ from llm_formulas.formulas.symbols import (
     l_moe,
     l_ssd,
     mla,
+    moe_lat,
     n_mtp,
     p,
     piped,
@@ -220,10 +221,11 @@ replicated_dense = formula(
 )
 replicated_moe = formula(
     "params.decoder.replicated.moe",
-    arch.norms.dimensioned + (attention_whole + cross_whole + sh_gate * h) * u_param + arch.router.dimensioned,
+    arch.norms.dimensioned + (attention_whole + cross_whole + (sh_gate + moe_lat * b_mlp) * h) * u_param + arch.router.dimensioned,
     "parameter",
     "the parameters of a MoE layer kept whole on every TP rank: norms, the output projection's bias, q/k norms, MLA's "
-    "down projections, a cross-attention's output bias and norm, the router and the shared-expert gate",
+    "down projections, a cross-attention's output bias and norm, the router, the shared-expert gate and a latent "
+    "MoE's fc2_latent_proj bias (its two projections split like an MLP's)",
     sources=[DUPLICATED, ESTIMATOR, CROSS_LAYER],
     related=["params.decoder.layer.moe"],
     symbol_latex=r"\Psi_{rep}^{moe}",
@@ -247,13 +249,14 @@ mixers_whole = formula(
     "out_norm over value_head_dim: d_V whole on every rank. Each layer's own norm (fused into in_proj) is a norm "
     "of the full h, counted with the layer's norms.",
 )
-# what params.decoder.total counts in the layers, the routed experts aside; whole: what TP keeps on every rank
+# what params.decoder.total counts in the layers, the routed experts aside; whole: what TP keeps on every rank (latent
+# MoE projections split like an MLP's, the row-parallel fc2_latent_proj's bias whole)
 layer_parts = (arch.l_attn * arch.attention.dimensioned + l * (arch.cross_attention.dimensioned + arch.norms.dimensioned)
                + l_mamba * recurrent.mamba.dimensioned + l_ssd * recurrent.mamba2.dimensioned
                + l_lru * recurrent.rglru.dimensioned + l_gdn * recurrent.gdn.dimensioned + arch.l_mlp * arch.mlp.dimensioned
-               + l_moe * (arch.router.dimensioned + arch.shared_experts.dimensioned))
+               + l_moe * (arch.router.dimensioned + arch.shared_experts.dimensioned + arch.moe_latent.dimensioned))
 whole_layers = (l * (arch.norms.dimensioned + cross_whole * u_param) + arch.l_attn * attention_whole * u_param
-                + arch.l_mlp * b_mlp * h * u_param + l_moe * (arch.router.dimensioned + sh_gate * h * u_param)
+                + arch.l_mlp * b_mlp * h * u_param + l_moe * (arch.router.dimensioned + (sh_gate + moe_lat * b_mlp) * h * u_param)
                 + mixers_whole.dimensioned)
 split_layers = layer_parts - whole_layers
 experts_of_layer = E * arch.expert.dimensioned

@@ -192,11 +192,12 @@ mixers_step = formula(
 decode_linear = formula(
     "serving.decode.flops.linear",
     l_attn * _at("flops.decoder.attention.projections", s=1) + arch.l_mlp * _at("flops.decoder.mlp", s=1)
-    + l_moe * (_at("flops.decoder.experts", s=1) + _at("flops.decoder.shared_experts", s=1) + _at("flops.decoder.router", s=1))
+    + l_moe * (_at("flops.decoder.experts", s=1) + _at("flops.decoder.shared_experts", s=1) + _at("flops.decoder.router", s=1)
+               + _at("flops.decoder.moe_latent", s=1))
     + mixers_step.dimensioned + _at("flops.decoder.embedding_projections", s=1) + _at("flops.decoder.logits", s=1),
     "FLOP",
     "a decoding step's GEMMs without its attention over the cache: every attention layer's projections, the recurrent "
-    "mixers' one-token updates, dense MLPs, routed (k per token) and shared experts and routers, and the logits, for b "
+    "mixers' one-token updates, dense MLPs, routed (k per token) and shared experts, routers and latent projections, and the logits, for b "
     "new tokens",
     sources=[FLOP_COUNTER],
     conditions=[arch.MOE_LAYERS, arch.MIXERS, arch.CHANNELS],
@@ -242,7 +243,8 @@ experts_touched = formula(
     symbol_latex=r"E_{hit}",
 )
 TABLES_READ = (V + b) * d_emb * u_param  # the head's whole matrix (its own or the tied one) and the b embedding rows
-HIT_LAYER = E_hit * arch.expert.dimensioned + arch.router.dimensioned + arch.shared_experts.dimensioned  # E_hit of E experts
+HIT_LAYER = (E_hit * arch.expert.dimensioned + arch.router.dimensioned + arch.shared_experts.dimensioned
+             + arch.moe_latent.dimensioned)  # E_hit of E experts
 MIXERS_HELD = (l_mamba * recurrent.mamba.dimensioned + l_ssd * recurrent.mamba2.dimensioned + l_lru * recurrent.rglru.dimensioned
                + l_gdn * recurrent.gdn.dimensioned)  # the recurrent mixers, each read whole
 REST_READ = ((proj_emb * 2 * d_emb * h + pos_table * b * h + arch.head_bias * V) * u_param + arch.emb_norm * arch.norm * u_param
