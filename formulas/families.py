@@ -467,6 +467,16 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
     ),
     # --- families added in issue 28 ---
     Family(
+        "nemotron", "Nemotron-4, Nemotron-3 (dense), Minitron, Nemotron-Mini",
+        # num_key_value_heads has no default: transformers 5.24's NemotronAttention cannot build without it
+        attention=Attention(kv_heads=Key("num_key_value_heads"), qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS),
+        mlp=Mlp(gated=0, bias=MLP_BIAS), norms=Norms(layer_norm=1, kind="LayerNorm1P (a scale stored less 1, and a shift)"),
+        embedding=tied(False),
+        not_structural={"kv_channels": "Megatron's name for the head width, which transformers 5.24 never reads (head_dim, "
+                                       "else h/a, is read)"},
+        reduces_to=None, why_not="squared-ReLU MLP of two matrices, LayerNorms and partial rotary positions without a table",
+    ),
+    Family(
         "starcoder2", "StarCoder2",
         attention=Attention(kv_heads=Key("num_key_value_heads", default=2), qkv_bias=Flag("use_bias", True), out_bias=Flag("use_bias", True)),
         mlp=Mlp(gated=0, bias=Flag("use_bias", True)), norms=Norms(layer_norm=1), embedding=tied(True),

@@ -7,6 +7,8 @@ _DENSE = dict(num_hidden_layers=4, hidden_size=32, num_attention_heads=4, num_ke
 _EXPERTS = dict(num_local_experts=4, num_experts_per_tok=2)
 
 CASES = {
+    "nemotron": [dict(_DENSE, hidden_act="relu2", partial_rotary_factor=0.5),
+                 dict(_DENSE, head_dim=4, num_key_value_heads=1, attention_bias=True, mlp_bias=True, tie_word_embeddings=True)],
     "starcoder2": [dict(_DENSE, sliding_window=4), dict(_DENSE, use_bias=False, tie_word_embeddings=False)],
     "cohere": [dict(_DENSE, use_qk_norm=True, attention_bias=True)],
     "cohere2": [dict(_DENSE, sliding_window=4, sliding_window_pattern=2)],
