@@ -33,6 +33,7 @@ from llm_formulas.formulas.blocks import (
 )
 from llm_formulas.formulas.bounds import MAX_LAYERS
 
+CHECKED_AGAINST = "5.24"  # the transformers release every family's counts are tested against (tests/checkpoint_counts.json)
 FULL, SLIDING, CHUNKED = "full_attention", "sliding_attention", "chunked_attention"
 ATTENTION_BIAS = Flag("attention_bias", False)
 MLP_BIAS = Flag("mlp_bias", False)
