@@ -169,6 +169,18 @@ def qwen3_next_layers(config: Config, layers: int) -> list[str]:
     return ["linear_attention" if (i + 1) % interval else FULL for i in range(layers)]
 
 
+def qwen3_next_attention(kv_heads: int) -> Attention:
+    """Qwen3-Next's and Qwen3.5's attention: heads of 256, an output gate (q_proj doubled), q/k RMSNorms of d_head."""
+    return Attention(kv_heads=Key("num_key_value_heads", default=kv_heads), head_dim=Key("head_dim", default=256),
+                     qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS, qk_norm=1, gate=1)
+
+
+# Qwen3-Next's gated delta-net; Qwen3.5's splits in_proj_qkvz and in_proj_ba into four matrices of the same sizes
+QWEN3_NEXT_MIXER = Mixer("gdn", {"n_kh": Key("linear_num_key_heads", default=16), "n_vh": Key("linear_num_value_heads", default=32),
+                                 "d_kh": Key("linear_key_head_dim", default=128), "d_vh": Key("linear_value_head_dim", default=128),
+                                 "k_conv": Key("linear_conv_kernel_dim", default=4), "Q_gdn": 64})
+
+
 # --- which layers hold experts -------------------------------------------------------------------------------
 
 
@@ -698,16 +710,29 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
     ),
     Family(
         "qwen3_next", "Qwen3-Next",
-        attention=Attention(kv_heads=Key("num_key_value_heads", default=2), head_dim=Key("head_dim", default=256),
-                            qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS, qk_norm=1, gate=1),
+        attention=qwen3_next_attention(kv_heads=2),
         experts=Experts(qwen_sparse_step, Key("num_experts", default=512), Key("num_experts_per_tok", default=10),
                         Key("moe_intermediate_size", default=512), shared=Key("shared_expert_intermediate_size", default=512),
                         shared_gate=1),
-        mixer=Mixer("gdn", {"n_kh": Key("linear_num_key_heads", default=16), "n_vh": Key("linear_num_value_heads", default=32),
-                            "d_kh": Key("linear_key_head_dim", default=128), "d_vh": Key("linear_value_head_dim", default=128),
-                            "k_conv": Key("linear_conv_kernel_dim", default=4), "Q_gdn": 64}),
+        mixer=QWEN3_NEXT_MIXER,
         kinds=Kinds(qwen3_next_layers, recurrent="gdn"),
         not_structural={"use_sliding_window": "Qwen3-Next has no sliding layers (full_attention_interval places its layers)"},
+        reduces_to=None, why_not="gated delta-nets between gated attention layers",
+    ),
+    Family(  # Qwen3.5's text model: Qwen3-Next's gated attention and gated delta-nets, a dense SwiGLU in every layer
+        "qwen3_5_text", "Qwen3.5 dense (text model)",
+        attention=qwen3_next_attention(kv_heads=4), mixer=QWEN3_NEXT_MIXER, kinds=Kinds(qwen3_next_layers, recurrent="gdn"),
+        not_structural={"use_sliding_window": "Qwen3.5 has no sliding layers (layer_types or full_attention_interval places them)"},
+        reduces_to=None, why_not="gated delta-nets between gated attention layers",
+    ),
+    Family(  # every layer a MoE (transformers 5.24 drops decoder_sparse_step and mlp_only_layers for Qwen3.5)
+        "qwen3_5_moe_text", "Qwen3.5 MoE, Qwen3.6 MoE (text model)",
+        attention=qwen3_next_attention(kv_heads=2), mlp=Mlp(width=0),  # no dense MLP: its config has no intermediate_size
+        experts=Experts(every, Key("num_experts", default=256), Key("num_experts_per_tok", default=8),
+                        Key("moe_intermediate_size", default=512), shared=Key("shared_expert_intermediate_size", default=512),
+                        shared_gate=1),
+        mixer=QWEN3_NEXT_MIXER, kinds=Kinds(qwen3_next_layers, recurrent="gdn"),
+        not_structural={"use_sliding_window": "Qwen3.5 has no sliding layers (layer_types or full_attention_interval places them)"},
         reduces_to=None, why_not="gated delta-nets between gated attention layers",
     ),
     Family(

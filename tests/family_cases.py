@@ -9,6 +9,15 @@ _EXPERTS = dict(num_local_experts=4, num_experts_per_tok=2)
 CASES = {
     "nemotron": [dict(_DENSE, hidden_act="relu2", partial_rotary_factor=0.5),
                  dict(_DENSE, head_dim=4, num_key_value_heads=1, attention_bias=True, mlp_bias=True, tie_word_embeddings=True)],
+    # Qwen3.5: Qwen3-Next's blocks, full attention at layer_types' entries, a dense MLP or every layer's experts
+    "qwen3_5_text": [dict(vocab_size=50, hidden_size=16, num_hidden_layers=4, num_attention_heads=2, num_key_value_heads=1,
+                          head_dim=8, intermediate_size=24, linear_num_key_heads=2, linear_num_value_heads=4, linear_key_head_dim=4,
+                          linear_value_head_dim=4, linear_conv_kernel_dim=3,
+                          layer_types=["linear_attention", "full_attention", "linear_attention", "full_attention"])],
+    "qwen3_5_moe_text": [dict(vocab_size=50, hidden_size=16, num_hidden_layers=4, num_attention_heads=2, num_key_value_heads=1,
+                              head_dim=8, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=8,
+                              shared_expert_intermediate_size=12, linear_num_key_heads=2, linear_num_value_heads=4,
+                              linear_key_head_dim=4, linear_value_head_dim=4, linear_conv_kernel_dim=3, full_attention_interval=2)],
     "starcoder2": [dict(_DENSE, sliding_window=4), dict(_DENSE, use_bias=False, tie_word_embeddings=False)],
     "cohere": [dict(_DENSE, use_qk_norm=True, attention_bias=True)],
     "cohere2": [dict(_DENSE, sliding_window=4, sliding_window_pattern=2)],
@@ -57,7 +66,8 @@ CASES = {
                         linear_conv_kernel_dim=3, full_attention_interval=2, intermediate_size=24, moe_intermediate_size=8,
                         shared_expert_intermediate_size=8, num_experts=4, num_experts_per_tok=2, mlp_only_layers=[1])],
 }
-RECURRENT = {"mamba", "falcon_mamba", "mamba2", "jamba", "nemotron_h", "recurrent_gemma", "qwen3_next"}
+RECURRENT = {"mamba", "falcon_mamba", "mamba2", "jamba", "nemotron_h", "recurrent_gemma", "qwen3_next", "qwen3_5_text",
+             "qwen3_5_moe_text"}
 
 
 def config_json(family: str, index: int) -> dict:
