@@ -10,7 +10,7 @@ from architecture_configs import CONFIGS
 from family_cases import CASES
 from helpers import cli_json, run
 
-from llm_formulas.formulas.families import CHECKED_AGAINST, FAMILIES
+from llm_formulas.formulas.families import CHECKED_AGAINST, FAMILIES, REFUSED
 from llm_formulas.formulas.multimodal import MULTIMODAL
 
 from test_checkpoints import COUNTS, HERE
@@ -41,7 +41,7 @@ def table():
 
 
 def test_every_model_type_is_listed_with_the_release_it_was_checked_against(table):
-    assert set(table) == set(FAMILIES) | set(MULTIMODAL)
+    assert set(table) == set(FAMILIES) | set(MULTIMODAL) | set(REFUSED)
     installed = ".".join(transformers.__version__.split(".")[:2])
     measured = ".".join(COUNTS["transformers"].split(".")[:2])  # the release tests/measure_checkpoints.py ran
     assert CHECKED_AGAINST == installed == measured == "5.24"
@@ -80,5 +80,18 @@ def test_the_text_table_names_each_type_once(capsys):
     code, out, _ = run(capsys, "families")
     assert code == 0
     names = [line.split()[0] for line in out.splitlines()[1:]]
-    assert sorted(names) == sorted(set(FAMILIES) | set(MULTIMODAL)) and len(names) == len(set(names))
+    assert sorted(names) == sorted(set(FAMILIES) | set(MULTIMODAL) | set(REFUSED)) and len(names) == len(set(names))
     assert cli_json(capsys, "families")[0]["model_type"] == names[0]
+
+
+@pytest.mark.parametrize("model_type", sorted(REFUSED))
+def test_a_refused_type_is_one_line_naming_why_in_every_command(table, model_type, tmp_path, capsys):
+    # transformers 5.24 knows the type (its config class exists), and every command refuses it with the reason
+    assert model_type in transformers.models.auto.configuration_auto.CONFIG_MAPPING_NAMES
+    assert table[model_type]["commands"] == []
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": model_type, "hidden_size": 64}))
+    for command, extra in ARGUMENTS.items():
+        code, out, err = run(capsys, command, "--hf-config", str(path), *extra)
+        assert code == 2 and out == "" and err.count("\n") == 1, (command, err)
+        assert f"{model_type} is not counted: {REFUSED[model_type][:30]}" in err

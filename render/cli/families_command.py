@@ -4,7 +4,8 @@ the transformers release its counts were checked against, and which commands pri
 params, flops, kv-cache and serve take every family. estimate's training report prices attention-and-MLP (or MoE)
 decoder layers only (formulas/estimate.py ``unpriced``): a family with recurrent mixers or layers without a mixer is
 refused, as is a multimodal checkpoint (its vision tower); a family whose cross-attention or attention gate is a config
-switch is priced unless the config sets it.
+switch is priced unless the config sets it. Model types transformers builds that no declaration states exactly
+(formulas/families.py REFUSED) are listed with the reason every command refuses them.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def _estimate(family: Family) -> str:
 
 def rows() -> list[dict]:
     """One row per model type, decoder families then multimodal checkpoints, each sorted by name."""
-    from llm_formulas.formulas.families import CHECKED_AGAINST, FAMILIES
+    from llm_formulas.formulas.families import CHECKED_AGAINST, FAMILIES, REFUSED
     from llm_formulas.formulas.multimodal import MULTIMODAL
 
     checked = f"transformers {CHECKED_AGAINST}"
@@ -49,6 +50,9 @@ def rows() -> list[dict]:
     for name in sorted(MULTIMODAL):
         found.append({"model_type": name, "title": MULTIMODAL[name].title, "kind": "multimodal", "checked_against": checked,
                       "commands": list(ALWAYS), "estimate": "no: the vision tower (the report prices the language model only)"})
+    for name in sorted(REFUSED):
+        found.append({"model_type": name, "title": f"refused: {REFUSED[name]}", "kind": "refused", "checked_against": checked,
+                      "commands": [], "estimate": "no: refused"})
     return found
 
 
@@ -57,7 +61,7 @@ def families() -> Result:
     width = max(len(row["model_type"]) for row in table)
     lines = [f"{'model_type':<{width}}  checked against   commands                              title"]
     for row in table:
-        commands = " ".join(row["commands"])
+        commands = " ".join(row["commands"]) or "none"
         note = "" if row["estimate"] == "yes" or row["estimate"].startswith("no") else f" ({row['estimate']})"
         lines.append(f"{row['model_type']:<{width}}  {row['checked_against']:<16}  {commands + note:<36}  {row['title']}")
     return Result(table, "\n".join(lines))
