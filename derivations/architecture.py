@@ -20,6 +20,7 @@ from llm_formulas.formulas.architecture import (
     CAPACITY,
     DEEPSEEK_V2,
     DEEPSEEK_V3,
+    DEEPSEEK_V32,
     FEDUS,
     FLOP_COUNTER,
     GEMMA,
@@ -46,6 +47,7 @@ from llm_formulas.formulas.symbols import (
     d_emb,
     d_ff,
     d_head,
+    d_idx,
     d_lat,
     emb_norm,
     g,
@@ -63,7 +65,9 @@ from llm_formulas.formulas.symbols import (
     d_sh,
     d_v,
     l_moe,
+    dsa,
     moe_lat,
+    n_idx,
     l_win,
     mla,
     n_blk,
@@ -126,7 +130,9 @@ def mla_attention() -> Derivation:
                         "kv_a_proj_with_mqa: h→ the latent c_KV (r_KV) and one rope key shared by all heads (d_rope); the latent's RMSNorm")
     kv_up = d.defines("Ψ_KV,up", r_kv * (a * d_nope) + r_kv * (a * d_v), "kv_b_proj: r_KV→ per-head no-rope keys W_UK and values W_UV")
     o = d.defines("Ψ_O", (a * d_v) * h, "o_proj: a·d_v→h")
-    d.defines("Ψ_MLA", q_lora * q_low + (1 - q_lora) * q_full + kv_down + kv_up + o, "no biases (attention_bias = false in every DeepSeek config)")
+    idx = d.defines("Ψ_idx", get("params.decoder.indexer").expr, "DeepSeek sparse attention's indexer, where the layer has one")
+    d.defines("Ψ_MLA", q_lora * q_low + (1 - q_lora) * q_full + kv_down + kv_up + o + idx,
+              "no biases (attention_bias = false in every DeepSeek config)")
     d.concludes("params.decoder.attention.mla")
     return d
 
@@ -181,6 +187,16 @@ def router() -> Derivation:
     d = Derivation("params.decoder.router", "The router of a mixture of experts", (TRANSFORMERS, FEDUS))
     d.defines("Ψ_router", h * E + router_bias * E, "one score per expert from the hidden state: an h×E matrix (gpt-oss adds a bias)")
     d.concludes("params.decoder.router")
+    return d
+
+
+def indexer() -> Derivation:
+    d = Derivation("params.decoder.indexer", "DeepSeek sparse attention's lightning indexer", (DEEPSEEK_V32,))
+    q_ = d.defines("Ψ_idx,Q", r_q * (n_idx * d_idx), "wq_b: the query latent r_Q → n_idx heads of d_idx")
+    k_ = d.defines("Ψ_idx,K", h * d_idx + d_idx + d_idx, "wk: h → one key of d_idx shared by the heads, and its LayerNorm (scale, shift)")
+    w_ = d.defines("Ψ_idx,w", h * n_idx, "weights_proj: h → one weight per head")
+    d.defines("Ψ_idx", dsa * (q_ + k_ + w_), "in an MLA layer with DSA (DeepSeek-V3.2, GLM-5); none otherwise")
+    d.concludes("params.decoder.indexer")
     return d
 
 
@@ -324,7 +340,9 @@ def mla_projections() -> Derivation:
     kv = d.defines("F_KV", gemm(b * s, h, r_kv + d_rope) + gemm(b * s, r_kv, a * (d_nope + d_v)),
                    "down to the latent and the rope key; the latent up to per-head keys and values for every token")
     o = d.defines("F_O", gemm(b * s, a * d_v, h), "[bs, a·d_v] × [a·d_v, h]")
-    d.defines("F_proj^MLA", q_ + kv + o, "the rope key is shared: its heads are a broadcast, not a GEMM")
+    idx = d.defines("F_idx", dsa * (gemm(b * s, r_q, n_idx * d_idx) + gemm(b * s, h, d_idx) + gemm(b * s, h, n_idx)),
+                    "DSA's indexer: wq_b from the query latent, wk to its one key, weights_proj to its head weights")
+    d.defines("F_proj^MLA", q_ + kv + o + idx, "the rope key is shared: its heads are a broadcast, not a GEMM")
     d.concludes("flops.decoder.attention.projections.mla")
     return d
 
@@ -342,15 +360,18 @@ def projections() -> Derivation:
 
 
 def _score_width() -> sp.Expr:
-    return (1 - mla) * (d_head + d_head) + mla * (d_nope + d_rope + d_v)
+    return (1 - mla) * (d_head + d_head) + mla * (d_nope + d_rope + d_v + dsa * n_idx * (d_idx + 1) / a)
 
 
 def scores() -> Derivation:
     d = Derivation("flops.decoder.attention.scores", "The two attention matmuls, per head", (FLOP_COUNTER, BILIBILI))
     qk = d.defines("F_QK", b * a * gemm(s, d_head, s), "per sequence and query head, [s, d_head] × [d_head, s]")
     sv = d.defines("F_SV", b * a * gemm(s, s, d_head), "per sequence and query head, [s, s] × [s, d_head]")
-    mla_ = d.defines("F_attn^MLA", b * a * (gemm(s, d_nope + d_rope, s) + gemm(s, s, d_v)),
-                     "MLA: query/key heads of d_nope + d_rope, value heads of d_v (the latent up-projected first)")
+    mla_ = d.defines("F_attn^MLA", b * a * (gemm(s, d_nope + d_rope, s) + gemm(s, s, d_v))
+                     + dsa * b * n_idx * (gemm(s, d_idx, s) + gemm(1, 1, s) * s),
+                     "MLA: query/key heads of d_nope + d_rope, value heads of d_v (the latent up-projected first); DSA's "
+                     "indexer: its n_idx heads' [s, d_idx] × [d_idx, s] and the weighted sum over heads, [1, n_idx] × "
+                     "[n_idx, s] per query (all s² pairs, masked after)")
     d.defines(
         "F_attn",
         (1 - mla) * (qk + sv) + mla * mla_,
@@ -565,7 +586,7 @@ def _kv_heads() -> sp.Expr:
 
 
 def _kv_width() -> sp.Expr:
-    return (1 - mla) * (_kv_heads() * d_head + _kv_heads() * d_head) + mla * (r_kv + d_rope)
+    return (1 - mla) * (_kv_heads() * d_head + _kv_heads() * d_head) + mla * (r_kv + d_rope + dsa * d_idx)
 
 
 def kv_full_layer() -> Derivation:
@@ -573,9 +594,9 @@ def kv_full_layer() -> Derivation:
     heads = d.defines("g_KV", (1 - kv_expand) * g + kv_expand * a,
                       "the key/value heads cached: g, or all a where the family broadcasts K and V to every query head before "
                       "writing the cache (transformers' Falcon with new_decoder_architecture: full-size storages)")
-    per_token = d.defines("w_KV", (1 - mla) * (heads * d_head + heads * d_head) + mla * (r_kv + d_rope),
+    per_token = d.defines("w_KV", (1 - mla) * (heads * d_head + heads * d_head) + mla * (r_kv + d_rope + dsa * d_idx),
                           "a key and a value of g_KV heads [b, g_KV, s, d_head] each; MLA caches the normed latent [b, 1, s, r_KV] "
-                          "and the rotated shared key [b, 1, s, d_rope] instead")
+                          "and the rotated shared key [b, 1, s, d_rope] instead, and with DSA the indexer's key [b, s, d_idx]")
     d.defines("M_KV^full", b * s * per_token * q, "s tokens of every sequence, q bytes per value")
     d.concludes("memory.kv_cache.layer.full")
     return d
@@ -631,7 +652,7 @@ def kv_mla_expanded() -> Derivation:
     d = Derivation("memory.kv_cache.decoder.mla_expanded", "MLA's cache decompressed per head", (DEEPSEEK_V2,))
     full = d.defines("M_KV^exp", b * s * l * (a * (d_nope + d_rope) + a * d_v) * q,
                      "per-head keys of d_nope + d_rope and values of d_v, as an engine without MLA kernels stores them")
-    d.equals("M_KV^exp", get("memory.kv_cache.decoder").dimensioned.xreplace({mla: 1, l_win: 0, **NO_HYBRID})
+    d.equals("M_KV^exp", get("memory.kv_cache.decoder").dimensioned.xreplace({mla: 1, l_win: 0, dsa: 0, **NO_HYBRID})
              * (a * (d_nope + d_rope + d_v)) / (r_kv + d_rope),
              "the latent cache times a(d_nope + d_rope + d_v)/(r_KV + d_rope): 128·320/576 = 71.1× for DeepSeek-V3")
     d.concludes("memory.kv_cache.decoder.mla_expanded")
@@ -657,6 +678,7 @@ DERIVATIONS = (
     expert,
     shared_experts,
     router,
+    indexer,
     moe_latent,
     norms,
     cross_attention,

@@ -21,7 +21,7 @@ from llm_formulas.formulas import peers as pe
 from llm_formulas.formulas.catalogue import Source, get
 from llm_formulas.formulas.expressions import as_sympy
 from llm_formulas.formulas.symbols import (
-    E, P, P_unit, V, a, all_experts, attn_gate, kv_expand, l_gdn, l_lru, l_mamba, l_noattn, l_nomlp, l_ssd, x_attn, b, b_k, b_mlp, b_o, b_q, b_v, c_byte, constant_values, d, d_emb, d_ff, d_head, d_lat, d_moe,
+    E, P, P_unit, V, a, all_experts, attn_gate, kv_expand, l_gdn, l_lru, l_mamba, l_noattn, l_nomlp, l_ssd, x_attn, b, b_k, b_mlp, b_o, b_q, b_v, c_byte, constant_values, d, d_emb, d_ff, d_head, d_lat, d_moe, dsa,
     d_rope, d_sh, drop, e, emb_norm, g, gated, h, head_bias, k, l, l_moe, l_win, mla, moe_lat, n_mtp, n_norm, n_pos, norm_final,
     o_pos, p, piped, pos_table, proj_emb, q, q_bf16, q_fp32, q_g, q_lora, q_o, q_p, qk_norm, qk_norm_full, r_kv, r_q,
     router_bias, s, sh_gate, sink, t, t_e, tied, u_flop, u_param,
@@ -30,8 +30,8 @@ from llm_formulas.formulas.symbols import (
 FAMILY = {d_emb: h, proj_emb: 0, emb_norm: 0, head_bias: 0, n_norm: 2, qk_norm: 0, qk_norm_full: 0, sink: 0, router_bias: 0,
           all_experts: 0, l_win: 0, norm_final: 1,
           # the peers price attention decoders: no recurrent or mixer-less layers (issue 28's hybrids), no gated or
-          # cross-attention, no expanded K/V
-          l_mamba: 0, l_ssd: 0, l_lru: 0, l_gdn: 0, l_noattn: 0, l_nomlp: 0, attn_gate: 0, x_attn: 0, kv_expand: 0}
+          # cross-attention, no expanded K/V, no DSA indexer (the estimator at d98e8a64 predates DeepSeek-V3.2)
+          dsa: 0, l_mamba: 0, l_ssd: 0, l_lru: 0, l_gdn: 0, l_noattn: 0, l_nomlp: 0, attn_gate: 0, x_attn: 0, kv_expand: 0}
 MEGATRON_CORE = {q_p: q_bf16, q_g: q_fp32, q_o: 3 * q_fp32}  # bf16 weights, fp32 main gradients, fp32 master and Adam
 DEEPSPEED = {q_p: q_bf16, q_g: q_bf16, q_o: 3 * q_fp32}  # 16-bit gradients
 ESTIMATOR = Source(pe.ESTIMATOR, "theoretical_memory_usage.py at d98e8a64")

@@ -47,6 +47,7 @@ from llm_formulas.formulas.symbols import (
     W,
     all_experts,
     c_f,
+    d_idx,
     d_lat,
     d_moe,
     d_nope,
@@ -55,7 +56,9 @@ from llm_formulas.formulas.symbols import (
     d_v,
     l_moe,
     l_win,
+    dsa,
     moe_lat,
+    n_idx,
     mla,
     n_blk,
     n_mtp,
@@ -138,14 +141,28 @@ embeddings = formula(
     sources=[TRANSFORMERS, BILIBILI],
     symbol_latex=r"\Psi_{emb}",
 )
+DEEPSEEK_V32 = Source("transformers", "models/deepseek_v32/modeling_deepseek_v32.py: DeepseekV32Indexer (wq_b, wk, k_norm, "
+                      "weights_proj; its scores q·kᵀ per head, weighted and summed over heads; its key cache)")
+indexer = formula(
+    "params.decoder.indexer",
+    dsa * (r_q * n_idx * d_idx + h * d_idx + 2 * d_idx + h * n_idx) * u_param,
+    "parameter",
+    "DeepSeek sparse attention's lightning indexer in one MLA layer: wq_b r_Q→n_idx·d_idx from the query latent, wk h→d_idx "
+    "(one key shared by its heads), the key's LayerNorm (scale and shift), weights_proj h→n_idx",
+    sources=[DEEPSEEK_V32],
+    symbol_latex=r"\Psi_{idx}",
+)
+INDEXER_GEMMS = dsa * (r_q * n_idx * d_idx + h * d_idx + h * n_idx)  # its three projections, per token
+INDEXER_PER_POSITION = dsa * n_idx * (d_idx + 1)  # q·kᵀ of its n_idx heads and their weighted sum, per key position
 mla_attention = formula(
     "params.decoder.attention.mla",
     (q_lora * (h * r_q + r_q + r_q * a * d_qk) + (1 - q_lora) * h * a * d_qk
-    + h * (r_kv + d_rope) + r_kv + r_kv * a * (d_nope + d_v) + a * d_v * h) * u_param,
+    + h * (r_kv + d_rope) + r_kv + r_kv * a * (d_nope + d_v) + a * d_v * h) * u_param + indexer.dimensioned,
     "parameter",
     "one layer's multi-head latent attention from its ranks: queries h→r_Q (normed) →a·(d_nope + d_rope) or h→a·(d_nope + d_rope); "
-    "the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h",
-    sources=[TRANSFORMERS, DEEPSEEK_V2],
+    "the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h; "
+    "DeepSeek sparse attention's indexer where it has one",
+    sources=[TRANSFORMERS, DEEPSEEK_V2, DEEPSEEK_V32],
     symbol_latex=r"\Psi_{MLA}",
 )
 attention = formula(
@@ -315,15 +332,17 @@ mtp = formula(
 
 # --- forward FLOPs -----------------------------------------------------------------
 
-score_width = (1 - mla) * 2 * d_head + mla * (d_qk + d_v)  # a query·key dot product and a weighted sum of values, per head
+# a query·key dot product and a weighted sum of values, per head and key position; DSA's indexer scores every position too
+score_width = (1 - mla) * 2 * d_head + mla * (d_qk + d_v + INDEXER_PER_POSITION / a)
 
 mla_projections = formula(
     "flops.decoder.attention.projections.mla",
     (2 * b * s * (q_lora * (h * r_q + r_q * a * d_qk) + (1 - q_lora) * h * a * d_qk
-                 + h * (r_kv + d_rope) + r_kv * a * (d_nope + d_v) + a * d_v * h)) * u_flop,
+                 + h * (r_kv + d_rope) + r_kv * a * (d_nope + d_v) + a * d_v * h + INDEXER_GEMMS)) * u_flop,
     "FLOP",
-    "one MLA layer's projections over bs tokens, the latent up-projected for every token (transformers' naive form)",
-    sources=[FLOP_COUNTER, DEEPSEEK_V2],
+    "one MLA layer's projections over bs tokens, the latent up-projected for every token (transformers' naive form), and "
+    "DeepSeek sparse attention's indexer projections where it has one",
+    sources=[FLOP_COUNTER, DEEPSEEK_V2, DEEPSEEK_V32],
     symbol_latex=r"F_{proj}^{MLA}",
 )
 projections = formula(
@@ -542,7 +561,7 @@ mla_decode_absorbed = formula(
 # --- KV cache ----------------------------------------------------------------------
 
 kv_heads = g + kv_expand * (a - g)  # key/value heads the cache holds: g, or a where the family expands them first (Falcon)
-kv_width = (1 - mla) * 2 * kv_heads * d_head + mla * (r_kv + d_rope)  # values cached per token and layer
+kv_width = (1 - mla) * 2 * kv_heads * d_head + mla * (r_kv + d_rope + dsa * d_idx)  # values cached per token and layer (DSA: the indexer's key)
 
 kv_full_layer = formula(
     "memory.kv_cache.layer.full",

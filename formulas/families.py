@@ -283,6 +283,65 @@ def _mla(config_defaults: bool = True) -> Latent:
 MLA_HEAD = Rule("qk_nope_head_dim + qk_rope_head_dim", lambda config, values: values["d_rope"] + values["d_nope"])
 
 
+def _mlp_layer_types(first_dense: int):
+    """DeepSeek-V3.2, GLM-5: the MoE layers are mlp_layer_types' "sparse" entries where the config lists them, else all
+    but the first first_k_dense_replace (DeepseekV32Config.__post_init__)."""
+    fallback = after_first_dense(first_dense)
+
+    def layout(config: Config, layers: int) -> set[int]:
+        listed = config.get("mlp_layer_types")
+        if listed is None:
+            return fallback(config, layers)
+        if not isinstance(listed, list) or len(listed) != layers or not set(listed) <= {"dense", "sparse"}:
+            raise config.fail("mlp_layer_types", f'a list of {layers} entries "dense" or "sparse"', listed)
+        return {i for i, kind in enumerate(listed) if kind == "sparse"}
+
+    return layout
+
+
+def _every_layer_indexes(config: Config, values: dict) -> int:
+    """GLM-5: each layer runs its own indexer ("full") or reuses the previous one's top-k ("shared"): indexer_types, else
+    index_topk_pattern, else index_topk_freq and index_skip_topk_offset (GlmMoeDsaConfig.__post_init__). A layer without
+    an indexer has no indexer weights nor indexer keys: one declaration per model cannot state it, so it is refused."""
+    layers = values["l"]
+    listed = config.get("indexer_types")
+    if listed is None:
+        pattern = config.get("index_topk_pattern")
+        if pattern is not None:
+            listed = [{"F": "full", "S": "shared"}.get(c, c) for c in pattern] if isinstance(pattern, str) else pattern
+        else:
+            freq, offset = max(config.get("index_topk_freq", 1), 1), config.get("index_skip_topk_offset", 2)
+            if isinstance(freq, bool) or not isinstance(freq, int) or isinstance(offset, bool) or not isinstance(offset, int):
+                raise config.fail("index_topk_freq", "integers index_topk_freq and index_skip_topk_offset", (freq, offset))
+            listed = ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(layers)]
+    if not isinstance(listed, list) or len(listed) != layers or not set(listed) <= {"full", "shared"}:
+        raise config.fail("indexer_types", f'a list of {layers} entries "full" or "shared"', listed)
+    if "shared" in listed:
+        raise ConfigError(f"{config.model_type} config: layers that reuse another layer's indexer (\"shared\" in indexer_types "
+                          "or its pattern) are not counted: they hold no indexer and no indexer keys")
+    return 1
+
+
+def _dsa(model_type: str, title: str, heads: int, defaults: dict, every_layer: Rule | int) -> Family:
+    """DeepSeek sparse attention on DeepSeek-V3's blocks: MLA with the lightning indexer in every layer (DeepseekV32Indexer:
+    index_n_heads heads of index_head_dim), DeepSeekMoE after mlp_layer_types. transformers 5.24 always builds the query
+    latent (q_lora_rank) and keeps no MTP layers."""
+    base = _deepseek(model_type, title, defaults["experts"], 8, 2048, 3, 1, 0)
+    return dataclasses.replace(
+        base,
+        attention=dataclasses.replace(base.attention, latent=Latent(
+            q_rank=Key("q_lora_rank", default=defaults["q_rank"]), kv_rank=Key("kv_lora_rank", default=512),
+            rope=Key("qk_rope_head_dim", default=64), nope=Key("qk_nope_head_dim", default=defaults["nope"]),
+            v=Key("v_head_dim", default=defaults["v"]))),
+        experts=dataclasses.replace(base.experts, layout=_mlp_layer_types(3), score_bias=1),
+        extra={"n_mtp": Count("num_nextn_predict_layers", 0), "dsa": every_layer,
+               "n_idx": Key("index_n_heads", default=heads), "d_idx": Key("index_head_dim", default=128)},
+        not_structural={**DEEPSEEK_UNREAD, "index_topk": "how many keys each query keeps: no weight or cache depends on it "
+                                                        "(eager attention still scores every pair and masks the rest)"},
+        why_not="multi-head latent attention with DeepSeek sparse attention's indexer",
+    )
+
+
 def _deepseek(model_type: str, title: str, experts: int, per_token: int | None, width: int, first_dense: int, shared: int,
               mtp: int) -> Family:
     """DeepSeek-V2/V3: multi-head latent attention and DeepSeekMoE (DeepseekV2/V3Config's defaults for absent keys;
@@ -401,6 +460,9 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
     # --- today's families ---
     _deepseek("deepseek_v2", "DeepSeek-V2, V2-Lite, Coder-V2", 64, None, 1407, 0, 2, 0),
     _deepseek("deepseek_v3", "DeepSeek-V3, R1, V3.1, Moonlight", 256, 8, 2048, 3, 1, 1),
+    _dsa("deepseek_v32", "DeepSeek-V3.2 (sparse attention)", 64, {"experts": 256, "q_rank": 1536, "nope": 128, "v": 128}, 1),
+    _dsa("glm_moe_dsa", "GLM-5 (sparse attention)", 32, {"experts": 256, "q_rank": 2048, "nope": 192, "v": 256},
+         Rule("1: every layer runs its indexer (indexer_types all full)", _every_layer_indexes)),
     # Kimi-K2's config.json names model_type kimi_k2 and architectures DeepseekV3ForCausalLM: read as DeepSeek-V3
     dataclasses.replace(_deepseek("deepseek_v3", "", 256, 8, 2048, 3, 1, 1), model_type="kimi_k2", title="Kimi-K2 (as DeepSeek-V3)"),
     Family(

@@ -137,6 +137,10 @@ def inventory(v: dict[str, int]) -> list[Matrix]:
         add("attention", (f"{attn}.kv_a_proj_with_mqa",), v["h"], v["r_kv"] + v["d_rope"], attending)
         add("attention", (f"{attn}.kv_b_proj",), v["r_kv"], v["a"] * (v["d_nope"] + v["d_v"]), attending)
         add("attention", (f"{attn}.o_proj",), v["a"] * v["d_v"], v["h"], attending)
+        indexed = attending * v["dsa"]  # DSA's indexer: wq_b and wk linear layers; weights_proj kept 16-bit (DeepSeek's
+        add("attention", (f"{attn}.indexer.wq_b",), v["r_q"], v["n_idx"] * v["d_idx"], indexed)  # model.py stores it in bf16)
+        add("attention", (f"{attn}.indexer.wk",), v["h"], v["d_idx"], indexed)
+        add("indexer", (f"{attn}.indexer.weights_proj",), v["h"], v["n_idx"], indexed)
     else:
         add("attention", (f"{attn}.q_proj",), v["h"], (1 + v["attn_gate"]) * v["a"] * v["d_head"], attending, v["b_q"])
         for name in ("k_proj", "v_proj"):

@@ -31,7 +31,7 @@ def meta_count(config: dict) -> int:
 
 
 def _tensors(layer) -> list[torch.Tensor]:
-    found = [getattr(layer, name, None) for name in ("keys", "values")]
+    found = [getattr(layer, name, None) for name in ("keys", "values", "indexer_keys")]  # DSA: the indexer's keys too
     for name in ("conv_states", "recurrent_states"):
         found += list((getattr(layer, name, None) or {}).values())
     return [t for t in found if isinstance(t, torch.Tensor)]
