@@ -470,6 +470,17 @@ def router_forward() -> Derivation:
     return d
 
 
+def indexer_forward() -> Derivation:
+    d = Derivation("flops.decoder.indexer", "DSA's indexer in the forward", (FLOP_COUNTER, DEEPSEEK_V32))
+    proj = d.defines("F_idx,proj", gemm(b * s, r_q, n_idx * d_idx) + gemm(b * s, h, d_idx) + gemm(b * s, h, n_idx),
+                     "wq_b, wk and weights_proj over bs tokens")
+    score = d.defines("F_idx,score", b * n_idx * gemm(s, d_idx, s) + b * s * gemm(1, n_idx, s),
+                      "each head's [s, d_idx] × [d_idx, s], then per query [1, n_idx] × [n_idx, s]")
+    d.defines("F_idx", dsa * (proj + score), "where the layer has the indexer")
+    d.concludes("flops.decoder.indexer")
+    return d
+
+
 def moe_latent_forward() -> Derivation:
     d = Derivation("flops.decoder.moe_latent", "A latent MoE layer's projections", (FLOP_COUNTER, NEMOTRON_H))
     d.defines("F_lat", moe_lat * (gemm(b * s, h, d_lat) + gemm(b * s, d_lat, h)),
@@ -536,10 +547,12 @@ def forward() -> Derivation:
 
 def backward() -> Derivation:
     d = Derivation("flops.decoder.backward", "The backward pass", (FLOP_COUNTER, BILIBILI))
-    forward_expr = get("flops.decoder.forward").dimensioned
+    graded = d.defines("F_fwd,grad", get("flops.decoder.forward").dimensioned
+                       - (l - sum(MIXER_IDS) - l_noattn) * get("flops.decoder.indexer").dimensioned,
+                       "the forward less DSA's indexer, which runs under torch.no_grad")
     d.defines(
         "F_bwd",
-        forward_expr + forward_expr,
+        graded + graded,
         "every GEMM Y = XW (and the attention matmuls, both inputs activations) has two gradient products of its own size, "
         "dX = dY·Wᵀ and dW = Xᵀ·dY, provided both inputs need a gradient: the first layer's input does when its norm weight does",
     )
@@ -703,6 +716,7 @@ DERIVATIONS = (
     experts_capacity,
     shared_forward,
     router_forward,
+    indexer_forward,
     moe_latent_forward,
     layer_forward,
     layer_forward_moe,

@@ -19,6 +19,7 @@ from llm_formulas.formulas.symbols import (
     b,
     b_k,
     b_mlp,
+    dsa,
     b_o,
     B_q,
     b_q,
@@ -244,17 +245,19 @@ def lora_forward() -> Derivation:
 
 def lora_backward() -> Derivation:
     dv = Derivation("flops.lora.backward", "LoRA backward: input gradients only for frozen weights", (HU,))
-    full = dv.defines("F_bwd", get("flops.decoder.backward").dimensioned, "full training: each GEMM Y = XW needs dX = dY·Wᵀ and dW = Xᵀ·dY, each as costly as Y")
+    full = dv.defines("F_bwd", get("flops.decoder.backward").dimensioned.xreplace({dsa: 0}),
+                      "full training: each GEMM Y = XW needs dX = dY·Wᵀ and dW = Xᵀ·dY, each as costly as Y (no MLA, so no "
+                      "DSA indexer)")
     weight_gradients = dv.defines(
         "F_dW",
-        get("flops.decoder.forward").dimensioned - l * get("flops.decoder.attention.scores").dimensioned,
+        (get("flops.decoder.forward").dimensioned - l * get("flops.decoder.attention.scores").dimensioned).xreplace({dsa: 0}),
         "the weight gradients of the frozen GEMMs: one forward's worth of every GEMM with a weight (QKᵀ and scores·V have none)",
     )
     # kept unevaluated: the frozen backward is the full one less F_dW, and stays visibly so
     frozen_backward = dv.defines("F_bwd^frozen", sp.Add(full, sp.Mul(-1, weight_gradients, evaluate=False), evaluate=False),
                                  "a frozen weight needs no dW")
     dv.defines("F_bwd^LoRA", sp.Add(frozen_backward, 2 * get("flops.lora.adapters.forward").dimensioned, evaluate=False), "the adapters need both dX and dW")
-    dv.concludes("flops.lora.backward")
+    dv.concludes("flops.lora.backward", where={dsa: 0})  # the formula's condition: no MLA, so no DSA indexer
     return dv
 
 

@@ -517,23 +517,33 @@ forward = formula(
     "logits_to_keep=n replaces s by n in the logits term.",
     symbol_latex=r"F_{fwd}",
 )
+indexer_forward = formula(
+    "flops.decoder.indexer",
+    dsa * (2 * b * s * (r_q * n_idx * d_idx + h * d_idx + h * n_idx) + 2 * b * n_idx * s**2 * (d_idx + 1)) * u_flop,
+    "FLOP",
+    "one layer's DSA indexer in the forward (inside flops.decoder.attention.projections.mla and .scores): its three "
+    "projections, and q·kᵀ of its n_idx heads with their weighted sum over all s² pairs",
+    sources=[FLOP_COUNTER, DEEPSEEK_V32],
+    symbol_latex=r"F_{idx}",
+)
 backward = formula(
     "flops.decoder.backward",
-    2 * forward.dimensioned,
+    2 * (forward.dimensioned - l_attn * indexer_forward.dimensioned),
     "FLOP",
     "backward FLOPs: for each GEMM Y = XW, dX = dY·Wᵀ and dW = Xᵀ·dY",
     sources=[FLOP_COUNTER, BILIBILI],
     conditions=[MOE_LAYERS],
     related=["flops.decoder.forward", "flops.backward"],
     notes="Measured exactly 2× for every family when every weight and the first layer's input need gradients; "
-    "freezing the embedding and the first norm drops layer 0's input-gradient GEMMs.",
+    "freezing the embedding and the first norm drops layer 0's input-gradient GEMMs. DSA's indexer runs under "
+    "torch.no_grad in transformers 5.24 (DeepseekV32Indexer.forward): it has no backward.",
     symbol_latex=r"F_{bwd}",
 )
 training = formula(
     "flops.decoder.training",
-    3 * forward.dimensioned,
+    forward.dimensioned + backward.dimensioned,
     "FLOP",
-    "training FLOPs of one step: forward + backward",
+    "training FLOPs of one step: forward + backward (3× the forward, less twice a DSA indexer's)",
     sources=[FLOP_COUNTER, BILIBILI],
     conditions=[MOE_LAYERS],
     related=["flops.decoder.forward", "flops.decoder.backward", "flops.training"],

@@ -52,3 +52,17 @@ def test_a_decoding_step_scores_every_cached_key_with_the_indexer(family):
         with FlopCounterMode(display=False) as counter:
             model(prompt[:, :1], cache=cache, use_cache=True)
     assert counter.get_total_flops() == architecture.evaluate(get("serving.decode.flops").dimensioned, b=2, s_ctx=6)
+
+
+def test_the_indexer_has_no_backward():
+    # DeepseekV32Indexer.forward runs under torch.no_grad: the backward is 2× the forward less the indexer's share
+    config = config_json("deepseek_v32", 0)
+    architecture, model = read_config(config), tiny(config)
+    tokens = torch.randint(1, config["vocab_size"], (2, 7), generator=torch.Generator().manual_seed(7))
+    output = model(tokens, use_cache=False)
+    with FlopCounterMode(display=False) as counter:
+        output.logits.sum().backward()
+    assert counter.get_total_flops() == architecture.evaluate(get("flops.decoder.backward").dimensioned, b=2, s=7)
+    # by hand, one layer's indexer (r_Q 24, h 32, 2 heads of 8, bs = 14): projections 2·14·(24·16 + 32·8 + 32·2) = 19,712,
+    # scores 2·2·2·7²·(8 + 1) = 3,528; three layers
+    assert architecture.evaluate(get("flops.decoder.indexer").dimensioned, b=2, s=7) == 19_712 + 3_528
