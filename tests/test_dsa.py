@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 from family_cases import config_json
-from family_oracle import _returned_cache, meta_count, tiny
+from family_oracle import decode_step_flops, meta_count, tiny
 from torch.utils.flop_counter import FlopCounterMode
 
 from llm_formulas.formulas.catalogue import get
@@ -45,13 +45,8 @@ def test_glm_layers_that_share_an_indexer_are_refused():
 @pytest.mark.parametrize("family", ["deepseek_v32", "glm_moe_dsa"])
 def test_a_decoding_step_scores_every_cached_key_with_the_indexer(family):
     config = config_json(family, 0)
-    architecture, model = read_config(config), tiny(config)
-    prompt = torch.randint(1, config["vocab_size"], (2, 5), generator=torch.Generator().manual_seed(5))
-    with torch.no_grad():
-        cache = _returned_cache(model(prompt, use_cache=True, logits_to_keep=1))
-        with FlopCounterMode(display=False) as counter:
-            model(prompt[:, :1], cache=cache, use_cache=True)
-    assert counter.get_total_flops() == architecture.evaluate(get("serving.decode.flops").dimensioned, b=2, s_ctx=6)
+    flops = decode_step_flops(tiny(config), config, batch=2, prompt=5)
+    assert flops == read_config(config).evaluate(get("serving.decode.flops").dimensioned, b=2, s_ctx=6)
 
 
 def test_the_indexer_has_no_backward():

@@ -93,17 +93,11 @@ def test_stage_parameters_on_one_gpu_are_the_total():
 
 
 def test_decoding_step_flops_and_parameters_read():
-    import torch
-    from family_oracle import _returned_cache, tiny
-    from torch.utils.flop_counter import FlopCounterMode
+    from family_oracle import decode_step_flops, tiny
 
-    architecture, model = read_config(LATENT), tiny(LATENT)
-    prompt = torch.randint(1, LATENT["vocab_size"], (2, 5), generator=torch.Generator().manual_seed(3))
-    with torch.no_grad():
-        cache = _returned_cache(model(prompt, use_cache=True, logits_to_keep=1))
-        with FlopCounterMode(display=False) as counter:
-            model(prompt[:, :1], cache=cache, use_cache=True)
-    assert counter.get_total_flops() == architecture.evaluate(get("serving.decode.flops").dimensioned, b=2, s_ctx=6)
+    architecture = read_config(LATENT)
+    flops = decode_step_flops(tiny(LATENT), LATENT, batch=2, prompt=5)
+    assert flops == architecture.evaluate(get("serving.decode.flops").dimensioned, b=2, s_ctx=6)
     # every expert hit (E_hit = E): a step reads every parameter but the V − b embedding rows not looked up (untied head)
     assert not hf_config(LATENT).tie_word_embeddings
     read = architecture.evaluate(get("serving.decode.params_read").dimensioned, b=2, E_hit=4)
@@ -124,7 +118,7 @@ def test_latent_moe_activations_equal_saved_bytes(mode, suffix, tp, sequence_par
     shape = {name: LAYER[name] for name in ("g", "d_head", "E", "k", "d_moe", "d_sh")}
     measured = measure(LAYER["s"], LAYER["b"], LAYER["h"], LAYER["a"], block=MoELayer, mode=mode, tp=tp, d_lat=24,
                        sequence_parallel=sequence_parallel, **shape)
-    named = dict(LAYER, gated=1, sh_gate=0, mla=0, t=tp, t_e=tp, moe_lat=1, d_lat=24, **CLASSIC_RUN)
+    named = {**LAYER, "gated": 1, "sh_gate": 0, "mla": 0, "t": tp, "t_e": tp, **CLASSIC_RUN, "moe_lat": 1, "d_lat": 24}
     assert measured == value(f"memory.activations.layer.decoder.moe.{suffix}", **named) \
         + statistics(LAYER["s"], LAYER["b"], router=True, shards=tp if sequence_parallel else 1)
 
