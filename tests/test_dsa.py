@@ -61,3 +61,14 @@ def test_the_indexer_has_no_backward():
     # by hand, one layer's indexer (r_Q 24, h 32, 2 heads of 8, bs = 14): projections 2·14·(24·16 + 32·8 + 32·2) = 19,712,
     # scores 2·2·2·7²·(8 + 1) = 3,528; three layers
     assert architecture.evaluate(get("flops.decoder.indexer").dimensioned, b=2, s=7) == 19_712 + 3_528
+
+
+def test_serve_and_estimate_refuse_sparse_attention_in_one_line(capsys):
+    # their decoding prices an engine's attention over every cached position; DSA's top-k selection is not modelled
+    from helpers import run
+
+    path = str(Path(__file__).parent / "checkpoints" / "deepseek-ai--DeepSeek-V3.2.json")
+    for argv in (["serve", "--gpu", "h100-sxm", "--batch", "1", "--input", "8", "--output", "4"],
+                 ["estimate", "--gpu", "h100-sxm", "--seq", "8"]):
+        code, out, err = run(capsys, argv[0], "--hf-config", path, *argv[1:])
+        assert code == 2 and out == "" and err.count("\n") == 1 and "DeepSeek sparse attention" in err
