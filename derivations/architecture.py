@@ -148,7 +148,7 @@ def attention() -> Derivation:
                          parts=("Ψ_Q", "Ψ_KV", "Ψ_O"))
     norms_ = d.defines("Ψ_qk", qk_norm * (d_head + d_head) + qk_norm_full * (a * d_head + g * d_head),
                        "q/k RMSNorms: per head of width d_head (Qwen3, Gemma-3, GLM-4.5), or over all heads (OLMo-2)")
-    d.defines("Ψ_attn", (1 - mla) * standard + mla * get("params.decoder.attention.mla").dimensioned + norms_ + sink * a,
+    d.defines("Ψ_attn", (1 - mla) * standard + mla * get("params.decoder.attention.mla").part + norms_ + sink * a,
               "standard or latent attention, the norms, and gpt-oss's one learned sink logit per head")
     d.concludes("params.decoder.attention")
     return d
@@ -245,10 +245,10 @@ def layer() -> Derivation:
 
 def layer_moe() -> Derivation:
     d = Derivation("params.decoder.layer.moe", "One mixture-of-experts layer", (TRANSFORMERS, FEDUS, DEEPSEEK_V2))
-    routed = d.defines("Ψ_routed", E * get("params.decoder.expert").dimensioned, "E routed experts")
-    d.defines("Ψ_layer^moe", get("params.decoder.layer").dimensioned - get("params.decoder.mlp").dimensioned + routed
-              + get("params.decoder.router").dimensioned + get("params.decoder.shared_experts").dimensioned
-              + get("params.decoder.moe_latent").dimensioned,
+    routed = d.defines("Ψ_routed", E * get("params.decoder.expert").part, "E routed experts")
+    d.defines("Ψ_layer^moe", get("params.decoder.layer").part - get("params.decoder.mlp").part + routed
+              + get("params.decoder.router").part + get("params.decoder.shared_experts").part
+              + get("params.decoder.moe_latent").part,
               "a dense layer whose MLP is replaced by the routed experts, the router, the shared experts and any latent projections")
     d.concludes("params.decoder.layer.moe")
     return d
@@ -256,8 +256,8 @@ def layer_moe() -> Derivation:
 
 def layer_active() -> Derivation:
     d = Derivation("params.decoder.layer.active", "The part of a MoE layer one token uses", (TRANSFORMERS, FEDUS))
-    one = get("params.decoder.expert").dimensioned
-    d.defines("Ψ_layer^active", get("params.decoder.layer.moe").dimensioned - (E - k) * one, "the layer less the E − k routed experts the token skips")
+    one = get("params.decoder.expert").part
+    d.defines("Ψ_layer^active", get("params.decoder.layer.moe").part - (E - k) * one, "the layer less the E − k routed experts the token skips")
     d.concludes("params.decoder.layer.active")
     return d
 
@@ -282,15 +282,15 @@ def head() -> Derivation:
 
 def hybrid_params() -> sp.Expr:
     """What hybrid layers change: a recurrent mixer's parameters instead of attention's; no mixer, or no MLP, at all."""
-    attention_ = get("params.decoder.attention").dimensioned
+    attention_ = get("params.decoder.attention").part
     return (sum(count * (get(f"params.{name}").dimensioned - attention_) for count, name in MIXER_IDS.items())
-            - l_noattn * attention_ - l_nomlp * get("params.decoder.mlp").dimensioned)
+            - l_noattn * attention_ - l_nomlp * get("params.decoder.mlp").part)
 
 
 def total() -> Derivation:
     d = Derivation("params.decoder.total", "The whole decoder", (TRANSFORMERS, BILIBILI, HYBRID))
     parts = [get(i).dimensioned for i in ("params.decoder.embeddings", "params.decoder.final_norm", "params.decoder.head")]
-    body = d.defines("Ψ_layers", (l - l_moe) * get("params.decoder.layer").dimensioned + l_moe * get("params.decoder.layer.moe").dimensioned,
+    body = d.defines("Ψ_layers", (l - l_moe) * get("params.decoder.layer").part + l_moe * get("params.decoder.layer.moe").part,
                      "l − l_moe dense layers and l_moe MoE layers (DeepSeek-V3: 3 and 58; Mixtral: 0 and 32), each with attention")
     mixed = d.defines("Ψ_hybrid", hybrid_params(),
                       "hybrid models: l_S6, l_SSD, l_LRU, l_GDN layers hold a recurrent mixer instead of attention, l_∅mix "
@@ -302,10 +302,10 @@ def total() -> Derivation:
 
 def active() -> Derivation:
     d = Derivation("params.decoder.active", "Active parameters of a mixture of experts", (TRANSFORMERS, FEDUS))
-    d.defines("Ψ_active", get("params.decoder.total").dimensioned - l_moe * (E - k) * get("params.decoder.expert").dimensioned,
+    d.defines("Ψ_active", get("params.decoder.total").part - l_moe * (E - k) * get("params.decoder.expert").part,
               "the total less the E − k routed experts a token skips in each of the l_moe MoE layers; a dense model has all active")
     d.equals("Ψ_active", sum(get(i).dimensioned for i in ("params.decoder.embeddings", "params.decoder.final_norm", "params.decoder.head"))
-             + (l - l_moe) * get("params.decoder.layer").dimensioned + l_moe * get("params.decoder.layer.active").dimensioned
+             + (l - l_moe) * get("params.decoder.layer").part + l_moe * get("params.decoder.layer.active").part
              + hybrid_params(), "the same, layer by layer")
     d.concludes("params.decoder.active")
     return d
@@ -313,7 +313,7 @@ def active() -> Derivation:
 
 def mtp() -> Derivation:
     d = Derivation("params.decoder.mtp", "Multi-token-prediction modules (an option)", (DEEPSEEK_V3,))
-    one = d.defines("Ψ_MTP,1", 2 * one_norm() + (2 * h) * h + get("params.decoder.layer.moe").dimensioned + one_norm(),
+    one = d.defines("Ψ_MTP,1", 2 * one_norm() + (2 * h) * h + get("params.decoder.layer.moe").part + one_norm(),
                     "RMSNorms of the hidden state and of the next token's embedding, their concatenation projected 2h→h, "
                     "one Transformer block (a MoE layer), and the norm before the shared head")
     d.defines("Ψ_MTP", n_mtp * one, "D = n_MTP sequential modules; embedding and output head shared with the main model")
@@ -325,7 +325,7 @@ def classic_params() -> Derivation:
     d = Derivation("params.decoder.classic", "The classic switches give the foundation's params.total", (BILIBILI,))
     d.defines("Ψ|classic", get("params.decoder.total").dimensioned.xreplace(CLASSIC),
               "MHA (g = a), d_head = h/a, d_ff = 4h, two matrices, every bias, two LayerNorms, a table of s positions, tied, dense")
-    d.equals("Ψ", get("params.total").dimensioned, "the foundation's l(12h² + 13h) + Vh + sh + 2h")
+    d.equals("Ψ", get("params.total").part, "the foundation's l(12h² + 13h) + Vh + sh + 2h")
     return d
 
 
@@ -353,7 +353,7 @@ def projections() -> Derivation:
     kv = d.defines("F_KV", 2 * gemm(b * s, h, g * d_head), "keys and values: [bs, h] × [h, g·d_head] each")
     o = d.defines("F_O", gemm(b * s, a * d_head, h), "[bs, a·d_head] × [a·d_head, h]")
     standard = d.defines("F_proj,std", q_ + kv + o, "Q, K, V and O", parts=("F_Q", "F_KV", "F_O"))
-    d.defines("F_proj", (1 - mla) * standard + mla * get("flops.decoder.attention.projections.mla").dimensioned,
+    d.defines("F_proj", (1 - mla) * standard + mla * get("flops.decoder.attention.projections.mla").part,
               "a bias is an add (addmm counts the product only); MLA's own projections where mla = 1")
     d.concludes("flops.decoder.attention.projections")
     return d
@@ -437,7 +437,7 @@ def experts_forward() -> Derivation:
 def experts_skipped() -> Derivation:
     d = Derivation("flops.decoder.experts.skipped", "What a top-k kernel would skip in Llama-4", (FLOP_COUNTER, TRANSFORMERS))
     topk = get("flops.decoder.experts").dimensioned.xreplace({all_experts: 0})
-    d.defines("F_experts^skip", get("flops.decoder.experts").dimensioned - topk, "the implementation's count less a top-k kernel's")
+    d.defines("F_experts^skip", get("flops.decoder.experts").part - topk, "the implementation's count less a top-k kernel's")
     d.equals("F_experts^skip", all_experts * (E - k) * topk / k, "E − k experts per token that contribute a zero score")
     d.concludes("flops.decoder.experts.skipped")
     return d
@@ -501,7 +501,7 @@ def layer_forward_moe() -> Derivation:
     d = Derivation("flops.decoder.layer.forward.moe", "Forward FLOPs of one MoE layer", (FLOP_COUNTER, FEDUS))
     moe_mlp = sum(get(i).dimensioned for i in ("flops.decoder.experts", "flops.decoder.shared_experts", "flops.decoder.router",
                                                "flops.decoder.moe_latent"))
-    d.defines("F_layer^moe", get("flops.decoder.layer.forward").dimensioned - get("flops.decoder.mlp").dimensioned + moe_mlp,
+    d.defines("F_layer^moe", get("flops.decoder.layer.forward").part - get("flops.decoder.mlp").part + moe_mlp,
               "the dense layer's MLP replaced by routed experts, shared experts and router")
     d.concludes("flops.decoder.layer.forward.moe")
     return d
@@ -509,11 +509,11 @@ def layer_forward_moe() -> Derivation:
 
 def layers_forward() -> Derivation:
     d = Derivation("flops.decoder.layers.forward", "Forward FLOPs of the layers", (FLOP_COUNTER, HYBRID))
-    body = d.defines("F_layers,attn", (l - l_moe) * get("flops.decoder.layer.forward").dimensioned
-                     + l_moe * get("flops.decoder.layer.forward.moe").dimensioned, "dense and MoE layers, each with attention")
+    body = d.defines("F_layers,attn", (l - l_moe) * get("flops.decoder.layer.forward").part
+                     + l_moe * get("flops.decoder.layer.forward.moe").part, "dense and MoE layers, each with attention")
     attention_ = get("flops.decoder.attention.projections").dimensioned + get("flops.decoder.attention.scores").dimensioned
     mixed = d.defines("F_hybrid", sum(count * (get(f"flops.{name}").dimensioned - attention_) for count, name in MIXER_IDS.items())
-                      - l_noattn * attention_ - l_nomlp * get("flops.decoder.mlp").dimensioned,
+                      - l_noattn * attention_ - l_nomlp * get("flops.decoder.mlp").part,
                       "a recurrent mixer's forward instead of attention's; nothing for a layer without a mixer or an MLP")
     d.defines("F_layers", body + mixed, "as each layer is built")
     d.concludes("flops.decoder.layers.forward")
@@ -538,7 +538,7 @@ def forward() -> Derivation:
     d = Derivation("flops.decoder.forward", "The forward pass", (FLOP_COUNTER, BILIBILI))
     d.defines(
         "F_fwd",
-        get("flops.decoder.layers.forward").dimensioned + get("flops.decoder.embedding_projections").dimensioned + get("flops.decoder.logits").dimensioned,
+        get("flops.decoder.layers.forward").part + get("flops.decoder.embedding_projections").part + get("flops.decoder.logits").part,
         "l layers, the embedding projections and the logits; embedding lookups, norms, softmax, activations are not GEMMs",
     )
     d.concludes("flops.decoder.forward")
@@ -547,8 +547,8 @@ def forward() -> Derivation:
 
 def backward() -> Derivation:
     d = Derivation("flops.decoder.backward", "The backward pass", (FLOP_COUNTER, BILIBILI))
-    graded = d.defines("F_fwd,grad", get("flops.decoder.forward").dimensioned
-                       - (l - sum(MIXER_IDS) - l_noattn) * get("flops.decoder.indexer").dimensioned,
+    graded = d.defines("F_fwd,grad", get("flops.decoder.forward").part
+                       - (l - sum(MIXER_IDS) - l_noattn) * get("flops.decoder.indexer").part,
                        "the forward less DSA's indexer, which runs under torch.no_grad")
     d.defines(
         "F_bwd",
@@ -562,7 +562,7 @@ def backward() -> Derivation:
 
 def training() -> Derivation:
     d = Derivation("flops.decoder.training", "A training step", (FLOP_COUNTER, BILIBILI))
-    d.defines("F_train", get("flops.decoder.forward").dimensioned + get("flops.decoder.backward").dimensioned, "forward and backward")
+    d.defines("F_train", get("flops.decoder.forward").part + get("flops.decoder.backward").part, "forward and backward")
     d.concludes("flops.decoder.training")
     return d
 
@@ -570,7 +570,7 @@ def training() -> Derivation:
 def classic_flops() -> Derivation:
     d = Derivation("flops.decoder.classic", "The classic switches give the foundation's flops.forward", (BILIBILI,))
     d.defines("F_fwd|classic", get("flops.decoder.forward").dimensioned.xreplace(CLASSIC), "the classic GPT's switches")
-    d.equals("F_fwd", get("flops.forward").dimensioned, "the foundation's 24bslh²(1 + s/6h + V/12lh)")
+    d.equals("F_fwd", get("flops.forward").part, "the foundation's 24bslh²(1 + s/6h + V/12lh)")
     return d
 
 
@@ -631,8 +631,8 @@ def recurrent_states() -> sp.Expr:
 def kv_decoder() -> Derivation:
     d = Derivation("memory.kv_cache.decoder", "The whole cache", (CACHE, GEMMA, GPT_OSS, HYBRID))
     attending = d.defines("l_attn", l - sum(MIXER_IDS) - l_noattn, "the layers with attention: the rest hold a recurrent state or nothing")
-    kv = d.defines("M_KV,attn", (attending - l_win) * get("memory.kv_cache.layer.full").dimensioned
-                   + l_win * get("memory.kv_cache.layer.window").dimensioned,
+    kv = d.defines("M_KV,attn", (attending - l_win) * get("memory.kv_cache.layer.full").part
+                   + l_win * get("memory.kv_cache.layer.window").part,
                    "Gemma-3: 5 window layers to 1 full; Gemma-2, gpt-oss: 1 to 1; Mistral-7B-v0.1: all windowed; DeepSeek: all full")
     states = d.defines("M_state", recurrent_states(),
                        "each recurrent layer's fixed-size state (Jamba: 28 Mamba layers to 4 attention; Qwen3-Next: 3 delta-nets to 1)")
@@ -645,7 +645,7 @@ def kv_classic() -> Derivation:
     d = Derivation("memory.kv_cache.decoder.classic", "Without windows or MLA, the cache is 001's", (CACHE,))
     d.defines("M_KV|full", get("memory.kv_cache.decoder").dimensioned.xreplace({l_win: 0, mla: 0, kv_expand: 0, **NO_HYBRID}),
               "every layer full, per-head K and V of the g key/value heads")
-    d.equals("M_KV", get("memory.kv_cache").dimensioned, "2·l·g·d_head·s·b·q")
+    d.equals("M_KV", get("memory.kv_cache").part, "2·l·g·d_head·s·b·q")
     return d
 
 
@@ -682,6 +682,7 @@ def kv_sinks() -> Derivation:
 
 
 from llm_formulas.derivations.families import DERIVATIONS as FAMILY_REDUCTIONS  # noqa: E402 - after the decoder's own
+from llm_formulas.derivations.family_forms import DERIVATIONS as FAMILY_FORMS  # noqa: E402
 
 DERIVATIONS = (
     embeddings,
@@ -737,4 +738,5 @@ DERIVATIONS = (
     kv_mla_expanded,
     kv_sinks,
     *FAMILY_REDUCTIONS,
+    *FAMILY_FORMS,
 )

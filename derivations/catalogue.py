@@ -16,6 +16,8 @@ from typing import Callable, Iterable
 from llm_formulas.derivations.engine import Derivation, Outcome, building
 from llm_formulas.formulas.catalogue import TOPICS, Catalogue, Formula, UnknownFormula, all_formulas, lookup, origin_topic
 from llm_formulas.formulas.dimensions import DimensionError, check_declared_unit
+from llm_formulas.derivations.proof import Verdict, prove_equal
+from llm_formulas.formulas.parts import expand_parts
 
 
 def factories() -> list[Callable[[], Derivation]]:
@@ -71,7 +73,7 @@ class Report:
 
     @property
     def derivations(self) -> int:
-        return len({o.derivation for o in self.outcomes} - {"units", "coverage"})
+        return len({o.derivation for o in self.outcomes} - {"units", "composition", "coverage"})
 
     def as_json(self) -> dict:
         return {
@@ -93,6 +95,21 @@ def unit_outcomes(formulas: Iterable[Formula] | None = None) -> list[Outcome]:
             outcomes.append(Outcome("units", index, formula.id, "unit", f"declared {formula.unit}", True, how))
         except DimensionError as error:
             outcomes.append(Outcome("units", index, formula.id, "unit", f"declared {formula.unit}", False, "dimensions", str(error)))
+    return outcomes
+
+
+def composition_outcomes(formulas: Iterable[Formula] | None = None) -> list[Outcome]:
+    """Each formula that names parts (every built-in one by default): its composed form, each part spelled out,
+    equals the expression it computes (identical when it was built so; otherwise proved by expansion)."""
+    outcomes = []
+    for index, formula in enumerate(all_formulas() if formulas is None else formulas, start=1):
+        if formula.composed == formula.dimensioned:  # it names no part
+            continue
+        spelled = expand_parts(formula.composed)
+        verdict = Verdict(True, "identical") if spelled == formula.dimensioned else prove_equal(spelled, formula.dimensioned)
+        outcomes.append(Outcome("composition", index, formula.id, "composed form",
+                                f"{', '.join(formula.parts)} spelled out is the expression computed", verdict.ok,
+                                verdict.method, verdict.detail))
     return outcomes
 
 
@@ -144,6 +161,7 @@ def check_slice(formula_ids: Iterable[str]) -> Report:
     outcomes: list[Outcome] = [outcome for derivation in derivations for outcome in derivation.check()]
     concluded = list(dict.fromkeys([*requested, *(fid for d in derivations for fid in d.established)]))
     outcomes.extend(unit_outcomes(lookup(fid) for fid in concluded))
+    outcomes.extend(composition_outcomes(lookup(fid) for fid in concluded))
     outcomes.extend(coverage_outcomes([lookup(fid) for fid in requested], derivations))
     return Report(tuple(outcomes))
 
@@ -241,5 +259,6 @@ def check_all() -> Report:
     for derivation in all_derivations():
         outcomes.extend(derivation.check())
     outcomes.extend(unit_outcomes())
+    outcomes.extend(composition_outcomes())
     outcomes.extend(coverage_outcomes())
     return Report(tuple(outcomes))

@@ -93,7 +93,7 @@ def training_time_recompute() -> Derivation:
 
 def gpus_for_deadline() -> Derivation:
     d = Derivation("cluster.gpus_for_deadline", "GPUs for a deadline: solve T = τ for n", (SIZING,))
-    time = d.defines("T", get("cluster.training_time").dimensioned, "the training time on n GPUs")
+    time = d.defines("T", get("cluster.training_time").part, "the training time on n GPUs")
     d.solves("n", solved_for(time, tau, n), "SymPy solves T(n) = τ for n", unknown=n, target=tau, of="T")
     d.concludes("cluster.gpus_for_deadline")
     d.refutes(
@@ -108,7 +108,7 @@ def gpus_for_deadline() -> Derivation:
 
 def mfu() -> Derivation:
     d = Derivation("cluster.mfu", "Utilization a run implies: solve T = τ for U", (SIZING, KORTHIKANTI))
-    time = d.defines("T", get("cluster.training_time").dimensioned, "a run of n GPUs that took τ")
+    time = d.defines("T", get("cluster.training_time").part, "a run of n GPUs that took τ")
     d.solves("U", solved_for(time, tau, U), "SymPy solves T(U) = τ for U: the model FLOPs over what the GPUs could do", unknown=U, target=tau, of="T")
     d.concludes("cluster.mfu")
     return d
@@ -116,16 +116,16 @@ def mfu() -> Derivation:
 
 def hfu() -> Derivation:
     d = Derivation("cluster.hfu", "Hardware FLOPs utilization counts the recompute", (KORTHIKANTI,))
-    time = d.defines("T", get("cluster.training_time.recompute").dimensioned, "the GPUs also ran the recomputed forward: 8ΨD")
+    time = d.defines("T", get("cluster.training_time.recompute").part, "the GPUs also ran the recomputed forward: 8ΨD")
     d.solves("HFU", solved_for(time, tau, U), "SymPy solves T(U) = τ for U", unknown=U, target=tau, of="T")
     d.concludes("cluster.hfu")
-    d.equals("4/3 MFU", sp.Rational(4, 3) * get("cluster.mfu").dimensioned, "4/3 of the MFU of the same run", of="HFU")
+    d.equals("4/3 MFU", sp.Rational(4, 3) * get("cluster.mfu").part, "4/3 of the MFU of the same run", of="HFU")
     return d
 
 
 def gpu_hours() -> Derivation:
     d = Derivation("cluster.gpu_hours", "GPU-hours of a run", (LLAMA2_HOURS,))
-    time = d.defines("T", get("cluster.training_time").dimensioned, "the run's wall-clock time on n GPUs")
+    time = d.defines("T", get("cluster.training_time").part, "the run's wall-clock time on n GPUs")
     hours = d.defines("H_GPU", sp.Mul(n, time, 1 / c_hour, evaluate=False), "n GPUs for T seconds, in hours: n cancels")
     d.concludes("cluster.gpu_hours")
     d.refutes(
@@ -157,7 +157,7 @@ def gpu_hours() -> Derivation:
 
 def mfu_from_gpu_hours() -> Derivation:
     d = Derivation("cluster.mfu.gpu_hours", "Utilization implied by published GPU-hours", (LLAMA2_HOURS,))
-    hours = d.defines("H_GPU", get("cluster.gpu_hours").dimensioned, "the GPU-hours a run at utilization U needs")
+    hours = d.defines("H_GPU", get("cluster.gpu_hours").part, "the GPU-hours a run at utilization U needs")
     implied = d.solves("U", solved_for(hours, H_gpu, U), "SymPy solves H(U) = the published GPU-hours for U", unknown=U, target=H_gpu, of="H_GPU")
     d.concludes("cluster.mfu.gpu_hours")
     d.refutes(

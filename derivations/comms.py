@@ -171,7 +171,7 @@ def tp_sent() -> Derivation:
     dv = Derivation("comms.tp.sent_per_microbatch", "TP: bytes actually sent", (TABLE4, TABLE5))
     dv.defines(
         "V_TP^sent",
-        get("comms.tp.per_microbatch").dimensioned * get("comms.redundancy.allreduce").dimensioned.subs(n, t),
+        get("comms.tp.per_microbatch").part * get("comms.redundancy.allreduce").dimensioned.subs(n, t),
         "each all-reduce runs over the t GPUs of the tensor-parallel group: × 2(t−1)/t",
     )
     dv.concludes("comms.tp.sent_per_microbatch")
@@ -191,7 +191,7 @@ def sp_sent() -> Derivation:
     dv.concludes("comms.sp.per_microbatch")
     dv.equals(
         "V_TP^sent",
-        get("comms.tp.sent_per_microbatch").dimensioned,
+        get("comms.tp.sent_per_microbatch").part,
         "exactly what TP without SP sends: a ring all-reduce is a reduce-scatter followed by an all-gather",
         of="V_SP",
     )
@@ -218,7 +218,7 @@ def pp_interleaved() -> Derivation:
     dv = Derivation("comms.pp.per_iteration.interleaved", "Interleaving multiplies the PP traffic by v", (NARAYANAN,))
     dv.defines(
         "V_PP^v",
-        v * get("comms.pp.per_iteration").dimensioned,
+        v * get("comms.pp.per_iteration").part,
         "each GPU holds v chunks of l/(p·v) layers, so a micro-batch leaves and re-enters every GPU v times: "
         "v·p boundaries instead of p, each carrying the same 2bsh",
     )
@@ -236,7 +236,7 @@ def dp_per_iteration() -> Derivation:
 
 def dp_sent() -> Derivation:
     dv = Derivation("comms.dp.sent_per_iteration", "DP: bytes actually sent", (TABLE4, TABLE5))
-    dv.defines("V_DP^sent", collective("allreduce", get("comms.dp.per_iteration").dimensioned, d), "a ring all-reduce over the d replicas")
+    dv.defines("V_DP^sent", collective("allreduce", get("comms.dp.per_iteration").part, d), "a ring all-reduce over the d replicas")
     dv.concludes("comms.dp.sent_per_iteration")
     return dv
 
@@ -319,7 +319,7 @@ def zero3_sent() -> Derivation:
 def bandwidth_tp() -> Derivation:
     dv = Derivation("comms.bandwidth.tp", "TP bandwidth need ∝ t/h", (NEEDS,))
     time = dv.defines("T_mb", _compute_time(b * s, t * p), "a micro-batch of b·s tokens at 6Ψ each, Ψ ≈ 12lh², on the t·p GPUs of a replica")
-    volume = dv.defines("V_TP", get("comms.tp.per_microbatch").dimensioned, "the TP all-reduce volume of the same micro-batch")
+    volume = dv.defines("V_TP", get("comms.tp.per_microbatch").part, "the TP all-reduce volume of the same micro-batch")
     dv.defines("W_TP", _quotient(volume, sp.Mul(r, time, evaluate=False)), "the all-reduces may take r of the compute time (they cannot overlap it)")
     dv.equals("W_TP closed", q * t * X * U / (9 * c_mac * r * h), "b, s, l and p cancel: compute grows as h², traffic as h")
     dv.concludes("comms.bandwidth.tp", of="W_TP closed")
@@ -330,7 +330,7 @@ def bandwidth_tp() -> Derivation:
 def bandwidth_pp() -> Derivation:
     dv = Derivation("comms.bandwidth.pp", "PP bandwidth need ∝ 1/(h·l/p)", (NEEDS,))
     time = dv.defines("T_mb", _compute_time(b * s, t * p), "a micro-batch of b·s tokens on the t·p GPUs of a replica")
-    volume = dv.defines("V_PP", get("comms.pp.per_microbatch").dimensioned, "the stage-boundary traffic of the same micro-batch")
+    volume = dv.defines("V_PP", get("comms.pp.per_microbatch").part, "the stage-boundary traffic of the same micro-batch")
     dv.defines("W_PP", _quotient(volume, sp.Mul(r, time, evaluate=False)), "sends that do not overlap compute may take r of it")
     dv.equals("W_PP closed", q * t * p * X * U / (18 * c_mac * r * h * l), "b and s cancel")
     dv.concludes("comms.bandwidth.pp", of="W_PP closed")
@@ -343,7 +343,7 @@ def bandwidth_dp() -> Derivation:
     time = dv.defines("T_iter", _compute_time(B * s, t * p * d), "an iteration of B·s tokens on all n = t·p·d GPUs")
     volume = dv.defines(
         "V_DP",
-        get("comms.dp.per_iteration").dimensioned.subs({P: get("params.approx").dimensioned, q_w: q / u_param}),
+        get("comms.dp.per_iteration").dimensioned.subs({P: get("params.approx").part, q_w: q / u_param}),
         "the gradient all-reduce of the iteration: Ψ ≈ 12lh² values of q bytes, split over t·p",
     )
     dv.defines("W_DP", _quotient(volume, sp.Mul(r, time, evaluate=False)), "the all-reduce waits for the backward pass, so it may take r of the iteration")
@@ -369,14 +369,14 @@ def attention_intensity() -> Derivation:
 
 def required_link() -> Derivation:
     dv = Derivation("comms.tp.required_link", "One-way link bandwidth TP needs", (LI_TP,))
-    dv.defines("W_min", X / get("comms.tp.attention_intensity").dimensioned, "the link must deliver a byte per I_TP FLOPs at the GPU's X")
+    dv.defines("W_min", X / get("comms.tp.attention_intensity").part, "the link must deliver a byte per I_TP FLOPs at the GPU's X")
     dv.concludes("comms.tp.required_link")
     return dv
 
 
 def max_degree() -> Derivation:
     dv = Derivation("comms.tp.max_degree", "The largest TP degree, by solving an inequality", (LI_TP,))
-    intensity = dv.defines("I_TP", get("comms.tp.attention_intensity").dimensioned, "2·3·(h/t)/q FLOPs per byte received")
+    intensity = dv.defines("I_TP", get("comms.tp.attention_intensity").part, "2·3·(h/t)/q FLOPs per byte received")
     needed = dv.defines("I_needed", X / (W_link / 2), "a link of W_link both ways carries W_link/2 each way: the GPU needs X/(W_link/2) FLOPs per byte")
     solution = sp.solve_univariate_inequality(intensity >= needed, t, relational=True)
     if not (isinstance(solution, sp.LessThan) and solution.lhs == t):
@@ -426,7 +426,7 @@ def nic_time() -> Derivation:
 
 def nic_count() -> Derivation:
     d = Derivation("comms.nic.count", "NICs for a time budget, and 001's eight", (LI_NIC,))
-    d.defines("T(k)", get("comms.nic.time").dimensioned, "the exchange time with k NICs (comms.nic.time), falling as 1/k")
+    d.defines("T(k)", get("comms.nic.time").part, "the exchange time with k NICs (comms.nic.time), falling as 1/k")
     d.solves("k_τ", 2 * g_node * q_fp32 * P / (tau * W_nic), "the NIC count at which the exchange takes τ", unknown=k_nic, target=tau, of="T(k)")
     d.concludes("comms.nic.count")
     article = {g_node: 8, P: 10**9, W_nic: 25 * 10**9}

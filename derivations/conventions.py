@@ -49,7 +49,7 @@ def korthikanti_overhead() -> Derivation:
     overhead = d.defines("δ_Eq8", (printed - model) / model, "the share Eq. 8 adds to the model FLOPs")
     d.equals("(s/6h)/(1 + s/6h + V/12lh)", (s / (6 * h)) / (1 + s / (6 * h) + V / (12 * l * h)), "B, s, l, h² cancel")
     d.concludes("conventions.korthikanti.overhead")
-    d.equals("3 δ", 3 * get("utilization.selective_overhead").dimensioned, "three times the physical overhead (s/18h)/(1 + s/6h + V/12lh)", of="δ_Eq8")
+    d.equals("3 δ", 3 * get("utilization.selective_overhead").part, "three times the physical overhead (s/18h)/(1 + s/6h + V/12lh)", of="δ_Eq8")
     return d
 
 
@@ -81,8 +81,8 @@ def kaplan_forward() -> Derivation:
 
 def megatron_eq4() -> Derivation:
     d = Derivation("conventions.megatron.eq4", "Megatron's Eq. 4, 8TP/(nX), against its exact Eq. 3", (NARAYANAN,))
-    exact = d.defines("T_Eq3", get("utilization.training_time.megatron").dimensioned, "Eq. 3 per iteration, D/(B·s) iterations")
-    params = get("params.narayanan").dimensioned
+    exact = d.defines("T_Eq3", get("utilization.training_time.megatron").part, "Eq. 3 per iteration, D/(B·s) iterations")
+    params = get("params.narayanan").part
     estimate = d.defines("T_Eq4", 4 * c_flop * D * params / (n * X_run), "Eq. 4 with Ψ from Eq. 2, 12lh²(1 + 13/12h + (V+s)/12lh)")
     d.concludes("conventions.megatron.eq4", "Eq. 4 as printed, with Ψ from Eq. 2", where={P: params})
     d.defines("T_Eq4 / T_Eq3", sp.Mul(estimate, sp.Pow(exact, -1, evaluate=False), evaluate=False), "Eq. 4's time over Eq. 3's")

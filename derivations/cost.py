@@ -40,7 +40,7 @@ def payback() -> Derivation:
 
 def tokens_per_dollar() -> Derivation:
     d = Derivation("cost.tokens_per_dollar", "Training tokens per dollar", (LI, DEEPSEEK))
-    flops = get("flops.training.approx").dimensioned
+    flops = get("flops.training.approx").part
     d.defines(
         "D_USD",
         D / (flops / (X * U * c_hour) * c_rent),
@@ -52,7 +52,7 @@ def tokens_per_dollar() -> Derivation:
 
 def breakeven_rent() -> Derivation:
     d = Derivation("cost.breakeven_rent", "The rent at which a GPU pays back in N months", (LI,))
-    d.defines("N(c_rent)", get("cost.payback_months").dimensioned, "months to pay back at the rent c_rent (cost.payback_months)")
+    d.defines("N(c_rent)", get("cost.payback_months").part, "months to pay back at the rent c_rent (cost.payback_months)")
     d.solves("c_rent(N)", c_gpu * c_hour / (N_pay * c_month), "the rent at which the payback takes N months: the price over N·720 hours",
              unknown=c_rent, target=N_pay, of="N(c_rent)")
     d.concludes("cost.breakeven_rent")

@@ -29,6 +29,7 @@ the step and shows both sides. Soundness rules, checked before the claims:
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -51,6 +52,7 @@ from llm_formulas.formulas import scope
 from llm_formulas.formulas.catalogue import Source, lookup, take_reads, within
 from llm_formulas.formulas.dimensions import DimensionError, units_of
 from llm_formulas.formulas.expressions import ExpressionError, as_expression
+from llm_formulas.formulas.parts import expand_parts
 from llm_formulas.formulas.symbols import resolve
 
 __all__ = ["Derivation", "Outcome", "Step"]
@@ -92,12 +94,18 @@ class Step:
     where: dict = field(default_factory=dict)
     unit: str = ""  # a refutation's unit, for printing its two figures
     binary: bool = False  # print them in binary prefixes (GiB), as the source speaks
+    shown: sp.Basic | None = None  # the expression as printed: parts named, earlier steps cited by their labels
 
     def expression(self) -> sp.Basic:
         """The step's expression; a conclusion reads the catalogue when checked."""
         if self.claim == "concludes":
             return lookup(self.formula_id).dimensioned.subs(self.where)
         return self.expr
+
+    @property
+    def displayed(self) -> sp.Basic | None:
+        """What a reader sees: the expression as written (parts named, earlier steps cited), else as proved."""
+        return self.expr if self.shown is None else self.shown
 
     @property
     def error(self) -> sp.Basic | None:
@@ -156,9 +164,12 @@ class Derivation:
         self._prior_reads = frozenset(take_reads())
         self.catalogue = scope.active()  # a user's catalogue, whose symbols and formulas its steps use
 
-    def _add(self, step: Step) -> sp.Basic | None:
-        """Append ``step``; its expression is returned (read from the string, when one was given)."""
+    def _add(self, step: Step, written: object = None) -> sp.Basic | None:
+        """Append ``step``; its expression is returned (read from the string, when one was given). ``written`` is the
+        expression as the author gave it: printed with its parts named and the earlier steps it holds cited by label."""
         step.reads = tuple(dict.fromkeys(take_reads()))
+        if written is not None:
+            step.shown = cited(as_expression(written), self.steps)
         self.steps.append(step)
         return step.expr
 
@@ -172,18 +183,18 @@ class Derivation:
     def defines(self, label: str, expr: sp.Basic, why: str, *, parts: tuple[str, ...] = ()) -> sp.Basic:
         """Introduce a quantity; with ``parts`` it is the sum of those earlier steps (proved)."""
         indices = tuple(self._reference(part)["reference_index"] for part in parts)
-        return self._add(Step("defines", label, as_expression(expr), why, parts=indices))
+        return self._add(Step("defines", label, _expression(expr), why, parts=indices), expr)
 
     def equals(self, label: str, expr: sp.Basic, why: str, *, of: str | None = None, aside: bool = False) -> sp.Basic:
         """``expr`` equals the step ``of``; ``aside=True`` marks an identity proved for its own sake
         (a result, shown as such), not a step toward the conclusion."""
-        return self._add(Step("equals", label, as_expression(expr), why, **self._reference(of), aside=aside))
+        return self._add(Step("equals", label, _expression(expr), why, **self._reference(of), aside=aside), expr)
 
     def solves(self, label: str, expr: sp.Basic, why: str, *, unknown: sp.Symbol | str, target: sp.Basic,
                of: str | None = None) -> sp.Basic:
         """``expr`` is the value of ``unknown`` (a symbol, or its name) at which the step ``of`` equals ``target``."""
-        return self._add(Step("solves", label, as_expression(expr), why, **self._reference(of),
-                              unknown=_symbol(unknown), target=as_expression(target)))
+        return self._add(Step("solves", label, _expression(expr), why, **self._reference(of),
+                              unknown=_symbol(unknown), target=_expression(target)), expr)
 
     def approximates(
         self,
@@ -203,9 +214,9 @@ class Derivation:
         dropped part is written out (``error``, a relative error, means dropped =
         expr·error). ``limits``, if stated, must be the condition's.
         """
-        expr = as_expression(expr)
+        written, expr = expr, _expression(expr)
         if dropped is None and error is not None:
-            dropped = expr * as_expression(error)
+            dropped = expr * _expression(error)
         regimes = (condition,) if isinstance(condition, Regime) else condition if isinstance(condition, tuple) else ()
         if not all(isinstance(regime, Regime) for regime in regimes):
             raise ExpressionError(f"{self.id}: a condition is much_less(...) or much_greater(...), or a tuple of them")
@@ -218,21 +229,22 @@ class Derivation:
                 **self._reference(of),
                 condition=" and ".join(str(r) for r in regimes) if regimes else str(condition),
                 regimes=regimes,
-                dropped=None if dropped is None else as_expression(dropped),
-                stated_limits=tuple((_symbol(symbol), as_expression(value)) for symbol, value in limits),
-            )
+                dropped=None if dropped is None else _expression(dropped),
+                stated_limits=tuple((_symbol(symbol), _expression(value)) for symbol, value in limits),
+            ),
+            written,
         )
 
     def bounds(
         self, label: str, expr: sp.Basic, why: str, *, direction: Literal["upper", "lower"], of: str | None = None
     ) -> sp.Basic:
-        return self._add(Step("bounds", label, as_expression(expr), why, **self._reference(of), direction=direction))
+        return self._add(Step("bounds", label, _expression(expr), why, **self._reference(of), direction=direction), expr)
 
     def refutes(
         self, label: str, claimed: sp.Basic, why: str, *, correct: sp.Basic, source: Source, unit: str = "", binary: bool = False
     ) -> None:
         """The source's figure ``claimed`` differs from ``correct`` (both in ``unit``, when they are numbers)."""
-        self._add(Step("refutes", label, as_expression(claimed), why, correct=as_expression(correct), source=source,
+        self._add(Step("refutes", label, _expression(claimed), why, correct=_expression(correct), source=source,
                        unit=unit, binary=binary))
 
     def concludes(
@@ -244,7 +256,7 @@ class Derivation:
         where: dict | None = None,
     ) -> None:
         """The formula (with ``where`` substituted into it) equals the step ``of``."""
-        bindings = {resolve(name): as_expression(value) for name, value in (where or {}).items()}  # "gated" or gated
+        bindings = {resolve(name): _expression(value) for name, value in (where or {}).items()}  # "gated" or gated
         self._add(Step("concludes", formula_id, None, why, **self._reference(of), formula_id=formula_id, where=bindings))
 
     def _reference(self, label: str | None) -> dict:
@@ -503,6 +515,48 @@ class Derivation:
             gap = rhs - lhs if step.direction == "upper" else lhs - rhs
             return prove_nonnegative(gap)
         raise ValueError(f"unknown claim {step.claim!r}")
+
+
+class StepName(sp.Symbol):
+    """An earlier step, cited by its label where a later one holds its expression (printing only)."""
+
+    def _latex(self, printer: object) -> str:
+        from llm_formulas.derivations.latex import label_latex
+
+        return label_latex(self.name)
+
+
+CITED_CLAIMS = ("defines", "equals", "solves", "approximates")
+
+
+def cited(written: sp.Basic, earlier: list[Step]) -> sp.Basic:
+    """``written`` with each proper sub-expression that is an earlier step's (of some size) named by that step's label:
+    a step prints as "the parts of step 3", not their expansion again."""
+    names = {}
+    for step in earlier:
+        if step.claim in CITED_CLAIMS and step.expr is not None and sp.count_ops(step.expr) > 3:
+            names[step.expr] = StepName(step.label)
+    if not names:
+        return written
+    sums = sorted((expr for expr in names if expr.is_Add), key=lambda expr: -len(expr.args))
+
+    def cite_sums(node: sp.Add) -> sp.Basic:  # an Add flattens the sums it adds: find each earlier one among its terms
+        terms = Counter(node.args)
+        found = []
+        for earlier_sum in sums:
+            needed = Counter(earlier_sum.args)
+            if earlier_sum != node and not needed - terms:
+                terms -= needed
+                found.append(names[earlier_sum])
+        return sp.Add(*found, *terms.elements()) if found else node
+
+    return written.xreplace(names).replace(lambda node: node.is_Add, cite_sums)
+
+
+def _expression(value: object) -> sp.Basic:
+    """A step's expression as the engine proves it: read (a string by the project's grammar) and every named
+    catalogue part spelled out (formulas.parts), so a composed form and its expansion are the same claim."""
+    return expand_parts(as_expression(value))
 
 
 def _symbol(name_or_symbol: sp.Symbol | str) -> sp.Symbol:

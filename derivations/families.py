@@ -62,7 +62,7 @@ def reduction(family: Family):
         d.defines("Ψ|declared", reduced, f"params.decoder.total with the switches {family.model_type} fixes, the ones it reads "
                   "from its config at the form's values (no optional biases, q/k norms, experts or windows)")
         if form == "gpt":
-            d.equals("Ψ_GPT", get("params.total").dimensioned, "the foundation's l(12h² + 13h) + Vh + sh + 2h")
+            d.equals("Ψ_GPT", get("params.total").part, "the foundation's l(12h² + 13h) + Vh + sh + 2h")
         else:
             free = _symbols({name: value for name, value in own.items() if name == "tied"})
             d.equals("Ψ_Llama", LLAMA_FORM.xreplace(free), "(2 − σ_tied)Vh + l(2h·a·d_head + 2h·g·d_head + 3h·d_ff + 2h) + h: "

@@ -61,7 +61,7 @@ def logits() -> Derivation:
 
 def forward() -> Derivation:
     d = Derivation("flops.forward", "The forward pass, factored", (BILIBILI, NARAYANAN))
-    d.defines("F_fwd", l * get("flops.layer.forward").dimensioned + get("flops.logits").dimensioned, "l layers and the logits")
+    d.defines("F_fwd", l * get("flops.layer.forward").part + get("flops.logits").part, "l layers and the logits")
     d.equals(
         "F_fwd",
         24 * b * s * l * h**2 * (1 + s / (6 * h) + V / (12 * l * h)),
@@ -73,7 +73,7 @@ def forward() -> Derivation:
 
 def backward() -> Derivation:
     d = Derivation("flops.backward", "The backward pass is two forward GEMMs per GEMM", (BILIBILI, LI))
-    forward_expr = get("flops.forward").dimensioned
+    forward_expr = get("flops.forward").part
     d.defines(
         "F_bwd",
         forward_expr + forward_expr,
@@ -85,7 +85,7 @@ def backward() -> Derivation:
 
 def training() -> Derivation:
     d = Derivation("flops.training", "A training step: forward and backward", (BILIBILI, LI))
-    d.defines("F_train", get("flops.forward").dimensioned + get("flops.backward").dimensioned, "one forward and one backward pass")
+    d.defines("F_train", get("flops.forward").part + get("flops.backward").part, "one forward and one backward pass")
     d.concludes("flops.training")
     return d
 
@@ -94,7 +94,7 @@ def training_recompute() -> Derivation:
     d = Derivation("flops.training.recompute", "Full recompute runs the forward twice", (BILIBILI,))
     d.defines(
         "F_train^rc",
-        get("flops.training").dimensioned + get("flops.forward").dimensioned,
+        get("flops.training").part + get("flops.forward").part,
         "the activations were dropped, so the backward repeats the forward first",
     )
     d.concludes("flops.training.recompute")
@@ -104,7 +104,7 @@ def training_recompute() -> Derivation:
 def per_token_rule(target: str, multiple: str, passes: int, title: str, sources: tuple[Source, ...]) -> Derivation:
     """F = passes·2ΨD, with Ψ = params.total and D = bs tokens, as an approximation."""
     d = Derivation(target, title, sources)
-    exact_params = get("params.total").dimensioned
+    exact_params = get("params.total").part
     d.defines(multiple, get(multiple).dimensioned, f"{passes} forward-sized passes over D = bs tokens")
     d.approximates(
         f"{2 * passes}ΨD",
@@ -142,7 +142,7 @@ def megatron() -> Derivation:
 
 def inference_per_token() -> Derivation:
     d = Derivation("flops.inference.per_token", "Inference: 2Ψ per token", (LI, BILIBILI))
-    exact_params = get("params.total").dimensioned
+    exact_params = get("params.total").part
     d.defines("F_fwd/(bs)", sp.cancel(get("flops.forward").dimensioned / (b * s * c_token)), "one forward pass, per token")
     d.approximates(
         "2Ψ",
@@ -154,7 +154,7 @@ def inference_per_token() -> Derivation:
     d.concludes("flops.inference.per_token", where={P: exact_params})
     d.refutes(
         "000: 6Ψ per token",
-        3 * get("flops.inference.per_token").dimensioned,
+        3 * get("flops.inference.per_token").part,
         "000 §3.2 prints the inference cost as 6 FLOPs per parameter per token, the training figure: "
         "inference runs the forward only",
         correct=get("flops.inference.per_token").dimensioned,

@@ -46,7 +46,7 @@ def states(stage: int) -> Derivation:
     if stage == 1:
         dv.defines("M(fp32 grads)", total.xreplace({**BYTES_16, q_g: q_fp32}).xreplace({P: P / (t * p)}),
                    "Megatron Core in bf16: fp32 main gradients (q_G = 4), whole on every replica")
-        dv.equals("M(fp32 grads)", get("memory.distributed_optimizer").dimensioned,
+        dv.equals("M(fp32 grads)", get("memory.distributed_optimizer").part,
                   "exactly Megatron's distributed optimizer, 6 + 12/d bytes per parameter")
     return dv
 
@@ -89,7 +89,7 @@ def ddp_fp32_buckets() -> Derivation:
 
 def weight_casts() -> Derivation:
     dv = Derivation("memory.amp.weight_casts", "Autocast's bf16 copies of the Linear weights", (fm.AUTOCAST,))
-    layers = dv.defines("Ψ_linear,layers", l * (get("params.decoder.attention").dimensioned + get("params.decoder.mlp").dimensioned
+    layers = dv.defines("Ψ_linear,layers", l * (get("params.decoder.attention").part + get("params.decoder.mlp").part
                                                 - fm.ATTENTION_NORMS * u_param),
                         "each layer's projections and MLP are nn.Linear; its norms (q/k norms, sinks too) run in fp32: no cast")
     head = dv.defines("Ψ_head", V * d_emb * u_param, "lm_head is an nn.Linear (a tied one casts the shared table); the "
@@ -113,7 +113,7 @@ def weight_casts() -> Derivation:
 def replicated(kind: str) -> Derivation:
     target = "params.decoder.replicated" + ("" if kind == "dense" else ".moe")
     dv = Derivation(target, f"What tensor parallelism replicates in a {kind} layer", (fm.DUPLICATED, fm.ESTIMATOR, fm.CROSS_LAYER))
-    norms = dv.defines("Ψ_norms", get("params.decoder.norms").dimensioned, "TENorm builds each norm over the full h")
+    norms = dv.defines("Ψ_norms", get("params.decoder.norms").part, "TENorm builds each norm over the full h")
     biases = dv.defines("Ψ_bias", ((1 - mla) * fm.b_o * h + fm.b_mlp * h * (1 if kind == "dense" else fm.moe_lat)) * u_param,
                         "a row-parallel layer adds its bias after the all-reduce: the output projection's (and fc2's, or "
                         "a latent MoE's fc2_latent_proj's) whole on every rank")
@@ -124,10 +124,23 @@ def replicated(kind: str) -> Derivation:
                        "a cross-attention's pre_cross_attn_layernorm of the full h and its row-parallel output bias")
     parts = [norms, biases, qk, latent, cross]
     if kind == "moe":
-        parts.append(dv.defines("Ψ_router", get("params.decoder.router").dimensioned + fm.sh_gate * h * u_param,
+        parts.append(dv.defines("Ψ_router", get("params.decoder.router").part + fm.sh_gate * h * u_param,
                                 "the router's E×h weight (fp32, tagged sequence-parallel) and the shared-expert gate"))
     dv.defines("Ψ_rep", sp.Add(*parts), "together")
     dv.concludes(target)
+    return dv
+
+
+def attention_whole() -> Derivation:
+    dv = Derivation("params.decoder.attention.whole", "What tensor parallelism keeps whole of an attention block",
+                    (fm.DUPLICATED, fm.ESTIMATOR))
+    bias = dv.defines("Ψ_bias,O", (1 - mla) * fm.b_o * h * u_param, "the output projection is row-parallel: its bias is "
+                      "added after the all-reduce, whole on every rank (MLA's o_proj has none in DeepSeek's checkpoints)")
+    qk = dv.defines("Ψ_qk", fm.qk_norm * 2 * d_head * u_param, "q and k norms of d_head, shared by the heads")
+    latent = dv.defines("Ψ_latent", fm.latent_projections * u_param,
+                        "MLA's query and key/value down projections and latent norms: duplicated, not split")
+    dv.defines("Ψ_attn^whole", bias + qk + latent, "together")
+    dv.concludes("params.decoder.attention.whole")
     return dv
 
 
@@ -139,8 +152,8 @@ def replicated_mixers() -> Derivation:
                      "groups; only a row-parallel out_proj's bias stays whole (Megatron Core builds none)")
     gdn = dv.defines("Ψ_GDN,rep", l_gdn * d_vh * u_param,
                      "gated delta-net: out_norm is one value head's RMSNorm (value_head_dim), shared by the heads")
-    whole = dv.defines("Ψ_S6 + Ψ_LRU", l_mamba * get("params.recurrent.mamba").dimensioned
-                       + l_lru * get("params.recurrent.rglru").dimensioned,
+    whole = dv.defines("Ψ_S6 + Ψ_LRU", l_mamba * get("params.recurrent.mamba").part
+                       + l_lru * get("params.recurrent.rglru").part,
                        "Mamba (S6) and RG-LRU mixers: no framework splits them; whole at t = 1 (the condition)")
     dv.defines("Ψ_rep^mix", ssd + gdn + whole, "together")
     dv.concludes("params.recurrent.replicated")
@@ -149,6 +162,12 @@ def replicated_mixers() -> Derivation:
 
 def stage_layers() -> Derivation:
     dv = Derivation("params.stage.layers", "A stage's l/p layers on one GPU", tuple(fm.STAGE_SOURCES))
+    dv.defines("Ψ_layers^¬E", fm.layer_parts, "the l layers' parameters as params.decoder.total counts them, the routed "
+               "experts aside")
+    dv.concludes("params.decoder.layers.unrouted")
+    dv.defines("Ψ_whole^l", fm.whole_layers, "what TP keeps whole in each: norms, row-parallel biases, latent projections, "
+               "q/k norms, routers and gates, the mixers' unsplit parts")
+    dv.concludes("params.stage.whole")
     split = dv.defines("Ψ_split", fm.split_layers / (p * t), "the l/p mean layers' projections and vocabulary, 1/t each")
     whole = dv.defines("Ψ_whole", fm.whole_layers / p, "what the l/p layers keep whole on every TP rank")
     dv.defines("Ψ_layers", split + whole, "together")
@@ -156,8 +175,8 @@ def stage_layers() -> Derivation:
     classic = {l_mamba: 0, l_ssd: 0, l_lru: 0, l_gdn: 0, l_noattn: 0, l_nomlp: 0}
     dv.defines("Ψ_whole (attention layers)", whole.xreplace(classic),
                "in a decoder whose every layer has attention and an MLP (or the experts)")
-    dv.equals("Ψ_whole (attention layers)", ((l - fm.l_moe) * get("params.decoder.replicated").dimensioned
-                                             + fm.l_moe * get("params.decoder.replicated.moe").dimensioned) / p,
+    dv.equals("Ψ_whole (attention layers)", ((l - fm.l_moe) * get("params.decoder.replicated").part
+                                             + fm.l_moe * get("params.decoder.replicated.moe").part) / p,
               "l/p layers' share of the dense and the MoE layers' replicated parameters", aside=True)
     return dv
 
@@ -177,17 +196,17 @@ def mtp_experts() -> Derivation:
 
 def _stage(target: str, title: str, last: bool) -> Derivation:
     dv = Derivation(target, title, tuple(fm.STAGE_SOURCES))
-    layers_part = dv.defines("Ψ_layers", get("params.stage.layers").dimensioned, "the stage's l/p layers")
+    layers_part = dv.defines("Ψ_layers", get("params.stage.layers").part, "the stage's l/p layers")
     if last:
-        ends = dv.defines("Ψ_ends", (tied * fm.token_embedding + get("params.decoder.head").dimensioned) / t
-                          + get("params.decoder.final_norm").dimensioned + fm.mtp_dense
+        ends = dv.defines("Ψ_ends", (tied * fm.token_embedding + get("params.decoder.head").part) / t
+                          + get("params.decoder.final_norm").part + fm.mtp_dense
                           + n_mtp * (1 - tied) * fm.token_embedding / t,
                           "the head's 1/t (a tied model's copy of the embedding), the final norm, the MTP modules and, "
                           "untied, the embedding the MTP stage builds for its shifted tokens")
     else:
         ends = dv.defines("Ψ_ends", fm.token_embedding / t + fm.embedding_extras
-                          + (1 - piped) * (get("params.decoder.head").dimensioned / t
-                                           + get("params.decoder.final_norm").dimensioned + fm.mtp_dense),
+                          + (1 - piped) * (get("params.decoder.head").part / t
+                                           + get("params.decoder.final_norm").part + fm.mtp_dense),
                           "the vocabulary-parallel embedding's 1/t and the position table; at p = 1 the last stage's too")
     dv.defines("Ψ_GPU", layers_part + ends, "the stage's parameters on one GPU")
     dv.concludes(target)
@@ -201,7 +220,7 @@ def first_stage() -> Derivation:
                                                   get("params.stage.layers.experts").dimensioned
                                                   + get("params.stage.mtp.experts").dimensioned).xreplace(one_gpu),
                "at t = t_E = e = p = 1, with the experts of every MoE layer and MTP module")
-    dv.equals("Ψ_GPU + Ψ_GPU,E (one GPU)", get("params.decoder.total").dimensioned + get("params.decoder.mtp").dimensioned,
+    dv.equals("Ψ_GPU + Ψ_GPU,E (one GPU)", get("params.decoder.total").part + get("params.decoder.mtp").part,
               "the whole model as transformers counts it, and its MTP modules")
     return dv
 
@@ -356,6 +375,7 @@ DERIVATIONS = (
     weight_casts,
     lambda: replicated("dense"),
     lambda: replicated("moe"),
+    attention_whole,
     replicated_mixers,
     stage_layers,
     stage_layer_experts,

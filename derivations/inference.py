@@ -28,7 +28,7 @@ GIGABIT = 125 * 10**6  # 1 Gbps Ethernet in bytes per second
 
 def _step_flops() -> sp.Basic:
     """FLOPs of one decoding step: b sequences emit one token each, 2Ψ FLOPs a token."""
-    return b * c_step * get("flops.inference.per_token").dimensioned
+    return b * c_step * get("flops.inference.per_token").part
 
 
 def arithmetic_intensity() -> Derivation:
@@ -44,7 +44,7 @@ def roofline() -> Derivation:
     d = Derivation("inference.roofline", "The roofline", (WILLIAMS, LI_BOUND))
     d.defines(
         "X_att",
-        sp.Min(X, get("inference.arithmetic_intensity").dimensioned * W_mem),
+        sp.Min(X, get("inference.arithmetic_intensity").part * W_mem),
         "a kernel of intensity I cannot exceed the compute roof X nor the I·W_mem that memory can feed",
     )
     d.concludes("inference.roofline")
@@ -71,7 +71,7 @@ def step_latency() -> Derivation:
     d = Derivation("inference.latency.step", "A step takes the slower of the two", (LI_BOUND, WILLIAMS))
     d.defines(
         "T_step",
-        sp.Max(get("inference.latency.memory_bound").dimensioned, get("inference.latency.compute_bound").dimensioned),
+        sp.Max(get("inference.latency.memory_bound").part, get("inference.latency.compute_bound").part),
         "reading and computing overlap, so the longer one sets the pace",
     )
     d.concludes("inference.latency.step")
@@ -80,13 +80,13 @@ def step_latency() -> Derivation:
 
 def balance_batch() -> Derivation:
     d = Derivation("inference.balance_batch", "The balance batch: solve T_mem = T_compute for b", (LI_BOUND,))
-    memory = d.defines("T_mem", get("inference.latency.memory_bound").dimensioned, "the memory-bound step")
-    compute = d.defines("T_compute", get("inference.latency.compute_bound").dimensioned, "the compute-bound step, linear in b")
+    memory = d.defines("T_mem", get("inference.latency.memory_bound").part, "the memory-bound step")
+    compute = d.defines("T_compute", get("inference.latency.compute_bound").part, "the compute-bound step, linear in b")
     d.solves("b*", solved_for(compute, memory, b), "SymPy solves T_compute(b) = T_mem for b: Ψ and n cancel", unknown=b, target=memory, of="T_compute")
     d.concludes("inference.balance_batch", of="b*")
     d.defines(
         "I(b*)",
-        get("inference.arithmetic_intensity").dimensioned.subs(b, get("inference.balance_batch").dimensioned / u_seq),
+        get("inference.arithmetic_intensity").dimensioned.subs(b, get("inference.balance_batch").part / u_seq),
         "the intensity at that batch",
     )
     d.equals("X/W_mem", X / W_mem, aside=True, why="is the roofline's ridge point X/W_mem: below it memory-bound, above it compute-bound")
@@ -125,7 +125,7 @@ def stage_traffic() -> Derivation:
 
 def stage_transfer() -> Derivation:
     d = Derivation("inference.pipeline.transfer_time", "Time of one hop", (LI_PIPELINE,))
-    hop = d.defines("T_hop", get("inference.pipeline.stage_traffic").dimensioned / W_link, "the boundary's bytes over the link")
+    hop = d.defines("T_hop", get("inference.pipeline.stage_traffic").part / W_link, "the boundary's bytes over the link")
     d.concludes("inference.pipeline.transfer_time")
     d.refutes(
         "001: 16 KB over 1 Gbps in 0.25 ms",
@@ -148,8 +148,8 @@ def stage_transfer() -> Derivation:
 
 def network_latency() -> Derivation:
     d = Derivation("inference.latency.pipeline.network", "Pipeline latency with its network hops", (LI_PIPELINE,))
-    compute = d.defines("T_pipe", get("inference.latency.pipeline").dimensioned, "the stages' memory-bound compute, in series")
-    hops = d.defines("T_net", p * get("inference.pipeline.transfer_time").dimensioned, "p hops per token, as 001 counts them (8 cards, 8 transfers)")
+    compute = d.defines("T_pipe", get("inference.latency.pipeline").part, "the stages' memory-bound compute, in series")
+    hops = d.defines("T_net", p * get("inference.pipeline.transfer_time").part, "p hops per token, as 001 counts them (8 cards, 8 transfers)")
     total = d.defines("T", compute + hops, "the hops do not overlap the token's own compute")
     d.concludes("inference.latency.pipeline.network")
     d.refutes(
@@ -166,7 +166,7 @@ def network_latency() -> Derivation:
 
 def max_batch() -> Derivation:
     d = Derivation("inference.pipeline.max_batch", "Largest batch within a latency budget: solve T(b) = τ", (LI_PIPELINE,))
-    latency = d.defines("T", get("inference.latency.pipeline.network").dimensioned, "the per-token latency grows linearly with b")
+    latency = d.defines("T", get("inference.latency.pipeline.network").part, "the per-token latency grows linearly with b")
     largest = d.solves("b_max", solved_for(latency, tau, b), "SymPy solves T(b) = τ for b; every smaller batch meets the budget", unknown=b, target=tau, of="T")
     d.concludes("inference.pipeline.max_batch")
     d.refutes(
@@ -205,7 +205,7 @@ def kv_flops() -> Derivation:
         "001: 16K FLOPs per byte",
         sp.Integer(16 * 1024),
         "001 says each cached byte saves 16K FLOPs; its own 640 Ti FLOPs over its 80 GiB cache are 8K (c·h/q)",
-        correct=(get("inference.kv_recompute.flops").dimensioned / cache_bytes).subs(at),
+        correct=(get("inference.kv_recompute.flops").part / cache_bytes).subs(at),
         source=LI_KV,
     )
     return d

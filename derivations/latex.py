@@ -44,8 +44,8 @@ def step_latex(step: Step, formula_lookup) -> str:
         return text
     if step.claim == "bounds":
         relation = r"\le" if step.direction == "upper" else r"\ge"
-        return rf"{label_latex(step.reference)} {relation} {latex(step.expr)}"
-    text = f"{label_latex(step.label)} {_RELATION[step.claim]} {latex(step.expr)}"
+        return rf"{label_latex(step.reference)} {relation} {latex(step.displayed)}"
+    text = f"{label_latex(step.label)} {_RELATION[step.claim]} {latex(step.displayed)}"
     if step.claim == "approximates":
         text += rf"\quad\left(\text{{relative error }} {latex(step.error)}\right)"
     return text

@@ -646,6 +646,29 @@ def layer_decoder_moe(mode: str) -> Derivation:
     return dv
 
 
+def token_bytes() -> Derivation:
+    """A layer's activation bytes per token, grouped by how tensor parallelism holds them (the groups of
+    ``_decoder_printed``)."""
+    dv = Derivation("memory.activations.token.decoder.whole", "A layer's bytes per token, by how TP holds them",
+                    (KORTHIKANTI, DEEPSEEK_MLA, MEGATRON_MOE, HF_MOE))
+    router = 4 * E + 28 * k + 2 * sh_gate * h
+    groups = [
+        ("decoder.whole", ATTENTION_WHOLE + MLP_WHOLE, "LN₁ in, the QKV input, the masks; MLA's latents; LN₂ in, fc1 in"),
+        ("decoder.split", ATTENTION_HEADS + GLU * d_ff, "the heads' Q, K, V and projection input; the MLP's d_ff-wide tensors"),
+        ("moe.whole", ATTENTION_WHOLE + MLP_WHOLE + router + 2 * moe_lat * d_lat, "the dense layer's whole tensors and the "
+         "router's: fp32 scores (4E), int64 indices, order and token index (24k), fp32 top-k values (4k), the gated shared "
+         "output (2h); a latent MoE's fc2_latent_proj input (2·d_lat)"),
+        ("moe.split", ATTENTION_HEADS + 2 * k * (3 + 2 * gated - 2 * gated * glu_fused) * d_moe + GLU * d_sh,
+         "the heads; 2(3 + 2σ_gated − 2σ_gated·σ_GLU)·d_moe per copy; the shared experts as a dense MLP of d_sh"),
+        ("moe.copies", 2 * k * (h + moe_lat * (d_lat - h)) + 4 * k,
+         "k dispatched copies of 2h bytes (2·d_lat in a latent MoE) and their fp32 weights"),
+    ]
+    for name, per_token, why in groups:
+        dv.defines(f"a_{name}", per_token * c_byte, why)
+        dv.concludes(f"memory.activations.token.{name}")
+    return dv
+
+
 DECODER_MODES = ("tp", "tp_sp", "selective", "selective_sp", "flash", "flash_sp")
 
 
@@ -670,7 +693,7 @@ def layer_full_sp() -> Derivation:
 
 def first_stage() -> Derivation:
     dv = Derivation("memory.activations.1f1b", "1F1B: the first stage holds p micro-batches", (KORTHIKANTI, BILIBILI))
-    per_layer = get("memory.activations.layer.tp").dimensioned
+    per_layer = get("memory.activations.layer.tp").part
     dv.defines("A_stage", p * (l / p) * per_layer, "1F1B starts p micro-batches before the first backward; each stage has l/p layers")
     dv.equals("A_stage", l * per_layer, "p·(l/p) = l: the first stage holds l layers' worth, whatever p is")
     dv.concludes("memory.activations.1f1b")
@@ -679,7 +702,7 @@ def first_stage() -> Derivation:
 
 def first_stage_interleaved() -> Derivation:
     dv = Derivation("memory.activations.1f1b.interleaved", "Interleaved 1F1B holds 1 + (p−1)/(pv) times more", (KORTHIKANTI, NARAYANAN))
-    per_layer = get("memory.activations.layer.tp").dimensioned
+    per_layer = get("memory.activations.layer.tp").part
     warm = dv.defines("n_warm", 2 * (p - 1) + (v - 1) * p, "Megatron's warm-up on rank 0: (p − 1)·2 + (v − 1)·p chunk forwards")
     chunks = dv.defines("n_flight", sp.Add(warm, 1, evaluate=False), "plus the forward of the first steady-state step: chunks in flight")
     dv.defines("A_stage", chunks * (l / (p * v)) * per_layer, "each chunk holds l/(p·v) layers of one micro-batch")
@@ -690,7 +713,7 @@ def first_stage_interleaved() -> Derivation:
 
 def selective_001() -> Derivation:
     dv = Derivation("memory.activations.selective_001", "001's s·b·h·l·(10 + 24/t) is selective recompute with TP", (LI, KORTHIKANTI))
-    dv.defines("A_model", l * get("memory.activations.layer.selective").dimensioned, "l layers, each under selective recompute and t-way tensor parallelism")
+    dv.defines("A_model", l * get("memory.activations.layer.selective").part, "l layers, each under selective recompute and t-way tensor parallelism")
     dv.concludes("memory.activations.selective_001")
     return dv
 
@@ -706,7 +729,7 @@ def llama_002() -> Derivation:
     counted = l * get("memory.activations.layer.gated").dimensioned.subs({g: a, d_head: h / a})
     dv.refutes(
         "S18: 8·a·b·s·h",
-        get("memory.activations.llama_002").dimensioned,
+        get("memory.activations.llama_002").part,
         "no tensor of the layer has a·b·s·h values (that would be a copies of the hidden state); the tensor count "
         "of a gated layer without GQA is sb(18h + 8d_ff) + 5as²b",
         correct=counted,
@@ -717,7 +740,7 @@ def llama_002() -> Derivation:
 
 def training_selective() -> Derivation:
     dv = Derivation("memory.training.selective", "001's training memory", (LI,))
-    dv.defines("M_train", get("memory.model_states").dimensioned + get("memory.activations.selective_001").dimensioned,
+    dv.defines("M_train", get("memory.model_states").part + get("memory.activations.selective_001").part,
                "weights 2Ψ, gradients 2Ψ, Adam 12Ψ, and the forward state under selective recompute")
     dv.concludes("memory.training.selective")
     return dv
@@ -738,7 +761,7 @@ def kv_per_token() -> Derivation:
 
 def kv_per_sequence() -> Derivation:
     dv = Derivation("memory.kv_cache.per_sequence", "One sequence's KV cache", (LI,))
-    per_sequence = dv.defines("KV_seq", s * get("memory.kv_cache.per_token").dimensioned, "every token of the sequence is cached")
+    per_sequence = dv.defines("KV_seq", s * get("memory.kv_cache.per_token").part, "every token of the sequence is cached")
     dv.concludes("memory.kv_cache.per_sequence")
     without_gqa = per_sequence.subs({**LLAMA2_70B, g: 64})
     dv.refutes(
@@ -757,7 +780,7 @@ def kv_per_sequence() -> Derivation:
 
 def kv_cache() -> Derivation:
     dv = Derivation("memory.kv_cache", "The KV cache of a batch", (LI,))
-    cache = dv.defines("KV", b * get("memory.kv_cache.per_sequence").dimensioned, "b sequences, never merged")
+    cache = dv.defines("KV", b * get("memory.kv_cache.per_sequence").part, "b sequences, never merged")
     dv.concludes("memory.kv_cache")
     dv.refutes(
         "S12: 80 GB",
@@ -774,7 +797,7 @@ def inference() -> Derivation:
     dv = Derivation("memory.inference", "What inference holds", (LI,))
     dv.defines(
         "M_infer",
-        get("memory.model_states.inference").dimensioned + get("memory.kv_cache").dimensioned + b * s * h * q,
+        get("memory.model_states.inference").part + get("memory.kv_cache").part + b * s * h * q,
         "the weights, the KV cache, and the current layer's [b, s, h] activations (0.5 GB at b = 8, s = 4096, h = 8192)",
     )
     dv.concludes("memory.inference")
@@ -786,14 +809,14 @@ def inference() -> Derivation:
 
 def per_gpu() -> Derivation:
     dv = Derivation("memory.per_gpu", "The first pipeline stage's GPU", (BILIBILI, KORTHIKANTI))
-    dv.defines("M", get("memory.zero").dimensioned + get("memory.activations.1f1b").dimensioned, "model states of its Ψ/(t·p) parameters, and l layers' worth of activations")
+    dv.defines("M", get("memory.zero").part + get("memory.activations.1f1b").part, "model states of its Ψ/(t·p) parameters, and l layers' worth of activations")
     dv.concludes("memory.per_gpu")
     return dv
 
 
 def headroom() -> Derivation:
     dv = Derivation("memory.per_gpu.headroom", "Does it fit?", (BILIBILI,))
-    dv.defines("M_free", M_gpu - get("memory.per_gpu").dimensioned, "capacity minus need; the layout fits when it is ≥ 0")
+    dv.defines("M_free", M_gpu - get("memory.per_gpu").part, "capacity minus need; the layout fits when it is ≥ 0")
     dv.concludes("memory.per_gpu.headroom")
     return dv
 
@@ -806,8 +829,8 @@ def max_micro_batch() -> Derivation:
     (solution,) = root
     dv.defines("b*", solution, "memory.per_gpu is linear in b: solve memory.per_gpu = M_GPU for b")
     activations_per_sequence = get("memory.activations.1f1b").dimensioned / b
-    dv.equals("b*", (M_gpu - get("memory.zero").dimensioned) / activations_per_sequence, "the capacity left beside the model states, per sequence of activations")
-    dv.defines("b_max", sp.floor((M_gpu - get("memory.zero").dimensioned) / activations_per_sequence), "micro-batches are whole: round down")
+    dv.equals("b*", (M_gpu - get("memory.zero").part) / activations_per_sequence, "the capacity left beside the model states, per sequence of activations")
+    dv.defines("b_max", sp.floor((M_gpu - get("memory.zero").part) / activations_per_sequence), "micro-batches are whole: round down")
     dv.concludes("memory.max_micro_batch")
     return dv
 
@@ -838,6 +861,7 @@ DERIVATIONS = (
     layer_general_tp_sp,
     layer_general_flash,
     layer_general_flash_sp,
+    token_bytes,
     layer_general_selective,
     layer_general_selective_sp,
     *(lambda mode=mode: layer_decoder(mode) for mode in DECODER_MODES),

@@ -13,8 +13,8 @@ from llm_formulas.formulas.symbols import R_cmp, b, d, f_w, h, k_blk, k_cmp, m, 
 
 def selective_saving() -> Derivation:
     d_ = Derivation("optimizations.selective_recompute.saving", "What selective recompute saves", (KORTHIKANTI,))
-    full = get("memory.activations.layer.tp_sp").dimensioned
-    kept = get("memory.activations.layer.selective_sp").dimensioned
+    full = get("memory.activations.layer.tp_sp").part
+    kept = get("memory.activations.layer.selective_sp").part
     d_.defines("σ", (full - kept) / full, "the share of the tensor + sequence parallel layer's bytes that selective recompute does not keep")
     d_.concludes("optimizations.selective_recompute.saving", "sbh/t cancels")
     return d_
@@ -34,7 +34,7 @@ def partitioned_activations() -> Derivation:
     d_ = Derivation("optimizations.zero_r.partitioned_activations", "ZeRO-R's P_a traffic", (ZERO,))
     d_.defines("V_Pa", b * s * h * q, "the checkpointed input of a block, partitioned over the t ranks, is all-gathered once for its recompute")
     d_.concludes("optimizations.zero_r.partitioned_activations")
-    d_.defines("share", get("optimizations.zero_r.partitioned_activations").dimensioned / get("optimizations.zero_r.tp_checkpointing").dimensioned,
+    d_.defines("share", get("optimizations.zero_r.partitioned_activations").part / get("optimizations.zero_r.tp_checkpointing").part,
                "against the block's TP traffic")
     d_.equals("1/12", sp.Rational(1, 12), "under ZeRO's 'less than 10 %' of the MP traffic", aside=True)
     return d_
@@ -105,7 +105,7 @@ def min_global_batch() -> Derivation:
 
 def export_penalty() -> Derivation:
     d_ = Derivation("optimizations.export_penalty", "002: export GPUs train longer", (EXPORT,))
-    d_.defines("T", get("cluster.training_time").dimensioned * (1 + pi_pen), "the same 6ΨD at (1 + π) times the time per FLOP")
+    d_.defines("T", get("cluster.training_time").part * (1 + pi_pen), "the same 6ΨD at (1 + π) times the time per FLOP")
     d_.concludes("optimizations.export_penalty")
     return d_
 

@@ -38,7 +38,7 @@ SHARES = [(3 * q_fp32, 1, "optimizer states"), (q_bf16, 2, "gradients"), (q_bf16
 
 def experts() -> Derivation:
     dv = Derivation("params.ep.experts", "The routed experts' parameters", (DEEPSPEED_MOE,))
-    layer = dv.defines("Ψ_E^layer", E * get("params.decoder.expert").dimensioned, "E routed experts of width d_moe in a MoE layer")
+    layer = dv.defines("Ψ_E^layer", E * get("params.decoder.expert").part, "E routed experts of width d_moe in a MoE layer")
     dv.defines("Ψ_E", l_moe * layer, "every one of the l_moe MoE layers (none in a dense model); shared experts and router stay dense")
     dv.concludes("params.ep.experts")
     return dv
@@ -118,7 +118,7 @@ def dp_sent() -> Derivation:
     dv.defines("V_DP", total, "both all-reduces")
     dv.concludes("comms.dp.ep_cp.sent_per_iteration", of="V_DP")
     dv.defines("V_DP(e = c = 1)", total.subs({e: 1, c: 1}), "no expert or context parallelism")
-    dv.equals("V_DP^3D", get("comms.dp.sent_per_iteration").dimensioned, "exactly comms.dp.sent_per_iteration")
+    dv.equals("V_DP^3D", get("comms.dp.sent_per_iteration").part, "exactly comms.dp.sent_per_iteration")
     return dv
 
 
@@ -129,7 +129,7 @@ def zero3_sent() -> Derivation:
     dv.defines("V_ZeRO3", total, "parameters all-gathered for forward and for backward, gradients reduce-scattered, for each part")
     dv.concludes("comms.zero.stage3.ep_cp.sent", of="V_ZeRO3")
     dv.defines("V(e = c = 1)", total.subs({e: 1, c: 1}), "no expert or context parallelism")
-    dv.equals("V_ZeRO3^3D", get("comms.zero.stage3.sent").dimensioned, "exactly comms.zero.stage3.sent")
+    dv.equals("V_ZeRO3^3D", get("comms.zero.stage3.sent").part, "exactly comms.zero.stage3.sent")
     return dv
 
 
@@ -177,7 +177,7 @@ def cp_per_layer() -> Derivation:
 
 def cp_per_microbatch() -> Derivation:
     dv = Derivation("comms.cp.per_microbatch", "The stage's layers", (RING,))
-    dv.defines("V_CP", l / p * get("comms.cp.per_layer").dimensioned, "l/p layers per pipeline stage")
+    dv.defines("V_CP", l / p * get("comms.cp.per_layer").part, "l/p layers per pipeline stage")
     dv.concludes("comms.cp.per_microbatch")
     return dv
 
@@ -199,7 +199,7 @@ def distributed_optimizer() -> Derivation:
     adam = get("memory.optimizer.adam").dimensioned / (t * p)
     dv.defines("ZeRO-1(M_18)", states - adam + adam / d, "ZeRO stage 1 of the 18-byte recipe: only the optimizer states are partitioned")
     dv.equals("M_dist", dist, "the same bytes: the distributed optimizer is ZeRO-1", aside=True)
-    dv.defines("M_ZeRO1 + fp32 grads", get("memory.zero.stage1").dimensioned + (q_fp32 - q_bf16) * rank,
+    dv.defines("M_ZeRO1 + fp32 grads", get("memory.zero.stage1").part + (q_fp32 - q_bf16) * rank,
                "ZeRO-1 of the 16-byte recipe, with the gradient kept in fp32 (2 more bytes per parameter)")
     dv.equals("M_dist", dist, "again the distributed optimizer", aside=True)
     dv.defines("Megatron's row", (3 + sp.Integer(6) / d) * q_bf16 * rank, "Megatron's table, bf16 parameters and fp32 gradients: 6 + 12/d bytes per parameter")

@@ -51,7 +51,7 @@ def total() -> Derivation:
     d = Derivation("params.total", "The whole GPT model", (BILIBILI, NARAYANAN))
     d.defines(
         "Ψ",
-        l * get("params.layer").dimensioned + V * h + s * h + 2 * h,
+        l * get("params.layer").part + V * h + s * h + 2 * h,
         "l layers, a (V, h) token embedding, a learned (s, h) position table, a final LayerNorm; "
         "the output head reuses the embedding (tied)",
     )
@@ -61,7 +61,7 @@ def total() -> Derivation:
 
 def narayanan() -> Derivation:
     d = Derivation("params.narayanan", "Narayanan's factored count, and what it leaves out", (NARAYANAN,))
-    exact = get("params.total").dimensioned
+    exact = get("params.total").part
     d.defines("Ψ", exact, "the exact count (params.total)")
     form = 12 * l * h**2 * (1 + sp.Rational(13, 12) / h + (V + s) / (12 * l * h))
     d.approximates(
@@ -77,7 +77,7 @@ def narayanan() -> Derivation:
 
 def leading_term() -> Derivation:
     d = Derivation("params.approx", "The 12lh² rule and its error", (BILIBILI, NARAYANAN))
-    d.defines("Ψ", get("params.total").dimensioned, "the exact count (params.total)")
+    d.defines("Ψ", get("params.total").part, "the exact count (params.total)")
     d.approximates(
         "12lh²",
         12 * l * h**2,

@@ -18,6 +18,7 @@ from llm_formulas.derivations.engine import Derivation
 from llm_formulas.formulas import framework_memory as fm
 from llm_formulas.formulas import memory as mem
 from llm_formulas.formulas import peers as pe
+from llm_formulas.formulas.parts import expand_parts
 from llm_formulas.formulas.catalogue import Source, get
 from llm_formulas.formulas.expressions import as_sympy
 from llm_formulas.formulas.symbols import (
@@ -42,7 +43,7 @@ def _f(formula_id: str) -> sp.Expr:
 
 
 def _family(expr: sp.Expr) -> sp.Expr:
-    return as_sympy(expr).xreplace(FAMILY)
+    return expand_parts(as_sympy(expr)).xreplace(FAMILY)
 
 
 def _plain(expr: sp.Expr) -> sp.Expr:
@@ -82,7 +83,7 @@ def _megatron_state_terms(dense_bytes: sp.Expr, expert_bytes: sp.Expr) -> list[t
         + ((l - l_moe) / p) * b_mlp * ((1 + gated) * d_ff / t + h)
     expert_biases = (l_moe / p) * E * b_mlp * ((1 + gated) * d_moe + h) / (t_e * e)
     latent = mla * (q_lora * h * r_q + h * (r_kv + d_rope)) * (1 - 1 / t) + mla * (q_lora * r_q + r_kv) * (1 - pe.NORM / t)
-    latent_experts = fm.experts_of_layer - fm.experts_of_layer.xreplace({moe_lat: 0})  # its experts at d_lat, not h
+    latent_experts = E * (_f("params.decoder.expert") - _f("params.decoder.expert").xreplace({moe_lat: 0}))  # at d_lat, not h
     latent_projections = moe_lat * ((2 * h * d_lat + b_mlp * d_lat) / t + b_mlp * h)
     mtp_ours = (1 - piped) * fm.mtp_dense, (1 - piped) * n_mtp * fm.experts_of_layer / (t_e * e)
     mtp_peer = n_mtp * ((pe.ATTENTION + pe.SHARED_MLP) / t + pe.LAYER_NORMS + pe.ROUTER), n_mtp * pe.ROUTED / (t_e * e)
@@ -132,10 +133,16 @@ def megatron_states(distributed: bool) -> Derivation:
 
 def megatron_params() -> Derivation:
     dv = Derivation("peers.megatron.params", "Megatron-LM's estimator: the most loaded shard's parameters", (ESTIMATOR,))
-    sharded = dv.defines("T", pe.SHARDED, "TP-sharded (L247–252), ÷ t")
-    replicated = dv.defines("R", pe.REPLICATED, "replicated on every TP rank (L253–255)")
-    experts = dv.defines("X", pe.EXPERTS, "the experts over t_E·e (L256–259)")
-    dv.defines("Ψ_shard", (sharded / t + replicated + experts) * u_param, "num_parameters_on_most_loaded_model_shard (L260–267)")
+    dv.defines("Ψ_attn", pe.ATTENTION_COUNT * u_param, "one layer's attention: Q and O of a heads, K and V of g (L81–93), "
+               "or MLA's ranks and norms (L62–80)")
+    dv.concludes("peers.megatron.attention")
+    sharded = dv.defines("T", pe.SHARDED * u_param, "TP-sharded (L247–252), ÷ t")
+    dv.concludes("peers.megatron.params.sharded")
+    replicated = dv.defines("R", pe.REPLICATED * u_param, "replicated on every TP rank (L253–255)")
+    dv.concludes("peers.megatron.params.replicated")
+    experts = dv.defines("X", pe.EXPERTS * u_param, "the experts over t_E·e (L256–259)")
+    dv.concludes("peers.megatron.params.experts")
+    dv.defines("Ψ_shard", sharded / t + replicated + experts, "num_parameters_on_most_loaded_model_shard (L260–267)")
     dv.concludes("peers.megatron.params")
     return dv
 
@@ -228,11 +235,16 @@ def megatron_activations_without_sp() -> Derivation:
 
 def megatron_flops() -> Derivation:
     dv = Derivation("peers.megatron.flops", "Megatron-LM's FLOPs", (Source(pe.ESTIMATOR, "training.py L1009–1311"),))
+    dv.defines("Ψ_attn^F", pe.LINEAR_ATTENTION_COUNT * u_param, "Q, K, V and O of a and g heads, or MLA's projections "
+               "with one weight per latent norm channel (L1190–1249)")
+    dv.concludes("peers.megatron.attention.linear")
     linear = dv.defines("F_linear", 6 * b * s * ((2 + gated) * h * d_ff * (l - l_moe) + (2 + gated) * h * (d_moe * k + d_sh) * l_moe
-                                                 + pe.LINEAR_ATTENTION * l + n_mtp * (3 * h + 2 * h * h) + h * V * (n_mtp + 1)) * u_flop,
+                                                 + pe.LINEAR_ATTENTION_COUNT * l + n_mtp * (3 * h + 2 * h * h) + h * V * (n_mtp + 1)) * u_flop,
                         "3 GEMMs × 2 FLOPs per multiply-add of the MLPs, the k routed and the shared experts, the "
                         "attention projections, the MTP norms and projection, the logits (L1250–1305)")
+    dv.concludes("peers.megatron.flops.linear")
     core = dv.defines("F_core", b * s**2 * l * pe.CORE * u_flop, "the s² core, halved for the causal mask (L1163–1170, L1309)")
+    dv.concludes("peers.megatron.flops.core")
     peer = dv.defines("F_peer", linear + core, "together")
     dv.concludes("peers.megatron.flops")
     ours = ("F_ours", _family(_f("flops.decoder.training")), "flops.decoder.training: 3× what FlopCounterMode counts")

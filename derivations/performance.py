@@ -27,8 +27,8 @@ from llm_formulas.formulas.catalogue import get
 from llm_formulas.formulas.cluster import bubble_interleaved
 from llm_formulas.formulas.performance import (
     ASYNC_TP, DDP, DEEPSPEED_BF16, DEEPSPEED_GRAD, DEEPSPEED_PIPE, FLASH, HIERARCHICAL, KORTHIKANTI, MEGATRON_2021, NARAYANAN, NCCL, NVIDIA_GEMM, ROOFLINE,
-    SHOEYBI, ZERO, ZEROPP, allreduce_forward, attention_backward, attention_forward, elementwise_forward, gemm_bytes,
-    gemm_flops, layer_gemms, recomputed_core, shard, tokens,
+    SHOEYBI, ZERO, ZEROPP, allreduce_forward, attention_backward, attention_core, attention_flash, attention_forward,
+    elementwise_forward, gemm_bytes, gemm_flops, layer_gemms, recomputed_core, ring_allreduce, shard, tokens,
 )
 from llm_formulas.formulas.symbols import (
     K_inner, M_rows, N_cols, P, V, W_intra, W_mem, W_net, W_pp, W_tp, X, a, d, d_ff, d_head, d_node, eta_gemm, eta_mem, g,
@@ -59,7 +59,7 @@ def gemm_time() -> Derivation:
 
 def gemm_efficiency() -> Derivation:
     d_ = Derivation("perf.gemm.efficiency", "A GEMM's efficiency falls with its arithmetic intensity", (ROOFLINE, NVIDIA_GEMM))
-    time = get("perf.gemm.time").dimensioned
+    time = get("perf.gemm.time").part
     d_.defines("η", gemm_flops / (X * time), "achieved FLOP/s over peak")
     intensity = gemm_flops / gemm_bytes
     ridge = X / (W_mem * eta_mem)
@@ -104,7 +104,25 @@ def tp_backward() -> Derivation:
     d_.concludes("perf.tp.backward")
     backward = get("perf.tp.backward").dimensioned
     d_.defines("T_TP^bwd(σ_TP^ovl = 0)", backward.subs(ovl_tp, 0), "the blocking framework")
-    d_.equals("T_TP (the forward's)", get("perf.tp.layer").dimensioned, "the same two all-reduces as the forward (perf.tp.layer)", aside=True)
+    d_.equals("T_TP (the forward's)", get("perf.tp.layer").part, "the same two all-reduces as the forward (perf.tp.layer)", aside=True)
+    return d_
+
+
+def layer_parts() -> Derivation:
+    """The named parts of a layer's time, each from its kernels."""
+    d_ = Derivation("perf.layer.gemms", "The parts of a layer's time", (NVIDIA_GEMM, FLASH, SHOEYBI, KORTHIKANTI))
+    d_.defines("T_GEMMs", layer_gemms, "QKV [bs, h]·[h, (a+2g)d_head/t], output [bs, a·d_head/t]·[.., h], MLP up and down "
+               "with d_ff/t, each a perf.gemm.time")
+    d_.concludes("perf.layer.gemms")
+    d_.defines("T_core", attention_core, "QKᵀ and scores·V as batched GEMMs, the s² scores through HBM twice for the "
+               "softmax and the dropout, two launches more")
+    d_.concludes("perf.attention.eager")
+    d_.defines("T_flash", attention_flash, "the same FLOPs in one kernel that reads Q, K, V and writes the output once")
+    d_.concludes("perf.attention.flash")
+    d_.defines("T_elem", elementwise_forward, "norms, bias-dropout-adds and the activation: bytes over η_mem·W_mem")
+    d_.concludes("perf.layer.elementwise")
+    d_.defines("T_AR", ring_allreduce, "a ring all-reduce moves 2(t−1)/t of the b·s·h·q buffer over each GPU's link")
+    d_.concludes("perf.tp.allreduce")
     return d_
 
 
@@ -118,12 +136,12 @@ def layer_forward() -> Derivation:
 
 
 def layer_backward() -> Derivation:
-    forward = get("perf.layer.forward").dimensioned
+    forward = get("perf.layer.forward").part
     return _composed("perf.layer.backward", "One layer's backward, recompute included", (NVIDIA_GEMM, FLASH, KORTHIKANTI, ASYNC_TP), [
         ("T_GEMMs", 2 * layer_gemms, "a data-gradient and a weight-gradient GEMM of the same FLOPs per forward GEMM"),
         ("T_attention", attention_backward, "twice the unfused core; FlashAttention-2's backward is 2.5× its forward"),
         ("T_elementwise", 2 * elementwise_forward, "read the saved input and the incoming gradient, write the gradient: twice the bytes"),
-        ("T_TP", get("perf.tp.backward").dimensioned, "the conjugate operators all-reduce the input gradients twice, blocking or "
+        ("T_TP", get("perf.tp.backward").part, "the conjugate operators all-reduce the input gradients twice, blocking or "
          "overlapped with the weight gradients (perf.tp.backward)"),
         ("T_recompute", rc_full * forward + rc_sel * recomputed_core,
          "full recompute runs the forward again, all-reduces included; selective the attention core (without flash)"),
@@ -170,10 +188,10 @@ def p2p() -> Derivation:
 
 def stage() -> Derivation:
     return _composed("perf.stage.microbatch", "One micro-batch on the last stage", (NARAYANAN,), [
-        ("T_layers", l / p * (get("perf.layer.forward").dimensioned + get("perf.layer.backward").dimensioned), "l/p layers forward and backward"),
-        ("T_logits", get("perf.logits").dimensioned, "the last stage also computes the logits and the loss"),
-        ("T_P2P", get("perf.pp.p2p").dimensioned, "and sends and receives the boundary activations"),
-        ("T_acc", get("perf.grad.accumulate_fp32").dimensioned, "and, under σ_acc^fp32, adds the gradients into fp32 ones"),
+        ("T_layers", l / p * (get("perf.layer.forward").part + get("perf.layer.backward").part), "l/p layers forward and backward"),
+        ("T_logits", get("perf.logits").part, "the last stage also computes the logits and the loss"),
+        ("T_P2P", get("perf.pp.p2p").part, "and sends and receives the boundary activations"),
+        ("T_acc", get("perf.grad.accumulate_fp32").part, "and, under σ_acc^fp32, adds the gradients into fp32 ones"),
     ], "the slowest stage sets the pace of the pipeline")
 
 
@@ -192,7 +210,7 @@ def accumulate_fp32() -> Derivation:
 
 def pipeline() -> Derivation:
     d_ = Derivation("perf.pipeline", "Pipeline time: m slots plus the bubble; TP on the critical path", (NARAYANAN, SHOEYBI))
-    slot = get("perf.stage.microbatch").dimensioned
+    slot = get("perf.stage.microbatch").part
     d_.defines("T_pipe", (m + (p - 1) / v) * slot, "m + (p−1)/v slots of T_mb (fill and drain of the interleaved 1F1B schedule)")
     d_.concludes("perf.pipeline")
     d_.equals("m·T_mb·(1 + β_int)", m * slot * (1 + bubble_interleaved.dimensioned), "the bubble of cluster.bubble.interleaved", of="T_pipe",
@@ -233,7 +251,7 @@ def dp_allreduce() -> Derivation:
 
 
 def window(kind: str) -> Derivation:
-    layer = get(f"perf.layer.{kind}").dimensioned
+    layer = get(f"perf.layer.{kind}").part
     return _composed(f"perf.window.{kind}", f"One micro-batch's {kind} on a stage", (DDP,), [
         ("T_window", l / p * layer, f"the stage's l/p layers, {kind}"),
     ], "the compute that overlapped collectives hide under")
@@ -241,7 +259,7 @@ def window(kind: str) -> Derivation:
 
 def zero_exposed(stage: int) -> Derivation:
     d_ = Derivation(f"perf.zero.stage{stage}.exposed", f"Exposed DP time, ZeRO stage {stage}", (ZERO, ZEROPP, DDP, MEGATRON_2021))
-    allreduce = d_.defines("T_AR", get("perf.dp.allreduce").dimensioned, "the gradients' hierarchical all-reduce")
+    allreduce = d_.defines("T_AR", get("perf.dp.allreduce").part, "the gradients' hierarchical all-reduce")
     if stage == 0:
         exposed = ovl_dp * sp.Max(allreduce - tau_bwd, 0) + (1 - ovl_dp) * allreduce
     else:
@@ -303,7 +321,7 @@ def optimizer(sharded: bool) -> Derivation:
 
 
 DERIVATIONS = (
-    gemm_time, gemm_efficiency, tp_layer, tp_backward, layer_forward, layer_backward, logits, p2p, accumulate_fp32, stage,
+    gemm_time, gemm_efficiency, tp_layer, tp_backward, layer_parts, layer_forward, layer_backward, logits, p2p, accumulate_fp32, stage,
     pipeline, pipeline_uneven, dp_allreduce,
     lambda: window("forward"), lambda: window("backward"),
     *(lambda stage=stage: zero_exposed(stage) for stage in (0, 1, 2, 3)),

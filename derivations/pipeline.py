@@ -34,14 +34,14 @@ def bubble_uneven() -> Derivation:
 
 def logits_layers() -> Derivation:
     d = Derivation("pipeline.logits_layers", "The output head in layer-forwards", (NARAYANAN,))
-    d.defines("w", get("flops.logits").dimensioned / get("flops.layer.forward").dimensioned, "logits FLOPs over one layer's forward")
+    d.defines("w", get("flops.logits").part / get("flops.layer.forward").part, "logits FLOPs over one layer's forward")
     d.concludes("pipeline.logits_layers", "b, s and h cancel")
     return d
 
 
 def first_stage_activations() -> Derivation:
     d = Derivation("pipeline.activations.first_stage", "Activations of an uneven first stage", (KORTHIKANTI, BLOOM))
-    d.defines("A_1", get("memory.activations.layer.tp").dimensioned * l_first * p, "p micro-batches in flight, each holding its l_1 layers")
+    d.defines("A_1", get("memory.activations.layer.tp").part * l_first * p, "p micro-batches in flight, each holding its l_1 layers")
     d.concludes("pipeline.activations.first_stage")
     d.defines("A_balanced", get("pipeline.activations.first_stage").dimensioned.subs(l_first, l / p), "balanced stages: l/p layers each")
     d.concludes("memory.activations.1f1b", "Korthikanti's 1F1B first stage (l layers' worth)")
@@ -69,7 +69,7 @@ def output_layer() -> Derivation:
 
 def whole_model() -> Derivation:
     d = Derivation("pipeline.activations.whole_model", "Activations of the whole model", (KORTHIKANTI,))
-    layers = l * get("memory.activations.layer.tp_sp").dimensioned
+    layers = l * get("memory.activations.layer.tp_sp").part
     extras = get("pipeline.activations.embedding_dropout").dimensioned.subs(p, 1) + get("pipeline.activations.output_layer").dimensioned
     d.defines("A", layers + extras, "l layers (tensor + sequence parallel), the embedding dropout (p = 1) and the output layer")
     d.concludes("pipeline.activations.whole_model")

@@ -72,13 +72,13 @@ def fp8_states() -> Derivation:
         "for the step; bf16 gradients; fp32 master weights, momentum, variance",
     )
     dv.concludes("memory.fp8.model_states")
-    dv.equals("M_states + 2Ψ", get("memory.model_states").dimensioned + 2 * q_fp8 * P, "the bf16 recipe's 16Ψ plus 2 bytes of FP8 copies")
+    dv.equals("M_states + 2Ψ", get("memory.model_states").part + 2 * q_fp8 * P, "the bf16 recipe's 16Ψ plus 2 bytes of FP8 copies")
     return dv
 
 
 def fp8_copies() -> Derivation:
     dv = Derivation("memory.fp8.weight_copies", "FP8 copies of the weights a GPU holds", (TRANSFORMER_ENGINE,))
-    copies = dv.defines("M_FP8 copies", 2 * q_fp8 * get("params.per_gpu.ep").dimensioned, "two 1-byte copies of each weight the GPU holds (params.per_gpu.ep)")
+    copies = dv.defines("M_FP8 copies", 2 * q_fp8 * get("params.per_gpu.ep").part, "two 1-byte copies of each weight the GPU holds (params.per_gpu.ep)")
     dv.concludes("memory.fp8.weight_copies")
     dv.defines("at e = 1", copies.subs(e, 1), "without expert parallelism")
     dv.equals("2Ψ/(t·p)", 2 * q_fp8 * P / (t * p), "two bytes per parameter of the model-parallel rank", aside=True)
@@ -128,7 +128,7 @@ def lora_layer() -> Derivation:
 
 def lora_total() -> Derivation:
     dv = Derivation("params.lora.total", "LoRA on every layer", (HU, PEFT))
-    dv.defines("Ψ_LoRA", l * get("params.lora.layer").dimensioned, "PEFT matches target_modules in each of the l layers")
+    dv.defines("Ψ_LoRA", l * get("params.lora.layer").part, "PEFT matches target_modules in each of the l layers")
     dv.concludes("params.lora.total")
     return dv
 
@@ -152,7 +152,7 @@ def frozen() -> Derivation:
 
 def lora_training() -> Derivation:
     dv = Derivation("memory.lora.states", "LoRA model states", (HU, QLORA, PEFT))
-    states = dv.defines("M", get("memory.lora.frozen_base").dimensioned + get("memory.lora.adapter_states").dimensioned, "the frozen base and the adapters")
+    states = dv.defines("M", get("memory.lora.frozen_base").part + get("memory.lora.adapter_states").part, "the frozen base and the adapters")
     dv.concludes("memory.lora.states")
     dv.defines("M(q_base = 2, Ψ_16 = 0)", states.subs({q_base: q_bf16, P_keep: 0}), "LoRA on a bf16 base")
     dv.equals("2Ψ + 16Ψ_LoRA", q_bf16 * P + 4 * q_fp32 * P_lora, "the base's inference weights and 16 bytes per adapter parameter", aside=True)
@@ -213,7 +213,7 @@ def quantized() -> Derivation:
 
 def kept() -> Derivation:
     dv = Derivation("params.quantized.kept", "What stays 16-bit", (QLORA,))
-    dv.defines("Ψ_16", get("params.decoder.total").dimensioned - get("params.quantized.linear").dimensioned,
+    dv.defines("Ψ_16", get("params.decoder.total").part - get("params.quantized.linear").part,
                "embeddings, norms, biases and the output head: the rest of the model")
     dv.concludes("params.quantized.kept")
     return dv
@@ -221,7 +221,7 @@ def kept() -> Derivation:
 
 def lora_per_gpu() -> Derivation:
     dv = Derivation("memory.lora.states.per_gpu", "LoRA states per GPU", (HU, QLORA))
-    dv.defines("M_GPU", get("memory.lora.states").dimensioned / (t * p), "tensor and pipeline parallelism split the frozen base and its adapters")
+    dv.defines("M_GPU", get("memory.lora.states").part / (t * p), "tensor and pipeline parallelism split the frozen base and its adapters")
     dv.concludes("memory.lora.states.per_gpu")
     return dv
 
@@ -237,7 +237,7 @@ def adapters_forward() -> Derivation:
 
 def lora_forward() -> Derivation:
     dv = Derivation("flops.lora.forward", "LoRA forward", (HU,))
-    dv.defines("F_fwd^LoRA", get("flops.decoder.forward").dimensioned + get("flops.lora.adapters.forward").dimensioned,
+    dv.defines("F_fwd^LoRA", get("flops.decoder.forward").part + get("flops.lora.adapters.forward").part,
                "the frozen model's GEMMs as before, and the adapters beside them")
     dv.concludes("flops.lora.forward")
     return dv

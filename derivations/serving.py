@@ -70,6 +70,7 @@ def context_sum() -> Derivation:
                       why="SymPy evaluates both sums, for any u (used below at the u the window gives)")
     below = d.defines("u", sp.Min(sp.Max(W - s_in, 0), steps),
                       "the steps below the window: W − s_in of them, none if the prompt fills it, at most s_out − 1")
+    d.concludes("serving.decode.steps_in_window")
     d.defines("Σ N_KV", (S.l_attn - l_win) * full + l_win * window.xreplace({u: below}),
               "l_attn − l_win full attention layers and l_win windowed ones")
     d.concludes("serving.decode.context.sum")
@@ -78,11 +79,15 @@ def context_sum() -> Derivation:
 
 def kv_read() -> Derivation:
     d = Derivation("serving.decode.kv_read", "Cache bytes a decoding step reads", (S.CACHE, arch.DEEPSEEK_V2))
-    per_position = d.defines("K,V per position", S.kv_width * q_kv,
+    per_position = d.defines("K,V per position", arch.kv_width * q_kv,
                              "a key and a value of g heads (MLA: the latent r_KV and the shared rope key) at q_KV bytes each")
-    positions = d.defines("positions", b * get("serving.decode.context").dimensioned, "N_KV cached positions of each of b sequences")
-    states = d.defines("states", S.STATES, "each recurrent layer's convolution state (q_KV bytes) and recurrent state (fp32), "
-                       "read whole to update them")
+    d.concludes("serving.memory.kv.position")
+    positions = d.defines("positions", b * get("serving.decode.context").part, "N_KV cached positions of each of b sequences")
+    states = d.defines("states", l_mamba * _at("memory.state.mamba", q=q_kv) + l_ssd * _at("memory.state.mamba2", q=q_kv)
+                       + l_lru * _at("memory.state.rglru", q=q_kv) + l_gdn * _at("memory.state.gdn", q=q_kv),
+                       "each recurrent layer's convolution state (q_KV bytes) and recurrent state (fp32), read whole to "
+                       "update them")
+    d.concludes("serving.memory.states")
     total = d.defines("R_KV", positions * per_position + states, "each read once by the attention or the mixer")
     d.concludes("serving.decode.kv_read")
     d.defines("R_KV, no window", total.xreplace({l_win: 0}), "without windowed layers")
@@ -95,7 +100,7 @@ def kv_read() -> Derivation:
 def kv_read_expanded() -> Derivation:
     d = Derivation("serving.decode.kv_read.mla_expanded", "An MLA cache stored up-projected", (arch.DEEPSEEK_V2,))
     d.defines("per position", a * (arch.d_qk + d_v) * q_kv, "a heads of keys d_nope + d_rope and values d_v")
-    total = d.defines("R_KV^exp", b * get("serving.decode.context").dimensioned * a * (arch.d_qk + d_v) * q_kv,
+    total = d.defines("R_KV^exp", b * get("serving.decode.context").part * a * (arch.d_qk + d_v) * q_kv,
                       "over N_KV positions of b sequences")
     d.concludes("serving.decode.kv_read.mla_expanded")
     d.defines("R_KV^exp, no window", total.xreplace({l_win: 0, **NO_HYBRID}),
@@ -142,18 +147,22 @@ def mixers_step() -> Derivation:
     mamba = d.defines("S6 step", _at("flops.recurrent.mamba", s=1) - R.d_ssm * conv * (one - S.UPDATED),
                       "Mamba's forward of one token, the convolution over the 2 outputs of causal_conv1d_update (its k_conv "
                       "cached inputs and the new one, unpadded) instead of k_conv; the readout matmul [d_ssm, N]×[N, 1] stays")
+    d.concludes("serving.decode.flops.mamba")
     ssd = d.defines("SSD step", _at("flops.recurrent.mamba2", s=1) - _scan_at_one("flops.recurrent.mamba2", R.Q_ssd)
                     - R.xbc * conv * (one - S.UPDATED),
                     "Mamba-2's forward of one token less the terms of its chunked scan in Q (a lone token padded to a "
                     "chunk), the convolution over 2 outputs; what is left of the scan, 2b·d_ssm·N, is the step's readout "
                     "bmm [d_ssm/n, N]×[N, 1] per head")
+    d.concludes("serving.decode.flops.mamba2")
     lru = d.defines("LRU step", _at("flops.recurrent.rglru", s=1) - R.d_lru * conv * one,
                     "the recurrent block's forward of one token less its convolution: RecurrentGemma's step multiplies the "
                     "cached inputs by the taps and sums (no matmul)")
+    d.concludes("serving.decode.flops.rglru")
     gdn = d.defines("GDN step", _at("flops.recurrent.gdn", s=1) - _scan_at_one("flops.recurrent.gdn", R.Q_gdn)
                     - R.qkv_lin * conv * (one - S.UPDATED),
                     "the gated delta-net's forward of one token less its chunked products (the recurrent rule's decay, "
                     "update and readout are elementwise), the convolution over 2 outputs")
+    d.concludes("serving.decode.flops.gdn")
     d.defines("F_rec", l_mamba * mamba + l_ssd * ssd + l_lru * lru + l_gdn * gdn, "over the recurrent layers")
     d.concludes("serving.decode.flops.recurrent")
     return d
@@ -163,7 +172,7 @@ def decode_linear() -> Derivation:
     d = Derivation("serving.decode.flops.linear", "A decoding step's GEMMs", (S.FLOP_COUNTER,))
     proj = d.defines("projections", S.l_attn * _at("flops.decoder.attention.projections", s=1),
                      "Q, K, V, O (or MLA's) of b tokens in the l_attn attention layers")
-    rec = d.defines("mixers", get("serving.decode.flops.recurrent").dimensioned, "the recurrent mixers' one-token updates")
+    rec = d.defines("mixers", get("serving.decode.flops.recurrent").part, "the recurrent mixers' one-token updates")
     mlp = d.defines("MLPs", arch.l_mlp * _at("flops.decoder.mlp", s=1), "the dense MLPs (l − l_moe − l_nomlp layers)")
     moe = d.defines("MoE", l_moe * (_at("flops.decoder.experts", s=1) + _at("flops.decoder.shared_experts", s=1)
                                     + _at("flops.decoder.router", s=1) + _at("flops.decoder.moe_latent", s=1)),
@@ -175,7 +184,7 @@ def decode_linear() -> Derivation:
     d.concludes("serving.decode.flops.linear")
     d.equals("a forward of one token, less its attention, the mixers stepping", _at("flops.decoder.forward", s=1)
              - S.l_attn * _at("flops.decoder.attention.scores", s=1) - _forwards_at_one()
-             + get("serving.decode.flops.recurrent").dimensioned,
+             + get("serving.decode.flops.recurrent").part,
              "flops.decoder.forward at s = 1 without the attention scores of the lone token, each recurrent mixer's "
              "forward of one token replaced by its step", of="F_lin")
     return d
@@ -183,20 +192,20 @@ def decode_linear() -> Derivation:
 
 def decode_flops() -> Derivation:
     d = Derivation("serving.decode.flops", "One decoding step as transformers runs it", (S.FLOP_COUNTER, S.CACHE))
-    positions = get("serving.decode.context").dimensioned
-    d.defines("F_lin", get("serving.decode.flops.linear").dimensioned, "the GEMMs of the b new tokens")
+    positions = get("serving.decode.context").part
+    d.defines("F_lin", get("serving.decode.flops.linear").part, "the GEMMs of the b new tokens")
     d.defines("F_attn", b * positions * 2 * a * arch.score_width * u_flop,
               "QKᵀ and scores·V: 2·score_width FLOPs per head and cached position")
     d.defines("F_up", mla * b * (positions - S.l_attn) * 2 * r_kv * a * (d_nope + d_v) * u_flop,
               "MLA: every cached latent but the new one up-projected through W_UK and W_UV again (the new one's is "
               "among the projections)")
-    total = d.defines("F_dec", get("serving.decode.flops.linear").dimensioned + b * positions * 2 * a * arch.score_width * u_flop
+    total = d.defines("F_dec", get("serving.decode.flops.linear").part + b * positions * 2 * a * arch.score_width * u_flop
                       + mla * b * (positions - S.l_attn) * 2 * r_kv * a * (d_nope + d_v) * u_flop, "the step",
                       parts=("F_lin", "F_attn", "F_up"))
     d.concludes("serving.decode.flops")
     empty = d.defines("F_dec, nothing cached", total.xreplace({s_ctx: 1, l_win: 0}), "the first step with an empty cache")
     d.equals("a forward of one token, the mixers stepping", _at("flops.decoder.forward", s=1) - _forwards_at_one()
-             + get("serving.decode.flops.recurrent").dimensioned,
+             + get("serving.decode.flops.recurrent").part,
              "flops.decoder.forward at s = 1, each recurrent mixer's one-token forward replaced by its step")
     d.defines("F_dec, nothing cached, attention only", empty.xreplace({l_mamba: 0, l_ssd: 0, l_lru: 0, l_gdn: 0}),
               "no recurrent mixer (layers without a mixer or an MLP may remain)")
@@ -237,11 +246,11 @@ def experts_touched() -> Derivation:
 
 def params_read() -> Derivation:
     d = Derivation("serving.decode.params_read", "Parameters a decoding step reads", (arch.TRANSFORMERS, S.FEDUS))
-    total = d.defines("Ψ", get("params.decoder.total").dimensioned, "every parameter the model holds")
+    total = d.defines("Ψ", get("params.decoder.total").part, "every parameter the model holds")
     rows = d.defines("unread rows", (V - b) * d_emb * u_param, "the embedding lookup reads the b rows of the new tokens")
     head = d.defines("tied head", tied * V * d_emb * u_param, "a tied head reads the embedding's whole matrix again")
     positions = d.defines("unread positions", pos_table * (n_pos + o_pos - b) * h * u_param, "a position table: b rows too")
-    experts = d.defines("unread experts", l_moe * (E - E_hit) * get("params.decoder.expert").dimensioned,
+    experts = d.defines("unread experts", l_moe * (E - E_hit) * get("params.decoder.expert").part,
                         "of each MoE layer's E experts only the E_hit routed to")
     read = d.defines("Ψ_read", total - rows + head - positions - experts, "the rest is read once")
     d.concludes("serving.decode.params_read")
@@ -255,11 +264,11 @@ def params_read() -> Derivation:
 def weights_read() -> Derivation:
     d = Derivation("serving.decode.weights_read", "Weight bytes a decoding step reads", (S.ROOFLINE, S.GPTQ))
     tables = d.defines("Ψ_tables", (V + b) * d_emb * u_param, "the head's matrix and the b embedding rows")
-    rest = d.defines("Ψ_rest", get("serving.decode.params_read").dimensioned - tables, "everything else read")
+    rest = d.defines("Ψ_rest", get("serving.decode.params_read").part - tables, "everything else read")
     total = d.defines("R_w", q_w * rest + q_bf16 * tables, "the rest at q_Ψ, the tables in 16 bits")
     d.concludes("serving.decode.weights_read")
     d.defines("R_w, unquantized", total.xreplace({q_w: q_bf16}), "q_Ψ = 2")
-    d.equals("2 bytes a parameter", q_bf16 * get("serving.decode.params_read").dimensioned, "every parameter read is 2 bytes")
+    d.equals("2 bytes a parameter", q_bf16 * get("serving.decode.params_read").part, "every parameter read is 2 bytes")
     return d
 
 
@@ -289,7 +298,7 @@ def prefill_flops() -> Derivation:
 
 def prefill_causal() -> Derivation:
     d = Derivation("serving.prefill.flops.causal", "A prefill as a causal kernel computes it", (S.FLOP_COUNTER, arch.MISTRAL))
-    gemms = d.defines("F_GEMM", get("serving.prefill.flops").dimensioned - S.l_attn * _at("flops.decoder.attention.scores", s=s_in),
+    gemms = d.defines("F_GEMM", get("serving.prefill.flops").part - S.l_attn * _at("flops.decoder.attention.scores", s=s_in),
                       "the eager prefill without its attention layers' squares")
     per_pair = 2 * b * a * arch.score_width * u_flop  # QKᵀ and scores·V per query-key pair, over b sequences and a heads
     full = d.defines("F_full", per_pair * s_in * (s_in + 1) / 2, "a full layer: query i sees keys 1 … i")
@@ -308,7 +317,7 @@ def prefill_causal() -> Derivation:
 
 def prefill_masked() -> Derivation:
     d = Derivation("serving.prefill.flops.masked", "What a causal kernel skips, exactly", (S.FLOP_COUNTER, arch.MISTRAL))
-    d.defines("F_masked", get("serving.prefill.flops").dimensioned - get("serving.prefill.flops.causal").dimensioned,
+    d.defines("F_masked", get("serving.prefill.flops").part - get("serving.prefill.flops.causal").part,
               "the eager prefill minus the causal one")
     span = sp.Min(s_in, W)
     d.equals("closed form", 2 * b * a * arch.score_width * (S.l_attn * s_in * (s_in - 1) / 2
@@ -334,11 +343,11 @@ def weights_memory() -> Derivation:
 
 def kv_memory() -> Derivation:
     d = Derivation("serving.memory.kv", "Cache bytes per GPU", (S.CACHE, S.PAGED, S.MEGATRON_TP))
-    positions = d.defines("M_KV^positions", b * get("serving.decode.context").dimensioned * S.kv_width * q_kv,
+    positions = d.defines("M_KV^positions", b * get("serving.decode.context").part * S.kv_width * q_kv,
                           "the attention layers' N_KV positions of b sequences")
     states = d.defines("M_KV^states", S.STATES, "the recurrent layers' fixed states")
     d.defines("M_KV^replica", positions + states, "the replica's whole cache", parts=("M_KV^positions", "M_KV^states"))
-    d.equals("what a step reads", get("serving.decode.kv_read").dimensioned, aside=True,
+    d.equals("what a step reads", get("serving.decode.kv_read").part, aside=True,
              why="the cache of b sequences at context s_ctx holds what a step at that context reads (serving.decode.kv_read)")
     per_gpu = d.defines("M_KV", positions / (p * S.t_kv) + states / (p * t),
                         "each stage its own layers; the TP ranks split the g KV heads (at most g ways) and each holds MLA's "
@@ -379,16 +388,16 @@ def workspace() -> Derivation:
 def memory_total() -> Derivation:
     d = Derivation("serving.memory.per_gpu", "What one GPU holds", (S.VLLM,))
     d.defines("weights", M_w, "serving.memory.weights")
-    d.defines("cache", get("serving.memory.kv").dimensioned, "b sequences at context s_ctx")
+    d.defines("cache", get("serving.memory.kv").part, "b sequences at context s_ctx")
     d.defines("workspace", M_ws, "serving.memory.workspace")
-    d.defines("M", M_w + get("serving.memory.kv").dimensioned + M_ws, "together", parts=("weights", "cache", "workspace"))
+    d.defines("M", M_w + get("serving.memory.kv").part + M_ws, "together", parts=("weights", "cache", "workspace"))
     d.concludes("serving.memory.per_gpu")
     return d
 
 
 def max_batch() -> Derivation:
     d = Derivation("serving.memory.max_batch", "The KV wall: solve M(b) = M_GPU for b", (S.PAGED,))
-    memory = d.defines("M(b)", get("serving.memory.per_gpu").dimensioned, "linear in b: each sequence adds its cache")
+    memory = d.defines("M(b)", get("serving.memory.per_gpu").part, "linear in b: each sequence adds its cache")
     d.solves("b_max", solved_for(memory, M_gpu, b), "SymPy solves M(b) = M_GPU", unknown=b, target=M_gpu, of="M(b)")
     d.concludes("serving.memory.max_batch", of="b_max")
     return d
@@ -437,7 +446,7 @@ def _comms(tokens: sp.Expr) -> sp.Expr:
 
 def decode_step() -> Derivation:
     d = Derivation("serving.time.decode_step", "One decoding step on the roofline", (S.ROOFLINE, S.THAKUR, S.PP_SERIES))
-    compute = d.defines("T_F", (F_fwd + get("serving.decode.attention.flops").dimensioned) / (t * X * eta_dec),
+    compute = d.defines("T_F", (F_fwd + get("serving.decode.attention.flops").part) / (t * X * eta_dec),
                         "the GEMMs and the attention over the t GPUs of a stage at η_dec of peak; the stages in series")
     memory = d.defines("T_B", R_w / (t * W_mem * eta_hbm) + b * N_kv * S.kv_width * q_kv / (S.t_kv * W_mem * eta_hbm)
                        + S.STATES / (t * W_mem * eta_hbm), "the weights over t GPUs, the cache over its min(t, g) shards, "
@@ -461,7 +470,7 @@ def prefill_time() -> Derivation:
     comms = d.defines("T_comm", _comms(b * s_in), "all-reduces of b·s_in·h·q bytes, stage hops")
     total = d.defines("T_pf", compute + memory + fixed + comms, "added", parts=("T_F", "T_B", "T_L", "T_comm"))
     d.concludes("serving.time.prefill")
-    bound = {R_w: 0, tau_L: 0, t: 1, p: 1, eta_pf: 1, F_fwd: b * s_in * c_step * get("flops.inference.per_token").dimensioned}
+    bound = {R_w: 0, tau_L: 0, t: 1, p: 1, eta_pf: 1, F_fwd: b * s_in * c_step * get("flops.inference.per_token").part}
     d.defines("T_pf, compute only", total.xreplace(bound), "one GPU at peak, 2Ψ FLOPs per prompt token, nothing else")
     d.equals("the compute-bound latency", _at("inference.latency.compute_bound", n=1, b=b * s_in),
              "inference.latency.compute_bound for b·s_in tokens: a prefill is compute-bound where decoding is not")
@@ -480,7 +489,7 @@ def e2e() -> Derivation:
               "the positions the s_out − 1 steps read, one step at a time (no windowed layer)")
     d.equals("as serving.decode.context.sum", get("serving.decode.context.sum").dimensioned.xreplace({l_win: 0}),
              "SymPy's sum is the closed form of serving.decode.context.sum (which also covers windows)")
-    total = T_pf + steps * at_empty + slope * get("serving.decode.context.sum").dimensioned
+    total = T_pf + steps * at_empty + slope * get("serving.decode.context.sum").part
     d.defines("T_e2e", total, "the prefill, then Σ_j (T_dec(0) + slope·N_KV(s_in + j)) = s_out − 1 steps at an empty cache "
               "and the slope times Σ N_KV: the step is affine in N_KV")
     d.concludes("serving.time.e2e")
@@ -529,7 +538,7 @@ def continuous_step() -> Derivation:
 
 def continuous_batch() -> Derivation:
     d = Derivation("serving.batching.continuous", "Continuous batching's throughput", (S.ORCA,))
-    d.defines("R_cont", b * c_step / get("serving.batching.continuous.step").dimensioned, "b tokens per step")
+    d.defines("R_cont", b * c_step / get("serving.batching.continuous.step").part, "b tokens per step")
     d.concludes("serving.batching.continuous")
     return d
 
@@ -563,7 +572,7 @@ def speculative_tokens() -> Derivation:
 
 def speculative_speedup() -> Derivation:
     d = Derivation("serving.speculative.speedup", "The speed-up, with the draft's cost", (S.LEVIATHAN, S.MTP))
-    tokens = d.defines("tokens", get("serving.speculative.tokens").dimensioned / c_step, "per target step")
+    tokens = d.defines("tokens", get("serving.speculative.tokens").part / c_step, "per target step")
     cost = d.defines("cost", gamma_spec * c_draft + 1, "γ draft steps of c and one target step, in target steps")
     d.defines("S", tokens / cost, "tokens per unit of target-step time")
     d.concludes("serving.speculative.speedup")

@@ -105,14 +105,14 @@ def training_per_token() -> Derivation:
 
 def mfu_throughput() -> Derivation:
     d = Derivation("utilization.mfu.throughput", "MFU from a token throughput", (PALM,))
-    d.defines("MFU", R_tok * get("utilization.training_per_token").dimensioned / (n * X), "FLOP/s the tokens need over the peak of n chips")
+    d.defines("MFU", R_tok * get("utilization.training_per_token").part / (n * X), "FLOP/s the tokens need over the peak of n chips")
     d.concludes("utilization.mfu.throughput")
     return d
 
 
 def mfu_throughput_weights() -> Derivation:
     d = Derivation("utilization.mfu.throughput.weights", "MFU without self-attention, and the N behind PaLM's MT-NLG figures", (PALM, PALM_T3))
-    full = d.defines("MFU", R_tok * get("utilization.training_per_token").dimensioned / (n * X), "the MFU from a token throughput, 6Ψ + 12·l·a·d_head·s per token")
+    full = d.defines("MFU", R_tok * get("utilization.training_per_token").part / (n * X), "the MFU from a token throughput, 6Ψ + 12·l·a·d_head·s per token")
     weights = d.approximates(
         "MFU_weights",
         3 * c_flop * R_tok * P / (n * X),
@@ -142,7 +142,7 @@ def mfu_throughput_weights() -> Derivation:
 
 def hfu_remat() -> Derivation:
     d = Derivation("utilization.hfu.remat", "HFU of a partial rematerialization", (PALM, PALM_REMAT))
-    tok = d.defines("F_tok", get("utilization.training_per_token").dimensioned, "PaLM's training FLOPs per token, 6Ψ + 12·l·a·d_head·s")
+    tok = d.defines("F_tok", get("utilization.training_per_token").part, "PaLM's training FLOPs per token, 6Ψ + 12·l·a·d_head·s")
     fwd = d.defines("F_fwd", c_flop * P + 4 * l * a * d_head * s, "the forward alone: 2Ψ for the weights' GEMMs, 4·l·a·d_head·s for QKᵀ and scores·V")
     d.equals("F_tok/3", tok / 3, "a third of training: the backward computes the input and the weight gradients, two forwards' worth",
              of="F_fwd", aside=True)
@@ -155,7 +155,7 @@ def hfu_remat() -> Derivation:
 
 def remat_share() -> Derivation:
     d = Derivation("utilization.remat_share", "The rematerialized share a published MFU and HFU imply", (PALM_REMAT,))
-    hfu = d.defines("HFU", get("utilization.hfu.remat").dimensioned, "the HFU of a run that rematerializes a share f of its forward")
+    hfu = d.defines("HFU", get("utilization.hfu.remat").part, "the HFU of a run that rematerializes a share f of its forward")
     d.solves("f", solved_for(hfu, U_hw, f_remat), "SymPy solves HFU(f) = the published HFU for f", unknown=f_remat, target=U_hw, of="HFU")
     d.concludes("utilization.remat_share")
     return d
@@ -182,7 +182,7 @@ def throughput_gain() -> Derivation:
 
 def training_time_megatron() -> Derivation:
     d = Derivation("utilization.training_time.megatron", "Training time by Narayanan's Eq. 3", (NARAYANAN,))
-    per_iteration = get("flops.megatron").dimensioned
+    per_iteration = get("flops.megatron").part
     d.defines("T", per_iteration * (D / (B * s * c_token)) / (n * X_run), "D/(B·s) iterations of Eq. 3's FLOPs (one iteration with full recompute) at n·X_run FLOP/s")
     d.concludes("utilization.training_time.megatron")
     return d

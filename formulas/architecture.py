@@ -157,7 +157,7 @@ INDEXER_PER_POSITION = dsa * n_idx * (d_idx + 1)  # q·kᵀ of its n_idx heads a
 mla_attention = formula(
     "params.decoder.attention.mla",
     (q_lora * (h * r_q + r_q + r_q * a * d_qk) + (1 - q_lora) * h * a * d_qk
-    + h * (r_kv + d_rope) + r_kv + r_kv * a * (d_nope + d_v) + a * d_v * h) * u_param + indexer.dimensioned,
+    + h * (r_kv + d_rope) + r_kv + r_kv * a * (d_nope + d_v) + a * d_v * h) * u_param + indexer.part,
     "parameter",
     "one layer's multi-head latent attention from its ranks: queries h→r_Q (normed) →a·(d_nope + d_rope) or h→a·(d_nope + d_rope); "
     "the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h; "
@@ -169,7 +169,7 @@ attention = formula(
     "params.decoder.attention",
     ((1 - mla) * ((1 + attn_gate) * (h * a * d_head + b_q * a * d_head) + 2 * h * g * d_head + a * d_head * h + (b_k + b_v) * g * d_head
                   + b_o * h)
-     + qk_norm * 2 * d_head + qk_norm_full * (a + g) * d_head + sink * a) * u_param + mla * mla_attention.dimensioned,
+     + qk_norm * 2 * d_head + qk_norm_full * (a + g) * d_head + sink * a) * u_param + mla * mla_attention.part,
     "parameter",
     "one layer's attention: W_Q (h×a·d_head, twice that with an output gate), W_K and W_V (h×g·d_head), W_O (a·d_head×h), "
     "biases by switch; or MLA; plus q/k norms and one sink logit per head where the family has them",
@@ -238,7 +238,7 @@ cross_attention = formula(
 )
 layer = formula(
     "params.decoder.layer",
-    attention.dimensioned + cross_attention.dimensioned + mlp.dimensioned + norms.dimensioned,
+    attention.part + cross_attention.part + mlp.part + norms.part,
     "parameter",
     "one dense decoder layer: attention (and cross-attention where the family has it), MLP, norms",
     sources=[TRANSFORMERS],
@@ -247,8 +247,8 @@ layer = formula(
 )
 layer_moe = formula(
     "params.decoder.layer.moe",
-    attention.dimensioned + cross_attention.dimensioned + E * expert.dimensioned + router.dimensioned + shared_experts.dimensioned
-    + moe_latent.dimensioned + norms.dimensioned,
+    attention.part + cross_attention.part + E * expert.part + router.part + shared_experts.part
+    + moe_latent.part + norms.part,
     "parameter",
     "one mixture-of-experts layer: attention, E routed experts, router, shared experts, norms",
     sources=[TRANSFORMERS, FEDUS],
@@ -257,8 +257,8 @@ layer_moe = formula(
 )
 layer_active = formula(
     "params.decoder.layer.active",
-    attention.dimensioned + cross_attention.dimensioned + k * expert.dimensioned + router.dimensioned
-    + shared_experts.dimensioned + moe_latent.dimensioned + norms.dimensioned,
+    attention.part + cross_attention.part + k * expert.part + router.part
+    + shared_experts.part + moe_latent.part + norms.part,
     "parameter",
     "the parameters of one MoE layer that a token uses: k of the E routed experts, the shared ones and the router",
     sources=[TRANSFORMERS, FEDUS, MIXTRAL],
@@ -281,19 +281,17 @@ head = formula(
     sources=[TRANSFORMERS],
     symbol_latex=r"\Psi_{head}",
 )
-l_rec = l_mamba + l_ssd + l_lru + l_gdn  # layers with a recurrent mixer in place of attention
-l_attn = l - l_rec - l_noattn  # layers with attention
-l_mlp = l - l_moe - l_nomlp  # layers with a dense MLP
+from llm_formulas.formulas.symbols import l_attn, l_mlp, l_rec  # noqa: E402 - the layers by kind, where they are used
 HYBRID = Source("transformers", "hybrid decoder layers (Jamba, Nemotron-H, RecurrentGemma, Qwen3-Next; Mamba, Mamba-2)")
 MIXERS = at_most(l_mamba + l_ssd + l_lru + l_gdn + l_noattn, l)  # the layers without attention are some of the l
 CHANNELS = at_most(l_moe + l_nomlp, l)
 
 total = formula(
     "params.decoder.total",
-    embeddings.dimensioned + l_attn * attention.dimensioned + l * (cross_attention.dimensioned + norms.dimensioned)
-    + l_mamba * recurrent.mamba.dimensioned + l_ssd * recurrent.mamba2.dimensioned + l_lru * recurrent.rglru.dimensioned
-    + l_gdn * recurrent.gdn.dimensioned + l_mlp * mlp.dimensioned
-    + l_moe * (E * expert.dimensioned + router.dimensioned + shared_experts.dimensioned + moe_latent.dimensioned) + final_norm.dimensioned + head.dimensioned,
+    embeddings.part + l_attn * attention.part + l * (cross_attention.part + norms.part)
+    + l_mamba * recurrent.mamba.part + l_ssd * recurrent.mamba2.part + l_lru * recurrent.rglru.part
+    + l_gdn * recurrent.gdn.part + l_mlp * mlp.part
+    + l_moe * (E * expert.part + router.part + shared_experts.part + moe_latent.part) + final_norm.part + head.part,
     "parameter",
     "parameters of a decoder model: embeddings; attention in the layers that have it, a recurrent mixer (Mamba, Mamba-2, "
     "RG-LRU, gated delta-net) in the others; every layer's norms; a dense MLP or the experts, router and shared experts; "
@@ -306,10 +304,10 @@ total = formula(
 )
 active = formula(
     "params.decoder.active",
-    embeddings.dimensioned + l_attn * attention.dimensioned + l * (cross_attention.dimensioned + norms.dimensioned)
-    + l_mamba * recurrent.mamba.dimensioned + l_ssd * recurrent.mamba2.dimensioned + l_lru * recurrent.rglru.dimensioned
-    + l_gdn * recurrent.gdn.dimensioned + l_mlp * mlp.dimensioned
-    + l_moe * (k * expert.dimensioned + router.dimensioned + shared_experts.dimensioned + moe_latent.dimensioned) + final_norm.dimensioned + head.dimensioned,
+    embeddings.part + l_attn * attention.part + l * (cross_attention.part + norms.part)
+    + l_mamba * recurrent.mamba.part + l_ssd * recurrent.mamba2.part + l_lru * recurrent.rglru.part
+    + l_gdn * recurrent.gdn.part + l_mlp * mlp.part
+    + l_moe * (k * expert.part + router.part + shared_experts.part + moe_latent.part) + final_norm.part + head.part,
     "parameter",
     "parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E",
     sources=[TRANSFORMERS, FEDUS, MIXTRAL],
@@ -319,7 +317,7 @@ active = formula(
 )
 mtp = formula(
     "params.decoder.mtp",
-    n_mtp * ((3 * norm + 2 * h * h) * u_param + layer_moe.dimensioned),
+    n_mtp * ((3 * norm + 2 * h * h) * u_param + layer_moe.part),
     "parameter",
     "n_MTP multi-token-prediction modules, each two input norms, a 2h→h projection, one MoE layer and an output norm; "
     "the embedding and the output head are the main model's",
@@ -347,7 +345,7 @@ mla_projections = formula(
 )
 projections = formula(
     "flops.decoder.attention.projections",
-    (1 - mla) * 2 * b * s * h * d_head * ((2 + attn_gate) * a + 2 * g) * u_flop + mla * mla_projections.dimensioned,
+    (1 - mla) * 2 * b * s * h * d_head * ((2 + attn_gate) * a + 2 * g) * u_flop + mla * mla_projections.part,
     "FLOP",
     "one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head] (doubled with an output gate), two [bs,h]×[h,g·d_head], "
     "[bs,a·d_head]×[a·d_head,h] (or MLA's)",
@@ -456,7 +454,7 @@ router_forward = formula(
 )
 layer_forward = formula(
     "flops.decoder.layer.forward",
-    projections.dimensioned + scores.dimensioned + mlp_forward.dimensioned,
+    projections.part + scores.part + mlp_forward.part,
     "FLOP",
     "forward FLOPs of one dense decoder layer (norms, softmax, activations, rotary: no GEMM, not counted)",
     sources=[FLOP_COUNTER],
@@ -465,8 +463,8 @@ layer_forward = formula(
 )
 layer_forward_moe = formula(
     "flops.decoder.layer.forward.moe",
-    projections.dimensioned + scores.dimensioned + experts_forward.dimensioned + shared_forward.dimensioned + router_forward.dimensioned
-    + moe_latent_forward.dimensioned,
+    projections.part + scores.part + experts_forward.part + shared_forward.part + router_forward.part
+    + moe_latent_forward.part,
     "FLOP",
     "forward FLOPs of one MoE layer: attention, routed and shared experts, router",
     sources=[FLOP_COUNTER, FEDUS],
@@ -475,10 +473,10 @@ layer_forward_moe = formula(
 )
 layers_forward = formula(
     "flops.decoder.layers.forward",
-    l_attn * (projections.dimensioned + scores.dimensioned) + l_mamba * recurrent.mamba_forward.dimensioned
-    + l_ssd * recurrent.mamba2_forward.dimensioned + l_lru * recurrent.rglru_forward.dimensioned
-    + l_gdn * recurrent.gdn_forward.dimensioned + l_mlp * mlp_forward.dimensioned
-    + l_moe * (experts_forward.dimensioned + shared_forward.dimensioned + router_forward.dimensioned + moe_latent_forward.dimensioned),
+    l_attn * (projections.part + scores.part) + l_mamba * recurrent.mamba_forward.part
+    + l_ssd * recurrent.mamba2_forward.part + l_lru * recurrent.rglru_forward.part
+    + l_gdn * recurrent.gdn_forward.part + l_mlp * mlp_forward.part
+    + l_moe * (experts_forward.part + shared_forward.part + router_forward.part + moe_latent_forward.part),
     "FLOP",
     "forward FLOPs of all l layers (what full recomputation repeats): attention or a recurrent mixer, a dense MLP or the "
     "experts, as each layer has them",
@@ -505,7 +503,7 @@ logits = formula(
 )
 forward = formula(
     "flops.decoder.forward",
-    layers_forward.dimensioned + embedding_projections.dimensioned + logits.dimensioned,
+    layers_forward.part + embedding_projections.part + logits.part,
     "FLOP",
     "forward FLOPs of a decoder model for b sequences of s tokens",
     sources=[FLOP_COUNTER, BILIBILI],
@@ -528,7 +526,7 @@ indexer_forward = formula(
 )
 backward = formula(
     "flops.decoder.backward",
-    2 * (forward.dimensioned - l_attn * indexer_forward.dimensioned),
+    2 * (forward.part - l_attn * indexer_forward.part),
     "FLOP",
     "backward FLOPs: for each GEMM Y = XW, dX = dY·Wᵀ and dW = Xᵀ·dY",
     sources=[FLOP_COUNTER, BILIBILI],
@@ -541,7 +539,7 @@ backward = formula(
 )
 training = formula(
     "flops.decoder.training",
-    forward.dimensioned + backward.dimensioned,
+    forward.part + backward.part,
     "FLOP",
     "training FLOPs of one step: forward + backward (3× the forward, less twice a DSA indexer's)",
     sources=[FLOP_COUNTER, BILIBILI],
@@ -590,12 +588,12 @@ kv_window_layer = formula(
     sources=[CACHE, MISTRAL],
     symbol_latex=r"M_{KV}^{win}",
 )
-states = (l_mamba * recurrent.mamba_state.dimensioned + l_ssd * recurrent.mamba2_state.dimensioned
-          + l_lru * recurrent.rglru_state.dimensioned + l_gdn * recurrent.gdn_state.dimensioned)  # fixed-size, whatever s is
+states = (l_mamba * recurrent.mamba_state.part + l_ssd * recurrent.mamba2_state.part
+          + l_lru * recurrent.rglru_state.part + l_gdn * recurrent.gdn_state.part)  # fixed-size, whatever s is
 
 kv_decoder = formula(
     "memory.kv_cache.decoder",
-    (l_attn - l_win) * kv_full_layer.dimensioned + l_win * kv_window_layer.dimensioned + states,
+    (l_attn - l_win) * kv_full_layer.part + l_win * kv_window_layer.part + states,
     "byte",
     "the bytes transformers' DynamicCache holds after b sequences of s tokens: full attention layers s tokens, the l_win "
     "windowed ones W − 1, and the fixed-size state of each recurrent layer; layers without a mixer hold nothing",

@@ -22,6 +22,7 @@ import sympy as sp
 from llm_formulas.formulas.bibliography import Source  # noqa: F401 - formulas cite through the catalogue
 from llm_formulas.formulas import scope
 from llm_formulas.formulas.expressions import ExpressionError, as_expression, as_sympy
+from llm_formulas.formulas.parts import Part, PartAt, expand_parts, parts_of
 from llm_formulas.formulas.symbols import constant_values, did_you_mean, quantity, switch_defaults, table_order
 from llm_formulas.formulas.units import Unit, as_unit
 
@@ -52,6 +53,8 @@ class Condition:
         if self.predicate is not None and not isinstance(self.predicate, sp.logic.boolalg.Boolean):
             raise ExpressionError(f"a condition's predicate is a SymPy relation (sympy.Le(W, s), divides(t, a)), "
                                   f"not {type(self.predicate).__name__}")
+        if self.predicate is not None:  # a part in a predicate is tested by its expansion
+            object.__setattr__(self, "predicate", expand_parts(self.predicate))
 
     def holds(self, values: dict[sp.Symbol, sp.Basic]) -> bool | None:
         """True/False when every symbol of the predicate has a value, else None."""
@@ -99,8 +102,10 @@ class Formula:
 
     ``expr`` is plain SymPy, free of units: constants are their values and unit marks are 1, so
     ``expr.subs(h, 768)`` is a number or an expression in the other inputs. The unit is the separate
-    attribute ``unit``. ``dimensioned`` is the same expression as written, with its unit marks
-    (``u_param``, ``c_flop``, ...) and constants kept as symbols: what dimensional analysis reads.
+    attribute ``unit``. ``dimensioned`` is the same expression with its unit marks (``u_param``, ``c_flop``,
+    ...) and constants kept as symbols: what dimensional analysis reads. ``composed`` is the formula as
+    written, its catalogue parts named (``Ψ_emb + l·Ψ_layer + Ψ_head``, formulas.parts): what it prints;
+    ``dimensioned`` is that with every part expanded, so ``expr`` (= ``expanded``) is what it computes.
     """
 
     id: str
@@ -113,9 +118,33 @@ class Formula:
     symbol_latex: str = ""
     notes: str = ""
     catalogue: "Catalogue | None" = field(default=None, compare=False, repr=False)  # None: the built-in one
+    composed: sp.Expr | None = None  # None: the formula names no part, composed is dimensioned
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "dimensioned", distinct(self.dimensioned))
+        if self.composed is None:
+            object.__setattr__(self, "composed", self.dimensioned)
+        object.__setattr__(self, "dimensioned", distinct(expand_parts(self.dimensioned)))
+
+    @cached_property
+    def part(self) -> Part:
+        """This formula as one named term of another (``embeddings.part + l * layer.part``)."""
+        return Part(self)
+
+    def at(self, **values: object) -> PartAt:
+        """This formula at given values of some inputs, as a named term of another (``logits.at(s=1)``)."""
+        from llm_formulas.formulas.symbols import resolve
+
+        return PartAt(self, {resolve(name): as_expression(value) for name, value in values.items()})
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The ids of the catalogue formulas this one names directly."""
+        return tuple(dict.fromkeys(part.formula.id for part in parts_of(self.composed)))
+
+    @property
+    def expanded(self) -> sp.Expr:
+        """Every part spelled out: the expression the formula computes (``expr``)."""
+        return self.expr
 
     @cached_property
     def expr(self) -> sp.Expr:
@@ -214,11 +243,11 @@ class Catalogue:
     # --- formulas ---------------------------------------------------------------
     def formula(self, id: str, expr: sp.Expr, unit: Unit | str, meaning: str, *, sources: Iterable[Source],
                 conditions: Iterable[Condition] = (), related: Iterable[str] = (), symbol_latex: str = "",
-                notes: str = "", replace: bool = False) -> Formula:
-        """Register a formula here; its unit is checked against its expression at once."""
+                notes: str = "", replace: bool = False, composed: sp.Expr | None = None) -> Formula:
+        """Register a formula here; its unit is checked against its expression at once (``formula`` for ``composed``)."""
         with self:
             return _register(self, id, expr, unit, meaning, sources=sources, conditions=conditions, related=related,
-                             symbol_latex=symbol_latex, notes=notes, replace=replace)
+                             symbol_latex=symbol_latex, notes=notes, replace=replace, composed=composed)
 
     def get(self, id: str) -> Formula:
         """The formula ``id``: this catalogue's, else its parent's, else the built-in one."""
@@ -309,13 +338,17 @@ def formula(
     symbol_latex: str = "",
     notes: str = "",
     replace: bool = False,
+    composed: sp.Expr | None = None,
 ) -> Formula:
     """Create and register a formula in the active catalogue (the built-in one unless a user's is entered).
 
+    ``expr`` may name other formulas (``embeddings.part + l * layer.part``): it is printed so and computed with
+    each part spelled out. ``composed`` is for a formula computed in another arrangement than it is read
+    (``sp.expand(Ψ − Ψ_q)``, so that terms cancel exactly): it is printed, and ``check`` proves it equal to ``expr``.
     The declared unit is checked against the expression's at once (a FLOP count declared in bytes is refused).
     """
     return _register(scope.active(), id, expr, unit, meaning, sources=sources, conditions=conditions, related=related,
-                     symbol_latex=symbol_latex, notes=notes, replace=replace)
+                     symbol_latex=symbol_latex, notes=notes, replace=replace, composed=composed)
 
 
 def _with_layer_kinds(conditions: tuple[Condition, ...], expr: sp.Expr) -> tuple[Condition, ...]:
@@ -326,7 +359,7 @@ def _with_layer_kinds(conditions: tuple[Condition, ...], expr: sp.Expr) -> tuple
 
 def _register(owner: Catalogue | None, id: str, expr: sp.Expr, unit: Unit | str, meaning: str, *,
               sources: Iterable[Source], conditions: Iterable[Condition], related: Iterable[str], symbol_latex: str,
-              notes: str, replace: bool) -> Formula:
+              notes: str, replace: bool, composed: sp.Expr | None = None) -> Formula:
     from llm_formulas.formulas.dimensions import check_declared_unit
 
     expr = as_expression(expr)  # a string is read by the project's grammar, never evaluated
@@ -335,15 +368,16 @@ def _register(owner: Catalogue | None, id: str, expr: sp.Expr, unit: Unit | str,
         if not isinstance(condition, Condition):
             raise ExpressionError(f"formula {id!r}: a condition is a Condition (divides(t, a), at_most(W, s)), "
                                   f"not {type(condition).__name__}")
-    for symbol in expr.free_symbols:
+    for symbol in expr.free_symbols - set(parts_of(expr)):
         quantity(symbol)  # every symbol must come from the table (or the user catalogue's own)
     entry = Formula(
         id=id,
         dimensioned=expr,
+        composed=expr if composed is None else as_expression(composed),
         unit=as_unit(unit),
         meaning=meaning,
         sources=tuple(sources),
-        conditions=_with_layer_kinds(conditions, expr),
+        conditions=_with_layer_kinds(conditions, expand_parts(expr)),
         related=tuple(related),
         symbol_latex=symbol_latex,
         notes=notes,

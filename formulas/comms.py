@@ -137,7 +137,7 @@ sp_sent = formula(
 )
 tp_per_iteration = formula(
     "comms.tp.per_iteration",
-    m * tp_per_microbatch.dimensioned,
+    m * tp_per_microbatch.part,
     "byte",
     "TP all-reduce volume per GPU per iteration of m micro-batches",
     sources=[TABLE4],
@@ -156,7 +156,7 @@ pp_per_microbatch = formula(
 )
 pp_per_iteration = formula(
     "comms.pp.per_iteration",
-    m * pp_per_microbatch.dimensioned,
+    m * pp_per_microbatch.part,
     "byte",
     "PP traffic between two neighbouring stages per iteration of m micro-batches",
     sources=[TABLE4],
@@ -165,7 +165,7 @@ pp_per_iteration = formula(
 )
 pp_interleaved = formula(
     "comms.pp.per_iteration.interleaved",
-    v * pp_per_iteration.dimensioned,
+    v * pp_per_iteration.part,
     "byte",
     "PP traffic per GPU per iteration with v interleaved model chunks per GPU: each micro-batch crosses v·p stage boundaries",
     sources=[NARAYANAN],

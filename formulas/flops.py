@@ -56,7 +56,7 @@ forward = formula(
 )
 backward = formula(
     "flops.backward",
-    2 * forward.dimensioned,
+    2 * forward.part,
     "FLOP",
     "backward FLOPs: a gradient for each GEMM's input and one for its weight",
     sources=[BILIBILI, LI],
@@ -65,7 +65,7 @@ backward = formula(
 )
 training = formula(
     "flops.training",
-    3 * forward.dimensioned,
+    3 * forward.part,
     "FLOP",
     "training FLOPs of one step: forward + backward",
     sources=[BILIBILI, LI],
@@ -74,7 +74,7 @@ training = formula(
 )
 training_recompute = formula(
     "flops.training.recompute",
-    4 * forward.dimensioned,
+    4 * forward.part,
     "FLOP",
     "training FLOPs of one step with full activation recomputation (the forward runs twice)",
     sources=[BILIBILI],

@@ -190,7 +190,7 @@ ATTENTION_LAYERS = Condition("a dense decoder whose every layer is attention and
 ATTENTION_NORMS = qk_norm * 2 * d_head + qk_norm_full * (a + g) * d_head + sink * a  # no Linear: no cast
 weight_casts = formula(
     "memory.amp.weight_casts",
-    q_bf16 * (l * (arch.attention.dimensioned + arch.mlp.dimensioned - ATTENTION_NORMS * u_param) + V * d_emb * u_param),
+    q_bf16 * (l * (arch.attention.part + arch.mlp.part - ATTENTION_NORMS * u_param) + V * d_emb * u_param),
     "byte",
     "autocast's bf16 copies of every nn.Linear weight of a dense model: the l layers' attention and MLP and the head "
     "(the embedding's and the norms' not), each saved for its layer's backward",
@@ -207,10 +207,20 @@ weight_casts = formula(
 norm = arch.norm  # one norm: a scale, and a shift for LayerNorm
 latent_projections = mla * (q_lora * (h * r_q + r_q) + h * (r_kv + d_rope) + r_kv)  # MLA's down projections and latent norms
 attention_whole = (1 - mla) * b_o * h + qk_norm * 2 * d_head + latent_projections  # an attention block's, kept whole
+kept_whole = formula(
+    "params.decoder.attention.whole",
+    attention_whole * u_param,
+    "parameter",
+    "what tensor parallelism keeps whole of one attention block: the row-parallel output projection's bias, the q and k "
+    "norms of d_head, MLA's down projections and latent norms",
+    sources=[DUPLICATED, ESTIMATOR],
+    related=["params.decoder.attention", "params.decoder.replicated"],
+    symbol_latex=r"\Psi_{attn}^{whole}",
+)
 cross_whole = x_attn * (b_o * h + norm)  # the cross-attention's output bias and its own norm
 replicated_dense = formula(
     "params.decoder.replicated",
-    arch.norms.dimensioned + (attention_whole + cross_whole + b_mlp * h) * u_param,
+    arch.norms.part + (attention_whole + cross_whole + b_mlp * h) * u_param,
     "parameter",
     "the parameters of a dense layer that tensor parallelism keeps whole on every rank: norms, the row-parallel "
     "biases of the output projection and fc2, q/k norms, MLA's down projections and latent norms, a cross-attention's "
@@ -221,7 +231,7 @@ replicated_dense = formula(
 )
 replicated_moe = formula(
     "params.decoder.replicated.moe",
-    arch.norms.dimensioned + (attention_whole + cross_whole + (sh_gate + moe_lat * b_mlp) * h) * u_param + arch.router.dimensioned,
+    arch.norms.part + (attention_whole + cross_whole + (sh_gate + moe_lat * b_mlp) * h) * u_param + arch.router.part,
     "parameter",
     "the parameters of a MoE layer kept whole on every TP rank: norms, the output projection's bias, q/k norms, MLA's "
     "down projections, a cross-attention's output bias and norm, the router, the shared-expert gate and a latent "
@@ -233,7 +243,7 @@ replicated_moe = formula(
 mixers_whole = formula(
     "params.recurrent.replicated",
     (l_ssd * b_ssm * h + l_gdn * d_vh) * u_param
-    + l_mamba * recurrent.mamba.dimensioned + l_lru * recurrent.rglru.dimensioned,
+    + l_mamba * recurrent.mamba.part + l_lru * recurrent.rglru.part,
     "parameter",
     "the parameters of a model's recurrent mixers that tensor parallelism keeps whole on every rank: a Mamba-2 "
     "out_proj's bias, the gated delta-net's output norm of one head (d_V, shared by the heads); Mamba (S6) and RG-LRU "
@@ -251,20 +261,20 @@ mixers_whole = formula(
 )
 # what params.decoder.total counts in the layers, the routed experts aside; whole: what TP keeps on every rank (latent
 # MoE projections split like an MLP's, the row-parallel fc2_latent_proj's bias whole)
-layer_parts = (arch.l_attn * arch.attention.dimensioned + l * (arch.cross_attention.dimensioned + arch.norms.dimensioned)
-               + l_mamba * recurrent.mamba.dimensioned + l_ssd * recurrent.mamba2.dimensioned
-               + l_lru * recurrent.rglru.dimensioned + l_gdn * recurrent.gdn.dimensioned + arch.l_mlp * arch.mlp.dimensioned
-               + l_moe * (arch.router.dimensioned + arch.shared_experts.dimensioned + arch.moe_latent.dimensioned))
-whole_layers = (l * (arch.norms.dimensioned + cross_whole * u_param) + arch.l_attn * attention_whole * u_param
-                + arch.l_mlp * b_mlp * h * u_param + l_moe * (arch.router.dimensioned + (sh_gate + moe_lat * b_mlp) * h * u_param)
-                + mixers_whole.dimensioned)
+layer_parts = (arch.l_attn * arch.attention.part + l * (arch.cross_attention.part + arch.norms.part)
+               + l_mamba * recurrent.mamba.part + l_ssd * recurrent.mamba2.part
+               + l_lru * recurrent.rglru.part + l_gdn * recurrent.gdn.part + arch.l_mlp * arch.mlp.part
+               + l_moe * (arch.router.part + arch.shared_experts.part + arch.moe_latent.part))
+whole_layers = (l * (arch.norms.part + cross_whole * u_param) + arch.l_attn * kept_whole.part
+                + arch.l_mlp * b_mlp * h * u_param + l_moe * (arch.router.part + (sh_gate + moe_lat * b_mlp) * h * u_param)
+                + mixers_whole.part)
 split_layers = layer_parts - whole_layers
-experts_of_layer = E * arch.expert.dimensioned
+experts_of_layer = E * arch.expert.part
 mtp_dense = n_mtp * (3 * norm * u_param + 2 * h * h * u_param / t
-                     + (arch.layer_moe.dimensioned - experts_of_layer - replicated_moe.dimensioned) / t
-                     + replicated_moe.dimensioned)
+                     + (arch.layer_moe.part - experts_of_layer - replicated_moe.part) / t
+                     + replicated_moe.part)
 token_embedding = V * d_emb * u_param
-embedding_extras = arch.embeddings.dimensioned - token_embedding  # position table, embedding norm, OPT's projections
+embedding_extras = arch.embeddings.part - token_embedding  # position table, embedding norm, OPT's projections
 MTP_EMBEDDING = Source("megatron-core", "models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; "
                        "transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, "
                        "final_layernorm)")
@@ -274,9 +284,31 @@ STAGE = [MEAN_LAYER, Condition("t_E divides t"), Condition("e divides E"), arch.
          WHOLE_MIXERS,
          Condition("n_MTP ≤ 1: the MTP modules' stage builds one embedding of its own (gpt_model.py L173, untied models)")]
 
+layers_unrouted = formula(
+    "params.decoder.layers.unrouted",
+    layer_parts,
+    "parameter",
+    "the parameters of the l layers but their routed experts: attention or a recurrent mixer, norms, dense MLPs, and in "
+    "the MoE layers the router and the shared experts (what params.decoder.total counts in its layers, E·Ψ_expert aside)",
+    sources=STAGE_SOURCES,
+    conditions=[arch.MOE_LAYERS, arch.MIXERS],
+    related=["params.decoder.total"],
+    symbol_latex=r"\Psi_{layers}^{\neg E}",
+)
+layers_whole = formula(
+    "params.stage.whole",
+    whole_layers,
+    "parameter",
+    "what tensor parallelism keeps whole on every rank of the l layers: norms, the output and MLP-down biases, latent "
+    "projections, q/k norms, routers and shared-expert gates, the recurrent mixers' unsplit parts",
+    sources=STAGE_SOURCES,
+    conditions=[arch.MOE_LAYERS, arch.MIXERS],
+    related=["params.decoder.replicated", "params.decoder.replicated.moe", "params.recurrent.replicated"],
+    symbol_latex=r"\Psi_{whole}",
+)
 stage_layers = formula(
     "params.stage.layers",
-    (split_layers / t + whole_layers) / p,
+    ((layers_unrouted.part - layers_whole.part) / t + layers_whole.part) / p,
     "parameter",
     "parameters of a stage's l/p layers one GPU holds, the routed experts aside: their projections 1/t, what TP "
     "replicates whole",
@@ -297,8 +329,8 @@ stage_layer_experts = formula(
 )
 first_dense = formula(
     "params.stage.first",
-    stage_layers.dimensioned + token_embedding / t + embedding_extras
-    + (1 - piped) * (arch.head.dimensioned / t + arch.final_norm.dimensioned + mtp_dense),
+    stage_layers.part + token_embedding / t + embedding_extras
+    + (1 - piped) * (arch.head.part / t + arch.final_norm.part + mtp_dense),
     "parameter",
     "parameters one GPU of the first pipeline stage holds, the routed experts aside: l/p layers (their projections 1/t, "
     "what TP replicates whole), the token embedding's 1/t and the position table; at p = 1 also the head, the final "
@@ -310,8 +342,8 @@ first_dense = formula(
 )
 last_dense = formula(
     "params.stage.last",
-    stage_layers.dimensioned + (tied * token_embedding + arch.head.dimensioned) / t
-    + arch.final_norm.dimensioned + mtp_dense + n_mtp * (1 - tied) * token_embedding / t,
+    stage_layers.part + (tied * token_embedding + arch.head.part) / t
+    + arch.final_norm.part + mtp_dense + n_mtp * (1 - tied) * token_embedding / t,
     "parameter",
     "parameters one GPU of the last pipeline stage (p > 1) holds, the routed experts aside: l/p layers, the head's 1/t "
     "(tied: Megatron Core's copy of the embedding), the final norm and the MTP modules with their own embedding's 1/t",

@@ -38,7 +38,7 @@ intensity = formula(
 )
 roofline = formula(
     "inference.roofline",
-    sp.Min(X, intensity.dimensioned * W_mem),
+    sp.Min(X, intensity.part * W_mem),
     "FLOP/second",
     "attainable FLOP/s of one GPU at intensity I: the lower of the compute roof X and the memory slope I·W_mem",
     sources=[WILLIAMS, LI_BOUND],
@@ -68,7 +68,7 @@ compute_bound = formula(
 )
 step_latency = formula(
     "inference.latency.step",
-    sp.Max(memory_bound.dimensioned, compute_bound.dimensioned),
+    sp.Max(memory_bound.part, compute_bound.part),
     "second",
     "time of one decoding step: the slower of reading the weights and doing the FLOPs",
     sources=[LI_BOUND, WILLIAMS],

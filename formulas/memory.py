@@ -525,25 +525,44 @@ DECODER_WHOLE = (8 + 2 * drop) * h + mla * MLA_LATENT  # per token, whole on eve
 SCORES = (2 + 3 * drop) * a * s**2 * b  # eager core: the softmax output, with dropout its mask and the dropped scores
 
 
-def _decoder_forms(prefix: str, whole, split, copies, title: str, notes: str, related: str, conditions) -> dict:
-    """The six per-GPU forms (eager, selective, flash; without and with sequence parallelism) of one layer kind:
-    ``whole`` bytes per token replicated over t ranks (split along s by SP), ``split`` split t ways, ``copies``
-    whole on every rank without SP (every rank routes all tokens) and t_E/t of them with it (the t/t_E ranks of one
-    expert-tensor-parallel group dispatch different tokens)."""
-    scores = SCORES / t
+def _token_bytes(prefix: str, title: str, whole, split, copies) -> tuple:
+    """The bytes per token of one layer kind, by how tensor parallelism holds them: ``whole`` on every rank (split
+    along s under SP), ``split`` t ways, ``copies`` (the dispatched expert copies) whole on every rank without SP."""
+    kinds = {"whole": (whole, "kept whole on every TP rank (split along s under sequence parallelism)", "whole"),
+             "split": (split, "split t ways by tensor parallelism (the heads' and the MLP's inner tensors)", "split"),
+             "copies": (copies, "of the k dispatched expert copies and their fp32 weights, whole on every TP rank without "
+                        "sequence parallelism", "copies")}
+    return tuple(
+        formula(f"{prefix}.{kind}", bytes_ * c_byte, "byte", f"activation bytes per token of one {title}, {words}",
+                sources=[KORTHIKANTI, MEGATRON_MOE, HF_MOE, DEEPSEEK_MLA], conditions=[], related=[f"{prefix}.{other}"
+                for other in kinds if other != kind and kinds[other][0] != 0],
+                symbol_latex=rf"a_{{{symbol}}}^{{{'moe' if copies != 0 else 'dec'}}}", notes=MEGATRON).part
+        if bytes_ != 0 else sp.Integer(0)
+        for kind, (bytes_, words, symbol) in kinds.items()
+    )
+
+
+def _decoder_forms(prefix: str, token_bytes: tuple, title: str, notes: str, related: str, conditions) -> dict:
+    """The six per-GPU forms (eager, selective, flash; without and with sequence parallelism) of one layer kind from
+    its ``token_bytes`` (``_token_bytes``: whole over t ranks, split along s by SP; split t ways; copies whole on every
+    rank without SP, every rank routing all tokens, and t_E/t of them with it, the t/t_E ranks of one
+    expert-tensor-parallel group dispatching different tokens)."""
+    whole, split, copies = token_bytes
+    scores = SCORES / t * c_byte
     shared = copies * t_e / t
+    flash = LSE / t * c_byte
     forms = {
         "tp": (s * b * (whole + copies + split / t) + scores, "tensor parallel"),
         "tp_sp": (s * b * (shared + (whole + split) / t) + scores, "tensor + sequence parallel"),
         "selective": (s * b * (whole + copies + split / t), "tensor parallel, selective recompute"),
         "selective_sp": (s * b * (shared + (whole + split) / t), "tensor + sequence parallel, selective recompute"),
-        "flash": (s * b * (whole + copies + split / t) + LSE / t, "tensor parallel, FlashAttention"),
-        "flash_sp": (s * b * (shared + (whole + split) / t) + LSE / t, "tensor + sequence parallel, FlashAttention"),
+        "flash": (s * b * (whole + copies + split / t) + flash, "tensor parallel, FlashAttention"),
+        "flash_sp": (s * b * (shared + (whole + split) / t) + flash, "tensor + sequence parallel, FlashAttention"),
     }
     return {
         mode: formula(
             f"{prefix}.{mode}",
-            expr * c_byte,
+            expr,
             "byte",
             f"activations of one {title} per GPU, {words}",
             sources=[KORTHIKANTI, MEGATRON_MOE, HF_MOE, DEEPSEEK_MLA, *([MIXTRAL, DEEPSEEK_MOE] if copies != 0 else [])]
@@ -557,22 +576,26 @@ def _decoder_forms(prefix: str, whole, split, copies, title: str, notes: str, re
     }
 
 
+DENSE_TITLE = "dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff)"
+MOE_TITLE = "mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh)"
 layer_decoder = _decoder_forms(
-    "memory.activations.layer.decoder", DECODER_WHOLE, ATTENTION_SPLIT + DENSE_MLP_SPLIT, sp.Integer(0),
-    "dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff)", DECODER,
-    "memory.activations.layer.general", GENERAL_TP,
+    "memory.activations.layer.decoder",
+    _token_bytes("memory.activations.token.decoder", DENSE_TITLE, DECODER_WHOLE, ATTENTION_SPLIT + DENSE_MLP_SPLIT,
+                 sp.Integer(0)),
+    DENSE_TITLE, DECODER, "memory.activations.layer.general", GENERAL_TP,
 )
 layer_moe = _decoder_forms(
-    "memory.activations.layer.decoder.moe", DECODER_WHOLE + MOE_ROUTER + MOE_LATENT, ATTENTION_SPLIT + MOE_SPLIT, MOE_COPIES,
-    "mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh)",
-    DECODER + MOE, "memory.activations.layer.decoder", MOE_TP,
+    "memory.activations.layer.decoder.moe",
+    _token_bytes("memory.activations.token.moe", MOE_TITLE, DECODER_WHOLE + MOE_ROUTER + MOE_LATENT, ATTENTION_SPLIT + MOE_SPLIT,
+                 MOE_COPIES),
+    MOE_TITLE, DECODER + MOE, "memory.activations.layer.decoder", MOE_TP,
 )
 
 # --- whole model ---------------------------------------------------------------------
 
 first_stage = formula(
     "memory.activations.1f1b",
-    l * layer_tp.dimensioned,
+    l * layer_tp.part,
     "byte",
     "activations on the first pipeline stage under 1F1B: p micro-batches of l/p layers, l layers' worth",
     sources=[KORTHIKANTI, BILIBILI],
@@ -583,7 +606,7 @@ first_stage = formula(
 )
 first_stage_interleaved = formula(
     "memory.activations.1f1b.interleaved",
-    l * layer_tp.dimensioned * (1 + (p - 1) / (p * v)),
+    l * layer_tp.part * (1 + (p - 1) / (p * v)),
     "byte",
     "activations on the first pipeline stage under interleaved 1F1B with v model chunks per GPU",
     sources=[KORTHIKANTI, NARAYANAN],
@@ -617,7 +640,7 @@ llama_002 = formula(
 )
 training_selective = formula(
     "memory.training.selective",
-    model_states.dimensioned + selective_001.dimensioned,
+    model_states.part + selective_001.part,
     "byte",
     "001's training memory: model states (16Ψ) plus the whole model's activations under selective recompute",
     sources=[LI],
@@ -656,7 +679,7 @@ kv_cache = formula(
 )
 inference = formula(
     "memory.inference",
-    q_bf16 * P + kv_cache.dimensioned + b * s * h * q,
+    q_bf16 * P + kv_cache.part + b * s * h * q,
     "byte",
     "inference footprint: 16-bit weights, the KV cache and the current layer's [b, s, h] activations",
     sources=[LI],
@@ -668,7 +691,7 @@ inference = formula(
 
 per_gpu = formula(
     "memory.per_gpu",
-    zero.dimensioned + first_stage.dimensioned,
+    zero.part + first_stage.part,
     "byte",
     "memory of the first pipeline stage's GPU: 16Ψ/(t·p) model states and l layers' worth of TP activations (1F1B)",
     sources=[BILIBILI, KORTHIKANTI],
@@ -679,7 +702,7 @@ per_gpu = formula(
 )
 headroom = formula(
     "memory.per_gpu.headroom",
-    M_gpu - per_gpu.dimensioned,
+    M_gpu - per_gpu.part,
     "byte",
     "memory left on a GPU of capacity M_GPU: the layout fits when this is ≥ 0",
     sources=[BILIBILI],
@@ -688,7 +711,7 @@ headroom = formula(
 )
 max_micro_batch = formula(
     "memory.max_micro_batch",
-    sp.floor((M_gpu - zero.dimensioned) / (first_stage.dimensioned / b)) * u_seq,
+    sp.floor((M_gpu - zero.part) / (first_stage.part / b)) * u_seq,
     "sequence",
     "the largest micro-batch whose activations fit beside the model states on the first pipeline stage",
     sources=[BILIBILI, KORTHIKANTI],

@@ -77,7 +77,7 @@ FLASH_CORE = Condition("the attention core is a fused (flash) kernel, as Megatro
 
 experts = formula(
     "params.ep.experts",
-    l_moe * E * arch.expert.dimensioned,
+    l_moe * E * arch.expert.part,
     "parameter",
     "parameters of the routed experts: E experts of width d_moe in each of the l_moe MoE layers (0 when dense)",
     sources=[arch.TRANSFORMERS, DEEPSPEED_MOE],
@@ -139,7 +139,7 @@ ep_per_layer = formula(
 )
 ep_per_layer_sp = formula(
     "comms.ep.per_layer.sp",
-    ep_per_layer.dimensioned / t,
+    ep_per_layer.part / t,
     "byte",
     "as comms.ep.per_layer with sequence parallelism: each tensor-parallel rank dispatches its s/(c·t) tokens",
     sources=[MEGATRON_MOE, GSHARD],
@@ -149,7 +149,7 @@ ep_per_layer_sp = formula(
 )
 ep_per_microbatch = formula(
     "comms.ep.per_microbatch",
-    l_moe / p * ep_per_layer.dimensioned,
+    l_moe / p * ep_per_layer.part,
     "byte",
     "EP bytes each GPU sends per micro-batch: its pipeline stage's share l_moe/p of the MoE layers",
     sources=[MEGATRON_MOE],
@@ -159,7 +159,7 @@ ep_per_microbatch = formula(
 )
 ep_per_microbatch_sp = formula(
     "comms.ep.per_microbatch.sp",
-    l_moe / p * ep_per_layer_sp.dimensioned,
+    l_moe / p * ep_per_layer_sp.part,
     "byte",
     "EP bytes each GPU sends per micro-batch with sequence parallelism",
     sources=[MEGATRON_MOE],
@@ -196,7 +196,7 @@ LSE = 4 * a * s * b / t * c_byte  # fp32 log-sum-exp per head and token, the fla
 
 cp_layer = formula(
     "memory.activations.layer.cp",
-    (mem.layer_general_selective.dimensioned + LSE).subs(s, s / c),
+    mem.layer_general_selective.at(s=s / c) + LSE.subs(s, s / c),
     "byte",
     "activations of one layer per GPU with context and tensor parallelism: s/c tokens, a flash attention core "
     "(Q, K, V, output, fp32 log-sum-exp), no s² tensor",
@@ -209,7 +209,7 @@ cp_layer = formula(
 )
 cp_layer_sp = formula(
     "memory.activations.layer.cp_sp",
-    (mem.layer_general_selective_sp.dimensioned + LSE).subs(s, s / c),
+    mem.layer_general_selective_sp.at(s=s / c) + LSE.subs(s, s / c),
     "byte",
     "activations of one layer per GPU with context, tensor and sequence parallelism (flash attention core)",
     sources=[MEGATRON_CP, RING, mem.KORTHIKANTI],
@@ -219,7 +219,7 @@ cp_layer_sp = formula(
 )
 cp_full = formula(
     "memory.activations.layer.cp.full_recompute",
-    mem.layer_full.dimensioned.subs(s, s / c),
+    mem.layer_full.at(s=s / c),
     "byte",
     "activations of one layer with context parallelism and full recompute: the 16-bit input of s/c tokens",
     sources=[MEGATRON_CP, mem.KORTHIKANTI],
@@ -229,7 +229,7 @@ cp_full = formula(
 )
 cp_full_sp = formula(
     "memory.activations.layer.cp.full_recompute_sp",
-    mem.layer_full_sp.dimensioned.subs(s, s / c),
+    mem.layer_full_sp.at(s=s / c),
     "byte",
     "activations of one layer with context and sequence parallelism and full recompute",
     sources=[MEGATRON_CP, mem.KORTHIKANTI],
@@ -253,7 +253,7 @@ cp_per_layer = formula(
 )
 cp_per_microbatch = formula(
     "comms.cp.per_microbatch",
-    l / p * cp_per_layer.dimensioned,
+    l / p * cp_per_layer.part,
     "byte",
     "ring-attention bytes each GPU sends per micro-batch for its pipeline stage's l/p layers",
     sources=[RING, MEGATRON_CP],

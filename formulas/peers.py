@@ -56,7 +56,17 @@ DENSE_ONLY = Condition("a dense model without multi-head latent attention")
 NORM = 1 + norm_bias  # its norm_size: 1 for RMSNorm, 2 for LayerNorm
 MLA_ATTENTION = (q_lora * r_q * (h + a * (d_nope + d_rope) + NORM) + (1 - q_lora) * h * a * (d_nope + d_rope)
                  + r_kv * (h + a * (d_nope + d_v) + NORM) + h * d_rope + a * d_v * h)  # L62–80
-ATTENTION = (1 - mla) * 2 * h * d_head * (a + g) + mla * MLA_ATTENTION  # L81–93: 2h²(1 + g/a)(q/h), q = a·d_head
+ATTENTION_COUNT = (1 - mla) * 2 * h * d_head * (a + g) + mla * MLA_ATTENTION  # L81–93: 2h²(1 + g/a)(q/h), q = a·d_head
+attention = formula(
+    "peers.megatron.attention",
+    ATTENTION_COUNT * u_param,
+    "parameter",
+    "Megatron-LM's estimator: one layer's attention parameters, 2h·d_head·(a + g) (its 2h²(1 + g/a)), or MLA's from its "
+    "ranks with their norms",
+    sources=[Source(ESTIMATOR, "theoretical_memory_usage.py L62–93")],
+    symbol_latex=r"\Psi_{attn}^{Megatron}",
+)
+ATTENTION = attention.part / u_param  # a count, as the estimator's groups add it
 DENSE_MLP = (2 + gated) * h * d_ff  # L103: 2·h·d_ff·(3/2 if swiglu)
 SHARED_MLP = (2 + gated) * h * d_sh  # L104
 ROUTED = (2 + gated) * h * d_moe * E  # L110–112, per MoE layer
@@ -68,9 +78,36 @@ REPLICATED = (LAYER_NORMS * (l - l_moe) + (LAYER_NORMS + ROUTER) * l_moe + NORM 
 EXPERTS = (ROUTED * l_moe / p + n_mtp * ROUTED) / (t_e * e)
 EXPERT_REPLICAS = t * d / (t_e * e)  # L205–212: world/(etp·ep·pp)
 
+ESTIMATOR_GROUPS = Source(ESTIMATOR, "theoretical_memory_usage.py L59–267")
+sharded = formula(
+    "peers.megatron.params.sharded",
+    SHARDED * u_param,
+    "parameter",
+    "Megatron-LM's estimator: the parameters its most loaded shard splits over the t TP ranks: l/p layers' attention and "
+    "dense MLPs (shared experts in MoE layers), one MTP block, the embedding, at p = 1 an untied head",
+    sources=[ESTIMATOR_GROUPS],
+    symbol_latex=r"T_{Megatron}",
+)
+replicated = formula(
+    "peers.megatron.params.replicated",
+    REPLICATED * u_param,
+    "parameter",
+    "Megatron-LM's estimator: the parameters every TP rank of its most loaded shard holds whole: the layers' norms and "
+    "routers, 1/p of the final norm, the MTP block's norms and router",
+    sources=[ESTIMATOR_GROUPS],
+    symbol_latex=r"R_{Megatron}",
+)
+experts = formula(
+    "peers.megatron.params.experts",
+    EXPERTS * u_param,
+    "parameter",
+    "Megatron-LM's estimator: the routed experts of its most loaded shard, over t_E·e ranks",
+    sources=[ESTIMATOR_GROUPS],
+    symbol_latex=r"X_{Megatron}",
+)
 megatron_params = formula(
     "peers.megatron.params",
-    (SHARDED / t + REPLICATED + EXPERTS) * u_param,
+    sharded.part / t + replicated.part + experts.part,
     "parameter",
     "Megatron-LM's estimator: the parameters of the most loaded shard (the first stage: l/p layers, one MTP block, the "
     "embedding; at p = 1 an untied head too)",
@@ -81,7 +118,7 @@ megatron_params = formula(
 )
 megatron_states = formula(
     "peers.megatron.states",
-    18 * c_byte * (SHARDED / t + REPLICATED + EXPERTS),
+    18 * c_byte * megatron_params.part / u_param,
     "byte",
     "Megatron-LM's estimator: weight and optimizer memory of the most loaded shard without the distributed optimizer, "
     "18 bytes per parameter (bf16 weight, fp32 main gradient, fp32 master weight, Adam's m and v)",
@@ -92,7 +129,7 @@ megatron_states = formula(
 )
 megatron_distopt = formula(
     "peers.megatron.states.distributed_optimizer",
-    c_byte * ((6 + 12 / d) * (SHARDED / t + REPLICATED) + (6 + 12 / EXPERT_REPLICAS) * EXPERTS),
+    c_byte * ((6 + 12 / d) * (sharded.part / t + replicated.part) + (6 + 12 / EXPERT_REPLICAS) * experts.part) / u_param,
     "byte",
     "Megatron-LM's estimator with --use-distributed-optimizer: 6 + 12/d bytes per parameter, the experts' over their "
     "t·d/(t_E·e) expert-data-parallel replicas",
@@ -126,17 +163,47 @@ megatron_activations_without_sp = formula(
     symbol_latex=r"A_{Megatron}^{no\,SP}",
 )
 CORE = (1 - mla) * 6 * a * d_head + mla * 3 * a * (d_nope + d_rope + d_v)  # per token pair: causal half of QKᵀ and ·V
-LINEAR_ATTENTION = (1 - mla) * (h * (a * d_head + 2 * g * d_head) + a * d_head * h) \
+FLOPS_SOURCE = Source(ESTIMATOR, "training.py L1009–1311 (transformer_flops)")
+LINEAR_ATTENTION_COUNT = (1 - mla) * (h * (a * d_head + 2 * g * d_head) + a * d_head * h) \
     + mla * (q_lora * r_q * (h + a * (d_nope + d_rope) + 1) + (1 - q_lora) * h * a * (d_nope + d_rope)
              + r_kv * (h + a * (d_nope + d_v) + 1) + h * d_rope + a * d_v * h)
+linear_attention = formula(
+    "peers.megatron.attention.linear",
+    LINEAR_ATTENTION_COUNT * u_param,
+    "parameter",
+    "the attention weights Megatron-LM's FLOP count multiplies per token: Q, K, V and O, or MLA's down and up "
+    "projections with one weight per latent norm channel",
+    sources=[FLOPS_SOURCE],
+    related=["peers.megatron.attention"],
+    symbol_latex=r"\Psi_{attn}^{F}",
+)
+LINEAR_ATTENTION = linear_attention.part / u_param  # a count, as the estimator multiplies it
+flops_linear = formula(
+    "peers.megatron.flops.linear",
+    6 * b * s * ((2 + gated) * h * d_ff * (l - l_moe) + (2 + gated) * h * (d_moe * k + d_sh) * l_moe + LINEAR_ATTENTION * l
+                 + n_mtp * (3 * h + 2 * h * h) + h * V * (n_mtp + 1)) * u_flop,
+    "FLOP",
+    "Megatron-LM's FLOPs of the weights for b sequences: 3 GEMMs (forward, wgrad, dgrad) of 2 FLOPs per multiply-add "
+    "for the MLPs, the k routed and the shared experts, the attention projections, one MTP head and the logits",
+    sources=[FLOPS_SOURCE],
+    symbol_latex=r"F_{Megatron}^{lin}",
+)
+flops_core = formula(
+    "peers.megatron.flops.core",
+    b * s**2 * l * CORE * u_flop,
+    "FLOP",
+    "Megatron-LM's FLOPs of the attention core for b sequences: QKᵀ and scores·V over the s² square, halved for the "
+    "causal mask, forward and backward",
+    sources=[FLOPS_SOURCE],
+    symbol_latex=r"F_{Megatron}^{core}",
+)
 megatron_flops = formula(
     "peers.megatron.flops",
-    (6 * b * s * ((2 + gated) * h * d_ff * (l - l_moe) + (2 + gated) * h * (d_moe * k + d_sh) * l_moe + LINEAR_ATTENTION * l
-                  + n_mtp * (3 * h + 2 * h * h) + h * V * (n_mtp + 1)) + b * s**2 * l * CORE) * u_flop,
+    flops_linear.part + flops_core.part,
     "FLOP",
     "Megatron-LM's num_floating_point_operations for b sequences: 3 GEMMs (forward, wgrad, dgrad) of 2 FLOPs per "
     "multiply-add for the MLPs, the attention projections, one MTP head and the logits; the s² core halved for the causal mask",
-    sources=[Source(ESTIMATOR, "training.py L1009–1311 (transformer_flops)")],
+    sources=[FLOPS_SOURCE],
     related=["flops.decoder.training"],
     symbol_latex=r"F_{Megatron}",
 )

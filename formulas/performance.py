@@ -135,7 +135,7 @@ gemm_efficiency = formula(
 
 def gemm(rows: sp.Expr, inner: sp.Expr, cols: sp.Expr) -> sp.Expr:
     """``perf.gemm.time`` at one shape."""
-    return gemm_time.dimensioned.xreplace({M_rows: rows, K_inner: inner, N_cols: cols})
+    return gemm_time.at(M_rows=rows, K_inner=inner, N_cols=cols)
 
 
 # --- one layer under t, per micro-batch -------------------------------------------------
@@ -157,9 +157,57 @@ elementwise_forward = ((tokens_per_rank * h * (10 * q + 2 * c_byte) + (2 + gated
 ring_allreduce = 2 * (t - 1) / t * tokens * h * q / W_tp  # one all-reduce of b·s·h·q over the TP ring
 allreduce_forward = 2 * (ring_allreduce + (1 + seq_par) * tau_k)  # 2 all-reduces (SP: 2 RS + 2 AG)
 
+gemms = formula(
+    "perf.layer.gemms",
+    layer_gemms,
+    "second",
+    "one layer's four GEMMs per micro-batch on one GPU under t: QKV [bs, h]·[h, (a + 2g)·d_head/t], the output "
+    "projection [bs, a·d_head/t]·[.., h], the MLP's up (and gate) and down with d_ff/t",
+    sources=[NVIDIA_GEMM, SHOEYBI],
+    conditions=[KERNEL],
+    related=["perf.gemm.time"],
+    symbol_latex=r"T_{GEMM}^{layer}",
+)
+eager_core = formula(
+    "perf.attention.eager",
+    attention_core,
+    "second",
+    "one layer's attention core without a fused kernel: QKᵀ and scores·V as batched GEMMs, the s² scores written and read "
+    "through HBM by the softmax and the dropout (and its 1-byte mask)",
+    sources=[KORTHIKANTI],
+    conditions=[KERNEL],
+    symbol_latex=r"T_{core}",
+)
+flash_core = formula(
+    "perf.attention.flash",
+    attention_flash,
+    "second",
+    "one layer's attention core as one FlashAttention kernel: the QKᵀ and scores·V FLOPs, Q, K, V and the output "
+    "through HBM once, no s² scores",
+    sources=[FLASH],
+    conditions=[KERNEL],
+    symbol_latex=r"T_{flash}",
+)
+elementwise = formula(
+    "perf.layer.elementwise",
+    elementwise_forward,
+    "second",
+    "one layer's element-wise kernels: two norms, two bias-dropout-adds (with their masks) and the activation, their "
+    "bytes at η_mem of the HBM bandwidth (norms and dropouts over s/t tokens under SP)",
+    sources=[KORTHIKANTI],
+    symbol_latex=r"T_{elem}",
+)
+ring = formula(
+    "perf.tp.allreduce",
+    ring_allreduce,
+    "second",
+    "one all-reduce of a layer's b·s·h·q output over the t ranks of a TP ring: 2(t − 1)/t of it over each link",
+    sources=[SHOEYBI, NCCL],
+    symbol_latex=r"T_{AR}",
+)
 tp_layer = formula(
     "perf.tp.layer",
-    allreduce_forward,
+    2 * (ring.part + (1 + seq_par) * tau_k),
     "second",
     "TP communication of one layer's forward per micro-batch: two all-reduces of b·s·h·q (with SP a reduce-scatter and an "
     "all-gather each), blocking; the backward has as many",
@@ -170,8 +218,8 @@ wgrad_qkv = gemm(tokens, h, (a + 2 * g) * d_head / t)  # the weight gradient of 
 wgrad_up = gemm(tokens, h, (1 + gated) * d_ff / t)  # and of the column-parallel MLP-up GEMM
 tp_backward = formula(
     "perf.tp.backward",
-    (1 - ovl_tp) * allreduce_forward
-    + ovl_tp * (sp.Max(ring_allreduce - wgrad_qkv, 0) + sp.Max(ring_allreduce - wgrad_up, 0) + 2 * (1 + seq_par) * tau_k),
+    (1 - ovl_tp) * tp_layer.part
+    + ovl_tp * (sp.Max(ring.part - wgrad_qkv, 0) + sp.Max(ring.part - wgrad_up, 0) + 2 * (1 + seq_par) * tau_k),
     "second",
     "TP communication of one layer's backward per micro-batch: the two input-gradient all-reduces of the column-parallel "
     "GEMMs, blocking, or (σ_TP^ovl = 1) each overlapped with that GEMM's weight-gradient computation: only what exceeds it is exposed",
@@ -181,7 +229,7 @@ tp_backward = formula(
 )
 layer_forward = formula(
     "perf.layer.forward",
-    layer_gemms + attention_forward + elementwise_forward + allreduce_forward,
+    gemms.part + (1 - flash) * eager_core.part + flash * flash_core.part + elementwise.part + tp_layer.part,
     "second",
     "one layer's forward per micro-batch on one GPU under t: GEMMs, attention core, element-wise work, TP all-reduces",
     sources=[NVIDIA_GEMM, FLASH, SHOEYBI, KORTHIKANTI],
@@ -191,8 +239,8 @@ layer_forward = formula(
 )
 layer_backward = formula(
     "perf.layer.backward",
-    2 * layer_gemms + attention_backward + 2 * elementwise_forward + tp_backward.dimensioned
-    + rc_full * layer_forward.dimensioned + rc_sel * recomputed_core,
+    2 * gemms.part + (1 - flash) * 2 * eager_core.part + flash * sp.Rational(5, 2) * flash_core.part
+    + 2 * elementwise.part + tp_backward.part + rc_full * layer_forward.part + rc_sel * (1 - flash) * eager_core.part,
     "second",
     "one layer's backward per micro-batch: two GEMMs per forward GEMM, the attention backward, twice the element-wise bytes, "
     "the two input-gradient all-reduces (blocking or overlapped), and the forward that recompute repeats (all of it, "
@@ -242,7 +290,7 @@ accumulate_time = formula(
 )
 stage_time = formula(
     "perf.stage.microbatch",
-    l / p * (layer_forward.dimensioned + layer_backward.dimensioned) + logits_time.dimensioned + p2p_time.dimensioned + accumulate_time.dimensioned,
+    l / p * (layer_forward.part + layer_backward.part) + logits_time.part + p2p_time.part + accumulate_time.part,
     "second",
     "one micro-batch's forward and backward on the slowest (last) stage: its l/p layers, the logits, the p2p messages and "
     "any fp32 gradient accumulation",
@@ -253,7 +301,7 @@ stage_time = formula(
 )
 pipeline_time = formula(
     "perf.pipeline",
-    (m + (p - 1) / v) * stage_time.dimensioned,
+    (m + (p - 1) / v) * stage_time.part,
     "second",
     "m micro-batches through p stages (1F1B, interleaved with v chunks): m + (p−1)/v slots of one micro-batch's stage time",
     sources=[NARAYANAN],
@@ -287,7 +335,7 @@ allreduce_dp = formula(
 )
 window_forward = formula(
     "perf.window.forward",
-    l / p * layer_forward.dimensioned,
+    l / p * layer_forward.part,
     "second",
     "one micro-batch's forward on one stage: the compute a prefetched all-gather hides under",
     sources=[DEEPSPEED],
@@ -296,7 +344,7 @@ window_forward = formula(
 )
 window_backward = formula(
     "perf.window.backward",
-    l / p * layer_backward.dimensioned,
+    l / p * layer_backward.part,
     "second",
     "one micro-batch's backward on one stage: the compute bucketed gradient collectives hide under",
     sources=[DDP, DEEPSPEED],
@@ -304,7 +352,7 @@ window_backward = formula(
     symbol_latex=r"\tau_{bwd}",
 )
 forward_window, backward_window = tau_fwd, tau_bwd  # the ZeRO formulas take the windows as inputs
-half = allreduce_dp.dimensioned / 2  # a reduce-scatter or an all-gather: half an all-reduce's bytes
+half = allreduce_dp.part / 2  # a reduce-scatter or an all-gather: half an all-reduce's bytes
 
 
 def _exposed(comm: sp.Expr, window: sp.Expr) -> sp.Expr:
@@ -318,7 +366,7 @@ def _reduced(comm: sp.Expr, window: sp.Expr) -> sp.Expr:
 
 
 zero_exposed = {
-    0: formula("perf.zero.stage0.exposed", _reduced(allreduce_dp.dimensioned, backward_window), "second",
+    0: formula("perf.zero.stage0.exposed", _reduced(allreduce_dp.part, backward_window), "second",
                "exposed DP time without ZeRO: the bucketed all-reduce beyond the last micro-batch's backward (σ_DP^ovl = 1), "
                "or all of it after the backward (0: Megatron-LM 2021, DeepSpeed's pipeline engine)",
                sources=[DDP, HIERARCHICAL, MEGATRON_2021, DEEPSPEED_PIPE], related=["perf.dp.allreduce"], symbol_latex=r"T_{DP}^{exp}"),

@@ -182,7 +182,7 @@ lora_layer = formula(
 )
 lora_total = formula(
     "params.lora.total",
-    l * lora_layer.dimensioned,
+    l * lora_layer.part,
     "parameter",
     "trainable LoRA parameters of the model: the targeted projections of every layer",
     sources=[HU, PEFT],
@@ -213,7 +213,7 @@ frozen = formula(
 )
 lora_training = formula(
     "memory.lora.states",
-    frozen.dimensioned + lora_states.dimensioned,
+    frozen.part + lora_states.part,
     "byte",
     "model states of LoRA/QLoRA fine-tuning: the frozen base and the adapters with their gradients and Adam states",
     sources=[HU, QLORA, PEFT],
@@ -289,10 +289,11 @@ kept = formula(
     conditions=list(arch.total.conditions),  # the decoder's layer counts: the MoE and hybrid layers are some of the l
     related=["params.quantized.linear", "params.decoder.total"],
     symbol_latex=r"\Psi_{16}",
+    composed=arch.total.part - quantized.part,
 )
 lora_per_gpu = formula(
     "memory.lora.states.per_gpu",
-    lora_training.dimensioned / (t * p),
+    lora_training.part / (t * p),
     "byte",
     "LoRA/QLoRA model states per GPU: the frozen base and the adapters split over t·p model-parallel ranks, "
     "replicated over the data-parallel ones",
@@ -314,7 +315,7 @@ adapters_forward = formula(
 )
 lora_forward = formula(
     "flops.lora.forward",
-    arch.forward.dimensioned + adapters_forward.dimensioned,
+    arch.forward.part + adapters_forward.part,
     "FLOP",
     "forward FLOPs of LoRA fine-tuning: the base model's and the adapters'",
     sources=[HU, arch.FLOP_COUNTER],
@@ -324,7 +325,7 @@ lora_forward = formula(
 )
 lora_backward = formula(
     "flops.lora.backward",
-    arch.forward.dimensioned + l * arch.scores.dimensioned + 2 * adapters_forward.dimensioned,
+    arch.forward.part + l * arch.scores.part + 2 * adapters_forward.part,
     "FLOP",
     "backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients "
     "of QKᵀ and scores·V, and both gradients of each adapter matrix",

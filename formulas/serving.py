@@ -45,7 +45,9 @@ import sympy as sp
 
 from llm_formulas.formulas import architecture as arch
 from llm_formulas.formulas.catalogue import Condition, Source, at_most, formula
+from llm_formulas.formulas.parts import expand_parts
 from llm_formulas.formulas.expressions import as_sympy
+from llm_formulas.formulas.symbols import t_kv  # noqa: F401 - serving's name for it (derivations read S.t_kv)
 from llm_formulas.formulas.symbols import (
     B_q, E, E_hit, F_fwd, F_pf, M_gpu, M_w, M_ws, N_kv, N_ssm, P, R_out, R_req, R_w, T_e2e, T_pf, T_tok, V, W, W_gpu,
     W_mem, W_pp, W_tp, X, a, alpha_acc, b, b_pf, c_draft, c_hour, c_rent, c_step, d_emb, d_ff, d_head, d_kh, d_lru, d_nope,
@@ -85,12 +87,34 @@ ENGINE = Condition("one kernel per GEMM, compute and memory time added (formulas
                    "once per forward, at η_HBM of the bandwidth")
 WINDOWED = at_most(l_win, arch.l_attn)  # the windowed layers are some of the attention layers
 l_attn = arch.l_attn  # layers with attention: l less the recurrent mixers (l_mamba + l_ssd + l_lru + l_gdn) and l_noattn
-STATES = arch.states.xreplace({q: q_kv})  # the recurrent layers' fixed states, convolution states at the cache's q_KV
 CACHED = Condition("a cached position holds values (2g·d_head, or r_KV + d_rope under MLA)",
                    sp.StrictGreaterThan(arch.kv_width, 0))
 STATE_SPLIT = Source("vllm", "MambaMixer, MambaMixer2: a mixer's channels and heads, and so its states, split over the TP ranks")
 
 # --- what one decoding step reads and computes ----------------------------------------------
+states = formula(
+    "serving.memory.states",
+    l_mamba * recurrent.mamba_state.at(q=q_kv) + l_ssd * recurrent.mamba2_state.at(q=q_kv)
+    + l_lru * recurrent.rglru_state.at(q=q_kv) + l_gdn * recurrent.gdn_state.at(q=q_kv),
+    "byte",
+    "the recurrent layers' fixed states of b sequences, whatever their context: each mixer's convolution state at the "
+    "cache's q_KV and its recurrent state in fp32",
+    sources=[recurrent.CACHE],
+    related=["memory.kv_cache.decoder"],
+    symbol_latex=r"M_{rec}",
+)
+STATES = states.part
+kv_position = formula(
+    "serving.memory.kv.position",
+    arch.kv_width * q_kv,
+    "byte",
+    "cache bytes of one position in one attention layer: a key and a value of g heads (MLA: the latent r_KV and the "
+    "shared rope key) at q_KV bytes each",
+    sources=[CACHE, arch.DEEPSEEK_V2],
+    conditions=[CACHED],
+    related=["serving.decode.kv_read"],
+    symbol_latex=r"m_{KV}",
+)
 
 kv_width = arch.kv_width  # values cached per token and layer: K and V of g heads, or MLA's latent and rope key
 ATTENTION_PER_POSITION = 2 * a * arch.score_width  # an eager layer's QKᵀ and scores·V FLOPs per cached position
@@ -107,7 +131,16 @@ context = formula(
 )
 
 steps = s_out - 1  # decoding steps after the prefill's first token
-below = sp.Min(sp.Max(W - s_in, 0), steps)  # steps whose context is still within the window
+below = formula(
+    "serving.decode.steps_in_window",
+    sp.Min(sp.Max(W - s_in, 0), steps),
+    "1",
+    "the decoding steps whose context is still within a window of W: W − s_in of them, none if the prompt fills it, at "
+    "most s_out − 1",
+    sources=[arch.MISTRAL],
+    related=["serving.decode.context.sum"],
+    symbol_latex=r"u",
+).part
 context_sum = formula(
     "serving.decode.context.sum",
     (l_attn - l_win) * (steps * s_in + steps * s_out / 2)
@@ -123,7 +156,7 @@ context_sum = formula(
 )
 kv_read = formula(
     "serving.decode.kv_read",
-    b * context.dimensioned * kv_width * q_kv + STATES,
+    b * context.part * kv_position.part + STATES,
     "byte",
     "cache bytes one decoding step reads: N_KV positions of each of b sequences, K and V of g heads each "
     "(MLA: the latent r_KV and the shared rope key), and the whole fixed state of every recurrent layer",
@@ -137,7 +170,7 @@ kv_read = formula(
 )
 kv_read_expanded = formula(
     "serving.decode.kv_read.mla_expanded",
-    b * context.dimensioned * a * (arch.d_qk + d_v) * q_kv,
+    b * context.part * a * (arch.d_qk + d_v) * q_kv,
     "byte",
     "the same for an MLA model whose engine caches the up-projected per-head keys a·(d_nope + d_rope) and values a·d_v",
     sources=[arch.DEEPSEEK_V2],
@@ -146,7 +179,7 @@ kv_read_expanded = formula(
 )
 kv_written = formula(
     "serving.decode.kv_written",
-    b * l_attn * kv_width * q_kv + STATES,
+    b * l_attn * kv_position.part + STATES,
     "byte",
     "cache bytes one decoding step writes: the new token's K and V (or latent) in every attention layer of b sequences, "
     "and every recurrent layer's state rewritten whole",
@@ -157,30 +190,67 @@ kv_written = formula(
 
 
 def _at(formula_id: str, **values: object) -> sp.Expr:
-    """A catalogue entry's dimensioned expression at given symbol values (one new token: s = 1)."""
+    """A catalogue entry at given symbol values (one new token: s = 1), as a named part."""
     from llm_formulas.formulas.catalogue import get
-    from llm_formulas.formulas.symbols import resolve
 
-    return get(formula_id).dimensioned.xreplace({resolve(name): as_sympy(v) for name, v in values.items()})
+    return get(formula_id).at(**values)
 
 
 UPDATED = 2  # outputs of causal_conv1d_update: the k_conv cached inputs and the new one, convolved without padding
+STEP_SOURCES = [FLOP_COUNTER, recurrent.TRANSFORMERS, recurrent.CACHE]
+mamba_step = formula(
+    "serving.decode.flops.mamba",
+    (2 * b * (2 * h * d_ssm + d_ssm * (r_dt + 2 * N_ssm) + r_dt * d_ssm + d_ssm * h)
+     + 2 * b * d_ssm * UPDATED * k_conv + 2 * b * d_ssm * N_ssm) * u_flop,
+    "FLOP",
+    "one Mamba (S6) layer's update of b new tokens: in_proj, x_proj, dt_proj and out_proj; the convolution over 2 "
+    "outputs of causal_conv1d_update; the state readout [d_ssm, N]×[N, 1]",
+    sources=STEP_SOURCES,
+    related=["flops.recurrent.mamba"],
+    symbol_latex=r"F_{dec}^{S6}",
+)
+mamba2_step = formula(
+    "serving.decode.flops.mamba2",
+    (2 * b * h * (2 * d_ssm + 2 * n_grp * N_ssm + n_ssmh) + 2 * b * d_ssm * h
+     + 2 * b * recurrent.xbc * UPDATED * k_conv + 2 * b * d_ssm * N_ssm) * u_flop,
+    "FLOP",
+    "one Mamba-2 (SSD) layer's update of b new tokens: in_proj and out_proj, the convolution over 2 outputs, the "
+    "readout bmm [d_ssm/n, N]×[N, 1] per head",
+    sources=STEP_SOURCES,
+    related=["flops.recurrent.mamba2"],
+    symbol_latex=r"F_{dec}^{SSD}",
+)
+rglru_step = formula(
+    "serving.decode.flops.rglru",
+    (2 * b * (2 * h * d_lru + d_lru * h) + 2 * 2 * b * d_lru * w_lru) * u_flop,
+    "FLOP",
+    "one Griffin recurrent block's update of b new tokens: its two input projections and output projection, the "
+    "RG-LRU's two block-diagonal gates (the convolution is a multiply-and-sum, no matmul)",
+    sources=STEP_SOURCES,
+    related=["flops.recurrent.rglru"],
+    symbol_latex=r"F_{dec}^{LRU}",
+)
+gdn_step = formula(
+    "serving.decode.flops.gdn",
+    (2 * b * h * (2 * n_kh * d_kh + 2 * n_vh * d_vh + 2 * n_vh) + 2 * b * n_vh * d_vh * h
+     + 2 * b * recurrent.qkv_lin * UPDATED * k_conv) * u_flop,
+    "FLOP",
+    "one gated delta-net layer's update of b new tokens: its projections and the convolution over 2 outputs (the "
+    "delta rule's state update and readout are elementwise)",
+    sources=STEP_SOURCES,
+    related=["flops.recurrent.gdn"],
+    symbol_latex=r"F_{dec}^{GDN}",
+)
 mixers_step = formula(
     "serving.decode.flops.recurrent",
-    l_mamba * (2 * b * (2 * h * d_ssm + d_ssm * (r_dt + 2 * N_ssm) + r_dt * d_ssm + d_ssm * h)
-               + 2 * b * d_ssm * UPDATED * k_conv + 2 * b * d_ssm * N_ssm) * u_flop
-    + l_ssd * (2 * b * h * (2 * d_ssm + 2 * n_grp * N_ssm + n_ssmh) + 2 * b * d_ssm * h
-               + 2 * b * recurrent.xbc * UPDATED * k_conv + 2 * b * d_ssm * N_ssm) * u_flop
-    + l_lru * (2 * b * (2 * h * d_lru + d_lru * h) + 2 * 2 * b * d_lru * w_lru) * u_flop
-    + l_gdn * (2 * b * h * (2 * n_kh * d_kh + 2 * n_vh * d_vh + 2 * n_vh) + 2 * b * n_vh * d_vh * h
-               + 2 * b * recurrent.qkv_lin * UPDATED * k_conv) * u_flop,
+    l_mamba * mamba_step.part + l_ssd * mamba2_step.part + l_lru * rglru_step.part + l_gdn * gdn_step.part,
     "FLOP",
     "the recurrent mixers' one-token update in a decoding step, as FlopCounterMode counts transformers' step path: "
     "each mixer's projections of the b new tokens; the convolution over its k_conv cached inputs and the new one "
     "(causal_conv1d_update: 2 outputs of k_conv taps; RecurrentGemma's multiply-and-sum: no matmul); Mamba's and "
     "Mamba-2's state readout [d_ssm, N]×[N, 1]; the RG-LRU's two block-diagonal gates; the gated delta rule's state "
     "update and readout are elementwise (not counted)",
-    sources=[FLOP_COUNTER, recurrent.TRANSFORMERS, recurrent.CACHE],
+    sources=STEP_SOURCES,
     conditions=[arch.MIXERS],
     related=["flops.recurrent.mamba", "flops.recurrent.mamba2", "flops.recurrent.rglru", "flops.recurrent.gdn"],
     notes="transformers' step path differs from a forward of one token (flops.recurrent.* at s = 1): that pads the "
@@ -194,7 +264,7 @@ decode_linear = formula(
     l_attn * _at("flops.decoder.attention.projections", s=1) + arch.l_mlp * _at("flops.decoder.mlp", s=1)
     + l_moe * (_at("flops.decoder.experts", s=1) + _at("flops.decoder.shared_experts", s=1) + _at("flops.decoder.router", s=1)
                + _at("flops.decoder.moe_latent", s=1))
-    + mixers_step.dimensioned + _at("flops.decoder.embedding_projections", s=1) + _at("flops.decoder.logits", s=1),
+    + mixers_step.part + _at("flops.decoder.embedding_projections", s=1) + _at("flops.decoder.logits", s=1),
     "FLOP",
     "a decoding step's GEMMs without its attention over the cache: every attention layer's projections, the recurrent "
     "mixers' one-token updates, dense MLPs, routed (k per token) and shared experts, routers and latent projections, and the logits, for b "
@@ -206,8 +276,8 @@ decode_linear = formula(
 )
 decode_flops = formula(
     "serving.decode.flops",
-    decode_linear.dimensioned + b * context.dimensioned * ATTENTION_PER_POSITION * u_flop
-    + mla * b * (context.dimensioned - l_attn) * 2 * r_kv * a * (d_nope + d_v) * u_flop,
+    decode_linear.part + b * context.part * ATTENTION_PER_POSITION * u_flop
+    + mla * b * (context.part - l_attn) * 2 * r_kv * a * (d_nope + d_v) * u_flop,
     "FLOP",
     "one decoding step at context s_ctx as transformers runs it with a DynamicCache (eager attention): the GEMMs, "
     "QKᵀ and scores·V over N_KV cached positions per sequence, and for MLA the up-projection of the cached latents "
@@ -243,13 +313,12 @@ experts_touched = formula(
     symbol_latex=r"E_{hit}",
 )
 TABLES_READ = (V + b) * d_emb * u_param  # the head's whole matrix (its own or the tied one) and the b embedding rows
-HIT_LAYER = (E_hit * arch.expert.dimensioned + arch.router.dimensioned + arch.shared_experts.dimensioned
-             + arch.moe_latent.dimensioned)  # E_hit of E experts
-MIXERS_HELD = (l_mamba * recurrent.mamba.dimensioned + l_ssd * recurrent.mamba2.dimensioned + l_lru * recurrent.rglru.dimensioned
-               + l_gdn * recurrent.gdn.dimensioned)  # the recurrent mixers, each read whole
+HIT_LAYER = E_hit * arch.expert.part + arch.router.part + arch.shared_experts.part + arch.moe_latent.part  # E_hit of E experts
+MIXERS_HELD = (l_mamba * recurrent.mamba.part + l_ssd * recurrent.mamba2.part + l_lru * recurrent.rglru.part
+               + l_gdn * recurrent.gdn.part)  # the recurrent mixers, each read whole
 REST_READ = ((proj_emb * 2 * d_emb * h + pos_table * b * h + arch.head_bias * V) * u_param + arch.emb_norm * arch.norm * u_param
-             + l_attn * arch.attention.dimensioned + l * (arch.cross_attention.dimensioned + arch.norms.dimensioned) + MIXERS_HELD
-             + arch.l_mlp * arch.mlp.dimensioned + l_moe * HIT_LAYER + arch.final_norm.dimensioned)
+             + l_attn * arch.attention.part + l * (arch.cross_attention.part + arch.norms.part) + MIXERS_HELD
+             + arch.l_mlp * arch.mlp.part + l_moe * HIT_LAYER + arch.final_norm.part)
 params_read = formula(
     "serving.decode.params_read",
     TABLES_READ + REST_READ,
@@ -261,6 +330,8 @@ params_read = formula(
     conditions=[arch.MOE_LAYERS, arch.MIXERS, arch.CHANNELS, at_most(E_hit, E)],
     related=["params.decoder.total", "serving.decode.experts_touched"],
     symbol_latex=r"\Psi_{read}",
+    composed=arch.total.part - (V - b) * d_emb * u_param + tied * V * d_emb * u_param
+    - pos_table * (arch.n_pos + arch.o_pos - b) * h * u_param - l_moe * (E - E_hit) * arch.expert.part,
 )
 weights_read = formula(
     "serving.decode.weights_read",
@@ -272,6 +343,7 @@ weights_read = formula(
     conditions=[arch.MOE_LAYERS, at_most(E_hit, E)],
     related=["serving.decode.params_read"],
     symbol_latex=r"R_{w}",
+    composed=q_w * (params_read.part - TABLES_READ) + q_bf16 * TABLES_READ,
 )
 int4_bytes = formula(
     "serving.weights.int4",
@@ -302,7 +374,7 @@ prefill_flops = formula(
     related=["flops.decoder.forward", "serving.prefill.flops.causal"],
     symbol_latex=r"F_{pf}",
 )
-PREFILL_GEMMS = prefill_flops.dimensioned - l_attn * _at("flops.decoder.attention.scores", s=s_in)  # all but attention
+PREFILL_GEMMS = prefill_flops.part - l_attn * _at("flops.decoder.attention.scores", s=s_in)  # all but attention
 prefill_causal = formula(
     "serving.prefill.flops.causal",
     PREFILL_GEMMS + 2 * b * a * arch.score_width * ((l_attn - l_win) * pairs_full + l_win * pairs_window) * u_flop,
@@ -330,7 +402,6 @@ prefill_masked = formula(
 # --- memory and the KV wall --------------------------------------------------------------------
 
 TABLES = (2 - tied) * V * d_emb * u_param  # embedding and head matrices, kept 16-bit
-t_kv = (1 - mla) * sp.Min(t, g) + mla  # ways the cache is split over a stage's TP ranks (MLA's latent is whole on each)
 weights_memory = formula(
     "serving.memory.weights",
     (q_w * (P - TABLES) + q_bf16 * TABLES) / (t * p),
@@ -343,7 +414,7 @@ weights_memory = formula(
 )
 kv_memory = formula(
     "serving.memory.kv",
-    b * context.dimensioned * kv_width * q_kv / (p * t_kv) + STATES / (p * t),
+    b * context.part * kv_position.part / (p * t_kv) + STATES / (p * t),
     "byte",
     "cache bytes one GPU holds for b sequences of s_ctx tokens: each stage its layers, each TP rank min(t, g) of the "
     "g KV heads' share (MLA: the whole latent on every rank), and 1/t of each recurrent layer's fixed state",
@@ -354,7 +425,7 @@ kv_memory = formula(
 )
 kv_paged = formula(
     "serving.memory.kv.paged",
-    b * kv_width * q_kv * n_blk * ((l_attn - l_win) * sp.ceiling(s_ctx / n_blk) + l_win * sp.ceiling(sp.Min(s_ctx, W) / n_blk))
+    b * kv_position.part * n_blk * ((l_attn - l_win) * sp.ceiling(s_ctx / n_blk) + l_win * sp.ceiling(sp.Min(s_ctx, W) / n_blk))
     / (p * t_kv) + STATES / (p * t),
     "byte",
     "the same cache in whole blocks of n_blk tokens per sequence and attention layer (PagedAttention: vLLM's blocks of "
@@ -375,7 +446,7 @@ workspace = formula(
 )
 memory_total = formula(
     "serving.memory.per_gpu",
-    M_w + kv_memory.dimensioned + M_ws,
+    M_w + kv_memory.part + M_ws,
     "byte",
     "what one GPU holds while serving: its weights, its share of the cache of b sequences at context s_ctx, the workspace",
     sources=[Source("kwon2023", "§4"), VLLM],
@@ -383,7 +454,7 @@ memory_total = formula(
     related=["serving.memory.weights", "serving.memory.kv", "serving.memory.workspace"],
     symbol_latex=r"M_{serve}",
 )
-PER_SEQUENCE = context.dimensioned * kv_width * q_kv / (p * t_kv) + STATES.xreplace({b: 1}) / (p * t)  # one sequence's cache
+PER_SEQUENCE = context.part * kv_position.part / (p * t_kv) + states.at(b=1) / (p * t)  # one sequence's cache
 max_batch = formula(
     "serving.memory.max_batch",
     (M_gpu - M_w - M_ws) / PER_SEQUENCE * u_seq,
@@ -398,7 +469,7 @@ max_batch = formula(
 )
 max_context = formula(
     "serving.memory.max_context",
-    (((M_gpu - M_w - M_ws) - STATES / (p * t)) * p * t_kv / (b * kv_width * q_kv) - l_win * W) / (l_attn - l_win),
+    (((M_gpu - M_w - M_ws) - STATES / (p * t)) * p * t_kv / (b * kv_position.part) - l_win * W) / (l_attn - l_win),
     "1",
     "the longest context b sequences can reach: the full layers' cache grows with s_ctx, the windowed layers' stays at W, "
     "the recurrent states at their fixed size",
@@ -442,8 +513,8 @@ def _layer_comms(tokens: sp.Expr) -> sp.Expr:
 
 decode_step = formula(
     "serving.time.decode_step",
-    F_fwd / (t * X * eta_dec) + attention_engine.dimensioned / (t * X * eta_dec)
-    + R_w / (t * W_mem * eta_hbm) + b * N_kv * kv_width * q_kv / (t_kv * W_mem * eta_hbm) + STATES / (t * W_mem * eta_hbm)
+    F_fwd / (t * X * eta_dec) + attention_engine.part / (t * X * eta_dec)
+    + R_w / (t * W_mem * eta_hbm) + b * N_kv * kv_position.part / (t_kv * W_mem * eta_hbm) + STATES / (t * W_mem * eta_hbm)
     + l * tau_L + _layer_comms(b),
     "second",
     "one decoding step of a replica: the GEMMs' FLOPs F_fwd and the attention's at η_dec of the t GPUs' peak, the weights "
@@ -469,7 +540,7 @@ _step0 = decode_step.dimensioned.xreplace({N_kv: 0})  # a step at an empty cache
 _slope = sp.diff(decode_step.dimensioned, N_kv)  # what each cached position of every sequence adds
 e2e = formula(
     "serving.time.e2e",
-    T_pf + steps * _step0 + _slope * context_sum.dimensioned,
+    T_pf + steps * _step0 + _slope * context_sum.part,
     "second",
     "a batch's latency to its last token: the prefill, then s_out − 1 decoding steps at contexts s_in + 1, …, "
     "s_in + s_out − 1; the step is affine in N_KV, so the sum is s_out − 1 steps at an empty cache plus the slope "
@@ -478,6 +549,7 @@ e2e = formula(
     conditions=[ENGINE, WINDOWED, AT_LEAST_TWO],
     related=["serving.time.decode_step", "serving.decode.context.sum"],
     symbol_latex=r"T_{e2e}",
+    composed=T_pf + steps * decode_step.at(N_kv=context_sum.part / steps),
 )
 tpot = formula(
     "serving.time.tpot",
@@ -531,7 +603,7 @@ continuous_step = formula(
 )
 continuous_batch = formula(
     "serving.batching.continuous",
-    b * c_step / continuous_step.dimensioned,
+    b * c_step / continuous_step.part,
     "token/second",
     "output tokens per second of continuous batching in steady state: b tokens per step",
     sources=[Source("yu2022", "§3.1")],

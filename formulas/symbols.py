@@ -584,9 +584,21 @@ P_unit = declare("P_unit", r"\Psi_{unit}", "parameters gathered at once under Ze
                  source=Source("deepspeed-zero", "stage3.py, estimate_zero3_model_states_mem_needs: largest_layer_params"))
 
 
+# --- counts derived from the table's (printed by their own names: formulas/latex.py, ``abbreviated``) ------------
+l_rec = l_mamba + l_ssd + l_lru + l_gdn  # layers with a recurrent mixer in place of attention
+l_attn = l - l_rec - l_noattn  # layers with attention
+l_mlp = l - l_moe - l_nomlp  # layers with a dense MLP
+t_kv = (1 - mla) * sp.Min(t, g) + mla  # ways a stage's TP ranks split the KV cache (MLA's latent is whole on each)
+DERIVED_COUNTS: tuple[tuple[sp.Expr, sp.Symbol, str, str], ...] = (  # (count, its printed symbol, LaTeX, meaning)
+    (l_attn, sp.Symbol("l_attn"), r"l_{attn}", "layers with attention: l − l_S6 − l_SSD − l_LRU − l_GDN − l_∅mix"),
+    (l_mlp, sp.Symbol("l_mlp"), r"l_{mlp}", "layers with a dense MLP: l − l_moe − l_∅mlp"),
+    (t_kv, sp.Symbol("t_KV"), r"t_{KV}",
+     "ways a stage's TP ranks split the KV cache: min(t, g) KV-head shards, 1 under MLA (its latent is whole on each)"),
+)
+
 # ``from llm_formulas.formulas.symbols import *`` brings the table's symbols and its functions, nothing else
 # (E is the number of experts here, as in the sources' notation, not SymPy's Euler number).
 __all__ = sorted(name for name, value in list(globals().items())
                  if isinstance(value, sp.Symbol) and not name.startswith("_")) + [
-    "Quantity", "UnknownSymbol", "all_quantities", "constant", "constant_values", "declare", "declare_in",
+    "DERIVED_COUNTS", "Quantity", "UnknownSymbol", "all_quantities", "constant", "constant_values", "declare", "declare_in",
     "is_declared", "latex_names", "quantity", "resolve", "switch", "switch_defaults", "table_order"]

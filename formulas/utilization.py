@@ -96,7 +96,7 @@ training_per_token = formula(
 )
 mfu_throughput = formula(
     "utilization.mfu.throughput",
-    R_tok * training_per_token.dimensioned / (n * X),
+    R_tok * training_per_token.part / (n * X),
     "1",
     "model FLOPs utilization from a token throughput: R·(6Ψ + 12·l·a·d_head·s)/(n·X)",
     sources=[PALM],

@@ -45,8 +45,17 @@ def list_formulas() -> Result:
     return Result(rows, text)
 
 
-def show(formula_id: str, as_latex: bool) -> Result:
+def show(formula_id: str, as_latex: bool, expanded: bool = False, family: str | None = None) -> Result:
+    """A formula as composed of its named parts (``expanded``: every part spelled out), with its inputs, sources
+    and derivation; with ``family``, its own form at that family's switches (render/cli/family_command.py)."""
     import sympy as sp
+
+    if family is not None:
+        from llm_formulas.render.cli.family_command import show_family
+
+        if expanded:
+            raise InputError("--family prints the family's own closed form; it does not take --expanded")
+        return show_family(formula_id, family, as_latex)
 
     from llm_formulas.derivations.catalogue import derivation_of
     from llm_formulas.derivations.proof import valued
@@ -61,8 +70,9 @@ def show(formula_id: str, as_latex: bool) -> Result:
     steps = derivation.steps if derivation else []
     doc = {
         "id": formula.id,
-        "latex": formula_latex(formula),
+        "latex": formula_latex(formula, expanded=expanded),
         "expression": sp.sstr(valued(formula.expr)),
+        "parts": list(formula.parts),
         "unit": str(formula.unit),
         "meaning": formula.meaning,
         "inputs": [{"name": s.name, "meaning": quantity(s).meaning, "unit": str(quantity(s).unit)} for s in formula.inputs],
@@ -72,10 +82,10 @@ def show(formula_id: str, as_latex: bool) -> Result:
         "notes": formula.notes,
         "steps": [{"latex": step_latex(step, get), "claim": step.claim, "why": step.why} for step in steps],
     }
-    return Result(doc, _show_text(formula, doc, as_latex))
+    return Result(doc, _show_text(formula, doc, as_latex, expanded))
 
 
-def _show_text(formula: Formula, doc: dict, as_latex: bool) -> str:
+def _show_text(formula: Formula, doc: dict, as_latex: bool, expanded: bool) -> str:
     import sympy as sp
 
     from llm_formulas.derivations.catalogue import derivation_of
@@ -83,8 +93,13 @@ def _show_text(formula: Formula, doc: dict, as_latex: bool) -> str:
     from llm_formulas.formulas.catalogue import get
     from llm_formulas.derivations.latex import step_latex
 
-    body = doc["latex"] if as_latex else sp.pretty(valued(formula.expr), use_unicode=True)
+    from llm_formulas.formulas.latex import abbreviated
+
+    body = doc["latex"] if as_latex else sp.pretty(abbreviated(valued(formula.expr if expanded else formula.composed)),
+                                                   use_unicode=True)
     lines = [f"{formula.id} — {formula.meaning}", f"unit: {formula.unit}", "", body, ""]
+    if formula.parts and not expanded:
+        lines += ["parts (show ID each; --expanded spells them out): " + ", ".join(formula.parts), ""]
     needed = {s.name for s in formula.required}
     lines.append("inputs: " + ", ".join(f"{i['name']} ({i['meaning']})" for i in doc["inputs"] if i["name"] in needed))
     under_switch = [i["name"] for i in doc["inputs"] if i["name"] not in needed and i["name"] not in doc["defaults"]]
@@ -306,9 +321,13 @@ def _check(args) -> Result:
 
 def register(add_command) -> None:
     add_command("list", "list every formula with its unit and inputs", lambda args: list_formulas())
-    shown = add_command("show", "show a formula, its inputs, sources and derivation steps", lambda args: show(args.id, args.latex))
+    shown = add_command("show", "show a formula, its inputs, sources and derivation steps",
+                        lambda args: show(args.id, args.latex, args.expanded, args.family))
     shown.add_argument("id", help="formula id, e.g. params.total")
+    shown.add_argument("--family", metavar="FAMILY", help="the formula at one family's switches, e.g. llama (its own form)")
     shown.add_argument("--latex", action="store_true", help="print the formula as LaTeX")
+    shown.add_argument("--expanded", action="store_true",
+                       help="spell out every named part (by default a formula built from others names them)")
     evaluated = add_command(
         "eval",
         "evaluate a formula exactly: llm-formulas eval params.total l=12 h=768 V=50257 s=1024",

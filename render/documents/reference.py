@@ -317,13 +317,13 @@ def step_print(step: Step, tex: str) -> str:
         return (r"\begin{gathered}\text{claimed: }" + block(step.expr) + r" \\ \neq " + block(step.correct)
                 + r"\end{gathered}")
     if step.claim == "bounds":
-        return broken(label_latex(step.reference), r"\le" if step.direction == "upper" else r"\ge", step.expr)
+        return broken(label_latex(step.reference), r"\le" if step.direction == "upper" else r"\ge", step.displayed)
     if step.claim == "concludes":
         target = get(step.formula_id)
         lhs = target.symbol_latex or r"\mathrm{" + target.id.replace("_", r"\_") + "}"
-        return broken(lhs, r"\equiv", target.expr) if not step.where else tex
+        return broken(lhs, r"\equiv", target.composed) if not step.where else tex
     relation = {"defines": ":=", "equals": "=", "solves": "=", "approximates": r"\approx"}[step.claim]
-    text = broken(label_latex(step.label), relation, step.expr)
+    text = broken(label_latex(step.label), relation, step.displayed)
     if step.claim == "approximates":
         error = broken(r"\text{relative error}", "", step.error)
         return r"\begin{gathered}" + text + r" \\ " + error + r"\end{gathered}"
@@ -339,7 +339,7 @@ def exact_value(value: sp.Basic, unit: str) -> str:
 
 def formula_mathml(formula: Formula) -> str:
     lhs = formula.symbol_latex or r"\mathrm{" + formula.id + "}"
-    return mm.math_block(mm.fragment_mathml(lhs), mm.relation("="), mm.expr_mathml(formula.expr), tex=formula_latex(formula))
+    return mm.math_block(mm.fragment_mathml(lhs), mm.relation("="), mm.expr_mathml(formula.composed), tex=formula_latex(formula))
 
 
 def step_mathml(step: Step, tex: str = "") -> str:
@@ -348,7 +348,7 @@ def step_mathml(step: Step, tex: str = "") -> str:
         return mm.math_block(mm.text("claimed: "), mm.expr_mathml(step.expr), mm.relation("≠"), mm.expr_mathml(step.correct), tex=tex)
     if step.claim == "concludes":
         target = get(step.formula_id)
-        parts = [mm.fragment_mathml(target.symbol_latex or r"\mathrm{" + target.id + "}"), mm.relation("≡"), mm.expr_mathml(target.expr)]
+        parts = [mm.fragment_mathml(target.symbol_latex or r"\mathrm{" + target.id + "}"), mm.relation("≡"), mm.expr_mathml(target.composed)]
         if step.where:
             parts.append(mm.text("  with "))
             for position, (symbol, value) in enumerate(step.where.items()):
@@ -358,11 +358,11 @@ def step_mathml(step: Step, tex: str = "") -> str:
         return mm.math_block(*parts, tex=tex)
     if step.claim == "bounds":
         return mm.math_block(
-            mm.fragment_mathml(label_latex(step.reference)), mm.relation("≤" if step.direction == "upper" else "≥"), mm.expr_mathml(step.expr),
+            mm.fragment_mathml(label_latex(step.reference)), mm.relation("≤" if step.direction == "upper" else "≥"), mm.expr_mathml(step.displayed),
             tex=tex,
         )
     relation = {"defines": ":=", "equals": "=", "solves": "=", "approximates": "≈"}[step.claim]
-    parts = [mm.fragment_mathml(label_latex(step.label)), mm.relation(relation), mm.expr_mathml(step.expr)]
+    parts = [mm.fragment_mathml(label_latex(step.label)), mm.relation(relation), mm.expr_mathml(step.displayed)]
     if step.claim == "approximates":
         parts += [mm.text("  (relative error "), mm.expr_mathml(step.error), mm.text(")")]
     return mm.math_block(*parts, tex=tex)

@@ -264,7 +264,7 @@ def flops_backward(b, s, h, l, V):
 
     flops.backward [FLOP] = 48*b*h**2*l*s*(V/(12*h*l) + 1 + s/(6*h))
 
-    LaTeX: F_{bwd} = 48 b h^{2} l s \left(\frac{V}{12 h l} + 1 + \frac{s}{6 h}\right)
+    LaTeX: F_{bwd} = 2 F_{fwd}
 
     Args:
         b: micro-batch size [1]
@@ -290,7 +290,7 @@ def flops_training(b, s, h, l, V):
 
     flops.training [FLOP] = 72*b*h**2*l*s*(V/(12*h*l) + 1 + s/(6*h))
 
-    LaTeX: F_{train} = 72 b h^{2} l s \left(\frac{V}{12 h l} + 1 + \frac{s}{6 h}\right)
+    LaTeX: F_{train} = 3 F_{fwd}
 
     Args:
         b: micro-batch size [1]
@@ -316,7 +316,7 @@ def flops_training_recompute(b, s, h, l, V):
 
     flops.training.recompute [FLOP] = 96*b*h**2*l*s*(V/(12*h*l) + 1 + s/(6*h))
 
-    LaTeX: F_{train}^{recompute} = 96 b h^{2} l s \left(\frac{V}{12 h l} + 1 + \frac{s}{6 h}\right)
+    LaTeX: F_{train}^{recompute} = 4 F_{fwd}
 
     Args:
         b: micro-batch size [1]
@@ -1255,12 +1255,84 @@ def memory_activations_layer_general_flash_sp(b, s, h, a, g, d_head, d_ff, t, *,
     return (4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t
 
 
+def memory_activations_token_decoder_whole(h, *, mla=0, q_lora=0, drop=1, r_q=None, r_kv=None, d_rope=None):
+    r"""activation bytes per token of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff), kept whole on every TP rank (split along s under sequence parallelism).
+
+    memory.activations.token.decoder.whole [byte] = h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv)
+
+    LaTeX: a_{whole}^{dec} = h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)
+
+    Args:
+        h: hidden size [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: activation bytes per token of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff), kept whole on every TP rank (split along s under sequence parallelism) [byte]
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
+    """
+    r_q = _gated('memory.activations.token.decoder.whole', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('memory.activations.token.decoder.whole', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.activations.token.decoder.whole', 'd_rope', d_rope, {'mla': (mla, 0)})
+    h = numpy.asarray(h, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    drop = numpy.asarray(drop, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    return h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv)
+
+
+def memory_activations_token_decoder_split(a, g, d_head, d_ff, *, gated=0, mla=0, glu_fused=0, d_rope=None, d_nope=None, d_v=None):
+    r"""activation bytes per token of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff), split t ways by tensor parallelism (the heads' and the MLP's inner tensors).
+
+    memory.activations.token.decoder.split [byte] = 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g)
+
+    LaTeX: a_{split}^{dec} = 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right)
+
+    Args:
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: activation bytes per token of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff), split t ways by tensor parallelism (the heads' and the MLP's inner tensors) [byte]
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
+    """
+    d_rope = _gated('memory.activations.token.decoder.split', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('memory.activations.token.decoder.split', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('memory.activations.token.decoder.split', 'd_v', d_v, {'mla': (mla, 0)})
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g)
+
+
 def memory_activations_layer_decoder_tp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel.
 
     memory.activations.layer.decoder.tp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
 
-    LaTeX: A_{dec}^{tp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + b s \left(h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right)}{t}\right)
+    LaTeX: A_{dec}^{tp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + b s \left(\frac{a_{split}^{dec}}{t} + a_{whole}^{dec}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1319,7 +1391,7 @@ def memory_activations_layer_decoder_tp_sp(b, s, h, a, g, d_head, d_ff, t, *, ga
 
     memory.activations.layer.decoder.tp_sp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
 
-    LaTeX: A_{dec}^{tp,sp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + \frac{b s \left(2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)\right)}{t}
+    LaTeX: A_{dec}^{tp,sp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + \frac{b s \left(a_{split}^{dec} + a_{whole}^{dec}\right)}{t}
 
     Args:
         b: micro-batch size [1]
@@ -1378,7 +1450,7 @@ def memory_activations_layer_decoder_selective(b, s, h, a, g, d_head, d_ff, t, *
 
     memory.activations.layer.decoder.selective [byte] = b*s*(h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
 
-    LaTeX: A_{dec}^{selective} = b s \left(h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right)}{t}\right)
+    LaTeX: A_{dec}^{selective} = b s \left(\frac{a_{split}^{dec}}{t} + a_{whole}^{dec}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1437,7 +1509,7 @@ def memory_activations_layer_decoder_selective_sp(b, s, h, a, g, d_head, d_ff, t
 
     memory.activations.layer.decoder.selective_sp [byte] = b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
 
-    LaTeX: A_{dec}^{selective,sp} = \frac{b s \left(2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)\right)}{t}
+    LaTeX: A_{dec}^{selective,sp} = \frac{b s \left(a_{split}^{dec} + a_{whole}^{dec}\right)}{t}
 
     Args:
         b: micro-batch size [1]
@@ -1496,7 +1568,7 @@ def memory_activations_layer_decoder_flash(b, s, h, a, g, d_head, d_ff, t, *, ga
 
     memory.activations.layer.decoder.flash [byte] = 4*a*b*s/t + b*s*(h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
 
-    LaTeX: A_{dec}^{flash} = \frac{4 a b s}{t} + b s \left(h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right)}{t}\right)
+    LaTeX: A_{dec}^{flash} = \frac{4 a b s}{t} + b s \left(\frac{a_{split}^{dec}}{t} + a_{whole}^{dec}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1555,7 +1627,7 @@ def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, *,
 
     memory.activations.layer.decoder.flash_sp [byte] = 4*a*b*s/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
 
-    LaTeX: A_{dec}^{flash,sp} = \frac{4 a b s}{t} + \frac{b s \left(2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{ff} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + h \left(2 \sigma_{drop} + 8\right) + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)\right)}{t}
+    LaTeX: A_{dec}^{flash,sp} = \frac{4 a b s}{t} + \frac{b s \left(a_{split}^{dec} + a_{whole}^{dec}\right)}{t}
 
     Args:
         b: micro-batch size [1]
@@ -1609,12 +1681,114 @@ def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, *,
     return 4*a*b*s/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
 
 
-def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_token_moe_whole(h, E, k, *, mla=0, q_lora=0, sh_gate=0, drop=1, r_q=None, r_kv=None, d_rope=None):
+    r"""activation bytes per token of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh), kept whole on every TP rank (split along s under sequence parallelism).
+
+    memory.activations.token.moe.whole [byte] = 4*E + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv)
+
+    LaTeX: a_{whole}^{moe} = 4 E + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)
+
+    Args:
+        h: hidden size [1]
+        E: experts [1]
+        k: experts per token [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: activation bytes per token of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh), kept whole on every TP rank (split along s under sequence parallelism) [byte]
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
+    """
+    r_q = _gated('memory.activations.token.moe.whole', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('memory.activations.token.moe.whole', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('memory.activations.token.moe.whole', 'd_rope', d_rope, {'mla': (mla, 0)})
+    h = numpy.asarray(h, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    drop = numpy.asarray(drop, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    return 4*E + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv)
+
+
+def memory_activations_token_moe_split(a, g, d_head, k, d_moe, *, gated=0, mla=0, d_sh=0, glu_fused=0, d_rope=None, d_nope=None, d_v=None):
+    r"""activation bytes per token of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh), split t ways by tensor parallelism (the heads' and the MLP's inner tensors).
+
+    memory.activations.token.moe.split [byte] = 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4)
+
+    LaTeX: a_{split}^{moe} = 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right)
+
+    Args:
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        k: experts per token [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: activation bytes per token of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh), split t ways by tensor parallelism (the heads' and the MLP's inner tensors) [byte]
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
+    """
+    d_rope = _gated('memory.activations.token.moe.split', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('memory.activations.token.moe.split', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('memory.activations.token.moe.split', 'd_v', d_v, {'mla': (mla, 0)})
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4)
+
+
+def memory_activations_token_moe_copies(h, k):
+    r"""activation bytes per token of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh), of the k dispatched expert copies and their fp32 weights, whole on every TP rank without sequence parallelism.
+
+    memory.activations.token.moe.copies [byte] = 2*h*k + 4*k
+
+    LaTeX: a_{copies}^{moe} = 2 h k + 4 k
+
+    Args:
+        h: hidden size [1]
+        k: experts per token [1]
+
+    Returns: activation bytes per token of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh), of the k dispatched expert copies and their fp32 weights, whole on every TP rank without sequence parallelism [byte]
+
+    Sources: Korthikanti et al. 2022, §4, Table 2; Megatron Core MoE, MoELayer: TopKRouter, the all-to-all token dispatcher (permute, TP all-gather), GroupedMLP's activation_func_with_probs, shared experts; transformers 5.24, models/mixtral, models/deepseek_v3: TopKRouter (softmax or sigmoid scores, top-k, renormalised), SparseMoeBlock, DeepseekV3Attention; DeepSeek-AI 2024 (V2), §2.1 (MLA: latents c_Q, c_KV, the shared rotary key, per-head up-projections)
+    """
+    h = numpy.asarray(h, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    return 2*h*k + 4*k
+
+
+def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel.
 
-    memory.activations.layer.decoder.moe.tp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 2*k*(h + moe_lat*(d_lat - h)) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
+    memory.activations.layer.decoder.moe.tp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
 
-    LaTeX: A_{moe}^{tp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + b s \left(4 E + 2 d_{lat} \sigma_{lat} + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 2 k \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) + 32 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right)}{t}\right)
+    LaTeX: A_{moe}^{tp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + b s \left(a_{copies}^{moe} + \frac{a_{split}^{moe}}{t} + a_{whole}^{moe}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1631,8 +1805,6 @@ def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_mo
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
         glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
@@ -1667,8 +1839,6 @@ def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_mo
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     drop = numpy.asarray(drop, dtype=numpy.float64)
     glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
@@ -1677,15 +1847,15 @@ def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_mo
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return a*b*s**2*(3*drop + 2)/t + b*s*(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 2*k*(h + moe_lat*(d_lat - h)) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
+    return a*b*s**2*(3*drop + 2)/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
 
 
-def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel.
 
-    memory.activations.layer.decoder.moe.tp_sp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(t_e*(2*k*(h + moe_lat*(d_lat - h)) + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_lat*moe_lat + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+    memory.activations.layer.decoder.moe.tp_sp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
-    LaTeX: A_{moe}^{tp,sp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + b s \left(\frac{t_{E} \left(2 k \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) + 4 k\right)}{t} + \frac{4 E + 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{lat} \sigma_{lat} + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)}{t}\right)
+    LaTeX: A_{moe}^{tp,sp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + b s \left(\frac{a_{copies}^{moe} t_{E}}{t} + \frac{a_{split}^{moe} + a_{whole}^{moe}}{t}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1703,8 +1873,6 @@ def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
         glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
@@ -1740,8 +1908,6 @@ def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     drop = numpy.asarray(drop, dtype=numpy.float64)
     glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
@@ -1750,15 +1916,15 @@ def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return a*b*s**2*(3*drop + 2)/t + b*s*(t_e*(2*k*(h + moe_lat*(d_lat - h)) + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_lat*moe_lat + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+    return a*b*s**2*(3*drop + 2)/t + b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
 
-def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, selective recompute.
 
-    memory.activations.layer.decoder.moe.selective [byte] = b*s*(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 2*k*(h + moe_lat*(d_lat - h)) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
+    memory.activations.layer.decoder.moe.selective [byte] = b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
 
-    LaTeX: A_{moe}^{selective} = b s \left(4 E + 2 d_{lat} \sigma_{lat} + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 2 k \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) + 32 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right)}{t}\right)
+    LaTeX: A_{moe}^{selective} = b s \left(a_{copies}^{moe} + \frac{a_{split}^{moe}}{t} + a_{whole}^{moe}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1775,8 +1941,6 @@ def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, 
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
         glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
@@ -1811,8 +1975,6 @@ def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, 
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     drop = numpy.asarray(drop, dtype=numpy.float64)
     glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
@@ -1821,15 +1983,15 @@ def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, 
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return b*s*(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 2*k*(h + moe_lat*(d_lat - h)) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
+    return b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
 
 
-def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, selective recompute.
 
-    memory.activations.layer.decoder.moe.selective_sp [byte] = b*s*(t_e*(2*k*(h + moe_lat*(d_lat - h)) + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_lat*moe_lat + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+    memory.activations.layer.decoder.moe.selective_sp [byte] = b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
-    LaTeX: A_{moe}^{selective,sp} = b s \left(\frac{t_{E} \left(2 k \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) + 4 k\right)}{t} + \frac{4 E + 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{lat} \sigma_{lat} + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)}{t}\right)
+    LaTeX: A_{moe}^{selective,sp} = b s \left(\frac{a_{copies}^{moe} t_{E}}{t} + \frac{a_{split}^{moe} + a_{whole}^{moe}}{t}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1847,8 +2009,6 @@ def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, 
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
         glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
@@ -1884,8 +2044,6 @@ def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, 
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     drop = numpy.asarray(drop, dtype=numpy.float64)
     glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
@@ -1894,15 +2052,15 @@ def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, 
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return b*s*(t_e*(2*k*(h + moe_lat*(d_lat - h)) + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_lat*moe_lat + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+    return b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
 
-def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, FlashAttention.
 
-    memory.activations.layer.decoder.moe.flash [byte] = 4*a*b*s/t + b*s*(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 2*k*(h + moe_lat*(d_lat - h)) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
+    memory.activations.layer.decoder.moe.flash [byte] = 4*a*b*s/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
 
-    LaTeX: A_{moe}^{flash} = \frac{4 a b s}{t} + b s \left(4 E + 2 d_{lat} \sigma_{lat} + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 2 k \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) + 32 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right) + \frac{2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right)}{t}\right)
+    LaTeX: A_{moe}^{flash} = \frac{4 a b s}{t} + b s \left(a_{copies}^{moe} + \frac{a_{split}^{moe}}{t} + a_{whole}^{moe}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1919,8 +2077,6 @@ def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
         glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
@@ -1955,8 +2111,6 @@ def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     drop = numpy.asarray(drop, dtype=numpy.float64)
     glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
@@ -1965,15 +2119,15 @@ def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 4*a*b*s/t + b*s*(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 2*k*(h + moe_lat*(d_lat - h)) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
+    return 4*a*b*s/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
 
 
-def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, FlashAttention.
 
-    memory.activations.layer.decoder.moe.flash_sp [byte] = 4*a*b*s/t + b*s*(t_e*(2*k*(h + moe_lat*(d_lat - h)) + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_lat*moe_lat + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+    memory.activations.layer.decoder.moe.flash_sp [byte] = 4*a*b*s/t + b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
-    LaTeX: A_{moe}^{flash,sp} = \frac{4 a b s}{t} + b s \left(\frac{t_{E} \left(2 k \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) + 4 k\right)}{t} + \frac{4 E + 2 a \sigma_{MLA} \left(3 d_{nope} + 2 d_{rope} + 2 d_{v}\right) + d_{head} \left(4 - 4 \sigma_{MLA}\right) \left(a + g\right) + 2 d_{lat} \sigma_{lat} + 2 d_{moe} k \left(- 2 \sigma_{gated} \sigma_{GLU} + 2 \sigma_{gated} + 3\right) + d_{sh} \left(- 2 \sigma_{gated} \sigma_{GLU} + 4 \sigma_{gated} + 4\right) + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)}{t}\right)
+    LaTeX: A_{moe}^{flash,sp} = \frac{4 a b s}{t} + b s \left(\frac{a_{copies}^{moe} t_{E}}{t} + \frac{a_{split}^{moe} + a_{whole}^{moe}}{t}\right)
 
     Args:
         b: micro-batch size [1]
@@ -1991,8 +2145,6 @@ def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
         glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
@@ -2028,8 +2180,6 @@ def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     drop = numpy.asarray(drop, dtype=numpy.float64)
     glu_fused = numpy.asarray(glu_fused, dtype=numpy.float64)
@@ -2038,7 +2188,7 @@ def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 4*a*b*s/t + b*s*(t_e*(2*k*(h + moe_lat*(d_lat - h)) + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_lat*moe_lat + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+    return 4*a*b*s/t + b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
 
 def memory_activations_1f1b(b, s, h, a, l, t):
@@ -2046,7 +2196,7 @@ def memory_activations_1f1b(b, s, h, a, l, t):
 
     memory.activations.1f1b [byte] = b*h*l*s*(5*a*s/(h*t) + 10 + 24/t)
 
-    LaTeX: A_{1F1B} = b h l s \left(\frac{5 a s}{h t} + 10 + \frac{24}{t}\right)
+    LaTeX: A_{1F1B} = A_{layer}^{TP} l
 
     Args:
         b: micro-batch size [1]
@@ -2076,7 +2226,7 @@ def memory_activations_1f1b_interleaved(b, s, h, a, l, t, p, v):
 
     memory.activations.1f1b.interleaved [byte] = b*h*l*s*(1 + (p - 1)/(p*v))*(5*a*s/(h*t) + 10 + 24/t)
 
-    LaTeX: A_{1F1B}^{interleaved} = b h l s \left(1 + \frac{p - 1}{p v}\right) \left(\frac{5 a s}{h t} + 10 + \frac{24}{t}\right)
+    LaTeX: A_{1F1B}^{interleaved} = A_{layer}^{TP} l \left(1 + \frac{p - 1}{p v}\right)
 
     Args:
         b: micro-batch size [1]
@@ -2166,7 +2316,7 @@ def memory_training_selective(b, s, h, l, t, P):
 
     memory.training.selective [byte] = 16*P + b*h*l*s*(10 + 24/t)
 
-    LaTeX: M_{train} = 16 \Psi + b h l s \left(10 + \frac{24}{t}\right)
+    LaTeX: M_{train} = A_{001} + M_{states}
 
     Args:
         b: micro-batch size [1]
@@ -2272,7 +2422,7 @@ def memory_inference(b, s, h, g, d_head, l, P, q):
 
     memory.inference [byte] = 2*P + 2*b*d_head*g*l*q*s + b*h*q*s
 
-    LaTeX: M_{infer} = 2 \Psi + 2 b d_{head} g l q s + b h q s
+    LaTeX: M_{infer} = M_{KV} + 2 \Psi + b h q s
 
     Args:
         b: micro-batch size [1]
@@ -2304,7 +2454,7 @@ def memory_per_gpu(b, s, h, a, l, t, p, P):
 
     memory.per_gpu [byte] = 16*P/(p*t) + b*h*l*s*(5*a*s/(h*t) + 10 + 24/t)
 
-    LaTeX: M_{GPU}^{need} = \frac{16 \Psi}{p t} + b h l s \left(\frac{5 a s}{h t} + 10 + \frac{24}{t}\right)
+    LaTeX: M_{GPU}^{need} = A_{1F1B} + M_{ZeRO\text{-}0}
 
     Args:
         b: micro-batch size [1]
@@ -2338,7 +2488,7 @@ def memory_per_gpu_headroom(b, s, h, a, l, t, p, P, M_gpu):
 
     memory.per_gpu.headroom [byte] = M_gpu - 16*P/(p*t) - b*h*l*s*(5*a*s/(h*t) + 10 + 24/t)
 
-    LaTeX: M_{free} = M_{GPU} - \frac{16 \Psi}{p t} - b h l s \left(\frac{5 a s}{h t} + 10 + \frac{24}{t}\right)
+    LaTeX: M_{free} = - M_{GPU}^{need} + M_{GPU}
 
     Args:
         b: micro-batch size [1]
@@ -2372,7 +2522,7 @@ def memory_max_micro_batch(s, h, a, l, t, p, P, M_gpu):
 
     memory.max_micro_batch [sequence] = floor((M_gpu - 16*P/(p*t))/(h*l*s*(5*a*s/(h*t) + 10 + 24/t)))
 
-    LaTeX: b_{max} = \left\lfloor{\frac{M_{GPU} - \frac{16 \Psi}{p t}}{h l s \left(\frac{5 a s}{h t} + 10 + \frac{24}{t}\right)}}\right\rfloor
+    LaTeX: b_{max} = \left\lfloor{\frac{b \left(- M_{ZeRO\text{-}0} + M_{GPU}\right)}{A_{1F1B}}}\right\rfloor
 
     Args:
         s: sequence length [1]
@@ -2812,7 +2962,7 @@ def comms_tp_per_iteration(b, s, h, l, p, m, q):
 
     comms.tp.per_iteration [byte] = 4*b*h*l*m*q*s/p
 
-    LaTeX: V_{TP}^{iter} = \frac{4 b h l m q s}{p}
+    LaTeX: V_{TP}^{iter} = V_{TP} m
 
     Args:
         b: micro-batch size [1]
@@ -2866,7 +3016,7 @@ def comms_pp_per_iteration(b, s, h, m, q):
 
     comms.pp.per_iteration [byte] = 2*b*h*m*q*s
 
-    LaTeX: V_{PP}^{iter} = 2 b h m q s
+    LaTeX: V_{PP}^{iter} = V_{PP} m
 
     Args:
         b: micro-batch size [1]
@@ -2892,7 +3042,7 @@ def comms_pp_per_iteration_interleaved(b, s, h, m, v, q):
 
     comms.pp.per_iteration.interleaved [byte] = 2*b*h*m*q*s*v
 
-    LaTeX: V_{PP}^{iter,v} = 2 b h m q s v
+    LaTeX: V_{PP}^{iter,v} = V_{PP}^{iter} v
 
     Args:
         b: micro-batch size [1]
@@ -3552,7 +3702,7 @@ def inference_roofline(b, X, W_mem, q_w):
 
     inference.roofline [FLOP/second] = Min(X, 2*W_mem*b/q_w)
 
-    LaTeX: X_{attainable} = \min\left(X, \frac{2 W_{mem} b}{q_{\Psi}}\right)
+    LaTeX: X_{attainable} = \min\left(X, I W_{mem}\right)
 
     Args:
         b: micro-batch size [1]
@@ -3630,7 +3780,7 @@ def inference_latency_step(b, n, P, X, W_mem, q_w):
 
     inference.latency.step [second] = Max(P*q_w/(W_mem*n), 2*P*b/(X*n))
 
-    LaTeX: T_{step} = \max\left(\frac{\Psi q_{\Psi}}{W_{mem} n}, \frac{2 \Psi b}{X n}\right)
+    LaTeX: T_{step} = \max\left(T_{compute}, T_{mem}\right)
 
     Args:
         b: micro-batch size [1]
@@ -3921,39 +4071,12 @@ def params_decoder_embeddings(h, V, n_pos, d_emb, *, o_pos=0, pos_table=1, norm_
     return V*d_emb + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos)
 
 
-def params_decoder_indexer(h, dsa, d_idx, *, n_idx=0, r_q=None):
-    r"""DeepSeek sparse attention's lightning indexer in one MLA layer: wq_b r_Q→n_idx·d_idx from the query latent, wk h→d_idx (one key shared by its heads), the key's LayerNorm (scale and shift), weights_proj h→n_idx.
+def params_decoder_attention_mla(h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, r_q=None):
+    r"""one layer's multi-head latent attention from its ranks: queries h→r_Q (normed) →a·(d_nope + d_rope) or h→a·(d_nope + d_rope); the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h.
 
-    params.decoder.indexer [parameter] = dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx)
+    params.decoder.attention.mla [parameter] = a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv
 
-    LaTeX: \Psi_{idx} = \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + 2 d_{idx} + h n_{idx}\right)
-
-    Args:
-        h: hidden size [1]
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1]
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1]
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
-
-    Returns: DeepSeek sparse attention's lightning indexer in one MLA layer: wq_b r_Q→n_idx·d_idx from the query latent, wk h→d_idx (one key shared by its heads), the key's LayerNorm (scale and shift), weights_proj h→n_idx [parameter]
-
-    Sources: transformers 5.24, models/deepseek_v32/modeling_deepseek_v32.py: DeepseekV32Indexer (wq_b, wk, k_norm, weights_proj; its scores q·kᵀ per head, weighted and summed over heads; its key cache)
-    """
-    r_q = _gated('params.decoder.indexer', 'r_q', r_q, {'n_idx': (n_idx, 0)})
-    h = numpy.asarray(h, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    return dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx)
-
-
-def params_decoder_attention_mla(h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, dsa=0, n_idx=0, d_idx=0, r_q=None):
-    r"""one layer's multi-head latent attention from its ranks: queries h→r_Q (normed) →a·(d_nope + d_rope) or h→a·(d_nope + d_rope); the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h; DeepSeek sparse attention's indexer where it has one.
-
-    params.decoder.attention.mla [parameter] = a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv
-
-    LaTeX: \Psi_{MLA} = a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + 2 d_{idx} + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}
+    LaTeX: \Psi_{MLA} = a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}
 
     Args:
         h: hidden size [1]
@@ -3963,16 +4086,13 @@ def params_decoder_attention_mla(h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, d
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
         d_v: MLA value head width (v_head_dim) [1]
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
 
-    Returns: one layer's multi-head latent attention from its ranks: queries h→r_Q (normed) →a·(d_nope + d_rope) or h→a·(d_nope + d_rope); the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h; DeepSeek sparse attention's indexer where it has one [parameter]
+    Returns: one layer's multi-head latent attention from its ranks: queries h→r_Q (normed) →a·(d_nope + d_rope) or h→a·(d_nope + d_rope); the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h [parameter]
 
-    Sources: transformers 5.24, parameter shapes; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE; transformers 5.24, models/deepseek_v32/modeling_deepseek_v32.py: DeepseekV32Indexer (wq_b, wk, k_norm, weights_proj; its scores q·kᵀ per head, weighted and summed over heads; its key cache)
+    Sources: transformers 5.24, parameter shapes; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
-    r_q = _gated('params.decoder.attention.mla', 'r_q', r_q, {'q_lora': (q_lora, 0), 'dsa': (dsa, 0)})
+    r_q = _gated('params.decoder.attention.mla', 'r_q', r_q, {'q_lora': (q_lora, 0)})
     h = numpy.asarray(h, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
@@ -3980,19 +4100,16 @@ def params_decoder_attention_mla(h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, d
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    return a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv
+    return a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv
 
 
-def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, dsa=0, n_idx=0, d_idx=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""one layer's attention: W_Q (h×a·d_head, twice that with an output gate), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch; or MLA; plus q/k norms and one sink logit per head where the family has them.
 
-    params.decoder.attention [parameter] = a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
+    params.decoder.attention [parameter] = a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
-    LaTeX: \Psi_{attn} = a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + 2 d_{idx} + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)
+    LaTeX: \Psi_{attn} = \Psi_{MLA} \sigma_{MLA} + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)
 
     Args:
         h: hidden size [1]
@@ -4008,9 +4125,6 @@ def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla
         qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
         qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -4024,7 +4138,7 @@ def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla
 
     Sources: transformers 5.24, parameter shapes; Ainslie et al. 2023, g key/value heads; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE; OpenAI 2025, §2.1 alternating banded window of 128 tokens, learned attention sinks
     """
-    r_q = _gated('params.decoder.attention', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('params.decoder.attention', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('params.decoder.attention', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('params.decoder.attention', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('params.decoder.attention', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -4042,16 +4156,13 @@ def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla
     qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
     qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
     sink = numpy.asarray(sink, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
+    return a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
 
 def params_decoder_mlp(h, d_ff, *, gated=0, b_mlp=1):
@@ -4078,22 +4189,20 @@ def params_decoder_mlp(h, d_ff, *, gated=0, b_mlp=1):
     return b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2)
 
 
-def params_decoder_expert(h, d_moe, *, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
-    r"""one routed expert: an MLP of width d_moe (transformers 5.24 stores a layer's E experts as 3-D tensors, E of these each), reading and writing h, or the latent d_lat where the layer has latent projections.
+def params_decoder_expert(h, d_moe, *, gated=0, b_mlp=1):
+    r"""one routed expert: an MLP of width d_moe (transformers 5.24 stores a layer's E experts as 3-D tensors, E of these each).
 
-    params.decoder.expert [parameter] = b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))
+    params.decoder.expert [parameter] = b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)
 
-    LaTeX: \Psi_{expert} = \sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h + \sigma_{lat} \left(d_{lat} - h\right)\right) + d_{moe} \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right)
+    LaTeX: \Psi_{expert} = \sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)
 
     Args:
         h: hidden size [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
 
-    Returns: one routed expert: an MLP of width d_moe (transformers 5.24 stores a layer's E experts as 3-D tensors, E of these each), reading and writing h, or the latent d_lat where the layer has latent projections [parameter]
+    Returns: one routed expert: an MLP of width d_moe (transformers 5.24 stores a layer's E experts as 3-D tensors, E of these each) [parameter]
 
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts
     """
@@ -4101,9 +4210,7 @@ def params_decoder_expert(h, d_moe, *, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
-    return b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))
+    return b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)
 
 
 def params_decoder_shared_experts(h, sh_gate, *, gated=0, d_sh=0):
@@ -4128,30 +4235,6 @@ def params_decoder_shared_experts(h, sh_gate, *, gated=0, d_sh=0):
     gated = numpy.asarray(gated, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
     return d_sh*h*(gated + 2) + h*sh_gate
-
-
-def params_decoder_moe_latent(h, moe_lat, *, b_mlp=1, d_lat=0):
-    r"""a latent MoE layer's projections: h→d_lat before the routed experts, d_lat→h after (the router and shared experts read h).
-
-    params.decoder.moe_latent [parameter] = moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)
-
-    LaTeX: \Psi_{lat} = \sigma_{lat} \left(\sigma_{b_{mlp}} \left(d_{lat} + h\right) + 2 d_{lat} h\right)
-
-    Args:
-        h: hidden size [1]
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1]
-        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
-
-    Returns: a latent MoE layer's projections: h→d_lat before the routed experts, d_lat→h after (the router and shared experts read h) [parameter]
-
-    Sources: transformers 5.24, models/nemotron_h/modeling_nemotron_h.py: NemotronHMoE's fc1/fc2_latent_proj, NemotronHExperts
-    """
-    h = numpy.asarray(h, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
-    return moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)
 
 
 def params_decoder_router(h, E, *, router_bias=0):
@@ -4232,12 +4315,12 @@ def params_decoder_cross_attention(h, a, d_head, x_attn, *, b_q=1, b_k=1, b_v=1,
     return x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))
 
 
-def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, dsa=0, n_idx=0, d_idx=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""one dense decoder layer: attention (and cross-attention where the family has it), MLP, norms.
 
-    params.decoder.layer [parameter] = a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
+    params.decoder.layer [parameter] = a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
-    LaTeX: \Psi_{layer} = a \sigma_{sink} + \sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + 2 d_{idx} + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)
+    LaTeX: \Psi_{layer} = \Psi_{attn} + \Psi_{cross} + \Psi_{mlp} + \Psi_{norm}
 
     Args:
         h: hidden size [1]
@@ -4258,9 +4341,6 @@ def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k
         qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
         qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
@@ -4273,7 +4353,7 @@ def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k
 
     Sources: transformers 5.24, parameter shapes
     """
-    r_q = _gated('params.decoder.layer', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('params.decoder.layer', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('params.decoder.layer', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('params.decoder.layer', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('params.decoder.layer', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -4296,9 +4376,6 @@ def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k
     qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
     qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
     sink = numpy.asarray(sink, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
@@ -4306,15 +4383,15 @@ def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
+    return a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
 
-def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""one mixture-of-experts layer: attention, E routed experts, router, shared experts, norms.
 
-    params.decoder.layer.moe [parameter] = E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
+    params.decoder.layer.moe [parameter] = E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
-    LaTeX: \Psi_{layer}^{moe} = E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h + \sigma_{lat} \left(d_{lat} - h\right)\right) + d_{moe} \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + 2 d_{idx} + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{lat} \left(\sigma_{b_{mlp}} \left(d_{lat} + h\right) + 2 d_{lat} h\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)
+    LaTeX: \Psi_{layer}^{moe} = \Psi_{attn} + \Psi_{cross} + \Psi_{expert} E + \Psi_{norm} + \Psi_{router} + \Psi_{shared}
 
     Args:
         h: hidden size [1]
@@ -4337,11 +4414,6 @@ def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_
         qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -4356,7 +4428,7 @@ def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_
 
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts
     """
-    r_q = _gated('params.decoder.layer.moe', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('params.decoder.layer.moe', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('params.decoder.layer.moe', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('params.decoder.layer.moe', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('params.decoder.layer.moe', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -4381,11 +4453,6 @@ def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_
     qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
     sink = numpy.asarray(sink, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
@@ -4395,15 +4462,15 @@ def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
+    return E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
 
-def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""the parameters of one MoE layer that a token uses: k of the E routed experts, the shared ones and the router.
 
-    params.decoder.layer.active [parameter] = E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
+    params.decoder.layer.active [parameter] = E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
-    LaTeX: \Psi_{layer}^{active} = E h + E \sigma_{b_{router}} + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + k \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h + \sigma_{lat} \left(d_{lat} - h\right)\right) + d_{moe} \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right)\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + 2 d_{idx} + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{lat} \left(\sigma_{b_{mlp}} \left(d_{lat} + h\right) + 2 d_{lat} h\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)
+    LaTeX: \Psi_{layer}^{active} = \Psi_{attn} + \Psi_{cross} + \Psi_{expert} k + \Psi_{norm} + \Psi_{router} + \Psi_{shared}
 
     Args:
         h: hidden size [1]
@@ -4427,11 +4494,6 @@ def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated
         qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -4446,7 +4508,7 @@ def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated
 
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
-    r_q = _gated('params.decoder.layer.active', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('params.decoder.layer.active', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('params.decoder.layer.active', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('params.decoder.layer.active', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('params.decoder.layer.active', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -4472,11 +4534,6 @@ def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated
     qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
     sink = numpy.asarray(sink, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
@@ -4486,7 +4543,7 @@ def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
+    return E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
 
 def params_decoder_final_norm(h, *, norm_bias=1, norm_final=1):
@@ -4536,12 +4593,12 @@ def params_decoder_head(V, head_bias, *, tied=1, d_emb=None):
     return V*d_emb*(1 - tied) + V*head_bias
 
 
-def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters of a decoder model: embeddings; attention in the layers that have it, a recurrent mixer (Mamba, Mamba-2, RG-LRU, gated delta-net) in the others; every layer's norms; a dense MLP or the experts, router and shared experts; final norm, head (what transformers' model.parameters() holds).
 
-    params.decoder.total [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    params.decoder.total [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: \Psi = V d_{emb} \left(1 - \sigma_{tied}\right) + V d_{emb} + V \sigma_{b_{head}} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{GDN} \left(d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}\right) + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h + \sigma_{lat} \left(d_{lat} - h\right)\right) + d_{moe} \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right)\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh} + \sigma_{lat} \left(\sigma_{b_{mlp}} \left(d_{lat} + h\right) + 2 d_{lat} h\right)\right) + l_{SSD} \left(\sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)\right) + \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + \left(a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + 2 d_{idx} + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: \Psi = \Psi_{attn} l_{attn} + \Psi_{emb} + \Psi_{final} + \Psi_{head} + \Psi_{mlp} l_{mlp} + \Psi_{GDN} l_{GDN} + \Psi_{S6} l_{S6} + \Psi_{SSD} l_{SSD} + \Psi_{LRU} l_{LRU} + l \left(\Psi_{cross} + \Psi_{norm}\right) + l_{moe} \left(\Psi_{expert} E + \Psi_{router} + \Psi_{shared}\right)
 
     Args:
         h: hidden size [1]
@@ -4575,11 +4632,6 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -4620,7 +4672,7 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
     Sources: transformers 5.24, parameter shapes; Yu 2024 (000), §3.1–3.2 (the classic case); transformers 5.24, hybrid decoder layers (Jamba, Nemotron-H, RecurrentGemma, Qwen3-Next; Mamba, Mamba-2)
     """
     E = _gated('params.decoder.total', 'E', E, {'l_moe': (l_moe, 0)})
-    r_q = _gated('params.decoder.total', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('params.decoder.total', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('params.decoder.total', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('params.decoder.total', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('params.decoder.total', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -4669,11 +4721,6 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
     sink = numpy.asarray(sink, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
@@ -4706,15 +4753,15 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E.
 
-    params.decoder.active [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    params.decoder.active [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: \Psi_{active} = V d_{emb} \left(1 - \sigma_{tied}\right) + V d_{emb} + V \sigma_{b_{head}} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{GDN} \left(d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}\right) + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh} + k \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h + \sigma_{lat} \left(d_{lat} - h\right)\right) + d_{moe} \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right)\right) + \sigma_{lat} \left(\sigma_{b_{mlp}} \left(d_{lat} + h\right) + 2 d_{lat} h\right)\right) + l_{SSD} \left(\sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)\right) + \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + \left(a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + 2 d_{idx} + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: \Psi_{active} = \Psi_{attn} l_{attn} + \Psi_{emb} + \Psi_{final} + \Psi_{head} + \Psi_{mlp} l_{mlp} + \Psi_{GDN} l_{GDN} + \Psi_{S6} l_{S6} + \Psi_{SSD} l_{SSD} + \Psi_{LRU} l_{LRU} + l \left(\Psi_{cross} + \Psi_{norm}\right) + l_{moe} \left(\Psi_{expert} k + \Psi_{router} + \Psi_{shared}\right)
 
     Args:
         h: hidden size [1]
@@ -4748,11 +4795,6 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -4795,7 +4837,7 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     """
     E = _gated('params.decoder.active', 'E', E, {'l_moe': (l_moe, 0)})
     k = _gated('params.decoder.active', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('params.decoder.active', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('params.decoder.active', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('params.decoder.active', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('params.decoder.active', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('params.decoder.active', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -4844,11 +4886,6 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     sink = numpy.asarray(sink, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
@@ -4882,15 +4919,15 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    return V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""n_MTP multi-token-prediction modules, each two input norms, a 2h→h projection, one MoE layer and an output norm; the embedding and the output head are the main model's.
 
-    params.decoder.mtp [parameter] = n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
+    params.decoder.mtp [parameter] = n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
 
-    LaTeX: \Psi_{MTP} = n_{MTP} \left(E h + E \sigma_{b_{router}} + E \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h + \sigma_{lat} \left(d_{lat} - h\right)\right) + d_{moe} \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right)\right) + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + 2 h^{2} + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \sigma_{sh} + 3 h \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + 2 d_{idx} + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{lat} \left(\sigma_{b_{mlp}} \left(d_{lat} + h\right) + 2 d_{lat} h\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right)
+    LaTeX: \Psi_{MTP} = n_{MTP} \left(\Psi_{layer}^{moe} + 2 h^{2} + 3 h \left(\sigma_{\beta} + 1\right)\right)
 
     Args:
         h: hidden size [1]
@@ -4914,11 +4951,6 @@ def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b
         qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -4933,7 +4965,7 @@ def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b
 
     Sources: DeepSeek-AI 2024, §2.1 (first 3 layers dense, 1 shared + 256 routed experts, 8 active), §2.2 Multi-Token Prediction
     """
-    r_q = _gated('params.decoder.mtp', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('params.decoder.mtp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('params.decoder.mtp', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('params.decoder.mtp', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('params.decoder.mtp', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -4959,11 +4991,6 @@ def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b
     qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
     sink = numpy.asarray(sink, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
@@ -4973,15 +5000,15 @@ def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
+    return n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
 
 
-def flops_decoder_attention_projections_mla(b, s, h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, dsa=0, n_idx=0, d_idx=0, r_q=None):
-    r"""one MLA layer's projections over bs tokens, the latent up-projected for every token (transformers' naive form), and DeepSeek sparse attention's indexer projections where it has one.
+def flops_decoder_attention_projections_mla(b, s, h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, r_q=None):
+    r"""one MLA layer's projections over bs tokens, the latent up-projected for every token (transformers' naive form).
 
-    flops.decoder.attention.projections.mla [FLOP] = 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+    flops.decoder.attention.projections.mla [FLOP] = 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
-    LaTeX: F_{proj}^{MLA} = 2 b s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)
+    LaTeX: F_{proj}^{MLA} = 2 b s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -4993,16 +5020,13 @@ def flops_decoder_attention_projections_mla(b, s, h, a, r_kv, d_rope, d_nope, d_
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
         d_v: MLA value head width (v_head_dim) [1]
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
 
-    Returns: one MLA layer's projections over bs tokens, the latent up-projected for every token (transformers' naive form), and DeepSeek sparse attention's indexer projections where it has one [FLOP]
+    Returns: one MLA layer's projections over bs tokens, the latent up-projected for every token (transformers' naive form) [FLOP]
 
-    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE; transformers 5.24, models/deepseek_v32/modeling_deepseek_v32.py: DeepseekV32Indexer (wq_b, wk, k_norm, weights_proj; its scores q·kᵀ per head, weighted and summed over heads; its key cache)
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
     """
-    r_q = _gated('flops.decoder.attention.projections.mla', 'r_q', r_q, {'q_lora': (q_lora, 0), 'dsa': (dsa, 0)})
+    r_q = _gated('flops.decoder.attention.projections.mla', 'r_q', r_q, {'q_lora': (q_lora, 0)})
     b = numpy.asarray(b, dtype=numpy.float64)
     s = numpy.asarray(s, dtype=numpy.float64)
     h = numpy.asarray(h, dtype=numpy.float64)
@@ -5012,19 +5036,16 @@ def flops_decoder_attention_projections_mla(b, s, h, a, r_kv, d_rope, d_nope, d_
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    return 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+    return 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
 
-def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=0, dsa=0, n_idx=0, d_idx=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head] (doubled with an output gate), two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h] (or MLA's).
 
-    flops.decoder.attention.projections [FLOP] = b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+    flops.decoder.attention.projections [FLOP] = b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
-    LaTeX: F_{proj} = b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)
+    LaTeX: F_{proj} = F_{proj}^{MLA} \sigma_{MLA} + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right)
 
     Args:
         b: micro-batch size [1]
@@ -5035,9 +5056,6 @@ def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=
         d_head: head dimension [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -5049,7 +5067,7 @@ def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Ainslie et al. 2023, g key/value heads
     """
-    r_q = _gated('flops.decoder.attention.projections', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('flops.decoder.attention.projections', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('flops.decoder.attention.projections', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('flops.decoder.attention.projections', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('flops.decoder.attention.projections', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -5062,24 +5080,21 @@ def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+    return b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
 
-def flops_decoder_attention_scores(b, s, a, d_head, *, mla=0, dsa=0, n_idx=0, d_idx=0, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_attention_scores(b, s, a, d_head, *, mla=0, d_rope=None, d_nope=None, d_v=None):
     r"""one layer's QKᵀ and scores·V over the full s×s square, per sequence and head: 4b·a·s²·d_head (MLA: heads of d_nope + d_rope and d_v); GQA repeats K, V to a heads.
 
-    flops.decoder.attention.scores [FLOP] = 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))
+    flops.decoder.attention.scores [FLOP] = 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
 
-    LaTeX: F_{attn} = 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right)
+    LaTeX: F_{attn} = 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5087,9 +5102,6 @@ def flops_decoder_attention_scores(b, s, a, d_head, *, mla=0, dsa=0, n_idx=0, d_
         a: attention heads [1]
         d_head: head dimension [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -5108,21 +5120,18 @@ def flops_decoder_attention_scores(b, s, a, d_head, *, mla=0, dsa=0, n_idx=0, d_
     a = numpy.asarray(a, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))
+    return 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
 
 
-def flops_decoder_attention_scores_causal(b, s, a, d_head, *, mla=0, dsa=0, n_idx=0, d_idx=0, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_attention_scores_causal(b, s, a, d_head, *, mla=0, d_rope=None, d_nope=None, d_v=None):
     r"""one layer's attention matmuls on the s(s + 1)/2 query-key pairs the causal mask keeps (what a causal kernel computes).
 
-    flops.decoder.attention.scores.causal [FLOP] = a*b*s*(s + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))
+    flops.decoder.attention.scores.causal [FLOP] = a*b*s*(s + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
 
-    LaTeX: F_{attn}^{causal} = a b s \left(s + 1\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right)
+    LaTeX: F_{attn}^{causal} = a b s \left(s + 1\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5130,9 +5139,6 @@ def flops_decoder_attention_scores_causal(b, s, a, d_head, *, mla=0, dsa=0, n_id
         a: attention heads [1]
         d_head: head dimension [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -5149,21 +5155,18 @@ def flops_decoder_attention_scores_causal(b, s, a, d_head, *, mla=0, dsa=0, n_id
     a = numpy.asarray(a, dtype=numpy.float64)
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return a*b*s*(s + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))
+    return a*b*s*(s + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
 
 
-def flops_decoder_attention_scores_windowed(b, s, a, d_head, W, *, mla=0, dsa=0, n_idx=0, d_idx=0, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_attention_scores_windowed(b, s, a, d_head, W, *, mla=0, d_rope=None, d_nope=None, d_v=None):
     r"""one sliding-window layer's attention matmuls on the pairs the window keeps, each query the W latest keys (itself included).
 
-    flops.decoder.attention.scores.windowed [FLOP] = 2*a*b*(W*s - W*(W - 1)/2)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))
+    flops.decoder.attention.scores.windowed [FLOP] = 2*a*b*(W*s - W*(W - 1)/2)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
 
-    LaTeX: F_{attn}^{win} = 2 a b \left(W s - \frac{W \left(W - 1\right)}{2}\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right)
+    LaTeX: F_{attn}^{win} = 2 a b \left(W s - \frac{W \left(W - 1\right)}{2}\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5172,9 +5175,6 @@ def flops_decoder_attention_scores_windowed(b, s, a, d_head, W, *, mla=0, dsa=0,
         d_head: head dimension [1]
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -5194,21 +5194,18 @@ def flops_decoder_attention_scores_windowed(b, s, a, d_head, W, *, mla=0, dsa=0,
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 2*a*b*(W*s - 1/2*W*(W - 1))*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))
+    return 2*a*b*(W*s - 1/2*W*(W - 1))*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
 
 
-def flops_decoder_attention_scores_chunked(b, s, a, d_head, W, *, mla=0, dsa=0, n_idx=0, d_idx=0, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_attention_scores_chunked(b, s, a, d_head, W, *, mla=0, d_rope=None, d_nope=None, d_v=None):
     r"""one chunked layer's attention matmuls (Llama-4): causal attention inside chunks of W tokens, s/W chunks.
 
-    flops.decoder.attention.scores.chunked [FLOP] = a*b*s*(W + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))
+    flops.decoder.attention.scores.chunked [FLOP] = a*b*s*(W + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
 
-    LaTeX: F_{attn}^{chunk} = a b s \left(W + 1\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right)
+    LaTeX: F_{attn}^{chunk} = a b s \left(W + 1\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5217,9 +5214,6 @@ def flops_decoder_attention_scores_chunked(b, s, a, d_head, W, *, mla=0, dsa=0, 
         d_head: head dimension [1]
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -5239,13 +5233,10 @@ def flops_decoder_attention_scores_chunked(b, s, a, d_head, W, *, mla=0, dsa=0, 
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return a*b*s*(W + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))
+    return a*b*s*(W + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
 
 
 def flops_decoder_mlp(b, s, h, d_ff, *, gated=0):
@@ -5274,12 +5265,12 @@ def flops_decoder_mlp(b, s, h, d_ff, *, gated=0):
     return 2*b*d_ff*h*s*(gated + 2)
 
 
-def flops_decoder_experts(b, s, h, k, d_moe, *, gated=0, moe_lat=0, d_lat=0, all_experts=0, E=None):
+def flops_decoder_experts(b, s, h, k, d_moe, *, gated=0, all_experts=0, E=None):
     r"""one MoE layer's routed experts: each token through its k experts (an expert sees only its tokens, so the rows add up to k·bs), or through all E where the implementation runs every expert (Llama-4).
 
-    flops.decoder.experts [FLOP] = 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k)
+    flops.decoder.experts [FLOP] = 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k)
 
-    LaTeX: F_{experts} = 2 b d_{moe} s \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) \left(\sigma_{all} \left(E - k\right) + k\right)
+    LaTeX: F_{experts} = 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right)
 
     Args:
         b: micro-batch size [1]
@@ -5288,8 +5279,6 @@ def flops_decoder_experts(b, s, h, k, d_moe, *, gated=0, moe_lat=0, d_lat=0, all
         k: experts per token [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
 
@@ -5306,19 +5295,17 @@ def flops_decoder_experts(b, s, h, k, d_moe, *, gated=0, moe_lat=0, d_lat=0, all
     k = numpy.asarray(k, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
-    return 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k)
+    return 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k)
 
 
-def flops_decoder_experts_skipped(b, s, h, E, k, d_moe, all_experts, *, gated=0, moe_lat=0, d_lat=0):
+def flops_decoder_experts_skipped(b, s, h, E, k, d_moe, all_experts, *, gated=0):
     r"""the expert FLOPs of one MoE layer that a top-k kernel would skip where the implementation runs every expert.
 
-    flops.decoder.experts.skipped [FLOP] = 2*all_experts*b*d_moe*s*(E - k)*(gated + 2)*(h + moe_lat*(d_lat - h))
+    flops.decoder.experts.skipped [FLOP] = 2*all_experts*b*d_moe*h*s*(E - k)*(gated + 2)
 
-    LaTeX: F_{experts}^{skip} = 2 \sigma_{all} b d_{moe} s \left(E - k\right) \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right)
+    LaTeX: F_{experts}^{skip} = 2 \sigma_{all} b d_{moe} h s \left(E - k\right) \left(\sigma_{gated} + 2\right)
 
     Args:
         b: micro-batch size [1]
@@ -5329,8 +5316,6 @@ def flops_decoder_experts_skipped(b, s, h, E, k, d_moe, all_experts, *, gated=0,
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
 
     Returns: the expert FLOPs of one MoE layer that a top-k kernel would skip where the implementation runs every expert [FLOP]
 
@@ -5346,17 +5331,15 @@ def flops_decoder_experts_skipped(b, s, h, E, k, d_moe, all_experts, *, gated=0,
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
-    return 2*all_experts*b*d_moe*s*(E - k)*(gated + 2)*(h + moe_lat*(d_lat - h))
+    return 2*all_experts*b*d_moe*h*s*(E - k)*(gated + 2)
 
 
-def flops_decoder_experts_capacity(b, s, h, k, d_moe, c_f, *, gated=0, moe_lat=0, d_lat=0):
+def flops_decoder_experts_capacity(b, s, h, k, d_moe, c_f, *, gated=0):
     r"""the most a capacity-limited MoE layer computes: E experts of c_f·k·bs/E token slots each.
 
-    flops.decoder.experts.capacity [FLOP] = 2*b*c_f*d_moe*k*s*(gated + 2)*(h + moe_lat*(d_lat - h))
+    flops.decoder.experts.capacity [FLOP] = 2*b*c_f*d_moe*h*k*s*(gated + 2)
 
-    LaTeX: F_{experts}^{cap} = 2 b c_f d_{moe} k s \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right)
+    LaTeX: F_{experts}^{cap} = 2 b c_f d_{moe} h k s \left(\sigma_{gated} + 2\right)
 
     Args:
         b: micro-batch size [1]
@@ -5366,8 +5349,6 @@ def flops_decoder_experts_capacity(b, s, h, k, d_moe, c_f, *, gated=0, moe_lat=0
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
         c_f: MoE capacity factor: an expert takes at most c_f·k·T/E tokens of T [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
 
     Returns: the most a capacity-limited MoE layer computes: E experts of c_f·k·bs/E token slots each [FLOP]
 
@@ -5380,9 +5361,7 @@ def flops_decoder_experts_capacity(b, s, h, k, d_moe, c_f, *, gated=0, moe_lat=0
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     c_f = numpy.asarray(c_f, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
-    return 2*b*c_f*d_moe*k*s*(gated + 2)*(h + moe_lat*(d_lat - h))
+    return 2*b*c_f*d_moe*h*k*s*(gated + 2)
 
 
 def flops_decoder_shared_experts(b, s, h, sh_gate, *, gated=0, d_sh=0):
@@ -5413,32 +5392,6 @@ def flops_decoder_shared_experts(b, s, h, sh_gate, *, gated=0, d_sh=0):
     return 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
 
 
-def flops_decoder_moe_latent(b, s, h, moe_lat, d_lat):
-    r"""a latent MoE layer's two projections on every token: [bs,h]×[h,d_lat] and [bs,d_lat]×[d_lat,h].
-
-    flops.decoder.moe_latent [FLOP] = 4*b*d_lat*h*moe_lat*s
-
-    LaTeX: F_{lat} = 4 b d_{lat} h \sigma_{lat} s
-
-    Args:
-        b: micro-batch size [1]
-        s: sequence length [1]
-        h: hidden size [1]
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1]
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1]
-
-    Returns: a latent MoE layer's two projections on every token: [bs,h]×[h,d_lat] and [bs,d_lat]×[d_lat,h] [FLOP]
-
-    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, models/nemotron_h/modeling_nemotron_h.py: NemotronHMoE's fc1/fc2_latent_proj, NemotronHExperts
-    """
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
-    return 4*b*d_lat*h*moe_lat*s
-
-
 def flops_decoder_router(b, s, h, E):
     r"""one MoE layer's router: [bs,h]×[h,E].
 
@@ -5463,12 +5416,12 @@ def flops_decoder_router(b, s, h, E):
     return 2*E*b*h*s
 
 
-def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, q_lora=0, dsa=0, n_idx=0, d_idx=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, q_lora=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""forward FLOPs of one dense decoder layer (norms, softmax, activations, rotary: no GEMM, not counted).
 
-    flops.decoder.layer.forward [FLOP] = 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+    flops.decoder.layer.forward [FLOP] = 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
-    LaTeX: F_{layer} = 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right) + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)
+    LaTeX: F_{layer} = F_{proj} + F_{attn} + F_{mlp}
 
     Args:
         b: micro-batch size [1]
@@ -5481,9 +5434,6 @@ def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, 
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -5495,7 +5445,7 @@ def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, 
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
-    r_q = _gated('flops.decoder.layer.forward', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('flops.decoder.layer.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('flops.decoder.layer.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('flops.decoder.layer.forward', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('flops.decoder.layer.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -5510,24 +5460,21 @@ def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, 
     gated = numpy.asarray(gated, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+    return 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
 
-def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""forward FLOPs of one MoE layer: attention, routed and shared experts, router.
 
-    flops.decoder.layer.forward.moe [FLOP] = 2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
+    flops.decoder.layer.forward.moe [FLOP] = 2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
 
-    LaTeX: F_{layer}^{moe} = 2 E b h s + 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 4 b d_{lat} h \sigma_{lat} s + 2 b d_{moe} s \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)
+    LaTeX: F_{layer}^{moe} = F_{proj} + F_{attn} + F_{experts} + F_{router} + F_{shared}
 
     Args:
         b: micro-batch size [1]
@@ -5543,11 +5490,6 @@ def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
@@ -5561,7 +5503,7 @@ def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated
 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Fedus et al. 2021, router h·E, k of E experts
     """
-    r_q = _gated('flops.decoder.layer.forward.moe', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('flops.decoder.layer.forward.moe', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('flops.decoder.layer.forward.moe', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('flops.decoder.layer.forward.moe', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('flops.decoder.layer.forward.moe', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -5579,11 +5521,6 @@ def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
@@ -5592,15 +5529,15 @@ def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
+    return 2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
 
 
-def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""forward FLOPs of all l layers (what full recomputation repeats): attention or a recurrent mixer, a dense MLP or the experts, as each layer has them.
 
-    flops.decoder.layers.forward [FLOP] = 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    flops.decoder.layers.forward [FLOP] = 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{layers} = 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil\right) + l_{LRU} \left(6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h s + 4 b d_{lat} h \sigma_{lat} s + 2 b d_{moe} s \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)\right) + \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{layers} = F_{mlp} l_{mlp} + F_{GDN} l_{GDN} + F_{S6} l_{S6} + F_{SSD} l_{SSD} + F_{LRU} l_{LRU} + l_{attn} \left(F_{proj} + F_{attn}\right) + l_{moe} \left(F_{experts} + F_{router} + F_{shared}\right)
 
     Args:
         b: micro-batch size [1]
@@ -5616,11 +5553,6 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
@@ -5661,7 +5593,7 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla
     """
     E = _gated('flops.decoder.layers.forward', 'E', E, {'l_moe': (l_moe, 0)})
     k = _gated('flops.decoder.layers.forward', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('flops.decoder.layers.forward', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('flops.decoder.layers.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('flops.decoder.layers.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('flops.decoder.layers.forward', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('flops.decoder.layers.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -5692,11 +5624,6 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
@@ -5728,7 +5655,7 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    return 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
 def flops_decoder_embedding_projections(b, s, h, d_emb, proj_emb):
@@ -5781,12 +5708,12 @@ def flops_decoder_logits(b, s, V, d_emb):
     return 2*V*b*d_emb*s
 
 
-def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""forward FLOPs of a decoder model for b sequences of s tokens.
 
-    flops.decoder.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    flops.decoder.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{fwd} = 2 V b d_{emb} s + 4 b d_{emb} h \sigma_{proj} s + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil\right) + l_{LRU} \left(6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h s + 4 b d_{lat} h \sigma_{lat} s + 2 b d_{moe} s \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)\right) + \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{fwd} = F_{proj,emb} + F_{layers} + F_{logits}
 
     Args:
         b: micro-batch size [1]
@@ -5805,11 +5732,6 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
@@ -5850,7 +5772,7 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
     """
     E = _gated('flops.decoder.forward', 'E', E, {'l_moe': (l_moe, 0)})
     k = _gated('flops.decoder.forward', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('flops.decoder.forward', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('flops.decoder.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('flops.decoder.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('flops.decoder.forward', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('flops.decoder.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -5884,11 +5806,6 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
@@ -5920,46 +5837,15 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    return 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def flops_decoder_indexer(b, s, h, dsa, d_idx, *, n_idx=0, r_q=None):
-    r"""one layer's DSA indexer in the forward (inside flops.decoder.attention.projections.mla and .scores): its three projections, and q·kᵀ of its n_idx heads with their weighted sum over all s² pairs.
-
-    flops.decoder.indexer [FLOP] = dsa*(2*b*n_idx*s**2*(d_idx + 1) + 2*b*s*(d_idx*h + d_idx*n_idx*r_q + h*n_idx))
-
-    LaTeX: F_{idx} = \sigma_{DSA} \left(2 b n_{idx} s^{2} \left(d_{idx} + 1\right) + 2 b s \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right)\right)
-
-    Args:
-        b: micro-batch size [1]
-        s: sequence length [1]
-        h: hidden size [1]
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1]
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1]
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
-
-    Returns: one layer's DSA indexer in the forward (inside flops.decoder.attention.projections.mla and .scores): its three projections, and q·kᵀ of its n_idx heads with their weighted sum over all s² pairs [FLOP]
-
-    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, models/deepseek_v32/modeling_deepseek_v32.py: DeepseekV32Indexer (wq_b, wk, k_norm, weights_proj; its scores q·kᵀ per head, weighted and summed over heads; its key cache)
-    """
-    r_q = _gated('flops.decoder.indexer', 'r_q', r_q, {'n_idx': (n_idx, 0)})
-    b = numpy.asarray(b, dtype=numpy.float64)
-    s = numpy.asarray(s, dtype=numpy.float64)
-    h = numpy.asarray(h, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    r_q = numpy.asarray(r_q, dtype=numpy.float64)
-    return dsa*(2*b*n_idx*s**2*(d_idx + 1) + 2*b*s*(d_idx*h + d_idx*n_idx*r_q + h*n_idx))
-
-
-def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""backward FLOPs: for each GEMM Y = XW, dX = dY·Wᵀ and dW = Xᵀ·dY.
 
-    flops.decoder.backward [FLOP] = 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 4*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) - 2*dsa*(2*b*n_idx*s**2*(d_idx + 1) + 2*b*s*(d_idx*h + d_idx*n_idx*r_q + h*n_idx))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + 2*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 2*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 2*l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 2*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + 2*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    flops.decoder.backward [FLOP] = 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 4*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + 2*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 2*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 2*l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 2*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + 2*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{bwd} = 4 V b d_{emb} s + 8 b d_{emb} h \sigma_{proj} s + 4 b d_{ff} h s \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) - 2 \sigma_{DSA} \left(2 b n_{idx} s^{2} \left(d_{idx} + 1\right) + 2 b s \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) + 2 l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil\right) + 2 l_{LRU} \left(6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}\right) + 2 l_{S6} \left(2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + 2 l_{moe} \left(2 E b h s + 4 b d_{lat} h \sigma_{lat} s + 2 b d_{moe} s \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + 2 l_{SSD} \left(2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)\right) + 2 \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{bwd} = 2 F_{fwd}
 
     Args:
         b: micro-batch size [1]
@@ -5978,11 +5864,6 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
@@ -6023,7 +5904,7 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     """
     E = _gated('flops.decoder.backward', 'E', E, {'l_moe': (l_moe, 0)})
     k = _gated('flops.decoder.backward', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('flops.decoder.backward', 'r_q', r_q, {'mla': (mla, 0), 'dsa': (dsa, 0)})
+    r_q = _gated('flops.decoder.backward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('flops.decoder.backward', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('flops.decoder.backward', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('flops.decoder.backward', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -6057,11 +5938,6 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
@@ -6093,15 +5969,15 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 4*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) - 2*dsa*(2*b*n_idx*s**2*(d_idx + 1) + 2*b*s*(d_idx*h + d_idx*n_idx*r_q + h*n_idx))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + 2*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 2*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 2*l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 2*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + 2*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    return 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 4*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + 2*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 2*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 2*l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 2*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + 2*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
-    r"""training FLOPs of one step: forward + backward (3× the forward, less twice a DSA indexer's).
+def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""training FLOPs of one step: forward + backward.
 
-    flops.decoder.training [FLOP] = 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 6*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) - 2*dsa*(2*b*n_idx*s**2*(d_idx + 1) + 2*b*s*(d_idx*h + d_idx*n_idx*r_q + h*n_idx))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 3*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + 3*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 3*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 3*l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 3*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + 3*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    flops.decoder.training [FLOP] = 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 6*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 3*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + 3*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 3*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 3*l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 3*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + 3*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{train} = 6 V b d_{emb} s + 12 b d_{emb} h \sigma_{proj} s + 6 b d_{ff} h s \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) - 2 \sigma_{DSA} \left(2 b n_{idx} s^{2} \left(d_{idx} + 1\right) + 2 b s \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) + 3 l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil\right) + 3 l_{LRU} \left(6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}\right) + 3 l_{S6} \left(2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + 3 l_{moe} \left(2 E b h s + 4 b d_{lat} h \sigma_{lat} s + 2 b d_{moe} s \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + 3 l_{SSD} \left(2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)\right) + 3 \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{train} = 3 F_{fwd}
 
     Args:
         b: micro-batch size [1]
@@ -6120,11 +5996,6 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
@@ -6157,7 +6028,7 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
         d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
         d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: training FLOPs of one step: forward + backward (3× the forward, less twice a DSA indexer's) [FLOP]
+    Returns: training FLOPs of one step: forward + backward [FLOP]
 
     Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
 
@@ -6165,7 +6036,7 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     """
     E = _gated('flops.decoder.training', 'E', E, {'l_moe': (l_moe, 0)})
     k = _gated('flops.decoder.training', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('flops.decoder.training', 'r_q', r_q, {'mla': (mla, 0), 'dsa': (dsa, 0)})
+    r_q = _gated('flops.decoder.training', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('flops.decoder.training', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('flops.decoder.training', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('flops.decoder.training', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -6199,11 +6070,6 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
@@ -6235,7 +6101,7 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 6*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) - 2*dsa*(2*b*n_idx*s**2*(d_idx + 1) + 2*b*s*(d_idx*h + d_idx*n_idx*r_q + h*n_idx))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 3*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + 3*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 3*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 3*l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 3*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + 3*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    return 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 6*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 3*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + 3*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 3*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 3*l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 3*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + 3*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
 def flops_decoder_mla_decode_naive(s, a, r_kv, d_rope, d_nope, d_v):
@@ -6294,12 +6160,12 @@ def flops_decoder_mla_decode_absorbed(s, a, r_kv, d_rope, d_nope, d_v):
     return 2*a*d_nope*r_kv + 2*a*d_v*r_kv + 2*a*r_kv*s + 2*a*s*(d_rope + r_kv)
 
 
-def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, dsa=0, d_idx=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
+def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
     r"""one full-attention layer's cache: a key and a value of g heads (a where the family expands them first; MLA: the latent and the shared rope key) for each of s tokens.
 
-    memory.kv_cache.layer.full [byte] = b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))
+    memory.kv_cache.layer.full [byte] = b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
-    LaTeX: M_{KV}^{full} = b q s \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right)
+    LaTeX: M_{KV}^{full} = b q s \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -6308,8 +6174,6 @@ def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, dsa=0, d_idx=0, kv_
         d_head: head dimension [1]
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -6328,21 +6192,19 @@ def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, dsa=0, d_idx=0, kv_
     d_head = numpy.asarray(d_head, dtype=numpy.float64)
     q = numpy.asarray(q, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))
+    return b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
 
-def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, dsa=0, d_idx=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
+def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
     r"""one sliding-window (or chunked) layer's cache: the latest W − 1 tokens; the next query brings the W-th.
 
-    memory.kv_cache.layer.window [byte] = b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*Min(s, W - 1)
+    memory.kv_cache.layer.window [byte] = b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*Min(s, W - 1)
 
-    LaTeX: M_{KV}^{win} = b q \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right) \min\left(s, W - 1\right)
+    LaTeX: M_{KV}^{win} = b q \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right) \min\left(s, W - 1\right)
 
     Args:
         b: micro-batch size [1]
@@ -6352,8 +6214,6 @@ def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, dsa=0, d_idx=0
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -6373,21 +6233,19 @@ def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, dsa=0, d_idx=0
     q = numpy.asarray(q, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1])
+    return b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1])
 
 
-def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the bytes transformers' DynamicCache holds after b sequences of s tokens: full attention layers s tokens, the l_win windowed ones W − 1, and the fixed-size state of each recurrent layer; layers without a mixer hold nothing.
 
-    memory.kv_cache.decoder [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*l_win*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*Min(s, W - 1) + b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
+    memory.kv_cache.decoder [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*l_win*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*Min(s, W - 1) + b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
-    LaTeX: M_{KV} = b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q \left(2 N n_{grp} + d_{ssm}\right)\right) + b l_{win} q \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right) \min\left(s, W - 1\right) + b q s \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)
+    LaTeX: M_{KV} = M_{KV}^{full} \left(l_{attn} - l_{win}\right) + M_{KV}^{win} l_{win} + M_{GDN} l_{GDN} + M_{S6} l_{S6} + M_{SSD} l_{SSD} + M_{LRU} l_{LRU}
 
     Args:
         b: micro-batch size [1]
@@ -6397,8 +6255,6 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, dsa=0, d_idx=0, l_w
         l: layers [1]
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
@@ -6446,8 +6302,6 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, dsa=0, d_idx=0, l_w
     l = numpy.asarray(l, dtype=numpy.float64)
     q = numpy.asarray(q, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -6468,15 +6322,15 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, dsa=0, d_idx=0, l_w
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*l_win*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1]) + b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
+    return b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*l_win*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1]) + b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
 
-def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache); recurrent states as they are.
 
-    memory.kv_cache.decoder.paged [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*n_blk*q*(l_win*ceiling(Min(s, W - 1)/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*ceiling(s/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))
+    memory.kv_cache.decoder.paged [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*n_blk*q*(l_win*ceiling(Min(s, W - 1)/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*ceiling(s/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
-    LaTeX: M_{KV}^{paged} = b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q \left(2 N n_{grp} + d_{ssm}\right)\right) + b n_{blk} q \left(l_{win} \left\lceil{\frac{\min\left(s, W - 1\right)}{n_{blk}}}\right\rceil + \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right) \left\lceil{\frac{s}{n_{blk}}}\right\rceil\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right)
+    LaTeX: M_{KV}^{paged} = M_{GDN} l_{GDN} + M_{S6} l_{S6} + M_{SSD} l_{SSD} + M_{LRU} l_{LRU} + b n_{blk} q \left(l_{win} \left\lceil{\frac{\min\left(s, W - 1\right)}{n_{blk}}}\right\rceil + \left(l_{attn} - l_{win}\right) \left\lceil{\frac{s}{n_{blk}}}\right\rceil\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -6487,8 +6341,6 @@ def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, dsa=0,
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
         n_blk: tokens per block of a paged KV cache (vLLM: 16) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
@@ -6537,8 +6389,6 @@ def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, dsa=0,
     q = numpy.asarray(q, dtype=numpy.float64)
     n_blk = numpy.asarray(n_blk, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -6559,7 +6409,7 @@ def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, dsa=0,
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*n_blk*q*(l_win*numpy.ceil(functools.reduce(numpy.minimum, [s, W - 1])/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*numpy.ceil(s/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))
+    return b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*n_blk*q*(l_win*numpy.ceil(functools.reduce(numpy.minimum, [s, W - 1])/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*numpy.ceil(s/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
 
 def memory_kv_cache_decoder_mla_expanded(b, s, a, l, q, d_rope, d_nope, d_v):
@@ -6594,12 +6444,12 @@ def memory_kv_cache_decoder_mla_expanded(b, s, a, l, q, d_rope, d_nope, d_v):
     return a*b*l*q*s*(d_nope + d_rope + d_v)
 
 
-def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, dsa=0, d_idx=0, n_sink=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
+def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, n_sink=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
     r"""a windowed layer that also keeps the first n_sink tokens (StreamingLLM's attention sinks).
 
-    memory.kv_cache.layer.window_sinks [byte] = b*q*(n_sink + Min(s, W - 1))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))
+    memory.kv_cache.layer.window_sinks [byte] = b*q*(n_sink + Min(s, W - 1))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
-    LaTeX: M_{KV}^{sink} = b q \left(n_{sink} + \min\left(s, W - 1\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right)
+    LaTeX: M_{KV}^{sink} = b q \left(n_{sink} + \min\left(s, W - 1\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -6609,8 +6459,6 @@ def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, dsa=0, d
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         n_sink: first tokens a windowed cache keeps as attention sinks (StreamingLLM: 4) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         a: attention heads [1] (needed only when a switch leaves its classic value)
@@ -6631,14 +6479,12 @@ def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, dsa=0, d
     q = numpy.asarray(q, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     n_sink = numpy.asarray(n_sink, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
     a = numpy.asarray(a, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return b*q*(n_sink + functools.reduce(numpy.minimum, [s, W - 1]))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))
+    return b*q*(n_sink + functools.reduce(numpy.minimum, [s, W - 1]))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
 
 def params_recurrent_mamba(h, d_ssm, N_ssm, r_dt, k_conv, *, b_ssm=0, b_conv=0, dt_norm=0):
@@ -7291,12 +7137,206 @@ def perf_gemm_efficiency(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem
     return eta_gemm/(1 + (1/2)*X*eta_gemm*tau_k/(K_inner*M_rows*N_cols) + (1/2)*X*eta_gemm*q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(K_inner*M_rows*N_cols*W_mem*eta_mem))
 
 
+def perf_layer_gemms(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_mem, tau_k, *, gated=0):
+    r"""one layer's four GEMMs per micro-batch on one GPU under t: QKV [bs, h]·[h, (a + 2g)·d_head/t], the output projection [bs, a·d_head/t]·[.., h], the MLP's up (and gate) and down with d_ff/t.
+
+    perf.layer.gemms [second] = 4*tau_k + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)
+
+    LaTeX: T_{GEMM}^{layer} = T_{GEMM}\big|_{K = \frac{a d_{head}}{t}, M = b s, N = h} + T_{GEMM}\big|_{K = \frac{d_{ff}}{t}, M = b s, N = h} + T_{GEMM}\big|_{K = h, M = b s, N = \frac{d_{ff} \left(\sigma_{gated} + 1\right)}{t}} + T_{GEMM}\big|_{K = h, M = b s, N = \frac{d_{head} \left(a + 2 g\right)}{t}}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+
+    Returns: one layer's four GEMMs per micro-batch on one GPU under t: QKV [bs, h]·[h, (a + 2g)·d_head/t], the output projection [bs, a·d_head/t]·[.., h], the MLP's up (and gate) and down with d_ff/t [second]
+
+    Valid when: one kernel per GEMM; compute and memory time add (no overlap inside a kernel)
+
+    Sources: NVIDIA GEMM guide, arithmetic intensity of an M×N×K GEMM 2MNK / 2(MK + NK + MN) against the GPU's ops:byte ratio; small and skinny GEMMs are memory- or latency-bound; Shoeybi et al. 2019, §3: operators f and g, two all-reduces in the forward and two in the backward of each layer
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    return 4*tau_k + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)
+
+
+def perf_attention_eager(b, s, a, d_head, t, X, W_mem, q, eta_gemm, eta_mem, tau_k):
+    r"""one layer's attention core without a fused kernel: QKᵀ and scores·V as batched GEMMs, the s² scores written and read through HBM by the softmax and the dropout (and its 1-byte mask).
+
+    perf.attention.eager [second] = 4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)
+
+    LaTeX: T_{core} = 4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        t: tensor parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+
+    Returns: one layer's attention core without a fused kernel: QKᵀ and scores·V as batched GEMMs, the s² scores written and read through HBM by the softmax and the dropout (and its 1-byte mask) [second]
+
+    Valid when: one kernel per GEMM; compute and memory time add (no overlap inside a kernel)
+
+    Sources: Korthikanti et al. 2022, §4.2.2 sequence parallelism: reduce-scatter + all-gather in place of each all-reduce; §5 selective recompute
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    return 4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)
+
+
+def perf_attention_flash(b, s, a, d_head, t, X, W_mem, q, eta_gemm, eta_mem, tau_k):
+    r"""one layer's attention core as one FlashAttention kernel: the QKᵀ and scores·V FLOPs, Q, K, V and the output through HBM once, no s² scores.
+
+    perf.attention.flash [second] = tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)
+
+    LaTeX: T_{flash} = \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        t: tensor parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        eta_gemm: fraction of peak FLOP/s a large GEMM sustains (calibrated) [1]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+
+    Returns: one layer's attention core as one FlashAttention kernel: the QKᵀ and scores·V FLOPs, Q, K, V and the output through HBM once, no s² scores [second]
+
+    Valid when: one kernel per GEMM; compute and memory time add (no overlap inside a kernel)
+
+    Sources: Dao 2023, the scores never reach HBM; the backward runs 5 matmuls to the forward's 2
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    X = numpy.asarray(X, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    eta_gemm = numpy.asarray(eta_gemm, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    return tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)
+
+
+def perf_layer_elementwise(b, s, h, d_ff, t, W_mem, q, eta_mem, tau_k, *, gated=0, seq_par=0):
+    r"""one layer's element-wise kernels: two norms, two bias-dropout-adds (with their masks) and the activation, their bytes at η_mem of the HBM bandwidth (norms and dropouts over s/t tokens under SP).
+
+    perf.layer.elementwise [second] = 5*tau_k + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
+
+    LaTeX: T_{elem} = 5 \tau_{k} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        d_ff: MLP inner width [1]
+        t: tensor parallel degree [1]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        eta_mem: fraction of the HBM bandwidth memory-bound kernels sustain (calibrated) [1]
+        tau_k: fixed cost of one kernel or collective: launch, tail, synchronisation (calibrated) [second]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        seq_par: 1 with Megatron sequence parallelism: norms and dropouts on s/t tokens [1] (default 0, the classic model)
+
+    Returns: one layer's element-wise kernels: two norms, two bias-dropout-adds (with their masks) and the activation, their bytes at η_mem of the HBM bandwidth (norms and dropouts over s/t tokens under SP) [second]
+
+    Sources: Korthikanti et al. 2022, §4.2.2 sequence parallelism: reduce-scatter + all-gather in place of each all-reduce; §5 selective recompute
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    W_mem = numpy.asarray(W_mem, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    eta_mem = numpy.asarray(eta_mem, dtype=numpy.float64)
+    tau_k = numpy.asarray(tau_k, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    seq_par = numpy.asarray(seq_par, dtype=numpy.float64)
+    return 5*tau_k + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
+
+
+def perf_tp_allreduce(b, s, h, t, q, W_tp):
+    r"""one all-reduce of a layer's b·s·h·q output over the t ranks of a TP ring: 2(t − 1)/t of it over each link.
+
+    perf.tp.allreduce [second] = b*h*q*s*(2*t - 2)/(W_tp*t)
+
+    LaTeX: T_{AR} = \frac{b h q s \left(2 t - 2\right)}{W_{TP} t}
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        t: tensor parallel degree [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+
+    Returns: one all-reduce of a layer's b·s·h·q output over the t ranks of a TP ring: 2(t − 1)/t of it over each link [second]
+
+    Sources: Shoeybi et al. 2019, §3: operators f and g, two all-reduces in the forward and two in the backward of each layer; nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    t = numpy.asarray(t, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    W_tp = numpy.asarray(W_tp, dtype=numpy.float64)
+    return b*h*q*s*(2*t - 2)/(W_tp*t)
+
+
 def perf_tp_layer(b, s, h, t, q, tau_k, W_tp, *, seq_par=0):
     r"""TP communication of one layer's forward per micro-batch: two all-reduces of b·s·h·q (with SP a reduce-scatter and an all-gather each), blocking; the backward has as many.
 
     perf.tp.layer [second] = 2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)
 
-    LaTeX: T_{TP} = 2 \tau_{k} \left(\sigma_{SP} + 1\right) + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t}
+    LaTeX: T_{TP} = 2 T_{AR} + 2 \tau_{k} \left(\sigma_{SP} + 1\right)
 
     Args:
         b: micro-batch size [1]
@@ -7328,7 +7368,7 @@ def perf_tp_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_
 
     perf.tp.backward [second] = ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t))
 
-    LaTeX: T_{TP}^{bwd} = \sigma_{TP}^{ovl} \left(\tau_{k} \left(2 \sigma_{SP} + 2\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}}\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}}\right)\right) + \left(1 - \sigma_{TP}^{ovl}\right) \left(2 \tau_{k} \left(\sigma_{SP} + 1\right) + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t}\right)
+    LaTeX: T_{TP}^{bwd} = T_{TP} \left(1 - \sigma_{TP}^{ovl}\right) + \sigma_{TP}^{ovl} \left(\tau_{k} \left(2 \sigma_{SP} + 2\right) + \max\left(0, T_{AR} - T_{GEMM}\big|_{K = h, M = b s, N = \frac{d_{ff} \left(\sigma_{gated} + 1\right)}{t}}\right) + \max\left(0, T_{AR} - T_{GEMM}\big|_{K = h, M = b s, N = \frac{d_{head} \left(a + 2 g\right)}{t}}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -7380,7 +7420,7 @@ def perf_layer_forward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, et
 
     perf.layer.forward [second] = flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
 
-    LaTeX: T_{layer}^{fwd} = \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}
+    LaTeX: T_{layer}^{fwd} = T_{core} \left(1 - \sigma_{flash}\right) + T_{flash} \sigma_{flash} + T_{elem} + T_{GEMM}^{layer} + T_{TP}
 
     Args:
         b: micro-batch size [1]
@@ -7434,7 +7474,7 @@ def perf_layer_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, e
 
     perf.layer.backward [second] = 5*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 18*tau_k + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)
 
-    LaTeX: T_{layer}^{bwd} = \frac{5 \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right)}{2} + \sigma_{TP}^{ovl} \left(\tau_{k} \left(2 \sigma_{SP} + 2\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}}\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}}\right)\right) + \sigma_{full} \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right) + \sigma_{sel} \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + 18 \tau_{k} + \left(1 - \sigma_{TP}^{ovl}\right) \left(2 \tau_{k} \left(\sigma_{SP} + 1\right) + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t}\right) + \left(2 - 2 \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{4 a b d_{head} h s}{X \eta_{gemm} t} + \frac{4 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{4 b d_{ff} h s}{X \eta_{gemm} t} + \frac{4 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 \left(\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)\right)}{W_{mem} \eta_{mem}}
+    LaTeX: T_{layer}^{bwd} = T_{core} \sigma_{sel} \left(1 - \sigma_{flash}\right) + T_{core} \left(2 - 2 \sigma_{flash}\right) + \frac{5 T_{flash} \sigma_{flash}}{2} + 2 T_{elem} + T_{layer}^{fwd} \sigma_{full} + 2 T_{GEMM}^{layer} + T_{TP}^{bwd}
 
     Args:
         b: micro-batch size [1]
@@ -7494,7 +7534,7 @@ def perf_logits(b, s, h, V, t, X, W_mem, q, eta_gemm, eta_mem, tau_k):
 
     perf.logits [second] = 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem)
 
-    LaTeX: T_{logits} = \frac{6 V b h s}{X \eta_{gemm} t} + \frac{10 V b q s}{W_{mem} \eta_{mem} t} + 3 \tau_{k} + \frac{3 q \left(\frac{V b s}{t} + \frac{V h}{t} + b h s\right)}{W_{mem} \eta_{mem}}
+    LaTeX: T_{logits} = 3 T_{GEMM}\big|_{K = h, M = b s, N = \frac{V}{t}} + \frac{10 V b q s}{W_{mem} \eta_{mem} t}
 
     Args:
         b: micro-batch size [1]
@@ -7602,7 +7642,7 @@ def perf_stage_microbatch(b, s, h, a, g, d_head, d_ff, l, V, t, p, v, P, X, W_me
 
     perf.stage.microbatch [second] = 18*P*grad_fp32/(W_mem*eta_mem*p*t) + 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*(7*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + piped*v*((p2p_serial + 1)*(2*tau_k + b*h*q*s*(p2p_grad_whole*(t - 1) + 1)/(W_pp*t) + b*h*q*s/(W_pp*t)) + b*h*q*s*(1 - p2p_grad_whole)*(t - 1)/(W_intra*t) + b*h*q*s*(t - 1)/(W_intra*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem)
 
-    LaTeX: T_{mb} = \frac{18 \Psi \sigma_{acc}^{fp32}}{W_{mem} \eta_{mem} p t} + \frac{6 V b h s}{X \eta_{gemm} t} + \frac{10 V b q s}{W_{mem} \eta_{mem} t} + \frac{l \left(\frac{7 \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right)}{2} + \sigma_{TP}^{ovl} \left(\tau_{k} \left(2 \sigma_{SP} + 2\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}}\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}}\right)\right) + \sigma_{full} \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right) + \sigma_{sel} \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 27 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \left(1 - \sigma_{TP}^{ovl}\right) \left(2 \tau_{k} \left(\sigma_{SP} + 1\right) + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t}\right) + \left(2 - 2 \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{6 a b d_{head} h s}{X \eta_{gemm} t} + \frac{6 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{6 b d_{ff} h s}{X \eta_{gemm} t} + \frac{6 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{3 q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 \left(\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)\right)}{W_{mem} \eta_{mem}}\right)}{p} + \sigma_{PP} v \left(\left(\sigma_{P2P}^{ser} + 1\right) \left(2 \tau_{k} + \frac{b h q s \left(\sigma_{P2P}^{grad} \left(t - 1\right) + 1\right)}{W_{PP} t} + \frac{b h q s}{W_{PP} t}\right) + \frac{b h q s \left(1 - \sigma_{P2P}^{grad}\right) \left(t - 1\right)}{W_{intra} t} + \frac{b h q s \left(t - 1\right)}{W_{intra} t}\right) + 3 \tau_{k} + \frac{3 q \left(\frac{V b s}{t} + \frac{V h}{t} + b h s\right)}{W_{mem} \eta_{mem}}
+    LaTeX: T_{mb} = T_{acc}^{fp32} + T_{logits} + T_{P2P} + \frac{l \left(T_{layer}^{bwd} + T_{layer}^{fwd}\right)}{p}
 
     Args:
         b: micro-batch size [1]
@@ -7684,7 +7724,7 @@ def perf_pipeline(b, s, h, a, g, d_head, d_ff, l, V, t, p, m, v, P, X, W_mem, q,
 
     perf.pipeline [second] = (m + (p - 1)/v)*(18*P*grad_fp32/(W_mem*eta_mem*p*t) + 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*(7*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p + piped*v*((p2p_serial + 1)*(2*tau_k + b*h*q*s*(p2p_grad_whole*(t - 1) + 1)/(W_pp*t) + b*h*q*s/(W_pp*t)) + b*h*q*s*(1 - p2p_grad_whole)*(t - 1)/(W_intra*t) + b*h*q*s*(t - 1)/(W_intra*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem))
 
-    LaTeX: T_{pipe} = \left(m + \frac{p - 1}{v}\right) \left(\frac{18 \Psi \sigma_{acc}^{fp32}}{W_{mem} \eta_{mem} p t} + \frac{6 V b h s}{X \eta_{gemm} t} + \frac{10 V b q s}{W_{mem} \eta_{mem} t} + \frac{l \left(\frac{7 \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right)}{2} + \sigma_{TP}^{ovl} \left(\tau_{k} \left(2 \sigma_{SP} + 2\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}}\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}}\right)\right) + \sigma_{full} \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right) + \sigma_{sel} \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 27 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \left(1 - \sigma_{TP}^{ovl}\right) \left(2 \tau_{k} \left(\sigma_{SP} + 1\right) + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t}\right) + \left(2 - 2 \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{6 a b d_{head} h s}{X \eta_{gemm} t} + \frac{6 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{6 b d_{ff} h s}{X \eta_{gemm} t} + \frac{6 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{3 q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{3 \left(\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)\right)}{W_{mem} \eta_{mem}}\right)}{p} + \sigma_{PP} v \left(\left(\sigma_{P2P}^{ser} + 1\right) \left(2 \tau_{k} + \frac{b h q s \left(\sigma_{P2P}^{grad} \left(t - 1\right) + 1\right)}{W_{PP} t} + \frac{b h q s}{W_{PP} t}\right) + \frac{b h q s \left(1 - \sigma_{P2P}^{grad}\right) \left(t - 1\right)}{W_{intra} t} + \frac{b h q s \left(t - 1\right)}{W_{intra} t}\right) + 3 \tau_{k} + \frac{3 q \left(\frac{V b s}{t} + \frac{V h}{t} + b h s\right)}{W_{mem} \eta_{mem}}\right)
+    LaTeX: T_{pipe} = T_{mb} \left(m + \frac{p - 1}{v}\right)
 
     Args:
         b: micro-batch size [1]
@@ -7824,7 +7864,7 @@ def perf_window_forward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, eta_g
 
     perf.window.forward [second] = l*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p
 
-    LaTeX: \tau_{fwd} = \frac{l \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right)}{p}
+    LaTeX: \tau_{fwd} = \frac{T_{layer}^{fwd} l}{p}
 
     Args:
         b: micro-batch size [1]
@@ -7880,7 +7920,7 @@ def perf_window_backward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, eta_
 
     perf.window.backward [second] = l*(5*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 18*tau_k + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par + seq_par/t + 1))/(W_mem*eta_mem))/p
 
-    LaTeX: \tau_{bwd} = \frac{l \left(\frac{5 \sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right)}{2} + \sigma_{TP}^{ovl} \left(\tau_{k} \left(2 \sigma_{SP} + 2\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}}\right) + \max\left(0, - \tau_{k} - \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{b h q s \left(2 t - 2\right)}{W_{TP} t} - \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}}\right)\right) + \sigma_{full} \left(\sigma_{flash} \left(\tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{4 a b d_{head} q s}{W_{mem} \eta_{mem} t}\right) + 2 \tau_{k} \left(\sigma_{SP} + 1\right) + 9 \tau_{k} + \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{2 a b d_{head} h s}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{2 b d_{ff} h s}{X \eta_{gemm} t} + \frac{2 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t} + \frac{q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)}{W_{mem} \eta_{mem}}\right) + \sigma_{sel} \left(1 - \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + 18 \tau_{k} + \left(1 - \sigma_{TP}^{ovl}\right) \left(2 \tau_{k} \left(\sigma_{SP} + 1\right) + \frac{2 b h q s \left(2 t - 2\right)}{W_{TP} t}\right) + \left(2 - 2 \sigma_{flash}\right) \left(4 \tau_{k} + \frac{4 a b d_{head} s^{2}}{X \eta_{gemm} t} + \frac{2 a b q \left(2 d_{head} s + s^{2}\right)}{W_{mem} \eta_{mem} t} + \frac{a b s^{2} \left(4 q + 1\right)}{W_{mem} \eta_{mem} t}\right) + \frac{4 a b d_{head} h s}{X \eta_{gemm} t} + \frac{4 b d_{ff} h s \left(\sigma_{gated} + 1\right)}{X \eta_{gemm} t} + \frac{4 b d_{ff} h s}{X \eta_{gemm} t} + \frac{4 b d_{head} h s \left(a + 2 g\right)}{X \eta_{gemm} t} + \frac{2 q \left(\frac{b d_{ff} s}{t} + b h s + \frac{d_{ff} h}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{a b d_{head} s}{t} + \frac{a d_{head} h}{t} + b h s\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{b d_{ff} s \left(\sigma_{gated} + 1\right)}{t} + b h s + \frac{d_{ff} h \left(\sigma_{gated} + 1\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 q \left(\frac{b d_{head} s \left(a + 2 g\right)}{t} + b h s + \frac{d_{head} h \left(a + 2 g\right)}{t}\right)}{W_{mem} \eta_{mem}} + \frac{2 \left(\frac{b d_{ff} q s \left(\sigma_{gated} + 2\right)}{t} + b h s \left(10 q + 2\right) \left(- \sigma_{SP} + \frac{\sigma_{SP}}{t} + 1\right)\right)}{W_{mem} \eta_{mem}}\right)}{p}
+    LaTeX: \tau_{bwd} = \frac{T_{layer}^{bwd} l}{p}
 
     Args:
         b: micro-batch size [1]
@@ -7942,7 +7982,7 @@ def perf_zero_stage0_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, ovl_dp, ta
 
     perf.zero.stage0.exposed [second] = ovl_dp*Max(0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd) + (1 - ovl_dp)*(P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t))
 
-    LaTeX: T_{DP}^{exp} = \sigma_{DP}^{ovl} \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{W_{intra} d_{node} p t} - \tau_{bwd}\right) + \left(1 - \sigma_{DP}^{ovl}\right) \left(\frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{W_{intra} d_{node} p t}\right)
+    LaTeX: T_{DP}^{exp} = T_{DP} \left(1 - \sigma_{DP}^{ovl}\right) + \sigma_{DP}^{ovl} \max\left(0, T_{DP} - \tau_{bwd}\right)
 
     Args:
         t: tensor parallel degree [1]
@@ -7976,9 +8016,9 @@ def perf_zero_stage0_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, ovl_dp, ta
 def perf_zero_stage1_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, ovl_dp, tau_bwd):
     r"""exposed ZeRO-1 time: the gradient reduce-scatter beyond the last backward (σ_DP^ovl = 1) or all of it (0), then the weights' all-gather, once per iteration.
 
-    perf.zero.stage1.exposed [second] = P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) + ovl_dp*Max(0, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) - tau_bwd) + (1 - ovl_dp)*(P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t))
+    perf.zero.stage1.exposed [second] = P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) + ovl_dp*Max(0, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) - tau_bwd) + (1 - ovl_dp)*(P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t))/2
 
-    LaTeX: T_{Z1}^{exp} = \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} + \sigma_{DP}^{ovl} \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} - \tau_{bwd}\right) + \left(1 - \sigma_{DP}^{ovl}\right) \left(\frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t}\right)
+    LaTeX: T_{Z1}^{exp} = \frac{T_{DP} \left(1 - \sigma_{DP}^{ovl}\right)}{2} + \frac{T_{DP}}{2} + \sigma_{DP}^{ovl} \max\left(0, \frac{T_{DP}}{2} - \tau_{bwd}\right)
 
     Args:
         t: tensor parallel degree [1]
@@ -8006,7 +8046,7 @@ def perf_zero_stage1_exposed(t, p, d, P, q_w, W_intra, W_net, d_node, ovl_dp, ta
     d_node = numpy.asarray(d_node, dtype=numpy.float64)
     ovl_dp = numpy.asarray(ovl_dp, dtype=numpy.float64)
     tau_bwd = numpy.asarray(tau_bwd, dtype=numpy.float64)
-    return (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) + ovl_dp*functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd]) + (1 - ovl_dp)*((1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t))
+    return (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) + ovl_dp*functools.reduce(numpy.maximum, [0, (1/2)*P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + (1/2)*P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd]) + (1/2)*(1 - ovl_dp)*(P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t))
 
 
 def perf_zero_stage2_exposed(t, p, d, m, P, q_w, W_intra, W_net, d_node, tau_bwd):
@@ -8014,7 +8054,7 @@ def perf_zero_stage2_exposed(t, p, d, m, P, q_w, W_intra, W_net, d_node, tau_bwd
 
     perf.zero.stage2.exposed [second] = P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) + m*Max(0, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) - tau_bwd)
 
-    LaTeX: T_{Z2}^{exp} = \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} + m \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} - \tau_{bwd}\right)
+    LaTeX: T_{Z2}^{exp} = \frac{T_{DP}}{2} + m \max\left(0, \frac{T_{DP}}{2} - \tau_{bwd}\right)
 
     Args:
         t: tensor parallel degree [1]
@@ -8050,7 +8090,7 @@ def perf_zero_stage3_exposed(t, p, d, m, P, q_w, W_intra, W_net, d_node, tau_fwd
 
     perf.zero.stage3.exposed [second] = m*(Max(0, P*q_w*(2*d/d_node - 2)/(2*W_net*d*p*t) + P*q_w*(2*d_node - 2)/(2*W_intra*d_node*p*t) - tau_fwd) + Max(0, P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t) - tau_bwd))
 
-    LaTeX: T_{Z3}^{exp} = m \left(\max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{2 W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{2 W_{intra} d_{node} p t} - \tau_{fwd}\right) + \max\left(0, \frac{\Psi q_{\Psi} \left(\frac{2 d}{d_{node}} - 2\right)}{W_{net} d p t} + \frac{\Psi q_{\Psi} \left(2 d_{node} - 2\right)}{W_{intra} d_{node} p t} - \tau_{bwd}\right)\right)
+    LaTeX: T_{Z3}^{exp} = m \left(\max\left(0, \frac{T_{DP}}{2} - \tau_{fwd}\right) + \max\left(0, T_{DP} - \tau_{bwd}\right)\right)
 
     Args:
         t: tensor parallel degree [1]
@@ -8219,12 +8259,12 @@ def perf_optimizer_sharded(t, p, d, P, W_mem, eta_mem):
     return 30*P/(W_mem*d*eta_mem*p*t)
 
 
-def params_ep_experts(h, E, l_moe, d_moe, *, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
+def params_ep_experts(h, E, l_moe, d_moe, *, gated=0, b_mlp=1):
     r"""parameters of the routed experts: E experts of width d_moe in each of the l_moe MoE layers (0 when dense).
 
-    params.ep.experts [parameter] = E*l_moe*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)))
+    params.ep.experts [parameter] = E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))
 
-    LaTeX: \Psi_E = E l_{moe} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h + \sigma_{lat} \left(d_{lat} - h\right)\right) + d_{moe} \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right)\right)
+    LaTeX: \Psi_E = \Psi_{expert} E l_{moe}
 
     Args:
         h: hidden size [1]
@@ -8233,8 +8273,6 @@ def params_ep_experts(h, E, l_moe, d_moe, *, gated=0, b_mlp=1, moe_lat=0, d_lat=
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
 
     Returns: parameters of the routed experts: E experts of width d_moe in each of the l_moe MoE layers (0 when dense) [parameter]
 
@@ -8246,9 +8284,7 @@ def params_ep_experts(h, E, l_moe, d_moe, *, gated=0, b_mlp=1, moe_lat=0, d_lat=
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
-    return E*l_moe*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)))
+    return E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))
 
 
 def params_per_gpu_ep(t, p, P, e, P_exp):
@@ -8438,7 +8474,7 @@ def comms_ep_per_layer_sp(b, s, h, k, t, q, e, c):
 
     comms.ep.per_layer.sp [byte] = b*h*k*q*s*(4*e - 4)/(c*e*t)
 
-    LaTeX: V_{EP,SP}^{layer} = \frac{b h k q s \left(4 e - 4\right)}{c e t}
+    LaTeX: V_{EP,SP}^{layer} = \frac{V_{EP}^{layer}}{t}
 
     Args:
         b: micro-batch size [1]
@@ -8472,7 +8508,7 @@ def comms_ep_per_microbatch(b, s, h, k, p, q, e, c, l_moe):
 
     comms.ep.per_microbatch [byte] = b*h*k*l_moe*q*s*(4*e - 4)/(c*e*p)
 
-    LaTeX: V_{EP} = \frac{b h k l_{moe} q s \left(4 e - 4\right)}{c e p}
+    LaTeX: V_{EP} = \frac{V_{EP}^{layer} l_{moe}}{p}
 
     Args:
         b: micro-batch size [1]
@@ -8508,7 +8544,7 @@ def comms_ep_per_microbatch_sp(b, s, h, k, t, p, q, e, c, l_moe):
 
     comms.ep.per_microbatch.sp [byte] = b*h*k*l_moe*q*s*(4*e - 4)/(c*e*p*t)
 
-    LaTeX: V_{EP,SP} = \frac{b h k l_{moe} q s \left(4 e - 4\right)}{c e p t}
+    LaTeX: V_{EP,SP} = \frac{V_{EP,SP}^{layer} l_{moe}}{p}
 
     Args:
         b: micro-batch size [1]
@@ -8614,7 +8650,7 @@ def memory_activations_layer_cp(b, s, h, a, g, d_head, d_ff, t, c, *, gated=0):
 
     memory.activations.layer.cp [byte] = 4*a*b*s/(c*t) + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)/c
 
-    LaTeX: A_{layer}^{CP} = \frac{4 a b s}{c t} + \frac{b s \left(10 h + \frac{d_{ff} \left(4 \sigma_{gated} + 4\right) + 4 d_{head} \left(a + g\right)}{t}\right)}{c}
+    LaTeX: A_{layer}^{CP} = A_{layer}^{sel,gen}\big|_{s = \frac{s}{c}} + \frac{4 a b s}{c t}
 
     Args:
         b: micro-batch size [1]
@@ -8652,7 +8688,7 @@ def memory_activations_layer_cp_sp(b, s, h, a, g, d_head, d_ff, t, c, *, gated=0
 
     memory.activations.layer.cp_sp [byte] = 4*a*b*s/(c*t) + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/(c*t)
 
-    LaTeX: A_{layer}^{CP,SP} = \frac{4 a b s}{c t} + \frac{b s \left(d_{ff} \left(4 \sigma_{gated} + 4\right) + 4 d_{head} \left(a + g\right) + 10 h\right)}{c t}
+    LaTeX: A_{layer}^{CP,SP} = A_{layer}^{SP,sel,gen}\big|_{s = \frac{s}{c}} + \frac{4 a b s}{c t}
 
     Args:
         b: micro-batch size [1]
@@ -8690,7 +8726,7 @@ def memory_activations_layer_cp_full_recompute(b, s, h, c):
 
     memory.activations.layer.cp.full_recompute [byte] = 2*b*h*s/c
 
-    LaTeX: A_{layer}^{CP,full} = \frac{2 b h s}{c}
+    LaTeX: A_{layer}^{CP,full} = A_{layer}^{full}\big|_{s = \frac{s}{c}}
 
     Args:
         b: micro-batch size [1]
@@ -8716,7 +8752,7 @@ def memory_activations_layer_cp_full_recompute_sp(b, s, h, t, c):
 
     memory.activations.layer.cp.full_recompute_sp [byte] = 2*b*h*s/(c*t)
 
-    LaTeX: A_{layer}^{CP,full,SP} = \frac{2 b h s}{c t}
+    LaTeX: A_{layer}^{CP,full,SP} = A_{layer}^{full,SP}\big|_{s = \frac{s}{c}}
 
     Args:
         b: micro-batch size [1]
@@ -8776,7 +8812,7 @@ def comms_cp_per_microbatch(b, s, g, d_head, l, t, p, q, c):
 
     comms.cp.per_microbatch [byte] = 2*b*d_head*g*l*q*s*(3*c - 3)/(c*p*t)
 
-    LaTeX: V_{CP} = \frac{2 b d_{head} g l q s \left(3 c - 3\right)}{c p t}
+    LaTeX: V_{CP} = \frac{V_{CP}^{layer} l}{p}
 
     Args:
         b: micro-batch size [1]
@@ -9038,7 +9074,7 @@ def params_lora_total(h, a, g, d_head, d_ff, l, r_lora, lora_q, lora_k, lora_v, 
 
     params.lora.total [parameter] = l*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h))
 
-    LaTeX: \Psi_{LoRA} = l \left(\lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)\right)
+    LaTeX: \Psi_{LoRA} = \Psi_{LoRA}^{layer} l
 
     Args:
         h: hidden size [1]
@@ -9124,7 +9160,7 @@ def memory_lora_states(P, q_base, P_keep, P_lora):
 
     memory.lora.states [byte] = 2*P_keep + 16*P_lora + q_base*(P - P_keep)
 
-    LaTeX: M_{states}^{LoRA} = 2 \Psi_{16} + 16 \Psi_{LoRA} + q_{base} \left(\Psi - \Psi_{16}\right)
+    LaTeX: M_{states}^{LoRA} = M_{LoRA} + M_{base}
 
     Args:
         P: parameters [parameter]
@@ -9239,12 +9275,12 @@ def memory_int8_bytes_per_weight(d_in):
     return 1 + 4/d_in
 
 
-def params_quantized_linear(h, a, g, d_head, d_ff, l, *, gated=0, l_moe=0, d_sh=0, moe_lat=0, d_lat=0, E=None, d_moe=None):
-    r"""the weights a quantizer converts: every projection matrix of the l layers (Q, K, V, O; dense MLPs; routed and shared experts, routers and latent projections of the l_moe MoE layers); bitsandbytes replaces their nn.Linear, while biases, norms, embeddings and the output head stay 16-bit.
+def params_quantized_linear(h, a, g, d_head, d_ff, l, *, gated=0, l_moe=0, d_sh=0, E=None, d_moe=None):
+    r"""the weights a quantizer converts: every projection matrix of the l layers (Q, K, V, O; dense MLPs; routed and shared experts and routers of the l_moe MoE layers); bitsandbytes replaces their nn.Linear, while biases, norms, embeddings and the output head stay 16-bit.
 
-    params.quantized.linear [parameter] = d_ff*h*(gated + 2)*(l - l_moe) + l*(2*a*d_head*h + 2*d_head*g*h) + l_moe*(E*d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)) + E*h + 2*d_lat*h*moe_lat + d_sh*h*(gated + 2))
+    params.quantized.linear [parameter] = d_ff*h*(gated + 2)*(l - l_moe) + l*(2*a*d_head*h + 2*d_head*g*h) + l_moe*(E*d_moe*h*(gated + 2) + E*h + d_sh*h*(gated + 2))
 
-    LaTeX: \Psi_{q} = d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe}\right) + l \left(2 a d_{head} h + 2 d_{head} g h\right) + l_{moe} \left(E d_{moe} \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) + E h + 2 d_{lat} h \sigma_{lat} + d_{sh} h \left(\sigma_{gated} + 2\right)\right)
+    LaTeX: \Psi_{q} = d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe}\right) + l \left(2 a d_{head} h + 2 d_{head} g h\right) + l_{moe} \left(E d_{moe} h \left(\sigma_{gated} + 2\right) + E h + d_{sh} h \left(\sigma_{gated} + 2\right)\right)
 
     Args:
         h: hidden size [1]
@@ -9256,12 +9292,10 @@ def params_quantized_linear(h, a, g, d_head, d_ff, l, *, gated=0, l_moe=0, d_sh=
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
 
-    Returns: the weights a quantizer converts: every projection matrix of the l layers (Q, K, V, O; dense MLPs; routed and shared experts, routers and latent projections of the l_moe MoE layers); bitsandbytes replaces their nn.Linear, while biases, norms, embeddings and the output head stay 16-bit [parameter]
+    Returns: the weights a quantizer converts: every projection matrix of the l layers (Q, K, V, O; dense MLPs; routed and shared experts and routers of the l_moe MoE layers); bitsandbytes replaces their nn.Linear, while biases, norms, embeddings and the output head stay 16-bit [parameter]
 
     Sources: Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter; transformers 5.24, integrations/bitsandbytes.py: replace_with_bnb_linear, lm_head skipped
     """
@@ -9276,19 +9310,17 @@ def params_quantized_linear(h, a, g, d_head, d_ff, l, *, gated=0, l_moe=0, d_sh=
     gated = numpy.asarray(gated, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     E = numpy.asarray(E, dtype=numpy.float64)
     d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
-    return d_ff*h*(gated + 2)*(l - l_moe) + l*(2*a*d_head*h + 2*d_head*g*h) + l_moe*(E*d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)) + E*h + 2*d_lat*h*moe_lat + d_sh*h*(gated + 2))
+    return d_ff*h*(gated + 2)*(l - l_moe) + l*(2*a*d_head*h + 2*d_head*g*h) + l_moe*(E*d_moe*h*(gated + 2) + E*h + d_sh*h*(gated + 2))
 
 
-def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the parameters that stay 16-bit when the base is quantized (Ψ_16): everything but the layers' projection matrices.
 
-    params.quantized.kept [parameter] = E*b_mlp*d_lat*l_moe*moe_lat + E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe - E*b_mlp*h*l_moe*moe_lat + E*b_mlp*h*l_moe + E*l_moe*router_bias + 2*N_ssm*b_conv*l_ssd*n_grp + 2*N_ssm*b_ssm*l_ssd*n_grp + 3*N_ssm*d_ssm*l_mamba + 2*N_ssm*dt_norm*l_mamba + 2*N_ssm*h*l_ssd*n_grp + 2*N_ssm*k_conv*l_ssd*n_grp - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*attn_gate*b_q*d_head*l*mla + a*attn_gate*b_q*d_head*l + a*attn_gate*b_q*d_head*l_gdn*mla - a*attn_gate*b_q*d_head*l_gdn + a*attn_gate*b_q*d_head*l_lru*mla - a*attn_gate*b_q*d_head*l_lru + a*attn_gate*b_q*d_head*l_mamba*mla - a*attn_gate*b_q*d_head*l_mamba + a*attn_gate*b_q*d_head*l_noattn*mla - a*attn_gate*b_q*d_head*l_noattn + a*attn_gate*b_q*d_head*l_ssd*mla - a*attn_gate*b_q*d_head*l_ssd - a*attn_gate*d_head*h*l*mla + a*attn_gate*d_head*h*l + a*attn_gate*d_head*h*l_gdn*mla - a*attn_gate*d_head*h*l_gdn + a*attn_gate*d_head*h*l_lru*mla - a*attn_gate*d_head*h*l_lru + a*attn_gate*d_head*h*l_mamba*mla - a*attn_gate*d_head*h*l_mamba + a*attn_gate*d_head*h*l_noattn*mla - a*attn_gate*d_head*h*l_noattn + a*attn_gate*d_head*h*l_ssd*mla - a*attn_gate*d_head*h*l_ssd + a*b_k*d_head*l*x_attn - a*b_q*d_head*l*mla + a*b_q*d_head*l*x_attn + a*b_q*d_head*l + a*b_q*d_head*l_gdn*mla - a*b_q*d_head*l_gdn + a*b_q*d_head*l_lru*mla - a*b_q*d_head*l_lru + a*b_q*d_head*l_mamba*mla - a*b_q*d_head*l_mamba + a*b_q*d_head*l_noattn*mla - a*b_q*d_head*l_noattn + a*b_q*d_head*l_ssd*mla - a*b_q*d_head*l_ssd + a*b_v*d_head*l*x_attn - 2*a*d_head*h*l*mla + 4*a*d_head*h*l*x_attn + 2*a*d_head*h*l_gdn*mla - 2*a*d_head*h*l_gdn + 2*a*d_head*h*l_lru*mla - 2*a*d_head*h*l_lru + 2*a*d_head*h*l_mamba*mla - 2*a*d_head*h*l_mamba + 2*a*d_head*h*l_noattn*mla - 2*a*d_head*h*l_noattn + 2*a*d_head*h*l_ssd*mla - 2*a*d_head*h*l_ssd + a*d_head*l*qk_norm_full - a*d_head*l_gdn*qk_norm_full - a*d_head*l_lru*qk_norm_full - a*d_head*l_mamba*qk_norm_full - a*d_head*l_noattn*qk_norm_full - a*d_head*l_ssd*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*h*l_gdn*mla*q_lora - a*d_nope*h*l_gdn*mla + a*d_nope*h*l_lru*mla*q_lora - a*d_nope*h*l_lru*mla + a*d_nope*h*l_mamba*mla*q_lora - a*d_nope*h*l_mamba*mla + a*d_nope*h*l_noattn*mla*q_lora - a*d_nope*h*l_noattn*mla + a*d_nope*h*l_ssd*mla*q_lora - a*d_nope*h*l_ssd*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_nope*l_gdn*mla*q_lora*r_q - a*d_nope*l_gdn*mla*r_kv - a*d_nope*l_lru*mla*q_lora*r_q - a*d_nope*l_lru*mla*r_kv - a*d_nope*l_mamba*mla*q_lora*r_q - a*d_nope*l_mamba*mla*r_kv - a*d_nope*l_noattn*mla*q_lora*r_q - a*d_nope*l_noattn*mla*r_kv - a*d_nope*l_ssd*mla*q_lora*r_q - a*d_nope*l_ssd*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*h*l_gdn*mla*q_lora - a*d_rope*h*l_gdn*mla + a*d_rope*h*l_lru*mla*q_lora - a*d_rope*h*l_lru*mla + a*d_rope*h*l_mamba*mla*q_lora - a*d_rope*h*l_mamba*mla + a*d_rope*h*l_noattn*mla*q_lora - a*d_rope*h*l_noattn*mla + a*d_rope*h*l_ssd*mla*q_lora - a*d_rope*h*l_ssd*mla + a*d_rope*l*mla*q_lora*r_q - a*d_rope*l_gdn*mla*q_lora*r_q - a*d_rope*l_lru*mla*q_lora*r_q - a*d_rope*l_mamba*mla*q_lora*r_q - a*d_rope*l_noattn*mla*q_lora*r_q - a*d_rope*l_ssd*mla*q_lora*r_q + a*d_v*h*l*mla - a*d_v*h*l_gdn*mla - a*d_v*h*l_lru*mla - a*d_v*h*l_mamba*mla - a*d_v*h*l_noattn*mla - a*d_v*h*l_ssd*mla + a*d_v*l*mla*r_kv - a*d_v*l_gdn*mla*r_kv - a*d_v*l_lru*mla*r_kv - a*d_v*l_mamba*mla*r_kv - a*d_v*l_noattn*mla*r_kv - a*d_v*l_ssd*mla*r_kv + a*l*sink - a*l_gdn*sink - a*l_lru*sink - a*l_mamba*sink - a*l_noattn*sink - a*l_ssd*sink + b_conv*d_ssm*l_mamba + b_conv*d_ssm*l_ssd - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_k*d_head*g*l_gdn*mla - b_k*d_head*g*l_gdn + b_k*d_head*g*l_lru*mla - b_k*d_head*g*l_lru + b_k*d_head*g*l_mamba*mla - b_k*d_head*g*l_mamba + b_k*d_head*g*l_noattn*mla - b_k*d_head*g*l_noattn + b_k*d_head*g*l_ssd*mla - b_k*d_head*g*l_ssd + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe - b_mlp*d_ff*gated*l_nomlp + b_mlp*d_ff*l - b_mlp*d_ff*l_moe - b_mlp*d_ff*l_nomlp + b_mlp*d_lat*l_moe*moe_lat + b_mlp*h*l + b_mlp*h*l_moe*moe_lat - b_mlp*h*l_moe - b_mlp*h*l_nomlp - b_o*h*l*mla + b_o*h*l*x_attn + b_o*h*l + b_o*h*l_gdn*mla - b_o*h*l_gdn + b_o*h*l_lru*mla - b_o*h*l_lru + b_o*h*l_mamba*mla - b_o*h*l_mamba + b_o*h*l_noattn*mla - b_o*h*l_noattn + b_o*h*l_ssd*mla - b_o*h*l_ssd + 2*b_ssm*d_ssm*l_mamba + 2*b_ssm*d_ssm*l_ssd + b_ssm*h*l_mamba + b_ssm*h*l_ssd + b_ssm*l_ssd*n_ssmh - b_v*d_head*g*l*mla + b_v*d_head*g*l + b_v*d_head*g*l_gdn*mla - b_v*d_head*g*l_gdn + b_v*d_head*g*l_lru*mla - b_v*d_head*g*l_lru + b_v*d_head*g*l_mamba*mla - b_v*d_head*g*l_mamba + b_v*d_head*g*l_noattn*mla - b_v*d_head*g*l_noattn + b_v*d_head*g*l_ssd*mla - b_v*d_head*g*l_ssd + 2*d_emb*h*proj_emb - d_ff*gated*h*l_nomlp - 2*d_ff*h*l_nomlp - 2*d_head*g*h*l*mla + 2*d_head*g*h*l_gdn*mla - 2*d_head*g*h*l_gdn + 2*d_head*g*h*l_lru*mla - 2*d_head*g*h*l_lru + 2*d_head*g*h*l_mamba*mla - 2*d_head*g*h*l_mamba + 2*d_head*g*h*l_noattn*mla - 2*d_head*g*h*l_noattn + 2*d_head*g*h*l_ssd*mla - 2*d_head*g*h*l_ssd + d_head*g*l*qk_norm_full - d_head*g*l_gdn*qk_norm_full - d_head*g*l_lru*qk_norm_full - d_head*g*l_mamba*qk_norm_full - d_head*g*l_noattn*qk_norm_full - d_head*g*l_ssd*qk_norm_full + 2*d_head*l*qk_norm - 2*d_head*l_gdn*qk_norm - 2*d_head*l_lru*qk_norm - 2*d_head*l_mamba*qk_norm - 2*d_head*l_noattn*qk_norm - 2*d_head*l_ssd*qk_norm + d_idx*dsa*h*l*mla - d_idx*dsa*h*l_gdn*mla - d_idx*dsa*h*l_lru*mla - d_idx*dsa*h*l_mamba*mla - d_idx*dsa*h*l_noattn*mla - d_idx*dsa*h*l_ssd*mla + d_idx*dsa*l*mla*n_idx*r_q + 2*d_idx*dsa*l*mla - d_idx*dsa*l_gdn*mla*n_idx*r_q - 2*d_idx*dsa*l_gdn*mla - d_idx*dsa*l_lru*mla*n_idx*r_q - 2*d_idx*dsa*l_lru*mla - d_idx*dsa*l_mamba*mla*n_idx*r_q - 2*d_idx*dsa*l_mamba*mla - d_idx*dsa*l_noattn*mla*n_idx*r_q - 2*d_idx*dsa*l_noattn*mla - d_idx*dsa*l_ssd*mla*n_idx*r_q - 2*d_idx*dsa*l_ssd*mla + 2*d_kh*h*l_gdn*n_kh + 2*d_kh*k_conv*l_gdn*n_kh + 3*d_lru*h*l_lru + d_lru*k_conv*l_lru + 2*d_lru*l_lru*w_lru + 6*d_lru*l_lru + d_rope*h*l*mla - d_rope*h*l_gdn*mla - d_rope*h*l_lru*mla - d_rope*h*l_mamba*mla - d_rope*h*l_noattn*mla - d_rope*h*l_ssd*mla + 3*d_ssm*h*l_mamba + 3*d_ssm*h*l_ssd + d_ssm*k_conv*l_mamba + d_ssm*k_conv*l_ssd + 2*d_ssm*l_mamba*r_dt + 2*d_ssm*l_mamba + d_ssm*l_ssd + 3*d_vh*h*l_gdn*n_vh + d_vh*k_conv*l_gdn*n_vh + d_vh*l_gdn + dsa*h*l*mla*n_idx - dsa*h*l_gdn*mla*n_idx - dsa*h*l_lru*mla*n_idx - dsa*h*l_mamba*mla*n_idx - dsa*h*l_noattn*mla*n_idx - dsa*h*l_ssd*mla*n_idx + dt_norm*l_mamba*r_dt + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l*norm_bias*x_attn + h*l*x_attn - h*l_gdn*mla*q_lora*r_q - h*l_gdn*mla*r_kv + 2*h*l_gdn*n_vh - h*l_lru*mla*q_lora*r_q - h*l_lru*mla*r_kv + h*l_lru - h*l_mamba*mla*q_lora*r_q - h*l_mamba*mla*r_kv + h*l_moe*sh_gate - h*l_noattn*mla*q_lora*r_q - h*l_noattn*mla*r_kv - h*l_ssd*mla*q_lora*r_q - h*l_ssd*mla*r_kv + h*l_ssd*n_ssmh + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv - l_gdn*mla*q_lora*r_q - l_gdn*mla*r_kv + 2*l_gdn*n_vh - l_lru*mla*q_lora*r_q - l_lru*mla*r_kv - l_mamba*mla*q_lora*r_q - l_mamba*mla*r_kv - l_noattn*mla*q_lora*r_q - l_noattn*mla*r_kv - l_ssd*mla*q_lora*r_q - l_ssd*mla*r_kv + 3*l_ssd*n_ssmh
+    params.quantized.kept [parameter] = E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias + 2*N_ssm*b_conv*l_ssd*n_grp + 2*N_ssm*b_ssm*l_ssd*n_grp + 3*N_ssm*d_ssm*l_mamba + 2*N_ssm*dt_norm*l_mamba + 2*N_ssm*h*l_ssd*n_grp + 2*N_ssm*k_conv*l_ssd*n_grp - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*attn_gate*b_q*d_head*l*mla + a*attn_gate*b_q*d_head*l + a*attn_gate*b_q*d_head*l_gdn*mla - a*attn_gate*b_q*d_head*l_gdn + a*attn_gate*b_q*d_head*l_lru*mla - a*attn_gate*b_q*d_head*l_lru + a*attn_gate*b_q*d_head*l_mamba*mla - a*attn_gate*b_q*d_head*l_mamba + a*attn_gate*b_q*d_head*l_noattn*mla - a*attn_gate*b_q*d_head*l_noattn + a*attn_gate*b_q*d_head*l_ssd*mla - a*attn_gate*b_q*d_head*l_ssd - a*attn_gate*d_head*h*l*mla + a*attn_gate*d_head*h*l + a*attn_gate*d_head*h*l_gdn*mla - a*attn_gate*d_head*h*l_gdn + a*attn_gate*d_head*h*l_lru*mla - a*attn_gate*d_head*h*l_lru + a*attn_gate*d_head*h*l_mamba*mla - a*attn_gate*d_head*h*l_mamba + a*attn_gate*d_head*h*l_noattn*mla - a*attn_gate*d_head*h*l_noattn + a*attn_gate*d_head*h*l_ssd*mla - a*attn_gate*d_head*h*l_ssd + a*b_k*d_head*l*x_attn - a*b_q*d_head*l*mla + a*b_q*d_head*l*x_attn + a*b_q*d_head*l + a*b_q*d_head*l_gdn*mla - a*b_q*d_head*l_gdn + a*b_q*d_head*l_lru*mla - a*b_q*d_head*l_lru + a*b_q*d_head*l_mamba*mla - a*b_q*d_head*l_mamba + a*b_q*d_head*l_noattn*mla - a*b_q*d_head*l_noattn + a*b_q*d_head*l_ssd*mla - a*b_q*d_head*l_ssd + a*b_v*d_head*l*x_attn - 2*a*d_head*h*l*mla + 4*a*d_head*h*l*x_attn + 2*a*d_head*h*l_gdn*mla - 2*a*d_head*h*l_gdn + 2*a*d_head*h*l_lru*mla - 2*a*d_head*h*l_lru + 2*a*d_head*h*l_mamba*mla - 2*a*d_head*h*l_mamba + 2*a*d_head*h*l_noattn*mla - 2*a*d_head*h*l_noattn + 2*a*d_head*h*l_ssd*mla - 2*a*d_head*h*l_ssd + a*d_head*l*qk_norm_full - a*d_head*l_gdn*qk_norm_full - a*d_head*l_lru*qk_norm_full - a*d_head*l_mamba*qk_norm_full - a*d_head*l_noattn*qk_norm_full - a*d_head*l_ssd*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*h*l_gdn*mla*q_lora - a*d_nope*h*l_gdn*mla + a*d_nope*h*l_lru*mla*q_lora - a*d_nope*h*l_lru*mla + a*d_nope*h*l_mamba*mla*q_lora - a*d_nope*h*l_mamba*mla + a*d_nope*h*l_noattn*mla*q_lora - a*d_nope*h*l_noattn*mla + a*d_nope*h*l_ssd*mla*q_lora - a*d_nope*h*l_ssd*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_nope*l_gdn*mla*q_lora*r_q - a*d_nope*l_gdn*mla*r_kv - a*d_nope*l_lru*mla*q_lora*r_q - a*d_nope*l_lru*mla*r_kv - a*d_nope*l_mamba*mla*q_lora*r_q - a*d_nope*l_mamba*mla*r_kv - a*d_nope*l_noattn*mla*q_lora*r_q - a*d_nope*l_noattn*mla*r_kv - a*d_nope*l_ssd*mla*q_lora*r_q - a*d_nope*l_ssd*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*h*l_gdn*mla*q_lora - a*d_rope*h*l_gdn*mla + a*d_rope*h*l_lru*mla*q_lora - a*d_rope*h*l_lru*mla + a*d_rope*h*l_mamba*mla*q_lora - a*d_rope*h*l_mamba*mla + a*d_rope*h*l_noattn*mla*q_lora - a*d_rope*h*l_noattn*mla + a*d_rope*h*l_ssd*mla*q_lora - a*d_rope*h*l_ssd*mla + a*d_rope*l*mla*q_lora*r_q - a*d_rope*l_gdn*mla*q_lora*r_q - a*d_rope*l_lru*mla*q_lora*r_q - a*d_rope*l_mamba*mla*q_lora*r_q - a*d_rope*l_noattn*mla*q_lora*r_q - a*d_rope*l_ssd*mla*q_lora*r_q + a*d_v*h*l*mla - a*d_v*h*l_gdn*mla - a*d_v*h*l_lru*mla - a*d_v*h*l_mamba*mla - a*d_v*h*l_noattn*mla - a*d_v*h*l_ssd*mla + a*d_v*l*mla*r_kv - a*d_v*l_gdn*mla*r_kv - a*d_v*l_lru*mla*r_kv - a*d_v*l_mamba*mla*r_kv - a*d_v*l_noattn*mla*r_kv - a*d_v*l_ssd*mla*r_kv + a*l*sink - a*l_gdn*sink - a*l_lru*sink - a*l_mamba*sink - a*l_noattn*sink - a*l_ssd*sink + b_conv*d_ssm*l_mamba + b_conv*d_ssm*l_ssd - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_k*d_head*g*l_gdn*mla - b_k*d_head*g*l_gdn + b_k*d_head*g*l_lru*mla - b_k*d_head*g*l_lru + b_k*d_head*g*l_mamba*mla - b_k*d_head*g*l_mamba + b_k*d_head*g*l_noattn*mla - b_k*d_head*g*l_noattn + b_k*d_head*g*l_ssd*mla - b_k*d_head*g*l_ssd + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe - b_mlp*d_ff*gated*l_nomlp + b_mlp*d_ff*l - b_mlp*d_ff*l_moe - b_mlp*d_ff*l_nomlp + b_mlp*h*l - b_mlp*h*l_moe - b_mlp*h*l_nomlp - b_o*h*l*mla + b_o*h*l*x_attn + b_o*h*l + b_o*h*l_gdn*mla - b_o*h*l_gdn + b_o*h*l_lru*mla - b_o*h*l_lru + b_o*h*l_mamba*mla - b_o*h*l_mamba + b_o*h*l_noattn*mla - b_o*h*l_noattn + b_o*h*l_ssd*mla - b_o*h*l_ssd + 2*b_ssm*d_ssm*l_mamba + 2*b_ssm*d_ssm*l_ssd + b_ssm*h*l_mamba + b_ssm*h*l_ssd + b_ssm*l_ssd*n_ssmh - b_v*d_head*g*l*mla + b_v*d_head*g*l + b_v*d_head*g*l_gdn*mla - b_v*d_head*g*l_gdn + b_v*d_head*g*l_lru*mla - b_v*d_head*g*l_lru + b_v*d_head*g*l_mamba*mla - b_v*d_head*g*l_mamba + b_v*d_head*g*l_noattn*mla - b_v*d_head*g*l_noattn + b_v*d_head*g*l_ssd*mla - b_v*d_head*g*l_ssd + 2*d_emb*h*proj_emb - d_ff*gated*h*l_nomlp - 2*d_ff*h*l_nomlp - 2*d_head*g*h*l*mla + 2*d_head*g*h*l_gdn*mla - 2*d_head*g*h*l_gdn + 2*d_head*g*h*l_lru*mla - 2*d_head*g*h*l_lru + 2*d_head*g*h*l_mamba*mla - 2*d_head*g*h*l_mamba + 2*d_head*g*h*l_noattn*mla - 2*d_head*g*h*l_noattn + 2*d_head*g*h*l_ssd*mla - 2*d_head*g*h*l_ssd + d_head*g*l*qk_norm_full - d_head*g*l_gdn*qk_norm_full - d_head*g*l_lru*qk_norm_full - d_head*g*l_mamba*qk_norm_full - d_head*g*l_noattn*qk_norm_full - d_head*g*l_ssd*qk_norm_full + 2*d_head*l*qk_norm - 2*d_head*l_gdn*qk_norm - 2*d_head*l_lru*qk_norm - 2*d_head*l_mamba*qk_norm - 2*d_head*l_noattn*qk_norm - 2*d_head*l_ssd*qk_norm + 2*d_kh*h*l_gdn*n_kh + 2*d_kh*k_conv*l_gdn*n_kh + 3*d_lru*h*l_lru + d_lru*k_conv*l_lru + 2*d_lru*l_lru*w_lru + 6*d_lru*l_lru + d_rope*h*l*mla - d_rope*h*l_gdn*mla - d_rope*h*l_lru*mla - d_rope*h*l_mamba*mla - d_rope*h*l_noattn*mla - d_rope*h*l_ssd*mla + 3*d_ssm*h*l_mamba + 3*d_ssm*h*l_ssd + d_ssm*k_conv*l_mamba + d_ssm*k_conv*l_ssd + 2*d_ssm*l_mamba*r_dt + 2*d_ssm*l_mamba + d_ssm*l_ssd + 3*d_vh*h*l_gdn*n_vh + d_vh*k_conv*l_gdn*n_vh + d_vh*l_gdn + dt_norm*l_mamba*r_dt + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l*norm_bias*x_attn + h*l*x_attn - h*l_gdn*mla*q_lora*r_q - h*l_gdn*mla*r_kv + 2*h*l_gdn*n_vh - h*l_lru*mla*q_lora*r_q - h*l_lru*mla*r_kv + h*l_lru - h*l_mamba*mla*q_lora*r_q - h*l_mamba*mla*r_kv + h*l_moe*sh_gate - h*l_noattn*mla*q_lora*r_q - h*l_noattn*mla*r_kv - h*l_ssd*mla*q_lora*r_q - h*l_ssd*mla*r_kv + h*l_ssd*n_ssmh + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv - l_gdn*mla*q_lora*r_q - l_gdn*mla*r_kv + 2*l_gdn*n_vh - l_lru*mla*q_lora*r_q - l_lru*mla*r_kv - l_mamba*mla*q_lora*r_q - l_mamba*mla*r_kv - l_noattn*mla*q_lora*r_q - l_noattn*mla*r_kv - l_ssd*mla*q_lora*r_q - l_ssd*mla*r_kv + 3*l_ssd*n_ssmh
 
-    LaTeX: \Psi_{16} = E \sigma_{b_{mlp}} d_{lat} l_{moe} \sigma_{lat} + E \sigma_{b_{mlp}} d_{moe} \sigma_{gated} l_{moe} + E \sigma_{b_{mlp}} d_{moe} l_{moe} - E \sigma_{b_{mlp}} h l_{moe} \sigma_{lat} + E \sigma_{b_{mlp}} h l_{moe} + E l_{moe} \sigma_{b_{router}} + 2 N \sigma_{b_{conv}} l_{SSD} n_{grp} + 2 N \sigma_{b_{ssm}} l_{SSD} n_{grp} + 3 N d_{ssm} l_{S6} + 2 N \sigma_{\Delta BC} l_{S6} + 2 N h l_{SSD} n_{grp} + 2 N k_{conv} l_{SSD} n_{grp} - V d_{emb} \sigma_{tied} + 2 V d_{emb} + V \sigma_{b_{head}} - a \sigma_{gate} \sigma_{b_Q} d_{head} l \sigma_{MLA} + a \sigma_{gate} \sigma_{b_Q} d_{head} l + a \sigma_{gate} \sigma_{b_Q} d_{head} l_{GDN} \sigma_{MLA} - a \sigma_{gate} \sigma_{b_Q} d_{head} l_{GDN} + a \sigma_{gate} \sigma_{b_Q} d_{head} l_{LRU} \sigma_{MLA} - a \sigma_{gate} \sigma_{b_Q} d_{head} l_{LRU} + a \sigma_{gate} \sigma_{b_Q} d_{head} l_{S6} \sigma_{MLA} - a \sigma_{gate} \sigma_{b_Q} d_{head} l_{S6} + a \sigma_{gate} \sigma_{b_Q} d_{head} l_{\varnothing mix} \sigma_{MLA} - a \sigma_{gate} \sigma_{b_Q} d_{head} l_{\varnothing mix} + a \sigma_{gate} \sigma_{b_Q} d_{head} l_{SSD} \sigma_{MLA} - a \sigma_{gate} \sigma_{b_Q} d_{head} l_{SSD} - a \sigma_{gate} d_{head} h l \sigma_{MLA} + a \sigma_{gate} d_{head} h l + a \sigma_{gate} d_{head} h l_{GDN} \sigma_{MLA} - a \sigma_{gate} d_{head} h l_{GDN} + a \sigma_{gate} d_{head} h l_{LRU} \sigma_{MLA} - a \sigma_{gate} d_{head} h l_{LRU} + a \sigma_{gate} d_{head} h l_{S6} \sigma_{MLA} - a \sigma_{gate} d_{head} h l_{S6} + a \sigma_{gate} d_{head} h l_{\varnothing mix} \sigma_{MLA} - a \sigma_{gate} d_{head} h l_{\varnothing mix} + a \sigma_{gate} d_{head} h l_{SSD} \sigma_{MLA} - a \sigma_{gate} d_{head} h l_{SSD} + a \sigma_{b_K} d_{head} l \sigma_{cross} - a \sigma_{b_Q} d_{head} l \sigma_{MLA} + a \sigma_{b_Q} d_{head} l \sigma_{cross} + a \sigma_{b_Q} d_{head} l + a \sigma_{b_Q} d_{head} l_{GDN} \sigma_{MLA} - a \sigma_{b_Q} d_{head} l_{GDN} + a \sigma_{b_Q} d_{head} l_{LRU} \sigma_{MLA} - a \sigma_{b_Q} d_{head} l_{LRU} + a \sigma_{b_Q} d_{head} l_{S6} \sigma_{MLA} - a \sigma_{b_Q} d_{head} l_{S6} + a \sigma_{b_Q} d_{head} l_{\varnothing mix} \sigma_{MLA} - a \sigma_{b_Q} d_{head} l_{\varnothing mix} + a \sigma_{b_Q} d_{head} l_{SSD} \sigma_{MLA} - a \sigma_{b_Q} d_{head} l_{SSD} + a \sigma_{b_V} d_{head} l \sigma_{cross} - 2 a d_{head} h l \sigma_{MLA} + 4 a d_{head} h l \sigma_{cross} + 2 a d_{head} h l_{GDN} \sigma_{MLA} - 2 a d_{head} h l_{GDN} + 2 a d_{head} h l_{LRU} \sigma_{MLA} - 2 a d_{head} h l_{LRU} + 2 a d_{head} h l_{S6} \sigma_{MLA} - 2 a d_{head} h l_{S6} + 2 a d_{head} h l_{\varnothing mix} \sigma_{MLA} - 2 a d_{head} h l_{\varnothing mix} + 2 a d_{head} h l_{SSD} \sigma_{MLA} - 2 a d_{head} h l_{SSD} + a d_{head} l \sigma_{qk,full} - a d_{head} l_{GDN} \sigma_{qk,full} - a d_{head} l_{LRU} \sigma_{qk,full} - a d_{head} l_{S6} \sigma_{qk,full} - a d_{head} l_{\varnothing mix} \sigma_{qk,full} - a d_{head} l_{SSD} \sigma_{qk,full} - a d_{nope} h l \sigma_{MLA} \sigma_{r_Q} + a d_{nope} h l \sigma_{MLA} + a d_{nope} h l_{GDN} \sigma_{MLA} \sigma_{r_Q} - a d_{nope} h l_{GDN} \sigma_{MLA} + a d_{nope} h l_{LRU} \sigma_{MLA} \sigma_{r_Q} - a d_{nope} h l_{LRU} \sigma_{MLA} + a d_{nope} h l_{S6} \sigma_{MLA} \sigma_{r_Q} - a d_{nope} h l_{S6} \sigma_{MLA} + a d_{nope} h l_{\varnothing mix} \sigma_{MLA} \sigma_{r_Q} - a d_{nope} h l_{\varnothing mix} \sigma_{MLA} + a d_{nope} h l_{SSD} \sigma_{MLA} \sigma_{r_Q} - a d_{nope} h l_{SSD} \sigma_{MLA} + a d_{nope} l \sigma_{MLA} \sigma_{r_Q} r_Q + a d_{nope} l \sigma_{MLA} r_{KV} - a d_{nope} l_{GDN} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{nope} l_{GDN} \sigma_{MLA} r_{KV} - a d_{nope} l_{LRU} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{nope} l_{LRU} \sigma_{MLA} r_{KV} - a d_{nope} l_{S6} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{nope} l_{S6} \sigma_{MLA} r_{KV} - a d_{nope} l_{\varnothing mix} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{nope} l_{\varnothing mix} \sigma_{MLA} r_{KV} - a d_{nope} l_{SSD} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{nope} l_{SSD} \sigma_{MLA} r_{KV} - a d_{rope} h l \sigma_{MLA} \sigma_{r_Q} + a d_{rope} h l \sigma_{MLA} + a d_{rope} h l_{GDN} \sigma_{MLA} \sigma_{r_Q} - a d_{rope} h l_{GDN} \sigma_{MLA} + a d_{rope} h l_{LRU} \sigma_{MLA} \sigma_{r_Q} - a d_{rope} h l_{LRU} \sigma_{MLA} + a d_{rope} h l_{S6} \sigma_{MLA} \sigma_{r_Q} - a d_{rope} h l_{S6} \sigma_{MLA} + a d_{rope} h l_{\varnothing mix} \sigma_{MLA} \sigma_{r_Q} - a d_{rope} h l_{\varnothing mix} \sigma_{MLA} + a d_{rope} h l_{SSD} \sigma_{MLA} \sigma_{r_Q} - a d_{rope} h l_{SSD} \sigma_{MLA} + a d_{rope} l \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{rope} l_{GDN} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{rope} l_{LRU} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{rope} l_{S6} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{rope} l_{\varnothing mix} \sigma_{MLA} \sigma_{r_Q} r_Q - a d_{rope} l_{SSD} \sigma_{MLA} \sigma_{r_Q} r_Q + a d_{v} h l \sigma_{MLA} - a d_{v} h l_{GDN} \sigma_{MLA} - a d_{v} h l_{LRU} \sigma_{MLA} - a d_{v} h l_{S6} \sigma_{MLA} - a d_{v} h l_{\varnothing mix} \sigma_{MLA} - a d_{v} h l_{SSD} \sigma_{MLA} + a d_{v} l \sigma_{MLA} r_{KV} - a d_{v} l_{GDN} \sigma_{MLA} r_{KV} - a d_{v} l_{LRU} \sigma_{MLA} r_{KV} - a d_{v} l_{S6} \sigma_{MLA} r_{KV} - a d_{v} l_{\varnothing mix} \sigma_{MLA} r_{KV} - a d_{v} l_{SSD} \sigma_{MLA} r_{KV} + a l \sigma_{sink} - a l_{GDN} \sigma_{sink} - a l_{LRU} \sigma_{sink} - a l_{S6} \sigma_{sink} - a l_{\varnothing mix} \sigma_{sink} - a l_{SSD} \sigma_{sink} + \sigma_{b_{conv}} d_{ssm} l_{S6} + \sigma_{b_{conv}} d_{ssm} l_{SSD} - \sigma_{b_K} d_{head} g l \sigma_{MLA} + \sigma_{b_K} d_{head} g l + \sigma_{b_K} d_{head} g l_{GDN} \sigma_{MLA} - \sigma_{b_K} d_{head} g l_{GDN} + \sigma_{b_K} d_{head} g l_{LRU} \sigma_{MLA} - \sigma_{b_K} d_{head} g l_{LRU} + \sigma_{b_K} d_{head} g l_{S6} \sigma_{MLA} - \sigma_{b_K} d_{head} g l_{S6} + \sigma_{b_K} d_{head} g l_{\varnothing mix} \sigma_{MLA} - \sigma_{b_K} d_{head} g l_{\varnothing mix} + \sigma_{b_K} d_{head} g l_{SSD} \sigma_{MLA} - \sigma_{b_K} d_{head} g l_{SSD} + \sigma_{b_{mlp}} d_{ff} \sigma_{gated} l - \sigma_{b_{mlp}} d_{ff} \sigma_{gated} l_{moe} - \sigma_{b_{mlp}} d_{ff} \sigma_{gated} l_{\varnothing mlp} + \sigma_{b_{mlp}} d_{ff} l - \sigma_{b_{mlp}} d_{ff} l_{moe} - \sigma_{b_{mlp}} d_{ff} l_{\varnothing mlp} + \sigma_{b_{mlp}} d_{lat} l_{moe} \sigma_{lat} + \sigma_{b_{mlp}} h l + \sigma_{b_{mlp}} h l_{moe} \sigma_{lat} - \sigma_{b_{mlp}} h l_{moe} - \sigma_{b_{mlp}} h l_{\varnothing mlp} - \sigma_{b_O} h l \sigma_{MLA} + \sigma_{b_O} h l \sigma_{cross} + \sigma_{b_O} h l + \sigma_{b_O} h l_{GDN} \sigma_{MLA} - \sigma_{b_O} h l_{GDN} + \sigma_{b_O} h l_{LRU} \sigma_{MLA} - \sigma_{b_O} h l_{LRU} + \sigma_{b_O} h l_{S6} \sigma_{MLA} - \sigma_{b_O} h l_{S6} + \sigma_{b_O} h l_{\varnothing mix} \sigma_{MLA} - \sigma_{b_O} h l_{\varnothing mix} + \sigma_{b_O} h l_{SSD} \sigma_{MLA} - \sigma_{b_O} h l_{SSD} + 2 \sigma_{b_{ssm}} d_{ssm} l_{S6} + 2 \sigma_{b_{ssm}} d_{ssm} l_{SSD} + \sigma_{b_{ssm}} h l_{S6} + \sigma_{b_{ssm}} h l_{SSD} + \sigma_{b_{ssm}} l_{SSD} n_{SSD} - \sigma_{b_V} d_{head} g l \sigma_{MLA} + \sigma_{b_V} d_{head} g l + \sigma_{b_V} d_{head} g l_{GDN} \sigma_{MLA} - \sigma_{b_V} d_{head} g l_{GDN} + \sigma_{b_V} d_{head} g l_{LRU} \sigma_{MLA} - \sigma_{b_V} d_{head} g l_{LRU} + \sigma_{b_V} d_{head} g l_{S6} \sigma_{MLA} - \sigma_{b_V} d_{head} g l_{S6} + \sigma_{b_V} d_{head} g l_{\varnothing mix} \sigma_{MLA} - \sigma_{b_V} d_{head} g l_{\varnothing mix} + \sigma_{b_V} d_{head} g l_{SSD} \sigma_{MLA} - \sigma_{b_V} d_{head} g l_{SSD} + 2 d_{emb} h \sigma_{proj} - d_{ff} \sigma_{gated} h l_{\varnothing mlp} - 2 d_{ff} h l_{\varnothing mlp} - 2 d_{head} g h l \sigma_{MLA} + 2 d_{head} g h l_{GDN} \sigma_{MLA} - 2 d_{head} g h l_{GDN} + 2 d_{head} g h l_{LRU} \sigma_{MLA} - 2 d_{head} g h l_{LRU} + 2 d_{head} g h l_{S6} \sigma_{MLA} - 2 d_{head} g h l_{S6} + 2 d_{head} g h l_{\varnothing mix} \sigma_{MLA} - 2 d_{head} g h l_{\varnothing mix} + 2 d_{head} g h l_{SSD} \sigma_{MLA} - 2 d_{head} g h l_{SSD} + d_{head} g l \sigma_{qk,full} - d_{head} g l_{GDN} \sigma_{qk,full} - d_{head} g l_{LRU} \sigma_{qk,full} - d_{head} g l_{S6} \sigma_{qk,full} - d_{head} g l_{\varnothing mix} \sigma_{qk,full} - d_{head} g l_{SSD} \sigma_{qk,full} + 2 d_{head} l \sigma_{qk} - 2 d_{head} l_{GDN} \sigma_{qk} - 2 d_{head} l_{LRU} \sigma_{qk} - 2 d_{head} l_{S6} \sigma_{qk} - 2 d_{head} l_{\varnothing mix} \sigma_{qk} - 2 d_{head} l_{SSD} \sigma_{qk} + d_{idx} \sigma_{DSA} h l \sigma_{MLA} - d_{idx} \sigma_{DSA} h l_{GDN} \sigma_{MLA} - d_{idx} \sigma_{DSA} h l_{LRU} \sigma_{MLA} - d_{idx} \sigma_{DSA} h l_{S6} \sigma_{MLA} - d_{idx} \sigma_{DSA} h l_{\varnothing mix} \sigma_{MLA} - d_{idx} \sigma_{DSA} h l_{SSD} \sigma_{MLA} + d_{idx} \sigma_{DSA} l \sigma_{MLA} n_{idx} r_Q + 2 d_{idx} \sigma_{DSA} l \sigma_{MLA} - d_{idx} \sigma_{DSA} l_{GDN} \sigma_{MLA} n_{idx} r_Q - 2 d_{idx} \sigma_{DSA} l_{GDN} \sigma_{MLA} - d_{idx} \sigma_{DSA} l_{LRU} \sigma_{MLA} n_{idx} r_Q - 2 d_{idx} \sigma_{DSA} l_{LRU} \sigma_{MLA} - d_{idx} \sigma_{DSA} l_{S6} \sigma_{MLA} n_{idx} r_Q - 2 d_{idx} \sigma_{DSA} l_{S6} \sigma_{MLA} - d_{idx} \sigma_{DSA} l_{\varnothing mix} \sigma_{MLA} n_{idx} r_Q - 2 d_{idx} \sigma_{DSA} l_{\varnothing mix} \sigma_{MLA} - d_{idx} \sigma_{DSA} l_{SSD} \sigma_{MLA} n_{idx} r_Q - 2 d_{idx} \sigma_{DSA} l_{SSD} \sigma_{MLA} + 2 d_{K}^{lin} h l_{GDN} n_{K}^{lin} + 2 d_{K}^{lin} k_{conv} l_{GDN} n_{K}^{lin} + 3 d_{LRU} h l_{LRU} + d_{LRU} k_{conv} l_{LRU} + 2 d_{LRU} l_{LRU} w_{LRU} + 6 d_{LRU} l_{LRU} + d_{rope} h l \sigma_{MLA} - d_{rope} h l_{GDN} \sigma_{MLA} - d_{rope} h l_{LRU} \sigma_{MLA} - d_{rope} h l_{S6} \sigma_{MLA} - d_{rope} h l_{\varnothing mix} \sigma_{MLA} - d_{rope} h l_{SSD} \sigma_{MLA} + 3 d_{ssm} h l_{S6} + 3 d_{ssm} h l_{SSD} + d_{ssm} k_{conv} l_{S6} + d_{ssm} k_{conv} l_{SSD} + 2 d_{ssm} l_{S6} r_{\Delta} + 2 d_{ssm} l_{S6} + d_{ssm} l_{SSD} + 3 d_{V}^{lin} h l_{GDN} n_{V}^{lin} + d_{V}^{lin} k_{conv} l_{GDN} n_{V}^{lin} + d_{V}^{lin} l_{GDN} + \sigma_{DSA} h l \sigma_{MLA} n_{idx} - \sigma_{DSA} h l_{GDN} \sigma_{MLA} n_{idx} - \sigma_{DSA} h l_{LRU} \sigma_{MLA} n_{idx} - \sigma_{DSA} h l_{S6} \sigma_{MLA} n_{idx} - \sigma_{DSA} h l_{\varnothing mix} \sigma_{MLA} n_{idx} - \sigma_{DSA} h l_{SSD} \sigma_{MLA} n_{idx} + \sigma_{\Delta BC} l_{S6} r_{\Delta} + \sigma_{emb} h \sigma_{\beta} + \sigma_{emb} h + h l \sigma_{MLA} \sigma_{r_Q} r_Q + h l \sigma_{MLA} r_{KV} + h l n_{norm} \sigma_{\beta} + h l n_{norm} + h l \sigma_{\beta} \sigma_{cross} + h l \sigma_{cross} - h l_{GDN} \sigma_{MLA} \sigma_{r_Q} r_Q - h l_{GDN} \sigma_{MLA} r_{KV} + 2 h l_{GDN} n_{V}^{lin} - h l_{LRU} \sigma_{MLA} \sigma_{r_Q} r_Q - h l_{LRU} \sigma_{MLA} r_{KV} + h l_{LRU} - h l_{S6} \sigma_{MLA} \sigma_{r_Q} r_Q - h l_{S6} \sigma_{MLA} r_{KV} + h l_{moe} \sigma_{sh} - h l_{\varnothing mix} \sigma_{MLA} \sigma_{r_Q} r_Q - h l_{\varnothing mix} \sigma_{MLA} r_{KV} - h l_{SSD} \sigma_{MLA} \sigma_{r_Q} r_Q - h l_{SSD} \sigma_{MLA} r_{KV} + h l_{SSD} n_{SSD} + h n_{pos} \sigma_{pos} + h \sigma_{\beta} \sigma_{final} + h \sigma_{final} + h o_{pos} \sigma_{pos} + l \sigma_{MLA} \sigma_{r_Q} r_Q + l \sigma_{MLA} r_{KV} - l_{GDN} \sigma_{MLA} \sigma_{r_Q} r_Q - l_{GDN} \sigma_{MLA} r_{KV} + 2 l_{GDN} n_{V}^{lin} - l_{LRU} \sigma_{MLA} \sigma_{r_Q} r_Q - l_{LRU} \sigma_{MLA} r_{KV} - l_{S6} \sigma_{MLA} \sigma_{r_Q} r_Q - l_{S6} \sigma_{MLA} r_{KV} - l_{\varnothing mix} \sigma_{MLA} \sigma_{r_Q} r_Q - l_{\varnothing mix} \sigma_{MLA} r_{KV} - l_{SSD} \sigma_{MLA} \sigma_{r_Q} r_Q - l_{SSD} \sigma_{MLA} r_{KV} + 3 l_{SSD} n_{SSD}
+    LaTeX: \Psi_{16} = \Psi - \Psi_{q}
 
     Args:
         h: hidden size [1]
@@ -9321,11 +9353,6 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
         qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -9366,7 +9393,7 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     Sources: Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter
     """
     E = _gated('params.quantized.kept', 'E', E, {'l_moe': (l_moe, 0)})
-    r_q = _gated('params.quantized.kept', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('params.quantized.kept', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('params.quantized.kept', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('params.quantized.kept', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('params.quantized.kept', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -9414,11 +9441,6 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
     sink = numpy.asarray(sink, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
@@ -9451,7 +9473,7 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return E*b_mlp*d_lat*l_moe*moe_lat + E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe - E*b_mlp*h*l_moe*moe_lat + E*b_mlp*h*l_moe + E*l_moe*router_bias + 2*N_ssm*b_conv*l_ssd*n_grp + 2*N_ssm*b_ssm*l_ssd*n_grp + 3*N_ssm*d_ssm*l_mamba + 2*N_ssm*dt_norm*l_mamba + 2*N_ssm*h*l_ssd*n_grp + 2*N_ssm*k_conv*l_ssd*n_grp - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*attn_gate*b_q*d_head*l*mla + a*attn_gate*b_q*d_head*l + a*attn_gate*b_q*d_head*l_gdn*mla - a*attn_gate*b_q*d_head*l_gdn + a*attn_gate*b_q*d_head*l_lru*mla - a*attn_gate*b_q*d_head*l_lru + a*attn_gate*b_q*d_head*l_mamba*mla - a*attn_gate*b_q*d_head*l_mamba + a*attn_gate*b_q*d_head*l_noattn*mla - a*attn_gate*b_q*d_head*l_noattn + a*attn_gate*b_q*d_head*l_ssd*mla - a*attn_gate*b_q*d_head*l_ssd - a*attn_gate*d_head*h*l*mla + a*attn_gate*d_head*h*l + a*attn_gate*d_head*h*l_gdn*mla - a*attn_gate*d_head*h*l_gdn + a*attn_gate*d_head*h*l_lru*mla - a*attn_gate*d_head*h*l_lru + a*attn_gate*d_head*h*l_mamba*mla - a*attn_gate*d_head*h*l_mamba + a*attn_gate*d_head*h*l_noattn*mla - a*attn_gate*d_head*h*l_noattn + a*attn_gate*d_head*h*l_ssd*mla - a*attn_gate*d_head*h*l_ssd + a*b_k*d_head*l*x_attn - a*b_q*d_head*l*mla + a*b_q*d_head*l*x_attn + a*b_q*d_head*l + a*b_q*d_head*l_gdn*mla - a*b_q*d_head*l_gdn + a*b_q*d_head*l_lru*mla - a*b_q*d_head*l_lru + a*b_q*d_head*l_mamba*mla - a*b_q*d_head*l_mamba + a*b_q*d_head*l_noattn*mla - a*b_q*d_head*l_noattn + a*b_q*d_head*l_ssd*mla - a*b_q*d_head*l_ssd + a*b_v*d_head*l*x_attn - 2*a*d_head*h*l*mla + 4*a*d_head*h*l*x_attn + 2*a*d_head*h*l_gdn*mla - 2*a*d_head*h*l_gdn + 2*a*d_head*h*l_lru*mla - 2*a*d_head*h*l_lru + 2*a*d_head*h*l_mamba*mla - 2*a*d_head*h*l_mamba + 2*a*d_head*h*l_noattn*mla - 2*a*d_head*h*l_noattn + 2*a*d_head*h*l_ssd*mla - 2*a*d_head*h*l_ssd + a*d_head*l*qk_norm_full - a*d_head*l_gdn*qk_norm_full - a*d_head*l_lru*qk_norm_full - a*d_head*l_mamba*qk_norm_full - a*d_head*l_noattn*qk_norm_full - a*d_head*l_ssd*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*h*l_gdn*mla*q_lora - a*d_nope*h*l_gdn*mla + a*d_nope*h*l_lru*mla*q_lora - a*d_nope*h*l_lru*mla + a*d_nope*h*l_mamba*mla*q_lora - a*d_nope*h*l_mamba*mla + a*d_nope*h*l_noattn*mla*q_lora - a*d_nope*h*l_noattn*mla + a*d_nope*h*l_ssd*mla*q_lora - a*d_nope*h*l_ssd*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_nope*l_gdn*mla*q_lora*r_q - a*d_nope*l_gdn*mla*r_kv - a*d_nope*l_lru*mla*q_lora*r_q - a*d_nope*l_lru*mla*r_kv - a*d_nope*l_mamba*mla*q_lora*r_q - a*d_nope*l_mamba*mla*r_kv - a*d_nope*l_noattn*mla*q_lora*r_q - a*d_nope*l_noattn*mla*r_kv - a*d_nope*l_ssd*mla*q_lora*r_q - a*d_nope*l_ssd*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*h*l_gdn*mla*q_lora - a*d_rope*h*l_gdn*mla + a*d_rope*h*l_lru*mla*q_lora - a*d_rope*h*l_lru*mla + a*d_rope*h*l_mamba*mla*q_lora - a*d_rope*h*l_mamba*mla + a*d_rope*h*l_noattn*mla*q_lora - a*d_rope*h*l_noattn*mla + a*d_rope*h*l_ssd*mla*q_lora - a*d_rope*h*l_ssd*mla + a*d_rope*l*mla*q_lora*r_q - a*d_rope*l_gdn*mla*q_lora*r_q - a*d_rope*l_lru*mla*q_lora*r_q - a*d_rope*l_mamba*mla*q_lora*r_q - a*d_rope*l_noattn*mla*q_lora*r_q - a*d_rope*l_ssd*mla*q_lora*r_q + a*d_v*h*l*mla - a*d_v*h*l_gdn*mla - a*d_v*h*l_lru*mla - a*d_v*h*l_mamba*mla - a*d_v*h*l_noattn*mla - a*d_v*h*l_ssd*mla + a*d_v*l*mla*r_kv - a*d_v*l_gdn*mla*r_kv - a*d_v*l_lru*mla*r_kv - a*d_v*l_mamba*mla*r_kv - a*d_v*l_noattn*mla*r_kv - a*d_v*l_ssd*mla*r_kv + a*l*sink - a*l_gdn*sink - a*l_lru*sink - a*l_mamba*sink - a*l_noattn*sink - a*l_ssd*sink + b_conv*d_ssm*l_mamba + b_conv*d_ssm*l_ssd - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_k*d_head*g*l_gdn*mla - b_k*d_head*g*l_gdn + b_k*d_head*g*l_lru*mla - b_k*d_head*g*l_lru + b_k*d_head*g*l_mamba*mla - b_k*d_head*g*l_mamba + b_k*d_head*g*l_noattn*mla - b_k*d_head*g*l_noattn + b_k*d_head*g*l_ssd*mla - b_k*d_head*g*l_ssd + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe - b_mlp*d_ff*gated*l_nomlp + b_mlp*d_ff*l - b_mlp*d_ff*l_moe - b_mlp*d_ff*l_nomlp + b_mlp*d_lat*l_moe*moe_lat + b_mlp*h*l + b_mlp*h*l_moe*moe_lat - b_mlp*h*l_moe - b_mlp*h*l_nomlp - b_o*h*l*mla + b_o*h*l*x_attn + b_o*h*l + b_o*h*l_gdn*mla - b_o*h*l_gdn + b_o*h*l_lru*mla - b_o*h*l_lru + b_o*h*l_mamba*mla - b_o*h*l_mamba + b_o*h*l_noattn*mla - b_o*h*l_noattn + b_o*h*l_ssd*mla - b_o*h*l_ssd + 2*b_ssm*d_ssm*l_mamba + 2*b_ssm*d_ssm*l_ssd + b_ssm*h*l_mamba + b_ssm*h*l_ssd + b_ssm*l_ssd*n_ssmh - b_v*d_head*g*l*mla + b_v*d_head*g*l + b_v*d_head*g*l_gdn*mla - b_v*d_head*g*l_gdn + b_v*d_head*g*l_lru*mla - b_v*d_head*g*l_lru + b_v*d_head*g*l_mamba*mla - b_v*d_head*g*l_mamba + b_v*d_head*g*l_noattn*mla - b_v*d_head*g*l_noattn + b_v*d_head*g*l_ssd*mla - b_v*d_head*g*l_ssd + 2*d_emb*h*proj_emb - d_ff*gated*h*l_nomlp - 2*d_ff*h*l_nomlp - 2*d_head*g*h*l*mla + 2*d_head*g*h*l_gdn*mla - 2*d_head*g*h*l_gdn + 2*d_head*g*h*l_lru*mla - 2*d_head*g*h*l_lru + 2*d_head*g*h*l_mamba*mla - 2*d_head*g*h*l_mamba + 2*d_head*g*h*l_noattn*mla - 2*d_head*g*h*l_noattn + 2*d_head*g*h*l_ssd*mla - 2*d_head*g*h*l_ssd + d_head*g*l*qk_norm_full - d_head*g*l_gdn*qk_norm_full - d_head*g*l_lru*qk_norm_full - d_head*g*l_mamba*qk_norm_full - d_head*g*l_noattn*qk_norm_full - d_head*g*l_ssd*qk_norm_full + 2*d_head*l*qk_norm - 2*d_head*l_gdn*qk_norm - 2*d_head*l_lru*qk_norm - 2*d_head*l_mamba*qk_norm - 2*d_head*l_noattn*qk_norm - 2*d_head*l_ssd*qk_norm + d_idx*dsa*h*l*mla - d_idx*dsa*h*l_gdn*mla - d_idx*dsa*h*l_lru*mla - d_idx*dsa*h*l_mamba*mla - d_idx*dsa*h*l_noattn*mla - d_idx*dsa*h*l_ssd*mla + d_idx*dsa*l*mla*n_idx*r_q + 2*d_idx*dsa*l*mla - d_idx*dsa*l_gdn*mla*n_idx*r_q - 2*d_idx*dsa*l_gdn*mla - d_idx*dsa*l_lru*mla*n_idx*r_q - 2*d_idx*dsa*l_lru*mla - d_idx*dsa*l_mamba*mla*n_idx*r_q - 2*d_idx*dsa*l_mamba*mla - d_idx*dsa*l_noattn*mla*n_idx*r_q - 2*d_idx*dsa*l_noattn*mla - d_idx*dsa*l_ssd*mla*n_idx*r_q - 2*d_idx*dsa*l_ssd*mla + 2*d_kh*h*l_gdn*n_kh + 2*d_kh*k_conv*l_gdn*n_kh + 3*d_lru*h*l_lru + d_lru*k_conv*l_lru + 2*d_lru*l_lru*w_lru + 6*d_lru*l_lru + d_rope*h*l*mla - d_rope*h*l_gdn*mla - d_rope*h*l_lru*mla - d_rope*h*l_mamba*mla - d_rope*h*l_noattn*mla - d_rope*h*l_ssd*mla + 3*d_ssm*h*l_mamba + 3*d_ssm*h*l_ssd + d_ssm*k_conv*l_mamba + d_ssm*k_conv*l_ssd + 2*d_ssm*l_mamba*r_dt + 2*d_ssm*l_mamba + d_ssm*l_ssd + 3*d_vh*h*l_gdn*n_vh + d_vh*k_conv*l_gdn*n_vh + d_vh*l_gdn + dsa*h*l*mla*n_idx - dsa*h*l_gdn*mla*n_idx - dsa*h*l_lru*mla*n_idx - dsa*h*l_mamba*mla*n_idx - dsa*h*l_noattn*mla*n_idx - dsa*h*l_ssd*mla*n_idx + dt_norm*l_mamba*r_dt + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l*norm_bias*x_attn + h*l*x_attn - h*l_gdn*mla*q_lora*r_q - h*l_gdn*mla*r_kv + 2*h*l_gdn*n_vh - h*l_lru*mla*q_lora*r_q - h*l_lru*mla*r_kv + h*l_lru - h*l_mamba*mla*q_lora*r_q - h*l_mamba*mla*r_kv + h*l_moe*sh_gate - h*l_noattn*mla*q_lora*r_q - h*l_noattn*mla*r_kv - h*l_ssd*mla*q_lora*r_q - h*l_ssd*mla*r_kv + h*l_ssd*n_ssmh + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv - l_gdn*mla*q_lora*r_q - l_gdn*mla*r_kv + 2*l_gdn*n_vh - l_lru*mla*q_lora*r_q - l_lru*mla*r_kv - l_mamba*mla*q_lora*r_q - l_mamba*mla*r_kv - l_noattn*mla*q_lora*r_q - l_noattn*mla*r_kv - l_ssd*mla*q_lora*r_q - l_ssd*mla*r_kv + 3*l_ssd*n_ssmh
+    return E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias + 2*N_ssm*b_conv*l_ssd*n_grp + 2*N_ssm*b_ssm*l_ssd*n_grp + 3*N_ssm*d_ssm*l_mamba + 2*N_ssm*dt_norm*l_mamba + 2*N_ssm*h*l_ssd*n_grp + 2*N_ssm*k_conv*l_ssd*n_grp - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*attn_gate*b_q*d_head*l*mla + a*attn_gate*b_q*d_head*l + a*attn_gate*b_q*d_head*l_gdn*mla - a*attn_gate*b_q*d_head*l_gdn + a*attn_gate*b_q*d_head*l_lru*mla - a*attn_gate*b_q*d_head*l_lru + a*attn_gate*b_q*d_head*l_mamba*mla - a*attn_gate*b_q*d_head*l_mamba + a*attn_gate*b_q*d_head*l_noattn*mla - a*attn_gate*b_q*d_head*l_noattn + a*attn_gate*b_q*d_head*l_ssd*mla - a*attn_gate*b_q*d_head*l_ssd - a*attn_gate*d_head*h*l*mla + a*attn_gate*d_head*h*l + a*attn_gate*d_head*h*l_gdn*mla - a*attn_gate*d_head*h*l_gdn + a*attn_gate*d_head*h*l_lru*mla - a*attn_gate*d_head*h*l_lru + a*attn_gate*d_head*h*l_mamba*mla - a*attn_gate*d_head*h*l_mamba + a*attn_gate*d_head*h*l_noattn*mla - a*attn_gate*d_head*h*l_noattn + a*attn_gate*d_head*h*l_ssd*mla - a*attn_gate*d_head*h*l_ssd + a*b_k*d_head*l*x_attn - a*b_q*d_head*l*mla + a*b_q*d_head*l*x_attn + a*b_q*d_head*l + a*b_q*d_head*l_gdn*mla - a*b_q*d_head*l_gdn + a*b_q*d_head*l_lru*mla - a*b_q*d_head*l_lru + a*b_q*d_head*l_mamba*mla - a*b_q*d_head*l_mamba + a*b_q*d_head*l_noattn*mla - a*b_q*d_head*l_noattn + a*b_q*d_head*l_ssd*mla - a*b_q*d_head*l_ssd + a*b_v*d_head*l*x_attn - 2*a*d_head*h*l*mla + 4*a*d_head*h*l*x_attn + 2*a*d_head*h*l_gdn*mla - 2*a*d_head*h*l_gdn + 2*a*d_head*h*l_lru*mla - 2*a*d_head*h*l_lru + 2*a*d_head*h*l_mamba*mla - 2*a*d_head*h*l_mamba + 2*a*d_head*h*l_noattn*mla - 2*a*d_head*h*l_noattn + 2*a*d_head*h*l_ssd*mla - 2*a*d_head*h*l_ssd + a*d_head*l*qk_norm_full - a*d_head*l_gdn*qk_norm_full - a*d_head*l_lru*qk_norm_full - a*d_head*l_mamba*qk_norm_full - a*d_head*l_noattn*qk_norm_full - a*d_head*l_ssd*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*h*l_gdn*mla*q_lora - a*d_nope*h*l_gdn*mla + a*d_nope*h*l_lru*mla*q_lora - a*d_nope*h*l_lru*mla + a*d_nope*h*l_mamba*mla*q_lora - a*d_nope*h*l_mamba*mla + a*d_nope*h*l_noattn*mla*q_lora - a*d_nope*h*l_noattn*mla + a*d_nope*h*l_ssd*mla*q_lora - a*d_nope*h*l_ssd*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_nope*l_gdn*mla*q_lora*r_q - a*d_nope*l_gdn*mla*r_kv - a*d_nope*l_lru*mla*q_lora*r_q - a*d_nope*l_lru*mla*r_kv - a*d_nope*l_mamba*mla*q_lora*r_q - a*d_nope*l_mamba*mla*r_kv - a*d_nope*l_noattn*mla*q_lora*r_q - a*d_nope*l_noattn*mla*r_kv - a*d_nope*l_ssd*mla*q_lora*r_q - a*d_nope*l_ssd*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*h*l_gdn*mla*q_lora - a*d_rope*h*l_gdn*mla + a*d_rope*h*l_lru*mla*q_lora - a*d_rope*h*l_lru*mla + a*d_rope*h*l_mamba*mla*q_lora - a*d_rope*h*l_mamba*mla + a*d_rope*h*l_noattn*mla*q_lora - a*d_rope*h*l_noattn*mla + a*d_rope*h*l_ssd*mla*q_lora - a*d_rope*h*l_ssd*mla + a*d_rope*l*mla*q_lora*r_q - a*d_rope*l_gdn*mla*q_lora*r_q - a*d_rope*l_lru*mla*q_lora*r_q - a*d_rope*l_mamba*mla*q_lora*r_q - a*d_rope*l_noattn*mla*q_lora*r_q - a*d_rope*l_ssd*mla*q_lora*r_q + a*d_v*h*l*mla - a*d_v*h*l_gdn*mla - a*d_v*h*l_lru*mla - a*d_v*h*l_mamba*mla - a*d_v*h*l_noattn*mla - a*d_v*h*l_ssd*mla + a*d_v*l*mla*r_kv - a*d_v*l_gdn*mla*r_kv - a*d_v*l_lru*mla*r_kv - a*d_v*l_mamba*mla*r_kv - a*d_v*l_noattn*mla*r_kv - a*d_v*l_ssd*mla*r_kv + a*l*sink - a*l_gdn*sink - a*l_lru*sink - a*l_mamba*sink - a*l_noattn*sink - a*l_ssd*sink + b_conv*d_ssm*l_mamba + b_conv*d_ssm*l_ssd - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_k*d_head*g*l_gdn*mla - b_k*d_head*g*l_gdn + b_k*d_head*g*l_lru*mla - b_k*d_head*g*l_lru + b_k*d_head*g*l_mamba*mla - b_k*d_head*g*l_mamba + b_k*d_head*g*l_noattn*mla - b_k*d_head*g*l_noattn + b_k*d_head*g*l_ssd*mla - b_k*d_head*g*l_ssd + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe - b_mlp*d_ff*gated*l_nomlp + b_mlp*d_ff*l - b_mlp*d_ff*l_moe - b_mlp*d_ff*l_nomlp + b_mlp*h*l - b_mlp*h*l_moe - b_mlp*h*l_nomlp - b_o*h*l*mla + b_o*h*l*x_attn + b_o*h*l + b_o*h*l_gdn*mla - b_o*h*l_gdn + b_o*h*l_lru*mla - b_o*h*l_lru + b_o*h*l_mamba*mla - b_o*h*l_mamba + b_o*h*l_noattn*mla - b_o*h*l_noattn + b_o*h*l_ssd*mla - b_o*h*l_ssd + 2*b_ssm*d_ssm*l_mamba + 2*b_ssm*d_ssm*l_ssd + b_ssm*h*l_mamba + b_ssm*h*l_ssd + b_ssm*l_ssd*n_ssmh - b_v*d_head*g*l*mla + b_v*d_head*g*l + b_v*d_head*g*l_gdn*mla - b_v*d_head*g*l_gdn + b_v*d_head*g*l_lru*mla - b_v*d_head*g*l_lru + b_v*d_head*g*l_mamba*mla - b_v*d_head*g*l_mamba + b_v*d_head*g*l_noattn*mla - b_v*d_head*g*l_noattn + b_v*d_head*g*l_ssd*mla - b_v*d_head*g*l_ssd + 2*d_emb*h*proj_emb - d_ff*gated*h*l_nomlp - 2*d_ff*h*l_nomlp - 2*d_head*g*h*l*mla + 2*d_head*g*h*l_gdn*mla - 2*d_head*g*h*l_gdn + 2*d_head*g*h*l_lru*mla - 2*d_head*g*h*l_lru + 2*d_head*g*h*l_mamba*mla - 2*d_head*g*h*l_mamba + 2*d_head*g*h*l_noattn*mla - 2*d_head*g*h*l_noattn + 2*d_head*g*h*l_ssd*mla - 2*d_head*g*h*l_ssd + d_head*g*l*qk_norm_full - d_head*g*l_gdn*qk_norm_full - d_head*g*l_lru*qk_norm_full - d_head*g*l_mamba*qk_norm_full - d_head*g*l_noattn*qk_norm_full - d_head*g*l_ssd*qk_norm_full + 2*d_head*l*qk_norm - 2*d_head*l_gdn*qk_norm - 2*d_head*l_lru*qk_norm - 2*d_head*l_mamba*qk_norm - 2*d_head*l_noattn*qk_norm - 2*d_head*l_ssd*qk_norm + 2*d_kh*h*l_gdn*n_kh + 2*d_kh*k_conv*l_gdn*n_kh + 3*d_lru*h*l_lru + d_lru*k_conv*l_lru + 2*d_lru*l_lru*w_lru + 6*d_lru*l_lru + d_rope*h*l*mla - d_rope*h*l_gdn*mla - d_rope*h*l_lru*mla - d_rope*h*l_mamba*mla - d_rope*h*l_noattn*mla - d_rope*h*l_ssd*mla + 3*d_ssm*h*l_mamba + 3*d_ssm*h*l_ssd + d_ssm*k_conv*l_mamba + d_ssm*k_conv*l_ssd + 2*d_ssm*l_mamba*r_dt + 2*d_ssm*l_mamba + d_ssm*l_ssd + 3*d_vh*h*l_gdn*n_vh + d_vh*k_conv*l_gdn*n_vh + d_vh*l_gdn + dt_norm*l_mamba*r_dt + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l*norm_bias*x_attn + h*l*x_attn - h*l_gdn*mla*q_lora*r_q - h*l_gdn*mla*r_kv + 2*h*l_gdn*n_vh - h*l_lru*mla*q_lora*r_q - h*l_lru*mla*r_kv + h*l_lru - h*l_mamba*mla*q_lora*r_q - h*l_mamba*mla*r_kv + h*l_moe*sh_gate - h*l_noattn*mla*q_lora*r_q - h*l_noattn*mla*r_kv - h*l_ssd*mla*q_lora*r_q - h*l_ssd*mla*r_kv + h*l_ssd*n_ssmh + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv - l_gdn*mla*q_lora*r_q - l_gdn*mla*r_kv + 2*l_gdn*n_vh - l_lru*mla*q_lora*r_q - l_lru*mla*r_kv - l_mamba*mla*q_lora*r_q - l_mamba*mla*r_kv - l_noattn*mla*q_lora*r_q - l_noattn*mla*r_kv - l_ssd*mla*q_lora*r_q - l_ssd*mla*r_kv + 3*l_ssd*n_ssmh
 
 
 def memory_lora_states_per_gpu(t, p, P, q_base, P_keep, P_lora):
@@ -9459,7 +9481,7 @@ def memory_lora_states_per_gpu(t, p, P, q_base, P_keep, P_lora):
 
     memory.lora.states.per_gpu [byte] = (2*P_keep + 16*P_lora + q_base*(P - P_keep))/(p*t)
 
-    LaTeX: M_{GPU}^{LoRA} = \frac{2 \Psi_{16} + 16 \Psi_{LoRA} + q_{base} \left(\Psi - \Psi_{16}\right)}{p t}
+    LaTeX: M_{GPU}^{LoRA} = \frac{M_{states}^{LoRA}}{p t}
 
     Args:
         t: tensor parallel degree [1]
@@ -9532,12 +9554,12 @@ def flops_lora_adapters_forward(b, s, h, a, g, d_head, d_ff, l, r_lora, lora_q, 
     return 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h))
 
 
-def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""forward FLOPs of LoRA fine-tuning: the base model's and the adapters'.
 
-    flops.lora.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    flops.lora.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{fwd}^{LoRA} = 2 V b d_{emb} s + 4 b d_{emb} h \sigma_{proj} s + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + 2 b l s \left(\lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil\right) + l_{LRU} \left(6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h s + 4 b d_{lat} h \sigma_{lat} s + 2 b d_{moe} s \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)\right) + \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{fwd}^{LoRA} = F_{fwd} + F_{LoRA}
 
     Args:
         b: micro-batch size [1]
@@ -9564,11 +9586,6 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
@@ -9609,7 +9626,7 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
     """
     E = _gated('flops.lora.forward', 'E', E, {'l_moe': (l_moe, 0)})
     k = _gated('flops.lora.forward', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('flops.lora.forward', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('flops.lora.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('flops.lora.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('flops.lora.forward', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('flops.lora.forward', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -9651,11 +9668,6 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
@@ -9687,15 +9699,15 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    return 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients of QKᵀ and scores·V, and both gradients of each adapter matrix.
 
-    flops.lora.backward [FLOP] = 2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    flops.lora.backward [FLOP] = 2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{bwd}^{LoRA} = 2 V b d_{emb} s + 2 a b l s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right) + 4 b d_{emb} h \sigma_{proj} s + 2 b d_{ff} h s \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + 4 b l s \left(\lambda_{down} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{gate} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{K} r_{LoRA} \left(d_{head} g + h\right) + \lambda_{O} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{Q} r_{LoRA} \left(a d_{head} + h\right) + \lambda_{up} r_{LoRA} \left(d_{ff} + h\right) + \lambda_{V} r_{LoRA} \left(d_{head} g + h\right)\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s + 2 b h s \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s}{Q_{GDN}}}\right\rceil\right) + l_{LRU} \left(6 b d_{LRU} h s + 2 b d_{LRU} k_{conv} \left(k_{conv} + s - 1\right) + 4 b d_{LRU} s w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} s + 2 b d_{ssm} k_{conv} \left(k_{conv} + s - 1\right) + 2 b s \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h s + 4 b d_{lat} h \sigma_{lat} s + 2 b d_{moe} s \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 b d_{ssm} h s + 2 b h s \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s}{Q_{SSD}}}\right\rceil\right)\right) + \left(2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right) + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{bwd}^{LoRA} = F_{attn} l + F_{fwd} + 2 F_{LoRA}
 
     Args:
         b: micro-batch size [1]
@@ -9722,11 +9734,6 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
@@ -9767,7 +9774,7 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q
     """
     E = _gated('flops.lora.backward', 'E', E, {'l_moe': (l_moe, 0)})
     k = _gated('flops.lora.backward', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('flops.lora.backward', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('flops.lora.backward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('flops.lora.backward', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('flops.lora.backward', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('flops.lora.backward', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -9809,11 +9816,6 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
@@ -9845,7 +9847,7 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    return 2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
 def utilization_of_peak(X, X_run):
@@ -10031,7 +10033,7 @@ def utilization_mfu_throughput(s, a, d_head, l, n, P, X, R_tok):
 
     utilization.mfu.throughput [1] = R_tok*(6*P + 12*a*d_head*l*s)/(X*n)
 
-    LaTeX: MFU_{tok} = \frac{R_{tok} \left(6 \Psi + 12 a d_{head} l s\right)}{X n}
+    LaTeX: MFU_{tok} = \frac{F_{tok} R_{tok}}{X n}
 
     Args:
         s: sequence length [1]
@@ -11162,12 +11164,99 @@ def optimizations_export_penalty(n, P, D, X, U, pi_pen):
     return 6*D*P*(pi_pen + 1)/(U*X*n)
 
 
+def serving_memory_states(b, q_kv, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, d_ssm=None, N_ssm=None, n_grp=None, d_lru=None):
+    r"""the recurrent layers' fixed states of b sequences, whatever their context: each mixer's convolution state at the cache's q_KV and its recurrent state in fp32.
+
+    serving.memory.states [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm))
+
+    LaTeX: M_{rec} = M_{GDN}\big|_{q = q_{KV}} l_{GDN} + M_{SSD}\big|_{q = q_{KV}} l_{SSD} + M_{S6}\big|_{q = q_{KV}} l_{S6} + M_{LRU}\big|_{q = q_{KV}} l_{LRU}
+
+    Args:
+        b: micro-batch size [1]
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1]
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1]
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1]
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1]
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+
+    Returns: the recurrent layers' fixed states of b sequences, whatever their context: each mixer's convolution state at the cache's q_KV and its recurrent state in fp32 [byte]
+
+    Sources: transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states)
+    """
+    d_ssm = _gated('serving.memory.states', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('serving.memory.states', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    n_grp = _gated('serving.memory.states', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('serving.memory.states', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    return b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm))
+
+
+def serving_memory_kv_position(g, d_head, q_kv, *, mla=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
+    r"""cache bytes of one position in one attention layer: a key and a value of g heads (MLA: the latent r_KV and the shared rope key) at q_KV bytes each.
+
+    serving.memory.kv.position [byte] = q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
+
+    LaTeX: m_{KV} = q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+
+    Args:
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        a: attention heads [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: cache bytes of one position in one attention layer: a key and a value of g heads (MLA: the latent r_KV and the shared rope key) at q_KV bytes each [byte]
+
+    Valid when: a cached position holds values (2g·d_head, or r_KV + d_rope under MLA)
+
+    Sources: transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    """
+    a = _gated('serving.memory.kv.position', 'a', a, {'kv_expand': (kv_expand, 0)})
+    r_kv = _gated('serving.memory.kv.position', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('serving.memory.kv.position', 'd_rope', d_rope, {'mla': (mla, 0)})
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    return q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
+
+
 def serving_decode_context(l, s_ctx, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
     r"""cached positions one sequence's decoding step reads over its attention layers: s_ctx in each of the l_attn − l_win full layers, min(s_ctx, W) in each windowed one (recurrent layers and layers without a mixer cache no position).
 
     serving.decode.context [1] = l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
-    LaTeX: N_{KV} = l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)
+    LaTeX: N_{KV} = l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l_{attn} - l_{win}\right)
 
     Args:
         l: layers [1]
@@ -11199,12 +11288,34 @@ def serving_decode_context(l, s_ctx, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_
     return l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
 
+def serving_decode_steps_in_window(W, s_in, s_out):
+    r"""the decoding steps whose context is still within a window of W: W − s_in of them, none if the prompt fills it, at most s_out − 1.
+
+    serving.decode.steps_in_window [1] = Min(s_out - 1, Max(0, W - s_in))
+
+    LaTeX: u = \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right)
+
+    Args:
+        W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
+        s_in: prompt tokens of one request (its prefill) [1]
+        s_out: output tokens of one request (the first from the prefill, the rest one per decoding step) [1]
+
+    Returns: the decoding steps whose context is still within a window of W: W − s_in of them, none if the prompt fills it, at most s_out − 1 [1]
+
+    Sources: Jiang et al. 2023, §2 sliding window attention, rolling buffer cache
+    """
+    W = numpy.asarray(W, dtype=numpy.float64)
+    s_in = numpy.asarray(s_in, dtype=numpy.float64)
+    s_out = numpy.asarray(s_out, dtype=numpy.float64)
+    return functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])])
+
+
 def serving_decode_context_sum(l, s_in, s_out, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
     r"""N_KV summed over a request's s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1: (s_out − 1)·s_in + s_out(s_out − 1)/2 per full layer; per windowed layer the u = min(max(W − s_in, 0), s_out − 1) steps below the window, then W each.
 
     serving.decode.context.sum [1] = l_win*(W*(s_out - Min(s_out - 1, Max(0, W - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, W - s_in)) + (Min(s_out - 1, Max(0, W - s_in)) + 1)*Min(s_out - 1, Max(0, W - s_in))/2) + (s_in*(s_out - 1) + s_out*(s_out - 1)/2)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
-    LaTeX: \sum N_{KV} = l_{win} \left(W \left(s_{out} - \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) - 1\right) + s_{in} \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + \frac{\left(\min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + 1\right) \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right)}{2}\right) + \left(s_{in} \left(s_{out} - 1\right) + \frac{s_{out} \left(s_{out} - 1\right)}{2}\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)
+    LaTeX: \sum N_{KV} = l_{win} \left(u s_{in} + \frac{u \left(u + 1\right)}{2} + W \left(- u + s_{out} - 1\right)\right) + \left(l_{attn} - l_{win}\right) \left(s_{in} \left(s_{out} - 1\right) + \frac{s_{out} \left(s_{out} - 1\right)}{2}\right)
 
     Args:
         l: layers [1]
@@ -11238,12 +11349,12 @@ def serving_decode_context_sum(l, s_in, s_out, *, l_win=0, l_mamba=0, l_ssd=0, l
     return l_win*(W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])])) + (s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
 
-def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""cache bytes one decoding step reads: N_KV positions of each of b sequences, K and V of g heads each (MLA: the latent r_KV and the shared rope key), and the whole fixed state of every recurrent layer.
 
-    serving.decode.kv_read [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))
+    serving.decode.kv_read [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
-    LaTeX: R_{KV} = b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right) + b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right)
+    LaTeX: R_{KV} = N_{KV} m_{KV} b + M_{rec}
 
     Args:
         b: micro-batch size [1]
@@ -11253,8 +11364,6 @@ def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, dsa=0, d_idx=
         s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
         q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
@@ -11302,8 +11411,6 @@ def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, dsa=0, d_idx=
     s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
     q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -11324,7 +11431,7 @@ def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, dsa=0, d_idx=
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))
+    return b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
 
 
 def serving_decode_kv_read_mla_expanded(b, a, l, d_rope, d_nope, d_v, s_ctx, q_kv, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
@@ -11332,7 +11439,7 @@ def serving_decode_kv_read_mla_expanded(b, a, l, d_rope, d_nope, d_v, s_ctx, q_k
 
     serving.decode.kv_read.mla_expanded [byte] = a*b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_nope + d_rope + d_v)
 
-    LaTeX: R_{KV}^{exp} = a b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) \left(d_{nope} + d_{rope} + d_{v}\right)
+    LaTeX: R_{KV}^{exp} = N_{KV} a b q_{KV} \left(d_{nope} + d_{rope} + d_{v}\right)
 
     Args:
         b: micro-batch size [1]
@@ -11376,12 +11483,12 @@ def serving_decode_kv_read_mla_expanded(b, a, l, d_rope, d_nope, d_v, s_ctx, q_k
     return a*b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_nope + d_rope + d_v)
 
 
-def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, dsa=0, d_idx=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""cache bytes one decoding step writes: the new token's K and V (or latent) in every attention layer of b sequences, and every recurrent layer's state rewritten whole.
 
-    serving.decode.kv_written [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    serving.decode.kv_written [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: W_{KV} = b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right) + b q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: W_{KV} = m_{KV} b l_{attn} + M_{rec}
 
     Args:
         b: micro-batch size [1]
@@ -11390,8 +11497,6 @@ def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, dsa=0, d_idx=0, k
         l: layers [1]
         q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
         l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
@@ -11435,8 +11540,6 @@ def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, dsa=0, d_idx=0, k
     l = numpy.asarray(l, dtype=numpy.float64)
     q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
     l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
@@ -11455,7 +11558,119 @@ def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, dsa=0, d_idx=0, k
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    return b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+
+
+def serving_decode_flops_mamba(b, h, d_ssm, N_ssm, r_dt, k_conv):
+    r"""one Mamba (S6) layer's update of b new tokens: in_proj, x_proj, dt_proj and out_proj; the convolution over 2 outputs of causal_conv1d_update; the state readout [d_ssm, N]×[N, 1].
+
+    serving.decode.flops.mamba [FLOP] = 2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))
+
+    LaTeX: F_{dec}^{S6} = 2 N b d_{ssm} + 4 b d_{ssm} k_{conv} + 2 b \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1]
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1]
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+
+    Returns: one Mamba (S6) layer's update of b new tokens: in_proj, x_proj, dt_proj and out_proj; the convolution over 2 outputs of causal_conv1d_update; the state readout [d_ssm, N]×[N, 1] [FLOP]
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    return 2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))
+
+
+def serving_decode_flops_mamba2(b, h, d_ssm, N_ssm, k_conv, n_ssmh, n_grp):
+    r"""one Mamba-2 (SSD) layer's update of b new tokens: in_proj and out_proj, the convolution over 2 outputs, the readout bmm [d_ssm/n, N]×[N, 1] per head.
+
+    serving.decode.flops.mamba2 [FLOP] = 2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)
+
+    LaTeX: F_{dec}^{SSD} = 2 N b d_{ssm} + 2 b d_{ssm} h + 2 b h \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 4 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right)
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1]
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1]
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1]
+
+    Returns: one Mamba-2 (SSD) layer's update of b new tokens: in_proj and out_proj, the convolution over 2 outputs, the readout bmm [d_ssm/n, N]×[N, 1] per head [FLOP]
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    return 2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)
+
+
+def serving_decode_flops_rglru(b, h, d_lru, w_lru):
+    r"""one Griffin recurrent block's update of b new tokens: its two input projections and output projection, the RG-LRU's two block-diagonal gates (the convolution is a multiply-and-sum, no matmul).
+
+    serving.decode.flops.rglru [FLOP] = 6*b*d_lru*h + 4*b*d_lru*w_lru
+
+    LaTeX: F_{dec}^{LRU} = 6 b d_{LRU} h + 4 b d_{LRU} w_{LRU}
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        d_lru: width of a Griffin recurrent block (lru_width) [1]
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1]
+
+    Returns: one Griffin recurrent block's update of b new tokens: its two input projections and output projection, the RG-LRU's two block-diagonal gates (the convolution is a multiply-and-sum, no matmul) [FLOP]
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    return 6*b*d_lru*h + 4*b*d_lru*w_lru
+
+
+def serving_decode_flops_gdn(b, h, k_conv, n_kh, n_vh, d_kh, d_vh):
+    r"""one gated delta-net layer's update of b new tokens: its projections and the convolution over 2 outputs (the delta rule's state update and readout are elementwise).
+
+    serving.decode.flops.gdn [FLOP] = 2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)
+
+    LaTeX: F_{dec}^{GDN} = 2 b d_{V}^{lin} h n_{V}^{lin} + 2 b h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 4 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1]
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1]
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1]
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1]
+
+    Returns: one gated delta-net layer's update of b new tokens: its projections and the convolution over 2 outputs (the delta rule's state update and readout are elementwise) [FLOP]
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, modeling_mamba.py, modeling_mamba2.py, modeling_recurrent_gemma.py, modeling_qwen3_next.py; transformers 5.24, cache_utils.py: LinearAttentionLayer (conv_states, recurrent_states)
+    """
+    b = numpy.asarray(b, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return 2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)
 
 
 def serving_decode_flops_recurrent(b, h, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, d_ssm=None, N_ssm=None, r_dt=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None):
@@ -11463,7 +11678,7 @@ def serving_decode_flops_recurrent(b, h, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, 
 
     serving.decode.flops.recurrent [FLOP] = l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm))
 
-    LaTeX: F_{dec}^{rec} = l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} + 2 b h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 4 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + l_{LRU} \left(6 b d_{LRU} h + 4 b d_{LRU} w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} + 4 b d_{ssm} k_{conv} + 2 b \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{SSD} \left(2 N b d_{ssm} + 2 b d_{ssm} h + 2 b h \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 4 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right)\right)
+    LaTeX: F_{dec}^{rec} = F_{dec}^{GDN} l_{GDN} + F_{dec}^{S6} l_{S6} + F_{dec}^{SSD} l_{SSD} + F_{dec}^{LRU} l_{LRU}
 
     Args:
         b: micro-batch size [1]
@@ -11519,12 +11734,12 @@ def serving_decode_flops_recurrent(b, h, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, 
     return l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm))
 
 
-def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
-    r"""a decoding step's GEMMs without its attention over the cache: every attention layer's projections, the recurrent mixers' one-token updates, dense MLPs, routed (k per token) and shared experts, routers and latent projections, and the logits, for b new tokens.
+def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""a decoding step's GEMMs without its attention over the cache: every attention layer's projections, the recurrent mixers' one-token updates, dense MLPs, routed (k per token) and shared experts and routers, and the logits, for b new tokens.
 
-    serving.decode.flops.linear [FLOP] = 2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 4*b*d_lat*h*moe_lat + 2*b*d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    serving.decode.flops.linear [FLOP] = 2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{dec}^{lin} = 2 V b d_{emb} + 4 b d_{emb} h \sigma_{proj} + 2 b d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} + 2 b h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 4 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + l_{LRU} \left(6 b d_{LRU} h + 4 b d_{LRU} w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} + 4 b d_{ssm} k_{conv} + 2 b \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h + 4 b d_{lat} h \sigma_{lat} + 2 b d_{moe} \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 N b d_{ssm} + 2 b d_{ssm} h + 2 b h \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 4 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right)\right) + \left(b d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{dec}^{lin} = F_{dec}^{rec} + F_{proj}\big|_{s = 1} l_{attn} + F_{proj,emb}\big|_{s = 1} + F_{logits}\big|_{s = 1} + F_{mlp}\big|_{s = 1} l_{mlp} + l_{moe} \left(F_{experts}\big|_{s = 1} + F_{router}\big|_{s = 1} + F_{shared}\big|_{s = 1}\right)
 
     Args:
         b: micro-batch size [1]
@@ -11542,11 +11757,6 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
@@ -11577,7 +11787,7 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
         d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
         d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: a decoding step's GEMMs without its attention over the cache: every attention layer's projections, the recurrent mixers' one-token updates, dense MLPs, routed (k per token) and shared experts, routers and latent projections, and the logits, for b new tokens [FLOP]
+    Returns: a decoding step's GEMMs without its attention over the cache: every attention layer's projections, the recurrent mixers' one-token updates, dense MLPs, routed (k per token) and shared experts and routers, and the logits, for b new tokens [FLOP]
 
     Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
 
@@ -11585,7 +11795,7 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
     """
     E = _gated('serving.decode.flops.linear', 'E', E, {'l_moe': (l_moe, 0)})
     k = _gated('serving.decode.flops.linear', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('serving.decode.flops.linear', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('serving.decode.flops.linear', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('serving.decode.flops.linear', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('serving.decode.flops.linear', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('serving.decode.flops.linear', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -11618,11 +11828,6 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
@@ -11652,15 +11857,15 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 4*b*d_lat*h*moe_lat + 2*b*d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    return 2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, l_win=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, l_win=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""one decoding step at context s_ctx as transformers runs it with a DynamicCache (eager attention): the GEMMs, QKᵀ and scores·V over N_KV cached positions per sequence, and for MLA the up-projection of the cached latents through W_UK, W_UV again (the new token's is among the projections).
 
-    serving.decode.flops [FLOP] = 2*V*b*d_emb + 2*a*b*mla*r_kv*(d_nope + d_v)*(-l + l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 4*b*d_lat*h*moe_lat + 2*b*d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    serving.decode.flops [FLOP] = 2*V*b*d_emb + 2*a*b*mla*r_kv*(d_nope + d_v)*(-l + l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{dec} = 2 V b d_{emb} + 2 a b \sigma_{MLA} r_{KV} \left(d_{nope} + d_{v}\right) \left(- l + l_{GDN} + l_{LRU} + l_{S6} + l_{\varnothing mix} + l_{SSD} + l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) + 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right) \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) + 4 b d_{emb} h \sigma_{proj} + 2 b d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} + 2 b h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 4 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + l_{LRU} \left(6 b d_{LRU} h + 4 b d_{LRU} w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} + 4 b d_{ssm} k_{conv} + 2 b \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h + 4 b d_{lat} h \sigma_{lat} + 2 b d_{moe} \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 N b d_{ssm} + 2 b d_{ssm} h + 2 b h \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 4 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right)\right) + \left(b d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{dec} = 2 N_{KV} a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + F_{dec}^{lin} + 2 a b \sigma_{MLA} r_{KV} \left(N_{KV} - l_{attn}\right) \left(d_{nope} + d_{v}\right)
 
     Args:
         b: micro-batch size [1]
@@ -11679,11 +11884,6 @@ def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
@@ -11724,7 +11924,7 @@ def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=
     """
     E = _gated('serving.decode.flops', 'E', E, {'l_moe': (l_moe, 0)})
     k = _gated('serving.decode.flops', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('serving.decode.flops', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('serving.decode.flops', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('serving.decode.flops', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('serving.decode.flops', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('serving.decode.flops', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -11759,11 +11959,6 @@ def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
@@ -11795,7 +11990,7 @@ def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 2*V*b*d_emb + 2*a*b*mla*r_kv*(d_nope + d_v)*(-l + l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 4*b*d_lat*h*moe_lat + 2*b*d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    return 2*V*b*d_emb + 2*a*b*mla*r_kv*(d_nope + d_v)*(-l + l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
 def serving_decode_attention_flops(b, a, d_head, N_kv, *, mla=0, r_kv=None, d_rope=None):
@@ -11854,12 +12049,12 @@ def serving_decode_experts_touched(b, E, k):
     return E*(1 - (1 - k/E)**b)
 
 
-def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters one decoding step reads: all of them once (attention or a recurrent mixer, an MLP or experts, as each layer has them), but the embedding table only at the b rows looked up (the head reads the whole V×d_emb matrix, its own or the tied one) and of each MoE layer's E experts the E_hit routed to.
 
-    serving.decode.params_read [parameter] = V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    serving.decode.params_read [parameter] = V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: \Psi_{read} = V \sigma_{b_{head}} + b h \sigma_{pos} + 2 d_{emb} h \sigma_{proj} + d_{emb} \left(V + b\right) + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{GDN} \left(d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}\right) + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + E_{hit} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h + \sigma_{lat} \left(d_{lat} - h\right)\right) + d_{moe} \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right)\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh} + \sigma_{lat} \left(\sigma_{b_{mlp}} \left(d_{lat} + h\right) + 2 d_{lat} h\right)\right) + l_{SSD} \left(\sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)\right) + \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + \left(a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + 2 d_{idx} + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: \Psi_{read} = - \Psi_{expert} l_{moe} \left(E - E_{hit}\right) + \Psi + V d_{emb} \sigma_{tied} - d_{emb} \left(V - b\right) - h \sigma_{pos} \left(- b + n_{pos} + o_{pos}\right)
 
     Args:
         b: micro-batch size [1]
@@ -11891,11 +12086,6 @@ def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -11937,7 +12127,7 @@ def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, §2: top-k routing of each token to its experts; Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity; transformers 5.24, hybrid decoder layers (Jamba, Nemotron-H, RecurrentGemma, Qwen3-Next; Mamba, Mamba-2)
     """
     E = _gated('serving.decode.params_read', 'E', E, {'l_moe': (l_moe, 0)})
-    r_q = _gated('serving.decode.params_read', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('serving.decode.params_read', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('serving.decode.params_read', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('serving.decode.params_read', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('serving.decode.params_read', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -11985,11 +12175,6 @@ def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=
     sink = numpy.asarray(sink, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
@@ -12023,15 +12208,15 @@ def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    return V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""weight bytes one decoding step reads: the matrices at q_Ψ bytes per parameter, the head and the embedding rows in 16 bits (quantizers leave them so).
 
-    serving.decode.weights_read [byte] = 2*d_emb*(V + b) + q_w*(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
+    serving.decode.weights_read [byte] = 2*d_emb*(V + b) + q_w*(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
 
-    LaTeX: R_{w} = 2 d_{emb} \left(V + b\right) + q_{\Psi} \left(V \sigma_{b_{head}} + b h \sigma_{pos} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{GDN} \left(d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}\right) + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + E_{hit} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h + \sigma_{lat} \left(d_{lat} - h\right)\right) + d_{moe} \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right)\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh} + \sigma_{lat} \left(\sigma_{b_{mlp}} \left(d_{lat} + h\right) + 2 d_{lat} h\right)\right) + l_{SSD} \left(\sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)\right) + \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + \left(a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + 2 d_{idx} + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)\right)
+    LaTeX: R_{w} = 2 d_{emb} \left(V + b\right) + q_{\Psi} \left(\Psi_{read} - d_{emb} \left(V + b\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -12064,11 +12249,6 @@ def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -12110,7 +12290,7 @@ def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n
     Sources: Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity; Frantar et al. 2022, §5: 4-bit weights with a scale and zero point per group of 128
     """
     E = _gated('serving.decode.weights_read', 'E', E, {'l_moe': (l_moe, 0)})
-    r_q = _gated('serving.decode.weights_read', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('serving.decode.weights_read', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('serving.decode.weights_read', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('serving.decode.weights_read', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('serving.decode.weights_read', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -12159,11 +12339,6 @@ def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n
     sink = numpy.asarray(sink, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
@@ -12197,7 +12372,7 @@ def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 2*d_emb*(V + b) + q_w*(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
+    return 2*d_emb*(V + b) + q_w*(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
 
 
 def serving_weights_int4(B_q, q_s):
@@ -12220,12 +12395,12 @@ def serving_weights_int4(B_q, q_s):
     return 1/2 + q_s/B_q
 
 
-def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""a prefill of b prompts of s_in tokens as eager attention computes it: every GEMM at s = s_in, the full s_in² attention square in every attention layer, the recurrent mixers' forward over the prompt, the logits of the last token only (logits_to_keep = 1).
 
-    serving.prefill.flops [FLOP] = 2*V*b*d_emb + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 4*b*d_lat*h*moe_lat*s_in + 2*b*d_moe*s_in*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s_in/Q_ssd) + N_ssm*d_ssm*(ceiling(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    serving.prefill.flops [FLOP] = 2*V*b*d_emb + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s_in/Q_ssd) + N_ssm*d_ssm*(ceiling(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{pf} = 2 V b d_{emb} + 4 b d_{emb} h \sigma_{proj} s_{in} + 2 b d_{ff} h s_{in} \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s_{in} + 2 b h s_{in} \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s_{in} - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s_{in}}{Q_{GDN}}}\right\rceil\right) + l_{LRU} \left(6 b d_{LRU} h s_{in} + 2 b d_{LRU} k_{conv} \left(k_{conv} + s_{in} - 1\right) + 4 b d_{LRU} s_{in} w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} s_{in} + 2 b d_{ssm} k_{conv} \left(k_{conv} + s_{in} - 1\right) + 2 b s_{in} \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h s_{in} + 4 b d_{lat} h \sigma_{lat} s_{in} + 2 b d_{moe} s_{in} \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s_{in} \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 b d_{ssm} h s_{in} + 2 b h s_{in} \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s_{in} - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s_{in}}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s_{in}}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s_{in}}{Q_{SSD}}}\right\rceil\right)\right) + \left(2 a b s_{in}^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right) + b d_{head} h s_{in} \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s_{in} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{pf} = F_{proj,emb}\big|_{s = s_{in}} + F_{layers}\big|_{s = s_{in}} + F_{logits}\big|_{s = 1}
 
     Args:
         b: micro-batch size [1]
@@ -12244,11 +12419,6 @@ def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
@@ -12289,7 +12459,7 @@ def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=
     """
     E = _gated('serving.prefill.flops', 'E', E, {'l_moe': (l_moe, 0)})
     k = _gated('serving.prefill.flops', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('serving.prefill.flops', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('serving.prefill.flops', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('serving.prefill.flops', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('serving.prefill.flops', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('serving.prefill.flops', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -12323,11 +12493,6 @@ def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
@@ -12359,15 +12524,15 @@ def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 2*V*b*d_emb + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 4*b*d_lat*h*moe_lat*s_in + 2*b*d_moe*s_in*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s_in/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    return 2*V*b*d_emb + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s_in/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, l_win=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, l_win=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the same prefill as a causal kernel computes it: s_in(s_in + 1)/2 query-key pairs in a full attention layer, s_in·m − m(m − 1)/2 with m = min(s_in, W) in a windowed one.
 
-    serving.prefill.flops.causal [FLOP] = 2*V*b*d_emb - 2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(l_win*(s_in*Min(W, s_in) - (Min(W, s_in) - 1)*Min(W, s_in)/2) + s_in*(s_in + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)/2) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 4*b*d_lat*h*moe_lat*s_in + 2*b*d_moe*s_in*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s_in/Q_ssd) + N_ssm*d_ssm*(ceiling(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    serving.prefill.flops.causal [FLOP] = 2*V*b*d_emb - 2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*(s_in*Min(W, s_in) - (Min(W, s_in) - 1)*Min(W, s_in)/2) + s_in*(s_in + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)/2) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s_in/Q_ssd) + N_ssm*d_ssm*(ceiling(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{pf}^{causal} = 2 V b d_{emb} - 2 a b s_{in}^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) + 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right) \left(l_{win} \left(s_{in} \min\left(W, s_{in}\right) - \frac{\left(\min\left(W, s_{in}\right) - 1\right) \min\left(W, s_{in}\right)}{2}\right) + \frac{s_{in} \left(s_{in} + 1\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)}{2}\right) + 4 b d_{emb} h \sigma_{proj} s_{in} + 2 b d_{ff} h s_{in} \left(\sigma_{gated} + 2\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) + l_{GDN} \left(2 b d_{V}^{lin} h n_{V}^{lin} s_{in} + 2 b h s_{in} \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + 2 b k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) \left(k_{conv} + s_{in} - 1\right) + 2 b n_{V}^{lin} \left(2 Q_{GDN}^{2} d_{K}^{lin} + Q_{GDN}^{2} d_{V}^{lin} + 3 Q_{GDN} d_{K}^{lin} d_{V}^{lin}\right) \left\lceil{\frac{s_{in}}{Q_{GDN}}}\right\rceil\right) + l_{LRU} \left(6 b d_{LRU} h s_{in} + 2 b d_{LRU} k_{conv} \left(k_{conv} + s_{in} - 1\right) + 4 b d_{LRU} s_{in} w_{LRU}\right) + l_{S6} \left(2 N b d_{ssm} s_{in} + 2 b d_{ssm} k_{conv} \left(k_{conv} + s_{in} - 1\right) + 2 b s_{in} \left(3 d_{ssm} h + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right)\right)\right) + l_{moe} \left(2 E b h s_{in} + 4 b d_{lat} h \sigma_{lat} s_{in} + 2 b d_{moe} s_{in} \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) \left(\sigma_{all} \left(E - k\right) + k\right) + 2 b s_{in} \left(d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh}\right)\right) + l_{SSD} \left(2 b d_{ssm} h s_{in} + 2 b h s_{in} \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right) + 2 b k_{conv} \left(2 N n_{grp} + d_{ssm}\right) \left(k_{conv} + s_{in} - 1\right) + 2 b \left(2 N Q_{SSD} d_{ssm} \left\lceil{\frac{s_{in}}{Q_{SSD}}}\right\rceil + N d_{ssm} \left(\left\lceil{\frac{s_{in}}{Q_{SSD}}}\right\rceil + 1\right)^{2} + Q_{SSD}^{2} \left(N n_{SSD} + d_{ssm}\right) \left\lceil{\frac{s_{in}}{Q_{SSD}}}\right\rceil\right)\right) + \left(2 a b s_{in}^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right) + b d_{head} h s_{in} \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right) + 2 b \sigma_{MLA} s_{in} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)
+    LaTeX: F_{pf}^{causal} = F_{pf} - F_{attn}\big|_{s = s_{in}} l_{attn} + 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(l_{win} \left(s_{in} \min\left(W, s_{in}\right) - \frac{\left(\min\left(W, s_{in}\right) - 1\right) \min\left(W, s_{in}\right)}{2}\right) + \frac{s_{in} \left(l_{attn} - l_{win}\right) \left(s_{in} + 1\right)}{2}\right)
 
     Args:
         b: micro-batch size [1]
@@ -12386,11 +12551,6 @@ def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *,
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
@@ -12433,7 +12593,7 @@ def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *,
     """
     E = _gated('serving.prefill.flops.causal', 'E', E, {'l_moe': (l_moe, 0)})
     k = _gated('serving.prefill.flops.causal', 'k', k, {'l_moe': (l_moe, 0)})
-    r_q = _gated('serving.prefill.flops.causal', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('serving.prefill.flops.causal', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('serving.prefill.flops.causal', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('serving.prefill.flops.causal', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('serving.prefill.flops.causal', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -12468,11 +12628,6 @@ def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *,
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = numpy.asarray(all_experts, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
@@ -12506,15 +12661,15 @@ def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *,
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return 2*V*b*d_emb - 2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(l_win*(s_in*functools.reduce(numpy.minimum, [W, s_in]) - 1/2*(functools.reduce(numpy.minimum, [W, s_in]) - 1)*functools.reduce(numpy.minimum, [W, s_in])) + (1/2)*s_in*(s_in + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 4*b*d_lat*h*moe_lat*s_in + 2*b*d_moe*s_in*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s_in/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    return 2*V*b*d_emb - 2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*(s_in*functools.reduce(numpy.minimum, [W, s_in]) - 1/2*(functools.reduce(numpy.minimum, [W, s_in]) - 1)*functools.reduce(numpy.minimum, [W, s_in])) + (1/2)*s_in*(s_in + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s_in/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
 
-def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, dsa=0, n_idx=0, d_idx=0, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, d_rope=None, d_nope=None, d_v=None, W=None):
+def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, d_rope=None, d_nope=None, d_v=None, W=None):
     r"""what eager attention computes and a causal kernel skips: the s_in(s_in − 1)/2 pairs above the diagonal of every attention layer, and in a windowed one also the (s_in − m)(s_in − m + 1)/2 below it outside the band, QKᵀ and scores·V each.
 
-    serving.prefill.flops.masked [FLOP] = 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(l_win*(s_in - Min(W, s_in))*(s_in - Min(W, s_in) + 1)/2 + s_in*(s_in - 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)/2)
+    serving.prefill.flops.masked [FLOP] = 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*(s_in - Min(W, s_in))*(s_in - Min(W, s_in) + 1)/2 + s_in*(s_in - 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)/2)
 
-    LaTeX: F_{pf}^{masked} = 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right) \left(\frac{l_{win} \left(s_{in} - \min\left(W, s_{in}\right)\right) \left(s_{in} - \min\left(W, s_{in}\right) + 1\right)}{2} + \frac{s_{in} \left(s_{in} - 1\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)}{2}\right)
+    LaTeX: F_{pf}^{masked} = 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(\frac{l_{attn} s_{in} \left(s_{in} - 1\right)}{2} + \frac{l_{win} \left(s_{in} - \min\left(W, s_{in}\right)\right) \left(s_{in} - \min\left(W, s_{in}\right) + 1\right)}{2}\right)
 
     Args:
         b: micro-batch size [1]
@@ -12523,9 +12678,6 @@ def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, dsa=0, n_idx=0
         l: layers [1]
         s_in: prompt tokens of one request (its prefill) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
         l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
@@ -12553,9 +12705,6 @@ def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, dsa=0, n_idx=0
     l = numpy.asarray(l, dtype=numpy.float64)
     s_in = numpy.asarray(s_in, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
     l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
@@ -12566,7 +12715,7 @@ def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, dsa=0, n_idx=0
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
     W = numpy.asarray(W, dtype=numpy.float64)
-    return 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*((1/2)*l_win*(s_in - functools.reduce(numpy.minimum, [W, s_in]))*(s_in - functools.reduce(numpy.minimum, [W, s_in]) + 1) + (1/2)*s_in*(s_in - 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
+    return 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*((1/2)*l_win*(s_in - functools.reduce(numpy.minimum, [W, s_in]))*(s_in - functools.reduce(numpy.minimum, [W, s_in]) + 1) + (1/2)*s_in*(s_in - 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
 
 
 def serving_memory_weights(V, t, p, P, q_w, d_emb, *, tied=1):
@@ -12599,12 +12748,12 @@ def serving_memory_weights(V, t, p, P, q_w, d_emb, *, tied=1):
     return (2*V*d_emb*(2 - tied) + q_w*(P - V*d_emb*(2 - tied)))/(p*t)
 
 
-def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""cache bytes one GPU holds for b sequences of s_ctx tokens: each stage its layers, each TP rank min(t, g) of the g KV heads' share (MLA: the whole latent on every rank), and 1/t of each recurrent layer's fixed state.
 
-    serving.memory.kv [byte] = b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
+    serving.memory.kv [byte] = b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
 
-    LaTeX: M_{KV} = \frac{b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right)}{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{p t}
+    LaTeX: M_{KV} = \frac{N_{KV} m_{KV} b}{p t_{KV}} + \frac{M_{rec}}{p t}
 
     Args:
         b: micro-batch size [1]
@@ -12616,8 +12765,6 @@ def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, dsa=0, d_idx
         s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
         q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
@@ -12667,8 +12814,6 @@ def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, dsa=0, d_idx
     s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
     q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -12689,15 +12834,15 @@ def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, dsa=0, d_idx
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
+    return b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
 
 
-def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the same cache in whole blocks of n_blk tokens per sequence and attention layer (PagedAttention: vLLM's blocks of 16); the recurrent states as they are.
 
-    serving.memory.kv.paged [byte] = b*n_blk*q_kv*(l_win*ceiling(Min(W, s_ctx)/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*ceiling(s_ctx/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
+    serving.memory.kv.paged [byte] = b*n_blk*q_kv*(l_win*ceiling(Min(W, s_ctx)/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*ceiling(s_ctx/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
 
-    LaTeX: M_{KV}^{paged} = \frac{b n_{blk} q_{KV} \left(l_{win} \left\lceil{\frac{\min\left(W, s_{ctx}\right)}{n_{blk}}}\right\rceil + \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right) \left\lceil{\frac{s_{ctx}}{n_{blk}}}\right\rceil\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right)}{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{p t}
+    LaTeX: M_{KV}^{paged} = \frac{m_{KV} b n_{blk} \left(l_{win} \left\lceil{\frac{\min\left(W, s_{ctx}\right)}{n_{blk}}}\right\rceil + \left(l_{attn} - l_{win}\right) \left\lceil{\frac{s_{ctx}}{n_{blk}}}\right\rceil\right)}{p t_{KV}} + \frac{M_{rec}}{p t}
 
     Args:
         b: micro-batch size [1]
@@ -12710,8 +12855,6 @@ def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0,
         s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
         q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
@@ -12762,8 +12905,6 @@ def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0,
     s_ctx = numpy.asarray(s_ctx, dtype=numpy.float64)
     q_kv = numpy.asarray(q_kv, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -12784,7 +12925,7 @@ def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0,
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return b*n_blk*q_kv*(l_win*numpy.ceil(functools.reduce(numpy.minimum, [W, s_ctx])/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*numpy.ceil(s_ctx/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
+    return b*n_blk*q_kv*(l_win*numpy.ceil(functools.reduce(numpy.minimum, [W, s_ctx])/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*numpy.ceil(s_ctx/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
 
 
 def serving_memory_workspace(h, a, g, d_head, d_ff, t, q, n_chunk, *, gated=0):
@@ -12821,12 +12962,12 @@ def serving_memory_workspace(h, a, g, d_head, d_ff, t, q, n_chunk, *, gated=0):
     return n_chunk*q*(2*h + (d_ff*(gated + 1) + d_head*(a + 2*g))/t)
 
 
-def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""what one GPU holds while serving: its weights, its share of the cache of b sequences at context s_ctx, the workspace.
 
-    serving.memory.per_gpu [byte] = M_w + M_ws + b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
+    serving.memory.per_gpu [byte] = M_w + M_ws + b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
 
-    LaTeX: M_{serve} = M_{w} + M_{ws} + \frac{b q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right)}{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{p t}
+    LaTeX: M_{serve} = M_{KV} + M_{w} + M_{ws}
 
     Args:
         b: micro-batch size [1]
@@ -12840,8 +12981,6 @@ def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla
         M_w: bytes of weights one GPU holds [byte]
         M_ws: workspace one GPU reserves for a prefill's activations [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
@@ -12893,8 +13032,6 @@ def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla
     M_w = numpy.asarray(M_w, dtype=numpy.float64)
     M_ws = numpy.asarray(M_ws, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -12915,15 +13052,15 @@ def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return M_w + M_ws + b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
+    return M_w + M_ws + b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
 
 
-def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the KV wall: the most sequences of s_ctx tokens whose cache fits beside the weights and the workspace (round down; none if the weights alone do not fit).
 
-    serving.memory.max_batch [sequence] = (M_gpu - M_w - M_ws)/(q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))
+    serving.memory.max_batch [sequence] = (M_gpu - M_w - M_ws)/(q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))
 
-    LaTeX: b_{max} = \frac{M_{GPU} - M_{w} - M_{ws}}{\frac{q_{KV} \left(l_{win} \min\left(W, s_{ctx}\right) + s_{ctx} \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right)}{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{p t}}
+    LaTeX: b_{max} = \frac{M_{GPU} - M_{w} - M_{ws}}{\frac{N_{KV} m_{KV}}{p t_{KV}} + \frac{M_{rec}\big|_{b = 1}}{p t}}
 
     Args:
         g: key/value heads [1]
@@ -12937,8 +13074,6 @@ def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, 
         M_w: bytes of weights one GPU holds [byte]
         M_ws: workspace one GPU reserves for a prefill's activations [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
@@ -12990,8 +13125,6 @@ def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, 
     M_w = numpy.asarray(M_w, dtype=numpy.float64)
     M_ws = numpy.asarray(M_ws, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -13012,15 +13145,15 @@ def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, 
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return (M_gpu - M_w - M_ws)/(q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))
+    return (M_gpu - M_w - M_ws)/(q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))
 
 
-def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the longest context b sequences can reach: the full layers' cache grows with s_ctx, the windowed layers' stays at W, the recurrent states at their fixed size.
 
-    serving.memory.max_context [1] = (-W*l_win + p*(mla + (1 - mla)*Min(g, t))*(M_gpu - M_w - M_ws - (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))/(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))))/(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
+    serving.memory.max_context [1] = (-W*l_win + p*(mla + (1 - mla)*Min(g, t))*(M_gpu - M_w - M_ws - (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))/(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))))/(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
-    LaTeX: s_{max} = \frac{- W l_{win} + \frac{p \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right) \left(M_{GPU} - M_{w} - M_{ws} - \frac{b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{p t}\right)}{b q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right)}}{l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}}
+    LaTeX: s_{max} = \frac{- W l_{win} + \frac{p t_{KV} \left(- \frac{M_{rec}}{p t} + M_{GPU} - M_{w} - M_{ws}\right)}{m_{KV} b}}{l_{attn} - l_{win}}
 
     Args:
         b: micro-batch size [1]
@@ -13034,8 +13167,6 @@ def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *,
         M_w: bytes of weights one GPU holds [byte]
         M_ws: workspace one GPU reserves for a prefill's activations [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
@@ -13087,8 +13218,6 @@ def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *,
     M_w = numpy.asarray(M_w, dtype=numpy.float64)
     M_ws = numpy.asarray(M_ws, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -13109,7 +13238,7 @@ def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *,
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return (-W*l_win + p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))*(M_gpu - M_w - M_ws - (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))/(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))))/(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
+    return (-W*l_win + p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))*(M_gpu - M_w - M_ws - (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))/(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))))/(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
 
 def serving_time_allreduce(t, x_msg, W_tp, tau_ar):
@@ -13162,12 +13291,12 @@ def serving_time_alltoall(x_msg, e, W_tp, tau_ar):
     return tau_ar*(e - 1) + x_msg*(e - 1)/(W_tp*e)
 
 
-def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, N_kv, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, *, mla=0, dsa=0, d_idx=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, N_kv, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, *, mla=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""one decoding step of a replica: the GEMMs' FLOPs F_fwd and the attention's at η_dec of the t GPUs' peak, the weights R_w, the cache and the recurrent states at η_HBM of their bandwidth, τ_L per layer, TP all-reduces of b·h·q bytes, p − 1 stage hops (the stages in series).
 
-    serving.time.decode_step [second] = F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)
+    serving.time.decode_step [second] = F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)
 
-    LaTeX: T_{dec} = \frac{F_{fwd}}{X \eta_{dec} t} + \frac{N_{KV} b \left(2 a d_{head} \left(2 - 2 \sigma_{MLA}\right) + 2 a \sigma_{MLA} \left(d_{rope} + 2 r_{KV}\right)\right)}{X \eta_{dec} t} + \frac{N_{KV} b q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right)}{W_{mem} \eta_{HBM} \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \min\left(1, t - 1\right) + \frac{b h q \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q}{W_{PP}}\right) + \frac{b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{W_{mem} \eta_{HBM} t}
+    LaTeX: T_{dec} = \frac{F_{dec}^{attn}}{X \eta_{dec} t} + \frac{m_{KV} N_{KV} b}{W_{mem} \eta_{HBM} t_{KV}} + \frac{M_{rec}}{W_{mem} \eta_{HBM} t} + \frac{F_{fwd}}{X \eta_{dec} t} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \min\left(1, t - 1\right) + \frac{b h q \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q}{W_{PP}}\right)
 
     Args:
         b: micro-batch size [1]
@@ -13192,8 +13321,6 @@ def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_p
         F_fwd: FLOPs of one forward pass of a replica (a prefill, or a decoding step without its attention over the cache) [FLOP]
         R_w: bytes of weights one forward pass of a replica reads [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
         l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
@@ -13250,8 +13377,6 @@ def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_p
     F_fwd = numpy.asarray(F_fwd, dtype=numpy.float64)
     R_w = numpy.asarray(R_w, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
     l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
@@ -13268,7 +13393,7 @@ def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_p
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)
+    return F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)
 
 
 def serving_time_prefill(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, eta_pf, eta_hbm, tau_L, tau_ar, F_fwd, R_w):
@@ -13323,12 +13448,12 @@ def serving_time_prefill(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, eta_pf, e
     return F_fwd/(X*eta_pf*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*s_in*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q*s_in/W_pp)
 
 
-def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, s_out, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, T_pf, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, s_out, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, T_pf, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""a batch's latency to its last token: the prefill, then s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1; the step is affine in N_KV, so the sum is s_out − 1 steps at an empty cache plus the slope times Σ N_KV.
 
-    serving.time.e2e [second] = T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)) + (l_win*(W*(s_out - Min(s_out - 1, Max(0, W - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, W - s_in)) + (Min(s_out - 1, Max(0, W - s_in)) + 1)*Min(s_out - 1, Max(0, W - s_in))/2) + (s_in*(s_out - 1) + s_out*(s_out - 1)/2)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))
+    serving.time.e2e [second] = T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)) + (l_win*(W*(s_out - Min(s_out - 1, Max(0, W - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, W - s_in)) + (Min(s_out - 1, Max(0, W - s_in)) + 1)*Min(s_out - 1, Max(0, W - s_in))/2) + (s_in*(s_out - 1) + s_out*(s_out - 1)/2)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))
 
-    LaTeX: T_{e2e} = T_{pf} + \left(s_{out} - 1\right) \left(\frac{F_{fwd}}{X \eta_{dec} t} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \min\left(1, t - 1\right) + \frac{b h q \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q}{W_{PP}}\right) + \frac{b l_{GDN} \left(4 d_{K}^{lin} d_{V}^{lin} n_{V}^{lin} + k_{conv} q_{KV} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right)\right) + b l_{LRU} \left(d_{LRU} q_{KV} \left(k_{conv} - 1\right) + 4 d_{LRU}\right) + b l_{S6} \left(4 N d_{ssm} + d_{ssm} k_{conv} q_{KV}\right) + b l_{SSD} \left(4 N d_{ssm} + k_{conv} q_{KV} \left(2 N n_{grp} + d_{ssm}\right)\right)}{W_{mem} \eta_{HBM} t}\right) + \left(l_{win} \left(W \left(s_{out} - \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) - 1\right) + s_{in} \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + \frac{\left(\min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right) + 1\right) \min\left(s_{out} - 1, \max\left(0, W - s_{in}\right)\right)}{2}\right) + \left(s_{in} \left(s_{out} - 1\right) + \frac{s_{out} \left(s_{out} - 1\right)}{2}\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD} - l_{win}\right)\right) \left(\frac{b \left(2 a d_{head} \left(2 - 2 \sigma_{MLA}\right) + 2 a \sigma_{MLA} \left(d_{rope} + 2 r_{KV}\right)\right)}{X \eta_{dec} t} + \frac{b q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right)}{W_{mem} \eta_{HBM} \left(\sigma_{MLA} + \left(1 - \sigma_{MLA}\right) \min\left(g, t\right)\right)}\right)
+    LaTeX: T_{e2e} = T_{dec}\big|_{N_{KV} = \frac{\sum N_{KV}}{s_{out} - 1}} \left(s_{out} - 1\right) + T_{pf}
 
     Args:
         b: micro-batch size [1]
@@ -13355,8 +13480,6 @@ def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in,
         R_w: bytes of weights one forward pass of a replica reads [byte]
         T_pf: time of one batch's prefill: the time to its first token [second]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
@@ -13419,8 +13542,6 @@ def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in,
     R_w = numpy.asarray(R_w, dtype=numpy.float64)
     T_pf = numpy.asarray(T_pf, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -13440,7 +13561,7 @@ def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in,
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)) + (l_win*(W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])])) + (s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))))
+    return T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)) + (l_win*(W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])])) + (s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))))
 
 
 def serving_time_tpot(s_out, T_pf, T_e2e):
@@ -13572,7 +13693,7 @@ def serving_batching_continuous(b, t, X, s_out, eta_pf, F_pf, T_tok):
 
     serving.batching.continuous [token/second] = b/(F_pf*b/(X*eta_pf*s_out*t) + T_tok)
 
-    LaTeX: R_{cont} = \frac{b}{\frac{F_{pf} b}{X \eta_{pf} s_{out} t} + T_{tok}}
+    LaTeX: R_{cont} = \frac{b}{T_{step}^{cont}}
 
     Args:
         b: micro-batch size [1]
@@ -13959,12 +14080,12 @@ def memory_ddp_buckets_fp32(P):
     return 4*P
 
 
-def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, mla=0, q_lora=0, dsa=0, n_idx=0, d_idx=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, mla=0, q_lora=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""autocast's bf16 copies of every nn.Linear weight of a dense model: the l layers' attention and MLP and the head (the embedding's and the norms' not), each saved for its layer's backward.
 
-    memory.amp.weight_casts [byte] = 2*V*d_emb + 2*l*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
+    memory.amp.weight_casts [byte] = 2*V*d_emb + 2*l*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
 
-    LaTeX: M_{AMP}^{casts} = 2 V d_{emb} + 2 l \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + 2 d_{idx} + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right)
+    LaTeX: M_{AMP}^{casts} = 2 V d_{emb} + 2 l \left(\Psi_{attn} + \Psi_{mlp} - a \sigma_{sink} - 2 d_{head} \sigma_{qk} - d_{head} \sigma_{qk,full} \left(a + g\right)\right)
 
     Args:
         h: hidden size [1]
@@ -13983,9 +14104,6 @@ def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, b_q=
         b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -13999,7 +14117,7 @@ def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, b_q=
 
     Sources: PyTorch 2.13, torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts; transformers docs: model memory anatomy, mixed precision keeps the model in fp32 and in 16-bit: 6 bytes
     """
-    r_q = _gated('memory.amp.weight_casts', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('memory.amp.weight_casts', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('memory.amp.weight_casts', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('memory.amp.weight_casts', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('memory.amp.weight_casts', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -14020,16 +14138,51 @@ def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, b_q=
     b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
     attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = numpy.asarray(d_v, dtype=numpy.float64)
-    return 2*V*d_emb + 2*l*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
+    return 2*V*d_emb + 2*l*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
+
+
+def params_decoder_attention_whole(h, *, b_o=1, mla=0, q_lora=0, qk_norm=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
+    r"""what tensor parallelism keeps whole of one attention block: the row-parallel output projection's bias, the q and k norms of d_head, MLA's down projections and latent norms.
+
+    params.decoder.attention.whole [parameter] = b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)
+
+    LaTeX: \Psi_{attn}^{whole} = \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)
+
+    Args:
+        h: hidden size [1]
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        d_head: head dimension [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: what tensor parallelism keeps whole of one attention block: the row-parallel output projection's bias, the q and k norms of d_head, MLA's down projections and latent norms [parameter]
+
+    Sources: Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard
+    """
+    d_head = _gated('params.decoder.attention.whole', 'd_head', d_head, {'qk_norm': (qk_norm, 0)})
+    r_q = _gated('params.decoder.attention.whole', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('params.decoder.attention.whole', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('params.decoder.attention.whole', 'd_rope', d_rope, {'mla': (mla, 0)})
+    h = numpy.asarray(h, dtype=numpy.float64)
+    b_o = numpy.asarray(b_o, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    return b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)
 
 
 def params_decoder_replicated(h, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, x_attn=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
@@ -14037,7 +14190,7 @@ def params_decoder_replicated(h, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0
 
     params.decoder.replicated [parameter] = b_mlp*h + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1))
 
-    LaTeX: \Psi_{rep} = \sigma_{b_{mlp}} h + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)
+    LaTeX: \Psi_{rep} = \Psi_{norm} + \sigma_{b_{mlp}} h + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)
 
     Args:
         h: hidden size [1]
@@ -14078,24 +14231,22 @@ def params_decoder_replicated(h, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0
     return b_mlp*h + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1))
 
 
-def params_decoder_replicated_moe(h, E, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, moe_lat=0, sh_gate=0, router_bias=0, x_attn=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
-    r"""the parameters of a MoE layer kept whole on every TP rank: norms, the output projection's bias, q/k norms, MLA's down projections, a cross-attention's output bias and norm, the router, the shared-expert gate and a latent MoE's fc2_latent_proj bias (its two projections split like an MLP's).
+def params_decoder_replicated_moe(h, E, *, n_norm=2, b_o=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, sh_gate=0, router_bias=0, x_attn=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
+    r"""the parameters of a MoE layer kept whole on every TP rank: norms, the output projection's bias, q/k norms, MLA's down projections, a cross-attention's output bias and norm, the router and the shared-expert gate.
 
-    params.decoder.replicated.moe [parameter] = E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*(b_mlp*moe_lat + sh_gate) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1))
+    params.decoder.replicated.moe [parameter] = E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1))
 
-    LaTeX: \Psi_{rep}^{moe} = E h + E \sigma_{b_{router}} + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + h n_{norm} \left(\sigma_{\beta} + 1\right) + h \left(\sigma_{b_{mlp}} \sigma_{lat} + \sigma_{sh}\right) + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)
+    LaTeX: \Psi_{rep}^{moe} = \Psi_{norm} + \Psi_{router} + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + h \sigma_{sh} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)
 
     Args:
         h: hidden size [1]
         E: experts [1]
         n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
         b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
-        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
         norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -14104,7 +14255,7 @@ def params_decoder_replicated_moe(h, E, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: the parameters of a MoE layer kept whole on every TP rank: norms, the output projection's bias, q/k norms, MLA's down projections, a cross-attention's output bias and norm, the router, the shared-expert gate and a latent MoE's fc2_latent_proj bias (its two projections split like an MLP's) [parameter]
+    Returns: the parameters of a MoE layer kept whole on every TP rank: norms, the output projection's bias, q/k norms, MLA's down projections, a cross-attention's output bias and norm, the router and the shared-expert gate [parameter]
 
     Sources: Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, transformer/transformer_layer.py (pre_cross_attn_layernorm of the full h), transformer/attention.py CrossAttention (linear_q, linear_kv column-parallel, linear_proj row-parallel)
     """
@@ -14116,12 +14267,10 @@ def params_decoder_replicated_moe(h, E, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1
     E = numpy.asarray(E, dtype=numpy.float64)
     n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
     b_o = numpy.asarray(b_o, dtype=numpy.float64)
-    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
     norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
     mla = numpy.asarray(mla, dtype=numpy.float64)
     q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
     qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
@@ -14129,7 +14278,7 @@ def params_decoder_replicated_moe(h, E, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1
     r_q = numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
-    return E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*(b_mlp*moe_lat + sh_gate) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1))
+    return E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1))
 
 
 def params_recurrent_replicated(l_gdn, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, b_ssm=0, b_conv=0, dt_norm=0, h=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, d_lru=None, w_lru=None):
@@ -14137,7 +14286,7 @@ def params_recurrent_replicated(l_gdn, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, b_s
 
     params.recurrent.replicated [parameter] = b_ssm*h*l_ssd + d_vh*l_gdn + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt))
 
-    LaTeX: \Psi_{rep}^{mix} = \sigma_{b_{ssm}} h l_{SSD} + d_{V}^{lin} l_{GDN} + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right)
+    LaTeX: \Psi_{rep}^{mix} = \Psi_{S6} l_{S6} + \Psi_{LRU} l_{LRU} + \sigma_{b_{ssm}} h l_{SSD} + d_{V}^{lin} l_{GDN}
 
     Args:
         l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1]
@@ -14187,12 +14336,250 @@ def params_recurrent_replicated(l_gdn, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, b_s
     return b_ssm*h*l_ssd + d_vh*l_gdn + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt))
 
 
-def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_decoder_layers_unrouted(h, a, g, d_head, d_ff, l, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""the parameters of the l layers but their routed experts: attention or a recurrent mixer, norms, dense MLPs, and in the MoE layers the router and the shared experts (what params.decoder.total counts in its layers, E·Ψ_expert aside).
+
+    params.decoder.layers.unrouted [parameter] = l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+
+    LaTeX: \Psi_{layers}^{\neg E} = \Psi_{attn} l_{attn} + \Psi_{mlp} l_{mlp} + \Psi_{GDN} l_{GDN} + \Psi_{S6} l_{S6} + \Psi_{SSD} l_{SSD} + \Psi_{LRU} l_{LRU} + l \left(\Psi_{cross} + \Psi_{norm}\right) + l_{moe} \left(\Psi_{router} + \Psi_{shared}\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        b_q: 1 if the query projection has a bias [1] (default 1, the classic model)
+        b_k: 1 if the key projection has a bias [1] (default 1, the classic model)
+        b_v: 1 if the value projection has a bias [1] (default 1, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
+        sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
+        b_ssm: 1 if a Mamba mixer's input and output projections have biases (use_bias) [1] (default 0, the classic model)
+        b_conv: 1 if the mixer's convolution has a bias (use_conv_bias) [1] (default 0, the classic model)
+        dt_norm: 1 if Δ, B and C get RMSNorms inside the mixer (Jamba) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: the parameters of the l layers but their routed experts: attention or a recurrent mixer, norms, dense MLPs, and in the MoE layers the router and the shared experts (what params.decoder.total counts in its layers, E·Ψ_expert aside) [parameter]
+
+    Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, ssm/mamba_mixer.py at 00bebb45 (in_proj column-parallel; conv1d, dt_bias, A_log, D and the gated norm over d_inner/t; assert not bias), ssm/gated_delta_net.py at 00caa53a (in_proj, conv1d, dt_bias, A_log split; out_norm over value_head_dim); Megatron Core 2026, transformer/transformer_layer.py (pre_cross_attn_layernorm of the full h), transformer/attention.py CrossAttention (linear_q, linear_kv column-parallel, linear_proj row-parallel); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024, §2.2 (the MTP modules)
+    """
+    E = _gated('params.decoder.layers.unrouted', 'E', E, {'l_moe': (l_moe, 0)})
+    r_q = _gated('params.decoder.layers.unrouted', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('params.decoder.layers.unrouted', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('params.decoder.layers.unrouted', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('params.decoder.layers.unrouted', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('params.decoder.layers.unrouted', 'd_v', d_v, {'mla': (mla, 0)})
+    d_ssm = _gated('params.decoder.layers.unrouted', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    N_ssm = _gated('params.decoder.layers.unrouted', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    r_dt = _gated('params.decoder.layers.unrouted', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('params.decoder.layers.unrouted', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    n_ssmh = _gated('params.decoder.layers.unrouted', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    n_grp = _gated('params.decoder.layers.unrouted', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    d_lru = _gated('params.decoder.layers.unrouted', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    w_lru = _gated('params.decoder.layers.unrouted', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    n_kh = _gated('params.decoder.layers.unrouted', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    n_vh = _gated('params.decoder.layers.unrouted', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    d_kh = _gated('params.decoder.layers.unrouted', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    d_vh = _gated('params.decoder.layers.unrouted', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    b_q = numpy.asarray(b_q, dtype=numpy.float64)
+    b_k = numpy.asarray(b_k, dtype=numpy.float64)
+    b_v = numpy.asarray(b_v, dtype=numpy.float64)
+    b_o = numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    qk_norm_full = numpy.asarray(qk_norm_full, dtype=numpy.float64)
+    sink = numpy.asarray(sink, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
+    attn_gate = numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
+    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = numpy.asarray(dt_norm, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+
+
+def params_stage_whole(h, l, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, l_moe=0, sh_gate=0, router_bias=0, x_attn=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, d_head=None, E=None, r_q=None, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, d_lru=None, w_lru=None, d_vh=None):
+    r"""what tensor parallelism keeps whole on every rank of the l layers: norms, the output and MLP-down biases, latent projections, q/k norms, routers and shared-expert gates, the recurrent mixers' unsplit parts.
+
+    params.stage.whole [parameter] = b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+
+    LaTeX: \Psi_{whole} = \Psi_{attn}^{whole} l_{attn} + \Psi_{rep}^{mix} + \sigma_{b_{mlp}} h l_{mlp} + l \left(\Psi_{norm} + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{moe} \left(\Psi_{router} + h \sigma_{sh}\right)
+
+    Args:
+        h: hidden size [1]
+        l: layers [1]
+        n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
+        b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
+        x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
+        b_ssm: 1 if a Mamba mixer's input and output projections have biases (use_bias) [1] (default 0, the classic model)
+        b_conv: 1 if the mixer's convolution has a bias (use_conv_bias) [1] (default 0, the classic model)
+        dt_norm: 1 if Δ, B and C get RMSNorms inside the mixer (Jamba) [1] (default 0, the classic model)
+        d_head: head dimension [1] (needed only when a switch leaves its classic value)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: what tensor parallelism keeps whole on every rank of the l layers: norms, the output and MLP-down biases, latent projections, q/k norms, routers and shared-expert gates, the recurrent mixers' unsplit parts [parameter]
+
+    Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, ssm/mamba_mixer.py at 00bebb45 (in_proj column-parallel; conv1d, dt_bias, A_log, D and the gated norm over d_inner/t; assert not bias), ssm/gated_delta_net.py at 00caa53a (in_proj, conv1d, dt_bias, A_log split; out_norm over value_head_dim); Megatron Core 2026, transformer/transformer_layer.py (pre_cross_attn_layernorm of the full h), transformer/attention.py CrossAttention (linear_q, linear_kv column-parallel, linear_proj row-parallel); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024, §2.2 (the MTP modules)
+    """
+    d_head = _gated('params.stage.whole', 'd_head', d_head, {'qk_norm': (qk_norm, 0)})
+    E = _gated('params.stage.whole', 'E', E, {'l_moe': (l_moe, 0)})
+    r_q = _gated('params.stage.whole', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('params.stage.whole', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('params.stage.whole', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_ssm = _gated('params.stage.whole', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0)})
+    N_ssm = _gated('params.stage.whole', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0)})
+    r_dt = _gated('params.stage.whole', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    k_conv = _gated('params.stage.whole', 'k_conv', k_conv, {'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    d_lru = _gated('params.stage.whole', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    w_lru = _gated('params.stage.whole', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    d_vh = _gated('params.stage.whole', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    h = numpy.asarray(h, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    n_norm = numpy.asarray(n_norm, dtype=numpy.float64)
+    b_o = numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    qk_norm = numpy.asarray(qk_norm, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
+    x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
+    l_mamba = numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = numpy.asarray(l_nomlp, dtype=numpy.float64)
+    b_ssm = numpy.asarray(b_ssm, dtype=numpy.float64)
+    b_conv = numpy.asarray(b_conv, dtype=numpy.float64)
+    dt_norm = numpy.asarray(dt_norm, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_ssm = numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = numpy.asarray(k_conv, dtype=numpy.float64)
+    d_lru = numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = numpy.asarray(w_lru, dtype=numpy.float64)
+    d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
+    return b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+
+
+def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters of a stage's l/p layers one GPU holds, the routed experts aside: their projections 1/t, what TP replicates whole.
 
-    params.stage.layers [parameter] = (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
+    params.stage.layers [parameter] = (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*sh_gate) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
 
-    LaTeX: \Psi_{GPU}^{layers} = \frac{\sigma_{b_{mlp}} h \left(l - l_{moe} - l_{\varnothing mlp}\right) + \sigma_{b_{ssm}} h l_{SSD} + d_{V}^{lin} l_{GDN} + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + h \left(\sigma_{b_{mlp}} \sigma_{lat} + \sigma_{sh}\right)\right) + \left(\sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) + \frac{- \sigma_{b_{mlp}} h \left(l - l_{moe} - l_{\varnothing mlp}\right) - \sigma_{b_{ssm}} h l_{SSD} - d_{V}^{lin} l_{GDN} - l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{GDN} \left(d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}\right) - l_{moe} \left(E h + E \sigma_{b_{router}} + h \left(\sigma_{b_{mlp}} \sigma_{lat} + \sigma_{sh}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh} + \sigma_{lat} \left(\sigma_{b_{mlp}} \left(d_{lat} + h\right) + 2 d_{lat} h\right)\right) + l_{SSD} \left(\sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)\right) + \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) - \left(\sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) + \left(a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + 2 d_{idx} + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)}{t}}{p}
+    LaTeX: \Psi_{GPU}^{layers} = \frac{\Psi_{whole} + \frac{\Psi_{layers}^{\neg E} - \Psi_{whole}}{t}}{p}
 
     Args:
         h: hidden size [1]
@@ -14218,11 +14605,6 @@ def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -14262,7 +14644,7 @@ def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, ssm/mamba_mixer.py at 00bebb45 (in_proj column-parallel; conv1d, dt_bias, A_log, D and the gated norm over d_inner/t; assert not bias), ssm/gated_delta_net.py at 00caa53a (in_proj, conv1d, dt_bias, A_log split; out_norm over value_head_dim); Megatron Core 2026, transformer/transformer_layer.py (pre_cross_attn_layernorm of the full h), transformer/attention.py CrossAttention (linear_q, linear_kv column-parallel, linear_proj row-parallel); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024, §2.2 (the MTP modules)
     """
     E = _gated('params.stage.layers', 'E', E, {'l_moe': (l_moe, 0)})
-    r_q = _gated('params.stage.layers', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('params.stage.layers', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('params.stage.layers', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('params.stage.layers', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('params.stage.layers', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -14302,11 +14684,6 @@ def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_
     sink = numpy.asarray(sink, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = numpy.asarray(x_attn, dtype=numpy.float64)
@@ -14338,15 +14715,15 @@ def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
+    return (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*sh_gate) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
 
 
-def params_stage_layers_experts(h, E, p, e, l_moe, d_moe, t_e, *, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
+def params_stage_layers_experts(h, E, p, e, l_moe, d_moe, t_e, *, gated=0, b_mlp=1):
     r"""routed-expert parameters of a stage's l/p layers one GPU holds: l_moe/p MoE layers' E experts over t_E·e ranks.
 
-    params.stage.layers.experts [parameter] = E*l_moe*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)))/(e*p*t_e)
+    params.stage.layers.experts [parameter] = E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))/(e*p*t_e)
 
-    LaTeX: \Psi_{GPU,E}^{layers} = \frac{E l_{moe} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h + \sigma_{lat} \left(d_{lat} - h\right)\right) + d_{moe} \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right)\right)}{e p t_{E}}
+    LaTeX: \Psi_{GPU,E}^{layers} = \frac{\Psi_{expert} E l_{moe}}{e p t_{E}}
 
     Args:
         h: hidden size [1]
@@ -14358,8 +14735,6 @@ def params_stage_layers_experts(h, E, p, e, l_moe, d_moe, t_e, *, gated=0, b_mlp
         t_e: expert tensor parallel degree: the ranks one expert's width is split over (Megatron Core: t unless --expert-tensor-parallel-size; DeepSeek-V3 trained with 1) [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
 
     Returns: routed-expert parameters of a stage's l/p layers one GPU holds: l_moe/p MoE layers' E experts over t_E·e ranks [parameter]
 
@@ -14376,17 +14751,15 @@ def params_stage_layers_experts(h, E, p, e, l_moe, d_moe, t_e, *, gated=0, b_mlp
     t_e = numpy.asarray(t_e, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
-    return E*l_moe*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)))/(e*p*t_e)
+    return E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))/(e*p*t_e)
 
 
-def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, n_mtp=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, n_mtp=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters one GPU of the first pipeline stage holds, the routed experts aside: l/p layers (their projections 1/t, what TP replicates whole), the token embedding's 1/t and the position table; at p = 1 also the head, the final norm and the MTP modules.
 
-    params.stage.first [parameter] = V*d_emb/t + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + (1 - piped)*(h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + 3*h*(norm_bias + 1) + h*(b_mlp*moe_lat + sh_gate) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1)) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*sh_gate - h*(b_mlp*moe_lat + sh_gate) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) - x_attn*(b_o*h + h*(norm_bias + 1)) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*(1 - tied) + V*head_bias)/t) + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
+    params.stage.first [parameter] = V*d_emb/t + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + (1 - piped)*(h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1)) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) - x_attn*(b_o*h + h*(norm_bias + 1)) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*(1 - tied) + V*head_bias)/t) + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*sh_gate) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
 
-    LaTeX: \Psi_{GPU}^{first} = \frac{V d_{emb}}{t} + 2 d_{emb} h \sigma_{proj} + \sigma_{emb} h \left(\sigma_{\beta} + 1\right) + h \sigma_{pos} \left(n_{pos} + o_{pos}\right) + \left(1 - \sigma_{PP}\right) \left(h \sigma_{final} \left(\sigma_{\beta} + 1\right) + n_{MTP} \left(E h + E \sigma_{b_{router}} + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \frac{2 h^{2}}{t} + h n_{norm} \left(\sigma_{\beta} + 1\right) + 3 h \left(\sigma_{\beta} + 1\right) + h \left(\sigma_{b_{mlp}} \sigma_{lat} + \sigma_{sh}\right) + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \frac{a \sigma_{sink} - \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh} - h \left(\sigma_{b_{mlp}} \sigma_{lat} + \sigma_{sh}\right) - \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + 2 d_{idx} + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{lat} \left(\sigma_{b_{mlp}} \left(d_{lat} + h\right) + 2 d_{lat} h\right) - \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)}{t}\right) + \frac{V d_{emb} \left(1 - \sigma_{tied}\right) + V \sigma_{b_{head}}}{t}\right) + \frac{\sigma_{b_{mlp}} h \left(l - l_{moe} - l_{\varnothing mlp}\right) + \sigma_{b_{ssm}} h l_{SSD} + d_{V}^{lin} l_{GDN} + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + h \left(\sigma_{b_{mlp}} \sigma_{lat} + \sigma_{sh}\right)\right) + \left(\sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) + \frac{- \sigma_{b_{mlp}} h \left(l - l_{moe} - l_{\varnothing mlp}\right) - \sigma_{b_{ssm}} h l_{SSD} - d_{V}^{lin} l_{GDN} - l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{GDN} \left(d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}\right) - l_{moe} \left(E h + E \sigma_{b_{router}} + h \left(\sigma_{b_{mlp}} \sigma_{lat} + \sigma_{sh}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh} + \sigma_{lat} \left(\sigma_{b_{mlp}} \left(d_{lat} + h\right) + 2 d_{lat} h\right)\right) + l_{SSD} \left(\sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)\right) + \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) - \left(\sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) + \left(a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + 2 d_{idx} + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)}{t}}{p}
+    LaTeX: \Psi_{GPU}^{first} = \Psi_{emb} + \Psi_{GPU}^{layers} - V d_{emb} + \frac{V d_{emb}}{t} + \left(1 - \sigma_{PP}\right) \left(\Psi_{final} + \frac{\Psi_{head}}{t} + n_{MTP} \left(\Psi_{rep}^{moe} + \frac{2 h^{2}}{t} + 3 h \left(\sigma_{\beta} + 1\right) + \frac{- \Psi_{expert} E + \Psi_{layer}^{moe} - \Psi_{rep}^{moe}}{t}\right)\right)
 
     Args:
         h: hidden size [1]
@@ -14423,11 +14796,6 @@ def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
@@ -14468,7 +14836,7 @@ def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, ssm/mamba_mixer.py at 00bebb45 (in_proj column-parallel; conv1d, dt_bias, A_log, D and the gated norm over d_inner/t; assert not bias), ssm/gated_delta_net.py at 00caa53a (in_proj, conv1d, dt_bias, A_log split; out_norm over value_head_dim); Megatron Core 2026, transformer/transformer_layer.py (pre_cross_attn_layernorm of the full h), transformer/attention.py CrossAttention (linear_q, linear_kv column-parallel, linear_proj row-parallel); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024, §2.2 (the MTP modules)
     """
     E = _gated('params.stage.first', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
-    r_q = _gated('params.stage.first', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('params.stage.first', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('params.stage.first', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('params.stage.first', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('params.stage.first', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -14519,11 +14887,6 @@ def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *
     sink = numpy.asarray(sink, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
@@ -14556,15 +14919,15 @@ def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return V*d_emb/t + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + (1 - piped)*(h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + 3*h*(norm_bias + 1) + h*(b_mlp*moe_lat + sh_gate) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1)) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*sh_gate - h*(b_mlp*moe_lat + sh_gate) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) - x_attn*(b_o*h + h*(norm_bias + 1)) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*(1 - tied) + V*head_bias)/t) + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
+    return V*d_emb/t + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + (1 - piped)*(h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1)) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) - x_attn*(b_o*h + h*(norm_bias + 1)) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*(1 - tied) + V*head_bias)/t) + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*sh_gate) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
 
 
-def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, tied=1, head_bias=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, n_mtp=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, tied=1, head_bias=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, n_mtp=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters one GPU of the last pipeline stage (p > 1) holds, the routed experts aside: l/p layers, the head's 1/t (tied: Megatron Core's copy of the embedding), the final norm and the MTP modules with their own embedding's 1/t.
 
-    params.stage.last [parameter] = V*d_emb*n_mtp*(1 - tied)/t + h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + 3*h*(norm_bias + 1) + h*(b_mlp*moe_lat + sh_gate) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1)) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*sh_gate - h*(b_mlp*moe_lat + sh_gate) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) - x_attn*(b_o*h + h*(norm_bias + 1)) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*tied + V*d_emb*(1 - tied) + V*head_bias)/t + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
+    params.stage.last [parameter] = V*d_emb*n_mtp*(1 - tied)/t + h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1)) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) - x_attn*(b_o*h + h*(norm_bias + 1)) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*tied + V*d_emb*(1 - tied) + V*head_bias)/t + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*sh_gate) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
 
-    LaTeX: \Psi_{GPU}^{last} = \frac{V d_{emb} n_{MTP} \left(1 - \sigma_{tied}\right)}{t} + h \sigma_{final} \left(\sigma_{\beta} + 1\right) + n_{MTP} \left(E h + E \sigma_{b_{router}} + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \frac{2 h^{2}}{t} + h n_{norm} \left(\sigma_{\beta} + 1\right) + 3 h \left(\sigma_{\beta} + 1\right) + h \left(\sigma_{b_{mlp}} \sigma_{lat} + \sigma_{sh}\right) + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \frac{a \sigma_{sink} - \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + d_{head} \sigma_{qk,full} \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh} - h \left(\sigma_{b_{mlp}} \sigma_{lat} + \sigma_{sh}\right) - \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + 2 d_{idx} + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{lat} \left(\sigma_{b_{mlp}} \left(d_{lat} + h\right) + 2 d_{lat} h\right) - \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)}{t}\right) + \frac{V d_{emb} \sigma_{tied} + V d_{emb} \left(1 - \sigma_{tied}\right) + V \sigma_{b_{head}}}{t} + \frac{\sigma_{b_{mlp}} h \left(l - l_{moe} - l_{\varnothing mlp}\right) + \sigma_{b_{ssm}} h l_{SSD} + d_{V}^{lin} l_{GDN} + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{LRU} \left(3 d_{LRU} h + d_{LRU} k_{conv} + 2 d_{LRU} w_{LRU} + 6 d_{LRU} + h\right) + l_{S6} \left(N d_{ssm} + \sigma_{b_{conv}} d_{ssm} + 2 \sigma_{b_{ssm}} d_{ssm} + \sigma_{b_{ssm}} h + 3 d_{ssm} h + d_{ssm} k_{conv} + d_{ssm} r_{\Delta} + d_{ssm} \left(2 N + r_{\Delta}\right) + 2 d_{ssm} + \sigma_{\Delta BC} \left(2 N + r_{\Delta}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + h \left(\sigma_{b_{mlp}} \sigma_{lat} + \sigma_{sh}\right)\right) + \left(\sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) + \frac{- \sigma_{b_{mlp}} h \left(l - l_{moe} - l_{\varnothing mlp}\right) - \sigma_{b_{ssm}} h l_{SSD} - d_{V}^{lin} l_{GDN} - l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l \left(h n_{norm} \left(\sigma_{\beta} + 1\right) + \sigma_{cross} \left(4 a d_{head} h + a d_{head} \left(\sigma_{b_K} + \sigma_{b_Q} + \sigma_{b_V}\right) + \sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{GDN} \left(d_{V}^{lin} h n_{V}^{lin} + d_{V}^{lin} + h \left(2 d_{K}^{lin} n_{K}^{lin} + 2 d_{V}^{lin} n_{V}^{lin} + 2 n_{V}^{lin}\right) + k_{conv} \left(2 d_{K}^{lin} n_{K}^{lin} + d_{V}^{lin} n_{V}^{lin}\right) + 2 n_{V}^{lin}\right) - l_{moe} \left(E h + E \sigma_{b_{router}} + h \left(\sigma_{b_{mlp}} \sigma_{lat} + \sigma_{sh}\right)\right) + l_{moe} \left(E h + E \sigma_{b_{router}} + d_{sh} h \left(\sigma_{gated} + 2\right) + h \sigma_{sh} + \sigma_{lat} \left(\sigma_{b_{mlp}} \left(d_{lat} + h\right) + 2 d_{lat} h\right)\right) + l_{SSD} \left(\sigma_{b_{conv}} \left(2 N n_{grp} + d_{ssm}\right) + d_{ssm} + h \left(\sigma_{b_{ssm}} + d_{ssm}\right) + k_{conv} \left(2 N n_{grp} + d_{ssm}\right) + 3 n_{SSD} + \left(\sigma_{b_{ssm}} + h\right) \left(2 N n_{grp} + 2 d_{ssm} + n_{SSD}\right)\right) + \left(\sigma_{b_{mlp}} \left(d_{ff} \left(\sigma_{gated} + 1\right) + h\right) + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe} - l_{\varnothing mlp}\right) - \left(\sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) + \left(a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + 2 d_{idx} + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)\right) \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right)}{t}}{p}
+    LaTeX: \Psi_{GPU}^{last} = \Psi_{final} + \Psi_{GPU}^{layers} + \frac{V d_{emb} n_{MTP} \left(1 - \sigma_{tied}\right)}{t} + n_{MTP} \left(\Psi_{rep}^{moe} + \frac{2 h^{2}}{t} + 3 h \left(\sigma_{\beta} + 1\right) + \frac{- \Psi_{expert} E + \Psi_{layer}^{moe} - \Psi_{rep}^{moe}}{t}\right) + \frac{\Psi_{head} + V d_{emb} \sigma_{tied}}{t}
 
     Args:
         h: hidden size [1]
@@ -14595,11 +14958,6 @@ def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gat
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
-        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
-        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
@@ -14640,7 +14998,7 @@ def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gat
     Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron Core 2026, ssm/mamba_mixer.py at 00bebb45 (in_proj column-parallel; conv1d, dt_bias, A_log, D and the gated norm over d_inner/t; assert not bias), ssm/gated_delta_net.py at 00caa53a (in_proj, conv1d, dt_bias, A_log split; out_norm over value_head_dim); Megatron Core 2026, transformer/transformer_layer.py (pre_cross_attn_layernorm of the full h), transformer/attention.py CrossAttention (linear_q, linear_kv column-parallel, linear_proj row-parallel); Megatron Core 2026, models/common/language_module/language_module.py L253–290 (a tied embedding's copy on the last pipeline stage); Megatron Core 2026, models/gpt/gpt_model.py L166–181: the MTP stage builds a LanguageModelEmbedding; transformer/multi_token_prediction.py L780 (eh_proj column-parallel), L1157–1247 (enorm, hnorm, final_layernorm); DeepSeek-AI 2024, §2.2 (the MTP modules)
     """
     E = _gated('params.stage.last', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
-    r_q = _gated('params.stage.last', 'r_q', r_q, {'mla': (mla, 0)})
+    r_q = _gated('params.stage.last', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
     r_kv = _gated('params.stage.last', 'r_kv', r_kv, {'mla': (mla, 0)})
     d_rope = _gated('params.stage.last', 'd_rope', d_rope, {'mla': (mla, 0)})
     d_nope = _gated('params.stage.last', 'd_nope', d_nope, {'mla': (mla, 0)})
@@ -14685,11 +15043,6 @@ def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gat
     sink = numpy.asarray(sink, dtype=numpy.float64)
     l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    dsa = numpy.asarray(dsa, dtype=numpy.float64)
-    n_idx = numpy.asarray(n_idx, dtype=numpy.float64)
-    d_idx = numpy.asarray(d_idx, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = numpy.asarray(router_bias, dtype=numpy.float64)
     n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
@@ -14722,15 +15075,15 @@ def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gat
     n_vh = numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = numpy.asarray(d_vh, dtype=numpy.float64)
-    return V*d_emb*n_mtp*(1 - tied)/t + h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + 3*h*(norm_bias + 1) + h*(b_mlp*moe_lat + sh_gate) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1)) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*sh_gate - h*(b_mlp*moe_lat + sh_gate) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) - x_attn*(b_o*h + h*(norm_bias + 1)) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*tied + V*d_emb*(1 - tied) + V*head_bias)/t + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
+    return V*d_emb*n_mtp*(1 - tied)/t + h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1)) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) - x_attn*(b_o*h + h*(norm_bias + 1)) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*tied + V*d_emb*(1 - tied) + V*head_bias)/t + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*sh_gate) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
 
 
-def params_stage_mtp_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
+def params_stage_mtp_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, b_mlp=1):
     r"""routed-expert parameters of the MTP modules one GPU of the last stage holds (the only stage at p = 1): n_MTP MoE layers' E experts over t_E·e ranks.
 
-    params.stage.mtp.experts [parameter] = E*n_mtp*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)))/(e*t_e)
+    params.stage.mtp.experts [parameter] = E*n_mtp*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))/(e*t_e)
 
-    LaTeX: \Psi_{GPU,E}^{MTP} = \frac{E n_{MTP} \left(\sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h + \sigma_{lat} \left(d_{lat} - h\right)\right) + d_{moe} \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right)\right)}{e t_{E}}
+    LaTeX: \Psi_{GPU,E}^{MTP} = \frac{\Psi_{expert} E n_{MTP}}{e t_{E}}
 
     Args:
         h: hidden size [1]
@@ -14741,8 +15094,6 @@ def params_stage_mtp_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, b_mlp=1, mo
         t_e: expert tensor parallel degree: the ranks one expert's width is split over (Megatron Core: t unless --expert-tensor-parallel-size; DeepSeek-V3 trained with 1) [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
-        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
-        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
 
     Returns: routed-expert parameters of the MTP modules one GPU of the last stage holds (the only stage at p = 1): n_MTP MoE layers' E experts over t_E·e ranks [parameter]
 
@@ -14758,9 +15109,7 @@ def params_stage_mtp_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, b_mlp=1, mo
     t_e = numpy.asarray(t_e, dtype=numpy.float64)
     gated = numpy.asarray(gated, dtype=numpy.float64)
     b_mlp = numpy.asarray(b_mlp, dtype=numpy.float64)
-    moe_lat = numpy.asarray(moe_lat, dtype=numpy.float64)
-    d_lat = numpy.asarray(d_lat, dtype=numpy.float64)
-    return E*n_mtp*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)))/(e*t_e)
+    return E*n_mtp*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))/(e*t_e)
 
 
 def memory_activations_logits(b, s, h, V, t):
@@ -15079,12 +15428,191 @@ def memory_activations_logits_amp(b, s, h, V):
     return b*s*(4*V + 10*h + 8)
 
 
+def peers_megatron_attention(h, a, g, d_head, *, norm_bias=1, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+    r"""Megatron-LM's estimator: one layer's attention parameters, 2h·d_head·(a + g) (its 2h²(1 + g/a)), or MLA's from its ranks with their norms.
+
+    peers.megatron.attention [parameter] = d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))
+
+    LaTeX: \Psi_{attn}^{Megatron} = d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's estimator: one layer's attention parameters, 2h·d_head·(a + g) (its 2h²(1 + g/a)), or MLA's from its ranks with their norms [parameter]
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L62–93
+    """
+    r_q = _gated('peers.megatron.attention', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('peers.megatron.attention', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('peers.megatron.attention', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('peers.megatron.attention', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('peers.megatron.attention', 'd_v', d_v, {'mla': (mla, 0)})
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))
+
+
+def peers_megatron_params_sharded(h, a, g, d_head, d_ff, l, V, p, *, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, n_mtp=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, piped=None):
+    r"""Megatron-LM's estimator: the parameters its most loaded shard splits over the t TP ranks: l/p layers' attention and dense MLPs (shared experts in MoE layers), one MTP block, the embedding, at p = 1 an untied head.
+
+    peers.megatron.params.sharded [parameter] = V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p
+
+    LaTeX: T_{Megatron} = V h \left(1 - \sigma_{PP}\right) \left(1 - \sigma_{tied}\right) + V h + n_{MTP} \left(\Psi_{attn}^{Megatron} + d_{sh} h \left(\sigma_{gated} + 2\right)\right) + \frac{l_{moe} \left(\Psi_{attn}^{Megatron} + d_{sh} h \left(\sigma_{gated} + 2\right)\right) + \left(\Psi_{attn}^{Megatron} + d_{ff} h \left(\sigma_{gated} + 2\right)\right) \left(l - l_{moe}\right)}{p}
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        p: pipeline parallel degree [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        tied: 1 if the output head reuses the token embedding [1] (default 1, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        piped: 1 when there is a pipeline (p > 1): activations cross stage boundaries [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's estimator: the parameters its most loaded shard splits over the t TP ranks: l/p layers' attention and dense MLPs (shared experts in MoE layers), one MTP block, the embedding, at p = 1 an untied head [parameter]
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L59–267
+    """
+    r_q = _gated('peers.megatron.params.sharded', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('peers.megatron.params.sharded', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('peers.megatron.params.sharded', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('peers.megatron.params.sharded', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('peers.megatron.params.sharded', 'd_v', d_v, {'mla': (mla, 0)})
+    piped = _gated('peers.megatron.params.sharded', 'piped', piped, {'tied': (tied, 1)})
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    tied = numpy.asarray(tied, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    piped = numpy.asarray(piped, dtype=numpy.float64)
+    return V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p
+
+
+def peers_megatron_params_replicated(h, l, p, *, norm_bias=1, l_moe=0, sh_gate=0, n_mtp=0, E=None):
+    r"""Megatron-LM's estimator: the parameters every TP rank of its most loaded shard holds whole: the layers' norms and routers, 1/p of the final norm, the MTP block's norms and router.
+
+    peers.megatron.params.replicated [parameter] = n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p
+
+    LaTeX: R_{Megatron} = n_{MTP} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right) + \frac{2 h \left(l - l_{moe}\right) \left(\sigma_{\beta} + 1\right) + h \left(\sigma_{\beta} + 1\right) + l_{moe} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right)}{p}
+
+    Args:
+        h: hidden size [1]
+        l: layers [1]
+        p: pipeline parallel degree [1]
+        norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's estimator: the parameters every TP rank of its most loaded shard holds whole: the layers' norms and routers, 1/p of the final norm, the MTP block's norms and router [parameter]
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L59–267
+    """
+    E = _gated('peers.megatron.params.replicated', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
+    h = numpy.asarray(h, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    norm_bias = numpy.asarray(norm_bias, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    sh_gate = numpy.asarray(sh_gate, dtype=numpy.float64)
+    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    return n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p
+
+
+def peers_megatron_params_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, l_moe=0, p=None):
+    r"""Megatron-LM's estimator: the routed experts of its most loaded shard, over t_E·e ranks.
+
+    peers.megatron.params.experts [parameter] = (E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
+
+    LaTeX: X_{Megatron} = \frac{\frac{E d_{moe} h l_{moe} \left(\sigma_{gated} + 2\right)}{p} + E d_{moe} h n_{MTP} \left(\sigma_{gated} + 2\right)}{e t_{E}}
+
+    Args:
+        h: hidden size [1]
+        E: experts [1]
+        e: expert parallel degree: the GPUs one MoE layer's experts are spread over [1]
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1]
+        t_e: expert tensor parallel degree: the ranks one expert's width is split over (Megatron Core: t unless --expert-tensor-parallel-size; DeepSeek-V3 trained with 1) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        p: pipeline parallel degree [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's estimator: the routed experts of its most loaded shard, over t_E·e ranks [parameter]
+
+    Sources: Megatron-LM theoretical memory, theoretical_memory_usage.py L59–267
+    """
+    p = _gated('peers.megatron.params.experts', 'p', p, {'l_moe': (l_moe, 0)}, 1)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    E = numpy.asarray(E, dtype=numpy.float64)
+    e = numpy.asarray(e, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
+    t_e = numpy.asarray(t_e, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    p = numpy.asarray(p, dtype=numpy.float64)
+    return (E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
+
+
 def peers_megatron_params(h, a, g, d_head, d_ff, l, V, t, p, *, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, n_mtp=0, E=None, e=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, piped=None, t_e=None):
     r"""Megatron-LM's estimator: the parameters of the most loaded shard (the first stage: l/p layers, one MTP block, the embedding; at p = 1 an untied head too).
 
     peers.megatron.params [parameter] = n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p + (E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
 
-    LaTeX: \Psi_{Megatron} = n_{MTP} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right) + \frac{V h \left(1 - \sigma_{PP}\right) \left(1 - \sigma_{tied}\right) + V h + n_{MTP} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \frac{l_{moe} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \left(l - l_{moe}\right) \left(d_{ff} h \left(\sigma_{gated} + 2\right) + d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right)}{p}}{t} + \frac{2 h \left(l - l_{moe}\right) \left(\sigma_{\beta} + 1\right) + h \left(\sigma_{\beta} + 1\right) + l_{moe} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right)}{p} + \frac{\frac{E d_{moe} h l_{moe} \left(\sigma_{gated} + 2\right)}{p} + E d_{moe} h n_{MTP} \left(\sigma_{gated} + 2\right)}{e t_{E}}
+    LaTeX: \Psi_{Megatron} = X_{Megatron} + R_{Megatron} + \frac{T_{Megatron}}{t}
 
     Args:
         h: hidden size [1]
@@ -15168,7 +15696,7 @@ def peers_megatron_states(h, a, g, d_head, d_ff, l, V, t, p, *, gated=0, norm_bi
 
     peers.megatron.states [byte] = 18*n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + 18*(V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + 18*(2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p + 18*(E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
 
-    LaTeX: M_{Megatron} = 18 n_{MTP} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right) + \frac{18 \left(V h \left(1 - \sigma_{PP}\right) \left(1 - \sigma_{tied}\right) + V h + n_{MTP} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \frac{l_{moe} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \left(l - l_{moe}\right) \left(d_{ff} h \left(\sigma_{gated} + 2\right) + d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right)}{p}\right)}{t} + \frac{18 \left(2 h \left(l - l_{moe}\right) \left(\sigma_{\beta} + 1\right) + h \left(\sigma_{\beta} + 1\right) + l_{moe} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right)\right)}{p} + \frac{18 \left(\frac{E d_{moe} h l_{moe} \left(\sigma_{gated} + 2\right)}{p} + E d_{moe} h n_{MTP} \left(\sigma_{gated} + 2\right)\right)}{e t_{E}}
+    LaTeX: M_{Megatron} = 18 \Psi_{Megatron}
 
     Args:
         h: hidden size [1]
@@ -15252,7 +15780,7 @@ def peers_megatron_states_distributed_optimizer(h, a, g, d_head, d_ff, l, V, t, 
 
     peers.megatron.states.distributed_optimizer [byte] = (6 + 12/d)*(n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p) + (6 + 12*e*t_e/(d*t))*(E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
 
-    LaTeX: M_{Megatron}^{dist} = \left(6 + \frac{12}{d}\right) \left(n_{MTP} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right) + \frac{V h \left(1 - \sigma_{PP}\right) \left(1 - \sigma_{tied}\right) + V h + n_{MTP} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \frac{l_{moe} \left(d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + d_{sh} h \left(\sigma_{gated} + 2\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right) + \left(l - l_{moe}\right) \left(d_{ff} h \left(\sigma_{gated} + 2\right) + d_{head} h \left(2 - 2 \sigma_{MLA}\right) \left(a + g\right) + \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + \sigma_{\beta} + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + \sigma_{\beta} + 1\right)\right)\right)}{p}}{t} + \frac{2 h \left(l - l_{moe}\right) \left(\sigma_{\beta} + 1\right) + h \left(\sigma_{\beta} + 1\right) + l_{moe} \left(E h + h \sigma_{sh} + 2 h \left(\sigma_{\beta} + 1\right)\right)}{p}\right) + \frac{\left(6 + \frac{12 e t_{E}}{d t}\right) \left(\frac{E d_{moe} h l_{moe} \left(\sigma_{gated} + 2\right)}{p} + E d_{moe} h n_{MTP} \left(\sigma_{gated} + 2\right)\right)}{e t_{E}}
+    LaTeX: M_{Megatron}^{dist} = X_{Megatron} \left(6 + \frac{12 e t_{E}}{d t}\right) + \left(6 + \frac{12}{d}\right) \left(R_{Megatron} + \frac{T_{Megatron}}{t}\right)
 
     Args:
         h: hidden size [1]
@@ -15403,12 +15931,159 @@ def peers_megatron_activations_without_sp(b, s, h, l, V, t, p, piped):
     return (21/20)*b*h*l*s*(10 + 24/t) + (21/20)*b*h*p*s + (42/5)*b*p*s + (21/20)*(2 - 2*piped)*(V*b*s/t + b*h*s)
 
 
+def peers_megatron_attention_linear(h, a, g, d_head, *, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+    r"""the attention weights Megatron-LM's FLOP count multiplies per token: Q, K, V and O, or MLA's down and up projections with one weight per latent norm channel.
+
+    peers.megatron.attention.linear [parameter] = mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + 1) + r_kv*(a*(d_nope + d_v) + h + 1)) + (1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g))
+
+    LaTeX: \Psi_{attn}^{F} = \sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + h \left(a d_{head} + 2 d_{head} g\right)\right)
+
+    Args:
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: the attention weights Megatron-LM's FLOP count multiplies per token: Q, K, V and O, or MLA's down and up projections with one weight per latent norm channel [parameter]
+
+    Sources: Megatron-LM theoretical memory, training.py L1009–1311 (transformer_flops)
+    """
+    r_q = _gated('peers.megatron.attention.linear', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('peers.megatron.attention.linear', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('peers.megatron.attention.linear', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('peers.megatron.attention.linear', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('peers.megatron.attention.linear', 'd_v', d_v, {'mla': (mla, 0)})
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + 1) + r_kv*(a*(d_nope + d_v) + h + 1)) + (1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g))
+
+
+def peers_megatron_flops_linear(b, s, h, a, g, d_head, d_ff, l, V, *, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, n_mtp=0, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
+    r"""Megatron-LM's FLOPs of the weights for b sequences: 3 GEMMs (forward, wgrad, dgrad) of 2 FLOPs per multiply-add for the MLPs, the k routed and the shared experts, the attention projections, one MTP head and the logits.
+
+    peers.megatron.flops.linear [FLOP] = 6*b*s*(V*h*(n_mtp + 1) + d_ff*h*(gated + 2)*(l - l_moe) + h*l_moe*(gated + 2)*(d_moe*k + d_sh) + l*(mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + 1) + r_kv*(a*(d_nope + d_v) + h + 1)) + (1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g))) + n_mtp*(2*h**2 + 3*h))
+
+    LaTeX: F_{Megatron}^{lin} = 6 b s \left(\Psi_{attn}^{F} l + V h \left(n_{MTP} + 1\right) + d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe}\right) + h l_{moe} \left(\sigma_{gated} + 2\right) \left(d_{moe} k + d_{sh}\right) + n_{MTP} \left(2 h^{2} + 3 h\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
+        k: experts per token [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's FLOPs of the weights for b sequences: 3 GEMMs (forward, wgrad, dgrad) of 2 FLOPs per multiply-add for the MLPs, the k routed and the shared experts, the attention projections, one MTP head and the logits [FLOP]
+
+    Sources: Megatron-LM theoretical memory, training.py L1009–1311 (transformer_flops)
+    """
+    k = _gated('peers.megatron.flops.linear', 'k', k, {'l_moe': (l_moe, 0)})
+    r_q = _gated('peers.megatron.flops.linear', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+    r_kv = _gated('peers.megatron.flops.linear', 'r_kv', r_kv, {'mla': (mla, 0)})
+    d_rope = _gated('peers.megatron.flops.linear', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('peers.megatron.flops.linear', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('peers.megatron.flops.linear', 'd_v', d_v, {'mla': (mla, 0)})
+    d_moe = _gated('peers.megatron.flops.linear', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    h = numpy.asarray(h, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    g = numpy.asarray(g, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = numpy.asarray(d_ff, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    V = numpy.asarray(V, dtype=numpy.float64)
+    gated = numpy.asarray(gated, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = numpy.asarray(d_sh, dtype=numpy.float64)
+    n_mtp = numpy.asarray(n_mtp, dtype=numpy.float64)
+    k = numpy.asarray(k, dtype=numpy.float64)
+    r_q = numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = numpy.asarray(d_moe, dtype=numpy.float64)
+    return 6*b*s*(V*h*(n_mtp + 1) + d_ff*h*(gated + 2)*(l - l_moe) + h*l_moe*(gated + 2)*(d_moe*k + d_sh) + l*(mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + 1) + r_kv*(a*(d_nope + d_v) + h + 1)) + (1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g))) + n_mtp*(2*h**2 + 3*h))
+
+
+def peers_megatron_flops_core(b, s, a, d_head, l, *, mla=0, d_rope=None, d_nope=None, d_v=None):
+    r"""Megatron-LM's FLOPs of the attention core for b sequences: QKᵀ and scores·V over the s² square, halved for the causal mask, forward and backward.
+
+    peers.megatron.flops.core [FLOP] = b*l*s**2*(a*d_head*(6 - 6*mla) + 3*a*mla*(d_nope + d_rope + d_v))
+
+    LaTeX: F_{Megatron}^{core} = b l s^{2} \left(a d_{head} \left(6 - 6 \sigma_{MLA}\right) + 3 a \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: Megatron-LM's FLOPs of the attention core for b sequences: QKᵀ and scores·V over the s² square, halved for the causal mask, forward and backward [FLOP]
+
+    Sources: Megatron-LM theoretical memory, training.py L1009–1311 (transformer_flops)
+    """
+    d_rope = _gated('peers.megatron.flops.core', 'd_rope', d_rope, {'mla': (mla, 0)})
+    d_nope = _gated('peers.megatron.flops.core', 'd_nope', d_nope, {'mla': (mla, 0)})
+    d_v = _gated('peers.megatron.flops.core', 'd_v', d_v, {'mla': (mla, 0)})
+    b = numpy.asarray(b, dtype=numpy.float64)
+    s = numpy.asarray(s, dtype=numpy.float64)
+    a = numpy.asarray(a, dtype=numpy.float64)
+    d_head = numpy.asarray(d_head, dtype=numpy.float64)
+    l = numpy.asarray(l, dtype=numpy.float64)
+    mla = numpy.asarray(mla, dtype=numpy.float64)
+    d_rope = numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = numpy.asarray(d_v, dtype=numpy.float64)
+    return b*l*s**2*(a*d_head*(6 - 6*mla) + 3*a*mla*(d_nope + d_rope + d_v))
+
+
 def peers_megatron_flops(b, s, h, a, g, d_head, d_ff, l, V, *, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, n_mtp=0, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
     r"""Megatron-LM's num_floating_point_operations for b sequences: 3 GEMMs (forward, wgrad, dgrad) of 2 FLOPs per multiply-add for the MLPs, the attention projections, one MTP head and the logits; the s² core halved for the causal mask.
 
     peers.megatron.flops [FLOP] = b*l*s**2*(a*d_head*(6 - 6*mla) + 3*a*mla*(d_nope + d_rope + d_v)) + 6*b*s*(V*h*(n_mtp + 1) + d_ff*h*(gated + 2)*(l - l_moe) + h*l_moe*(gated + 2)*(d_moe*k + d_sh) + l*(mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + 1) + r_kv*(a*(d_nope + d_v) + h + 1)) + (1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g))) + n_mtp*(2*h**2 + 3*h))
 
-    LaTeX: F_{Megatron} = b l s^{2} \left(a d_{head} \left(6 - 6 \sigma_{MLA}\right) + 3 a \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + 6 b s \left(V h \left(n_{MTP} + 1\right) + d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe}\right) + h l_{moe} \left(\sigma_{gated} + 2\right) \left(d_{moe} k + d_{sh}\right) + l \left(\sigma_{MLA} \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + d_{rope} h + \sigma_{r_Q} r_Q \left(a \left(d_{nope} + d_{rope}\right) + h + 1\right) + r_{KV} \left(a \left(d_{nope} + d_{v}\right) + h + 1\right)\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + h \left(a d_{head} + 2 d_{head} g\right)\right)\right) + n_{MTP} \left(2 h^{2} + 3 h\right)\right)
+    LaTeX: F_{Megatron} = F_{Megatron}^{core} + F_{Megatron}^{lin}
 
     Args:
         b: micro-batch size [1]
@@ -15786,12 +16461,17 @@ FORMULAS = {
     'memory.activations.layer.general.selective_sp': memory_activations_layer_general_selective_sp,
     'memory.activations.layer.general.flash': memory_activations_layer_general_flash,
     'memory.activations.layer.general.flash_sp': memory_activations_layer_general_flash_sp,
+    'memory.activations.token.decoder.whole': memory_activations_token_decoder_whole,
+    'memory.activations.token.decoder.split': memory_activations_token_decoder_split,
     'memory.activations.layer.decoder.tp': memory_activations_layer_decoder_tp,
     'memory.activations.layer.decoder.tp_sp': memory_activations_layer_decoder_tp_sp,
     'memory.activations.layer.decoder.selective': memory_activations_layer_decoder_selective,
     'memory.activations.layer.decoder.selective_sp': memory_activations_layer_decoder_selective_sp,
     'memory.activations.layer.decoder.flash': memory_activations_layer_decoder_flash,
     'memory.activations.layer.decoder.flash_sp': memory_activations_layer_decoder_flash_sp,
+    'memory.activations.token.moe.whole': memory_activations_token_moe_whole,
+    'memory.activations.token.moe.split': memory_activations_token_moe_split,
+    'memory.activations.token.moe.copies': memory_activations_token_moe_copies,
     'memory.activations.layer.decoder.moe.tp': memory_activations_layer_decoder_moe_tp,
     'memory.activations.layer.decoder.moe.tp_sp': memory_activations_layer_decoder_moe_tp_sp,
     'memory.activations.layer.decoder.moe.selective': memory_activations_layer_decoder_moe_selective,
@@ -15873,13 +16553,11 @@ FORMULAS = {
     'inference.kv_recompute.flops': inference_kv_recompute_flops,
     'inference.kv_recompute.reads': inference_kv_recompute_reads,
     'params.decoder.embeddings': params_decoder_embeddings,
-    'params.decoder.indexer': params_decoder_indexer,
     'params.decoder.attention.mla': params_decoder_attention_mla,
     'params.decoder.attention': params_decoder_attention,
     'params.decoder.mlp': params_decoder_mlp,
     'params.decoder.expert': params_decoder_expert,
     'params.decoder.shared_experts': params_decoder_shared_experts,
-    'params.decoder.moe_latent': params_decoder_moe_latent,
     'params.decoder.router': params_decoder_router,
     'params.decoder.norms': params_decoder_norms,
     'params.decoder.cross_attention': params_decoder_cross_attention,
@@ -15902,7 +16580,6 @@ FORMULAS = {
     'flops.decoder.experts.skipped': flops_decoder_experts_skipped,
     'flops.decoder.experts.capacity': flops_decoder_experts_capacity,
     'flops.decoder.shared_experts': flops_decoder_shared_experts,
-    'flops.decoder.moe_latent': flops_decoder_moe_latent,
     'flops.decoder.router': flops_decoder_router,
     'flops.decoder.layer.forward': flops_decoder_layer_forward,
     'flops.decoder.layer.forward.moe': flops_decoder_layer_forward_moe,
@@ -15910,7 +16587,6 @@ FORMULAS = {
     'flops.decoder.embedding_projections': flops_decoder_embedding_projections,
     'flops.decoder.logits': flops_decoder_logits,
     'flops.decoder.forward': flops_decoder_forward,
-    'flops.decoder.indexer': flops_decoder_indexer,
     'flops.decoder.backward': flops_decoder_backward,
     'flops.decoder.training': flops_decoder_training,
     'flops.decoder.mla.decode.naive': flops_decoder_mla_decode_naive,
@@ -15945,6 +16621,11 @@ FORMULAS = {
     'memory.weights.int8': memory_weights_int8,
     'perf.gemm.time': perf_gemm_time,
     'perf.gemm.efficiency': perf_gemm_efficiency,
+    'perf.layer.gemms': perf_layer_gemms,
+    'perf.attention.eager': perf_attention_eager,
+    'perf.attention.flash': perf_attention_flash,
+    'perf.layer.elementwise': perf_layer_elementwise,
+    'perf.tp.allreduce': perf_tp_allreduce,
     'perf.tp.layer': perf_tp_layer,
     'perf.tp.backward': perf_tp_backward,
     'perf.layer.forward': perf_layer_forward,
@@ -16064,11 +16745,18 @@ FORMULAS = {
     'optimizations.pipeline.naive_in_flight': optimizations_pipeline_naive_in_flight,
     'optimizations.pipeline.min_global_batch': optimizations_pipeline_min_global_batch,
     'optimizations.export_penalty': optimizations_export_penalty,
+    'serving.memory.states': serving_memory_states,
+    'serving.memory.kv.position': serving_memory_kv_position,
     'serving.decode.context': serving_decode_context,
+    'serving.decode.steps_in_window': serving_decode_steps_in_window,
     'serving.decode.context.sum': serving_decode_context_sum,
     'serving.decode.kv_read': serving_decode_kv_read,
     'serving.decode.kv_read.mla_expanded': serving_decode_kv_read_mla_expanded,
     'serving.decode.kv_written': serving_decode_kv_written,
+    'serving.decode.flops.mamba': serving_decode_flops_mamba,
+    'serving.decode.flops.mamba2': serving_decode_flops_mamba2,
+    'serving.decode.flops.rglru': serving_decode_flops_rglru,
+    'serving.decode.flops.gdn': serving_decode_flops_gdn,
     'serving.decode.flops.recurrent': serving_decode_flops_recurrent,
     'serving.decode.flops.linear': serving_decode_flops_linear,
     'serving.decode.flops': serving_decode_flops,
@@ -16114,9 +16802,12 @@ FORMULAS = {
     'memory.fsdp.gathered': memory_fsdp_gathered,
     'memory.ddp.buckets.fp32': memory_ddp_buckets_fp32,
     'memory.amp.weight_casts': memory_amp_weight_casts,
+    'params.decoder.attention.whole': params_decoder_attention_whole,
     'params.decoder.replicated': params_decoder_replicated,
     'params.decoder.replicated.moe': params_decoder_replicated_moe,
     'params.recurrent.replicated': params_recurrent_replicated,
+    'params.decoder.layers.unrouted': params_decoder_layers_unrouted,
+    'params.stage.whole': params_stage_whole,
     'params.stage.layers': params_stage_layers,
     'params.stage.layers.experts': params_stage_layers_experts,
     'params.stage.first': params_stage_first,
@@ -16133,11 +16824,18 @@ FORMULAS = {
     'memory.activations.layer.amp.full_recompute': memory_activations_layer_amp_full_recompute,
     'memory.activations.logits.transformers': memory_activations_logits_transformers,
     'memory.activations.logits.amp': memory_activations_logits_amp,
+    'peers.megatron.attention': peers_megatron_attention,
+    'peers.megatron.params.sharded': peers_megatron_params_sharded,
+    'peers.megatron.params.replicated': peers_megatron_params_replicated,
+    'peers.megatron.params.experts': peers_megatron_params_experts,
     'peers.megatron.params': peers_megatron_params,
     'peers.megatron.states': peers_megatron_states,
     'peers.megatron.states.distributed_optimizer': peers_megatron_states_distributed_optimizer,
     'peers.megatron.activations': peers_megatron_activations,
     'peers.megatron.activations.without_sp': peers_megatron_activations_without_sp,
+    'peers.megatron.attention.linear': peers_megatron_attention_linear,
+    'peers.megatron.flops.linear': peers_megatron_flops_linear,
+    'peers.megatron.flops.core': peers_megatron_flops_core,
     'peers.megatron.flops': peers_megatron_flops,
     'peers.deepspeed.zero2': peers_deepspeed_zero2,
     'peers.deepspeed.zero3': peers_deepspeed_zero3,
@@ -16202,18 +16900,23 @@ INPUTS = {
     'memory.activations.layer.general.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
     'memory.activations.layer.general.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
     'memory.activations.layer.general.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated'),
+    'memory.activations.token.decoder.whole': ('h', 'mla', 'q_lora', 'drop', 'r_q', 'r_kv', 'd_rope'),
+    'memory.activations.token.decoder.split': ('a', 'g', 'd_head', 'd_ff', 'gated', 'mla', 'glu_fused', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.layer.decoder.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.layer.decoder.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.layer.decoder.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.layer.decoder.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.layer.decoder.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.layer.decoder.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.moe.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'moe_lat', 'd_lat', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.moe.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e', 'gated', 'mla', 'q_lora', 'd_sh', 'moe_lat', 'd_lat', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.moe.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'moe_lat', 'd_lat', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.moe.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e', 'gated', 'mla', 'q_lora', 'd_sh', 'moe_lat', 'd_lat', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.moe.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'moe_lat', 'd_lat', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.moe.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e', 'gated', 'mla', 'q_lora', 'd_sh', 'moe_lat', 'd_lat', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.token.moe.whole': ('h', 'E', 'k', 'mla', 'q_lora', 'sh_gate', 'drop', 'r_q', 'r_kv', 'd_rope'),
+    'memory.activations.token.moe.split': ('a', 'g', 'd_head', 'k', 'd_moe', 'gated', 'mla', 'd_sh', 'glu_fused', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.token.moe.copies': ('h', 'k'),
+    'memory.activations.layer.decoder.moe.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.1f1b': ('b', 's', 'h', 'a', 'l', 't'),
     'memory.activations.1f1b.interleaved': ('b', 's', 'h', 'a', 'l', 't', 'p', 'v'),
     'memory.activations.selective_001': ('b', 's', 'h', 'l', 't'),
@@ -16289,54 +16992,50 @@ INPUTS = {
     'inference.kv_recompute.flops': ('b', 's', 'h', 'l'),
     'inference.kv_recompute.reads': ('s', 'h', 'l'),
     'params.decoder.embeddings': ('h', 'V', 'n_pos', 'd_emb', 'o_pos', 'pos_table', 'norm_bias', 'emb_norm', 'proj_emb'),
-    'params.decoder.indexer': ('h', 'dsa', 'd_idx', 'n_idx', 'r_q'),
-    'params.decoder.attention.mla': ('h', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'q_lora', 'dsa', 'n_idx', 'd_idx', 'r_q'),
-    'params.decoder.attention': ('h', 'a', 'g', 'd_head', 'b_q', 'b_k', 'b_v', 'b_o', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'dsa', 'n_idx', 'd_idx', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.attention.mla': ('h', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'q_lora', 'r_q'),
+    'params.decoder.attention': ('h', 'a', 'g', 'd_head', 'b_q', 'b_k', 'b_v', 'b_o', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'params.decoder.mlp': ('h', 'd_ff', 'gated', 'b_mlp'),
-    'params.decoder.expert': ('h', 'd_moe', 'gated', 'b_mlp', 'moe_lat', 'd_lat'),
+    'params.decoder.expert': ('h', 'd_moe', 'gated', 'b_mlp'),
     'params.decoder.shared_experts': ('h', 'sh_gate', 'gated', 'd_sh'),
-    'params.decoder.moe_latent': ('h', 'moe_lat', 'b_mlp', 'd_lat'),
     'params.decoder.router': ('h', 'E', 'router_bias'),
     'params.decoder.norms': ('h', 'n_norm', 'norm_bias'),
     'params.decoder.cross_attention': ('h', 'a', 'd_head', 'x_attn', 'b_q', 'b_k', 'b_v', 'b_o', 'norm_bias'),
-    'params.decoder.layer': ('h', 'a', 'g', 'd_head', 'd_ff', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'dsa', 'n_idx', 'd_idx', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'params.decoder.layer.moe': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'params.decoder.layer.active': ('h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.layer': ('h', 'a', 'g', 'd_head', 'd_ff', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.layer.moe': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.layer.active': ('h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'params.decoder.final_norm': ('h', 'norm_bias', 'norm_final'),
     'params.decoder.head': ('V', 'head_bias', 'tied', 'd_emb'),
-    'params.decoder.total': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'params.decoder.active': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'params.decoder.mtp': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_mtp', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'flops.decoder.attention.projections.mla': ('b', 's', 'h', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'q_lora', 'dsa', 'n_idx', 'd_idx', 'r_q'),
-    'flops.decoder.attention.projections': ('b', 's', 'h', 'a', 'g', 'd_head', 'mla', 'q_lora', 'dsa', 'n_idx', 'd_idx', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'flops.decoder.attention.scores': ('b', 's', 'a', 'd_head', 'mla', 'dsa', 'n_idx', 'd_idx', 'd_rope', 'd_nope', 'd_v'),
-    'flops.decoder.attention.scores.causal': ('b', 's', 'a', 'd_head', 'mla', 'dsa', 'n_idx', 'd_idx', 'd_rope', 'd_nope', 'd_v'),
-    'flops.decoder.attention.scores.windowed': ('b', 's', 'a', 'd_head', 'W', 'mla', 'dsa', 'n_idx', 'd_idx', 'd_rope', 'd_nope', 'd_v'),
-    'flops.decoder.attention.scores.chunked': ('b', 's', 'a', 'd_head', 'W', 'mla', 'dsa', 'n_idx', 'd_idx', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.total': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.decoder.active': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.decoder.mtp': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_mtp', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.attention.projections.mla': ('b', 's', 'h', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'q_lora', 'r_q'),
+    'flops.decoder.attention.projections': ('b', 's', 'h', 'a', 'g', 'd_head', 'mla', 'q_lora', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.attention.scores': ('b', 's', 'a', 'd_head', 'mla', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.attention.scores.causal': ('b', 's', 'a', 'd_head', 'mla', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.attention.scores.windowed': ('b', 's', 'a', 'd_head', 'W', 'mla', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.attention.scores.chunked': ('b', 's', 'a', 'd_head', 'W', 'mla', 'd_rope', 'd_nope', 'd_v'),
     'flops.decoder.mlp': ('b', 's', 'h', 'd_ff', 'gated'),
-    'flops.decoder.experts': ('b', 's', 'h', 'k', 'd_moe', 'gated', 'moe_lat', 'd_lat', 'all_experts', 'E'),
-    'flops.decoder.experts.skipped': ('b', 's', 'h', 'E', 'k', 'd_moe', 'all_experts', 'gated', 'moe_lat', 'd_lat'),
-    'flops.decoder.experts.capacity': ('b', 's', 'h', 'k', 'd_moe', 'c_f', 'gated', 'moe_lat', 'd_lat'),
+    'flops.decoder.experts': ('b', 's', 'h', 'k', 'd_moe', 'gated', 'all_experts', 'E'),
+    'flops.decoder.experts.skipped': ('b', 's', 'h', 'E', 'k', 'd_moe', 'all_experts', 'gated'),
+    'flops.decoder.experts.capacity': ('b', 's', 'h', 'k', 'd_moe', 'c_f', 'gated'),
     'flops.decoder.shared_experts': ('b', 's', 'h', 'sh_gate', 'gated', 'd_sh'),
-    'flops.decoder.moe_latent': ('b', 's', 'h', 'moe_lat', 'd_lat'),
     'flops.decoder.router': ('b', 's', 'h', 'E'),
-    'flops.decoder.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'gated', 'mla', 'q_lora', 'dsa', 'n_idx', 'd_idx', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'flops.decoder.layer.forward.moe': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'flops.decoder.layers.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'gated', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'flops.decoder.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'gated', 'mla', 'q_lora', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.layer.forward.moe': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.layers.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'gated', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'flops.decoder.embedding_projections': ('b', 's', 'h', 'd_emb', 'proj_emb'),
     'flops.decoder.logits': ('b', 's', 'V', 'd_emb'),
-    'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'flops.decoder.indexer': ('b', 's', 'h', 'dsa', 'd_idx', 'n_idx', 'r_q'),
-    'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'flops.decoder.mla.decode.naive': ('s', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'flops.decoder.mla.decode.absorbed': ('s', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.kv_cache.layer.full': ('b', 's', 'g', 'd_head', 'q', 'mla', 'dsa', 'd_idx', 'kv_expand', 'a', 'r_kv', 'd_rope'),
-    'memory.kv_cache.layer.window': ('b', 's', 'g', 'd_head', 'q', 'W', 'mla', 'dsa', 'd_idx', 'kv_expand', 'a', 'r_kv', 'd_rope'),
-    'memory.kv_cache.decoder': ('b', 's', 'g', 'd_head', 'l', 'q', 'mla', 'dsa', 'd_idx', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'memory.kv_cache.decoder.paged': ('b', 's', 'g', 'd_head', 'l', 'q', 'n_blk', 'mla', 'dsa', 'd_idx', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'memory.kv_cache.layer.full': ('b', 's', 'g', 'd_head', 'q', 'mla', 'kv_expand', 'a', 'r_kv', 'd_rope'),
+    'memory.kv_cache.layer.window': ('b', 's', 'g', 'd_head', 'q', 'W', 'mla', 'kv_expand', 'a', 'r_kv', 'd_rope'),
+    'memory.kv_cache.decoder': ('b', 's', 'g', 'd_head', 'l', 'q', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'memory.kv_cache.decoder.paged': ('b', 's', 'g', 'd_head', 'l', 'q', 'n_blk', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'memory.kv_cache.decoder.mla_expanded': ('b', 's', 'a', 'l', 'q', 'd_rope', 'd_nope', 'd_v'),
-    'memory.kv_cache.layer.window_sinks': ('b', 's', 'g', 'd_head', 'q', 'W', 'mla', 'dsa', 'd_idx', 'n_sink', 'kv_expand', 'a', 'r_kv', 'd_rope'),
+    'memory.kv_cache.layer.window_sinks': ('b', 's', 'g', 'd_head', 'q', 'W', 'mla', 'n_sink', 'kv_expand', 'a', 'r_kv', 'd_rope'),
     'params.recurrent.mamba': ('h', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'b_ssm', 'b_conv', 'dt_norm'),
     'flops.recurrent.mamba': ('b', 's', 'h', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv'),
     'memory.state.mamba': ('b', 'q', 'd_ssm', 'N_ssm', 'k_conv'),
@@ -16361,6 +17060,11 @@ INPUTS = {
     'memory.weights.int8': ('d_in', 'd_out'),
     'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.layer.gemms': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'gated'),
+    'perf.attention.eager': ('b', 's', 'a', 'd_head', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.attention.flash': ('b', 's', 'a', 'd_head', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.layer.elementwise': ('b', 's', 'h', 'd_ff', 't', 'W_mem', 'q', 'eta_mem', 'tau_k', 'gated', 'seq_par'),
+    'perf.tp.allreduce': ('b', 's', 'h', 't', 'q', 'W_tp'),
     'perf.tp.layer': ('b', 's', 'h', 't', 'q', 'tau_k', 'W_tp', 'seq_par'),
     'perf.tp.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'ovl_tp', 'gated', 'seq_par'),
     'perf.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'gated', 'flash', 'seq_par'),
@@ -16383,7 +17087,7 @@ INPUTS = {
     'perf.zero.stage3.sent': ('t', 'p', 'd', 'm', 'P', 'q_w'),
     'perf.optimizer': ('t', 'p', 'P', 'W_mem', 'eta_mem'),
     'perf.optimizer.sharded': ('t', 'p', 'd', 'P', 'W_mem', 'eta_mem'),
-    'params.ep.experts': ('h', 'E', 'l_moe', 'd_moe', 'gated', 'b_mlp', 'moe_lat', 'd_lat'),
+    'params.ep.experts': ('h', 'E', 'l_moe', 'd_moe', 'gated', 'b_mlp'),
     'params.per_gpu.ep': ('t', 'p', 'P', 'e', 'P_exp'),
     'memory.zero.ep_cp': ('t', 'p', 'P', 'e', 'P_exp'),
     'memory.zero.ep_cp.stage1': ('t', 'p', 'd', 'P', 'e', 'c', 'P_exp'),
@@ -16417,12 +17121,12 @@ INPUTS = {
     'memory.qlora.bytes_per_weight': ('B_q', 'B_q2'),
     'memory.qlora.bytes_per_weight.single': ('B_q',),
     'memory.int8.bytes_per_weight': ('d_in',),
-    'params.quantized.linear': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'gated', 'l_moe', 'd_sh', 'moe_lat', 'd_lat', 'E', 'd_moe'),
-    'params.quantized.kept': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.quantized.linear': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'gated', 'l_moe', 'd_sh', 'E', 'd_moe'),
+    'params.quantized.kept': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'memory.lora.states.per_gpu': ('t', 'p', 'P', 'q_base', 'P_keep', 'P_lora'),
     'flops.lora.adapters.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'r_lora', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
-    'flops.lora.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'r_lora', 'd_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'flops.lora.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'r_lora', 'd_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'flops.lora.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'r_lora', 'd_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'flops.lora.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'r_lora', 'd_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'utilization.of_peak': ('X', 'X_run'),
     'utilization.aggregate': ('n', 'X_run'),
     'utilization.mfu.iteration': ('B', 's', 'h', 'l', 'V', 'n', 'X', 'tau'),
@@ -16480,34 +17184,41 @@ INPUTS = {
     'optimizations.pipeline.naive_in_flight': ('p',),
     'optimizations.pipeline.min_global_batch': ('b', 'p', 'd'),
     'optimizations.export_penalty': ('n', 'P', 'D', 'X', 'U', 'pi_pen'),
+    'serving.memory.states': ('b', 'q_kv', 'l_gdn', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh', 'l_mamba', 'l_ssd', 'l_lru', 'd_ssm', 'N_ssm', 'n_grp', 'd_lru'),
+    'serving.memory.kv.position': ('g', 'd_head', 'q_kv', 'mla', 'kv_expand', 'a', 'r_kv', 'd_rope'),
     'serving.decode.context': ('l', 's_ctx', 'l_win', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'W'),
+    'serving.decode.steps_in_window': ('W', 's_in', 's_out'),
     'serving.decode.context.sum': ('l', 's_in', 's_out', 'l_win', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'W'),
-    'serving.decode.kv_read': ('b', 'g', 'd_head', 'l', 's_ctx', 'q_kv', 'mla', 'dsa', 'd_idx', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.kv_read': ('b', 'g', 'd_head', 'l', 's_ctx', 'q_kv', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.decode.kv_read.mla_expanded': ('b', 'a', 'l', 'd_rope', 'd_nope', 'd_v', 's_ctx', 'q_kv', 'l_win', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'W'),
-    'serving.decode.kv_written': ('b', 'g', 'd_head', 'l', 'q_kv', 'mla', 'dsa', 'd_idx', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.kv_written': ('b', 'g', 'd_head', 'l', 'q_kv', 'mla', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.flops.mamba': ('b', 'h', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv'),
+    'serving.decode.flops.mamba2': ('b', 'h', 'd_ssm', 'N_ssm', 'k_conv', 'n_ssmh', 'n_grp'),
+    'serving.decode.flops.rglru': ('b', 'h', 'd_lru', 'w_lru'),
+    'serving.decode.flops.gdn': ('b', 'h', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.decode.flops.recurrent': ('b', 'h', 'l_gdn', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh', 'l_mamba', 'l_ssd', 'l_lru', 'd_ssm', 'N_ssm', 'r_dt', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru'),
-    'serving.decode.flops.linear': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'serving.decode.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_ctx', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'l_win', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'W', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.flops.linear': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_ctx', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'l_win', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'W', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.decode.attention.flops': ('b', 'a', 'd_head', 'N_kv', 'mla', 'r_kv', 'd_rope'),
     'serving.decode.experts_touched': ('b', 'E', 'k'),
-    'serving.decode.params_read': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'E_hit', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'serving.decode.weights_read': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'q_w', 'd_emb', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'E_hit', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.params_read': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'E_hit', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.weights_read': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'q_w', 'd_emb', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'E_hit', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.weights.int4': ('B_q', 'q_s'),
-    'serving.prefill.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_in', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'serving.prefill.flops.causal': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_in', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'l_win', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'W', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'serving.prefill.flops.masked': ('b', 'a', 'd_head', 'l', 's_in', 'mla', 'dsa', 'n_idx', 'd_idx', 'l_win', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'd_rope', 'd_nope', 'd_v', 'W'),
+    'serving.prefill.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_in', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.prefill.flops.causal': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_in', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'l_win', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'W', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.prefill.flops.masked': ('b', 'a', 'd_head', 'l', 's_in', 'mla', 'l_win', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'd_rope', 'd_nope', 'd_v', 'W'),
     'serving.memory.weights': ('V', 't', 'p', 'P', 'q_w', 'd_emb', 'tied'),
-    'serving.memory.kv': ('b', 'g', 'd_head', 'l', 't', 'p', 's_ctx', 'q_kv', 'mla', 'dsa', 'd_idx', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'serving.memory.kv.paged': ('b', 'g', 'd_head', 'l', 't', 'p', 'n_blk', 's_ctx', 'q_kv', 'mla', 'dsa', 'd_idx', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.memory.kv': ('b', 'g', 'd_head', 'l', 't', 'p', 's_ctx', 'q_kv', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.memory.kv.paged': ('b', 'g', 'd_head', 'l', 't', 'p', 'n_blk', 's_ctx', 'q_kv', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.memory.workspace': ('h', 'a', 'g', 'd_head', 'd_ff', 't', 'q', 'n_chunk', 'gated'),
-    'serving.memory.per_gpu': ('b', 'g', 'd_head', 'l', 't', 'p', 's_ctx', 'q_kv', 'M_w', 'M_ws', 'mla', 'dsa', 'd_idx', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'serving.memory.max_batch': ('g', 'd_head', 'l', 't', 'p', 'M_gpu', 's_ctx', 'q_kv', 'M_w', 'M_ws', 'mla', 'dsa', 'd_idx', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'serving.memory.max_context': ('b', 'g', 'd_head', 'l', 't', 'p', 'M_gpu', 'q_kv', 'M_w', 'M_ws', 'mla', 'dsa', 'd_idx', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.memory.per_gpu': ('b', 'g', 'd_head', 'l', 't', 'p', 's_ctx', 'q_kv', 'M_w', 'M_ws', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.memory.max_batch': ('g', 'd_head', 'l', 't', 'p', 'M_gpu', 's_ctx', 'q_kv', 'M_w', 'M_ws', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.memory.max_context': ('b', 'g', 'd_head', 'l', 't', 'p', 'M_gpu', 'q_kv', 'M_w', 'M_ws', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.time.allreduce': ('t', 'x_msg', 'W_tp', 'tau_ar'),
     'serving.time.alltoall': ('x_msg', 'e', 'W_tp', 'tau_ar'),
-    'serving.time.decode_step': ('b', 'h', 'a', 'g', 'd_head', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 'N_kv', 'q_kv', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w', 'mla', 'dsa', 'd_idx', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'r_kv', 'd_rope', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.time.decode_step': ('b', 'h', 'a', 'g', 'd_head', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 'N_kv', 'q_kv', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w', 'mla', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'r_kv', 'd_rope', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.time.prefill': ('b', 'h', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 's_in', 'eta_pf', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w'),
-    'serving.time.e2e': ('b', 'h', 'a', 'g', 'd_head', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 's_in', 's_out', 'q_kv', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w', 'T_pf', 'mla', 'dsa', 'd_idx', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.time.e2e': ('b', 'h', 'a', 'g', 'd_head', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 's_in', 's_out', 'q_kv', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w', 'T_pf', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.time.tpot': ('s_out', 'T_pf', 'T_e2e'),
     'serving.throughput.per_gpu': ('b', 't', 's_out', 'T_e2e'),
     'serving.throughput.per_user': ('T_tok',),
@@ -16529,15 +17240,18 @@ INPUTS = {
     'memory.zero3.gathered': ('P_unit',),
     'memory.fsdp.gathered': ('P_unit',),
     'memory.ddp.buckets.fp32': ('P',),
-    'memory.amp.weight_casts': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'mla', 'q_lora', 'dsa', 'n_idx', 'd_idx', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.amp.weight_casts': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'mla', 'q_lora', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.attention.whole': ('h', 'b_o', 'mla', 'q_lora', 'qk_norm', 'd_head', 'r_q', 'r_kv', 'd_rope'),
     'params.decoder.replicated': ('h', 'n_norm', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'x_attn', 'd_head', 'r_q', 'r_kv', 'd_rope'),
-    'params.decoder.replicated.moe': ('h', 'E', 'n_norm', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'moe_lat', 'sh_gate', 'router_bias', 'x_attn', 'd_head', 'r_q', 'r_kv', 'd_rope'),
+    'params.decoder.replicated.moe': ('h', 'E', 'n_norm', 'b_o', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'sh_gate', 'router_bias', 'x_attn', 'd_head', 'r_q', 'r_kv', 'd_rope'),
     'params.recurrent.replicated': ('l_gdn', 'd_vh', 'l_mamba', 'l_ssd', 'l_lru', 'b_ssm', 'b_conv', 'dt_norm', 'h', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'd_lru', 'w_lru'),
-    'params.stage.layers': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'params.stage.layers.experts': ('h', 'E', 'p', 'e', 'l_moe', 'd_moe', 't_e', 'gated', 'b_mlp', 'moe_lat', 'd_lat'),
-    'params.stage.first': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'n_pos', 'd_emb', 'piped', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'n_mtp', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'params.stage.last': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'd_emb', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'tied', 'head_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'n_mtp', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'params.stage.mtp.experts': ('h', 'E', 'e', 'd_moe', 'n_mtp', 't_e', 'gated', 'b_mlp', 'moe_lat', 'd_lat'),
+    'params.decoder.layers.unrouted': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.stage.whole': ('h', 'l', 'n_norm', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'l_moe', 'sh_gate', 'router_bias', 'x_attn', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'd_head', 'E', 'r_q', 'r_kv', 'd_rope', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'd_lru', 'w_lru', 'd_vh'),
+    'params.stage.layers': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.stage.layers.experts': ('h', 'E', 'p', 'e', 'l_moe', 'd_moe', 't_e', 'gated', 'b_mlp'),
+    'params.stage.first': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'n_pos', 'd_emb', 'piped', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'n_mtp', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.stage.last': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'd_emb', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'tied', 'head_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'n_mtp', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.stage.mtp.experts': ('h', 'E', 'e', 'd_moe', 'n_mtp', 't_e', 'gated', 'b_mlp'),
     'memory.activations.logits': ('b', 's', 'h', 'V', 't'),
     'memory.activations.logits_sp': ('b', 's', 'h', 'V', 't'),
     'memory.activations.embedding': ('b', 's', 'h', 'drop'),
@@ -16549,11 +17263,18 @@ INPUTS = {
     'memory.activations.layer.amp.full_recompute': ('b', 's', 'h'),
     'memory.activations.logits.transformers': ('b', 's', 'h', 'V'),
     'memory.activations.logits.amp': ('b', 's', 'h', 'V'),
+    'peers.megatron.attention': ('h', 'a', 'g', 'd_head', 'norm_bias', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'peers.megatron.params.sharded': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'p', 'gated', 'norm_bias', 'tied', 'mla', 'q_lora', 'l_moe', 'd_sh', 'n_mtp', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'piped'),
+    'peers.megatron.params.replicated': ('h', 'l', 'p', 'norm_bias', 'l_moe', 'sh_gate', 'n_mtp', 'E'),
+    'peers.megatron.params.experts': ('h', 'E', 'e', 'd_moe', 'n_mtp', 't_e', 'gated', 'l_moe', 'p'),
     'peers.megatron.params': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'gated', 'norm_bias', 'tied', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'n_mtp', 'E', 'e', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'piped', 't_e'),
     'peers.megatron.states': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'gated', 'norm_bias', 'tied', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'n_mtp', 'E', 'e', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'piped', 't_e'),
     'peers.megatron.states.distributed_optimizer': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'd', 'gated', 'norm_bias', 'tied', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'n_mtp', 'E', 'e', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'piped', 't_e'),
     'peers.megatron.activations': ('b', 's', 'h', 'd_ff', 'l', 'V', 't', 'p', 'piped'),
     'peers.megatron.activations.without_sp': ('b', 's', 'h', 'l', 'V', 't', 'p', 'piped'),
+    'peers.megatron.attention.linear': ('h', 'a', 'g', 'd_head', 'mla', 'q_lora', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'peers.megatron.flops.linear': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'gated', 'mla', 'q_lora', 'l_moe', 'd_sh', 'n_mtp', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
+    'peers.megatron.flops.core': ('b', 's', 'a', 'd_head', 'l', 'mla', 'd_rope', 'd_nope', 'd_v'),
     'peers.megatron.flops': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'gated', 'mla', 'q_lora', 'l_moe', 'd_sh', 'n_mtp', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe'),
     'peers.deepspeed.zero2': ('d', 'P'),
     'peers.deepspeed.zero3': ('d', 'P', 'P_unit'),
@@ -16618,12 +17339,17 @@ REQUIRED = {
     'memory.activations.layer.general.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
     'memory.activations.layer.general.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
     'memory.activations.layer.general.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
+    'memory.activations.token.decoder.whole': ('h',),
+    'memory.activations.token.decoder.split': ('a', 'g', 'd_head', 'd_ff'),
     'memory.activations.layer.decoder.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
     'memory.activations.layer.decoder.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
     'memory.activations.layer.decoder.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
     'memory.activations.layer.decoder.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
     'memory.activations.layer.decoder.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
     'memory.activations.layer.decoder.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't'),
+    'memory.activations.token.moe.whole': ('h', 'E', 'k'),
+    'memory.activations.token.moe.split': ('a', 'g', 'd_head', 'k', 'd_moe'),
+    'memory.activations.token.moe.copies': ('h', 'k'),
     'memory.activations.layer.decoder.moe.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe'),
     'memory.activations.layer.decoder.moe.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e'),
     'memory.activations.layer.decoder.moe.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe'),
@@ -16705,13 +17431,11 @@ REQUIRED = {
     'inference.kv_recompute.flops': ('b', 's', 'h', 'l'),
     'inference.kv_recompute.reads': ('s', 'h', 'l'),
     'params.decoder.embeddings': ('h', 'V', 'n_pos', 'd_emb'),
-    'params.decoder.indexer': ('h', 'dsa', 'd_idx'),
     'params.decoder.attention.mla': ('h', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'params.decoder.attention': ('h', 'a', 'g', 'd_head'),
     'params.decoder.mlp': ('h', 'd_ff'),
     'params.decoder.expert': ('h', 'd_moe'),
     'params.decoder.shared_experts': ('h', 'sh_gate'),
-    'params.decoder.moe_latent': ('h', 'moe_lat'),
     'params.decoder.router': ('h', 'E'),
     'params.decoder.norms': ('h',),
     'params.decoder.cross_attention': ('h', 'a', 'd_head', 'x_attn'),
@@ -16734,7 +17458,6 @@ REQUIRED = {
     'flops.decoder.experts.skipped': ('b', 's', 'h', 'E', 'k', 'd_moe', 'all_experts'),
     'flops.decoder.experts.capacity': ('b', 's', 'h', 'k', 'd_moe', 'c_f'),
     'flops.decoder.shared_experts': ('b', 's', 'h', 'sh_gate'),
-    'flops.decoder.moe_latent': ('b', 's', 'h', 'moe_lat', 'd_lat'),
     'flops.decoder.router': ('b', 's', 'h', 'E'),
     'flops.decoder.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff'),
     'flops.decoder.layer.forward.moe': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe'),
@@ -16742,7 +17465,6 @@ REQUIRED = {
     'flops.decoder.embedding_projections': ('b', 's', 'h', 'd_emb', 'proj_emb'),
     'flops.decoder.logits': ('b', 's', 'V', 'd_emb'),
     'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb'),
-    'flops.decoder.indexer': ('b', 's', 'h', 'dsa', 'd_idx'),
     'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb'),
     'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb'),
     'flops.decoder.mla.decode.naive': ('s', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
@@ -16777,6 +17499,11 @@ REQUIRED = {
     'memory.weights.int8': ('d_in', 'd_out'),
     'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.layer.gemms': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.attention.eager': ('b', 's', 'a', 'd_head', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.attention.flash': ('b', 's', 'a', 'd_head', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
+    'perf.layer.elementwise': ('b', 's', 'h', 'd_ff', 't', 'W_mem', 'q', 'eta_mem', 'tau_k'),
+    'perf.tp.allreduce': ('b', 's', 'h', 't', 'q', 'W_tp'),
     'perf.tp.layer': ('b', 's', 'h', 't', 'q', 'tau_k', 'W_tp'),
     'perf.tp.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp', 'ovl_tp'),
     'perf.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'W_tp'),
@@ -16896,11 +17623,18 @@ REQUIRED = {
     'optimizations.pipeline.naive_in_flight': ('p',),
     'optimizations.pipeline.min_global_batch': ('b', 'p', 'd'),
     'optimizations.export_penalty': ('n', 'P', 'D', 'X', 'U', 'pi_pen'),
+    'serving.memory.states': ('b', 'q_kv', 'l_gdn', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.memory.kv.position': ('g', 'd_head', 'q_kv'),
     'serving.decode.context': ('l', 's_ctx'),
+    'serving.decode.steps_in_window': ('W', 's_in', 's_out'),
     'serving.decode.context.sum': ('l', 's_in', 's_out'),
     'serving.decode.kv_read': ('b', 'g', 'd_head', 'l', 's_ctx', 'q_kv'),
     'serving.decode.kv_read.mla_expanded': ('b', 'a', 'l', 'd_rope', 'd_nope', 'd_v', 's_ctx', 'q_kv'),
     'serving.decode.kv_written': ('b', 'g', 'd_head', 'l', 'q_kv'),
+    'serving.decode.flops.mamba': ('b', 'h', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv'),
+    'serving.decode.flops.mamba2': ('b', 'h', 'd_ssm', 'N_ssm', 'k_conv', 'n_ssmh', 'n_grp'),
+    'serving.decode.flops.rglru': ('b', 'h', 'd_lru', 'w_lru'),
+    'serving.decode.flops.gdn': ('b', 'h', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.decode.flops.recurrent': ('b', 'h', 'l_gdn', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.decode.flops.linear': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb'),
     'serving.decode.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_ctx'),
@@ -16946,9 +17680,12 @@ REQUIRED = {
     'memory.fsdp.gathered': ('P_unit',),
     'memory.ddp.buckets.fp32': ('P',),
     'memory.amp.weight_casts': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb'),
+    'params.decoder.attention.whole': ('h',),
     'params.decoder.replicated': ('h',),
     'params.decoder.replicated.moe': ('h', 'E'),
     'params.recurrent.replicated': ('l_gdn', 'd_vh'),
+    'params.decoder.layers.unrouted': ('h', 'a', 'g', 'd_head', 'd_ff', 'l'),
+    'params.stage.whole': ('h', 'l'),
     'params.stage.layers': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p'),
     'params.stage.layers.experts': ('h', 'E', 'p', 'e', 'l_moe', 'd_moe', 't_e'),
     'params.stage.first': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'n_pos', 'd_emb', 'piped'),
@@ -16965,11 +17702,18 @@ REQUIRED = {
     'memory.activations.layer.amp.full_recompute': ('b', 's', 'h'),
     'memory.activations.logits.transformers': ('b', 's', 'h', 'V'),
     'memory.activations.logits.amp': ('b', 's', 'h', 'V'),
+    'peers.megatron.attention': ('h', 'a', 'g', 'd_head'),
+    'peers.megatron.params.sharded': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'p'),
+    'peers.megatron.params.replicated': ('h', 'l', 'p'),
+    'peers.megatron.params.experts': ('h', 'E', 'e', 'd_moe', 'n_mtp', 't_e'),
     'peers.megatron.params': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p'),
     'peers.megatron.states': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p'),
     'peers.megatron.states.distributed_optimizer': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'd'),
     'peers.megatron.activations': ('b', 's', 'h', 'd_ff', 'l', 'V', 't', 'p', 'piped'),
     'peers.megatron.activations.without_sp': ('b', 's', 'h', 'l', 'V', 't', 'p', 'piped'),
+    'peers.megatron.attention.linear': ('h', 'a', 'g', 'd_head'),
+    'peers.megatron.flops.linear': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V'),
+    'peers.megatron.flops.core': ('b', 's', 'a', 'd_head', 'l'),
     'peers.megatron.flops': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V'),
     'peers.deepspeed.zero2': ('d', 'P'),
     'peers.deepspeed.zero3': ('d', 'P', 'P_unit'),

@@ -19,7 +19,8 @@ from functools import cache
 import sympy as sp
 from sympy.printing.mathml import MathMLPresentationPrinter
 
-from llm_formulas.formulas.symbols import is_declared, quantity
+from llm_formulas.formulas.latex import abbreviated, latex
+from llm_formulas.formulas.symbols import DERIVED_COUNTS, is_declared, quantity
 from llm_formulas.derivations.proof import valued
 
 _GREEK_NAMES = (
@@ -198,20 +199,34 @@ def _symbol_node(name: str):
     return parseString(markup).documentElement.firstChild
 
 
+_DERIVED = {symbol.name for _, symbol, _, _ in DERIVED_COUNTS}
+
+
+@cache
+def _fragment_node(fragment: str):
+    """A LaTeX name (a part's ``\\Psi_{emb}``, a step's label) as a parsed MathML node."""
+    from xml.dom.minidom import parseString
+
+    markup = f'<math xmlns="http://www.w3.org/1998/Math/MathML">{fragment_mathml(fragment)}</math>'
+    return parseString(markup).documentElement.firstChild
+
+
 class _Printer(MathMLPresentationPrinter):
     """SymPy's presentation printer with the symbol table's names."""
 
     def _print_Symbol(self, sym: sp.Symbol, style: str = "plain"):  # noqa: N802 - SymPy's hook name
         if is_declared(sym.name):
             return _symbol_node(sym.name).cloneNode(True)  # a node sits in one place of one tree: a copy each time
+        if hasattr(sym, "_latex") or sym.name in _DERIVED:  # a named part, a cited step, a derived count
+            return _fragment_node(latex(sym)).cloneNode(True)
         return super()._print_Symbol(sym, style)
 
     _print_Dummy = _print_Symbol
 
 
 def expr_mathml(expr: sp.Basic) -> str:
-    """An expression (constants replaced by their values) as presentation MathML."""
-    return _Printer().doprint(valued(expr))
+    """An expression (constants replaced by their values, derived counts by their names) as presentation MathML."""
+    return _Printer().doprint(abbreviated(valued(expr)))
 
 
 def math_block(*parts: str, tex: str = "") -> str:
