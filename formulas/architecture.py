@@ -604,7 +604,8 @@ kv_decoder = formula(
 )
 kv_paged = formula(
     "memory.kv_cache.decoder.paged",
-    b * kv_width * q * ((l_attn - l_win) * sp.ceiling(s / n_blk) + l_win * sp.ceiling(sp.Min(s, W - 1) / n_blk)) * n_blk + states,
+    kv_full_layer.at(s=1) * ((l_attn - l_win) * sp.ceiling(s / n_blk) + l_win * sp.ceiling(sp.Min(s, W - 1) / n_blk)) * n_blk
+    + states,
     "byte",
     "the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache); recurrent states as they are",
     sources=[PAGED],

@@ -377,7 +377,7 @@ prefill_flops = formula(
 PREFILL_GEMMS = prefill_flops.part - l_attn * _at("flops.decoder.attention.scores", s=s_in)  # all but attention
 prefill_causal = formula(
     "serving.prefill.flops.causal",
-    PREFILL_GEMMS + 2 * b * a * arch.score_width * ((l_attn - l_win) * pairs_full + l_win * pairs_window) * u_flop,
+    PREFILL_GEMMS + _at("flops.decoder.attention.scores", s=1) * ((l_attn - l_win) * pairs_full + l_win * pairs_window),
     "FLOP",
     "the same prefill as a causal kernel computes it: s_in(s_in + 1)/2 query-key pairs in a full attention layer, "
     "s_in·m − m(m − 1)/2 with m = min(s_in, W) in a windowed one",
