@@ -20,11 +20,13 @@ from llm_formulas.formulas.architecture import (
     CAPACITY,
     DEEPSEEK_V2,
     DEEPSEEK_V3,
+    DEEPSEEK_V32,
     FEDUS,
     FLOP_COUNTER,
     GEMMA,
     GPT_OSS,
     MISTRAL,
+    NEMOTRON_H,
     PAGED,
     SHAZEER,
     STREAMING,
@@ -45,6 +47,8 @@ from llm_formulas.formulas.symbols import (
     d_emb,
     d_ff,
     d_head,
+    d_idx,
+    d_lat,
     emb_norm,
     g,
     gated,
@@ -61,6 +65,9 @@ from llm_formulas.formulas.symbols import (
     d_sh,
     d_v,
     l_moe,
+    dsa,
+    moe_lat,
+    n_idx,
     l_win,
     mla,
     n_blk,
@@ -123,7 +130,9 @@ def mla_attention() -> Derivation:
                         "kv_a_proj_with_mqa: h→ the latent c_KV (r_KV) and one rope key shared by all heads (d_rope); the latent's RMSNorm")
     kv_up = d.defines("Ψ_KV,up", r_kv * (a * d_nope) + r_kv * (a * d_v), "kv_b_proj: r_KV→ per-head no-rope keys W_UK and values W_UV")
     o = d.defines("Ψ_O", (a * d_v) * h, "o_proj: a·d_v→h")
-    d.defines("Ψ_MLA", q_lora * q_low + (1 - q_lora) * q_full + kv_down + kv_up + o, "no biases (attention_bias = false in every DeepSeek config)")
+    idx = d.defines("Ψ_idx", get("params.decoder.indexer").expr, "DeepSeek sparse attention's indexer, where the layer has one")
+    d.defines("Ψ_MLA", q_lora * q_low + (1 - q_lora) * q_full + kv_down + kv_up + o + idx,
+              "no biases (attention_bias = false in every DeepSeek config)")
     d.concludes("params.decoder.attention.mla")
     return d
 
@@ -155,8 +164,10 @@ def mlp() -> Derivation:
 
 
 def expert() -> Derivation:
-    d = Derivation("params.decoder.expert", "One routed expert", (TRANSFORMERS, FEDUS))
-    d.defines("Ψ_expert", get("params.decoder.mlp").dimensioned.xreplace({d_ff: d_moe}),
+    d = Derivation("params.decoder.expert", "One routed expert", (TRANSFORMERS, FEDUS, NEMOTRON_H))
+    width = d.defines("h_expert", h + moe_lat * (d_lat - h),
+                      "what an expert reads and writes: h, or the latent d_lat between Nemotron-3-Super's down and up projections")
+    d.defines("Ψ_expert", get("params.decoder.mlp").dimensioned.xreplace({d_ff: d_moe, h: width}),
               "an MLP of width d_moe; the fused 3-D gate_up_proj [E, h, 2·d_moe] and down_proj [E, d_moe, h] hold E of them")
     d.concludes("params.decoder.expert")
     return d
@@ -176,6 +187,26 @@ def router() -> Derivation:
     d = Derivation("params.decoder.router", "The router of a mixture of experts", (TRANSFORMERS, FEDUS))
     d.defines("Ψ_router", h * E + router_bias * E, "one score per expert from the hidden state: an h×E matrix (gpt-oss adds a bias)")
     d.concludes("params.decoder.router")
+    return d
+
+
+def indexer() -> Derivation:
+    d = Derivation("params.decoder.indexer", "DeepSeek sparse attention's lightning indexer", (DEEPSEEK_V32,))
+    q_ = d.defines("Ψ_idx,Q", r_q * (n_idx * d_idx), "wq_b: the query latent r_Q → n_idx heads of d_idx")
+    k_ = d.defines("Ψ_idx,K", h * d_idx + d_idx + d_idx, "wk: h → one key of d_idx shared by the heads, and its LayerNorm (scale, shift)")
+    w_ = d.defines("Ψ_idx,w", h * n_idx, "weights_proj: h → one weight per head")
+    d.defines("Ψ_idx", dsa * (q_ + k_ + w_), "in an MLA layer with DSA (DeepSeek-V3.2, GLM-5); none otherwise")
+    d.concludes("params.decoder.indexer")
+    return d
+
+
+def moe_latent() -> Derivation:
+    d = Derivation("params.decoder.moe_latent", "A latent MoE layer's projections", (NEMOTRON_H,))
+    down = d.defines("Ψ_lat,down", h * d_lat + b_mlp * d_lat, "fc1_latent_proj: h→d_lat before the routed experts")
+    up = d.defines("Ψ_lat,up", d_lat * h + b_mlp * h, "fc2_latent_proj: d_lat→h after them (the router and shared expert read h)")
+    pair = d.defines("Ψ_lat,pair", down + up, "the two projections", parts=("Ψ_lat,down", "Ψ_lat,up"))
+    d.defines("Ψ_lat", moe_lat * pair, "in a layer whose experts work at the latent width; none otherwise")
+    d.concludes("params.decoder.moe_latent")
     return d
 
 
@@ -216,8 +247,9 @@ def layer_moe() -> Derivation:
     d = Derivation("params.decoder.layer.moe", "One mixture-of-experts layer", (TRANSFORMERS, FEDUS, DEEPSEEK_V2))
     routed = d.defines("Ψ_routed", E * get("params.decoder.expert").part, "E routed experts")
     d.defines("Ψ_layer^moe", get("params.decoder.layer").part - get("params.decoder.mlp").part + routed
-              + get("params.decoder.router").part + get("params.decoder.shared_experts").part,
-              "a dense layer whose MLP is replaced by the routed experts, the router and the shared experts")
+              + get("params.decoder.router").part + get("params.decoder.shared_experts").part
+              + get("params.decoder.moe_latent").part,
+              "a dense layer whose MLP is replaced by the routed experts, the router, the shared experts and any latent projections")
     d.concludes("params.decoder.layer.moe")
     return d
 
@@ -308,7 +340,9 @@ def mla_projections() -> Derivation:
     kv = d.defines("F_KV", gemm(b * s, h, r_kv + d_rope) + gemm(b * s, r_kv, a * (d_nope + d_v)),
                    "down to the latent and the rope key; the latent up to per-head keys and values for every token")
     o = d.defines("F_O", gemm(b * s, a * d_v, h), "[bs, a·d_v] × [a·d_v, h]")
-    d.defines("F_proj^MLA", q_ + kv + o, "the rope key is shared: its heads are a broadcast, not a GEMM")
+    idx = d.defines("F_idx", dsa * (gemm(b * s, r_q, n_idx * d_idx) + gemm(b * s, h, d_idx) + gemm(b * s, h, n_idx)),
+                    "DSA's indexer: wq_b from the query latent, wk to its one key, weights_proj to its head weights")
+    d.defines("F_proj^MLA", q_ + kv + o + idx, "the rope key is shared: its heads are a broadcast, not a GEMM")
     d.concludes("flops.decoder.attention.projections.mla")
     return d
 
@@ -326,15 +360,18 @@ def projections() -> Derivation:
 
 
 def _score_width() -> sp.Expr:
-    return (1 - mla) * (d_head + d_head) + mla * (d_nope + d_rope + d_v)
+    return (1 - mla) * (d_head + d_head) + mla * (d_nope + d_rope + d_v + dsa * n_idx * (d_idx + 1) / a)
 
 
 def scores() -> Derivation:
     d = Derivation("flops.decoder.attention.scores", "The two attention matmuls, per head", (FLOP_COUNTER, BILIBILI))
     qk = d.defines("F_QK", b * a * gemm(s, d_head, s), "per sequence and query head, [s, d_head] × [d_head, s]")
     sv = d.defines("F_SV", b * a * gemm(s, s, d_head), "per sequence and query head, [s, s] × [s, d_head]")
-    mla_ = d.defines("F_attn^MLA", b * a * (gemm(s, d_nope + d_rope, s) + gemm(s, s, d_v)),
-                     "MLA: query/key heads of d_nope + d_rope, value heads of d_v (the latent up-projected first)")
+    mla_ = d.defines("F_attn^MLA", b * a * (gemm(s, d_nope + d_rope, s) + gemm(s, s, d_v))
+                     + dsa * b * n_idx * (gemm(s, d_idx, s) + gemm(1, 1, s) * s),
+                     "MLA: query/key heads of d_nope + d_rope, value heads of d_v (the latent up-projected first); DSA's "
+                     "indexer: its n_idx heads' [s, d_idx] × [d_idx, s] and the weighted sum over heads, [1, n_idx] × "
+                     "[n_idx, s] per query (all s² pairs, masked after)")
     d.defines(
         "F_attn",
         (1 - mla) * (qk + sv) + mla * mla_,
@@ -388,7 +425,8 @@ def mlp_forward() -> Derivation:
 
 def experts_forward() -> Derivation:
     d = Derivation("flops.decoder.experts", "Routed expert GEMMs", (FLOP_COUNTER, FEDUS))
-    one = d.defines("F_expert,1", (1 + gated) * gemm(1, h, d_moe) + gemm(1, d_moe, h), "one token through one expert")
+    width = h + moe_lat * (d_lat - h)  # h, or the latent width (params.decoder.expert)
+    one = d.defines("F_expert,1", (1 + gated) * gemm(1, width, d_moe) + gemm(1, d_moe, width), "one token through one expert")
     d.defines("F_experts", b * s * (k + all_experts * (E - k)) * one,
               "eager experts loop over the experts hit, each a GEMM on its own tokens: k·bs rows in all; "
               "Llama-4's implementation multiplies every token by every expert (a [E, bs, h] bmm) and weights by the router's scores")
@@ -408,7 +446,8 @@ def experts_skipped() -> Derivation:
 def experts_capacity() -> Derivation:
     d = Derivation("flops.decoder.experts.capacity", "Expert capacity", (CAPACITY,))
     slots = d.defines("C", c_f * k * b * s / E, "each expert takes at most c_f times its even share of the k·bs assignments")
-    one = (1 + gated) * gemm(1, h, d_moe) + gemm(1, d_moe, h)
+    width = h + moe_lat * (d_lat - h)  # h, or the latent width (params.decoder.expert)
+    one = (1 + gated) * gemm(1, width, d_moe) + gemm(1, d_moe, width)
     d.defines("F_experts^cap", sp.Mul(E, slots, one, evaluate=False), "at most E·C token-expert pairs are computed; the rest are dropped (or overflow)")
     d.equals("F_experts^cap", c_f * get("flops.decoder.experts").dimensioned.xreplace({all_experts: 0}),
              "c_f times the top-k count: padding to capacity pays (c_f − 1)·k·bs idle slots, c_f < 1 drops at least (1 − c_f)·k·bs pairs")
@@ -431,6 +470,25 @@ def router_forward() -> Derivation:
     return d
 
 
+def indexer_forward() -> Derivation:
+    d = Derivation("flops.decoder.indexer", "DSA's indexer in the forward", (FLOP_COUNTER, DEEPSEEK_V32))
+    proj = d.defines("F_idx,proj", gemm(b * s, r_q, n_idx * d_idx) + gemm(b * s, h, d_idx) + gemm(b * s, h, n_idx),
+                     "wq_b, wk and weights_proj over bs tokens")
+    score = d.defines("F_idx,score", b * n_idx * gemm(s, d_idx, s) + b * s * gemm(1, n_idx, s),
+                      "each head's [s, d_idx] × [d_idx, s], then per query [1, n_idx] × [n_idx, s]")
+    d.defines("F_idx", dsa * (proj + score), "where the layer has the indexer")
+    d.concludes("flops.decoder.indexer")
+    return d
+
+
+def moe_latent_forward() -> Derivation:
+    d = Derivation("flops.decoder.moe_latent", "A latent MoE layer's projections", (FLOP_COUNTER, NEMOTRON_H))
+    d.defines("F_lat", moe_lat * (gemm(b * s, h, d_lat) + gemm(b * s, d_lat, h)),
+              "every token down to d_lat before the experts and back up after: [bs, h] × [h, d_lat], [bs, d_lat] × [d_lat, h]")
+    d.concludes("flops.decoder.moe_latent")
+    return d
+
+
 def layer_forward() -> Derivation:
     d = Derivation("flops.decoder.layer.forward", "Forward FLOPs of one dense layer", (FLOP_COUNTER,))
     parts = [get(i).dimensioned for i in ("flops.decoder.attention.projections", "flops.decoder.attention.scores", "flops.decoder.mlp")]
@@ -441,7 +499,8 @@ def layer_forward() -> Derivation:
 
 def layer_forward_moe() -> Derivation:
     d = Derivation("flops.decoder.layer.forward.moe", "Forward FLOPs of one MoE layer", (FLOP_COUNTER, FEDUS))
-    moe_mlp = sum(get(i).dimensioned for i in ("flops.decoder.experts", "flops.decoder.shared_experts", "flops.decoder.router"))
+    moe_mlp = sum(get(i).dimensioned for i in ("flops.decoder.experts", "flops.decoder.shared_experts", "flops.decoder.router",
+                                               "flops.decoder.moe_latent"))
     d.defines("F_layer^moe", get("flops.decoder.layer.forward").part - get("flops.decoder.mlp").part + moe_mlp,
               "the dense layer's MLP replaced by routed experts, shared experts and router")
     d.concludes("flops.decoder.layer.forward.moe")
@@ -488,10 +547,12 @@ def forward() -> Derivation:
 
 def backward() -> Derivation:
     d = Derivation("flops.decoder.backward", "The backward pass", (FLOP_COUNTER, BILIBILI))
-    forward_expr = get("flops.decoder.forward").part
+    graded = d.defines("F_fwd,grad", get("flops.decoder.forward").part
+                       - (l - sum(MIXER_IDS) - l_noattn) * get("flops.decoder.indexer").part,
+                       "the forward less DSA's indexer, which runs under torch.no_grad")
     d.defines(
         "F_bwd",
-        forward_expr + forward_expr,
+        graded + graded,
         "every GEMM Y = XW (and the attention matmuls, both inputs activations) has two gradient products of its own size, "
         "dX = dY·Wᵀ and dW = Xᵀ·dY, provided both inputs need a gradient: the first layer's input does when its norm weight does",
     )
@@ -538,7 +599,7 @@ def _kv_heads() -> sp.Expr:
 
 
 def _kv_width() -> sp.Expr:
-    return (1 - mla) * (_kv_heads() * d_head + _kv_heads() * d_head) + mla * (r_kv + d_rope)
+    return (1 - mla) * (_kv_heads() * d_head + _kv_heads() * d_head) + mla * (r_kv + d_rope + dsa * d_idx)
 
 
 def kv_full_layer() -> Derivation:
@@ -546,9 +607,9 @@ def kv_full_layer() -> Derivation:
     heads = d.defines("g_KV", (1 - kv_expand) * g + kv_expand * a,
                       "the key/value heads cached: g, or all a where the family broadcasts K and V to every query head before "
                       "writing the cache (transformers' Falcon with new_decoder_architecture: full-size storages)")
-    per_token = d.defines("w_KV", (1 - mla) * (heads * d_head + heads * d_head) + mla * (r_kv + d_rope),
+    per_token = d.defines("w_KV", (1 - mla) * (heads * d_head + heads * d_head) + mla * (r_kv + d_rope + dsa * d_idx),
                           "a key and a value of g_KV heads [b, g_KV, s, d_head] each; MLA caches the normed latent [b, 1, s, r_KV] "
-                          "and the rotated shared key [b, 1, s, d_rope] instead")
+                          "and the rotated shared key [b, 1, s, d_rope] instead, and with DSA the indexer's key [b, s, d_idx]")
     d.defines("M_KV^full", b * s * per_token * q, "s tokens of every sequence, q bytes per value")
     d.concludes("memory.kv_cache.layer.full")
     return d
@@ -604,7 +665,7 @@ def kv_mla_expanded() -> Derivation:
     d = Derivation("memory.kv_cache.decoder.mla_expanded", "MLA's cache decompressed per head", (DEEPSEEK_V2,))
     full = d.defines("M_KV^exp", b * s * l * (a * (d_nope + d_rope) + a * d_v) * q,
                      "per-head keys of d_nope + d_rope and values of d_v, as an engine without MLA kernels stores them")
-    d.equals("M_KV^exp", get("memory.kv_cache.decoder").dimensioned.xreplace({mla: 1, l_win: 0, **NO_HYBRID})
+    d.equals("M_KV^exp", get("memory.kv_cache.decoder").dimensioned.xreplace({mla: 1, l_win: 0, dsa: 0, **NO_HYBRID})
              * (a * (d_nope + d_rope + d_v)) / (r_kv + d_rope),
              "the latent cache times a(d_nope + d_rope + d_v)/(r_KV + d_rope): 128·320/576 = 71.1× for DeepSeek-V3")
     d.concludes("memory.kv_cache.decoder.mla_expanded")
@@ -631,6 +692,8 @@ DERIVATIONS = (
     expert,
     shared_experts,
     router,
+    indexer,
+    moe_latent,
     norms,
     cross_attention,
     layer,
@@ -654,6 +717,8 @@ DERIVATIONS = (
     experts_capacity,
     shared_forward,
     router_forward,
+    indexer_forward,
+    moe_latent_forward,
     layer_forward,
     layer_forward_moe,
     layers_forward,

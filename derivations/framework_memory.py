@@ -114,9 +114,9 @@ def replicated(kind: str) -> Derivation:
     target = "params.decoder.replicated" + ("" if kind == "dense" else ".moe")
     dv = Derivation(target, f"What tensor parallelism replicates in a {kind} layer", (fm.DUPLICATED, fm.ESTIMATOR, fm.CROSS_LAYER))
     norms = dv.defines("Ψ_norms", get("params.decoder.norms").part, "TENorm builds each norm over the full h")
-    biases = dv.defines("Ψ_bias", ((1 - mla) * fm.b_o * h + (fm.b_mlp * h if kind == "dense" else 0)) * u_param,
-                        "a row-parallel layer adds its bias after the all-reduce: the output projection's (and fc2's) "
-                        "whole on every rank")
+    biases = dv.defines("Ψ_bias", ((1 - mla) * fm.b_o * h + fm.b_mlp * h * (1 if kind == "dense" else fm.moe_lat)) * u_param,
+                        "a row-parallel layer adds its bias after the all-reduce: the output projection's (and fc2's, or "
+                        "a latent MoE's fc2_latent_proj's) whole on every rank")
     qk = dv.defines("Ψ_qk", fm.qk_norm * 2 * d_head * u_param, "q and k norms of d_head, shared by the heads")
     latent = dv.defines("Ψ_latent", fm.latent_projections * u_param,
                         "MLA's query and key/value down projections and latent norms: duplicated, not split")

@@ -30,8 +30,8 @@ from llm_formulas.formulas.catalogue import get
 from llm_formulas.formulas.classic import KORTHIKANTI_BLOCK
 from llm_formulas.formulas.memory import (BILIBILI, DEEPSEEK_MLA, DEEPSEEK_MOE, DEEPSPEED_BF16, ESTIMATE_002, FLASH, HF_MOE, KORTHIKANTI,
                              LI, MEGATRON_MOE, MIXTRAL, NARAYANAN, TORCH_DDP, ZERO, ZERO_OFFLOAD)
-from llm_formulas.formulas.symbols import (E, M_gpu, P, a, b, c_byte, d, d_ff, d_head, d_moe, d_nope, d_rope, d_sh, d_v, drop, g, gated,
-                              glu_fused, h, k, l, mla, p, q, q_bf16, q_fp32, q_lora, r_kv, r_q, s, sh_gate, t, t_e, v)
+from llm_formulas.formulas.symbols import (E, M_gpu, P, a, b, c_byte, d, d_ff, d_head, d_lat, d_moe, d_nope, d_rope, d_sh, d_v, drop, g, gated,
+                              glu_fused, h, k, l, mla, moe_lat, p, q, q_bf16, q_fp32, q_lora, r_kv, r_q, s, sh_gate, t, t_e, v)
 
 HALF, MASK, FP32, INDEX = 2 * c_byte, c_byte, 4 * c_byte, 8 * c_byte  # INDEX: an int64 index, as torch returns them
 Core = Literal["eager", "selective", "flash"]
@@ -489,7 +489,7 @@ STATISTICS = ("LN₁ mean, rstd", "LN₂ mean, rstd", "q latent mean, rstd", "kv
               "shared gate")  # one value (or two) per token: the O(sb) part the printed forms drop
 ROUTING = ("router scores", "top-k indices", "top-k values", "dispatch order", "token index", "expert in", "expert product",
            "routing weights")  # what routing adds to a dense MLP: gone with one expert, no router, no permutation
-ONE_EXPERT = {E: 1, k: 1, d_moe: d_ff, d_sh: 0, sh_gate: 0}  # a MoE layer with one expert of the dense width, none shared
+ONE_EXPERT = {E: 1, k: 1, d_moe: d_ff, d_sh: 0, sh_gate: 0, moe_lat: 0}  # one expert of the dense width, none shared, no latent
 DROPOUT = ("attn dropout mask", "dropped scores", "attn out mask", "MLP out mask")  # gone without dropout (σ_drop = 0)
 CLASSIC_RUN = (mla, drop, glu_fused), (0, 1, 0)  # GQA attention, dropout, an unfused SwiGLU: the general block
 
@@ -535,7 +535,8 @@ def moe_tensors(tp: sp.Expr, whole: sp.Expr, sequence_parallel: bool = False) ->
         Stored("router normalizer", tokens, FP32, "and their sum, one per token"),
         Stored("dispatch order", tokens * k, INDEX, "the copies sorted by expert (argsort): the weights' gather keeps the order"),
         Stored("token index", tokens * k, INDEX, "the token each copy comes from: kept by the tokens' gather and the scatter back"),
-        Stored("expert in", copies * h, HALF, "the dispatched copies, the experts' GEMM input (all-gathered over t under SP)"),
+        Stored("expert in", copies * (h + moe_lat * (d_lat - h)), HALF,
+               "the dispatched copies, the experts' GEMM input (all-gathered over t under SP), d_lat wide in a latent MoE"),
         Stored("expert act in", copies * (1 + gated) * d_moe / width, HALF, "fc1's output: the activation's input (gated: and the up projection)"),
         Stored("expert act out", gated * (1 - glu_fused) * copies * d_moe / width, HALF,
                "gated, unfused: the SiLU's output, left factor of the gating product"),
@@ -543,6 +544,8 @@ def moe_tensors(tp: sp.Expr, whole: sp.Expr, sequence_parallel: bool = False) ->
                "the activation's output (gated: the product), kept by the routing weight's multiply unless fused"),
         Stored("routing weights", copies, FP32, "each copy's fp32 weight, kept by the same multiply (or the fused kernel)"),
         Stored("expert fc2 in", copies * d_moe / width, HALF, "the weighted product, input of the down projection"),
+        Stored("latent up in", moe_lat * s * b * d_lat / whole, HALF,
+               "a latent MoE's combined expert outputs, input of fc2_latent_proj (fc1_latent_proj reads the router's input)"),
         Stored("shared act in", s * b * (1 + gated) * d_sh / tp, HALF, "the shared experts' fc1 output (gated: gate and up)"),
         Stored("shared act out", gated * (1 - glu_fused) * s * b * d_sh / tp, HALF, "gated, unfused: the SiLU's output"),
         Stored("shared fc2 in", s * b * d_sh / tp, HALF, "the shared experts' down-projection input"),
@@ -623,9 +626,9 @@ def layer_decoder(mode: str) -> Derivation:
 def layer_decoder_moe(mode: str) -> Derivation:
     target = f"memory.activations.layer.decoder.moe.{mode}"
     sequence_parallel = mode.endswith("_sp")
-    printed = _decoder_printed(mode, ATTENTION_WHOLE + MLP_WHOLE + 4 * E + 28 * k + 2 * sh_gate * h,
+    printed = _decoder_printed(mode, ATTENTION_WHOLE + MLP_WHOLE + 4 * E + 28 * k + 2 * sh_gate * h + 2 * moe_lat * d_lat,
                                ATTENTION_HEADS + 2 * k * (3 + 2 * gated - 2 * gated * glu_fused) * d_moe + GLU * d_sh,
-                               2 * k * h + 4 * k)
+                               2 * k * (h + moe_lat * (d_lat - h)) + 4 * k)
     tensors = decoder_tensors(CORES[mode.removesuffix("_sp")], sequence_parallel=sequence_parallel, mlp="moe")
     dv = _stats_dropped(target, f"A mixture-of-experts layer ({mode})", tensors, printed,
                         "the router's fp32 scores (4E), int64 indices, order and token index (24k) and fp32 top-k values (4k) "
@@ -652,11 +655,13 @@ def token_bytes() -> Derivation:
     groups = [
         ("decoder.whole", ATTENTION_WHOLE + MLP_WHOLE, "LN₁ in, the QKV input, the masks; MLA's latents; LN₂ in, fc1 in"),
         ("decoder.split", ATTENTION_HEADS + GLU * d_ff, "the heads' Q, K, V and projection input; the MLP's d_ff-wide tensors"),
-        ("moe.whole", ATTENTION_WHOLE + MLP_WHOLE + router, "the dense layer's whole tensors and the router's: fp32 scores "
-         "(4E), int64 indices, order and token index (24k), fp32 top-k values (4k), the gated shared output (2h)"),
+        ("moe.whole", ATTENTION_WHOLE + MLP_WHOLE + router + 2 * moe_lat * d_lat, "the dense layer's whole tensors and the "
+         "router's: fp32 scores (4E), int64 indices, order and token index (24k), fp32 top-k values (4k), the gated shared "
+         "output (2h); a latent MoE's fc2_latent_proj input (2·d_lat)"),
         ("moe.split", ATTENTION_HEADS + 2 * k * (3 + 2 * gated - 2 * gated * glu_fused) * d_moe + GLU * d_sh,
          "the heads; 2(3 + 2σ_gated − 2σ_gated·σ_GLU)·d_moe per copy; the shared experts as a dense MLP of d_sh"),
-        ("moe.copies", 2 * k * h + 4 * k, "k dispatched copies of 2h bytes and their fp32 weights"),
+        ("moe.copies", 2 * k * (h + moe_lat * (d_lat - h)) + 4 * k,
+         "k dispatched copies of 2h bytes (2·d_lat in a latent MoE) and their fp32 weights"),
     ]
     for name, per_token, why in groups:
         dv.defines(f"a_{name}", per_token * c_byte, why)

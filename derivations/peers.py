@@ -22,8 +22,8 @@ from llm_formulas.formulas.parts import expand_parts
 from llm_formulas.formulas.catalogue import Source, get
 from llm_formulas.formulas.expressions import as_sympy
 from llm_formulas.formulas.symbols import (
-    E, P, P_unit, V, a, all_experts, attn_gate, kv_expand, l_gdn, l_lru, l_mamba, l_noattn, l_nomlp, l_ssd, x_attn, b, b_k, b_mlp, b_o, b_q, b_v, c_byte, constant_values, d, d_emb, d_ff, d_head, d_moe,
-    d_rope, d_sh, drop, e, emb_norm, g, gated, h, head_bias, k, l, l_moe, l_win, mla, n_mtp, n_norm, n_pos, norm_final,
+    E, P, P_unit, V, a, all_experts, attn_gate, kv_expand, l_gdn, l_lru, l_mamba, l_noattn, l_nomlp, l_ssd, x_attn, b, b_k, b_mlp, b_o, b_q, b_v, c_byte, constant_values, d, d_emb, d_ff, d_head, d_lat, d_moe, dsa,
+    d_rope, d_sh, drop, e, emb_norm, g, gated, h, head_bias, k, l, l_moe, l_win, mla, moe_lat, n_mtp, n_norm, n_pos, norm_final,
     o_pos, p, piped, pos_table, proj_emb, q, q_bf16, q_fp32, q_g, q_lora, q_o, q_p, qk_norm, qk_norm_full, r_kv, r_q,
     router_bias, s, sh_gate, sink, t, t_e, tied, u_flop, u_param,
 )
@@ -31,8 +31,8 @@ from llm_formulas.formulas.symbols import (
 FAMILY = {d_emb: h, proj_emb: 0, emb_norm: 0, head_bias: 0, n_norm: 2, qk_norm: 0, qk_norm_full: 0, sink: 0, router_bias: 0,
           all_experts: 0, l_win: 0, norm_final: 1,
           # the peers price attention decoders: no recurrent or mixer-less layers (issue 28's hybrids), no gated or
-          # cross-attention, no expanded K/V
-          l_mamba: 0, l_ssd: 0, l_lru: 0, l_gdn: 0, l_noattn: 0, l_nomlp: 0, attn_gate: 0, x_attn: 0, kv_expand: 0}
+          # cross-attention, no expanded K/V, no DSA indexer (the estimator at d98e8a64 predates DeepSeek-V3.2)
+          dsa: 0, l_mamba: 0, l_ssd: 0, l_lru: 0, l_gdn: 0, l_noattn: 0, l_nomlp: 0, attn_gate: 0, x_attn: 0, kv_expand: 0}
 MEGATRON_CORE = {q_p: q_bf16, q_g: q_fp32, q_o: 3 * q_fp32}  # bf16 weights, fp32 main gradients, fp32 master and Adam
 DEEPSPEED = {q_p: q_bf16, q_g: q_bf16, q_o: 3 * q_fp32}  # 16-bit gradients
 ESTIMATOR = Source(pe.ESTIMATOR, "theoretical_memory_usage.py at d98e8a64")
@@ -83,6 +83,8 @@ def _megatron_state_terms(dense_bytes: sp.Expr, expert_bytes: sp.Expr) -> list[t
         + ((l - l_moe) / p) * b_mlp * ((1 + gated) * d_ff / t + h)
     expert_biases = (l_moe / p) * E * b_mlp * ((1 + gated) * d_moe + h) / (t_e * e)
     latent = mla * (q_lora * h * r_q + h * (r_kv + d_rope)) * (1 - 1 / t) + mla * (q_lora * r_q + r_kv) * (1 - pe.NORM / t)
+    latent_experts = E * (_f("params.decoder.expert") - _f("params.decoder.expert").xreplace({moe_lat: 0}))  # at d_lat, not h
+    latent_projections = moe_lat * ((2 * h * d_lat + b_mlp * d_lat) / t + b_mlp * h)
     mtp_ours = (1 - piped) * fm.mtp_dense, (1 - piped) * n_mtp * fm.experts_of_layer / (t_e * e)
     mtp_peer = n_mtp * ((pe.ATTENTION + pe.SHARED_MLP) / t + pe.LAYER_NORMS + pe.ROUTER), n_mtp * pe.ROUTED / (t_e * e)
     return [
@@ -93,6 +95,9 @@ def _megatron_state_terms(dense_bytes: sp.Expr, expert_bytes: sp.Expr) -> list[t
         ("MLA down projections", c_byte * dense_bytes * (l / p) * latent,
          "MLA's down projections and latent norms, duplicated on the t ranks by Transformer Engine's spec "
          "(multi_latent_attention.py L524–602): the estimator splits them t ways"),
+        ("latent MoE", c_byte * (l_moe / p) * (dense_bytes * latent_projections + expert_bytes * latent_experts / (t_e * e)),
+         "Nemotron-3-Super's latent MoE: its h→d_lat and d_lat→h projections (split like an MLP's, fc2's bias whole) and "
+         "its experts at d_lat, which the estimator sizes at h without the projections"),
         ("final norm", c_byte * dense_bytes * pe.NORM * h * ((1 - piped) - 1 / p),
          "the final norm sits on the last stage (on the first only at p = 1); the estimator puts 1/p of it on every stage"),
         ("MTP module", c_byte * (dense_bytes * (mtp_ours[0] - mtp_peer[0]) + expert_bytes * (mtp_ours[1] - mtp_peer[1])),
@@ -248,6 +253,9 @@ def megatron_flops() -> Derivation:
          "the full s×s square eager attention computes; Megatron counts the causal half"),
         ("router", 3 * l_moe * _f("flops.decoder.router"), "the router's h×E GEMM, which Megatron leaves out"),
         ("shared gate", 3 * l_moe * 2 * b * s * sh_gate * h * u_flop, "Qwen2-MoE's shared-expert gate"),
+        ("latent MoE", 3 * l_moe * (_f("flops.decoder.experts") - _f("flops.decoder.experts").xreplace({moe_lat: 0})
+                                    + _f("flops.decoder.moe_latent")),
+         "Nemotron-3-Super's latent projections and its experts at d_lat, which Megatron prices at h"),
         ("MLA norms", -6 * b * s * l * mla * (q_lora * r_q + r_kv) * u_flop, "Megatron counts the latent norms as GEMM work"),
         ("MTP module", -6 * b * s * n_mtp * (3 * h + 2 * h * h + h * V) * u_flop,
          "the MTP module's norms, projection and head, which transformers does not build"),
@@ -317,10 +325,11 @@ def llm_analysis_activations(moe: bool) -> Derivation:
         ("MLA latents", l * tokens * mla * mem.MLA_LATENT / t, "MLA's latents"),
     ]
     if moe:
-        terms.append(("MoE MLP", l * tokens * (4 * h + mem.MOE_ROUTER + mem.MOE_SPLIT) / t + l * tokens * mem.MOE_COPIES * t_e / t
+        terms.append(("MoE MLP", l * tokens * (4 * h + mem.MOE_ROUTER + mem.MOE_LATENT + mem.MOE_SPLIT) / t
+                      + l * tokens * mem.MOE_COPIES * t_e / t
                       - l * tokens * (2 * h + pe.LA_MOE_MLP) / t,
-                      "the router's scores, indices and weights, the experts' tensors (3 or 5 d_moe-wide per copy) and the "
-                      "copies' inputs, against its two h-wide inputs, the copies whole and 1/t and their indices"))
+                      "the router's scores, indices and weights, the experts' tensors (3 or 5 d_moe-wide per copy), the "
+                      "copies' inputs and a latent MoE's up-projection input, against its two h-wide inputs, the copies whole and 1/t and their indices"))
     else:
         terms.append(("MLP tensors", l * tokens * (mem.DENSE_MLP_SPLIT - 4 * d_ff) / t,
                       "a SwiGLU's 4 (3 fused) d_ff-wide tensors where it counts GELU's 2"))

@@ -19,6 +19,7 @@ from llm_formulas.formulas.symbols import (
     b,
     b_k,
     b_mlp,
+    dsa,
     b_o,
     B_q,
     b_q,
@@ -202,8 +203,9 @@ def quantized() -> Derivation:
                            "W_Q, W_K, W_V, W_O: the attention's parameters without biases, q/k norms or sinks (no MLA)")
     dense = dv.defines("Ψ_mlp^W", get("params.decoder.mlp").dimensioned.subs(NO_BIASES), "a dense MLP's two or three matrices")
     moe = dv.defines("Ψ_moe^W", E * get("params.decoder.expert").dimensioned.subs(NO_BIASES) + h * E * u_param
-                     + get("params.decoder.shared_experts").dimensioned.subs(sh_gate, 0),
-                     "a MoE layer's E routed experts, its h×E router and its shared experts")
+                     + get("params.decoder.shared_experts").dimensioned.subs(sh_gate, 0)
+                     + get("params.decoder.moe_latent").dimensioned.subs(NO_BIASES),
+                     "a MoE layer's E routed experts, its h×E router, its shared experts and any latent projections")
     dv.defines("Ψ_q", l * attention + (l - l_moe) * dense + l_moe * moe, "l attention blocks, l − l_moe dense MLPs, l_moe MoE MLPs")
     dv.concludes("params.quantized.linear")
     return dv
@@ -243,17 +245,19 @@ def lora_forward() -> Derivation:
 
 def lora_backward() -> Derivation:
     dv = Derivation("flops.lora.backward", "LoRA backward: input gradients only for frozen weights", (HU,))
-    full = dv.defines("F_bwd", get("flops.decoder.backward").part, "full training: each GEMM Y = XW needs dX = dY·Wᵀ and dW = Xᵀ·dY, each as costly as Y")
+    full = dv.defines("F_bwd", get("flops.decoder.backward").dimensioned.xreplace({dsa: 0}),
+                      "full training: each GEMM Y = XW needs dX = dY·Wᵀ and dW = Xᵀ·dY, each as costly as Y (no MLA, so no "
+                      "DSA indexer)")
     weight_gradients = dv.defines(
         "F_dW",
-        get("flops.decoder.forward").part - l * get("flops.decoder.attention.scores").part,
+        (get("flops.decoder.forward").dimensioned - l * get("flops.decoder.attention.scores").dimensioned).xreplace({dsa: 0}),
         "the weight gradients of the frozen GEMMs: one forward's worth of every GEMM with a weight (QKᵀ and scores·V have none)",
     )
     # kept unevaluated: the frozen backward is the full one less F_dW, and stays visibly so
     frozen_backward = dv.defines("F_bwd^frozen", sp.Add(full, sp.Mul(-1, weight_gradients, evaluate=False), evaluate=False),
                                  "a frozen weight needs no dW")
     dv.defines("F_bwd^LoRA", sp.Add(frozen_backward, 2 * get("flops.lora.adapters.forward").dimensioned, evaluate=False), "the adapters need both dX and dW")
-    dv.concludes("flops.lora.backward")
+    dv.concludes("flops.lora.backward", where={dsa: 0})  # the formula's condition: no MLA, so no DSA indexer
     return dv
 
 

@@ -175,7 +175,8 @@ def decode_linear() -> Derivation:
     rec = d.defines("mixers", get("serving.decode.flops.recurrent").part, "the recurrent mixers' one-token updates")
     mlp = d.defines("MLPs", arch.l_mlp * _at("flops.decoder.mlp", s=1), "the dense MLPs (l − l_moe − l_nomlp layers)")
     moe = d.defines("MoE", l_moe * (_at("flops.decoder.experts", s=1) + _at("flops.decoder.shared_experts", s=1)
-                                    + _at("flops.decoder.router", s=1)), "k routed experts per token, shared experts, router")
+                                    + _at("flops.decoder.router", s=1) + _at("flops.decoder.moe_latent", s=1)),
+                    "k routed experts per token, shared experts, router, any latent projections")
     tail = d.defines("ends", _at("flops.decoder.embedding_projections", s=1) + _at("flops.decoder.logits", s=1),
                      "OPT's embedding projections and the logits of the b new tokens")
     d.defines("F_lin", proj + rec + mlp + moe + tail, "every GEMM of the step but the attention over the cache",

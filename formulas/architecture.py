@@ -47,6 +47,8 @@ from llm_formulas.formulas.symbols import (
     W,
     all_experts,
     c_f,
+    d_idx,
+    d_lat,
     d_moe,
     d_nope,
     d_rope,
@@ -54,6 +56,9 @@ from llm_formulas.formulas.symbols import (
     d_v,
     l_moe,
     l_win,
+    dsa,
+    moe_lat,
+    n_idx,
     mla,
     n_blk,
     n_mtp,
@@ -118,9 +123,13 @@ norm = (1 + norm_bias) * h  # one norm: a scale, and a shift for LayerNorm
 d_qk = d_nope + d_rope  # an MLA query/key head
 
 
-def mlp_params(width):
-    """One MLP of the given inner width: up (and gate), down, biases by switch."""
-    return (2 + gated) * h * width + b_mlp * ((1 + gated) * width + h)
+def mlp_params(width, outer=h):
+    """One MLP of the given inner width: up (and gate), down, biases by switch (outer: the width it reads and writes)."""
+    return (2 + gated) * outer * width + b_mlp * ((1 + gated) * width + outer)
+
+
+EXPERT_WIDTH = h + moe_lat * (d_lat - h)  # what a routed expert reads and writes: h, or the latent d_lat (Nemotron-3-Super)
+NEMOTRON_H = Source("transformers", "models/nemotron_h/modeling_nemotron_h.py: NemotronHMoE's fc1/fc2_latent_proj, NemotronHExperts")
 
 
 embeddings = formula(
@@ -132,14 +141,28 @@ embeddings = formula(
     sources=[TRANSFORMERS, BILIBILI],
     symbol_latex=r"\Psi_{emb}",
 )
+DEEPSEEK_V32 = Source("transformers", "models/deepseek_v32/modeling_deepseek_v32.py: DeepseekV32Indexer (wq_b, wk, k_norm, "
+                      "weights_proj; its scores q·kᵀ per head, weighted and summed over heads; its key cache)")
+indexer = formula(
+    "params.decoder.indexer",
+    dsa * (r_q * n_idx * d_idx + h * d_idx + 2 * d_idx + h * n_idx) * u_param,
+    "parameter",
+    "DeepSeek sparse attention's lightning indexer in one MLA layer: wq_b r_Q→n_idx·d_idx from the query latent, wk h→d_idx "
+    "(one key shared by its heads), the key's LayerNorm (scale and shift), weights_proj h→n_idx",
+    sources=[DEEPSEEK_V32],
+    symbol_latex=r"\Psi_{idx}",
+)
+INDEXER_GEMMS = dsa * (r_q * n_idx * d_idx + h * d_idx + h * n_idx)  # its three projections, per token
+INDEXER_PER_POSITION = dsa * n_idx * (d_idx + 1)  # q·kᵀ of its n_idx heads and their weighted sum, per key position
 mla_attention = formula(
     "params.decoder.attention.mla",
     (q_lora * (h * r_q + r_q + r_q * a * d_qk) + (1 - q_lora) * h * a * d_qk
-    + h * (r_kv + d_rope) + r_kv + r_kv * a * (d_nope + d_v) + a * d_v * h) * u_param,
+    + h * (r_kv + d_rope) + r_kv + r_kv * a * (d_nope + d_v) + a * d_v * h) * u_param + indexer.part,
     "parameter",
     "one layer's multi-head latent attention from its ranks: queries h→r_Q (normed) →a·(d_nope + d_rope) or h→a·(d_nope + d_rope); "
-    "the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h",
-    sources=[TRANSFORMERS, DEEPSEEK_V2],
+    "the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h; "
+    "DeepSeek sparse attention's indexer where it has one",
+    sources=[TRANSFORMERS, DEEPSEEK_V2, DEEPSEEK_V32],
     symbol_latex=r"\Psi_{MLA}",
 )
 attention = formula(
@@ -164,9 +187,10 @@ mlp = formula(
 )
 expert = formula(
     "params.decoder.expert",
-    (mlp_params(d_moe)) * u_param,
+    (mlp_params(d_moe, EXPERT_WIDTH)) * u_param,
     "parameter",
-    "one routed expert: an MLP of width d_moe (transformers 5.24 stores a layer's E experts as 3-D tensors, E of these each)",
+    "one routed expert: an MLP of width d_moe (transformers 5.24 stores a layer's E experts as 3-D tensors, E of these each), "
+    "reading and writing h, or the latent d_lat where the layer has latent projections",
     sources=[TRANSFORMERS, FEDUS],
     symbol_latex=r"\Psi_{expert}",
 )
@@ -177,6 +201,14 @@ shared_experts = formula(
     "a MoE layer's shared experts, every token's: one gated MLP of their total width d_sh, and Qwen2-MoE's h→1 gate",
     sources=[TRANSFORMERS, DEEPSEEK_V2],
     symbol_latex=r"\Psi_{shared}",
+)
+moe_latent = formula(
+    "params.decoder.moe_latent",
+    (moe_lat * (2 * h * d_lat + b_mlp * (d_lat + h))) * u_param,
+    "parameter",
+    "a latent MoE layer's projections: h→d_lat before the routed experts, d_lat→h after (the router and shared experts read h)",
+    sources=[NEMOTRON_H],
+    symbol_latex=r"\Psi_{lat}",
 )
 router = formula(
     "params.decoder.router",
@@ -216,7 +248,7 @@ layer = formula(
 layer_moe = formula(
     "params.decoder.layer.moe",
     attention.part + cross_attention.part + E * expert.part + router.part + shared_experts.part
-    + norms.part,
+    + moe_latent.part + norms.part,
     "parameter",
     "one mixture-of-experts layer: attention, E routed experts, router, shared experts, norms",
     sources=[TRANSFORMERS, FEDUS],
@@ -226,7 +258,7 @@ layer_moe = formula(
 layer_active = formula(
     "params.decoder.layer.active",
     attention.part + cross_attention.part + k * expert.part + router.part
-    + shared_experts.part + norms.part,
+    + shared_experts.part + moe_latent.part + norms.part,
     "parameter",
     "the parameters of one MoE layer that a token uses: k of the E routed experts, the shared ones and the router",
     sources=[TRANSFORMERS, FEDUS, MIXTRAL],
@@ -259,7 +291,7 @@ total = formula(
     embeddings.part + l_attn * attention.part + l * (cross_attention.part + norms.part)
     + l_mamba * recurrent.mamba.part + l_ssd * recurrent.mamba2.part + l_lru * recurrent.rglru.part
     + l_gdn * recurrent.gdn.part + l_mlp * mlp.part
-    + l_moe * (E * expert.part + router.part + shared_experts.part) + final_norm.part + head.part,
+    + l_moe * (E * expert.part + router.part + shared_experts.part + moe_latent.part) + final_norm.part + head.part,
     "parameter",
     "parameters of a decoder model: embeddings; attention in the layers that have it, a recurrent mixer (Mamba, Mamba-2, "
     "RG-LRU, gated delta-net) in the others; every layer's norms; a dense MLP or the experts, router and shared experts; "
@@ -275,7 +307,7 @@ active = formula(
     embeddings.part + l_attn * attention.part + l * (cross_attention.part + norms.part)
     + l_mamba * recurrent.mamba.part + l_ssd * recurrent.mamba2.part + l_lru * recurrent.rglru.part
     + l_gdn * recurrent.gdn.part + l_mlp * mlp.part
-    + l_moe * (k * expert.part + router.part + shared_experts.part) + final_norm.part + head.part,
+    + l_moe * (k * expert.part + router.part + shared_experts.part + moe_latent.part) + final_norm.part + head.part,
     "parameter",
     "parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E",
     sources=[TRANSFORMERS, FEDUS, MIXTRAL],
@@ -298,15 +330,17 @@ mtp = formula(
 
 # --- forward FLOPs -----------------------------------------------------------------
 
-score_width = (1 - mla) * 2 * d_head + mla * (d_qk + d_v)  # a query·key dot product and a weighted sum of values, per head
+# a query·key dot product and a weighted sum of values, per head and key position; DSA's indexer scores every position too
+score_width = (1 - mla) * 2 * d_head + mla * (d_qk + d_v + INDEXER_PER_POSITION / a)
 
 mla_projections = formula(
     "flops.decoder.attention.projections.mla",
     (2 * b * s * (q_lora * (h * r_q + r_q * a * d_qk) + (1 - q_lora) * h * a * d_qk
-                 + h * (r_kv + d_rope) + r_kv * a * (d_nope + d_v) + a * d_v * h)) * u_flop,
+                 + h * (r_kv + d_rope) + r_kv * a * (d_nope + d_v) + a * d_v * h + INDEXER_GEMMS)) * u_flop,
     "FLOP",
-    "one MLA layer's projections over bs tokens, the latent up-projected for every token (transformers' naive form)",
-    sources=[FLOP_COUNTER, DEEPSEEK_V2],
+    "one MLA layer's projections over bs tokens, the latent up-projected for every token (transformers' naive form), and "
+    "DeepSeek sparse attention's indexer projections where it has one",
+    sources=[FLOP_COUNTER, DEEPSEEK_V2, DEEPSEEK_V32],
     symbol_latex=r"F_{proj}^{MLA}",
 )
 projections = formula(
@@ -367,7 +401,7 @@ mlp_forward = formula(
 )
 experts_forward = formula(
     "flops.decoder.experts",
-    (2 * b * s * (k + all_experts * (E - k)) * (2 + gated) * h * d_moe) * u_flop,
+    (2 * b * s * (k + all_experts * (E - k)) * (2 + gated) * EXPERT_WIDTH * d_moe) * u_flop,
     "FLOP",
     "one MoE layer's routed experts: each token through its k experts (an expert sees only its tokens, so the rows add up to "
     "k·bs), or through all E where the implementation runs every expert (Llama-4)",
@@ -377,7 +411,7 @@ experts_forward = formula(
 )
 experts_skipped = formula(
     "flops.decoder.experts.skipped",
-    (all_experts * 2 * b * s * (E - k) * (2 + gated) * h * d_moe) * u_flop,
+    (all_experts * 2 * b * s * (E - k) * (2 + gated) * EXPERT_WIDTH * d_moe) * u_flop,
     "FLOP",
     "the expert FLOPs of one MoE layer that a top-k kernel would skip where the implementation runs every expert",
     sources=[FLOP_COUNTER, TRANSFORMERS],
@@ -386,7 +420,7 @@ experts_skipped = formula(
 )
 experts_capacity = formula(
     "flops.decoder.experts.capacity",
-    (c_f * 2 * b * s * k * (2 + gated) * h * d_moe) * u_flop,
+    (c_f * 2 * b * s * k * (2 + gated) * EXPERT_WIDTH * d_moe) * u_flop,
     "FLOP",
     "the most a capacity-limited MoE layer computes: E experts of c_f·k·bs/E token slots each",
     sources=[CAPACITY],
@@ -401,6 +435,14 @@ shared_forward = formula(
     "one MoE layer's shared experts on every token (and Qwen2-MoE's [bs,h]×[h,1] gate)",
     sources=[FLOP_COUNTER, DEEPSEEK_V2],
     symbol_latex=r"F_{shared}",
+)
+moe_latent_forward = formula(
+    "flops.decoder.moe_latent",
+    (moe_lat * 2 * b * s * 2 * h * d_lat) * u_flop,
+    "FLOP",
+    "a latent MoE layer's two projections on every token: [bs,h]×[h,d_lat] and [bs,d_lat]×[d_lat,h]",
+    sources=[FLOP_COUNTER, NEMOTRON_H],
+    symbol_latex=r"F_{lat}",
 )
 router_forward = formula(
     "flops.decoder.router",
@@ -421,7 +463,8 @@ layer_forward = formula(
 )
 layer_forward_moe = formula(
     "flops.decoder.layer.forward.moe",
-    projections.part + scores.part + experts_forward.part + shared_forward.part + router_forward.part,
+    projections.part + scores.part + experts_forward.part + shared_forward.part + router_forward.part
+    + moe_latent_forward.part,
     "FLOP",
     "forward FLOPs of one MoE layer: attention, routed and shared experts, router",
     sources=[FLOP_COUNTER, FEDUS],
@@ -433,7 +476,7 @@ layers_forward = formula(
     l_attn * (projections.part + scores.part) + l_mamba * recurrent.mamba_forward.part
     + l_ssd * recurrent.mamba2_forward.part + l_lru * recurrent.rglru_forward.part
     + l_gdn * recurrent.gdn_forward.part + l_mlp * mlp_forward.part
-    + l_moe * (experts_forward.part + shared_forward.part + router_forward.part),
+    + l_moe * (experts_forward.part + shared_forward.part + router_forward.part + moe_latent_forward.part),
     "FLOP",
     "forward FLOPs of all l layers (what full recomputation repeats): attention or a recurrent mixer, a dense MLP or the "
     "experts, as each layer has them",
@@ -472,23 +515,33 @@ forward = formula(
     "logits_to_keep=n replaces s by n in the logits term.",
     symbol_latex=r"F_{fwd}",
 )
+indexer_forward = formula(
+    "flops.decoder.indexer",
+    dsa * (2 * b * s * (r_q * n_idx * d_idx + h * d_idx + h * n_idx) + 2 * b * n_idx * s**2 * (d_idx + 1)) * u_flop,
+    "FLOP",
+    "one layer's DSA indexer in the forward (inside flops.decoder.attention.projections.mla and .scores): its three "
+    "projections, and q·kᵀ of its n_idx heads with their weighted sum over all s² pairs",
+    sources=[FLOP_COUNTER, DEEPSEEK_V32],
+    symbol_latex=r"F_{idx}",
+)
 backward = formula(
     "flops.decoder.backward",
-    2 * forward.part,
+    2 * (forward.part - l_attn * indexer_forward.part),
     "FLOP",
     "backward FLOPs: for each GEMM Y = XW, dX = dY·Wᵀ and dW = Xᵀ·dY",
     sources=[FLOP_COUNTER, BILIBILI],
     conditions=[MOE_LAYERS],
     related=["flops.decoder.forward", "flops.backward"],
     notes="Measured exactly 2× for every family when every weight and the first layer's input need gradients; "
-    "freezing the embedding and the first norm drops layer 0's input-gradient GEMMs.",
+    "freezing the embedding and the first norm drops layer 0's input-gradient GEMMs. DSA's indexer runs under "
+    "torch.no_grad in transformers 5.24 (DeepseekV32Indexer.forward): it has no backward.",
     symbol_latex=r"F_{bwd}",
 )
 training = formula(
     "flops.decoder.training",
-    3 * forward.part,
+    forward.part + backward.part,
     "FLOP",
-    "training FLOPs of one step: forward + backward",
+    "training FLOPs of one step: forward + backward (3× the forward, less twice a DSA indexer's)",
     sources=[FLOP_COUNTER, BILIBILI],
     conditions=[MOE_LAYERS],
     related=["flops.decoder.forward", "flops.decoder.backward", "flops.training"],
@@ -516,7 +569,7 @@ mla_decode_absorbed = formula(
 # --- KV cache ----------------------------------------------------------------------
 
 kv_heads = g + kv_expand * (a - g)  # key/value heads the cache holds: g, or a where the family expands them first (Falcon)
-kv_width = (1 - mla) * 2 * kv_heads * d_head + mla * (r_kv + d_rope)  # values cached per token and layer
+kv_width = (1 - mla) * 2 * kv_heads * d_head + mla * (r_kv + d_rope + dsa * d_idx)  # values cached per token and layer (DSA: the indexer's key)
 
 kv_full_layer = formula(
     "memory.kv_cache.layer.full",
@@ -551,7 +604,8 @@ kv_decoder = formula(
 )
 kv_paged = formula(
     "memory.kv_cache.decoder.paged",
-    b * kv_width * q * ((l_attn - l_win) * sp.ceiling(s / n_blk) + l_win * sp.ceiling(sp.Min(s, W - 1) / n_blk)) * n_blk + states,
+    kv_full_layer.at(s=1) * ((l_attn - l_win) * sp.ceiling(s / n_blk) + l_win * sp.ceiling(sp.Min(s, W - 1) / n_blk)) * n_blk
+    + states,
     "byte",
     "the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache); recurrent states as they are",
     sources=[PAGED],

@@ -290,6 +290,7 @@ class Experts:
     per_token: Spec
     width: Spec
     shared: Spec = 0  # total width of the shared experts
+    latent: str | None = None  # the key of the latent width the routed experts work at (absent or null: they read h)
     shared_gate: Spec = 0
     router_bias: Spec = 0
     all_experts: Spec = 0
@@ -397,7 +398,7 @@ def classic_values() -> dict[str, int]:
         "E": 1, "k": 1, "l_moe": 0, "d_sh": 0, "sh_gate": 0, "router_bias": 0, "all_experts": 0, "mla": 0, "q_lora": 0,
         "r_q": 0, "r_kv": 0, "d_rope": 0, "d_nope": 0, "d_v": 0, "l_win": 0, "W": 1, "n_mtp": 0, "emb_norm": 0,
         "l_mamba": 0, "l_ssd": 0, "l_lru": 0, "l_gdn": 0, "l_noattn": 0, "l_nomlp": 0, "qk_norm": 0, "qk_norm_full": 0, "sink": 0,
-        "attn_gate": 0, "kv_expand": 0, "x_attn": 0, "score_bias": 0, **NEUTRAL,
+        "attn_gate": 0, "kv_expand": 0, "x_attn": 0, "score_bias": 0, "moe_lat": 0, "d_lat": 0, "dsa": 0, "n_idx": 0, "d_idx": 0, **NEUTRAL,
     }
 
 
@@ -457,6 +458,9 @@ def _with_experts(experts: Experts, config: Config, v: dict, layers: list[Layer]
                        ("sh_gate", experts.shared_gate), ("router_bias", experts.router_bias), ("all_experts", experts.all_experts),
                        ("score_bias", experts.score_bias)):
         v[name] = resolve(spec, config, v)
+    if experts.latent is not None:  # Nemotron-3-Super's moe_latent_size: null or absent, the experts read h
+        latent = config.optional_size(experts.latent)
+        v.update({"moe_lat": int(latent is not None), "d_lat": latent or 0})
     moe = experts.layout(config, v["l"])
     return [Layer(layer.mixer, "moe") if i in moe and layer.channel == "mlp" else layer for i, layer in enumerate(layers)]
 

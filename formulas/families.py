@@ -31,7 +31,9 @@ from llm_formulas.formulas.blocks import (
     Rule,
     short,
 )
+from llm_formulas.formulas.bounds import MAX_LAYERS
 
+CHECKED_AGAINST = "5.24"  # the transformers release every family's counts are tested against (tests/checkpoint_counts.json)
 FULL, SLIDING, CHUNKED = "full_attention", "sliding_attention", "chunked_attention"
 ATTENTION_BIAS = Flag("attention_bias", False)
 MLP_BIAS = Flag("mlp_bias", False)
@@ -141,6 +143,18 @@ def nemotron_h_layers(config: Config, layers: int) -> list[str]:
     return [NEMOTRON_H_PATTERN[c] for c in pattern]
 
 
+def nemotron_h_depth(config: Config, values: dict) -> int:
+    """Nemotron-H's depth: the length of layers_block_type where the config lists its layers (Nemotron-3-Ultra; transformers
+    5.24 then ignores num_hidden_layers), else num_hidden_layers (with hybrid_override_pattern)."""
+    listed = config.raw("layers_block_type")
+    if listed is None:
+        return config.size("num_hidden_layers")
+    if not isinstance(listed, list) or not 0 < len(listed) <= MAX_LAYERS:
+        raise config.fail("layers_block_type", f"a list of 1 to {MAX_LAYERS:,} layer types", listed)
+    config.get("num_hidden_layers")  # deprecated beside the list: transformers uses the list's length
+    return len(listed)
+
+
 def recurrent_gemma_layers(config: Config, layers: int) -> list[str]:
     """RecurrentGemma: block_types repeated over the layers; its attention layers are local (sliding)."""
     blocks = config.get("block_types", ["recurrent", "recurrent", "attention"])
@@ -153,6 +167,18 @@ def qwen3_next_layers(config: Config, layers: int) -> list[str]:
     """Qwen3-Next: a full-attention layer every full_attention_interval-th, gated delta-nets between."""
     interval = config.size("full_attention_interval", default=4)
     return ["linear_attention" if (i + 1) % interval else FULL for i in range(layers)]
+
+
+def qwen3_next_attention(kv_heads: int) -> Attention:
+    """Qwen3-Next's and Qwen3.5's attention: heads of 256, an output gate (q_proj doubled), q/k RMSNorms of d_head."""
+    return Attention(kv_heads=Key("num_key_value_heads", default=kv_heads), head_dim=Key("head_dim", default=256),
+                     qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS, qk_norm=1, gate=1)
+
+
+# Qwen3-Next's gated delta-net; Qwen3.5's splits in_proj_qkvz and in_proj_ba into four matrices of the same sizes
+QWEN3_NEXT_MIXER = Mixer("gdn", {"n_kh": Key("linear_num_key_heads", default=16), "n_vh": Key("linear_num_value_heads", default=32),
+                                 "d_kh": Key("linear_key_head_dim", default=128), "d_vh": Key("linear_value_head_dim", default=128),
+                                 "k_conv": Key("linear_conv_kernel_dim", default=4), "Q_gdn": 64})
 
 
 # --- which layers hold experts -------------------------------------------------------------------------------
@@ -255,6 +281,65 @@ def _mla(config_defaults: bool = True) -> Latent:
 
 
 MLA_HEAD = Rule("qk_nope_head_dim + qk_rope_head_dim", lambda config, values: values["d_rope"] + values["d_nope"])
+
+
+def _mlp_layer_types(first_dense: int):
+    """DeepSeek-V3.2, GLM-5: the MoE layers are mlp_layer_types' "sparse" entries where the config lists them, else all
+    but the first first_k_dense_replace (DeepseekV32Config.__post_init__)."""
+    fallback = after_first_dense(first_dense)
+
+    def layout(config: Config, layers: int) -> set[int]:
+        listed = config.get("mlp_layer_types")
+        if listed is None:
+            return fallback(config, layers)
+        if not isinstance(listed, list) or len(listed) != layers or not set(listed) <= {"dense", "sparse"}:
+            raise config.fail("mlp_layer_types", f'a list of {layers} entries "dense" or "sparse"', listed)
+        return {i for i, kind in enumerate(listed) if kind == "sparse"}
+
+    return layout
+
+
+def _every_layer_indexes(config: Config, values: dict) -> int:
+    """GLM-5: each layer runs its own indexer ("full") or reuses the previous one's top-k ("shared"): indexer_types, else
+    index_topk_pattern, else index_topk_freq and index_skip_topk_offset (GlmMoeDsaConfig.__post_init__). A layer without
+    an indexer has no indexer weights nor indexer keys: one declaration per model cannot state it, so it is refused."""
+    layers = values["l"]
+    listed = config.get("indexer_types")
+    if listed is None:
+        pattern = config.get("index_topk_pattern")
+        if pattern is not None:
+            listed = [{"F": "full", "S": "shared"}.get(c, c) for c in pattern] if isinstance(pattern, str) else pattern
+        else:
+            freq, offset = max(config.get("index_topk_freq", 1), 1), config.get("index_skip_topk_offset", 2)
+            if isinstance(freq, bool) or not isinstance(freq, int) or isinstance(offset, bool) or not isinstance(offset, int):
+                raise config.fail("index_topk_freq", "integers index_topk_freq and index_skip_topk_offset", (freq, offset))
+            listed = ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(layers)]
+    if not isinstance(listed, list) or len(listed) != layers or not set(listed) <= {"full", "shared"}:
+        raise config.fail("indexer_types", f'a list of {layers} entries "full" or "shared"', listed)
+    if "shared" in listed:
+        raise ConfigError(f"{config.model_type} config: layers that reuse another layer's indexer (\"shared\" in indexer_types "
+                          "or its pattern) are not counted: they hold no indexer and no indexer keys")
+    return 1
+
+
+def _dsa(model_type: str, title: str, heads: int, defaults: dict, every_layer: Rule | int) -> Family:
+    """DeepSeek sparse attention on DeepSeek-V3's blocks: MLA with the lightning indexer in every layer (DeepseekV32Indexer:
+    index_n_heads heads of index_head_dim), DeepSeekMoE after mlp_layer_types. transformers 5.24 always builds the query
+    latent (q_lora_rank) and keeps no MTP layers."""
+    base = _deepseek(model_type, title, defaults["experts"], 8, 2048, 3, 1, 0)
+    return dataclasses.replace(
+        base,
+        attention=dataclasses.replace(base.attention, latent=Latent(
+            q_rank=Key("q_lora_rank", default=defaults["q_rank"]), kv_rank=Key("kv_lora_rank", default=512),
+            rope=Key("qk_rope_head_dim", default=64), nope=Key("qk_nope_head_dim", default=defaults["nope"]),
+            v=Key("v_head_dim", default=defaults["v"]))),
+        experts=dataclasses.replace(base.experts, layout=_mlp_layer_types(3), score_bias=1),
+        extra={"n_mtp": Count("num_nextn_predict_layers", 0), "dsa": every_layer,
+               "n_idx": Key("index_n_heads", default=heads), "d_idx": Key("index_head_dim", default=128)},
+        not_structural={**DEEPSEEK_UNREAD, "index_topk": "how many keys each query keeps: no weight or cache depends on it "
+                                                        "(eager attention still scores every pair and masks the rest)"},
+        why_not="multi-head latent attention with DeepSeek sparse attention's indexer",
+    )
 
 
 def _deepseek(model_type: str, title: str, experts: int, per_token: int | None, width: int, first_dense: int, shared: int,
@@ -375,6 +460,9 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
     # --- today's families ---
     _deepseek("deepseek_v2", "DeepSeek-V2, V2-Lite, Coder-V2", 64, None, 1407, 0, 2, 0),
     _deepseek("deepseek_v3", "DeepSeek-V3, R1, V3.1, Moonlight", 256, 8, 2048, 3, 1, 1),
+    _dsa("deepseek_v32", "DeepSeek-V3.2 (sparse attention)", 64, {"experts": 256, "q_rank": 1536, "nope": 128, "v": 128}, 1),
+    _dsa("glm_moe_dsa", "GLM-5 (sparse attention)", 32, {"experts": 256, "q_rank": 2048, "nope": 192, "v": 256},
+         Rule("1: every layer runs its indexer (indexer_types all full)", _every_layer_indexes)),
     # Kimi-K2's config.json names model_type kimi_k2 and architectures DeepseekV3ForCausalLM: read as DeepSeek-V3
     dataclasses.replace(_deepseek("deepseek_v3", "", 256, 8, 2048, 3, 1, 1), model_type="kimi_k2", title="Kimi-K2 (as DeepSeek-V3)"),
     Family(
@@ -453,6 +541,16 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         reduces_to=None, why_not="biases on Q, K and V (attention_bias) with an unbiased output",
     ),
     # --- families added in issue 28 ---
+    Family(
+        "nemotron", "Nemotron-4, Nemotron-3 (dense), Minitron, Nemotron-Mini",
+        # num_key_value_heads has no default: transformers 5.24's NemotronAttention cannot build without it
+        attention=Attention(kv_heads=Key("num_key_value_heads"), qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS),
+        mlp=Mlp(gated=0, bias=MLP_BIAS), norms=Norms(layer_norm=1, kind="LayerNorm1P (a scale stored less 1, and a shift)"),
+        embedding=tied(False),
+        not_structural={"kv_channels": "Megatron's name for the head width, which transformers 5.24 never reads (head_dim, "
+                                       "else h/a, is read)"},
+        reduces_to=None, why_not="squared-ReLU MLP of two matrices, LayerNorms and partial rotary positions without a table",
+    ),
     Family(
         "starcoder2", "StarCoder2",
         attention=Attention(kv_heads=Key("num_key_value_heads", default=2), qkv_bias=Flag("use_bias", True), out_bias=Flag("use_bias", True)),
@@ -639,13 +737,14 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         reduces_to=None, why_not="Mamba layers between its attention layers",
     ),
     Family(
-        "nemotron_h", "Nemotron-H, Nemotron Nano 2, Nemotron 3 Nano",
+        "nemotron_h", "Nemotron-H, Nemotron Nano 2, Nemotron 3 Nano/Super/Ultra",
+        layers=Rule("len(layers_block_type), else num_hidden_layers", nemotron_h_depth),
         attention=Attention(kv_heads=Key("num_key_value_heads", default=8), head_dim=Key("head_dim", default=128),
                             qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS),
         mlp=Mlp(gated=0), norms=Norms(per_layer=1),
         experts=Experts(nothing, Key("n_routed_experts", default=8), Key("num_experts_per_tok", default=2),
                         Key("moe_intermediate_size", default=7688), shared=Key("moe_shared_expert_intermediate_size", default=7688),
-                        score_bias=1),
+                        score_bias=1, latent="moe_latent_size"),
         mixer=Mixer("mamba2", {"n_ssmh": Key("mamba_num_heads", default=128),
                                "d_ssm": Rule("mamba_num_heads·mamba_head_dim", lambda c, v: v["n_ssmh"] * c.size("mamba_head_dim", default=64)),
                                "N_ssm": Key("ssm_state_size", default=128),
@@ -655,7 +754,8 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         refuse=(("mlp_bias", True, "biases on Nemotron-H's MLPs and shared experts"),),
         not_structural={"n_shared_experts": "transformers builds one shared MLP of moe_shared_expert_intermediate_size whatever it says",
                         "attention_head_dim": "a legacy name transformers 5.24 never reads (head_dim is read)",
-                        "time_step_rank": "Mamba-2 has one Δ per head, no low-rank Δ projection (Mamba-1's)"},
+                        "time_step_rank": "Mamba-2 has one Δ per head, no low-rank Δ projection (Mamba-1's)",
+                        "hybrid_override_pattern": "superseded by layers_block_type where the config gives both (the reader reads it otherwise)"},
         reduces_to=None, why_not="Mamba-2, attention, MLP and expert layers, one block each",
     ),
     Family(
@@ -672,16 +772,29 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
     ),
     Family(
         "qwen3_next", "Qwen3-Next",
-        attention=Attention(kv_heads=Key("num_key_value_heads", default=2), head_dim=Key("head_dim", default=256),
-                            qkv_bias=ATTENTION_BIAS, out_bias=ATTENTION_BIAS, qk_norm=1, gate=1),
+        attention=qwen3_next_attention(kv_heads=2),
         experts=Experts(qwen_sparse_step, Key("num_experts", default=512), Key("num_experts_per_tok", default=10),
                         Key("moe_intermediate_size", default=512), shared=Key("shared_expert_intermediate_size", default=512),
                         shared_gate=1),
-        mixer=Mixer("gdn", {"n_kh": Key("linear_num_key_heads", default=16), "n_vh": Key("linear_num_value_heads", default=32),
-                            "d_kh": Key("linear_key_head_dim", default=128), "d_vh": Key("linear_value_head_dim", default=128),
-                            "k_conv": Key("linear_conv_kernel_dim", default=4), "Q_gdn": 64}),
+        mixer=QWEN3_NEXT_MIXER,
         kinds=Kinds(qwen3_next_layers, recurrent="gdn"),
         not_structural={"use_sliding_window": "Qwen3-Next has no sliding layers (full_attention_interval places its layers)"},
+        reduces_to=None, why_not="gated delta-nets between gated attention layers",
+    ),
+    Family(  # Qwen3.5's text model: Qwen3-Next's gated attention and gated delta-nets, a dense SwiGLU in every layer
+        "qwen3_5_text", "Qwen3.5 dense (text model)",
+        attention=qwen3_next_attention(kv_heads=4), mixer=QWEN3_NEXT_MIXER, kinds=Kinds(qwen3_next_layers, recurrent="gdn"),
+        not_structural={"use_sliding_window": "Qwen3.5 has no sliding layers (layer_types or full_attention_interval places them)"},
+        reduces_to=None, why_not="gated delta-nets between gated attention layers",
+    ),
+    Family(  # every layer a MoE (transformers 5.24 drops decoder_sparse_step and mlp_only_layers for Qwen3.5)
+        "qwen3_5_moe_text", "Qwen3.5 MoE, Qwen3.6 MoE (text model)",
+        attention=qwen3_next_attention(kv_heads=2), mlp=Mlp(width=0),  # no dense MLP: its config has no intermediate_size
+        experts=Experts(every, Key("num_experts", default=256), Key("num_experts_per_tok", default=8),
+                        Key("moe_intermediate_size", default=512), shared=Key("shared_expert_intermediate_size", default=512),
+                        shared_gate=1),
+        mixer=QWEN3_NEXT_MIXER, kinds=Kinds(qwen3_next_layers, recurrent="gdn"),
+        not_structural={"use_sliding_window": "Qwen3.5 has no sliding layers (layer_types or full_attention_interval places them)"},
         reduces_to=None, why_not="gated delta-nets between gated attention layers",
     ),
     Family(
@@ -694,3 +807,20 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
         reduces_to=None, why_not="LayerNorms (scale and shift)",
     ),
 )}
+
+
+# Model types transformers 5.24 builds that no declaration here can state exactly: refused with the reason, never
+# counted as a near family (issue 35). Each reason is what its modeling file builds that no block declares.
+REFUSED: dict[str, str] = {
+    "deepseek_v4": "compressed sparse attention (HCA and CSA compressors with an indexer), hyper-connections and hash "
+                   "routing (modeling_deepseek_v4.py), which no block here declares",
+    "gemma4": "per-layer attention shapes (per_layer_config), KV sharing across layers with double-wide MLPs and audio and "
+              "vision towers (modeling_gemma4.py), which no block here declares",
+    "kimi_k25": "its MoonViT vision tower and projector (modeling_kimi_k25.py) are not declared; its text model is "
+                "DeepSeek-V3's (a text-only kimi_k2 config is counted)",
+    "mimo_v2_flash": "its sliding layers have twice the full layers' KV heads and sinks of their own (MiMoV2FlashAttention), "
+                     "which one attention block per model cannot state",
+    "step3p7": "per-layer head counts (num_attention_heads_per_layer), a gate projection and a vision tower with "
+               "convolutional downsamplers (modeling_step3p7.py), which no block here declares",
+}
+

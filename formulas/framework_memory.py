@@ -60,6 +60,7 @@ from llm_formulas.formulas.symbols import (
     l_moe,
     l_ssd,
     mla,
+    moe_lat,
     n_mtp,
     p,
     piped,
@@ -230,10 +231,11 @@ replicated_dense = formula(
 )
 replicated_moe = formula(
     "params.decoder.replicated.moe",
-    arch.norms.part + (attention_whole + cross_whole + sh_gate * h) * u_param + arch.router.part,
+    arch.norms.part + (attention_whole + cross_whole + (sh_gate + moe_lat * b_mlp) * h) * u_param + arch.router.part,
     "parameter",
     "the parameters of a MoE layer kept whole on every TP rank: norms, the output projection's bias, q/k norms, MLA's "
-    "down projections, a cross-attention's output bias and norm, the router and the shared-expert gate",
+    "down projections, a cross-attention's output bias and norm, the router, the shared-expert gate and a latent "
+    "MoE's fc2_latent_proj bias (its two projections split like an MLP's)",
     sources=[DUPLICATED, ESTIMATOR, CROSS_LAYER],
     related=["params.decoder.layer.moe"],
     symbol_latex=r"\Psi_{rep}^{moe}",
@@ -257,13 +259,14 @@ mixers_whole = formula(
     "out_norm over value_head_dim: d_V whole on every rank. Each layer's own norm (fused into in_proj) is a norm "
     "of the full h, counted with the layer's norms.",
 )
-# what params.decoder.total counts in the layers, the routed experts aside; whole: what TP keeps on every rank
+# what params.decoder.total counts in the layers, the routed experts aside; whole: what TP keeps on every rank (latent
+# MoE projections split like an MLP's, the row-parallel fc2_latent_proj's bias whole)
 layer_parts = (arch.l_attn * arch.attention.part + l * (arch.cross_attention.part + arch.norms.part)
                + l_mamba * recurrent.mamba.part + l_ssd * recurrent.mamba2.part
                + l_lru * recurrent.rglru.part + l_gdn * recurrent.gdn.part + arch.l_mlp * arch.mlp.part
-               + l_moe * (arch.router.part + arch.shared_experts.part))
+               + l_moe * (arch.router.part + arch.shared_experts.part + arch.moe_latent.part))
 whole_layers = (l * (arch.norms.part + cross_whole * u_param) + arch.l_attn * kept_whole.part
-                + arch.l_mlp * b_mlp * h * u_param + l_moe * (arch.router.part + sh_gate * h * u_param)
+                + arch.l_mlp * b_mlp * h * u_param + l_moe * (arch.router.part + (sh_gate + moe_lat * b_mlp) * h * u_param)
                 + mixers_whole.part)
 split_layers = layer_parts - whole_layers
 experts_of_layer = E * arch.expert.part

@@ -16,7 +16,7 @@ import sympy as sp
 from llm_formulas.formulas import symbols as S
 from llm_formulas.formulas.expressions import as_sympy
 from llm_formulas.formulas.blocks import MAX_SIZE, Config, ConfigError, Family, Layer, read_family, short
-from llm_formulas.formulas.families import FAMILIES
+from llm_formulas.formulas.families import FAMILIES, REFUSED
 from llm_formulas.formulas.multimodal import MULTIMODAL, Piece, tower_pieces
 from llm_formulas.formulas.quantization import Scheme, checkpoint_dtype_bytes, inventory, read_scheme, skipped
 from llm_formulas.formulas.unread_keys import check_unread, unread_structural_keys
@@ -146,6 +146,8 @@ def read_config(config: object, allow_unread_keys: bool = False) -> Architecture
     if isinstance(model_type, str) and model_type in MULTIMODAL:
         return _read_multimodal(config, model_type, allow_unread_keys)
     family = FAMILIES.get(model_type) if isinstance(model_type, str) else None
+    if isinstance(model_type, str) and model_type in REFUSED:
+        raise ConfigError(f"{model_type} is not counted: {REFUSED[model_type]}")
     if family is None:
         raise ConfigError(f"unknown model_type {short(model_type)}; known: {', '.join(sorted({*FAMILIES, *MULTIMODAL}))}")
     for key, what in UNMODELLED_KEYS.items():

@@ -31,6 +31,7 @@ from llm_formulas.formulas.symbols import (
     d,
     d_ff,
     d_head,
+    d_lat,
     d_moe,
     d_nope,
     d_rope,
@@ -44,6 +45,7 @@ from llm_formulas.formulas.symbols import (
     k,
     l,
     mla,
+    moe_lat,
     p,
     q,
     q_lora,
@@ -501,7 +503,9 @@ MOE = (
     "megatron/core/transformer/moe/experts.py) keeps an expert's fc1 output and its fp32 weight only, not the SiLU "
     "output and the product: 2(3 + 2σ_gated − 2σ_gated·σ_GLU)·d_moe/t bytes per copy. Under sequence parallelism with "
     "expert tensor parallelism t_E < t (--expert-tensor-parallel-size) the t/t_E ranks of one group route different "
-    "tokens to experts of width d_moe/t_E: a rank holds t_E/t of the copies' 2h + 4 bytes, the experts' bytes unchanged."
+    "tokens to experts of width d_moe/t_E: a rank holds t_E/t of the copies' 2h + 4 bytes, the experts' bytes unchanged. "
+    "A latent MoE (σ_lat = 1, Nemotron-3-Super) projects the router's input h → d_lat before the dispatch (nothing new "
+    "saved) and the combined outputs d_lat → h after (2·d_lat bytes per token): its copies are 2·d_lat + 4 bytes."
 )
 MOE_TP = [MEGATRON_TP, divides(t, g), divides(t, d_moe), divides(t, d_sh), Condition("t_E divides t"),
           Condition("without sequence parallelism t_E = t (Megatron Core's MoE dispatcher needs SP for TP > 1)")]
@@ -514,7 +518,8 @@ ATTENTION_SPLIT = (1 - mla) * 4 * d_head * (a + g) + mla * MLA_HEADS  # the head
 GLU = 4 + 4 * gated - 2 * gated * glu_fused  # bytes per unit of MLP width: an unfused SwiGLU keeps 4 tensors, a fused one 3
 DENSE_MLP_SPLIT = GLU * d_ff  # the dense MLP's d_ff-wide tensors
 MOE_ROUTER = 4 * E + 28 * k + 2 * sh_gate * h  # fp32 scores, int64 indices and order and token index, fp32 top-k values; the gated shared output
-MOE_COPIES = 2 * k * h + 4 * k  # the dispatched copies and their fp32 weights, whole on every tensor-parallel rank
+MOE_LATENT = 2 * moe_lat * d_lat  # a latent MoE's combined outputs, fc2_latent_proj's input (Nemotron-3-Super)
+MOE_COPIES = 2 * k * (h + moe_lat * (d_lat - h)) + 4 * k  # the dispatched copies (d_lat wide in a latent MoE) and their fp32 weights, whole on every tensor-parallel rank
 MOE_SPLIT = 2 * k * (3 + 2 * gated - 2 * gated * glu_fused) * d_moe + GLU * d_sh  # the experts' and shared experts' inner tensors
 DECODER_WHOLE = (8 + 2 * drop) * h + mla * MLA_LATENT  # per token, whole on every rank unless sequence parallelism splits it
 SCORES = (2 + 3 * drop) * a * s**2 * b  # eager core: the softmax output, with dropout its mask and the dropped scores
@@ -581,7 +586,7 @@ layer_decoder = _decoder_forms(
 )
 layer_moe = _decoder_forms(
     "memory.activations.layer.decoder.moe",
-    _token_bytes("memory.activations.token.moe", MOE_TITLE, DECODER_WHOLE + MOE_ROUTER, ATTENTION_SPLIT + MOE_SPLIT,
+    _token_bytes("memory.activations.token.moe", MOE_TITLE, DECODER_WHOLE + MOE_ROUTER + MOE_LATENT, ATTENTION_SPLIT + MOE_SPLIT,
                  MOE_COPIES),
     MOE_TITLE, DECODER + MOE, "memory.activations.layer.decoder", MOE_TP,
 )

@@ -153,6 +153,10 @@ QWEN3_VL = Tower(  # Qwen3-VL's ViT with learned positions, its merger and the D
     ),
     top={"merge": Rule("vision_config.spatial_merge_size", lambda c, v: 0)},
 )
+QWEN3_5_VISION = Tower(  # Qwen3.5's ViT: Qwen3-VL's without the DeepStack mergers (modeling_qwen3_5.py, Qwen3_5VisionModel)
+    "Qwen3.5 ViT", QWEN3_VL.block, QWEN3_VL.layers, QWEN3_VL.stem, QWEN3_VL.positions,
+    projector=tuple(part for part in QWEN3_VL.projector if not part.label.startswith("deepstack.")), top=QWEN3_VL.top,
+)
 LLAMA4_VISION = Tower(  # Llama-4's vision encoder, its pixel-shuffle adapter and projector (modeling_llama4.py)
     "Llama-4 ViT",
     block={"h": Key("hidden_size", default=768), "a": Key("num_attention_heads", default=16), "d_head": HEAD,
@@ -193,6 +197,8 @@ MULTIMODAL: dict[str, Multimodal] = {m.model_type: m for m in (
     Multimodal("qwen3_vl", "Qwen3-VL dense", "qwen3_vl_text", QWEN3_VL, _tied(False)),
     Multimodal("qwen3_vl_moe", "Qwen3-VL MoE", "qwen3_vl_moe_text", QWEN3_VL, _tied(False)),
     Multimodal("llama4", "Llama 4 Scout, Maverick (with the vision encoder)", "llama4_text", LLAMA4_VISION, _tied(False)),
+    Multimodal("qwen3_5", "Qwen3.5 dense (with its ViT)", "qwen3_5_text", QWEN3_5_VISION, _tied(False)),
+    Multimodal("qwen3_5_moe", "Qwen3.5 MoE, Qwen3.6 MoE (with its ViT)", "qwen3_5_moe_text", QWEN3_5_VISION, _tied(False)),
 )}
 
 

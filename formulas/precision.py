@@ -42,6 +42,7 @@ from llm_formulas.formulas.symbols import (
     d_ff,
     d_head,
     d_in,
+    d_lat,
     d_moe,
     d_out,
     d_sh,
@@ -60,6 +61,7 @@ from llm_formulas.formulas.symbols import (
     lora_up,
     lora_v,
     mla,
+    moe_lat,
     P,
     p,
     P_exp,
@@ -268,10 +270,11 @@ MLP_WEIGHTS = (2 + gated) * h * d_ff_any  # up (and gate) and down matrices
 quantized = formula(
     "params.quantized.linear",
     (l * ATTENTION_WEIGHTS + (l - l_moe) * MLP_WEIGHTS.subs(d_ff_any, d_ff)
-     + l_moe * (E * MLP_WEIGHTS.subs(d_ff_any, d_moe) + h * E + MLP_WEIGHTS.subs(d_ff_any, d_sh))) * u_param,
+     + l_moe * (E * MLP_WEIGHTS.subs({d_ff_any: d_moe, h: arch.EXPERT_WIDTH}) + h * E + MLP_WEIGHTS.subs(d_ff_any, d_sh)
+                + moe_lat * 2 * h * d_lat)) * u_param,
     "parameter",
     "the weights a quantizer converts: every projection matrix of the l layers (Q, K, V, O; dense MLPs; routed and "
-    "shared experts and routers of the l_moe MoE layers); bitsandbytes replaces their nn.Linear, while biases, norms, "
+    "shared experts, routers and latent projections of the l_moe MoE layers); bitsandbytes replaces their nn.Linear, while biases, norms, "
     "embeddings and the output head stay 16-bit",
     sources=[QLORA, BNB],
     related=["params.decoder.attention", "params.decoder.mlp"],

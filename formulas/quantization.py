@@ -137,6 +137,10 @@ def inventory(v: dict[str, int]) -> list[Matrix]:
         add("attention", (f"{attn}.kv_a_proj_with_mqa",), v["h"], v["r_kv"] + v["d_rope"], attending)
         add("attention", (f"{attn}.kv_b_proj",), v["r_kv"], v["a"] * (v["d_nope"] + v["d_v"]), attending)
         add("attention", (f"{attn}.o_proj",), v["a"] * v["d_v"], v["h"], attending)
+        indexed = attending * v["dsa"]  # DSA's indexer: wq_b and wk linear layers; weights_proj kept 16-bit (DeepSeek's
+        add("attention", (f"{attn}.indexer.wq_b",), v["r_q"], v["n_idx"] * v["d_idx"], indexed)  # model.py stores it in bf16)
+        add("attention", (f"{attn}.indexer.wk",), v["h"], v["d_idx"], indexed)
+        add("indexer", (f"{attn}.indexer.weights_proj",), v["h"], v["n_idx"], indexed)
     else:
         add("attention", (f"{attn}.q_proj",), v["h"], (1 + v["attn_gate"]) * v["a"] * v["d_head"], attending, v["b_q"])
         for name in ("k_proj", "v_proj"):
@@ -146,7 +150,10 @@ def inventory(v: dict[str, int]) -> list[Matrix]:
         add("attention", (f"{layer}.crossattention",), v["h"], 4 * v["a"] * v["d_head"], v["l"])  # four h→h maps, as one kind
     dense = v["l"] - v["l_moe"] - v["l_nomlp"]
     _mlp(add, "mlp", f"{layer}.mlp", v["h"], v["d_ff"], v["gated"], dense, v["b_mlp"])
-    _mlp(add, "experts", f"{layer}.mlp.experts", v["h"], v["d_moe"], v["gated"], v["l_moe"] * v["E"], v["b_mlp"], fused=True)
+    expert_width = v["d_lat"] if v["moe_lat"] else v["h"]  # Nemotron-3-Super's experts work at the latent width
+    _mlp(add, "experts", f"{layer}.mlp.experts", expert_width, v["d_moe"], v["gated"], v["l_moe"] * v["E"], v["b_mlp"], fused=True)
+    add("mlp", (f"{layer}.mlp.fc1_latent_proj",), v["h"], v["d_lat"], v["l_moe"] * v["moe_lat"], v["b_mlp"])  # nn.Linear each
+    add("mlp", (f"{layer}.mlp.fc2_latent_proj",), v["d_lat"], v["h"], v["l_moe"] * v["moe_lat"], v["b_mlp"])
     _mlp(add, "shared", f"{layer}.mlp.shared_expert", v["h"], v["d_sh"], v["gated"], v["l_moe"], aliases=("shared_experts",))
     add("router", (f"{layer}.mlp.gate", f"{layer}.mlp.router"), v["h"], v["E"], v["l_moe"])
     add("shared", (f"{layer}.mlp.shared_expert_gate",), v["h"], 1, v["l_moe"] * v["sh_gate"])  # an nn.Linear h→1

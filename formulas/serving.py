@@ -262,11 +262,12 @@ mixers_step = formula(
 decode_linear = formula(
     "serving.decode.flops.linear",
     l_attn * _at("flops.decoder.attention.projections", s=1) + arch.l_mlp * _at("flops.decoder.mlp", s=1)
-    + l_moe * (_at("flops.decoder.experts", s=1) + _at("flops.decoder.shared_experts", s=1) + _at("flops.decoder.router", s=1))
+    + l_moe * (_at("flops.decoder.experts", s=1) + _at("flops.decoder.shared_experts", s=1) + _at("flops.decoder.router", s=1)
+               + _at("flops.decoder.moe_latent", s=1))
     + mixers_step.part + _at("flops.decoder.embedding_projections", s=1) + _at("flops.decoder.logits", s=1),
     "FLOP",
     "a decoding step's GEMMs without its attention over the cache: every attention layer's projections, the recurrent "
-    "mixers' one-token updates, dense MLPs, routed (k per token) and shared experts and routers, and the logits, for b "
+    "mixers' one-token updates, dense MLPs, routed (k per token) and shared experts, routers and latent projections, and the logits, for b "
     "new tokens",
     sources=[FLOP_COUNTER],
     conditions=[arch.MOE_LAYERS, arch.MIXERS, arch.CHANNELS],
@@ -312,7 +313,7 @@ experts_touched = formula(
     symbol_latex=r"E_{hit}",
 )
 TABLES_READ = (V + b) * d_emb * u_param  # the head's whole matrix (its own or the tied one) and the b embedding rows
-HIT_LAYER = E_hit * arch.expert.part + arch.router.part + arch.shared_experts.part  # E_hit of E experts
+HIT_LAYER = E_hit * arch.expert.part + arch.router.part + arch.shared_experts.part + arch.moe_latent.part  # E_hit of E experts
 MIXERS_HELD = (l_mamba * recurrent.mamba.part + l_ssd * recurrent.mamba2.part + l_lru * recurrent.rglru.part
                + l_gdn * recurrent.gdn.part)  # the recurrent mixers, each read whole
 REST_READ = ((proj_emb * 2 * d_emb * h + pos_table * b * h + arch.head_bias * V) * u_param + arch.emb_norm * arch.norm * u_param
@@ -376,7 +377,7 @@ prefill_flops = formula(
 PREFILL_GEMMS = prefill_flops.part - l_attn * _at("flops.decoder.attention.scores", s=s_in)  # all but attention
 prefill_causal = formula(
     "serving.prefill.flops.causal",
-    PREFILL_GEMMS + 2 * b * a * arch.score_width * ((l_attn - l_win) * pairs_full + l_win * pairs_window) * u_flop,
+    PREFILL_GEMMS + _at("flops.decoder.attention.scores", s=1) * ((l_attn - l_win) * pairs_full + l_win * pairs_window),
     "FLOP",
     "the same prefill as a causal kernel computes it: s_in(s_in + 1)/2 query-key pairs in a full attention layer, "
     "s_in·m − m(m − 1)/2 with m = min(s_in, W) in a windowed one",

@@ -31,7 +31,7 @@ def meta_count(config: dict) -> int:
 
 
 def _tensors(layer) -> list[torch.Tensor]:
-    found = [getattr(layer, name, None) for name in ("keys", "values")]
+    found = [getattr(layer, name, None) for name in ("keys", "values", "indexer_keys")]  # DSA: the indexer's keys too
     for name in ("conv_states", "recurrent_states"):
         found += list((getattr(layer, name, None) or {}).values())
     return [t for t in found if isinstance(t, torch.Tensor)]
@@ -90,3 +90,13 @@ def cache_bytes(model: torch.nn.Module, config: dict, batch: int, seq: int) -> l
         tensors = _tensors(layer) + (held[index] if index < len(held) else [])
         sizes.append(sum(t.numel() * t.element_size() for t in tensors))
     return sizes
+
+
+def decode_step_flops(model: torch.nn.Module, config: dict, batch: int, prompt: int, seed: int = 3) -> int:
+    """FlopCounterMode around one decoding step after a prefill of ``prompt`` tokens, with the model's own cache."""
+    tokens_in = torch.randint(1, config["vocab_size"], (batch, prompt), generator=torch.Generator().manual_seed(seed))
+    with torch.no_grad():
+        cache = _returned_cache(model(tokens_in, use_cache=True, logits_to_keep=1))
+        with FlopCounterMode(display=False) as counter:
+            model(tokens_in[:, :1], cache=cache, use_cache=True)
+    return counter.get_total_flops()

@@ -18,6 +18,8 @@ transformers 5.24's Mixtral/DeepseekV3 MoE run it:
              that multiply, the weights in fp32);
   combine    the down projections' outputs added back to their tokens (scatter_add: only the index is saved;
              index_add would also keep the [T·k, h] outputs);
+  latent     ``d_lat`` > 0 (Nemotron-3-Super): a replicated h → d_lat projection before the dispatch (its input is
+             the router's) and d_lat → h after the combine (saves its d_lat-wide input); the copies are d_lat wide;
   shared     ``d_sh`` > 0: a dense MLP of width d_sh/tp on every token (column/row parallel like the dense MLP),
              optionally scaled by a sigmoid gate h → 1 (Qwen2-MoE; the product saves the shared output).
 Expert parallelism is not simulated: under balanced routing an expert-parallel rank receives as many copies
@@ -102,7 +104,7 @@ class MoELayer(MegatronLayer):
     """The dense reference layer with its MLP replaced by E experts of width d_moe, k per token (see the module)."""
 
     def __init__(self, h: int, a: int, *, E: int, k: int, d_moe: int, gated: bool = True, d_sh: int = 0,
-                 sh_gate: bool = False, expert_tp: int | None = None, **options):
+                 sh_gate: bool = False, expert_tp: int | None = None, d_lat: int = 0, **options):
         super().__init__(h, a, **options)
         tp = self.tp
         self.expert_tp = tp if expert_tp is None else expert_tp
@@ -112,8 +114,13 @@ class MoELayer(MegatronLayer):
         del self.fc1, self.fc2  # the dense MLP's matrices
         self.router = torch.nn.Linear(h, E, bias=False, dtype=DTYPE)
         width = (2 if gated else 1) * d_moe // self.expert_tp
-        self.w1 = torch.nn.Parameter(torch.randn(E, width, h, dtype=DTYPE) / h**0.5)
-        self.w2 = torch.nn.Parameter(torch.randn(E, h, d_moe // self.expert_tp, dtype=DTYPE) / d_moe**0.5)
+        outer = d_lat or h  # Nemotron-3-Super's latent MoE: the experts read and write d_lat
+        self.w1 = torch.nn.Parameter(torch.randn(E, width, outer, dtype=DTYPE) / outer**0.5)
+        self.w2 = torch.nn.Parameter(torch.randn(E, outer, d_moe // self.expert_tp, dtype=DTYPE) / d_moe**0.5)
+        if d_lat:  # fc1_latent_proj h → d_lat before the experts, fc2_latent_proj d_lat → h after (replicated)
+            self.lat_down = torch.nn.Linear(h, d_lat, bias=False, dtype=DTYPE)
+            self.lat_up = torch.nn.Linear(d_lat, h, bias=False, dtype=DTYPE)
+        self.d_lat = d_lat
         if d_sh:
             self.sh_fc1 = torch.nn.Linear(h, (2 if gated else 1) * d_sh // tp, dtype=DTYPE)
             self.sh_fc2 = torch.nn.Linear(d_sh // tp, h, dtype=DTYPE)
@@ -151,7 +158,8 @@ class MoELayer(MegatronLayer):
             order = index.flatten().argsort(stable=True)
             token_of = order // self.k
             counts = torch.bincount(index.flatten(), minlength=self.E).tolist()
-        copies, routed_weights = tokens[token_of], weights.flatten()[order]
+        routed = self.lat_down(tokens) if self.d_lat else tokens  # the latent projection saves the router's input
+        copies, routed_weights = routed[token_of], weights.flatten()[order]
         if self.sequence_parallel and self.expert_tp < self.tp:  # experts over t_E ranks: this rank's copies only
             out = self.experts(copies, routed_weights, counts)
         elif self.sequence_parallel:  # all-gather over the tp ranks: every rank runs its d_moe/tp of all copies
@@ -161,7 +169,9 @@ class MoELayer(MegatronLayer):
             out = out[: out.shape[0] // self.tp]  # the reduce-scatter: this rank's copies
         else:
             out = self.experts(copies, routed_weights, counts)
-        combined = torch.zeros_like(tokens).scatter_add(0, token_of[:, None].expand(-1, h), out)  # saves the index only
+        combined = torch.zeros_like(routed).scatter_add(0, token_of[:, None].expand(-1, routed.shape[1]), out)  # saves the index only
+        if self.d_lat:
+            combined = self.lat_up(combined)  # saves its d_lat-wide input
         if self.d_sh:
             z = self.column(self.sh_fc1, y)
             shared = self.row(self.sh_fc2, self.activation(z)).reshape(-1, h)

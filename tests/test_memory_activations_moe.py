@@ -27,7 +27,7 @@ def statistics(s, b, *, norms=2, router=False, shared_gate=False, shards=1):
     return tokens * (norms * 2 * 2 + (4 if router else 0) + (2 if shared_gate else 0))
 
 
-CLASSIC_RUN = dict(drop=1, glu_fused=0)  # the reference blocks' dropout (p = 0.1) and unfused SwiGLU
+CLASSIC_RUN = dict(drop=1, glu_fused=0, moe_lat=0)  # the reference blocks' dropout (p = 0.1) and unfused SwiGLU, no latent MoE
 
 
 def sizes(**named):

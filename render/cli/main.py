@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("llm_formulas.render.cli.catalogue_commands", "show a formula, its inputs, sources and derivation steps"),
     "eval": ("llm_formulas.render.cli.catalogue_commands", "evaluate a formula exactly: llm-formulas eval params.total l=12 h=768 V=50257 s=1024"),
     "check": ("llm_formulas.render.cli.catalogue_commands", "prove every derivation step, unit and cross-check; exit 1 if any fails"),
+    "families": ("llm_formulas.render.cli.families_command", "every model type a config.json may name, the transformers version its counts were checked against, and the commands that price it"),
     "params": ("llm_formulas.render.cli.model_commands", "exact parameter count of a config.json or named model, total, active and by component"),
     "flops": ("llm_formulas.render.cli.model_commands", "forward, backward and training FLOPs of one step of b sequences of s tokens (eager attention, every GEMM)"),
     "kv-cache": ("llm_formulas.render.cli.kv_cache_command", "bytes a decoding KV cache holds for b sequences of s tokens, per layer kind (default: what transformers' cache holds)"),

@@ -68,6 +68,7 @@ def parameter_components(architecture: Architecture) -> dict[str, int]:
         "experts": n["l_moe"] * experts * _value(architecture, "params.decoder.expert"),
         "shared_experts": n["l_moe"] * _value(architecture, "params.decoder.shared_experts"),
         "router": n["l_moe"] * _value(architecture, "params.decoder.router"),
+        "moe_latent": n["l_moe"] * _value(architecture, "params.decoder.moe_latent"),
         "norms": n["l"] * _value(architecture, "params.decoder.norms") + _value(architecture, "params.decoder.final_norm"),
         "head": _value(architecture, "params.decoder.head"),
     }
@@ -149,6 +150,7 @@ FLOP_COMPONENTS = {  # name: (formula, layers it runs in)
     "experts": ("flops.decoder.experts", "l_moe"),
     "shared_experts": ("flops.decoder.shared_experts", "l_moe"),
     "router": ("flops.decoder.router", "l_moe"),
+    "moe_latent": ("flops.decoder.moe_latent", "l_moe"),
 }
 
 
