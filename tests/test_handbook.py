@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import subprocess
 
-import pytest
 
 import llm_formulas as lf
 from build_session import built
@@ -56,9 +55,8 @@ def test_a_composed_formula_names_its_parts_with_their_sections():
     assert r"\Psi_{emb}" in entry and r"\ref{f:params-decoder-embeddings}" in entry
 
 
-@pytest.mark.parametrize("volume", ["handbook.pdf", "reference.pdf"])
-def test_no_page_runs_into_its_page_number(volume):
-    pdf = built().out / volume
+def test_no_page_runs_into_its_page_number():
+    pdf, _ = _handbook()
     words = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True,
                            timeout=300).stdout
     crowded = []

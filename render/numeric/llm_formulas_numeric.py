@@ -1729,12 +1729,12 @@ def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, *,
     return numpy.float64(4*a*b*s/t + b*s*(d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t)
 
 
-def memory_activations_token_moe_whole(h, E, k, *, mla=0, q_lora=0, sh_gate=0, drop=1, r_q=None, r_kv=None, d_rope=None):
+def memory_activations_token_moe_whole(h, E, k, *, mla=0, q_lora=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, r_q=None, r_kv=None, d_rope=None):
     r"""activation bytes per token of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh), kept whole on every TP rank (split along s under sequence parallelism).
 
-    memory.activations.token.moe.whole [byte] = 4*E + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv)
+    memory.activations.token.moe.whole [byte] = 4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv)
 
-    LaTeX: a_{whole}^{moe} = 4 E + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)
+    LaTeX: a_{whole}^{moe} = 4 E + 2 d_{lat} \sigma_{lat} + 2 h \sigma_{sh} + h \left(2 \sigma_{drop} + 8\right) + 28 k + \sigma_{MLA} \left(2 d_{rope} + 4 \sigma_{r_Q} r_Q + 4 r_{KV}\right)
 
     Args:
         h: hidden size [1]
@@ -1742,6 +1742,8 @@ def memory_activations_token_moe_whole(h, E, k, *, mla=0, q_lora=0, sh_gate=0, d
         k: experts per token [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
@@ -1763,12 +1765,14 @@ def memory_activations_token_moe_whole(h, E, k, *, mla=0, q_lora=0, sh_gate=0, d
     k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
     r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
-    return numpy.float64(4*E + 2*h*sh_gate + h*(2*drop + 8) + 28*k + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))
+    return numpy.float64(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 28*k + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))
 
 
 def memory_activations_token_moe_split(a, g, d_head, k, d_moe, *, gated=0, mla=0, d_sh=0, glu_fused=0, d_rope=None, d_nope=None, d_v=None):
@@ -1817,16 +1821,18 @@ def memory_activations_token_moe_split(a, g, d_head, k, d_moe, *, gated=0, mla=0
     return numpy.float64(d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))
 
 
-def memory_activations_token_moe_copies(h, k):
+def memory_activations_token_moe_copies(h, k, *, moe_lat=0, d_lat=0):
     r"""activation bytes per token of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh), of the k dispatched expert copies and their fp32 weights, whole on every TP rank without sequence parallelism.
 
-    memory.activations.token.moe.copies [byte] = 2*h*k + 4*k
+    memory.activations.token.moe.copies [byte] = 2*k*(h + moe_lat*(d_lat - h)) + 4*k
 
-    LaTeX: a_{copies}^{moe} = 2 h k + 4 k
+    LaTeX: a_{copies}^{moe} = 2 k \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) + 4 k
 
     Args:
         h: hidden size [1]
         k: experts per token [1]
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
 
     Returns: activation bytes per token of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh), of the k dispatched expert copies and their fp32 weights, whole on every TP rank without sequence parallelism [byte]
 
@@ -1834,13 +1840,15 @@ def memory_activations_token_moe_copies(h, k):
     """
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
-    return numpy.float64(2*h*k + 4*k)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
+    return numpy.float64(2*k*(h + moe_lat*(d_lat - h)) + 4*k)
 
 
-def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel.
 
-    memory.activations.layer.decoder.moe.tp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
+    memory.activations.layer.decoder.moe.tp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 2*k*(h + moe_lat*(d_lat - h)) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
 
     LaTeX: A_{moe}^{tp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + b s \left(a_{copies}^{moe} + \frac{a_{split}^{moe}}{t} + a_{whole}^{moe}\right)
 
@@ -1859,6 +1867,8 @@ def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_mo
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
         glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
@@ -1898,6 +1908,8 @@ def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_mo
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
     glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
@@ -1906,13 +1918,13 @@ def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_mo
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(a*b*s**2*(3*drop + 2)/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q) + (d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))/t))
+    return numpy.float64(a*b*s**2*(3*drop + 2)/t + b*s*(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 2*k*(h + moe_lat*(d_lat - h)) + 32*k + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q) + (d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))/t))
 
 
-def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel.
 
-    memory.activations.layer.decoder.moe.tp_sp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+    memory.activations.layer.decoder.moe.tp_sp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(t_e*(2*k*(h + moe_lat*(d_lat - h)) + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_lat*moe_lat + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
     LaTeX: A_{moe}^{tp,sp} = \frac{a b s^{2} \left(3 \sigma_{drop} + 2\right)}{t} + b s \left(\frac{a_{copies}^{moe} t_{E}}{t} + \frac{a_{split}^{moe} + a_{whole}^{moe}}{t}\right)
 
@@ -1932,6 +1944,8 @@ def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
         glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
@@ -1972,6 +1986,8 @@ def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
     glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
@@ -1980,13 +1996,13 @@ def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(a*b*s**2*(3*drop + 2)/t + b*s*(t_e*(2*h*k + 4*k)/t + (4*E + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t))
+    return numpy.float64(a*b*s**2*(3*drop + 2)/t + b*s*(t_e*(2*k*(h + moe_lat*(d_lat - h)) + 4*k)/t + (4*E + d_head*(4 - 4*mla)*(a + g) + 2*d_lat*moe_lat + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t))
 
 
-def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, selective recompute.
 
-    memory.activations.layer.decoder.moe.selective [byte] = b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
+    memory.activations.layer.decoder.moe.selective [byte] = b*s*(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 2*k*(h + moe_lat*(d_lat - h)) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
 
     LaTeX: A_{moe}^{selective} = b s \left(a_{copies}^{moe} + \frac{a_{split}^{moe}}{t} + a_{whole}^{moe}\right)
 
@@ -2005,6 +2021,8 @@ def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, 
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
         glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
@@ -2044,6 +2062,8 @@ def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, 
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
     glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
@@ -2052,13 +2072,13 @@ def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, 
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q) + (d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))/t))
+    return numpy.float64(b*s*(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 2*k*(h + moe_lat*(d_lat - h)) + 32*k + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q) + (d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))/t))
 
 
-def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, selective recompute.
 
-    memory.activations.layer.decoder.moe.selective_sp [byte] = b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+    memory.activations.layer.decoder.moe.selective_sp [byte] = b*s*(t_e*(2*k*(h + moe_lat*(d_lat - h)) + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_lat*moe_lat + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
     LaTeX: A_{moe}^{selective,sp} = b s \left(\frac{a_{copies}^{moe} t_{E}}{t} + \frac{a_{split}^{moe} + a_{whole}^{moe}}{t}\right)
 
@@ -2078,6 +2098,8 @@ def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, 
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
         glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
@@ -2118,6 +2140,8 @@ def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, 
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
     glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
@@ -2126,13 +2150,13 @@ def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, 
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(b*s*(t_e*(2*h*k + 4*k)/t + (4*E + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t))
+    return numpy.float64(b*s*(t_e*(2*k*(h + moe_lat*(d_lat - h)) + 4*k)/t + (4*E + d_head*(4 - 4*mla)*(a + g) + 2*d_lat*moe_lat + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t))
 
 
-def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, FlashAttention.
 
-    memory.activations.layer.decoder.moe.flash [byte] = 4*a*b*s/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
+    memory.activations.layer.decoder.moe.flash [byte] = 4*a*b*s/t + b*s*(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 2*k*(h + moe_lat*(d_lat - h)) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
 
     LaTeX: A_{moe}^{flash} = \frac{4 a b s}{t} + b s \left(a_{copies}^{moe} + \frac{a_{split}^{moe}}{t} + a_{whole}^{moe}\right)
 
@@ -2151,6 +2175,8 @@ def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
         glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
@@ -2190,6 +2216,8 @@ def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
     glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
@@ -2198,13 +2226,13 @@ def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(4*a*b*s/t + b*s*(4*E + 2*h*k + 2*h*sh_gate + h*(2*drop + 8) + 32*k + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q) + (d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))/t))
+    return numpy.float64(4*a*b*s/t + b*s*(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 2*k*(h + moe_lat*(d_lat - h)) + 32*k + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q) + (d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))/t))
 
 
-def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, FlashAttention.
 
-    memory.activations.layer.decoder.moe.flash_sp [byte] = 4*a*b*s/t + b*s*(t_e*(2*h*k + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
+    memory.activations.layer.decoder.moe.flash_sp [byte] = 4*a*b*s/t + b*s*(t_e*(2*k*(h + moe_lat*(d_lat - h)) + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_lat*moe_lat + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
 
     LaTeX: A_{moe}^{flash,sp} = \frac{4 a b s}{t} + b s \left(\frac{a_{copies}^{moe} t_{E}}{t} + \frac{a_{split}^{moe} + a_{whole}^{moe}}{t}\right)
 
@@ -2224,6 +2252,8 @@ def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         drop: 1 if the block trains with dropout (a mask saved per dropout: GPT-2/GPT-3 recipes); 0 without (Llama, Mixtral, DeepSeek: p = 0 saves nothing, the softmax output is the scores·V input) [1] (default 1, the classic model)
         glu_fused: 1 if the gated activation (SwiGLU) is one fused kernel that saves only its input (Megatron Core's bias_swiglu_impl and weighted_bias_swiglu_impl); 0 for SiLU and product as two ops [1] (default 0, the classic model)
@@ -2264,6 +2294,8 @@ def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     drop = drop if type(drop) is float else numpy.asarray(drop, dtype=numpy.float64)
     glu_fused = glu_fused if type(glu_fused) is float else numpy.asarray(glu_fused, dtype=numpy.float64)
@@ -2272,7 +2304,7 @@ def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(4*a*b*s/t + b*s*(t_e*(2*h*k + 4*k)/t + (4*E + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t))
+    return numpy.float64(4*a*b*s/t + b*s*(t_e*(2*k*(h + moe_lat*(d_lat - h)) + 4*k)/t + (4*E + d_head*(4 - 4*mla)*(a + g) + 2*d_lat*moe_lat + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t))
 
 
 def memory_activations_1f1b(b, s, h, a, l, t):
@@ -4155,12 +4187,40 @@ def params_decoder_embeddings(h, V, n_pos, d_emb, *, o_pos=0, pos_table=1, norm_
     return numpy.float64(V*d_emb + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos))
 
 
-def params_decoder_attention_mla(h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, r_q=None):
-    r"""one layer's multi-head latent attention from its ranks: queries h→r_Q (normed) →a·(d_nope + d_rope) or h→a·(d_nope + d_rope); the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h.
+def params_decoder_indexer(h, dsa, d_idx, *, n_idx=0, r_q=None):
+    r"""DeepSeek sparse attention's lightning indexer in one MLA layer: wq_b r_Q→n_idx·d_idx from the query latent, wk h→d_idx (one key shared by its heads), the key's LayerNorm (scale and shift), weights_proj h→n_idx.
 
-    params.decoder.attention.mla [parameter] = a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv
+    params.decoder.indexer [parameter] = dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx)
 
-    LaTeX: \Psi_{MLA} = a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}
+    LaTeX: \Psi_{idx} = \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + 2 d_{idx} + h n_{idx}\right)
+
+    Args:
+        h: hidden size [1]
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1]
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1]
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+
+    Returns: DeepSeek sparse attention's lightning indexer in one MLA layer: wq_b r_Q→n_idx·d_idx from the query latent, wk h→d_idx (one key shared by its heads), the key's LayerNorm (scale and shift), weights_proj h→n_idx [parameter]
+
+    Sources: transformers 5.24, models/deepseek_v32/modeling_deepseek_v32.py: DeepseekV32Indexer (wq_b, wk, k_norm, weights_proj; its scores q·kᵀ per head, weighted and summed over heads; its key cache)
+    """
+    if r_q is None:
+        r_q = _gated('params.decoder.indexer', 'r_q', r_q, {'n_idx': (n_idx, 0)})
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    return numpy.float64(dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx))
+
+
+def params_decoder_attention_mla(h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, dsa=0, n_idx=0, d_idx=0, r_q=None):
+    r"""one layer's multi-head latent attention from its ranks: queries h→r_Q (normed) →a·(d_nope + d_rope) or h→a·(d_nope + d_rope); the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h; DeepSeek sparse attention's indexer where it has one.
+
+    params.decoder.attention.mla [parameter] = a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv
+
+    LaTeX: \Psi_{MLA} = \Psi_{idx} + a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q + r_Q\right) + r_{KV}
 
     Args:
         h: hidden size [1]
@@ -4170,14 +4230,17 @@ def params_decoder_attention_mla(h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, r
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
         d_v: MLA value head width (v_head_dim) [1]
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
 
-    Returns: one layer's multi-head latent attention from its ranks: queries h→r_Q (normed) →a·(d_nope + d_rope) or h→a·(d_nope + d_rope); the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h [parameter]
+    Returns: one layer's multi-head latent attention from its ranks: queries h→r_Q (normed) →a·(d_nope + d_rope) or h→a·(d_nope + d_rope); the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h; DeepSeek sparse attention's indexer where it has one [parameter]
 
-    Sources: transformers 5.24, parameter shapes; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    Sources: transformers 5.24, parameter shapes; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE; transformers 5.24, models/deepseek_v32/modeling_deepseek_v32.py: DeepseekV32Indexer (wq_b, wk, k_norm, weights_proj; its scores q·kᵀ per head, weighted and summed over heads; its key cache)
     """
     if r_q is None:
-        r_q = _gated('params.decoder.attention.mla', 'r_q', r_q, {'q_lora': (q_lora, 0)})
+        r_q = _gated('params.decoder.attention.mla', 'r_q', r_q, {'q_lora': (q_lora, 0), 'dsa': (dsa, 0)})
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
@@ -4185,14 +4248,17 @@ def params_decoder_attention_mla(h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, r
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
-    return numpy.float64(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q))
+    return numpy.float64(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q))
 
 
-def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, dsa=0, n_idx=0, d_idx=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""one layer's attention: W_Q (h×a·d_head, twice that with an output gate), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch; or MLA; plus q/k norms and one sink logit per head where the family has them.
 
-    params.decoder.attention [parameter] = a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
+    params.decoder.attention [parameter] = a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
     LaTeX: \Psi_{attn} = \Psi_{MLA} \sigma_{MLA} + a \sigma_{sink} + 2 d_{head} \sigma_{qk} + d_{head} \sigma_{qk,full} \left(a + g\right) + \left(1 - \sigma_{MLA}\right) \left(a d_{head} h + \sigma_{b_O} h + 2 d_{head} g h + d_{head} g \left(\sigma_{b_K} + \sigma_{b_V}\right) + \left(\sigma_{gate} + 1\right) \left(a \sigma_{b_Q} d_{head} + a d_{head} h\right)\right)
 
@@ -4210,6 +4276,9 @@ def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla
         qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
         qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -4224,7 +4293,7 @@ def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla
     Sources: transformers 5.24, parameter shapes; Ainslie et al. 2023, g key/value heads; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE; OpenAI 2025, §2.1 alternating banded window of 128 tokens, learned attention sinks
     """
     if r_q is None:
-        r_q = _gated('params.decoder.attention', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('params.decoder.attention', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('params.decoder.attention', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -4246,13 +4315,16 @@ def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla
     qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
     qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
     sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
     r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))
+    return numpy.float64(a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))
 
 
 def params_decoder_mlp(h, d_ff, *, gated=0, b_mlp=1):
@@ -4279,20 +4351,22 @@ def params_decoder_mlp(h, d_ff, *, gated=0, b_mlp=1):
     return numpy.float64(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))
 
 
-def params_decoder_expert(h, d_moe, *, gated=0, b_mlp=1):
-    r"""one routed expert: an MLP of width d_moe (transformers 5.24 stores a layer's E experts as 3-D tensors, E of these each).
+def params_decoder_expert(h, d_moe, *, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
+    r"""one routed expert: an MLP of width d_moe (transformers 5.24 stores a layer's E experts as 3-D tensors, E of these each), reading and writing h, or the latent d_lat where the layer has latent projections.
 
-    params.decoder.expert [parameter] = b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)
+    params.decoder.expert [parameter] = b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))
 
-    LaTeX: \Psi_{expert} = \sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h\right) + d_{moe} h \left(\sigma_{gated} + 2\right)
+    LaTeX: \Psi_{expert} = \sigma_{b_{mlp}} \left(d_{moe} \left(\sigma_{gated} + 1\right) + h + \sigma_{lat} \left(d_{lat} - h\right)\right) + d_{moe} \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right)
 
     Args:
         h: hidden size [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
 
-    Returns: one routed expert: an MLP of width d_moe (transformers 5.24 stores a layer's E experts as 3-D tensors, E of these each) [parameter]
+    Returns: one routed expert: an MLP of width d_moe (transformers 5.24 stores a layer's E experts as 3-D tensors, E of these each), reading and writing h, or the latent d_lat where the layer has latent projections [parameter]
 
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts
     """
@@ -4300,7 +4374,9 @@ def params_decoder_expert(h, d_moe, *, gated=0, b_mlp=1):
     d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
     gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
     b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
-    return numpy.float64(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
+    return numpy.float64(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)))
 
 
 def params_decoder_shared_experts(h, sh_gate, *, gated=0, d_sh=0):
@@ -4325,6 +4401,30 @@ def params_decoder_shared_experts(h, sh_gate, *, gated=0, d_sh=0):
     gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
     return numpy.float64(d_sh*h*(gated + 2) + h*sh_gate)
+
+
+def params_decoder_moe_latent(h, moe_lat, *, b_mlp=1, d_lat=0):
+    r"""a latent MoE layer's projections: h→d_lat before the routed experts, d_lat→h after (the router and shared experts read h).
+
+    params.decoder.moe_latent [parameter] = moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)
+
+    LaTeX: \Psi_{lat} = \sigma_{lat} \left(\sigma_{b_{mlp}} \left(d_{lat} + h\right) + 2 d_{lat} h\right)
+
+    Args:
+        h: hidden size [1]
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1]
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
+
+    Returns: a latent MoE layer's projections: h→d_lat before the routed experts, d_lat→h after (the router and shared experts read h) [parameter]
+
+    Sources: transformers 5.24, models/nemotron_h/modeling_nemotron_h.py: NemotronHMoE's fc1/fc2_latent_proj, NemotronHExperts
+    """
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
+    return numpy.float64(moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h))
 
 
 def params_decoder_router(h, E, *, router_bias=0):
@@ -4405,10 +4505,10 @@ def params_decoder_cross_attention(h, a, d_head, x_attn, *, b_q=1, b_k=1, b_v=1,
     return numpy.float64(x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)))
 
 
-def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, dsa=0, n_idx=0, d_idx=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""one dense decoder layer: attention (and cross-attention where the family has it), MLP, norms.
 
-    params.decoder.layer [parameter] = a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
+    params.decoder.layer [parameter] = a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
     LaTeX: \Psi_{layer} = \Psi_{attn} + \Psi_{cross} + \Psi_{mlp} + \Psi_{norm}
 
@@ -4431,6 +4531,9 @@ def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k
         qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
         qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
@@ -4444,7 +4547,7 @@ def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k
     Sources: transformers 5.24, parameter shapes
     """
     if r_q is None:
-        r_q = _gated('params.decoder.layer', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('params.decoder.layer', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('params.decoder.layer', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -4471,6 +4574,9 @@ def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k
     qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
     qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
     sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
     attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
     r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
@@ -4478,15 +4584,15 @@ def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))
+    return numpy.float64(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))
 
 
-def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""one mixture-of-experts layer: attention, E routed experts, router, shared experts, norms.
 
-    params.decoder.layer.moe [parameter] = E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
+    params.decoder.layer.moe [parameter] = E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
-    LaTeX: \Psi_{layer}^{moe} = \Psi_{attn} + \Psi_{cross} + \Psi_{expert} E + \Psi_{norm} + \Psi_{router} + \Psi_{shared}
+    LaTeX: \Psi_{layer}^{moe} = \Psi_{attn} + \Psi_{cross} + \Psi_{expert} E + \Psi_{lat} + \Psi_{norm} + \Psi_{router} + \Psi_{shared}
 
     Args:
         h: hidden size [1]
@@ -4509,6 +4615,11 @@ def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_
         qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -4524,7 +4635,7 @@ def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts
     """
     if r_q is None:
-        r_q = _gated('params.decoder.layer.moe', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('params.decoder.layer.moe', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('params.decoder.layer.moe', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -4553,6 +4664,11 @@ def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_
     qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
     sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
@@ -4562,15 +4678,15 @@ def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))
+    return numpy.float64(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q) + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))
 
 
-def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""the parameters of one MoE layer that a token uses: k of the E routed experts, the shared ones and the router.
 
-    params.decoder.layer.active [parameter] = E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
+    params.decoder.layer.active [parameter] = E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
 
-    LaTeX: \Psi_{layer}^{active} = \Psi_{attn} + \Psi_{cross} + \Psi_{expert} k + \Psi_{norm} + \Psi_{router} + \Psi_{shared}
+    LaTeX: \Psi_{layer}^{active} = \Psi_{attn} + \Psi_{cross} + \Psi_{expert} k + \Psi_{lat} + \Psi_{norm} + \Psi_{router} + \Psi_{shared}
 
     Args:
         h: hidden size [1]
@@ -4594,6 +4710,11 @@ def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated
         qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -4609,7 +4730,7 @@ def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated
     Sources: transformers 5.24, parameter shapes; Fedus et al. 2021, router h·E, k of E experts; Jiang et al. 2024, top-k routing over E experts
     """
     if r_q is None:
-        r_q = _gated('params.decoder.layer.active', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('params.decoder.layer.active', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('params.decoder.layer.active', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -4639,6 +4760,11 @@ def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated
     qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
     sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
@@ -4648,7 +4774,7 @@ def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))
+    return numpy.float64(E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q) + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))
 
 
 def params_decoder_final_norm(h, *, norm_bias=1, norm_final=1):
@@ -4699,12 +4825,12 @@ def params_decoder_head(V, head_bias, *, tied=1, d_emb=None):
     return numpy.float64(V*d_emb*(1 - tied) + V*head_bias)
 
 
-def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters of a decoder model: embeddings; attention in the layers that have it, a recurrent mixer (Mamba, Mamba-2, RG-LRU, gated delta-net) in the others; every layer's norms; a dense MLP or the experts, router and shared experts; final norm, head (what transformers' model.parameters() holds).
 
-    params.decoder.total [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    params.decoder.total [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: \Psi = \Psi_{attn} l_{attn} + \Psi_{emb} + \Psi_{final} + \Psi_{head} + \Psi_{mlp} l_{mlp} + \Psi_{GDN} l_{GDN} + \Psi_{S6} l_{S6} + \Psi_{SSD} l_{SSD} + \Psi_{LRU} l_{LRU} + l \left(\Psi_{cross} + \Psi_{norm}\right) + l_{moe} \left(\Psi_{expert} E + \Psi_{router} + \Psi_{shared}\right)
+    LaTeX: \Psi = \Psi_{attn} l_{attn} + \Psi_{emb} + \Psi_{final} + \Psi_{head} + \Psi_{mlp} l_{mlp} + \Psi_{GDN} l_{GDN} + \Psi_{S6} l_{S6} + \Psi_{SSD} l_{SSD} + \Psi_{LRU} l_{LRU} + l \left(\Psi_{cross} + \Psi_{norm}\right) + l_{moe} \left(\Psi_{expert} E + \Psi_{lat} + \Psi_{router} + \Psi_{shared}\right)
 
     Args:
         h: hidden size [1]
@@ -4738,6 +4864,11 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -4780,7 +4911,7 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
     if E is None:
         E = _gated('params.decoder.total', 'E', E, {'l_moe': (l_moe, 0)})
     if r_q is None:
-        r_q = _gated('params.decoder.total', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('params.decoder.total', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('params.decoder.total', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -4846,6 +4977,11 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
     sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
@@ -4878,15 +5014,15 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate, E, b_mlp, d_moe, d_sh, gated, h, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))
+    return numpy.float64(V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + d_sh*h*(gated + 2) + h*sh_gate + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h), E, b_mlp, d_lat, d_moe, d_sh, gated, h, moe_lat, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))
 
 
-def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E.
 
-    params.decoder.active [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    params.decoder.active [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: \Psi_{active} = \Psi_{attn} l_{attn} + \Psi_{emb} + \Psi_{final} + \Psi_{head} + \Psi_{mlp} l_{mlp} + \Psi_{GDN} l_{GDN} + \Psi_{S6} l_{S6} + \Psi_{SSD} l_{SSD} + \Psi_{LRU} l_{LRU} + l \left(\Psi_{cross} + \Psi_{norm}\right) + l_{moe} \left(\Psi_{expert} k + \Psi_{router} + \Psi_{shared}\right)
+    LaTeX: \Psi_{active} = \Psi_{attn} l_{attn} + \Psi_{emb} + \Psi_{final} + \Psi_{head} + \Psi_{mlp} l_{mlp} + \Psi_{GDN} l_{GDN} + \Psi_{S6} l_{S6} + \Psi_{SSD} l_{SSD} + \Psi_{LRU} l_{LRU} + l \left(\Psi_{cross} + \Psi_{norm}\right) + l_{moe} \left(\Psi_{expert} k + \Psi_{lat} + \Psi_{router} + \Psi_{shared}\right)
 
     Args:
         h: hidden size [1]
@@ -4920,6 +5056,11 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -4965,7 +5106,7 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     if k is None:
         k = _gated('params.decoder.active', 'k', k, {'l_moe': (l_moe, 0)})
     if r_q is None:
-        r_q = _gated('params.decoder.active', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('params.decoder.active', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('params.decoder.active', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -5031,6 +5172,11 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
@@ -5064,13 +5210,13 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)), E, b_mlp, d_moe, d_sh, gated, h, k, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))
+    return numpy.float64(V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h), E, b_mlp, d_lat, d_moe, d_sh, gated, h, k, moe_lat, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))
 
 
-def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""n_MTP multi-token-prediction modules, each two input norms, a 2h→h projection, one MoE layer and an output norm; the embedding and the output head are the main model's.
 
-    params.decoder.mtp [parameter] = n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
+    params.decoder.mtp [parameter] = n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
 
     LaTeX: \Psi_{MTP} = n_{MTP} \left(\Psi_{layer}^{moe} + 2 h^{2} + 3 h \left(\sigma_{\beta} + 1\right)\right)
 
@@ -5096,6 +5242,11 @@ def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b
         qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -5111,7 +5262,7 @@ def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b
     Sources: DeepSeek-AI 2024, §2.1 (first 3 layers dense, 1 shared + 256 routed experts, 8 active), §2.2 Multi-Token Prediction
     """
     if r_q is None:
-        r_q = _gated('params.decoder.mtp', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('params.decoder.mtp', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('params.decoder.mtp', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -5141,6 +5292,11 @@ def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b
     qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
     sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
@@ -5150,15 +5306,15 @@ def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)))
+    return numpy.float64(n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q) + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)))
 
 
-def flops_decoder_attention_projections_mla(b, s, h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, r_q=None):
-    r"""one MLA layer's projections over bs tokens, the latent up-projected for every token (transformers' naive form).
+def flops_decoder_attention_projections_mla(b, s, h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, dsa=0, n_idx=0, d_idx=0, r_q=None):
+    r"""one MLA layer's projections over bs tokens, the latent up-projected for every token (transformers' naive form), and DeepSeek sparse attention's indexer projections where it has one.
 
-    flops.decoder.attention.projections.mla [FLOP] = 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+    flops.decoder.attention.projections.mla [FLOP] = 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
-    LaTeX: F_{proj}^{MLA} = 2 b s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)
+    LaTeX: F_{proj}^{MLA} = 2 b s \left(a d_{v} h + a h \left(1 - \sigma_{r_Q}\right) \left(d_{nope} + d_{rope}\right) + a r_{KV} \left(d_{nope} + d_{v}\right) + \sigma_{DSA} \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right) + h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(a r_Q \left(d_{nope} + d_{rope}\right) + h r_Q\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5170,14 +5326,17 @@ def flops_decoder_attention_projections_mla(b, s, h, a, r_kv, d_rope, d_nope, d_
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1]
         d_v: MLA value head width (v_head_dim) [1]
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
 
-    Returns: one MLA layer's projections over bs tokens, the latent up-projected for every token (transformers' naive form) [FLOP]
+    Returns: one MLA layer's projections over bs tokens, the latent up-projected for every token (transformers' naive form), and DeepSeek sparse attention's indexer projections where it has one [FLOP]
 
-    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE; transformers 5.24, models/deepseek_v32/modeling_deepseek_v32.py: DeepseekV32Indexer (wq_b, wk, k_norm, weights_proj; its scores q·kᵀ per head, weighted and summed over heads; its key cache)
     """
     if r_q is None:
-        r_q = _gated('flops.decoder.attention.projections.mla', 'r_q', r_q, {'q_lora': (q_lora, 0)})
+        r_q = _gated('flops.decoder.attention.projections.mla', 'r_q', r_q, {'q_lora': (q_lora, 0), 'dsa': (dsa, 0)})
     b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
     s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
     h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
@@ -5187,14 +5346,17 @@ def flops_decoder_attention_projections_mla(b, s, h, a, r_kv, d_rope, d_nope, d_
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
-    return numpy.float64(2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)))
+    return numpy.float64(2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)))
 
 
-def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=0, dsa=0, n_idx=0, d_idx=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head] (doubled with an output gate), two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h] (or MLA's).
 
-    flops.decoder.attention.projections [FLOP] = b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+    flops.decoder.attention.projections [FLOP] = b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
     LaTeX: F_{proj} = F_{proj}^{MLA} \sigma_{MLA} + b d_{head} h s \left(2 - 2 \sigma_{MLA}\right) \left(a \left(\sigma_{gate} + 2\right) + 2 g\right)
 
@@ -5207,6 +5369,9 @@ def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=
         d_head: head dimension [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -5219,7 +5384,7 @@ def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Ainslie et al. 2023, g key/value heads
     """
     if r_q is None:
-        r_q = _gated('flops.decoder.attention.projections', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('flops.decoder.attention.projections', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('flops.decoder.attention.projections', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -5236,21 +5401,24 @@ def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=
     d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
     r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s))
+    return numpy.float64(b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s))
 
 
-def flops_decoder_attention_scores(b, s, a, d_head, *, mla=0, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_attention_scores(b, s, a, d_head, *, mla=0, dsa=0, n_idx=0, d_idx=0, d_rope=None, d_nope=None, d_v=None):
     r"""one layer's QKᵀ and scores·V over the full s×s square, per sequence and head: 4b·a·s²·d_head (MLA: heads of d_nope + d_rope and d_v); GQA repeats K, V to a heads.
 
-    flops.decoder.attention.scores [FLOP] = 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
+    flops.decoder.attention.scores [FLOP] = 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))
 
-    LaTeX: F_{attn} = 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right)
+    LaTeX: F_{attn} = 2 a b s^{2} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5258,6 +5426,9 @@ def flops_decoder_attention_scores(b, s, a, d_head, *, mla=0, d_rope=None, d_nop
         a: attention heads [1]
         d_head: head dimension [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -5279,18 +5450,21 @@ def flops_decoder_attention_scores(b, s, a, d_head, *, mla=0, d_rope=None, d_nop
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)))
+    return numpy.float64(2*a*b*s**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)))
 
 
-def flops_decoder_attention_scores_causal(b, s, a, d_head, *, mla=0, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_attention_scores_causal(b, s, a, d_head, *, mla=0, dsa=0, n_idx=0, d_idx=0, d_rope=None, d_nope=None, d_v=None):
     r"""one layer's attention matmuls on the s(s + 1)/2 query-key pairs the causal mask keeps (what a causal kernel computes).
 
-    flops.decoder.attention.scores.causal [FLOP] = a*b*s*(s + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
+    flops.decoder.attention.scores.causal [FLOP] = a*b*s*(s + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))
 
-    LaTeX: F_{attn}^{causal} = a b s \left(s + 1\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right)
+    LaTeX: F_{attn}^{causal} = a b s \left(s + 1\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5298,6 +5472,9 @@ def flops_decoder_attention_scores_causal(b, s, a, d_head, *, mla=0, d_rope=None
         a: attention heads [1]
         d_head: head dimension [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -5317,18 +5494,21 @@ def flops_decoder_attention_scores_causal(b, s, a, d_head, *, mla=0, d_rope=None
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(a*b*s*(s + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)))
+    return numpy.float64(a*b*s*(s + 1)*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)))
 
 
-def flops_decoder_attention_scores_windowed(b, s, a, d_head, W, *, mla=0, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_attention_scores_windowed(b, s, a, d_head, W, *, mla=0, dsa=0, n_idx=0, d_idx=0, d_rope=None, d_nope=None, d_v=None):
     r"""one sliding-window layer's attention matmuls on the pairs the window keeps, each query the W latest keys (itself included).
 
-    flops.decoder.attention.scores.windowed [FLOP] = 2*a*b*(W*s - W*(W - 1)/2)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
+    flops.decoder.attention.scores.windowed [FLOP] = 2*a*b*(W*s - W*(W - 1)/2)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))
 
-    LaTeX: F_{attn}^{win} = 2 a b \left(W s - \frac{W \left(W - 1\right)}{2}\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right)
+    LaTeX: F_{attn}^{win} = 2 a b \left(W s - \frac{W \left(W - 1\right)}{2}\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5337,6 +5517,9 @@ def flops_decoder_attention_scores_windowed(b, s, a, d_head, W, *, mla=0, d_rope
         d_head: head dimension [1]
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -5359,18 +5542,21 @@ def flops_decoder_attention_scores_windowed(b, s, a, d_head, W, *, mla=0, d_rope
     d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
     W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(2*a*b*(W*s - 1/2*W*(W - 1))*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)))
+    return numpy.float64(2*a*b*(W*s - 1/2*W*(W - 1))*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)))
 
 
-def flops_decoder_attention_scores_chunked(b, s, a, d_head, W, *, mla=0, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_attention_scores_chunked(b, s, a, d_head, W, *, mla=0, dsa=0, n_idx=0, d_idx=0, d_rope=None, d_nope=None, d_v=None):
     r"""one chunked layer's attention matmuls (Llama-4): causal attention inside chunks of W tokens, s/W chunks.
 
-    flops.decoder.attention.scores.chunked [FLOP] = a*b*s*(W + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))
+    flops.decoder.attention.scores.chunked [FLOP] = a*b*s*(W + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))
 
-    LaTeX: F_{attn}^{chunk} = a b s \left(W + 1\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right)
+    LaTeX: F_{attn}^{chunk} = a b s \left(W + 1\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5379,6 +5565,9 @@ def flops_decoder_attention_scores_chunked(b, s, a, d_head, W, *, mla=0, d_rope=
         d_head: head dimension [1]
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
         d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
@@ -5401,10 +5590,13 @@ def flops_decoder_attention_scores_chunked(b, s, a, d_head, W, *, mla=0, d_rope=
     d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
     W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(a*b*s*(W + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)))
+    return numpy.float64(a*b*s*(W + 1)*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)))
 
 
 def flops_decoder_mlp(b, s, h, d_ff, *, gated=0):
@@ -5433,12 +5625,12 @@ def flops_decoder_mlp(b, s, h, d_ff, *, gated=0):
     return numpy.float64(2*b*d_ff*h*s*(gated + 2))
 
 
-def flops_decoder_experts(b, s, h, k, d_moe, *, gated=0, all_experts=0, E=None):
+def flops_decoder_experts(b, s, h, k, d_moe, *, gated=0, moe_lat=0, d_lat=0, all_experts=0, E=None):
     r"""one MoE layer's routed experts: each token through its k experts (an expert sees only its tokens, so the rows add up to k·bs), or through all E where the implementation runs every expert (Llama-4).
 
-    flops.decoder.experts [FLOP] = 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k)
+    flops.decoder.experts [FLOP] = 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k)
 
-    LaTeX: F_{experts} = 2 b d_{moe} h s \left(\sigma_{gated} + 2\right) \left(\sigma_{all} \left(E - k\right) + k\right)
+    LaTeX: F_{experts} = 2 b d_{moe} s \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) \left(\sigma_{all} \left(E - k\right) + k\right)
 
     Args:
         b: micro-batch size [1]
@@ -5447,6 +5639,8 @@ def flops_decoder_experts(b, s, h, k, d_moe, *, gated=0, all_experts=0, E=None):
         k: experts per token [1]
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
 
@@ -5464,17 +5658,19 @@ def flops_decoder_experts(b, s, h, k, d_moe, *, gated=0, all_experts=0, E=None):
     k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
     d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
     gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
     E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
-    return numpy.float64(2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k))
+    return numpy.float64(2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k))
 
 
-def flops_decoder_experts_skipped(b, s, h, E, k, d_moe, all_experts, *, gated=0):
+def flops_decoder_experts_skipped(b, s, h, E, k, d_moe, all_experts, *, gated=0, moe_lat=0, d_lat=0):
     r"""the expert FLOPs of one MoE layer that a top-k kernel would skip where the implementation runs every expert.
 
-    flops.decoder.experts.skipped [FLOP] = 2*all_experts*b*d_moe*h*s*(E - k)*(gated + 2)
+    flops.decoder.experts.skipped [FLOP] = 2*all_experts*b*d_moe*s*(E - k)*(gated + 2)*(h + moe_lat*(d_lat - h))
 
-    LaTeX: F_{experts}^{skip} = 2 \sigma_{all} b d_{moe} h s \left(E - k\right) \left(\sigma_{gated} + 2\right)
+    LaTeX: F_{experts}^{skip} = 2 \sigma_{all} b d_{moe} s \left(E - k\right) \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5485,6 +5681,8 @@ def flops_decoder_experts_skipped(b, s, h, E, k, d_moe, all_experts, *, gated=0)
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
 
     Returns: the expert FLOPs of one MoE layer that a top-k kernel would skip where the implementation runs every expert [FLOP]
 
@@ -5500,15 +5698,17 @@ def flops_decoder_experts_skipped(b, s, h, E, k, d_moe, all_experts, *, gated=0)
     d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
     all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
     gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
-    return numpy.float64(2*all_experts*b*d_moe*h*s*(E - k)*(gated + 2))
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
+    return numpy.float64(2*all_experts*b*d_moe*s*(E - k)*(gated + 2)*(h + moe_lat*(d_lat - h)))
 
 
-def flops_decoder_experts_capacity(b, s, h, k, d_moe, c_f, *, gated=0):
+def flops_decoder_experts_capacity(b, s, h, k, d_moe, c_f, *, gated=0, moe_lat=0, d_lat=0):
     r"""the most a capacity-limited MoE layer computes: E experts of c_f·k·bs/E token slots each.
 
-    flops.decoder.experts.capacity [FLOP] = 2*b*c_f*d_moe*h*k*s*(gated + 2)
+    flops.decoder.experts.capacity [FLOP] = 2*b*c_f*d_moe*k*s*(gated + 2)*(h + moe_lat*(d_lat - h))
 
-    LaTeX: F_{experts}^{cap} = 2 b c_f d_{moe} h k s \left(\sigma_{gated} + 2\right)
+    LaTeX: F_{experts}^{cap} = 2 b c_f d_{moe} k s \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -5518,6 +5718,8 @@ def flops_decoder_experts_capacity(b, s, h, k, d_moe, c_f, *, gated=0):
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
         c_f: MoE capacity factor: an expert takes at most c_f·k·T/E tokens of T [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
 
     Returns: the most a capacity-limited MoE layer computes: E experts of c_f·k·bs/E token slots each [FLOP]
 
@@ -5530,7 +5732,9 @@ def flops_decoder_experts_capacity(b, s, h, k, d_moe, c_f, *, gated=0):
     d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
     c_f = c_f if type(c_f) is float else numpy.asarray(c_f, dtype=numpy.float64)
     gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
-    return numpy.float64(2*b*c_f*d_moe*h*k*s*(gated + 2))
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
+    return numpy.float64(2*b*c_f*d_moe*k*s*(gated + 2)*(h + moe_lat*(d_lat - h)))
 
 
 def flops_decoder_shared_experts(b, s, h, sh_gate, *, gated=0, d_sh=0):
@@ -5561,6 +5765,32 @@ def flops_decoder_shared_experts(b, s, h, sh_gate, *, gated=0, d_sh=0):
     return numpy.float64(2*b*s*(d_sh*h*(gated + 2) + h*sh_gate))
 
 
+def flops_decoder_moe_latent(b, s, h, moe_lat, d_lat):
+    r"""a latent MoE layer's two projections on every token: [bs,h]×[h,d_lat] and [bs,d_lat]×[d_lat,h].
+
+    flops.decoder.moe_latent [FLOP] = 4*b*d_lat*h*moe_lat*s
+
+    LaTeX: F_{lat} = 4 b d_{lat} h \sigma_{lat} s
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1]
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1]
+
+    Returns: a latent MoE layer's two projections on every token: [bs,h]×[h,d_lat] and [bs,d_lat]×[d_lat,h] [FLOP]
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, models/nemotron_h/modeling_nemotron_h.py: NemotronHMoE's fc1/fc2_latent_proj, NemotronHExperts
+    """
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
+    return numpy.float64(4*b*d_lat*h*moe_lat*s)
+
+
 def flops_decoder_router(b, s, h, E):
     r"""one MoE layer's router: [bs,h]×[h,E].
 
@@ -5585,10 +5815,10 @@ def flops_decoder_router(b, s, h, E):
     return numpy.float64(2*E*b*h*s)
 
 
-def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, q_lora=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, q_lora=0, dsa=0, n_idx=0, d_idx=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""forward FLOPs of one dense decoder layer (norms, softmax, activations, rotary: no GEMM, not counted).
 
-    flops.decoder.layer.forward [FLOP] = 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
+    flops.decoder.layer.forward [FLOP] = 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
 
     LaTeX: F_{layer} = F_{proj} + F_{attn} + F_{mlp}
 
@@ -5603,6 +5833,9 @@ def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, 
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -5615,7 +5848,7 @@ def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, 
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
     """
     if r_q is None:
-        r_q = _gated('flops.decoder.layer.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('flops.decoder.layer.forward', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('flops.decoder.layer.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -5634,21 +5867,24 @@ def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, 
     gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
     r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s))
+    return numpy.float64(2*a*b*s**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s))
 
 
-def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""forward FLOPs of one MoE layer: attention, routed and shared experts, router.
 
-    flops.decoder.layer.forward.moe [FLOP] = 2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
+    flops.decoder.layer.forward.moe [FLOP] = 2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
 
-    LaTeX: F_{layer}^{moe} = F_{proj} + F_{attn} + F_{experts} + F_{router} + F_{shared}
+    LaTeX: F_{layer}^{moe} = F_{proj} + F_{attn} + F_{experts} + F_{lat} + F_{router} + F_{shared}
 
     Args:
         b: micro-batch size [1]
@@ -5664,6 +5900,11 @@ def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
@@ -5678,7 +5919,7 @@ def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated
     Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; Fedus et al. 2021, router h·E, k of E experts
     """
     if r_q is None:
-        r_q = _gated('flops.decoder.layer.forward.moe', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('flops.decoder.layer.forward.moe', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('flops.decoder.layer.forward.moe', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -5700,6 +5941,11 @@ def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
@@ -5708,15 +5954,15 @@ def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s))
+    return numpy.float64(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s))
 
 
-def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""forward FLOPs of all l layers (what full recomputation repeats): attention or a recurrent mixer, a dense MLP or the experts, as each layer has them.
 
-    flops.decoder.layers.forward [FLOP] = 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    flops.decoder.layers.forward [FLOP] = 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{layers} = F_{mlp} l_{mlp} + F_{GDN} l_{GDN} + F_{S6} l_{S6} + F_{SSD} l_{SSD} + F_{LRU} l_{LRU} + l_{attn} \left(F_{proj} + F_{attn}\right) + l_{moe} \left(F_{experts} + F_{router} + F_{shared}\right)
+    LaTeX: F_{layers} = F_{mlp} l_{mlp} + F_{GDN} l_{GDN} + F_{S6} l_{S6} + F_{SSD} l_{SSD} + F_{LRU} l_{LRU} + l_{attn} \left(F_{proj} + F_{attn}\right) + l_{moe} \left(F_{experts} + F_{lat} + F_{router} + F_{shared}\right)
 
     Args:
         b: micro-batch size [1]
@@ -5732,6 +5978,11 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
@@ -5775,7 +6026,7 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla
     if k is None:
         k = _gated('flops.decoder.layers.forward', 'k', k, {'l_moe': (l_moe, 0)})
     if r_q is None:
-        r_q = _gated('flops.decoder.layers.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('flops.decoder.layers.forward', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('flops.decoder.layers.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -5823,6 +6074,11 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
@@ -5854,7 +6110,7 @@ def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, s, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
+    return numpy.float64(2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + (2*a*b*s**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_lat, d_moe, d_sh, gated, h, k, moe_lat, s, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
 
 
 def flops_decoder_embedding_projections(b, s, h, d_emb, proj_emb):
@@ -5907,10 +6163,10 @@ def flops_decoder_logits(b, s, V, d_emb):
     return numpy.float64(2*V*b*d_emb*s)
 
 
-def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""forward FLOPs of a decoder model for b sequences of s tokens.
 
-    flops.decoder.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    flops.decoder.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
     LaTeX: F_{fwd} = F_{proj,emb} + F_{layers} + F_{logits}
 
@@ -5931,6 +6187,11 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
@@ -5974,7 +6235,7 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
     if k is None:
         k = _gated('flops.decoder.forward', 'k', k, {'l_moe': (l_moe, 0)})
     if r_q is None:
-        r_q = _gated('flops.decoder.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('flops.decoder.forward', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('flops.decoder.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -6025,6 +6286,11 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
@@ -6056,15 +6322,47 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, s, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
+    return numpy.float64(2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + (2*a*b*s**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_lat, d_moe, d_sh, gated, h, k, moe_lat, s, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
 
 
-def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def flops_decoder_indexer(b, s, h, dsa, d_idx, *, n_idx=0, r_q=None):
+    r"""one layer's DSA indexer in the forward (inside flops.decoder.attention.projections.mla and .scores): its three projections, and q·kᵀ of its n_idx heads with their weighted sum over all s² pairs.
+
+    flops.decoder.indexer [FLOP] = dsa*(2*b*n_idx*s**2*(d_idx + 1) + 2*b*s*(d_idx*h + d_idx*n_idx*r_q + h*n_idx))
+
+    LaTeX: F_{idx} = \sigma_{DSA} \left(2 b n_{idx} s^{2} \left(d_{idx} + 1\right) + 2 b s \left(d_{idx} h + d_{idx} n_{idx} r_Q + h n_{idx}\right)\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        h: hidden size [1]
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1]
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1]
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+
+    Returns: one layer's DSA indexer in the forward (inside flops.decoder.attention.projections.mla and .scores): its three projections, and q·kᵀ of its n_idx heads with their weighted sum over all s² pairs [FLOP]
+
+    Sources: PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm; transformers 5.24, models/deepseek_v32/modeling_deepseek_v32.py: DeepseekV32Indexer (wq_b, wk, k_norm, weights_proj; its scores q·kᵀ per head, weighted and summed over heads; its key cache)
+    """
+    if r_q is None:
+        r_q = _gated('flops.decoder.indexer', 'r_q', r_q, {'n_idx': (n_idx, 0)})
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    return numpy.float64(dsa*(2*b*s*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + _times(n_idx, lambda: 2*b*s**2*(d_idx + 1), b, d_idx, s)))
+
+
+def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""backward FLOPs: for each GEMM Y = XW, dX = dY·Wᵀ and dW = Xᵀ·dY.
 
-    flops.decoder.backward [FLOP] = 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 4*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + 2*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 2*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 2*l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 2*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + 2*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    flops.decoder.backward [FLOP] = 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 4*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) - 2*dsa*(2*b*n_idx*s**2*(d_idx + 1) + 2*b*s*(d_idx*h + d_idx*n_idx*r_q + h*n_idx))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + 2*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 2*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 2*l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 2*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + 2*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{bwd} = 2 F_{fwd}
+    LaTeX: F_{bwd} = 2 F_{fwd} - 2 F_{idx} l_{attn}
 
     Args:
         b: micro-batch size [1]
@@ -6083,6 +6381,11 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
@@ -6126,7 +6429,7 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     if k is None:
         k = _gated('flops.decoder.backward', 'k', k, {'l_moe': (l_moe, 0)})
     if r_q is None:
-        r_q = _gated('flops.decoder.backward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('flops.decoder.backward', 'r_q', r_q, {'mla': (mla, 0), 'dsa': (dsa, 0)})
     if r_kv is None:
         r_kv = _gated('flops.decoder.backward', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -6177,6 +6480,11 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
@@ -6208,15 +6516,15 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 4*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 4*b*d_vh*h*n_vh*s + 4*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 4*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 12*b*d_lru*h*s + 4*b*d_lru*k_conv*(k_conv + s - 1) + 8*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 4*N_ssm*b*d_ssm*s + 4*b*d_ssm*k_conv*(k_conv + s - 1) + 4*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 4*E*b*h*s + 4*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 4*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, s, sh_gate) + _times(l_ssd, lambda: 4*b*d_ssm*h*s + 4*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 4*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
+    return numpy.float64(4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 4*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*(2*a*b*s**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(dsa, lambda: -2*(2*b*s*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + _times(n_idx, lambda: 2*b*s**2*(d_idx + 1), b, d_idx, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd), b, d_idx, h, l, l_gdn, l_lru, l_mamba, l_noattn, l_ssd, n_idx, r_q, s) + _times(l_gdn, lambda: 4*b*d_vh*h*n_vh*s + 4*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 4*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 12*b*d_lru*h*s + 4*b*d_lru*k_conv*(k_conv + s - 1) + 8*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 4*N_ssm*b*d_ssm*s + 4*b*d_ssm*k_conv*(k_conv + s - 1) + 4*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 4*E*b*h*s + 8*b*d_lat*h*moe_lat*s + 4*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 4*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_lat, d_moe, d_sh, gated, h, k, moe_lat, s, sh_gate) + _times(l_ssd, lambda: 4*b*d_ssm*h*s + 4*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 4*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
 
 
-def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
-    r"""training FLOPs of one step: forward + backward.
+def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""training FLOPs of one step: forward + backward (3× the forward, less twice a DSA indexer's).
 
-    flops.decoder.training [FLOP] = 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 6*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 3*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + 3*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 3*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 3*l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 3*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + 3*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    flops.decoder.training [FLOP] = 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 6*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) - 2*dsa*(2*b*n_idx*s**2*(d_idx + 1) + 2*b*s*(d_idx*h + d_idx*n_idx*r_q + h*n_idx))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 3*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + 3*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 3*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 3*l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 3*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + 3*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{train} = 3 F_{fwd}
+    LaTeX: F_{train} = F_{bwd} + F_{fwd}
 
     Args:
         b: micro-batch size [1]
@@ -6235,6 +6543,11 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
@@ -6267,7 +6580,7 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
         d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
         d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: training FLOPs of one step: forward + backward [FLOP]
+    Returns: training FLOPs of one step: forward + backward (3× the forward, less twice a DSA indexer's) [FLOP]
 
     Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
 
@@ -6278,7 +6591,7 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     if k is None:
         k = _gated('flops.decoder.training', 'k', k, {'l_moe': (l_moe, 0)})
     if r_q is None:
-        r_q = _gated('flops.decoder.training', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('flops.decoder.training', 'r_q', r_q, {'mla': (mla, 0), 'dsa': (dsa, 0)})
     if r_kv is None:
         r_kv = _gated('flops.decoder.training', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -6329,6 +6642,11 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
@@ -6360,7 +6678,7 @@ def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 6*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 3*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 6*b*d_vh*h*n_vh*s + 6*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 6*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 6*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 18*b*d_lru*h*s + 6*b*d_lru*k_conv*(k_conv + s - 1) + 12*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 6*N_ssm*b*d_ssm*s + 6*b*d_ssm*k_conv*(k_conv + s - 1) + 6*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 6*E*b*h*s + 6*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 6*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, s, sh_gate) + _times(l_ssd, lambda: 6*b*d_ssm*h*s + 6*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 6*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 6*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
+    return numpy.float64(6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 6*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 3*(2*a*b*s**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(dsa, lambda: -2*(2*b*s*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + _times(n_idx, lambda: 2*b*s**2*(d_idx + 1), b, d_idx, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd), b, d_idx, h, l, l_gdn, l_lru, l_mamba, l_noattn, l_ssd, n_idx, r_q, s) + _times(l_gdn, lambda: 6*b*d_vh*h*n_vh*s + 6*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 6*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 6*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 18*b*d_lru*h*s + 6*b*d_lru*k_conv*(k_conv + s - 1) + 12*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 6*N_ssm*b*d_ssm*s + 6*b*d_ssm*k_conv*(k_conv + s - 1) + 6*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 6*E*b*h*s + 12*b*d_lat*h*moe_lat*s + 6*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 6*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_lat, d_moe, d_sh, gated, h, k, moe_lat, s, sh_gate) + _times(l_ssd, lambda: 6*b*d_ssm*h*s + 6*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 6*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 6*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
 
 
 def flops_decoder_mla_decode_naive(s, a, r_kv, d_rope, d_nope, d_v):
@@ -6419,12 +6737,12 @@ def flops_decoder_mla_decode_absorbed(s, a, r_kv, d_rope, d_nope, d_v):
     return numpy.float64(2*a*d_nope*r_kv + 2*a*d_v*r_kv + 2*a*r_kv*s + 2*a*s*(d_rope + r_kv))
 
 
-def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
+def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, dsa=0, d_idx=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
     r"""one full-attention layer's cache: a key and a value of g heads (a where the family expands them first; MLA: the latent and the shared rope key) for each of s tokens.
 
-    memory.kv_cache.layer.full [byte] = b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
+    memory.kv_cache.layer.full [byte] = b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))
 
-    LaTeX: M_{KV}^{full} = b q s \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+    LaTeX: M_{KV}^{full} = b q s \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -6433,6 +6751,8 @@ def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, kv_expand=0, a=None
         d_head: head dimension [1]
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -6454,19 +6774,21 @@ def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, kv_expand=0, a=None
     d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
     q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
-    return numpy.float64(b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv)))
+    return numpy.float64(b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv)))
 
 
-def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
+def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, dsa=0, d_idx=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
     r"""one sliding-window (or chunked) layer's cache: the latest W − 1 tokens; the next query brings the W-th.
 
-    memory.kv_cache.layer.window [byte] = b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*Min(s, W - 1)
+    memory.kv_cache.layer.window [byte] = b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*Min(s, W - 1)
 
-    LaTeX: M_{KV}^{win} = b q \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right) \min\left(s, W - 1\right)
+    LaTeX: M_{KV}^{win} = b q \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right) \min\left(s, W - 1\right)
 
     Args:
         b: micro-batch size [1]
@@ -6476,6 +6798,8 @@ def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, kv_expand=0, a
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -6498,17 +6822,19 @@ def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, kv_expand=0, a
     q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
     W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
-    return numpy.float64(b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1]))
+    return numpy.float64(b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1]))
 
 
-def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the bytes transformers' DynamicCache holds after b sequences of s tokens: full attention layers s tokens, the l_win windowed ones W − 1, and the fixed-size state of each recurrent layer; layers without a mixer hold nothing.
 
-    memory.kv_cache.decoder [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*l_win*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*Min(s, W - 1) + b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
+    memory.kv_cache.decoder [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*l_win*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*Min(s, W - 1) + b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
     LaTeX: M_{KV} = M_{KV}^{full} \left(l_{attn} - l_{win}\right) + M_{KV}^{win} l_{win} + M_{GDN} l_{GDN} + M_{S6} l_{S6} + M_{SSD} l_{SSD} + M_{LRU} l_{LRU}
 
@@ -6520,6 +6846,8 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, kv_expand=
         l: layers [1]
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
@@ -6580,6 +6908,8 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, kv_expand=
     l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
     q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -6600,15 +6930,15 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, l_win=0, kv_expand=
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win) + _times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q) + _times(l_lru, lambda: b*(d_lru*q*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q), N_ssm, b, d_ssm, k_conv, q) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q) + _times(l_win, lambda: b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1]), W, a, b, d_head, d_rope, g, kv_expand, mla, q, r_kv, s))
+    return numpy.float64(b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win) + _times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q) + _times(l_lru, lambda: b*(d_lru*q*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q), N_ssm, b, d_ssm, k_conv, q) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q) + _times(l_win, lambda: b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1]), W, a, b, d_head, d_idx, d_rope, dsa, g, kv_expand, mla, q, r_kv, s))
 
 
-def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache); recurrent states as they are.
 
-    memory.kv_cache.decoder.paged [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*n_blk*q*(l_win*ceiling(Min(s, W - 1)/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*ceiling(s/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
+    memory.kv_cache.decoder.paged [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*n_blk*q*(l_win*ceiling(Min(s, W - 1)/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*ceiling(s/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))
 
-    LaTeX: M_{KV}^{paged} = M_{GDN} l_{GDN} + M_{S6} l_{S6} + M_{SSD} l_{SSD} + M_{LRU} l_{LRU} + b n_{blk} q \left(l_{win} \left\lceil{\frac{\min\left(s, W - 1\right)}{n_{blk}}}\right\rceil + \left(l_{attn} - l_{win}\right) \left\lceil{\frac{s}{n_{blk}}}\right\rceil\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+    LaTeX: M_{KV}^{paged} = M_{GDN} l_{GDN} + M_{S6} l_{S6} + M_{SSD} l_{SSD} + M_{LRU} l_{LRU} + M_{KV}^{full}\big|_{s = 1} n_{blk} \left(l_{win} \left\lceil{\frac{\min\left(s, W - 1\right)}{n_{blk}}}\right\rceil + \left(l_{attn} - l_{win}\right) \left\lceil{\frac{s}{n_{blk}}}\right\rceil\right)
 
     Args:
         b: micro-batch size [1]
@@ -6619,6 +6949,8 @@ def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
         n_blk: tokens per block of a paged KV cache (vLLM: 16) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
@@ -6680,6 +7012,8 @@ def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=
     q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
     n_blk = n_blk if type(n_blk) is float else numpy.asarray(n_blk, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -6700,7 +7034,7 @@ def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, l_win=
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(b*n_blk*q*((l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*numpy.ceil(s/n_blk) + _times(l_win, lambda: numpy.ceil(functools.reduce(numpy.minimum, [s, W - 1])/n_blk), W, n_blk, s))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv)) + _times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q) + _times(l_lru, lambda: b*(d_lru*q*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q), N_ssm, b, d_ssm, k_conv, q) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q))
+    return numpy.float64(b*n_blk*q*((l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*numpy.ceil(s/n_blk) + _times(l_win, lambda: numpy.ceil(functools.reduce(numpy.minimum, [s, W - 1])/n_blk), W, n_blk, s))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv)) + _times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q) + _times(l_lru, lambda: b*(d_lru*q*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q), N_ssm, b, d_ssm, k_conv, q) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q))
 
 
 def memory_kv_cache_decoder_mla_expanded(b, s, a, l, q, d_rope, d_nope, d_v):
@@ -6735,12 +7069,12 @@ def memory_kv_cache_decoder_mla_expanded(b, s, a, l, q, d_rope, d_nope, d_v):
     return numpy.float64(a*b*l*q*s*(d_nope + d_rope + d_v))
 
 
-def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, n_sink=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
+def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, dsa=0, d_idx=0, n_sink=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
     r"""a windowed layer that also keeps the first n_sink tokens (StreamingLLM's attention sinks).
 
-    memory.kv_cache.layer.window_sinks [byte] = b*q*(n_sink + Min(s, W - 1))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
+    memory.kv_cache.layer.window_sinks [byte] = b*q*(n_sink + Min(s, W - 1))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))
 
-    LaTeX: M_{KV}^{sink} = b q \left(n_{sink} + \min\left(s, W - 1\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+    LaTeX: M_{KV}^{sink} = b q \left(n_{sink} + \min\left(s, W - 1\right)\right) \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right)
 
     Args:
         b: micro-batch size [1]
@@ -6750,6 +7084,8 @@ def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, n_sink=0
         q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
         W: attention window (sliding_window, or attention_chunk_size of chunked layers) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         n_sink: first tokens a windowed cache keeps as attention sinks (StreamingLLM: 4) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         a: attention heads [1] (needed only when a switch leaves its classic value)
@@ -6773,12 +7109,14 @@ def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, n_sink=0
     q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
     W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     n_sink = n_sink if type(n_sink) is float else numpy.asarray(n_sink, dtype=numpy.float64)
     kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
-    return numpy.float64(b*q*(n_sink + functools.reduce(numpy.minimum, [s, W - 1]))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv)))
+    return numpy.float64(b*q*(n_sink + functools.reduce(numpy.minimum, [s, W - 1]))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv)))
 
 
 def params_recurrent_mamba(h, d_ssm, N_ssm, r_dt, k_conv, *, b_ssm=0, b_conv=0, dt_norm=0):
@@ -8553,10 +8891,10 @@ def perf_optimizer_sharded(t, p, d, P, W_mem, eta_mem):
     return numpy.float64(30*P/(W_mem*d*eta_mem*p*t))
 
 
-def params_ep_experts(h, E, l_moe, d_moe, *, gated=0, b_mlp=1):
+def params_ep_experts(h, E, l_moe, d_moe, *, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
     r"""parameters of the routed experts: E experts of width d_moe in each of the l_moe MoE layers (0 when dense).
 
-    params.ep.experts [parameter] = E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))
+    params.ep.experts [parameter] = E*l_moe*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)))
 
     LaTeX: \Psi_E = \Psi_{expert} E l_{moe}
 
@@ -8567,6 +8905,8 @@ def params_ep_experts(h, E, l_moe, d_moe, *, gated=0, b_mlp=1):
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
 
     Returns: parameters of the routed experts: E experts of width d_moe in each of the l_moe MoE layers (0 when dense) [parameter]
 
@@ -8578,7 +8918,9 @@ def params_ep_experts(h, E, l_moe, d_moe, *, gated=0, b_mlp=1):
     d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
     gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
     b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
-    return numpy.float64(E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)))
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
+    return numpy.float64(E*l_moe*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))))
 
 
 def params_per_gpu_ep(t, p, P, e, P_exp):
@@ -9569,12 +9911,12 @@ def memory_int8_bytes_per_weight(d_in):
     return numpy.float64(1 + 4/d_in)
 
 
-def params_quantized_linear(h, a, g, d_head, d_ff, l, *, gated=0, l_moe=0, d_sh=0, E=None, d_moe=None):
-    r"""the weights a quantizer converts: every projection matrix of the l layers (Q, K, V, O; dense MLPs; routed and shared experts and routers of the l_moe MoE layers); bitsandbytes replaces their nn.Linear, while biases, norms, embeddings and the output head stay 16-bit.
+def params_quantized_linear(h, a, g, d_head, d_ff, l, *, gated=0, l_moe=0, d_sh=0, moe_lat=0, d_lat=0, E=None, d_moe=None):
+    r"""the weights a quantizer converts: every projection matrix of the l layers (Q, K, V, O; dense MLPs; routed and shared experts, routers and latent projections of the l_moe MoE layers); bitsandbytes replaces their nn.Linear, while biases, norms, embeddings and the output head stay 16-bit.
 
-    params.quantized.linear [parameter] = d_ff*h*(gated + 2)*(l - l_moe) + l*(2*a*d_head*h + 2*d_head*g*h) + l_moe*(E*d_moe*h*(gated + 2) + E*h + d_sh*h*(gated + 2))
+    params.quantized.linear [parameter] = d_ff*h*(gated + 2)*(l - l_moe) + l*(2*a*d_head*h + 2*d_head*g*h) + l_moe*(E*d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)) + E*h + 2*d_lat*h*moe_lat + d_sh*h*(gated + 2))
 
-    LaTeX: \Psi_{q} = d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe}\right) + l \left(2 a d_{head} h + 2 d_{head} g h\right) + l_{moe} \left(E d_{moe} h \left(\sigma_{gated} + 2\right) + E h + d_{sh} h \left(\sigma_{gated} + 2\right)\right)
+    LaTeX: \Psi_{q} = d_{ff} h \left(\sigma_{gated} + 2\right) \left(l - l_{moe}\right) + l \left(2 a d_{head} h + 2 d_{head} g h\right) + l_{moe} \left(E d_{moe} \left(\sigma_{gated} + 2\right) \left(h + \sigma_{lat} \left(d_{lat} - h\right)\right) + E h + 2 d_{lat} h \sigma_{lat} + d_{sh} h \left(\sigma_{gated} + 2\right)\right)
 
     Args:
         h: hidden size [1]
@@ -9586,10 +9928,12 @@ def params_quantized_linear(h, a, g, d_head, d_ff, l, *, gated=0, l_moe=0, d_sh=
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         E: experts [1] (needed only when a switch leaves its classic value)
         d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
 
-    Returns: the weights a quantizer converts: every projection matrix of the l layers (Q, K, V, O; dense MLPs; routed and shared experts and routers of the l_moe MoE layers); bitsandbytes replaces their nn.Linear, while biases, norms, embeddings and the output head stay 16-bit [parameter]
+    Returns: the weights a quantizer converts: every projection matrix of the l layers (Q, K, V, O; dense MLPs; routed and shared experts, routers and latent projections of the l_moe MoE layers); bitsandbytes replaces their nn.Linear, while biases, norms, embeddings and the output head stay 16-bit [parameter]
 
     Sources: Dettmers et al. 2023, §3: NF4, blocksize 64, double quantization 0.5 → 0.127 bits per parameter; transformers 5.24, integrations/bitsandbytes.py: replace_with_bnb_linear, lm_head skipped
     """
@@ -9606,15 +9950,17 @@ def params_quantized_linear(h, a, g, d_head, d_ff, l, *, gated=0, l_moe=0, d_sh=
     gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
     d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
-    return numpy.float64(d_ff*h*(gated + 2)*(l - l_moe) + l*(2*a*d_head*h + 2*d_head*g*h) + _times(l_moe, lambda: E*d_moe*h*(gated + 2) + E*h + d_sh*h*(gated + 2), E, d_moe, d_sh, gated, h))
+    return numpy.float64(d_ff*h*(gated + 2)*(l - l_moe) + l*(2*a*d_head*h + 2*d_head*g*h) + _times(l_moe, lambda: E*d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)) + E*h + 2*d_lat*h*moe_lat + d_sh*h*(gated + 2), E, d_lat, d_moe, d_sh, gated, h, moe_lat))
 
 
-def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the parameters that stay 16-bit when the base is quantized (Ψ_16): everything but the layers' projection matrices.
 
-    params.quantized.kept [parameter] = E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias + 2*N_ssm*b_conv*l_ssd*n_grp + 2*N_ssm*b_ssm*l_ssd*n_grp + 3*N_ssm*d_ssm*l_mamba + 2*N_ssm*dt_norm*l_mamba + 2*N_ssm*h*l_ssd*n_grp + 2*N_ssm*k_conv*l_ssd*n_grp - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*attn_gate*b_q*d_head*l*mla + a*attn_gate*b_q*d_head*l + a*attn_gate*b_q*d_head*l_gdn*mla - a*attn_gate*b_q*d_head*l_gdn + a*attn_gate*b_q*d_head*l_lru*mla - a*attn_gate*b_q*d_head*l_lru + a*attn_gate*b_q*d_head*l_mamba*mla - a*attn_gate*b_q*d_head*l_mamba + a*attn_gate*b_q*d_head*l_noattn*mla - a*attn_gate*b_q*d_head*l_noattn + a*attn_gate*b_q*d_head*l_ssd*mla - a*attn_gate*b_q*d_head*l_ssd - a*attn_gate*d_head*h*l*mla + a*attn_gate*d_head*h*l + a*attn_gate*d_head*h*l_gdn*mla - a*attn_gate*d_head*h*l_gdn + a*attn_gate*d_head*h*l_lru*mla - a*attn_gate*d_head*h*l_lru + a*attn_gate*d_head*h*l_mamba*mla - a*attn_gate*d_head*h*l_mamba + a*attn_gate*d_head*h*l_noattn*mla - a*attn_gate*d_head*h*l_noattn + a*attn_gate*d_head*h*l_ssd*mla - a*attn_gate*d_head*h*l_ssd + a*b_k*d_head*l*x_attn - a*b_q*d_head*l*mla + a*b_q*d_head*l*x_attn + a*b_q*d_head*l + a*b_q*d_head*l_gdn*mla - a*b_q*d_head*l_gdn + a*b_q*d_head*l_lru*mla - a*b_q*d_head*l_lru + a*b_q*d_head*l_mamba*mla - a*b_q*d_head*l_mamba + a*b_q*d_head*l_noattn*mla - a*b_q*d_head*l_noattn + a*b_q*d_head*l_ssd*mla - a*b_q*d_head*l_ssd + a*b_v*d_head*l*x_attn - 2*a*d_head*h*l*mla + 4*a*d_head*h*l*x_attn + 2*a*d_head*h*l_gdn*mla - 2*a*d_head*h*l_gdn + 2*a*d_head*h*l_lru*mla - 2*a*d_head*h*l_lru + 2*a*d_head*h*l_mamba*mla - 2*a*d_head*h*l_mamba + 2*a*d_head*h*l_noattn*mla - 2*a*d_head*h*l_noattn + 2*a*d_head*h*l_ssd*mla - 2*a*d_head*h*l_ssd + a*d_head*l*qk_norm_full - a*d_head*l_gdn*qk_norm_full - a*d_head*l_lru*qk_norm_full - a*d_head*l_mamba*qk_norm_full - a*d_head*l_noattn*qk_norm_full - a*d_head*l_ssd*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*h*l_gdn*mla*q_lora - a*d_nope*h*l_gdn*mla + a*d_nope*h*l_lru*mla*q_lora - a*d_nope*h*l_lru*mla + a*d_nope*h*l_mamba*mla*q_lora - a*d_nope*h*l_mamba*mla + a*d_nope*h*l_noattn*mla*q_lora - a*d_nope*h*l_noattn*mla + a*d_nope*h*l_ssd*mla*q_lora - a*d_nope*h*l_ssd*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_nope*l_gdn*mla*q_lora*r_q - a*d_nope*l_gdn*mla*r_kv - a*d_nope*l_lru*mla*q_lora*r_q - a*d_nope*l_lru*mla*r_kv - a*d_nope*l_mamba*mla*q_lora*r_q - a*d_nope*l_mamba*mla*r_kv - a*d_nope*l_noattn*mla*q_lora*r_q - a*d_nope*l_noattn*mla*r_kv - a*d_nope*l_ssd*mla*q_lora*r_q - a*d_nope*l_ssd*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*h*l_gdn*mla*q_lora - a*d_rope*h*l_gdn*mla + a*d_rope*h*l_lru*mla*q_lora - a*d_rope*h*l_lru*mla + a*d_rope*h*l_mamba*mla*q_lora - a*d_rope*h*l_mamba*mla + a*d_rope*h*l_noattn*mla*q_lora - a*d_rope*h*l_noattn*mla + a*d_rope*h*l_ssd*mla*q_lora - a*d_rope*h*l_ssd*mla + a*d_rope*l*mla*q_lora*r_q - a*d_rope*l_gdn*mla*q_lora*r_q - a*d_rope*l_lru*mla*q_lora*r_q - a*d_rope*l_mamba*mla*q_lora*r_q - a*d_rope*l_noattn*mla*q_lora*r_q - a*d_rope*l_ssd*mla*q_lora*r_q + a*d_v*h*l*mla - a*d_v*h*l_gdn*mla - a*d_v*h*l_lru*mla - a*d_v*h*l_mamba*mla - a*d_v*h*l_noattn*mla - a*d_v*h*l_ssd*mla + a*d_v*l*mla*r_kv - a*d_v*l_gdn*mla*r_kv - a*d_v*l_lru*mla*r_kv - a*d_v*l_mamba*mla*r_kv - a*d_v*l_noattn*mla*r_kv - a*d_v*l_ssd*mla*r_kv + a*l*sink - a*l_gdn*sink - a*l_lru*sink - a*l_mamba*sink - a*l_noattn*sink - a*l_ssd*sink + b_conv*d_ssm*l_mamba + b_conv*d_ssm*l_ssd - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_k*d_head*g*l_gdn*mla - b_k*d_head*g*l_gdn + b_k*d_head*g*l_lru*mla - b_k*d_head*g*l_lru + b_k*d_head*g*l_mamba*mla - b_k*d_head*g*l_mamba + b_k*d_head*g*l_noattn*mla - b_k*d_head*g*l_noattn + b_k*d_head*g*l_ssd*mla - b_k*d_head*g*l_ssd + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe - b_mlp*d_ff*gated*l_nomlp + b_mlp*d_ff*l - b_mlp*d_ff*l_moe - b_mlp*d_ff*l_nomlp + b_mlp*h*l - b_mlp*h*l_moe - b_mlp*h*l_nomlp - b_o*h*l*mla + b_o*h*l*x_attn + b_o*h*l + b_o*h*l_gdn*mla - b_o*h*l_gdn + b_o*h*l_lru*mla - b_o*h*l_lru + b_o*h*l_mamba*mla - b_o*h*l_mamba + b_o*h*l_noattn*mla - b_o*h*l_noattn + b_o*h*l_ssd*mla - b_o*h*l_ssd + 2*b_ssm*d_ssm*l_mamba + 2*b_ssm*d_ssm*l_ssd + b_ssm*h*l_mamba + b_ssm*h*l_ssd + b_ssm*l_ssd*n_ssmh - b_v*d_head*g*l*mla + b_v*d_head*g*l + b_v*d_head*g*l_gdn*mla - b_v*d_head*g*l_gdn + b_v*d_head*g*l_lru*mla - b_v*d_head*g*l_lru + b_v*d_head*g*l_mamba*mla - b_v*d_head*g*l_mamba + b_v*d_head*g*l_noattn*mla - b_v*d_head*g*l_noattn + b_v*d_head*g*l_ssd*mla - b_v*d_head*g*l_ssd + 2*d_emb*h*proj_emb - d_ff*gated*h*l_nomlp - 2*d_ff*h*l_nomlp - 2*d_head*g*h*l*mla + 2*d_head*g*h*l_gdn*mla - 2*d_head*g*h*l_gdn + 2*d_head*g*h*l_lru*mla - 2*d_head*g*h*l_lru + 2*d_head*g*h*l_mamba*mla - 2*d_head*g*h*l_mamba + 2*d_head*g*h*l_noattn*mla - 2*d_head*g*h*l_noattn + 2*d_head*g*h*l_ssd*mla - 2*d_head*g*h*l_ssd + d_head*g*l*qk_norm_full - d_head*g*l_gdn*qk_norm_full - d_head*g*l_lru*qk_norm_full - d_head*g*l_mamba*qk_norm_full - d_head*g*l_noattn*qk_norm_full - d_head*g*l_ssd*qk_norm_full + 2*d_head*l*qk_norm - 2*d_head*l_gdn*qk_norm - 2*d_head*l_lru*qk_norm - 2*d_head*l_mamba*qk_norm - 2*d_head*l_noattn*qk_norm - 2*d_head*l_ssd*qk_norm + 2*d_kh*h*l_gdn*n_kh + 2*d_kh*k_conv*l_gdn*n_kh + 3*d_lru*h*l_lru + d_lru*k_conv*l_lru + 2*d_lru*l_lru*w_lru + 6*d_lru*l_lru + d_rope*h*l*mla - d_rope*h*l_gdn*mla - d_rope*h*l_lru*mla - d_rope*h*l_mamba*mla - d_rope*h*l_noattn*mla - d_rope*h*l_ssd*mla + 3*d_ssm*h*l_mamba + 3*d_ssm*h*l_ssd + d_ssm*k_conv*l_mamba + d_ssm*k_conv*l_ssd + 2*d_ssm*l_mamba*r_dt + 2*d_ssm*l_mamba + d_ssm*l_ssd + 3*d_vh*h*l_gdn*n_vh + d_vh*k_conv*l_gdn*n_vh + d_vh*l_gdn + dt_norm*l_mamba*r_dt + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l*norm_bias*x_attn + h*l*x_attn - h*l_gdn*mla*q_lora*r_q - h*l_gdn*mla*r_kv + 2*h*l_gdn*n_vh - h*l_lru*mla*q_lora*r_q - h*l_lru*mla*r_kv + h*l_lru - h*l_mamba*mla*q_lora*r_q - h*l_mamba*mla*r_kv + h*l_moe*sh_gate - h*l_noattn*mla*q_lora*r_q - h*l_noattn*mla*r_kv - h*l_ssd*mla*q_lora*r_q - h*l_ssd*mla*r_kv + h*l_ssd*n_ssmh + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv - l_gdn*mla*q_lora*r_q - l_gdn*mla*r_kv + 2*l_gdn*n_vh - l_lru*mla*q_lora*r_q - l_lru*mla*r_kv - l_mamba*mla*q_lora*r_q - l_mamba*mla*r_kv - l_noattn*mla*q_lora*r_q - l_noattn*mla*r_kv - l_ssd*mla*q_lora*r_q - l_ssd*mla*r_kv + 3*l_ssd*n_ssmh
+    params.quantized.kept [parameter] = E*b_mlp*d_lat*l_moe*moe_lat + E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe - E*b_mlp*h*l_moe*moe_lat + E*b_mlp*h*l_moe + E*l_moe*router_bias + 2*N_ssm*b_conv*l_ssd*n_grp + 2*N_ssm*b_ssm*l_ssd*n_grp + 3*N_ssm*d_ssm*l_mamba + 2*N_ssm*dt_norm*l_mamba + 2*N_ssm*h*l_ssd*n_grp + 2*N_ssm*k_conv*l_ssd*n_grp - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*attn_gate*b_q*d_head*l*mla + a*attn_gate*b_q*d_head*l + a*attn_gate*b_q*d_head*l_gdn*mla - a*attn_gate*b_q*d_head*l_gdn + a*attn_gate*b_q*d_head*l_lru*mla - a*attn_gate*b_q*d_head*l_lru + a*attn_gate*b_q*d_head*l_mamba*mla - a*attn_gate*b_q*d_head*l_mamba + a*attn_gate*b_q*d_head*l_noattn*mla - a*attn_gate*b_q*d_head*l_noattn + a*attn_gate*b_q*d_head*l_ssd*mla - a*attn_gate*b_q*d_head*l_ssd - a*attn_gate*d_head*h*l*mla + a*attn_gate*d_head*h*l + a*attn_gate*d_head*h*l_gdn*mla - a*attn_gate*d_head*h*l_gdn + a*attn_gate*d_head*h*l_lru*mla - a*attn_gate*d_head*h*l_lru + a*attn_gate*d_head*h*l_mamba*mla - a*attn_gate*d_head*h*l_mamba + a*attn_gate*d_head*h*l_noattn*mla - a*attn_gate*d_head*h*l_noattn + a*attn_gate*d_head*h*l_ssd*mla - a*attn_gate*d_head*h*l_ssd + a*b_k*d_head*l*x_attn - a*b_q*d_head*l*mla + a*b_q*d_head*l*x_attn + a*b_q*d_head*l + a*b_q*d_head*l_gdn*mla - a*b_q*d_head*l_gdn + a*b_q*d_head*l_lru*mla - a*b_q*d_head*l_lru + a*b_q*d_head*l_mamba*mla - a*b_q*d_head*l_mamba + a*b_q*d_head*l_noattn*mla - a*b_q*d_head*l_noattn + a*b_q*d_head*l_ssd*mla - a*b_q*d_head*l_ssd + a*b_v*d_head*l*x_attn - 2*a*d_head*h*l*mla + 4*a*d_head*h*l*x_attn + 2*a*d_head*h*l_gdn*mla - 2*a*d_head*h*l_gdn + 2*a*d_head*h*l_lru*mla - 2*a*d_head*h*l_lru + 2*a*d_head*h*l_mamba*mla - 2*a*d_head*h*l_mamba + 2*a*d_head*h*l_noattn*mla - 2*a*d_head*h*l_noattn + 2*a*d_head*h*l_ssd*mla - 2*a*d_head*h*l_ssd + a*d_head*l*qk_norm_full - a*d_head*l_gdn*qk_norm_full - a*d_head*l_lru*qk_norm_full - a*d_head*l_mamba*qk_norm_full - a*d_head*l_noattn*qk_norm_full - a*d_head*l_ssd*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*h*l_gdn*mla*q_lora - a*d_nope*h*l_gdn*mla + a*d_nope*h*l_lru*mla*q_lora - a*d_nope*h*l_lru*mla + a*d_nope*h*l_mamba*mla*q_lora - a*d_nope*h*l_mamba*mla + a*d_nope*h*l_noattn*mla*q_lora - a*d_nope*h*l_noattn*mla + a*d_nope*h*l_ssd*mla*q_lora - a*d_nope*h*l_ssd*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_nope*l_gdn*mla*q_lora*r_q - a*d_nope*l_gdn*mla*r_kv - a*d_nope*l_lru*mla*q_lora*r_q - a*d_nope*l_lru*mla*r_kv - a*d_nope*l_mamba*mla*q_lora*r_q - a*d_nope*l_mamba*mla*r_kv - a*d_nope*l_noattn*mla*q_lora*r_q - a*d_nope*l_noattn*mla*r_kv - a*d_nope*l_ssd*mla*q_lora*r_q - a*d_nope*l_ssd*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*h*l_gdn*mla*q_lora - a*d_rope*h*l_gdn*mla + a*d_rope*h*l_lru*mla*q_lora - a*d_rope*h*l_lru*mla + a*d_rope*h*l_mamba*mla*q_lora - a*d_rope*h*l_mamba*mla + a*d_rope*h*l_noattn*mla*q_lora - a*d_rope*h*l_noattn*mla + a*d_rope*h*l_ssd*mla*q_lora - a*d_rope*h*l_ssd*mla + a*d_rope*l*mla*q_lora*r_q - a*d_rope*l_gdn*mla*q_lora*r_q - a*d_rope*l_lru*mla*q_lora*r_q - a*d_rope*l_mamba*mla*q_lora*r_q - a*d_rope*l_noattn*mla*q_lora*r_q - a*d_rope*l_ssd*mla*q_lora*r_q + a*d_v*h*l*mla - a*d_v*h*l_gdn*mla - a*d_v*h*l_lru*mla - a*d_v*h*l_mamba*mla - a*d_v*h*l_noattn*mla - a*d_v*h*l_ssd*mla + a*d_v*l*mla*r_kv - a*d_v*l_gdn*mla*r_kv - a*d_v*l_lru*mla*r_kv - a*d_v*l_mamba*mla*r_kv - a*d_v*l_noattn*mla*r_kv - a*d_v*l_ssd*mla*r_kv + a*l*sink - a*l_gdn*sink - a*l_lru*sink - a*l_mamba*sink - a*l_noattn*sink - a*l_ssd*sink + b_conv*d_ssm*l_mamba + b_conv*d_ssm*l_ssd - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_k*d_head*g*l_gdn*mla - b_k*d_head*g*l_gdn + b_k*d_head*g*l_lru*mla - b_k*d_head*g*l_lru + b_k*d_head*g*l_mamba*mla - b_k*d_head*g*l_mamba + b_k*d_head*g*l_noattn*mla - b_k*d_head*g*l_noattn + b_k*d_head*g*l_ssd*mla - b_k*d_head*g*l_ssd + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe - b_mlp*d_ff*gated*l_nomlp + b_mlp*d_ff*l - b_mlp*d_ff*l_moe - b_mlp*d_ff*l_nomlp + b_mlp*d_lat*l_moe*moe_lat + b_mlp*h*l + b_mlp*h*l_moe*moe_lat - b_mlp*h*l_moe - b_mlp*h*l_nomlp - b_o*h*l*mla + b_o*h*l*x_attn + b_o*h*l + b_o*h*l_gdn*mla - b_o*h*l_gdn + b_o*h*l_lru*mla - b_o*h*l_lru + b_o*h*l_mamba*mla - b_o*h*l_mamba + b_o*h*l_noattn*mla - b_o*h*l_noattn + b_o*h*l_ssd*mla - b_o*h*l_ssd + 2*b_ssm*d_ssm*l_mamba + 2*b_ssm*d_ssm*l_ssd + b_ssm*h*l_mamba + b_ssm*h*l_ssd + b_ssm*l_ssd*n_ssmh - b_v*d_head*g*l*mla + b_v*d_head*g*l + b_v*d_head*g*l_gdn*mla - b_v*d_head*g*l_gdn + b_v*d_head*g*l_lru*mla - b_v*d_head*g*l_lru + b_v*d_head*g*l_mamba*mla - b_v*d_head*g*l_mamba + b_v*d_head*g*l_noattn*mla - b_v*d_head*g*l_noattn + b_v*d_head*g*l_ssd*mla - b_v*d_head*g*l_ssd + 2*d_emb*h*proj_emb - d_ff*gated*h*l_nomlp - 2*d_ff*h*l_nomlp - 2*d_head*g*h*l*mla + 2*d_head*g*h*l_gdn*mla - 2*d_head*g*h*l_gdn + 2*d_head*g*h*l_lru*mla - 2*d_head*g*h*l_lru + 2*d_head*g*h*l_mamba*mla - 2*d_head*g*h*l_mamba + 2*d_head*g*h*l_noattn*mla - 2*d_head*g*h*l_noattn + 2*d_head*g*h*l_ssd*mla - 2*d_head*g*h*l_ssd + d_head*g*l*qk_norm_full - d_head*g*l_gdn*qk_norm_full - d_head*g*l_lru*qk_norm_full - d_head*g*l_mamba*qk_norm_full - d_head*g*l_noattn*qk_norm_full - d_head*g*l_ssd*qk_norm_full + 2*d_head*l*qk_norm - 2*d_head*l_gdn*qk_norm - 2*d_head*l_lru*qk_norm - 2*d_head*l_mamba*qk_norm - 2*d_head*l_noattn*qk_norm - 2*d_head*l_ssd*qk_norm + d_idx*dsa*h*l*mla - d_idx*dsa*h*l_gdn*mla - d_idx*dsa*h*l_lru*mla - d_idx*dsa*h*l_mamba*mla - d_idx*dsa*h*l_noattn*mla - d_idx*dsa*h*l_ssd*mla + d_idx*dsa*l*mla*n_idx*r_q + 2*d_idx*dsa*l*mla - d_idx*dsa*l_gdn*mla*n_idx*r_q - 2*d_idx*dsa*l_gdn*mla - d_idx*dsa*l_lru*mla*n_idx*r_q - 2*d_idx*dsa*l_lru*mla - d_idx*dsa*l_mamba*mla*n_idx*r_q - 2*d_idx*dsa*l_mamba*mla - d_idx*dsa*l_noattn*mla*n_idx*r_q - 2*d_idx*dsa*l_noattn*mla - d_idx*dsa*l_ssd*mla*n_idx*r_q - 2*d_idx*dsa*l_ssd*mla + 2*d_kh*h*l_gdn*n_kh + 2*d_kh*k_conv*l_gdn*n_kh + 3*d_lru*h*l_lru + d_lru*k_conv*l_lru + 2*d_lru*l_lru*w_lru + 6*d_lru*l_lru + d_rope*h*l*mla - d_rope*h*l_gdn*mla - d_rope*h*l_lru*mla - d_rope*h*l_mamba*mla - d_rope*h*l_noattn*mla - d_rope*h*l_ssd*mla + 3*d_ssm*h*l_mamba + 3*d_ssm*h*l_ssd + d_ssm*k_conv*l_mamba + d_ssm*k_conv*l_ssd + 2*d_ssm*l_mamba*r_dt + 2*d_ssm*l_mamba + d_ssm*l_ssd + 3*d_vh*h*l_gdn*n_vh + d_vh*k_conv*l_gdn*n_vh + d_vh*l_gdn + dsa*h*l*mla*n_idx - dsa*h*l_gdn*mla*n_idx - dsa*h*l_lru*mla*n_idx - dsa*h*l_mamba*mla*n_idx - dsa*h*l_noattn*mla*n_idx - dsa*h*l_ssd*mla*n_idx + dt_norm*l_mamba*r_dt + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l*norm_bias*x_attn + h*l*x_attn - h*l_gdn*mla*q_lora*r_q - h*l_gdn*mla*r_kv + 2*h*l_gdn*n_vh - h*l_lru*mla*q_lora*r_q - h*l_lru*mla*r_kv + h*l_lru - h*l_mamba*mla*q_lora*r_q - h*l_mamba*mla*r_kv + h*l_moe*sh_gate - h*l_noattn*mla*q_lora*r_q - h*l_noattn*mla*r_kv - h*l_ssd*mla*q_lora*r_q - h*l_ssd*mla*r_kv + h*l_ssd*n_ssmh + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv - l_gdn*mla*q_lora*r_q - l_gdn*mla*r_kv + 2*l_gdn*n_vh - l_lru*mla*q_lora*r_q - l_lru*mla*r_kv - l_mamba*mla*q_lora*r_q - l_mamba*mla*r_kv - l_noattn*mla*q_lora*r_q - l_noattn*mla*r_kv - l_ssd*mla*q_lora*r_q - l_ssd*mla*r_kv + 3*l_ssd*n_ssmh
 
     LaTeX: \Psi_{16} = \Psi - \Psi_{q}
 
@@ -9649,6 +9995,11 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
         qk_norm_full: 1 if queries and keys get an RMSNorm over all heads, a·d_head and g·d_head (OLMo-2) [1] (default 0, the classic model)
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -9691,7 +10042,7 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     if E is None:
         E = _gated('params.quantized.kept', 'E', E, {'l_moe': (l_moe, 0)})
     if r_q is None:
-        r_q = _gated('params.quantized.kept', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('params.quantized.kept', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('params.quantized.kept', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -9756,6 +10107,11 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     qk_norm_full = qk_norm_full if type(qk_norm_full) is float else numpy.asarray(qk_norm_full, dtype=numpy.float64)
     sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
@@ -9788,7 +10144,7 @@ def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe + E*b_mlp*h*l_moe + E*l_moe*router_bias + 2*N_ssm*b_conv*l_ssd*n_grp + 2*N_ssm*b_ssm*l_ssd*n_grp + 3*N_ssm*d_ssm*l_mamba + 2*N_ssm*dt_norm*l_mamba + 2*N_ssm*h*l_ssd*n_grp + 2*N_ssm*k_conv*l_ssd*n_grp - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*attn_gate*b_q*d_head*l*mla + a*attn_gate*b_q*d_head*l + a*attn_gate*b_q*d_head*l_gdn*mla - a*attn_gate*b_q*d_head*l_gdn + a*attn_gate*b_q*d_head*l_lru*mla - a*attn_gate*b_q*d_head*l_lru + a*attn_gate*b_q*d_head*l_mamba*mla - a*attn_gate*b_q*d_head*l_mamba + a*attn_gate*b_q*d_head*l_noattn*mla - a*attn_gate*b_q*d_head*l_noattn + a*attn_gate*b_q*d_head*l_ssd*mla - a*attn_gate*b_q*d_head*l_ssd - a*attn_gate*d_head*h*l*mla + a*attn_gate*d_head*h*l + a*attn_gate*d_head*h*l_gdn*mla - a*attn_gate*d_head*h*l_gdn + a*attn_gate*d_head*h*l_lru*mla - a*attn_gate*d_head*h*l_lru + a*attn_gate*d_head*h*l_mamba*mla - a*attn_gate*d_head*h*l_mamba + a*attn_gate*d_head*h*l_noattn*mla - a*attn_gate*d_head*h*l_noattn + a*attn_gate*d_head*h*l_ssd*mla - a*attn_gate*d_head*h*l_ssd + a*b_k*d_head*l*x_attn - a*b_q*d_head*l*mla + a*b_q*d_head*l*x_attn + a*b_q*d_head*l + a*b_q*d_head*l_gdn*mla - a*b_q*d_head*l_gdn + a*b_q*d_head*l_lru*mla - a*b_q*d_head*l_lru + a*b_q*d_head*l_mamba*mla - a*b_q*d_head*l_mamba + a*b_q*d_head*l_noattn*mla - a*b_q*d_head*l_noattn + a*b_q*d_head*l_ssd*mla - a*b_q*d_head*l_ssd + a*b_v*d_head*l*x_attn - 2*a*d_head*h*l*mla + 4*a*d_head*h*l*x_attn + 2*a*d_head*h*l_gdn*mla - 2*a*d_head*h*l_gdn + 2*a*d_head*h*l_lru*mla - 2*a*d_head*h*l_lru + 2*a*d_head*h*l_mamba*mla - 2*a*d_head*h*l_mamba + 2*a*d_head*h*l_noattn*mla - 2*a*d_head*h*l_noattn + 2*a*d_head*h*l_ssd*mla - 2*a*d_head*h*l_ssd + a*d_head*l*qk_norm_full - a*d_head*l_gdn*qk_norm_full - a*d_head*l_lru*qk_norm_full - a*d_head*l_mamba*qk_norm_full - a*d_head*l_noattn*qk_norm_full - a*d_head*l_ssd*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*h*l_gdn*mla*q_lora - a*d_nope*h*l_gdn*mla + a*d_nope*h*l_lru*mla*q_lora - a*d_nope*h*l_lru*mla + a*d_nope*h*l_mamba*mla*q_lora - a*d_nope*h*l_mamba*mla + a*d_nope*h*l_noattn*mla*q_lora - a*d_nope*h*l_noattn*mla + a*d_nope*h*l_ssd*mla*q_lora - a*d_nope*h*l_ssd*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_nope*l_gdn*mla*q_lora*r_q - a*d_nope*l_gdn*mla*r_kv - a*d_nope*l_lru*mla*q_lora*r_q - a*d_nope*l_lru*mla*r_kv - a*d_nope*l_mamba*mla*q_lora*r_q - a*d_nope*l_mamba*mla*r_kv - a*d_nope*l_noattn*mla*q_lora*r_q - a*d_nope*l_noattn*mla*r_kv - a*d_nope*l_ssd*mla*q_lora*r_q - a*d_nope*l_ssd*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*h*l_gdn*mla*q_lora - a*d_rope*h*l_gdn*mla + a*d_rope*h*l_lru*mla*q_lora - a*d_rope*h*l_lru*mla + a*d_rope*h*l_mamba*mla*q_lora - a*d_rope*h*l_mamba*mla + a*d_rope*h*l_noattn*mla*q_lora - a*d_rope*h*l_noattn*mla + a*d_rope*h*l_ssd*mla*q_lora - a*d_rope*h*l_ssd*mla + a*d_rope*l*mla*q_lora*r_q - a*d_rope*l_gdn*mla*q_lora*r_q - a*d_rope*l_lru*mla*q_lora*r_q - a*d_rope*l_mamba*mla*q_lora*r_q - a*d_rope*l_noattn*mla*q_lora*r_q - a*d_rope*l_ssd*mla*q_lora*r_q + a*d_v*h*l*mla - a*d_v*h*l_gdn*mla - a*d_v*h*l_lru*mla - a*d_v*h*l_mamba*mla - a*d_v*h*l_noattn*mla - a*d_v*h*l_ssd*mla + a*d_v*l*mla*r_kv - a*d_v*l_gdn*mla*r_kv - a*d_v*l_lru*mla*r_kv - a*d_v*l_mamba*mla*r_kv - a*d_v*l_noattn*mla*r_kv - a*d_v*l_ssd*mla*r_kv + a*l*sink - a*l_gdn*sink - a*l_lru*sink - a*l_mamba*sink - a*l_noattn*sink - a*l_ssd*sink + b_conv*d_ssm*l_mamba + b_conv*d_ssm*l_ssd - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_k*d_head*g*l_gdn*mla - b_k*d_head*g*l_gdn + b_k*d_head*g*l_lru*mla - b_k*d_head*g*l_lru + b_k*d_head*g*l_mamba*mla - b_k*d_head*g*l_mamba + b_k*d_head*g*l_noattn*mla - b_k*d_head*g*l_noattn + b_k*d_head*g*l_ssd*mla - b_k*d_head*g*l_ssd + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe - b_mlp*d_ff*gated*l_nomlp + b_mlp*d_ff*l - b_mlp*d_ff*l_moe - b_mlp*d_ff*l_nomlp + b_mlp*h*l - b_mlp*h*l_moe - b_mlp*h*l_nomlp - b_o*h*l*mla + b_o*h*l*x_attn + b_o*h*l + b_o*h*l_gdn*mla - b_o*h*l_gdn + b_o*h*l_lru*mla - b_o*h*l_lru + b_o*h*l_mamba*mla - b_o*h*l_mamba + b_o*h*l_noattn*mla - b_o*h*l_noattn + b_o*h*l_ssd*mla - b_o*h*l_ssd + 2*b_ssm*d_ssm*l_mamba + 2*b_ssm*d_ssm*l_ssd + b_ssm*h*l_mamba + b_ssm*h*l_ssd + b_ssm*l_ssd*n_ssmh - b_v*d_head*g*l*mla + b_v*d_head*g*l + b_v*d_head*g*l_gdn*mla - b_v*d_head*g*l_gdn + b_v*d_head*g*l_lru*mla - b_v*d_head*g*l_lru + b_v*d_head*g*l_mamba*mla - b_v*d_head*g*l_mamba + b_v*d_head*g*l_noattn*mla - b_v*d_head*g*l_noattn + b_v*d_head*g*l_ssd*mla - b_v*d_head*g*l_ssd + 2*d_emb*h*proj_emb - d_ff*gated*h*l_nomlp - 2*d_ff*h*l_nomlp - 2*d_head*g*h*l*mla + 2*d_head*g*h*l_gdn*mla - 2*d_head*g*h*l_gdn + 2*d_head*g*h*l_lru*mla - 2*d_head*g*h*l_lru + 2*d_head*g*h*l_mamba*mla - 2*d_head*g*h*l_mamba + 2*d_head*g*h*l_noattn*mla - 2*d_head*g*h*l_noattn + 2*d_head*g*h*l_ssd*mla - 2*d_head*g*h*l_ssd + d_head*g*l*qk_norm_full - d_head*g*l_gdn*qk_norm_full - d_head*g*l_lru*qk_norm_full - d_head*g*l_mamba*qk_norm_full - d_head*g*l_noattn*qk_norm_full - d_head*g*l_ssd*qk_norm_full + 2*d_head*l*qk_norm - 2*d_head*l_gdn*qk_norm - 2*d_head*l_lru*qk_norm - 2*d_head*l_mamba*qk_norm - 2*d_head*l_noattn*qk_norm - 2*d_head*l_ssd*qk_norm + 2*d_kh*h*l_gdn*n_kh + 2*d_kh*k_conv*l_gdn*n_kh + 3*d_lru*h*l_lru + d_lru*k_conv*l_lru + 2*d_lru*l_lru*w_lru + 6*d_lru*l_lru + d_rope*h*l*mla - d_rope*h*l_gdn*mla - d_rope*h*l_lru*mla - d_rope*h*l_mamba*mla - d_rope*h*l_noattn*mla - d_rope*h*l_ssd*mla + 3*d_ssm*h*l_mamba + 3*d_ssm*h*l_ssd + d_ssm*k_conv*l_mamba + d_ssm*k_conv*l_ssd + 2*d_ssm*l_mamba*r_dt + 2*d_ssm*l_mamba + d_ssm*l_ssd + 3*d_vh*h*l_gdn*n_vh + d_vh*k_conv*l_gdn*n_vh + d_vh*l_gdn + dt_norm*l_mamba*r_dt + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l*norm_bias*x_attn + h*l*x_attn - h*l_gdn*mla*q_lora*r_q - h*l_gdn*mla*r_kv + 2*h*l_gdn*n_vh - h*l_lru*mla*q_lora*r_q - h*l_lru*mla*r_kv + h*l_lru - h*l_mamba*mla*q_lora*r_q - h*l_mamba*mla*r_kv + h*l_moe*sh_gate - h*l_noattn*mla*q_lora*r_q - h*l_noattn*mla*r_kv - h*l_ssd*mla*q_lora*r_q - h*l_ssd*mla*r_kv + h*l_ssd*n_ssmh + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv - l_gdn*mla*q_lora*r_q - l_gdn*mla*r_kv + 2*l_gdn*n_vh - l_lru*mla*q_lora*r_q - l_lru*mla*r_kv - l_mamba*mla*q_lora*r_q - l_mamba*mla*r_kv - l_noattn*mla*q_lora*r_q - l_noattn*mla*r_kv - l_ssd*mla*q_lora*r_q - l_ssd*mla*r_kv + 3*l_ssd*n_ssmh)
+    return numpy.float64(E*b_mlp*d_lat*l_moe*moe_lat + E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe - E*b_mlp*h*l_moe*moe_lat + E*b_mlp*h*l_moe + E*l_moe*router_bias + 2*N_ssm*b_conv*l_ssd*n_grp + 2*N_ssm*b_ssm*l_ssd*n_grp + 3*N_ssm*d_ssm*l_mamba + 2*N_ssm*dt_norm*l_mamba + 2*N_ssm*h*l_ssd*n_grp + 2*N_ssm*k_conv*l_ssd*n_grp - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*attn_gate*b_q*d_head*l*mla + a*attn_gate*b_q*d_head*l + a*attn_gate*b_q*d_head*l_gdn*mla - a*attn_gate*b_q*d_head*l_gdn + a*attn_gate*b_q*d_head*l_lru*mla - a*attn_gate*b_q*d_head*l_lru + a*attn_gate*b_q*d_head*l_mamba*mla - a*attn_gate*b_q*d_head*l_mamba + a*attn_gate*b_q*d_head*l_noattn*mla - a*attn_gate*b_q*d_head*l_noattn + a*attn_gate*b_q*d_head*l_ssd*mla - a*attn_gate*b_q*d_head*l_ssd - a*attn_gate*d_head*h*l*mla + a*attn_gate*d_head*h*l + a*attn_gate*d_head*h*l_gdn*mla - a*attn_gate*d_head*h*l_gdn + a*attn_gate*d_head*h*l_lru*mla - a*attn_gate*d_head*h*l_lru + a*attn_gate*d_head*h*l_mamba*mla - a*attn_gate*d_head*h*l_mamba + a*attn_gate*d_head*h*l_noattn*mla - a*attn_gate*d_head*h*l_noattn + a*attn_gate*d_head*h*l_ssd*mla - a*attn_gate*d_head*h*l_ssd + a*b_k*d_head*l*x_attn - a*b_q*d_head*l*mla + a*b_q*d_head*l*x_attn + a*b_q*d_head*l + a*b_q*d_head*l_gdn*mla - a*b_q*d_head*l_gdn + a*b_q*d_head*l_lru*mla - a*b_q*d_head*l_lru + a*b_q*d_head*l_mamba*mla - a*b_q*d_head*l_mamba + a*b_q*d_head*l_noattn*mla - a*b_q*d_head*l_noattn + a*b_q*d_head*l_ssd*mla - a*b_q*d_head*l_ssd + a*b_v*d_head*l*x_attn - 2*a*d_head*h*l*mla + 4*a*d_head*h*l*x_attn + 2*a*d_head*h*l_gdn*mla - 2*a*d_head*h*l_gdn + 2*a*d_head*h*l_lru*mla - 2*a*d_head*h*l_lru + 2*a*d_head*h*l_mamba*mla - 2*a*d_head*h*l_mamba + 2*a*d_head*h*l_noattn*mla - 2*a*d_head*h*l_noattn + 2*a*d_head*h*l_ssd*mla - 2*a*d_head*h*l_ssd + a*d_head*l*qk_norm_full - a*d_head*l_gdn*qk_norm_full - a*d_head*l_lru*qk_norm_full - a*d_head*l_mamba*qk_norm_full - a*d_head*l_noattn*qk_norm_full - a*d_head*l_ssd*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*h*l_gdn*mla*q_lora - a*d_nope*h*l_gdn*mla + a*d_nope*h*l_lru*mla*q_lora - a*d_nope*h*l_lru*mla + a*d_nope*h*l_mamba*mla*q_lora - a*d_nope*h*l_mamba*mla + a*d_nope*h*l_noattn*mla*q_lora - a*d_nope*h*l_noattn*mla + a*d_nope*h*l_ssd*mla*q_lora - a*d_nope*h*l_ssd*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_nope*l_gdn*mla*q_lora*r_q - a*d_nope*l_gdn*mla*r_kv - a*d_nope*l_lru*mla*q_lora*r_q - a*d_nope*l_lru*mla*r_kv - a*d_nope*l_mamba*mla*q_lora*r_q - a*d_nope*l_mamba*mla*r_kv - a*d_nope*l_noattn*mla*q_lora*r_q - a*d_nope*l_noattn*mla*r_kv - a*d_nope*l_ssd*mla*q_lora*r_q - a*d_nope*l_ssd*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*h*l_gdn*mla*q_lora - a*d_rope*h*l_gdn*mla + a*d_rope*h*l_lru*mla*q_lora - a*d_rope*h*l_lru*mla + a*d_rope*h*l_mamba*mla*q_lora - a*d_rope*h*l_mamba*mla + a*d_rope*h*l_noattn*mla*q_lora - a*d_rope*h*l_noattn*mla + a*d_rope*h*l_ssd*mla*q_lora - a*d_rope*h*l_ssd*mla + a*d_rope*l*mla*q_lora*r_q - a*d_rope*l_gdn*mla*q_lora*r_q - a*d_rope*l_lru*mla*q_lora*r_q - a*d_rope*l_mamba*mla*q_lora*r_q - a*d_rope*l_noattn*mla*q_lora*r_q - a*d_rope*l_ssd*mla*q_lora*r_q + a*d_v*h*l*mla - a*d_v*h*l_gdn*mla - a*d_v*h*l_lru*mla - a*d_v*h*l_mamba*mla - a*d_v*h*l_noattn*mla - a*d_v*h*l_ssd*mla + a*d_v*l*mla*r_kv - a*d_v*l_gdn*mla*r_kv - a*d_v*l_lru*mla*r_kv - a*d_v*l_mamba*mla*r_kv - a*d_v*l_noattn*mla*r_kv - a*d_v*l_ssd*mla*r_kv + a*l*sink - a*l_gdn*sink - a*l_lru*sink - a*l_mamba*sink - a*l_noattn*sink - a*l_ssd*sink + b_conv*d_ssm*l_mamba + b_conv*d_ssm*l_ssd - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_k*d_head*g*l_gdn*mla - b_k*d_head*g*l_gdn + b_k*d_head*g*l_lru*mla - b_k*d_head*g*l_lru + b_k*d_head*g*l_mamba*mla - b_k*d_head*g*l_mamba + b_k*d_head*g*l_noattn*mla - b_k*d_head*g*l_noattn + b_k*d_head*g*l_ssd*mla - b_k*d_head*g*l_ssd + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe - b_mlp*d_ff*gated*l_nomlp + b_mlp*d_ff*l - b_mlp*d_ff*l_moe - b_mlp*d_ff*l_nomlp + b_mlp*d_lat*l_moe*moe_lat + b_mlp*h*l + b_mlp*h*l_moe*moe_lat - b_mlp*h*l_moe - b_mlp*h*l_nomlp - b_o*h*l*mla + b_o*h*l*x_attn + b_o*h*l + b_o*h*l_gdn*mla - b_o*h*l_gdn + b_o*h*l_lru*mla - b_o*h*l_lru + b_o*h*l_mamba*mla - b_o*h*l_mamba + b_o*h*l_noattn*mla - b_o*h*l_noattn + b_o*h*l_ssd*mla - b_o*h*l_ssd + 2*b_ssm*d_ssm*l_mamba + 2*b_ssm*d_ssm*l_ssd + b_ssm*h*l_mamba + b_ssm*h*l_ssd + b_ssm*l_ssd*n_ssmh - b_v*d_head*g*l*mla + b_v*d_head*g*l + b_v*d_head*g*l_gdn*mla - b_v*d_head*g*l_gdn + b_v*d_head*g*l_lru*mla - b_v*d_head*g*l_lru + b_v*d_head*g*l_mamba*mla - b_v*d_head*g*l_mamba + b_v*d_head*g*l_noattn*mla - b_v*d_head*g*l_noattn + b_v*d_head*g*l_ssd*mla - b_v*d_head*g*l_ssd + 2*d_emb*h*proj_emb - d_ff*gated*h*l_nomlp - 2*d_ff*h*l_nomlp - 2*d_head*g*h*l*mla + 2*d_head*g*h*l_gdn*mla - 2*d_head*g*h*l_gdn + 2*d_head*g*h*l_lru*mla - 2*d_head*g*h*l_lru + 2*d_head*g*h*l_mamba*mla - 2*d_head*g*h*l_mamba + 2*d_head*g*h*l_noattn*mla - 2*d_head*g*h*l_noattn + 2*d_head*g*h*l_ssd*mla - 2*d_head*g*h*l_ssd + d_head*g*l*qk_norm_full - d_head*g*l_gdn*qk_norm_full - d_head*g*l_lru*qk_norm_full - d_head*g*l_mamba*qk_norm_full - d_head*g*l_noattn*qk_norm_full - d_head*g*l_ssd*qk_norm_full + 2*d_head*l*qk_norm - 2*d_head*l_gdn*qk_norm - 2*d_head*l_lru*qk_norm - 2*d_head*l_mamba*qk_norm - 2*d_head*l_noattn*qk_norm - 2*d_head*l_ssd*qk_norm + d_idx*dsa*h*l*mla - d_idx*dsa*h*l_gdn*mla - d_idx*dsa*h*l_lru*mla - d_idx*dsa*h*l_mamba*mla - d_idx*dsa*h*l_noattn*mla - d_idx*dsa*h*l_ssd*mla + d_idx*dsa*l*mla*n_idx*r_q + 2*d_idx*dsa*l*mla - d_idx*dsa*l_gdn*mla*n_idx*r_q - 2*d_idx*dsa*l_gdn*mla - d_idx*dsa*l_lru*mla*n_idx*r_q - 2*d_idx*dsa*l_lru*mla - d_idx*dsa*l_mamba*mla*n_idx*r_q - 2*d_idx*dsa*l_mamba*mla - d_idx*dsa*l_noattn*mla*n_idx*r_q - 2*d_idx*dsa*l_noattn*mla - d_idx*dsa*l_ssd*mla*n_idx*r_q - 2*d_idx*dsa*l_ssd*mla + 2*d_kh*h*l_gdn*n_kh + 2*d_kh*k_conv*l_gdn*n_kh + 3*d_lru*h*l_lru + d_lru*k_conv*l_lru + 2*d_lru*l_lru*w_lru + 6*d_lru*l_lru + d_rope*h*l*mla - d_rope*h*l_gdn*mla - d_rope*h*l_lru*mla - d_rope*h*l_mamba*mla - d_rope*h*l_noattn*mla - d_rope*h*l_ssd*mla + 3*d_ssm*h*l_mamba + 3*d_ssm*h*l_ssd + d_ssm*k_conv*l_mamba + d_ssm*k_conv*l_ssd + 2*d_ssm*l_mamba*r_dt + 2*d_ssm*l_mamba + d_ssm*l_ssd + 3*d_vh*h*l_gdn*n_vh + d_vh*k_conv*l_gdn*n_vh + d_vh*l_gdn + dsa*h*l*mla*n_idx - dsa*h*l_gdn*mla*n_idx - dsa*h*l_lru*mla*n_idx - dsa*h*l_mamba*mla*n_idx - dsa*h*l_noattn*mla*n_idx - dsa*h*l_ssd*mla*n_idx + dt_norm*l_mamba*r_dt + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l*norm_bias*x_attn + h*l*x_attn - h*l_gdn*mla*q_lora*r_q - h*l_gdn*mla*r_kv + 2*h*l_gdn*n_vh - h*l_lru*mla*q_lora*r_q - h*l_lru*mla*r_kv + h*l_lru - h*l_mamba*mla*q_lora*r_q - h*l_mamba*mla*r_kv + h*l_moe*sh_gate - h*l_noattn*mla*q_lora*r_q - h*l_noattn*mla*r_kv - h*l_ssd*mla*q_lora*r_q - h*l_ssd*mla*r_kv + h*l_ssd*n_ssmh + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv - l_gdn*mla*q_lora*r_q - l_gdn*mla*r_kv + 2*l_gdn*n_vh - l_lru*mla*q_lora*r_q - l_lru*mla*r_kv - l_mamba*mla*q_lora*r_q - l_mamba*mla*r_kv - l_noattn*mla*q_lora*r_q - l_noattn*mla*r_kv - l_ssd*mla*q_lora*r_q - l_ssd*mla*r_kv + 3*l_ssd*n_ssmh)
 
 
 def memory_lora_states_per_gpu(t, p, P, q_base, P_keep, P_lora):
@@ -9869,10 +10225,10 @@ def flops_lora_adapters_forward(b, s, h, a, g, d_head, d_ff, l, r_lora, lora_q, 
     return numpy.float64(2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)))
 
 
-def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""forward FLOPs of LoRA fine-tuning: the base model's and the adapters'.
 
-    flops.lora.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    flops.lora.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
     LaTeX: F_{fwd}^{LoRA} = F_{fwd} + F_{LoRA}
 
@@ -9901,6 +10257,11 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
@@ -9944,7 +10305,7 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
     if k is None:
         k = _gated('flops.lora.forward', 'k', k, {'l_moe': (l_moe, 0)})
     if r_q is None:
-        r_q = _gated('flops.lora.forward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('flops.lora.forward', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('flops.lora.forward', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -10003,6 +10364,11 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
@@ -10034,13 +10400,13 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, s, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
+    return numpy.float64(2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + (2*a*b*s**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_lat, d_moe, d_sh, gated, h, k, moe_lat, s, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
 
 
-def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients of QKᵀ and scores·V, and both gradients of each adapter matrix.
 
-    flops.lora.backward [FLOP] = 2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    flops.lora.backward [FLOP] = 2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
     LaTeX: F_{bwd}^{LoRA} = F_{attn} l + F_{fwd} + 2 F_{LoRA}
 
@@ -10069,6 +10435,11 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
@@ -10112,7 +10483,7 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q
     if k is None:
         k = _gated('flops.lora.backward', 'k', k, {'l_moe': (l_moe, 0)})
     if r_q is None:
-        r_q = _gated('flops.lora.backward', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('flops.lora.backward', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('flops.lora.backward', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -10171,6 +10542,11 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
@@ -10202,7 +10578,7 @@ def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 2*E*b*h*s + 2*b*d_moe*h*s*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, s, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
+    return numpy.float64(2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + (2*a*b*s**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_lat, d_moe, d_sh, gated, h, k, moe_lat, s, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
 
 
 def utilization_of_peak(X, X_run):
@@ -11573,18 +11949,20 @@ def serving_memory_states(b, q_kv, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, *, l_m
     return numpy.float64(b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))
 
 
-def serving_memory_kv_position(g, d_head, q_kv, *, mla=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
+def serving_memory_kv_position(g, d_head, q_kv, *, mla=0, dsa=0, d_idx=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
     r"""cache bytes of one position in one attention layer: a key and a value of g heads (MLA: the latent r_KV and the shared rope key) at q_KV bytes each.
 
-    serving.memory.kv.position [byte] = q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
+    serving.memory.kv.position [byte] = q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))
 
-    LaTeX: m_{KV} = q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{rope} + r_{KV}\right)\right)
+    LaTeX: m_{KV} = q_{KV} \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) \left(g + \sigma_{KV}^{exp} \left(a - g\right)\right) + \sigma_{MLA} \left(d_{idx} \sigma_{DSA} + d_{rope} + r_{KV}\right)\right)
 
     Args:
         g: key/value heads [1]
         d_head: head dimension [1]
         q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         a: attention heads [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -11606,11 +11984,13 @@ def serving_memory_kv_position(g, d_head, q_kv, *, mla=0, kv_expand=0, a=None, r
     d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
     q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
     a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
     r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
-    return numpy.float64(q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv)))
+    return numpy.float64(q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv)))
 
 
 def serving_decode_context(l, s_ctx, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
@@ -11713,10 +12093,10 @@ def serving_decode_context_sum(l, s_in, s_out, *, l_win=0, l_mamba=0, l_ssd=0, l
     return numpy.float64((s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win) + _times(l_win, lambda: W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]), W, s_in, s_out))
 
 
-def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""cache bytes one decoding step reads: N_KV positions of each of b sequences, K and V of g heads each (MLA: the latent r_KV and the shared rope key), and the whole fixed state of every recurrent layer.
 
-    serving.decode.kv_read [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))
+    serving.decode.kv_read [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))
 
     LaTeX: R_{KV} = N_{KV} m_{KV} b + M_{rec}
 
@@ -11728,6 +12108,8 @@ def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, l_win=0, kv_e
         s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
         q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
@@ -11788,6 +12170,8 @@ def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, l_win=0, kv_e
     s_ctx = s_ctx if type(s_ctx) is float else numpy.asarray(s_ctx, dtype=numpy.float64)
     q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -11808,7 +12192,7 @@ def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, l_win=0, kv_e
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv)) + _times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))
+    return numpy.float64(b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv)) + _times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))
 
 
 def serving_decode_kv_read_mla_expanded(b, a, l, d_rope, d_nope, d_v, s_ctx, q_kv, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
@@ -11861,10 +12245,10 @@ def serving_decode_kv_read_mla_expanded(b, a, l, d_rope, d_nope, d_v, s_ctx, q_k
     return numpy.float64(a*b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_nope + d_rope + d_v))
 
 
-def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, dsa=0, d_idx=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""cache bytes one decoding step writes: the new token's K and V (or latent) in every attention layer of b sequences, and every recurrent layer's state rewritten whole.
 
-    serving.decode.kv_written [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    serving.decode.kv_written [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
     LaTeX: W_{KV} = m_{KV} b l_{attn} + M_{rec}
 
@@ -11875,6 +12259,8 @@ def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, kv_expand=0, l_ma
         l: layers [1]
         q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
         l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
@@ -11930,6 +12316,8 @@ def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, kv_expand=0, l_ma
     l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
     q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
     l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
@@ -11948,7 +12336,7 @@ def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, kv_expand=0, l_ma
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))
+    return numpy.float64(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))
 
 
 def serving_decode_flops_mamba(b, h, d_ssm, N_ssm, r_dt, k_conv):
@@ -12131,12 +12519,12 @@ def serving_decode_flops_recurrent(b, h, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, 
     return numpy.float64(l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + _times(l_lru, lambda: 6*b*d_lru*h + 4*b*d_lru*w_lru, b, d_lru, h, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt) + _times(l_ssd, lambda: 2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm), N_ssm, b, d_ssm, h, k_conv, n_grp, n_ssmh))
 
 
-def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
-    r"""a decoding step's GEMMs without its attention over the cache: every attention layer's projections, the recurrent mixers' one-token updates, dense MLPs, routed (k per token) and shared experts and routers, and the logits, for b new tokens.
+def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""a decoding step's GEMMs without its attention over the cache: every attention layer's projections, the recurrent mixers' one-token updates, dense MLPs, routed (k per token) and shared experts, routers and latent projections, and the logits, for b new tokens.
 
-    serving.decode.flops.linear [FLOP] = 2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    serving.decode.flops.linear [FLOP] = 2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 4*b*d_lat*h*moe_lat + 2*b*d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{dec}^{lin} = F_{dec}^{rec} + F_{proj}\big|_{s = 1} l_{attn} + F_{proj,emb}\big|_{s = 1} + F_{logits}\big|_{s = 1} + F_{mlp}\big|_{s = 1} l_{mlp} + l_{moe} \left(F_{experts}\big|_{s = 1} + F_{router}\big|_{s = 1} + F_{shared}\big|_{s = 1}\right)
+    LaTeX: F_{dec}^{lin} = F_{dec}^{rec} + F_{proj}\big|_{s = 1} l_{attn} + F_{proj,emb}\big|_{s = 1} + F_{logits}\big|_{s = 1} + F_{mlp}\big|_{s = 1} l_{mlp} + l_{moe} \left(F_{experts}\big|_{s = 1} + F_{lat}\big|_{s = 1} + F_{router}\big|_{s = 1} + F_{shared}\big|_{s = 1}\right)
 
     Args:
         b: micro-batch size [1]
@@ -12154,6 +12542,11 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
@@ -12184,7 +12577,7 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
         d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
         d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: a decoding step's GEMMs without its attention over the cache: every attention layer's projections, the recurrent mixers' one-token updates, dense MLPs, routed (k per token) and shared experts and routers, and the logits, for b new tokens [FLOP]
+    Returns: a decoding step's GEMMs without its attention over the cache: every attention layer's projections, the recurrent mixers' one-token updates, dense MLPs, routed (k per token) and shared experts, routers and latent projections, and the logits, for b new tokens [FLOP]
 
     Valid when: l_moe ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
 
@@ -12195,7 +12588,7 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
     if k is None:
         k = _gated('serving.decode.flops.linear', 'k', k, {'l_moe': (l_moe, 0)})
     if r_q is None:
-        r_q = _gated('serving.decode.flops.linear', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('serving.decode.flops.linear', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('serving.decode.flops.linear', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -12245,6 +12638,11 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
@@ -12274,15 +12672,15 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh), b, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 6*b*d_lru*h + 4*b*d_lru*w_lru, b, d_lru, h, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt) + _times(l_moe, lambda: 2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, sh_gate) + _times(l_ssd, lambda: 2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm), N_ssm, b, d_ssm, h, k_conv, n_grp, n_ssmh))
+    return numpy.float64(2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh), b, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 6*b*d_lru*h + 4*b*d_lru*w_lru, b, d_lru, h, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt) + _times(l_moe, lambda: 2*E*b*h + 4*b*d_lat*h*moe_lat + 2*b*d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_lat, d_moe, d_sh, gated, h, k, moe_lat, sh_gate) + _times(l_ssd, lambda: 2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm), N_ssm, b, d_ssm, h, k_conv, n_grp, n_ssmh))
 
 
-def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, l_win=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, l_win=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""one decoding step at context s_ctx as transformers runs it with a DynamicCache (eager attention): the GEMMs, QKᵀ and scores·V over N_KV cached positions per sequence, and for MLA the up-projection of the cached latents through W_UK, W_UV again (the new token's is among the projections).
 
-    serving.decode.flops [FLOP] = 2*V*b*d_emb + 2*a*b*mla*r_kv*(d_nope + d_v)*(-l + l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    serving.decode.flops [FLOP] = 2*V*b*d_emb + 2*a*b*mla*r_kv*(d_nope + d_v)*(-l + l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 4*b*d_lat*h*moe_lat + 2*b*d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{dec} = 2 N_{KV} a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) + F_{dec}^{lin} + 2 a b \sigma_{MLA} r_{KV} \left(N_{KV} - l_{attn}\right) \left(d_{nope} + d_{v}\right)
+    LaTeX: F_{dec} = 2 N_{KV} a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right) + F_{dec}^{lin} + 2 a b \sigma_{MLA} r_{KV} \left(N_{KV} - l_{attn}\right) \left(d_{nope} + d_{v}\right)
 
     Args:
         b: micro-batch size [1]
@@ -12301,6 +12699,11 @@ def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
@@ -12344,7 +12747,7 @@ def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=
     if k is None:
         k = _gated('serving.decode.flops', 'k', k, {'l_moe': (l_moe, 0)})
     if r_q is None:
-        r_q = _gated('serving.decode.flops', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('serving.decode.flops', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('serving.decode.flops', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -12397,6 +12800,11 @@ def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
     l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
@@ -12428,7 +12836,7 @@ def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(2*V*b*d_emb + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh), b, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 6*b*d_lru*h + 4*b*d_lru*w_lru, b, d_lru, h, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt) + _times(l_moe, lambda: 2*E*b*h + 2*b*d_moe*h*(gated + 2)*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, sh_gate) + _times(l_ssd, lambda: 2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm), N_ssm, b, d_ssm, h, k_conv, n_grp, n_ssmh) + _times(mla, lambda: 2*a*b*r_kv*(d_nope + d_v)*(-l + l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)), W, a, b, d_nope, d_v, l, l_gdn, l_lru, l_mamba, l_noattn, l_ssd, l_win, r_kv, s_ctx))
+    return numpy.float64(2*V*b*d_emb + 2*a*b*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx))*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh), b, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 6*b*d_lru*h + 4*b*d_lru*w_lru, b, d_lru, h, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt) + _times(l_moe, lambda: 2*E*b*h + 4*b*d_lat*h*moe_lat + 2*b*d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_lat, d_moe, d_sh, gated, h, k, moe_lat, sh_gate) + _times(l_ssd, lambda: 2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm), N_ssm, b, d_ssm, h, k_conv, n_grp, n_ssmh) + _times(mla, lambda: 2*a*b*r_kv*(d_nope + d_v)*(-l + l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)), W, a, b, d_nope, d_v, l, l_gdn, l_lru, l_mamba, l_noattn, l_ssd, l_win, r_kv, s_ctx))
 
 
 def serving_decode_attention_flops(b, a, d_head, N_kv, *, mla=0, r_kv=None, d_rope=None):
@@ -12489,10 +12897,10 @@ def serving_decode_experts_touched(b, E, k):
     return numpy.float64(E*(1 - (1 - k/E)**b))
 
 
-def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters one decoding step reads: all of them once (attention or a recurrent mixer, an MLP or experts, as each layer has them), but the embedding table only at the b rows looked up (the head reads the whole V×d_emb matrix, its own or the tied one) and of each MoE layer's E experts the E_hit routed to.
 
-    serving.decode.params_read [parameter] = V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    serving.decode.params_read [parameter] = V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
     LaTeX: \Psi_{read} = - \Psi_{expert} l_{moe} \left(E - E_{hit}\right) + \Psi + V d_{emb} \sigma_{tied} - d_{emb} \left(V - b\right) - h \sigma_{pos} \left(- b + n_{pos} + o_{pos}\right)
 
@@ -12526,6 +12934,11 @@ def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -12569,7 +12982,7 @@ def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=
     if E is None:
         E = _gated('serving.decode.params_read', 'E', E, {'l_moe': (l_moe, 0)})
     if r_q is None:
-        r_q = _gated('serving.decode.params_read', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('serving.decode.params_read', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('serving.decode.params_read', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -12635,6 +13048,11 @@ def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=
     sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
@@ -12668,13 +13086,13 @@ def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate, E, E_hit, b_mlp, d_moe, d_sh, gated, h, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))
+    return numpy.float64(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + d_sh*h*(gated + 2) + h*sh_gate + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h), E, E_hit, b_mlp, d_lat, d_moe, d_sh, gated, h, moe_lat, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))
 
 
-def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""weight bytes one decoding step reads: the matrices at q_Ψ bytes per parameter, the head and the embedding rows in 16 bits (quantizers leave them so).
 
-    serving.decode.weights_read [byte] = 2*d_emb*(V + b) + q_w*(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
+    serving.decode.weights_read [byte] = 2*d_emb*(V + b) + q_w*(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
 
     LaTeX: R_{w} = 2 d_{emb} \left(V + b\right) + q_{\Psi} \left(\Psi_{read} - d_{emb} \left(V + b\right)\right)
 
@@ -12709,6 +13127,11 @@ def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -12752,7 +13175,7 @@ def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n
     if E is None:
         E = _gated('serving.decode.weights_read', 'E', E, {'l_moe': (l_moe, 0)})
     if r_q is None:
-        r_q = _gated('serving.decode.weights_read', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('serving.decode.weights_read', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('serving.decode.weights_read', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -12819,6 +13242,11 @@ def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n
     sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
@@ -12852,7 +13280,7 @@ def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(2*d_emb*(V + b) + q_w*(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2)) + d_sh*h*(gated + 2) + h*sh_gate, E, E_hit, b_mlp, d_moe, d_sh, gated, h, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh)))
+    return numpy.float64(2*d_emb*(V + b) + q_w*(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + d_sh*h*(gated + 2) + h*sh_gate + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h), E, E_hit, b_mlp, d_lat, d_moe, d_sh, gated, h, moe_lat, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh)))
 
 
 def serving_weights_int4(B_q, q_s):
@@ -12875,10 +13303,10 @@ def serving_weights_int4(B_q, q_s):
     return numpy.float64(1/2 + q_s/B_q)
 
 
-def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""a prefill of b prompts of s_in tokens as eager attention computes it: every GEMM at s = s_in, the full s_in² attention square in every attention layer, the recurrent mixers' forward over the prompt, the logits of the last token only (logits_to_keep = 1).
 
-    serving.prefill.flops [FLOP] = 2*V*b*d_emb + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s_in/Q_ssd) + N_ssm*d_ssm*(ceiling(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    serving.prefill.flops [FLOP] = 2*V*b*d_emb + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 4*b*d_lat*h*moe_lat*s_in + 2*b*d_moe*s_in*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s_in/Q_ssd) + N_ssm*d_ssm*(ceiling(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
     LaTeX: F_{pf} = F_{proj,emb}\big|_{s = s_{in}} + F_{layers}\big|_{s = s_{in}} + F_{logits}\big|_{s = 1}
 
@@ -12899,6 +13327,11 @@ def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
@@ -12942,7 +13375,7 @@ def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=
     if k is None:
         k = _gated('serving.prefill.flops', 'k', k, {'l_moe': (l_moe, 0)})
     if r_q is None:
-        r_q = _gated('serving.prefill.flops', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('serving.prefill.flops', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('serving.prefill.flops', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -12993,6 +13426,11 @@ def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
     attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
@@ -13024,15 +13462,15 @@ def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(2*V*b*d_emb + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s_in))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s_in/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s_in) + _times(l_lru, lambda: 6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru, b, d_lru, h, k_conv, s_in, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s_in) + _times(l_moe, lambda: 2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, s_in, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s_in/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s_in/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s_in))
+    return numpy.float64(2*V*b*d_emb + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s_in))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s_in/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s_in) + _times(l_lru, lambda: 6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru, b, d_lru, h, k_conv, s_in, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s_in) + _times(l_moe, lambda: 2*E*b*h*s_in + 4*b*d_lat*h*moe_lat*s_in + 2*b*d_moe*s_in*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_lat, d_moe, d_sh, gated, h, k, moe_lat, s_in, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s_in/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s_in/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s_in))
 
 
-def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, all_experts=0, l_win=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, l_win=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the same prefill as a causal kernel computes it: s_in(s_in + 1)/2 query-key pairs in a full attention layer, s_in·m − m(m − 1)/2 with m = min(s_in, W) in a windowed one.
 
-    serving.prefill.flops.causal [FLOP] = 2*V*b*d_emb - 2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*(s_in*Min(W, s_in) - (Min(W, s_in) - 1)*Min(W, s_in)/2) + s_in*(s_in + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)/2) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s_in/Q_ssd) + N_ssm*d_ssm*(ceiling(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    serving.prefill.flops.causal [FLOP] = 2*V*b*d_emb - 2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(l_win*(s_in*Min(W, s_in) - (Min(W, s_in) - 1)*Min(W, s_in)/2) + s_in*(s_in + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)/2) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 4*b*d_lat*h*moe_lat*s_in + 2*b*d_moe*s_in*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s_in/Q_ssd) + N_ssm*d_ssm*(ceiling(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: F_{pf}^{causal} = F_{pf} - F_{attn}\big|_{s = s_{in}} l_{attn} + 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(l_{win} \left(s_{in} \min\left(W, s_{in}\right) - \frac{\left(\min\left(W, s_{in}\right) - 1\right) \min\left(W, s_{in}\right)}{2}\right) + \frac{s_{in} \left(l_{attn} - l_{win}\right) \left(s_{in} + 1\right)}{2}\right)
+    LaTeX: F_{pf}^{causal} = F_{pf} + F_{attn}\big|_{s = 1} \left(l_{win} \left(s_{in} \min\left(W, s_{in}\right) - \frac{\left(\min\left(W, s_{in}\right) - 1\right) \min\left(W, s_{in}\right)}{2}\right) + \frac{s_{in} \left(l_{attn} - l_{win}\right) \left(s_{in} + 1\right)}{2}\right) - F_{attn}\big|_{s = s_{in}} l_{attn}
 
     Args:
         b: micro-batch size [1]
@@ -13051,6 +13489,11 @@ def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *,
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
@@ -13096,7 +13539,7 @@ def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *,
     if k is None:
         k = _gated('serving.prefill.flops.causal', 'k', k, {'l_moe': (l_moe, 0)})
     if r_q is None:
-        r_q = _gated('serving.prefill.flops.causal', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('serving.prefill.flops.causal', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('serving.prefill.flops.causal', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -13149,6 +13592,11 @@ def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *,
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
     l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
@@ -13182,15 +13630,15 @@ def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *,
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(2*V*b*d_emb - 2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*((1/2)*s_in*(s_in + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win) + _times(l_win, lambda: s_in*functools.reduce(numpy.minimum, [W, s_in]) - 1/2*(functools.reduce(numpy.minimum, [W, s_in]) - 1)*functools.reduce(numpy.minimum, [W, s_in]), W, s_in)) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q, s_in))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s_in/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s_in) + _times(l_lru, lambda: 6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru, b, d_lru, h, k_conv, s_in, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s_in) + _times(l_moe, lambda: 2*E*b*h*s_in + 2*b*d_moe*h*s_in*(gated + 2)*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_moe, d_sh, gated, h, k, s_in, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s_in/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s_in/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s_in))
+    return numpy.float64(2*V*b*d_emb - 2*a*b*s_in**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*a*b*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx))*((1/2)*s_in*(s_in + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win) + _times(l_win, lambda: s_in*functools.reduce(numpy.minimum, [W, s_in]) - 1/2*(functools.reduce(numpy.minimum, [W, s_in]) - 1)*functools.reduce(numpy.minimum, [W, s_in]), W, s_in)) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s_in))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s_in/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s_in) + _times(l_lru, lambda: 6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru, b, d_lru, h, k_conv, s_in, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s_in) + _times(l_moe, lambda: 2*E*b*h*s_in + 4*b*d_lat*h*moe_lat*s_in + 2*b*d_moe*s_in*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_lat, d_moe, d_sh, gated, h, k, moe_lat, s_in, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s_in/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s_in/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s_in))
 
 
-def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, d_rope=None, d_nope=None, d_v=None, W=None):
+def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, dsa=0, n_idx=0, d_idx=0, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, d_rope=None, d_nope=None, d_v=None, W=None):
     r"""what eager attention computes and a causal kernel skips: the s_in(s_in − 1)/2 pairs above the diagonal of every attention layer, and in a windowed one also the (s_in − m)(s_in − m + 1)/2 below it outside the band, QKᵀ and scores·V each.
 
-    serving.prefill.flops.masked [FLOP] = 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*(l_win*(s_in - Min(W, s_in))*(s_in - Min(W, s_in) + 1)/2 + s_in*(s_in - 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)/2)
+    serving.prefill.flops.masked [FLOP] = 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(l_win*(s_in - Min(W, s_in))*(s_in - Min(W, s_in) + 1)/2 + s_in*(s_in - 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)/2)
 
-    LaTeX: F_{pf}^{masked} = 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v}\right)\right) \left(\frac{l_{attn} s_{in} \left(s_{in} - 1\right)}{2} + \frac{l_{win} \left(s_{in} - \min\left(W, s_{in}\right)\right) \left(s_{in} - \min\left(W, s_{in}\right) + 1\right)}{2}\right)
+    LaTeX: F_{pf}^{masked} = 2 a b \left(d_{head} \left(2 - 2 \sigma_{MLA}\right) + \sigma_{MLA} \left(d_{nope} + d_{rope} + d_{v} + \frac{\sigma_{DSA} n_{idx} \left(d_{idx} + 1\right)}{a}\right)\right) \left(\frac{l_{attn} s_{in} \left(s_{in} - 1\right)}{2} + \frac{l_{win} \left(s_{in} - \min\left(W, s_{in}\right)\right) \left(s_{in} - \min\left(W, s_{in}\right) + 1\right)}{2}\right)
 
     Args:
         b: micro-batch size [1]
@@ -13199,6 +13647,9 @@ def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, l_win=0, l_mam
         l: layers [1]
         s_in: prompt tokens of one request (its prefill) [1]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
         l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
@@ -13230,6 +13681,9 @@ def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, l_win=0, l_mam
     l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
     s_in = s_in if type(s_in) is float else numpy.asarray(s_in, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
     l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
     l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
@@ -13240,7 +13694,7 @@ def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, l_win=0, l_mam
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
     W = W if type(W) is float else numpy.asarray(W, dtype=numpy.float64)
-    return numpy.float64(2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v))*((1/2)*s_in*(s_in - 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_win, lambda: (1/2)*(s_in - functools.reduce(numpy.minimum, [W, s_in]))*(s_in - functools.reduce(numpy.minimum, [W, s_in]) + 1), W, s_in)))
+    return numpy.float64(2*a*b*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx))*((1/2)*s_in*(s_in - 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_win, lambda: (1/2)*(s_in - functools.reduce(numpy.minimum, [W, s_in]))*(s_in - functools.reduce(numpy.minimum, [W, s_in]) + 1), W, s_in)))
 
 
 def serving_memory_weights(V, t, p, P, q_w, d_emb, *, tied=1):
@@ -13273,10 +13727,10 @@ def serving_memory_weights(V, t, p, P, q_w, d_emb, *, tied=1):
     return numpy.float64((2*V*d_emb*(2 - tied) + q_w*(P - V*d_emb*(2 - tied)))/(p*t))
 
 
-def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""cache bytes one GPU holds for b sequences of s_ctx tokens: each stage its layers, each TP rank min(t, g) of the g KV heads' share (MLA: the whole latent on every rank), and 1/t of each recurrent layer's fixed state.
 
-    serving.memory.kv [byte] = b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
+    serving.memory.kv [byte] = b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
 
     LaTeX: M_{KV} = \frac{N_{KV} m_{KV} b}{p t_{KV}} + \frac{M_{rec}}{p t}
 
@@ -13290,6 +13744,8 @@ def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, l_win=0, kv_
         s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
         q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
@@ -13352,6 +13808,8 @@ def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, l_win=0, kv_
     s_ctx = s_ctx if type(s_ctx) is float else numpy.asarray(s_ctx, dtype=numpy.float64)
     q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -13372,13 +13830,13 @@ def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, l_win=0, kv_
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(p*t))
+    return numpy.float64(b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(p*t))
 
 
-def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the same cache in whole blocks of n_blk tokens per sequence and attention layer (PagedAttention: vLLM's blocks of 16); the recurrent states as they are.
 
-    serving.memory.kv.paged [byte] = b*n_blk*q_kv*(l_win*ceiling(Min(W, s_ctx)/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*ceiling(s_ctx/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
+    serving.memory.kv.paged [byte] = b*n_blk*q_kv*(l_win*ceiling(Min(W, s_ctx)/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*ceiling(s_ctx/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
 
     LaTeX: M_{KV}^{paged} = \frac{m_{KV} b n_{blk} \left(l_{win} \left\lceil{\frac{\min\left(W, s_{ctx}\right)}{n_{blk}}}\right\rceil + \left(l_{attn} - l_{win}\right) \left\lceil{\frac{s_{ctx}}{n_{blk}}}\right\rceil\right)}{p t_{KV}} + \frac{M_{rec}}{p t}
 
@@ -13393,6 +13851,8 @@ def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0,
         s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
         q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
@@ -13456,6 +13916,8 @@ def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0,
     s_ctx = s_ctx if type(s_ctx) is float else numpy.asarray(s_ctx, dtype=numpy.float64)
     q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -13476,7 +13938,7 @@ def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0,
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(b*n_blk*q_kv*((l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*numpy.ceil(s_ctx/n_blk) + _times(l_win, lambda: numpy.ceil(functools.reduce(numpy.minimum, [W, s_ctx])/n_blk), W, n_blk, s_ctx))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(p*t))
+    return numpy.float64(b*n_blk*q_kv*((l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*numpy.ceil(s_ctx/n_blk) + _times(l_win, lambda: numpy.ceil(functools.reduce(numpy.minimum, [W, s_ctx])/n_blk), W, n_blk, s_ctx))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(p*t))
 
 
 def serving_memory_workspace(h, a, g, d_head, d_ff, t, q, n_chunk, *, gated=0):
@@ -13513,10 +13975,10 @@ def serving_memory_workspace(h, a, g, d_head, d_ff, t, q, n_chunk, *, gated=0):
     return numpy.float64(n_chunk*q*(2*h + (d_ff*(gated + 1) + d_head*(a + 2*g))/t))
 
 
-def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""what one GPU holds while serving: its weights, its share of the cache of b sequences at context s_ctx, the workspace.
 
-    serving.memory.per_gpu [byte] = M_w + M_ws + b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
+    serving.memory.per_gpu [byte] = M_w + M_ws + b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
 
     LaTeX: M_{serve} = M_{KV} + M_{w} + M_{ws}
 
@@ -13532,6 +13994,8 @@ def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla
         M_w: bytes of weights one GPU holds [byte]
         M_ws: workspace one GPU reserves for a prefill's activations [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
@@ -13596,6 +14060,8 @@ def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla
     M_w = M_w if type(M_w) is float else numpy.asarray(M_w, dtype=numpy.float64)
     M_ws = M_ws if type(M_ws) is float else numpy.asarray(M_ws, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -13616,13 +14082,13 @@ def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(M_w + M_ws + b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(p*t))
+    return numpy.float64(M_w + M_ws + b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(p*t))
 
 
-def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the KV wall: the most sequences of s_ctx tokens whose cache fits beside the weights and the workspace (round down; none if the weights alone do not fit).
 
-    serving.memory.max_batch [sequence] = (M_gpu - M_w - M_ws)/(q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))
+    serving.memory.max_batch [sequence] = (M_gpu - M_w - M_ws)/(q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))
 
     LaTeX: b_{max} = \frac{M_{GPU} - M_{w} - M_{ws}}{\frac{N_{KV} m_{KV}}{p t_{KV}} + \frac{M_{rec}\big|_{b = 1}}{p t}}
 
@@ -13638,6 +14104,8 @@ def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, 
         M_w: bytes of weights one GPU holds [byte]
         M_ws: workspace one GPU reserves for a prefill's activations [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
@@ -13702,6 +14170,8 @@ def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, 
     M_w = M_w if type(M_w) is float else numpy.asarray(M_w, dtype=numpy.float64)
     M_ws = M_ws if type(M_ws) is float else numpy.asarray(M_ws, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -13722,13 +14192,13 @@ def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, 
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64((M_gpu - M_w - M_ws)/(q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (_times(l_gdn, lambda: 4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh), d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: d_lru*q_kv*(k_conv - 1) + 4*d_lru, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: 4*N_ssm*d_ssm + d_ssm*k_conv*q_kv, N_ssm, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: 4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm), N_ssm, d_ssm, k_conv, n_grp, q_kv))/(p*t)))
+    return numpy.float64((M_gpu - M_w - M_ws)/(q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (_times(l_gdn, lambda: 4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh), d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: d_lru*q_kv*(k_conv - 1) + 4*d_lru, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: 4*N_ssm*d_ssm + d_ssm*k_conv*q_kv, N_ssm, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: 4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm), N_ssm, d_ssm, k_conv, n_grp, q_kv))/(p*t)))
 
 
-def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the longest context b sequences can reach: the full layers' cache grows with s_ctx, the windowed layers' stays at W, the recurrent states at their fixed size.
 
-    serving.memory.max_context [1] = (-W*l_win + p*(mla + (1 - mla)*Min(g, t))*(M_gpu - M_w - M_ws - (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))/(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))))/(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
+    serving.memory.max_context [1] = (-W*l_win + p*(mla + (1 - mla)*Min(g, t))*(M_gpu - M_w - M_ws - (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))/(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))))/(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
 
     LaTeX: s_{max} = \frac{- W l_{win} + \frac{p t_{KV} \left(- \frac{M_{rec}}{p t} + M_{GPU} - M_{w} - M_{ws}\right)}{m_{KV} b}}{l_{attn} - l_{win}}
 
@@ -13744,6 +14214,8 @@ def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *,
         M_w: bytes of weights one GPU holds [byte]
         M_ws: workspace one GPU reserves for a prefill's activations [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
@@ -13808,6 +14280,8 @@ def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *,
     M_w = M_w if type(M_w) is float else numpy.asarray(M_w, dtype=numpy.float64)
     M_ws = M_ws if type(M_ws) is float else numpy.asarray(M_ws, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -13828,7 +14302,7 @@ def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *,
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64((-W*l_win + p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))*(M_gpu - M_w - M_ws - (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(p*t))/(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))))/(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))
+    return numpy.float64((-W*l_win + p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))*(M_gpu - M_w - M_ws - (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(p*t))/(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))))/(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))
 
 
 def serving_time_allreduce(t, x_msg, W_tp, tau_ar):
@@ -13881,10 +14355,10 @@ def serving_time_alltoall(x_msg, e, W_tp, tau_ar):
     return numpy.float64(tau_ar*(e - 1) + x_msg*(e - 1)/(W_tp*e))
 
 
-def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, N_kv, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, *, mla=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, N_kv, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, *, mla=0, dsa=0, d_idx=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""one decoding step of a replica: the GEMMs' FLOPs F_fwd and the attention's at η_dec of the t GPUs' peak, the weights R_w, the cache and the recurrent states at η_HBM of their bandwidth, τ_L per layer, TP all-reduces of b·h·q bytes, p − 1 stage hops (the stages in series).
 
-    serving.time.decode_step [second] = F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)
+    serving.time.decode_step [second] = F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)
 
     LaTeX: T_{dec} = \frac{F_{dec}^{attn}}{X \eta_{dec} t} + \frac{m_{KV} N_{KV} b}{W_{mem} \eta_{HBM} t_{KV}} + \frac{M_{rec}}{W_{mem} \eta_{HBM} t} + \frac{F_{fwd}}{X \eta_{dec} t} + \frac{R_{w}}{W_{mem} \eta_{HBM} t} + l \tau_{L} + 2 l \left(\tau_{msg} \min\left(1, t - 1\right) + \frac{b h q \left(2 t - 2\right)}{W_{TP} t}\right) + \left(p - 1\right) \left(\tau_{msg} + \frac{b h q}{W_{PP}}\right)
 
@@ -13911,6 +14385,8 @@ def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_p
         F_fwd: FLOPs of one forward pass of a replica (a prefill, or a decoding step without its attention over the cache) [FLOP]
         R_w: bytes of weights one forward pass of a replica reads [byte]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
         l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
@@ -13978,6 +14454,8 @@ def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_p
     F_fwd = F_fwd if type(F_fwd) is float else numpy.asarray(F_fwd, dtype=numpy.float64)
     R_w = R_w if type(R_w) is float else numpy.asarray(R_w, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
     l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
@@ -13994,7 +14472,7 @@ def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_p
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(W_mem*eta_hbm*t))
+    return numpy.float64(F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(W_mem*eta_hbm*t))
 
 
 def serving_time_prefill(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, eta_pf, eta_hbm, tau_L, tau_ar, F_fwd, R_w):
@@ -14049,10 +14527,10 @@ def serving_time_prefill(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, eta_pf, e
     return numpy.float64(F_fwd/(X*eta_pf*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*s_in*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q*s_in/W_pp))
 
 
-def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, s_out, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, T_pf, *, mla=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, s_out, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, T_pf, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""a batch's latency to its last token: the prefill, then s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1; the step is affine in N_KV, so the sum is s_out − 1 steps at an empty cache plus the slope times Σ N_KV.
 
-    serving.time.e2e [second] = T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)) + (l_win*(W*(s_out - Min(s_out - 1, Max(0, W - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, W - s_in)) + (Min(s_out - 1, Max(0, W - s_in)) + 1)*Min(s_out - 1, Max(0, W - s_in))/2) + (s_in*(s_out - 1) + s_out*(s_out - 1)/2)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))
+    serving.time.e2e [second] = T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)) + (l_win*(W*(s_out - Min(s_out - 1, Max(0, W - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, W - s_in)) + (Min(s_out - 1, Max(0, W - s_in)) + 1)*Min(s_out - 1, Max(0, W - s_in))/2) + (s_in*(s_out - 1) + s_out*(s_out - 1)/2)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))
 
     LaTeX: T_{e2e} = T_{dec}\big|_{N_{KV} = \frac{\sum N_{KV}}{s_{out} - 1}} \left(s_{out} - 1\right) + T_{pf}
 
@@ -14081,6 +14559,8 @@ def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in,
         R_w: bytes of weights one forward pass of a replica reads [byte]
         T_pf: time of one batch's prefill: the time to its first token [second]
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         l_win: layers with a sliding window or attention chunks (the rest attend to the whole context) [1] (default 0, the classic model)
         kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
         l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
@@ -14155,6 +14635,8 @@ def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in,
     R_w = R_w if type(R_w) is float else numpy.asarray(R_w, dtype=numpy.float64)
     T_pf = T_pf if type(T_pf) is float else numpy.asarray(T_pf, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     l_win = l_win if type(l_win) is float else numpy.asarray(l_win, dtype=numpy.float64)
     kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
     l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
@@ -14174,7 +14656,7 @@ def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in,
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(W_mem*eta_hbm*t)) + ((s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win) + _times(l_win, lambda: W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]), W, s_in, s_out))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t])))))
+    return numpy.float64(T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(W_mem*eta_hbm*t)) + ((s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win) + _times(l_win, lambda: W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]), W, s_in, s_out))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t])))))
 
 
 def serving_time_tpot(s_out, T_pf, T_e2e):
@@ -14693,10 +15175,10 @@ def memory_ddp_buckets_fp32(P):
     return numpy.float64(4*P)
 
 
-def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, mla=0, q_lora=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, mla=0, q_lora=0, dsa=0, n_idx=0, d_idx=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""autocast's bf16 copies of every nn.Linear weight of a dense model: the l layers' attention and MLP and the head (the embedding's and the norms' not), each saved for its layer's backward.
 
-    memory.amp.weight_casts [byte] = 2*V*d_emb + 2*l*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
+    memory.amp.weight_casts [byte] = 2*V*d_emb + 2*l*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
 
     LaTeX: M_{AMP}^{casts} = 2 V d_{emb} + 2 l \left(\Psi_{attn} + \Psi_{mlp} - a \sigma_{sink} - 2 d_{head} \sigma_{qk} - d_{head} \sigma_{qk,full} \left(a + g\right)\right)
 
@@ -14717,6 +15199,9 @@ def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, b_q=
         b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
         attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
         r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
@@ -14731,7 +15216,7 @@ def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, b_q=
     Sources: PyTorch 2.13, torch.autocast: each nn.Linear casts its weight and input to bf16 and saves the casts; transformers docs: model memory anatomy, mixed precision keeps the model in fp32 and in 16-bit: 6 bytes
     """
     if r_q is None:
-        r_q = _gated('memory.amp.weight_casts', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('memory.amp.weight_casts', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('memory.amp.weight_casts', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -14756,13 +15241,16 @@ def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, b_q=
     b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
     attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
     r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
     d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
     d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
-    return numpy.float64(2*V*d_emb + 2*l*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q)))
+    return numpy.float64(2*V*d_emb + 2*l*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q)))
 
 
 def params_decoder_attention_whole(h, *, b_o=1, mla=0, q_lora=0, qk_norm=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
@@ -14857,22 +15345,24 @@ def params_decoder_replicated(h, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0
     return numpy.float64(b_mlp*h + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias))
 
 
-def params_decoder_replicated_moe(h, E, *, n_norm=2, b_o=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, sh_gate=0, router_bias=0, x_attn=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
-    r"""the parameters of a MoE layer kept whole on every TP rank: norms, the output projection's bias, q/k norms, MLA's down projections, a cross-attention's output bias and norm, the router and the shared-expert gate.
+def params_decoder_replicated_moe(h, E, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, moe_lat=0, sh_gate=0, router_bias=0, x_attn=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
+    r"""the parameters of a MoE layer kept whole on every TP rank: norms, the output projection's bias, q/k norms, MLA's down projections, a cross-attention's output bias and norm, the router, the shared-expert gate and a latent MoE's fc2_latent_proj bias (its two projections split like an MLP's).
 
-    params.decoder.replicated.moe [parameter] = E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1))
+    params.decoder.replicated.moe [parameter] = E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*(b_mlp*moe_lat + sh_gate) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1))
 
-    LaTeX: \Psi_{rep}^{moe} = \Psi_{norm} + \Psi_{router} + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + h \sigma_{sh} + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)
+    LaTeX: \Psi_{rep}^{moe} = \Psi_{norm} + \Psi_{router} + \sigma_{b_O} h \left(1 - \sigma_{MLA}\right) + 2 d_{head} \sigma_{qk} + h \left(\sigma_{b_{mlp}} \sigma_{lat} + \sigma_{sh}\right) + \sigma_{MLA} \left(h \left(d_{rope} + r_{KV}\right) + \sigma_{r_Q} \left(h r_Q + r_Q\right) + r_{KV}\right) + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)
 
     Args:
         h: hidden size [1]
         E: experts [1]
         n_norm: norms with parameters per layer (2; 1 for parallel GPT-J/Falcon-7B) [1] (default 2, the classic model)
         b_o: 1 if the attention output projection has a bias [1] (default 1, the classic model)
+        b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
         norm_bias: 1 for LayerNorm (scale and shift), 0 for RMSNorm (scale only) [1] (default 1, the classic model)
         mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -14881,7 +15371,7 @@ def params_decoder_replicated_moe(h, E, *, n_norm=2, b_o=1, norm_bias=1, mla=0, 
         r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
         d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
 
-    Returns: the parameters of a MoE layer kept whole on every TP rank: norms, the output projection's bias, q/k norms, MLA's down projections, a cross-attention's output bias and norm, the router and the shared-expert gate [parameter]
+    Returns: the parameters of a MoE layer kept whole on every TP rank: norms, the output projection's bias, q/k norms, MLA's down projections, a cross-attention's output bias and norm, the router, the shared-expert gate and a latent MoE's fc2_latent_proj bias (its two projections split like an MLP's) [parameter]
 
     Sources: Megatron Core 2026, multi_latent_attention.py L524–602 (linear_q_down_proj, linear_kv_down_proj parallel_mode='duplicated'); moe/router.py L62–88 (the router's E×h weight on every rank); extensions/transformer_engine.py L1048–1105 (TENorm of the full h); Megatron-LM theoretical memory, theoretical_memory_usage.py L205–264: TP-sharded, replicated and expert parameters of the most loaded shard; Megatron Core 2026, transformer/transformer_layer.py (pre_cross_attn_layernorm of the full h), transformer/attention.py CrossAttention (linear_q, linear_kv column-parallel, linear_proj row-parallel)
     """
@@ -14897,10 +15387,12 @@ def params_decoder_replicated_moe(h, E, *, n_norm=2, b_o=1, norm_bias=1, mla=0, 
     E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
     n_norm = n_norm if type(n_norm) is float else numpy.asarray(n_norm, dtype=numpy.float64)
     b_o = b_o if type(b_o) is float else numpy.asarray(b_o, dtype=numpy.float64)
+    b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
     norm_bias = norm_bias if type(norm_bias) is float else numpy.asarray(norm_bias, dtype=numpy.float64)
     mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
@@ -14908,7 +15400,7 @@ def params_decoder_replicated_moe(h, E, *, n_norm=2, b_o=1, norm_bias=1, mla=0, 
     r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
     r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
     d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
-    return numpy.float64(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*sh_gate + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias))
+    return numpy.float64(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*(b_mlp*moe_lat + sh_gate) + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias))
 
 
 def params_recurrent_replicated(l_gdn, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, b_ssm=0, b_conv=0, dt_norm=0, h=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, d_lru=None, w_lru=None):
@@ -14973,12 +15465,12 @@ def params_recurrent_replicated(l_gdn, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, b_s
     return numpy.float64(b_ssm*h*l_ssd + d_vh*l_gdn + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt))
 
 
-def params_decoder_layers_unrouted(h, a, g, d_head, d_ff, l, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_decoder_layers_unrouted(h, a, g, d_head, d_ff, l, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the parameters of the l layers but their routed experts: attention or a recurrent mixer, norms, dense MLPs, and in the MoE layers the router and the shared experts (what params.decoder.total counts in its layers, E·Ψ_expert aside).
 
-    params.decoder.layers.unrouted [parameter] = l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    params.decoder.layers.unrouted [parameter] = l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: \Psi_{layers}^{\neg E} = \Psi_{attn} l_{attn} + \Psi_{mlp} l_{mlp} + \Psi_{GDN} l_{GDN} + \Psi_{S6} l_{S6} + \Psi_{SSD} l_{SSD} + \Psi_{LRU} l_{LRU} + l \left(\Psi_{cross} + \Psi_{norm}\right) + l_{moe} \left(\Psi_{router} + \Psi_{shared}\right)
+    LaTeX: \Psi_{layers}^{\neg E} = \Psi_{attn} l_{attn} + \Psi_{mlp} l_{mlp} + \Psi_{GDN} l_{GDN} + \Psi_{S6} l_{S6} + \Psi_{SSD} l_{SSD} + \Psi_{LRU} l_{LRU} + l \left(\Psi_{cross} + \Psi_{norm}\right) + l_{moe} \left(\Psi_{lat} + \Psi_{router} + \Psi_{shared}\right)
 
     Args:
         h: hidden size [1]
@@ -15002,6 +15494,11 @@ def params_decoder_layers_unrouted(h, a, g, d_head, d_ff, l, *, n_norm=2, gated=
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -15043,7 +15540,7 @@ def params_decoder_layers_unrouted(h, a, g, d_head, d_ff, l, *, n_norm=2, gated=
     if E is None:
         E = _gated('params.decoder.layers.unrouted', 'E', E, {'l_moe': (l_moe, 0)})
     if r_q is None:
-        r_q = _gated('params.decoder.layers.unrouted', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('params.decoder.layers.unrouted', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('params.decoder.layers.unrouted', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -15097,6 +15594,11 @@ def params_decoder_layers_unrouted(h, a, g, d_head, d_ff, l, *, n_norm=2, gated=
     sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
@@ -15128,15 +15630,15 @@ def params_decoder_layers_unrouted(h, a, g, d_head, d_ff, l, *, n_norm=2, gated=
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate, E, d_sh, gated, h, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))
+    return numpy.float64(l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h), E, b_mlp, d_lat, d_sh, gated, h, moe_lat, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))
 
 
-def params_stage_whole(h, l, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, l_moe=0, sh_gate=0, router_bias=0, x_attn=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, d_head=None, E=None, r_q=None, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, d_lru=None, w_lru=None, d_vh=None):
+def params_stage_whole(h, l, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, l_moe=0, moe_lat=0, sh_gate=0, router_bias=0, x_attn=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, d_head=None, E=None, r_q=None, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, d_lru=None, w_lru=None, d_vh=None):
     r"""what tensor parallelism keeps whole on every rank of the l layers: norms, the output and MLP-down biases, latent projections, q/k norms, routers and shared-expert gates, the recurrent mixers' unsplit parts.
 
-    params.stage.whole [parameter] = b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+    params.stage.whole [parameter] = b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
 
-    LaTeX: \Psi_{whole} = \Psi_{attn}^{whole} l_{attn} + \Psi_{rep}^{mix} + \sigma_{b_{mlp}} h l_{mlp} + l \left(\Psi_{norm} + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{moe} \left(\Psi_{router} + h \sigma_{sh}\right)
+    LaTeX: \Psi_{whole} = \Psi_{attn}^{whole} l_{attn} + \Psi_{rep}^{mix} + \sigma_{b_{mlp}} h l_{mlp} + l \left(\Psi_{norm} + \sigma_{cross} \left(\sigma_{b_O} h + h \left(\sigma_{\beta} + 1\right)\right)\right) + l_{moe} \left(\Psi_{router} + h \left(\sigma_{b_{mlp}} \sigma_{lat} + \sigma_{sh}\right)\right)
 
     Args:
         h: hidden size [1]
@@ -15149,6 +15651,7 @@ def params_stage_whole(h, l, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_
         q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
         qk_norm: 1 if queries and keys get an RMSNorm of width d_head each (Qwen3, Gemma-3, GLM-4.5) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -15214,6 +15717,7 @@ def params_stage_whole(h, l, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_
     q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
     qk_norm = qk_norm if type(qk_norm) is float else numpy.asarray(qk_norm, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
@@ -15238,13 +15742,13 @@ def params_stage_whole(h, l, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_
     d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
     w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + h*sh_gate, E, h, router_bias, sh_gate))
+    return numpy.float64(b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate), E, b_mlp, h, moe_lat, router_bias, sh_gate))
 
 
-def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters of a stage's l/p layers one GPU holds, the routed experts aside: their projections 1/t, what TP replicates whole.
 
-    params.stage.layers [parameter] = (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*sh_gate) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
+    params.stage.layers [parameter] = (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
 
     LaTeX: \Psi_{GPU}^{layers} = \frac{\Psi_{whole} + \frac{\Psi_{layers}^{\neg E} - \Psi_{whole}}{t}}{p}
 
@@ -15272,6 +15776,11 @@ def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         x_attn: 1 if every layer has a cross-attention block and its norm (GPT-2's add_cross_attention) [1] (default 0, the classic model)
@@ -15313,7 +15822,7 @@ def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_
     if E is None:
         E = _gated('params.stage.layers', 'E', E, {'l_moe': (l_moe, 0)})
     if r_q is None:
-        r_q = _gated('params.stage.layers', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('params.stage.layers', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('params.stage.layers', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -15369,6 +15878,11 @@ def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_
     sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
     x_attn = x_attn if type(x_attn) is float else numpy.asarray(x_attn, dtype=numpy.float64)
@@ -15400,13 +15914,13 @@ def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64((b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + h*sh_gate, E, h, router_bias, sh_gate) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_moe, lambda: -E*h - E*router_bias - h*sh_gate, E, h, router_bias, sh_gate) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate, E, d_sh, gated, h, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))/t)/p)
+    return numpy.float64((b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate), E, b_mlp, h, moe_lat, router_bias, sh_gate) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_moe, lambda: -E*h - E*router_bias - h*(b_mlp*moe_lat + sh_gate), E, b_mlp, h, moe_lat, router_bias, sh_gate) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h), E, b_mlp, d_lat, d_sh, gated, h, moe_lat, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))/t)/p)
 
 
-def params_stage_layers_experts(h, E, p, e, l_moe, d_moe, t_e, *, gated=0, b_mlp=1):
+def params_stage_layers_experts(h, E, p, e, l_moe, d_moe, t_e, *, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
     r"""routed-expert parameters of a stage's l/p layers one GPU holds: l_moe/p MoE layers' E experts over t_E·e ranks.
 
-    params.stage.layers.experts [parameter] = E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))/(e*p*t_e)
+    params.stage.layers.experts [parameter] = E*l_moe*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)))/(e*p*t_e)
 
     LaTeX: \Psi_{GPU,E}^{layers} = \frac{\Psi_{expert} E l_{moe}}{e p t_{E}}
 
@@ -15420,6 +15934,8 @@ def params_stage_layers_experts(h, E, p, e, l_moe, d_moe, t_e, *, gated=0, b_mlp
         t_e: expert tensor parallel degree: the ranks one expert's width is split over (Megatron Core: t unless --expert-tensor-parallel-size; DeepSeek-V3 trained with 1) [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
 
     Returns: routed-expert parameters of a stage's l/p layers one GPU holds: l_moe/p MoE layers' E experts over t_E·e ranks [parameter]
 
@@ -15436,13 +15952,15 @@ def params_stage_layers_experts(h, E, p, e, l_moe, d_moe, t_e, *, gated=0, b_mlp
     t_e = t_e if type(t_e) is float else numpy.asarray(t_e, dtype=numpy.float64)
     gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
     b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
-    return numpy.float64(E*l_moe*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))/(e*p*t_e))
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
+    return numpy.float64(E*l_moe*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)))/(e*p*t_e))
 
 
-def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, n_mtp=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, n_mtp=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters one GPU of the first pipeline stage holds, the routed experts aside: l/p layers (their projections 1/t, what TP replicates whole), the token embedding's 1/t and the position table; at p = 1 also the head, the final norm and the MTP modules.
 
-    params.stage.first [parameter] = V*d_emb/t + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + (1 - piped)*(h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1)) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) - x_attn*(b_o*h + h*(norm_bias + 1)) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*(1 - tied) + V*head_bias)/t) + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*sh_gate) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
+    params.stage.first [parameter] = V*d_emb/t + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + (1 - piped)*(h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + 3*h*(norm_bias + 1) + h*(b_mlp*moe_lat + sh_gate) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1)) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*sh_gate - h*(b_mlp*moe_lat + sh_gate) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) - x_attn*(b_o*h + h*(norm_bias + 1)) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*(1 - tied) + V*head_bias)/t) + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
 
     LaTeX: \Psi_{GPU}^{first} = \Psi_{emb} + \Psi_{GPU}^{layers} - V d_{emb} + \frac{V d_{emb}}{t} + \left(1 - \sigma_{PP}\right) \left(\Psi_{final} + \frac{\Psi_{head}}{t} + n_{MTP} \left(\Psi_{rep}^{moe} + \frac{2 h^{2}}{t} + 3 h \left(\sigma_{\beta} + 1\right) + \frac{- \Psi_{expert} E + \Psi_{layer}^{moe} - \Psi_{rep}^{moe}}{t}\right)\right)
 
@@ -15481,6 +15999,11 @@ def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
@@ -15523,7 +16046,7 @@ def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *
     if E is None:
         E = _gated('params.stage.first', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
     if r_q is None:
-        r_q = _gated('params.stage.first', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('params.stage.first', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('params.stage.first', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -15590,6 +16113,11 @@ def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *
     sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
     n_mtp = n_mtp if type(n_mtp) is float else numpy.asarray(n_mtp, dtype=numpy.float64)
@@ -15622,13 +16150,13 @@ def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(V*d_emb/t + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + (1 - piped)*(h*norm_final*(norm_bias + 1) + _times(n_mtp, lambda: E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: -h*(d_rope + r_kv) - q_lora*(h*r_q + r_q) - r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: -b_o*h - h*(norm_bias + 1), b_o, h, norm_bias) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))/t, E, a, attn_gate, b_k, b_o, b_q, b_v, d_head, d_nope, d_rope, d_sh, d_v, g, gated, h, mla, n_norm, norm_bias, q_lora, qk_norm, qk_norm_full, r_kv, r_q, router_bias, sh_gate, sink, t, x_attn) + (V*d_emb*(1 - tied) + V*head_bias)/t) + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + h*sh_gate, E, h, router_bias, sh_gate) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_moe, lambda: -E*h - E*router_bias - h*sh_gate, E, h, router_bias, sh_gate) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate, E, d_sh, gated, h, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))/t)/p)
+    return numpy.float64(V*d_emb/t + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + (1 - piped)*(h*norm_final*(norm_bias + 1) + _times(n_mtp, lambda: E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + 3*h*(norm_bias + 1) + h*(b_mlp*moe_lat + sh_gate) + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*sh_gate - h*(b_mlp*moe_lat + sh_gate) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: -h*(d_rope + r_kv) - q_lora*(h*r_q + r_q) - r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q) + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h) + _times(x_attn, lambda: -b_o*h - h*(norm_bias + 1), b_o, h, norm_bias) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))/t, E, a, attn_gate, b_k, b_mlp, b_o, b_q, b_v, d_head, d_idx, d_lat, d_nope, d_rope, d_sh, d_v, dsa, g, gated, h, mla, moe_lat, n_idx, n_norm, norm_bias, q_lora, qk_norm, qk_norm_full, r_kv, r_q, router_bias, sh_gate, sink, t, x_attn) + (V*d_emb*(1 - tied) + V*head_bias)/t) + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate), E, b_mlp, h, moe_lat, router_bias, sh_gate) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_moe, lambda: -E*h - E*router_bias - h*(b_mlp*moe_lat + sh_gate), E, b_mlp, h, moe_lat, router_bias, sh_gate) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h), E, b_mlp, d_lat, d_sh, gated, h, moe_lat, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))/t)/p)
 
 
-def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, tied=1, head_bias=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, sh_gate=0, router_bias=0, n_mtp=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, tied=1, head_bias=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, n_mtp=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters one GPU of the last pipeline stage (p > 1) holds, the routed experts aside: l/p layers, the head's 1/t (tied: Megatron Core's copy of the embedding), the final norm and the MTP modules with their own embedding's 1/t.
 
-    params.stage.last [parameter] = V*d_emb*n_mtp*(1 - tied)/t + h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1)) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) - x_attn*(b_o*h + h*(norm_bias + 1)) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*tied + V*d_emb*(1 - tied) + V*head_bias)/t + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*sh_gate) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*sh_gate) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
+    params.stage.last [parameter] = V*d_emb*n_mtp*(1 - tied)/t + h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + 3*h*(norm_bias + 1) + h*(b_mlp*moe_lat + sh_gate) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1)) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*sh_gate - h*(b_mlp*moe_lat + sh_gate) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) - x_attn*(b_o*h + h*(norm_bias + 1)) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*tied + V*d_emb*(1 - tied) + V*head_bias)/t + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
 
     LaTeX: \Psi_{GPU}^{last} = \Psi_{final} + \Psi_{GPU}^{layers} + \frac{V d_{emb} n_{MTP} \left(1 - \sigma_{tied}\right)}{t} + n_{MTP} \left(\Psi_{rep}^{moe} + \frac{2 h^{2}}{t} + 3 h \left(\sigma_{\beta} + 1\right) + \frac{- \Psi_{expert} E + \Psi_{layer}^{moe} - \Psi_{rep}^{moe}}{t}\right) + \frac{\Psi_{head} + V d_{emb} \sigma_{tied}}{t}
 
@@ -15661,6 +16189,11 @@ def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gat
         sink: 1 if each head has a learned attention-sink logit (gpt-oss) [1] (default 0, the classic model)
         l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
         d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
         sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
         router_bias: 1 if the router has a bias (gpt-oss) [1] (default 0, the classic model)
         n_mtp: multi-token-prediction modules (DeepSeek-V3: 1; not built by transformers) [1] (default 0, the classic model)
@@ -15703,7 +16236,7 @@ def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gat
     if E is None:
         E = _gated('params.stage.last', 'E', E, {'l_moe': (l_moe, 0), 'n_mtp': (n_mtp, 0)})
     if r_q is None:
-        r_q = _gated('params.stage.last', 'r_q', r_q, {'mla': (mla, 0), 'q_lora': (q_lora, 0)})
+        r_q = _gated('params.stage.last', 'r_q', r_q, {'mla': (mla, 0)})
     if r_kv is None:
         r_kv = _gated('params.stage.last', 'r_kv', r_kv, {'mla': (mla, 0)})
     if d_rope is None:
@@ -15764,6 +16297,11 @@ def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gat
     sink = sink if type(sink) is float else numpy.asarray(sink, dtype=numpy.float64)
     l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
     d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
     sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
     router_bias = router_bias if type(router_bias) is float else numpy.asarray(router_bias, dtype=numpy.float64)
     n_mtp = n_mtp if type(n_mtp) is float else numpy.asarray(n_mtp, dtype=numpy.float64)
@@ -15796,13 +16334,13 @@ def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gat
     n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
     d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
     d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
-    return numpy.float64(h*norm_final*(norm_bias + 1) + _times(n_mtp, lambda: V*d_emb*(1 - tied)/t, V, d_emb, t, tied) + _times(n_mtp, lambda: E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: -h*(d_rope + r_kv) - q_lora*(h*r_q + r_q) - r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: -b_o*h - h*(norm_bias + 1), b_o, h, norm_bias) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))/t, E, a, attn_gate, b_k, b_o, b_q, b_v, d_head, d_nope, d_rope, d_sh, d_v, g, gated, h, mla, n_norm, norm_bias, q_lora, qk_norm, qk_norm_full, r_kv, r_q, router_bias, sh_gate, sink, t, x_attn) + (V*d_emb*tied + V*d_emb*(1 - tied) + V*head_bias)/t + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + h*sh_gate, E, h, router_bias, sh_gate) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_moe, lambda: -E*h - E*router_bias - h*sh_gate, E, h, router_bias, sh_gate) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate, E, d_sh, gated, h, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))/t)/p)
+    return numpy.float64(h*norm_final*(norm_bias + 1) + _times(n_mtp, lambda: V*d_emb*(1 - tied)/t, V, d_emb, t, tied) + _times(n_mtp, lambda: E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + 3*h*(norm_bias + 1) + h*(b_mlp*moe_lat + sh_gate) + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*sh_gate - h*(b_mlp*moe_lat + sh_gate) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: -h*(d_rope + r_kv) - q_lora*(h*r_q + r_q) - r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q) + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h) + _times(x_attn, lambda: -b_o*h - h*(norm_bias + 1), b_o, h, norm_bias) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))/t, E, a, attn_gate, b_k, b_mlp, b_o, b_q, b_v, d_head, d_idx, d_lat, d_nope, d_rope, d_sh, d_v, dsa, g, gated, h, mla, moe_lat, n_idx, n_norm, norm_bias, q_lora, qk_norm, qk_norm_full, r_kv, r_q, router_bias, sh_gate, sink, t, x_attn) + (V*d_emb*tied + V*d_emb*(1 - tied) + V*head_bias)/t + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate), E, b_mlp, h, moe_lat, router_bias, sh_gate) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_moe, lambda: -E*h - E*router_bias - h*(b_mlp*moe_lat + sh_gate), E, b_mlp, h, moe_lat, router_bias, sh_gate) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h), E, b_mlp, d_lat, d_sh, gated, h, moe_lat, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))/t)/p)
 
 
-def params_stage_mtp_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, b_mlp=1):
+def params_stage_mtp_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
     r"""routed-expert parameters of the MTP modules one GPU of the last stage holds (the only stage at p = 1): n_MTP MoE layers' E experts over t_E·e ranks.
 
-    params.stage.mtp.experts [parameter] = E*n_mtp*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))/(e*t_e)
+    params.stage.mtp.experts [parameter] = E*n_mtp*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)))/(e*t_e)
 
     LaTeX: \Psi_{GPU,E}^{MTP} = \frac{\Psi_{expert} E n_{MTP}}{e t_{E}}
 
@@ -15815,6 +16353,8 @@ def params_stage_mtp_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, b_mlp=1):
         t_e: expert tensor parallel degree: the ranks one expert's width is split over (Megatron Core: t unless --expert-tensor-parallel-size; DeepSeek-V3 trained with 1) [1]
         gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
         b_mlp: 1 if the MLP matrices have biases [1] (default 1, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
 
     Returns: routed-expert parameters of the MTP modules one GPU of the last stage holds (the only stage at p = 1): n_MTP MoE layers' E experts over t_E·e ranks [parameter]
 
@@ -15830,7 +16370,9 @@ def params_stage_mtp_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, b_mlp=1):
     t_e = t_e if type(t_e) is float else numpy.asarray(t_e, dtype=numpy.float64)
     gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
     b_mlp = b_mlp if type(b_mlp) is float else numpy.asarray(b_mlp, dtype=numpy.float64)
-    return numpy.float64(E*n_mtp*(b_mlp*(d_moe*(gated + 1) + h) + d_moe*h*(gated + 2))/(e*t_e))
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
+    return numpy.float64(E*n_mtp*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)))/(e*t_e))
 
 
 def memory_activations_logits(b, s, h, V, t):
@@ -17339,11 +17881,13 @@ FORMULAS = {
     'inference.kv_recompute.flops': inference_kv_recompute_flops,
     'inference.kv_recompute.reads': inference_kv_recompute_reads,
     'params.decoder.embeddings': params_decoder_embeddings,
+    'params.decoder.indexer': params_decoder_indexer,
     'params.decoder.attention.mla': params_decoder_attention_mla,
     'params.decoder.attention': params_decoder_attention,
     'params.decoder.mlp': params_decoder_mlp,
     'params.decoder.expert': params_decoder_expert,
     'params.decoder.shared_experts': params_decoder_shared_experts,
+    'params.decoder.moe_latent': params_decoder_moe_latent,
     'params.decoder.router': params_decoder_router,
     'params.decoder.norms': params_decoder_norms,
     'params.decoder.cross_attention': params_decoder_cross_attention,
@@ -17366,6 +17910,7 @@ FORMULAS = {
     'flops.decoder.experts.skipped': flops_decoder_experts_skipped,
     'flops.decoder.experts.capacity': flops_decoder_experts_capacity,
     'flops.decoder.shared_experts': flops_decoder_shared_experts,
+    'flops.decoder.moe_latent': flops_decoder_moe_latent,
     'flops.decoder.router': flops_decoder_router,
     'flops.decoder.layer.forward': flops_decoder_layer_forward,
     'flops.decoder.layer.forward.moe': flops_decoder_layer_forward_moe,
@@ -17373,6 +17918,7 @@ FORMULAS = {
     'flops.decoder.embedding_projections': flops_decoder_embedding_projections,
     'flops.decoder.logits': flops_decoder_logits,
     'flops.decoder.forward': flops_decoder_forward,
+    'flops.decoder.indexer': flops_decoder_indexer,
     'flops.decoder.backward': flops_decoder_backward,
     'flops.decoder.training': flops_decoder_training,
     'flops.decoder.mla.decode.naive': flops_decoder_mla_decode_naive,
@@ -17694,15 +18240,15 @@ INPUTS = {
     'memory.activations.layer.decoder.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.layer.decoder.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.layer.decoder.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'gated', 'mla', 'q_lora', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.token.moe.whole': ('h', 'E', 'k', 'mla', 'q_lora', 'sh_gate', 'drop', 'r_q', 'r_kv', 'd_rope'),
+    'memory.activations.token.moe.whole': ('h', 'E', 'k', 'mla', 'q_lora', 'moe_lat', 'd_lat', 'sh_gate', 'drop', 'r_q', 'r_kv', 'd_rope'),
     'memory.activations.token.moe.split': ('a', 'g', 'd_head', 'k', 'd_moe', 'gated', 'mla', 'd_sh', 'glu_fused', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.token.moe.copies': ('h', 'k'),
-    'memory.activations.layer.decoder.moe.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.moe.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.moe.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.moe.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.moe.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.activations.layer.decoder.moe.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.token.moe.copies': ('h', 'k', 'moe_lat', 'd_lat'),
+    'memory.activations.layer.decoder.moe.tp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'moe_lat', 'd_lat', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.tp_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e', 'gated', 'mla', 'q_lora', 'd_sh', 'moe_lat', 'd_lat', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.selective': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'moe_lat', 'd_lat', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.selective_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e', 'gated', 'mla', 'q_lora', 'd_sh', 'moe_lat', 'd_lat', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.flash': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'moe_lat', 'd_lat', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.activations.layer.decoder.moe.flash_sp': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 't', 'd_moe', 't_e', 'gated', 'mla', 'q_lora', 'd_sh', 'moe_lat', 'd_lat', 'sh_gate', 'drop', 'glu_fused', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'memory.activations.1f1b': ('b', 's', 'h', 'a', 'l', 't'),
     'memory.activations.1f1b.interleaved': ('b', 's', 'h', 'a', 'l', 't', 'p', 'v'),
     'memory.activations.selective_001': ('b', 's', 'h', 'l', 't'),
@@ -17778,50 +18324,54 @@ INPUTS = {
     'inference.kv_recompute.flops': ('b', 's', 'h', 'l'),
     'inference.kv_recompute.reads': ('s', 'h', 'l'),
     'params.decoder.embeddings': ('h', 'V', 'n_pos', 'd_emb', 'o_pos', 'pos_table', 'norm_bias', 'emb_norm', 'proj_emb'),
-    'params.decoder.attention.mla': ('h', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'q_lora', 'r_q'),
-    'params.decoder.attention': ('h', 'a', 'g', 'd_head', 'b_q', 'b_k', 'b_v', 'b_o', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.indexer': ('h', 'dsa', 'd_idx', 'n_idx', 'r_q'),
+    'params.decoder.attention.mla': ('h', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'q_lora', 'dsa', 'n_idx', 'd_idx', 'r_q'),
+    'params.decoder.attention': ('h', 'a', 'g', 'd_head', 'b_q', 'b_k', 'b_v', 'b_o', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'dsa', 'n_idx', 'd_idx', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'params.decoder.mlp': ('h', 'd_ff', 'gated', 'b_mlp'),
-    'params.decoder.expert': ('h', 'd_moe', 'gated', 'b_mlp'),
+    'params.decoder.expert': ('h', 'd_moe', 'gated', 'b_mlp', 'moe_lat', 'd_lat'),
     'params.decoder.shared_experts': ('h', 'sh_gate', 'gated', 'd_sh'),
+    'params.decoder.moe_latent': ('h', 'moe_lat', 'b_mlp', 'd_lat'),
     'params.decoder.router': ('h', 'E', 'router_bias'),
     'params.decoder.norms': ('h', 'n_norm', 'norm_bias'),
     'params.decoder.cross_attention': ('h', 'a', 'd_head', 'x_attn', 'b_q', 'b_k', 'b_v', 'b_o', 'norm_bias'),
-    'params.decoder.layer': ('h', 'a', 'g', 'd_head', 'd_ff', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'params.decoder.layer.moe': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'params.decoder.layer.active': ('h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.layer': ('h', 'a', 'g', 'd_head', 'd_ff', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'dsa', 'n_idx', 'd_idx', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.layer.moe': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.layer.active': ('h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'params.decoder.final_norm': ('h', 'norm_bias', 'norm_final'),
     'params.decoder.head': ('V', 'head_bias', 'tied', 'd_emb'),
-    'params.decoder.total': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'params.decoder.active': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'params.decoder.mtp': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_mtp', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'flops.decoder.attention.projections.mla': ('b', 's', 'h', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'q_lora', 'r_q'),
-    'flops.decoder.attention.projections': ('b', 's', 'h', 'a', 'g', 'd_head', 'mla', 'q_lora', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'flops.decoder.attention.scores': ('b', 's', 'a', 'd_head', 'mla', 'd_rope', 'd_nope', 'd_v'),
-    'flops.decoder.attention.scores.causal': ('b', 's', 'a', 'd_head', 'mla', 'd_rope', 'd_nope', 'd_v'),
-    'flops.decoder.attention.scores.windowed': ('b', 's', 'a', 'd_head', 'W', 'mla', 'd_rope', 'd_nope', 'd_v'),
-    'flops.decoder.attention.scores.chunked': ('b', 's', 'a', 'd_head', 'W', 'mla', 'd_rope', 'd_nope', 'd_v'),
+    'params.decoder.total': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.decoder.active': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.decoder.mtp': ('h', 'a', 'g', 'd_head', 'E', 'd_moe', 'n_mtp', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.attention.projections.mla': ('b', 's', 'h', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'q_lora', 'dsa', 'n_idx', 'd_idx', 'r_q'),
+    'flops.decoder.attention.projections': ('b', 's', 'h', 'a', 'g', 'd_head', 'mla', 'q_lora', 'dsa', 'n_idx', 'd_idx', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.attention.scores': ('b', 's', 'a', 'd_head', 'mla', 'dsa', 'n_idx', 'd_idx', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.attention.scores.causal': ('b', 's', 'a', 'd_head', 'mla', 'dsa', 'n_idx', 'd_idx', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.attention.scores.windowed': ('b', 's', 'a', 'd_head', 'W', 'mla', 'dsa', 'n_idx', 'd_idx', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.attention.scores.chunked': ('b', 's', 'a', 'd_head', 'W', 'mla', 'dsa', 'n_idx', 'd_idx', 'd_rope', 'd_nope', 'd_v'),
     'flops.decoder.mlp': ('b', 's', 'h', 'd_ff', 'gated'),
-    'flops.decoder.experts': ('b', 's', 'h', 'k', 'd_moe', 'gated', 'all_experts', 'E'),
-    'flops.decoder.experts.skipped': ('b', 's', 'h', 'E', 'k', 'd_moe', 'all_experts', 'gated'),
-    'flops.decoder.experts.capacity': ('b', 's', 'h', 'k', 'd_moe', 'c_f', 'gated'),
+    'flops.decoder.experts': ('b', 's', 'h', 'k', 'd_moe', 'gated', 'moe_lat', 'd_lat', 'all_experts', 'E'),
+    'flops.decoder.experts.skipped': ('b', 's', 'h', 'E', 'k', 'd_moe', 'all_experts', 'gated', 'moe_lat', 'd_lat'),
+    'flops.decoder.experts.capacity': ('b', 's', 'h', 'k', 'd_moe', 'c_f', 'gated', 'moe_lat', 'd_lat'),
     'flops.decoder.shared_experts': ('b', 's', 'h', 'sh_gate', 'gated', 'd_sh'),
+    'flops.decoder.moe_latent': ('b', 's', 'h', 'moe_lat', 'd_lat'),
     'flops.decoder.router': ('b', 's', 'h', 'E'),
-    'flops.decoder.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'gated', 'mla', 'q_lora', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'flops.decoder.layer.forward.moe': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'flops.decoder.layers.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'gated', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'flops.decoder.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'gated', 'mla', 'q_lora', 'dsa', 'n_idx', 'd_idx', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.layer.forward.moe': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe', 'gated', 'mla', 'q_lora', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'flops.decoder.layers.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'gated', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'flops.decoder.embedding_projections': ('b', 's', 'h', 'd_emb', 'proj_emb'),
     'flops.decoder.logits': ('b', 's', 'V', 'd_emb'),
-    'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'flops.decoder.indexer': ('b', 's', 'h', 'dsa', 'd_idx', 'n_idx', 'r_q'),
+    'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'flops.decoder.mla.decode.naive': ('s', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'flops.decoder.mla.decode.absorbed': ('s', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
-    'memory.kv_cache.layer.full': ('b', 's', 'g', 'd_head', 'q', 'mla', 'kv_expand', 'a', 'r_kv', 'd_rope'),
-    'memory.kv_cache.layer.window': ('b', 's', 'g', 'd_head', 'q', 'W', 'mla', 'kv_expand', 'a', 'r_kv', 'd_rope'),
-    'memory.kv_cache.decoder': ('b', 's', 'g', 'd_head', 'l', 'q', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'memory.kv_cache.decoder.paged': ('b', 's', 'g', 'd_head', 'l', 'q', 'n_blk', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'memory.kv_cache.layer.full': ('b', 's', 'g', 'd_head', 'q', 'mla', 'dsa', 'd_idx', 'kv_expand', 'a', 'r_kv', 'd_rope'),
+    'memory.kv_cache.layer.window': ('b', 's', 'g', 'd_head', 'q', 'W', 'mla', 'dsa', 'd_idx', 'kv_expand', 'a', 'r_kv', 'd_rope'),
+    'memory.kv_cache.decoder': ('b', 's', 'g', 'd_head', 'l', 'q', 'mla', 'dsa', 'd_idx', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'memory.kv_cache.decoder.paged': ('b', 's', 'g', 'd_head', 'l', 'q', 'n_blk', 'mla', 'dsa', 'd_idx', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'memory.kv_cache.decoder.mla_expanded': ('b', 's', 'a', 'l', 'q', 'd_rope', 'd_nope', 'd_v'),
-    'memory.kv_cache.layer.window_sinks': ('b', 's', 'g', 'd_head', 'q', 'W', 'mla', 'n_sink', 'kv_expand', 'a', 'r_kv', 'd_rope'),
+    'memory.kv_cache.layer.window_sinks': ('b', 's', 'g', 'd_head', 'q', 'W', 'mla', 'dsa', 'd_idx', 'n_sink', 'kv_expand', 'a', 'r_kv', 'd_rope'),
     'params.recurrent.mamba': ('h', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'b_ssm', 'b_conv', 'dt_norm'),
     'flops.recurrent.mamba': ('b', 's', 'h', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv'),
     'memory.state.mamba': ('b', 'q', 'd_ssm', 'N_ssm', 'k_conv'),
@@ -17873,7 +18423,7 @@ INPUTS = {
     'perf.zero.stage3.sent': ('t', 'p', 'd', 'm', 'P', 'q_w'),
     'perf.optimizer': ('t', 'p', 'P', 'W_mem', 'eta_mem'),
     'perf.optimizer.sharded': ('t', 'p', 'd', 'P', 'W_mem', 'eta_mem'),
-    'params.ep.experts': ('h', 'E', 'l_moe', 'd_moe', 'gated', 'b_mlp'),
+    'params.ep.experts': ('h', 'E', 'l_moe', 'd_moe', 'gated', 'b_mlp', 'moe_lat', 'd_lat'),
     'params.per_gpu.ep': ('t', 'p', 'P', 'e', 'P_exp'),
     'memory.zero.ep_cp': ('t', 'p', 'P', 'e', 'P_exp'),
     'memory.zero.ep_cp.stage1': ('t', 'p', 'd', 'P', 'e', 'c', 'P_exp'),
@@ -17907,12 +18457,12 @@ INPUTS = {
     'memory.qlora.bytes_per_weight': ('B_q', 'B_q2'),
     'memory.qlora.bytes_per_weight.single': ('B_q',),
     'memory.int8.bytes_per_weight': ('d_in',),
-    'params.quantized.linear': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'gated', 'l_moe', 'd_sh', 'E', 'd_moe'),
-    'params.quantized.kept': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.quantized.linear': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'gated', 'l_moe', 'd_sh', 'moe_lat', 'd_lat', 'E', 'd_moe'),
+    'params.quantized.kept': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'n_pos', 'd_emb', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'memory.lora.states.per_gpu': ('t', 'p', 'P', 'q_base', 'P_keep', 'P_lora'),
     'flops.lora.adapters.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'r_lora', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down'),
-    'flops.lora.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'r_lora', 'd_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'flops.lora.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'r_lora', 'd_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'flops.lora.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'r_lora', 'd_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'flops.lora.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'r_lora', 'd_emb', 'lora_q', 'lora_k', 'lora_v', 'lora_o', 'lora_gate', 'lora_up', 'lora_down', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'utilization.of_peak': ('X', 'X_run'),
     'utilization.aggregate': ('n', 'X_run'),
     'utilization.mfu.iteration': ('B', 's', 'h', 'l', 'V', 'n', 'X', 'tau'),
@@ -17971,40 +18521,40 @@ INPUTS = {
     'optimizations.pipeline.min_global_batch': ('b', 'p', 'd'),
     'optimizations.export_penalty': ('n', 'P', 'D', 'X', 'U', 'pi_pen'),
     'serving.memory.states': ('b', 'q_kv', 'l_gdn', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh', 'l_mamba', 'l_ssd', 'l_lru', 'd_ssm', 'N_ssm', 'n_grp', 'd_lru'),
-    'serving.memory.kv.position': ('g', 'd_head', 'q_kv', 'mla', 'kv_expand', 'a', 'r_kv', 'd_rope'),
+    'serving.memory.kv.position': ('g', 'd_head', 'q_kv', 'mla', 'dsa', 'd_idx', 'kv_expand', 'a', 'r_kv', 'd_rope'),
     'serving.decode.context': ('l', 's_ctx', 'l_win', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'W'),
     'serving.decode.steps_in_window': ('W', 's_in', 's_out'),
     'serving.decode.context.sum': ('l', 's_in', 's_out', 'l_win', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'W'),
-    'serving.decode.kv_read': ('b', 'g', 'd_head', 'l', 's_ctx', 'q_kv', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.kv_read': ('b', 'g', 'd_head', 'l', 's_ctx', 'q_kv', 'mla', 'dsa', 'd_idx', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.decode.kv_read.mla_expanded': ('b', 'a', 'l', 'd_rope', 'd_nope', 'd_v', 's_ctx', 'q_kv', 'l_win', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'W'),
-    'serving.decode.kv_written': ('b', 'g', 'd_head', 'l', 'q_kv', 'mla', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.kv_written': ('b', 'g', 'd_head', 'l', 'q_kv', 'mla', 'dsa', 'd_idx', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.decode.flops.mamba': ('b', 'h', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv'),
     'serving.decode.flops.mamba2': ('b', 'h', 'd_ssm', 'N_ssm', 'k_conv', 'n_ssmh', 'n_grp'),
     'serving.decode.flops.rglru': ('b', 'h', 'd_lru', 'w_lru'),
     'serving.decode.flops.gdn': ('b', 'h', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.decode.flops.recurrent': ('b', 'h', 'l_gdn', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh', 'l_mamba', 'l_ssd', 'l_lru', 'd_ssm', 'N_ssm', 'r_dt', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru'),
-    'serving.decode.flops.linear': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'serving.decode.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_ctx', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'l_win', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'W', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.flops.linear': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_ctx', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'l_win', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'W', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.decode.attention.flops': ('b', 'a', 'd_head', 'N_kv', 'mla', 'r_kv', 'd_rope'),
     'serving.decode.experts_touched': ('b', 'E', 'k'),
-    'serving.decode.params_read': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'E_hit', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'serving.decode.weights_read': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'q_w', 'd_emb', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'E_hit', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.params_read': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'E_hit', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.weights_read': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'q_w', 'd_emb', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'E_hit', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.weights.int4': ('B_q', 'q_s'),
-    'serving.prefill.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_in', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'serving.prefill.flops.causal': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_in', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'sh_gate', 'all_experts', 'l_win', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'W', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'serving.prefill.flops.masked': ('b', 'a', 'd_head', 'l', 's_in', 'mla', 'l_win', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'd_rope', 'd_nope', 'd_v', 'W'),
+    'serving.prefill.flops': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_in', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.prefill.flops.causal': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_in', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'all_experts', 'l_win', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'W', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.prefill.flops.masked': ('b', 'a', 'd_head', 'l', 's_in', 'mla', 'dsa', 'n_idx', 'd_idx', 'l_win', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'd_rope', 'd_nope', 'd_v', 'W'),
     'serving.memory.weights': ('V', 't', 'p', 'P', 'q_w', 'd_emb', 'tied'),
-    'serving.memory.kv': ('b', 'g', 'd_head', 'l', 't', 'p', 's_ctx', 'q_kv', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'serving.memory.kv.paged': ('b', 'g', 'd_head', 'l', 't', 'p', 'n_blk', 's_ctx', 'q_kv', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.memory.kv': ('b', 'g', 'd_head', 'l', 't', 'p', 's_ctx', 'q_kv', 'mla', 'dsa', 'd_idx', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.memory.kv.paged': ('b', 'g', 'd_head', 'l', 't', 'p', 'n_blk', 's_ctx', 'q_kv', 'mla', 'dsa', 'd_idx', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.memory.workspace': ('h', 'a', 'g', 'd_head', 'd_ff', 't', 'q', 'n_chunk', 'gated'),
-    'serving.memory.per_gpu': ('b', 'g', 'd_head', 'l', 't', 'p', 's_ctx', 'q_kv', 'M_w', 'M_ws', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'serving.memory.max_batch': ('g', 'd_head', 'l', 't', 'p', 'M_gpu', 's_ctx', 'q_kv', 'M_w', 'M_ws', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'serving.memory.max_context': ('b', 'g', 'd_head', 'l', 't', 'p', 'M_gpu', 'q_kv', 'M_w', 'M_ws', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.memory.per_gpu': ('b', 'g', 'd_head', 'l', 't', 'p', 's_ctx', 'q_kv', 'M_w', 'M_ws', 'mla', 'dsa', 'd_idx', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.memory.max_batch': ('g', 'd_head', 'l', 't', 'p', 'M_gpu', 's_ctx', 'q_kv', 'M_w', 'M_ws', 'mla', 'dsa', 'd_idx', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.memory.max_context': ('b', 'g', 'd_head', 'l', 't', 'p', 'M_gpu', 'q_kv', 'M_w', 'M_ws', 'mla', 'dsa', 'd_idx', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.time.allreduce': ('t', 'x_msg', 'W_tp', 'tau_ar'),
     'serving.time.alltoall': ('x_msg', 'e', 'W_tp', 'tau_ar'),
-    'serving.time.decode_step': ('b', 'h', 'a', 'g', 'd_head', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 'N_kv', 'q_kv', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w', 'mla', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'r_kv', 'd_rope', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.time.decode_step': ('b', 'h', 'a', 'g', 'd_head', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 'N_kv', 'q_kv', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w', 'mla', 'dsa', 'd_idx', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'r_kv', 'd_rope', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.time.prefill': ('b', 'h', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 's_in', 'eta_pf', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w'),
-    'serving.time.e2e': ('b', 'h', 'a', 'g', 'd_head', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 's_in', 's_out', 'q_kv', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w', 'T_pf', 'mla', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.time.e2e': ('b', 'h', 'a', 'g', 'd_head', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 's_in', 's_out', 'q_kv', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w', 'T_pf', 'mla', 'dsa', 'd_idx', 'l_win', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'r_kv', 'd_rope', 'W', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'serving.time.tpot': ('s_out', 'T_pf', 'T_e2e'),
     'serving.throughput.per_gpu': ('b', 't', 's_out', 'T_e2e'),
     'serving.throughput.per_user': ('T_tok',),
@@ -18026,18 +18576,18 @@ INPUTS = {
     'memory.zero3.gathered': ('P_unit',),
     'memory.fsdp.gathered': ('P_unit',),
     'memory.ddp.buckets.fp32': ('P',),
-    'memory.amp.weight_casts': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'mla', 'q_lora', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
+    'memory.amp.weight_casts': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'mla', 'q_lora', 'dsa', 'n_idx', 'd_idx', 'attn_gate', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'params.decoder.attention.whole': ('h', 'b_o', 'mla', 'q_lora', 'qk_norm', 'd_head', 'r_q', 'r_kv', 'd_rope'),
     'params.decoder.replicated': ('h', 'n_norm', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'x_attn', 'd_head', 'r_q', 'r_kv', 'd_rope'),
-    'params.decoder.replicated.moe': ('h', 'E', 'n_norm', 'b_o', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'sh_gate', 'router_bias', 'x_attn', 'd_head', 'r_q', 'r_kv', 'd_rope'),
+    'params.decoder.replicated.moe': ('h', 'E', 'n_norm', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'moe_lat', 'sh_gate', 'router_bias', 'x_attn', 'd_head', 'r_q', 'r_kv', 'd_rope'),
     'params.recurrent.replicated': ('l_gdn', 'd_vh', 'l_mamba', 'l_ssd', 'l_lru', 'b_ssm', 'b_conv', 'dt_norm', 'h', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'd_lru', 'w_lru'),
-    'params.decoder.layers.unrouted': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'params.stage.whole': ('h', 'l', 'n_norm', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'l_moe', 'sh_gate', 'router_bias', 'x_attn', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'd_head', 'E', 'r_q', 'r_kv', 'd_rope', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'd_lru', 'w_lru', 'd_vh'),
-    'params.stage.layers': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'params.stage.layers.experts': ('h', 'E', 'p', 'e', 'l_moe', 'd_moe', 't_e', 'gated', 'b_mlp'),
-    'params.stage.first': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'n_pos', 'd_emb', 'piped', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'n_mtp', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'params.stage.last': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'd_emb', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'tied', 'head_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'sh_gate', 'router_bias', 'n_mtp', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
-    'params.stage.mtp.experts': ('h', 'E', 'e', 'd_moe', 'n_mtp', 't_e', 'gated', 'b_mlp'),
+    'params.decoder.layers.unrouted': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.stage.whole': ('h', 'l', 'n_norm', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'l_moe', 'moe_lat', 'sh_gate', 'router_bias', 'x_attn', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'd_head', 'E', 'r_q', 'r_kv', 'd_rope', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'd_lru', 'w_lru', 'd_vh'),
+    'params.stage.layers': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 't', 'p', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.stage.layers.experts': ('h', 'E', 'p', 'e', 'l_moe', 'd_moe', 't_e', 'gated', 'b_mlp', 'moe_lat', 'd_lat'),
+    'params.stage.first': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'n_pos', 'd_emb', 'piped', 'o_pos', 'n_norm', 'pos_table', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'emb_norm', 'tied', 'head_bias', 'proj_emb', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'n_mtp', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.stage.last': ('h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 't', 'p', 'd_emb', 'n_norm', 'gated', 'b_q', 'b_k', 'b_v', 'b_o', 'b_mlp', 'norm_bias', 'norm_final', 'tied', 'head_bias', 'mla', 'q_lora', 'qk_norm', 'qk_norm_full', 'sink', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'd_lat', 'sh_gate', 'router_bias', 'n_mtp', 'x_attn', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'b_ssm', 'b_conv', 'dt_norm', 'E', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'params.stage.mtp.experts': ('h', 'E', 'e', 'd_moe', 'n_mtp', 't_e', 'gated', 'b_mlp', 'moe_lat', 'd_lat'),
     'memory.activations.logits': ('b', 's', 'h', 'V', 't'),
     'memory.activations.logits_sp': ('b', 's', 'h', 'V', 't'),
     'memory.activations.embedding': ('b', 's', 'h', 'drop'),
@@ -18217,11 +18767,13 @@ REQUIRED = {
     'inference.kv_recompute.flops': ('b', 's', 'h', 'l'),
     'inference.kv_recompute.reads': ('s', 'h', 'l'),
     'params.decoder.embeddings': ('h', 'V', 'n_pos', 'd_emb'),
+    'params.decoder.indexer': ('h', 'dsa', 'd_idx'),
     'params.decoder.attention.mla': ('h', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
     'params.decoder.attention': ('h', 'a', 'g', 'd_head'),
     'params.decoder.mlp': ('h', 'd_ff'),
     'params.decoder.expert': ('h', 'd_moe'),
     'params.decoder.shared_experts': ('h', 'sh_gate'),
+    'params.decoder.moe_latent': ('h', 'moe_lat'),
     'params.decoder.router': ('h', 'E'),
     'params.decoder.norms': ('h',),
     'params.decoder.cross_attention': ('h', 'a', 'd_head', 'x_attn'),
@@ -18244,6 +18796,7 @@ REQUIRED = {
     'flops.decoder.experts.skipped': ('b', 's', 'h', 'E', 'k', 'd_moe', 'all_experts'),
     'flops.decoder.experts.capacity': ('b', 's', 'h', 'k', 'd_moe', 'c_f'),
     'flops.decoder.shared_experts': ('b', 's', 'h', 'sh_gate'),
+    'flops.decoder.moe_latent': ('b', 's', 'h', 'moe_lat', 'd_lat'),
     'flops.decoder.router': ('b', 's', 'h', 'E'),
     'flops.decoder.layer.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff'),
     'flops.decoder.layer.forward.moe': ('b', 's', 'h', 'a', 'g', 'd_head', 'E', 'k', 'd_moe'),
@@ -18251,6 +18804,7 @@ REQUIRED = {
     'flops.decoder.embedding_projections': ('b', 's', 'h', 'd_emb', 'proj_emb'),
     'flops.decoder.logits': ('b', 's', 'V', 'd_emb'),
     'flops.decoder.forward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb'),
+    'flops.decoder.indexer': ('b', 's', 'h', 'dsa', 'd_idx'),
     'flops.decoder.backward': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb'),
     'flops.decoder.training': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb'),
     'flops.decoder.mla.decode.naive': ('s', 'a', 'r_kv', 'd_rope', 'd_nope', 'd_v'),
