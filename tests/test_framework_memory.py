@@ -84,7 +84,7 @@ def test_moe_block_fused_and_unfused(fused, dropout, sequence_parallel, expert_t
     measured = measure(s, b, h, a, block=MoELayer, mode="selective", tp=tp, g=g, d_head=d_head, dropout=dropout,
                        fused_swiglu=fused, sequence_parallel=sequence_parallel, expert_tp=expert_tp, **MOE)
     named = dict(s=s, b=b, h=h, a=a, g=g, d_head=d_head, gated=1, sh_gate=0, mla=0, t=tp, t_e=expert_tp,
-                 drop=int(dropout > 0), glu_fused=int(fused), **MOE)
+                 drop=int(dropout > 0), glu_fused=int(fused), moe_lat=0, **MOE)
     rows = s * b // (tp if sequence_parallel else 1)
     formula_id = "memory.activations.layer.decoder.moe.selective" + ("_sp" if sequence_parallel else "")
     assert measured == value(formula_id, **named) + 2 * LN_STATS * rows + 4 * rows  # the norms' and the router's statistics
