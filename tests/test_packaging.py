@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("pyproject.toml", "README.md", "formulas", "derivations", "render")
+SOURCES = ("pyproject.toml", "README.md", "formulas", "derivations", "render", "notebooks")  # notebooks: the wheel ships them
 
 
 def _run(command: list[str], cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
