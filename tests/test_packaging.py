@@ -72,7 +72,7 @@ def test_the_wheel_puts_only_llm_formulas_at_the_top_of_site_packages(fresh):
     expected = sorted(
         "llm_formulas/" + (str(path.relative_to(source / "render" / "api")) if path.is_relative_to(source / "render" / "api")
                            else str(path.relative_to(source)))
-        for folder in ("formulas", "derivations", "render") for path in (source / folder).rglob("*")
+        for folder in ("formulas", "derivations", "render", "notebooks") for path in (source / folder).rglob("*")
         if path.is_file() and not any(part.endswith(".egg-info") for part in path.parts))  # pip's own, beside render/api
     assert installed == expected
     metadata = next(fresh["purelib"].glob("llm_formulas-*.dist-info/METADATA")).read_text()
