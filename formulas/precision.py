@@ -325,7 +325,7 @@ lora_forward = formula(
 )
 lora_backward = formula(
     "flops.lora.backward",
-    arch.forward.part + l * arch.scores.part + 2 * adapters_forward.part,
+    arch.forward.at(dsa=0) + l * arch.scores.at(dsa=0) + 2 * adapters_forward.part,  # no MLA, so no DSA indexer
     "FLOP",
     "backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients "
     "of QKᵀ and scores·V, and both gradients of each adapter matrix",
