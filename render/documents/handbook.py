@@ -47,7 +47,7 @@ def family_views() -> tuple[FamilyView, ...]:
         forms = family_forms(family)
         views.append(FamilyView(
             forms[0].family_title, forms[0].checkpoint_title,
-            tuple(FamilyFormView(form.formula_id, anchor(form.formula_id), f"{form.latex}",
+            tuple(FamilyFormView(form.formula_id, anchor(form.formula_id), form.latex,
                                  human(form.value, _unit(form.formula_id)), form.per_token) for form in forms),
         ))
     return tuple(views)
