@@ -15,15 +15,16 @@ from typing import Callable, Mapping, Protocol
 import numpy
 import sympy as sp
 
-from llm_formulas.derivations.engine import Derivation
-from llm_formulas.derivations.latex import derivation_latex, step_latex
-from llm_formulas.formulas.catalogue import Condition, Formula, get, lookup, within
-from llm_formulas.formulas.dimensions import units_of
-from llm_formulas.formulas.errors import InputError
-from llm_formulas.formulas.evaluation import check_value, evaluate as evaluate_formula, exact_number
-from llm_formulas.formulas.latex import formula_latex, latex as expression_latex
-from llm_formulas.formulas.symbols import Quantity, constant_values, quantity, resolve
-from llm_formulas.formulas.units import Unit
+from llm_formulas.derivations.vocabulary.engine import Derivation
+from llm_formulas.derivations.vocabulary.latex import derivation_latex, step_latex
+from llm_formulas.formulas.vocabulary.catalogue import Condition, Formula, get, lookup, within
+from llm_formulas.formulas.vocabulary.dimensions import units_of
+from llm_formulas.formulas.vocabulary.errors import InputError
+from llm_formulas.formulas.vocabulary.evaluation import check_value, evaluate as evaluate_formula
+from llm_formulas.formulas.vocabulary.numbers import exact_number
+from llm_formulas.formulas.vocabulary.latex import formula_latex, latex as expression_latex
+from llm_formulas.formulas.vocabulary.symbols import Quantity, constant_values, quantity, resolve
+from llm_formulas.formulas.vocabulary.units import Unit
 from llm_formulas.render.cli.inputs import counts, parse_number
 from llm_formulas.render.results import Real, Whole, as_number
 
@@ -63,8 +64,8 @@ def model(name: str) -> dict[str, object]:
 
 
 def _sizes(name: str) -> dict[str, object]:
-    from llm_formulas.formulas import scope
-    from llm_formulas.formulas.presets import preset
+    from llm_formulas.formulas.vocabulary import scope
+    from llm_formulas.formulas.data.presets import preset
 
     own = scope.find("presets", name)
     if own is not None:
@@ -98,7 +99,7 @@ def evaluate(target: Target, values: Mapping[str | sp.Symbol, object] | None = N
 
 def _exact(name: str | sp.Symbol, value: object) -> sp.Rational:
     """A value as an exact number: a string read by the command line's own grammar (a k/M/B/T suffix for counts),
-    anything else by formulas.evaluation.exact_number."""
+    anything else by formulas.vocabulary.numbers.exact_number."""
     if isinstance(value, str):
         entry = quantity(name)
         return parse_number(value, entry.name, suffix_allowed=counts(entry))

@@ -12,7 +12,7 @@ from typing import TypeAlias
 
 import sympy as sp
 
-from llm_formulas.formulas.errors import InputError
+from llm_formulas.formulas.vocabulary.errors import InputError
 
 __all__ = ["Number", "Real", "Whole", "as_number"]
 

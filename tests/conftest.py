@@ -1,7 +1,7 @@
 """One scratch folder for the whole test run, made by the process that starts it (the xdist controller, or the only
 process with ``-n 0``) before any worker exists, so every worker finds it in its environment and shares one
 ``llm-formulas build`` (tests/build_session.py) instead of each running its own; removed when the run ends. The
-proof cache (derivations/proof_cache.py, under ``$XDG_CACHE_HOME``) lives there too: the run shares its proofs between
+proof cache (derivations/vocabulary/proof_cache.py, under ``$XDG_CACHE_HOME``) lives there too: the run shares its proofs between
 workers and never reads or writes the user's own cache."""
 
 from __future__ import annotations

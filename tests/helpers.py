@@ -4,8 +4,8 @@ import json
 
 import sympy as sp
 
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.symbols import quantity
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.vocabulary.symbols import quantity
 from llm_formulas.render.cli.main import main
 
 

@@ -3,9 +3,9 @@
 ``expected(query)`` reads the query as the page does (URLSearchParams: the first value of each key), starts from
 the page's fields as the template wrote them, the chosen presets and the URL's values, and applies estimate's
 rules in the order the page reports them: a setting no option holds, an input outside the number grammar
-(render.cli.numbers), its symbol's assumptions (render.cli.inputs.check_value) or its bound (formulas.bounds),
-the network; the model's rules (formulas.bounds.model_violation); the global batch a multiple of b·d, the
-GPU count's bound, formulas.estimate.layout_violation; then the report itself through the generated NumPy code
+(render.cli.numbers), its symbol's assumptions (render.cli.inputs.check_value) or its bound (formulas.vocabulary.bounds),
+the network; the model's rules (formulas.vocabulary.bounds.model_violation); the global batch a multiple of b·d, the
+GPU count's bound, formulas.reports.estimate.layout_violation; then the report itself through the generated NumPy code
 (float64, as the page's JavaScript): a figure beyond floating-point range, an HFU above the peak, and whether
 it fits. Where float64 arithmetic in another order could tip the answer (a total within 10⁻⁹ of the memory,
 figures near overflow, an HFU within 10⁻¹² of 1), ``either`` says so.
@@ -98,8 +98,8 @@ def _first(query: str) -> dict[str, str]:
 
 def _value(name: str, text: str, scale: int) -> Fraction:
     """The exact value the command line reads for ``name`` typed as ``text`` in the field's unit; InputError if none."""
-    from llm_formulas.formulas.bounds import bound_violation
-    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.formulas.vocabulary.bounds import bound_violation
+    from llm_formulas.formulas.vocabulary.symbols import quantity
     from llm_formulas.render.cli.inputs import check_value, counts
     from llm_formulas.render.cli.numbers import InputError, parse_fraction
     import sympy as sp
@@ -114,8 +114,8 @@ def _value(name: str, text: str, scale: int) -> Fraction:
 
 
 def expected(query: str) -> Expected:
-    from llm_formulas.formulas.bounds import bound_violation, model_violation
-    from llm_formulas.formulas.estimate import RECOMPUTE_MODES, Layout, layout_violation
+    from llm_formulas.formulas.vocabulary.bounds import bound_violation, model_violation
+    from llm_formulas.formulas.reports.estimate import RECOMPUTE_MODES, Layout, layout_violation
     from llm_formulas.render.cli.numbers import InputError, parse_fraction
 
     given = _first(query)
@@ -173,7 +173,7 @@ def _report(layout, model: dict[str, int], values: dict[str, Fraction], network:
     """The report in float64 through the generated NumPy code, judged as the page judges its own."""
     from dataclasses import replace
 
-    from llm_formulas.formulas.estimate import Inputs, estimate
+    from llm_formulas.formulas.reports.estimate import Inputs, estimate
     from llm_formulas.render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 
     inputs = Inputs(model=model, gpu={name: float(values[name]) for name in GPU_NAMES}, network=network,

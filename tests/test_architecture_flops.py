@@ -11,8 +11,8 @@ import torch
 from architecture_configs import CASES, build, config_json
 from torch.utils.flop_counter import FlopCounterMode
 
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.hf_config import read_config
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.hf_config import read_config
 
 SHAPES = [(1, 7), (3, 5)]
 # every family; a second config where it changes the GEMMs (GQA, d_head ≠ h/a, OPT's projections, Falcon's layouts)

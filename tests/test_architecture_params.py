@@ -1,17 +1,17 @@
 """params.decoder.* against transformers: the count equals sum(p.numel()) of the real model on the meta device.
 
 The oracle is transformers 5.24 itself, building each family's model from a config
-made in code; the readers (formulas.hf_config) get the same dict a config.json holds.
+made in code; the readers (formulas.data.hf_config) get the same dict a config.json holds.
 """
 
 import pytest
 import torch
 from architecture_configs import CASES, CONFIGS, build, config_json, hf_config
 
-from llm_formulas.derivations.architecture import DERIVATIONS
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.hf_config import ConfigError, read_config
-from llm_formulas.formulas.symbols import E, a, d_head, g, h, k
+from llm_formulas.derivations.topics.architecture import DERIVATIONS
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.hf_config import ConfigError, read_config
+from llm_formulas.formulas.vocabulary.symbols import E, a, d_head, g, h, k
 
 
 def count(model: torch.nn.Module) -> int:
@@ -80,8 +80,8 @@ def test_the_classic_reduction_would_catch_a_wrong_term(monkeypatch):
     # the reduction step is a real proof: a general formula with one wrong term fails it in the engine
     import dataclasses
 
-    from llm_formulas.derivations.architecture import classic_params
-    from llm_formulas.formulas.catalogue import catalogue
+    from llm_formulas.derivations.topics.architecture import classic_params
+    from llm_formulas.formulas.vocabulary.catalogue import catalogue
 
     assert all(o.ok for o in classic_params().check())
     entries = catalogue()
@@ -182,7 +182,7 @@ LAYER_KEYS = {
 
 
 def test_minimal_configs_name_every_family():
-    from llm_formulas.formulas.families import FAMILIES
+    from llm_formulas.formulas.data.families import FAMILIES
 
     assert set(LAYER_KEYS) <= set(FAMILIES)
 

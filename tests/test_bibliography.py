@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from llm_formulas.formulas.bibliography import WORKS, Source, work
-from llm_formulas.formulas.catalogue import all_formulas
-from llm_formulas.formulas.symbols import all_quantities
+from llm_formulas.formulas.vocabulary.bibliography import WORKS, Source, work
+from llm_formulas.formulas.vocabulary.catalogue import all_formulas
+from llm_formulas.formulas.vocabulary.symbols import all_quantities
 from build_session import built
 
 FILE_NAME = re.compile(r"\d{3}_[0-9a-f]{16}\.txt|DESIGN\.md|SOURCES\.md|PITFALLS\.md")

@@ -63,7 +63,7 @@ def test_a_config_deeper_than_any_model_is_refused(tmp_path, layers):
 
 
 def test_the_deepest_model_allowed_is_cheap(tmp_path):
-    from llm_formulas.formulas.bounds import MAX_LAYERS
+    from llm_formulas.formulas.vocabulary.bounds import MAX_LAYERS
 
     path = write(tmp_path / "deep.json", LLAMA | {"num_hidden_layers": MAX_LAYERS})
     run, peak_kb = measured("kv-cache", "--hf-config", path, "--batch", "1", "--seq", "8", "--json")

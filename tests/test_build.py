@@ -16,12 +16,12 @@ import pytest
 from markdown_it import MarkdownIt
 
 from build_session import built, scratch
-from llm_formulas.derivations.catalogue import all_derivations
-from llm_formulas.formulas.catalogue import all_formulas
-from llm_formulas.formulas.examples import all_examples
+from llm_formulas.derivations.reports.catalogue import all_derivations
+from llm_formulas.formulas.vocabulary.catalogue import all_formulas
+from llm_formulas.formulas.vocabulary.examples import all_examples
 from llm_formulas.render.cli.main import main
 from llm_formulas.render.printers.escape import md_text, tex_text
-from llm_formulas.formulas.latex import formula_latex
+from llm_formulas.formulas.vocabulary.latex import formula_latex
 
 EXPECTED = {"reference.md", "reference.html", "reference.tex", "calculator.html", "llm_formulas_numeric.py"}
 
@@ -193,7 +193,7 @@ def test_html_escapes_every_string_a_formula_carries(monkeypatch):
     # a formula whose words try to inject markup must come out as text (jinja2 autoescape)
     import dataclasses
 
-    from llm_formulas.formulas.catalogue import Source, catalogue
+    from llm_formulas.formulas.vocabulary.catalogue import Source, catalogue
     from llm_formulas.render.documents.reference import Reference, TopicView, formula_view, topic_title
     from llm_formulas.render.documents.templating import render
 

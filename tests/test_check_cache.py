@@ -10,11 +10,11 @@ import sys
 
 import pytest
 
-from llm_formulas.derivations.catalogue import all_derivations, topic_derivations
-from llm_formulas.derivations.engine import Derivation
-from llm_formulas.derivations.proof_cache import ProofCache, proofs_cached
-from llm_formulas.formulas.catalogue import catalogue
-from llm_formulas.formulas.symbols import h, l, u_param
+from llm_formulas.derivations.reports.catalogue import all_derivations, topic_derivations
+from llm_formulas.derivations.vocabulary.engine import Derivation
+from llm_formulas.derivations.vocabulary.proof_cache import ProofCache, proofs_cached
+from llm_formulas.formulas.vocabulary.catalogue import catalogue
+from llm_formulas.formulas.vocabulary.symbols import h, l, u_param
 from llm_formulas.render.cli.main import main
 
 
@@ -72,7 +72,7 @@ def test_a_failure_is_never_kept_and_a_changed_step_is_proved_afresh(tmp_path):
 def test_check_id_proves_its_slice_and_what_it_rests_on(capsys, cache_home):
     code, doc = run(capsys, "params.layer")
     assert code == 0 and doc["failed"] == []
-    # derivations/params.py: params.layer (2 steps) sums what it reads, params.layer.attention (4 steps), .mlp (2)
+    # derivations/topics/params.py: params.layer (2 steps) sums what it reads, params.layer.attention (4 steps), .mlp (2)
     # and .norms (2), each concluded by its own derivation: 4 derivations, 10 steps, 4 units and 1 coverage check
     assert doc["derivations"] == 4 and doc["steps"] == 10 + 4 + 1
     code, whole = run(capsys, "params.total")
@@ -119,7 +119,7 @@ def test_clear_cache_and_no_cache(capsys, cache_home):
 
 def test_the_key_covers_every_expression_of_a_claim(tmp_path):
     # an approximation kept once must not stand for one with another condition or another dropped part
-    from llm_formulas.derivations.proof import much_less
+    from llm_formulas.derivations.vocabulary.proof import much_less
 
     def approximation(dropped_coefficient: int, condition) -> Derivation:
         d = Derivation("demo.approx", "an approximation")
@@ -141,7 +141,7 @@ def test_the_key_covers_every_expression_of_a_claim(tmp_path):
 def test_check_module_proves_the_catalogue_entries_the_users_derivations_read(tmp_path, monkeypatch, capsys, cache_home):
     (tmp_path / "layers_of_mine.py").write_text(
         "import llm_formulas as lf\n"
-        "from llm_formulas.formulas.symbols import h, l\n"
+        "from llm_formulas.formulas.vocabulary.symbols import h, l\n"
         "def layers():\n"
         "    d = lf.Derivation('mine.layers', 'l layers')\n"
         "    d.defines('Ψ', l * lf.get('params.layer').dimensioned, 'l layers of params.layer')\n"

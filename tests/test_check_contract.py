@@ -13,7 +13,7 @@ import pytest
 from llm_formulas.render.cli.main import main
 
 HEADER = ("import llm_formulas as lf\n"
-          "from llm_formulas.formulas.symbols import h, u_param\n")
+          "from llm_formulas.formulas.vocabulary.symbols import h, u_param\n")
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.hf_config import ConfigError, read_config
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.hf_config import ConfigError, read_config
 
 HERE = Path(__file__).parent
 SHARED = HERE / "checkpoints"

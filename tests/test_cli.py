@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from llm_formulas.derivations.catalogue import all_derivations
-from llm_formulas.formulas.catalogue import catalogue
-from llm_formulas.formulas.symbols import h
+from llm_formulas.derivations.reports.catalogue import all_derivations
+from llm_formulas.formulas.vocabulary.catalogue import catalogue
+from llm_formulas.formulas.vocabulary.symbols import h
 from helpers import run
 
 
@@ -127,7 +127,7 @@ def test_commands_import_only_what_they_use():
     import subprocess
     import sys
 
-    heavy = ("sympy", "llm_formulas.formulas.precision", "llm_formulas.render.printers.codegen", "matplotlib", "nbformat", "jinja2")
+    heavy = ("sympy", "llm_formulas.formulas.topics.precision", "llm_formulas.render.printers.codegen", "matplotlib", "nbformat", "jinja2")
     probe = ("import contextlib, io, json, sys\nfrom llm_formulas.render.cli.main import main\n"
              "try:\n    with contextlib.redirect_stdout(io.StringIO()):\n        main(sys.argv[1:])\n"
              "except SystemExit:\n    pass\n"

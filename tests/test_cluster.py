@@ -10,10 +10,10 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from llm_formulas.derivations.catalogue import derivation_of
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.symbols import quantity
-from llm_formulas.formulas.examples import example
+from llm_formulas.derivations.reports.catalogue import derivation_of
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.vocabulary.symbols import quantity
+from llm_formulas.formulas.vocabulary.examples import example
 from helpers import run, value
 
 DAY = 86400

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from llm_formulas.formulas.catalogue import all_formulas
-from llm_formulas.formulas.symbols import constant_values, quantity
+from llm_formulas.formulas.vocabulary.catalogue import all_formulas
+from llm_formulas.formulas.vocabulary.symbols import constant_values, quantity
 from build_session import built
 from llm_formulas.render.printers.codegen import MODULE_NAME, function_name
 

@@ -13,10 +13,10 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from llm_formulas.derivations.catalogue import derivation_of
-from llm_formulas.formulas.catalogue import all_formulas, get
-from llm_formulas.formulas.examples import example
-from llm_formulas.formulas.rounding import ROUNDED
+from llm_formulas.derivations.reports.catalogue import derivation_of
+from llm_formulas.formulas.vocabulary.catalogue import all_formulas, get
+from llm_formulas.formulas.vocabulary.examples import example
+from llm_formulas.formulas.vocabulary.rounding import ROUNDED
 from helpers import run, value
 
 
@@ -176,9 +176,9 @@ def test_proportionality_numerically():
 
 def test_a_wrong_proportionality_claim_would_fail():
     # The same machinery refuses a false claim: W_TP / (t/h²) still depends on h.
-    from llm_formulas.derivations.comms import _quotient
-    from llm_formulas.derivations.engine import Derivation
-    from llm_formulas.formulas.symbols import h, t
+    from llm_formulas.derivations.topics.comms import _quotient
+    from llm_formulas.derivations.vocabulary.engine import Derivation
+    from llm_formulas.formulas.vocabulary.symbols import h, t
 
     probe = Derivation("probe", "false claim")
     ratio = probe.defines("ratio", _quotient(get("comms.bandwidth.tp").dimensioned, t / h**2), "wrong shape")

@@ -10,8 +10,8 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from llm_formulas.formulas.catalogue import all_formulas
-from llm_formulas.formulas.symbols import quantity
+from llm_formulas.formulas.vocabulary.catalogue import all_formulas
+from llm_formulas.formulas.vocabulary.symbols import quantity
 from helpers import run
 
 DIVISIBILITY = [

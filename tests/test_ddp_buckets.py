@@ -12,10 +12,10 @@ import subprocess
 import sys
 from fractions import Fraction
 
-from llm_formulas.formulas.calibration import a100
-from llm_formulas.formulas.estimate import Inputs, Layout, estimate
-from llm_formulas.formulas.frameworks import framework
-from llm_formulas.formulas.gpus import NODE_SIZE, gpu
+from llm_formulas.formulas.data.calibration import a100
+from llm_formulas.formulas.reports.estimate import Inputs, Layout, estimate
+from llm_formulas.formulas.data.frameworks import framework
+from llm_formulas.formulas.data.gpus import NODE_SIZE, gpu
 from llm_formulas.render.numeric.calibrate import calibration_runs
 from llm_formulas.render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 

@@ -16,8 +16,8 @@ from family_cases import config_json
 from family_oracle import decode_step_flops, meta_count, tiny
 from torch.utils.flop_counter import FlopCounterMode
 
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.hf_config import ConfigError, read_config
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.hf_config import ConfigError, read_config
 
 V32 = json.loads((Path(__file__).parent / "checkpoints" / "deepseek-ai--DeepSeek-V3.2.json").read_text())
 INDEX_KEYS = ("index_n_heads", "index_head_dim", "index_topk")

@@ -3,11 +3,11 @@
 import pytest
 import sympy as sp
 
-from llm_formulas.derivations.engine import Derivation
-from llm_formulas.derivations.proof import much_greater, much_less
-from llm_formulas.derivations.testing import assert_approximation, assert_identity
-from llm_formulas.formulas.catalogue import Source
-from llm_formulas.formulas.symbols import V, a, h, l, s
+from llm_formulas.derivations.vocabulary.engine import Derivation
+from llm_formulas.derivations.vocabulary.proof import much_greater, much_less
+from llm_formulas.derivations.reports.testing import assert_approximation, assert_identity
+from llm_formulas.formulas.vocabulary.catalogue import Source
+from llm_formulas.formulas.vocabulary.symbols import V, a, h, l, s
 
 
 def outcomes(derivation):

@@ -12,9 +12,9 @@ from fractions import Fraction
 
 import pytest
 
-from llm_formulas.derivations.catalogue import all_derivations
-from llm_formulas.derivations.proof import valued
-from llm_formulas.formulas.examples import all_examples
+from llm_formulas.derivations.reports.catalogue import all_derivations
+from llm_formulas.derivations.vocabulary.proof import valued
+from llm_formulas.formulas.vocabulary.examples import all_examples
 
 GIB = 2**30
 DAY = 86400
@@ -94,7 +94,7 @@ def test_erratum_is_proved(found, label, claimed, correct, tolerance):
 def test_symbolic_errata_ratios(found):
     import sympy as sp
 
-    from llm_formulas.formulas.symbols import t
+    from llm_formulas.formulas.vocabulary.symbols import t
 
     # 000's 6Ψ against 2Ψ: three times the forward; 000's 4bsht against 4bsh: t times.
     assert sp.simplify(valued(found["000: 6Ψ per token"][0].expr / found["000: 6Ψ per token"][0].correct)) == 3
@@ -108,8 +108,8 @@ def test_s19_slides_figure_is_the_blocks_without_logits():
     assert round(blocks / 10**12) == 34_750  # SOURCES.md S19: 34.750 PFLOP, printed as 34.8
     from sympy import Integer
 
-    from llm_formulas.formulas.catalogue import get
-    from llm_formulas.formulas.symbols import b as b_, h as h_, l as l_, s as s_
+    from llm_formulas.formulas.vocabulary.catalogue import get
+    from llm_formulas.formulas.vocabulary.symbols import b as b_, h as h_, l as l_, s as s_
 
     three_forwards = 3 * l_ * get("flops.layer.forward").expr  # the unit mark (1 FLOP) put in
     assert Integer(three_forwards.subs({b_: B, s_: s, l_: l, h_: h})) == Integer(blocks.numerator) / blocks.denominator

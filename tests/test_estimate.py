@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from llm_formulas.formulas.serving_calibration import constants
+from llm_formulas.formulas.data.serving_calibration import constants
 
 from llm_formulas.render.cli.main import main
 from helpers import cli_json
@@ -111,7 +111,7 @@ def test_llama2_70b_report_against_hand_arithmetic(capsys):
 def test_pipeline_inference_is_the_catalogues_stages_in_series(capsys):
     # inference.latency.pipeline: q_w·Ψ/W_mem whatever p is, the stages run in series (001); at t = 1 the report's
     # memory-bound latency is that formula, and p batches in flight multiply the tokens per second by p
-    from llm_formulas.formulas.estimate import exact
+    from llm_formulas.formulas.reports.estimate import exact
     for p in (1, 4):
         report = cli_json(capsys, "estimate", "--model", "llama2-70b", "--gpu", "a100-80gb", "--pp", str(p), "--seq", "4096",
                           "--micro-batches", "4")

@@ -10,8 +10,8 @@ from architecture_configs import CONFIGS
 from family_cases import CASES
 from helpers import cli_json, run
 
-from llm_formulas.formulas.families import CHECKED_AGAINST, FAMILIES, REFUSED
-from llm_formulas.formulas.multimodal import MULTIMODAL
+from llm_formulas.formulas.data.families import CHECKED_AGAINST, FAMILIES, REFUSED
+from llm_formulas.formulas.data.multimodal import MULTIMODAL
 
 from test_checkpoints import COUNTS, HERE
 

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from llm_formulas.formulas.families import FAMILIES
-from llm_formulas.formulas.multimodal import MULTIMODAL
+from llm_formulas.formulas.data.families import FAMILIES
+from llm_formulas.formulas.data.multimodal import MULTIMODAL
 from llm_formulas.render.documents.families_table import CHAPTER, refreshed
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,8 +11,8 @@ import pytest
 import torch
 from architecture_configs import build, config_json
 
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.hf_config import read_config
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.hf_config import read_config
 from llm_formulas.render.cli.main import main
 
 WINDOWED = [("mistral", 2), ("gemma2", 0), ("gemma3_text", 0), ("gpt_oss", 0), ("llama4_text", 0)]

@@ -13,8 +13,8 @@ import pytest
 import torch
 import transformers
 
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.hf_config import read_config
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.hf_config import read_config
 
 
 def cached_bytes(config: dict, batch: int, seq: int) -> list[int]:

@@ -11,8 +11,8 @@ import torch
 import transformers
 from family_oracle import hf_config
 
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.hf_config import ConfigError, read_config
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.hf_config import ConfigError, read_config
 
 TEXT = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, intermediate_size=64, vocab_size=1000)
 SIGLIP = dict(hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4, image_size=28, patch_size=14)

@@ -13,8 +13,8 @@ import torch
 from family_cases import ALL, RECURRENT, config_json
 from family_oracle import cache_bytes, forward_flops, meta_count, tiny
 
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.hf_config import read_config
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.hf_config import read_config
 
 SHAPES = [(2, 7)]  # past the windows of 4; the recurrent scans also at (1, 9): three chunks of 4, one padded
 MORE = {family: [(1, 9)] for family in RECURRENT}

@@ -9,9 +9,9 @@ import pytest
 import torch
 import transformers
 
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.hf_config import ConfigError, read_config
-from llm_formulas.formulas.presets import preset
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.hf_config import ConfigError, read_config
+from llm_formulas.formulas.data.presets import preset
 
 NEW_PRESETS = ["deepseek-v3", "qwen3-235b-a22b", "qwen3-32b", "llama3.1-405b", "gpt-oss-120b", "gemma3-27b", "mixtral-8x22b",
                "mixtral-8x7b"]

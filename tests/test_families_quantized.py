@@ -17,8 +17,8 @@ import torch
 import transformers
 from family_oracle import hf_config, meta_count
 
-from llm_formulas.formulas.hf_config import ConfigError, read_config
-from llm_formulas.formulas.quantization import inventory, skipped
+from llm_formulas.formulas.data.hf_config import ConfigError, read_config
+from llm_formulas.formulas.data.quantization import inventory, skipped
 
 FIXTURES = Path(__file__).parent / "checkpoints"  # the published config.json files (tests/checkpoints_manifest.json)
 FP8 = {"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic", "weight_block_size": [128, 128]}

@@ -14,8 +14,8 @@ import torch
 from architecture_configs import build, config_json
 from torch.utils.flop_counter import FlopCounterMode
 
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.hf_config import read_config
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.hf_config import read_config
 
 KERNEL_FORMULA = {"full": "flops.decoder.attention.scores.causal", "sliding": "flops.decoder.attention.scores.windowed",
                   "chunked": "flops.decoder.attention.scores.chunked"}
@@ -97,7 +97,7 @@ def test_mla_decode_step_reexpands_the_latent_cache():
 
 def test_absorption_wins_for_deepseek_v3_at_long_context():
     # per decoded token and layer at s = 32768: naive grows with s·r_KV·a·(d_nope + d_v), absorbed with s·a·(2r_KV + d_rope)
-    from llm_formulas.formulas.presets import preset
+    from llm_formulas.formulas.data.presets import preset
 
     architecture = read_config(preset("deepseek-v3").config)
     naive = architecture.evaluate(get("flops.decoder.mla.decode.naive").dimensioned, s=32768)

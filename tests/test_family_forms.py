@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-from llm_formulas.derivations.family_forms import (
+from llm_formulas.derivations.data.family_forms import (
     DERIVATIONS,
     FORMULAS,
     FamilyForm,
@@ -22,10 +22,10 @@ from llm_formulas.derivations.family_forms import (
     family_form,
     family_forms,
 )
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.hf_config import read_config
-from llm_formulas.formulas.latex import READABLE_LATEX
-from llm_formulas.formulas.symbols import V, a, d_ff, d_head, g, h, l, n_pos, quantity
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.hf_config import read_config
+from llm_formulas.formulas.vocabulary.latex import READABLE_LATEX
+from llm_formulas.formulas.vocabulary.symbols import V, a, d_ff, d_head, g, h, l, n_pos, quantity
 
 HERE = Path(__file__).parent
 COUNTS = json.loads((HERE / "checkpoint_counts.json").read_text())["checkpoints"]
@@ -169,7 +169,7 @@ def test_unknown_family_or_formula_names_the_choices():
 
 
 def test_check_runs_the_family_forms():
-    from llm_formulas.derivations import architecture
+    from llm_formulas.derivations.topics import architecture
 
     assert set(DERIVATIONS) <= set(architecture.DERIVATIONS)  # the whole-catalogue check builds and proves them
 
@@ -205,7 +205,7 @@ def test_show_family_refuses_in_one_line_naming_the_choices(capsys, argv, named)
 
 
 def test_a_relation_the_checkpoint_breaks_is_refused():
-    from llm_formulas.derivations.family_forms import _Declared, relations
+    from llm_formulas.derivations.data.family_forms import _Declared, relations
 
     # Qwen3-32B: 64 query heads of 128 are 8,192 wide, the model 5,120 (its config.json): a·d_head = h is false there
     with pytest.raises(ValueError, match="a·d_head = h does not hold at qwen3-32b"):
@@ -213,7 +213,7 @@ def test_a_relation_the_checkpoint_breaks_is_refused():
 
 
 def test_grouping_writes_replaced_parts_as_l_minus_the_kinds_and_never_changes_the_value():
-    from llm_formulas.derivations.family_forms import grouped
+    from llm_formulas.derivations.data.family_forms import grouped
 
     l_ssd, l_gdn, l_noattn = (quantity(name).symbol for name in ("l_ssd", "l_gdn", "l_noattn"))
     # attention (h²) replaced by a mixer (d_ff·h) in l_ssd layers and dropped in l_noattn layers: both remove h²

@@ -15,11 +15,11 @@ import torch
 import torch.nn.functional as F
 import transformers
 
-from llm_formulas.derivations.framework_memory import head_tensors, transformers_tensors
-from llm_formulas.derivations.memory import decoder_tensors, exact_bytes
-from llm_formulas.derivations.proof import valued
-from llm_formulas.formulas.presets import preset
-from llm_formulas.formulas.symbols import quantity
+from llm_formulas.derivations.topics.framework_memory import head_tensors, transformers_tensors
+from llm_formulas.derivations.topics.memory import decoder_tensors, exact_bytes
+from llm_formulas.derivations.vocabulary.proof import valued
+from llm_formulas.formulas.data.presets import preset
+from llm_formulas.formulas.vocabulary.symbols import quantity
 from head_block import MegatronEmbedding, MegatronHead
 from helpers import cli_json, run, value
 from megatron_block import measure, saved_bytes
@@ -229,7 +229,7 @@ def test_adamw_on_an_fp32_model_keeps_16_bytes_per_parameter():
     grads = sum(p.grad.numel() * p.grad.element_size() for p in model.parameters())
     moments = sum(t.numel() * t.element_size() for state in optimizer.state.values()
                   for key, t in state.items() if key != "step")
-    from llm_formulas.formulas.frameworks import framework
+    from llm_formulas.formulas.data.frameworks import framework
 
     holds = framework("hf-trainer").holds
     assert (weights, grads, moments) == (holds.weights * params, holds.grads * params, holds.optimizer * params)
@@ -322,7 +322,7 @@ def test_model_states_equal_megatron_cores_most_loaded_shard(capsys, model, zero
     # against Megatron's own estimator (run on its code at d98e8a64 with the same layout, num_microbatches 64):
     # within 1 % where it counts what Megatron Core builds; DeepSeek-V3's MLA down projections, which the estimator
     # counts t-way split though the TE spec duplicates them, and the MTP module's eh_proj it leaves out, are the
-    # difference the peers chapter proves (formulas/peers.py)
+    # difference the peers chapter proves (formulas/topics/peers.py)
     if model != "deepseek-v3":
         assert ours == pytest.approx(estimator[zero], rel=0.01)
     else:

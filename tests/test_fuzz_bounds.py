@@ -1,7 +1,7 @@
 """Fuzz of the bounded inputs (issue 27): random sweep specs and configs with huge counts, in process.
 
 Every case ends in exit 0 with a result or exit 2 with one line, never exit 3, and no accepted case runs long:
-the bounds of formulas/bounds.py hold. The default run tries 60 sweep specs and 240 configs inside the suite's
+the bounds of formulas/vocabulary/bounds.py hold. The default run tries 60 sweep specs and 240 configs inside the suite's
 time budget; ``LLM_FORMULAS_FUZZ=long`` tries 1,000 and 4,000. Each test prints its counts per outcome and the
 longest run of an accepted case (``pytest -s``).
 """
@@ -52,8 +52,8 @@ RATIOS = [0.5, "1/2", 1, 0, 1.5, "0.3", -1, "nan", None, "x"]
 
 
 def _spec(rng: random.Random) -> dict:
-    from llm_formulas.formulas.gpus import PRESETS
-    from llm_formulas.formulas.presets import names
+    from llm_formulas.formulas.data.gpus import PRESETS
+    from llm_formulas.formulas.data.presets import names
 
     spec = {"models": rng.sample(names(), rng.choice([1, 1, 2])), "gpus": rng.sample(sorted(PRESETS), 1),
             "sizes": rng.sample([8, 16, 32, 64], rng.choice([1, 2])), "global_batch": rng.choice([8, 16, 64]),
@@ -106,7 +106,7 @@ def test_random_sweep_specs_end_in_a_table_or_one_line(tmp_path):
 
 # --- configs with huge counts --------------------------------------------------------------------------------
 
-PRESET_CONFIGS = sorted((Path(__file__).resolve().parent.parent / "formulas" / "models").glob("*.json"))
+PRESET_CONFIGS = sorted((Path(__file__).resolve().parent.parent / "formulas" / "data" / "models").glob("*.json"))
 COUNT_KEYS = ["num_hidden_layers", "n_layer", "hidden_size", "num_attention_heads", "num_key_value_heads", "intermediate_size",
               "vocab_size", "num_local_experts", "n_routed_experts", "num_experts", "num_experts_per_tok", "sliding_window",
               "max_position_embeddings", "head_dim", "first_k_dense_replace", "moe_intermediate_size", "kv_lora_rank",

@@ -13,8 +13,8 @@ import time
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-from llm_formulas.formulas.catalogue import all_formulas
-from llm_formulas.formulas.symbols import all_quantities
+from llm_formulas.formulas.vocabulary.catalogue import all_formulas
+from llm_formulas.formulas.vocabulary.symbols import all_quantities
 from llm_formulas.render.cli.main import main
 
 CASES = int(os.environ.get("LLM_FORMULAS_FUZZ_CASES", "600"))
@@ -69,7 +69,7 @@ def test_random_argv_never_tracebacks():
     assert outcomes[0] > 0 and outcomes[2] > 0
 
 
-PRESET_CONFIGS = sorted((Path(__file__).resolve().parent.parent / "formulas" / "models").glob("*.json"))
+PRESET_CONFIGS = sorted((Path(__file__).resolve().parent.parent / "formulas" / "data" / "models").glob("*.json"))
 ODD_JSON_VALUES = [None, True, False, 0, -1, 1.5, float("nan"), 10**40, "64", [], {}, [64], "", 2**31 + 1, 1]
 
 

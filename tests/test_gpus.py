@@ -9,9 +9,9 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.gpus import PRESETS, gpu
-from llm_formulas.formulas.symbols import M_gpu, W_link, W_mem, X, h, q, q_w
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.gpus import PRESETS, gpu
+from llm_formulas.formulas.vocabulary.symbols import M_gpu, W_link, W_mem, X, h, q, q_w
 
 T, G = 10**12, 10**9
 
@@ -88,7 +88,7 @@ def test_unknown_gpu_names_the_known_ones():
 
 
 def test_fp8_int8_fp64_and_board_power_as_the_datasheets_print_them():
-    from llm_formulas.formulas.gpus import gpu
+    from llm_formulas.formulas.data.gpus import gpu
 
     # H100 SXM datasheet: FP8 3,958 TFLOPS and INT8 3,958 TOPS with sparsity (dense: half),
     # FP64 Tensor Core 67 TFLOPS, up to 700 W

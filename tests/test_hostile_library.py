@@ -1,5 +1,5 @@
 """Nothing typed is executed by the library (issue 37): strings given where an expression is expected are read by
-formulas/expressions.py's grammar or refused with a project error; before, sympify ran them through eval and
+formulas/vocabulary/expressions.py's grammar or refused with a project error; before, sympify ran them through eval and
 ``"__import__('os').system('touch marker')"`` created the file."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import os
 import pytest
 
 import llm_formulas as lf
-from llm_formulas.formulas.catalogue import at_most, divides
-from llm_formulas.formulas.expressions import ExpressionError, parse_expression
-from llm_formulas.formulas.symbols import h
+from llm_formulas.formulas.vocabulary.catalogue import at_most, divides
+from llm_formulas.formulas.vocabulary.expressions import ExpressionError, parse_expression
+from llm_formulas.formulas.vocabulary.symbols import h
 
 HOSTILE = ["__import__('os').system('touch marker')", "().__class__.__bases__[0].__subclasses__()", "lambda: 0",
            "exec('x')", "9**9**9", "h.__class__"]

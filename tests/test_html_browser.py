@@ -21,8 +21,8 @@ import pytest
 import sympy as sp
 
 from build_session import built, scratch
-from llm_formulas.formulas.catalogue import all_formulas
-from llm_formulas.formulas.symbols import constant_values, quantity
+from llm_formulas.formulas.vocabulary.catalogue import all_formulas
+from llm_formulas.formulas.vocabulary.symbols import constant_values, quantity
 from llm_formulas.render.documents.defaults import GPUS, LAYOUTS, MODELS, default
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
@@ -220,8 +220,8 @@ HEADLINE = ("memory.total", "memory.left", "memory.max_micro_batch", "memory.wei
 
 
 def sizing_url(model: str, gpu_key: str, lay: dict, assumed: dict = ASSUMED) -> str:
-    from llm_formulas.formulas.gpus import gpu
-    from llm_formulas.formulas.presets import preset
+    from llm_formulas.formulas.data.gpus import gpu
+    from llm_formulas.formulas.data.presets import preset
 
     query = {"model": preset(model).title, "gpu": gpu(gpu_key).name, "layout": LAYOUTS[0].name,
              "t": lay["tp"], "p": lay["pp"], "d": lay["dp"], "b": lay["micro_batch"], "B": lay["global_batch"],
@@ -274,8 +274,8 @@ def test_sizing_verdict_and_headline_equal_estimate(model, gpu_key, lay, assumed
 
 
 def test_sizing_says_why_a_layout_is_invalid():
-    from llm_formulas.formulas.estimate import Layout, layout_violation, model_values
-    from llm_formulas.formulas.presets import preset
+    from llm_formulas.formulas.reports.estimate import Layout, layout_violation, model_values
+    from llm_formulas.formulas.data.presets import preset
 
     model = model_values(preset("llama2-70b").architecture.values)
     for tp, pp, v, m in ((3, 1, 1, 4), (16, 1, 1, 4), (1, 3, 1, 4), (1, 4, 2, 6)):
@@ -335,7 +335,7 @@ def test_sizing_prints_numbers_as_the_command_line_does():
 def test_gpu_inputs_are_typed_as_datasheets_print_them():
     # NVIDIA H100 SXM5 datasheet: 989.5 TFLOPS BF16 dense (1,979 with sparsity), 80 GB, 3.35 TB/s, NVLink 900 GB/s;
     # the page fills the fields with these numbers, with their unit beside them (not 989500000000000)
-    from llm_formulas.formulas.gpus import gpu
+    from llm_formulas.formulas.data.gpus import gpu
 
     query = urlencode({"model": MODELS[0].name, "gpu": gpu("h100-sxm").name, "layout": LAYOUTS[0].name})
     page = _Outputs()

@@ -3,7 +3,7 @@
 Every URL state below is loaded in ONE browser run (tests/page_harness.py ``fuzz``: the page walked through them by
 back/forward navigation), then each is compared with ``serve`` run in process on the same model preset, GPU preset,
 layout, batch, request, dtypes and network: where ``serve`` answers, the view shows a verdict and every figure equals
-``serve``'s (the exact report, formulas/serving_report.py) to 1e-9 relative; where it refuses (exit 2), the view shows
+``serve``'s (the exact report, formulas/reports/serving_report.py) to 1e-9 relative; where it refuses (exit 2), the view shows
 no verdict and no figure, and says the line ``serve`` prints. A state with a page field ``serve`` cannot take (an
 edited X, a model size) is refused with that field's words (render.cli.inputs.check_value, the page oracle's reading).
 """
@@ -21,10 +21,10 @@ from urllib.parse import urlencode
 import pytest
 from page_harness import CHROMIUM, fuzz
 
-from llm_formulas.formulas.estimate import model_values
-from llm_formulas.formulas.gpus import PRESETS
-from llm_formulas.formulas.presets import names, preset
-from llm_formulas.formulas.serving_report import BOUNDS
+from llm_formulas.formulas.reports.estimate import model_values
+from llm_formulas.formulas.data.gpus import PRESETS
+from llm_formulas.formulas.data.presets import names, preset
+from llm_formulas.formulas.reports.serving_report import BOUNDS
 from llm_formulas.render.cli.main import main
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs a Chromium")

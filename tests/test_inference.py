@@ -12,8 +12,8 @@ import pytest
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from llm_formulas.derivations.catalogue import derivation_of
-from llm_formulas.formulas.examples import example
+from llm_formulas.derivations.reports.catalogue import derivation_of
+from llm_formulas.formulas.vocabulary.examples import example
 from helpers import run, value
 
 

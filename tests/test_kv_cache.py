@@ -5,8 +5,8 @@ import sympy as sp
 import torch
 import transformers
 
-from llm_formulas.derivations.catalogue import derivation_of
-from llm_formulas.formulas.examples import examples_for
+from llm_formulas.derivations.reports.catalogue import derivation_of
+from llm_formulas.formulas.vocabulary.examples import examples_for
 from helpers import value
 
 GIB = 2**30

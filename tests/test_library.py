@@ -19,9 +19,9 @@ import pytest
 import sympy as sp
 
 import llm_formulas as lf
-from llm_formulas.derivations.proof import valued
-from llm_formulas.formulas.estimate import exact
-from llm_formulas.formulas.symbols import E, c_byte, h, l, u_flop, u_param
+from llm_formulas.derivations.vocabulary.proof import valued
+from llm_formulas.formulas.reports.estimate import exact
+from llm_formulas.formulas.vocabulary.symbols import E, c_byte, h, l, u_flop, u_param
 from llm_formulas.render.cli.main import main
 
 GPT2_SMALL = 124_439_808
@@ -95,7 +95,7 @@ def test_latex_markdown_and_jupyter_display_for_catalogue_and_own_formulas():
 
 def test_star_import_of_the_symbol_table_brings_symbols_and_functions_only():
     namespace: dict = {}
-    exec("from llm_formulas.formulas.symbols import *", namespace)
+    exec("from llm_formulas.formulas.vocabulary.symbols import *", namespace)
     assert "h" in namespace and "resolve" in namespace
     assert not {"sp", "dataclass", "Fraction", "difflib"} & set(namespace)  # 193 names on today's main, sp among them
     assert namespace["E"] is E and E != sp.E  # the experts, as the sources write it (documented in the module)
@@ -228,7 +228,7 @@ def test_own_symbols_sources_and_models_need_no_edit_of_the_package():
         acme.symbol("h", "h", "not the hidden size", "byte", integer=True, source=card)
     with pytest.raises(TypeError):  # declare() cited article 000 when a source was left out
         lf.symbol  # noqa: B018 - the public accessor exists; the registry's declare needs a source
-        from llm_formulas.formulas.symbols import declare
+        from llm_formulas.formulas.vocabulary.symbols import declare
         declare("n_other", "n", "anything", "1", integer=True)
     llama7b = {"l": 32, "h": 4096, "V": 32000, "s": 4096}
     assert acme.model("acme-7b", llama7b) == {name: Fraction(v) for name, v in llama7b.items()}
@@ -248,7 +248,7 @@ def test_the_fixture_of_the_last_test_left_nothing_behind():
 def test_check_module_proves_a_users_module(tmp_path, monkeypatch, capsys):
     (tmp_path / "acme_checks.py").write_text(
         "import llm_formulas as lf\n"
-        "from llm_formulas.formulas.symbols import h, u_param\n"
+        "from llm_formulas.formulas.vocabulary.symbols import h, u_param\n"
         "acme = lf.Catalogue('acme')\n"
         "acme.source('acme2026', authors='A. Engineer', title='Card', date='2026')\n"
         "acme.formula('acme.embedding', 32000 * h * u_param, 'parameter', 'table', sources=[acme.cite('acme2026')])\n"
@@ -302,7 +302,7 @@ def test_models_by_name_built_in_or_own():
 def test_numpy_function_agrees_with_the_generated_module_to_the_bit():
     import zlib
 
-    from llm_formulas.formulas.catalogue import all_formulas
+    from llm_formulas.formulas.vocabulary.catalogue import all_formulas
     from llm_formulas.render.numeric import llm_formulas_numeric as generated
     from llm_formulas.render.printers.codegen import function_name
 
@@ -342,10 +342,10 @@ def test_a_hand_derivation_passes_after_the_formula_was_read():
 
 def test_a_builtin_id_is_refused_whether_or_not_its_topic_is_loaded():
     # issue 37 item 5: before reliability was loaded, a user catalogue could take reliability.cluster_mtbf
-    from llm_formulas.formulas import catalogue as C
+    from llm_formulas.formulas.vocabulary import catalogue as C
 
     assert C.BUILTIN_PREFIXES == {f.id.split(".")[0] for f in C.all_formulas()}
-    code = ("import llm_formulas as lf; from llm_formulas.formulas.catalogue import _BUILTIN_FORMULAS as B\n"
+    code = ("import llm_formulas as lf; from llm_formulas.formulas.vocabulary.catalogue import _BUILTIN_FORMULAS as B\n"
             "assert 'reliability.cluster_mtbf' not in B\n"
             "try:\n    lf.Catalogue('acme').formula('reliability.cluster_mtbf', lf.symbol('n'), '1', 'm', sources=())\n"
             "except ValueError as e:\n    print('refused', e)\n")

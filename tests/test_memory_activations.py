@@ -11,12 +11,12 @@ import sympy as sp
 import torch
 import transformers
 
-from llm_formulas.derivations.catalogue import derivation_of
-from llm_formulas.derivations.memory import exact_bytes, general_tensors, stored_tensors
-from llm_formulas.derivations.proof import valued
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.examples import examples_for
-from llm_formulas.formulas.symbols import quantity
+from llm_formulas.derivations.reports.catalogue import derivation_of
+from llm_formulas.derivations.topics.memory import exact_bytes, general_tensors, stored_tensors
+from llm_formulas.derivations.vocabulary.proof import valued
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.vocabulary.examples import examples_for
+from llm_formulas.formulas.vocabulary.symbols import quantity
 from megatron_block import measure, saved_bytes
 from helpers import value
 

@@ -10,10 +10,10 @@ the shared gate's 16-bit value (2 bytes per token).
 import pytest
 import sympy as sp
 
-from llm_formulas.derivations.catalogue import derivation_of
-from llm_formulas.derivations.memory import decoder_tensors, exact_bytes
-from llm_formulas.derivations.proof import valued
-from llm_formulas.formulas.symbols import quantity
+from llm_formulas.derivations.reports.catalogue import derivation_of
+from llm_formulas.derivations.topics.memory import decoder_tensors, exact_bytes
+from llm_formulas.derivations.vocabulary.proof import valued
+from llm_formulas.formulas.vocabulary.symbols import quantity
 from helpers import cli_json, value
 from megatron_block import measure
 from moe_block import MLALayer, MLAMoELayer, MoELayer

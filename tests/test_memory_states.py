@@ -6,8 +6,8 @@ import pytest
 import sympy as sp
 import torch
 
-from llm_formulas.derivations.catalogue import derivation_of
-from llm_formulas.formulas.examples import examples_for
+from llm_formulas.derivations.reports.catalogue import derivation_of
+from llm_formulas.formulas.vocabulary.examples import examples_for
 from helpers import value
 
 

@@ -137,7 +137,7 @@ def test_presets(capsys):
 
 def test_presets_match_transformers_on_the_meta_device(capsys):
     # oracle: transformers builds the preset's own config (a mid-sized one, fast on meta)
-    from llm_formulas.formulas.presets import preset
+    from llm_formulas.formulas.data.presets import preset
 
     config = dict(preset("llama2-13b").config)
     model_type = config.pop("model_type")

@@ -9,9 +9,9 @@ import json
 import random
 from collections import Counter
 
-from llm_formulas.derivations.mutations import Mutant, chosen, kill, mutants_of, run
-from llm_formulas.formulas.catalogue import all_formulas, catalogue, get
-from llm_formulas.formulas.symbols import h, quantity, u_param
+from llm_formulas.derivations.reports.mutations import Mutant, chosen, kill, mutants_of, run
+from llm_formulas.formulas.vocabulary.catalogue import all_formulas, catalogue, get
+from llm_formulas.formulas.vocabulary.symbols import h, quantity, u_param
 from helpers import run as run_cli
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from family_oracle import meta_count
 
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.hf_config import ConfigError, read_config
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.hf_config import ConfigError, read_config
 
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
 

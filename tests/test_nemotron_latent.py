@@ -12,8 +12,8 @@ import pytest
 from family_cases import config_json
 from family_oracle import hf_config, meta_count
 
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.hf_config import read_config
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.hf_config import read_config
 
 PATTERNED = {**config_json("nemotron_h", 0), "moe_latent_size": 6}  # the old form: num_hidden_layers + hybrid_override_pattern
 
@@ -65,7 +65,7 @@ def test_quantized_matrices_are_the_linear_weights_transformers_builds():
     # projections (nn.Linear h→d_lat, d_lat→h) of each MoE layer
     from family_oracle import meta_model
 
-    from llm_formulas.formulas.quantization import inventory
+    from llm_formulas.formulas.data.quantization import inventory
 
     values = read_config(LATENT).values
     matrices = inventory({symbol.name: number for symbol, number in values.items()})

@@ -12,7 +12,7 @@ import pytest
 
 from llm_formulas.render.documents.figures import Figures
 
-from llm_formulas.formulas.catalogue import all_formulas
+from llm_formulas.formulas.vocabulary.catalogue import all_formulas
 from llm_formulas.render.documents.exercises import all_exercises, check, get_exercise
 from llm_formulas.render.documents.notebooks import LESSONS, notebook_text, notebooks, write_notebooks
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from llm_formulas.formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, model_values
-from llm_formulas.formulas.gpus import gpu
-from llm_formulas.formulas.presets import preset
+from llm_formulas.formulas.reports.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, model_values
+from llm_formulas.formulas.data.gpus import gpu
+from llm_formulas.formulas.data.presets import preset
 from build_session import built
 from llm_formulas.render.printers.codegen import MODULE_NAME
 from llm_formulas.render.numeric.evaluator import GENERATED_PATH, NUMPY_OPS, numeric, numeric_inputs
@@ -97,11 +97,11 @@ def test_a_missing_size_that_does_not_vanish_is_an_error():
 
 
 def test_every_frameworks_states_vanish_without_parameters():
-    # the report leaves out the experts' states when a model has none (formulas.estimate._states): exact only while
+    # the report leaves out the experts' states when a model has none (formulas.reports.estimate._states): exact only while
     # every states formula a framework prices is proportional to Ψ (P·q_W + P·q_G + P·q_O over their replicas)
-    from llm_formulas.formulas.catalogue import get
-    from llm_formulas.formulas.frameworks import FRAMEWORKS
-    from llm_formulas.formulas.symbols import P
+    from llm_formulas.formulas.vocabulary.catalogue import get
+    from llm_formulas.formulas.data.frameworks import FRAMEWORKS
+    from llm_formulas.formulas.vocabulary.symbols import P
 
     ids = {formula for chosen in FRAMEWORKS.values() for formula in (*chosen.holds.states, chosen.holds.step) if formula}
     assert "memory.states.stage3" in ids

@@ -17,7 +17,7 @@ def _python(code: str) -> subprocess.CompletedProcess:
 
 
 def test_the_numeric_planner_imports_no_sympy():
-    # formulas/estimate.py imported SymPy at start-up (for EXACT_OPS), and formulas/calibration.py too
+    # formulas/reports/estimate.py imported SymPy at start-up (for EXACT_OPS), and formulas/data/calibration.py too
     run = _python(NO_SYMPY + "import llm_formulas.render.numeric.plan, llm_formulas.render.numeric.evaluator\nprint('ok')")
     assert run.returncode == 0 and run.stdout == "ok\n", run.stderr
 
@@ -25,10 +25,10 @@ def test_the_numeric_planner_imports_no_sympy():
 def test_plan_ranks_without_sympy_given_its_inputs_as_plain_numbers():
     # the inputs are built here (the preset and GPU readers still use SymPy) and cross as floats; the ranking done in
     # a process that cannot import SymPy is the one plan gives here
-    from llm_formulas.formulas.calibration import efficiency
-    from llm_formulas.formulas.estimate import Inputs, model_values
-    from llm_formulas.formulas.gpus import NODE_SIZE, gpu
-    from llm_formulas.formulas.presets import preset
+    from llm_formulas.formulas.data.calibration import efficiency
+    from llm_formulas.formulas.reports.estimate import Inputs, model_values
+    from llm_formulas.formulas.data.gpus import NODE_SIZE, gpu
+    from llm_formulas.formulas.data.presets import preset
     from llm_formulas.render.numeric.plan import plan
 
     model = model_values(preset("llama2-7b").architecture.values)
@@ -40,8 +40,8 @@ def test_plan_ranks_without_sympy_given_its_inputs_as_plain_numbers():
              "efficiency": {name: value if name == "provenance" else float(value) for name, value in asdict(constants).items()}}
     code = NO_SYMPY + f"""
 import json
-from llm_formulas.formulas.calibration import Efficiency
-from llm_formulas.formulas.estimate import Inputs
+from llm_formulas.formulas.data.calibration import Efficiency
+from llm_formulas.formulas.reports.estimate import Inputs
 from llm_formulas.render.numeric.plan import plan
 given = json.loads({json.dumps(json.dumps(plain))})
 inputs = Inputs(model=given["model"], gpu=given["gpu"], network=25e9, tokens=None, utilization=None, overlap=0.5,
@@ -86,7 +86,7 @@ print(code, 'sympy' in sys.modules)
      "--framework", "deepspeed"],  # another preset, a Hopper GPU's derived constants, a framework
 ], ids=["readme", "assumptions", "hopper"])
 def test_plan_imports_no_sympy(argv):
-    # the data layer (formulas/hf_config.py through presets, gpus.py, symbols.py, render/cli/inputs.py) imported SymPy
+    # the data layer (formulas/data/hf_config.py through presets, gpus.py, symbols.py, render/cli/inputs.py) imported SymPy
     run = _main_without_sympy(argv)
     assert run.stdout.split() == ["0", "False"], run.stderr
 
@@ -115,17 +115,17 @@ def test_bad_input_to_the_numeric_plan_is_one_line_and_exit_2(argv, message, cap
 
 
 def test_the_stored_preset_values_are_what_the_readers_read():
-    # formulas/preset_values.json is the readers' output for every preset: stale, rewrite it with the command below
-    from llm_formulas.formulas.presets import VALUES_PATH, read_presets
+    # formulas/data/preset_values.json is the readers' output for every preset: stale, rewrite it with the command below
+    from llm_formulas.formulas.data.presets import VALUES_PATH, read_presets
 
     stored = json.loads(VALUES_PATH.read_text(encoding="utf-8"))
-    assert stored == read_presets(), "stale: run python -m llm_formulas.formulas.presets"
+    assert stored == read_presets(), "stale: run python -m llm_formulas.formulas.data.presets"
 
 
 def test_the_workload_declarations_are_the_symbol_tables():
-    # symbols.py declares the layout and workload symbols from formulas/workload_symbols.py: one statement of each
-    from llm_formulas.formulas.symbols import quantity
-    from llm_formulas.formulas.workload_symbols import DECLARATIONS
+    # symbols.py declares the layout and workload symbols from formulas/vocabulary/workload_symbols.py: one statement of each
+    from llm_formulas.formulas.vocabulary.symbols import quantity
+    from llm_formulas.formulas.vocabulary.workload_symbols import DECLARATIONS
 
     for name, entry in DECLARATIONS.items():
         assert quantity(name).rule == entry.rule and quantity(name).meaning == entry.meaning, name
@@ -133,10 +133,10 @@ def test_the_workload_declarations_are_the_symbol_tables():
 
 
 def test_the_gpu_figures_without_sympy_are_the_presets():
-    # formulas/gpus.py builds each SymPy preset from formulas/gpu_specs.py; A100 80 GB SXM4: 312 TFLOPS bf16, 2,039 GB/s,
+    # formulas/data/gpus.py builds each SymPy preset from formulas/data/gpu_specs.py; A100 80 GB SXM4: 312 TFLOPS bf16, 2,039 GB/s,
     # NVLink 600 GB/s (NVIDIA's A100 datasheet)
-    from llm_formulas.formulas.gpu_specs import SPECS
-    from llm_formulas.formulas.gpus import PRESETS
+    from llm_formulas.formulas.data.gpu_specs import SPECS
+    from llm_formulas.formulas.data.gpus import PRESETS
 
     assert set(SPECS) == set(PRESETS)
     for key, spec in SPECS.items():

@@ -2,7 +2,7 @@
 
 import sympy as sp
 
-from llm_formulas.formulas.examples import example
+from llm_formulas.formulas.vocabulary.examples import example
 from helpers import value
 
 

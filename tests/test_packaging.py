@@ -98,7 +98,7 @@ def test_the_readme_and_guide_library_examples_run_from_the_fresh_venv(fresh):
 
 SAMPLE_CATALOGUE = '''
 import llm_formulas as lf
-from llm_formulas.formulas.symbols import h, u_param
+from llm_formulas.formulas.vocabulary.symbols import h, u_param
 
 ACME = lf.Catalogue("acme")
 ACME.source("acme2026", authors="A. Engineer", title="The Acme-13B model card", date="2026")

@@ -6,10 +6,10 @@ import torch
 import transformers
 from torch.utils.flop_counter import FlopCounterMode
 
-from llm_formulas.derivations.catalogue import derivation_of
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.examples import example
-from llm_formulas.formulas.symbols import V, b, h, l, s
+from llm_formulas.derivations.reports.catalogue import derivation_of
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.vocabulary.examples import example
+from llm_formulas.formulas.vocabulary.symbols import V, b, h, l, s
 from helpers import value
 
 

@@ -12,9 +12,9 @@ import json
 
 import pytest
 
-from llm_formulas.derivations.catalogue import derivation_of
-from llm_formulas.formulas.estimate import model_values
-from llm_formulas.formulas.presets import preset
+from llm_formulas.derivations.reports.catalogue import derivation_of
+from llm_formulas.formulas.reports.estimate import model_values
+from llm_formulas.formulas.data.presets import preset
 from helpers import cli_json, run, value
 
 # Megatron's own figures, bytes: (weights+optimizer, with --use-distributed-optimizer, activations SP+selective,

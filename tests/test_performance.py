@@ -1,7 +1,7 @@
 """The predicted step time: calibration on Megatron-LM 2021 Table 1, validation on other publications,
 MFU as an output of ``estimate`` and ``plan``, ``plan --explain``, and the proofs that decide rankings.
 
-Expected values are the publications' printed figures (formulas/published/*.json, each with its
+Expected values are the publications' printed figures (formulas/data/published/*.json, each with its
 source) or hand arithmetic written out here; the model's constants are never fitted on the
 validation runs."""
 
@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from llm_formulas.derivations.catalogue import derivation_of
-from llm_formulas.formulas.calibration import a100, efficiency
-from llm_formulas.formulas.estimate import Inputs, estimate, layout_violation
-from llm_formulas.formulas.frameworks import Framework, framework
-from llm_formulas.formulas.gpus import NODE_SIZE, gpu
+from llm_formulas.derivations.reports.catalogue import derivation_of
+from llm_formulas.formulas.data.calibration import a100, efficiency
+from llm_formulas.formulas.reports.estimate import Inputs, estimate, layout_violation
+from llm_formulas.formulas.data.frameworks import Framework, framework
+from llm_formulas.formulas.data.gpus import NODE_SIZE, gpu
 from llm_formulas.render.numeric.calibrate import (
     calibration_runs, errors, fit, gpt, inputs_of, layer_runs, layer_summary, layer_times, other_runs, predicted,
 )
@@ -89,7 +89,7 @@ VALIDATION_BOUNDS = {
 def test_runs_of_other_publications_are_predicted_without_refitting():
     runs = other_runs()
     assert len(runs) >= 8
-    # the published figures, from formulas/published/validation_runs.json with their sources: Korthikanti et al. 2022
+    # the published figures, from formulas/data/published/validation_runs.json with their sources: Korthikanti et al. 2022
     # Table 5 (MFU 41.5/51.4/56.0/56.3 %; full recompute 1.42/18.13/49.05/94.42 s) and §6.3 (39.15 s at 8-way DP), Smith
     # et al. 2022 §2.4 (126/121/113 TFLOP/s), BigScience 2022 §3.4 (156) and the tr11 chronicles (149.77), the tr11
     # chronicles-prequel's 02-28 sweep of the final shape (121.63 s, 102.27 s) and the reshaping log's runs of the

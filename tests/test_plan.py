@@ -9,9 +9,9 @@ import json
 import pytest
 import sympy as sp
 
-from llm_formulas.formulas.estimate import Inputs, Layout, model_values
-from llm_formulas.formulas.gpus import gpu
-from llm_formulas.formulas.presets import preset
+from llm_formulas.formulas.reports.estimate import Inputs, Layout, model_values
+from llm_formulas.formulas.data.gpus import gpu
+from llm_formulas.formulas.data.presets import preset
 from llm_formulas.render.cli.main import main
 from llm_formulas.render.numeric.plan import evaluate, interleavings, plan, shapes
 from llm_formulas.render.cli.progress import Progress
@@ -191,7 +191,7 @@ def test_uneven_stages_widen_the_space_to_every_p_that_leaves_a_block_per_stage(
 def test_bloom_layout_through_plan_equals_estimate_at_its_published_stages(capsys):
     # BigScience 2022 §3.4: TP 4 × PP 12 × DP 8 on 384 A100 80 GB, micro-batch 2, global batch 2048, ZeRO 1, the 70
     # blocks split 5, 6 × 10, 5 with the embedding on the first and last stage
-    from llm_formulas.formulas.layouts import LAYOUTS, balanced_stages
+    from llm_formulas.formulas.data.layouts import LAYOUTS, balanced_stages
 
     assert balanced_stages(70, 12) == (5,) + (6,) * 10 + (5,) == LAYOUTS["bloom-176b"].stages
     common = ["--model", "bloom-176b", "--gpu", "a100-80gb", "--seq", "2048", "--framework", "deepspeed-pipe"]

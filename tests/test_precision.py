@@ -6,7 +6,7 @@ Oracles:
 - PEFT's printed figure for LLaMA-7B with r = 8 on q_proj and v_proj: "trainable params: 4,194,304 || all params:
   6,742,609,920" (Hugging Face PEFT README / quicktour);
 - QLoRA (Dettmers et al. 2023) §3: 32/64 = 0.5 bits of constants per parameter, 0.127 with double quantization;
-- Megatron/Transformer Engine's FP8 recipe written out tensor by tensor (formulas/precision.py's docstring).
+- Megatron/Transformer Engine's FP8 recipe written out tensor by tensor (formulas/topics/precision.py's docstring).
 """
 
 import json
@@ -18,8 +18,8 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from architecture_configs import build, config_json
-from llm_formulas.formulas.estimate import exact, model_values
-from llm_formulas.formulas.hf_config import read_config
+from llm_formulas.formulas.reports.estimate import exact, model_values
+from llm_formulas.formulas.data.hf_config import read_config
 from helpers import cli_json, run, value
 
 MODULES = {"lora_q": "q_proj", "lora_k": "k_proj", "lora_v": "v_proj", "lora_o": "o_proj",

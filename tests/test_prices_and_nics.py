@@ -6,8 +6,8 @@ comments, never the code's own output.
 
 import sympy as sp
 
-from llm_formulas.derivations.catalogue import all_derivations
-from llm_formulas.formulas.examples import example
+from llm_formulas.derivations.reports.catalogue import all_derivations
+from llm_formulas.formulas.vocabulary.examples import example
 from helpers import cli_json, run, value
 
 

@@ -21,10 +21,10 @@ import sympy as sp
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from llm_formulas.formulas.catalogue import all_formulas, get
-from llm_formulas.formulas.dimensions import check_declared_unit
-from llm_formulas.formulas.examples import all_examples
-from llm_formulas.formulas.symbols import M_gpu, P, b, d, f, k_conv, l, m, n, p, s, t, v, x_msg
+from llm_formulas.formulas.vocabulary.catalogue import all_formulas, get
+from llm_formulas.formulas.vocabulary.dimensions import check_declared_unit
+from llm_formulas.formulas.vocabulary.examples import all_examples
+from llm_formulas.formulas.vocabulary.symbols import M_gpu, P, b, d, f, k_conv, l, m, n, p, s, t, v, x_msg
 from llm_formulas.testing.strategies import evaluate, point, satisfies, valid_point
 
 FORMULAS = all_formulas()
@@ -119,7 +119,7 @@ INTEGER_ELSEWHERE = (
     "inference.kv_recompute.flops",
     "inference.kv_recompute.reads",
 )
-# a stage's parameters on one GPU are shares of the mean layer and of the t-way vocabulary (formulas/framework_memory.py):
+# a stage's parameters on one GPU are shares of the mean layer and of the t-way vocabulary (formulas/topics/framework_memory.py):
 # fractions where p does not divide l or t does not divide V, as Megatron's estimator counts them too
 SHARES = ("params.stage.",)
 INTEGER_VALUED = [x for x in FORMULAS if counts_from_integers(x) and not x.id.startswith(SHARES)] + \

@@ -11,8 +11,8 @@ import pytest
 from family_cases import config_json
 from test_families_multimodal import QWEN3, TEXT, split_counts
 
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.hf_config import read_config
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.hf_config import read_config
 
 VISION = {key: value for key, value in QWEN3.items() if key != "deepstack_visual_indexes"}
 CASES = [

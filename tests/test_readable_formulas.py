@@ -11,10 +11,10 @@ import pytest
 import sympy as sp
 
 import llm_formulas as lf
-from llm_formulas.derivations.catalogue import composition_outcomes
-from llm_formulas.formulas.latex import READABLE_LATEX, formula_latex, latex
-from llm_formulas.formulas.parts import Part, expand_parts
-from llm_formulas.formulas.symbols import V, h, l, s, u_param
+from llm_formulas.derivations.reports.catalogue import composition_outcomes
+from llm_formulas.formulas.vocabulary.latex import READABLE_LATEX, formula_latex, latex
+from llm_formulas.formulas.vocabulary.parts import Part, expand_parts
+from llm_formulas.formulas.vocabulary.symbols import V, h, l, s, u_param
 from helpers import run
 
 GPT2_SMALL = 124_439_808

@@ -69,7 +69,7 @@ def test_command_examples_succeed_and_print_what_they_say(line, capsys, tmp_path
     command, _, comment = line.partition("#")
     (tmp_path / "spec.toml").write_text(fenced("toml")[0])  # the sweep spec the README shows
     monkeypatch.chdir(tmp_path)
-    preset = json.loads((ROOT / "formulas" / "models" / "llama2-7b.json").read_text())
+    preset = json.loads((ROOT / "formulas" / "data" / "models" / "llama2-7b.json").read_text())
     config = tmp_path / "config.json"
     config.write_text(json.dumps(preset["config"]))
     assert main(shlex.split(command.replace("path/to/config.json", str(config)))[1:]) == 0

@@ -6,8 +6,8 @@ import re
 from fractions import Fraction
 
 from build_session import built
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.symbols import quantity
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.vocabulary.symbols import quantity
 from llm_formulas.render.documents.plots import MEMORY_SCENARIO, PLOTS
 
 

@@ -13,8 +13,8 @@ from html.parser import HTMLParser
 import pytest
 
 from build_session import built
-from llm_formulas.formulas.bibliography import WORKS
-from llm_formulas.formulas.catalogue import get
+from llm_formulas.formulas.vocabulary.bibliography import WORKS
+from llm_formulas.formulas.vocabulary.catalogue import get
 from llm_formulas.render.documents.reference import build_reference, placeholder_inputs
 from llm_formulas.render.documents.title_pictures import cjk_font
 

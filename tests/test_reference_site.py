@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from build_session import reference_site, scratch
-from llm_formulas.derivations.family_forms import FORMULAS, families_with_forms
-from llm_formulas.formulas.catalogue import all_formulas, get
-from llm_formulas.formulas.symbols import quantity
+from llm_formulas.derivations.data.family_forms import FORMULAS, families_with_forms
+from llm_formulas.formulas.vocabulary.catalogue import all_formulas, get
+from llm_formulas.formulas.vocabulary.symbols import quantity
 from llm_formulas.render.documents.notebooks import LESSONS
 from llm_formulas.render.documents.reference import topic_of
 from llm_formulas.render.printers.mathml import expr_mathml, fragment_mathml
@@ -114,7 +114,7 @@ def test_a_formula_shows_its_parts_its_users_and_its_sources():
     pages = _pages()
     params = pages["params.html"]
     total = params.articles["params.decoder.total"]
-    # formulas/architecture.py writes the decoder's count as embeddings + l_attn·attention + ... + head
+    # formulas/topics/architecture.py writes the decoder's count as embeddings + l_attn·attention + ... + head
     for part in ("params.decoder.embeddings", "params.decoder.attention", "params.decoder.head"):
         assert part in total
         assert "params.decoder.total" in params.articles[part]  # its "used by" names the whole
@@ -123,7 +123,7 @@ def test_a_formula_shows_its_parts_its_users_and_its_sources():
     assert "Narayanan" in narayanan and "2021" in narayanan and "GPU Clusters" in narayanan
     # the parameters lesson reads 12·l·h² (render/documents/lessons/params.py: F.value("rule", "params.approx"))
     assert "../slides/params.html" in params.article_links["params.approx"]
-    # links cross pages: serving's decoding step names the decoder's MLP FLOPs (formulas/serving.py), and the
+    # links cross pages: serving's decoding step names the decoder's MLP FLOPs (formulas/topics/serving.py), and the
     # FLOPs page links back to it under "used by"
     assert "flops.html#flops.decoder.mlp" in pages["serving.html"].links
     assert "serving.html#serving.decode.flops.linear" in pages["flops.html"].links
@@ -192,14 +192,14 @@ def test_search_box_finds_the_readers_queries():
     assert len(found["Mixtral"]) > len(FORMULAS)
     for result in found["Mixtral"][len(FORMULAS):]:
         formula = get(result)
-        from llm_formulas.derivations.catalogue import derivation_of
+        from llm_formulas.derivations.reports.catalogue import derivation_of
 
         derivation = derivation_of(result)
         text = " ".join([formula.meaning, formula.notes, *(step.why for step in (derivation.steps if derivation else []))])
         assert "mixtral" in text.lower(), result
     # time to first token: serving's chunked-prefill TTFT
     assert found["TTFT"][0] == "serving.chunked.ttft", found["TTFT"]
-    # a symbol as printed: Ψ_emb is the embeddings' own symbol (formulas/architecture.py), then the formulas using it
+    # a symbol as printed: Ψ_emb is the embeddings' own symbol (formulas/topics/architecture.py), then the formulas using it
     assert found["Ψ_emb"][0] == "params.decoder.embeddings", found["Ψ_emb"]
 
 
@@ -233,3 +233,13 @@ def test_a_page_per_family_holds_its_forms_proved_and_evaluated():
     total = re.search(r'<article class="formula" id="families.llama.params.decoder.total">.*?</article>', llama, flags=re.S)
     assert total and "Llama-2 7B" in total.group(0) and 'title="exactly 6,738,415,616 parameter' in total.group(0)
     assert "6.74B parameters" in total.group(0)
+
+
+def test_a_worked_example_names_the_inputs_it_was_evaluated_at():
+    # SOURCES.md S19 (the BLOOM slides): flops.training at B = 16, s = 2048, l = 70, h = 14336, V = 250880, 35.46 PFLOP
+    flops = _pages()["flops.html"].articles["flops.training"]
+    example = flops[flops.index("Worked example S19"):]
+    example = example[:example.index("PFLOP") + len("PFLOP")]
+    for shown in ("2,048", "70", "14,336", "250,880"):
+        assert f"= {shown}" in example, (shown, example)
+    assert "35.46 PFLOP" in example

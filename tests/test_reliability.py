@@ -4,7 +4,7 @@ import math
 
 import sympy as sp
 
-from llm_formulas.formulas.examples import example
+from llm_formulas.formulas.vocabulary.examples import example
 from helpers import value
 
 MONTH = 30 * 86400  # 001: "each card fails once a month"

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from llm_formulas.formulas import estimate
+from llm_formulas.formulas.reports import estimate
 from llm_formulas.render.documents.schedules import idle_share, interleaved, makespan, one_f_one_b
 from test_uneven_pipeline import _one_f_one_b
 

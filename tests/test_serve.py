@@ -140,10 +140,10 @@ def test_slo_search_finds_the_fewest_gpus(capsys):
     assert exact["ttft_seconds"] == pytest.approx(best["ttft_seconds"], rel=1e-9)
     assert best["replicas"] == math.ceil(4 * exact["e2e_seconds"] / (best["pp"] * best["batch"]))
     # no layout of fewer GPUs meets it: every one is checked
-    from llm_formulas.formulas.estimate import model_values
-    from llm_formulas.formulas.gpus import gpu
-    from llm_formulas.formulas.presets import preset
-    from llm_formulas.formulas.serving_report import ServeInputs
+    from llm_formulas.formulas.reports.estimate import model_values
+    from llm_formulas.formulas.data.gpus import gpu
+    from llm_formulas.formulas.data.presets import preset
+    from llm_formulas.formulas.reports.serving_report import ServeInputs
     from llm_formulas.render.numeric.serving_plan import search
 
     found = search(ServeInputs(model_values(preset("llama2-70b").architecture.values), gpu("h100-sxm")),
@@ -158,10 +158,10 @@ def test_an_slo_no_layout_meets_is_a_verdict(capsys):
 
 
 def test_the_vectorised_report_equals_the_exact_one():
-    from llm_formulas.formulas.estimate import model_values
-    from llm_formulas.formulas.gpus import gpu
-    from llm_formulas.formulas.presets import preset
-    from llm_formulas.formulas.serving_report import ServeInputs, report
+    from llm_formulas.formulas.reports.estimate import model_values
+    from llm_formulas.formulas.data.gpus import gpu
+    from llm_formulas.formulas.data.presets import preset
+    from llm_formulas.formulas.reports.serving_report import ServeInputs, report
     from llm_formulas.render.numeric.evaluator import NUMPY_OPS, numeric
     from llm_formulas.render.numeric.serving_plan import _floats
 

@@ -13,10 +13,10 @@ from fractions import Fraction
 
 import pytest
 from helpers import cli_json, run
-from llm_formulas.formulas.estimate import model_values
-from llm_formulas.formulas.gpus import NODE_SIZE, gpu
-from llm_formulas.formulas.presets import preset
-from llm_formulas.formulas.serving_report import ServeInputs, experts_reached, report
+from llm_formulas.formulas.reports.estimate import model_values
+from llm_formulas.formulas.data.gpus import NODE_SIZE, gpu
+from llm_formulas.formulas.data.presets import preset
+from llm_formulas.formulas.reports.serving_report import ServeInputs, experts_reached, report
 
 
 @pytest.mark.parametrize("E, k, tokens", [(8, 2, 1), (8, 2, 7), (64, 6, 100), (256, 8, 1000), (160, 6, 4097),
@@ -48,7 +48,7 @@ def test_deepseek_v3_at_a_long_prefill_answers():
 # --- item 15: the GPU bound on --rate, and max_position_embeddings held to the config reader's rules ---------------
 
 def test_a_rate_no_cluster_serves_is_refused_by_the_gpu_bound(capsys):
-    # 1e100 requests/s: even at 1 ms per request that is 1e97 in flight, far beyond formulas/bounds.py's 10^7 GPUs
+    # 1e100 requests/s: even at 1 ms per request that is 1e97 in flight, far beyond formulas/vocabulary/bounds.py's 10^7 GPUs
     code, out, err = run(capsys, "serve", "--model", "llama2-70b", "--gpu", "h100-sxm", "--slo", "ttft=2s,tpot=50ms",
                          "--rate", "1e100", "--input", "1024", "--output", "256")
     assert code == 2 and out == ""

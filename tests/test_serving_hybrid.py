@@ -17,9 +17,9 @@ from family_oracle import _module_states, _returned_cache, _tensors, tiny
 from helpers import cli_json
 from torch.utils.flop_counter import FlopCounterMode
 
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.hf_config import read_config
-from llm_formulas.formulas.symbols import constant_values, quantity
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.hf_config import read_config
+from llm_formulas.formulas.vocabulary.symbols import constant_values, quantity
 
 FAMILIES = [("mamba", 0), ("falcon_mamba", 0), ("mamba2", 0), ("jamba", 0), ("nemotron_h", 0), ("recurrent_gemma", 0),
             ("qwen3_next", 0)]

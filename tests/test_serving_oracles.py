@@ -19,9 +19,9 @@ from architecture_configs import build, config_json
 from serving_oracles import ExpertLog, cache_bytes, run_step
 from transformers import DynamicCache
 
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.hf_config import read_config
-from llm_formulas.formulas.symbols import quantity
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.hf_config import read_config
+from llm_formulas.formulas.vocabulary.symbols import quantity
 
 FAMILIES = [("llama", 1), ("llama", 0), ("qwen2", 1), ("mistral", 2), ("gemma3_text", 0), ("mixtral", 0), ("qwen2_moe", 0),
             ("deepseek_v3", 0)]
@@ -32,7 +32,7 @@ def value(architecture, formula_id: str, **extra) -> int | Fraction:
     """The formula at the architecture's sizes (exact; a mean E_hit may make a byte count a fraction)."""
     expr = get(formula_id).dimensioned
     given = {**architecture.values, **{quantity(k).symbol: v for k, v in extra.items()}}
-    from llm_formulas.formulas.symbols import constant_values
+    from llm_formulas.formulas.vocabulary.symbols import constant_values
 
     result = expr.xreplace(constant_values()).xreplace(given)
     assert not result.free_symbols, result.free_symbols

@@ -1,4 +1,4 @@
-"""The serving model against published serving measurements (formulas/published/serving_measurements.json).
+"""The serving model against published serving measurements (formulas/data/published/serving_measurements.json).
 
 The constants are fitted on one source only, the TensorRT-LLM 0.8.0 tables; the others are predictions. The targets
 (issue 24): median |error| ≤ 15 % and none above 35 % on at least three other sources. Met by gpt-fast (batch-1
@@ -13,7 +13,7 @@ import math
 import pytest
 from helpers import run
 
-from llm_formulas.formulas.serving_calibration import stored
+from llm_formulas.formulas.data.serving_calibration import stored
 from llm_formulas.render.numeric import serving_calibrate as calibration
 
 

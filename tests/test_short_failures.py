@@ -1,5 +1,5 @@
 """A failed assertion helper shows the user's test, not the library's source (issue 37 item 9): before, a failed
-identity printed 51 lines, 30 of them derivations/testing.py and engine code."""
+identity printed 51 lines, 30 of them derivations/reports/testing.py and engine code."""
 
 from __future__ import annotations
 
@@ -23,14 +23,14 @@ def test_a_failed_identity_shows_no_line_of_the_library(tmp_path):
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
                           str(tmp_path / "test_user.py")], capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert "not an identity" in run.stdout
-    library_files = [str(p) for p in (ROOT / "derivations").glob("*.py")] + [str(p) for p in (ROOT / "formulas").glob("*.py")]
+    library_files = [str(p) for p in (ROOT / "derivations").rglob("*.py")] + [str(p) for p in (ROOT / "formulas").rglob("*.py")]
     assert [line for line in run.stdout.splitlines() if any(f in line for f in library_files)] == []
     assert "__tracebackhide__" not in run.stdout and "def assert_identity" not in run.stdout
 
 
 TWO_TESTS = '''
 import llm_formulas as lf
-from llm_formulas.formulas.catalogue import take_reads
+from llm_formulas.formulas.vocabulary.catalogue import take_reads
 
 def test_a():
     lf.get("params.layer")

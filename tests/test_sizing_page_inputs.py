@@ -1,7 +1,7 @@
 """The sizing page never shows a wrong verdict (issue 27, items 1-4 and 11), in a real headless Chromium.
 
 Every input the page reads is held to estimate's rules: the command line's number grammar, each symbol's
-assumptions, the shared bounds (formulas/bounds.py), the model's rules, the layout's, the values a select or a
+assumptions, the shared bounds (formulas/vocabulary/bounds.py), the model's rules, the layout's, the values a select or a
 checkbox can hold; any finite figure is formatted (exponent notation far from 1); every condition the folded
 catalogue shows is checked; an assumed U whose recomputation needs more than the peak is refused. The words
 are the command line's (each compared with the Python function that states it), and a fuzz of random URL
@@ -102,8 +102,8 @@ MODEL_QUERIES = queries(*(urlencode({name: text}) for name, text in MODEL_CASES)
 
 
 def test_model_shape_inputs_are_validated_in_the_command_lines_words(page):
-    from llm_formulas.formulas.bounds import model_violation
-    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.formulas.vocabulary.bounds import model_violation
+    from llm_formulas.formulas.vocabulary.symbols import quantity
     from llm_formulas.render.cli.inputs import check_value, parse_number
     from page_oracle import Expected
 
@@ -152,7 +152,7 @@ queries(*SELECT_CASES)
 
 
 def test_select_and_checkbox_values_the_page_cannot_hold_are_named_and_kept(page):
-    from llm_formulas.formulas.estimate import Layout, layout_violation
+    from llm_formulas.formulas.reports.estimate import Layout, layout_violation
 
     cases = SELECT_CASES
     for query, (select, why) in cases.items():
@@ -174,8 +174,8 @@ TINY_GPU = queries("M_gpu=0.000001")[0]
 
 
 def test_every_condition_of_the_catalogue_is_checked_on_the_page(page):
-    from llm_formulas.derivations.proof import valued
-    from llm_formulas.formulas.catalogue import all_formulas
+    from llm_formulas.derivations.vocabulary.proof import valued
+    from llm_formulas.formulas.vocabulary.catalogue import all_formulas
 
     inputs = set(page_fields())
     unchecked = [(f.id, c.text) for f in all_formulas() for c in f.conditions if c.predicate is not None
@@ -196,9 +196,9 @@ HFU_QUERIES = queries("U=1", "U=1&recompute=none")
 def test_an_hfu_above_the_peak_is_refused_not_shown(page):
     import sympy as sp
 
-    from llm_formulas.formulas.estimate import Inputs, Layout, estimate, model_values
-    from llm_formulas.formulas.gpus import gpu
-    from llm_formulas.formulas.presets import preset
+    from llm_formulas.formulas.reports.estimate import Inputs, Layout, estimate, model_values
+    from llm_formulas.formulas.data.gpus import gpu
+    from llm_formulas.formulas.data.presets import preset
     from llm_formulas.render.cli.estimate_command import floor_significant, peak_violation
     from llm_formulas.render.printers.human import significant
 
@@ -227,8 +227,8 @@ WORD_QUERIES = queries(*(urlencode({name: text}) for name, text in GRAMMAR + LAY
 
 
 def test_the_pages_words_are_the_command_lines(page):
-    from llm_formulas.formulas.bounds import bound_violation
-    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.formulas.vocabulary.bounds import bound_violation
+    from llm_formulas.formulas.vocabulary.symbols import quantity
     from llm_formulas.render.cli.inputs import check_value, counts, parse_count, parse_number
 
     def cli(name: str, text: str) -> str:

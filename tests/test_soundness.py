@@ -11,12 +11,12 @@ import dataclasses
 import pytest
 import sympy as sp
 
-from llm_formulas.derivations.catalogue import build, factories
-from llm_formulas.derivations.engine import Derivation
-from llm_formulas.derivations.proof import much_greater, much_less
-from llm_formulas.derivations.testing import assert_approximation, assert_derivation
-from llm_formulas.formulas.catalogue import catalogue, get
-from llm_formulas.formulas.symbols import V, a, b, c_byte, f, h, l, n, s, tau
+from llm_formulas.derivations.reports.catalogue import build, factories
+from llm_formulas.derivations.vocabulary.engine import Derivation
+from llm_formulas.derivations.vocabulary.proof import much_greater, much_less
+from llm_formulas.derivations.reports.testing import assert_approximation, assert_derivation
+from llm_formulas.formulas.vocabulary.catalogue import catalogue, get
+from llm_formulas.formulas.vocabulary.symbols import V, a, b, c_byte, f, h, l, n, s, tau
 
 
 def failures(derivation):

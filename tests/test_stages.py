@@ -5,9 +5,9 @@ import json
 import pytest
 import sympy as sp
 
-from llm_formulas.formulas.estimate import Inputs, Layout, estimate, model_values
-from llm_formulas.formulas.gpus import gpu
-from llm_formulas.formulas.presets import preset
+from llm_formulas.formulas.reports.estimate import Inputs, Layout, estimate, model_values
+from llm_formulas.formulas.data.gpus import gpu
+from llm_formulas.formulas.data.presets import preset
 from helpers import cli_json, run, value
 
 BLOOM_STAGES = (5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5)  # 004; BigScience 2022 §3.4
@@ -113,7 +113,7 @@ ONE_GPU = dict(t=1, t_e=1, e=1, p=1, piped=0)
 
 
 def _held(architecture, ids, **at) -> int:
-    from llm_formulas.formulas.catalogue import get
+    from llm_formulas.formulas.vocabulary.catalogue import get
 
     return architecture.evaluate(sp.Add(*(get(x).dimensioned for x in ids)), **at)
 
@@ -121,7 +121,7 @@ def _held(architecture, ids, **at) -> int:
 @pytest.mark.parametrize("family", HYBRIDS)
 def test_a_hybrid_models_stages_hold_its_parameters(tmp_path, capsys, family):
     from family_cases import config_json
-    from llm_formulas.formulas.hf_config import read_config
+    from llm_formulas.formulas.data.hf_config import read_config
 
     config = config_json(family, 0)
     path = tmp_path / "config.json"

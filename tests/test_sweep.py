@@ -125,7 +125,7 @@ def test_the_sweep_command_gives_one_table_in_process_and_on_dask(tmp_path):
 
 
 def test_without_an_mfu_a_gpu_with_no_performance_constants_is_one_line(tmp_path, capsys):
-    # a100-pcie has no calibration run and no datasheet relation to the A100 (formulas/calibration.py): no prediction
+    # a100-pcie has no calibration run and no datasheet relation to the A100 (formulas/data/calibration.py): no prediction
     from llm_formulas.render.cli.main import main
 
     spec = tmp_path / "spec.toml"

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import pytest
 
-from llm_formulas.formulas.layouts import balanced_stages
+from llm_formulas.formulas.data.layouts import balanced_stages
 from llm_formulas.render.numeric.evaluator import numeric
 
 

@@ -5,11 +5,11 @@ import sympy as sp
 
 import dataclasses
 
-from llm_formulas.derivations.catalogue import unit_outcomes
-from llm_formulas.formulas.catalogue import all_formulas, catalogue
-from llm_formulas.formulas.dimensions import DimensionError, check_declared_unit, dimension_of
-from llm_formulas.formulas.symbols import D, P, W_mem, X, c_flop, h, u_flop, u_gpu, u_layer, u_param, u_seq
-from llm_formulas.formulas.units import UnitSyntaxError, parse_unit
+from llm_formulas.derivations.reports.catalogue import unit_outcomes
+from llm_formulas.formulas.vocabulary.catalogue import all_formulas, catalogue
+from llm_formulas.formulas.vocabulary.dimensions import DimensionError, check_declared_unit, dimension_of
+from llm_formulas.formulas.vocabulary.symbols import D, P, W_mem, X, c_flop, h, u_flop, u_gpu, u_layer, u_param, u_seq
+from llm_formulas.formulas.vocabulary.units import UnitSyntaxError, parse_unit
 
 
 def test_parse_and_print_round_trip():

@@ -14,9 +14,9 @@ import sys
 import pytest
 from test_checkpoints import COUNTS, MANIFEST, NOT_AS_PUBLISHED, published
 
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.hf_config import ConfigError, read_config
-from llm_formulas.formulas.multimodal import MULTIMODAL
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.hf_config import ConfigError, read_config
+from llm_formulas.formulas.data.multimodal import MULTIMODAL
 
 COUNTED = [entry for entry in MANIFEST if entry["checkpoint"] not in NOT_AS_PUBLISHED]
 

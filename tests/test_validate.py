@@ -10,11 +10,11 @@ import json
 import pytest
 import sympy as sp
 
-import llm_formulas.derivations.published as published
-from llm_formulas.derivations.catalogue import all_derivations
-from llm_formulas.derivations.proof import valued
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.published import last_digit, published_rows
+import llm_formulas.derivations.reports.published as published
+from llm_formulas.derivations.reports.catalogue import all_derivations
+from llm_formulas.derivations.vocabulary.proof import valued
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.published import last_digit, published_rows
 from helpers import cli_json, run, value
 
 PAPERS = ("Narayanan", "Korthikanti", "ZeRO", "Kaplan", "Chinchilla", "PaLM", "Llama 2", "BLOOM", "DeepSeek-V3", "Llama 3")
@@ -108,7 +108,7 @@ def test_the_new_derivations_are_proved():
 
 
 def test_estimate_reports_the_footprint_with_cited_defaults(capsys):
-    from llm_formulas.formulas.footprint import DEFAULT_INTENSITY, DEFAULT_PRICE, DEFAULT_PUE, footprint
+    from llm_formulas.formulas.reports.footprint import DEFAULT_INTENSITY, DEFAULT_PRICE, DEFAULT_PUE, footprint
 
     # Llama 2 70B's 1,720,320 A100 GPU-hours at 400 W, PUE 1.1, 385 g/kWh:
     # 1720320 × 0.4 kW × 1.1 × 385 g = 291,422,208 g (Llama 2 Table 2: 291.42 tCO2eq)
@@ -250,7 +250,7 @@ def test_ceiling_rounding_takes_the_digit_below_not_the_digit_above():
 def test_korthikanti_table2_equals_the_catalogue():
     # Korthikanti et al. 2022 Table 2, activation memory per transformer layer in bytes, each written here as the
     # paper prints it, against the catalogue's formula for the same case
-    from llm_formulas.formulas.symbols import a, b, h, s, t
+    from llm_formulas.formulas.vocabulary.symbols import a, b, h, s, t
 
     printed = {
         "memory.activations.layer": s * b * h * (34 + 5 * a * s / h),                              # no parallelism

@@ -33,25 +33,25 @@ __version__: str = "0.1.0"  # pyproject.toml's version (tests/test_library_contr
 # name → the module that defines it. Loaded on first use (PEP 562): ``import llm_formulas`` and the command line's
 # start-up stay free of SymPy until a name is used.
 _EXPORTS = {
-    "Derivation": "llm_formulas.derivations.engine",
-    "much_greater": "llm_formulas.derivations.proof",
-    "much_less": "llm_formulas.derivations.proof",
-    "assert_approximation": "llm_formulas.derivations.testing",
-    "assert_derivation": "llm_formulas.derivations.testing",
-    "assert_identity": "llm_formulas.derivations.testing",
-    "Source": "llm_formulas.formulas.bibliography",
-    "Catalogue": "llm_formulas.formulas.catalogue",
-    "Condition": "llm_formulas.formulas.catalogue",
-    "Formula": "llm_formulas.formulas.catalogue",
-    "UnknownFormula": "llm_formulas.formulas.catalogue",
-    "divides": "llm_formulas.formulas.catalogue",
-    "formula": "llm_formulas.formulas.catalogue",
-    "get": "llm_formulas.formulas.catalogue",
-    "search": "llm_formulas.formulas.catalogue",
-    "DimensionError": "llm_formulas.formulas.dimensions",
-    "InputError": "llm_formulas.formulas.errors",
-    "MissingInput": "llm_formulas.formulas.evaluation",
-    "UnknownSymbol": "llm_formulas.formulas.symbols",
+    "Derivation": "llm_formulas.derivations.vocabulary.engine",
+    "much_greater": "llm_formulas.derivations.vocabulary.proof",
+    "much_less": "llm_formulas.derivations.vocabulary.proof",
+    "assert_approximation": "llm_formulas.derivations.reports.testing",
+    "assert_derivation": "llm_formulas.derivations.reports.testing",
+    "assert_identity": "llm_formulas.derivations.reports.testing",
+    "Source": "llm_formulas.formulas.vocabulary.bibliography",
+    "Catalogue": "llm_formulas.formulas.vocabulary.catalogue",
+    "Condition": "llm_formulas.formulas.vocabulary.catalogue",
+    "Formula": "llm_formulas.formulas.vocabulary.catalogue",
+    "UnknownFormula": "llm_formulas.formulas.vocabulary.catalogue",
+    "divides": "llm_formulas.formulas.vocabulary.catalogue",
+    "formula": "llm_formulas.formulas.vocabulary.catalogue",
+    "get": "llm_formulas.formulas.vocabulary.catalogue",
+    "search": "llm_formulas.formulas.vocabulary.catalogue",
+    "DimensionError": "llm_formulas.formulas.vocabulary.dimensions",
+    "InputError": "llm_formulas.formulas.vocabulary.errors",
+    "MissingInput": "llm_formulas.formulas.vocabulary.evaluation",
+    "UnknownSymbol": "llm_formulas.formulas.vocabulary.symbols",
     "NumpyFunction": "llm_formulas.render.library",
     "evaluate": "llm_formulas.render.library",
     "latex": "llm_formulas.render.library",
@@ -72,19 +72,19 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported eagerly and re-exported explicitly
-    from llm_formulas.derivations.engine import Derivation as Derivation
-    from llm_formulas.derivations.proof import much_greater as much_greater, much_less as much_less
-    from llm_formulas.derivations.testing import assert_approximation as assert_approximation
-    from llm_formulas.derivations.testing import assert_derivation as assert_derivation
-    from llm_formulas.derivations.testing import assert_identity as assert_identity
-    from llm_formulas.formulas.bibliography import Source as Source
-    from llm_formulas.formulas.catalogue import Catalogue as Catalogue, Condition as Condition, Formula as Formula
-    from llm_formulas.formulas.catalogue import UnknownFormula as UnknownFormula, divides as divides
-    from llm_formulas.formulas.catalogue import formula as formula, get as get, search as search
-    from llm_formulas.formulas.dimensions import DimensionError as DimensionError
-    from llm_formulas.formulas.errors import InputError as InputError
-    from llm_formulas.formulas.evaluation import MissingInput as MissingInput
-    from llm_formulas.formulas.symbols import UnknownSymbol as UnknownSymbol
+    from llm_formulas.derivations.vocabulary.engine import Derivation as Derivation
+    from llm_formulas.derivations.vocabulary.proof import much_greater as much_greater, much_less as much_less
+    from llm_formulas.derivations.reports.testing import assert_approximation as assert_approximation
+    from llm_formulas.derivations.reports.testing import assert_derivation as assert_derivation
+    from llm_formulas.derivations.reports.testing import assert_identity as assert_identity
+    from llm_formulas.formulas.vocabulary.bibliography import Source as Source
+    from llm_formulas.formulas.vocabulary.catalogue import Catalogue as Catalogue, Condition as Condition, Formula as Formula
+    from llm_formulas.formulas.vocabulary.catalogue import UnknownFormula as UnknownFormula, divides as divides
+    from llm_formulas.formulas.vocabulary.catalogue import formula as formula, get as get, search as search
+    from llm_formulas.formulas.vocabulary.dimensions import DimensionError as DimensionError
+    from llm_formulas.formulas.vocabulary.errors import InputError as InputError
+    from llm_formulas.formulas.vocabulary.evaluation import MissingInput as MissingInput
+    from llm_formulas.formulas.vocabulary.symbols import UnknownSymbol as UnknownSymbol
     from llm_formulas.render.library import NumpyFunction as NumpyFunction, evaluate as evaluate
     from llm_formulas.render.library import latex as latex, markdown as markdown, model as model
     from llm_formulas.render.library import numpy_function as numpy_function, symbol as symbol, symbols as symbols

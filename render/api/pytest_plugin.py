@@ -22,7 +22,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     derivation's reads (issue 37: a verdict must not depend on which tests ran before)."""
     import sys
 
-    catalogue = sys.modules.get("llm_formulas.formulas.catalogue")
+    catalogue = sys.modules.get("llm_formulas.formulas.vocabulary.catalogue")
     if catalogue is not None:
         catalogue.take_reads()
 
@@ -30,7 +30,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 @pytest.fixture
 def llm_catalogue(request: pytest.FixtureRequest):
     """A fresh catalogue named after the test, active while it runs (the catalogue reads log starts empty)."""
-    from llm_formulas.formulas.catalogue import Catalogue, take_reads
+    from llm_formulas.formulas.vocabulary.catalogue import Catalogue, take_reads
 
     take_reads()  # reads made by other tests are not this test's derivations' reads
     catalogue = Catalogue(request.node.nodeid)
@@ -41,6 +41,6 @@ def llm_catalogue(request: pytest.FixtureRequest):
 @pytest.fixture
 def llm_assert() -> SimpleNamespace:
     """``llm_assert.identity(a, b)``, ``llm_assert.approximation(...)``, ``llm_assert.derivation(d)``."""
-    from llm_formulas.derivations.testing import assert_approximation, assert_derivation, assert_identity
+    from llm_formulas.derivations.reports.testing import assert_approximation, assert_derivation, assert_identity
 
     return SimpleNamespace(identity=assert_identity, approximation=assert_approximation, derivation=assert_derivation)

@@ -12,13 +12,13 @@ from llm_formulas.render.cli.numbers import InputError, quote
 from llm_formulas.render.cli.result import Result, number_json
 
 if TYPE_CHECKING:
-    from llm_formulas.derivations.engine import Step
-    from llm_formulas.formulas.catalogue import Formula
+    from llm_formulas.derivations.vocabulary.engine import Step
+    from llm_formulas.formulas.vocabulary.catalogue import Formula
 
 
 def _known_formula(formula_id: str) -> None:
     """Refuse an unknown id as bad input (exit 2), naming the closest ids."""
-    from llm_formulas.formulas.catalogue import UnknownFormula, get
+    from llm_formulas.formulas.vocabulary.catalogue import UnknownFormula, get
 
     try:
         get(formula_id)
@@ -27,7 +27,7 @@ def _known_formula(formula_id: str) -> None:
 
 
 def list_formulas() -> Result:
-    from llm_formulas.formulas.catalogue import all_formulas
+    from llm_formulas.formulas.vocabulary.catalogue import all_formulas
 
     rows = []
     for f in all_formulas():
@@ -57,12 +57,12 @@ def show(formula_id: str, as_latex: bool, expanded: bool = False, family: str | 
             raise InputError("--family prints the family's own closed form; it does not take --expanded")
         return show_family(formula_id, family, as_latex)
 
-    from llm_formulas.derivations.catalogue import derivation_of
-    from llm_formulas.derivations.proof import valued
-    from llm_formulas.formulas.catalogue import get
-    from llm_formulas.formulas.symbols import quantity
-    from llm_formulas.formulas.latex import formula_latex
-    from llm_formulas.derivations.latex import step_latex
+    from llm_formulas.derivations.reports.catalogue import derivation_of
+    from llm_formulas.derivations.vocabulary.proof import valued
+    from llm_formulas.formulas.vocabulary.catalogue import get
+    from llm_formulas.formulas.vocabulary.symbols import quantity
+    from llm_formulas.formulas.vocabulary.latex import formula_latex
+    from llm_formulas.derivations.vocabulary.latex import step_latex
 
     _known_formula(formula_id)
     formula = get(formula_id)
@@ -88,12 +88,12 @@ def show(formula_id: str, as_latex: bool, expanded: bool = False, family: str | 
 def _show_text(formula: Formula, doc: dict, as_latex: bool, expanded: bool) -> str:
     import sympy as sp
 
-    from llm_formulas.derivations.catalogue import derivation_of
-    from llm_formulas.derivations.proof import valued
-    from llm_formulas.formulas.catalogue import get
-    from llm_formulas.derivations.latex import step_latex
+    from llm_formulas.derivations.reports.catalogue import derivation_of
+    from llm_formulas.derivations.vocabulary.proof import valued
+    from llm_formulas.formulas.vocabulary.catalogue import get
+    from llm_formulas.derivations.vocabulary.latex import step_latex
 
-    from llm_formulas.formulas.latex import abbreviated
+    from llm_formulas.formulas.vocabulary.latex import abbreviated
 
     body = doc["latex"] if as_latex else sp.pretty(abbreviated(valued(formula.expr if expanded else formula.composed)),
                                                    use_unicode=True)
@@ -130,8 +130,8 @@ def step_text(step: Step) -> str:
     """One derivation step in plain text (``show`` without ``--latex``)."""
     import sympy as sp
 
-    from llm_formulas.derivations.proof import valued
-    from llm_formulas.formulas.catalogue import get
+    from llm_formulas.derivations.vocabulary.proof import valued
+    from llm_formulas.formulas.vocabulary.catalogue import get
 
     def plain(expr: sp.Basic) -> str:
         return sp.sstr(valued(expr))
@@ -163,8 +163,8 @@ def evaluate(formula_id: str, assignments: list[str], unit: str | None = None) -
     """The value in the unit a person reads first (84 ZFLOP, 7.61 days), then exactly; ``unit`` converts."""
     from llm_formulas.render.printers.human import exact
 
-    from llm_formulas.formulas.catalogue import get
-    from llm_formulas.formulas.evaluation import bind, value_at
+    from llm_formulas.formulas.vocabulary.catalogue import get
+    from llm_formulas.formulas.vocabulary.evaluation import bind, value_at
     from llm_formulas.render.cli.inputs import parse_assignments
 
     _known_formula(formula_id)
@@ -224,9 +224,9 @@ def check(verbose: bool, modules: list[str] | None = None, ids: list[str] | None
           topics: list[str] | None = None, cached: bool = True) -> Result:
     """Prove the catalogue; with ids or ``--topic`` a slice of it and what the slice rests on; with ``--module`` a
     user's own modules and the catalogue entries they read, with the same engine and units. Proofs are kept by
-    content between runs unless ``cached`` is False (``derivations/proof_cache.py``)."""
-    from llm_formulas.derivations.catalogue import Report, check_all, check_module, check_slice, topic_formula_ids
-    from llm_formulas.derivations.proof_cache import cache_directory, proofs_cached
+    content between runs unless ``cached`` is False (``derivations/vocabulary/proof_cache.py``)."""
+    from llm_formulas.derivations.reports.catalogue import Report, check_all, check_module, check_slice, topic_formula_ids
+    from llm_formulas.derivations.vocabulary.proof_cache import cache_directory, proofs_cached
 
     with proofs_cached(cache_directory() if cached else None):
         if modules:
@@ -263,7 +263,7 @@ def check(verbose: bool, modules: list[str] | None = None, ids: list[str] | None
 
 def clear_cache() -> Result:
     """``check --clear-cache``: forget every kept proof."""
-    from llm_formulas.derivations.proof_cache import clear
+    from llm_formulas.derivations.vocabulary.proof_cache import clear
 
     directory = clear()
     return Result({"cleared": str(directory)}, f"cleared the proof cache {directory}")
@@ -290,7 +290,7 @@ def _import_user_module(name: str) -> object:
 
 def check_mutations(sample: int | None, workers: int, per_formula: int | None = None) -> Result:
     """``check --mutations``: change each formula one place at a time; every change must make a check fail."""
-    from llm_formulas.derivations.mutations import run
+    from llm_formulas.derivations.reports.mutations import run
     from llm_formulas.render.cli.progress import Progress
 
     if sample is not None and sample < 1:

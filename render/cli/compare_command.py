@@ -2,11 +2,11 @@
 
     llm-formulas compare --model llama2-70b --gpu a100-80gb --tp 8 --pp 4 --dp 2 --global-batch 32 --seq 4096 --zero 1
 
-For a model and a layout (estimate's options), every claim of formulas/peers.py ``CLAIMS`` that answers the layout's
+For a model and a layout (estimate's options), every claim of formulas/topics/peers.py ``CLAIMS`` that answers the layout's
 ZeRO stage and sequence parallelism: the peer's figure (its formula at the model's sizes), ours (the measured forms as
 estimate sums them for the framework the claim names, at the setting the peer describes), the measured form (ours with
 the per-token statistics the forms drop: what the reference blocks save byte for byte), the ratio, and the terms of the
-difference: the "Δ …" steps of the claim's derivation (derivations/peers.py), whose sum is proved to be ours − peer.
+difference: the "Δ …" steps of the claim's derivation (derivations/topics/peers.py), whose sum is proved to be ours − peer.
 A peer that cannot express the model says why; asked for by name (``--peer``), that is one line and exit 2.
 """
 
@@ -17,7 +17,7 @@ import argparse
 from llm_formulas.render.cli.numbers import InputError, quote
 from llm_formulas.render.cli.result import Result, number_json
 
-PEER_CHOICES = ("megatron", "deepspeed", "llm-analysis", "transformer-math")  # formulas.peers.PEERS
+PEER_CHOICES = ("megatron", "deepspeed", "llm-analysis", "transformer-math")  # formulas.topics.peers.PEERS
 SETTING_FORMS = {  # a claim's setting: (the layer's form, the form without recompute, sequence parallelism)
     "peers.megatron.activations": ("selective", "eager", True),
     "peers.megatron.activations.without_sp": ("selective", "eager", False),
@@ -35,8 +35,8 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> Result:
-    from llm_formulas.formulas.estimate import estimate, exact_inputs
-    from llm_formulas.formulas.peers import CLAIMS, PEERS
+    from llm_formulas.formulas.reports.estimate import estimate, exact_inputs
+    from llm_formulas.formulas.topics.peers import CLAIMS, PEERS
     from llm_formulas.render.cli.estimate_command import check_framework, read_inputs, read_model_and_layout
 
     architecture, label, model, layout = read_model_and_layout(args)
@@ -77,7 +77,7 @@ def _values(architecture: dict, layout, report: dict) -> dict:
     GPU's first-stage parameters (Ψ of the DeepSpeed estimators) and DeepSpeed's largest module."""
     import sympy as sp
 
-    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.formulas.vocabulary.symbols import quantity
 
     def symbol(name: str) -> sp.Symbol:
         return quantity(name).symbol
@@ -95,9 +95,9 @@ def _values(architecture: dict, layout, report: dict) -> dict:
 def _row(claim, values: dict) -> dict:
     import sympy as sp
 
-    from llm_formulas.derivations.catalogue import derivation_of
-    from llm_formulas.formulas.catalogue import get
-    from llm_formulas.formulas.symbols import constant_values, quantity
+    from llm_formulas.derivations.reports.catalogue import derivation_of
+    from llm_formulas.formulas.vocabulary.catalogue import get
+    from llm_formulas.formulas.vocabulary.symbols import constant_values, quantity
 
     at = {k: v for k, v in values.items() if not isinstance(k, str)}
     if claim.per_gpu_total:
@@ -134,10 +134,10 @@ def _statistics(claim, at: dict) -> object:
     holds (and of the head and loss at p = 1), from the measured inventories."""
     import sympy as sp
 
-    from llm_formulas.derivations.framework_memory import head_tensors
-    from llm_formulas.derivations.memory import STATISTICS, decoder_tensors, exact_bytes
-    from llm_formulas.derivations.proof import valued
-    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.derivations.topics.framework_memory import head_tensors
+    from llm_formulas.derivations.topics.memory import STATISTICS, decoder_tensors, exact_bytes
+    from llm_formulas.derivations.vocabulary.proof import valued
+    from llm_formulas.formulas.vocabulary.symbols import quantity
 
     core, none, sequence_parallel = SETTING_FORMS[claim.formula_id]
 
@@ -174,7 +174,7 @@ def _json(doc: dict) -> dict:
 
 
 def _text(doc: dict) -> str:
-    from llm_formulas.formulas.peers import PEERS
+    from llm_formulas.formulas.topics.peers import PEERS
     from llm_formulas.render.printers.human import human
 
     lay = doc["layout"]

@@ -1,4 +1,4 @@
-"""``llm-formulas estimate``: the training and inference report (formulas/estimate.py).
+"""``llm-formulas estimate``: the training and inference report (formulas/reports/estimate.py).
 
     llm-formulas estimate --model llama2-70b --gpu a100-80gb --tp 8 --pp 4 --dp 2 \\
         --micro-batch 1 --global-batch 32 --seq 4096 --tokens 2e12
@@ -17,15 +17,15 @@ from llm_formulas.render.cli.numbers import InputError, parse_fraction, printabl
 from llm_formulas.render.cli.result import Result, number_json
 
 if TYPE_CHECKING:
-    from llm_formulas.formulas.estimate import Inputs, Layout
-    from llm_formulas.formulas.gpu_specs import GPUSpec
-    from llm_formulas.formulas.gpus import GPU
+    from llm_formulas.formulas.reports.estimate import Inputs, Layout
+    from llm_formulas.formulas.data.gpu_specs import GPUSpec
+    from llm_formulas.formulas.data.gpus import GPU
 
-RECOMPUTE_CHOICES = ("none", "selective", "full")  # formulas.estimate.RECOMPUTE_MODES, named here so --help loads no SymPy
-ATTENTION_CHOICES = ("eager", "flash")  # formulas.estimate.ATTENTION_KERNELS
+RECOMPUTE_CHOICES = ("none", "selective", "full")  # formulas.reports.estimate.RECOMPUTE_MODES, named here so --help loads no SymPy
+ATTENTION_CHOICES = ("eager", "flash")  # formulas.reports.estimate.ATTENTION_KERNELS
 FRAMEWORK_CHOICES = ("default", "megatron-core", "megatron-lm-2021", "megatron-lm-2021-torch", "megatron-lm-2022", "deepspeed-pipe",
-                     "deepspeed-pipe-2021", "deepspeed", "fsdp", "hf-trainer")  # formulas.frameworks.FRAMEWORKS and ALIASES
-TOKENS_PER_PARAMETER = 20  # formulas.estimate.TOKENS_PER_PARAMETER (Hoffmann et al. 2022), the default D
+                     "deepspeed-pipe-2021", "deepspeed", "fsdp", "hf-trainer")  # formulas.data.frameworks.FRAMEWORKS and ALIASES
+TOKENS_PER_PARAMETER = 20  # formulas.reports.estimate.TOKENS_PER_PARAMETER (Hoffmann et al. 2022), the default D
 
 DEFAULTS = {"overlap": "0.5", "network": "25"}  # r = 1/2 (with --mfu); 200 Gb/s per GPU
 
@@ -50,7 +50,7 @@ def add_assumption_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--flash-attention", dest="attention", action="store_const", const="flash",
                          help="the same as --attention flash")
     command.add_argument("--framework", default="default", choices=FRAMEWORK_CHOICES,
-                         help="the implementation priced: what it keeps in memory (formulas/frameworks.py Holdings), what "
+                         help="the implementation priced: what it keeps in memory (formulas/data/frameworks.py Holdings), what "
                               "the predicted step time assumes and the features plan may use: default = megatron-core (a "
                               "current Megatron Core job: bf16 weights, fp32 main gradients, 18 bytes per parameter, the "
                               "distributed optimizer at ZeRO 1, fused SwiGLU; DP all-reduce overlapped, TP blocking, every "
@@ -114,7 +114,7 @@ def add_arguments(command: argparse.ArgumentParser) -> None:
 
 def chosen_spec(name: str) -> GPUSpec:
     """The figures of the GPU preset called ``name`` as plain numbers (no SymPy); bad input lists the known presets."""
-    from llm_formulas.formulas.gpu_specs import SPECS
+    from llm_formulas.formulas.data.gpu_specs import SPECS
 
     if name not in SPECS:
         raise InputError(f"unknown GPU {quote(name)}; known: {', '.join(sorted(SPECS))}")
@@ -123,23 +123,23 @@ def chosen_spec(name: str) -> GPUSpec:
 
 def chosen_gpu(name: str) -> GPU:
     """The GPU preset called ``name`` with exact SymPy figures and its sources; bad input lists the known presets."""
-    from llm_formulas.formulas.gpus import PRESETS
+    from llm_formulas.formulas.data.gpus import PRESETS
 
     return PRESETS[chosen_spec(name).key]
 
 
 def read_model(hf_config: str | None, model: str | None) -> tuple[dict[str, int], str, str]:
     """The model's values by symbol name, its model_type and a label, refused in one line where the report cannot
-    price it (``check_model``): a preset's as plain numbers without SymPy (formulas/preset_values.json), a config.json's
+    price it (``check_model``): a preset's as plain numbers without SymPy (formulas/data/preset_values.json), a config.json's
     through the readers."""
-    from llm_formulas.formulas.presets import names, preset
+    from llm_formulas.formulas.data.presets import names, preset
 
     if model is not None and model in names():
         chosen = preset(model)
         read = chosen.read
         values, model_type, towers, label = read["values"], read["model_type"], tuple(read["towers"]), chosen.title
     else:
-        from llm_formulas.formulas.estimate import model_values
+        from llm_formulas.formulas.reports.estimate import model_values
 
         architecture, label = load_architecture(hf_config, model)
         values, model_type = model_values(architecture.values), architecture.model_type
@@ -155,7 +155,7 @@ LAYOUT_OPTIONS = {"tp": "1", "pp": "1", "dp": "1", "stages": None, "embedding_st
 
 def apply_layout_preset(args: argparse.Namespace) -> None:
     """--layout NAME: the published layout's options, refused beside explicit ones."""
-    from llm_formulas.formulas.layouts import LAYOUTS
+    from llm_formulas.formulas.data.layouts import LAYOUTS
 
     if args.layout not in LAYOUTS:
         raise InputError(f"unknown layout {quote(args.layout)}; known: {', '.join(sorted(LAYOUTS))}")
@@ -172,8 +172,8 @@ def apply_layout_preset(args: argparse.Namespace) -> None:
 
 
 def read_layout(args: argparse.Namespace) -> Layout:
-    from llm_formulas.formulas.bounds import bound_violation
-    from llm_formulas.formulas.estimate import Layout
+    from llm_formulas.formulas.vocabulary.bounds import bound_violation
+    from llm_formulas.formulas.reports.estimate import Layout
     from llm_formulas.render.cli.inputs import parse_count
 
     if getattr(args, "layout", None) is not None:
@@ -218,8 +218,8 @@ def read_recompute_layers(text: str) -> int:
 
 def read_stages(text: str) -> tuple[int, ...]:
     """``5,6,...,5``: whole layer counts, each at least 1 (an empty stage is named); more stages than a pipeline may
-    have (formulas.bounds.MAX_STAGES) are refused before any is read."""
-    from llm_formulas.formulas.bounds import stages_violation
+    have (formulas.vocabulary.bounds.MAX_STAGES) are refused before any is read."""
+    from llm_formulas.formulas.vocabulary.bounds import stages_violation
 
     too_many = stages_violation(text.count(",") + 1)
     if too_many is not None:
@@ -250,13 +250,13 @@ def read_embedding_stages(text: str, p: int) -> tuple[int, ...]:
 
 
 def read_lora(args: argparse.Namespace, model: dict[str, int], model_type: str) -> dict[str, object] | None:
-    """--finetune, --lora-rank, --lora-targets, --base-bits as formulas/precision.py's values (None: full training)."""
+    """--finetune, --lora-rank, --lora-targets, --base-bits as formulas/topics/precision.py's values (None: full training)."""
     if args.finetune == "none":
         for option, given in (("--lora-targets", args.lora_targets), ("--lora-rank", args.lora_rank), ("--base-bits", args.base_bits)):
             if given is not None:
                 raise InputError(f"{option} needs --finetune lora or qlora")
         return None
-    from llm_formulas.formulas.precision import LoraError, lora_inputs  # its formulas take 0.4 s to build: only for a fine-tune
+    from llm_formulas.formulas.topics.precision import LoraError, lora_inputs  # its formulas take 0.4 s to build: only for a fine-tune
     from llm_formulas.render.cli.inputs import parse_count
     bits = int(args.base_bits) if args.base_bits is not None else (16 if args.finetune == "lora" else 4)
     if args.finetune == "qlora" and bits != 4:
@@ -270,12 +270,12 @@ def read_lora(args: argparse.Namespace, model: dict[str, int], model_type: str) 
 
 def read_inputs(args: argparse.Namespace, model: dict[str, int], model_type: str = "") -> Inputs:
     """The GPU and the assumptions (--mfu, --overlap, --network, --tokens, precision, fine-tuning) as exact Fractions,
-    read without SymPy (formulas.estimate.exact_inputs makes them SymPy's for the exact report); without --mfu the
+    read without SymPy (formulas.reports.estimate.exact_inputs makes them SymPy's for the exact report); without --mfu the
     GPU's performance constants (one line and exit 2 for a GPU that has none)."""
-    from llm_formulas.formulas.calibration import NoCalibration, efficiency
-    from llm_formulas.formulas.frameworks import framework
-    from llm_formulas.formulas.gpu_specs import NODE_SIZE
-    from llm_formulas.formulas.estimate import Inputs
+    from llm_formulas.formulas.data.calibration import NoCalibration, efficiency
+    from llm_formulas.formulas.data.frameworks import framework
+    from llm_formulas.formulas.data.gpu_specs import NODE_SIZE
+    from llm_formulas.formulas.reports.estimate import Inputs
     from llm_formulas.render.cli.inputs import checked, parse_exact
 
     preset = chosen_spec(args.gpu)
@@ -320,7 +320,7 @@ def read_inputs(args: argparse.Namespace, model: dict[str, int], model_type: str
 def read_model_and_layout(args: argparse.Namespace) -> tuple[object, str, dict[str, int], object]:
     """The model (``--model`` or ``--hf-config``) and the layout the options give, each refused in one line where the
     report cannot price it: (architecture, label, the model's sizes, layout)."""
-    from llm_formulas.formulas.estimate import LayoutError, check_layout, model_values
+    from llm_formulas.formulas.reports.estimate import LayoutError, check_layout, model_values
 
     architecture, label = load_architecture(args.hf_config, args.model)
     model = model_values(architecture.values)
@@ -334,9 +334,9 @@ def read_model_and_layout(args: argparse.Namespace) -> tuple[object, str, dict[s
 
 
 def run(args: argparse.Namespace) -> Result:
-    from llm_formulas.formulas.estimate import estimate, exact_inputs, unpredicted
+    from llm_formulas.formulas.reports.estimate import estimate, exact_inputs, unpredicted
 
-    from llm_formulas.formulas.presets import preset
+    from llm_formulas.formulas.data.presets import preset
 
     architecture, label, model, layout = read_model_and_layout(args)
     source = preset(args.model).source if args.model is not None else None
@@ -381,9 +381,9 @@ def given_as(args: argparse.Namespace) -> str:
 
 def peak_violation(hfu: float, given: str, limit: str) -> str | None:
     """Why an assumed utilization cannot be: its HFU, the recomputed FLOPs on top of the model's, above the GPU's
-    peak (formulas.bounds.MAX_HFU); ``given`` names it as typed (``--mfu 1``, the page's ``U = 1``), ``limit`` the
+    peak (formulas.vocabulary.bounds.MAX_HFU); ``given`` names it as typed (``--mfu 1``, the page's ``U = 1``), ``limit`` the
     most it may be. None when it is within."""
-    from llm_formulas.formulas.bounds import MAX_HFU
+    from llm_formulas.formulas.vocabulary.bounds import MAX_HFU
     from llm_formulas.render.printers.human import significant
 
     if hfu <= MAX_HFU:
@@ -414,10 +414,10 @@ def _limit(args: argparse.Namespace, report: dict, inputs: Inputs) -> str:
 
 
 def check_model(towers: tuple[str, ...], model: dict[str, int]) -> None:
-    """One line and exit 2 for a model the report cannot price (formulas.estimate.unpriced: recurrent, mixer- or
+    """One line and exit 2 for a model the report cannot price (formulas.reports.estimate.unpriced: recurrent, mixer- or
     MLP-less layers, cross-attention, an attention output gate; a multimodal checkpoint's ``towers``, its components
     counted apart)."""
-    from llm_formulas.formulas.estimate import unpriced
+    from llm_formulas.formulas.reports.estimate import unpriced
 
     reason = unpriced(model)
     if reason is None and towers:
@@ -437,10 +437,10 @@ def check_framework(chosen: object, layout: Layout, model: dict[str, int]) -> No
 
 
 def read_footprint(args: argparse.Namespace, report: dict, layout: Layout) -> dict:
-    """GPU-hours, energy, emissions and cost of the run (formulas/footprint.py), the flags checked."""
-    from llm_formulas.formulas.evaluation import check_value
-    from llm_formulas.formulas.footprint import footprint
-    from llm_formulas.formulas.symbols import quantity
+    """GPU-hours, energy, emissions and cost of the run (formulas/reports/footprint.py), the flags checked."""
+    from llm_formulas.formulas.vocabulary.evaluation import check_value
+    from llm_formulas.formulas.reports.footprint import footprint
+    from llm_formulas.formulas.vocabulary.symbols import quantity
     from llm_formulas.render.cli.inputs import parse_number
 
     pue = check_value(quantity("PUE"), parse_number(args.pue, "--pue"))

@@ -1,12 +1,12 @@
-"""``llm-formulas families``: every model type the config reader knows (formulas/families.py, formulas/multimodal.py),
+"""``llm-formulas families``: every model type the config reader knows (formulas/data/families.py, formulas/data/multimodal.py),
 the transformers release its counts were checked against, and which commands price it.
 
 params, flops, kv-cache and serve take every family, but serve refuses DeepSeek sparse attention (its engine
 attention has no top-k selection). estimate's training report prices attention-and-MLP (or MoE)
-decoder layers only (formulas/estimate.py ``unpriced``): a family with recurrent mixers or layers without a mixer is
+decoder layers only (formulas/reports/estimate.py ``unpriced``): a family with recurrent mixers or layers without a mixer is
 refused, as is a multimodal checkpoint (its vision tower); a family whose cross-attention or attention gate is a config
 switch is priced unless the config sets it. Model types transformers builds that no declaration states exactly
-(formulas/families.py REFUSED) are listed with the reason every command refuses them.
+(formulas/data/families.py REFUSED) are listed with the reason every command refuses them.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Callable
 from llm_formulas.render.cli.result import Result
 
 if TYPE_CHECKING:
-    from llm_formulas.formulas.blocks import Family
+    from llm_formulas.formulas.data.blocks import Family
 
 ALWAYS = ("params", "flops", "kv-cache", "serve")
 
 
 def _estimate(family: Family) -> str:
     """'yes', 'no: why' or 'unless KEY' for estimate, from the family's declaration."""
-    from llm_formulas.formulas.blocks import Flag
+    from llm_formulas.formulas.data.blocks import Flag
 
     if family.mixer is not None or family.kinds.single_block:
         return "no: recurrent or mixer-less layers"
@@ -40,8 +40,8 @@ def _estimate(family: Family) -> str:
 
 def rows() -> list[dict]:
     """One row per model type, decoder families then multimodal checkpoints, each sorted by name."""
-    from llm_formulas.formulas.families import CHECKED_AGAINST, FAMILIES, REFUSED
-    from llm_formulas.formulas.multimodal import MULTIMODAL
+    from llm_formulas.formulas.data.families import CHECKED_AGAINST, FAMILIES, REFUSED
+    from llm_formulas.formulas.data.multimodal import MULTIMODAL
 
     checked = f"transformers {CHECKED_AGAINST}"
     found = []

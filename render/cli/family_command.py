@@ -1,4 +1,4 @@
-"""``show ID --family FAMILY``: a formula at one family's switches (derivations/family_forms.py), its checkpoint's value.
+"""``show ID --family FAMILY``: a formula at one family's switches (derivations/data/family_forms.py), its checkpoint's value.
 
 An unknown family, or a formula without a family form, is bad input: one line naming the choices, exit 2.
 """
@@ -11,7 +11,7 @@ from llm_formulas.render.cli.result import Result, number_json
 def show_family(formula_id: str, family: str, as_latex: bool) -> Result:
     import sympy as sp
 
-    from llm_formulas.derivations.family_forms import family_form
+    from llm_formulas.derivations.data.family_forms import family_form
 
     form = family_form(family, formula_id)
     inputs = ", ".join(f"{name} = {value}" for name, value in form.inputs.items())

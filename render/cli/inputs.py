@@ -2,12 +2,12 @@
 
 Numbers follow the one grammar of render.cli.numbers (``1e9``, ``0.35``, ``3/4``,
 ``7B``), exact, never through eval or sympify. Unknown names and values that break
-a symbol's assumptions (integer, positive, at most 1: formulas.value_rules.violation,
+a symbol's assumptions (integer, positive, at most 1: formulas.vocabulary.value_rules.violation,
 which the library's check_value applies too) are refused with a one-line message; a k/M/B/T suffix is accepted only for a quantity that counts things. A count
 typed for a layout or a workload (GPUs, degrees, batches, tokens per sequence, layers)
-is also held to the shared bounds of formulas/bounds.py.
+is also held to the shared bounds of formulas/vocabulary/bounds.py.
 
-The layout and workload symbols' rules come from formulas/workload_symbols.py, so that ``plan`` and ``sweep`` read
+The layout and workload symbols' rules come from formulas/vocabulary/workload_symbols.py, so that ``plan`` and ``sweep`` read
 their inputs as exact Fractions without SymPy; any other symbol's from the symbol table (SymPy), as do
 ``parse_number`` and ``parse_assignments`` (exact SymPy Rationals for ``eval``, ``estimate`` and ``serve``).
 """
@@ -17,15 +17,15 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from llm_formulas.formulas.bounds import bound_violation
-from llm_formulas.formulas.value_rules import Rule, violation
-from llm_formulas.formulas.workload_symbols import DECLARATIONS
+from llm_formulas.formulas.vocabulary.bounds import bound_violation
+from llm_formulas.formulas.vocabulary.value_rules import Rule, violation
+from llm_formulas.formulas.vocabulary.workload_symbols import DECLARATIONS
 from llm_formulas.render.cli.numbers import InputError, parse_fraction, quote
 
 if TYPE_CHECKING:
     import sympy as sp
 
-    from llm_formulas.formulas.symbols import Quantity
+    from llm_formulas.formulas.vocabulary.symbols import Quantity
 
 
 COUNT_UNITS = ("parameter", "token", "sequence", "layer", "byte", "FLOP", "GPU")
@@ -41,7 +41,7 @@ def input_rule(name: str) -> Rule:
     other's from the symbol table."""
     if name in DECLARATIONS:
         return DECLARATIONS[name].rule
-    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.formulas.vocabulary.symbols import quantity
 
     return quantity(name).rule
 
@@ -70,7 +70,7 @@ def parse_number(text: str, what: str = "value", *, suffix_allowed: bool = False
 
 def parse_count(text: str, name: str, option: str | None = None) -> int:
     """A count typed for the symbol ``name`` (an option's value, or name=value), checked like any input and held to
-    its bound (formulas.bounds.COUNT_BOUNDS)."""
+    its bound (formulas.vocabulary.bounds.COUNT_BOUNDS)."""
     value = int(parse_exact(text, name, option))
     beyond = bound_violation(name, value)
     if beyond is not None:
@@ -79,10 +79,10 @@ def parse_count(text: str, name: str, option: str | None = None) -> int:
 
 
 def __getattr__(name: str) -> object:
-    """``check_value`` (formulas.evaluation's, the library's check) on first use (PEP 562): importing this module
+    """``check_value`` (formulas.vocabulary.evaluation's, the library's check) on first use (PEP 562): importing this module
     imports no SymPy."""
     if name == "check_value":
-        from llm_formulas.formulas.evaluation import check_value
+        from llm_formulas.formulas.vocabulary.evaluation import check_value
 
         return check_value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -90,8 +90,8 @@ def __getattr__(name: str) -> object:
 
 def parse_assignments(items: list[str]) -> dict[sp.Symbol, sp.Rational]:
     """``["l=12", "h=768"]`` → {l: 12, h: 768}, each checked against the symbol table."""
-    from llm_formulas.formulas.evaluation import check_value
-    from llm_formulas.formulas.symbols import is_declared, quantity
+    from llm_formulas.formulas.vocabulary.evaluation import check_value
+    from llm_formulas.formulas.vocabulary.symbols import is_declared, quantity
 
     values: dict[sp.Symbol, sp.Rational] = {}
     for item in items:

@@ -40,8 +40,8 @@ def _layout(text: str) -> tuple[str, int]:
 
 
 def kv_cache(hf_config: str | None, model: str | None, batch: str, seq: str, dtype: str, layout: str) -> Result:
-    from llm_formulas.formulas.catalogue import get
-    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.formulas.vocabulary.catalogue import get
+    from llm_formulas.formulas.vocabulary.symbols import quantity
     from llm_formulas.render.cli.inputs import parse_count
     from llm_formulas.render.printers.human import human
 

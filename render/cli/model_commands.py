@@ -11,20 +11,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llm_formulas.formulas.presets import names
+from llm_formulas.formulas.data.presets import names
 from llm_formulas.render.cli.config_file import read_json_config
 from llm_formulas.render.cli.numbers import InputError
 from llm_formulas.render.cli.result import Result
 
 if TYPE_CHECKING:
-    from llm_formulas.formulas.hf_config import Architecture
+    from llm_formulas.formulas.data.hf_config import Architecture
 
 
 def load_architecture(hf_config: str | None, model: str | None, allow_unread_keys: bool = False) -> tuple[Architecture, str]:
     """The architecture and a label for it (a preset's title, or the path), from a config.json path (``-`` for stdin)
     or a preset name; a structural key the family does not read refuses the config unless ``allow_unread_keys``."""
-    from llm_formulas.formulas.hf_config import ConfigError, read_config
-    from llm_formulas.formulas.presets import preset
+    from llm_formulas.formulas.data.hf_config import ConfigError, read_config
+    from llm_formulas.formulas.data.presets import preset
 
     try:
         if model is not None:
@@ -37,7 +37,7 @@ def load_architecture(hf_config: str | None, model: str | None, allow_unread_key
 
 
 def _value(architecture: Architecture, formula_id: str, **extra: int) -> int:
-    from llm_formulas.formulas.catalogue import get
+    from llm_formulas.formulas.vocabulary.catalogue import get
 
     return architecture.evaluate(get(formula_id).dimensioned, **extra)
 
@@ -47,7 +47,7 @@ MIXERS = {"l_mamba": "recurrent.mamba", "l_ssd": "recurrent.mamba2", "l_lru": "r
 
 def layer_counts(architecture: Architecture) -> dict[str, int]:
     """Layers by what they hold: attention (l_attn), a dense MLP (l_mlp), experts (l_moe), each recurrent mixer."""
-    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.formulas.vocabulary.symbols import quantity
 
     v = {name: architecture.values[quantity(name).symbol] for name in ("l", "l_moe", "l_noattn", "l_nomlp", *MIXERS)}
     return {**v, "l_attn": v["l"] - sum(v[name] for name in MIXERS) - v["l_noattn"], "l_mlp": v["l"] - v["l_moe"] - v["l_nomlp"]}
@@ -55,7 +55,7 @@ def layer_counts(architecture: Architecture) -> dict[str, int]:
 
 def parameter_components(architecture: Architecture) -> dict[str, int]:
     """Per-component counts; they add up to params.decoder.total."""
-    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.formulas.vocabulary.symbols import quantity
 
     n = layer_counts(architecture)
     experts = architecture.values[quantity("E").symbol]
@@ -92,7 +92,7 @@ def provenance_lines(doc: dict) -> list[str]:
 
 def unread_caveat(architecture: Architecture, doc: dict, lines: list[str]) -> None:
     """Where the count was made without some structural keys (--allow-unread-keys): name them in the document and the text."""
-    from llm_formulas.formulas.unread_keys import caveat
+    from llm_formulas.formulas.data.unread_keys import caveat
 
     if architecture.unread_keys:
         doc["unread_keys"] = list(architecture.unread_keys)
@@ -134,7 +134,7 @@ def params(hf_config: str | None, model: str | None, mtp: bool = False, allow_un
 
 
 def _symbol(name: str):
-    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.formulas.vocabulary.symbols import quantity
 
     return quantity(name).symbol
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from llm_formulas.formulas.errors import InputError
+from llm_formulas.formulas.vocabulary.errors import InputError
 
 
 MAX_LENGTH = 100  # characters; a longer "number" is refused before any parsing

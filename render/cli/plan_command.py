@@ -3,13 +3,13 @@
     llm-formulas plan --model megatron-1t --gpu a100-80gb --gpus 3072 --global-batch 3072 --seq 2048
 
 Every valid (t, p, d, b, m, v, c, e, ZeRO stage, recompute mode, sequence parallelism)
-of n GPUs is evaluated by the same glue as ``estimate`` (formulas/estimate.py)
+of n GPUs is evaluated by the same glue as ``estimate`` (formulas/reports/estimate.py)
 through the generated NumPy code; those that don't fit are dropped; the best
 ``--top`` distinct (t, p, d, b, m, v, c, e), each at its best setting, are shown with
 why each ranks where it does. ``--explain "t=8 p=64 d=6 ..."`` instead says where one
 layout ranks and which terms (compute, bubble, TP, PP, DP/ZeRO, optimizer, memory)
 separate it from the first; a layout that is invalid or does not fit is one line, exit 2.
-``--framework`` (formulas/frameworks.py) sets what the implementation overlaps and restricts the
+``--framework`` (formulas/data/frameworks.py) sets what the implementation overlaps and restricts the
 search to the features it has: ``--framework megatron-lm-2021`` compares with Narayanan et al. 2021
 on the features its code had (no ZeRO, no selective recompute, no sequence parallelism, the DP
 all-reduce after the backward). ``--json``: one document with the ranked list (or the explanation).
@@ -55,8 +55,8 @@ def _whole(text: str, option: str, least: int, most: int) -> int:
 
 
 def run(args: argparse.Namespace) -> Result:
-    from llm_formulas.formulas.bounds import MAX_GPUS, MAX_LAYOUTS
-    from llm_formulas.formulas.estimate import Layout, unpredicted
+    from llm_formulas.formulas.vocabulary.bounds import MAX_GPUS, MAX_LAYOUTS
+    from llm_formulas.formulas.reports.estimate import Layout, unpredicted
     from llm_formulas.render.cli.inputs import parse_count
     from llm_formulas.render.numeric.plan import SpaceTooLarge, default_max_tp, plan
 
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> Result:
     reason = unpredicted(Layout(n=1, t=1, p=1, d=1, b=1, m=1, s=1), inputs)  # FP8 or LoRA without --mfu
     if reason is not None:
         raise InputError(reason)
-    # n, B and s within the shared bounds (formulas/bounds.py): far beyond any cluster, small enough to enumerate
+    # n, B and s within the shared bounds (formulas/vocabulary/bounds.py): far beyond any cluster, small enough to enumerate
     n = parse_count(args.gpus, "n", "--gpus")
     global_batch, s = parse_count(args.global_batch, "B", "--global-batch"), parse_count(args.seq, "s", "--seq")
     top = _whole(args.top, "--top", 1, MAX_LAYOUTS)
@@ -93,7 +93,7 @@ EXPLAIN_KEYS = ("t", "p", "d", "v", "b", "zero", "recompute", "sp", "c", "e")
 
 def parse_layout(text: str, n: int, global_batch: int, s: int, attention: str = "eager"):
     """``"t=8 p=64 d=6 v=2 b=1 zero=1 recompute=full sp=0"`` → a Layout; every value parsed by hand, never evaluated."""
-    from llm_formulas.formulas.estimate import RECOMPUTE_MODES, Layout
+    from llm_formulas.formulas.reports.estimate import RECOMPUTE_MODES, Layout
     from llm_formulas.render.cli.inputs import parse_count
 
     values: dict[str, str] = {}
@@ -131,7 +131,7 @@ def parse_layout(text: str, n: int, global_batch: int, s: int, attention: str = 
 def _explain(args, model, inputs, label, n, global_batch, s, max_tp) -> Result:
     from llm_formulas.render.numeric.plan import NotRanked, SpaceTooLarge, explain
 
-    from llm_formulas.formulas.estimate import unpredicted
+    from llm_formulas.formulas.reports.estimate import unpredicted
 
     layout = parse_layout(args.explain, n, global_batch, s, args.attention)
     reason = unpredicted(layout, inputs)

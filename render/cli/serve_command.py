@@ -6,7 +6,7 @@
 The first prints memory per GPU and whether it fits, the largest batch that fits (the KV wall), TTFT, TPOT, the
 end-to-end latency, output tokens per second (the deployment, per GPU, per user), what bounds each phase, and $ per
 million output tokens and energy per token at the GPU preset's rental price and board power
-(formulas/serving_report.py). ``--json`` → {"ttft_seconds", "tpot_seconds", "e2e_seconds", "output_tokens_per_second",
+(formulas/reports/serving_report.py). ``--json`` → {"ttft_seconds", "tpot_seconds", "e2e_seconds", "output_tokens_per_second",
 "decode_bytes_per_step", "memory": {"per_gpu_bytes", "fits", "max_batch", "max_context", ...}, ...}; ``max_context``
 is what the memory allows (−1 when every layer is windowed: no context fills it), whatever the model's window.
 
@@ -22,15 +22,15 @@ from __future__ import annotations
 from llm_formulas.render.cli.numbers import InputError, quote
 from llm_formulas.render.cli.result import Result
 
-WEIGHT_CHOICES = ("bf16", "fp16", "fp8", "int8", "int4")  # formulas.serving_report.WEIGHT_DTYPES, here for a light --help
+WEIGHT_CHOICES = ("bf16", "fp16", "fp8", "int8", "int4")  # formulas.reports.serving_report.WEIGHT_DTYPES, here for a light --help
 KV_CHOICES = ("bf16", "fp16", "fp8", "int8")
 TIME_UNITS = {"s": 1, "ms": "1/1000", "us": "1/1000000", "µs": "1/1000000"}
 
 
 def _load(hf_config: str | None, model: str | None):
     """The architecture, a label and the model's context window (its config's max_position_embeddings, or None)."""
-    from llm_formulas.formulas.hf_config import ConfigError, context_window, read_config
-    from llm_formulas.formulas.presets import preset
+    from llm_formulas.formulas.data.hf_config import ConfigError, context_window, read_config
+    from llm_formulas.formulas.data.presets import preset
     from llm_formulas.render.cli.config_file import read_json_config
 
     try:
@@ -90,7 +90,7 @@ def _check_layout(values: dict, label: str, t: int, p: int, e: int, s_in: int, s
 
 
 def _inputs(args, values: dict):
-    from llm_formulas.formulas.serving_report import ServeInputs, unsupported
+    from llm_formulas.formulas.reports.serving_report import ServeInputs, unsupported
     from llm_formulas.render.cli.estimate_command import chosen_gpu
     from llm_formulas.render.cli.inputs import parse_number
 
@@ -108,13 +108,13 @@ def _inputs(args, values: dict):
         from llm_formulas.render.cli.serve_rules import NETWORK_NOT_POSITIVE
 
         raise InputError(NETWORK_NOT_POSITIVE.format(text=quote(args.network)))
-    from llm_formulas.formulas.gpus import NODE_SIZE
+    from llm_formulas.formulas.data.gpus import NODE_SIZE
 
     return ServeInputs(values, gpu, args.weights, args.kv, NODE_SIZE.get(args.gpu, 8), network, price)
 
 
 def serve(args) -> Result:
-    from llm_formulas.formulas.estimate import model_values
+    from llm_formulas.formulas.reports.estimate import model_values
     from llm_formulas.render.cli.inputs import parse_count
 
     architecture, label, window = _load(args.hf_config, args.model)
@@ -152,7 +152,7 @@ def serve(args) -> Result:
 
 def _one(label: str, values: dict, inputs, t: int, p: int, e: int, d: int, b: int, s_in: int, s_out: int,
          window: int | None = None) -> Result:
-    from llm_formulas.formulas.serving_report import bound, report
+    from llm_formulas.formulas.reports.serving_report import bound, report
     from llm_formulas.render.cli.result import number_json
     from llm_formulas.render.printers.human import human
 
@@ -222,7 +222,7 @@ def _slo(label: str, inputs, slo: dict, rate, s_in: int, s_out: int) -> Result:
     """The fewest GPUs meeting the SLO at ``rate``, why the winner wins, or the closest layout when none does."""
     import numpy as np
 
-    from llm_formulas.formulas.bounds import MAX_GPUS
+    from llm_formulas.formulas.vocabulary.bounds import MAX_GPUS
     from llm_formulas.render.numeric.serving_plan import search
     from llm_formulas.render.printers.human import human
 

@@ -83,11 +83,11 @@ def _names(document: dict, key: str) -> tuple[str, ...]:
 def read_spec(path: str):
     """The Spec in the file at ``path`` (JSON, or TOML when it ends in .toml); one line for anything wrong. Every value
     goes through the command line's number grammar and bounds (``plan``'s), a key given twice is refused."""
-    from llm_formulas.formulas.bounds import MAX_GPUS, MAX_LAYOUTS
-    from llm_formulas.formulas.calibration import NoCalibration, efficiency
-    from llm_formulas.formulas.gpu_specs import SPECS
-    from llm_formulas.formulas.estimate import unpriced
-    from llm_formulas.formulas.presets import names, preset
+    from llm_formulas.formulas.vocabulary.bounds import MAX_GPUS, MAX_LAYOUTS
+    from llm_formulas.formulas.data.calibration import NoCalibration, efficiency
+    from llm_formulas.formulas.data.gpu_specs import SPECS
+    from llm_formulas.formulas.reports.estimate import unpriced
+    from llm_formulas.formulas.data.presets import names, preset
     from llm_formulas.render.cli.inputs import parse_exact
     from llm_formulas.render.numeric.sweep import Spec
 

@@ -1,4 +1,4 @@
-"""``llm-formulas validate``: the published figures of ``formulas/published/`` against the catalogue.
+"""``llm-formulas validate``: the published figures of ``formulas/data/published/`` against the catalogue.
 
 Prints, per paper, the sources that confirmed its rows against the paper's
 text; per row, the paper's value, ours, the difference and the verdict
@@ -29,7 +29,7 @@ def _at(inputs) -> str:
 
 
 def validate(paper_filter: str | None):
-    from llm_formulas.derivations.published import validate as judge_all
+    from llm_formulas.derivations.reports.published import validate as judge_all
     from llm_formulas.render.cli.numbers import InputError, quote
     from llm_formulas.render.cli.result import Result, number_json
 

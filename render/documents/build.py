@@ -45,7 +45,7 @@ from llm_formulas.render.documents.guide import guide_html, guide_markdown
 from llm_formulas.render.printers.codegen import MODULE_NAME, module_source
 from llm_formulas.render.documents.notebooks import LESSONS, executed, refuse_unrunnable, write_notebooks
 from llm_formulas.render.documents.plots import FORMATS, PLOTS, render_plots, save_plots
-from llm_formulas.formulas.bibliography import WORKS
+from llm_formulas.formulas.vocabulary.bibliography import WORKS
 from llm_formulas.render.documents.handbook import handbook_tex
 from llm_formulas.render.documents.reference import build_reference, title_pictures
 from llm_formulas.render.documents.reference_site import FOLDER as SITE

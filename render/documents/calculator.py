@@ -1,6 +1,6 @@
 """The sizing page: pick a model, a GPU and a layout; read whether it fits and how long it trains.
 
-At the top, the report of ``llm-formulas estimate`` (formulas.estimate traced with symbols and printed
+At the top, the report of ``llm-formulas estimate`` (formulas.reports.estimate traced with symbols and printed
 to JavaScript by ``render.printers.jscodegen.report_javascript``): a verdict with the memory per GPU, a
 stacked bar of the memory (weights, gradients, optimizer states, activations; weights and KV cache when
 decoding) against the GPU's memory, the step split into compute, bubble and exposed communication,
@@ -9,7 +9,7 @@ serving view (``llm-formulas serve``'s report traced, render/printers/serving_js
 model on the GPU and the layout's t·p, the memory per GPU beside the KV wall (the largest batch, the longest context),
 TTFT, TPOT, end-to-end latency, tokens/s, what bounds each phase, and $ and J per output token. A layout
 that breaks one of estimate's rules says which (``LAYOUT_RULES`` in the page, tested against
-``formulas.estimate.layout_violation``). Below, folded, every formula of the catalogue with one input per
+``formulas.reports.estimate.layout_violation``). Below, folded, every formula of the catalogue with one input per
 symbol (symbol-table order, documented defaults). n = t·p·d and m = B/(b·d) follow the layout; Ψ may be
 derived from the model's shape with ``params.decoder.total`` (or ``params.total``). The page reads and
 writes its state in the URL (``?model=...&gpu=...&layout=...&name=value&zero=1&units=GiB``, and the serving view's
@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from llm_formulas.formulas.bounds import BOUND_UNITS, COUNT_BOUNDS, LAYER_COUNTS, MAX_HFU, MAX_LAYERS, MAX_SIZE
-from llm_formulas.formulas.serving_report import KV_DTYPES, WEIGHT_DTYPES
-from llm_formulas.formulas.symbols import X, quantity, table_order
+from llm_formulas.formulas.vocabulary.bounds import BOUND_UNITS, COUNT_BOUNDS, LAYER_COUNTS, MAX_HFU, MAX_LAYERS, MAX_SIZE
+from llm_formulas.formulas.reports.serving_report import KV_DTYPES, WEIGHT_DTYPES
+from llm_formulas.formulas.vocabulary.symbols import X, quantity, table_order
 from llm_formulas.render.cli.inputs import counts
 from llm_formulas.render.cli.estimate_command import DEFAULTS as ESTIMATE_DEFAULTS
 from llm_formulas.render.documents.defaults import GPUS, LAYOUTS, MODELS, default, literal
@@ -105,7 +105,7 @@ def input_field(symbol: sp.Symbol, value: str | None = None) -> InputField:
 
 
 def page_bounds() -> dict:
-    """formulas/bounds.py for the page's script: each count's bound and what it counts, the model's sizes and layer
+    """formulas/vocabulary/bounds.py for the page's script: each count's bound and what it counts, the model's sizes and layer
     counts, the peak."""
     return {"counts": {name: [bound, BOUND_UNITS[name]] for name, bound in COUNT_BOUNDS.items()}, "size": MAX_SIZE,
             "layers": MAX_LAYERS, "layerCounts": list(LAYER_COUNTS), "hfu": MAX_HFU}
@@ -127,15 +127,15 @@ DTYPE_REFERENCE_GPU = "h100-sxm"  # a dtype's bytes and constants do not depend 
 
 def serving_tables(serving_inputs: tuple[str, ...], gpu_names: tuple[str, ...]) -> dict:
     """What the serving view reads besides the page's fields, each from the code ``serve`` runs: per GPU preset the node
-    its NVLink joins (formulas.gpus.NODE_SIZE), whether it has FP8 tensor cores, its rental price and board power, and
-    per weight dtype the peak ``serve`` takes (formulas.serving_report.base_values: FP16 where it differs from BF16,
+    its NVLink joins (formulas.data.gpus.NODE_SIZE), whether it has FP8 tensor cores, its rental price and board power, and
+    per weight dtype the peak ``serve`` takes (formulas.reports.serving_report.base_values: FP16 where it differs from BF16,
     as on the RTX 4090; FP8 for FP8 weights) over the page's X (the BF16 peak); per dtype its bytes and the fitted
-    constants (formulas/serving_calibration.py); per model preset its context window (max_position_embeddings); the
-    words of each refusal (render/cli/serve_rules.py, formulas.serving_report.NO_FP8); which page fields it reads."""
-    from llm_formulas.formulas import gpus
-    from llm_formulas.formulas.hf_config import context_window
-    from llm_formulas.formulas.presets import names, preset
-    from llm_formulas.formulas.serving_report import FP8_ROLES, NO_FP8, ServeInputs, base_values, unsupported
+    constants (formulas/data/serving_calibration.py); per model preset its context window (max_position_embeddings); the
+    words of each refusal (render/cli/serve_rules.py, formulas.reports.serving_report.NO_FP8); which page fields it reads."""
+    from llm_formulas.formulas.data import gpus
+    from llm_formulas.formulas.data.hf_config import context_window
+    from llm_formulas.formulas.data.presets import names, preset
+    from llm_formulas.formulas.reports.serving_report import FP8_ROLES, NO_FP8, ServeInputs, base_values, unsupported
     from llm_formulas.render.cli.serve_rules import TEMPLATES
 
     def number(value: object) -> float | None:
@@ -174,8 +174,8 @@ def presets() -> dict:
 
 def _model_names() -> tuple[str, ...]:
     """Every architecture value some preset sets (sizes and switches): the report's model inputs."""
-    from llm_formulas.formulas.estimate import model_values
-    from llm_formulas.formulas.presets import names, preset
+    from llm_formulas.formulas.reports.estimate import model_values
+    from llm_formulas.formulas.data.presets import names, preset
 
     return tuple(sorted(set().union(*(model_values(preset(name).architecture.values) for name in names()))))
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llm_formulas.derivations.catalogue import derivation_of
-from llm_formulas.formulas import estimate
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.gpus import gpu
-from llm_formulas.formulas.latex import formula_latex
+from llm_formulas.derivations.reports.catalogue import derivation_of
+from llm_formulas.formulas.reports import estimate
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.gpus import gpu
+from llm_formulas.formulas.vocabulary.latex import formula_latex
 from llm_formulas.render.documents.exercises import model as _model
 from llm_formulas.render.documents.exercises import rational
 from llm_formulas.render.printers.human import exact as exact_text
@@ -171,7 +171,7 @@ def cheatsheet() -> Sheet:
     """The sheet: its sections, the symbols they use and the picture."""
     import base64
 
-    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.formulas.vocabulary.symbols import quantity
     from llm_formulas.render.documents import lesson_plots
     from llm_formulas.render.documents.reference import symbol_row
 

@@ -1,9 +1,9 @@
 """Documented default values: the worked example of a formula without a published case,
 the calculator's presets and the plots' fixed inputs.
 
-The model presets are formulas.presets (the default is GPT-3 175B, whose
+The model presets are formulas.data.presets (the default is GPT-3 175B, whose
 architecture values every architecture symbol takes), the GPU presets are
-formulas.gpus (default A100 80 GB SXM4: X, W_mem, W_link both directions,
+formulas.data.gpus (default A100 80 GB SXM4: X, W_mem, W_link both directions,
 M_GPU), the layout presets are listed here (default: Megatron's for GPT-3 175B,
 Narayanan et al. 2021, Table 1: t = 8, p = 8, 1024 GPUs, so d = 16; B = 1536,
 b = 1, s = 2048). The remaining inputs are in SYMBOL_DEFAULTS (300B training
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from llm_formulas.formulas import gpus, presets
-from llm_formulas.formulas.estimate import model_values, unpriced
-from llm_formulas.formulas.symbols import Quantity, quantity
+from llm_formulas.formulas.data import gpus, presets
+from llm_formulas.formulas.reports.estimate import model_values, unpriced
+from llm_formulas.formulas.vocabulary.symbols import Quantity, quantity
 from llm_formulas.render.cli.estimate_command import DEFAULTS as ESTIMATE_DEFAULTS
 from llm_formulas.render.cli.inputs import parse_number
 

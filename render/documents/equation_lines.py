@@ -7,7 +7,7 @@ other factors times ``\\Bigl(`` the sum, cut between its terms, ``\\Bigr)``; a l
 its numerator, cut, over its denominator; the arguments of ``max``, ``min`` and the step
 functions one after another; an expression at substituted values as its body, cut, and the values.
 A piece that cannot be cut (one long symbol name) stays whole.
-Everything is printed by ``formulas.latex.latex``, as the short form of the same equation is.
+Everything is printed by ``formulas.vocabulary.latex.latex``, as the short form of the same equation is.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import sympy as sp
 
 from functools import lru_cache
 
-from llm_formulas.formulas.latex import latex as _latex
-from llm_formulas.formulas.symbols import constant_values
+from llm_formulas.formulas.vocabulary.latex import latex as _latex
+from llm_formulas.formulas.vocabulary.symbols import constant_values
 
 WIDTH = 95
 latex = lru_cache(maxsize=20000)(_latex)  # a long expression's sub-expressions are printed again at every level

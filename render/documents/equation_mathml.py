@@ -11,8 +11,8 @@ import re
 
 import sympy as sp
 
-from llm_formulas.derivations.proof import valued
-from llm_formulas.formulas.latex import abbreviated
+from llm_formulas.derivations.vocabulary.proof import valued
+from llm_formulas.formulas.vocabulary.latex import abbreviated
 from llm_formulas.render.printers import mathml as mm
 
 LINE = 64  # characters of an equation's line: a longer sum is broken before a + onto the next line

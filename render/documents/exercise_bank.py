@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from llm_formulas.formulas import estimate
+from llm_formulas.formulas.reports import estimate
 
 from llm_formulas.render.documents.exercises import Slip, Step, gpu, model, register
 

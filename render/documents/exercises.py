@@ -38,10 +38,10 @@ from fractions import Fraction
 
 import sympy as sp
 
-from llm_formulas.formulas import estimate
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.gpus import gpu as gpu_preset
-from llm_formulas.formulas.presets import preset
+from llm_formulas.formulas.reports import estimate
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.data.gpus import gpu as gpu_preset
+from llm_formulas.formulas.data.presets import preset
 from llm_formulas.render.cli.numbers import InputError, parse_fraction
 from llm_formulas.render.printers.human import DISPLAY_UNITS, UnitMismatch, convert, exact, human, significant
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from llm_formulas.formulas.blocks import Family, fixed
-from llm_formulas.formulas.families import FAMILIES, NO_ATTENTION
-from llm_formulas.formulas.multimodal import MULTIMODAL
+from llm_formulas.formulas.data.blocks import Family, fixed
+from llm_formulas.formulas.data.families import FAMILIES, NO_ATTENTION
+from llm_formulas.formulas.data.multimodal import MULTIMODAL
 
 CHAPTER = Path(__file__).with_name("guide") / "families.md"
-BEGIN, END = "<!-- families: generated from formulas/families.py, do not edit -->", "<!-- families: end -->"
+BEGIN, END = "<!-- families: generated from formulas/data/families.py, do not edit -->", "<!-- families: end -->"
 
 
 def _switch(spec, yes: str, no: str = "") -> str:

@@ -1,6 +1,6 @@
 """The reference site's page per model family: the general formulas at the family's switches, each proved and evaluated.
 
-From ``derivations.family_forms``: for each family with forms (GPT-2/GPT-3, Llama, Mixtral, Qwen3 dense and MoE,
+From ``derivations.data.family_forms``: for each family with forms (GPT-2/GPT-3, Llama, Mixtral, Qwen3 dense and MoE,
 Gemma 3, DeepSeek-V3, gpt-oss, Qwen3-Next, Nemotron-H), the switches it fixes, the relations of sizes its forms state,
 and per formula (parameters, training FLOPs and KV cache per token, a decoding step's cache and weight reads) the
 closed form, a link to the general formula it specializes, the derivation ``check`` proves it in (its id is the
@@ -14,10 +14,10 @@ from fractions import Fraction
 
 import sympy as sp
 
-from llm_formulas.derivations.catalogue import all_derivations
-from llm_formulas.derivations.family_forms import FamilyForm, families_with_forms, family_forms
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.parts import plain_symbol
+from llm_formulas.derivations.reports.catalogue import all_derivations
+from llm_formulas.derivations.data.family_forms import FamilyForm, families_with_forms, family_forms
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.vocabulary.parts import plain_symbol
 from llm_formulas.render.documents.equation_mathml import display_mathml
 from llm_formulas.render.documents.reference import exact_value, human_value, short_title
 from llm_formulas.render.documents.site_links import FormulaLink, lhs_latex, link

@@ -38,14 +38,14 @@ from fractions import Fraction
 
 import sympy as sp
 
-from llm_formulas.formulas import estimate
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.examples import example as worked_example
-from llm_formulas.formulas.gpus import gpu as gpu_preset
-from llm_formulas.formulas.layouts import LAYOUTS
-from llm_formulas.formulas.presets import preset
-from llm_formulas.formulas.symbols import switch_defaults
-from llm_formulas.formulas.units import as_unit
+from llm_formulas.formulas.reports import estimate
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.vocabulary.examples import example as worked_example
+from llm_formulas.formulas.data.gpus import gpu as gpu_preset
+from llm_formulas.formulas.data.layouts import LAYOUTS
+from llm_formulas.formulas.data.presets import preset
+from llm_formulas.formulas.vocabulary.symbols import switch_defaults
+from llm_formulas.formulas.vocabulary.units import as_unit
 from llm_formulas.render.documents.exercises import model as model_sizes
 from llm_formulas.render.documents.exercises import rational as exact_rational
 from llm_formulas.render.printers.human import convert, human, significant
@@ -128,7 +128,7 @@ class Figures:
             self.name("gpu", entry.name)
             for symbol, value in entry.inputs().items():
                 self._input(symbol, value, str(get_unit(symbol)))
-        if layout is not None:  # a published layout (formulas.layouts): t, p, d, n, b, B and m = B/(b·d)
+        if layout is not None:  # a published layout (formulas.data.layouts): t, p, d, n, b, B and m = B/(b·d)
             entry = LAYOUTS[layout]
             shape = {"t": entry.tp, "p": entry.pp, "d": entry.dp, "n": entry.tp * entry.pp * entry.dp, "b": entry.micro_batch,
                      "B": entry.global_batch, "m": entry.global_batch // (entry.micro_batch * entry.dp)}
@@ -202,7 +202,7 @@ class Figures:
         return self._add(Figure(name, exact, unit, shown, digits))
 
     def example(self, case: str, name: str = "") -> None:
-        """A source's printed figure, in the source's own words (``formulas.examples``): ``{{S7}}``."""
+        """A source's printed figure, in the source's own words (``formulas.vocabulary.examples``): ``{{S7}}``."""
         self._add(Figure(name or case, None, "", worked_example(case).claimed_text, None))
 
     def claimed(self, name: str, case: str, percent: bool = False) -> Fraction:
@@ -229,9 +229,9 @@ class Figures:
                            binary=binary, digits=digits)
 
     def published(self, name: str, row_id: str, measured: str = "", input: str = "") -> Fraction:
-        """A paper's printed figure (``formulas/published``: its digits and unit, ``52 %``), or an input of that row:
+        """A paper's printed figure (``formulas/data/published``: its digits and unit, ``52 %``), or an input of that row:
         ``measured`` one the paper measured and printed (Megatron's 163 TFLOP/s per GPU), ``input`` one it states."""
-        from llm_formulas.formulas.published import published_rows
+        from llm_formulas.formulas.data.published import published_rows
 
         row = next(r for r in published_rows() if r.id == row_id)
         if measured or input:
@@ -255,8 +255,8 @@ class Figures:
 
     def refuted(self, name: str, derivation_id: str, label: str, *, display: str = "", digits: int = 3) -> None:
         """A figure a source printed and the engine refutes (``name``), and the correct one (``name_correct``)."""
-        from llm_formulas.derivations.catalogue import all_derivations
-        from llm_formulas.derivations.proof import valued
+        from llm_formulas.derivations.reports.catalogue import all_derivations
+        from llm_formulas.derivations.vocabulary.proof import valued
 
         derivation = next(d for d in all_derivations() if d.id == derivation_id)
         step = next(step for step in derivation.steps if step.claim == "refutes" and step.label == label)
@@ -310,7 +310,7 @@ class Figures:
 
 
 def get_unit(symbol: str):
-    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.formulas.vocabulary.symbols import quantity
 
     return quantity(symbol).unit
 

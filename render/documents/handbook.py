@@ -2,7 +2,7 @@
 
 Per topic, each formula's statement, its composed form (its parts named, each with the section that states it),
 its conditions, sources and a worked example; then each family's own forms at a published checkpoint
-(derivations/family_forms.py), the symbols and the references. The derivations, step by step, stay in the second
+(derivations/data/family_forms.py), the symbols and the references. The derivations, step by step, stay in the second
 volume (reference.tex, reference.pdf), so the handbook stays a book of statements a person reads and prints.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llm_formulas.derivations.family_forms import EXAMPLE, families_with_forms, family_forms
-from llm_formulas.formulas.catalogue import get
+from llm_formulas.derivations.data.family_forms import EXAMPLE, families_with_forms, family_forms
+from llm_formulas.formulas.vocabulary.catalogue import get
 from llm_formulas.render.documents.reference import Reference, anchor
 from llm_formulas.render.documents.templating import render
 from llm_formulas.render.printers.human import human

@@ -6,7 +6,7 @@ A notebook starts with ``from llm_formulas.render.documents.lesson import *``. E
 reads goes through ``render.printers.human`` (GB, TFLOP, days, GiB where the source
 speaks binary); each ``Value`` keeps its exact Rational, one attribute away
 (``value.exact``). Equations are printed from the catalogue's own expressions
-(``formulas.latex``, ``derivations.latex``), never typed into the notebook.
+(``formulas.vocabulary.latex``, ``derivations.vocabulary.latex``), never typed into the notebook.
 """
 
 from __future__ import annotations
@@ -16,23 +16,23 @@ from dataclasses import dataclass
 import sympy as sp
 from IPython.display import Image, Markdown, Math, display
 
-from llm_formulas.derivations.catalogue import all_derivations, derivation_of
-from llm_formulas.derivations.engine import Derivation, Outcome, Step
-from llm_formulas.derivations.proof import valued
-from llm_formulas.formulas import estimate as _estimate
-from llm_formulas.formulas.parts import parts_of
-from llm_formulas.formulas.catalogue import get, lookup, within
-from llm_formulas.formulas.examples import example as _example
-from llm_formulas.formulas.gpus import gpu as _gpu
-from llm_formulas.formulas.presets import preset
-from llm_formulas.formulas.symbols import latex_names
-from llm_formulas.formulas.units import Unit
+from llm_formulas.derivations.reports.catalogue import all_derivations, derivation_of
+from llm_formulas.derivations.vocabulary.engine import Derivation, Outcome, Step
+from llm_formulas.derivations.vocabulary.proof import valued
+from llm_formulas.formulas.reports import estimate as _estimate
+from llm_formulas.formulas.vocabulary.parts import parts_of
+from llm_formulas.formulas.vocabulary.catalogue import get, lookup, within
+from llm_formulas.formulas.vocabulary.examples import example as _example
+from llm_formulas.formulas.data.gpus import gpu as _gpu
+from llm_formulas.formulas.data.presets import preset
+from llm_formulas.formulas.vocabulary.symbols import latex_names
+from llm_formulas.formulas.vocabulary.units import Unit
 from llm_formulas.render.documents import lesson_plots
 from llm_formulas.render.documents.exercises import check, exercise, rational
 from llm_formulas.render.printers.human import exact as _exact_text
 from llm_formulas.render.printers.human import human
-from llm_formulas.formulas.latex import formula_latex, latex
-from llm_formulas.derivations.latex import step_latex, verdict_latex
+from llm_formulas.formulas.vocabulary.latex import formula_latex, latex
+from llm_formulas.derivations.vocabulary.latex import step_latex, verdict_latex
 
 SHARPNESS = 2  # the pictures' pixels a side per pixel shown in the notebook: sharp at a slide's width (retina=True)
 

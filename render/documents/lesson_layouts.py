@@ -1,8 +1,8 @@
 """The performance lesson's helper: one parallel layout of a model on a cluster of A100s, predicted.
 
-``predict(t, p, ...)`` runs ``formulas.estimate.estimate`` (the numeric path) for a model on n
-A100 80 GB GPUs at the calibrated constants of ``formulas.calibration.a100`` and one framework of
-``formulas.frameworks``, at interleaving degree v, or at the fastest v the layer count allows;
+``predict(t, p, ...)`` runs ``formulas.reports.estimate.estimate`` (the numeric path) for a model on n
+A100 80 GB GPUs at the calibrated constants of ``formulas.data.calibration.a100`` and one framework of
+``formulas.data.frameworks``, at interleaving degree v, or at the fastest v the layer count allows;
 ``row(name, report)`` prints it as one line: the step, its MFU, the memory per GPU and each term.
 A lesson imports these two instead of the estimator's internals.
 """
@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from llm_formulas.formulas.calibration import a100
-from llm_formulas.formulas.estimate import Inputs, Layout, estimate, model_values
-from llm_formulas.formulas.frameworks import framework
-from llm_formulas.formulas.gpus import NODE_SIZE, gpu
-from llm_formulas.formulas.presets import preset
+from llm_formulas.formulas.data.calibration import a100
+from llm_formulas.formulas.reports.estimate import Inputs, Layout, estimate, model_values
+from llm_formulas.formulas.data.frameworks import framework
+from llm_formulas.formulas.data.gpus import NODE_SIZE, gpu
+from llm_formulas.formulas.data.presets import preset
 from llm_formulas.render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 from llm_formulas.render.numeric.plan import interleavings
 

@@ -9,7 +9,7 @@ metadata: the same inputs give the same bytes). The pictures:
 - ``memory_breakdown``: weights, gradients, Adam states and activations per GPU, stacked,
   for several (t, p) layouts;
 - ``memory_by_framework``: the same model and layout as Megatron Core, DeepSpeed and FSDP hold it
-  (``estimate`` with each framework of formulas/frameworks.py);
+  (``estimate`` with each framework of formulas/data/frameworks.py);
 - ``roofline``: attainable FLOP/s of decoding against the batch, with each GPU's balance
   batch (``inference.roofline``, ``inference.balance_batch``);
 - ``decode_latency``: time per decoding step against the batch, memory- against
@@ -39,10 +39,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from llm_formulas.formulas import estimate  # noqa: E402
-from llm_formulas.formulas.examples import example as _example  # noqa: E402
-from llm_formulas.formulas.gpus import gpu  # noqa: E402
-from llm_formulas.formulas.presets import preset  # noqa: E402
+from llm_formulas.formulas.reports import estimate  # noqa: E402
+from llm_formulas.formulas.vocabulary.examples import example as _example  # noqa: E402
+from llm_formulas.formulas.data.gpus import gpu  # noqa: E402
+from llm_formulas.formulas.data.presets import preset  # noqa: E402
 from llm_formulas.render.documents import schematics  # noqa: E402
 from llm_formulas.render.documents.plots import curve  # noqa: E402
 
@@ -131,7 +131,7 @@ def memory_by_framework(ax, model: str = "llama2-7b", gpu_key: str = "a100-80gb"
                         frameworks: tuple[tuple[str, int], ...] = (("default", 1), ("deepspeed", 3), ("fsdp", 3))) -> None:
     """The same model and layout priced as each framework holds it (estimate with ``Inputs.framework``): its weights,
     gradients and optimizer states, what it gathers for the passes, and the activations, stacked."""
-    from llm_formulas.formulas.frameworks import framework
+    from llm_formulas.formulas.data.frameworks import framework
 
     values = estimate.model_values(preset(model).architecture.values)
     layout = estimate.Layout(n=d, t=1, p=1, d=d, b=1, m=1, s=s, recompute="full", attention="flash")
@@ -341,8 +341,8 @@ def onebit_vs_warmup(ax, k_cmp: int = 32, marks: tuple[str, ...] = ("0.15", "0.1
 
 def utilization_rows(ax, rows: tuple[str, ...] = ("megatron2021.t1.3.6B.peak", "megatron2021.t1.1T.peak", "korthikanti2022.t5.175B.mfu",
                                                   "korthikanti2022.t5.175B.hfu", "palm2022.b.mfu", "palm2022.t3.mtnlg.mfu")) -> None:
-    """Published utilizations as printed (formulas/published), each beside the catalogue's value at the paper's inputs."""
-    from llm_formulas.formulas.published import published_rows
+    """Published utilizations as printed (formulas/data/published), each beside the catalogue's value at the paper's inputs."""
+    from llm_formulas.formulas.data.published import published_rows
 
     found = {row.id: row for row in published_rows()}
     names, printed, ours = [], [], []
@@ -472,7 +472,7 @@ def context_memory(ax, model: str = "llama2-70b", gpu_key: str = "h100-sxm", t: 
 def gemm_efficiency(ax, gpu_key: str = "a100-80gb", marks: tuple[tuple[int, int, int], ...] = ()) -> None:
     """The fraction of peak one GEMM reaches (``perf.gemm.efficiency`` at the A100's calibrated constants) against the size
     of a square GEMM, with given [M, K] × [K, N] shapes marked."""
-    from llm_formulas.formulas.calibration import efficiency
+    from llm_formulas.formulas.data.calibration import efficiency
 
     values = {name: str(value) for name, value in (gpu(gpu_key).inputs() | efficiency(gpu_key).values() | {"q": 2}).items()}
     size = np.unique(np.round(np.logspace(np.log2(64), np.log2(32768), 80, base=2)))

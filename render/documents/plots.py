@@ -33,9 +33,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import sympy as sp  # noqa: E402
 
-from llm_formulas.derivations.proof import valued  # noqa: E402
-from llm_formulas.formulas.catalogue import catalogue, get  # noqa: E402
-from llm_formulas.formulas.symbols import is_declared, quantity  # noqa: E402
+from llm_formulas.derivations.vocabulary.proof import valued  # noqa: E402
+from llm_formulas.formulas.vocabulary.catalogue import catalogue, get  # noqa: E402
+from llm_formulas.formulas.vocabulary.symbols import is_declared, quantity  # noqa: E402
 from llm_formulas.render.documents.defaults import GPUS, InputPreset, default  # noqa: E402
 from llm_formulas.render.cli.inputs import parse_number  # noqa: E402
 

@@ -16,18 +16,18 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from llm_formulas.derivations.catalogue import all_derivations, check_all, derivation_of
-from llm_formulas.derivations.engine import Outcome, Step
-from llm_formulas.formulas.catalogue import Formula, all_formulas, get
-from llm_formulas.formulas.examples import WorkedExample, all_examples, examples_for
-from llm_formulas.formulas.symbols import Quantity, all_quantities, quantity
+from llm_formulas.derivations.reports.catalogue import all_derivations, check_all, derivation_of
+from llm_formulas.derivations.vocabulary.engine import Outcome, Step
+from llm_formulas.formulas.vocabulary.catalogue import Formula, all_formulas, get
+from llm_formulas.formulas.vocabulary.examples import WorkedExample, all_examples, examples_for
+from llm_formulas.formulas.vocabulary.symbols import Quantity, all_quantities, quantity
 from llm_formulas.render.printers import mathml as mm
 from llm_formulas.render.documents.defaults import GENERIC, GPUS, LAYOUTS, MODELS, default
 from llm_formulas.render.documents.equation_lines import WIDTH, block, broken
-from llm_formulas.formulas.latex import formula_latex, latex
-from llm_formulas.derivations.latex import label_latex, step_latex
-from llm_formulas.derivations.proof import valued
-from llm_formulas.formulas.bibliography import Source, Work, cited, work
+from llm_formulas.formulas.vocabulary.latex import formula_latex, latex
+from llm_formulas.derivations.vocabulary.latex import label_latex, step_latex
+from llm_formulas.derivations.vocabulary.proof import valued
+from llm_formulas.formulas.vocabulary.bibliography import Source, Work, cited, work
 from llm_formulas.render.printers.human import exact as exact_text
 from llm_formulas.render.printers.human import human
 from llm_formulas.render.documents.plots import Plot
@@ -42,7 +42,7 @@ TOPIC_TITLES = {
     "architecture": "Architectures",
     "perf": "Performance model: the predicted step time",
     "moe": "Mixture of experts",
-    "peers": "Where the calculators disagree",  # formulas/peers.py: each peer's formula and the proved terms of its difference
+    "peers": "Where the calculators disagree",  # formulas/topics/peers.py: each peer's formula and the proved terms of its difference
 }
 
 ARTICLES = {key: f"{work(key).short}: {work(key).title_en}" for key in ("000", "001", "002", "004")}
@@ -121,7 +121,7 @@ _CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 def title_pictures() -> dict[str, bytes]:
     """The original titles in Chinese set as small PDF pictures for pdflatex (``titles/<key>.pdf``), drawn with a CJK font
     of the system; empty when there is none (the PDF then gives the English title alone)."""
-    from llm_formulas.formulas.bibliography import WORKS
+    from llm_formulas.formulas.vocabulary.bibliography import WORKS
     from llm_formulas.render.documents.title_pictures import title_pdf
 
     pictures = {}
@@ -300,7 +300,7 @@ def _short(value: sp.Basic, unit: str = "1", binary: bool = False) -> str:
 
 def _figure_tex(value: sp.Basic, unit: str, binary: bool) -> str:
     """A refuted or correct figure as LaTeX math: a number in human units as text, an expression typeset."""
-    from llm_formulas.formulas.latex import latex
+    from llm_formulas.formulas.vocabulary.latex import latex
     from llm_formulas.render.printers.escape import tex_text
 
     if value.is_number and value.is_real:
@@ -361,7 +361,7 @@ def formula_mathml(formula: Formula) -> str:
 
 
 def step_mathml(step: Step, tex: str = "") -> str:
-    """One derivation step as MathML, laid out as ``derivations.latex.step_latex`` lays out its LaTeX (``tex``)."""
+    """One derivation step as MathML, laid out as ``derivations.vocabulary.latex.step_latex`` lays out its LaTeX (``tex``)."""
     if step.claim == "refutes":
         return mm.math_block(mm.text("claimed: "), mm.expr_mathml(step.expr), mm.relation("≠"), mm.expr_mathml(step.correct), tex=tex)
     if step.claim == "concludes":

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from llm_formulas.formulas.catalogue import Formula, all_formulas, get
-from llm_formulas.formulas.latex import formula_latex
+from llm_formulas.formulas.vocabulary.catalogue import Formula, all_formulas, get
+from llm_formulas.formulas.vocabulary.latex import formula_latex
 from llm_formulas.render.documents.equation_mathml import display_mathml
 from llm_formulas.render.documents.family_pages import family_entries, family_pages, page_names
 from llm_formulas.render.documents.reference import FormulaView, Reference, TopicView, topic_of

@@ -1,5 +1,5 @@
 """The serving lessons' numbers and pictures, from one set of calls: every figure a lesson's prose quotes is read from
-the same arrays its picture draws (formulas/serving_report.py through the generated NumPy code, or exactly).
+the same arrays its picture draws (formulas/reports/serving_report.py through the generated NumPy code, or exactly).
 
 Curves: ``decode_curve`` (TPOT and its terms against the batch), ``kv_wall`` (the largest batch against the context),
 ``experts_curve`` (experts a batch reaches), ``speculative_curve`` (speed-up against the acceptance rate);
@@ -14,11 +14,11 @@ from functools import cache
 
 import numpy as np
 
-from llm_formulas.formulas import estimate
-from llm_formulas.formulas.gpus import gpu
-from llm_formulas.formulas.hf_config import read_config
-from llm_formulas.formulas.presets import preset
-from llm_formulas.formulas.serving_report import WORKSPACE_TOKENS, ServeInputs, base_values, compute_precision, report
+from llm_formulas.formulas.reports import estimate
+from llm_formulas.formulas.data.gpus import gpu
+from llm_formulas.formulas.data.hf_config import read_config
+from llm_formulas.formulas.data.presets import preset
+from llm_formulas.formulas.reports.serving_report import WORKSPACE_TOKENS, ServeInputs, base_values, compute_precision, report
 from llm_formulas.render.numeric.evaluator import NUMPY_OPS, numeric
 from llm_formulas.render.numeric.serving_plan import _floats
 

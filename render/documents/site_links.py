@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llm_formulas.formulas.catalogue import Formula
+from llm_formulas.formulas.vocabulary.catalogue import Formula
 from llm_formulas.render.documents.reference import short_title, topic_of
 from llm_formulas.render.printers import mathml as mm
 

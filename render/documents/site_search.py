@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from llm_formulas.derivations.proof import valued
-from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.latex import abbreviated
-from llm_formulas.formulas.parts import plain_symbol
-from llm_formulas.formulas.symbols import quantity
+from llm_formulas.derivations.vocabulary.proof import valued
+from llm_formulas.formulas.vocabulary.catalogue import get
+from llm_formulas.formulas.vocabulary.latex import abbreviated
+from llm_formulas.formulas.vocabulary.parts import plain_symbol
+from llm_formulas.formulas.vocabulary.symbols import quantity
 from llm_formulas.render.documents.site_links import href, lhs_latex
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def terms(expr: sp.Expr) -> list[str]:
 @cache
 def model_names() -> tuple[str, ...]:
     """The names the presets' models go by (``Mixtral``, ``Llama``, ``DeepSeek``): each title's leading word."""
-    from llm_formulas.formulas.presets import names, preset
+    from llm_formulas.formulas.data.presets import names, preset
 
     found: dict[str, str] = {}
     for name in names():

@@ -1,14 +1,14 @@
 """Calibrate the A100's performance constants on Megatron-LM 2021 Table 1, then validate without refitting.
 
-    python -m llm_formulas.render.numeric.calibrate            # refit, print the errors, rewrite formulas/published/a100_constants.json
+    python -m llm_formulas.render.numeric.calibrate            # refit, print the errors, rewrite formulas/data/published/a100_constants.json
     python -m llm_formulas.render.numeric.calibrate --check    # the stored constants: Table 1 and the validation runs, no refit
 
 The fit: a grid over (η_gemm, η_mem, τ_k, η_link), each point evaluated on all ten Table 1 rows at
 once (the constants are arrays through the generated NumPy code), minimising the sum of
 squared log errors of the per-GPU TFLOP/s; then two finer grids around the best point.
-Each Table 1 row is predicted as the authors' script ran it (formulas/published/
+Each Table 1 row is predicted as the authors' script ran it (formulas/data/published/
 megatron2021_table1.json: its micro-batch b, its interleaving degree v, and its DDP, which
-picks the framework megatron-lm-2021 or megatron-lm-2021-torch). Validation runs (formulas/published/validation_runs.json) are predicted
+picks the framework megatron-lm-2021 or megatron-lm-2021-torch). Validation runs (formulas/data/published/validation_runs.json) are predicted
 with the stored constants only, each in its own framework; so are the per-layer times of
 Korthikanti et al. 2022 Table 4.
 """
@@ -23,14 +23,14 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from llm_formulas.formulas.calibration import PUBLISHED, Efficiency, a100, layer_timings, table1, validation_runs
-from llm_formulas.formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, model_values
-from llm_formulas.formulas.frameworks import Framework, framework
-from llm_formulas.formulas.gpus import NODE_SIZE, gpu
-from llm_formulas.formulas.hf_config import read_config
-from llm_formulas.formulas.layouts import balanced_stages
-from llm_formulas.formulas.prediction import model_values as perf_values
-from llm_formulas.formulas.presets import preset
+from llm_formulas.formulas.data.calibration import PUBLISHED, Efficiency, a100, layer_timings, table1, validation_runs
+from llm_formulas.formulas.reports.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, model_values
+from llm_formulas.formulas.data.frameworks import Framework, framework
+from llm_formulas.formulas.data.gpus import NODE_SIZE, gpu
+from llm_formulas.formulas.data.hf_config import read_config
+from llm_formulas.formulas.data.layouts import balanced_stages
+from llm_formulas.formulas.reports.prediction import model_values as perf_values
+from llm_formulas.formulas.data.presets import preset
 from llm_formulas.render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 
 GRID = {"eta_gemm": (0.5, 1.0), "eta_mem": (0.2, 1.0), "tau_k": (0.0, 6e-5), "eta_link": (0.3, 1.0)}
@@ -66,7 +66,7 @@ def _layout(n: int, t: int, p: int, B: int, b: int, v: int, s: int, zero: int, r
     return Layout(n=n, t=t, p=p, d=d, b=b, m=B // (b * d), s=s, v=v, zero=zero, recompute=recompute, sequence_parallel=sp_)
 
 
-DDP_FRAMEWORK = {"local": "megatron-lm-2021", "torch": "megatron-lm-2021-torch"}  # --DDP-impl → formulas/frameworks.py
+DDP_FRAMEWORK = {"local": "megatron-lm-2021", "torch": "megatron-lm-2021-torch"}  # --DDP-impl → formulas/data/frameworks.py
 
 
 def calibration_runs() -> list[Run]:
@@ -91,7 +91,7 @@ def _model(run: dict) -> dict[str, int]:
     return gpt(run["a"], run["h"], run["l"])
 
 
-PARTITIONS = {"type:transformer|embedding"}  # Megatron-DeepSpeed's --pp-partition-method (formulas/layouts.py)
+PARTITIONS = {"type:transformer|embedding"}  # Megatron-DeepSpeed's --pp-partition-method (formulas/data/layouts.py)
 
 
 def other_runs() -> list[Run]:
@@ -250,7 +250,7 @@ def main() -> None:
     _print("validation (not fitted)", others)
     _print("validation, one 22B layer (Korthikanti et al. 2022 Table 4, milliseconds)", layer_summary(efficiency))
     if not args.check:
-        document = {"source": "fitted by render/numeric/calibrate.py on formulas/published/megatron2021_table1.json only",
+        document = {"source": "fitted by render/numeric/calibrate.py on formulas/data/published/megatron2021_table1.json only",
                     "constants": {name: f"{float(getattr(efficiency, name)):.3g}" for name in GRID},
                     "calibration_errors": table}
         (PUBLISHED / "a100_constants.json").write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

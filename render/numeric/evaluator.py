@@ -3,7 +3,7 @@
 ``render/numeric/llm_formulas_numeric.py`` is render.printers.codegen's module for the whole
 catalogue, committed so that ``plan`` and sweeps never run SymPy's code printer;
 ``regenerate()`` rewrites it and tests/test_numeric.py fails on a stale copy.
-``numeric(formula_id, **values)`` is an evaluator for formulas.estimate: it calls
+``numeric(formula_id, **values)`` is an evaluator for formulas.reports.estimate: it calls
 the generated function with the values it needs (scalars or arrays, broadcast).
 ``NUMPY_OPS`` are the same glue's choices element by element (where/minimum/maximum, and
 ``choose`` for settings that pick a formula id); ``numeric_inputs`` turns exact inputs
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from llm_formulas.formulas.calibration import Efficiency
-from llm_formulas.formulas.estimate import Inputs, Ops
+from llm_formulas.formulas.data.calibration import Efficiency
+from llm_formulas.formulas.reports.estimate import Inputs, Ops
 from llm_formulas.render.numeric import llm_formulas_numeric as generated
 
 GENERATED_PATH = Path(generated.__file__)

@@ -14400,7 +14400,7 @@ def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_p
 
     Returns: one decoding step of a replica: the GEMMs' FLOPs F_fwd and the attention's at η_dec of the t GPUs' peak, the weights R_w, the cache and the recurrent states at η_HBM of their bandwidth, τ_L per layer, TP all-reduces of b·h·q bytes, p − 1 stage hops (the stages in series) [second]
 
-    Valid when: one kernel per GEMM, compute and memory time added (formulas/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l
+    Valid when: one kernel per GEMM, compute and memory time added (formulas/topics/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l
 
     Sources: Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity; Thakur et al. 2005, §2: the cost model α + nβ of a message; a ring all-reduce moves 2(p − 1)/p·n; Li Bojie (001), inference: pipeline stages run in series; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
     """
@@ -14497,7 +14497,7 @@ def serving_time_prefill(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, eta_pf, e
 
     Returns: one prefill of b prompts of s_in tokens: its FLOPs at η_pf of peak, the weights read once, τ_L per layer, all-reduces of b·s_in·h·q bytes and stage hops: the time to the first token [second]
 
-    Valid when: one kernel per GEMM, compute and memory time added (formulas/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth
+    Valid when: one kernel per GEMM, compute and memory time added (formulas/topics/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth
 
     Sources: Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity; Thakur et al. 2005, §2: the cost model α + nβ of a message; a ring all-reduce moves 2(p − 1)/p·n; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
     """
@@ -14577,7 +14577,7 @@ def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in,
 
     Returns: a batch's latency to its last token: the prefill, then s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1; the step is affine in N_KV, so the sum is s_out − 1 steps at an empty cache plus the slope times Σ N_KV [second]
 
-    Valid when: one kernel per GEMM, compute and memory time added (formulas/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth; l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd; s_out ≥ 2: a request that decodes at least once; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win ≤ l
+    Valid when: one kernel per GEMM, compute and memory time added (formulas/topics/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth; l_win ≤ l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd; s_out ≥ 2: a request that decodes at least once; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win ≤ l
 
     Sources: Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation; Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity
     """

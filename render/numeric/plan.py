@@ -1,6 +1,6 @@
 """Search parallel layouts: every valid layout of n GPUs evaluated at once, ranked by step time.
 
-The space follows formulas.estimate.check_layout: t·p·c·d = n; t divides a and g; c divides s;
+The space follows formulas.reports.estimate.check_layout: t·p·c·d = n; t divides a and g; c divides s;
 e divides d and E (c = e = 1 when the step time is predicted: the performance model does not time them)
 (and t ≤ ``max_tp`` when given: a predicted step time prices a TP group beyond a node
 at the network, a given MFU at NVLink); p·v divides l; b·m·d = B; v > 1 only with
@@ -8,11 +8,11 @@ p > 1 and p | m; every ZeRO stage and recompute mode; sequence parallelism only 
 t = 1 it is the same layout). The numeric part (t, p, d, b, m, v, c, e) is a set of
 arrays (``Shapes``); crossed with the settings (ZeRO stage, recompute mode, sequence
 parallelism: columns too, which pick formula ids element by element), every chunk of
-65,536 layouts is one call of formulas.estimate.estimate through the generated NumPy
+65,536 layouts is one call of formulas.reports.estimate.estimate through the generated NumPy
 code: no Python loop per layout. Ranking: step time (predicted by
-formulas/prediction.py unless the MFU is given; bubble and exposed communication
+formulas/reports/prediction.py unless the MFU is given; bubble and exposed communication
 included), then memory, then the layout itself, so that the order never depends on how the space was split into chunks.
-The framework of the inputs (formulas/frameworks.py) restricts the settings and the interleaving to
+The framework of the inputs (formulas/data/frameworks.py) restricts the settings and the interleaving to
 the features it has: ``megatron-lm-2021`` searches ZeRO 0, recompute none or full, no sequence
 parallelism, the comparison with Narayanan et al. 2021 on the paper's own feature set.
 """
@@ -24,10 +24,10 @@ from typing import Callable
 
 import numpy as np
 
-from llm_formulas.formulas.bounds import MAX_HFU, MAX_LAYOUTS  # layouts × settings: beyond it plan asks for a narrower search
-from llm_formulas.formulas.estimate import RECOMPUTE_MODES, Evaluator, Inputs, Layout, estimate, layout_violation
-from llm_formulas.formulas.frameworks import DEFAULT, Framework
-from llm_formulas.formulas.layouts import balanced_stages
+from llm_formulas.formulas.vocabulary.bounds import MAX_HFU, MAX_LAYOUTS  # layouts × settings: beyond it plan asks for a narrower search
+from llm_formulas.formulas.reports.estimate import RECOMPUTE_MODES, Evaluator, Inputs, Layout, estimate, layout_violation
+from llm_formulas.formulas.data.frameworks import DEFAULT, Framework
+from llm_formulas.formulas.data.layouts import balanced_stages
 from llm_formulas.render.numeric import GPUS_PER_NODE
 from llm_formulas.render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 
@@ -48,7 +48,7 @@ def divisors(n: int) -> list[int]:
 
 
 def interleavings(layout: Layout, model: dict[str, int]) -> tuple[Layout, ...]:
-    """``layout`` at every v the layout rules allow (formulas.estimate.layout_violation: p·v divides l, and v > 1 needs
+    """``layout`` at every v the layout rules allow (formulas.reports.estimate.layout_violation: p·v divides l, and v > 1 needs
     p > 1 and m a multiple of p, as Megatron-LM's train_step asserts)."""
     candidates = (replace(layout, v=v) for v in divisors(model["l"]))
     return tuple(candidate for candidate in candidates if layout_violation(candidate, model) is None)
@@ -108,7 +108,7 @@ def shapes(model: dict[str, int], n: int, global_batch: int, max_tp: int | None 
 
     The rules are layout_violation's (t·p·c·d = n; t | a, g; p·v | l; c | s; e | d, e | E, e = 1 for a dense
     model; v > 1 only with p > 1 and p | m), applied column-wise; with ``uneven``, a p that does not divide l is
-    allowed too, at v = 1, its stages balanced as formulas.layouts.balanced_stages splits them; a ``framework``
+    allowed too, at v = 1, its stages balanced as formulas.data.layouts.balanced_stages splits them; a ``framework``
     without interleaving keeps v = 1, one without a pipeline p = 1, one without tensor parallelism t = 1. The space is counted before it is built, and SpaceTooLarge says so when
     its layouts × settings would exceed MAX_LAYOUTS."""
     a, g, l = int(model["a"]), int(model["g"]), int(model["l"])
@@ -347,7 +347,7 @@ def explain(model: dict[str, int], inputs: Inputs, layout: Layout, max_tp: int |
     does not fit (one line, the reason)."""
     from dataclasses import replace
 
-    from llm_formulas.formulas.estimate import layout_violation
+    from llm_formulas.formulas.reports.estimate import layout_violation
 
     layers = int(model["l"])
     if uneven and layers % layout.p and layout.stages is None and balanced_stages(layers, layout.p) is not None:

@@ -1,8 +1,8 @@
 """The serving model against published measurements: its constants fitted on one source, the others predicted.
 
-formulas/published/serving_measurements.json holds the rows (source, model, GPU, layout, batch, prompt and output
+formulas/data/published/serving_measurements.json holds the rows (source, model, GPU, layout, batch, prompt and output
 tokens, dtypes, what was measured and its value), each used or excluded with the reason. Each metric is the report's
-(formulas/serving_report.py) figure of the setup the source describes:
+(formulas/reports/serving_report.py) figure of the setup the source describes:
 
 - TensorRT-LLM's Peak Throughput (``output_throughput_per_gpu``): a static batch, b·s_out tokens over the prefill and
   s_out − 1 steps, per GPU; its Low Latency ``first_token_latency`` at batch 1, read as the context phase and one
@@ -31,7 +31,7 @@ from statistics import median
 
 import numpy as np
 
-from llm_formulas.formulas.serving_calibration import CONSTANTS_FILE, NAMES, PUBLISHED, ServingConstants, constants
+from llm_formulas.formulas.data.serving_calibration import CONSTANTS_FILE, NAMES, PUBLISHED, ServingConstants, constants
 
 DATA = PUBLISHED / "serving_measurements.json"
 SCALE = {"ms": 1000, "s": 1, "out tok/s/GPU": 1, "tokens/s": 1}
@@ -50,9 +50,9 @@ def data() -> dict:
 @cache
 def model(key: str) -> tuple[tuple[str, int], ...]:
     """A measured model's architecture values (a preset, or the config the data file gives)."""
-    from llm_formulas.formulas.estimate import model_values
-    from llm_formulas.formulas.hf_config import read_config
-    from llm_formulas.formulas.presets import preset
+    from llm_formulas.formulas.reports.estimate import model_values
+    from llm_formulas.formulas.data.hf_config import read_config
+    from llm_formulas.formulas.data.presets import preset
 
     entry = data()["models"][key]
     architecture = preset(key).architecture if entry["config"] is None else read_config(entry["config"])
@@ -91,8 +91,8 @@ def rows() -> list[Row]:
 
 
 def _inputs(row: Row, fitted: dict[str, float]):
-    from llm_formulas.formulas.gpus import gpu
-    from llm_formulas.formulas.serving_report import ServeInputs, compute_precision
+    from llm_formulas.formulas.data.gpus import gpu
+    from llm_formulas.formulas.reports.serving_report import ServeInputs, compute_precision
     from llm_formulas.render.numeric.evaluator import _complete
 
     precision = "8" if compute_precision(row.weights) == "fp8" else "16"
@@ -113,7 +113,7 @@ def _shape(row: Row) -> tuple[int, int, int]:
 
 def predict(selected: list[Row], fitted: dict[str, float]) -> tuple[np.ndarray, np.ndarray]:
     """Each row's predicted value in its own unit, and whether its batch fits (vectorised per model and GPU)."""
-    from llm_formulas.formulas.serving_report import report
+    from llm_formulas.formulas.reports.serving_report import report
     from llm_formulas.render.numeric.evaluator import NUMPY_OPS, numeric
 
     predicted, fits = np.zeros(len(selected)), np.ones(len(selected), dtype=bool)
@@ -141,7 +141,7 @@ def predict(selected: list[Row], fitted: dict[str, float]) -> tuple[np.ndarray, 
 
 
 def _precision(weights: str) -> str:
-    from llm_formulas.formulas.serving_report import compute_precision
+    from llm_formulas.formulas.reports.serving_report import compute_precision
 
     return compute_precision(weights)
 
@@ -199,7 +199,7 @@ def write(fitted: dict[str, float]) -> None:
                 "command": "python -m llm_formulas.render.numeric.serving_calibrate"},
     }
     CONSTANTS_FILE.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
-    from llm_formulas.formulas import serving_calibration
+    from llm_formulas.formulas.data import serving_calibration
 
     serving_calibration._stored.cache_clear()
 

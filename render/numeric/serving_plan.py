@@ -2,7 +2,7 @@
 
 The space: tensor degrees t that divide the heads (at most 8 × the node: beyond it the TP ring crosses the network),
 pipeline degrees p that divide the layers (up to 16), batches b of 1, 2, 4, … 2048. Each (t, p, b) is one element of
-the arrays formulas.serving_report.report evaluates in one call (no Python loop per layout). A replica of t·p GPUs
+the arrays formulas.reports.serving_report.report evaluates in one call (no Python loop per layout). A replica of t·p GPUs
 meets the SLO when its batch fits and its TTFT (the batch's prefill; queueing left out) and TPOT are within the
 targets; by Little's law R·T_e2e requests are in flight, so it needs ⌈R·T_e2e/(p·b)⌉ replicas (serving.replicas).
 Ranking: GPUs, then TPOT, then t·p, then b, so that the order never depends on how the space was built.
@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from llm_formulas.formulas.serving_report import ServeInputs, report
+from llm_formulas.formulas.reports.serving_report import ServeInputs, report
 from llm_formulas.render.numeric.evaluator import NUMPY_OPS, _complete, numeric
 from llm_formulas.render.numeric.plan import divisors
 
@@ -24,7 +24,7 @@ MAX_STAGES = 16
 
 def _floats(inputs: ServeInputs) -> ServeInputs:
     """The inputs with the model's values and the constants as floats (Rationals would make object arrays)."""
-    from llm_formulas.formulas.serving_calibration import ServingConstants
+    from llm_formulas.formulas.data.serving_calibration import ServingConstants
 
     fitted = inputs.fitted
     constants = ServingConstants(*(float(v) for v in fitted.values().values()), provenance=fitted.provenance)

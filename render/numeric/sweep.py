@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Iterable
 
-from llm_formulas.formulas.estimate import Inputs
-from llm_formulas.formulas.gpu_specs import NODE_SIZE, SPECS
-from llm_formulas.formulas.presets import preset
+from llm_formulas.formulas.reports.estimate import Inputs
+from llm_formulas.formulas.data.gpu_specs import NODE_SIZE, SPECS
+from llm_formulas.formulas.data.presets import preset
 from llm_formulas.render.numeric.plan import (Shapes, best_rows, default_max_tp, evaluate, rank_key, reason, runs,
                                               search_space)
 from llm_formulas.render.cli.progress import Progress
@@ -30,7 +30,7 @@ DEFAULT_CHUNK = 4096
 class Spec:
     """What to sweep: preset models, GPU presets, cluster sizes, and the fixed workload and assumptions.
 
-    As ``plan``: without ``utilization`` (an MFU) every layout's step time is predicted (formulas/prediction.py, the
+    As ``plan``: without ``utilization`` (an MFU) every layout's step time is predicted (formulas/reports/prediction.py, the
     GPU's performance constants), with it the step is priced at that MFU; ``max_tp`` None is plan's default for the
     mode (``default_max_tp``), 0 no limit."""
 
@@ -74,7 +74,7 @@ class Task:
 
 def _inputs(spec: Spec, model: dict[str, int], gpu_key: str) -> Inputs:
     """plan's inputs for the case: predicted with the GPU's performance constants unless the spec gives an MFU."""
-    from llm_formulas.formulas.calibration import efficiency
+    from llm_formulas.formulas.data.calibration import efficiency
 
     return Inputs(model=model, gpu=SPECS[gpu_key].inputs(), network=spec.network, tokens=spec.tokens,
                   utilization=spec.utilization, overlap=spec.overlap, node_size=NODE_SIZE[gpu_key],

@@ -24,11 +24,11 @@ from itertools import combinations
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 
-from llm_formulas.formulas.catalogue import Formula, all_formulas
+from llm_formulas.formulas.vocabulary.catalogue import Formula, all_formulas
 from llm_formulas.render.numeric.gating import _gated, _times
-from llm_formulas.formulas.symbols import quantity
-from llm_formulas.formulas.latex import formula_latex
-from llm_formulas.derivations.proof import valued
+from llm_formulas.formulas.vocabulary.symbols import quantity
+from llm_formulas.formulas.vocabulary.latex import formula_latex
+from llm_formulas.derivations.vocabulary.proof import valued
 
 MODULE_NAME = "llm_formulas_numeric"
 

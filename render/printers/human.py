@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from llm_formulas.formulas.units import Unit, as_unit
+from llm_formulas.formulas.vocabulary.units import Unit, as_unit
 
 
 class UnitMismatch(ValueError):

@@ -17,9 +17,9 @@ import sympy as sp
 from sympy.printing.codeprinter import PrintMethodNotImplementedError
 from sympy.printing.jscode import JavascriptCodePrinter
 
-from llm_formulas.formulas.catalogue import Formula, all_formulas, get
-from llm_formulas.formulas.symbols import table_order
-from llm_formulas.derivations.proof import valued
+from llm_formulas.formulas.vocabulary.catalogue import Formula, all_formulas, get
+from llm_formulas.formulas.vocabulary.symbols import table_order
+from llm_formulas.derivations.vocabulary.proof import valued
 
 
 class _Printer(JavascriptCodePrinter):
@@ -179,15 +179,15 @@ def _flatten(section: dict, prefix: str = "") -> dict[str, sp.Basic]:
 
 
 def report_javascript(model_names: tuple[str, ...], gpu_names: tuple[str, ...]) -> Report:
-    """``formulas.estimate.estimate`` traced with symbols instead of numbers and printed by jscode.
+    """``formulas.reports.estimate.estimate`` traced with symbols instead of numbers and printed by jscode.
 
     Every layout count (t, p, d, b, m, s, v, n = t·p·d), the model's sizes and switches, the GPU's figures,
     D, U and r are the symbol table's symbols; the settings (ZeRO stage, recompute mode as its index in
     RECOMPUTE_MODES, sequence parallelism and FlashAttention as 0/1, the network's bytes/s) are SETTINGS. The
     glue's choices become Piecewise expressions, so the page runs the same report as ``llm-formulas estimate``,
     not a copy of it. Common subexpressions are shared (``sympy.cse``)."""
-    from llm_formulas.formulas.estimate import Inputs, Layout, Ops, estimate
-    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.formulas.reports.estimate import Inputs, Layout, Ops, estimate
+    from llm_formulas.formulas.vocabulary.symbols import quantity
 
     def symbol(name: str) -> sp.Symbol:
         return quantity(name).symbol

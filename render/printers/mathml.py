@@ -19,9 +19,9 @@ from functools import cache
 import sympy as sp
 from sympy.printing.mathml import MathMLPresentationPrinter
 
-from llm_formulas.formulas.latex import abbreviated, latex
-from llm_formulas.formulas.symbols import DERIVED_COUNTS, is_declared, quantity
-from llm_formulas.derivations.proof import valued
+from llm_formulas.formulas.vocabulary.latex import abbreviated, latex
+from llm_formulas.formulas.vocabulary.symbols import DERIVED_COUNTS, is_declared, quantity
+from llm_formulas.derivations.vocabulary.proof import valued
 
 _GREEK_NAMES = (
     "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau "

@@ -1,4 +1,4 @@
-"""The sizing page's serving view: formulas.serving_report.report traced with symbols and printed to JavaScript.
+"""The sizing page's serving view: formulas.reports.serving_report.report traced with symbols and printed to JavaScript.
 
 As ``jscodegen.report_javascript`` does for estimate: every model size and switch, the layout (t, p), the batch and the
 request (b, s_in, s_out), the GPU's figures (X at the weights' precision, W_mem, W_link, M_GPU), the dtypes' bytes (q_Ψ,
@@ -20,11 +20,11 @@ NODE_SIZE = sp.Symbol("node_size", positive=True, integer=True)  # the GPUs one 
 
 def serving_javascript(model_names: tuple[str, ...]) -> Report:
     """``function serving_report(given) {...}``: given maps every input name to a number; it returns {path: number}."""
-    from llm_formulas.formulas.estimate import Ops
-    from llm_formulas.formulas.gpus import gpu
-    from llm_formulas.formulas.serving_calibration import ServingConstants
-    from llm_formulas.formulas.serving_report import ServeInputs, report
-    from llm_formulas.formulas.symbols import quantity
+    from llm_formulas.formulas.reports.estimate import Ops
+    from llm_formulas.formulas.data.gpus import gpu
+    from llm_formulas.formulas.data.serving_calibration import ServingConstants
+    from llm_formulas.formulas.reports.serving_report import ServeInputs, report
+    from llm_formulas.formulas.vocabulary.symbols import quantity
 
     def symbol(name: str) -> sp.Symbol:
         return quantity(name).symbol

@@ -5,7 +5,7 @@
 2. Validation, never fitted: Korthikanti et al. 2022 (MFU of 22B-1T with selective recompute and sequence
    parallelism, the full-recompute iteration times of Table 5, 530B at 8-way DP, the 22B layer of Table 4),
    Smith et al. 2022 (MT-NLG 530B on 2240-3360 GPUs), BigScience 2022 and its tr11 logs (BLOOM-176B), each in
-   its framework (formulas/frameworks.py).
+   its framework (formulas/data/frameworks.py).
 Each row: the run, its source, what the figure counts, published, predicted, error; then the median and
 maximum |error| of each group against issue 16's targets (Table 1: ≤ 5 % / ≤ 10 %; others: ≤ 10 % / ≤ 20 %).
 
@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from llm_formulas.formulas.calibration import a100  # noqa: E402
+from llm_formulas.formulas.data.calibration import a100  # noqa: E402
 from llm_formulas.render.numeric.calibrate import calibration_runs, fit, layer_summary, other_runs, summary  # noqa: E402
 
 TARGETS = {"calibration": (0.05, 0.10), "validation": (0.10, 0.20)}

@@ -1,6 +1,6 @@
 """``serve`` at the bounds of its inputs (issue 37, item 10): ``python tests/benchmarks/bench_serve_bounds.py``.
 
-Each case runs ``llm-formulas serve`` in process, the largest batch (formulas/bounds.py's MAX_SEQUENCES) and the
+Each case runs ``llm-formulas serve`` in process, the largest batch (formulas/vocabulary/bounds.py's MAX_SEQUENCES) and the
 longest prompt or output (MAX_TOKENS) on MoE models, whose experts touched, E(1 − (1 − k/E)^(b·s_in)), once took
 minutes as an exact power; prints each case's seconds and its ratio to the 5 s target. Outside the default test run.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from llm_formulas.formulas.bounds import MAX_SEQUENCES, MAX_TOKENS  # noqa: E402
+from llm_formulas.formulas.vocabulary.bounds import MAX_SEQUENCES, MAX_TOKENS  # noqa: E402
 from llm_formulas.render.cli.main import main  # noqa: E402
 
 TARGET_SECONDS = 5

@@ -3,7 +3,7 @@
 1. memory.per_gpu (16Ψ/(t·p) + l·sbh(10 + 24/t + 5as/(ht)), Korthikanti et al. 2022 with 1F1B) over 10⁶ random
    configurations: (a) the generated module, (b) hand-written NumPy, (c) SymPy subs/evalf (a few hundred points,
    extrapolated), (d) sympy.lambdify with default settings. Ratios are against (b).
-2. The full training report (formulas.estimate: params, FLOPs, memory, comms, step time, inference) over every
+2. The full training report (formulas.reports.estimate: params, FLOPs, memory, comms, step time, inference) over every
    layout of Megatron's 1T model on 3072 A100s (every ZeRO stage, recompute mode and sequence-parallel setting):
    (a) the generated module, vectorised per setting group; (c) exact SymPy evaluation, (d) lambdify of each formula
    in the same glue; (e) llm-analysis 0.2.2 on the same model and layouts (v = 1: it has no interleaving).
@@ -28,13 +28,13 @@ import sympy as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from llm_formulas.formulas.catalogue import get  # noqa: E402
-from llm_formulas.formulas.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, exact, model_values  # noqa: E402
-from llm_formulas.formulas.gpus import gpu  # noqa: E402
-from llm_formulas.formulas.presets import preset  # noqa: E402
+from llm_formulas.formulas.vocabulary.catalogue import get  # noqa: E402
+from llm_formulas.formulas.reports.estimate import RECOMPUTE_MODES, Inputs, Layout, estimate, exact, model_values  # noqa: E402
+from llm_formulas.formulas.data.gpus import gpu  # noqa: E402
+from llm_formulas.formulas.data.presets import preset  # noqa: E402
 from llm_formulas.render.numeric import llm_formulas_numeric as generated  # noqa: E402
 from llm_formulas.render.numeric.plan import SETTINGS, evaluate, shapes  # noqa: E402
-from llm_formulas.derivations.proof import valued  # noqa: E402
+from llm_formulas.derivations.vocabulary.proof import valued  # noqa: E402
 
 N_POINTS = 10**6
 RNG = np.random.default_rng(7)

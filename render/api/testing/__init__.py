@@ -4,6 +4,6 @@
     from llm_formulas.testing.strategies import valid_point    # pip install 'llm-formulas[hypothesis]'
 """
 
-from llm_formulas.derivations.testing import assert_approximation, assert_derivation, assert_identity
+from llm_formulas.derivations.reports.testing import assert_approximation, assert_derivation, assert_identity
 
 __all__ = ["assert_approximation", "assert_derivation", "assert_identity"]

@@ -6,7 +6,7 @@
     @given(valid_point("memory.zero"))
     def test_zero_is_below_the_replicated_states(values): ...
 
-A value respects its symbol's declaration in ``formulas/symbols.py``: integer
+A value respects its symbol's declaration in ``formulas/vocabulary/symbols.py``: integer
 symbols draw integers (from 1 when positive, from 0 for a non-negative switch,
 up to the symbol's maximum: switches 0/1), other symbols positive Rationals
 (U and f in (0, 1]). ``valid_point`` then makes a formula's testable
@@ -23,8 +23,8 @@ from functools import cache
 import sympy as sp
 from hypothesis import strategies as st
 
-from llm_formulas.formulas.catalogue import Formula, get, within
-from llm_formulas.formulas.symbols import constant_values, quantity
+from llm_formulas.formulas.vocabulary.catalogue import Formula, get, within
+from llm_formulas.formulas.vocabulary.symbols import constant_values, quantity
 
 COUNT_MAX = 4096  # structural sizes and degrees: big enough to matter, small enough to stay fast
 RATIONAL_DENOMINATOR = 1000

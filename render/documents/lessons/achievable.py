@@ -1,8 +1,8 @@
 """Lesson: achievable against advertised FLOP/s. What does a GEMM really reach on an A100, and why do trained runs report
 40 to 55 % of the datasheet?"""
 
-from llm_formulas.formulas.calibration import a100
-from llm_formulas.formulas.gpus import gpu
+from llm_formulas.formulas.data.calibration import a100
+from llm_formulas.formulas.data.gpus import gpu
 from llm_formulas.render.documents.figures import Figures
 from llm_formulas.render.documents.notebooks import code, markdown
 

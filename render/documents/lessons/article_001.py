@@ -1,12 +1,12 @@
 """Lesson: Li Bojie, "Training large models: why the A100 beats the 4090", re-derived.
 
-Every figure of its prose is the essay's printed one or the catalogue's at the essay's inputs (formulas/examples.py),
+Every figure of its prose is the essay's printed one or the catalogue's at the essay's inputs (formulas/vocabulary/examples.py),
 rendered from Figures (render/documents/figures.py): a stage's latency and a token's are named apart, and each balance
 batch names the FLOP/s figure it divides.
 """
 
-from llm_formulas.formulas.examples import example
-from llm_formulas.formulas.gpus import gpu
+from llm_formulas.formulas.vocabulary.examples import example
+from llm_formulas.formulas.data.gpus import gpu
 from llm_formulas.render.documents.figures import Figures
 from llm_formulas.render.documents.notebooks import code, markdown
 

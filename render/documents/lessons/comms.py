@@ -1,6 +1,6 @@
 """Lesson: communication. Why does tensor parallelism stay inside a server while data parallelism crosses the cluster?"""
 
-from llm_formulas.formulas.gpus import NODE_SIZE, gpu
+from llm_formulas.formulas.data.gpus import NODE_SIZE, gpu
 from llm_formulas.render.documents.figures import Figures
 from llm_formulas.render.documents.lesson_layouts import NETWORK
 from llm_formulas.render.documents.notebooks import code, markdown

@@ -1,6 +1,6 @@
 """Lesson: cost. What did DeepSeek-V3 cost to rent, when does a GPU pay for itself, and what does a dollar buy on an H100 or a 4090?"""
 
-from llm_formulas.formulas.gpus import gpu
+from llm_formulas.formulas.data.gpus import gpu
 from llm_formulas.render.documents.figures import Figures
 from llm_formulas.render.documents.notebooks import code, markdown
 

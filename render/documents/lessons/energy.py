@@ -1,6 +1,6 @@
 """Lesson: energy and emissions. Can we reproduce Llama 2's 31.22 tCO2eq?"""
 
-from llm_formulas.formulas.gpus import gpu
+from llm_formulas.formulas.data.gpus import gpu
 from llm_formulas.render.documents.figures import Figures
 from llm_formulas.render.documents.notebooks import code, markdown
 

@@ -8,7 +8,7 @@ in series.
 
 import numpy as np
 
-from llm_formulas.formulas.gpus import gpu
+from llm_formulas.formulas.data.gpus import gpu
 from llm_formulas.render.documents import serving_figures as SF
 from llm_formulas.render.documents.figures import Figures
 from llm_formulas.render.documents.notebooks import code, markdown

@@ -184,7 +184,7 @@ The formulas above are the classic recipe (16Ψ, Korthikanti's blocks). A real j
 keeps: `llm-formulas estimate` prices **a current Megatron Core job** by default (bf16 weights with fp32 main gradients,
 {{megatron_bytes}} per parameter; ZeRO 1 is its distributed optimizer, $6 + 12/d$ bytes; fused SwiGLU; no dropout masks
 for Llama; the first stage's embedding, the last stage's head and loss, the layer the backward rebuilds), and
-`--framework` picks another (formulas/frameworks.py says, with sources, what each keeps). The same model, the same
+`--framework` picks another (formulas/data/frameworks.py says, with sources, what each keeps). The same model, the same
 {{framework_d}} GPUs, three ways:
 Megatron Core keeps its fp32 gradients whole, DeepSpeed's ZeRO-3 shards everything and gathers one module at a time,
 FSDP keeps fp32 shards and gathers a decoder layer (and the next) in bf16.

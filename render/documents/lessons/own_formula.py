@@ -34,7 +34,7 @@ own package. Plan {{minutes}}.
 import sympy as sp
 
 import llm_formulas as lf
-from llm_formulas.formulas.symbols import b, c_byte, d_head, g, l, q, s
+from llm_formulas.formulas.vocabulary.symbols import b, c_byte, d_head, g, l, q, s
 
 M = model("llama2-70b")
 note(f"Llama-2-70B: l = {M['l']} layers, g = {M['g']} key/value heads of d_head = {M['d_head']} (grouped-query attention).")"""),
@@ -128,7 +128,7 @@ import pathlib, subprocess, sys, tempfile
 
 TEST = """
 import llm_formulas as lf
-from llm_formulas.formulas.symbols import b, c_byte, d_head, g, l, s
+from llm_formulas.formulas.vocabulary.symbols import b, c_byte, d_head, g, l, s
 
 
 def test_int8_cache_is_half_the_bf16_one_plus_scales(llm_catalogue, llm_assert):

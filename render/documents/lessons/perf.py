@@ -1,10 +1,10 @@
 """Lesson: the performance model. Why did Megatron choose t = 8, p = 64 for 1T on 3072 GPUs?
 
 A three-term step-time model first (compute, blocking TP communication, the bubble), then the toolkit's full
-performance model (formulas/performance.py) through ``render.documents.lesson_layouts``.
+performance model (formulas/topics/performance.py) through ``render.documents.lesson_layouts``.
 """
 
-from llm_formulas.formulas.calibration import a100
+from llm_formulas.formulas.data.calibration import a100
 from llm_formulas.render.documents.figures import Figures
 from llm_formulas.render.documents.lesson_layouts import Cluster, terms
 from llm_formulas.render.documents.notebooks import code, markdown
@@ -59,7 +59,7 @@ tensor parallelism t = {{t}}, pipeline parallelism p = {{p}} and data parallelis
 global batch of B = {{B}} sequences of s = {{s}} tokens, full activation recompute and
 micro-batches of one sequence, and reached {{paper_tflops}} per GPU ({{paper_share}} of peak).
 This lesson first prices one iteration with a model of three terms anyone can redo on paper,
-then asks the toolkit's full performance model (`formulas/performance.py`, its constants fitted
+then asks the toolkit's full performance model (`formulas/topics/performance.py`, its constants fitted
 on that same Table 1) why this layout and not another, term by term. Plan {{minutes}}; the cells
 print seconds per iteration and GB per GPU.
 """)),

@@ -1,6 +1,6 @@
 """Lesson: uneven pipeline stages. Why does BLOOM put 5 blocks on its first and last stage?"""
 
-from llm_formulas.formulas.layouts import LAYOUTS
+from llm_formulas.formulas.data.layouts import LAYOUTS
 from llm_formulas.render.documents.figures import Figures
 from llm_formulas.render.documents.notebooks import code, markdown
 

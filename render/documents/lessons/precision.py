@@ -3,7 +3,7 @@
 
 from fractions import Fraction
 
-from llm_formulas.formulas.gpus import gpu
+from llm_formulas.formulas.data.gpus import gpu
 from llm_formulas.render.documents.figures import Figures
 from llm_formulas.render.documents.notebooks import code, markdown
 

@@ -1,0 +1,1 @@
+"""Proofs about the declared data: each family's reduction and its own closed forms."""

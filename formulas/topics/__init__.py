@@ -1,0 +1,1 @@
+"""The topic formulas: parameters, FLOPs, memory, communication, cluster sizing, serving, performance."""
