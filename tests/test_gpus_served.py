@@ -128,3 +128,14 @@ def test_a_gpu_without_fp8_refuses_fp8_in_one_line(capsys, key):
                          "--output", "100", "--weights", "fp8")
     assert code == 2 and out == "" and err.count("\n") == 1
     assert gpu(key).name in err and "FP8" in err
+
+
+def test_the_commands_guide_lists_every_preset():
+    import re
+    from pathlib import Path
+
+    import llm_formulas.render.documents as documents
+
+    guide = (Path(documents.__file__).parent / "guide" / "commands.md").read_text(encoding="utf-8")
+    listing = guide[guide.index("GPU presets:"):guide.index("(dense FLOP/s at BF16")]
+    assert set(re.findall(r"\b[a-z][a-z-]*\d[a-z0-9-]*\b", listing)) == set(PRESETS)
