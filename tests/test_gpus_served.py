@@ -139,3 +139,14 @@ def test_the_commands_guide_lists_every_preset():
     guide = (Path(documents.__file__).parent / "guide" / "commands.md").read_text(encoding="utf-8")
     listing = guide[guide.index("GPU presets:"):guide.index("(dense FLOP/s at BF16")]
     assert set(re.findall(r"\b[a-z][a-z-]*\d[a-z0-9-]*\b", listing)) == set(PRESETS)
+
+
+def test_the_sizing_page_offers_every_preset_with_its_node_and_fp8():
+    from llm_formulas.render.documents.calculator import presets, serving_tables
+
+    offered, tables = presets()["gpus"], serving_tables((), ())["gpus"]
+    assert set(offered) == {preset.name for preset in PRESETS.values()} == set(tables)
+    for key, preset in PRESETS.items():
+        assert tables[preset.name]["node"] == NODE_SIZE[key] == FIGURES.get(key, (NODE_SIZE[key],))[-1]
+        assert tables[preset.name]["fp8"] == (preset.fp8 is not None)
+        assert float(offered[preset.name]["values"]["W_mem"]) == float(preset.memory_bandwidth)
