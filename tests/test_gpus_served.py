@@ -150,3 +150,14 @@ def test_the_sizing_page_offers_every_preset_with_its_node_and_fp8():
         assert tables[preset.name]["node"] == NODE_SIZE[key] == FIGURES.get(key, (NODE_SIZE[key],))[-1]
         assert tables[preset.name]["fp8"] == (preset.fp8 is not None)
         assert float(offered[preset.name]["values"]["W_mem"]) == float(preset.memory_bandwidth)
+
+
+@pytest.mark.parametrize("command", ["estimate", "plan"])
+def test_fp8_training_on_a_gpu_without_fp8_is_refused_in_one_line(capsys, command):
+    # the A10 and the A100 are Ampere: their datasheets give no FP8 tensor-core peak (an A100 FP8 run used to be priced)
+    for key in ("a10", "a100-80gb"):
+        argv = [command, "--model", "llama2-7b", "--gpu", key, "--seq", "2048", "--mfu", "0.4", "--precision", "fp8"]
+        argv += ["--gpus", "8", "--global-batch", "64"] if command == "plan" else []
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert gpu(key).name in err and "no FP8 tensor cores" in err
