@@ -117,11 +117,12 @@ SPECS: dict[str, GPUSpec] = {
                       "NVLink only through a bridge joining 2 cards; no FP8 tensor cores (Ampere)",
                 fp8=None, int8=_tflops("284"), fp64=None, tdp=Fraction(350)),
         GPUSpec("rtx3090ti", "NVIDIA GeForce RTX 3090 Ti 24 GB", _tflops("80"), _tflops("160"), _tflops("40"), _tflops("40"),
-                _gb("24"), _gb("1008"), _gb("112.5"), _gb("64"),
+                _gb("24"), _gb("1008"), None, _gb("64"),
                 notes="NVIDIA prints only 40 shader and 320 tensor TFLOPS (FP16 with FP16 accumulation, with sparsity) for "
                       "this card, which the GA102 whitepaper postdates: the other peaks follow the GA102 GeForce ratios of "
                       "the RTX 3090's table (FP32-accumulate and TF32 a quarter of the sparse FP16 figure, INT8 twice the "
-                      "dense FP16); NVLink bridge for 2 cards as the RTX 3090's; no FP8 tensor cores (Ampere)",
+                      "dense FP16); no NVLink figure (published accounts disagree on whether the card keeps the RTX "
+                      "3090's bridge connector): priced over PCIe Gen4 x16; no FP8 tensor cores (Ampere)",
                 fp8=None, int8=_tflops("320"), fp64=None, tdp=Fraction(450)),
         GPUSpec("rtx5090", "NVIDIA GeForce RTX 5090 32 GB", _tflops("209.5"), _tflops("419"), _tflops("104.8"),
                 _tflops("104.8"), _gb("32"), _gb("1792"), None, _gb("128"),
@@ -174,10 +175,11 @@ RENTS = {"a100-80gb": Fraction("1.49"), "h100-sxm": Fraction("2.49"), "h800": Fr
 SPECS = {key: replace(spec, rent=RENTS[key]) if key in RENTS else spec for key, spec in SPECS.items()}
 
 NODE_SIZE: dict[str, int] = {"a100-40gb": 8, "a100-80gb": 8, "a100-pcie": 2, "a800": 8, "h100-sxm": 8, "h800": 8, "h200": 8, "h100-pcie": 2,
-                             "rtx4090": 1, "rtx3090": 2, "rtx3090ti": 2, "rtx5090": 1, "rtx-a6000": 2, "l4": 1, "l40s": 1,
+                             "rtx4090": 1, "rtx3090": 2, "rtx3090ti": 1, "rtx5090": 1, "rtx-a6000": 2, "l4": 1, "l40s": 1,
                              "a10": 1, "h100-nvl": 2, "h200-nvl": 4, "b200": 8, "gb200": 72, "mi300x": 8}
 """GPUs one node's NVLink joins, per preset: HGX/DGX baseboards hold 8 SXM GPUs on NVSwitch (DGX A100, DGX H100 and
-DGX B200 user guides); A100 and H100 PCIe cards, the H100 NVL, the RTX 3090, 3090 Ti and RTX A6000 pair through an
-NVLink bridge, the H200 NVL joins up to 4 through its 4-way bridge; a GB200 NVL72 rack joins 72 GPUs on NVLink switches;
-an MI300X platform joins 8 on Infinity Fabric; the RTX 4090 and 5090, L4, L40S and A10 have no NVLink. The performance
-model prices a group inside one node at NVLink speed and one across nodes at the network's (formulas/prediction.py)."""
+DGX B200 user guides); A100 and H100 PCIe cards, the H100 NVL, the RTX 3090 and RTX A6000 pair through an NVLink
+bridge, the H200 NVL joins up to 4 through its 4-way bridge; a GB200 NVL72 rack joins 72 GPUs on NVLink switches; an
+MI300X platform joins 8 on Infinity Fabric; the RTX 4090 and 5090, L4, L40S and A10 have no NVLink, and no source
+states a bridge for the RTX 3090 Ti (priced alone). The performance model prices a group inside one node at NVLink
+speed and one across nodes at the network's (formulas/prediction.py)."""

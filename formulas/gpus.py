@@ -78,7 +78,7 @@ GA102_WHITEPAPER = Source(
 RTX3090TI_SPECS = Source(
     "nvidia-rtx3090ti",
     "RTX 3090 Ti: 40 shader TFLOPS, 320 tensor TFLOPS (FP16, with sparsity), 24 GB GDDR6X at 21 Gbps on 384 bits "
-    "(1,008 GB/s), 450 W total graphics power, NVLink (SLI) yes, PCIe Gen4",
+    "(1,008 GB/s), 450 W total graphics power, PCIe Gen4",
 )
 RTX_BLACKWELL_WHITEPAPER = Source(
     "nvidia-rtx-blackwell",

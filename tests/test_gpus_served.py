@@ -23,9 +23,8 @@ FIGURES = {
     "rtx3090": (71 * T, 142 * T, Fraction(356, 10) * T, Fraction(356, 10) * T, None, None, 284 * T, 24 * G, 936 * G,
                 Fraction(1125, 10) * G, 64 * G, 350, 2),
     # NVIDIA RTX 3090 Ti page: 40 shader TFLOPS, 320 tensor TFLOPS (FP16, sparse: 160 dense, 80 with FP32 accumulate
-    # at GA102 GeForce's half rate), 1,008 GB/s (21 Gbps × 384 bits / 8), 450 W
-    "rtx3090ti": (80 * T, 160 * T, 40 * T, 40 * T, None, None, 320 * T, 24 * G, 1008 * G, Fraction(1125, 10) * G, 64 * G,
-                  450, 2),
+    # at GA102 GeForce's half rate), 1,008 GB/s (21 Gbps × 384 bits / 8), 450 W; no NVLink figure: PCIe Gen4 x16
+    "rtx3090ti": (80 * T, 160 * T, 40 * T, 40 * T, None, None, 320 * T, 24 * G, 1008 * G, None, 64 * G, 450, 1),
     # NVIDIA RTX Blackwell whitepaper (RTX 5090): BF16/FP16 with FP32 accumulate 209.5/419, FP16 with FP16 accumulate
     # 419/838, TF32 104.8/209.5, FP32 104.8, FP8 838/1,676, FP4 1,676/3,352 TFLOPS, INT8 838/1,676 TOPS; 32 GB GDDR7
     # 1,792 GB/s; 575 W; PCIe Gen5 x16 128 GB/s; no NVLink
