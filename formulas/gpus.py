@@ -1,17 +1,17 @@
-"""GPU presets: peak dense FLOP/s, memory and links, from NVIDIA's datasheets.
+"""GPU presets: peak dense FLOP/s, memory and links, from the vendors' datasheets (NVIDIA's, and AMD's for the MI300X).
 
 Every figure is dense (NVIDIA's datasheets print the 2:4-sparsity figure,
 twice the dense one, and mark it with an asterisk: the dense figure here is that
 number halved). Bytes are decimal (80 GB = 80e9), bandwidths are the totals
 NVIDIA prints, both directions together (NVLink 900 GB/s = 450 each way; PCIe
-Gen4 x16 64 GB/s = 32 each way), which is what ``W_link`` means in
-``comms.tp.max_degree``. The sources' own figures (001: RTX 4090 330 TFLOPS and
+Gen4 x16 64 GB/s = 32 each way; the MI300X's Infinity Fabric 896 GB/s aggregate in the
+``nvlink`` field), which is what ``W_link`` means in ``comms.tp.max_degree``. The sources' own figures (001: RTX 4090 330 TFLOPS and
 64 GB/s, H100 989 TFLOPS and 900 GB/s, H800 400 GB/s, H100 PCIe Gen5 128 GB/s;
 000/002: A100 312 TFLOPS) agree with these to the digits they print.
 FP8 and INT8 are tensor-core peaks (dense), FP64 the FP64 tensor-core peak, and
 ``tdp`` the board power the datasheet prints (the maximum where it gives a range);
-a GPU without FP8 tensor cores (Ampere) has none. ``fp4`` is the FP4 tensor-core peak (dense) where the datasheet
-prints one (Blackwell: B200, GB200, RTX 5090), None elsewhere.
+a GPU without FP8 tensor cores (Ampere) has none. ``fp4`` is the FP4 tensor-core peak (dense) where the
+datasheet prints one (Blackwell: B200, GB200, RTX 5090), None elsewhere.
 
 GeForce cards (RTX 3090, 3090 Ti, 4090, 5090) run FP16 and BF16 with FP32 accumulation, the mode training and
 inference frameworks use, at half their FP16-accumulate rate: ``bf16`` is that figure and ``fp16`` the FP16-accumulate
