@@ -155,7 +155,8 @@ SPECS: dict[str, GPUSpec] = {
         GPUSpec("b200", "NVIDIA B200 180 GB (HGX)", _sparse("4500"), _sparse("4500"), _sparse("2200"), _tflops("80"),
                 _gb("180"), _gb("8000"), _gb("1800"), _gb("128"),
                 notes="HGX B200 at 1,000 W: 8 GPUs on NVSwitch; 180 GB as DGX B200 ships it (1,440 GB over 8 GPUs; the "
-                      "architecture brief's 192 GB is the full part); PCIe Gen5 x16 to the host",
+                      "architecture brief's 192 GB is the full part); FP32 80 TFLOPS as the brief prints it (NVIDIA's HGX page, 600 over "
+                      "8 GPUs, gives 75); PCIe Gen5 x16 to the host",
                 fp8=_sparse("9000"), int8=_sparse("9000"), fp64=_tflops("40"), tdp=Fraction(1000), fp4=_sparse("18000")),
         GPUSpec("gb200", "NVIDIA GB200 (one Blackwell GPU) 186 GB", _sparse("5000"), _sparse("5000"), _sparse("2500"),
                 _tflops("90"), _gb("186"), _gb("8000"), _gb("1800"), _gb("128"),
