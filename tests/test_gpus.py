@@ -17,7 +17,7 @@ T, G = 10**12, 10**9
 
 
 def test_every_requested_preset_exists_with_sources():
-    assert set(PRESETS) == {"a100-40gb", "a100-80gb", "a100-pcie", "a800", "h100-sxm", "h100-pcie", "h800", "h200", "rtx4090"}
+    assert {"a100-40gb", "a100-80gb", "a100-pcie", "a800", "h100-sxm", "h100-pcie", "h800", "h200", "rtx4090"} <= set(PRESETS)
     for preset in PRESETS.values():
         assert preset.sources, preset.key
         for figure in (preset.bf16, preset.fp16, preset.tf32, preset.fp32, preset.memory, preset.memory_bandwidth, preset.pcie):

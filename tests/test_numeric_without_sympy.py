@@ -104,7 +104,7 @@ def test_the_readmes_sweep_imports_no_sympy(tmp_path):
     (["plan", "--model", "megatron-1t", "--gpu", "a100-80gb", "--gpus", "3072.5", "--global-batch", "3072", "--seq", "2048"],
      "n (GPUs (workers)) must be a whole number, got 6145/2"),
     (README_PLAN + ["--mfu", "1.5"], "U (utilization (MFU)) must be at most 1, got 3/2"),
-    (["plan", "--model", "megatron-1t", "--gpu", "b200", "--gpus", "8", "--global-batch", "8", "--seq", "2048"], "unknown GPU"),
+    (["plan", "--model", "megatron-1t", "--gpu", "tpu-v5p", "--gpus", "8", "--global-batch", "8", "--seq", "2048"], "unknown GPU"),
 ])
 def test_bad_input_to_the_numeric_plan_is_one_line_and_exit_2(argv, message, capsys):
     from llm_formulas.render.cli.main import main

@@ -68,7 +68,7 @@ def compute_precision(weights: str) -> str:
     return {"fp8": "fp8", "fp16": "fp16"}.get(weights, "bf16")
 
 
-NO_FP8 = "the {gpu} has no FP8 tensor cores: FP8 {role} need Hopper or Ada (use --{option} int8 or bf16)"  # the page fills it too
+NO_FP8 = "the {gpu} has no FP8 tensor cores: FP8 {role} need Ada, Hopper, Blackwell or CDNA 3 (use --{option} int8 or bf16)"  # the page fills it too
 FP8_ROLES = {"weights": "weights", "kv": "KV cache"}  # by the option that sets the dtype
 
 

@@ -348,6 +348,44 @@ _work(
     "NVIDIA", "2022",
 )
 _work(
+    "nvidia-ga102", "datasheet", "NVIDIA GA102 whitepaper", "NVIDIA", "NVIDIA Ampere GA102 GPU Architecture whitepaper "
+    "(V2.0, updated with the RTX A6000 and A40)", "NVIDIA", "2021",
+    url="https://www.nvidia.com/content/PDF/nvidia-ampere-ga-102-gpu-architecture-whitepaper-v2.pdf",
+)
+_work(
+    "nvidia-rtx3090ti", "datasheet", "NVIDIA RTX 3090 Ti", "NVIDIA", "GeForce RTX 3090 Ti specifications (product page and "
+    "CES 2022 announcement: 40 shader TFLOPS, 320 tensor TFLOPS)", "NVIDIA", "2022",
+    url="https://www.nvidia.com/en-us/geforce/graphics-cards/30-series/rtx-3090-3090ti/",
+)
+_work(
+    "nvidia-rtx-blackwell", "datasheet", "NVIDIA RTX Blackwell whitepaper", "NVIDIA",
+    "NVIDIA RTX Blackwell GPU Architecture whitepaper (GeForce RTX 5090 specifications)", "NVIDIA", "2025",
+    url="https://images.nvidia.com/aem-dam/Solutions/geforce/blackwell/nvidia-rtx-blackwell-gpu-architecture.pdf",
+)
+_work(
+    "nvidia-rtx-a6000", "datasheet", "NVIDIA RTX A6000 datasheet", "NVIDIA", "NVIDIA RTX A6000 datasheet", "NVIDIA", "2020",
+    url="https://www.nvidia.com/en-us/design-visualization/rtx-a6000/",
+)
+_work("nvidia-l4", "datasheet", "NVIDIA L4 datasheet", "NVIDIA", "NVIDIA L4 Tensor Core GPU datasheet", "NVIDIA", "2023",
+      url="https://www.nvidia.com/en-us/data-center/l4/")
+_work("nvidia-l40s", "datasheet", "NVIDIA L40S datasheet", "NVIDIA", "NVIDIA L40S datasheet", "NVIDIA", "2023",
+      url="https://www.nvidia.com/en-us/data-center/l40s/")
+_work("nvidia-a10", "datasheet", "NVIDIA A10 datasheet", "NVIDIA", "NVIDIA A10 Tensor Core GPU datasheet", "NVIDIA", "2021",
+      url="https://www.nvidia.com/en-us/data-center/products/a10-gpu/")
+_work("aws-g5", "datasheet", "AWS EC2 G5", "Amazon Web Services", "Amazon EC2 G5 instances (NVIDIA A10G Tensor Core GPUs)",
+      "AWS", "2021", url="https://aws.amazon.com/ec2/instance-types/g5/")
+_work(
+    "nvidia-blackwell", "datasheet", "NVIDIA Blackwell technical brief", "NVIDIA",
+    "NVIDIA Blackwell Architecture Technical Brief (HGX B200 and GB200 NVL72 per-GPU specifications)", "NVIDIA", "2024",
+    url="https://resources.nvidia.com/en-us-blackwell-architecture",
+)
+_work("nvidia-dgx-b200", "datasheet", "NVIDIA DGX B200 datasheet", "NVIDIA", "NVIDIA DGX B200 datasheet", "NVIDIA", "2024",
+      url="https://www.nvidia.com/en-us/data-center/dgx-b200/")
+_work("nvidia-gb200", "datasheet", "NVIDIA GB200 NVL72 datasheet", "NVIDIA", "NVIDIA GB200 NVL72 datasheet (specifications)",
+      "NVIDIA", "2024", url="https://www.nvidia.com/en-us/data-center/gb200-nvl72/")
+_work("amd-mi300x", "datasheet", "AMD MI300X datasheet", "AMD", "AMD Instinct MI300X accelerator data sheet", "AMD", "2023",
+      url="https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html")
+_work(
     "reuters-a800", "datasheet", "Reuters 2022 (A800)", "Reuters; NVIDIA statement",
     "NVIDIA offers the A800 in China, an A100 with NVLink cut from 600 to 400 GB/s", "news report", "2022-11",
 )

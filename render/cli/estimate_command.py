@@ -279,6 +279,8 @@ def read_inputs(args: argparse.Namespace, model: dict[str, int], model_type: str
     from llm_formulas.render.cli.inputs import checked, parse_exact
 
     preset = chosen_spec(args.gpu)
+    if args.precision == "fp8" and preset.fp8 is None:  # Transformer Engine's recipe runs its GEMMs on FP8 tensor cores
+        raise InputError(f"--precision fp8: the {preset.name} has no FP8 tensor cores (use --precision bf16)")
     utilization = None if args.mfu is None else parse_exact(args.mfu, "U", "--mfu")
     if getattr(args, "achieved", None) is not None:  # a measured per-GPU rate: U = achieved / peak
         if utilization is not None:
