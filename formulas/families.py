@@ -816,8 +816,6 @@ REFUSED: dict[str, str] = {
                    "routing (modeling_deepseek_v4.py), which no block here declares",
     "gemma4": "per-layer attention shapes (per_layer_config), KV sharing across layers with double-wide MLPs and audio and "
               "vision towers (modeling_gemma4.py), which no block here declares",
-    "kimi_k25": "its MoonViT vision tower and projector (modeling_kimi_k25.py) are not declared; its text model is "
-                "DeepSeek-V3's (a text-only kimi_k2 config is counted)",
     "mimo_v2_flash": "its sliding layers have twice the full layers' KV heads and sinks of their own (MiMoV2FlashAttention), "
                      "which one attention block per model cannot state",
     "step3p7": "per-layer head counts (num_attention_heads_per_layer), a gate projection and a vision tower with "
