@@ -7697,6 +7697,70 @@ def memory_weights_int8(d_in, d_out):
     return numpy.float64(d_in*d_out + 4*d_out)
 
 
+def memory_weights_int_packed(d_in, d_out, G_q, n_bits):
+    r"""one matrix in compressed-tensors' pack-quantized format (symmetric): n_bits a weight packed in int32, a 16-bit scale per group of G inputs and output, and the matrix's shape in two int32.
+
+    memory.weights.int_packed [byte] = d_in*d_out*n_bits/8 + 8 + 2*d_in*d_out/G_q
+
+    LaTeX: M_{pack} = \frac{d_{in} d_{out} n_{bits}}{8} + 8 + \frac{2 d_{in} d_{out}}{G}
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+        G_q: input rows per GPTQ/AWQ quantization group (group_size: 128; the whole input when -1) [1]
+        n_bits: bits per GPTQ/AWQ weight (bits: 4 or 8) [1]
+
+    Returns: one matrix in compressed-tensors' pack-quantized format (symmetric): n_bits a weight packed in int32, a 16-bit scale per group of G inputs and output, and the matrix's shape in two int32 [byte]
+
+    Sources: compressed-tensors, pack-quantized: weight_packed int32, weight_scale per group, weight_shape
+    """
+    d_in = d_in if type(d_in) is float else numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = d_out if type(d_out) is float else numpy.asarray(d_out, dtype=numpy.float64)
+    G_q = G_q if type(G_q) is float else numpy.asarray(G_q, dtype=numpy.float64)
+    n_bits = n_bits if type(n_bits) is float else numpy.asarray(n_bits, dtype=numpy.float64)
+    return numpy.float64((1/8)*d_in*d_out*n_bits + 8 + 2*d_in*d_out/G_q)
+
+
+def memory_weights_nvfp4(d_in, d_out):
+    r"""one matrix in NVFP4: two E2M1 weights a byte, an E4M3 scale per 16 inputs, an fp32 second-level weight scale and an fp32 input scale (4.5 bits a weight).
+
+    memory.weights.nvfp4 [byte] = 9*d_in*d_out/16 + 8
+
+    LaTeX: M_{NVFP4} = \frac{9 d_{in} d_{out}}{16} + 8
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+
+    Returns: one matrix in NVFP4: two E2M1 weights a byte, an E4M3 scale per 16 inputs, an fp32 second-level weight scale and an fp32 input scale (4.5 bits a weight) [byte]
+
+    Sources: NVIDIA Model Optimizer, NVFP4 and FP8 export: weight, weight_scale, weight_scale_2, input_scale; compressed-tensors, pack-quantized: weight_packed int32, weight_scale per group, weight_shape
+    """
+    d_in = d_in if type(d_in) is float else numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = d_out if type(d_out) is float else numpy.asarray(d_out, dtype=numpy.float64)
+    return numpy.float64((9/16)*d_in*d_out + 8)
+
+
+def memory_weights_fp8_tensor(d_in, d_out):
+    r"""one matrix in per-tensor FP8: an E4M3 byte per weight, an fp32 weight scale and an fp32 input scale.
+
+    memory.weights.fp8_tensor [byte] = d_in*d_out + 8
+
+    LaTeX: M_{FP8}^{tensor} = d_{in} d_{out} + 8
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+
+    Returns: one matrix in per-tensor FP8: an E4M3 byte per weight, an fp32 weight scale and an fp32 input scale [byte]
+
+    Sources: NVIDIA Model Optimizer, NVFP4 and FP8 export: weight, weight_scale, weight_scale_2, input_scale
+    """
+    d_in = d_in if type(d_in) is float else numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = d_out if type(d_out) is float else numpy.asarray(d_out, dtype=numpy.float64)
+    return numpy.float64(d_in*d_out + 8)
+
+
 def perf_gemm_time(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem, tau_k):
     r"""time of one [M,K]·[K,N] GEMM: its FLOPs at η_gemm of peak, its operands' bytes at η_mem of HBM, one kernel's fixed cost.
 
@@ -17945,6 +18009,9 @@ FORMULAS = {
     'memory.weights.nf4': memory_weights_nf4,
     'memory.weights.nf4.double': memory_weights_nf4_double,
     'memory.weights.int8': memory_weights_int8,
+    'memory.weights.int_packed': memory_weights_int_packed,
+    'memory.weights.nvfp4': memory_weights_nvfp4,
+    'memory.weights.fp8_tensor': memory_weights_fp8_tensor,
     'perf.gemm.time': perf_gemm_time,
     'perf.gemm.efficiency': perf_gemm_efficiency,
     'perf.layer.gemms': perf_layer_gemms,
@@ -18388,6 +18455,9 @@ INPUTS = {
     'memory.weights.nf4': ('d_in', 'd_out', 'B_q'),
     'memory.weights.nf4.double': ('d_in', 'd_out', 'B_q', 'B_q2'),
     'memory.weights.int8': ('d_in', 'd_out'),
+    'memory.weights.int_packed': ('d_in', 'd_out', 'G_q', 'n_bits'),
+    'memory.weights.nvfp4': ('d_in', 'd_out'),
+    'memory.weights.fp8_tensor': ('d_in', 'd_out'),
     'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.layer.gemms': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'gated'),
@@ -18831,6 +18901,9 @@ REQUIRED = {
     'memory.weights.nf4': ('d_in', 'd_out', 'B_q'),
     'memory.weights.nf4.double': ('d_in', 'd_out', 'B_q', 'B_q2'),
     'memory.weights.int8': ('d_in', 'd_out'),
+    'memory.weights.int_packed': ('d_in', 'd_out', 'G_q', 'n_bits'),
+    'memory.weights.nvfp4': ('d_in', 'd_out'),
+    'memory.weights.fp8_tensor': ('d_in', 'd_out'),
     'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.layer.gemms': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
