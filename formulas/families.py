@@ -335,9 +335,9 @@ def _dsa(model_type: str, title: str, heads: int, defaults: dict, every_layer: R
             v=Key("v_head_dim", default=defaults["v"]))),
         experts=dataclasses.replace(base.experts, layout=_mlp_layer_types(3), score_bias=1),
         extra={"n_mtp": Count("num_nextn_predict_layers", 0), "dsa": every_layer,
-               "n_idx": Key("index_n_heads", default=heads), "d_idx": Key("index_head_dim", default=128)},
-        not_structural={**DEEPSEEK_UNREAD, "index_topk": "how many keys each query keeps: no weight or cache depends on it "
-                                                        "(eager attention still scores every pair and masks the rest)"},
+               "n_idx": Key("index_n_heads", default=heads), "d_idx": Key("index_head_dim", default=128),
+               "k_top": Key("index_topk", default=2048)},  # no weight or cache depends on it; serve prices attention at it
+        not_structural=DEEPSEEK_UNREAD,
         why_not="multi-head latent attention with DeepSeek sparse attention's indexer",
     )
 
